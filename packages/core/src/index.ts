@@ -1,0 +1,1 @@
+export { BagError } from './errors.js'; export type { BagErrorCode, BagErrorContext } from './errors.js';

@@ -1,0 +1,1 @@
+export { sharedFixturesDir } from './fixtures.js';
