@@ -1,1 +1,36 @@
-export { BagError } from './errors.js'; export type { BagErrorCode, BagErrorContext } from './errors.js';
+export { BagError } from './errors.js';
+export type { BagErrorCode, BagErrorContext } from './errors.js';
+export {
+  SchemaType,
+  schemaTypeLabel,
+  parseSchemaType,
+  isValidSchemaType,
+  isRealSchemaType,
+  inferSchemaType,
+  resolveSchemaType,
+} from './model/schema-type.js';
+export {
+  ActionType,
+  actionText,
+  parseAction,
+  urlKindOf,
+  isRpcAction,
+  isRequestAction,
+  countsForFrequency,
+  serForAction,
+} from './model/action-type.js';
+export type { ActionText, UrlKind } from './model/action-type.js';
+export { createFrame } from './model/frame.js';
+export type { Frame, SchemaData } from './model/frame.js';
+export type { Info, UrlMeta } from './model/info.js';
+export {
+  CompressType,
+  DEFAULT_WRITER_CONFIG,
+  parseCompress,
+  resolveWriterConfig,
+} from './model/config.js';
+export type { CompressName, WriterConfig, ResolvedWriterConfig, ReaderOptions } from './model/config.js';
+export { formatVlinkDate, formatFileTime, parseVlinkDate, localTimezoneMinutes } from './model/time-format.js';
+export { FORMAT_VERSION, FORMAT_VERSION_TEXT } from './model/version.js';
+export type { Backend, BackendWriter, BackendReader, CursorQuery, RecordingContext } from './backend/backend.js';
+export { registerBackend, registeredExtensions, findBackend, backendFor, extensionOf } from './backend/registry.js';

@@ -1,1 +1,2 @@
 export { sharedFixturesDir } from './fixtures.js';
+export { createTestContext } from './context.js';

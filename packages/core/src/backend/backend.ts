@@ -1,0 +1,89 @@
+import type { ReaderOptions, ResolvedWriterConfig } from '../model/config.js';
+import type { Frame, SchemaData } from '../model/frame.js';
+import type { Info } from '../model/info.js';
+import type { SchemaType } from '../model/schema-type.js';
+
+/**
+ * The storage seam. A backend knows one family of file extensions and turns frames into bytes on disk and back.
+ * Everything format-neutral (timestamps, queues, plugins, pacing, filters by playback url) lives in core; a backend
+ * owns only what its format defines (tables, records, per-url bookkeeping, compression, splitting into segments).
+ *
+ * Writers and readers are synchronous on purpose: SQLite drivers and file writes are synchronous, and the writer
+ * engine runs them off the producer's path (a queue today, a worker thread in async mode).
+ */
+export interface Backend {
+  /** Short name used in messages, e.g. `sqlite`, `mcap`. */
+  readonly name: string;
+  /** Lower-case extensions with the dot, e.g. `['.vdb', '.vdbx']`. */
+  readonly extensions: readonly string[];
+  createWriter(path: string, config: ResolvedWriterConfig, context: RecordingContext): Promise<BackendWriter>;
+  openReader(path: string, options: ReaderOptions): Promise<BackendReader>;
+  /** Rewrites the recording's tag (VLink `tag()`); resolves false where the format does not support it. */
+  tag?(path: string, name: string): Promise<boolean>;
+}
+
+/** What the writer engine decided for the whole recording and hands to every file it opens. */
+export interface RecordingContext {
+  /** Recording start, ms since the Unix epoch. */
+  readonly startTimestamp: number;
+  /** Minutes east of UTC at writer construction. */
+  readonly timezone: number;
+  /** Basename of the executable. */
+  readonly processName: string;
+  /** Resolved tag: config → env `VLINK_BAG_TAG` → `"Empty"`. */
+  readonly tagName: string;
+  /** Library version written to headers (major must stay 2 for VLink compatibility). */
+  readonly version: { readonly major: number; readonly minor: number; readonly patch: number };
+  /**
+   * Finds the schema for a ser name and family: the recording-wide cache filled by `pushSchema`, then the registered
+   * schema callback. Backends call it when a url first needs its schema in a file.
+   */
+  resolveSchema(name: string, schemaType: SchemaType): SchemaData | undefined;
+  /** Called by split backends around a segment switch (VLink split callback semantics, spec §4.3). */
+  onSplit?(index: number, file: string, before: boolean): void;
+}
+
+export interface BackendWriter {
+  /**
+   * Stores one frame. `frame.timestamp` is already resolved (µs since recording start, ≥ 0). Throws a `BagError` when
+   * this frame is rejected (schema conflict, limit reached); frames stored before stay stored.
+   */
+  write(frame: Frame): void;
+  /** Embeds a schema in the current file now (VLink `push_schema`). */
+  writeSchema(schema: SchemaData): void;
+  /** Loss ratio of a url, written at close (values > 1 are stored as −1, unknown). */
+  setUrlLoss(url: string, loss: number): void;
+  /** Makes everything written so far durable (a commit, or a flushed chunk), e.g. for a durable push. */
+  commit(): void;
+  /** Called about once a second by async writers: commits work that has been pending for more than 3 s. */
+  tick(): void;
+  /** The file currently being written (a segment for split recordings). */
+  currentFile(): string;
+  /** Finishes the recording cleanly (the `complete` flag, summaries, manifest). Idempotent. */
+  close(): void;
+}
+
+/** A cursor's filter. Times are µs since recording start; both bounds inclusive, undefined = open. */
+export interface CursorQuery {
+  /** Stored urls to keep; undefined = all. An empty array keeps nothing. */
+  urls?: readonly string[];
+  beginUs?: number;
+  endUs?: number;
+}
+
+export interface BackendReader {
+  readonly path: string;
+  info(): Info;
+  schemas(): SchemaData[];
+  /**
+   * Frames in the format's read order (`.vdb`: `ORDER BY elapsed, rowid` when indexed; `.vcap`: file order), with
+   * payloads decompressed and `serType`/`schemaType` filled from the url metadata. The yielded frame object and its
+   * `data` may be reused by the next step: copy what you keep.
+   */
+  frames(query: CursorQuery): IterableIterator<Frame>;
+  close(): void;
+  /** VLink maintenance verbs (spec §2.12); absent where the format has none. */
+  check?(): Promise<boolean>;
+  reindex?(): Promise<boolean>;
+  fix?(rebuild: boolean): Promise<boolean>;
+}

@@ -1,0 +1,113 @@
+/** VLink `BagWriter::CompressType` (spec §10.3). */
+export enum CompressType {
+  None = 0,
+  /** LZAV per message for `.vdb`, zstd chunks for `.vcap`. */
+  Auto = 1,
+  Zstd = 2,
+  Lz4 = 3,
+  Lzav = 4,
+}
+
+export type CompressName = 'none' | 'auto' | 'zstd' | 'lz4' | 'lzav';
+
+const NAMES: Record<CompressName, CompressType> = {
+  none: CompressType.None,
+  auto: CompressType.Auto,
+  zstd: CompressType.Zstd,
+  lz4: CompressType.Lz4,
+  lzav: CompressType.Lzav,
+};
+
+export function parseCompress(value: CompressType | CompressName | undefined): CompressType {
+  if (value === undefined) return CompressType.None;
+  if (typeof value === 'number') return value;
+  const found = NAMES[value.toLowerCase() as CompressName];
+  if (found === undefined) throw new TypeError(`unknown compression "${value}" (none, auto, zstd, lz4, lzav)`);
+  return found;
+}
+
+/**
+ * `BagWriter.Config` (VLink `BagWriter::Config`, spec §1.2, camelCase). Sizes are bytes, times ms.
+ * Fields marked "not yet" are accepted and documented but only take effect once their feature lands.
+ */
+export interface WriterConfig {
+  /** Header tag; empty → env `VLINK_BAG_TAG` → `"Empty"`. */
+  tagName: string;
+  compress: CompressType | CompressName;
+  walMode: boolean;
+  /** `.vdb`: evict the oldest rows once a limit is hit instead of rejecting new ones. */
+  enableLimit: boolean;
+  splitNameByTime: boolean;
+  /** Write on the caller's thread (no queue, no commit timer). */
+  syncMode: boolean;
+  optimizeOnExit: boolean;
+  enableChunkCrc: boolean;
+  maxRowCount: number;
+  maxBytesSize: number;
+  splitBySize: number;
+  splitByTime: number;
+  maxSplitCount: number;
+  beginTime: number;
+  /** `.vdb`: commit threshold; `.vcap`: chunk size. */
+  cacheSize: number;
+  compressStartSize: number;
+  compressLevel: number;
+  maxTaskDepth: number;
+  maxMemorySize: number;
+  /** Recording start (ms since epoch) when > 0; else the wall clock at construction. */
+  startTimestamp: number;
+  ignoreCompressUrls: Iterable<string>;
+}
+
+const GiB = 1024 * 1024 * 1024;
+
+export const DEFAULT_WRITER_CONFIG: Readonly<WriterConfig> = Object.freeze({
+  tagName: '',
+  compress: CompressType.None,
+  walMode: false,
+  enableLimit: false,
+  splitNameByTime: false,
+  syncMode: false,
+  optimizeOnExit: false,
+  enableChunkCrc: false,
+  maxRowCount: 5_000_000_000,
+  maxBytesSize: 512 * GiB,
+  splitBySize: GiB,
+  splitByTime: 0,
+  maxSplitCount: 0,
+  beginTime: 0,
+  cacheSize: 4 * 1024 * 1024,
+  compressStartSize: 128,
+  compressLevel: 3,
+  maxTaskDepth: 20000,
+  maxMemorySize: 2 * GiB,
+  startTimestamp: 0,
+  ignoreCompressUrls: [] as string[],
+});
+
+/** The config with defaults applied and `compress` normalised; what backends receive. */
+export interface ResolvedWriterConfig extends Omit<WriterConfig, 'compress' | 'ignoreCompressUrls'> {
+  compress: CompressType;
+  ignoreCompressUrls: ReadonlySet<string>;
+}
+
+export function resolveWriterConfig(config: Partial<WriterConfig> = {}): ResolvedWriterConfig {
+  const merged = { ...DEFAULT_WRITER_CONFIG, ...stripUndefined(config) };
+  return {
+    ...merged,
+    compress: parseCompress(merged.compress),
+    ignoreCompressUrls: new Set(merged.ignoreCompressUrls),
+  };
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Options of `BagReader.create`. */
+export interface ReaderOptions {
+  /** Open without write access (default true); maintenance (`fix`, `reindex`) needs `false`. */
+  readOnly?: boolean;
+  /** Open what can be read of a damaged file instead of failing. */
+  tryToFix?: boolean;
+}

@@ -1,0 +1,55 @@
+import type { ActionText, UrlKind } from './action-type.js';
+import type { SchemaType } from './schema-type.js';
+
+/** Per-url (per url + action for MCAP) metadata of a bag (VLink `UrlMeta`, spec §2.4 and §2.10). */
+export interface UrlMeta {
+  /** Recording-global index (`VLinkUrls.id`, MCAP channel id − 1). */
+  index: number;
+  url: string;
+  type: UrlKind;
+  /** Present for formats that key channels by url + action (`.vcap`, `.vcapx`). */
+  action?: ActionText;
+  ser: string;
+  schemaType: SchemaType;
+  count: number;
+  /** Uncompressed payload bytes. */
+  size: number;
+  /** Loss ratio in [0, 1], or −1 for unknown. */
+  loss: number;
+  /** Average rate in Hz over Pub/Sub/Set/Get messages. */
+  freq: number;
+}
+
+/** What a reader knows about a bag (VLink `Info`, spec §2.10; camelCase). Durations are ms, sizes bytes. */
+export interface Info {
+  path: string;
+  /** `vdb`, `vdbx`, `vcap` or `vcapx`. */
+  format: string;
+  version: string;
+  /** `SQLite3` or `vcap` as VLink reports it. */
+  storageType: string;
+  messageCount: number;
+  /** ms from recording start to the last message. */
+  totalDuration: number;
+  /** ms from recording start to the first message. */
+  blankDuration: number;
+  timeAccuracy: string;
+  compressionType: string;
+  processName: string;
+  dateTime: string;
+  tagName: string;
+  hasCompleted: boolean;
+  /** Minutes east of UTC. */
+  timezone: number;
+  /** Recording start, ms since the Unix epoch. */
+  startTimestamp: number;
+  splitCount: number;
+  splitBySize: number;
+  splitByTime: number;
+  hasSchema: boolean;
+  /** Sum of the urls' uncompressed sizes. */
+  totalRawSize: number;
+  /** Bytes on disk (all segments for split recordings). */
+  fileSize: number;
+  urls: UrlMeta[];
+}
