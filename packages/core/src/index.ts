@@ -34,3 +34,10 @@ export { formatVlinkDate, formatFileTime, parseVlinkDate, localTimezoneMinutes }
 export { FORMAT_VERSION, FORMAT_VERSION_TEXT } from './model/version.js';
 export type { Backend, BackendWriter, BackendReader, CursorQuery, RecordingContext } from './backend/backend.js';
 export { registerBackend, registeredExtensions, findBackend, backendFor, extensionOf } from './backend/registry.js';
+export { BagWriter } from './writer/bag-writer.js';
+export type { WriterErrorCallback } from './writer/bag-writer.js';
+export type { SchemaCallback } from './writer/schema-registry.js';
+export type { WriterStats, DropReason } from './writer/writer-stats.js';
+export { BagReader } from './reader/bag-reader.js';
+export type { FramesOptions } from './reader/bag-reader.js';
+export type { CursorConfig } from './reader/cursor-config.js';

@@ -1,0 +1,198 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import type { Backend, BackendReader } from '../backend/backend.js';
+import { BagError } from '../errors.js';
+import { resolveWriterConfig, type WriterConfig } from '../model/config.js';
+import type { Frame } from '../model/frame.js';
+import { SchemaType } from '../model/schema-type.js';
+import { createTestContext } from './context.js';
+import { patternBytes, SAMPLE_PROTO_SCHEMA, sampleFrames } from './sample-frames.js';
+
+export interface ConformanceOptions {
+  backend: Backend;
+  /** Extension to test, e.g. `.vdb`. */
+  extension: string;
+  /** Extra writer config for every case (e.g. small split sizes for split formats). */
+  config?: Partial<WriterConfig>;
+}
+
+/**
+ * The behaviour every backend must share, run by each backend's own test file (db0's shared driver suite idea).
+ * It talks to the Backend seam only, so a new format is conformant when this passes unchanged.
+ */
+export function runBackendConformance({ backend, extension, config = {} }: ConformanceOptions): void {
+  describe(`Backend conformance: ${backend.name} ${extension}`, () => {
+    const dir = mkdtempSync(join(tmpdir(), `vlink-conf-${extension.slice(1)}-`));
+    let n = 0;
+    const pathFor = (name: string) => join(dir, `${name}-${n++}${extension}`);
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    async function record(frames: Frame[], extra: Partial<WriterConfig> = {}, path = pathFor('rec')) {
+      const context = createTestContext({ schemas: [SAMPLE_PROTO_SCHEMA] });
+      const writer = await backend.createWriter(path, resolveWriterConfig({ ...config, ...extra }), context);
+      for (const frame of frames) writer.write(frame);
+      writer.close();
+      writer.close(); // idempotent
+      return { path, context };
+    }
+
+    async function readAll(path: string, query = {}): Promise<{ reader: BackendReader; frames: Frame[] }> {
+      const reader = await backend.openReader(path, { readOnly: true, tryToFix: false });
+      const frames: Frame[] = [];
+      for (const f of reader.frames(query)) frames.push({ ...f, data: f.data.slice() });
+      return { reader, frames };
+    }
+
+    for (const compress of ['none', 'auto'] as const) {
+      test(`round-trips every frame byte-identically (compress ${compress})`, async () => {
+        const input = sampleFrames();
+        const { path } = await record(input, { compress });
+        const { reader, frames } = await readAll(path);
+        try {
+          assert.equal(frames.length, input.length);
+          for (let i = 0; i < input.length; i++) {
+            const want = input[i]!;
+            const got = frames[i]!;
+            assert.equal(got.timestamp, want.timestamp, `timestamp #${i}`);
+            assert.equal(got.url, want.url, `url #${i}`);
+            assert.equal(got.actionType, want.actionType, `action #${i}`);
+            assert.equal(got.serType, want.serType, `ser #${i}`);
+            assert.equal(got.schemaType, want.schemaType, `schemaType #${i}`);
+            assert.deepEqual(got.data, want.data, `data #${i}`);
+          }
+        } finally {
+          reader.close();
+        }
+      });
+    }
+
+    test('info reports counts, sizes, times and the header', async () => {
+      const input = sampleFrames(120);
+      const { path, context } = await record(input, { compress: 'auto' });
+      const reader = await backend.openReader(path, { readOnly: true });
+      try {
+        const info = reader.info();
+        assert.equal(info.messageCount, input.length);
+        assert.equal(info.startTimestamp, context.startTimestamp);
+        assert.equal(info.tagName, 'Empty');
+        assert.equal(info.hasCompleted, true);
+        assert.equal(info.version.split('.')[0], '2');
+        assert.equal(info.timeAccuracy, 'MicroSecond');
+        assert.equal(info.blankDuration, Math.floor(input[0]!.timestamp / 1000));
+        assert.equal(info.totalDuration, Math.floor(input.at(-1)!.timestamp / 1000));
+        assert.ok(info.fileSize > 0);
+        const byUrl = new Map<string, { count: number; size: number }>();
+        for (const f of input) {
+          const e = byUrl.get(f.url) ?? { count: 0, size: 0 };
+          e.count++;
+          e.size += f.data.length;
+          byUrl.set(f.url, e);
+        }
+        const metaTotals = new Map<string, { count: number; size: number }>();
+        for (const m of info.urls) {
+          const e = metaTotals.get(m.url) ?? { count: 0, size: 0 };
+          e.count += m.count;
+          e.size += m.size;
+          metaTotals.set(m.url, e);
+        }
+        assert.deepEqual(metaTotals, byUrl);
+        assert.equal(info.totalRawSize, input.reduce((s, f) => s + f.data.length, 0));
+        const imu = info.urls.find((m) => m.url === 'dds://imu')!;
+        assert.equal(imu.type, 'Event');
+        assert.equal(imu.schemaType, SchemaType.Raw);
+        assert.ok(imu.freq > 0);
+        const rpc = info.urls.find((m) => m.url === 'dds://planner/method')!;
+        assert.equal(rpc.type, 'Method');
+        assert.equal(rpc.ser, 'pb.Req|pb.Resp');
+      } finally {
+        reader.close();
+      }
+    });
+
+    test('filters by url and by an inclusive time window', async () => {
+      const input = sampleFrames(120);
+      const { path } = await record(input);
+      const urls = ['dds://imu', 'dds://config/field'];
+      const beginUs = input[30]!.timestamp;
+      const endUs = input[90]!.timestamp;
+      const { reader, frames } = await readAll(path, { urls, beginUs, endUs });
+      reader.close();
+      const want = input.filter((f) => urls.includes(f.url) && f.timestamp >= beginUs && f.timestamp <= endUs);
+      assert.deepEqual(
+        frames.map((f) => [f.timestamp, f.url]),
+        want.map((f) => [f.timestamp, f.url]),
+      );
+      const none = await readAll(path, { urls: [] });
+      none.reader.close();
+      assert.equal(none.frames.length, 0);
+      const unknown = await readAll(path, { urls: ['dds://nope'] });
+      unknown.reader.close();
+      assert.equal(unknown.frames.length, 0);
+    });
+
+    test('embeds schemas that frames need', async () => {
+      const { path } = await record(sampleFrames(12));
+      const reader = await backend.openReader(path, { readOnly: true });
+      try {
+        const schemas = reader.schemas();
+        const image = schemas.find((s) => s.name === 'pb.Image');
+        assert.ok(image, 'pb.Image schema stored');
+        assert.equal(image.schemaType, SchemaType.Protobuf);
+        assert.deepEqual(image.data, SAMPLE_PROTO_SCHEMA.data);
+        assert.equal(reader.info().hasSchema, true);
+      } finally {
+        reader.close();
+      }
+    });
+
+    test('rejects a frame whose ser conflicts with the url and keeps earlier frames', async () => {
+      const path = pathFor('conflict');
+      const writer = await backend.createWriter(path, resolveWriterConfig(config), createTestContext());
+      const first: Frame = { timestamp: 10, url: 'dds://a', data: patternBytes(20, 1), serType: 'json', schemaType: SchemaType.Raw, actionType: 5 };
+      writer.write(first);
+      assert.throws(
+        () => writer.write({ ...first, timestamp: 20, serType: 'other.Type' }),
+        (e: unknown) => BagError.isInstance(e) && e.code === 'SCHEMA_CONFLICT',
+      );
+      writer.write({ ...first, timestamp: 30 });
+      writer.close();
+      const { reader, frames } = await readAll(path);
+      reader.close();
+      assert.deepEqual(frames.map((f) => f.timestamp), [10, 30]);
+    });
+
+    test('stores loss ratios', async () => {
+      const path = pathFor('loss');
+      const writer = await backend.createWriter(path, resolveWriterConfig(config), createTestContext());
+      writer.write({ timestamp: 1, url: 'dds://a', data: new Uint8Array(4), serType: 'raw', schemaType: SchemaType.Raw, actionType: 5 });
+      writer.write({ timestamp: 2, url: 'dds://b', data: new Uint8Array(4), serType: 'raw', schemaType: SchemaType.Raw, actionType: 5 });
+      writer.setUrlLoss('dds://a', 0.25);
+      writer.setUrlLoss('dds://b', 7);
+      writer.close();
+      const reader = await backend.openReader(path, { readOnly: true });
+      const metas = reader.info().urls;
+      reader.close();
+      assert.equal(metas.find((m) => m.url === 'dds://a')!.loss, 0.25);
+      assert.equal(metas.find((m) => m.url === 'dds://b')!.loss, -1);
+    });
+
+    test('missing and garbage files fail with typed errors', async () => {
+      await assert.rejects(backend.openReader(join(dir, `missing${extension}`), { readOnly: true }), (e: unknown) => BagError.isInstance(e) && e.code === 'NOT_FOUND');
+      const garbage = join(dir, `garbage${extension}`);
+      writeFileSync(garbage, patternBytes(4096, 7));
+      await assert.rejects(backend.openReader(garbage, { readOnly: true }), (e: unknown) => BagError.isInstance(e));
+    });
+
+    test('an existing file is replaced by a new recording', async () => {
+      const path = pathFor('replace');
+      await record(sampleFrames(20), {}, path);
+      await record(sampleFrames(5), {}, path);
+      const { reader, frames } = await readAll(path);
+      reader.close();
+      assert.equal(frames.length, 5);
+    });
+  });
+}

@@ -1,0 +1,26 @@
+/** Why a push did not reach the file. */
+export type DropReason =
+  | 'emptyUrl'
+  | 'closed'
+  | 'queueDepth'
+  | 'queueMemory'
+  | 'schemaConflict'
+  | 'limit'
+  | 'storageError';
+
+/** A snapshot of a writer's counters (`writer.stats()`). */
+export interface WriterStats {
+  queuedFrames: number;
+  queuedBytes: number;
+  writtenFrames: number;
+  writtenBytes: number;
+  dropped: Record<DropReason, number>;
+  /** Durable commits asked of the backend (durable pushes, timer commits not included). */
+  commits: number;
+  currentFile: string;
+  lastError: Error | undefined;
+}
+
+export function emptyDropCounters(): Record<DropReason, number> {
+  return { emptyUrl: 0, closed: 0, queueDepth: 0, queueMemory: 0, schemaConflict: 0, limit: 0, storageError: 0 };
+}
