@@ -93,8 +93,7 @@ export class BagWriter {
     const accepted = this.accept(frame);
     if (accepted === undefined) return -1;
     if (this.config.syncMode) return this.writeNow(accepted) ? accepted.timestamp : -1;
-    this.enqueue({ frame: accepted });
-    return accepted.timestamp;
+    return this.enqueue({ frame: accepted }) ? accepted.timestamp : -1;
   }
 
   /** Like `push`, but resolves once the frame is committed to disk; rejects with the reason it was not. */
@@ -214,7 +213,7 @@ export class BagWriter {
     return undefined;
   }
 
-  private enqueue(item: QueuedFrame): void {
+  private enqueue(item: QueuedFrame): boolean {
     const size = item.frame.data.length;
     const depth = this.queue.length - this.queueHead;
     if (depth >= this.config.maxTaskDepth) return this.rejectQueued(item, 'queueDepth', 'queue depth');
@@ -224,12 +223,14 @@ export class BagWriter {
     // VLink needs an explicit async_run(); starting on the first push avoids silently filling the queue instead.
     if (!this.running) this.asyncRun();
     else this.scheduleDrain();
+    return true;
   }
 
-  private rejectQueued(item: QueuedFrame, reason: DropReason, what: string): void {
+  private rejectQueued(item: QueuedFrame, reason: DropReason, what: string): false {
     const error = new BagError('QUEUE_FULL', `${what} limit reached; frame dropped`, { url: item.frame.url });
     this.refuse(reason, error);
     item.durable?.reject(error);
+    return false;
   }
 
   private scheduleDrain(): void {
