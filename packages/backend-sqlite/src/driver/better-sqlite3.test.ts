@@ -1,0 +1,3 @@
+import { runDriverSuite } from './driver.suite.js';
+
+await runDriverSuite('better-sqlite3');

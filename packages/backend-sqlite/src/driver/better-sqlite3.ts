@@ -1,0 +1,43 @@
+import { importModule, type SqliteConnection, type SqliteDriver, type SqliteStatement, type SqlValue } from './driver.js';
+
+/** The slice of better-sqlite3 (v12) we use. */
+interface NativeStatement {
+  run(...params: SqlValue[]): { changes: number; lastInsertRowid: number | bigint };
+  get(...params: SqlValue[]): Record<string, SqlValue> | undefined;
+  all(...params: SqlValue[]): Record<string, SqlValue>[];
+  iterate(...params: SqlValue[]): IterableIterator<Record<string, SqlValue>>;
+}
+interface NativeDatabase {
+  exec(sql: string): void;
+  prepare(sql: string): NativeStatement;
+  close(): void;
+}
+type DatabaseConstructor = new (path: string, options: { readonly: boolean; fileMustExist: boolean }) => NativeDatabase;
+
+/** better-sqlite3: the Node ≤ 22 driver (a native addon; Bun and Deno cannot load it). */
+export async function createBetterSqlite3Driver(): Promise<SqliteDriver> {
+  const mod = (await importModule('better-sqlite3')) as { default: DatabaseConstructor };
+  const Database = mod.default;
+  return {
+    name: 'better-sqlite3',
+    open(path, options = {}) {
+      const readOnly = options.readOnly === true;
+      return wrap(new Database(path, { readonly: readOnly, fileMustExist: readOnly }));
+    },
+  };
+}
+
+function wrap(db: NativeDatabase): SqliteConnection {
+  return {
+    driver: 'better-sqlite3',
+    exec: (sql) => void db.exec(sql),
+    prepare(sql): SqliteStatement {
+      const s = db.prepare(sql);
+      // Bound native methods: no wrapper frame and no argument copy on the hot path.
+      return { run: s.run.bind(s), get: s.get.bind(s), all: s.all.bind(s), iterate: s.iterate.bind(s), finalize: noop };
+    },
+    close: () => void db.close(),
+  };
+}
+
+function noop(): void {}

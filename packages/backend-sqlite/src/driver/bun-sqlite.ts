@@ -1,0 +1,60 @@
+import { importModule, type SqliteConnection, type SqliteDriver, type SqliteStatement, type SqlValue } from './driver.js';
+
+/** The slice of `bun:sqlite` we use. */
+interface NativeStatement {
+  run(...params: SqlValue[]): { changes: number; lastInsertRowid: number | bigint };
+  get(...params: SqlValue[]): Record<string, SqlValue> | null;
+  all(...params: SqlValue[]): Record<string, SqlValue>[];
+  iterate(...params: SqlValue[]): IterableIterator<Record<string, SqlValue>>;
+  finalize(): void;
+}
+interface NativeDatabase {
+  exec(sql: string): void;
+  prepare(sql: string): NativeStatement;
+  close(throwOnError?: boolean): void;
+}
+type DatabaseConstructor = new (
+  path: string,
+  options: { readonly?: boolean; readwrite?: boolean; create?: boolean },
+) => NativeDatabase;
+
+/** `bun:sqlite`: Bun's built-in driver. */
+export async function createBunSqliteDriver(): Promise<SqliteDriver> {
+  const mod = (await importModule('bun:sqlite')) as { Database: DatabaseConstructor };
+  const Database = mod.Database;
+  return {
+    name: 'bun:sqlite',
+    open(path, options = {}) {
+      const flags = options.readOnly === true ? { readonly: true } : { readwrite: true, create: true };
+      return wrap(new Database(path, flags));
+    },
+  };
+}
+
+function wrap(db: NativeDatabase): SqliteConnection {
+  // bun closes with sqlite3_close_v2: a statement left unfinalized keeps the file (and its EXCLUSIVE lock) open
+  // until garbage collection, so we finalize every statement we handed out.
+  const statements = new Set<NativeStatement>();
+  return {
+    driver: 'bun:sqlite',
+    exec: (sql) => db.exec(sql),
+    prepare(sql): SqliteStatement {
+      const s = db.prepare(sql);
+      statements.add(s);
+      return {
+        run: s.run.bind(s),
+        get: (...p: SqlValue[]) => s.get(...p) ?? undefined,
+        all: s.all.bind(s),
+        iterate: s.iterate.bind(s),
+        finalize() {
+          if (statements.delete(s)) s.finalize();
+        },
+      };
+    },
+    close() {
+      for (const s of statements) s.finalize();
+      statements.clear();
+      db.close(false);
+    },
+  };
+}
