@@ -41,3 +41,4 @@ export type { WriterStats, DropReason } from './writer/writer-stats.js';
 export { BagReader } from './reader/bag-reader.js';
 export type { FramesOptions } from './reader/bag-reader.js';
 export type { CursorConfig } from './reader/cursor-config.js';
+export { BagPluginInterface, PluginDirection, UrlRemapCache } from './plugins/bag-plugin.js';

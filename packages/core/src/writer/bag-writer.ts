@@ -3,6 +3,7 @@ import { backendFor } from '../backend/registry.js';
 import { BagError } from '../errors.js';
 import { resolveWriterConfig, type ResolvedWriterConfig, type WriterConfig } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
+import { BagPluginInterface, PluginDirection, UrlRemapCache } from '../plugins/bag-plugin.js';
 import { ElapsedClock } from './elapsed-clock.js';
 import { createRecordingContext } from './recording-context.js';
 import { SchemaRegistry, type SchemaCallback } from './schema-registry.js';
@@ -92,8 +93,24 @@ export class BagWriter {
   push(frame: Frame): number {
     const accepted = this.accept(frame);
     if (accepted === undefined) return -1;
-    if (this.config.syncMode) return this.writeNow(accepted) ? accepted.timestamp : -1;
-    return this.enqueue({ frame: accepted }) ? accepted.timestamp : -1;
+    if (this.plugin) {
+      // The timestamp is resolved before the plugin (spec §2.9); what it emits is stored as emitted.
+      this.plugin.onWrite(accepted);
+      return accepted.timestamp;
+    }
+    return this.store(accepted) ? accepted.timestamp : -1;
+  }
+
+  /** Binds a write plugin (`onWrite` before storage, `convertUrlMeta` renames or drops urls); undefined unbinds. */
+  bindPluginInterface(plugin: BagPluginInterface | undefined): void {
+    this.plugin?.detach();
+    this.plugin = plugin;
+    this.remap = plugin ? new UrlRemapCache(plugin) : undefined;
+    if (!plugin) return;
+    plugin.attach(PluginDirection.Write, (emitted) => {
+      this.store(emitted);
+    });
+    plugin.onReset();
   }
 
   /** Like `push`, but resolves once the frame is committed to disk; rejects with the reason it was not. */
@@ -101,6 +118,9 @@ export class BagWriter {
     const accepted = this.accept(frame);
     if (accepted === undefined) {
       return Promise.reject(this.lastRejection ?? new BagError('INVALID_ARGUMENT', 'frame refused'));
+    }
+    if (this.plugin) {
+      return Promise.reject(new BagError('NOT_SUPPORTED', 'pushDurable cannot be combined with a write plugin (it may hold frames)'));
     }
     if (this.config.syncMode) {
       if (!this.writeNow(accepted)) return Promise.reject(this.lastRejection);
@@ -128,6 +148,7 @@ export class BagWriter {
   /** Loss ratio of a url in [0, 1] (> 1 is stored as −1, unknown), written when the file closes. */
   setUrlLoss(url: string, loss: number): void {
     this.backend.setUrlLoss(url, loss);
+    this.losses.set(url, loss);
   }
 
   /** Error callback for storage errors and rejected frames; errors are never swallowed silently. */
@@ -161,6 +182,12 @@ export class BagWriter {
   /** Stops accepting frames, writes what is queued, then closes the file (header `complete`). */
   quit(): void {
     if (this.quitting) return;
+    // Let a buffering plugin hand over what it holds before the queue stops taking frames.
+    this.plugin?.flush();
+    // VLink writes a loss at close for the url and for every name a write plugin renamed it to.
+    for (const [url, loss] of this.losses) {
+      for (const renamed of this.renamedUrls.get(url) ?? []) this.backend.setUrlLoss(renamed, loss);
+    }
     this.quitting = true;
     if (this.config.syncMode || !this.running) {
       this.drainAll();
@@ -185,6 +212,32 @@ export class BagWriter {
   }
 
   // ---------------------------------------------------------------------------------------------------------------
+
+  private plugin: BagPluginInterface | undefined;
+  private remap: UrlRemapCache | undefined;
+  private readonly renamedUrls = new Map<string, Set<string>>();
+  private readonly losses = new Map<string, number>();
+
+  /** Stores a frame that passed the plugin stage: straight to the backend in sync mode, else via the queue. */
+  private store(frame: Frame): boolean {
+    let target = frame;
+    if (this.remap) {
+      const url = this.remap.map(frame.url, frame.serType, frame.schemaType);
+      if (url === null) {
+        this.dropped.plugin++;
+        return false;
+      }
+      if (url !== frame.url) {
+        let names = this.renamedUrls.get(frame.url);
+        if (!names) this.renamedUrls.set(frame.url, (names = new Set()));
+        names.add(url);
+        target = { ...frame, url };
+      }
+    }
+    if (this.closed) return this.refuse('closed', new BagError('CLOSED', 'writer is closed', { file: this.path })) ?? false;
+    if (this.config.syncMode) return this.writeNow(target);
+    return this.enqueue({ frame: target });
+  }
 
   private readonly splitBefore: Array<(index: number, file: string) => void> = [];
   private readonly splitAfter: Array<(index: number, file: string) => void> = [];

@@ -6,7 +6,9 @@ export type DropReason =
   | 'queueMemory'
   | 'schemaConflict'
   | 'limit'
-  | 'storageError';
+  | 'storageError'
+  /** A write plugin's `convertUrlMeta` dropped the url. */
+  | 'plugin';
 
 /** A snapshot of a writer's counters (`writer.stats()`). */
 export interface WriterStats {
@@ -22,5 +24,5 @@ export interface WriterStats {
 }
 
 export function emptyDropCounters(): Record<DropReason, number> {
-  return { emptyUrl: 0, closed: 0, queueDepth: 0, queueMemory: 0, schemaConflict: 0, limit: 0, storageError: 0 };
+  return { emptyUrl: 0, closed: 0, queueDepth: 0, queueMemory: 0, schemaConflict: 0, limit: 0, storageError: 0, plugin: 0 };
 }
