@@ -1,1 +1,21 @@
-export {};
+export { sqliteBackend, createSqliteBackend } from './backend.js';
+export type { SqliteBackendOptions } from './backend.js';
+export { VdbFileWriter } from './vdb/file-writer.js';
+export type { VdbFileOptions } from './vdb/file-writer.js';
+export { VdbRecording, frequency } from './vdb/recording.js';
+export type { RecordingUrl } from './vdb/recording.js';
+export { VdbReader, readFacts } from './vdb/reader.js';
+export type { VdbFacts } from './vdb/reader.js';
+export { checkVdb, fixVdb, reindexVdb, tagVdb } from './vdb/maintenance.js';
+export * as VDB_SQL from './vdb/sql.js';
+export { loadDriver, loadNamedDriver, pickDriver, DRIVER_NAMES, isDriverName } from './driver/driver.js';
+export type {
+  DriverName,
+  OpenOptions,
+  RunResult,
+  SqliteConnection,
+  SqliteDriver,
+  SqliteStatement,
+  SqlRow,
+  SqlValue,
+} from './driver/driver.js';

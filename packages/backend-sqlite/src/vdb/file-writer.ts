@@ -1,0 +1,569 @@
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import {
+  ActionType,
+  actionText,
+  BagError,
+  formatVlinkDate,
+  isRpcAction,
+  isRequestAction,
+  parseSchemaType,
+  resolveSchemaType,
+  SchemaType,
+  schemaTypeLabel,
+  urlKindOf,
+  type BackendWriter,
+  type Frame,
+  type RecordingContext,
+  type ResolvedWriterConfig,
+  type SchemaData,
+} from '@vlink/bag-core';
+import type { SqliteConnection, SqliteDriver, SqliteStatement } from '../driver/driver.js';
+import { compressionEnabled, frameOriginalSize, isCompressionFrame } from './compression.js';
+import { frequency, type RecordingSnapshot, type RecordingUrl, type VdbRecording } from './recording.js';
+import * as SQL from './sql.js';
+import { sqliteError } from './sqlite-errors.js';
+
+/** A url as this file knows it (its `VLinkUrls` row and per-file counters). */
+interface FileUrl {
+  readonly rec: RecordingUrl;
+  readonly id: number;
+  readonly url: string;
+  count: number;
+  size: number;
+  firstTs: number;
+  lastTs: number;
+  /** What the file's `VLinkUrls` row holds, to know when `UPDATE … SET ser, encoding` is due. */
+  rowSer: string;
+  rowType: SchemaType;
+  /**
+   * Fast path: the last (serType, schemaType) input resolved for this url and a bit per action already resolved
+   * with it. Resolution is idempotent once its inputs were accepted, so a repeat of them skips it entirely.
+   */
+  memoSer: string;
+  memoType: SchemaType;
+  memoActions: number;
+}
+
+interface FileSnapshot {
+  rows: number;
+  bytes: number;
+  lastTs: number;
+  urls: Map<FileUrl, [count: number, size: number, firstTs: number, lastTs: number, rowSer: string, rowType: SchemaType]>;
+  schemaKeys: Set<string>;
+  recording: RecordingSnapshot;
+}
+
+/** Options a split layer passes per segment. */
+export interface VdbFileOptions {
+  /** Header `date`; default: the recording start (`formatVlinkDate(context.startTimestamp)`). */
+  date?: string;
+}
+
+const ACTION_TEXT: readonly string[] = Array.from({ length: 9 }, (_, i) => actionText(i as ActionType));
+const METADATA_REFRESH_MS = 1000;
+const STALE_TRANSACTION_MS = 3000;
+
+/**
+ * Writes one `.vdb` file exactly as VLink's `VDBWriter` does (spec §2.1–§2.9). Recording-wide state (global url ids,
+ * totals, compression counters, losses) lives in the `VdbRecording` it is given, so a split layer can chain files.
+ *
+ * Not thread-safe and synchronous by design: the writer engine in core serialises calls.
+ */
+export class VdbFileWriter implements BackendWriter {
+  readonly path: string;
+  /** Rows in this file, net of evictions (header `count`). */
+  rows = 0;
+  /** Accounted (uncompressed) bytes in this file, net of evictions. */
+  bytes = 0;
+  /** Largest elapsed written to this file (header `duration`). */
+  lastTs = 0;
+
+  private readonly db: SqliteConnection;
+  private readonly config: ResolvedWriterConfig;
+  private readonly context: RecordingContext;
+  private readonly recording: VdbRecording;
+  private readonly compressing: boolean;
+  private readonly urls = new Map<string, FileUrl>();
+  private readonly byId = new Map<number, FileUrl>();
+  private readonly schemaKeys = new Set<string>();
+  private readonly insertData: SqliteStatement;
+  private readonly insertUrl: SqliteStatement;
+  private readonly insertSchemaRow: SqliteStatement;
+  private readonly updateHeaderCount: SqliteStatement;
+  private readonly updateUrlCount: SqliteStatement;
+  private readonly updateUrlSer: SqliteStatement;
+  private readonly updateUrlLoss: SqliteStatement;
+  private readonly updateComplete: SqliteStatement;
+  private evictStatements: { oldest: SqliteStatement; remove: SqliteStatement; next: SqliteStatement } | undefined;
+  private inTransaction = false;
+  private transactionStart = 0;
+  private sinceCommit = 0;
+  private lastRefresh: number;
+  private snapshot: FileSnapshot | undefined;
+  private closed = false;
+
+  private constructor(
+    db: SqliteConnection,
+    path: string,
+    config: ResolvedWriterConfig,
+    context: RecordingContext,
+    recording: VdbRecording,
+  ) {
+    this.db = db;
+    this.path = path;
+    this.config = config;
+    this.context = context;
+    this.recording = recording;
+    this.compressing = compressionEnabled(config);
+    this.insertData = db.prepare(SQL.INSERT_DATA);
+    this.insertUrl = db.prepare(SQL.INSERT_URL);
+    this.insertSchemaRow = db.prepare(SQL.INSERT_SCHEMA);
+    this.updateHeaderCount = db.prepare(SQL.UPDATE_HEADER_COUNT);
+    this.updateUrlCount = db.prepare(SQL.UPDATE_URL_COUNT);
+    this.updateUrlSer = db.prepare(SQL.UPDATE_URL_SER);
+    this.updateUrlLoss = db.prepare(SQL.UPDATE_URL_LOSS);
+    this.updateComplete = db.prepare(SQL.UPDATE_HEADER_COMPLETE);
+    this.lastRefresh = performance.now();
+  }
+
+  /**
+   * Creates the file: deletes an existing one (and its journal/WAL leftovers), creates missing directories, applies
+   * the pragmas, and creates tables, header row and statements inside one transaction (spec §2.1, §2.2).
+   */
+  static open(
+    driver: SqliteDriver,
+    path: string,
+    config: ResolvedWriterConfig,
+    context: RecordingContext,
+    recording: VdbRecording,
+    options: VdbFileOptions = {},
+  ): VdbFileWriter {
+    let db: SqliteConnection | undefined;
+    try {
+      for (const suffix of ['', '-journal', '-wal', '-shm']) {
+        if (existsSync(path + suffix)) rmSync(path + suffix, { force: true });
+      }
+      mkdirSync(dirname(path), { recursive: true });
+      db = driver.open(path);
+      db.exec(SQL.BUSY_TIMEOUT_WRITER);
+      for (const pragma of SQL.writerPragmas(config.walMode)) db.exec(pragma);
+      db.exec('BEGIN;');
+      db.exec(SQL.CREATE_HEADER);
+      const v = context.version;
+      const header = db.prepare(SQL.INSERT_HEADER);
+      header.run(
+        v.major,
+        v.minor,
+        v.patch,
+        0,
+        0,
+        'MicroSecond',
+        compressionEnabled(config) ? 'lzav' : 'None',
+        context.processName,
+        options.date ?? formatVlinkDate(context.startTimestamp),
+        context.tagName,
+        0,
+        context.timezone,
+        context.startTimestamp,
+      );
+      header.finalize();
+      db.exec(SQL.CREATE_SCHEMAS);
+      db.exec(SQL.CREATE_URLS);
+      db.exec(SQL.CREATE_DATAS);
+      db.exec(SQL.CREATE_INDEX);
+      const writer = new VdbFileWriter(db, path, config, context, recording);
+      db.exec('COMMIT;');
+      return writer;
+    } catch (error) {
+      try {
+        db?.close();
+      } catch {
+        // the open error below is the one worth reporting
+      }
+      throw BagError.wrap(error, 'IO_ERROR', 'cannot create .vdb file', { file: path });
+    }
+  }
+
+  /** Stores one frame (spec §2.7). Throws `SCHEMA_CONFLICT`/`LIMIT_REACHED` for a rejected frame, `IO_ERROR` on failure. */
+  write(frame: Frame): void {
+    if (this.closed) throw new BagError('CLOSED', 'write after close', { file: this.path });
+    const url = frame.url;
+    if (!url) throw new BagError('INVALID_ARGUMENT', 'frame url must not be empty', { file: this.path });
+    if (!this.inTransaction) this.begin();
+    if (this.rows > this.config.maxRowCount || this.bytes > this.config.maxBytesSize) this.limit(url);
+
+    let action = frame.actionType;
+    if (!(action >= 0 && action <= 8)) action = ActionType.Unknown;
+    let fu = this.urls.get(url);
+    if (
+      fu === undefined ||
+      fu.memoSer !== frame.serType ||
+      fu.memoType !== frame.schemaType ||
+      (fu.memoActions & (1 << action)) === 0
+    ) {
+      fu = this.resolve(fu, frame, action);
+    }
+
+    const data = frame.data;
+    const length = data.length;
+    const ts = frame.timestamp;
+    let blob = data;
+    let accounted = length;
+    if (this.compressing) {
+      blob = this.recording.decider!.maybeCompress(url, data);
+      // A payload the caller already framed counts its original size (spec §2.4 `size`).
+      if (blob === data && isCompressionFrame(data)) accounted = frameOriginalSize(data);
+    }
+    try {
+      this.insertData.run(ts, fu.id, ACTION_TEXT[action]!, blob);
+    } catch (error) {
+      throw this.fail(error, 'cannot insert a frame', url);
+    }
+
+    const rec = fu.rec;
+    const recording = this.recording;
+    this.rows++;
+    this.bytes += accounted;
+    fu.count++;
+    fu.size += accounted;
+    rec.count++;
+    rec.size += accounted;
+    recording.count++;
+    recording.size += accounted;
+    this.sinceCommit += length;
+    if (ts > recording.maxTimestamp) recording.maxTimestamp = ts;
+    if (action >= ActionType.Publish) {
+      if (fu.firstTs < 0) fu.firstTs = ts;
+      fu.lastTs = ts;
+      if (rec.firstTs < 0) rec.firstTs = ts;
+      rec.lastTs = ts;
+    }
+    if (ts > this.lastTs) this.lastTs = ts;
+
+    const now = performance.now();
+    if (now - this.lastRefresh > METADATA_REFRESH_MS) {
+      this.lastRefresh = now;
+      try {
+        this.updateUrlCount.run(fu.count, fu.size, frequency(fu.count, fu.firstTs, fu.lastTs), url);
+        this.updateHeaderCount.run(this.rows, this.lastTs);
+      } catch (error) {
+        throw this.fail(error, 'cannot refresh metadata', url);
+      }
+    }
+    if (this.sinceCommit > this.config.cacheSize) this.commit();
+  }
+
+  /** VLink `push_schema` for this file: inserts the schema unless this file already has it (spec §2.5). */
+  writeSchema(schema: SchemaData): void {
+    if (this.closed) throw new BagError('CLOSED', 'writeSchema after close', { file: this.path });
+    if (!this.inTransaction) this.begin();
+    const family = schema.schemaType !== SchemaType.Unknown ? schema.schemaType : parseSchemaType(schema.encoding);
+    this.insertSchema(schema, family);
+  }
+
+  setUrlLoss(url: string, loss: number): void {
+    this.recording.setLoss(url, loss);
+  }
+
+  /** Commits the open transaction, if any. */
+  commit(): void {
+    if (!this.inTransaction || this.closed) return;
+    try {
+      this.db.exec('COMMIT;');
+    } catch (error) {
+      throw this.fail(error, 'commit failed');
+    }
+    this.inTransaction = false;
+    this.sinceCommit = 0;
+    this.snapshot = undefined;
+  }
+
+  /** The async writer's 1-second timer: commits a transaction that has been open for more than 3 s (spec §2.8). */
+  tick(): void {
+    if (this.inTransaction && performance.now() - this.transactionStart > STALE_TRANSACTION_MS) this.commit();
+  }
+
+  currentFile(): string {
+    return this.path;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Number of urls this file holds (the split check needs ≥ 1). */
+  get urlCount(): number {
+    return this.urls.size;
+  }
+
+  /** Clean close (`close_segment`, spec §2.8): final metadata, loss, `complete=1`, optional pragmas. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      if (this.inTransaction) this.db.exec('COMMIT;');
+      this.inTransaction = false;
+      this.db.exec('BEGIN;');
+      for (const fu of this.urls.values()) {
+        this.updateUrlCount.run(fu.count, fu.size, frequency(fu.count, fu.firstTs, fu.lastTs), fu.url);
+      }
+      this.updateHeaderCount.run(this.rows, this.lastTs);
+      for (const [url, loss] of this.recording.losses) this.updateUrlLoss.run(loss, url);
+      this.updateComplete.run();
+      this.db.exec('COMMIT;');
+      if (this.config.walMode) this.db.exec('PRAGMA journal_mode = OFF;');
+      if (this.config.optimizeOnExit) this.db.exec('PRAGMA optimize;');
+    } catch (error) {
+      throw sqliteError(error, 'IO_ERROR', 'cannot close .vdb file cleanly', this.path);
+    } finally {
+      this.db.close();
+    }
+  }
+
+  private begin(): void {
+    try {
+      this.db.exec('BEGIN;');
+    } catch (error) {
+      throw sqliteError(error, 'IO_ERROR', 'cannot begin a transaction', this.path);
+    }
+    this.inTransaction = true;
+    this.transactionStart = performance.now();
+    this.snapshot = this.takeSnapshot();
+  }
+
+  /**
+   * Step 6–8 of §2.7 for a url whose (ser, family, action) input is new: checks for a conflicting ser or family,
+   * registers the url (recording-wide and in this file), updates the stored ser/encoding and embeds the schema.
+   */
+  private resolve(fu: FileUrl | undefined, frame: Frame, action: ActionType): FileUrl {
+    const url = frame.url;
+    const rec0 = fu?.rec ?? this.recording.urls.get(url);
+    let ser = rec0 ? rec0.ser : '';
+    const inSer = frame.serType;
+    if (inSer !== '') {
+      if (ser === '') ser = inSer;
+      else if (ser !== inSer) {
+        throw new BagError('SCHEMA_CONFLICT', `ser type "${inSer}" conflicts with the recorded "${ser}"`, { file: this.path, url });
+      }
+    }
+    let type = rec0 ? rec0.schemaType : SchemaType.Unknown;
+    const family = urlFamily(ser, frame.schemaType, action);
+    if (family !== SchemaType.Unknown) {
+      if (type === SchemaType.Unknown) type = family;
+      else if (type !== family) {
+        throw new BagError(
+          'SCHEMA_CONFLICT',
+          `schema type ${schemaTypeLabel(family) || family} conflicts with the recorded ${schemaTypeLabel(type) || type}`,
+          { file: this.path, url },
+        );
+      }
+    }
+
+    try {
+      let rec = rec0;
+      if (rec === undefined) rec = this.recording.addUrl(url, urlKindOf(action), ser, type);
+      else {
+        rec.ser = ser;
+        rec.schemaType = type;
+      }
+      if (fu === undefined) {
+        this.insertUrl.run(rec.index, url, urlKindOf(action), ser, schemaTypeLabel(type), 0, 0, 0, 0);
+        fu = {
+          rec,
+          id: rec.index,
+          url,
+          count: 0,
+          size: 0,
+          firstTs: -1,
+          lastTs: -1,
+          rowSer: ser,
+          rowType: type,
+          memoSer: inSer,
+          memoType: frame.schemaType,
+          memoActions: 0,
+        };
+        this.urls.set(url, fu);
+        this.byId.set(rec.index, fu);
+      } else if (fu.rowSer !== ser || fu.rowType !== type) {
+        this.updateUrlSer.run(ser, schemaTypeLabel(type), url);
+        fu.rowSer = ser;
+        fu.rowType = type;
+      }
+      // The schema of this message: for RPC, the request or response half of `Req|Resp` (spec §2.6).
+      const half = serForActionFast(ser, action);
+      if (half !== '') {
+        const halfFamily = resolveSchemaType(frame.schemaType, half);
+        const key = schemaKey(half, halfFamily);
+        if (!this.schemaKeys.has(key)) {
+          const schema = this.context.resolveSchema(half, halfFamily);
+          if (schema) this.insertSchema(schema, halfFamily);
+        }
+      }
+    } catch (error) {
+      throw this.fail(error, 'cannot register url', url);
+    }
+    if (fu.memoSer !== inSer || fu.memoType !== frame.schemaType) {
+      fu.memoSer = inSer;
+      fu.memoType = frame.schemaType;
+      fu.memoActions = 0;
+    }
+    fu.memoActions |= 1 << action;
+    return fu;
+  }
+
+  private insertSchema(schema: SchemaData, family: SchemaType): void {
+    const ownFamily = schema.schemaType !== SchemaType.Unknown ? schema.schemaType : parseSchemaType(schema.encoding);
+    const key = schemaKey(schema.name, ownFamily === SchemaType.Unknown ? family : ownFamily);
+    if (this.schemaKeys.has(key)) return;
+    const encoding = schema.encoding || schemaTypeLabel(ownFamily === SchemaType.Unknown ? family : ownFamily);
+    // VLink writes a schema row only when name, encoding and data are all non-empty.
+    if (!schema.name || !encoding || schema.data.length === 0) return;
+    try {
+      this.insertSchemaRow.run(schema.name, encoding, schema.data);
+    } catch (error) {
+      throw this.fail(error, `cannot insert schema ${schema.name}`);
+    }
+    this.schemaKeys.add(key);
+    this.schemaKeys.add(schemaKey(schema.name, family));
+  }
+
+  /**
+   * §2.8 limit rule, run before inserting. Without `enableLimit` the frame is rejected; with it the oldest rows are
+   * evicted and every counter they fed is corrected (a framed blob counts its original size).
+   */
+  private limit(url: string): void {
+    const { maxRowCount, maxBytesSize } = this.config;
+    if (!this.config.enableLimit) {
+      throw new BagError(
+        'LIMIT_REACHED',
+        `file limit reached (rows ${this.rows} > ${maxRowCount} or bytes ${this.bytes} > ${maxBytesSize}); frame rejected`,
+        { file: this.path, url },
+      );
+    }
+    this.evictStatements ??= {
+      oldest: this.db.prepare(SQL.SELECT_OLDEST),
+      remove: this.db.prepare(SQL.DELETE_ROW),
+      next: this.db.prepare(SQL.SELECT_NEXT_OF_URL),
+    };
+    const { oldest, remove, next } = this.evictStatements;
+    try {
+      while (this.rows > maxRowCount || this.bytes > maxBytesSize) {
+        const row = oldest.get();
+        if (row === undefined) break;
+        const rowid = row['rowid'] as number;
+        const id = row['url'] as number;
+        remove.run(rowid);
+        const size = this.evictedSize(row['n'] as number | null, row['head'], row['tail']);
+        const fu = this.byId.get(id);
+        this.rows--;
+        this.bytes -= size;
+        this.recording.count--;
+        this.recording.size -= size;
+        if (fu === undefined) continue;
+        const rec = fu.rec;
+        fu.count--;
+        fu.size -= size;
+        rec.count--;
+        rec.size -= size;
+        if (fu.firstTs >= 0) {
+          const following = next.get(rowid, id);
+          const first = following === undefined ? -1 : (following['elapsed'] as number);
+          fu.firstTs = first;
+          rec.firstTs = first;
+          if (first < 0) fu.lastTs = rec.lastTs = -1;
+        }
+      }
+    } catch (error) {
+      throw this.fail(error, 'cannot evict old rows', url);
+    }
+  }
+
+  private evictedSize(length: number | null, head: unknown, tail: unknown): number {
+    if (
+      this.compressing &&
+      (length ?? 0) >= 13 &&
+      head instanceof Uint8Array &&
+      tail instanceof Uint8Array &&
+      head.length === 8 &&
+      tail.length === 4
+    ) {
+      const probe = new Uint8Array(13);
+      probe.set(head, 0);
+      probe.set(tail, 9);
+      if (isCompressionFrame(probe)) return frameOriginalSize(head);
+    }
+    return length ?? 0;
+  }
+
+  private takeSnapshot(): FileSnapshot {
+    const urls: FileSnapshot['urls'] = new Map();
+    for (const u of this.urls.values()) urls.set(u, [u.count, u.size, u.firstTs, u.lastTs, u.rowSer, u.rowType]);
+    return {
+      rows: this.rows,
+      bytes: this.bytes,
+      lastTs: this.lastTs,
+      urls,
+      schemaKeys: new Set(this.schemaKeys),
+      recording: this.recording.snapshot(),
+    };
+  }
+
+  /** SQL failure: `ROLLBACK`, restore every counter and map to the state at `BEGIN` (spec §2.7), return the error. */
+  private fail(error: unknown, message: string, url?: string): BagError {
+    const wrapped = sqliteError(error, 'IO_ERROR', `${message}; the uncommitted batch was rolled back`, this.path, url);
+    if (BagError.isInstance(error)) return error;
+    try {
+      this.db.exec('ROLLBACK;');
+    } catch {
+      // SQLite may already have rolled back (e.g. SQLITE_FULL); the state restore below is what matters.
+    }
+    this.inTransaction = false;
+    this.sinceCommit = 0;
+    const s = this.snapshot;
+    this.snapshot = undefined;
+    if (s) {
+      this.rows = s.rows;
+      this.bytes = s.bytes;
+      this.lastTs = s.lastTs;
+      for (const [url, fu] of this.urls) {
+        const saved = s.urls.get(fu);
+        if (saved === undefined) {
+          this.urls.delete(url);
+          this.byId.delete(fu.id);
+          continue;
+        }
+        [fu.count, fu.size, fu.firstTs, fu.lastTs, fu.rowSer, fu.rowType] = saved;
+        fu.memoActions = 0;
+      }
+      this.schemaKeys.clear();
+      for (const k of s.schemaKeys) this.schemaKeys.add(k);
+      this.recording.restore(s.recording);
+    }
+    return wrapped;
+  }
+}
+
+function schemaKey(name: string, family: SchemaType): string {
+  return `${name}\x1f${schemaTypeLabel(family)}`;
+}
+
+/** `serForAction` without the helper's extra checks; the action is already normalised. */
+function serForActionFast(ser: string, action: ActionType): string {
+  if (!isRpcAction(action)) return ser;
+  const bar = ser.indexOf('|');
+  if (bar < 0) return ser;
+  return isRequestAction(action) ? ser.slice(0, bar) : ser.slice(bar + 1);
+}
+
+/**
+ * The url's family for this message: the explicit type, else the one its ser implies. For RPC `Req|Resp`, both
+ * halves are resolved and a disagreement makes the family unknown (spec §2.6).
+ */
+function urlFamily(ser: string, explicit: SchemaType, action: ActionType): SchemaType {
+  const bar = isRpcAction(action) ? ser.indexOf('|') : -1;
+  if (bar < 0) return resolveSchemaType(explicit, ser);
+  const req = resolveSchemaType(explicit, ser.slice(0, bar));
+  const resp = resolveSchemaType(explicit, ser.slice(bar + 1));
+  return req === resp ? req : SchemaType.Unknown;
+}
