@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SqliteConnection, SqliteDriver, SqliteStatement, SqlValue } from './driver/driver.js';
 
 /** A fresh temp dir for one test file; `cleanup()` removes it (call from `after`). */
 export function tempDir(prefix: string): { dir: string; path(name: string): string; cleanup(): void } {
@@ -31,4 +32,60 @@ export function noise(n: number, seed = 1): Uint8Array {
     out[i] = x & 0xff;
   }
   return out;
+}
+
+export interface SpyLog {
+  /** Every `exec` text and every statement `run` as `run: <sql>`, in order. */
+  calls: string[];
+}
+
+/**
+ * Wraps a driver to record what the backend executes and to inject failures: `failWhen(sql, params)` returning
+ * true makes that statement's `run` throw like a full disk would.
+ */
+export function spyDriver(
+  base: SqliteDriver,
+  failWhen: (sql: string, params: SqlValue[]) => boolean = () => false,
+): { driver: SqliteDriver; log: SpyLog } {
+  const log: SpyLog = { calls: [] };
+  const driver: SqliteDriver = {
+    name: base.name,
+    open(path, options) {
+      const db = base.open(path, options);
+      const conn: SqliteConnection = {
+        driver: db.driver,
+        exec(sql) {
+          log.calls.push(sql);
+          db.exec(sql);
+        },
+        prepare(sql): SqliteStatement {
+          const s = db.prepare(sql);
+          return {
+            run(...params) {
+              log.calls.push(`run: ${sql}`);
+              if (failWhen(sql, params)) throw Object.assign(new Error('database or disk is full'), { errcode: 13 });
+              return s.run(...params);
+            },
+            get: s.get,
+            all: s.all,
+            iterate: s.iterate,
+            finalize: s.finalize,
+          };
+        },
+        close: () => db.close(),
+      };
+      return conn;
+    },
+  };
+  return { driver, log };
+}
+
+/** Runs `fn` with a plain connection to `path` (for inspecting or hand-building files). */
+export function withDb<T>(driver: SqliteDriver, path: string, fn: (db: SqliteConnection) => T, readOnly = false): T {
+  const db = driver.open(path, { readOnly });
+  try {
+    return fn(db);
+  } finally {
+    db.close();
+  }
 }

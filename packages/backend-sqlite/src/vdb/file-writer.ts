@@ -58,6 +58,8 @@ interface FileSnapshot {
 export interface VdbFileOptions {
   /** Header `date`; default: the recording start (`formatVlinkDate(context.startTimestamp)`). */
   date?: string;
+  /** Monotonic ms clock for the 1 s metadata refresh and the 3 s stale-transaction commit; tests inject one. */
+  now?: () => number;
 }
 
 const ACTION_TEXT: readonly string[] = Array.from({ length: 9 }, (_, i) => actionText(i as ActionType));
@@ -102,6 +104,7 @@ export class VdbFileWriter implements BackendWriter {
   private lastRefresh: number;
   private snapshot: FileSnapshot | undefined;
   private closed = false;
+  private readonly now: () => number;
 
   private constructor(
     db: SqliteConnection,
@@ -109,8 +112,10 @@ export class VdbFileWriter implements BackendWriter {
     config: ResolvedWriterConfig,
     context: RecordingContext,
     recording: VdbRecording,
+    now: () => number,
   ) {
     this.db = db;
+    this.now = now;
     this.path = path;
     this.config = config;
     this.context = context;
@@ -124,7 +129,7 @@ export class VdbFileWriter implements BackendWriter {
     this.updateUrlSer = db.prepare(SQL.UPDATE_URL_SER);
     this.updateUrlLoss = db.prepare(SQL.UPDATE_URL_LOSS);
     this.updateComplete = db.prepare(SQL.UPDATE_HEADER_COMPLETE);
-    this.lastRefresh = performance.now();
+    this.lastRefresh = now();
   }
 
   /**
@@ -172,7 +177,7 @@ export class VdbFileWriter implements BackendWriter {
       db.exec(SQL.CREATE_URLS);
       db.exec(SQL.CREATE_DATAS);
       db.exec(SQL.CREATE_INDEX);
-      const writer = new VdbFileWriter(db, path, config, context, recording);
+      const writer = new VdbFileWriter(db, path, config, context, recording, options.now ?? defaultNow);
       db.exec('COMMIT;');
       return writer;
     } catch (error) {
@@ -241,7 +246,7 @@ export class VdbFileWriter implements BackendWriter {
     }
     if (ts > this.lastTs) this.lastTs = ts;
 
-    const now = performance.now();
+    const now = this.now();
     if (now - this.lastRefresh > METADATA_REFRESH_MS) {
       this.lastRefresh = now;
       try {
@@ -281,7 +286,7 @@ export class VdbFileWriter implements BackendWriter {
 
   /** The async writer's 1-second timer: commits a transaction that has been open for more than 3 s (spec §2.8). */
   tick(): void {
-    if (this.inTransaction && performance.now() - this.transactionStart > STALE_TRANSACTION_MS) this.commit();
+    if (this.inTransaction && this.now() - this.transactionStart > STALE_TRANSACTION_MS) this.commit();
   }
 
   currentFile(): string {
@@ -312,7 +317,15 @@ export class VdbFileWriter implements BackendWriter {
       for (const [url, loss] of this.recording.losses) this.updateUrlLoss.run(loss, url);
       this.updateComplete.run();
       this.db.exec('COMMIT;');
-      if (this.config.walMode) this.db.exec('PRAGMA journal_mode = OFF;');
+      if (this.config.walMode) {
+        this.db.exec('PRAGMA journal_mode = OFF;');
+        // SQLite refuses WAL → OFF and silently stays in WAL (so VLink's files stay WAL too); leaving through DELETE
+        // gives the finished file a plain rollback-journal header that read-only readers open without -shm.
+        const mode = this.db.prepare('PRAGMA journal_mode;');
+        const still = mode.get()?.['journal_mode'] === 'wal';
+        mode.finalize();
+        if (still) this.db.exec('PRAGMA journal_mode = DELETE;');
+      }
       if (this.config.optimizeOnExit) this.db.exec('PRAGMA optimize;');
     } catch (error) {
       throw sqliteError(error, 'IO_ERROR', 'cannot close .vdb file cleanly', this.path);
@@ -328,7 +341,7 @@ export class VdbFileWriter implements BackendWriter {
       throw sqliteError(error, 'IO_ERROR', 'cannot begin a transaction', this.path);
     }
     this.inTransaction = true;
-    this.transactionStart = performance.now();
+    this.transactionStart = this.now();
     this.snapshot = this.takeSnapshot();
   }
 
@@ -543,6 +556,8 @@ export class VdbFileWriter implements BackendWriter {
     return wrapped;
   }
 }
+
+const defaultNow = (): number => performance.now();
 
 function schemaKey(name: string, family: SchemaType): string {
   return `${name}\x1f${schemaTypeLabel(family)}`;

@@ -1,0 +1,388 @@
+import assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import {
+  ActionType,
+  BagError,
+  formatVlinkDate,
+  resolveWriterConfig,
+  SchemaType,
+  type Frame,
+  type WriterConfig,
+} from '@vlink/bag-core';
+import { createTestContext } from '@vlink/bag-core/testing';
+import { loadDriver, type SqlRow } from '../driver/driver.js';
+import { pattern, spyDriver, tempDir, withDb } from '../test-util.js';
+import { VdbFileWriter, type VdbFileOptions } from './file-writer.js';
+import { VdbRecording } from './recording.js';
+import * as SQL from './sql.js';
+
+const driver = await loadDriver();
+const tmp = tempDir('writer');
+after(() => tmp.cleanup());
+
+const PROTO = { name: 'pb.Image', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: pattern(40, 3) };
+const REQ = { name: 'pb.Req', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: pattern(20, 5) };
+const RESP = { name: 'pb.Resp', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: pattern(24, 7) };
+
+function frame(timestamp: number, url: string, data: Uint8Array, more: Partial<Frame> = {}): Frame {
+  return { timestamp, url, data, serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish, ...more };
+}
+
+function open(config: Partial<WriterConfig> = {}, options: VdbFileOptions & { path?: string; d?: typeof driver } = {}) {
+  const path = options.path ?? tmp.path('w.vdb');
+  const resolved = resolveWriterConfig(config);
+  const context = createTestContext({ schemas: [PROTO, REQ, RESP] });
+  const writer = VdbFileWriter.open(options.d ?? driver, path, resolved, context, new VdbRecording(resolved), options);
+  return { path, writer, context };
+}
+
+function query(path: string, sql: string, ...params: (string | number)[]): SqlRow[] {
+  return withDb(driver, path, (db) => db.prepare(sql).all(...params), true);
+}
+
+const strip = (ddl: string) => ddl.replace(' IF NOT EXISTS', '').replace(/;$/, '');
+
+describe('VdbFileWriter: file layout', () => {
+  test('DDL equals the spec text, in creation order, index last', () => {
+    const { path, writer } = open();
+    writer.close();
+    const rows = query(path, 'SELECT type, name, sql FROM sqlite_master ORDER BY rowid');
+    assert.deepEqual(
+      rows.map((r) => r['sql']),
+      SQL.DDL.map(strip),
+    );
+    assert.deepEqual(
+      rows.map((r) => r['name']),
+      ['VLinkHeader', 'VLinkSchemas', 'VLinkUrls', 'VLinkDatas', 'idx_elapsed_url'],
+    );
+    assert.equal(
+      strip(SQL.CREATE_HEADER),
+      'CREATE TABLE VLinkHeader(major INTEGER, minor INTEGER, patch INTEGER, count INTEGER, duration INTEGER, accuracy TEXT, compress TEXT, process TEXT, date TEXT, tag TEXT, complete INTEGER, timezone INTEGER, start_timestamp INTEGER)',
+    );
+  });
+
+  test('pragmas run in VLink order inside the open sequence; page size 16384; BEGIN precedes the DDL', () => {
+    const { driver: spy, log } = spyDriver(driver);
+    const { path, writer } = open({}, { d: spy });
+    writer.close();
+    const calls = log.calls;
+    const pragmas = calls.filter((c) => c.startsWith('PRAGMA') && !c.includes('busy_timeout'));
+    assert.deepEqual(pragmas.slice(0, 7), SQL.writerPragmas(false));
+    const begin = calls.indexOf('BEGIN;');
+    assert.ok(begin > calls.indexOf('PRAGMA locking_mode = EXCLUSIVE;'));
+    assert.ok(begin < calls.indexOf(SQL.CREATE_HEADER));
+    assert.ok(calls.indexOf(`run: ${SQL.INSERT_HEADER}`) < calls.indexOf(SQL.CREATE_SCHEMAS));
+    assert.ok(calls.indexOf(SQL.CREATE_INDEX) > calls.indexOf(SQL.CREATE_DATAS));
+    assert.equal(query(path, 'PRAGMA page_size')[0]!['page_size'], 16384);
+  });
+
+  test('header row: version, counts, accuracy, compress, process, date, tag, complete, timezone, start', () => {
+    const { path, writer, context } = open();
+    writer.write(frame(5_000, 'dds://a', pattern(10)));
+    writer.write(frame(2_500_000, 'dds://a', pattern(10)));
+    writer.write(frame(1_000_000, 'dds://a', pattern(10)));
+    writer.close();
+    const rows = query(path, 'SELECT rowid AS r, *, typeof(count) AS tc, typeof(start_timestamp) AS ts FROM VLinkHeader');
+    assert.equal(rows.length, 1);
+    const h = rows[0]!;
+    assert.equal(h['r'], 1);
+    assert.deepEqual([h['major'], h['minor'], h['patch']], [2, 1, 0]);
+    assert.equal(h['count'], 3);
+    assert.equal(h['duration'], 2_500_000);
+    assert.equal(h['accuracy'], 'MicroSecond');
+    assert.equal(h['compress'], 'None');
+    assert.equal(h['process'], context.processName);
+    assert.equal(h['date'], formatVlinkDate(context.startTimestamp));
+    assert.equal(h['tag'], 'Empty');
+    assert.equal(h['complete'], 1);
+    assert.equal(h['timezone'], 480);
+    assert.equal(h['start_timestamp'], context.startTimestamp);
+    assert.equal(h['tc'], 'integer');
+    assert.equal(h['ts'], 'integer');
+  });
+
+  test('an existing file is replaced; missing parent directories are created', () => {
+    const path = join(tmp.dir, 'deep', 'er', 'x.vdb');
+    let w = open({}, { path }).writer;
+    w.write(frame(1, 'dds://a', pattern(4)));
+    w.close();
+    writeFileSync(path + '-journal', 'stale');
+    w = open({}, { path }).writer;
+    w.close();
+    assert.equal(query(path, 'SELECT COUNT(*) AS n FROM VLinkDatas')[0]!['n'], 0);
+    assert.equal(existsSync(path + '-journal'), false);
+  });
+
+  test('rows store elapsed verbatim (out of order too), the global url id and the action text', () => {
+    const { path, writer } = open();
+    writer.write(frame(300, 'dds://b', pattern(3), { actionType: ActionType.Subscribe }));
+    writer.write(frame(100, 'dds://a', pattern(4), { actionType: ActionType.Set }));
+    writer.write(frame(200, 'dds://b', new Uint8Array(0), { actionType: ActionType.Get }));
+    writer.write(frame(50, 'dds://c', pattern(1), { actionType: 99 as ActionType }));
+    writer.close();
+    const rows = query(path, 'SELECT elapsed, url, action, data, typeof(elapsed) AS te, typeof(url) AS tu FROM VLinkDatas ORDER BY rowid');
+    assert.deepEqual(
+      rows.map((r) => [r['elapsed'], r['url'], r['action'], r['te'], r['tu']]),
+      [
+        [300, 0, 'Sub', 'integer', 'integer'],
+        [100, 1, 'Set', 'integer', 'integer'],
+        [200, 0, 'Get', 'integer', 'integer'],
+        [50, 2, 'Unknown', 'integer', 'integer'],
+      ],
+    );
+    assert.deepEqual([...(rows[0]!['data'] as Uint8Array)], [...pattern(3)]);
+    assert.equal(query(path, 'SELECT duration FROM VLinkHeader')[0]!['duration'], 300);
+    assert.deepEqual(query(path, 'PRAGMA integrity_check').map((r) => Object.values(r)[0]), ['ok']);
+  });
+});
+
+describe('VdbFileWriter: urls and schemas', () => {
+  test('url rows: id by first appearance, type by first action, ser/encoding, count/size/freq, loss', () => {
+    const { path, writer } = open();
+    writer.write(frame(1_000_000, 'dds://cam', pattern(100), { serType: 'pb.Image', schemaType: SchemaType.Protobuf }));
+    writer.write(frame(1_100_000, 'dds://field', pattern(8), { actionType: ActionType.Set }));
+    writer.write(frame(1_500_000, 'dds://cam', pattern(50), { serType: 'pb.Image', schemaType: SchemaType.Protobuf }));
+    writer.write(frame(2_000_000, 'dds://cam', pattern(50), { serType: 'pb.Image', schemaType: SchemaType.Unknown }));
+    writer.write(frame(1_200_000, 'dds://rpc', pattern(7), { serType: 'pb.Req|pb.Resp', schemaType: SchemaType.Protobuf, actionType: ActionType.ServerRequest }));
+    writer.write(frame(1_300_000, 'dds://rpc', pattern(9), { serType: 'pb.Req|pb.Resp', schemaType: SchemaType.Protobuf, actionType: ActionType.ServerResponse }));
+    writer.setUrlLoss('dds://cam', 0.25);
+    writer.setUrlLoss('dds://field', 3);
+    writer.close();
+    const rows = query(path, 'SELECT *, typeof(loss) AS tl, typeof(freq) AS tf FROM VLinkUrls ORDER BY id');
+    assert.deepEqual(
+      rows.map((r) => [r['id'], r['url'], r['type'], r['ser'], r['encoding'], r['count'], r['size'], r['loss']]),
+      [
+        [0, 'dds://cam', 'Event', 'pb.Image', 'protobuf', 3, 200, 0.25],
+        [1, 'dds://field', 'Field', 'raw', 'raw', 1, 8, -1],
+        [2, 'dds://rpc', 'Method', 'pb.Req|pb.Resp', 'protobuf', 2, 16, 0],
+      ],
+    );
+    assert.equal(rows[0]!['freq'], 3 / 1); // 3 messages over 1 s (first 1.0 s, last 2.0 s)
+    assert.equal(rows[1]!['freq'], 0); // one message: no span
+    assert.equal(rows[2]!['freq'], 0); // Method urls never get a frequency
+    assert.equal(rows[0]!['tl'], 'real');
+    assert.equal(rows[0]!['tf'], 'real');
+  });
+
+  test('RPC: each half embeds its own schema; halves of different families make the url family unknown', () => {
+    const { path, writer } = open();
+    writer.write(frame(1, 'dds://rpc', pattern(3), { serType: 'pb.Req|pb.Resp', schemaType: SchemaType.Protobuf, actionType: ActionType.ClientRequest }));
+    writer.write(frame(2, 'dds://rpc', pattern(3), { serType: 'pb.Req|pb.Resp', schemaType: SchemaType.Protobuf, actionType: ActionType.ClientResponse }));
+    writer.write(frame(3, 'dds://rpc', pattern(3), { serType: 'pb.Req|pb.Resp', schemaType: SchemaType.Protobuf, actionType: ActionType.ClientResponse }));
+    writer.write(frame(4, 'dds://mixed', pattern(3), { serType: 'json|pb.Resp', schemaType: SchemaType.Unknown, actionType: ActionType.ClientRequest }));
+    writer.close();
+    const schemas = query(path, 'SELECT ser, encoding, data FROM VLinkSchemas ORDER BY rowid');
+    assert.deepEqual(schemas.map((r) => [r['ser'], r['encoding']]), [
+      ['pb.Req', 'protobuf'],
+      ['pb.Resp', 'protobuf'],
+    ]);
+    assert.deepEqual([...(schemas[1]!['data'] as Uint8Array)], [...RESP.data]);
+    const urls = query(path, 'SELECT url, ser, encoding FROM VLinkUrls ORDER BY id');
+    assert.deepEqual(urls.map((r) => [r['url'], r['ser'], r['encoding']]), [
+      ['dds://rpc', 'pb.Req|pb.Resp', 'protobuf'],
+      ['dds://mixed', 'json|pb.Resp', ''],
+    ]);
+  });
+
+  test('schemas: once per name+family per file; writeSchema embeds; empty data is never written', () => {
+    const { path, writer } = open();
+    for (let i = 0; i < 3; i++) {
+      writer.write(frame(i, 'dds://cam', pattern(4), { serType: 'pb.Image', schemaType: SchemaType.Protobuf }));
+    }
+    writer.writeSchema(PROTO);
+    writer.writeSchema({ name: 'fb.Map', encoding: '', schemaType: SchemaType.Flatbuffers, data: pattern(9) });
+    writer.writeSchema({ name: 'fb.Map', encoding: 'bfbs', schemaType: SchemaType.Flatbuffers, data: pattern(9) });
+    writer.writeSchema({ name: 'pb.Empty', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: new Uint8Array(0) });
+    writer.close();
+    assert.deepEqual(
+      query(path, 'SELECT ser, encoding FROM VLinkSchemas ORDER BY rowid').map((r) => [r['ser'], r['encoding']]),
+      [
+        ['pb.Image', 'protobuf'],
+        ['fb.Map', 'flatbuffers'],
+      ],
+    );
+  });
+
+  test('an empty ser is filled by the first non-empty one (UPDATE ser, encoding)', () => {
+    const { driver: spy, log } = spyDriver(driver);
+    const { path, writer } = open({}, { d: spy });
+    writer.write(frame(1, 'dds://a', pattern(3), { serType: '', schemaType: SchemaType.Unknown }));
+    writer.write(frame(2, 'dds://a', pattern(3), { serType: 'json', schemaType: SchemaType.Unknown }));
+    writer.write(frame(3, 'dds://a', pattern(3), { serType: '', schemaType: SchemaType.Unknown }));
+    writer.close();
+    assert.equal(log.calls.filter((c) => c === `run: ${SQL.UPDATE_URL_SER}`).length, 1);
+    assert.deepEqual(
+      query(path, 'SELECT ser, encoding, count FROM VLinkUrls').map((r) => [r['ser'], r['encoding'], r['count']]),
+      [['json', 'raw', 3]],
+    );
+  });
+
+  test('a changed ser or a changed known family is rejected with SCHEMA_CONFLICT and not stored', () => {
+    const { path, writer } = open();
+    writer.write(frame(1, 'dds://a', pattern(3), { serType: 'pb.Image', schemaType: SchemaType.Protobuf }));
+    const conflict = (e: unknown) => BagError.isInstance(e) && e.code === 'SCHEMA_CONFLICT' && e.url === 'dds://a';
+    assert.throws(() => writer.write(frame(2, 'dds://a', pattern(3), { serType: 'pb.Other', schemaType: SchemaType.Protobuf })), conflict);
+    assert.throws(() => writer.write(frame(3, 'dds://a', pattern(3), { serType: 'pb.Image', schemaType: SchemaType.Flatbuffers })), conflict);
+    writer.write(frame(4, 'dds://a', pattern(3), { serType: '', schemaType: SchemaType.Unknown }));
+    writer.write(frame(5, 'dds://a', pattern(3), { serType: 'pb.Image', schemaType: SchemaType.Protobuf }));
+    writer.close();
+    assert.deepEqual(query(path, 'SELECT elapsed FROM VLinkDatas ORDER BY rowid').map((r) => r['elapsed']), [1, 4, 5]);
+    assert.deepEqual(
+      query(path, 'SELECT ser, encoding, count FROM VLinkUrls').map((r) => [r['ser'], r['encoding'], r['count']]),
+      [['pb.Image', 'protobuf', 3]],
+    );
+    assert.equal(query(path, 'SELECT count FROM VLinkHeader')[0]!['count'], 3);
+  });
+});
+
+describe('VdbFileWriter: transactions', () => {
+  test('commits when the bytes since the last commit exceed cacheSize, then BEGINs on the next write', () => {
+    const { driver: spy, log } = spyDriver(driver);
+    const { writer } = open({ cacheSize: 100 }, { d: spy });
+    const start = log.calls.length;
+    for (let i = 0; i < 5; i++) writer.write(frame(i, 'dds://a', pattern(60)));
+    const tx = log.calls.slice(start).filter((c) => c === 'BEGIN;' || c === 'COMMIT;');
+    // 60 → 120 > 100 commit; 60 → 120 commit; 60 still open
+    assert.deepEqual(tx, ['BEGIN;', 'COMMIT;', 'BEGIN;', 'COMMIT;', 'BEGIN;']);
+    writer.close();
+  });
+
+  test('tick() commits a transaction open for more than 3 s; metadata refreshes after 1 s', () => {
+    let clock = 0;
+    const { driver: spy, log } = spyDriver(driver);
+    const { writer } = open({}, { d: spy, now: () => clock });
+    writer.write(frame(1, 'dds://a', pattern(4)));
+    const updates = () => log.calls.filter((c) => c === `run: ${SQL.UPDATE_URL_COUNT}` || c === `run: ${SQL.UPDATE_HEADER_COUNT}`).length;
+    assert.equal(updates(), 0);
+    clock = 1001;
+    writer.write(frame(2, 'dds://a', pattern(4)));
+    assert.equal(updates(), 2);
+    writer.write(frame(3, 'dds://a', pattern(4)));
+    assert.equal(updates(), 2);
+    clock = 3000;
+    writer.tick();
+    assert.equal(log.calls.at(-1), `run: ${SQL.INSERT_DATA}`);
+    clock = 3002;
+    writer.tick();
+    assert.equal(log.calls.at(-1), 'COMMIT;');
+    writer.close();
+  });
+
+  test('close: COMMIT, BEGIN, url/header/loss updates, complete=1, COMMIT; WAL switched off; optimize', () => {
+    const { driver: spy, log } = spyDriver(driver);
+    const { path, writer } = open({ walMode: true, optimizeOnExit: true }, { d: spy });
+    writer.write(frame(1, 'dds://a', pattern(4)));
+    writer.setUrlLoss('dds://a', 0.5);
+    const start = log.calls.length;
+    writer.close();
+    writer.close();
+    assert.deepEqual(log.calls.slice(start), [
+      'COMMIT;',
+      'BEGIN;',
+      `run: ${SQL.UPDATE_URL_COUNT}`,
+      `run: ${SQL.UPDATE_HEADER_COUNT}`,
+      `run: ${SQL.UPDATE_URL_LOSS}`,
+      `run: ${SQL.UPDATE_HEADER_COMPLETE}`,
+      'COMMIT;',
+      'PRAGMA journal_mode = OFF;',
+      'PRAGMA journal_mode = DELETE;',
+      'PRAGMA optimize;',
+    ]);
+    assert.notEqual(query(path, 'PRAGMA journal_mode')[0]!['journal_mode'], 'wal');
+    assert.equal(existsSync(path + '-wal'), false);
+    assert.throws(() => writer.write(frame(2, 'dds://a', pattern(4))), (e: unknown) => BagError.isInstance(e) && e.code === 'CLOSED');
+  });
+
+  test('a failed INSERT rolls back the batch and restores every counter to the BEGIN snapshot', () => {
+    let failNext = false;
+    const { driver: spy } = spyDriver(driver, (sql) => failNext && sql === SQL.INSERT_DATA);
+    const { path, writer } = open({ cacheSize: 50 }, { d: spy });
+    writer.write(frame(10, 'dds://a', pattern(60))); // committed (60 > 50)
+    writer.write(frame(20, 'dds://b', pattern(5))); // new url in the open batch
+    writer.write(frame(30, 'dds://a', pattern(5)));
+    failNext = true;
+    assert.throws(
+      () => writer.write(frame(40, 'dds://a', pattern(5))),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'IO_ERROR' && /rolled back/.test(e.message),
+    );
+    failNext = false;
+    assert.equal(writer.rows, 1);
+    assert.equal(writer.bytes, 60);
+    assert.equal(writer.lastTs, 10);
+    writer.write(frame(50, 'dds://c', pattern(7)));
+    writer.close();
+    assert.deepEqual(query(path, 'SELECT elapsed, url FROM VLinkDatas ORDER BY rowid').map((r) => [r['elapsed'], r['url']]), [
+      [10, 0],
+      [50, 1],
+    ]);
+    assert.deepEqual(
+      query(path, 'SELECT id, url, count, size FROM VLinkUrls ORDER BY id').map((r) => [r['id'], r['url'], r['count'], r['size']]),
+      [
+        [0, 'dds://a', 1, 60],
+        [1, 'dds://c', 1, 7],
+      ],
+    );
+    assert.deepEqual(query(path, 'SELECT count, duration FROM VLinkHeader').map((r) => [r['count'], r['duration']]), [[2, 50]]);
+  });
+});
+
+describe('VdbFileWriter: limits', () => {
+  test('without enableLimit: a file exceeds maxRowCount by one, then every frame is LIMIT_REACHED', () => {
+    const { path, writer } = open({ maxRowCount: 3 });
+    for (let i = 0; i < 4; i++) writer.write(frame(i, 'dds://a', pattern(4)));
+    for (let i = 4; i < 6; i++) {
+      assert.throws(() => writer.write(frame(i, 'dds://a', pattern(4))), (e: unknown) => BagError.isInstance(e) && e.code === 'LIMIT_REACHED');
+    }
+    writer.close();
+    assert.equal(query(path, 'SELECT COUNT(*) AS n FROM VLinkDatas')[0]!['n'], 4);
+    assert.equal(query(path, 'SELECT count FROM VLinkHeader')[0]!['count'], 4);
+  });
+
+  test('without enableLimit: maxBytesSize counts accounted bytes', () => {
+    const { writer } = open({ maxBytesSize: 100 });
+    writer.write(frame(1, 'dds://a', pattern(60)));
+    writer.write(frame(2, 'dds://a', pattern(60)));
+    assert.throws(() => writer.write(frame(3, 'dds://a', pattern(1))), (e: unknown) => BagError.isInstance(e) && e.code === 'LIMIT_REACHED');
+    writer.close();
+  });
+
+  test('with enableLimit: the oldest rows are evicted and file, url and recording counters follow exactly', () => {
+    const resolved = resolveWriterConfig({ maxRowCount: 3, enableLimit: true });
+    const recording = new VdbRecording(resolved);
+    const path = tmp.path('evict.vdb');
+    const writer = VdbFileWriter.open(driver, path, resolved, createTestContext(), recording);
+    const sizes = [10, 20, 30, 40, 50, 60, 70];
+    sizes.forEach((n, i) => writer.write(frame(1_000_000 * (i + 1), i % 2 ? 'dds://b' : 'dds://a', pattern(n))));
+    // rows > 3 triggers eviction before inserting: at most 4 rows remain, the newest ones.
+    assert.equal(writer.rows, 4);
+    assert.equal(writer.bytes, 40 + 50 + 60 + 70);
+    assert.equal(recording.count, 4);
+    assert.equal(recording.size, 220);
+    const a = recording.urls.get('dds://a')!;
+    const b = recording.urls.get('dds://b')!;
+    assert.deepEqual([a.count, a.size, a.firstTs, a.lastTs], [2, 120, 5_000_000, 7_000_000]);
+    assert.deepEqual([b.count, b.size, b.firstTs, b.lastTs], [2, 100, 4_000_000, 6_000_000]);
+    writer.close();
+    assert.deepEqual(query(path, 'SELECT elapsed FROM VLinkDatas ORDER BY rowid').map((r) => r['elapsed']), [4e6, 5e6, 6e6, 7e6]);
+    assert.deepEqual(
+      query(path, 'SELECT url, count, size, freq FROM VLinkUrls ORDER BY id').map((r) => [r['url'], r['count'], r['size'], r['freq']]),
+      [
+        ['dds://a', 2, 120, 1],
+        ['dds://b', 2, 100, 1],
+      ],
+    );
+    assert.deepEqual(query(path, 'SELECT count, duration FROM VLinkHeader').map((r) => [r['count'], r['duration']]), [[4, 7e6]]);
+  });
+
+  test('with enableLimit: maxBytesSize evicts until the accounted bytes fit', () => {
+    const { path, writer } = open({ maxBytesSize: 100, enableLimit: true });
+    for (let i = 0; i < 6; i++) writer.write(frame(i, 'dds://a', pattern(40)));
+    // before each insert: bytes > 100 → evict oldest until ≤ 100, then insert (so ≤ 140 after)
+    assert.equal(writer.bytes, 120);
+    writer.close();
+    assert.deepEqual(query(path, 'SELECT elapsed FROM VLinkDatas ORDER BY rowid').map((r) => r['elapsed']), [3, 4, 5]);
+    assert.deepEqual(query(path, 'SELECT count, size FROM VLinkUrls').map((r) => [r['count'], r['size']]), [[3, 120]]);
+  });
+});
