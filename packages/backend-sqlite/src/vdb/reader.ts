@@ -231,7 +231,8 @@ class FrameIterator implements IterableIterator<Frame> {
       }
       let data = row['data'] as Uint8Array | null;
       if (data === null) data = EMPTY;
-      else if (this.facts.compressed && isCompressionFrame(data)) {
+      else if (data.constructor !== Uint8Array) data = plain(data);
+      if (this.facts.compressed && isCompressionFrame(data)) {
         try {
           data = decompressFrame(data);
         } catch (error) {
@@ -270,6 +271,14 @@ class FrameIterator implements IterableIterator<Frame> {
 }
 
 const EMPTY = new Uint8Array(0);
+
+/**
+ * better-sqlite3 hands out `Buffer`s, whose `slice()` is a view rather than a copy; a plain `Uint8Array` view over
+ * the same memory keeps our documented "copy with `data.slice()`" advice true on every driver.
+ */
+function plain(data: Uint8Array): Uint8Array {
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
 
 /** Header validation, url maps, index detection, blank and total duration (spec §2.10). */
 export function readFacts(db: SqliteConnection, path: string): VdbFacts {
@@ -400,7 +409,7 @@ function text(value: SqlValue | undefined): string {
 }
 
 function bytes(value: SqlValue | undefined): Uint8Array {
-  if (value instanceof Uint8Array) return value;
+  if (value instanceof Uint8Array) return value.constructor === Uint8Array ? value : plain(value);
   if (typeof value === 'string') return new TextEncoder().encode(value);
   return new Uint8Array(0);
 }

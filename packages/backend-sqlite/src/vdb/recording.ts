@@ -1,5 +1,6 @@
 import type { ResolvedWriterConfig, SchemaType, UrlKind } from '@vlink/bag-core';
-import { createDecider, type Decider } from './compression.js';
+import type { CompressionDecider, CompressionDeciderSnapshot } from '@vlink/bag-core';
+import { createDecider } from './compression.js';
 
 /** A url as the whole recording knows it; `index` is the global id stored in `VLinkDatas.url` (spec §2.4). */
 export interface RecordingUrl {
@@ -31,7 +32,7 @@ export interface RecordingSnapshot {
   size: number;
   maxTimestamp: number;
   urls: Map<RecordingUrl, UrlSnapshot>;
-  decider: unknown;
+  decider: CompressionDeciderSnapshot | undefined;
 }
 
 /**
@@ -42,7 +43,7 @@ export class VdbRecording {
   /** In order of first appearance, so iteration order = global index order. */
   readonly urls = new Map<string, RecordingUrl>();
   readonly losses = new Map<string, number>();
-  readonly decider: Decider | undefined;
+  readonly decider: CompressionDecider | undefined;
   /** Messages in the recording, net of evictions. */
   count = 0;
   /** Accounted (uncompressed) bytes, net of evictions. */
@@ -84,7 +85,7 @@ export class VdbRecording {
       if (saved === undefined) this.urls.delete(url);
       else Object.assign(entry, saved);
     }
-    if (this.decider) this.decider.restore(s.decider);
+    if (this.decider && s.decider) this.decider.restore(s.decider);
   }
 }
 
