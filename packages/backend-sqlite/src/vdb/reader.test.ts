@@ -115,7 +115,10 @@ describe('VdbReader: info and frames', () => {
     for (const f of reader.frames({})) if (f.timestamp === 3) break;
     assert.equal(readAll(reader).length, 20);
     assert.equal(reader.schemas().length, 0);
-    reader.close();
+    const open = reader.frames({});
+    assert.equal(open.next().done, false);
+    reader.close(); // ends the open cursor first
+    assert.deepEqual(open.next(), { done: true, value: undefined });
   });
 
   test('a header tag of NULL reads as "Empty"; a negative start_timestamp reads as 0 and incomplete', async () => {

@@ -57,6 +57,8 @@ export class VdbReader implements BackendReader {
   private readonly db: SqliteConnection;
   private facts: VdbFacts;
   private closed = false;
+  /** Cursors not yet finished: closing the reader ends them first (a driver cannot close a busy connection). */
+  private readonly cursors = new Set<FrameIterator>();
 
   private constructor(db: SqliteConnection, path: string, readOnly: boolean, facts: VdbFacts) {
     this.db = db;
@@ -145,7 +147,9 @@ export class VdbReader implements BackendReader {
     } catch (error) {
       throw sqliteError(error, 'IO_ERROR', 'cannot query VLinkDatas', this.path);
     }
-    return new FrameIterator(rows, statement, this.facts, this.path);
+    const cursor = new FrameIterator(rows, statement, this.facts, this.path, this.cursors);
+    this.cursors.add(cursor);
+    return cursor;
   }
 
   async check(): Promise<boolean> {
@@ -170,6 +174,7 @@ export class VdbReader implements BackendReader {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    for (const cursor of this.cursors) cursor.return();
     this.db.close();
   }
 
@@ -200,6 +205,7 @@ class FrameIterator implements IterableIterator<Frame> {
     private readonly statement: SqliteStatement,
     private readonly facts: VdbFacts,
     private readonly path: string,
+    private readonly owners: Set<FrameIterator>,
   ) {}
 
   [Symbol.iterator](): IterableIterator<Frame> {
@@ -214,7 +220,7 @@ class FrameIterator implements IterableIterator<Frame> {
       try {
         step = this.rows.next();
       } catch (error) {
-        this.finish();
+        this.release();
         throw sqliteError(error, 'IO_ERROR', 'cannot read VLinkDatas', this.path);
       }
       if (step.done === true) {
@@ -236,6 +242,7 @@ class FrameIterator implements IterableIterator<Frame> {
         try {
           data = decompressFrame(data);
         } catch (error) {
+          this.release();
           throw BagError.wrap(error, 'CORRUPT_DATA', 'cannot decompress a row', { file: this.path, url: entry.url });
         }
       }
@@ -264,8 +271,18 @@ class FrameIterator implements IterableIterator<Frame> {
     return { done: true, value: undefined };
   }
 
+  /** Ends the cursor after a failure; a second error while cleaning up would only hide the first one. */
+  private release(): void {
+    try {
+      this.return();
+    } catch {
+      // the caller is about to throw the original failure
+    }
+  }
+
   private finish(): void {
     this.done = true;
+    this.owners.delete(this);
     this.statement.finalize();
   }
 }
