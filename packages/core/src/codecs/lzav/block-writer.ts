@@ -55,7 +55,7 @@ export class BlockWriter {
     if (type > 1) out[op + 2] = (d >>> 8) & 0xff;
     if (type > 2) out[op + 3] = d >>> 16;
     this.carryAt = op + type;
-    this.carryBits = CARRY_BITS[type]!;
+    this.carryBits = CARRY_BITS[type];
     op += type + 1;
     if (rc >= 16) op = writeVarint(out, op, rc - 16);
     this.pos = op;
@@ -80,7 +80,7 @@ export class BlockWriter {
 function writeVarint(out: Uint8Array, op: number, value: number): number {
   while (value > 127) {
     out[op++] = 0x80 | (value & 0x7f);
-    value = Math.floor(value / 128);
+    value >>>= 7;
   }
   out[op++] = value;
   return op;
@@ -88,7 +88,7 @@ function writeVarint(out: Uint8Array, op: number, value: number): number {
 
 function copyLiterals(out: Uint8Array, op: number, src: Uint8Array, from: number, len: number): number {
   if (len < 32) {
-    for (let i = 0; i < len; i++) out[op + i] = src[from + i]!;
+    for (let i = 0; i < len; i++) out[op + i] = src[from + i];
   } else {
     out.set(src.subarray(from, from + len), op);
   }
