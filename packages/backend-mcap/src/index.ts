@@ -1,1 +1,2 @@
-export {};
+export { loadCodecs, zstdLevelFor } from './codecs.js';
+export type { ChunkCodec, Codecs } from './codecs.js';

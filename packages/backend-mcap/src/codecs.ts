@@ -1,0 +1,59 @@
+import zstd from '@foxglove/wasm-zstd';
+import lz4 from '@foxglove/wasm-lz4';
+import { BagError } from '@vlink/bag-core';
+
+/**
+ * One chunk compression, passed to the reader and writer as a map keyed by the MCAP compression name (the way
+ * `@mcap/core` takes its decompress handlers). `compress` is optional: a codec without it can only be read.
+ */
+export interface ChunkCodec {
+  compress?(data: Uint8Array, level: number): Uint8Array;
+  /** Must return exactly `uncompressedSize` bytes or throw. */
+  decompress(data: Uint8Array, uncompressedSize: number): Uint8Array;
+}
+
+export type Codecs = Readonly<Record<string, ChunkCodec>>;
+
+let loaded: Promise<Codecs> | undefined;
+
+/**
+ * The default codecs: zstd (compress and decompress, `@foxglove/wasm-zstd`) and lz4 (decompress only,
+ * `@foxglove/wasm-lz4`). VLink compiles lz4 out and never writes it; we read it for foreign files, and asking the
+ * writer for lz4 chunks fails with `NOT_SUPPORTED`. Both WebAssembly modules load asynchronously, once per process.
+ */
+export function loadCodecs(): Promise<Codecs> {
+  loaded ??= Promise.all([zstd.isLoaded, lz4.isLoaded]).then(
+    (): Codecs =>
+      Object.freeze({
+        zstd: {
+          compress: (data, level) => zstd.compress(data, level),
+          decompress: (data, size) => zstd.decompress(data, size),
+        },
+        lz4: { decompress: (data, size) => lz4(data, size) },
+      }),
+    (error: unknown) => {
+      loaded = undefined;
+      throw BagError.wrap(error, 'DRIVER_MISSING', 'cannot load the zstd/lz4 WebAssembly codecs');
+    },
+  );
+  return loaded;
+}
+
+/**
+ * VLink's `compress_level` → mcap `CompressionLevel` → zstd level, as mcap's C++ writer maps them:
+ * 1 Fastest (−5), 2 Fast (−3), 0/3/other Default (1), 4 Slow (5), 5 Slowest (19).
+ */
+export function zstdLevelFor(compressLevel: number): number {
+  switch (compressLevel) {
+    case 1:
+      return -5;
+    case 2:
+      return -3;
+    case 4:
+      return 5;
+    case 5:
+      return 19;
+    default:
+      return 1;
+  }
+}

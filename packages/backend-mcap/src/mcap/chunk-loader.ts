@@ -1,0 +1,87 @@
+import { BagError } from '@vlink/bag-core';
+import type { Codecs } from '../codecs.js';
+import type { Readable } from '../io/readable.js';
+import { Opcode } from './constants.js';
+import { asBagError, corrupt } from './corruption.js';
+import { crc32 } from './crc32.js';
+import { parseRecord } from './record-parser.js';
+import type { Chunk } from './records.js';
+
+/** Uncompressed chunk records: `bytes[start..end)`, valid until the loader's next call. */
+export interface ChunkRecords {
+  bytes: Uint8Array;
+  view: DataView;
+  start: number;
+  end: number;
+  chunk: Chunk;
+}
+
+/** No real chunk is this big uncompressed; a larger claim is corruption, not a reason to allocate. */
+export const MAX_UNCOMPRESSED_CHUNK = 1024 * 1024 * 1024;
+/** zstd's best case (RLE blocks) stays far below this ratio; lz4 below 255. */
+const MAX_RATIO = 32768;
+
+/**
+ * Reads chunk records and returns their uncompressed records through the codec map, with bounds checks on every
+ * length before anything is allocated and the CRC checked when the file has one.
+ */
+export class ChunkLoader {
+  private buf = new Uint8Array(0);
+
+  constructor(
+    private readonly readable: Readable,
+    private readonly codecs: Codecs,
+    private readonly validateCrcs: boolean,
+    private readonly file: string | undefined,
+  ) {}
+
+  /** Loads the chunk record occupying [offset, offset + length) of the file. */
+  load(offset: number, length: number): ChunkRecords {
+    if (!(offset >= 0 && length > 0 && offset + length <= this.readable.size())) {
+      throw corrupt(`chunk of ${length} bytes lies outside the file`, this.file, offset);
+    }
+    if (this.buf.length < length) this.buf = new Uint8Array(Math.max(length, Math.min(this.buf.length * 2, MAX_UNCOMPRESSED_CHUNK)));
+    const bytes = this.readable.read(offset, length, this.buf);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (bytes[0] !== Opcode.Chunk) throw corrupt('expected a chunk record', this.file, offset);
+    return this.decode(bytes, view, 0, length, offset);
+  }
+
+  /** Decodes the chunk record at `bytes[at..at+length)`, which sits at `fileOffset` in the file. */
+  decode(bytes: Uint8Array, view: DataView, at: number, length: number, fileOffset: number): ChunkRecords {
+    let chunk: Chunk;
+    try {
+      const parsed = parseRecord(bytes, view, at, at + length);
+      if (parsed.record.type !== 'Chunk' || parsed.length !== length) throw corrupt('chunk record length does not match its index', this.file, fileOffset);
+      chunk = parsed.record;
+    } catch (error) {
+      throw asBagError(error, this.file, fileOffset - at, 'bad chunk');
+    }
+    const stored = bytes.subarray(chunk.recordsOffset, chunk.recordsOffset + chunk.recordsLength);
+    if (chunk.uncompressedSize > BigInt(MAX_UNCOMPRESSED_CHUNK)) {
+      throw corrupt(`chunk claims ${chunk.uncompressedSize} uncompressed bytes`, this.file, fileOffset);
+    }
+    const size = Number(chunk.uncompressedSize);
+    let records: Uint8Array;
+    if (chunk.compression === '') {
+      if (size !== stored.length) throw corrupt('uncompressed chunk size does not match its records', this.file, fileOffset);
+      records = stored;
+    } else {
+      const codec = this.codecs[chunk.compression];
+      if (!codec) {
+        throw new BagError('NOT_SUPPORTED', `chunk compression "${chunk.compression}" is not supported`, { ...(this.file === undefined ? {} : { file: this.file }), offset: fileOffset });
+      }
+      if (size > stored.length * MAX_RATIO + 4096) throw corrupt(`chunk claims an impossible ${chunk.compression} ratio`, this.file, fileOffset);
+      try {
+        records = size === 0 ? new Uint8Array(0) : codec.decompress(stored, size);
+      } catch (error) {
+        throw corrupt(`${chunk.compression} chunk does not decompress`, this.file, fileOffset, error);
+      }
+      if (records.length !== size) throw corrupt(`${chunk.compression} chunk decompressed to ${records.length} bytes, not ${size}`, this.file, fileOffset);
+    }
+    if (this.validateCrcs && chunk.uncompressedCrc !== 0 && crc32(records) !== chunk.uncompressedCrc) {
+      throw corrupt('chunk CRC mismatch', this.file, fileOffset);
+    }
+    return { bytes: records, view: new DataView(records.buffer, records.byteOffset, records.byteLength), start: 0, end: records.length, chunk };
+  }
+}

@@ -1,0 +1,179 @@
+import type { Readable } from '../io/readable.js';
+import { joinTime, splitTime, type Block } from './blocks.js';
+import type { ChunkLoader } from './chunk-loader.js';
+import { MESSAGE_FIXED, Opcode, RECORD_PREFIX } from './constants.js';
+import { asBagError, corrupt } from './corruption.js';
+import { RecordWindow } from './record-window.js';
+
+export interface MessageQuery {
+  /** Inclusive log time bounds in ns since the epoch. */
+  startTime?: bigint;
+  endTime?: bigint;
+  /** Channel ids to keep; undefined keeps all. */
+  channelIds?: Iterable<number>;
+}
+
+const MAX_HI = 0xffffffff;
+
+/**
+ * Pull-style iteration over messages in file order (blocks by offset, records in order inside each block), with no
+ * allocation per message: after `next()` returns true the fields describe the current message and `data` is a view
+ * into the chunk or window buffer, valid until the next call. 64-bit times are kept as 32-bit halves.
+ */
+export class MessageCursor {
+  channelId = 0;
+  sequence = 0;
+  timeHi = 0;
+  timeLo = 0;
+  publishHi = 0;
+  publishLo = 0;
+  data: Uint8Array = new Uint8Array(0);
+
+  private readonly blocks: Block[];
+  private blockIndex = 0;
+  private readonly flags: Uint8Array | undefined;
+  private readonly sHi: number;
+  private readonly sLo: number;
+  private readonly eHi: number;
+  private readonly eLo: number;
+  private readonly windowBuf = { buf: new Uint8Array(0) };
+
+  private mode = 0; // 0 between blocks, 1 inside chunk records, 2 inside a span
+  private bytes: Uint8Array = new Uint8Array(0);
+  private view: DataView = new DataView(new ArrayBuffer(0));
+  private pos = 0;
+  private end = 0;
+  private blockOffset = 0;
+  private window: RecordWindow | undefined;
+
+  constructor(
+    private readonly readable: Readable,
+    private readonly loader: ChunkLoader,
+    blocks: readonly Block[],
+    query: MessageQuery,
+    private readonly file: string | undefined,
+  ) {
+    const start = query.startTime ?? 0n;
+    const end = query.endTime ?? 0xffffffffffffffffn;
+    [this.sHi, this.sLo] = splitTime(start < 0n ? 0n : start);
+    [this.eHi, this.eLo] = end > 0xffffffffffffffffn ? [MAX_HI, MAX_HI] : splitTime(end);
+    let wanted: Set<number> | undefined;
+    if (query.channelIds) {
+      wanted = new Set(query.channelIds);
+      this.flags = new Uint8Array(65536);
+      for (const id of wanted) if (id >= 0 && id < 65536) this.flags[id] = 1;
+    }
+    this.blocks = blocks.filter((b) => {
+      if (start > end || b.endTime < start || b.startTime > end) return false;
+      if (wanted && b.channels) {
+        for (const id of b.channels) if (wanted.has(id)) return true;
+        return false;
+      }
+      return true;
+    });
+  }
+
+  get logTime(): bigint {
+    return joinTime(this.timeHi, this.timeLo);
+  }
+  get publishTime(): bigint {
+    return joinTime(this.publishHi, this.publishLo);
+  }
+
+  next(): boolean {
+    for (;;) {
+      if (this.mode === 1) {
+        if (this.nextInChunk()) return true;
+      } else if (this.mode === 2) {
+        if (this.nextInSpan()) return true;
+      }
+      if (this.blockIndex >= this.blocks.length) return false;
+      this.openBlock(this.blocks[this.blockIndex++]!);
+    }
+  }
+
+  private openBlock(b: Block): void {
+    this.blockOffset = b.offset;
+    if (b.kind === 'chunk') {
+      const r = this.loader.load(b.offset, b.length);
+      this.bytes = r.bytes;
+      this.view = r.view;
+      this.pos = r.start;
+      this.end = r.end;
+      this.mode = 1;
+    } else {
+      this.window = new RecordWindow(this.readable, b.offset, b.offset + b.length, this.windowBuf);
+      this.mode = 2;
+    }
+  }
+
+  private nextInChunk(): boolean {
+    const bytes = this.bytes;
+    const v = this.view;
+    const end = this.end;
+    let pos = this.pos;
+    while (pos < end) {
+      if (end - pos < RECORD_PREFIX) throw corrupt('chunk ends in the middle of a record', this.file, this.blockOffset);
+      const len = v.getUint32(pos + 1, true);
+      if (v.getUint32(pos + 5, true) !== 0 || len > end - pos - RECORD_PREFIX) {
+        throw corrupt('chunk record runs past the chunk', this.file, this.blockOffset);
+      }
+      const rec = pos;
+      pos += RECORD_PREFIX + len;
+      if (bytes[rec] !== Opcode.Message) continue;
+      if (len < MESSAGE_FIXED) throw corrupt('message record is too short', this.file, this.blockOffset);
+      if (this.accept(v, rec)) {
+        this.data = bytes.subarray(rec + 31, pos);
+        this.pos = pos;
+        return true;
+      }
+    }
+    this.pos = pos;
+    this.mode = 0;
+    return false;
+  }
+
+  private nextInSpan(): boolean {
+    const w = this.window!;
+    for (;;) {
+      const at = w.pos;
+      let len: number;
+      try {
+        len = w.next();
+      } catch (error) {
+        throw asBagError(error, this.file, 0, 'bad record');
+      }
+      if (len === 0) break;
+      if (len < 0) throw corrupt('data section ends in the middle of a record', this.file, at);
+      const i = w.at;
+      const op = w.buf[i]!;
+      if (op === Opcode.DataEnd || op === Opcode.Footer) break;
+      if (op !== Opcode.Message) continue;
+      if (len < RECORD_PREFIX + MESSAGE_FIXED) throw corrupt('message record is too short', this.file, at);
+      if (this.accept(w.view, i)) {
+        this.data = w.buf.subarray(i + 31, i + len);
+        return true;
+      }
+    }
+    this.mode = 0;
+    this.window = undefined;
+    return false;
+  }
+
+  /** Applies the channel and time filters to the message record at `rec` and, when it passes, loads its fields. */
+  private accept(v: DataView, rec: number): boolean {
+    const cid = v.getUint16(rec + 9, true);
+    if (this.flags && this.flags[cid] !== 1) return false;
+    const lo = v.getUint32(rec + 15, true);
+    const hi = v.getUint32(rec + 19, true);
+    if (hi < this.sHi || (hi === this.sHi && lo < this.sLo)) return false;
+    if (hi > this.eHi || (hi === this.eHi && lo > this.eLo)) return false;
+    this.channelId = cid;
+    this.sequence = v.getUint32(rec + 11, true);
+    this.timeLo = lo;
+    this.timeHi = hi;
+    this.publishLo = v.getUint32(rec + 23, true);
+    this.publishHi = v.getUint32(rec + 27, true);
+    return true;
+  }
+}
