@@ -18,6 +18,12 @@ export interface Backend {
   readonly extensions: readonly string[];
   createWriter(path: string, config: ResolvedWriterConfig, context: RecordingContext): Promise<BackendWriter>;
   openReader(path: string, options: ReaderOptions): Promise<BackendReader>;
+  /**
+   * Lets async writers run this backend in a worker thread: the URL of an ES module (usually the defining module's
+   * `import.meta.url`) that exports this backend object (any export name; matched by `name`) and can be imported in a
+   * worker without setup by the main thread. Without it, async writers use the same-thread queue instead.
+   */
+  readonly workerModule?: string;
   /** Rewrites the recording's tag (VLink `tag()`); resolves false where the format does not support it. */
   tag?(path: string, name: string): Promise<boolean>;
 }

@@ -14,6 +14,8 @@ import { formatVlinkDate } from '../model/time-format.js';
 export const memoryBackend: Backend = {
   name: 'memory',
   extensions: ['.memjson'],
+  // Async writers import this module in their worker and pick `memoryBackend` by name.
+  workerModule: import.meta.url,
   async createWriter(path, config, context) {
     return new MemoryWriter(path, config, context);
   },

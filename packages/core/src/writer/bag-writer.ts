@@ -1,94 +1,152 @@
-import type { BackendWriter, RecordingContext } from '../backend/backend.js';
+import type { Backend, BackendWriter, RecordingContext } from '../backend/backend.js';
 import { backendFor } from '../backend/registry.js';
 import { BagError } from '../errors.js';
 import { resolveWriterConfig, type ResolvedWriterConfig, type WriterConfig } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import { BagPluginInterface, PluginDirection, UrlRemapCache } from '../plugins/bag-plugin.js';
+import type { WorkerRuntime } from '../worker/link.js';
+import { defaultWorkerRuntime } from '../worker/spawn.js';
 import { ElapsedClock } from './elapsed-clock.js';
+import type { EngineHost, WriteEngine, WriterMode } from './engine.js';
+import { LocalEngine } from './local-engine.js';
 import { createRecordingContext } from './recording-context.js';
 import { SchemaRegistry, type SchemaCallback } from './schema-registry.js';
-import { scheduleSoon, unrefTimer } from '../util/schedule.js';
+import { SharedWriters } from './shared-writers.js';
+import { WorkerEngine } from './worker-engine.js';
 import { emptyDropCounters, type DropReason, type WriterStats } from './writer-stats.js';
 
 export type WriterErrorCallback = (error: BagError) => void;
 
-interface QueuedFrame {
-  frame: Frame;
-  durable?: { resolve(ts: number): void; reject(error: unknown): void };
+/** `BagWriter.create` options: VLink's `Config` plus how async mode runs. */
+export interface BagWriterOptions extends Partial<WriterConfig> {
+  /**
+   * Async mode only. `true`/undefined: write in a worker when the runtime and the backend allow it (else the
+   * same-thread queue); `false`: always the same-thread queue; `'node'`/`'web'`: force that worker adapter.
+   */
+  worker?: boolean | WorkerRuntime;
+  /**
+   * Worker mode: move payloads over 64 KiB to the worker without copying when the frame's `data` covers its whole
+   * ArrayBuffer. That buffer is detached (unusable by the caller) once handed over, so only set this when every such
+   * buffer is yours to give away. Default false: payloads are copied once.
+   */
+  transferPayloads?: boolean;
 }
 
-/** How long one drain turn may hold the event loop before yielding (ms). */
-const DRAIN_SLICE_MS = 8;
+/** Dispatched as `'error'` (like the error callbacks) for every error a writer reports. */
+export class WriterErrorEvent extends Event {
+  constructor(readonly error: BagError) {
+    super('error');
+  }
+}
 
 /**
  * Records frames into a bag; the file extension picks the backend (`.vdb`, `.vdbx`, `.vcap`, `.vcapx`).
  *
- * `push()` never waits for the disk: frames go to a bounded queue that is drained in slices between other work
- * (`syncMode: true` writes on the caller's stack instead, as VLink's sync mode does). Call `close()` (or `quit()` +
- * `waitForQuit()`) to finish the file; `await using writer = await BagWriter.create(...)` does it for you.
+ * `push()` never waits for the disk. In async mode (the default) the backend runs in a worker: frames are batched,
+ * handed over without blocking, and written there; where no worker can run, a bounded same-thread queue drained in
+ * slices takes its place. `syncMode: true` writes on the caller's stack, as VLink's sync mode does. Call `close()`
+ * (or `quit()` + `waitForQuit()`) to finish the file; `await using writer = await BagWriter.create(...)` does it.
  */
-export class BagWriter {
+export class BagWriter extends EventTarget {
   readonly path: string;
   readonly config: ResolvedWriterConfig;
   readonly context: RecordingContext;
 
-  private readonly backend: BackendWriter;
+  private engine!: WriteEngine;
   private readonly schemas: SchemaRegistry;
   private readonly clock = new ElapsedClock();
-  private readonly queue: QueuedFrame[] = [];
-  private queueHead = 0;
-  private queuedBytes = 0;
   private running = false;
-  private drainScheduled = false;
   private quitting = false;
   private closed = false;
   private failed = false;
   private lastError: BagError | undefined;
+  private lastRejection: BagError | undefined;
   private writtenFrames = 0;
   private writtenBytes = 0;
   private commits = 0;
   private readonly dropped = emptyDropCounters();
   private readonly errorCallbacks: WriterErrorCallback[] = [];
-  private tickTimer: ReturnType<typeof setInterval> | undefined;
+  private readonly splitBefore: Array<(index: number, file: string) => void> = [];
+  private readonly splitAfter: Array<(index: number, file: string) => void> = [];
+  private plugin: BagPluginInterface | undefined;
+  private remap: UrlRemapCache | undefined;
+  private readonly renamedUrls = new Map<string, Set<string>>();
+  private readonly losses = new Map<string, number>();
   private readonly quitPromise: Promise<void>;
   private resolveQuit!: () => void;
 
-  private constructor(path: string, config: ResolvedWriterConfig, context: RecordingContext, backend: BackendWriter, schemas: SchemaRegistry) {
+  private constructor(path: string, config: ResolvedWriterConfig, context: RecordingContext, schemas: SchemaRegistry) {
+    super();
     this.path = path;
     this.config = config;
     this.context = context;
-    this.backend = backend;
     this.schemas = schemas;
     this.quitPromise = new Promise((resolve) => (this.resolveQuit = resolve));
   }
 
-  /** Opens a new recording at `path` (an existing file is replaced, as VLink does). */
-  static async create(path: string, config: Partial<WriterConfig> = {}): Promise<BagWriter> {
+  /**
+   * Opens a new recording at `path` (an existing file is replaced, as VLink does). Rejects with the backend's error
+   * when the file cannot be created, in every mode.
+   */
+  static async create(path: string, options: BagWriterOptions = {}): Promise<BagWriter> {
     if (typeof path !== 'string' || path.length === 0) throw new BagError('INVALID_ARGUMENT', 'bag path must not be empty');
+    const { worker, transferPayloads, ...config } = options;
     const backend = backendFor(path);
     const resolved = resolveWriterConfig(config);
     const schemas = new SchemaRegistry();
     let writer: BagWriter | undefined;
-    const context = createRecordingContext(resolved, schemas, (index, file, before) => writer?.emitSplit(index, file, before));
-    const backendWriter = await backend.createWriter(path, resolved, context);
-    writer = new BagWriter(path, resolved, context, backendWriter, schemas);
+    const context = createRecordingContext(resolved, schemas, (index, file, before) => writer?.host.split(index, file, before));
+    writer = new BagWriter(path, resolved, context, schemas);
+    const runtime = resolved.syncMode ? undefined : pickRuntime(worker, backend);
+    if (runtime && backend.workerModule) {
+      writer.engine = await WorkerEngine.open(writer.host, {
+        path, config: resolved, context, schemas, runtime, transfer: transferPayloads === true,
+        backend: backend as Backend & { workerModule: string },
+      });
+    } else {
+      const backendWriter: BackendWriter = await backend.createWriter(path, resolved, context);
+      writer.engine = new LocalEngine(backendWriter, writer.host, path, resolved.syncMode);
+    }
     return writer;
   }
 
-  /** Starts the background drain (no-op in `syncMode`); the first `push` starts it too. */
+  /**
+   * The writer configured by env `VLINK_BAG_PATH` (tag `VLINK_BAG_TAG`), created on the first call and shared by
+   * later ones (VLink `global_get`). Resolves null when the variable is unset or names an unsupported extension; a
+   * Promise because opening a file is asynchronous here. Closing it lets the next call open a new one.
+   */
+  static globalGet(): Promise<BagWriter | null> {
+    return shared.global();
+  }
+
+  /** One shared writer per path, created on first use (VLink `filter_get`); null for an unsupported extension. */
+  static filterGet(path: string, options: BagWriterOptions = {}): Promise<BagWriter | null> {
+    return shared.filter(path, options);
+  }
+
+  /** Closes every writer handed out by `globalGet`/`filterGet` (e.g. at exit). */
+  static closeShared(): Promise<void> {
+    return shared.closeAll();
+  }
+
+  /** Where frames are stored: `'worker'`, `'queue'` (same-thread fallback) or `'sync'`. */
+  get mode(): WriterMode {
+    return this.engine.mode;
+  }
+
+  /** Starts async recording and restarts the writer clock (spec §2.9); the first `push` starts it too. */
   asyncRun(): void {
     if (this.running || this.closed || this.config.syncMode) return;
     this.running = true;
     this.clock.restart();
-    this.tickTimer = setInterval(() => this.tick(), 1000);
-    unrefTimer(this.tickTimer);
-    this.scheduleDrain();
+    this.engine.start();
   }
 
   /**
    * Queues a frame. A negative `timestamp` takes the writer's clock (µs since start). Returns the timestamp used, or
-   * −1 when the frame was refused (empty url, writer closed, queue full; in `syncMode` also a storage rejection);
-   * `stats().dropped` counts why.
+   * −1 when the frame was refused (empty url, writer closed or failed, queue full; in `syncMode` also a storage
+   * rejection); `stats().dropped` counts why. The payload is copied (or, with `transferPayloads`, taken) before
+   * `push` returns in worker mode; the same-thread modes keep a reference until the frame is written.
    */
   push(frame: Frame): number {
     const accepted = this.accept(frame);
@@ -99,6 +157,18 @@ export class BagWriter {
       return accepted.timestamp;
     }
     return this.store(accepted) ? accepted.timestamp : -1;
+  }
+
+  /** Like `push`, but resolves once the frame is committed to disk; rejects with the reason it was not. */
+  pushDurable(frame: Frame): Promise<number> {
+    const accepted = this.accept(frame);
+    if (accepted === undefined) return Promise.reject(this.lastRejection ?? new BagError('INVALID_ARGUMENT', 'frame refused'));
+    if (this.plugin) {
+      return Promise.reject(new BagError('NOT_SUPPORTED', 'pushDurable cannot be combined with a write plugin (it may hold frames)'));
+    }
+    return new Promise((resolve, reject) => {
+      if (!this.store(accepted, { resolve, reject })) reject(this.lastRejection);
+    });
   }
 
   /** Binds a write plugin (`onWrite` before storage, `convertUrlMeta` renames or drops urls); undefined unbinds. */
@@ -113,41 +183,27 @@ export class BagWriter {
     plugin.onReset();
   }
 
-  /** Like `push`, but resolves once the frame is committed to disk; rejects with the reason it was not. */
-  pushDurable(frame: Frame): Promise<number> {
-    const accepted = this.accept(frame);
-    if (accepted === undefined) {
-      return Promise.reject(this.lastRejection ?? new BagError('INVALID_ARGUMENT', 'frame refused'));
-    }
-    if (this.plugin) {
-      return Promise.reject(new BagError('NOT_SUPPORTED', 'pushDurable cannot be combined with a write plugin (it may hold frames)'));
-    }
-    if (this.config.syncMode) {
-      if (!this.writeNow(accepted)) return Promise.reject(this.lastRejection);
-      return this.commitNow().then(() => accepted.timestamp);
-    }
-    return new Promise((resolve, reject) => this.enqueue({ frame: accepted, durable: { resolve, reject } }));
-  }
-
   /** Embeds a schema (protobuf descriptor set, flatbuffers bfbs, …) for `name`; false on a conflict. */
   pushSchema(schema: SchemaData): boolean {
     try {
       const stored = this.schemas.add(schema);
-      if (!this.closed) this.backend.writeSchema(stored);
+      if (!this.closed && !this.quitting) this.engine.writeSchema(stored);
       return true;
     } catch (error) {
-      this.report(BagError.wrap(error, 'SCHEMA_CONFLICT', 'pushSchema failed'), false);
+      this.report(BagError.wrap(error, 'SCHEMA_CONFLICT', 'pushSchema failed'));
       return false;
     }
   }
 
+  /** Answers schemas the recording does not know yet; runs on this thread, also in worker mode. */
   registerSchemaCallback(callback: SchemaCallback | undefined): void {
     this.schemas.setCallback(callback);
+    if (this.engine instanceof WorkerEngine) this.engine.schemasChanged();
   }
 
   /** Loss ratio of a url in [0, 1] (> 1 is stored as −1, unknown), written when the file closes. */
   setUrlLoss(url: string, loss: number): void {
-    this.backend.setUrlLoss(url, loss);
+    if (!this.quitting) this.engine.setUrlLoss(url, loss);
     this.losses.set(url, loss);
   }
 
@@ -156,7 +212,7 @@ export class BagWriter {
     this.errorCallbacks.push(callback);
   }
 
-  /** Split callback `(index, file, before)` for split recordings; see spec §4.3. */
+  /** Split callback `(index, file, before)` for split recordings; see spec §4.3. In worker mode it is a notification. */
   registerSplitCallback(callback: (index: number, file: string) => void, before = false): void {
     (before ? this.splitBefore : this.splitAfter).push(callback);
   }
@@ -168,13 +224,14 @@ export class BagWriter {
 
   stats(): WriterStats {
     return {
-      queuedFrames: this.queue.length - this.queueHead,
-      queuedBytes: this.queuedBytes,
+      mode: this.engine.mode,
+      queuedFrames: this.engine.queuedFrames(),
+      queuedBytes: this.engine.queuedBytes(),
       writtenFrames: this.writtenFrames,
       writtenBytes: this.writtenBytes,
       dropped: { ...this.dropped },
       commits: this.commits,
-      currentFile: this.closed ? '' : safeCurrentFile(this.backend),
+      currentFile: this.closed ? '' : this.engine.currentFile(),
       lastError: this.lastError,
     };
   }
@@ -186,18 +243,13 @@ export class BagWriter {
     this.plugin?.flush();
     // VLink writes a loss at close for the url and for every name a write plugin renamed it to.
     for (const [url, loss] of this.losses) {
-      for (const renamed of this.renamedUrls.get(url) ?? []) this.backend.setUrlLoss(renamed, loss);
+      for (const renamed of this.renamedUrls.get(url) ?? []) this.engine.setUrlLoss(renamed, loss);
     }
     this.quitting = true;
-    if (this.config.syncMode || !this.running) {
-      this.drainAll();
-      this.finish();
-    } else {
-      this.scheduleDrain();
-    }
+    this.engine.quit();
   }
 
-  /** Resolves after `quit()` once the last byte is written and the file is closed. */
+  /** Resolves after `quit()` once the last byte is written, the file is closed and a worker has exited. */
   waitForQuit(): Promise<void> {
     return this.quitPromise;
   }
@@ -211,20 +263,48 @@ export class BagWriter {
     await this.close();
   }
 
+  /** @internal Reports an error that happened on this writer's behalf (e.g. a `tapSource` conversion). */
+  reportError(error: BagError): void {
+    this.report(error);
+  }
+
   // ---------------------------------------------------------------------------------------------------------------
 
-  private plugin: BagPluginInterface | undefined;
-  private remap: UrlRemapCache | undefined;
-  private readonly renamedUrls = new Map<string, Set<string>>();
-  private readonly losses = new Map<string, number>();
+  /** The engines' view of this writer: counters and callbacks live here, whichever thread writes. */
+  private readonly host: EngineHost = {
+    written: (frames, bytes) => {
+      this.writtenFrames += frames;
+      this.writtenBytes += bytes;
+    },
+    committed: () => void this.commits++,
+    dropped: (reason, error, report, count = 1) => {
+      this.dropped[reason] += count;
+      this.lastRejection = error;
+      if (report) this.report(error);
+    },
+    failed: (error) => {
+      this.failed = true;
+      this.lastError = error;
+      this.report(error);
+    },
+    warn: (error) => this.report(error),
+    split: (index, file, before) => {
+      for (const callback of before ? this.splitBefore : this.splitAfter) callback(index, file);
+    },
+    finished: () => {
+      this.closed = true;
+      this.quitting = true;
+      this.resolveQuit();
+    },
+  };
 
-  /** Stores a frame that passed the plugin stage: straight to the backend in sync mode, else via the queue. */
-  private store(frame: Frame): boolean {
+  /** Stores a frame that passed the plugin stage; false (counted) when it was refused. */
+  private store(frame: Frame, durable?: { resolve(ts: number): void; reject(error: unknown): void }): boolean {
     let target = frame;
     if (this.remap) {
       const url = this.remap.map(frame.url, frame.serType, frame.schemaType);
       if (url === null) {
-        this.dropped.plugin++;
+        this.refuse('plugin', new BagError('INVALID_ARGUMENT', 'url dropped by the write plugin', { url: frame.url }));
         return false;
       }
       if (url !== frame.url) {
@@ -235,16 +315,8 @@ export class BagWriter {
       }
     }
     if (this.closed) return this.refuse('closed', new BagError('CLOSED', 'writer is closed', { file: this.path })) ?? false;
-    if (this.config.syncMode) return this.writeNow(target);
-    return this.enqueue({ frame: target });
-  }
-
-  private readonly splitBefore: Array<(index: number, file: string) => void> = [];
-  private readonly splitAfter: Array<(index: number, file: string) => void> = [];
-  private lastRejection: BagError | undefined;
-
-  private emitSplit(index: number, file: string, before: boolean): void {
-    for (const callback of before ? this.splitBefore : this.splitAfter) callback(index, file);
+    if (this.failed) return this.refuse('storageError', this.lastError!) ?? false;
+    return this.engine.submit(target, durable);
   }
 
   /** Validates and timestamps a frame; undefined (counted) when it is refused before the queue. */
@@ -256,6 +328,8 @@ export class BagWriter {
     if (!(frame.data instanceof Uint8Array)) {
       return this.refuse('emptyUrl', new BagError('INVALID_ARGUMENT', 'frame data must be a Uint8Array', { url: frame.url }));
     }
+    // VLink needs an explicit async_run(); starting here (before the clock is read) avoids silently filling a queue.
+    if (!this.running && !this.config.syncMode) this.asyncRun();
     const timestamp = frame.timestamp < 0 || !Number.isFinite(frame.timestamp) ? this.clock.nowUs() : Math.floor(frame.timestamp);
     return timestamp === frame.timestamp ? frame : { ...frame, timestamp };
   }
@@ -266,130 +340,7 @@ export class BagWriter {
     return undefined;
   }
 
-  private enqueue(item: QueuedFrame): boolean {
-    const size = item.frame.data.length;
-    const depth = this.queue.length - this.queueHead;
-    if (depth >= this.config.maxTaskDepth) return this.rejectQueued(item, 'queueDepth', 'queue depth');
-    if (this.queuedBytes + size > this.config.maxMemorySize) return this.rejectQueued(item, 'queueMemory', 'queue memory');
-    this.queue.push(item);
-    this.queuedBytes += size;
-    // VLink needs an explicit async_run(); starting on the first push avoids silently filling the queue instead.
-    if (!this.running) this.asyncRun();
-    else this.scheduleDrain();
-    return true;
-  }
-
-  private rejectQueued(item: QueuedFrame, reason: DropReason, what: string): false {
-    const error = new BagError('QUEUE_FULL', `${what} limit reached; frame dropped`, { url: item.frame.url });
-    this.refuse(reason, error);
-    item.durable?.reject(error);
-    return false;
-  }
-
-  private scheduleDrain(): void {
-    if (this.drainScheduled) return;
-    this.drainScheduled = true;
-    scheduleSoon(() => {
-      this.drainScheduled = false;
-      this.drainSlice();
-    });
-  }
-
-  private drainSlice(): void {
-    const deadline = performance.now() + DRAIN_SLICE_MS;
-    let pendingCommit: QueuedFrame[] | undefined;
-    while (this.queueHead < this.queue.length) {
-      const item = this.takeNext();
-      const ok = this.writeNow(item.frame);
-      if (item.durable) {
-        if (ok) (pendingCommit ??= []).push(item);
-        else item.durable.reject(this.lastRejection);
-      }
-      if ((this.queueHead & 63) === 0 && performance.now() > deadline) break;
-    }
-    if (pendingCommit) this.commitFor(pendingCommit);
-    if (this.queueHead < this.queue.length) this.scheduleDrain();
-    else if (this.quitting) this.finish();
-  }
-
-  private drainAll(): void {
-    let pendingCommit: QueuedFrame[] | undefined;
-    while (this.queueHead < this.queue.length) {
-      const item = this.takeNext();
-      const ok = this.writeNow(item.frame);
-      if (item.durable) {
-        if (ok) (pendingCommit ??= []).push(item);
-        else item.durable.reject(this.lastRejection);
-      }
-    }
-    if (pendingCommit) this.commitFor(pendingCommit);
-  }
-
-  private takeNext(): QueuedFrame {
-    const item = this.queue[this.queueHead]!;
-    this.queue[this.queueHead] = undefined as unknown as QueuedFrame;
-    this.queueHead++;
-    this.queuedBytes -= item.frame.data.length;
-    // Compact now and then instead of shift()-ing every frame (shift is O(n) on long queues).
-    if (this.queueHead > 4096 && this.queueHead * 2 > this.queue.length) {
-      this.queue.splice(0, this.queueHead);
-      this.queueHead = 0;
-    }
-    return item;
-  }
-
-  /** Writes one frame to the backend; false (counted, reported) when it was not stored. */
-  private writeNow(frame: Frame): boolean {
-    if (this.failed) {
-      this.refuse('storageError', this.lastError ?? new BagError('IO_ERROR', 'writer failed'));
-      return false;
-    }
-    try {
-      this.backend.write(frame);
-      this.writtenFrames++;
-      this.writtenBytes += frame.data.length;
-      return true;
-    } catch (error) {
-      const bagError = BagError.wrap(error, 'IO_ERROR', 'write failed', { file: this.path, url: frame.url });
-      const reason: DropReason =
-        bagError.code === 'SCHEMA_CONFLICT' ? 'schemaConflict' : bagError.code === 'LIMIT_REACHED' ? 'limit' : 'storageError';
-      this.refuse(reason, bagError);
-      this.report(bagError, reason === 'storageError');
-      return false;
-    }
-  }
-
-  private commitFor(items: QueuedFrame[]): void {
-    try {
-      this.backend.commit();
-      this.commits++;
-      for (const item of items) item.durable!.resolve(item.frame.timestamp);
-    } catch (error) {
-      const bagError = BagError.wrap(error, 'IO_ERROR', 'commit failed', { file: this.path });
-      this.report(bagError, true);
-      for (const item of items) item.durable!.reject(bagError);
-    }
-  }
-
-  private async commitNow(): Promise<void> {
-    this.backend.commit();
-    this.commits++;
-  }
-
-  private tick(): void {
-    if (this.closed || this.failed) return;
-    try {
-      this.backend.tick();
-    } catch (error) {
-      this.report(BagError.wrap(error, 'IO_ERROR', 'periodic commit failed', { file: this.path }), true);
-    }
-  }
-
-  private report(error: BagError, fatal: boolean): void {
-    if (fatal) {
-      this.failed = true;
-      this.lastError = error;
-    }
+  private report(error: BagError): void {
     for (const callback of this.errorCallbacks) {
       try {
         callback(error);
@@ -397,25 +348,14 @@ export class BagWriter {
         // A throwing callback must not break the writer; the error is already recorded in stats().
       }
     }
-  }
-
-  private finish(): void {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.tickTimer !== undefined) clearInterval(this.tickTimer);
-    try {
-      this.backend.close();
-    } catch (error) {
-      this.report(BagError.wrap(error, 'IO_ERROR', 'close failed', { file: this.path }), true);
-    }
-    this.resolveQuit();
+    this.dispatchEvent(new WriterErrorEvent(error));
   }
 }
 
-function safeCurrentFile(backend: BackendWriter): string {
-  try {
-    return backend.currentFile();
-  } catch {
-    return '';
-  }
+/** Worker mode needs a worker-capable runtime and a backend that says which module to import in the worker. */
+function pickRuntime(choice: BagWriterOptions['worker'], backend: Backend): WorkerRuntime | undefined {
+  if (choice === false || !backend.workerModule) return undefined;
+  return choice === 'node' || choice === 'web' ? choice : defaultWorkerRuntime();
 }
+
+const shared = new SharedWriters<BagWriter, BagWriterOptions>((path, options) => BagWriter.create(path, options));

@@ -12,8 +12,12 @@ export type DropReason =
 
 /** A snapshot of a writer's counters (`writer.stats()`). */
 export interface WriterStats {
+  /** Where frames are written: a worker, the same-thread queue (fallback) or the caller's stack (`syncMode`). */
+  mode: 'worker' | 'queue' | 'sync';
+  /** Accepted but not yet finished with by the writing side (in worker mode: not yet acknowledged by the worker). */
   queuedFrames: number;
   queuedBytes: number;
+  /** Stored by the backend (in worker mode: as acknowledged by the worker). */
   writtenFrames: number;
   writtenBytes: number;
   dropped: Record<DropReason, number>;

@@ -1,0 +1,132 @@
+import { BagError, type BagErrorCode } from '../errors.js';
+import type { ResolvedWriterConfig } from '../model/config.js';
+import type { SchemaData } from '../model/frame.js';
+import type { RecordingContext } from '../backend/backend.js';
+import type { DropReason } from '../writer/writer-stats.js';
+
+/**
+ * Messages between `BagWriter` (producer thread) and `writer-service.ts` (worker). One ordered channel: the worker
+ * handles messages strictly in the order they were posted, which is what keeps frames, schemas and `quit` in order.
+ */
+
+/** The serialisable part of a RecordingContext; `resolveSchema` is replaced by schemas sent ahead of frames. */
+export type ContextData = Omit<RecordingContext, 'resolveSchema' | 'onSplit'>;
+
+export interface OpenMessage {
+  k: 'open';
+  path: string;
+  config: ResolvedWriterConfig;
+  context: ContextData;
+  /** `Backend.workerModule` and `Backend.name`: the worker imports the module and picks the backend by name. */
+  backendModule: string;
+  backendName: string;
+  /** Live progress the producer reads without waiting for acks (see `progress.ts`); absent without shared memory. */
+  progress?: SharedArrayBuffer;
+}
+
+/**
+ * Frames in struct-of-arrays form: `meta` holds FIELDS numbers per frame, payload bytes live in `chunks` (batch
+ * arenas and single large payloads), url and ser names are interned (`strings` announces the new ones in id order).
+ */
+export interface BatchMessage {
+  k: 'batch';
+  seq: number;
+  count: number;
+  bytes: number;
+  meta: Float64Array;
+  chunks: ArrayBuffer[];
+  strings: string[];
+  /** Schemas resolved on the producer for (ser, family) pairs first seen in this batch; cached, not written. */
+  schemas: SchemaData[];
+  /** Pairs of (frame index, durable id): their outcome is reported in the ack. */
+  durable: number[];
+  /** Commit after the batch (a durable push is in it). */
+  commit: boolean;
+}
+
+export interface SchemaMessage {
+  k: 'schema';
+  schema: SchemaData;
+}
+
+export interface LossMessage {
+  k: 'loss';
+  url: string;
+  loss: number;
+}
+
+export interface QuitMessage {
+  k: 'quit';
+}
+
+export type ToWorker = OpenMessage | BatchMessage | SchemaMessage | LossMessage | QuitMessage;
+
+export interface AckMessage {
+  k: 'ack';
+  seq: number;
+  count: number;
+  bytes: number;
+  written: number;
+  writtenBytes: number;
+  dropped: Partial<Record<DropReason, number>>;
+  /** Rejections worth a callback (capped per batch; `dropped` has the exact counts). */
+  errors: ErrorData[];
+  /** A storage error: the writer has failed. */
+  fatal?: ErrorData;
+  committed: boolean;
+  /** Durable ids that made it to disk, and [id, index into `errors` or −1 for `fatal`] for those that did not. */
+  durableOk: number[];
+  durableFailed: number[];
+  currentFile?: string;
+}
+
+export type FromWorker =
+  | { k: 'opened'; currentFile: string }
+  | { k: 'openFailed'; error: ErrorData }
+  | AckMessage
+  | { k: 'split'; index: number; file: string; before: boolean }
+  | { k: 'error'; error: ErrorData; fatal: boolean }
+  | { k: 'closed'; error?: ErrorData };
+
+export const FIELDS = 8;
+export const F_TS = 0;
+export const F_URL = 1;
+export const F_SER = 2;
+export const F_SCHEMA = 3;
+export const F_ACTION = 4;
+export const F_CHUNK = 5;
+export const F_OFFSET = 6;
+export const F_LENGTH = 7;
+
+/** A BagError flattened for postMessage (structured clone keeps an Error's message but drops `code`). */
+export interface ErrorData {
+  code: BagErrorCode;
+  message: string;
+  file?: string;
+  url?: string;
+  offset?: number;
+  stack?: string;
+  cause?: string;
+}
+
+export function errorToData(error: BagError): ErrorData {
+  const data: ErrorData = { code: error.code, message: error.message };
+  if (error.file !== undefined) data.file = error.file;
+  if (error.url !== undefined) data.url = error.url;
+  if (error.offset !== undefined) data.offset = error.offset;
+  if (error.stack !== undefined) data.stack = error.stack;
+  if (error.cause !== undefined) data.cause = error.cause instanceof Error ? error.cause.message : String(error.cause);
+  return data;
+}
+
+/** Rebuilds the worker's BagError on the producer side, with the same code, message and context. */
+export function dataToError(data: ErrorData): BagError {
+  const error = new BagError(data.code, data.message, data.cause === undefined ? {} : { cause: new Error(data.cause) });
+  // The message already carries the context text, so set the fields directly instead of formatting it again.
+  const fields = error as { -readonly [K in 'file' | 'url' | 'offset']?: BagError[K] };
+  if (data.file !== undefined) fields.file = data.file;
+  if (data.url !== undefined) fields.url = data.url;
+  if (data.offset !== undefined) fields.offset = data.offset;
+  if (data.stack !== undefined) error.stack = `${data.stack}\n    (in the writer worker)`;
+  return error;
+}

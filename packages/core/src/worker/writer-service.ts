@@ -1,0 +1,214 @@
+import type { Backend, BackendWriter, RecordingContext } from '../backend/backend.js';
+import { BagError } from '../errors.js';
+import type { Frame, SchemaData } from '../model/frame.js';
+import { schemaTypeLabel, type SchemaType } from '../model/schema-type.js';
+import type { DropReason } from '../writer/writer-stats.js';
+import type { ParentLink } from './link.js';
+import { SharedProgress } from './progress.js';
+import {
+  errorToData, FIELDS, F_ACTION, F_CHUNK, F_LENGTH, F_OFFSET, F_SCHEMA, F_SER, F_TS, F_URL,
+  type AckMessage, type BatchMessage, type ErrorData, type FromWorker, type OpenMessage, type ToWorker,
+} from './protocol.js';
+
+/** Rejections forwarded per batch; a backend at its row limit rejects every frame and the counts say how many. */
+const MAX_ERRORS_PER_ACK = 16;
+
+/**
+ * The worker half of an async `BagWriter`: owns the BackendWriter, writes batches in the order they arrive, commits
+ * for durable pushes, runs the once-a-second `tick()` (VLink's commit-check timer runs on its writer thread too), and
+ * reports every outcome back. It never decides policy: queue limits, timestamps and plugins stay on the producer.
+ */
+export function serveWriter(link: ParentLink): void {
+  let writer: BackendWriter | undefined;
+  let path = '';
+  let failed: BagError | undefined;
+  let progress: SharedProgress | undefined;
+  let tickTimer: ReturnType<typeof setInterval> | undefined;
+  let lastFile = '';
+  const strings: string[] = [];
+  const schemas = new Map<string, SchemaData>();
+  const send = (message: FromWorker) => link.post(message);
+  const fail = (error: unknown, what: string): BagError => {
+    const bagError = BagError.wrap(error, 'IO_ERROR', what, { file: path });
+    failed ??= bagError;
+    return bagError;
+  };
+
+  async function open(message: OpenMessage): Promise<void> {
+    path = message.path;
+    progress = message.progress ? new SharedProgress(message.progress) : undefined;
+    try {
+      const backend = await importBackend(message.backendModule, message.backendName);
+      const context: RecordingContext = {
+        ...message.context,
+        resolveSchema: (name: string, type: SchemaType) => schemas.get(schemaKey(name, type)),
+        onSplit: (index, file, before) => send({ k: 'split', index, file, before }),
+      };
+      writer = await backend.createWriter(message.path, message.config, context);
+    } catch (error) {
+      send({ k: 'openFailed', error: errorToData(BagError.wrap(error, 'IO_ERROR', 'cannot open bag', { file: path })) });
+      link.close();
+      return;
+    }
+    lastFile = safeCurrentFile(writer);
+    send({ k: 'opened', currentFile: lastFile });
+    tickTimer = setInterval(tick, 1000);
+  }
+
+  function tick(): void {
+    if (!writer || failed) return;
+    try {
+      writer.tick();
+    } catch (error) {
+      send({ k: 'error', error: errorToData(fail(error, 'periodic commit failed')), fatal: true });
+    }
+  }
+
+  function writeBatch(batch: BatchMessage): void {
+    for (const value of batch.strings) strings.push(value);
+    for (const schema of batch.schemas) schemas.set(schemaKey(schema.name, schema.schemaType), schema);
+    const ack: AckMessage = {
+      k: 'ack', seq: batch.seq, count: batch.count, bytes: batch.bytes, written: 0, writtenBytes: 0, dropped: {},
+      errors: [], committed: false, durableOk: [], durableFailed: [],
+    };
+    const outcome = new Int32Array(batch.count).fill(-2); // −2 written, −1 fatal, ≥0 index into ack.errors
+    const m = batch.meta;
+    const chunks = batch.chunks.map((buffer) => new Uint8Array(buffer));
+    for (let i = 0; i < batch.count; i++) {
+      const base = i * FIELDS;
+      const length = m[base + F_LENGTH]!;
+      if (failed) {
+        outcome[i] = -1;
+        continue;
+      }
+      const offset = m[base + F_OFFSET]!;
+      const frame: Frame = {
+        timestamp: m[base + F_TS]!,
+        url: strings[m[base + F_URL]!]!,
+        serType: strings[m[base + F_SER]!]!,
+        schemaType: m[base + F_SCHEMA]!,
+        actionType: m[base + F_ACTION]!,
+        data: chunks[m[base + F_CHUNK]!]!.subarray(offset, offset + length),
+      };
+      try {
+        writer!.write(frame);
+        ack.written++;
+        ack.writtenBytes += length;
+      } catch (error) {
+        const bagError = BagError.wrap(error, 'IO_ERROR', 'write failed', { file: path, url: frame.url });
+        const reason = rejectionReason(bagError);
+        if (reason === 'storageError') {
+          failed ??= bagError;
+          ack.fatal ??= errorToData(bagError);
+          outcome[i] = -1;
+          continue;
+        }
+        ack.dropped[reason] = (ack.dropped[reason] ?? 0) + 1;
+        if (ack.errors.length < MAX_ERRORS_PER_ACK) ack.errors.push(errorToData(bagError));
+        outcome[i] = ack.errors.length - 1;
+      }
+    }
+    // Frames after the storage error (and the failing one) are dropped; count them like the same-thread writer.
+    const afterFatal = batch.count - ack.written - sumValues(ack.dropped);
+    if (afterFatal > 0) ack.dropped.storageError = afterFatal;
+    if (batch.commit && !failed) {
+      try {
+        writer!.commit();
+        ack.committed = true;
+      } catch (error) {
+        ack.fatal = errorToData(fail(error, 'commit failed'));
+      }
+    }
+    for (let j = 0; j < batch.durable.length; j += 2) {
+      const index = batch.durable[j]!;
+      const id = batch.durable[j + 1]!;
+      const result = outcome[index]!;
+      if (result === -2 && ack.committed) ack.durableOk.push(id);
+      else ack.durableFailed.push(id, result === -2 ? -1 : result);
+    }
+    if (failed && !ack.fatal) ack.fatal = errorToData(failed);
+    const file = writer ? safeCurrentFile(writer) : '';
+    if (file !== lastFile) ack.currentFile = lastFile = file;
+    progress?.add(batch.count, batch.bytes);
+    link.post(ack);
+  }
+
+  function close(): void {
+    if (tickTimer !== undefined) clearInterval(tickTimer);
+    let error: ErrorData | undefined;
+    try {
+      writer?.close();
+    } catch (cause) {
+      error = errorToData(fail(cause, 'close failed'));
+    }
+    send(error ? { k: 'closed', error } : { k: 'closed' });
+    link.close();
+  }
+
+  function handle(message: ToWorker): void | Promise<void> {
+    switch (message.k) {
+      case 'open':
+        return open(message);
+      case 'batch':
+        return writeBatch(message);
+      case 'schema':
+        schemas.set(schemaKey(message.schema.name, message.schema.schemaType), message.schema);
+        if (!writer || failed) return;
+        try {
+          writer.writeSchema(message.schema);
+        } catch (error) {
+          send({ k: 'error', error: errorToData(BagError.wrap(error, 'SCHEMA_CONFLICT', 'pushSchema failed', { file: path })), fatal: false });
+        }
+        return;
+      case 'loss':
+        writer?.setUrlLoss(message.url, message.loss);
+        return;
+      case 'quit':
+        return close();
+    }
+  }
+
+  // `open` is the only asynchronous step; chaining keeps later messages behind it and in order.
+  let chain: Promise<void> = Promise.resolve();
+  link.onMessage((message) => {
+    chain = chain.then(() => handle(message as ToWorker)).catch((error) => {
+      send({ k: 'error', error: errorToData(fail(error, 'writer worker error')), fatal: true });
+    });
+  });
+}
+
+async function importBackend(specifier: string, name: string): Promise<Backend> {
+  const module = (await import(specifier)) as Record<string, unknown>;
+  const candidates = [module['default'], ...Object.values(module)];
+  const found = candidates.find((value): value is Backend => isBackend(value) && value.name === name);
+  if (!found) throw new BagError('INTERNAL', `module ${specifier} exports no backend named "${name}" (Backend.workerModule)`);
+  return found;
+}
+
+function isBackend(value: unknown): value is Backend {
+  return typeof value === 'object' && value !== null && typeof (value as Backend).createWriter === 'function';
+}
+
+function rejectionReason(error: BagError): DropReason {
+  if (error.code === 'SCHEMA_CONFLICT') return 'schemaConflict';
+  if (error.code === 'LIMIT_REACHED') return 'limit';
+  return 'storageError';
+}
+
+function schemaKey(name: string, type: SchemaType): string {
+  return `${name}\x1f${schemaTypeLabel(type)}`;
+}
+
+function sumValues(record: Partial<Record<string, number>>): number {
+  let sum = 0;
+  for (const value of Object.values(record)) sum += value ?? 0;
+  return sum;
+}
+
+function safeCurrentFile(writer: BackendWriter): string {
+  try {
+    return writer.currentFile();
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,145 @@
+import type { SchemaData } from '../model/frame.js';
+import {
+  FIELDS, F_ACTION, F_CHUNK, F_LENGTH, F_OFFSET, F_SCHEMA, F_SER, F_TS, F_URL, type BatchMessage,
+} from '../worker/protocol.js';
+
+/** Payloads up to this size are copied into the batch arena; larger ones travel as their own buffer. */
+export const SMALL_PAYLOAD = 64 * 1024;
+const ARENA_MIN = 16 * 1024;
+const ARENA_MAX = 1024 * 1024;
+const META_MIN = 64;
+
+/**
+ * Collects frames for one postMessage. Everything it hands over is owned by the batch and transferred, never cloned:
+ * small payloads are copied into an arena (one copy, cheap), large ones are copied once into a buffer of their own,
+ * or, with `transfer`, moved without a copy when the caller's view covers its whole ArrayBuffer (which the caller
+ * then loses: transferring detaches it). Sizes adapt: arenas double when a batch fills one and shrink when mostly
+ * empty, so a steady stream of tiny frames does not allocate a megabyte per batch.
+ */
+export class BatchBuilder {
+  count = 0;
+  bytes = 0;
+  commit = false;
+  private meta = new Float64Array(META_MIN * FIELDS);
+  private chunks: ArrayBuffer[] = [];
+  private transferred: Set<ArrayBuffer> | undefined;
+  private arena: Uint8Array | undefined;
+  private arenaUsed = 0;
+  private arenaSize = ARENA_MIN;
+  private arenaChunk = -1;
+  private strings: string[] = [];
+  private schemas: SchemaData[] = [];
+  private durable: number[] = [];
+  private metaHint = META_MIN;
+
+  add(timestamp: number, url: number, ser: number, schemaType: number, action: number, data: Uint8Array, transfer: boolean): number {
+    const index = this.count;
+    if ((index + 1) * FIELDS > this.meta.length) this.growMeta();
+    const length = data.byteLength;
+    let chunk: number;
+    let offset = 0;
+    if (length <= SMALL_PAYLOAD) {
+      if (!this.arena || this.arenaUsed + length > this.arena.byteLength) this.newArena(length);
+      this.arena!.set(data, this.arenaUsed);
+      chunk = this.arenaChunk;
+      offset = this.arenaUsed;
+      this.arenaUsed += length;
+    } else {
+      chunk = this.chunks.length;
+      this.chunks.push(this.largeBuffer(data, transfer));
+    }
+    const m = this.meta;
+    const base = index * FIELDS;
+    m[base + F_TS] = timestamp;
+    m[base + F_URL] = url;
+    m[base + F_SER] = ser;
+    m[base + F_SCHEMA] = schemaType;
+    m[base + F_ACTION] = action;
+    m[base + F_CHUNK] = chunk;
+    m[base + F_OFFSET] = offset;
+    m[base + F_LENGTH] = length;
+    this.count++;
+    this.bytes += length;
+    return index;
+  }
+
+  addString(value: string): void {
+    this.strings.push(value);
+  }
+
+  addSchema(schema: SchemaData): void {
+    this.schemas.push(schema);
+  }
+
+  markDurable(index: number, id: number): void {
+    this.durable.push(index, id);
+    this.commit = true;
+  }
+
+  /** True when there is anything to send (a durable commit request with no frame still counts). */
+  get pending(): boolean {
+    return this.count > 0 || this.strings.length > 0 || this.schemas.length > 0 || this.commit;
+  }
+
+  /** Hands the batch over and resets the builder; the second element is the transfer list. */
+  take(seq: number): [BatchMessage, ArrayBuffer[]] {
+    if (this.arena) this.adaptArena();
+    const meta = this.meta.length === this.count * FIELDS ? this.meta : this.meta.slice(0, this.count * FIELDS);
+    const message: BatchMessage = {
+      k: 'batch', seq, count: this.count, bytes: this.bytes, meta, chunks: this.chunks, strings: this.strings,
+      schemas: this.schemas, durable: this.durable, commit: this.commit,
+    };
+    const transfer = [...this.chunks, meta.buffer as ArrayBuffer];
+    this.metaHint = Math.max(META_MIN, Math.min(1024, this.count));
+    this.meta = new Float64Array(this.metaHint * FIELDS);
+    this.chunks = [];
+    this.transferred = undefined;
+    this.arena = undefined;
+    this.arenaUsed = 0;
+    this.arenaChunk = -1;
+    this.strings = [];
+    this.schemas = [];
+    this.durable = [];
+    this.count = 0;
+    this.bytes = 0;
+    this.commit = false;
+    return [message, transfer];
+  }
+
+  private newArena(atLeast: number): void {
+    // A batch that overflowed its arena gets bigger ones from now on (fewer, larger transfers).
+    if (this.arena) this.arenaSize = Math.min(ARENA_MAX, this.arenaSize * 2);
+    this.arenaChunk = this.chunks.length;
+    const arena = new Uint8Array(Math.max(this.arenaSize, atLeast));
+    this.chunks.push(arena.buffer);
+    this.arena = arena;
+    this.arenaUsed = 0;
+  }
+
+  private adaptArena(): void {
+    if (this.arenaUsed * 4 < this.arenaSize) this.arenaSize = Math.max(ARENA_MIN, this.arenaSize >> 1);
+    // Send only the used part of the last arena when most of it is empty (a cheap copy, fewer bytes held).
+    if (this.arena && this.arenaUsed * 2 < this.arena.byteLength) this.chunks[this.arenaChunk] = this.arena.slice(0, this.arenaUsed).buffer;
+  }
+
+  private growMeta(): void {
+    const next = new Float64Array(this.meta.length * 2);
+    next.set(this.meta);
+    this.meta = next;
+  }
+
+  private largeBuffer(data: Uint8Array, transfer: boolean): ArrayBuffer {
+    const buffer = data.buffer;
+    if (
+      transfer &&
+      buffer instanceof ArrayBuffer &&
+      data.byteOffset === 0 &&
+      data.byteLength === buffer.byteLength &&
+      !(this.transferred ??= new Set()).has(buffer)
+    ) {
+      this.transferred.add(buffer);
+      return buffer;
+    }
+    return data.slice().buffer;
+  }
+}

@@ -1,0 +1,210 @@
+import type { BackendWriter } from '../backend/backend.js';
+import { BagError } from '../errors.js';
+import type { Frame, SchemaData } from '../model/frame.js';
+import { scheduleSoon, unrefTimer } from '../util/schedule.js';
+import type { Durable, EngineHost, WriteEngine } from './engine.js';
+import type { DropReason } from './writer-stats.js';
+
+interface QueuedFrame {
+  frame: Frame;
+  durable: Durable | undefined;
+}
+
+/** How long one drain turn may hold the event loop before yielding (ms). */
+const DRAIN_SLICE_MS = 8;
+
+/**
+ * Writes on the producer's thread. `sync` is VLink's sync mode: the backend runs on the caller's stack, no timer. The
+ * `queue` mode is the fallback where no worker can run (no Worker API, a backend without `workerModule`, or
+ * `worker: false`): frames wait in a queue drained in slices of at most 8 ms between other work.
+ */
+export class LocalEngine implements WriteEngine {
+  readonly mode: 'sync' | 'queue';
+  private readonly queue: QueuedFrame[] = [];
+  private head = 0;
+  private bytes = 0;
+  private running = false;
+  private drainScheduled = false;
+  private quitting = false;
+  private closed = false;
+  private failed: BagError | undefined;
+  private tickTimer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    private readonly backend: BackendWriter,
+    private readonly host: EngineHost,
+    private readonly path: string,
+    sync: boolean,
+  ) {
+    this.mode = sync ? 'sync' : 'queue';
+  }
+
+  queuedFrames(): number {
+    return this.queue.length - this.head;
+  }
+
+  queuedBytes(): number {
+    return this.bytes;
+  }
+
+  start(): void {
+    if (this.running || this.closed || this.mode === 'sync') return;
+    this.running = true;
+    this.tickTimer = setInterval(() => this.tick(), 1000);
+    unrefTimer(this.tickTimer);
+    this.scheduleDrain();
+  }
+
+  submit(frame: Frame, durable?: Durable): boolean {
+    if (this.mode === 'sync') {
+      if (!this.writeNow(frame)) {
+        durable?.reject(this.lastDrop);
+        return false;
+      }
+      if (durable) this.commitFor([{ frame, durable }]);
+      return true;
+    }
+    this.queue.push({ frame, durable });
+    this.bytes += frame.data.length;
+    // VLink needs an explicit async_run(); starting on the first push avoids silently filling the queue instead.
+    if (!this.running) this.start();
+    else this.scheduleDrain();
+    return true;
+  }
+
+  writeSchema(schema: SchemaData): void {
+    if (this.closed) return;
+    try {
+      this.backend.writeSchema(schema);
+    } catch (error) {
+      this.host.warn(BagError.wrap(error, 'SCHEMA_CONFLICT', 'pushSchema failed', { file: this.path }));
+    }
+  }
+
+  setUrlLoss(url: string, loss: number): void {
+    this.backend.setUrlLoss(url, loss);
+  }
+
+  currentFile(): string {
+    if (this.closed) return '';
+    try {
+      return this.backend.currentFile();
+    } catch {
+      return '';
+    }
+  }
+
+  quit(): void {
+    if (this.quitting) return;
+    this.quitting = true;
+    if (this.mode === 'sync' || !this.running) {
+      this.drain(Infinity);
+      this.finish();
+    } else {
+      this.scheduleDrain();
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+
+  private lastDrop: BagError | undefined;
+
+  private scheduleDrain(): void {
+    if (this.drainScheduled) return;
+    this.drainScheduled = true;
+    scheduleSoon(() => {
+      this.drainScheduled = false;
+      this.drain(performance.now() + DRAIN_SLICE_MS);
+      if (this.head < this.queue.length) this.scheduleDrain();
+      else if (this.quitting) this.finish();
+    });
+  }
+
+  private drain(deadline: number): void {
+    let pendingCommit: QueuedFrame[] | undefined;
+    while (this.head < this.queue.length) {
+      const item = this.takeNext();
+      const ok = this.writeNow(item.frame);
+      if (item.durable) {
+        if (ok) (pendingCommit ??= []).push(item);
+        else item.durable.reject(this.lastDrop);
+      }
+      if ((this.head & 63) === 0 && performance.now() > deadline) break;
+    }
+    if (pendingCommit) this.commitFor(pendingCommit);
+  }
+
+  private takeNext(): QueuedFrame {
+    const item = this.queue[this.head]!;
+    this.queue[this.head] = undefined as unknown as QueuedFrame;
+    this.head++;
+    this.bytes -= item.frame.data.length;
+    // Compact now and then instead of shift()-ing every frame (shift is O(n) on long queues).
+    if (this.head > 4096 && this.head * 2 > this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
+    }
+    return item;
+  }
+
+  /** Writes one frame; false (counted and reported through the host) when it was not stored. */
+  private writeNow(frame: Frame): boolean {
+    if (this.failed) return this.drop('storageError', this.failed, false);
+    try {
+      this.backend.write(frame);
+      this.host.written(1, frame.data.length);
+      return true;
+    } catch (error) {
+      const bagError = BagError.wrap(error, 'IO_ERROR', 'write failed', { file: this.path, url: frame.url });
+      const reason: DropReason =
+        bagError.code === 'SCHEMA_CONFLICT' ? 'schemaConflict' : bagError.code === 'LIMIT_REACHED' ? 'limit' : 'storageError';
+      // A storage error is reported once, as the writer's failure; a rejection is reported as itself.
+      if (reason === 'storageError') this.fail(bagError);
+      return this.drop(reason, bagError, reason !== 'storageError');
+    }
+  }
+
+  private drop(reason: DropReason, error: BagError, report: boolean): false {
+    this.lastDrop = error;
+    this.host.dropped(reason, error, report);
+    return false;
+  }
+
+  private commitFor(items: QueuedFrame[]): void {
+    try {
+      this.backend.commit();
+      this.host.committed();
+      for (const item of items) item.durable!.resolve(item.frame.timestamp);
+    } catch (error) {
+      const bagError = BagError.wrap(error, 'IO_ERROR', 'commit failed', { file: this.path });
+      this.fail(bagError);
+      for (const item of items) item.durable!.reject(bagError);
+    }
+  }
+
+  private tick(): void {
+    if (this.closed || this.failed) return;
+    try {
+      this.backend.tick();
+    } catch (error) {
+      this.fail(BagError.wrap(error, 'IO_ERROR', 'periodic commit failed', { file: this.path }));
+    }
+  }
+
+  private fail(error: BagError): void {
+    this.failed ??= error;
+    this.host.failed(error);
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.tickTimer !== undefined) clearInterval(this.tickTimer);
+    try {
+      this.backend.close();
+    } catch (error) {
+      this.fail(BagError.wrap(error, 'IO_ERROR', 'close failed', { file: this.path }));
+    }
+    this.host.finished();
+  }
+}

@@ -1,0 +1,289 @@
+import type { Backend, RecordingContext } from '../backend/backend.js';
+import { BagError } from '../errors.js';
+import type { ResolvedWriterConfig } from '../model/config.js';
+import type { Frame, SchemaData } from '../model/frame.js';
+import { scheduleSoon } from '../util/schedule.js';
+import type { WorkerLink, WorkerRuntime } from '../worker/link.js';
+import { SharedProgress } from '../worker/progress.js';
+import { dataToError, type AckMessage, type FromWorker, type OpenMessage } from '../worker/protocol.js';
+import { spawnWorker } from '../worker/spawn.js';
+import type { Durable, EngineHost, WriteEngine } from './engine.js';
+import { BatchBuilder } from './frame-batch.js';
+import { SchemaForwarder } from './schema-forwarder.js';
+import type { SchemaRegistry } from './schema-registry.js';
+import type { DropReason } from './writer-stats.js';
+
+/** A batch is posted as soon as it holds this many frames or bytes; otherwise at the end of the current task. */
+const BATCH_FRAMES = 1024;
+const BATCH_BYTES = 4 * 1024 * 1024;
+
+export interface WorkerEngineOptions {
+  path: string;
+  config: ResolvedWriterConfig;
+  context: RecordingContext;
+  backend: Backend & { workerModule: string };
+  schemas: SchemaRegistry;
+  runtime: WorkerRuntime;
+  transfer: boolean;
+}
+
+/**
+ * The producer half of an async writer: checks the queue limits, batches frames (see `BatchBuilder`), forwards the
+ * schemas the worker will need, and turns the worker's acks back into counters, callbacks and durable results.
+ * "Queued" means accepted and not yet finished with by the worker, so the limits bound what is in flight across both
+ * threads, which is what bounds memory.
+ */
+export class WorkerEngine implements WriteEngine {
+  readonly mode = 'worker' as const;
+  private readonly batch = new BatchBuilder();
+  private readonly urls = new Map<string, number>();
+  private readonly forwarder: SchemaForwarder;
+  private readonly progress = SharedProgress.create();
+  private readonly durables = new Map<number, { durable: Durable; timestamp: number }>();
+  private nextString = 0;
+  private nextDurable = 0;
+  private seq = 0;
+  private inflight = 0;
+  private pushedFrames = 0;
+  private pushedBytes = 0;
+  private doneFrames = 0;
+  private doneBytes = 0;
+  private flushScheduled = false;
+  private quitting = false;
+  private gone = false;
+  private fatalReported = false;
+  private file = '';
+  private opened: { resolve(): void; reject(error: unknown): void } | undefined;
+  private readonly flushSoon = () => {
+    this.flushScheduled = false;
+    this.flush();
+  };
+
+  private constructor(
+    private readonly link: WorkerLink,
+    private readonly host: EngineHost,
+    private readonly options: WorkerEngineOptions,
+  ) {
+    this.forwarder = new SchemaForwarder(options.schemas, (schema) => this.batch.addSchema(schema), (error) => host.warn(error));
+  }
+
+  /** Starts the worker and opens the file there; rejects with the backend's error if the file cannot be opened. */
+  static async open(host: EngineHost, options: WorkerEngineOptions): Promise<WorkerEngine> {
+    const link = await spawnWorker(options.runtime);
+    const engine = new WorkerEngine(link, host, options);
+    const opened = new Promise<void>((resolve, reject) => (engine.opened = { resolve, reject }));
+    link.onMessage((message) => engine.receive(message as FromWorker));
+    link.onFailure((error) => engine.crashed(error));
+    const { resolveSchema: _r, onSplit: _s, ...context } = options.context;
+    const open: OpenMessage = {
+      k: 'open', path: options.path, config: options.config, context, backendModule: options.backend.workerModule,
+      backendName: options.backend.name, ...(engine.progress ? { progress: engine.progress.buffer } : {}),
+    };
+    link.post(open);
+    try {
+      await opened;
+    } catch (error) {
+      await link.exit();
+      throw error;
+    }
+    link.unref();
+    return engine;
+  }
+
+  get runtime(): WorkerRuntime {
+    return this.link.runtime;
+  }
+
+  queuedFrames(): number {
+    return this.pushedFrames - (this.progress ? Math.max(this.doneFrames, this.progress.frames()) : this.doneFrames);
+  }
+
+  queuedBytes(): number {
+    return this.pushedBytes - (this.progress ? Math.max(this.doneBytes, this.progress.bytes()) : this.doneBytes);
+  }
+
+  start(): void {}
+
+  submit(frame: Frame, durable?: Durable): boolean {
+    if (this.gone) return this.refuse('storageError', new BagError('IO_ERROR', 'writer worker is gone', { file: this.options.path }), durable);
+    const size = frame.data.byteLength;
+    const config = this.options.config;
+    // Cheap check against what the last ack said; only near a limit ask the shared counters for the live figure.
+    if (this.pushedFrames - this.doneFrames >= config.maxTaskDepth || this.pushedBytes - this.doneBytes + size > config.maxMemorySize) {
+      if (this.queuedFrames() >= config.maxTaskDepth) return this.refuseFull('queueDepth', 'queue depth', frame, durable);
+      if (this.queuedBytes() + size > config.maxMemorySize) return this.refuseFull('queueMemory', 'queue memory', frame, durable);
+    }
+    const ser = this.forwarder.serId(frame.serType, (name) => this.intern(name));
+    this.forwarder.ensure(ser, frame);
+    let url = this.urls.get(frame.url);
+    if (url === undefined) this.urls.set(frame.url, (url = this.intern(frame.url)));
+    const index = this.batch.add(frame.timestamp, url, ser, frame.schemaType, frame.actionType, frame.data, this.options.transfer);
+    this.pushedFrames++;
+    this.pushedBytes += size;
+    if (durable) {
+      const id = ++this.nextDurable;
+      this.durables.set(id, { durable, timestamp: frame.timestamp });
+      this.batch.markDurable(index, id);
+    }
+    if (this.batch.count >= BATCH_FRAMES || this.batch.bytes >= BATCH_BYTES) this.flush();
+    else if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      scheduleSoon(this.flushSoon);
+    }
+    return true;
+  }
+
+  /** The schema callback changed: pairs it could not answer before are asked again. */
+  schemasChanged(): void {
+    this.forwarder.retryMisses();
+  }
+
+  writeSchema(schema: SchemaData): void {
+    if (this.gone || this.quitting) return;
+    this.flush();
+    this.link.post({ k: 'schema', schema });
+  }
+
+  setUrlLoss(url: string, loss: number): void {
+    if (this.gone || this.quitting) return;
+    this.flush();
+    this.link.post({ k: 'loss', url, loss });
+  }
+
+  currentFile(): string {
+    return this.file;
+  }
+
+  quit(): void {
+    if (this.quitting) return;
+    this.quitting = true;
+    if (this.gone) return this.host.finished();
+    this.flush();
+    this.link.ref();
+    this.link.post({ k: 'quit' });
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+
+  private intern(value: string): number {
+    this.batch.addString(value);
+    return this.nextString++;
+  }
+
+  private flush(): void {
+    if (!this.batch.pending || this.gone) return;
+    const [message, transfer] = this.batch.take(++this.seq);
+    if (this.inflight++ === 0) this.link.ref();
+    try {
+      this.link.post(message, transfer);
+    } catch (error) {
+      // Only a caller that detached a buffer it lent us with `transferPayloads` gets here; the batch is lost.
+      this.inflight--;
+      this.doneFrames += message.count;
+      this.doneBytes += message.bytes;
+      this.progress?.add(message.count, message.bytes);
+      const bagError = BagError.wrap(error, 'INVALID_ARGUMENT', 'a batch could not be handed to the writer worker', { file: this.options.path });
+      if (message.count > 0) this.host.dropped('storageError', bagError, true, message.count);
+      for (let j = 1; j < message.durable.length; j += 2) this.settleDurable(message.durable[j]!, bagError);
+    }
+  }
+
+  private receive(message: FromWorker): void {
+    switch (message.k) {
+      case 'ack':
+        return this.onAck(message);
+      case 'opened':
+        this.file = message.currentFile;
+        return this.opened?.resolve();
+      case 'openFailed':
+        this.gone = true;
+        return this.opened?.reject(dataToError(message.error));
+      case 'split':
+        if (!message.before) this.file = message.file;
+        return this.host.split(message.index, message.file, message.before);
+      case 'error':
+        if (message.fatal) this.reportFatal(dataToError(message.error));
+        else this.host.warn(dataToError(message.error));
+        return;
+      case 'closed':
+        if (message.error) this.reportFatal(dataToError(message.error));
+        this.gone = true;
+        this.file = '';
+        void this.link.exit().then(() => this.host.finished());
+        return;
+    }
+  }
+
+  private onAck(ack: AckMessage): void {
+    this.inflight--;
+    this.doneFrames += ack.count;
+    this.doneBytes += ack.bytes;
+    if (ack.currentFile !== undefined) this.file = ack.currentFile;
+    if (ack.written > 0) this.host.written(ack.written, ack.writtenBytes);
+    const fatal = ack.fatal ? this.reportFatal(dataToError(ack.fatal)) : undefined;
+    const errors = ack.errors.map(dataToError);
+    const reported = new Map<DropReason, number>();
+    for (const error of errors) {
+      const reason: DropReason = error.code === 'SCHEMA_CONFLICT' ? 'schemaConflict' : 'limit';
+      reported.set(reason, (reported.get(reason) ?? 0) + 1);
+      this.host.dropped(reason, error, true, 1);
+    }
+    for (const [key, count] of Object.entries(ack.dropped)) {
+      const reason = key as DropReason;
+      const rest = (count ?? 0) - (reported.get(reason) ?? 0);
+      if (rest > 0) this.host.dropped(reason, fatal ?? errors[errors.length - 1]!, false, rest);
+    }
+    if (ack.committed) this.host.committed();
+    for (const id of ack.durableOk) this.settleDurable(id);
+    for (let j = 0; j < ack.durableFailed.length; j += 2) {
+      const at = ack.durableFailed[j + 1]!;
+      this.settleDurable(ack.durableFailed[j]!, (at >= 0 ? errors[at] : fatal) ?? new BagError('IO_ERROR', 'frame not committed', { file: this.options.path }));
+    }
+    if (this.inflight === 0 && !this.quitting) this.link.unref();
+  }
+
+  private settleDurable(id: number, error?: BagError): void {
+    const entry = this.durables.get(id);
+    if (!entry) return;
+    this.durables.delete(id);
+    if (error) entry.durable.reject(error);
+    else entry.durable.resolve(entry.timestamp);
+  }
+
+  /** Reports a storage failure once; later acks of the same failure only settle their frames. */
+  private reportFatal(error: BagError): BagError {
+    if (!this.fatalReported) {
+      this.fatalReported = true;
+      this.host.failed(error);
+    }
+    return error;
+  }
+
+  /** The worker died (uncaught error, failed import, killed): everything in flight is lost and counted. */
+  private crashed(cause: Error): void {
+    if (this.gone) return;
+    this.gone = true;
+    const error = new BagError('INTERNAL', `writer worker failed: ${cause.message}; pass { worker: false } to write on this thread`, { file: this.options.path, cause });
+    if (this.opened) this.opened.reject(error);
+    const lost = this.pushedFrames - this.doneFrames;
+    this.doneFrames = this.pushedFrames;
+    this.doneBytes = this.pushedBytes;
+    this.reportFatal(error);
+    if (lost > 0) this.host.dropped('storageError', error, false, lost);
+    for (const id of [...this.durables.keys()]) this.settleDurable(id, error);
+    // The file is as closed as it will get; a pending quit() is over, a later one finishes at once.
+    void this.link.exit().then(() => {
+      if (this.quitting) this.host.finished();
+    });
+  }
+
+  private refuse(reason: DropReason, error: BagError, durable: Durable | undefined): false {
+    this.host.dropped(reason, error, false, 1);
+    durable?.reject(error);
+    return false;
+  }
+
+  private refuseFull(reason: DropReason, what: string, frame: Frame, durable: Durable | undefined): false {
+    return this.refuse(reason, new BagError('QUEUE_FULL', `${what} limit reached; frame dropped`, { url: frame.url }), durable);
+  }
+}
