@@ -42,3 +42,5 @@ export { BagReader } from './reader/bag-reader.js';
 export type { FramesOptions } from './reader/bag-reader.js';
 export type { CursorConfig } from './reader/cursor-config.js';
 export { BagPluginInterface, PluginDirection, UrlRemapCache } from './plugins/bag-plugin.js';
+export { lzav } from './codecs/lzav/index.js';
+export * from './codecs/compression-frame.js';
