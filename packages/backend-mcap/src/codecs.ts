@@ -26,10 +26,10 @@ export function loadCodecs(): Promise<Codecs> {
     (): Codecs =>
       Object.freeze({
         zstd: {
-          compress: (data, level) => zstd.compress(data, level),
-          decompress: (data, size) => zstd.decompress(data, size),
+          compress: (data, level) => plain(zstd.compress(data, level)),
+          decompress: (data, size) => plain(zstd.decompress(data, size)),
         },
-        lz4: { decompress: (data, size) => lz4(data, size) },
+        lz4: { decompress: (data, size) => plain(lz4(data, size)) },
       }),
     (error: unknown) => {
       loaded = undefined;
@@ -37,6 +37,11 @@ export function loadCodecs(): Promise<Codecs> {
     },
   );
   return loaded;
+}
+
+/** The codecs return Node Buffers; frames must be plain Uint8Arrays (same bytes, no copy). */
+function plain(b: Uint8Array): Uint8Array {
+  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
 
 /**

@@ -1,0 +1,58 @@
+import type { Backend, BackendWriter, Frame, SchemaData } from '@vlink/bag-core';
+import { loadCodecs } from './codecs.js';
+import { FileWritable } from './io/file-writable.js';
+import { VcapFileWriter } from './vcap/vcap-file-writer.js';
+import { VcapReader } from './vcap/vcap-reader.js';
+import { verifyTrailingMagic } from './vcap/verify-tail.js';
+
+/** The `.vcap` backend: VLink's MCAP mapping (spec §5), written by our own chunk writer, read with `VcapReader`. */
+export const mcapBackend: Backend = {
+  name: 'mcap',
+  extensions: ['.vcap'],
+  async createWriter(path, config, context) {
+    const codecs = await loadCodecs();
+    const writable = new FileWritable(path);
+    try {
+      return new VcapBackendWriter(new VcapFileWriter({ writable, codecs, config, context, file: path }));
+    } catch (error) {
+      writable.close();
+      throw error;
+    }
+  },
+  async openReader(path, options) {
+    return VcapReader.open(path, options, await loadCodecs());
+  },
+  /** A single `.vcap` has no rewritable tag (spec §5.4 step 9). */
+  async tag() {
+    return false;
+  },
+};
+
+class VcapBackendWriter implements BackendWriter {
+  private closed = false;
+  constructor(private readonly writer: VcapFileWriter) {}
+  write(frame: Frame): void {
+    this.writer.write(frame);
+  }
+  writeSchema(schema: SchemaData): void {
+    this.writer.writeSchema(schema);
+  }
+  setUrlLoss(url: string, loss: number): void {
+    this.writer.setUrlLoss(url, loss);
+  }
+  commit(): void {
+    this.writer.commit();
+  }
+  tick(): void {
+    this.writer.tick();
+  }
+  currentFile(): string {
+    return this.writer.file;
+  }
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.writer.close();
+    verifyTrailingMagic(this.writer.file);
+  }
+}

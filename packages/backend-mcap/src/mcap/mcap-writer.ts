@@ -1,0 +1,568 @@
+import { BagError } from '@vlink/bag-core';
+import type { Codecs, ChunkCodec } from '../codecs.js';
+import type { Writable } from '../io/writable.js';
+import { ByteWriter } from './byte-writer.js';
+import { CHUNK_FIXED, Opcode, TWO_32 } from './constants.js';
+import { CRC32_INIT, crc32Final, crc32Update } from './crc32.js';
+import {
+  writeChannel,
+  writeChunkIndex,
+  writeDataEnd,
+  writeHeader,
+  writeMagic,
+  writeMetadata,
+  writeMetadataIndex,
+  writeSchema,
+  writeStatistics,
+  writeSummaryOffset,
+} from './record-encoder.js';
+import type { ChunkIndex, MetadataIndex, SummaryOffset } from './records.js';
+
+export interface McapWriterOptions {
+  writable: Writable;
+  codecs: Codecs;
+  profile: string;
+  library: string;
+  /** Uncompressed bytes after which a chunk is closed; ≤ 0 writes records outside chunks (no compression then). */
+  chunkSize: number;
+  /** MCAP compression name for chunks: `''` (none) or a codec with `compress` (`zstd`). */
+  compression: string;
+  /** Level handed to the codec's `compress`. */
+  compressionLevel: number;
+  /** Compute each chunk's `uncompressed_crc` (0 = not computed, as MCAP allows). */
+  chunkCrc: boolean;
+  /** Absolute time in ns since the epoch that message time offsets count from. */
+  timeBase: bigint;
+  /**
+   * Payloads of at least this many bytes in uncompressed chunks are handed to the writable as they are (vectored
+   * write, chunk header patched afterwards) instead of being copied into the chunk buffer. Default 64 KiB.
+   */
+  directWriteThreshold?: number;
+  /** For error messages. */
+  file?: string;
+}
+
+interface ChannelSlot {
+  id: number;
+  schemaId: number;
+  topic: string;
+  messageEncoding: string;
+  metadata: ReadonlyMap<string, string>;
+  written: boolean;
+  count: number;
+  /** Message index of the open chunk: log time offsets and record offsets, interleaved. */
+  index: number[];
+}
+
+interface SchemaSlot {
+  id: number;
+  name: string;
+  encoding: string;
+  data: Uint8Array;
+  written: boolean;
+}
+
+interface ChunkEntry {
+  startRel: number;
+  endRel: number;
+  offset: number;
+  length: number;
+  indexOffsets: Map<number, bigint>;
+  indexLength: number;
+  compression: string;
+  storedSize: number;
+  uncompressedSize: number;
+}
+
+/** Fixed header size of an uncompressed chunk: prefix (9) + fixed fields + empty compression string. */
+const PLAIN_CHUNK_HEADER = 9 + CHUNK_FIXED;
+/** Records outside chunks are buffered up to this size before a write. */
+const OUT_FLUSH = 1024 * 1024;
+/** As mcap's C++ writer: chunks below 1 KiB, or saving less than 2 %, are stored uncompressed. */
+const MIN_COMPRESS_SIZE = 1024;
+const MIN_COMPRESS_RATIO = 1.02;
+
+const EMPTY_METADATA: ReadonlyMap<string, string> = new Map();
+
+/**
+ * A fast, synchronous MCAP writer. Compared with `@mcap/core`'s `McapWriter` it encodes records straight into one
+ * reusable chunk buffer (no per-record builders, no bigint per message), computes the chunk CRC only when asked
+ * and never a data-section CRC, and for uncompressed chunks hands big payloads to the OS as they are: the chunk
+ * header is written ahead as a placeholder and patched with `writeAt` when the chunk closes.
+ *
+ * Message times are offsets in ns (numbers) from `timeBase`; log time and publish time are equal (VLink's mapping).
+ * Schema and channel records are written lazily, inside the chunk of the first message that needs them.
+ */
+export class McapWriter {
+  private readonly w: Writable;
+  private readonly opts: McapWriterOptions;
+  private readonly codec: ChunkCodec | undefined;
+  private readonly chunking: boolean;
+  private readonly direct: number;
+  private readonly canSpill: boolean;
+  private readonly baseHi: number;
+  private readonly baseLo: number;
+
+  /** Pending bytes of the data section outside any chunk. */
+  private readonly out = new ByteWriter(256 * 1024);
+  /** Pending records of the open chunk. */
+  private readonly chunk: ByteWriter;
+  private readonly scratch = new ByteWriter(4096);
+
+  private readonly schemas: SchemaSlot[] = [];
+  private readonly channels: ChannelSlot[] = [];
+  private readonly chunkIndexes: ChunkEntry[] = [];
+  private readonly metadataIndexes: Array<Omit<MetadataIndex, 'type'>> = [];
+
+  // Open chunk state.
+  private chunkOpen = false;
+  private chunkOpenedAt = 0;
+  private chunkRecords = 0;
+  private chunkMessages = 0;
+  private chunkStartRel = 0;
+  private chunkEndRel = 0;
+  private chunkCrc = CRC32_INIT;
+  private chunkChannels: number[] = [];
+  /** File offset of the placeholder header once part of the chunk went to disk, else −1. */
+  private spilledAt = -1;
+  private outSince = 0;
+
+  // Statistics.
+  private messageCount = 0;
+  private startRel = 0;
+  private endRel = 0;
+  private schemasWritten = 0;
+  private channelsWritten = 0;
+  private metadataCount = 0;
+  private chunkCount = 0;
+  private ended = false;
+
+  constructor(options: McapWriterOptions) {
+    this.opts = options;
+    this.w = options.writable;
+    this.chunking = options.chunkSize > 0;
+    const compression = this.chunking ? options.compression : '';
+    if (compression) {
+      const codec = options.codecs[compression];
+      if (!codec) throw new BagError('NOT_SUPPORTED', `no codec for chunk compression "${compression}"`, { file: options.file });
+      if (!codec.compress) {
+        throw new BagError('NOT_SUPPORTED', `chunk compression "${compression}" can be read but not written`, { file: options.file });
+      }
+      this.codec = codec;
+    }
+    this.direct = options.directWriteThreshold ?? 64 * 1024;
+    this.canSpill = this.chunking && !this.codec && typeof this.w.writev === 'function' && typeof this.w.writeAt === 'function';
+    this.chunk = new ByteWriter(this.chunking ? Math.min(Math.max(options.chunkSize + 1024, 64 * 1024), 64 * 1024 * 1024) : 1024);
+    if (options.timeBase < 0n || options.timeBase >= 1n << 63n) throw new BagError('INVALID_ARGUMENT', 'time base out of range');
+    this.baseHi = Number(options.timeBase >> 32n);
+    this.baseLo = Number(options.timeBase & 0xffffffffn);
+  }
+
+  /** Writes the magic and the Header record. */
+  start(): void {
+    writeMagic(this.out);
+    writeHeader(this.out, { profile: this.opts.profile, library: this.opts.library });
+    this.flushOut();
+  }
+
+  /** Registers a schema (id 1, 2, … in order); its record is written by `writeSchemaNow` or with its first channel. */
+  addSchema(name: string, encoding: string, data: Uint8Array): number {
+    const id = this.schemas.length + 1;
+    if (id > 0xffff) throw new BagError('LIMIT_REACHED', 'more than 65535 schemas in one MCAP file', { file: this.opts.file });
+    this.schemas.push({ id, name, encoding, data: data.slice(), written: false });
+    return id;
+  }
+
+  /** Writes a registered schema's record now: into the open chunk, else into the data section. */
+  writeSchemaNow(id: number): void {
+    const s = this.schemas[id - 1];
+    if (!s || s.written) return;
+    s.written = true;
+    this.schemasWritten++;
+    if (this.chunkOpen) this.chunkRecords += writeSchema(this.chunk, s);
+    else {
+      this.markOut();
+      writeSchema(this.out, s);
+    }
+  }
+
+  /** Registers a channel (id 1, 2, …); its record is written before its first message. */
+  addChannel(topic: string, messageEncoding: string, schemaId: number, metadata: ReadonlyMap<string, string> = EMPTY_METADATA): number {
+    const id = this.channels.length + 1;
+    if (id > 0xffff) throw new BagError('LIMIT_REACHED', 'more than 65535 channels in one MCAP file', { file: this.opts.file });
+    if (schemaId !== 0 && !this.schemas[schemaId - 1]) throw new BagError('INTERNAL', `unknown schema id ${schemaId}`);
+    this.channels.push({ id, schemaId, topic, messageEncoding, metadata, written: false, count: 0, index: [] });
+    return id;
+  }
+
+  /**
+   * Adds one message. `timeNs` is the offset from `timeBase` in ns (an integer, |value| < 2^53). The payload is
+   * copied or written before this returns: the caller may reuse it afterwards.
+   */
+  addMessage(channelId: number, sequence: number, timeNs: number, data: Uint8Array): void {
+    const ch = this.channels[channelId - 1];
+    if (!ch) throw new BagError('INTERNAL', `unknown channel id ${channelId}`);
+    if (this.ended) throw new BagError('CLOSED', 'writer is closed', { file: this.opts.file });
+    if (!ch.written) this.writeChannelRecord(ch);
+    if (this.messageCount === 0) this.startRel = this.endRel = timeNs;
+    else if (timeNs < this.startRel) this.startRel = timeNs;
+    else if (timeNs > this.endRel) this.endRel = timeNs;
+    this.messageCount++;
+    ch.count++;
+
+    const size = data.length;
+    if (!this.chunking) {
+      this.markOut();
+      this.encodeMessage(this.out, channelId, sequence, timeNs, size);
+      if (size >= this.direct && this.w.writev) {
+        this.w.writev([this.out.view8(), data]);
+        this.out.reset();
+      } else {
+        this.out.raw(data);
+        if (this.out.length >= OUT_FLUSH) this.flushOut();
+      }
+      return;
+    }
+
+    if (!this.chunkOpen) this.openChunk();
+    if (this.chunkMessages === 0) this.chunkStartRel = this.chunkEndRel = timeNs;
+    else if (timeNs < this.chunkStartRel) this.chunkStartRel = timeNs;
+    else if (timeNs > this.chunkEndRel) this.chunkEndRel = timeNs;
+    this.chunkMessages++;
+    if (ch.index.length === 0) this.chunkChannels.push(channelId);
+    ch.index.push(timeNs, this.chunkRecords);
+
+    const c = this.chunk;
+    this.encodeMessage(c, channelId, sequence, timeNs, size);
+    if (size >= this.direct && this.canSpill) this.spill(data);
+    else c.raw(data);
+    this.chunkRecords += 31 + size;
+    if (this.chunkRecords >= this.opts.chunkSize) this.closeChunk();
+  }
+
+  /** Writes a Metadata record (outside chunks; an open chunk is closed first) and indexes it. */
+  addMetadata(name: string, metadata: ReadonlyMap<string, string> | Iterable<readonly [string, string]>): void {
+    if (this.ended) throw new BagError('CLOSED', 'writer is closed', { file: this.opts.file });
+    this.closeChunk();
+    this.markOut();
+    const offset = this.w.position() + this.out.length;
+    const length = writeMetadata(this.out, { name, metadata: new Map(metadata) });
+    this.metadataIndexes.push({ offset: BigInt(offset), length: BigInt(length), name });
+    this.metadataCount++;
+  }
+
+  /** ms since the open chunk (or pending unchunked bytes) started collecting, or −1 when nothing is pending. */
+  pendingAgeMs(now = Date.now()): number {
+    if (this.chunkOpen) return now - this.chunkOpenedAt;
+    if (this.out.length > 0) return now - this.outSince;
+    return -1;
+  }
+
+  /** Closes the open chunk and writes every pending byte to the writable (no fsync). */
+  flush(): void {
+    this.closeChunk();
+    this.flushOut();
+    this.w.flush();
+  }
+
+  /** `flush` plus fsync. */
+  sync(): void {
+    this.flush();
+    this.w.sync();
+  }
+
+  /** Bytes handed to the writable plus pending ones. */
+  position(): number {
+    const open = this.chunkOpen ? (this.spilledAt < 0 ? PLAIN_CHUNK_HEADER : 0) + this.chunk.length : 0;
+    return this.w.position() + this.out.length + open;
+  }
+
+  /** Finishes the file: open chunk, DataEnd, summary, summary offsets, footer, magic; then fsync. Idempotent. */
+  end(): void {
+    if (this.ended) return;
+    this.closeChunk();
+    this.ended = true;
+    const o = this.out;
+    writeDataEnd(o, 0);
+    const base = this.w.position();
+    const summaryStartInOut = o.length;
+    const groups: Array<Omit<SummaryOffset, 'type'>> = [];
+    const group = (opcode: number, write: () => void) => {
+      const start = o.length;
+      write();
+      if (o.length > start || opcode === Opcode.Statistics) {
+        groups.push({ groupOpcode: opcode, groupStart: BigInt(base + start), groupLength: BigInt(o.length - start) });
+      }
+    };
+    group(Opcode.Schema, () => {
+      for (const s of this.schemas) if (s.written) writeSchema(o, s);
+    });
+    group(Opcode.Channel, () => {
+      for (const c of this.channels) if (c.written) writeChannel(o, c);
+    });
+    group(Opcode.Statistics, () => {
+      const counts = new Map<number, bigint>();
+      for (const c of this.channels) if (c.written) counts.set(c.id, BigInt(c.count));
+      writeStatistics(o, {
+        messageCount: BigInt(this.messageCount),
+        schemaCount: this.schemasWritten,
+        channelCount: this.channelsWritten,
+        attachmentCount: 0,
+        metadataCount: this.metadataCount,
+        chunkCount: this.chunkCount,
+        messageStartTime: this.messageCount ? this.absTime(this.startRel) : 0n,
+        messageEndTime: this.messageCount ? this.absTime(this.endRel) : 0n,
+        channelMessageCounts: counts,
+      });
+    });
+    group(Opcode.ChunkIndex, () => {
+      for (const c of this.chunkIndexes) writeChunkIndex(o, this.chunkIndexRecord(c));
+    });
+    group(Opcode.MetadataIndex, () => {
+      for (const m of this.metadataIndexes) writeMetadataIndex(o, m);
+    });
+    const summaryOffsetStart = base + o.length;
+    for (const g of groups) writeSummaryOffset(o, g);
+    // The summary CRC covers the summary and the footer up to its own field, so the footer is written by hand.
+    o.u8(Opcode.Footer);
+    o.u64(20);
+    o.u64(base + summaryStartInOut);
+    o.u64(summaryOffsetStart);
+    o.u32(crc32Final(crc32Update(CRC32_INIT, o.view8(summaryStartInOut, o.length))));
+    writeMagic(o);
+    this.flushOut();
+    this.w.flush();
+    this.w.sync();
+  }
+
+  /** Statistics so far (what the summary will say). */
+  stats(): { messageCount: number; chunkCount: number; metadataCount: number } {
+    return { messageCount: this.messageCount, chunkCount: this.chunkCount, metadataCount: this.metadataCount };
+  }
+
+  // --- internals -------------------------------------------------------------------------------------------------
+
+  private absTime(rel: number): bigint {
+    return this.opts.timeBase + BigInt(rel);
+  }
+
+  private markOut(): void {
+    if (this.out.length === 0) this.outSince = Date.now();
+  }
+
+  private flushOut(): void {
+    if (this.out.length === 0) return;
+    this.w.write(this.out.view8());
+    this.out.reset();
+  }
+
+  private openChunk(): void {
+    this.chunkOpen = true;
+    this.chunkOpenedAt = Date.now();
+    this.chunkRecords = 0;
+    this.chunkMessages = 0;
+    this.chunkCrc = CRC32_INIT;
+    this.spilledAt = -1;
+    this.chunk.reset();
+  }
+
+  private writeChannelRecord(ch: ChannelSlot): void {
+    if (ch.schemaId !== 0) {
+      const s = this.schemas[ch.schemaId - 1]!;
+      if (!s.written) {
+        if (this.chunking && !this.chunkOpen) this.openChunk();
+        this.writeSchemaNow(s.id);
+      }
+    }
+    ch.written = true;
+    this.channelsWritten++;
+    if (this.chunking) {
+      if (!this.chunkOpen) this.openChunk();
+      this.chunkRecords += writeChannel(this.chunk, ch);
+    } else {
+      this.markOut();
+      writeChannel(this.out, ch);
+    }
+  }
+
+  /** Opcode, length, channel, sequence, log and publish time; the payload follows. */
+  private encodeMessage(b: ByteWriter, channelId: number, sequence: number, timeNs: number, size: number): void {
+    b.reserve(31 + size);
+    const v = b.view;
+    const at = b.length;
+    b.bytes[at] = Opcode.Message;
+    const content = 22 + size;
+    v.setUint32(at + 1, content >>> 0, true);
+    v.setUint32(at + 5, Math.floor(content / TWO_32), true);
+    v.setUint16(at + 9, channelId, true);
+    v.setUint32(at + 11, sequence >>> 0, true);
+    const total = this.baseLo + timeNs;
+    const hi = this.baseHi + Math.floor(total / TWO_32);
+    const lo = total >>> 0;
+    v.setUint32(at + 15, lo, true);
+    v.setUint32(at + 19, hi, true);
+    v.setUint32(at + 23, lo, true);
+    v.setUint32(at + 27, hi, true);
+    b.length = at + 31;
+  }
+
+  /** Sends the chunk's pending records and `payload` to disk now; the header is patched at close. */
+  private spill(payload: Uint8Array): void {
+    const parts: Uint8Array[] = [];
+    if (this.out.length > 0) parts.push(this.out.view8());
+    if (this.spilledAt < 0) {
+      this.spilledAt = this.w.position() + this.out.length;
+      // Placeholder: a chunk opcode with length 0, so a crash mid-chunk leaves a record scanners stop at.
+      const s = this.scratch;
+      s.reset();
+      s.reserve(PLAIN_CHUNK_HEADER);
+      s.bytes.fill(0, 0, PLAIN_CHUNK_HEADER);
+      s.bytes[0] = Opcode.Chunk;
+      s.length = PLAIN_CHUNK_HEADER;
+      parts.push(s.view8());
+    }
+    const records = this.chunk.view8();
+    if (this.opts.chunkCrc) {
+      this.chunkCrc = crc32Update(this.chunkCrc, records);
+      this.chunkCrc = crc32Update(this.chunkCrc, payload);
+    }
+    parts.push(records, payload);
+    this.w.writev!(parts);
+    this.out.reset();
+    this.chunk.reset();
+  }
+
+  private closeChunk(): void {
+    if (!this.chunkOpen) return;
+    this.chunkOpen = false;
+    if (this.chunkMessages === 0) {
+      // Only schema/channel records: they are valid outside a chunk too, so no message-less chunk is written.
+      this.markOut();
+      this.out.raw(this.chunk.view8());
+      this.chunk.reset();
+      this.chunkRecords = 0;
+      return;
+    }
+    const records = this.chunk.view8();
+    let stored: Uint8Array = records;
+    let compression = '';
+    if (this.codec && this.spilledAt < 0 && this.chunkRecords >= MIN_COMPRESS_SIZE) {
+      let compressed: Uint8Array;
+      try {
+        compressed = this.codec.compress!(records, this.opts.compressionLevel);
+      } catch (error) {
+        throw BagError.wrap(error, 'INTERNAL', `${this.opts.compression} compression failed`, { file: this.opts.file });
+      }
+      if (records.length / compressed.length >= MIN_COMPRESS_RATIO) {
+        stored = compressed;
+        compression = this.opts.compression;
+      }
+    }
+    let crc = 0;
+    if (this.opts.chunkCrc) crc = crc32Final(crc32Update(this.chunkCrc, records));
+
+    // Message indexes, sorted by channel id, written right after the chunk.
+    const idx = this.scratch;
+    idx.reset();
+    const ids = this.chunkChannels.sort((a, b) => a - b);
+    const localOffsets: number[] = [];
+    for (const id of ids) {
+      const ch = this.channels[id - 1]!;
+      const entries = ch.index;
+      localOffsets.push(idx.length);
+      const at = idx.beginRecord(Opcode.MessageIndex);
+      idx.u16(id);
+      idx.u32(entries.length * 8);
+      idx.reserve(entries.length * 8);
+      const v = idx.view;
+      let p = idx.length;
+      for (let i = 0; i < entries.length; i += 2) {
+        const total = this.baseLo + entries[i]!;
+        v.setUint32(p, total >>> 0, true);
+        v.setUint32(p + 4, this.baseHi + Math.floor(total / TWO_32), true);
+        const off = entries[i + 1]!;
+        v.setUint32(p + 8, off >>> 0, true);
+        v.setUint32(p + 12, Math.floor(off / TWO_32), true);
+        p += 16;
+      }
+      idx.length = p;
+      idx.endRecord(at);
+      entries.length = 0;
+    }
+    this.chunkChannels = [];
+
+    // Chunk header.
+    const header = new ByteWriter(64);
+    const hAt = header.beginRecord(Opcode.Chunk);
+    this.writeTime(header, this.chunkStartRel);
+    this.writeTime(header, this.chunkEndRel);
+    header.u64(this.chunkRecords);
+    header.u32(crc);
+    header.string(compression);
+    // A spilled chunk's records are partly on disk already: its records length is the whole uncompressed size.
+    const storedLength = this.spilledAt >= 0 ? this.chunkRecords : stored.length;
+    header.u64(storedLength);
+    const headerContent = header.length - hAt - 9 + storedLength;
+    header.view.setUint32(hAt + 1, headerContent >>> 0, true);
+    header.view.setUint32(hAt + 5, Math.floor(headerContent / TWO_32), true);
+
+    let chunkOffset: number;
+    if (this.spilledAt >= 0) {
+      chunkOffset = this.spilledAt;
+      if (header.length !== PLAIN_CHUNK_HEADER) throw new BagError('INTERNAL', 'chunk header size changed after spilling');
+      const parts: Uint8Array[] = [];
+      if (records.length > 0) parts.push(records);
+      if (idx.length > 0) parts.push(idx.view8());
+      if (parts.length) this.w.writev!(parts);
+      this.w.writeAt!(header.view8(), this.spilledAt);
+    } else {
+      chunkOffset = this.w.position() + this.out.length;
+      const parts = [header.view8(), stored, idx.view8()];
+      if (this.out.length > 0) parts.unshift(this.out.view8());
+      if (this.w.writev) this.w.writev(parts);
+      else for (const p of parts) this.w.write(p);
+      this.out.reset();
+    }
+    const chunkLength = header.length + storedLength;
+    const indexOffsets = new Map<number, bigint>();
+    for (let i = 0; i < ids.length; i++) indexOffsets.set(ids[i]!, BigInt(chunkOffset + chunkLength + localOffsets[i]!));
+    this.chunkIndexes.push({
+      startRel: this.chunkStartRel,
+      endRel: this.chunkEndRel,
+      offset: chunkOffset,
+      length: chunkLength,
+      indexOffsets,
+      indexLength: idx.length,
+      compression,
+      storedSize: storedLength,
+      uncompressedSize: this.chunkRecords,
+    });
+    this.chunkCount++;
+    this.chunk.reset();
+    this.chunkRecords = 0;
+    this.chunkMessages = 0;
+    this.spilledAt = -1;
+  }
+
+  private writeTime(b: ByteWriter, rel: number): void {
+    b.reserve(8);
+    const total = this.baseLo + rel;
+    b.view.setUint32(b.length, total >>> 0, true);
+    b.view.setUint32(b.length + 4, this.baseHi + Math.floor(total / TWO_32), true);
+    b.length += 8;
+  }
+
+  private chunkIndexRecord(c: ChunkEntry): Omit<ChunkIndex, 'type'> {
+    return {
+      messageStartTime: this.absTime(c.startRel),
+      messageEndTime: this.absTime(c.endRel),
+      chunkStartOffset: BigInt(c.offset),
+      chunkLength: BigInt(c.length),
+      messageIndexOffsets: c.indexOffsets,
+      messageIndexLength: BigInt(c.indexLength),
+      compression: c.compression,
+      compressedSize: BigInt(c.storedSize),
+      uncompressedSize: BigInt(c.uncompressedSize),
+    };
+  }
+}

@@ -1,0 +1,310 @@
+import {
+  ActionType,
+  actionText,
+  BagError,
+  CompressType,
+  countsForFrequency,
+  formatVlinkDate,
+  resolveSchemaType,
+  schemaTypeLabel,
+  SchemaType,
+  serForAction,
+  urlKindOf,
+  parseSchemaType,
+} from '@vlink/bag-core';
+import type { Frame, RecordingContext, ResolvedWriterConfig, SchemaData, UrlKind } from '@vlink/bag-core';
+import { zstdLevelFor, type Codecs } from '../codecs.js';
+import type { Writable } from '../io/writable.js';
+import { McapWriter } from '../mcap/mcap-writer.js';
+import { CHANNEL_METADATA_PREFIX, embedsSchema, fixed6, frequency, HEADER_METADATA, KEY_SEPARATOR, VCAP_LIBRARY, VLINK_PROFILE } from './vcap-format.js';
+
+export interface VcapFileWriterOptions {
+  writable: Writable;
+  codecs: Codecs;
+  config: ResolvedWriterConfig;
+  context: RecordingContext;
+  /** The file, for error messages. */
+  file: string;
+  /** When this file was opened, ms since the epoch (`VLinkHeader.date`); default: the recording start. */
+  openedAt?: number;
+  /**
+   * Recording-wide index of a (url, action) pair, shared by the segments of a split recording (`.vcapx` manifest
+   * `VLinkUrls.index`). Called once per pair and file. Default: this file's channel id − 1.
+   */
+  indexFor?: (url: string, action: ActionType) => number;
+  /** Header `library`; default `VCAP_LIBRARY`. */
+  library?: string;
+}
+
+/** What a file knows about one (url, action) channel; `.vcapx` aggregates these into its manifest. */
+export interface VcapChannelSummary {
+  channelId: number;
+  globalIndex: number;
+  url: string;
+  action: ActionType;
+  type: UrlKind;
+  ser: string;
+  schemaType: SchemaType;
+  count: number;
+  /** Payload bytes. */
+  size: number;
+  /** First and last Pub/Sub/Set/Get timestamp in µs, −1 when none. */
+  firstUs: number;
+  lastUs: number;
+  loss: number;
+  freq: number;
+}
+
+class ChannelState {
+  count = 0;
+  size = 0;
+  firstUs = -1;
+  lastUs = -1;
+  /** The (ser, family) pair of the last accepted frame: frames repeating it skip all checks. */
+  lastSer: string;
+  lastType: SchemaType;
+  constructor(
+    readonly id: number,
+    readonly globalIndex: number,
+    readonly url: string,
+    readonly action: ActionType,
+    readonly kind: UrlKind,
+    readonly timed: boolean,
+    public ser: string,
+    public family: SchemaType,
+    frame: Frame,
+  ) {
+    this.lastSer = frame.serType;
+    this.lastType = frame.schemaType;
+  }
+}
+
+const NO_CHANNELS: Array<ChannelState | undefined> = [];
+
+/**
+ * Writes one `.vcap` file with VLink's MCAP mapping (spec §5): profile `vlink`, `VLinkHeader` metadata after the
+ * header, one channel per (url, action) with metadata `{action}`, schema records for protobuf/flatbuffers only,
+ * per-channel 1-based sequences, log time = publish time = `timestamp_us*1000 + start_ms*1e6` ns, chunks of
+ * `cacheSize` bytes (zstd when `compress` is Auto or Zstd), and `VLinkChannel_<id>` metadata at close.
+ *
+ * Split recordings (`.vcapx`) open one of these per segment and pass a shared `indexFor`.
+ */
+export class VcapFileWriter {
+  readonly file: string;
+  private readonly mcap: McapWriter;
+  private readonly context: RecordingContext;
+  private readonly indexFor: ((url: string, action: ActionType) => number) | undefined;
+  private readonly writable: Writable;
+  private readonly byUrl = new Map<string, Array<ChannelState | undefined>>();
+  private readonly channels: ChannelState[] = [];
+  private readonly schemaIds = new Map<string, number>();
+  private readonly losses = new Map<string, number>();
+  private closed = false;
+  private maxTimestamp = -1;
+
+  constructor(options: VcapFileWriterOptions) {
+    const { config, context } = options;
+    this.file = options.file;
+    this.context = context;
+    this.indexFor = options.indexFor;
+    this.writable = options.writable;
+    const chunkSize = config.cacheSize > 0 ? config.cacheSize : 0;
+    const zstd = chunkSize > 0 && (config.compress === CompressType.Auto || config.compress === CompressType.Zstd);
+    // enableLimit is not supported for .vcap (VLink only logs a warning): there is nothing to evict in MCAP.
+    this.mcap = new McapWriter({
+      writable: options.writable,
+      codecs: options.codecs,
+      profile: VLINK_PROFILE,
+      library: options.library ?? VCAP_LIBRARY,
+      chunkSize,
+      compression: zstd ? 'zstd' : '',
+      compressionLevel: zstdLevelFor(config.compressLevel),
+      chunkCrc: config.enableChunkCrc,
+      timeBase: BigInt(Math.trunc(context.startTimestamp)) * 1_000_000n,
+      file: options.file,
+    });
+    this.mcap.start();
+    const v = context.version;
+    this.mcap.addMetadata(HEADER_METADATA, [
+      ['tag', context.tagName],
+      ['version', `${v.major}.${v.minor}.${v.patch}`],
+      ['compress', zstd ? 'zstd' : 'None'],
+      ['process', context.processName],
+      ['date', formatVlinkDate(options.openedAt ?? context.startTimestamp)],
+      ['timezone', String(context.timezone)],
+      ['start_timestamp', String(Math.trunc(context.startTimestamp))],
+    ]);
+    this.mcap.flush();
+  }
+
+  /**
+   * Stores one frame (`timestamp` in µs since the recording start, ≥ 0). Throws `SCHEMA_CONFLICT` when its ser or
+   * family contradicts what its (url, action) channel already holds; the frame is then not stored.
+   */
+  write(frame: Frame): void {
+    if (this.closed) throw new BagError('CLOSED', 'writer is closed', { file: this.file, url: frame.url });
+    const ts = frame.timestamp;
+    if (!(ts >= 0) || !Number.isFinite(ts)) throw new BagError('INVALID_ARGUMENT', `bad timestamp ${ts}`, { file: this.file, url: frame.url });
+    const a = frame.actionType;
+    const action: ActionType = a >= 0 && a <= 8 && Number.isInteger(a) ? a : ActionType.Unknown;
+    let ch = (this.byUrl.get(frame.url) ?? NO_CHANNELS)[action];
+    if (ch === undefined) ch = this.openChannel(frame, action);
+    else if (frame.serType !== ch.lastSer || frame.schemaType !== ch.lastType) this.reconcile(ch, frame);
+
+    const us = Number.isInteger(ts) ? ts : Math.floor(ts);
+    const data = frame.data;
+    ch.count++;
+    ch.size += data.length;
+    if (ch.timed) {
+      if (ch.firstUs < 0 || us < ch.firstUs) ch.firstUs = us;
+      if (us > ch.lastUs) ch.lastUs = us;
+    }
+    if (us > this.maxTimestamp) this.maxTimestamp = us;
+    this.mcap.addMessage(ch.id, ch.count, us * 1000, data);
+  }
+
+  /** Embeds a schema now (VLink `push_schema`); only protobuf/flatbuffers schemas with a name and data qualify. */
+  writeSchema(schema: SchemaData): void {
+    if (this.closed) throw new BagError('CLOSED', 'writer is closed', { file: this.file });
+    const family = schema.schemaType !== SchemaType.Unknown ? schema.schemaType : parseSchemaType(schema.encoding);
+    const id = this.schemaIdFor(schema, family);
+    if (id) this.mcap.writeSchemaNow(id);
+  }
+
+  /** Loss ratio of a url, written into its channels' `VLinkChannel_*` at close (> 1 → −1, unknown). */
+  setUrlLoss(url: string, loss: number): void {
+    this.losses.set(url, loss > 1 ? -1 : loss);
+  }
+
+  /** Closes the open chunk and fsyncs. */
+  commit(): void {
+    if (!this.closed) this.mcap.sync();
+  }
+
+  /** Flushes a chunk that has been collecting for more than 3 s, so a crash loses at most one chunk or 3 s. */
+  tick(now = Date.now()): void {
+    if (!this.closed && this.mcap.pendingAgeMs(now) > 3000) this.mcap.sync();
+  }
+
+  /** Bytes in the file so far, pending ones included (for size-based splits). */
+  bytesWritten(): number {
+    return this.mcap.position();
+  }
+
+  /** The largest timestamp written (µs), −1 before the first frame. */
+  lastTimestamp(): number {
+    return this.maxTimestamp;
+  }
+
+  /** Per-channel bookkeeping, by channel id. */
+  channelSummaries(): VcapChannelSummary[] {
+    return this.channels.map((c) => ({
+      channelId: c.id,
+      globalIndex: c.globalIndex,
+      url: c.url,
+      action: c.action,
+      type: c.kind,
+      ser: c.ser,
+      schemaType: c.family,
+      count: c.count,
+      size: c.size,
+      firstUs: c.firstUs,
+      lastUs: c.lastUs,
+      loss: this.losses.get(c.url) ?? 0,
+      freq: frequency(c.count, c.firstUs, c.lastUs),
+    }));
+  }
+
+  /** Writes the `VLinkChannel_*` records, the summary and the footer, then closes the writable. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      for (const s of this.channelSummaries()) {
+        this.mcap.addMetadata(`${CHANNEL_METADATA_PREFIX}${s.channelId}`, [
+          ['index', String(s.channelId - 1)],
+          ['type', s.type],
+          ['action', actionText(s.action)],
+          ['encoding', schemaTypeLabel(s.schemaType)],
+          ['ser', s.ser],
+          ['count', String(s.count)],
+          ['size', String(s.size)],
+          ['loss', fixed6(s.loss)],
+          ['freq', fixed6(s.freq)],
+        ]);
+      }
+      this.mcap.end();
+    } finally {
+      this.writable.close();
+    }
+  }
+
+  // --- channels and schemas --------------------------------------------------------------------------------------
+
+  private openChannel(frame: Frame, action: ActionType): ChannelState {
+    const ser = frame.serType ?? '';
+    const kind = urlKindOf(action);
+    const { family, schema } = this.resolve(ser, frame.schemaType, action);
+    let schemaId = 0;
+    let messageEncoding = '';
+    if (kind !== 'Method') {
+      if (schema) schemaId = this.schemaIdFor(schema, family);
+      messageEncoding = schema?.encoding || schemaTypeLabel(family);
+    }
+    const id = this.mcap.addChannel(frame.url, messageEncoding, schemaId, new Map([['action', actionText(action)]]));
+    const globalIndex = this.indexFor ? this.indexFor(frame.url, action) : id - 1;
+    const ch = new ChannelState(id, globalIndex, frame.url, action, kind, countsForFrequency(action), ser, family, frame);
+    let slots = this.byUrl.get(frame.url);
+    if (!slots) this.byUrl.set(frame.url, (slots = []));
+    slots[action] = ch;
+    this.channels.push(ch);
+    return ch;
+  }
+
+  /** A frame whose (ser, family) differs from the channel's last one: accept, update, or reject. */
+  private reconcile(ch: ChannelState, frame: Frame): void {
+    const ser = frame.serType ?? '';
+    if (ch.ser && ser && ser !== ch.ser) {
+      throw new BagError('SCHEMA_CONFLICT', `ser "${ser}" conflicts with "${ch.ser}" stored for this url and action`, { file: this.file, url: ch.url });
+    }
+    const nextSer = ch.ser || ser;
+    const { family, schema } = this.resolve(nextSer, frame.schemaType, ch.action);
+    if (ch.family !== SchemaType.Unknown && family !== SchemaType.Unknown && family !== ch.family) {
+      throw new BagError('SCHEMA_CONFLICT', `family ${schemaTypeLabel(family)} conflicts with ${schemaTypeLabel(ch.family)} stored for this url and action`, {
+        file: this.file,
+        url: ch.url,
+      });
+    }
+    if (ch.family === SchemaType.Unknown && family !== SchemaType.Unknown) ch.family = family;
+    if (nextSer !== ch.ser) {
+      ch.ser = nextSer;
+      // The channel record is already written (without a schema); still embed the schema the ser now names.
+      if (schema && ch.kind !== 'Method') {
+        const id = this.schemaIdFor(schema, ch.family);
+        if (id) this.mcap.writeSchemaNow(id);
+      }
+    }
+    ch.lastSer = frame.serType;
+    ch.lastType = frame.schemaType;
+  }
+
+  /** The schema for a ser (an RPC half for Method actions) and the family it implies (spec §10.1 `resolve_type`). */
+  private resolve(ser: string, explicit: SchemaType, action: ActionType): { family: SchemaType; schema: SchemaData | undefined } {
+    const schema = ser ? this.context.resolveSchema(serForAction(ser, action), explicit) : undefined;
+    const encoding = schema ? schema.encoding || schemaTypeLabel(schema.schemaType) : undefined;
+    return { family: resolveSchemaType(explicit, ser, encoding), schema };
+  }
+
+  /** The schema record id for (name, family), registering it once per file; 0 when VLink would not embed it. */
+  private schemaIdFor(schema: SchemaData, family: SchemaType): number {
+    const encoding = schema.encoding || schemaTypeLabel(family);
+    if (!embedsSchema(family) || !schema.name || !encoding || schema.data.length === 0) return 0;
+    const key = `${schema.name}${KEY_SEPARATOR}${schemaTypeLabel(family)}`;
+    let id = this.schemaIds.get(key);
+    if (id === undefined) {
+      id = this.mcap.addSchema(schema.name, encoding, schema.data);
+      this.schemaIds.set(key, id);
+    }
+    return id;
+  }
+}

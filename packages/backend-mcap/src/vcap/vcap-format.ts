@@ -1,0 +1,31 @@
+import { SchemaType } from '@vlink/bag-core';
+
+/** Header `profile` of VLink files; VLink's reader refuses any other. */
+export const VLINK_PROFILE = 'vlink';
+
+/**
+ * Header `library`. VLink leaves mcap's default (`libmcap 2.1.3`); we write our own name instead: readers (VLink's
+ * included) ignore the field, and naming the real writer keeps bug reports pointed at the right project.
+ */
+export const VCAP_LIBRARY = 'vlink-bag 0.1.0';
+
+export const HEADER_METADATA = 'VLinkHeader';
+export const CHANNEL_METADATA_PREFIX = 'VLinkChannel_';
+/** Separator of the (url, action) channel key (VLink's `url + 0x1F + action`). */
+export const KEY_SEPARATOR = '\x1f';
+
+/** C `%f` / `double_to_string(x, 6)`: six decimals. */
+export function fixed6(value: number): string {
+  return Number.isFinite(value) ? value.toFixed(6) : '0.000000';
+}
+
+/** Families that get MCAP Schema records (VLink: protobuf and flatbuffers only). */
+export function embedsSchema(type: SchemaType): boolean {
+  return type === SchemaType.Protobuf || type === SchemaType.Flatbuffers;
+}
+
+/** Hz over `count` messages between the first and last Pub/Sub/Set/Get timestamp (µs); 0 when the span is ≤ 0. */
+export function frequency(count: number, firstUs: number, lastUs: number): number {
+  const span = lastUs - firstUs;
+  return span > 0 ? count / (span / 1e6) : 0;
+}

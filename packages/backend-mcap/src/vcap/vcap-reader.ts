@@ -1,0 +1,125 @@
+import { ActionType, BagError, parseSchemaType, SchemaType } from '@vlink/bag-core';
+import type { BackendReader, CursorQuery, Frame, Info, ReaderOptions, SchemaData } from '@vlink/bag-core';
+import type { Codecs } from '../codecs.js';
+import { FileReadable } from '../io/file-readable.js';
+import type { Readable } from '../io/readable.js';
+import { splitTime } from '../mcap/blocks.js';
+import { TWO_32 } from '../mcap/constants.js';
+import { McapFileReader } from '../mcap/mcap-reader.js';
+import { VLINK_PROFILE } from './vcap-format.js';
+import { describeVcap, type ChannelTemplate, type VcapLayout } from './vcap-info.js';
+
+/**
+ * Reads one `.vcap` (or any MCAP file) through the Backend seam. Frames come in file order within the time window
+ * (VLink's order; timestamp order for monotonic recordings), with `timestamp = (logTime − start_ns)/1000` µs,
+ * truncated as C++ integer division does.
+ */
+export class VcapReader implements BackendReader {
+  private closed = false;
+  private readonly byId: Array<ChannelTemplate | undefined> = [];
+  private readonly baseHi: number;
+  private readonly baseLo: number;
+
+  constructor(
+    readonly path: string,
+    readonly mcap: McapFileReader,
+    private readonly layout: VcapLayout,
+  ) {
+    for (const [id, t] of layout.templates) this.byId[id] = t;
+    [this.baseHi, this.baseLo] = splitTime(layout.startNs);
+  }
+
+  /** Opens a file: a damaged or unfinished VLink file needs `tryToFix`; foreign MCAP files may always be scanned. */
+  static open(path: string, options: ReaderOptions, codecs: Codecs, readable: Readable = new FileReadable(path)): VcapReader {
+    try {
+      const mcap = McapFileReader.open(readable, {
+        codecs,
+        file: path,
+        allowScan: (header) => header.profile !== VLINK_PROFILE || options.tryToFix === true,
+      });
+      return new VcapReader(path, mcap, describeVcap(mcap, path, readable.size(), options.tryToFix === true));
+    } catch (error) {
+      readable.close();
+      throw error;
+    }
+  }
+
+  info(): Info {
+    const info = this.layout.info;
+    return { ...info, urls: info.urls.map((u) => ({ ...u })) };
+  }
+
+  schemas(): SchemaData[] {
+    return [...this.mcap.schemas.values()].map((s) => ({
+      name: s.name,
+      encoding: s.encoding,
+      schemaType: s.encoding.trim().toLowerCase() === 'jsonschema' ? SchemaType.Raw : parseSchemaType(s.encoding),
+      data: s.data,
+    }));
+  }
+
+  *frames(query: CursorQuery = {}): IterableIterator<Frame> {
+    if (this.closed) throw new BagError('CLOSED', 'reader is closed', { file: this.path });
+    let channelIds: number[] | undefined;
+    if (query.urls) {
+      const wanted = new Set(query.urls);
+      channelIds = [];
+      for (let id = 0; id < this.byId.length; id++) if (this.byId[id] && wanted.has(this.byId[id]!.url)) channelIds.push(id);
+      if (channelIds.length === 0) return;
+    }
+    const start = this.layout.startNs;
+    // Bounds are inclusive on the truncated µs timestamp: [ceil(begin), floor(end)] µs → [b*1000, e*1000 + 999] ns.
+    const startTime = query.beginUs === undefined ? undefined : start + BigInt(Math.ceil(query.beginUs)) * 1000n;
+    const endTime = query.endUs === undefined ? undefined : start + BigInt(Math.floor(query.endUs)) * 1000n + 999n;
+    if (startTime !== undefined && endTime !== undefined && startTime > endTime) return;
+    const cursor = this.mcap.cursor({
+      ...(startTime === undefined ? {} : { startTime: startTime < 0n ? 0n : startTime }),
+      ...(endTime === undefined ? {} : { endTime }),
+      ...(channelIds ? { channelIds } : {}),
+    });
+    const frame: Frame = { timestamp: 0, url: '', data: cursor.data, serType: '', schemaType: SchemaType.Unknown, actionType: ActionType.Unknown };
+    const byId = this.byId;
+    const baseHi = this.baseHi;
+    const baseLo = this.baseLo;
+    while (cursor.next()) {
+      const t = byId[cursor.channelId];
+      if (t === undefined) continue;
+      const rel = (cursor.timeHi - baseHi) * TWO_32 + (cursor.timeLo - baseLo);
+      frame.timestamp = (rel - (rel % 1000)) / 1000;
+      frame.url = t.url;
+      frame.data = cursor.data;
+      frame.serType = t.serType;
+      frame.schemaType = t.schemaType;
+      frame.actionType = t.actionType;
+      yield frame;
+      if (this.closed) return;
+    }
+  }
+
+  /** Reads every block (decompressing and checking CRCs): true when the whole file is readable and was complete. */
+  async check(): Promise<boolean> {
+    try {
+      const cursor = this.mcap.cursor();
+      while (cursor.next());
+      return this.layout.info.hasCompleted;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Not supported for `.vcap` (VLink returns false). */
+  async reindex(): Promise<boolean> {
+    return false;
+  }
+
+  /** Not supported for `.vcap` (VLink returns false). */
+  async fix(): Promise<boolean> {
+    return false;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.mcap.close();
+  }
+}
