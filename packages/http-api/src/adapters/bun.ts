@@ -1,0 +1,46 @@
+import { BagError } from '@vlink/bag';
+import { upgradeWebSocket, websocket } from 'hono/bun';
+import { createApp } from '../app.js';
+import { serverUrl, type Adapter } from '../serve.js';
+
+/** The parts of Bun's API this adapter uses (no bun-types dependency). */
+interface BunServer {
+  port: number;
+  stop(closeActiveConnections?: boolean): Promise<void> | void;
+}
+interface BunGlobal {
+  serve(options: Record<string, unknown>): BunServer;
+}
+
+/** Bytes Bun may queue per socket before `send` starts dropping; well above the replay's own 8 MiB bound. */
+const BACKPRESSURE_LIMIT = 64 * 1024 * 1024;
+
+/** Bun: `Bun.serve` with hono's Bun WebSocket handler. */
+export const serveBun: Adapter = async (options) => {
+  const Bun = (globalThis as unknown as { Bun: BunGlobal }).Bun;
+  const app = createApp({
+    ...options,
+    websocket: {
+      upgradeWebSocket,
+      bufferedAmount: (ws) => (ws.raw as { getBufferedAmount?: () => number } | undefined)?.getBufferedAmount?.() ?? 0,
+    },
+  });
+  let server: BunServer;
+  try {
+    server = Bun.serve({
+      hostname: options.host,
+      port: options.port,
+      fetch: app.fetch,
+      websocket: { ...websocket, backpressureLimit: BACKPRESSURE_LIMIT, closeOnBackpressureLimit: false, idleTimeout: 0 },
+    });
+  } catch (error) {
+    throw BagError.wrap(error, 'IO_ERROR', `cannot listen on ${options.host}:${options.port}`);
+  }
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await app.close();
+      await server.stop(true);
+    })());
+  return { port: server.port, url: serverUrl(options.host, server.port), runtime: 'bun', close, [Symbol.asyncDispose]: close };
+};

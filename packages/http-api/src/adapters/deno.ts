@@ -1,0 +1,33 @@
+import { BagError } from '@vlink/bag';
+import { upgradeWebSocket } from 'hono/deno';
+import { createApp } from '../app.js';
+import { serverUrl, type Adapter } from '../serve.js';
+
+/** The parts of Deno's API this adapter uses (no Deno types dependency). */
+interface DenoServer {
+  addr: { port: number };
+  finished: Promise<void>;
+  shutdown(): Promise<void>;
+}
+interface DenoGlobal {
+  serve(options: Record<string, unknown>, handler: (request: Request) => Response | Promise<Response>): DenoServer;
+}
+
+/** Deno: `Deno.serve` with hono's Deno WebSocket upgrade. */
+export const serveDeno: Adapter = async (options) => {
+  const Deno = (globalThis as unknown as { Deno: DenoGlobal }).Deno;
+  const app = createApp({ ...options, websocket: { upgradeWebSocket, upgradeOptions: { idleTimeout: 0 } } });
+  let server: DenoServer;
+  try {
+    server = Deno.serve({ hostname: options.host, port: options.port, onListen() {} }, (request) => app.fetch(request));
+  } catch (error) {
+    throw BagError.wrap(error, 'IO_ERROR', `cannot listen on ${options.host}:${options.port}`);
+  }
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await app.close();
+      await server.shutdown();
+    })());
+  return { port: server.addr.port, url: serverUrl(options.host, server.addr.port), runtime: 'deno', close, [Symbol.asyncDispose]: close };
+};

@@ -1,0 +1,42 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { serve as honoServe } from '@hono/node-server';
+import { createNodeWebSocket } from '@hono/node-ws';
+import { BagError } from '@vlink/bag';
+import type { Hono } from 'hono';
+import { createApp } from '../app.js';
+import { serverUrl, type Adapter, type RunningServer } from '../serve.js';
+
+/** Node: `@hono/node-server` for HTTP, `@hono/node-ws` (the `ws` package) for WebSockets. */
+export const serveNode: Adapter = async (options) => {
+  let app: ReturnType<typeof createApp> | undefined;
+  // node-ws needs the app to route upgrades, and the app needs node-ws's upgrader: bind late.
+  const lateApp = { request: (input: string | URL | Request, init?: RequestInit, env?: object) => app!.request(input, init, env) };
+  const nodeWs = createNodeWebSocket({ app: lateApp as unknown as Hono });
+  app = createApp({
+    ...options,
+    websocket: {
+      upgradeWebSocket: nodeWs.upgradeWebSocket,
+      bufferedAmount: (ws) => (ws.raw as { bufferedAmount?: number } | undefined)?.bufferedAmount ?? 0,
+    },
+  });
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = honoServe({ fetch: app!.fetch, hostname: options.host, port: options.port }) as Server;
+    s.once('listening', () => resolve(s));
+    s.once('error', (error) => reject(BagError.wrap(error, 'IO_ERROR', `cannot listen on ${options.host}:${options.port}`)));
+  });
+  nodeWs.injectWebSocket(server);
+  const port = (server.address() as AddressInfo).port;
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await app!.close();
+      for (const client of nodeWs.wss.clients) client.terminate();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections?.();
+      });
+    })());
+  const running: RunningServer = { port, url: serverUrl(options.host, port), runtime: 'node', close, [Symbol.asyncDispose]: close };
+  return running;
+};

@@ -1,0 +1,88 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { BINARY_FRAMES_CONTENT_TYPE } from '../messages/binary-frame.js';
+import {
+  BagListSchema,
+  ErrorSchema,
+  HealthSchema,
+  IdParams,
+  InfoSchema,
+  MessagePageSchema,
+  MessagesQuery,
+  SchemaListSchema,
+  TimingQuery,
+} from './schemas.js';
+
+const errors = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [s, { description: ERROR_TEXT[s] ?? 'error', content: { 'application/json': { schema: ErrorSchema } } }]));
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Malformed parameter (the message names it)',
+  401: 'Missing or wrong bearer token',
+  404: 'No such bag under the root (also for paths leaving the root)',
+  415: 'Not a supported bag format',
+  422: 'Corrupt or incompatible bag',
+  426: 'WebSocket route called without an upgrade',
+  501: 'Not supported by this server build',
+};
+const bagErrors = errors(400, 401, 404, 415, 422);
+
+export const healthRoute = createRoute({
+  method: 'get',
+  path: '/v1/health',
+  summary: 'Liveness and version (no auth)',
+  security: [],
+  responses: { 200: { description: 'OK', content: { 'application/json': { schema: HealthSchema } } } },
+});
+
+export const bagsRoute = createRoute({
+  method: 'get',
+  path: '/v1/bags',
+  summary: 'Every supported bag under the root, recursively',
+  description: 'Split recordings are listed by their manifest (.vdbx/.vcapx); their segments are left out.',
+  responses: { 200: { description: 'Bags', content: { 'application/json': { schema: BagListSchema } } }, ...errors(401) },
+});
+
+export const infoRoute = createRoute({
+  method: 'get',
+  path: '/v1/bags/{id}/info',
+  summary: 'The bag’s Info (as `vlink-bag info --json`)',
+  request: { params: IdParams },
+  responses: { 200: { description: 'Info', content: { 'application/json': { schema: InfoSchema } } }, ...bagErrors },
+});
+
+export const schemasRoute = createRoute({
+  method: 'get',
+  path: '/v1/bags/{id}/schemas',
+  summary: 'Embedded schemas (FileDescriptorSets, bfbs, …), data base64',
+  request: { params: IdParams },
+  responses: { 200: { description: 'Schemas', content: { 'application/json': { schema: SchemaListSchema } } }, ...bagErrors },
+});
+
+export const timingRoute = createRoute({
+  method: 'get',
+  path: '/v1/bags/{id}/timing',
+  summary: 'Per-url timing analysis with gaps',
+  request: { params: IdParams, query: TimingQuery },
+  responses: { 200: { description: 'Timing analysis (core analyzeTiming)', content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } }, ...bagErrors, ...errors(501) },
+});
+
+export const messagesRoute = createRoute({
+  method: 'get',
+  path: '/v1/bags/{id}/messages',
+  summary: 'Messages of a window: JSON pages, or NDJSON / binary streams',
+  description:
+    'format=json: one page `{ messages, next }`; pass `next` as `cursor` for the following page (the token carries the query and survives restarts).\n' +
+    'format=ndjson: every message of the window, one JSON object per line (same shape); an error after the first byte ends the body with an `{"error":…}` line.\n' +
+    'format=binary: frames back to back, little-endian: u32 headerLen, u32 payloadLen, then the header — i64 timestamp µs, u8 action, u8 schemaType, u16 urlLen, url UTF-8, u16 serLen, ser UTF-8 — then the payload. headerLen = 14 + urlLen + serLen; skip unknown trailing header bytes.',
+  request: { params: IdParams, query: MessagesQuery },
+  responses: {
+    200: {
+      description: 'A page or a stream',
+      content: {
+        'application/json': { schema: MessagePageSchema },
+        'application/x-ndjson': { schema: z.string().openapi({ description: 'One Message JSON object per line' }) },
+        [BINARY_FRAMES_CONTENT_TYPE]: { schema: z.string().openapi({ format: 'binary' }) },
+      },
+    },
+    ...bagErrors,
+  },
+});

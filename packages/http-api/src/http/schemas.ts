@@ -1,0 +1,144 @@
+import { z } from '@hono/zod-openapi';
+
+export const ErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ example: 'NOT_FOUND', description: 'Stable BagError code (or UNAUTHORIZED, ROUTE_NOT_FOUND)' }),
+      message: z.string().openapi({ example: 'no such bag "drive.vdb"' }),
+    }),
+  })
+  .openapi('Error');
+
+export const HealthSchema = z.object({ ok: z.literal(true), version: z.string() }).openapi('Health');
+
+export const BagSummarySchema = z
+  .object({
+    id: z.string().openapi({ description: 'Path relative to the served root; URL-encode it as one path segment', example: 'runs/drive.vdb' }),
+    format: z.string().openapi({ example: 'vdb' }),
+    size: z.number().openapi({ description: 'Bytes on disk (all segments of a split recording when known)' }),
+    modified: z.string().openapi({ description: 'ISO 8601 mtime' }),
+    messageCount: z.number().nullable(),
+    error: z.object({ code: z.string(), message: z.string() }).optional().openapi({ description: 'Present when the bag could not be opened' }),
+  })
+  .openapi('BagSummary');
+
+export const BagListSchema = z.object({ bags: z.array(BagSummarySchema) }).openapi('BagList');
+
+export const UrlMetaSchema = z
+  .object({
+    index: z.number(),
+    url: z.string(),
+    type: z.string(),
+    action: z.string().optional(),
+    ser: z.string(),
+    schemaType: z.number(),
+    count: z.number(),
+    size: z.number(),
+    loss: z.number(),
+    freq: z.number(),
+  })
+  .openapi('UrlMeta');
+
+export const InfoSchema = z
+  .object({
+    path: z.string().openapi({ description: 'The bag id (server paths are not disclosed)' }),
+    format: z.string(),
+    version: z.string(),
+    storageType: z.string(),
+    messageCount: z.number(),
+    totalDuration: z.number().openapi({ description: 'ms' }),
+    blankDuration: z.number().openapi({ description: 'ms' }),
+    timeAccuracy: z.string(),
+    compressionType: z.string(),
+    processName: z.string(),
+    dateTime: z.string(),
+    tagName: z.string(),
+    hasCompleted: z.boolean(),
+    timezone: z.number(),
+    startTimestamp: z.number(),
+    splitCount: z.number(),
+    splitBySize: z.number(),
+    splitByTime: z.number(),
+    hasSchema: z.boolean(),
+    totalRawSize: z.number(),
+    fileSize: z.number(),
+    urls: z.array(UrlMetaSchema),
+  })
+  .openapi('Info');
+
+export const SchemaListSchema = z
+  .object({
+    schemas: z.array(
+      z.object({ name: z.string(), encoding: z.string(), schemaType: z.number(), data: z.string().openapi({ description: 'base64' }) }),
+    ),
+  })
+  .openapi('SchemaList');
+
+export const MessageSchema = z
+  .object({
+    timestamp: z.number().openapi({ description: 'µs since recording start' }),
+    url: z.string(),
+    action: z.string().openapi({ example: 'Pub' }),
+    serType: z.string(),
+    schemaType: z.number().openapi({ description: 'SchemaType: 0 unknown, 1 raw, 2 zerocopy, 3 protobuf, 4 flatbuffers, 5 cdr' }),
+    size: z.number(),
+    data: z.unknown().openapi({ description: 'base64 payload; with decode=true the decoded JSON value or text when `decoded` is not null' }),
+    decoded: z.enum(['protobuf', 'json', 'text']).nullable().optional().openapi({ description: 'Only with decode=true' }),
+    decodeError: z.string().optional(),
+  })
+  .openapi('Message');
+
+export const MessagePageSchema = z
+  .object({ messages: z.array(MessageSchema), next: z.string().nullable().openapi({ description: 'Opaque cursor for the next page, null at the end' }) })
+  .openapi('MessagePage');
+
+const idParam = z.string().min(1).openapi({ param: { name: 'id', in: 'path' }, description: 'Bag id (URL-encoded, one segment)', example: 'runs%2Fdrive.vdb' });
+export const IdParams = z.object({ id: idParam });
+
+const msNumber = /^\d+(\.\d+)?$/;
+export const MessagesQuery = z.object({
+  urls: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .openapi({ param: { name: 'urls', in: 'query' }, description: 'Urls to keep: repeat the parameter or separate with commas; default all', type: 'string' }),
+  begin: z.string().regex(msNumber, 'a number of ms ≥ 0').optional().openapi({ param: { name: 'begin', in: 'query' }, description: 'Window start, ms since recording start (inclusive)' }),
+  end: z.string().regex(msNumber, 'a number of ms ≥ 0').optional().openapi({ param: { name: 'end', in: 'query' }, description: 'Window end, ms since recording start (inclusive); default the end' }),
+  limit: z.string().regex(/^-?\d+$/, 'an integer').optional().openapi({ param: { name: 'limit', in: 'query' }, description: 'Page size, clamped to [1, 10000]; default 1000 for json, unlimited for streams' }),
+  cursor: z.string().max(8192).optional().openapi({ param: { name: 'cursor', in: 'query' }, description: 'The `next` token of the previous page (it carries the query)' }),
+  format: z.enum(['json', 'ndjson', 'binary']).optional().openapi({ param: { name: 'format', in: 'query' }, description: 'json (pages), ndjson or binary (streams)' }),
+  decode: z.enum(['true', 'false', '1', '0']).optional().openapi({ param: { name: 'decode', in: 'query' }, description: 'Decode protobuf (embedded descriptors), JSON and text payloads' }),
+});
+
+export const TimingQuery = z.object({
+  factor: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, 'a positive number')
+    .optional()
+    .openapi({ param: { name: 'factor', in: 'query' }, description: 'A gap is an interval longer than factor × the url’s median interval' }),
+});
+
+export const ReplayCommandDoc = z
+  .object({
+    op: z.enum(['play', 'pause', 'resume', 'step', 'seek', 'rate', 'stop']),
+    rate: z.number().optional().openapi({ description: 'play/rate: speed multiplier, 0 = as fast as the client reads' }),
+    begin: z.number().optional().openapi({ description: 'play: ms' }),
+    end: z.number().optional().openapi({ description: 'play: ms, inclusive' }),
+    urls: z.array(z.string()).optional(),
+    times: z.number().optional().openapi({ description: 'play: passes, ≤ 0 loops forever' }),
+    paused: z.boolean().optional().openapi({ description: 'play: start paused' }),
+    time: z.number().optional().openapi({ description: 'seek: ms' }),
+  })
+  .openapi('ReplayCommand');
+
+export const ReplayEventDoc = z
+  .object({
+    event: z.enum(['status', 'finished', 'error']),
+    status: z.enum(['playing', 'paused', 'stopped']).optional(),
+    time: z.number().optional().openapi({ description: 'ms of the last frame sent' }),
+    rate: z.number().optional(),
+    dropped: z.number().optional(),
+    interrupted: z.boolean().optional(),
+    code: z.string().optional(),
+    message: z.string().optional(),
+  })
+  .openapi('ReplayEvent');

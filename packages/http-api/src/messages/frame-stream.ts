@@ -1,0 +1,136 @@
+import type { Frame } from '@vlink/bag';
+import { toErrorResponse } from '../http/errors.js';
+import type { Lease } from '../store/bag-store.js';
+import { FrameEncoder } from './binary-frame.js';
+import type { FrameJson } from './frame-json.js';
+import type { QueryCursor } from './query-cursor.js';
+
+/** Bytes handed to the transport per chunk: big enough to amortise per-chunk costs, small enough to stay responsive. */
+const CHUNK_BYTES = 64 * 1024;
+/** Bytes the stream may queue before `pull` stops being called (the backpressure bound). */
+const HIGH_WATER_BYTES = 1024 * 1024;
+
+export interface FrameStreamOptions {
+  lease: Lease;
+  cursor: QueryCursor;
+  /** Stop after this many frames; undefined = the whole range. */
+  limit?: number;
+  scrub?: (text: string) => string;
+}
+
+type Controller = ReadableStreamDefaultController<Uint8Array>;
+
+/** Turns frames into chunks. `add` returns true once it enqueued a chunk, which ends the current `pull`. */
+interface ChunkWriter {
+  add(frame: Frame, controller: Controller): boolean;
+  finish(controller: Controller): void;
+  fail(error: unknown, controller: Controller): void;
+}
+
+/**
+ * A pull-driven stream over a query: frames are read only when the consumer (the socket) has room, so memory stays
+ * bounded by about HIGH_WATER_BYTES whatever the range. The lease is returned on end, error and cancel.
+ */
+function frameStream(options: FrameStreamOptions, writer: ChunkWriter): ReadableStream<Uint8Array> {
+  const { lease, cursor, limit } = options;
+  let sent = 0;
+  let ended = false;
+  const end = async () => {
+    if (ended) return;
+    ended = true;
+    try {
+      await cursor.close();
+    } finally {
+      lease.release();
+    }
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          for (;;) {
+            if (limit !== undefined && sent >= limit) break;
+            const frame = await cursor.next();
+            if (!frame) break;
+            sent++;
+            if (writer.add(frame, controller)) return;
+          }
+          writer.finish(controller);
+          await end();
+          controller.close();
+        } catch (error) {
+          await end().catch(() => undefined);
+          writer.fail(error, controller);
+        }
+      },
+      cancel: end,
+    },
+    { highWaterMark: HIGH_WATER_BYTES, size: (chunk) => chunk.byteLength },
+  );
+}
+
+/** `format=ndjson`: one JSON object per line; an error after the first byte becomes a final `{"error":…}` line. */
+export function ndjsonStream(options: FrameStreamOptions, json: FrameJson): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let parts: string[] = [];
+  let length = 0;
+  const emit = (controller: Controller) => {
+    if (parts.length === 0) return;
+    controller.enqueue(encoder.encode(parts.join('')));
+    parts = [];
+    length = 0;
+  };
+  return frameStream(options, {
+    add(frame, controller) {
+      const line = json.text(frame) + '\n';
+      parts.push(line);
+      length += line.length;
+      if (length < CHUNK_BYTES) return false;
+      emit(controller);
+      return true;
+    },
+    finish: emit,
+    fail(error, controller) {
+      emit(controller);
+      const { body } = toErrorResponse(error, options.scrub);
+      controller.enqueue(encoder.encode(JSON.stringify(body) + '\n'));
+      controller.close();
+    },
+  });
+}
+
+/** `format=binary`: frames back to back in the layout of `binary-frame.ts`; an error aborts the response. */
+export function binaryStream(options: FrameStreamOptions): ReadableStream<Uint8Array> {
+  const encoder = new FrameEncoder();
+  let chunk = new Uint8Array(CHUNK_BYTES);
+  let view = new DataView(chunk.buffer);
+  let used = 0;
+  const emit = (controller: Controller) => {
+    if (used === 0) return;
+    controller.enqueue(chunk.subarray(0, used));
+    chunk = new Uint8Array(CHUNK_BYTES);
+    view = new DataView(chunk.buffer);
+    used = 0;
+  };
+  return frameStream(options, {
+    add(frame, controller) {
+      const size = encoder.sizeOf(frame);
+      if (size > CHUNK_BYTES - used) {
+        emit(controller);
+        if (size > CHUNK_BYTES) {
+          // A big frame travels alone, in one copy (the reader's view is only valid until the next read).
+          controller.enqueue(encoder.encode(frame));
+          return true;
+        }
+        used = encoder.writeInto(frame, chunk, view, 0);
+        return true;
+      }
+      used = encoder.writeInto(frame, chunk, view, used);
+      if (used < CHUNK_BYTES) return false;
+      emit(controller);
+      return true;
+    },
+    finish: emit,
+    fail: (error, controller) => controller.error(error),
+  });
+}

@@ -1,0 +1,135 @@
+import { BagReader, type Info, type SchemaData } from '@vlink/bag';
+import { PayloadDecoder } from '../decode/payload-decoder.js';
+import { resolveBagId, type ResolvedBag } from './resolve-id.js';
+
+/** A reader borrowed from the store; give it back with `release()` (idempotent). */
+export interface Lease {
+  readonly reader: BagReader;
+  release(): void;
+}
+
+interface Entry {
+  readonly path: string;
+  readonly mtimeMs: number;
+  readonly size: number;
+  readonly idle: BagReader[];
+  /** False once evicted or found stale: leased readers are then closed on release instead of pooled. */
+  live: boolean;
+  info?: Promise<Info>;
+  schemas?: Promise<SchemaData[]>;
+  decoder?: Promise<PayloadDecoder>;
+}
+
+export interface BagStoreOptions {
+  /** Bags whose readers, info and schemas are kept (LRU). 0 opens a reader per request. Default 16. */
+  cacheSize?: number;
+  /** Idle readers kept per bag. Default 4. */
+  idlePerBag?: number;
+}
+
+/**
+ * Resolves ids and lends readers. A reader is never shared by two users at once (a SQLite connection cannot run two
+ * cursors, and a lease may outlive the request for a stream or a replay), so the store keeps a small pool of idle
+ * readers per bag and opens another when all are out. Entries are keyed by real path and invalidated when the file's
+ * size or mtime changes.
+ */
+export class BagStore {
+  private readonly entries = new Map<string, Entry>();
+  private readonly cacheSize: number;
+  private readonly idlePerBag: number;
+  private closed = false;
+
+  constructor(readonly realRoot: string, options: BagStoreOptions = {}) {
+    this.cacheSize = Math.max(0, options.cacheSize ?? 16);
+    this.idlePerBag = Math.max(0, options.idlePerBag ?? 4);
+  }
+
+  resolve(id: string): Promise<ResolvedBag> {
+    return resolveBagId(this.realRoot, id);
+  }
+
+  async lease(bag: ResolvedBag): Promise<Lease> {
+    const entry = this.entry(bag);
+    const reader = entry.idle.pop() ?? (await BagReader.create(bag.path));
+    let released = false;
+    return {
+      reader,
+      release: () => {
+        if (released) return;
+        released = true;
+        if (entry.live && !this.closed && entry.idle.length < this.idlePerBag) entry.idle.push(reader);
+        else reader.close();
+      },
+    };
+  }
+
+  async withReader<T>(bag: ResolvedBag, use: (reader: BagReader) => T | Promise<T>): Promise<T> {
+    const lease = await this.lease(bag);
+    try {
+      return await use(lease.reader);
+    } finally {
+      lease.release();
+    }
+  }
+
+  /** The bag's Info with `path` replaced by the id, so server paths never leave the server. */
+  async info(bag: ResolvedBag): Promise<Info> {
+    const entry = this.entry(bag);
+    const info = await this.memo(entry, 'info', () => this.withReader(bag, (r) => r.getInfo()));
+    return { ...info, path: bag.id };
+  }
+
+  schemas(bag: ResolvedBag): Promise<SchemaData[]> {
+    return this.memo(this.entry(bag), 'schemas', () => this.withReader(bag, (r) => r.getSchemas()));
+  }
+
+  decoder(bag: ResolvedBag): Promise<PayloadDecoder> {
+    return this.memo(this.entry(bag), 'decoder', async () => new PayloadDecoder(await this.schemas(bag)));
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const entry of this.entries.values()) this.retire(entry);
+    this.entries.clear();
+  }
+
+  private memo<K extends 'info' | 'schemas' | 'decoder'>(entry: Entry, key: K, make: () => NonNullable<Entry[K]>): NonNullable<Entry[K]> {
+    const existing = entry[key];
+    if (existing) return existing as NonNullable<Entry[K]>;
+    const made = make();
+    entry[key] = made;
+    // A failure is not cached: the file may be fixed or finish recording.
+    (made as Promise<unknown>).catch(() => {
+      if (entry[key] === made) entry[key] = undefined;
+    });
+    return made;
+  }
+
+  private entry(bag: ResolvedBag): Entry {
+    const existing = this.entries.get(bag.path);
+    if (existing && existing.mtimeMs === bag.mtimeMs && existing.size === bag.size) {
+      this.entries.delete(bag.path);
+      this.entries.set(bag.path, existing);
+      return existing;
+    }
+    if (existing) {
+      this.entries.delete(bag.path);
+      this.retire(existing);
+    }
+    const entry: Entry = { path: bag.path, mtimeMs: bag.mtimeMs, size: bag.size, idle: [], live: this.cacheSize > 0 && !this.closed };
+    if (entry.live) {
+      this.entries.set(bag.path, entry);
+      while (this.entries.size > this.cacheSize) {
+        const oldest = this.entries.values().next().value as Entry;
+        this.entries.delete(oldest.path);
+        this.retire(oldest);
+      }
+    }
+    return entry;
+  }
+
+  private retire(entry: Entry): void {
+    entry.live = false;
+    for (const reader of entry.idle.splice(0)) reader.close();
+  }
+}

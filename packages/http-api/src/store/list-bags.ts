@@ -1,0 +1,86 @@
+import { open, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import { extensionOf, registeredExtensions } from '@vlink/bag';
+import { isInside, type ResolvedBag } from './resolve-id.js';
+
+/** Walk limits: a served tree is expected to be a directory of recordings, not a whole disk. */
+const MAX_DEPTH = 32;
+const MAX_FILES = 100_000;
+/** Manifests are small JSON files; anything bigger is not read as one. */
+const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Every file under `realRoot` whose extension is registered, recursively, following symlinks only while they stay
+ * inside the root. Segments of a split recording (`drive.1.vdb` listed in `drive.vdbx`'s `VLinkFiles`) are left out:
+ * the manifest stands for the recording.
+ */
+export async function findBags(realRoot: string): Promise<ResolvedBag[]> {
+  const extensions = new Set(registeredExtensions());
+  const found: ResolvedBag[] = [];
+  const visited = new Set<string>([realRoot]);
+  let files = 0;
+
+  async function walk(dir: string, depth: number): Promise<void> {
+    let names: string[];
+    try {
+      names = (await readdir(dir)).sort();
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (++files > MAX_FILES) return;
+      const linkPath = join(dir, name);
+      const real = await realpath(linkPath).catch(() => undefined);
+      if (!real || !isInside(realRoot, real)) continue;
+      const info = await stat(real).catch(() => undefined);
+      if (!info) continue;
+      if (info.isDirectory()) {
+        if (depth < MAX_DEPTH && !visited.has(real)) {
+          visited.add(real);
+          await walk(linkPath, depth + 1);
+        }
+      } else if (info.isFile() && extensions.has(extensionOf(name))) {
+        const id = relative(realRoot, linkPath).split(sep).join('/');
+        found.push({ id, path: real, size: info.size, mtimeMs: info.mtimeMs });
+      }
+    }
+  }
+
+  await walk(realRoot, 0);
+  const segments = new Set<string>();
+  for (const bag of found) for (const segment of await manifestSegments(bag.path)) segments.add(segment);
+  return found.filter((bag) => !segments.has(bag.path));
+}
+
+/** Real paths of the segments a split-recording manifest lists; empty for anything that is not a manifest. */
+async function manifestSegments(path: string): Promise<string[]> {
+  if (!(await looksLikeManifest(path))) return [];
+  try {
+    const doc = JSON.parse(await readFile(path, 'utf8')) as { VLinkFiles?: unknown };
+    if (!Array.isArray(doc.VLinkFiles)) return [];
+    const dir = dirname(path);
+    const names = doc.VLinkFiles.filter((n): n is string => typeof n === 'string' && n !== '' && !/[\\/]/.test(n) && n !== '.' && n !== '..');
+    const reals = await Promise.all(names.map((n) => realpath(join(dir, n)).catch(() => undefined)));
+    return reals.filter((r): r is string => r !== undefined);
+  } catch {
+    return [];
+  }
+}
+
+/** Cheap sniff (first bytes) so big binary bags are never read whole: a VLink manifest starts with `{"VLinkHeader"`. */
+async function looksLikeManifest(path: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+    const { size } = await handle.stat();
+    if (size > MAX_MANIFEST_BYTES) return false;
+    const head = new Uint8Array(256);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    const text = new TextDecoder().decode(head.subarray(0, bytesRead)).replace(/\s+/g, '');
+    return text.startsWith('{"VLinkHeader"');
+  } catch {
+    return false;
+  } finally {
+    await handle?.close();
+  }
+}

@@ -1,0 +1,45 @@
+import { realpath, stat } from 'node:fs/promises';
+import { isAbsolute, join, sep } from 'node:path';
+import { BagError } from '@vlink/bag';
+
+/** A bag id resolved to a regular file inside the served root. */
+export interface ResolvedBag {
+  /** The id as the client sent it (relative to root, `/`-separated). */
+  id: string;
+  /** Real path (symlinks resolved), always inside the root. */
+  path: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/** Everything that is not a plain relative path of plain names is refused before touching the file system. */
+function isSafeRelative(id: string): boolean {
+  if (id.length === 0 || id.length > 4096 || id.includes('\0') || id.includes('\\')) return false;
+  if (isAbsolute(id) || /^[a-zA-Z]:/.test(id)) return false;
+  return id.split('/').every((part) => part !== '' && part !== '.' && part !== '..');
+}
+
+export function isInside(realRoot: string, realPath: string): boolean {
+  const prefix = realRoot.endsWith(sep) ? realRoot : realRoot + sep;
+  return realPath.startsWith(prefix);
+}
+
+/**
+ * Resolves an id to a file under `realRoot` (which must itself be a real path). Traversal (`..`, absolute paths,
+ * symlinks leading outside the root), directories and missing files all answer NOT_FOUND with the same message, so
+ * a client cannot probe what exists outside the root.
+ */
+export async function resolveBagId(realRoot: string, id: string): Promise<ResolvedBag> {
+  const notFound = () => new BagError('NOT_FOUND', `no such bag "${id}"`);
+  if (!isSafeRelative(id)) throw notFound();
+  let real: string;
+  try {
+    real = await realpath(join(realRoot, id));
+  } catch {
+    throw notFound();
+  }
+  if (!isInside(realRoot, real)) throw notFound();
+  const info = await stat(real).catch(() => undefined);
+  if (!info?.isFile()) throw notFound();
+  return { id, path: real, size: info.size, mtimeMs: info.mtimeMs };
+}
