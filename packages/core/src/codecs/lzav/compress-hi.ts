@@ -1,6 +1,6 @@
 import { BlockWriter } from './block-writer.js';
 import { FORMAT_CURRENT, LITERALS_AT_END, MIN_OFFSET, OFFSET_1BYTE_MAX, OFFSET_2BYTE_MAX, WINDOW } from './format.js';
-import { hashTable, hashWords, load32, matchLength, matchLengthBack } from './match.js';
+import { hashTable, hashWords, load32, matchLength, matchLengthBack, viewOf } from './match.js';
 
 const MREF = 5;
 /** 8 (word, position) pairs per bucket: 16 ints, 64 bytes; a bucket index is `slot >>> 4`. */
@@ -14,6 +14,7 @@ const MAX_TABLE_BYTES = 1 << 23;
  */
 export function compressHi(src: Uint8Array, out: Uint8Array): number {
   const srcLen = src.length;
+  const view = viewOf(src);
   let tableBytes = 8192;
   while (tableBytes !== MAX_TABLE_BYTES && tableBytes >>> 2 < srcLen) tableBytes *= 2;
   const mask = (tableBytes - 1) ^ (BUCKET_INTS * 4 - 1);
@@ -37,11 +38,17 @@ export function compressHi(src: Uint8Array, out: Uint8Array): number {
     let len = 1;
     let dist = MIN_OFFSET;
     const newest = heads[slot >>> 4];
+    // A fresh bucket holds 8 copies of one candidate; measuring it again cannot beat the first (ties keep the
+    // first), so repeated positions are skipped. Long runs would otherwise cost 8 full-length comparisons.
+    let seen = -1;
     for (let j = 0; j < 8; j++) {
       const k = ((newest + j) & 7) << 1;
-      if (table[slot + k] === w1) {
+      if (table[slot + k] === w1 && table[slot + k + 1] !== seen) {
         const wp = table[slot + k + 1];
-        const ml = matchLength(src, ip, wp, maxLen, 4);
+        seen = wp;
+        // Only a candidate that also matches at offset `len` can be longer than the best so far.
+        if (src[ip + len] !== src[wp + len] || len >= maxLen) continue;
+        const ml = matchLength(src, view, ip, wp, maxLen, 4);
         if (ml > len) {
           dist = ip - wp;
           len = ml;

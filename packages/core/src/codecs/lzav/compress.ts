@@ -1,7 +1,7 @@
 import { BlockWriter } from './block-writer.js';
 import { compressHi } from './compress-hi.js';
 import { FORMAT_CURRENT, LITERALS_AT_END, MIN_OFFSET, MREF5_THRESHOLD, WINDOW, compressBound } from './format.js';
-import { hashTable, hashWords, load32, matchLength, matchLengthBack, outputBuffer } from './match.js';
+import { hashTable, hashWords, load32, matchLength, matchLengthBack, outputBuffer, viewOf } from './match.js';
 
 /** The default compressor never grows its table past 1 MiB: bigger tables cost more to clear than they gain. */
 const MAX_TABLE_BYTES = 1 << 20;
@@ -37,6 +37,7 @@ function compressTiny(src: Uint8Array, out: Uint8Array, mref: number): number {
  */
 function compressFast(src: Uint8Array, out: Uint8Array, mref: 5 | 6): number {
   const srcLen = src.length;
+  const view = viewOf(src);
   let tableBytes = 2048;
   while (tableBytes >>> 2 < srcLen && tableBytes < MAX_TABLE_BYTES) tableBytes *= 2;
   const mask = (tableBytes - 1) ^ 7;
@@ -66,7 +67,7 @@ function compressFast(src: Uint8Array, out: Uint8Array, mref: 5 | 6): number {
         }
         // Keep the older position for short offsets so runs keep matching far back.
         table[slot + 1] = dist > 31 ? ip : wpo;
-        let len = matchLength(src, ip, wpo, end - ip, mref);
+        let len = matchLength(src, view, ip, wpo, end - ip, mref);
         const ip0 = ip;
         let lits = ip - anchor;
         if (lits !== 0 && src[ip - 1] === src[wpo - 1]) {
