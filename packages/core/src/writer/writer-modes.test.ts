@@ -1,0 +1,89 @@
+// The behaviours every mode shares, run against each: the worker, the same-thread queue (fallback) and sync mode.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { registerBackend } from '../backend/registry.js';
+import type { BagError } from '../errors.js';
+import { createFrame, type Frame } from '../model/frame.js';
+import { BagPluginInterface } from '../plugins/bag-plugin.js';
+import { BagReader } from '../reader/bag-reader.js';
+import { memoryBackend } from '../testing/memory-backend.js';
+import { patternBytes } from '../testing/sample-frames.js';
+import { BagWriter, type BagWriterOptions } from './bag-writer.js';
+import { faultBackend } from './test-backends.js';
+
+registerBackend(memoryBackend);
+registerBackend(faultBackend);
+const dir = mkdtempSync(join(tmpdir(), 'vlink-modes-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+
+const MODES: Array<[string, BagWriterOptions]> = [
+  ['worker', {}],
+  ['queue', { worker: false }],
+  ['sync', { syncMode: true }],
+];
+
+async function readAll(path: string): Promise<Frame[]> {
+  const reader = await BagReader.create(path);
+  const out: Frame[] = [];
+  for await (const f of reader.frames()) out.push({ ...f, data: f.data.slice() });
+  reader.close();
+  return out;
+}
+
+class UpperUrls extends BagPluginInterface {
+  override convertUrlMeta(url: string): string | null {
+    return url === 'drop' ? null : url.toUpperCase();
+  }
+}
+
+for (const [mode, options] of MODES) {
+  describe(`BagWriter (${mode} mode)`, () => {
+    test('writes every frame in push order, then closes the file complete', async () => {
+      const path = join(dir, `m${n++}.memjson`);
+      const writer = await BagWriter.create(path, options);
+      assert.equal(writer.mode, mode);
+      for (let i = 0; i < 500; i++) writer.push(createFrame({ timestamp: i, url: `u${i % 4}`, data: patternBytes(i % 50, i) }));
+      await writer.close();
+      const frames = await readAll(path);
+      assert.deepEqual(frames.map((f) => f.timestamp), Array.from({ length: 500 }, (_, i) => i));
+      assert.deepEqual(frames[499]!.data, patternBytes(499 % 50, 499));
+      assert.equal(writer.stats().writtenFrames, 500);
+    });
+
+    test('a write plugin renames and drops urls before storage', async () => {
+      const path = join(dir, `m${n++}.memjson`);
+      const writer = await BagWriter.create(path, options);
+      writer.bindPluginInterface(new UpperUrls());
+      writer.push(createFrame({ timestamp: 1, url: 'keep', data: new Uint8Array(1) }));
+      writer.push(createFrame({ timestamp: 2, url: 'drop', data: new Uint8Array(1) }));
+      await writer.close();
+      assert.deepEqual((await readAll(path)).map((f) => f.url), ['KEEP']);
+      assert.equal(writer.stats().dropped.plugin, 1);
+    });
+
+    test('pushDurable resolves after the commit', async () => {
+      const path = join(dir, `m${n++}.memjson`);
+      const writer = await BagWriter.create(path, options);
+      assert.equal(await writer.pushDurable(createFrame({ timestamp: 5, url: 'a', data: new Uint8Array(1) })), 5);
+      assert.equal((await readAll(path)).length, 1);
+      await writer.close();
+    });
+
+    test('a storage error sets fail(), is reported once, and later frames are counted as dropped', async () => {
+      const writer = await BagWriter.create(join(dir, `m${n++}.faultjson`), options);
+      const errors: BagError[] = [];
+      writer.registerErrorCallback((e) => errors.push(e));
+      writer.push(createFrame({ timestamp: 1, url: 'fail/storage', data: new Uint8Array(1) }));
+      await writer.pushDurable(createFrame({ timestamp: 2, url: 'a', data: new Uint8Array(1) })).catch(() => {});
+      assert.equal(writer.fail(), true);
+      assert.equal(errors.length, 1);
+      assert.equal(writer.stats().lastError, errors[0]);
+      assert.equal(writer.stats().dropped.storageError, 2);
+      await writer.close();
+    });
+  });
+}
