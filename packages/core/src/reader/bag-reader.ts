@@ -1,11 +1,27 @@
-import type { BackendReader } from '../backend/backend.js';
+import type { BackendReader, CursorQuery } from '../backend/backend.js';
 import { backendFor } from '../backend/registry.js';
 import { BagError } from '../errors.js';
 import type { ReaderOptions } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import type { Info } from '../model/info.js';
+import type { PlayConfig } from '../playback/play-config.js';
+import type { PlayStatus } from '../playback/play-status.js';
+import type { Playback } from '../playback/playback.js';
+import type { PlaybackSource } from '../playback/playback-source.js';
+import {
+  Player,
+  type FinishCallback,
+  type OutputCallback,
+  type PlaybackErrorCallback,
+  type ReadyCallback,
+  type StatusCallback,
+} from '../playback/player.js';
+import { PluginDirection, type BagPluginInterface } from '../plugins/bag-plugin.js';
 import { yieldToEventLoop } from '../util/schedule.js';
+import { SyncCursor } from './cursor.js';
 import { toCursorQuery, type CursorConfig } from './cursor-config.js';
+import { openFrames } from './frame-stream.js';
+import { ReadUrlMap } from './url-map.js';
 
 export interface FramesOptions extends CursorConfig {
   signal?: AbortSignal;
@@ -15,24 +31,28 @@ export interface FramesOptions extends CursorConfig {
 const YIELD_EVERY = 512;
 
 /**
- * Reads a bag; the extension picks the backend. Three ways to read, all with url and time filters:
- * the VLink synchronous cursor (`openCursor` / `readNext`), an async iterator (`frames()`), and playback.
+ * Reads a bag; the extension picks the backend. Three ways to read, all with url and time filters: the VLink
+ * synchronous cursor (`openCursor` / `readNext`), an async iterator (`frames()`), and paced playback (`play()` with
+ * VLink's callbacks and controls, or `for await (const frame of reader.play(config))`; see {@link Player}).
  *
- * A frame's `data` is a view that is valid until the next read: copy it (`data.slice()`) to keep it.
+ * A bound read plugin (`bindPluginInterface`) renames and drops urls for every way of reading; its `onRead` runs in
+ * playback only. A frame's `data` is a view that is valid until the next read: copy it (`data.slice()`) to keep it.
  */
 export class BagReader {
   readonly path: string;
   protected readonly backend: BackendReader;
   private info: Info | undefined;
-  private cursor: IterableIterator<Frame> | undefined;
-  private atEof = false;
-  private failed = false;
+  private readonly cursor: SyncCursor;
   private lastError: BagError | undefined;
   private closed = false;
+  private plugin: BagPluginInterface | undefined;
+  private urls: ReadUrlMap | undefined;
+  private playerInstance: Player | undefined;
 
   protected constructor(path: string, backend: BackendReader) {
     this.path = path;
     this.backend = backend;
+    this.cursor = new SyncCursor((query) => this.open(query), (error) => (this.lastError = error), path);
   }
 
   static async create(path: string, options: ReaderOptions = {}): Promise<BagReader> {
@@ -52,19 +72,23 @@ export class BagReader {
     return this.backend.schemas();
   }
 
+  /**
+   * Binds a read plugin (VLink `bind_plugin_interface`); undefined unbinds. `convertUrlMeta` renames or drops urls
+   * for cursors and playback (`filterUrls` then name playback urls); `onRead`, `onReset` and `flush` run in playback.
+   */
+  bindPluginInterface(plugin: BagPluginInterface | undefined): void {
+    this.plugin?.detach();
+    this.plugin = plugin;
+    this.urls = undefined;
+    plugin?.attach(PluginDirection.Read, (frame) => this.player().deliver(frame));
+  }
+
+  // --- cursor ------------------------------------------------------------------------------------------------------
+
   /** (Re)opens the synchronous cursor; clears `eof()` and `fail()`. */
   openCursor(config: CursorConfig = {}): boolean {
     this.ensureOpen();
-    this.atEof = false;
-    this.failed = false;
-    this.lastError = undefined;
-    try {
-      this.cursor = this.backend.frames(toCursorQuery(config));
-      return true;
-    } catch (error) {
-      this.setFailed(error);
-      return false;
-    }
+    return this.cursor.openCursor(config);
   }
 
   /**
@@ -74,49 +98,33 @@ export class BagReader {
   readNext(frame: Frame): boolean {
     const next = this.next();
     if (!next) return false;
-    frame.timestamp = next.timestamp;
-    frame.url = next.url;
-    frame.data = next.data;
-    frame.serType = next.serType;
-    frame.schemaType = next.schemaType;
-    frame.actionType = next.actionType;
+    Object.assign(frame, next);
     return true;
   }
 
   /** The next frame of the cursor, or undefined at the end or on error. */
   next(): Frame | undefined {
-    if (this.atEof || this.failed) return undefined;
-    if (!this.cursor && !this.openCursor()) return undefined;
-    try {
-      const step = this.cursor!.next();
-      if (step.done) {
-        this.atEof = true;
-        return undefined;
-      }
-      return step.value;
-    } catch (error) {
-      this.setFailed(error);
-      return undefined;
-    }
+    return this.cursor.next();
   }
 
   eof(): boolean {
-    return this.atEof;
+    return this.cursor.eof();
   }
 
   fail(): boolean {
-    return this.failed;
+    return this.cursor.fail();
   }
 
+  /** The last cursor or playback error. */
   getLastError(): BagError | undefined {
     return this.lastError;
   }
 
-  /** Async iterator over frames; a separate cursor, independent of `openCursor`. Errors are thrown, not flagged. */
+  /** Async iterator over frames, unpaced; a separate cursor, independent of `openCursor`. Errors are thrown. */
   async *frames(options: FramesOptions = {}): AsyncGenerator<Frame, void, undefined> {
     this.ensureOpen();
     const { signal } = options;
-    const iterator = this.backend.frames(toCursorQuery(options));
+    const iterator = this.open(toCursorQuery(options));
     let sinceYield = 0;
     try {
       for (;;) {
@@ -134,23 +142,98 @@ export class BagReader {
     }
   }
 
+  // --- playback (spec §7.3–7.4; semantics in Player) ----------------------------------------------------------------
+
+  /** Frame callback for playback; a returned promise is awaited before the next frame. */
+  registerOutputCallback(callback: OutputCallback | undefined): void {
+    this.player().registerOutputCallback(callback);
+  }
+  /** Status changes (Stopped/Paused/Playing), reported only when the status really changes. */
+  registerStatusCallback(callback: StatusCallback | undefined): void {
+    this.player().registerStatusCallback(callback);
+  }
+  /** Fires when a pass is prepared: on every pass and after each jump. */
+  registerReadyCallback(callback: ReadyCallback | undefined): void {
+    this.player().registerReadyCallback(callback);
+  }
+  /** Fires when a session ends (not when a jump ends it); true when stopped or interrupted. */
+  registerFinishCallback(callback: FinishCallback | undefined): void {
+    this.player().registerFinishCallback(callback);
+  }
+  /** Playback errors (a read failure, a throwing callback); the session then finishes interrupted. */
+  registerErrorCallback(callback: PlaybackErrorCallback | undefined): void {
+    this.player().registerErrorCallback(callback);
+  }
+  /** Starts the playback loop (`play()` and `jump()` start it too). */
+  asyncRun(): void {
+    this.ensureOpen();
+    this.player().asyncRun();
+  }
+  /** Starts paced playback; the returned {@link Playback} can be ignored or iterated with `for await`. */
+  play(config: PlayConfig & { signal?: AbortSignal } = {}): Playback {
+    this.ensureOpen();
+    return this.player().play(config);
+  }
+  pause(): void {
+    this.playerInstance?.pause();
+  }
+  resume(): void {
+    this.playerInstance?.resume();
+  }
+  /** While paused, emits exactly one frame, then pauses again; false when not paused. */
+  pauseToNext(): boolean {
+    return this.playerInstance?.pauseToNext() ?? false;
+  }
+  /** Restarts playback at `beginMs` (clamped); no finish callback for the session it replaces. */
+  jump(beginMs: number, rate?: number, times?: number, forceToPlay = false): Promise<void> {
+    this.ensureOpen();
+    return this.player().jump(beginMs, rate, times, forceToPlay);
+  }
+  /** Stops the session (finish(true)); resolves when it has ended. Do not await it inside an output callback. */
+  stop(): Promise<void> {
+    return this.playerInstance?.stop() ?? Promise.resolve();
+  }
+  getStatus(): PlayStatus {
+    return this.player().getStatus();
+  }
+  /** Playback position in ms, interpolated between frames. */
+  getTimestamp(): number {
+    return this.playerInstance?.getTimestamp() ?? 0;
+  }
+  /** The last emitted frame's time in ms while playing or paused, else 0. */
+  getRealTimestamp(): number {
+    return this.playerInstance?.getRealTimestamp() ?? 0;
+  }
+  /** Ends the playback loop, interrupting a running session. */
+  quit(): void {
+    this.playerInstance?.quit();
+  }
+  /** Resolves when the playback loop has ended (after `quit()` or `autoQuit`); at once if it is not running. */
+  waitForQuit(): Promise<void> {
+    return this.playerInstance?.waitForQuit() ?? Promise.resolve();
+  }
+
+  // --- maintenance and lifecycle -----------------------------------------------------------------------------------
+
   check(): Promise<boolean> {
-    return this.maintenance('check', () => this.backend.check?.());
+    return this.maintenance(() => this.backend.check?.());
   }
 
   reindex(): Promise<boolean> {
-    return this.maintenance('reindex', () => this.backend.reindex?.());
+    return this.maintenance(() => this.backend.reindex?.());
   }
 
   fix(rebuild = false): Promise<boolean> {
-    return this.maintenance('fix', () => this.backend.fix?.(rebuild));
+    return this.maintenance(() => this.backend.fix?.(rebuild));
   }
 
+  /** Ends playback and closes the file; idempotent. */
   close(): void {
     if (this.closed) return;
+    this.playerInstance?.quit();
     this.closed = true;
-    this.cursor?.return?.();
-    this.cursor = undefined;
+    this.cursor.close();
+    this.plugin?.detach();
     this.backend.close();
   }
 
@@ -158,21 +241,44 @@ export class BagReader {
     this.close();
   }
 
-  private async maintenance(what: string, run: () => Promise<boolean> | undefined): Promise<boolean> {
+  private player(): Player {
+    return (this.playerInstance ??= new Player(this.playbackSource(), (error) => (this.lastError = error)));
+  }
+
+  private playbackSource(): PlaybackSource {
+    return {
+      durations: () => {
+        const info = this.getInfo();
+        return { totalMs: info.totalDuration, blankMs: info.blankDuration };
+      },
+      open: ({ beginUs, endUs, filterUrls }) => {
+        this.ensureOpen();
+        const query: CursorQuery = {};
+        if (filterUrls.length > 0) query.urls = filterUrls;
+        if (beginUs > 0) query.beginUs = beginUs;
+        if (endUs > 0) query.endUs = endUs;
+        return this.open(query);
+      },
+      readPlugin: () => this.plugin,
+    };
+  }
+
+  private open(query: CursorQuery): IterableIterator<Frame> {
+    if (this.plugin && !this.urls) this.urls = new ReadUrlMap(this.getInfo().urls, this.plugin);
+    return openFrames(this.backend, query, this.urls);
+  }
+
+  private async maintenance(run: () => Promise<boolean> | undefined): Promise<boolean> {
     this.ensureOpen();
     const result = run();
     if (result === undefined) return false;
     const ok = await result;
     this.info = undefined;
+    this.urls = undefined;
     return ok;
   }
 
   private ensureOpen(): void {
     if (this.closed) throw new BagError('CLOSED', 'reader is closed', { file: this.path });
-  }
-
-  private setFailed(error: unknown): void {
-    this.failed = true;
-    this.lastError = BagError.wrap(error, 'IO_ERROR', 'read failed', { file: this.path });
   }
 }
