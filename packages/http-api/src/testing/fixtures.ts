@@ -1,0 +1,101 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { create, createFileRegistry, toBinary, type DescMessage } from '@bufbuild/protobuf';
+import {
+  FieldDescriptorProto_Label,
+  FieldDescriptorProto_Type,
+  FileDescriptorProtoSchema,
+  FileDescriptorSetSchema,
+} from '@bufbuild/protobuf/wkt';
+import { ActionType, BagReader, BagWriter, SchemaType, registerBackend, type Frame } from '@vlink/bag';
+import { memoryBackend, sampleFrames } from '@vlink/bag-core/testing';
+
+/** Recording start of every fixture bag (ms since epoch). */
+export const START_MS = 1_773_712_800_123;
+
+/** `test.Point { double x = 1; double y = 2; string label = 3; }` as an embedded FileDescriptorSet. */
+export function pointDescriptor(): { fds: Uint8Array; Point: DescMessage } {
+  const field = (name: string, number: number, type: FieldDescriptorProto_Type) => ({ name, number, type, label: FieldDescriptorProto_Label.OPTIONAL, jsonName: name });
+  const file = create(FileDescriptorProtoSchema, {
+    name: 'test/point.proto',
+    package: 'test',
+    syntax: 'proto3',
+    messageType: [{ name: 'Point', field: [field('x', 1, FieldDescriptorProto_Type.DOUBLE), field('y', 2, FieldDescriptorProto_Type.DOUBLE), field('label', 3, FieldDescriptorProto_Type.STRING)] }],
+  });
+  const set = create(FileDescriptorSetSchema, { file: [file] });
+  return { fds: toBinary(FileDescriptorSetSchema, set), Point: createFileRegistry(set).getMessage('test.Point')! };
+}
+
+export function pointBytes(Point: DescMessage, i: number): Uint8Array {
+  return toBinary(Point, create(Point, { x: i + 0.5, y: -i - 1, label: `p${i}` } as never));
+}
+
+async function writeBag(path: string, frames: Frame[], setup?: (writer: BagWriter) => void): Promise<void> {
+  const writer = await BagWriter.create(path, { syncMode: true, startTimestamp: START_MS });
+  setup?.(writer);
+  for (const frame of frames) writer.push({ ...frame });
+  await writer.close();
+}
+
+export interface FixtureRoot {
+  root: string;
+  /** A directory outside the root (symlink targets). */
+  outside: string;
+  cleanup(): void;
+}
+
+/**
+ * A served root with: `drive.vdb` and `runs/drive.vcap` (core's sample recording, incl. a 1 MiB payload),
+ * `proto.vdb` (protobuf with an embedded descriptor, JSON and text urls), `same-ts.vdb` (timestamps shared by 4
+ * frames), `mem.memjson`, a corrupt `bad.vdb`, an unsupported `notes.txt`, a directory named `dir.vdb`, a symlink
+ * inside (`alias.vdb` → drive.vdb) and one leading outside (`escape.vdb`).
+ */
+export async function buildFixtureRoot(): Promise<FixtureRoot> {
+  registerBackend(memoryBackend);
+  const base = mkdtempSync(join(tmpdir(), 'vlink-http-'));
+  const root = join(base, 'root');
+  const outside = join(base, 'outside');
+  mkdirSync(join(root, 'runs'), { recursive: true });
+  mkdirSync(join(root, 'dir.vdb'));
+  mkdirSync(outside);
+  const sample = sampleFrames(120);
+  await writeBag(join(root, 'drive.vdb'), sample);
+  await writeBag(join(root, 'runs', 'drive.vcap'), sample);
+  await writeBag(join(root, 'mem.memjson'), sample.slice(0, 12));
+  await writeBag(join(outside, 'secret.vdb'), sample.slice(0, 3));
+
+  const { fds, Point } = pointDescriptor();
+  const proto: Frame[] = [];
+  for (let i = 0; i < 30; i++) {
+    const timestamp = 5_000 + i * 1_000;
+    if (i % 3 === 0) proto.push({ timestamp, url: 'pb/point', data: pointBytes(Point, i), serType: 'test.Point', schemaType: SchemaType.Protobuf, actionType: ActionType.Publish });
+    else if (i % 3 === 1) proto.push({ timestamp, url: 'json/state', data: new TextEncoder().encode(JSON.stringify({ i, ok: true })), serType: 'json', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+    else proto.push({ timestamp, url: 'text/log', data: new TextEncoder().encode(`line ${i}`), serType: 'text', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+  }
+  await writeBag(join(root, 'proto.vdb'), proto, (w) => w.pushSchema({ name: 'test.Point', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: fds }));
+
+  const same: Frame[] = [];
+  for (let i = 0; i < 25; i++) {
+    same.push({ timestamp: 1_000 + Math.floor(i / 4) * 1_000, url: i % 2 ? 'a' : 'b', data: new Uint8Array([i]), serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+  }
+  await writeBag(join(root, 'same-ts.vdb'), same);
+
+  writeFileSync(join(root, 'bad.vdb'), 'this is not a SQLite database, just text '.repeat(200));
+  writeFileSync(join(root, 'notes.txt'), 'not a bag');
+  symlinkSync(join(root, 'drive.vdb'), join(root, 'alias.vdb'));
+  symlinkSync(join(outside, 'secret.vdb'), join(root, 'escape.vdb'));
+  return { root, outside, cleanup: () => rmSync(base, { recursive: true, force: true }) };
+}
+
+/** Every frame of a bag as the reader yields it (copied), the reference for byte-exact stream checks. */
+export async function readAll(path: string, urls?: string[]): Promise<Frame[]> {
+  const reader = await BagReader.create(path);
+  try {
+    const out: Frame[] = [];
+    for await (const f of reader.frames(urls ? { filterUrls: urls } : {})) out.push({ ...f, data: f.data.slice() });
+    return out;
+  } finally {
+    reader.close();
+  }
+}
