@@ -65,6 +65,9 @@ export interface VdbFileOptions {
 const ACTION_TEXT: readonly string[] = Array.from({ length: 9 }, (_, i) => actionText(i as ActionType));
 const METADATA_REFRESH_MS = 1000;
 const STALE_TRANSACTION_MS = 3000;
+const CLOCK_EVERY_MAX = 256;
+const CLOCK_GAP_MIN_MS = 0.5;
+const CLOCK_GAP_MAX_MS = 2;
 
 /**
  * Writes one `.vdb` file exactly as VLink's `VDBWriter` does (spec §2.1–§2.9). Recording-wide state (global url ids,
@@ -102,6 +105,9 @@ export class VdbFileWriter implements BackendWriter {
   private transactionStart = 0;
   private sinceCommit = 0;
   private lastRefresh: number;
+  private lastClock: number;
+  private clockEvery = 1;
+  private clockCountdown = 1;
   private snapshot: FileSnapshot | undefined;
   private closed = false;
   private readonly now: () => number;
@@ -130,6 +136,7 @@ export class VdbFileWriter implements BackendWriter {
     this.updateUrlLoss = db.prepare(SQL.UPDATE_URL_LOSS);
     this.updateComplete = db.prepare(SQL.UPDATE_HEADER_COMPLETE);
     this.lastRefresh = now();
+    this.lastClock = this.lastRefresh;
   }
 
   /**
@@ -246,17 +253,32 @@ export class VdbFileWriter implements BackendWriter {
     }
     if (ts > this.lastTs) this.lastTs = ts;
 
+    if (--this.clockCountdown <= 0) this.checkClock(fu);
+    if (this.sinceCommit > this.config.cacheSize) this.commit();
+  }
+
+  /**
+   * Step 14 of §2.7 (refresh this url's counters and the header once a second). Reading a clock costs about as
+   * much as the rest of our per-frame bookkeeping, so it is read every `clockEvery` frames, a stride that adapts
+   * to keep about one read per millisecond: the refresh is at most ~2 ms late at any rate.
+   */
+  private checkClock(fu: FileUrl): void {
     const now = this.now();
+    const gap = now - this.lastClock;
+    this.lastClock = now;
+    if (gap < CLOCK_GAP_MIN_MS) {
+      if (this.clockEvery < CLOCK_EVERY_MAX) this.clockEvery <<= 1;
+    } else if (gap > CLOCK_GAP_MAX_MS && this.clockEvery > 1) this.clockEvery >>= 1;
+    this.clockCountdown = this.clockEvery;
     if (now - this.lastRefresh > METADATA_REFRESH_MS) {
       this.lastRefresh = now;
       try {
-        this.updateUrlCount.run(fu.count, fu.size, frequency(fu.count, fu.firstTs, fu.lastTs), url);
+        this.updateUrlCount.run(fu.count, fu.size, frequency(fu.count, fu.firstTs, fu.lastTs), fu.url);
         this.updateHeaderCount.run(this.rows, this.lastTs);
       } catch (error) {
-        throw this.fail(error, 'cannot refresh metadata', url);
+        throw this.fail(error, 'cannot refresh metadata', fu.url);
       }
     }
-    if (this.sinceCommit > this.config.cacheSize) this.commit();
   }
 
   /** VLink `push_schema` for this file: inserts the schema unless this file already has it (spec §2.5). */

@@ -44,6 +44,8 @@ export interface VdbFacts {
   /** A negative `start_timestamp` was found; `check()` fails at once (§2.12). */
   broken: boolean;
   byId: Map<number, UrlEntry>;
+  /** `byId` as an array when the ids are small non-negative integers (always, for files we write): faster per row. */
+  byIndex: (UrlEntry | undefined)[] | undefined;
   idsByUrl: Map<string, number[]>;
 }
 
@@ -199,6 +201,7 @@ class FrameIterator implements IterableIterator<Frame> {
   private lastActionText: unknown = undefined;
   private lastAction = ActionType.Unknown;
   private done = false;
+  private readonly result: IteratorYieldResult<Frame> = { done: false, value: undefined as unknown as Frame };
 
   constructor(
     private readonly rows: IterableIterator<SqlRow>,
@@ -215,6 +218,7 @@ class FrameIterator implements IterableIterator<Frame> {
   next(): IteratorResult<Frame> {
     if (this.done) return { done: true, value: undefined };
     const byId = this.facts.byId;
+    const byIndex = this.facts.byIndex;
     for (;;) {
       let step: IteratorResult<SqlRow>;
       try {
@@ -228,7 +232,8 @@ class FrameIterator implements IterableIterator<Frame> {
         return { done: true, value: undefined };
       }
       const row = step.value;
-      const entry = byId.get(row['url'] as number);
+      const id = row['url'] as number;
+      const entry = byIndex !== undefined ? byIndex[id] : byId.get(id);
       if (entry === undefined) continue; // a row of an unknown url is skipped, as VLink's readers do
       const actionText = row['action'];
       if (actionText !== this.lastActionText) {
@@ -246,17 +251,16 @@ class FrameIterator implements IterableIterator<Frame> {
           throw BagError.wrap(error, 'CORRUPT_DATA', 'cannot decompress a row', { file: this.path, url: entry.url });
         }
       }
-      return {
-        done: false,
-        value: {
-          timestamp: row['elapsed'] as number,
-          url: entry.url,
-          data,
-          serType: entry.ser,
-          schemaType: entry.schemaType,
-          actionType: this.lastAction,
-        },
+      // One result object per cursor: for-of and spread read `value` before the next step, and each frame is new.
+      this.result.value = {
+        timestamp: row['elapsed'] as number,
+        url: entry.url,
+        data,
+        serType: entry.ser,
+        schemaType: entry.schemaType,
+        actionType: this.lastAction,
       };
+      return this.result;
     }
   }
 
@@ -290,11 +294,13 @@ class FrameIterator implements IterableIterator<Frame> {
 const EMPTY = new Uint8Array(0);
 
 /**
- * better-sqlite3 hands out `Buffer`s, whose `slice()` is a view rather than a copy; a plain `Uint8Array` view over
- * the same memory keeps our documented "copy with `data.slice()`" advice true on every driver.
+ * better-sqlite3 hands out `Buffer`s, whose `slice()` is a view rather than a copy and which compare unequal to a
+ * `Uint8Array` of the same bytes in `deepStrictEqual`. Re-parenting the driver's fresh, unshared Buffer onto
+ * `Uint8Array.prototype` makes it a plain `Uint8Array` at a third of the cost of allocating a view over it (a
+ * per-row cost that is 5–10 % of a raw 64-byte read).
  */
 function plain(data: Uint8Array): Uint8Array {
-  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return Object.setPrototypeOf(data, Uint8Array.prototype) as Uint8Array;
 }
 
 /** Header validation, url maps, index detection, blank and total duration (spec §2.10). */
@@ -393,7 +399,15 @@ export function readFacts(db: SqliteConnection, path: string): VdbFacts {
     fileSize: fileSize(path),
     urls: metas,
   };
-  return { info, compressed: !NONE_LIKE.has(compress), hasElapsedIndex, hasUrlIndex, broken, byId, idsByUrl };
+  let byIndex: (UrlEntry | undefined)[] | undefined = [];
+  for (const [id, entry] of byId) {
+    if (!Number.isInteger(id) || id < 0 || id > 1_000_000) {
+      byIndex = undefined;
+      break;
+    }
+    byIndex[id] = entry;
+  }
+  return { info, compressed: !NONE_LIKE.has(compress), hasElapsedIndex, hasUrlIndex, broken, byId, byIndex, idsByUrl };
 }
 
 function fileSize(path: string): number {
