@@ -143,13 +143,15 @@ export function describeVcap(reader: McapFileReader, path: string, fileSize: num
       });
     }
   }
-  for (const channel of [...reader.channels.values()].sort((a, b) => a.id - b.id)) {
+  const ordered = [...reader.channels.values()].sort((a, b) => a.id - b.id);
+  for (const [ordinal, channel] of ordered.entries()) {
     if (metas.has(channel.id)) continue;
     // A VLink file closed cleanly has a VLinkChannel_* for every channel; a crash leaves none (step 7).
     if (vlink && reader.mode === 'indexed' && (counts.get(channel.id) ?? 0n) > 0n) complete = false;
     const actionType = parseAction(channel.metadata.get('action'));
     metas.set(channel.id, {
-      index: channel.id - 1,
+      // VLink: id − 1. Foreign writers may number channels from 0, so there the index is the channel's rank.
+      index: vlink ? channel.id - 1 : ordinal,
       url: channel.topic,
       type: 'Event',
       action: actionText(actionType),

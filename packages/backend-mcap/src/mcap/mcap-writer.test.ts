@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { BagError } from '@vlink/bag-core';
+import { patternBytes } from '@vlink/bag-core/testing';
+import { loadCodecs } from '../codecs.js';
+import { MemoryReadable } from '../io/memory-readable.js';
+import { MemoryWritable } from '../io/memory-writable.js';
+import type { Writable } from '../io/writable.js';
+import { crc32, crc32Final, crc32Update, CRC32_INIT } from './crc32.js';
+import { McapFileReader } from './mcap-reader.js';
+import { McapWriter, type McapWriterOptions } from './mcap-writer.js';
+
+/** A writable with only the required methods: the writer must fall back to copying big payloads. */
+class PlainWritable implements Writable {
+  private readonly inner = new MemoryWritable();
+  position = () => this.inner.position();
+  write = (b: Uint8Array) => this.inner.write(b);
+  flush() {}
+  sync() {}
+  close() {}
+  bytes = () => this.inner.bytes();
+}
+
+async function build(writable: Writable, options: Partial<McapWriterOptions>, messages: Array<[channel: number, timeNs: number, data: Uint8Array]>) {
+  const w = new McapWriter({ writable, codecs: await loadCodecs(), profile: 'p', library: 'l', chunkSize: 4096, compression: '', compressionLevel: 1, chunkCrc: true, timeBase: 1_773_712_800_123_000_000n, ...options });
+  w.start();
+  const s = w.addSchema('S', 'protobuf', patternBytes(10, 1));
+  const a = w.addChannel('/a', 'protobuf', s);
+  const b = w.addChannel('/b', '', 0);
+  const seq = [0, 0, 0];
+  for (const [ch, t, data] of messages) w.addMessage(ch === 0 ? a : b, ++seq[ch]!, t, data);
+  w.end();
+  return w;
+}
+
+describe('McapWriter', () => {
+  test('CRC-32 matches the standard check value, incrementally too', () => {
+    const input = new TextEncoder().encode('123456789');
+    assert.equal(crc32(input), 0xcbf43926);
+    assert.equal(crc32Final(crc32Update(crc32Update(CRC32_INIT, input.subarray(0, 4)), input.subarray(4))), 0xcbf43926);
+    const big = patternBytes(100_003, 9);
+    assert.equal(crc32Final(crc32Update(crc32Update(CRC32_INIT, big.subarray(0, 77)), big.subarray(77))), crc32(big));
+  });
+
+  test('big payloads written around the chunk buffer give the same bytes as copying them', async () => {
+    const messages: Array<[number, number, Uint8Array]> = [];
+    for (let i = 0; i < 40; i++) messages.push([i % 2, i * 1_000_000 + (i % 3 === 0 ? 4_294_967_296 : 0), patternBytes(i % 5 === 0 ? 200_000 : 100, i)]);
+    messages.sort((x, y) => x[1] - y[1]);
+    const direct = new MemoryWritable();
+    const copied = new PlainWritable();
+    await build(direct, { directWriteThreshold: 1024 }, messages);
+    await build(copied, {}, messages);
+    assert.deepEqual(direct.bytes(), copied.bytes());
+    const reader = McapFileReader.open(new MemoryReadable(direct.bytes()), { codecs: await loadCodecs() });
+    assert.equal(reader.mode, 'indexed');
+    const got = [...reader.messages()].map((m) => [m.channelId, m.logTime, m.data.length]);
+    assert.deepEqual(got, messages.map(([c, t, d]) => [c + 1, 1_773_712_800_123_000_000n + BigInt(t), d.length]));
+  });
+
+  test('chunks close at chunkSize; flush() empties the open chunk; pendingAgeMs tracks it', async () => {
+    const writable = new MemoryWritable();
+    const w = new McapWriter({ writable, codecs: await loadCodecs(), profile: 'p', library: 'l', chunkSize: 1000, compression: '', compressionLevel: 1, chunkCrc: false, timeBase: 0n });
+    w.start();
+    const c = w.addChannel('/c', '', 0);
+    assert.equal(w.pendingAgeMs(), -1);
+    w.addMessage(c, 1, 5, patternBytes(100, 1));
+    assert.ok(w.pendingAgeMs(Date.now() + 10) >= 10);
+    const before = writable.position();
+    w.flush();
+    assert.ok(writable.position() > before);
+    assert.equal(w.pendingAgeMs(), -1);
+    for (let i = 0; i < 30; i++) w.addMessage(c, i + 2, i, patternBytes(100, i));
+    assert.equal(w.stats().chunkCount, 1 + Math.floor((30 * 131) / 1000));
+    w.end();
+    w.end();
+    assert.throws(() => w.addMessage(c, 99, 0, new Uint8Array(1)), (e: unknown) => BagError.isInstance(e) && e.code === 'CLOSED');
+  });
+
+  test('lz4 chunks cannot be written (VLink never writes them)', async () => {
+    assert.throws(
+      () => new McapWriter({ writable: new MemoryWritable(), codecs: { lz4: { decompress: (d) => d } }, profile: '', library: '', chunkSize: 10, compression: 'lz4', compressionLevel: 1, chunkCrc: false, timeBase: 0n }),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'NOT_SUPPORTED',
+    );
+  });
+});

@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { BagError, resolveWriterConfig } from '@vlink/bag-core';
+import type { Frame } from '@vlink/bag-core';
+import { mcapBackend } from '../backend.js';
+import { loadCodecs } from '../codecs.js';
+import { FileWritable } from '../io/file-writable.js';
+import { VcapFileWriter } from './vcap-file-writer.js';
+import { mixedFrames, openBytes, readFrames, recordToBytes, testContext } from './vcap.test-helpers.js';
+
+// Truncated, half-written and garbled files: typed errors or a recovered prefix, never a hang, never a read outside
+// the file, never a stray RangeError.
+
+const isBagError = (code?: string) => (e: unknown) => BagError.isInstance(e) && (code === undefined || e.code === code);
+
+/** Opens (optionally with tryToFix) and reads everything; returns the frames or the BagError it failed with. */
+async function attempt(bytes: Uint8Array, tryToFix: boolean): Promise<{ frames?: Frame[]; error?: BagError; complete?: boolean }> {
+  try {
+    const reader = await openBytes(bytes, tryToFix);
+    try {
+      return { frames: readFrames(reader), complete: reader.info().hasCompleted };
+    } finally {
+      reader.close();
+    }
+  } catch (error) {
+    if (!BagError.isInstance(error)) throw error;
+    return { error };
+  }
+}
+
+const key = (f: Frame) => `${f.timestamp} ${f.url} ${f.actionType} ${f.data.length}`;
+
+describe('damaged .vcap files', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vlink-vcap-damaged-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  for (const [name, config] of [
+    ['small chunks', { cacheSize: 600 }],
+    ['zstd chunks with CRC', { cacheSize: 2000, compress: 'zstd' as const, enableChunkCrc: true }],
+    ['no chunking', { cacheSize: 0 }],
+  ] as const) {
+    test(`truncated anywhere (${name}): CORRUPT_FILE without tryToFix, a prefix of the frames with it`, async () => {
+      const frames = mixedFrames(80);
+      const bytes = await recordToBytes(frames, config);
+      const want = frames.map(key);
+      let recovered = 0;
+      const step = Math.max(1, Math.floor(bytes.length / 150));
+      for (let cut = 0; cut < bytes.length; cut += step) {
+        const part = bytes.subarray(0, cut);
+        const strict = await attempt(part, false);
+        assert.ok(strict.error, `cut ${cut}: opened without tryToFix`);
+        assert.equal(strict.error.code, 'CORRUPT_FILE', `cut ${cut}: ${strict.error.message}`);
+        const fixed = await attempt(part, true);
+        if (fixed.error) {
+          assert.equal(fixed.error.code, 'CORRUPT_FILE');
+          assert.ok(cut < 200, `cut ${cut}: only a missing header may fail with tryToFix (${fixed.error.message})`);
+          continue;
+        }
+        recovered++;
+        assert.equal(fixed.complete, false);
+        const got = fixed.frames!.map(key);
+        assert.deepEqual(got, want.slice(0, got.length), `cut ${cut}: recovered frames are a prefix`);
+      }
+      assert.ok(recovered > 100);
+      // The whole file minus its last byte still has every frame's chunk.
+      const almost = await attempt(bytes.subarray(0, bytes.length - 1), true);
+      assert.equal(almost.frames!.length, frames.length);
+    });
+  }
+
+  test('garbled bytes: a BagError or readable frames, never anything else', async () => {
+    const bytes = await recordToBytes(mixedFrames(60), { cacheSize: 700, compress: 'zstd', enableChunkCrc: true });
+    let seed = 12345;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+    for (let i = 0; i < 300; i++) {
+      const copy = bytes.slice();
+      const n = 1 + Math.floor(rand() * 4);
+      for (let j = 0; j < n; j++) copy[Math.floor(rand() * copy.length)] = Math.floor(rand() * 256);
+      for (const tryToFix of [false, true]) await attempt(copy, tryToFix); // attempt rethrows anything but a BagError
+    }
+  });
+
+  test('huge lengths in record headers are refused before any allocation', async () => {
+    const bytes = await recordToBytes(mixedFrames(20), { cacheSize: 300 });
+    for (let at = 8; at < bytes.length - 9; at += 37) {
+      const copy = bytes.slice();
+      const view = new DataView(copy.buffer);
+      view.setUint32(at + 1, 0xfffffff0, true);
+      view.setUint32(at + 5, 0x0000ffff, true);
+      for (const tryToFix of [false, true]) await attempt(copy, tryToFix);
+    }
+  });
+
+  test('a crash after commit(): the committed frames survive (tryToFix), the strict open fails', async () => {
+    const path = join(dir, 'crash.vcap');
+    const writer = new VcapFileWriter({ writable: new FileWritable(path), codecs: await loadCodecs(), config: resolveWriterConfig({ compress: 'zstd' }), context: testContext(), file: path });
+    const frames = mixedFrames(50);
+    frames.slice(0, 30).forEach((f) => writer.write(f));
+    writer.commit();
+    frames.slice(30).forEach((f) => writer.write(f)); // still in the open chunk when the process "dies"
+    const bytes = new Uint8Array(readFileSync(path));
+    await assert.rejects(mcapBackend.openReader(path, { tryToFix: false }), isBagError('CORRUPT_FILE'));
+    const reader = await mcapBackend.openReader(path, { tryToFix: true });
+    const got: string[] = [];
+    for (const f of reader.frames({})) got.push(key(f));
+    assert.deepEqual(got, frames.slice(0, 30).map(key));
+    assert.equal(reader.info().hasCompleted, false);
+    assert.equal(reader.info().messageCount, 30);
+    // Step 7 fallback: url metas from the channels, counts from the scan.
+    assert.deepEqual(reader.info().urls.map((u) => u.type), reader.info().urls.map(() => 'Event'));
+    reader.close();
+    assert.ok(bytes.length > 0);
+  });
+
+  test('tick() flushes a chunk open for more than 3 s; a crash mid-chunk of big payloads loses only that chunk', async () => {
+    const path = join(dir, 'tick.vcap');
+    const writer = new VcapFileWriter({ writable: new FileWritable(path), codecs: await loadCodecs(), config: resolveWriterConfig({ cacheSize: 8 * 1024 * 1024 }), context: testContext(), file: path });
+    const frames = mixedFrames(40, 4); // 300 kB payloads go straight to the file, behind a placeholder chunk header
+    frames.slice(0, 20).forEach((f) => writer.write(f));
+    writer.tick(Date.now());
+    const before = await mcapBackend.openReader(path, { tryToFix: true });
+    assert.equal([...before.frames({})].length, 0, 'nothing flushed before 3 s');
+    before.close();
+    writer.tick(Date.now() + 3001);
+    frames.slice(20).forEach((f) => writer.write(f));
+    const reader = await mcapBackend.openReader(path, { tryToFix: true });
+    const got: string[] = [];
+    for (const f of reader.frames({})) got.push(key(f));
+    reader.close();
+    assert.deepEqual(got, frames.slice(0, 20).map(key));
+  });
+
+  test('not MCAP, empty, missing, header only', async () => {
+    const garbage = join(dir, 'garbage.vcap');
+    writeFileSync(garbage, 'this is not an mcap file at all, not even close'.repeat(10));
+    await assert.rejects(mcapBackend.openReader(garbage, { tryToFix: true }), isBagError('CORRUPT_FILE'));
+    const empty = join(dir, 'empty.vcap');
+    writeFileSync(empty, '');
+    await assert.rejects(mcapBackend.openReader(empty, {}), isBagError('CORRUPT_FILE'));
+    await assert.rejects(mcapBackend.openReader(join(dir, 'missing.vcap'), {}), isBagError('NOT_FOUND'));
+    await assert.rejects(mcapBackend.openReader(dir, {}), isBagError());
+    const full = await recordToBytes(mixedFrames(5));
+    const headerOnly = await attempt(full.subarray(0, 40), true);
+    assert.ok(headerOnly.error || headerOnly.frames!.length === 0);
+  });
+
+  test('a file written by the backend verifies its trailing magic and reads back', async () => {
+    const path = join(dir, 'backend.vcap');
+    const writer = await mcapBackend.createWriter(path, resolveWriterConfig({}), testContext());
+    mixedFrames(10).forEach((f) => writer.write(f));
+    assert.equal(writer.currentFile(), path);
+    writer.close();
+    writer.close();
+    const reader = await mcapBackend.openReader(path, {});
+    assert.equal(reader.info().messageCount, 10);
+    assert.equal(await mcapBackend.tag!(path, 'x'), false);
+    reader.close();
+  });
+});
