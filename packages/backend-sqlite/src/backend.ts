@@ -17,6 +17,11 @@ import { VdbRecording } from './vdb/recording.js';
 export interface SqliteBackendOptions {
   /** A driver, or a loader; default: `loadDriver()` (bun:sqlite → node:sqlite → better-sqlite3). */
   driver?: SqliteDriver | (() => Promise<SqliteDriver>);
+  /**
+   * `Backend.workerModule`: a module exporting an equivalent backend that a worker can import on its own. Only the
+   * default `sqliteBackend` sets it (this module); a backend built around an injected driver stays same-thread.
+   */
+  workerModule?: string;
 }
 
 /** Builds the `.vdb` backend around a driver; `sqliteBackend` is the default instance. */
@@ -27,6 +32,7 @@ export function createSqliteBackend(options: SqliteBackendOptions = {}): Backend
   return {
     name: 'sqlite',
     extensions: ['.vdb'],
+    ...(options.workerModule === undefined ? {} : { workerModule: options.workerModule }),
     async createWriter(path: string, config: ResolvedWriterConfig, context: RecordingContext): Promise<BackendWriter> {
       assertVdb(path);
       const d = await driver();
@@ -52,4 +58,4 @@ function assertVdb(path: string): void {
 }
 
 /** The VLink `.vdb` backend with the runtime's SQLite driver. */
-export const sqliteBackend: Backend = createSqliteBackend();
+export const sqliteBackend: Backend = createSqliteBackend({ workerModule: import.meta.url });
