@@ -11,6 +11,8 @@ export const FOXGLOVE_SUBPROTOCOL = 'foxglove.websocket.v1';
 const MESSAGE_DATA = 1;
 const TIME = 2;
 const StatusLevel = { INFO: 0, WARNING: 1, ERROR: 2 } as const;
+/** The replay starts this long after the last subscribe of the first burst. */
+const START_DEBOUNCE_MS = 100;
 
 export interface FoxgloveOptions {
   id: string;
@@ -30,7 +32,7 @@ export interface FoxgloveOptions {
 /**
  * `WS /v1/bags/{id}/foxglove`: the server side of the Foxglove WebSocket protocol (`foxglove.websocket.v1`, as in
  * @foxglove/ws-protocol 0.8). On open: `serverInfo` (capability `time`) and `advertise` (one channel per url). The
- * replay starts with the first `subscribe`, at the pace given by `?rate=` (default 1), and sends `time` (opcode 2)
+ * replay starts once the first burst of `subscribe` messages has settled (100 ms after the last one), at the pace given by `?rate=` (default 1), and sends `time` (opcode 2)
  * before each message timestamp and `messageData` (opcode 1) per subscription. Timestamps are absolute ns
  * (recording start + frame time). Playback control is not part of protocol 0.8, so it is steered by the query.
  */
@@ -94,7 +96,12 @@ export function foxgloveSocket(options: FoxgloveOptions): WSEvents<unknown> {
       if (!subs) subscribers.set(channelId, (subs = new Set()));
       subs.add(id);
     }
-    if (!started && subscriptionChannel.size > 0) start();
+    // Clients subscribe one message per channel: wait for the burst to settle so a fast replay does not start
+    // before the last subscription of the burst arrives.
+    if (!started && subscriptionChannel.size > 0) {
+      if (startTimer !== undefined) clearTimeout(startTimer);
+      startTimer = setTimeout(start, START_DEBOUNCE_MS);
+    }
   };
 
   const unsubscribe = (ws: WSContext<unknown>, message: Record<string, unknown>) => {
@@ -109,7 +116,10 @@ export function foxgloveSocket(options: FoxgloveOptions): WSEvents<unknown> {
   };
 
   let started = false;
+  let startTimer: ReturnType<typeof setTimeout> | undefined;
   const start = () => {
+    startTimer = undefined;
+    if (started || !session) return;
     started = true;
     const config = { rate: options.rate, beginMs: options.beginMs, times: options.loop ? 0 : 1, paused: false } as const;
     session!.play(options.endMs !== undefined ? { ...config, endMs: options.endMs } : { ...config });
@@ -163,10 +173,12 @@ export function foxgloveSocket(options: FoxgloveOptions): WSEvents<unknown> {
     },
     onClose(_event, ws) {
       options.track(ws, false);
+      if (startTimer !== undefined) clearTimeout(startTimer);
       session?.close();
     },
     onError(_event, ws) {
       options.track(ws, false);
+      if (startTimer !== undefined) clearTimeout(startTimer);
       session?.close();
     },
   };

@@ -11,6 +11,11 @@ export function toBase64(bytes: Uint8Array): string {
   if (bytes.length === 0) return '';
   if (hasToBase64) return (bytes as Uint8Array & { toBase64(): string }).toBase64();
   if (NativeBuffer) return NativeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+  return toBase64Portable(bytes);
+}
+
+/** The table loop used where the runtime has neither `toBase64` nor `Buffer`. */
+export function toBase64Portable(bytes: Uint8Array): string {
   let out = '';
   let i = 0;
   for (; i + 2 < bytes.length; i += 3) {

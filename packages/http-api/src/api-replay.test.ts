@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Frame } from '@vlink/bag';
+import { serve, type RunningServer } from './index.js';
+import { decodeFrameAt, FrameEncoder } from './messages/binary-frame.js';
+import { buildFixtureRoot, readAll, type FixtureRoot } from './testing/fixtures.js';
+import { QueuedSocket } from './testing/ws-client.js';
+
+let fx: FixtureRoot;
+let server: RunningServer;
+let frames: Frame[];
+const sockets: QueuedSocket[] = [];
+const connect = async (id = 'drive.vdb') => {
+  const ws = await QueuedSocket.connect(`${server.url.replace('http', 'ws')}/v1/bags/${encodeURIComponent(id)}/replay`);
+  sockets.push(ws);
+  assert.deepEqual(await ws.event('status'), { event: 'status', status: 'stopped', time: 0, rate: 1, dropped: 0 });
+  return ws;
+};
+const decode = (bytes: Uint8Array) => decodeFrameAt(bytes)!.frame;
+
+before(async () => {
+  fx = await buildFixtureRoot();
+  server = await serve({ root: fx.root, port: 0 });
+  frames = await readAll(join(fx.root, 'drive.vdb'));
+});
+after(async () => {
+  for (const ws of sockets) await ws.close();
+  await server?.close();
+  fx?.cleanup();
+});
+
+describe('WS replay', () => {
+  test('rate 0 sends every frame, byte-exact, then finished', async () => {
+    const ws = await connect();
+    ws.send({ op: 'play', rate: 0 });
+    assert.equal((await ws.event('status')).status, 'playing');
+    const finished = await ws.event('finished', () => true, 10_000);
+    assert.deepEqual(finished, { event: 'finished', interrupted: false, dropped: 0 });
+    const got = ws.binaries();
+    const encoder = new FrameEncoder();
+    assert.equal(got.length, frames.length);
+    got.forEach((bytes, i) => assert.deepEqual(bytes, encoder.encode(frames[i]!), `frame ${i}`));
+    assert.equal((await ws.event('status')).status, 'stopped');
+  });
+
+  test('paced replay keeps recording time (window and url filter)', async () => {
+    const ws = await connect();
+    const started = performance.now();
+    ws.send({ op: 'play', rate: 2, begin: 100, end: 500, urls: ['dds://imu'] });
+    await ws.event('finished', () => true, 5000);
+    const elapsed = performance.now() - started;
+    const got = ws.binaries().map(decode);
+    const want = frames.filter((f) => f.url === 'dds://imu' && f.timestamp >= 100_000 && f.timestamp <= 500_000);
+    assert.deepEqual(got.map((f) => f.timestamp), want.map((f) => f.timestamp));
+    // The window's frames span (last − 100 ms) / rate 2 of wall time.
+    const span = (want.at(-1)!.timestamp - 100_000) / 1000 / 2;
+    assert.ok(elapsed >= span - 30, `took ${elapsed.toFixed(0)} ms, expected ≥ ${span} ms`);
+    assert.ok(elapsed < span + 1000, `took ${elapsed.toFixed(0)} ms`);
+  });
+
+  test('pause, step, resume, seek, rate and stop, with status events', async () => {
+    const ws = await connect();
+    ws.send({ op: 'play', rate: 1, paused: true });
+    assert.equal((await ws.event('status')).status, 'paused');
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(ws.binaries().length, 0, 'nothing is sent while paused');
+
+    ws.send({ op: 'step' });
+    const s1 = await ws.event('status');
+    assert.equal(s1.status, 'paused');
+    assert.equal(s1.time, frames[0]!.timestamp / 1000);
+    ws.send({ op: 'step' });
+    await ws.event('status', (e) => e.time === frames[1]!.timestamp / 1000);
+    assert.deepEqual(ws.binaries().map((b) => decode(b).timestamp), [frames[0]!.timestamp, frames[1]!.timestamp]);
+
+    ws.send({ op: 'resume' });
+    assert.equal((await ws.event('status')).status, 'playing');
+    await new Promise((r) => setTimeout(r, 120));
+    ws.send({ op: 'pause' });
+    assert.equal((await ws.event('status')).status, 'paused');
+    const played = ws.binaries().map((b) => decode(b).timestamp);
+    assert.ok(played.length >= 3 && played.length <= 30, `played ${played.length}`);
+    assert.deepEqual(played, frames.slice(2, 2 + played.length).map((f) => f.timestamp), 'in order, none skipped');
+
+    ws.send({ op: 'seek', time: 800 });
+    const seeked = await ws.event('status');
+    assert.deepEqual([seeked.status, seeked.time], ['paused', 800]);
+    ws.send({ op: 'step' });
+    await ws.event('status', (e) => e.status === 'paused');
+    const [afterSeek] = ws.binaries().map(decode);
+    assert.equal(afterSeek!.timestamp, frames.find((f) => f.timestamp >= 800_000)!.timestamp);
+
+    ws.send({ op: 'rate', rate: 4 });
+    assert.equal((await ws.event('status')).rate, 4);
+    ws.send({ op: 'resume' });
+    await ws.event('status', (e) => e.status === 'playing');
+    ws.send({ op: 'stop' });
+    assert.equal((await ws.event('status', (e) => e.status === 'stopped')).status, 'stopped');
+    assert.deepEqual(await ws.event('finished'), { event: 'finished', interrupted: true, dropped: 0 });
+  });
+
+  test('bad commands answer an error event and keep the connection', async () => {
+    const ws = await connect();
+    ws.send('{not json');
+    assert.equal((await ws.event('error')).code, 'INVALID_ARGUMENT');
+    ws.send({ op: 'fly' });
+    assert.equal((await ws.event('error')).code, 'INVALID_ARGUMENT');
+    ws.send({ op: 'play', rate: -1 });
+    assert.match(String((await ws.event('error')).message), /rate/);
+    ws.send({ op: 'step' });
+    assert.match(String((await ws.event('error')).message), /paused/);
+    ws.socket.send(new Uint8Array([1, 2, 3]));
+    assert.equal((await ws.event('error')).code, 'INVALID_ARGUMENT');
+    ws.send({ op: 'play', rate: 0, end: 50 });
+    await ws.event('finished');
+    assert.ok(ws.binaries().length > 0);
+    assert.equal(ws.closed, false);
+  });
+
+  test('each client has its own replay', async () => {
+    const a = await connect();
+    const b = await connect('runs/drive.vcap');
+    a.send({ op: 'play', rate: 1, paused: true });
+    b.send({ op: 'play', rate: 0 });
+    await b.event('finished');
+    assert.equal(b.binaries().length, frames.length);
+    assert.equal(a.binaries().length, 0);
+    assert.equal((await a.event('status')).status, 'paused');
+  });
+
+  test('unknown bag is a 404 before the upgrade', async () => {
+    await assert.rejects(QueuedSocket.connect(`${server.url.replace('http', 'ws')}/v1/bags/nope.vdb/replay`));
+  });
+});
