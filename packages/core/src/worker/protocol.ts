@@ -78,6 +78,8 @@ export interface AckMessage {
   durableOk: number[];
   durableFailed: number[];
   currentFile?: string;
+  /** The batch's buffers, transferred back for reuse (backends do not keep `frame.data` after `write`). */
+  recycle: ArrayBuffer[];
 }
 
 export type FromWorker =

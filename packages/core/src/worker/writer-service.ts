@@ -69,7 +69,7 @@ export function serveWriter(link: ParentLink): void {
     for (const schema of batch.schemas) schemas.set(schemaKey(schema.name, schema.schemaType), schema);
     const ack: AckMessage = {
       k: 'ack', seq: batch.seq, count: batch.count, bytes: batch.bytes, written: 0, writtenBytes: 0, dropped: {},
-      errors: [], committed: false, durableOk: [], durableFailed: [],
+      errors: [], committed: false, durableOk: [], durableFailed: [], recycle: [],
     };
     const outcome = new Int32Array(batch.count).fill(-2); // −2 written, −1 fatal, ≥0 index into ack.errors
     const m = batch.meta;
@@ -130,7 +130,9 @@ export function serveWriter(link: ParentLink): void {
     const file = writer ? safeCurrentFile(writer) : '';
     if (file !== lastFile) ack.currentFile = lastFile = file;
     progress?.add(batch.count, batch.bytes);
-    link.post(ack);
+    // Hand the buffers back: the producer refills its pool with them instead of allocating new ones.
+    ack.recycle = [...batch.chunks, batch.meta.buffer as ArrayBuffer];
+    link.post(ack, ack.recycle);
   }
 
   function close(): void {

@@ -1,4 +1,5 @@
 import type { SchemaData } from '../model/frame.js';
+import { capacityFor, type BufferPool } from './buffer-pool.js';
 import {
   FIELDS, F_ACTION, F_CHUNK, F_LENGTH, F_OFFSET, F_SCHEMA, F_SER, F_TS, F_URL, type BatchMessage,
 } from '../worker/protocol.js';
@@ -13,14 +14,15 @@ const META_MIN = 64;
  * Collects frames for one postMessage. Everything it hands over is owned by the batch and transferred, never cloned:
  * small payloads are copied into an arena (one copy, cheap), large ones are copied once into a buffer of their own,
  * or, with `transfer`, moved without a copy when the caller's view covers its whole ArrayBuffer (which the caller
- * then loses: transferring detaches it). Sizes adapt: arenas double when a batch fills one and shrink when mostly
- * empty, so a steady stream of tiny frames does not allocate a megabyte per batch.
+ * then loses: transferring detaches it). Buffers come from a pool the worker refills with its acks. Sizes adapt:
+ * arenas double when a batch fills one and shrink when mostly empty, so a steady stream of tiny frames does not tie
+ * up a megabyte per batch.
  */
 export class BatchBuilder {
   count = 0;
   bytes = 0;
   commit = false;
-  private meta = new Float64Array(META_MIN * FIELDS);
+  private meta: Float64Array;
   private chunks: ArrayBuffer[] = [];
   private transferred: Set<ArrayBuffer> | undefined;
   private arena: Uint8Array | undefined;
@@ -31,6 +33,10 @@ export class BatchBuilder {
   private schemas: SchemaData[] = [];
   private durable: number[] = [];
   private metaHint = META_MIN;
+
+  constructor(private readonly pool: BufferPool) {
+    this.meta = this.newMeta(META_MIN);
+  }
 
   add(timestamp: number, url: number, ser: number, schemaType: number, action: number, data: Uint8Array, transfer: boolean): number {
     const index = this.count;
@@ -84,14 +90,15 @@ export class BatchBuilder {
   /** Hands the batch over and resets the builder; the second element is the transfer list. */
   take(seq: number): [BatchMessage, ArrayBuffer[]] {
     if (this.arena) this.adaptArena();
-    const meta = this.meta.length === this.count * FIELDS ? this.meta : this.meta.slice(0, this.count * FIELDS);
+    const meta = this.meta;
     const message: BatchMessage = {
       k: 'batch', seq, count: this.count, bytes: this.bytes, meta, chunks: this.chunks, strings: this.strings,
       schemas: this.schemas, durable: this.durable, commit: this.commit,
     };
     const transfer = [...this.chunks, meta.buffer as ArrayBuffer];
-    this.metaHint = Math.max(META_MIN, Math.min(1024, this.count));
-    this.meta = new Float64Array(this.metaHint * FIELDS);
+    // Size the next batch's table for what this one needed (a power of two, so pooled tables fit again).
+    this.metaHint = Math.min(4096, Math.max(META_MIN, 2 ** Math.ceil(Math.log2(Math.max(1, this.count)))));
+    this.meta = this.newMeta(this.metaHint);
     this.chunks = [];
     this.transferred = undefined;
     this.arena = undefined;
@@ -110,7 +117,7 @@ export class BatchBuilder {
     // A batch that overflowed its arena gets bigger ones from now on (fewer, larger transfers).
     if (this.arena) this.arenaSize = Math.min(ARENA_MAX, this.arenaSize * 2);
     this.arenaChunk = this.chunks.length;
-    const arena = new Uint8Array(Math.max(this.arenaSize, atLeast));
+    const arena = new Uint8Array(this.pool.take(capacityFor(Math.max(this.arenaSize, atLeast))));
     this.chunks.push(arena.buffer);
     this.arena = arena;
     this.arenaUsed = 0;
@@ -118,13 +125,16 @@ export class BatchBuilder {
 
   private adaptArena(): void {
     if (this.arenaUsed * 4 < this.arenaSize) this.arenaSize = Math.max(ARENA_MIN, this.arenaSize >> 1);
-    // Send only the used part of the last arena when most of it is empty (a cheap copy, fewer bytes held).
-    if (this.arena && this.arenaUsed * 2 < this.arena.byteLength) this.chunks[this.arenaChunk] = this.arena.slice(0, this.arenaUsed).buffer;
+  }
+
+  private newMeta(frames: number): Float64Array {
+    return new Float64Array(this.pool.take(capacityFor(frames * FIELDS * 8)));
   }
 
   private growMeta(): void {
-    const next = new Float64Array(this.meta.length * 2);
+    const next = this.newMeta((this.meta.length / FIELDS) * 2);
     next.set(this.meta);
+    this.pool.give(this.meta.buffer as ArrayBuffer);
     this.meta = next;
   }
 
@@ -140,6 +150,8 @@ export class BatchBuilder {
       this.transferred.add(buffer);
       return buffer;
     }
-    return data.slice().buffer;
+    const copy = this.pool.take(capacityFor(data.byteLength));
+    new Uint8Array(copy, 0, data.byteLength).set(data);
+    return copy;
   }
 }

@@ -8,14 +8,13 @@ import { SharedProgress } from '../worker/progress.js';
 import { dataToError, type AckMessage, type FromWorker, type OpenMessage } from '../worker/protocol.js';
 import { spawnWorker } from '../worker/spawn.js';
 import type { Durable, EngineHost, WriteEngine } from './engine.js';
+import { BufferPool } from './buffer-pool.js';
 import { BatchBuilder } from './frame-batch.js';
 import { SchemaForwarder } from './schema-forwarder.js';
 import type { SchemaRegistry } from './schema-registry.js';
 import type { DropReason } from './writer-stats.js';
 
-/** A batch is posted as soon as it holds this many frames or bytes; otherwise at the end of the current task. */
-const BATCH_FRAMES = 1024;
-const BATCH_BYTES = 4 * 1024 * 1024;
+const MiB = 1024 * 1024;
 
 export interface WorkerEngineOptions {
   path: string;
@@ -35,7 +34,11 @@ export interface WorkerEngineOptions {
  */
 export class WorkerEngine implements WriteEngine {
   readonly mode = 'worker' as const;
-  private readonly batch = new BatchBuilder();
+  private readonly batch: BatchBuilder;
+  private readonly pool: BufferPool;
+  /** A batch is posted inline once it holds this many frames or bytes, else at the end of the current task. */
+  private readonly batchFrames: number;
+  private readonly batchBytes: number;
   private readonly urls = new Map<string, number>();
   private readonly forwarder: SchemaForwarder;
   private readonly progress = SharedProgress.create();
@@ -64,6 +67,14 @@ export class WorkerEngine implements WriteEngine {
     private readonly host: EngineHost,
     private readonly options: WorkerEngineOptions,
   ) {
+    const { maxTaskDepth, maxMemorySize } = options.config;
+    // An eighth of the queue limits: enough batches in flight to keep both threads busy during a synchronous burst,
+    // few enough hand-overs that their cost stays out of push()'s p99. With tiny limits (≤ 64 frames, ≤ 1 MiB) a
+    // batch is handed over once per task or when the queue is full, which keeps their refusals deterministic.
+    this.batchFrames = clamp(maxTaskDepth >> 3, 64, 4096);
+    this.batchBytes = clamp(Math.floor(maxMemorySize / 8), MiB, 64 * MiB);
+    this.pool = new BufferPool(clamp(Math.floor(maxMemorySize / 8), MiB, 32 * MiB));
+    this.batch = new BatchBuilder(this.pool);
     this.forwarder = new SchemaForwarder(options.schemas, (schema) => this.batch.addSchema(schema), (error) => host.warn(error));
   }
 
@@ -125,7 +136,7 @@ export class WorkerEngine implements WriteEngine {
       this.durables.set(id, { durable, timestamp: frame.timestamp });
       this.batch.markDurable(index, id);
     }
-    if (this.batch.count >= BATCH_FRAMES || this.batch.bytes >= BATCH_BYTES) this.flush();
+    if (this.batch.count >= this.batchFrames || this.batch.bytes >= this.batchBytes) this.flush();
     else if (!this.flushScheduled) {
       this.flushScheduled = true;
       scheduleSoon(this.flushSoon);
@@ -218,6 +229,7 @@ export class WorkerEngine implements WriteEngine {
     this.inflight--;
     this.doneFrames += ack.count;
     this.doneBytes += ack.bytes;
+    for (const buffer of ack.recycle) this.pool.give(buffer);
     if (ack.currentFile !== undefined) this.file = ack.currentFile;
     if (ack.written > 0) this.host.written(ack.written, ack.writtenBytes);
     const fatal = ack.fatal ? this.reportFatal(dataToError(ack.fatal)) : undefined;
@@ -286,4 +298,8 @@ export class WorkerEngine implements WriteEngine {
   private refuseFull(reason: DropReason, what: string, frame: Frame, durable: Durable | undefined): false {
     return this.refuse(reason, new BagError('QUEUE_FULL', `${what} limit reached; frame dropped`, { url: frame.url }), durable);
   }
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, value));
 }
