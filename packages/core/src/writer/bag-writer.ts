@@ -105,7 +105,7 @@ export class BagWriter extends EventTarget {
       });
     } else {
       const backendWriter: BackendWriter = await backend.createWriter(path, resolved, context);
-      writer.engine = new LocalEngine(backendWriter, writer.host, path, resolved.syncMode);
+      writer.engine = new LocalEngine(backendWriter, writer.host, path, resolved);
     }
     return writer;
   }
@@ -325,8 +325,9 @@ export class BagWriter extends EventTarget {
     if (!frame || typeof frame.url !== 'string' || frame.url.length === 0) {
       return this.refuse('emptyUrl', new BagError('INVALID_ARGUMENT', 'frame url must not be empty'));
     }
-    if (!(frame.data instanceof Uint8Array)) {
-      return this.refuse('emptyUrl', new BagError('INVALID_ARGUMENT', 'frame data must be a Uint8Array', { url: frame.url }));
+    if (!(frame.data instanceof Uint8Array) || (frame.data.byteLength === 0 && (frame.data.buffer as { detached?: boolean }).detached)) {
+      // A detached buffer (given away earlier with `transferPayloads`) would otherwise pass as an empty payload.
+      return this.refuse('emptyUrl', new BagError('INVALID_ARGUMENT', 'frame data must be a Uint8Array (not detached)', { url: frame.url }));
     }
     // VLink needs an explicit async_run(); starting here (before the clock is read) avoids silently filling a queue.
     if (!this.running && !this.config.syncMode) this.asyncRun();

@@ -1,5 +1,6 @@
 import type { BackendWriter } from '../backend/backend.js';
 import { BagError } from '../errors.js';
+import type { ResolvedWriterConfig } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import { scheduleSoon, unrefTimer } from '../util/schedule.js';
 import type { Durable, EngineHost, WriteEngine } from './engine.js';
@@ -34,9 +35,9 @@ export class LocalEngine implements WriteEngine {
     private readonly backend: BackendWriter,
     private readonly host: EngineHost,
     private readonly path: string,
-    sync: boolean,
+    private readonly config: Pick<ResolvedWriterConfig, 'syncMode' | 'maxTaskDepth' | 'maxMemorySize'>,
   ) {
-    this.mode = sync ? 'sync' : 'queue';
+    this.mode = config.syncMode ? 'sync' : 'queue';
   }
 
   queuedFrames(): number {
@@ -64,8 +65,11 @@ export class LocalEngine implements WriteEngine {
       if (durable) this.commitFor([{ frame, durable }]);
       return true;
     }
+    const size = frame.data.length;
+    if (this.queue.length - this.head >= this.config.maxTaskDepth) return this.refuseFull('queueDepth', 'queue depth', frame, durable);
+    if (this.bytes + size > this.config.maxMemorySize) return this.refuseFull('queueMemory', 'queue memory', frame, durable);
     this.queue.push({ frame, durable });
-    this.bytes += frame.data.length;
+    this.bytes += size;
     // VLink needs an explicit async_run(); starting on the first push avoids silently filling the queue instead.
     if (!this.running) this.start();
     else this.scheduleDrain();
@@ -162,6 +166,12 @@ export class LocalEngine implements WriteEngine {
       if (reason === 'storageError') this.fail(bagError);
       return this.drop(reason, bagError, reason !== 'storageError');
     }
+  }
+
+  private refuseFull(reason: DropReason, what: string, frame: Frame, durable: Durable | undefined): false {
+    const error = new BagError('QUEUE_FULL', `${what} limit reached; frame dropped`, { url: frame.url });
+    durable?.reject(error);
+    return this.drop(reason, error, false);
   }
 
   private drop(reason: DropReason, error: BagError, report: boolean): false {

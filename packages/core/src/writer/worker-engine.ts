@@ -188,8 +188,9 @@ export class WorkerEngine implements WriteEngine {
     try {
       this.link.post(message, transfer);
     } catch (error) {
-      // Only a caller that detached a buffer it lent us with `transferPayloads` gets here; the batch is lost.
-      this.inflight--;
+      // Only a caller that detached a buffer it lent us with `transferPayloads` gets here. The frames are lost, but
+      // the names and schemas the batch introduced still go over, or later ids would point at the wrong strings.
+      this.link.post({ ...message, count: 0, bytes: 0, meta: new Float64Array(0), chunks: [], durable: [], commit: false });
       this.doneFrames += message.count;
       this.doneBytes += message.bytes;
       this.progress?.add(message.count, message.bytes);

@@ -87,3 +87,19 @@ for (const [mode, options] of MODES) {
     });
   });
 }
+
+for (const [mode, options] of MODES.filter(([m]) => m !== 'sync')) {
+  test(`queue limits refuse with counted reasons and reject a durable push (${mode} mode)`, async () => {
+    const writer = await BagWriter.create(join(dir, `m${n++}.faultjson`), { ...options, maxTaskDepth: 3, maxMemorySize: 1000 });
+    const results = [0, 1, 2, 3].map((i) => writer.push(createFrame({ timestamp: i, url: 'a', data: new Uint8Array(10) })));
+    assert.deepEqual(results, [0, 1, 2, -1]);
+    await assert.rejects(writer.pushDurable(createFrame({ timestamp: 9, url: 'a', data: new Uint8Array(1) })), { code: 'QUEUE_FULL' });
+    assert.equal(writer.stats().dropped.queueDepth, 2);
+    await writer.close();
+    const w2 = await BagWriter.create(join(dir, `m${n++}.faultjson`), { ...options, maxMemorySize: 100 });
+    assert.deepEqual([60, 60].map((size, i) => w2.push(createFrame({ timestamp: i, url: 'a', data: new Uint8Array(size) }))), [0, -1]);
+    assert.equal(w2.stats().dropped.queueMemory, 1);
+    await w2.close();
+    assert.equal(writer.stats().writtenFrames + w2.stats().writtenFrames, 4);
+  });
+}
