@@ -44,7 +44,7 @@ export class BagStore {
     this.idlePerBag = Math.max(0, options.idlePerBag ?? 4);
   }
 
-  resolve(id: string): Promise<ResolvedBag> {
+  resolve(id: string): ResolvedBag {
     return resolveBagId(this.realRoot, id);
   }
 

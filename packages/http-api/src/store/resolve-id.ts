@@ -1,6 +1,12 @@
-import { realpath, stat } from 'node:fs/promises';
+import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, sep } from 'node:path';
 import { BagError } from '@vlink/bag';
+
+/**
+ * Synchronous on purpose: two local syscalls take microseconds, while the promise versions cost a thread-pool round
+ * trip each and dominated small requests (≈ 3× slower `info`). `native` is libc realpath where the runtime has it.
+ */
+const realpath: (path: string) => string = realpathSync.native ?? realpathSync;
 
 /** A bag id resolved to a regular file inside the served root. */
 export interface ResolvedBag {
@@ -29,17 +35,18 @@ export function isInside(realRoot: string, realPath: string): boolean {
  * symlinks leading outside the root), directories and missing files all answer NOT_FOUND with the same message, so
  * a client cannot probe what exists outside the root.
  */
-export async function resolveBagId(realRoot: string, id: string): Promise<ResolvedBag> {
+export function resolveBagId(realRoot: string, id: string): ResolvedBag {
   const notFound = () => new BagError('NOT_FOUND', `no such bag "${id}"`);
   if (!isSafeRelative(id)) throw notFound();
   let real: string;
+  let info;
   try {
-    real = await realpath(join(realRoot, id));
+    real = realpath(join(realRoot, id));
+    if (!isInside(realRoot, real)) throw notFound();
+    info = statSync(real);
   } catch {
     throw notFound();
   }
-  if (!isInside(realRoot, real)) throw notFound();
-  const info = await stat(real).catch(() => undefined);
-  if (!info?.isFile()) throw notFound();
+  if (!info.isFile()) throw notFound();
   return { id, path: real, size: info.size, mtimeMs: info.mtimeMs };
 }

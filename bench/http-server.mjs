@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+// Child process of bench/http.bench.mjs: serves a root with @vlink/bag-server (or a raw TCP sender for the loopback
+// baseline) so the server and the measuring client never share an event loop.
+//
+//   <runtime> bench/http-server.mjs --root DIR [--cache N]     → prints {"port":…} then {"rss":…} every 250 ms
+//   <runtime> bench/http-server.mjs --raw BYTES --chunk BYTES   → TCP server writing BYTES per connection
+import { createServer } from 'node:net';
+import { serve } from '../packages/http-api/dist/index.js';
+
+const args = process.argv.slice(2);
+const arg = (name) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const say = (value) => process.stdout.write(JSON.stringify(value) + '\n');
+
+if (arg('--raw')) {
+  // The floor for any HTTP or WebSocket transfer of the same bytes: a plain loopback socket write loop with 'drain'.
+  const total = Number(arg('--raw'));
+  const chunkSize = Number(arg('--chunk') ?? 1024 * 1024);
+  const chunk = new Uint8Array(chunkSize).map((_, i) => i & 0xff);
+  const server = createServer((socket) => {
+    let left = total;
+    const pump = () => {
+      while (left > 0) {
+        const n = Math.min(left, chunkSize);
+        left -= n;
+        // A fresh copy per write, as the API copies each payload out of the reader.
+        if (!socket.write(chunk.slice(0, n))) return socket.once('drain', pump);
+      }
+      socket.end();
+    };
+    pump();
+  });
+  server.listen(0, '127.0.0.1', () => say({ port: server.address().port }));
+} else {
+  const cache = arg('--cache');
+  const server = await serve({ root: arg('--root'), port: 0, ...(cache === undefined ? {} : { readerCache: Number(cache) }) });
+  say({ port: server.port, runtime: server.runtime });
+  setInterval(() => say({ rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed }), 250);
+}
