@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { BagError, registerBackend, type Backend } from '@vlink/bag';
+import { memoryBackend } from '@vlink/bag-core/testing';
+import { findBags } from './list-bags.js';
+import { resolveBagId } from './resolve-id.js';
+
+// A stand-in for a split-recording format (.vdbx/.vcapx): only its extension matters to the listing.
+const manifestBackend: Backend = {
+  name: 'test-manifest',
+  extensions: ['.testx'],
+  createWriter: () => Promise.reject(new BagError('NOT_SUPPORTED', 'test')),
+  openReader: () => Promise.reject(new BagError('NOT_SUPPORTED', 'test')),
+};
+registerBackend(memoryBackend);
+registerBackend(manifestBackend);
+
+const base = mkdtempSync(join(tmpdir(), 'vlink-list-'));
+const root = join(base, 'root');
+after(() => rmSync(base, { recursive: true, force: true }));
+
+describe('findBags / resolveBagId', () => {
+  test('lists by manifest, hides its segments, follows symlinks only inside the root, survives loops', async () => {
+    mkdirSync(join(root, 'a', 'b'), { recursive: true });
+    mkdirSync(join(base, 'outside'));
+    const manifest = { VLinkHeader: { major: 2, complete: true }, VLinkUrls: [], VLinkFiles: ['rec.1.memjson', 'rec.2.memjson', '../escape.memjson'] };
+    writeFileSync(join(root, 'a', 'rec.testx'), JSON.stringify(manifest, null, 4));
+    writeFileSync(join(root, 'a', 'rec.1.memjson'), '{}');
+    writeFileSync(join(root, 'a', 'rec.2.memjson'), '{}');
+    writeFileSync(join(root, 'a', 'rec.3.memjson'), '{}'); // the open segment after a crash: not in the manifest
+    writeFileSync(join(root, 'a', 'b', 'deep.memjson'), '{}');
+    writeFileSync(join(root, 'readme.md'), 'not a bag');
+    writeFileSync(join(base, 'outside', 'x.memjson'), '{}');
+    symlinkSync(join(base, 'outside'), join(root, 'out-link'));
+    symlinkSync(root, join(root, 'a', 'loop'));
+    const real = realpathSync(root);
+    const ids = (await findBags(real)).map((b) => b.id).sort();
+    assert.deepEqual(ids, ['a/b/deep.memjson', 'a/rec.3.memjson', 'a/rec.testx']);
+  });
+
+  test('resolveBagId refuses everything that is not a plain relative file path inside the root', () => {
+    const real = realpathSync(root);
+    assert.equal(resolveBagId(real, 'a/b/deep.memjson').path, join(real, 'a', 'b', 'deep.memjson'));
+    for (const id of ['', '/etc/passwd', '../x', 'a/../a/rec.1.memjson', 'a//rec.1.memjson', './a', 'a\\b', 'C:/x', 'out-link/x.memjson', 'a', 'nope', 'a/rec.1.memjson\0']) {
+      assert.throws(() => resolveBagId(real, id), (e: unknown) => BagError.isInstance(e) && e.code === 'NOT_FOUND', JSON.stringify(id));
+    }
+  });
+});
