@@ -9,6 +9,8 @@ import { verifyTrailingMagic } from './vcap/verify-tail.js';
 export const mcapBackend: Backend = {
   name: 'mcap',
   extensions: ['.vcap'],
+  // Async BagWriters import this module in a worker and pick the backend by name.
+  workerModule: import.meta.url,
   async createWriter(path, config, context) {
     const codecs = await loadCodecs();
     const writable = new FileWritable(path);

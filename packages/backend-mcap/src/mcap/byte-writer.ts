@@ -69,9 +69,15 @@ export class ByteWriter {
     this.length += 8;
   }
   raw(b: Uint8Array): void {
-    this.reserve(b.length);
-    this.bytes.set(b, this.length);
-    this.length += b.length;
+    const n = b.length;
+    this.reserve(n);
+    const at = this.length;
+    if (n <= 32) {
+      // A byte loop beats TypedArray#set's call overhead for tiny payloads.
+      const out = this.bytes;
+      for (let i = 0; i < n; i++) out[at + i] = b[i]!;
+    } else this.bytes.set(b, at);
+    this.length = at + n;
   }
   /** u32 byte length + UTF-8. */
   string(s: string): void {

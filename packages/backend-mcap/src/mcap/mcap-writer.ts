@@ -50,8 +50,9 @@ interface ChannelSlot {
   metadata: ReadonlyMap<string, string>;
   written: boolean;
   count: number;
-  /** Message index of the open chunk: log time offsets and record offsets, interleaved. */
-  index: number[];
+  /** Message index of the open chunk: log time offsets and record offsets, interleaved; `indexLength` used. */
+  index: Float64Array;
+  indexLength: number;
 }
 
 interface SchemaSlot {
@@ -191,7 +192,7 @@ export class McapWriter {
     const id = this.channels.length + 1;
     if (id > 0xffff) throw new BagError('LIMIT_REACHED', 'more than 65535 channels in one MCAP file', { file: this.opts.file });
     if (schemaId !== 0 && !this.schemas[schemaId - 1]) throw new BagError('INTERNAL', `unknown schema id ${schemaId}`);
-    this.channels.push({ id, schemaId, topic, messageEncoding, metadata, written: false, count: 0, index: [] });
+    this.channels.push({ id, schemaId, topic, messageEncoding, metadata, written: false, count: 0, index: new Float64Array(64), indexLength: 0 });
     return id;
   }
 
@@ -229,8 +230,16 @@ export class McapWriter {
     else if (timeNs < this.chunkStartRel) this.chunkStartRel = timeNs;
     else if (timeNs > this.chunkEndRel) this.chunkEndRel = timeNs;
     this.chunkMessages++;
-    if (ch.index.length === 0) this.chunkChannels.push(channelId);
-    ch.index.push(timeNs, this.chunkRecords);
+    let n = ch.indexLength;
+    if (n === 0) this.chunkChannels.push(channelId);
+    else if (n === ch.index.length) {
+      const grown = new Float64Array(n * 2);
+      grown.set(ch.index);
+      ch.index = grown;
+    }
+    ch.index[n++] = timeNs;
+    ch.index[n++] = this.chunkRecords;
+    ch.indexLength = n;
 
     const c = this.chunk;
     this.encodeMessage(c, channelId, sequence, timeNs, size);
@@ -469,14 +478,15 @@ export class McapWriter {
     for (const id of ids) {
       const ch = this.channels[id - 1]!;
       const entries = ch.index;
+      const count = ch.indexLength;
       localOffsets.push(idx.length);
       const at = idx.beginRecord(Opcode.MessageIndex);
       idx.u16(id);
-      idx.u32(entries.length * 8);
-      idx.reserve(entries.length * 8);
+      idx.u32(count * 8);
+      idx.reserve(count * 8);
       const v = idx.view;
       let p = idx.length;
-      for (let i = 0; i < entries.length; i += 2) {
+      for (let i = 0; i < count; i += 2) {
         const total = this.baseLo + entries[i]!;
         v.setUint32(p, total >>> 0, true);
         v.setUint32(p + 4, this.baseHi + Math.floor(total / TWO_32), true);
@@ -487,7 +497,7 @@ export class McapWriter {
       }
       idx.length = p;
       idx.endRecord(at);
-      entries.length = 0;
+      ch.indexLength = 0;
     }
     this.chunkChannels = [];
 

@@ -1,0 +1,273 @@
+#!/usr/bin/env node
+// .vcap write/read throughput of @vlink/bag-mcap against @mcap/core (McapWriter over a file writable,
+// McapIndexedReader.readMessages()) and a raw `fs` write+fsync of the same payload bytes. One process, contenders
+// interleaved (rotated each repetition), medians; results go to bench/results/vcap-<runtime>.json.
+//
+//   node bench/vcap.bench.mjs [--quick] [--reps N]        bun bench/vcap.bench.mjs        (build the packages first)
+//
+// Every contender writes one url/channel, 4 MiB chunks, zstd at the same level (VLink's default compress_level 3 →
+// mcap "Default" → zstd 1), and ends with fsync. "ours" is the Backend writer (`mcapBackend.createWriter`) driven
+// directly; "bag" is `BagWriter.create(path, { syncMode: true })` from @vlink/bag, i.e. ours plus the core's frame
+// checks and bookkeeping. Reads: `mcapBackend.openReader(path).frames({})` vs `McapIndexedReader.readMessages()` over
+// the same file (written by us), both touching every payload.
+import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import zstd from '@foxglove/wasm-zstd';
+import { McapIndexedReader, McapWriter } from '@mcap/core';
+import { loadCodecs, mcapBackend } from '../packages/backend-mcap/dist/index.js';
+import { ActionType, resolveWriterConfig, SchemaType } from '../packages/core/dist/index.js';
+import { createTestContext } from '../packages/core/dist/testing/index.js';
+
+const bag = await import('../packages/bag/dist/index.js').catch(() => undefined);
+const BagWriter = bag?.BagWriter;
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const repsArg = args.indexOf('--reps');
+const REPS = repsArg >= 0 ? Number(args[repsArg + 1]) : quick ? 3 : 5;
+const runtime = typeof Bun !== 'undefined' ? 'bun' : typeof Deno !== 'undefined' ? 'deno' : 'node';
+const runtimeVersion = runtime === 'bun' ? Bun.version : runtime === 'deno' ? Deno.version.deno : process.versions.node;
+const here = dirname(fileURLToPath(import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'vlink-vcap-bench-'));
+await loadCodecs();
+await zstd.isLoaded;
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+const CHUNK = 4 * MiB;
+const ZSTD_LEVEL = 1;
+const CASES = [
+  { size: 64, frames: quick ? 60_000 : 300_000 },
+  { size: 4 * KiB, frames: quick ? 8_000 : 40_000 },
+  { size: MiB, frames: quick ? 48 : 192 },
+];
+const COMPRESSIONS = ['none', 'zstd'];
+
+/** Half pattern, half noise: zstd shrinks it to roughly 55 %, like real sensor payloads. */
+function payload(size, seed) {
+  const out = new Uint8Array(size);
+  let x = seed * 2654435761 || 1;
+  for (let i = 0; i < size; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = (i >> 5) & 1 ? x & 0xff : i & 0x3f;
+  }
+  return out;
+}
+
+const context = createTestContext();
+const URL = 'dds://bench/topic';
+const START_NS = BigInt(context.startTimestamp) * 1_000_000n;
+let fileNo = 0;
+const nextPath = (name) => join(dir, `${name}-${fileNo++}.vcap`);
+
+// --- writers -----------------------------------------------------------------------------------------------------
+
+async function oursWrite(variants, n, compress, path) {
+  const t0 = performance.now();
+  const writer = await mcapBackend.createWriter(path, resolveWriterConfig({ compress, cacheSize: CHUNK, syncMode: true }), context);
+  const frame = { timestamp: 0, url: URL, data: variants[0], serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish };
+  for (let i = 0; i < n; i++) {
+    frame.timestamp = i * 100;
+    frame.data = variants[i % variants.length];
+    writer.write(frame);
+  }
+  writer.close();
+  return performance.now() - t0;
+}
+
+async function bagWrite(variants, n, compress, path) {
+  const t0 = performance.now();
+  const writer = await BagWriter.create(path, { compress, cacheSize: CHUNK, syncMode: true, startTimestamp: context.startTimestamp });
+  for (let i = 0; i < n; i++) {
+    writer.push({ timestamp: i * 100, url: URL, data: variants[i % variants.length], serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+  }
+  await writer.close();
+  return performance.now() - t0;
+}
+
+async function mcapWrite(variants, n, compress, path) {
+  const t0 = performance.now();
+  const fd = openSync(path, 'w');
+  let position = 0n;
+  const writable = {
+    async write(buffer) {
+      let done = 0;
+      while (done < buffer.length) done += writeSync(fd, buffer, done, buffer.length - done);
+      position += BigInt(buffer.length);
+    },
+    position: () => position,
+  };
+  const writer = new McapWriter({
+    writable,
+    chunkSize: CHUNK,
+    ...(compress === 'zstd' ? { compressChunk: (data) => ({ compression: 'zstd', compressedData: zstd.compress(data, ZSTD_LEVEL) }) } : {}),
+  });
+  await writer.start({ profile: 'vlink', library: 'mcap-ts bench' });
+  const channelId = await writer.registerChannel({ topic: URL, messageEncoding: 'raw', schemaId: 0, metadata: new Map([['action', 'Pub']]) });
+  for (let i = 0; i < n; i++) {
+    const t = START_NS + BigInt(i * 100_000);
+    await writer.addMessage({ channelId, sequence: i + 1, logTime: t, publishTime: t, data: variants[i % variants.length] });
+  }
+  await writer.end();
+  fsyncSync(fd);
+  closeSync(fd);
+  return performance.now() - t0;
+}
+
+async function rawWrite(variants, n, _compress, path) {
+  const t0 = performance.now();
+  const fd = openSync(path, 'w');
+  for (let i = 0; i < n; i++) {
+    const data = variants[i % variants.length];
+    let done = 0;
+    while (done < data.length) done += writeSync(fd, data, done, data.length - done);
+  }
+  fsyncSync(fd);
+  closeSync(fd);
+  return performance.now() - t0;
+}
+
+// --- readers -----------------------------------------------------------------------------------------------------
+
+async function oursRead(path) {
+  const t0 = performance.now();
+  const reader = await mcapBackend.openReader(path, { readOnly: true });
+  let count = 0;
+  let bytes = 0;
+  for (const frame of reader.frames({})) {
+    count++;
+    bytes += frame.data.length + frame.data[0];
+  }
+  reader.close();
+  return { ms: performance.now() - t0, count, bytes };
+}
+
+async function mcapRead(path) {
+  const t0 = performance.now();
+  const fd = openSync(path, 'r');
+  const size = BigInt(statSync(path).size);
+  const readable = {
+    size: async () => size,
+    async read(offset, length) {
+      const out = new Uint8Array(Number(length));
+      let done = 0;
+      while (done < out.length) done += readSync(fd, out, done, out.length - done, Number(offset) + done);
+      return out;
+    },
+  };
+  const reader = await McapIndexedReader.Initialize({ readable, decompressHandlers: { zstd: (buffer, decompressedSize) => zstd.decompress(buffer, Number(decompressedSize)) } });
+  let count = 0;
+  let bytes = 0;
+  for await (const message of reader.readMessages()) {
+    count++;
+    bytes += message.data.length + message.data[0];
+  }
+  closeSync(fd);
+  return { ms: performance.now() - t0, count, bytes };
+}
+
+// --- driver ------------------------------------------------------------------------------------------------------
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+
+const writers = { ours: oursWrite, ...(BagWriter ? { bag: bagWrite } : {}), mcapWriter: mcapWrite, rawFs: rawWrite };
+const readers = { ours: oursRead, mcapIndexedReader: mcapRead };
+const results = [];
+
+for (const { size, frames } of CASES) {
+  const variants = Array.from({ length: size >= MiB ? 4 : 16 }, (_, i) => payload(size, i + 1));
+  const payloadBytes = size * frames;
+  for (const compress of COMPRESSIONS) {
+    const times = Object.fromEntries(Object.keys(writers).map((k) => [k, []]));
+    const reads = Object.fromEntries(Object.keys(readers).map((k) => [k, []]));
+    const sizes = {};
+    const names = Object.keys(writers);
+    // Warm-up (JIT, page cache, wasm): one small untimed pass of each writer.
+    for (const name of names) {
+      const p = nextPath(`warm-${name}`);
+      await writers[name](variants, Math.max(1, Math.floor(frames / 10)), compress, p);
+      rmSync(p, { force: true });
+    }
+    for (let rep = 0; rep < REPS; rep++) {
+      const order = names.map((_, i) => names[(i + rep) % names.length]);
+      for (const name of order) {
+        const p = nextPath(name);
+        times[name].push(await writers[name](variants, frames, compress, p));
+        sizes[name] = statSync(p).size;
+        rmSync(p, { force: true });
+      }
+    }
+    const readPath = nextPath('read');
+    await oursWrite(variants, frames, compress, readPath);
+    const readNames = Object.keys(readers);
+    let check;
+    for (let rep = 0; rep < REPS + 1; rep++) {
+      const order = readNames.map((_, i) => readNames[(i + rep) % readNames.length]);
+      for (const name of order) {
+        const r = await readers[name](readPath);
+        if (r.count !== frames) throw new Error(`${name} read ${r.count} of ${frames} frames`);
+        if (check !== undefined && r.bytes !== check) throw new Error(`${name} read different bytes`);
+        check = r.bytes;
+        if (rep > 0) reads[name].push(r.ms); // the first round warms up
+      }
+    }
+    rmSync(readPath, { force: true });
+
+    const write = Object.fromEntries(
+      Object.entries(times).map(([k, v]) => [k, { ms: round(median(v)), MBps: round(payloadBytes / MiB / (median(v) / 1000), 1), fileBytes: sizes[k], runs: v.map((x) => round(x)) }]),
+    );
+    const read = Object.fromEntries(
+      Object.entries(reads).map(([k, v]) => [k, { ms: round(median(v)), MBps: round(payloadBytes / MiB / (median(v) / 1000), 1), runs: v.map((x) => round(x)) }]),
+    );
+    const ratios = {
+      oursWriteVsMcapWriter: round(write.mcapWriter.ms / write.ours.ms),
+      oursWriteVsRawFs: round(write.rawFs.ms / write.ours.ms),
+      ...(write.bag ? { bagWriteVsMcapWriter: round(write.mcapWriter.ms / write.bag.ms), bagWriteVsRawFs: round(write.rawFs.ms / write.bag.ms) } : {}),
+      oursReadVsMcapIndexedReader: round(read.mcapIndexedReader.ms / read.ours.ms),
+    };
+    const entry = { size, compress, frames, payloadBytes, write, read, ratios };
+    results.push(entry);
+    console.log(
+      `${String(size).padStart(7)} B ${compress.padEnd(4)} ${String(frames).padStart(7)} frames | write ms: ` +
+        Object.entries(write).map(([k, v]) => `${k} ${v.ms}`).join(', ') +
+        ` | read ms: ` +
+        Object.entries(read).map(([k, v]) => `${k} ${v.ms}`).join(', ') +
+        ` | ${JSON.stringify(ratios)}`,
+    );
+  }
+}
+
+const find = (size, compress) => results.find((r) => r.size === size && r.compress === compress).ratios;
+const goals = {
+  'write ≥ 3× McapWriter at 1 MiB (none)': find(MiB, 'none').oursWriteVsMcapWriter >= 3,
+  'write ≥ 50 % of raw fs at 1 MiB (none)': find(MiB, 'none').oursWriteVsRawFs >= 0.5,
+  'write ≥ 2× McapWriter at 64 B (none)': find(64, 'none').oursWriteVsMcapWriter >= 2,
+  'read ≥ 2× McapIndexedReader at 64 B (none)': find(64, 'none').oursReadVsMcapIndexedReader >= 2,
+  'read ≥ 1.5× McapIndexedReader at 1 MiB (none)': find(MiB, 'none').oursReadVsMcapIndexedReader >= 1.5,
+};
+console.log(goals);
+
+const out = {
+  bench: 'vcap',
+  runtime,
+  runtimeVersion,
+  date: new Date().toISOString(),
+  machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, tmpdir: tmpdir() },
+  reps: REPS,
+  quick,
+  chunkSize: CHUNK,
+  zstdLevel: ZSTD_LEVEL,
+  results,
+  goals,
+};
+mkdirSync(join(here, 'results'), { recursive: true });
+writeFileSync(join(here, 'results', `vcap-${runtime}.json`), JSON.stringify(out, null, 2) + '\n');
+rmSync(dir, { recursive: true, force: true });
