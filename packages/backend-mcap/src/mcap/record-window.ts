@@ -20,14 +20,17 @@ export class RecordWindow {
   /** Buffer index of the record returned by the last `next()`. */
   at = 0;
 
+  /** `pool` lends a buffer from one window to the next (and receives any bigger one this window allocates). */
   constructor(
     private readonly readable: Readable,
     start: number,
     readonly end: number,
-    shared?: { buf: Uint8Array },
+    private readonly pool?: { buf: Uint8Array },
   ) {
     this.pos = start;
-    this.buf = shared?.buf ?? new Uint8Array(Math.min(WINDOW, Math.max(64, end - start)));
+    const want = Math.min(WINDOW, Math.max(64, end - start));
+    this.buf = pool && pool.buf.length >= want ? pool.buf : new Uint8Array(want);
+    if (pool) pool.buf = this.buf;
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
   }
 
@@ -64,6 +67,7 @@ export class RecordWindow {
     if (need > this.buf.length) {
       this.buf = new Uint8Array(need);
       this.view = new DataView(this.buf.buffer);
+      if (this.pool) this.pool.buf = this.buf;
     }
     const n = Math.min(this.buf.length, this.end - pos);
     this.readable.read(pos, n, this.buf);
