@@ -16,7 +16,7 @@ export interface ChunkRecords {
   chunk: Chunk;
 }
 
-/** No real chunk is this big uncompressed; a larger claim is corruption, not a reason to allocate. */
+/** No real compressed chunk is this big uncompressed; a larger claim is corruption, not a reason to allocate. */
 export const MAX_UNCOMPRESSED_CHUNK = 1024 * 1024 * 1024;
 /** zstd's best case (RLE blocks) stays far below this ratio; lz4 below 255. */
 const MAX_RATIO = 32768;
@@ -58,15 +58,16 @@ export class ChunkLoader {
       throw asBagError(error, this.file, fileOffset - at, 'bad chunk');
     }
     const stored = bytes.subarray(chunk.recordsOffset, chunk.recordsOffset + chunk.recordsLength);
-    if (chunk.uncompressedSize > BigInt(MAX_UNCOMPRESSED_CHUNK)) {
-      throw corrupt(`chunk claims ${chunk.uncompressedSize} uncompressed bytes`, this.file, fileOffset);
-    }
-    const size = Number(chunk.uncompressedSize);
     let records: Uint8Array;
     if (chunk.compression === '') {
-      if (size !== stored.length) throw corrupt('uncompressed chunk size does not match its records', this.file, fileOffset);
+      // Already bounded by the file: nothing is allocated from the claim.
+      if (chunk.uncompressedSize !== BigInt(stored.length)) throw corrupt('uncompressed chunk size does not match its records', this.file, fileOffset);
       records = stored;
     } else {
+      if (chunk.uncompressedSize > BigInt(MAX_UNCOMPRESSED_CHUNK)) {
+        throw corrupt(`chunk claims ${chunk.uncompressedSize} uncompressed bytes`, this.file, fileOffset);
+      }
+      const size = Number(chunk.uncompressedSize);
       const codec = this.codecs[chunk.compression];
       if (!codec) {
         throw new BagError('NOT_SUPPORTED', `chunk compression "${chunk.compression}" is not supported`, { ...(this.file === undefined ? {} : { file: this.file }), offset: fileOffset });

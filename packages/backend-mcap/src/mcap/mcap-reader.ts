@@ -59,15 +59,12 @@ export class McapFileReader {
   readonly metadataLocations: readonly MetadataLocation[];
   readonly headerEnd: number;
 
-  private readonly loader: ChunkLoader;
-
   private constructor(
     private readonly readable: Readable,
     private readonly options: McapReaderOptions,
   ) {
     const file = options.file;
     const validateCrcs = options.validateCrcs ?? true;
-    this.loader = new ChunkLoader(readable, options.codecs, validateCrcs, file);
     const { header, headerEnd } = readHeader(readable, file);
     this.header = header;
     this.headerEnd = headerEnd;
@@ -146,9 +143,13 @@ export class McapFileReader {
       .map((m) => this.readMetadata(m));
   }
 
-  /** The fast path: a cursor over the messages matching `query`, in file order. */
+  /**
+   * The fast path: a cursor over the messages matching `query`, in file order. Each cursor has its own buffers, so
+   * cursors may be interleaved; a message's `data` stays valid until that cursor's next step.
+   */
   cursor(query: MessageQuery = {}): MessageCursor {
-    return new MessageCursor(this.readable, this.loader, this.blocks, query, this.options.file);
+    const loader = new ChunkLoader(this.readable, this.options.codecs, this.options.validateCrcs ?? true, this.options.file);
+    return new MessageCursor(this.readable, loader, this.blocks, query, this.options.file);
   }
 
   /** Messages as records (bigint times, `data` a view valid until the next step), in file order. */

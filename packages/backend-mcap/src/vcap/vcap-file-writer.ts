@@ -80,6 +80,7 @@ class ChannelState {
 }
 
 const NO_CHANNELS: Array<ChannelState | undefined> = [];
+const MAX_CHUNK_SIZE = 256 * 1024 * 1024;
 
 /**
  * Writes one `.vcap` file with VLink's MCAP mapping (spec §5): profile `vlink`, `VLinkHeader` metadata after the
@@ -108,7 +109,8 @@ export class VcapFileWriter {
     this.context = context;
     this.indexFor = options.indexFor;
     this.writable = options.writable;
-    const chunkSize = config.cacheSize > 0 ? config.cacheSize : 0;
+    // Chunk size = cacheSize (VLink), capped so compressed chunks stay readable (readers refuse > 1 GiB claims).
+    const chunkSize = config.cacheSize > 0 ? Math.min(config.cacheSize, MAX_CHUNK_SIZE) : 0;
     const zstd = chunkSize > 0 && (config.compress === CompressType.Auto || config.compress === CompressType.Zstd);
     // enableLimit is not supported for .vcap (VLink only logs a warning): there is nothing to evict in MCAP.
     this.mcap = new McapWriter({

@@ -40,6 +40,36 @@ describe('vcap round trips', () => {
     });
   }
 
+  test('unchunked files larger than the read window, records straddling its edge', async () => {
+    const frames = Array.from({ length: 2500 }, (_, i): Frame => ({ timestamp: i * 10, url: `u${i % 3}`, data: patternBytes(1500 + (i % 977), i), serType: '', schemaType: SchemaType.Unknown, actionType: ActionType.Publish }));
+    frames.splice(1200, 0, { timestamp: 11_995, url: 'big', data: patternBytes(5 * 1024 * 1024, 1), serType: '', schemaType: SchemaType.Unknown, actionType: ActionType.Publish });
+    const reader = await openBytes(await recordToBytes(frames, { cacheSize: 0 }));
+    const got = readFrames(reader);
+    assert.equal(got.length, frames.length);
+    got.forEach((f, i) => assert.deepEqual(f.data, frames[i]!.data, `frame ${i}`));
+    assert.deepEqual(readFrames(reader, { urls: ['big'] }).map((f) => f.data.length), [5 * 1024 * 1024]);
+    reader.close();
+  });
+
+  test('two iterations interleaved keep their own buffers', async () => {
+    const frames = mixedFrames(400);
+    const reader = await openBytes(await recordToBytes(frames, { cacheSize: 2048, compress: 'zstd' }));
+    const a = reader.frames({});
+    const b = reader.frames({ urls: ['dds://imu'] });
+    const imu = frames.filter((f) => f.url === 'dds://imu');
+    let i = 0;
+    let j = 0;
+    for (;;) {
+      const x = a.next();
+      const y = b.next();
+      if (x.done && y.done) break;
+      if (!x.done) assert.deepEqual(x.value.data, frames[i++]!.data);
+      if (!y.done) assert.deepEqual(y.value.data, imu[j++]!.data);
+    }
+    assert.deepEqual([i, j], [frames.length, imu.length]);
+    reader.close();
+  });
+
   test('frames carry the url-level ser and family; RPC urls keep the whole "Req|Resp"', async () => {
     const reader = await openBytes(await recordToBytes(mixedFrames(36)));
     const seen = new Map<string, [string, SchemaType]>();
