@@ -4,8 +4,6 @@ import { BagError } from '../errors.js';
 import { resolveWriterConfig, type ResolvedWriterConfig, type WriterConfig } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import { BagPluginInterface, PluginDirection, UrlRemapCache } from '../plugins/bag-plugin.js';
-import type { WorkerRuntime } from '../worker/link.js';
-import { defaultWorkerRuntime } from '../worker/spawn.js';
 import { ElapsedClock } from './elapsed-clock.js';
 import type { EngineHost, WriteEngine, WriterMode } from './engine.js';
 import { LocalEngine } from './local-engine.js';
@@ -13,31 +11,13 @@ import { createRecordingContext } from './recording-context.js';
 import { SchemaRegistry, type SchemaCallback } from './schema-registry.js';
 import { SharedWriters } from './shared-writers.js';
 import { WorkerEngine } from './worker-engine.js';
+import { pickRuntime, WriterErrorEvent, type BagWriterOptions } from './writer-options.js';
 import { emptyDropCounters, type DropReason, type WriterStats } from './writer-stats.js';
 
+export { WriterErrorEvent } from './writer-options.js';
+export type { BagWriterOptions } from './writer-options.js';
+
 export type WriterErrorCallback = (error: BagError) => void;
-
-/** `BagWriter.create` options: VLink's `Config` plus how async mode runs. */
-export interface BagWriterOptions extends Partial<WriterConfig> {
-  /**
-   * Async mode only. `true`/undefined: write in a worker when the runtime and the backend allow it (else the
-   * same-thread queue); `false`: always the same-thread queue; `'node'`/`'web'`: force that worker adapter.
-   */
-  worker?: boolean | WorkerRuntime;
-  /**
-   * Worker mode: move payloads over 64 KiB to the worker without copying when the frame's `data` covers its whole
-   * ArrayBuffer. That buffer is detached (unusable by the caller) once handed over, so only set this when every such
-   * buffer is yours to give away. Default false: payloads are copied once.
-   */
-  transferPayloads?: boolean;
-}
-
-/** Dispatched as `'error'` (like the error callbacks) for every error a writer reports. */
-export class WriterErrorEvent extends Event {
-  constructor(readonly error: BagError) {
-    super('error');
-  }
-}
 
 /**
  * Records frames into a bag; the file extension picks the backend (`.vdb`, `.vdbx`, `.vcap`, `.vcapx`).
@@ -351,12 +331,6 @@ export class BagWriter extends EventTarget {
     }
     this.dispatchEvent(new WriterErrorEvent(error));
   }
-}
-
-/** Worker mode needs a worker-capable runtime and a backend that says which module to import in the worker. */
-function pickRuntime(choice: BagWriterOptions['worker'], backend: Backend): WorkerRuntime | undefined {
-  if (choice === false || !backend.workerModule) return undefined;
-  return choice === 'node' || choice === 'web' ? choice : defaultWorkerRuntime();
 }
 
 const shared = new SharedWriters<BagWriter, BagWriterOptions>((path, options) => BagWriter.create(path, options));

@@ -80,7 +80,12 @@ export class WorkerEngine implements WriteEngine {
 
   /** Starts the worker and opens the file there; rejects with the backend's error if the file cannot be opened. */
   static async open(host: EngineHost, options: WorkerEngineOptions): Promise<WorkerEngine> {
-    const link = await spawnWorker(options.runtime);
+    let link: WorkerLink;
+    try {
+      link = await spawnWorker(options.runtime);
+    } catch (cause) {
+      throw new BagError('INTERNAL', `cannot start a writer worker (${options.runtime}); pass { worker: false } to write on this thread`, { file: options.path, cause });
+    }
     const engine = new WorkerEngine(link, host, options);
     const opened = new Promise<void>((resolve, reject) => (engine.opened = { resolve, reject }));
     link.onMessage((message) => engine.receive(message as FromWorker));
