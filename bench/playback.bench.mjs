@@ -1,0 +1,196 @@
+#!/usr/bin/env node
+// Playback timing and throughput of BagReader (spec §7.3 pacing), results to bench/results/playback-<runtime>.json.
+//
+//   node bench/playback.bench.mjs [--quick] [--seconds N]      bun bench/playback.bench.mjs      (build core first)
+//
+// 1. Paced: a robot-like mix (imu 200 Hz × 64 B, camera 30 Hz × 4 KiB, lidar 10 Hz × 16 KiB) played at rate 1 for N
+//    seconds (30 by default, 3 with --quick). Emission error = when the output callback ran − when the frame was due
+//    (ready callback + timestamp / rate); drift = mean error over the last second − mean error over the first.
+//    CPU = process.cpuUsage() over the playback / wall time: the waits must not spin a core.
+// 2. Throughput: `forceDelay: 0` playback versus a plain cursor loop over the same bag, interleaved, medians.
+//
+// The bag is `.vdb` through @vlink/bag when packages/bag/dist exists (else through @vlink/bag-sqlite's dist when
+// that exists), otherwise core's `.memjson` test backend.
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const secondsArg = args.indexOf('--seconds');
+const SECONDS = secondsArg >= 0 ? Number(args[secondsArg + 1]) : quick ? 3 : 30;
+const runtime = typeof Bun !== 'undefined' ? 'bun' : typeof Deno !== 'undefined' ? 'deno' : 'node';
+
+const core = await import('../packages/core/dist/index.js');
+const { ActionType, BagReader, BagWriter, SchemaType, registerBackend } = core;
+let extension = '.memjson';
+let backendName = 'memory (.memjson)';
+if (existsSync(join(here, '../packages/bag/dist/index.js'))) {
+  await import('../packages/bag/dist/index.js');
+  [extension, backendName] = ['.vdb', '@vlink/bag (.vdb)'];
+} else if (existsSync(join(here, '../packages/backend-sqlite/dist/index.js'))) {
+  registerBackend((await import('../packages/backend-sqlite/dist/index.js')).sqliteBackend);
+  [extension, backendName] = ['.vdb', '@vlink/bag-sqlite (.vdb)'];
+} else {
+  registerBackend((await import('../packages/core/dist/testing/index.js')).memoryBackend);
+}
+
+const STREAMS = [
+  { url: 'dds://imu', hz: 200, size: 64 },
+  { url: 'dds://camera/front', hz: 30, size: 4096 },
+  { url: 'shm://lidar', hz: 10, size: 16384 },
+];
+
+function payload(size, seed) {
+  const out = new Uint8Array(size);
+  let x = seed * 2654435761 || 1;
+  for (let i = 0; i < size; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = (i >> 5) & 1 ? x & 0xff : i & 0x3f;
+  }
+  return out;
+}
+
+async function makeBag(path, seconds) {
+  const frames = [];
+  for (const [s, { url, hz, size }] of STREAMS.entries()) {
+    const data = payload(size, s + 1);
+    // Offsets keep the streams from all landing on the same microsecond.
+    for (let i = 0; i < seconds * hz; i++) frames.push({ timestamp: Math.round(i * (1e6 / hz)) + s * 137, url, data });
+  }
+  frames.sort((a, b) => a.timestamp - b.timestamp);
+  const writer = await BagWriter.create(path, { syncMode: true });
+  for (const f of frames) writer.push({ ...f, serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+  await writer.close();
+  return frames.length;
+}
+
+const quantile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+const mean = (values) => values.reduce((s, v) => s + v, 0) / Math.max(1, values.length);
+const round = (v, d = 3) => Math.round(v * 10 ** d) / 10 ** d;
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+async function paced(path) {
+  const reader = await BagReader.create(path);
+  let readyAt = 0;
+  const errors = [];
+  const dueAt = [];
+  reader.registerReadyCallback(() => (readyAt = performance.now()));
+  reader.registerOutputCallback((frame) => {
+    const now = performance.now();
+    const due = frame.timestamp / 1000;
+    errors.push(now - readyAt - due);
+    dueAt.push(due);
+  });
+  const cpu0 = cpuMs();
+  const wall0 = performance.now();
+  await reader.play({ rate: 1 }).finished;
+  const wall = performance.now() - wall0;
+  const cpu = cpuMs() - cpu0;
+  reader.close();
+  const sorted = [...errors].sort((a, b) => a - b);
+  const lastDue = dueAt.at(-1);
+  const first = errors.filter((_, i) => dueAt[i] < 1000);
+  const last = errors.filter((_, i) => dueAt[i] > lastDue - 1000);
+  return {
+    frames: errors.length,
+    wallMs: round(wall, 1),
+    errorMs: { min: round(sorted[0]), p50: round(quantile(sorted, 0.5)), p99: round(quantile(sorted, 0.99)), max: round(sorted.at(-1)) },
+    driftMs: round(mean(last) - mean(first)),
+    cpuPercent: round((cpu / wall) * 100, 1),
+  };
+}
+
+function cursorPass(reader) {
+  reader.openCursor();
+  let n = 0;
+  let bytes = 0;
+  for (let f = reader.next(); f; f = reader.next()) {
+    n++;
+    bytes += f.data.length;
+  }
+  return n;
+}
+
+async function throughput(path, passes) {
+  const reader = await BagReader.create(path);
+  const cursorRates = [];
+  const playRates = [];
+  for (let rep = 0; rep < 5; rep++) {
+    const runCursor = () => {
+      const t0 = performance.now();
+      let n = 0;
+      for (let p = 0; p < passes; p++) n += cursorPass(reader);
+      cursorRates.push(n / ((performance.now() - t0) / 1000));
+    };
+    const runPlay = async () => {
+      let n = 0;
+      let bytes = 0;
+      reader.registerOutputCallback((f) => {
+        n++;
+        bytes += f.data.length;
+      });
+      const t0 = performance.now();
+      await reader.play({ forceDelay: 0, times: passes }).finished;
+      playRates.push(n / ((performance.now() - t0) / 1000));
+    };
+    if (rep % 2 === 0) {
+      runCursor();
+      await runPlay();
+    } else {
+      await runPlay();
+      runCursor();
+    }
+  }
+  reader.close();
+  const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+  const cursor = median(cursorRates);
+  const play = median(playRates);
+  return { passes, cursorFramesPerS: Math.round(cursor), playbackFramesPerS: Math.round(play), ratio: round(play / cursor) };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'vlink-playback-bench-'));
+try {
+  const path = join(dir, `paced${extension}`);
+  const frames = await makeBag(path, SECONDS);
+  console.log(`${runtime}: ${backendName}, ${frames} frames over ${SECONDS} s (${STREAMS.map((s) => `${s.hz} Hz`).join(' + ')})`);
+  const pacing = await paced(path);
+  console.log(
+    `paced rate 1: error p50 ${pacing.errorMs.p50} ms, p99 ${pacing.errorMs.p99} ms, max ${pacing.errorMs.max} ms, ` +
+      `min ${pacing.errorMs.min} ms; drift ${pacing.driftMs} ms; CPU ${pacing.cpuPercent} % of one core`,
+  );
+  const passes = Math.max(1, Math.ceil((quick ? 20_000 : 60_000) / frames));
+  const speed = await throughput(path, passes);
+  console.log(
+    `forceDelay 0: ${speed.playbackFramesPerS} frames/s vs cursor ${speed.cursorFramesPerS} frames/s (ratio ${speed.ratio})`,
+  );
+  const result = {
+    runtime,
+    version: runtime === 'bun' ? Bun.version : runtime === 'deno' ? Deno.version.deno : process.version,
+    date: new Date().toISOString(),
+    quick,
+    backend: backendName,
+    streams: STREAMS,
+    seconds: SECONDS,
+    frames,
+    pacing,
+    throughput: speed,
+    goals: {
+      errorP99LeqOneMs: pacing.errorMs.p99 <= 1,
+      driftLeqTwoMs: Math.abs(pacing.driftMs) <= 2,
+      throughputGeq80Percent: speed.ratio >= 0.8,
+    },
+  };
+  mkdirSync(join(here, 'results'), { recursive: true });
+  writeFileSync(join(here, 'results', `playback-${runtime}.json`), `${JSON.stringify(result, null, 2)}\n`);
+  console.log(`goals: ${JSON.stringify(result.goals)}`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
