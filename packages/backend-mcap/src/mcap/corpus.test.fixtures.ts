@@ -6,7 +6,7 @@ import type { McapTypes } from '@mcap/core';
 import { sharedFixturesDir } from '@vlink/bag-core/testing';
 import { crc32, crc32Final, crc32Update, CRC32_INIT } from './crc32.js';
 
-// Test-only (the `*.test-*` name keeps it out of the published package).
+// Test-only (the `*.test.*` name keeps it out of the published package).
 //
 // The corpus in shared/fixtures/mcap-conformance may hold Git LFS pointers (`oid sha256:…`, `size …`) instead of the
 // .mcap bytes. Upstream generates every .mcap from its records and a feature list, and the .json twin holds exactly

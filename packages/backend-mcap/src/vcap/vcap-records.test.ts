@@ -4,7 +4,7 @@ import { actionText, formatVlinkDate } from '@vlink/bag-core';
 import type { Frame, WriterConfig } from '@vlink/bag-core';
 import { SAMPLE_PROTO_SCHEMA } from '@vlink/bag-core/testing';
 import { VCAP_LIBRARY } from './vcap-format.js';
-import { FB_SCHEMA, mcapIndexed, mcapStream, mixedFrames, recordToBytes, testContext } from './vcap.test-helpers.js';
+import { FB_SCHEMA, mcapIndexed, mcapStream, mixedFrames, recordToBytes, testContext } from './vcap.test.helpers.js';
 
 // Our output checked record by record with @mcap/core's readers (CRC validation on), against spec §5.1–5.3.
 

@@ -9,7 +9,7 @@ import { MemoryWritable } from '../io/memory-writable.js';
 import { VcapFileWriter } from './vcap-file-writer.js';
 import { VcapReader } from './vcap-reader.js';
 
-// Test-only helpers (the `*.test-*` name keeps them out of the published package).
+// Test-only helpers (the `*.test.*` name keeps them out of the published package).
 
 export const FB_SCHEMA = { name: 'fb.Pose', encoding: '', schemaType: SchemaType.Flatbuffers, data: patternBytes(40, 5) };
 export const RPC_REQ = { name: 'pb.Req', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: patternBytes(20, 6) };
