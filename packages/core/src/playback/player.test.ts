@@ -125,6 +125,19 @@ describe('Player: sessions and callbacks (spec §7.4)', () => {
     reader.close();
   });
 
+  test('a stop while a jump waits for the old session cancels the jump (finish(true), no new session)', async () => {
+    const { reader, events } = await open(TENTHS);
+    const playback = reader.play({ autoPause: true });
+    await until(() => events.length === 2);
+    const jumped = reader.jump(300);
+    void reader.stop();
+    await jumped;
+    assert.equal(await playback.finished, true);
+    await sleep(20);
+    assert.deepEqual(events, ['ready', 'status:1', 'status:0', 'finish:true']);
+    reader.close();
+  });
+
   test('autoQuit ends the loop; waitForQuit resolves', async () => {
     const { reader, events } = await open();
     reader.asyncRun();

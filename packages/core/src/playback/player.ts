@@ -67,6 +67,8 @@ export class Player {
   private deliveries: Array<Promise<void>> = [];
   private readonly alarm = new Alarm();
   private lastError: BagError | undefined;
+  /** Counts `stop()` calls, so a jump can tell that one arrived while it waited. */
+  private stops = 0;
 
   private outputCallback: OutputCallback | undefined;
   private statusCallback: StatusCallback | undefined;
@@ -128,7 +130,11 @@ export class Player {
       this.step = false;
     }
     this.replacePending(session);
-    signal?.addEventListener('abort', () => this.stopChain(chain), { once: true });
+    if (signal) {
+      const onAbort = () => this.stopChain(chain);
+      signal.addEventListener('abort', onAbort, { once: true });
+      void chain.finished.then(() => signal.removeEventListener('abort', onAbort));
+    }
     this.asyncRun();
     this.kick();
     return new Playback(chain, () => this.stopChain(chain), signal);
@@ -171,12 +177,25 @@ export class Player {
     const previous = this.current ?? this.pending;
     const chain = previous && !previous.chain.ended ? previous.chain : new PlayChain();
     const wasPaused = this.paused;
+    const stops = this.stops;
     this.seeking = true;
     this.replacePending(undefined, chain);
     if (this.current) {
       this.current.jump = true;
       this.alarm.wake();
       await this.current.done;
+      if (this.stops !== stops || !this.running) {
+        // stop() or quit() arrived while the jump waited: the old session ended quietly, so finish it here.
+        this.seeking = false;
+        try {
+          this.setStatus(PlayStatus.Stopped);
+          this.finishCallback?.(true);
+        } catch (caught) {
+          this.report(BagError.wrap(caught, 'INTERNAL', 'a playback callback threw'));
+        }
+        chain.settle(true);
+        return;
+      }
     }
     this.paused = forceToPlay ? false : wasPaused;
     this.step = false;
@@ -200,6 +219,7 @@ export class Player {
 
   /** Stops the running session (status Stopped, finish(true)) and drops a queued one; resolves when it has ended. */
   stop(): Promise<void> {
+    this.stops++;
     this.replacePending(undefined);
     const session = this.current;
     if (!session) return Promise.resolve();
