@@ -2,21 +2,13 @@ import { BagError } from '@vlink/bag-core';
 import type { Codecs, ChunkCodec } from '../codecs.js';
 import type { Writable } from '../io/writable.js';
 import { ByteWriter } from './byte-writer.js';
-import { CHUNK_FIXED, Opcode, TWO_32 } from './constants.js';
+import { Opcode, TWO_32 } from './constants.js';
 import { CRC32_INIT, crc32Final, crc32Update } from './crc32.js';
-import {
-  writeChannel,
-  writeChunkIndex,
-  writeDataEnd,
-  writeHeader,
-  writeMagic,
-  writeMetadata,
-  writeMetadataIndex,
-  writeSchema,
-  writeStatistics,
-  writeSummaryOffset,
-} from './record-encoder.js';
-import type { ChunkIndex, MetadataIndex, SummaryOffset } from './records.js';
+import { PLAIN_CHUNK_HEADER, writeChunkHeader, writeMessageIndex } from './chunk-encoders.js';
+import { writeChannel, writeHeader, writeMagic, writeMetadata, writeSchema } from './record-encoder.js';
+import type { ChunkIndex, MetadataIndex } from './records.js';
+import { writeFileTail } from './summary-writer.js';
+import { setTime } from './time-split.js';
 
 export interface McapWriterOptions {
   writable: Writable;
@@ -75,8 +67,6 @@ interface ChunkEntry {
   uncompressedSize: number;
 }
 
-/** Fixed header size of an uncompressed chunk: prefix (9) + fixed fields + empty compression string. */
-const PLAIN_CHUNK_HEADER = 9 + CHUNK_FIXED;
 /** Records outside chunks are buffered up to this size before a write. */
 const OUT_FLUSH = 1024 * 1024;
 /** As mcap's C++ writer: chunks below 1 KiB, or saving less than 2 %, are stored uncompressed. */
@@ -291,28 +281,11 @@ export class McapWriter {
     if (this.ended) return;
     this.closeChunk();
     this.ended = true;
-    const o = this.out;
-    writeDataEnd(o, 0);
-    const base = this.w.position();
-    const summaryStartInOut = o.length;
-    const groups: Array<Omit<SummaryOffset, 'type'>> = [];
-    const group = (opcode: number, write: () => void) => {
-      const start = o.length;
-      write();
-      if (o.length > start || opcode === Opcode.Statistics) {
-        groups.push({ groupOpcode: opcode, groupStart: BigInt(base + start), groupLength: BigInt(o.length - start) });
-      }
-    };
-    group(Opcode.Schema, () => {
-      for (const s of this.schemas) if (s.written) writeSchema(o, s);
-    });
-    group(Opcode.Channel, () => {
-      for (const c of this.channels) if (c.written) writeChannel(o, c);
-    });
-    group(Opcode.Statistics, () => {
-      const counts = new Map<number, bigint>();
-      for (const c of this.channels) if (c.written) counts.set(c.id, BigInt(c.count));
-      writeStatistics(o, {
+    const written = this.channels.filter((c) => c.written);
+    writeFileTail(this.out, this.w.position(), {
+      schemas: this.schemas.filter((s) => s.written),
+      channels: written,
+      statistics: {
         messageCount: BigInt(this.messageCount),
         schemaCount: this.schemasWritten,
         channelCount: this.channelsWritten,
@@ -321,24 +294,11 @@ export class McapWriter {
         chunkCount: this.chunkCount,
         messageStartTime: this.messageCount ? this.absTime(this.startRel) : 0n,
         messageEndTime: this.messageCount ? this.absTime(this.endRel) : 0n,
-        channelMessageCounts: counts,
-      });
+        channelMessageCounts: new Map(written.map((c) => [c.id, BigInt(c.count)])),
+      },
+      chunkIndexes: this.chunkIndexes.map((c) => this.chunkIndexRecord(c)),
+      metadataIndexes: this.metadataIndexes,
     });
-    group(Opcode.ChunkIndex, () => {
-      for (const c of this.chunkIndexes) writeChunkIndex(o, this.chunkIndexRecord(c));
-    });
-    group(Opcode.MetadataIndex, () => {
-      for (const m of this.metadataIndexes) writeMetadataIndex(o, m);
-    });
-    const summaryOffsetStart = base + o.length;
-    for (const g of groups) writeSummaryOffset(o, g);
-    // The summary CRC covers the summary and the footer up to its own field, so the footer is written by hand.
-    o.u8(Opcode.Footer);
-    o.u64(20);
-    o.u64(base + summaryStartInOut);
-    o.u64(summaryOffsetStart);
-    o.u32(crc32Final(crc32Update(CRC32_INIT, o.view8(summaryStartInOut, o.length))));
-    writeMagic(o);
     this.flushOut();
     this.w.flush();
     this.w.sync();
@@ -405,13 +365,8 @@ export class McapWriter {
     v.setUint32(at + 5, Math.floor(content / TWO_32), true);
     v.setUint16(at + 9, channelId, true);
     v.setUint32(at + 11, sequence >>> 0, true);
-    const total = this.baseLo + timeNs;
-    const hi = this.baseHi + Math.floor(total / TWO_32);
-    const lo = total >>> 0;
-    v.setUint32(at + 15, lo, true);
-    v.setUint32(at + 19, hi, true);
-    v.setUint32(at + 23, lo, true);
-    v.setUint32(at + 27, hi, true);
+    setTime(v, at + 15, this.baseHi, this.baseLo, timeNs);
+    setTime(v, at + 23, this.baseHi, this.baseLo, timeNs);
     b.length = at + 31;
   }
 
@@ -477,44 +432,23 @@ export class McapWriter {
     const localOffsets: number[] = [];
     for (const id of ids) {
       const ch = this.channels[id - 1]!;
-      const entries = ch.index;
-      const count = ch.indexLength;
       localOffsets.push(idx.length);
-      const at = idx.beginRecord(Opcode.MessageIndex);
-      idx.u16(id);
-      idx.u32(count * 8);
-      idx.reserve(count * 8);
-      const v = idx.view;
-      let p = idx.length;
-      for (let i = 0; i < count; i += 2) {
-        const total = this.baseLo + entries[i]!;
-        v.setUint32(p, total >>> 0, true);
-        v.setUint32(p + 4, this.baseHi + Math.floor(total / TWO_32), true);
-        const off = entries[i + 1]!;
-        v.setUint32(p + 8, off >>> 0, true);
-        v.setUint32(p + 12, Math.floor(off / TWO_32), true);
-        p += 16;
-      }
-      idx.length = p;
-      idx.endRecord(at);
+      writeMessageIndex(idx, id, ch.index, ch.indexLength, this.baseHi, this.baseLo);
       ch.indexLength = 0;
     }
     this.chunkChannels = [];
 
-    // Chunk header.
-    const header = new ByteWriter(64);
-    const hAt = header.beginRecord(Opcode.Chunk);
-    this.writeTime(header, this.chunkStartRel);
-    this.writeTime(header, this.chunkEndRel);
-    header.u64(this.chunkRecords);
-    header.u32(crc);
-    header.string(compression);
     // A spilled chunk's records are partly on disk already: its records length is the whole uncompressed size.
     const storedLength = this.spilledAt >= 0 ? this.chunkRecords : stored.length;
-    header.u64(storedLength);
-    const headerContent = header.length - hAt - 9 + storedLength;
-    header.view.setUint32(hAt + 1, headerContent >>> 0, true);
-    header.view.setUint32(hAt + 5, Math.floor(headerContent / TWO_32), true);
+    const header = new ByteWriter(64);
+    writeChunkHeader(header, this.baseHi, this.baseLo, {
+      startRel: this.chunkStartRel,
+      endRel: this.chunkEndRel,
+      uncompressedSize: this.chunkRecords,
+      crc,
+      compression,
+      recordsLength: storedLength,
+    });
 
     let chunkOffset: number;
     if (this.spilledAt >= 0) {
@@ -552,14 +486,6 @@ export class McapWriter {
     this.chunkRecords = 0;
     this.chunkMessages = 0;
     this.spilledAt = -1;
-  }
-
-  private writeTime(b: ByteWriter, rel: number): void {
-    b.reserve(8);
-    const total = this.baseLo + rel;
-    b.view.setUint32(b.length, total >>> 0, true);
-    b.view.setUint32(b.length + 4, this.baseHi + Math.floor(total / TWO_32), true);
-    b.length += 8;
   }
 
   private chunkIndexRecord(c: ChunkEntry): Omit<ChunkIndex, 'type'> {
