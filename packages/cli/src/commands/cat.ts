@@ -1,0 +1,108 @@
+import { Option, type Command } from 'commander';
+import { actionText, type Frame } from '@vlink/bag';
+import { openBag } from '../lib/bag-io.js';
+import type { Decoded, PayloadDecoder } from '../lib/decode.js';
+import { addFilterOptions, examples, windowMs, type FilterFlags } from '../lib/filter-flags.js';
+import { formatSeconds, formatSize } from '../lib/format.js';
+import { frameLine, metaLine, schemaLine, toBase64 } from '../lib/ndjson.js';
+import { exitQuietlyOnEpipe, LineOutput } from '../lib/output.js';
+import { cursorFrames } from '../lib/read.js';
+import { bagUrls, selectUrls } from '../lib/url-filter.js';
+
+type Format = 'ndjson' | 'csv' | 'text';
+
+interface CatFlags extends FilterFlags {
+  format: Format;
+  decode?: boolean;
+  meta?: boolean;
+  quiet?: boolean;
+}
+
+export function registerCat(program: Command): void {
+  const command = program
+    .command('cat')
+    .description('write the frames of a bag to stdout (NDJSON, CSV or text)')
+    .argument('<path>', 'bag file (.vdb, .vcap)')
+    .addOption(new Option('--format <format>', 'output format').choices(['ndjson', 'csv', 'text']).default('ndjson'))
+    .option('--decode', 'add each payload as JSON: protobuf via the embedded descriptors, JSON and text payloads as is')
+    .option('--meta', 'NDJSON only: start with a {"meta":…} line and one {"schema":…} line per embedded schema')
+    .option('-q, --quiet', 'no warnings on stderr');
+  addFilterOptions(command).action(async (path: string, flags: CatFlags) => {
+    const reader = await openBag(path);
+    try {
+      exitQuietlyOnEpipe();
+      const info = reader.getInfo();
+      const selection = selectUrls(bagUrls(info), flags.urls, flags.skipUrls);
+      if (!flags.quiet) for (const url of selection.unknown) process.stderr.write(`vlink-bag cat: ${path}: warning: no url ${url} in this bag\n`);
+      const window = windowMs(flags);
+      const out = new LineOutput();
+      const decoder = flags.decode ? new (await import('../lib/decode.js')).PayloadDecoder(reader.getSchemas()) : undefined;
+      if (flags.format === 'ndjson' && flags.meta) {
+        out.write(metaLine(info));
+        for (const schema of reader.getSchemas()) out.write(schemaLine(schema));
+      }
+      if (flags.format === 'csv') out.write(CSV_HEADER + (decoder ? ',decoded' : '') + '\n');
+      if (!selection.none) {
+        const config = { ...window, ...(selection.filterUrls ? { filterUrls: selection.filterUrls } : {}) };
+        const render = renderer(flags.format, decoder);
+        for (const frame of cursorFrames(reader, config)) {
+          const pending = out.write(render(frame));
+          if (pending) await pending;
+        }
+      }
+      await out.end();
+    } finally {
+      reader.close();
+    }
+  });
+  examples(command, [
+    'vlink-bag cat /tmp/bag.vdb | head -3',
+    'vlink-bag cat /tmp/bag.vdb --format text --decode -u dds://imu',
+    'vlink-bag cat /tmp/bag.vcap --format csv -b 10 -e 20 > frames.csv',
+    'vlink-bag cat /tmp/bag.vdb --meta | vlink-bag record --stdin /tmp/copy.vcap',
+  ]);
+}
+
+const CSV_HEADER = 'timestamp,url,action,serType,schemaType,size,data';
+
+function renderer(format: Format, decoder: PayloadDecoder | undefined): (frame: Frame) => string {
+  const decode = (frame: Frame): Decoded | undefined => decoder?.decode(frame);
+  switch (format) {
+    case 'ndjson':
+      return (frame) => {
+        const decoded = decode(frame);
+        return frameLine(frame, decoded ? { value: decoded.ok ? decoded.value : null } : undefined);
+      };
+    case 'csv':
+      return (frame) => {
+        const cells = [
+          String(frame.timestamp),
+          csvCell(frame.url),
+          csvCell(actionText(frame.actionType)),
+          csvCell(frame.serType),
+          String(frame.schemaType),
+          String(frame.data.byteLength),
+          toBase64(frame.data),
+        ];
+        const decoded = decode(frame);
+        if (decoder) cells.push(decoded?.ok ? csvCell(JSON.stringify(decoded.value)) : '');
+        return cells.join(',') + '\n';
+      };
+    case 'text':
+      return (frame) => {
+        const decoded = decode(frame);
+        const payload = decoded?.ok ? JSON.stringify(decoded.value) : hexPreview(frame.data);
+        return `${formatSeconds(frame.timestamp)}  ${frame.url}  ${actionText(frame.actionType)}  ${formatSize(frame.data.byteLength)}  ${frame.serType || '-'}  ${payload}\n`;
+      };
+  }
+}
+
+function csvCell(text: string): string {
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+function hexPreview(data: Uint8Array, max = 24): string {
+  if (data.byteLength === 0) return '(empty)';
+  const hex = Buffer.from(data.buffer, data.byteOffset, Math.min(max, data.byteLength)).toString('hex').replace(/(..)(?!$)/g, '$1 ');
+  return data.byteLength > max ? `${hex} …` : hex;
+}

@@ -1,0 +1,140 @@
+import { Option, type Command } from 'commander';
+import { actionText, analyzeTiming, type BagReader, type Info, type UrlTiming } from '@vlink/bag';
+import { openBag } from '../lib/bag-io.js';
+import { examples } from '../lib/filter-flags.js';
+import {
+  displayWidth,
+  formatDuration,
+  formatFreq,
+  formatLoss,
+  formatSeconds,
+  formatSize,
+  formatTimezone,
+  table,
+} from '../lib/format.js';
+import { exitQuietlyOnEpipe, LineOutput } from '../lib/output.js';
+import { parsePositive } from '../lib/parse.js';
+import { cursorFrames } from '../lib/read.js';
+
+interface InfoFlags {
+  list?: boolean;
+  json?: boolean;
+  gaps?: number | true;
+}
+
+const DEFAULT_GAP_FACTOR = 3;
+
+export function registerInfo(program: Command): void {
+  const command = program
+    .command('info')
+    .description('print the summary of a bag: header, duration, counts and the per-url table')
+    .argument('<path>', 'bag file (.vdb, .vcap)')
+    .addOption(new Option('-l, --list', 'list every frame (time, url, action, size) instead of the summary').conflicts('json'))
+    .option('--json', 'print the Info object (camelCase) as JSON and nothing else')
+    .addOption(
+      new Option('--gaps [factor]', `add a timing analysis: per-url intervals and gaps longer than factor × the median (default ${DEFAULT_GAP_FACTOR})`)
+        .argParser(parsePositive),
+    )
+    .action(async (path: string, flags: InfoFlags) => {
+      const reader = await openBag(path);
+      try {
+        const info = reader.getInfo();
+        const factor = flags.gaps === undefined ? undefined : flags.gaps === true ? DEFAULT_GAP_FACTOR : flags.gaps;
+        const timing = factor === undefined ? undefined : { factor, urls: await analyzeTiming(reader, { factor }) };
+        if (flags.json) {
+          process.stdout.write(JSON.stringify(timing ? { ...info, timing } : info, null, 2) + '\n');
+          return;
+        }
+        if (flags.list) {
+          await listFrames(reader, info);
+          return;
+        }
+        const lines = summary(info);
+        if (timing) lines.push('', ...timingLines(timing));
+        process.stdout.write(lines.join('\n') + '\n');
+      } finally {
+        reader.close();
+      }
+    });
+  examples(command, [
+    'vlink-bag info /tmp/bag.vdb',
+    'vlink-bag info /tmp/bag.vcap --json',
+    'vlink-bag info /tmp/bag.vdb -l | head',
+    'vlink-bag info /tmp/bag.vdb --gaps 5',
+  ]);
+}
+
+/** The summary, laid out like VLink's `vlink-bag info`. */
+export function summary(info: Info): string[] {
+  const lines: string[] = [];
+  const field = (name: string, value: string) => lines.push(`${(name + ':').padEnd(15)}${value}`);
+  field('File Name', info.path);
+  field('File Size', formatSize(info.fileSize) + (info.totalRawSize > 0 ? ` (Raw: ${formatSize(info.totalRawSize)})` : ''));
+  field('Tag Name', info.tagName);
+  field('Version', info.version);
+  field('Storage Type', `${info.storageType} (${info.format})`);
+  const compressed = info.compressionType !== '' && info.compressionType.toLowerCase() !== 'none';
+  const ratio = compressed && info.totalRawSize > 0 ? ` (Ratio: ${Math.round((100 * Math.min(info.fileSize, info.totalRawSize)) / info.totalRawSize)}%)` : '';
+  field('Compression', (info.compressionType || 'None') + ratio);
+  field('Process Name', info.processName);
+  const flags = [info.hasCompleted ? 'completed' : 'incomplete', ...(info.hasSchema ? ['schema'] : [])];
+  field('Meta Flags', flags.join(' | '));
+  field('Date Time', `${info.dateTime} (${formatTimezone(info.timezone)})`);
+  field('Duration', `${formatDuration(info.blankDuration)} ~ ${formatDuration(info.totalDuration)}`);
+  field('Message Count', String(info.messageCount));
+  if (info.format.endsWith('x') && info.splitCount > 0) {
+    const by = info.splitByTime > 0 ? ` (By time: ${(info.splitByTime / 1000).toFixed(2)}s)` : info.splitBySize > 0 ? ` (By size: ${(info.splitBySize / 1024 ** 3).toFixed(2)}GB)` : '';
+    field('Split Count', `${info.splitCount}${by}`);
+  } else {
+    field('Split Count', '---');
+  }
+  const withAction = info.urls.some((meta) => meta.action !== undefined);
+  const precise = info.urls.some((meta) => meta.loss > 0 && meta.loss < 0.0001);
+  const header = ['[Type]', ...(withAction ? ['[Action]'] : []), '[Count]', '[Size]', '[Freq]', '[Loss]', '[Url]', '[Ser]'];
+  const rows = info.urls.map((meta) => [
+    meta.type,
+    ...(withAction ? [meta.action ?? ''] : []),
+    meta.count === 0 ? 'Unknown' : String(meta.count),
+    meta.size === 0 ? 'Unknown' : formatSize(meta.size),
+    formatFreq(meta.freq),
+    formatLoss(meta.loss, precise),
+    meta.url,
+    meta.ser,
+  ]);
+  const [first, ...rest] = table([header, ...rows]);
+  lines.push(`${'Meta List:'.padEnd(15)}${first}`);
+  lines.push(...rest.map((row) => ' '.repeat(15) + row));
+  return lines;
+}
+
+function timingLines(report: { factor: number; urls: UrlTiming[] }): string[] {
+  const lines = [`Timing (gaps > ${report.factor} × median interval):`];
+  const ms = (us: number | undefined) => (us === undefined ? '-' : `${(us / 1000).toFixed(3)}ms`);
+  const rows = [['[Url]', '[Count]', '[Rate]', '[Min]', '[P50]', '[P99]', '[Max]', '[Gaps]']];
+  for (const url of report.urls) {
+    const i = url.intervalUs;
+    rows.push([url.url, String(url.count), formatFreq(url.rateHz), ms(i?.min), ms(i?.p50), ms(i?.p99), ms(i?.max), String(url.gaps.length)]);
+  }
+  lines.push(...table(rows, '  '));
+  for (const url of report.urls) {
+    for (const gap of url.gaps.slice(0, 20)) {
+      lines.push(`  gap  ${url.url}  at ${formatSeconds(gap.startUs)}  for ${ms(gap.lengthUs)}`);
+    }
+    if (url.gaps.length > 20) lines.push(`  gap  ${url.url}  … ${url.gaps.length - 20} more`);
+  }
+  return lines;
+}
+
+async function listFrames(reader: BagReader, info: Info): Promise<void> {
+  exitQuietlyOnEpipe();
+  const out = new LineOutput();
+  const urlWidth = Math.max(10, ...info.urls.map((meta) => displayWidth(meta.url)));
+  const timeWidth = formatSeconds(info.totalDuration * 1000).length;
+  for (const frame of cursorFrames(reader)) {
+    const pending = out.write(
+      `${formatSeconds(frame.timestamp).padStart(timeWidth)}  ${frame.url}${' '.repeat(urlWidth - displayWidth(frame.url))}  ${actionText(frame.actionType).padEnd(6)}  ${formatSize(frame.data.byteLength)}\n`,
+    );
+    if (pending) await pending;
+  }
+  await out.end();
+}

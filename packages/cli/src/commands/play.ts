@@ -1,0 +1,168 @@
+import { Option, type Command } from 'commander';
+import { PlayStatus, type BagError, type BagReader, type Frame, type Info } from '@vlink/bag';
+import { openBag } from '../lib/bag-io.js';
+import { CliError } from '../lib/errors.js';
+import { addFilterOptions, examples, windowMs, type FilterFlags } from '../lib/filter-flags.js';
+import { formatDuration, formatSize } from '../lib/format.js';
+import type { PlayServer } from '../lib/foxglove-server.js';
+import { listenKeys, type KeyName } from '../lib/keyboard.js';
+import { frameLine } from '../lib/ndjson.js';
+import { exitQuietlyOnEpipe, LineOutput } from '../lib/output.js';
+import { parseHostPort, parseInteger, parseNonNegative, parseRate, type HostPort } from '../lib/parse.js';
+import { liveOutput } from '../lib/progress.js';
+import { StatusLine } from '../lib/status-line.js';
+import { bagUrls, selectUrls } from '../lib/url-filter.js';
+
+interface PlayFlags extends FilterFlags {
+  times: number;
+  rate: number;
+  skipBlank?: boolean;
+  autoPause?: boolean;
+  forceDelay?: number;
+  stdout?: boolean;
+  serve?: HostPort;
+  wait: boolean;
+  quiet?: boolean;
+}
+
+export function registerPlay(program: Command): void {
+  const command = program
+    .command('play')
+    .description('replay a bag in its original timing to stdout (NDJSON) and/or a Foxglove WebSocket server')
+    .argument('<path>', 'bag file (.vdb, .vcap)')
+    .addOption(new Option('-t, --times <n>', 'number of passes; 0 or less loops forever').argParser(parseInteger).default(1))
+    .addOption(new Option('-r, --rate <x>', 'speed, 0.01 to 100').argParser(parseRate).default(1))
+    .option('-m, --skip-blank', 'start at the first frame instead of at the recording start')
+    .option('-j, --auto-pause', 'start paused (Space resumes)')
+    .addOption(new Option('--force-delay <ms>', 'a fixed wait before every frame instead of the recorded timing (0 = as fast as possible)').argParser(parseNonNegative))
+    .option('--stdout', 'write every frame to stdout as an NDJSON line (the `cat` shape)')
+    .addOption(new Option('--serve [[host:]port]', 'serve a Foxglove WebSocket (foxglove.websocket.v1) on host:port (default 127.0.0.1:8765)').argParser((v: string) => parseHostPort(v)).preset(parseHostPort('8765')))
+    .option('--no-wait', 'with --serve: start at once instead of when the first client subscribes')
+    .option('-q, --quiet', 'no status line');
+  addFilterOptions(command).action(async (path: string, flags: PlayFlags) => {
+    const reader = await openBag(path);
+    try {
+      await play(reader, path, flags);
+    } finally {
+      reader.close();
+    }
+  });
+  command.addHelpText(
+    'after',
+    '\nKeys (on a terminal): Space pause/resume, ←/→ back/forward 1 s, ↑/↓ forward/back 5 s, p one frame while paused, q or Esc quit.\n',
+  );
+  examples(command, [
+    'vlink-bag play /tmp/bag.vdb -r 2 -t 3',
+    'vlink-bag play /tmp/bag.vdb -b 10 -e 60 --stdout | jq .url',
+    'vlink-bag play /tmp/bag.vcap --serve 8765        # then open ws://127.0.0.1:8765 in Foxglove Studio',
+    'vlink-bag play /tmp/bag.vdb --force-delay 0 --stdout > frames.ndjson',
+  ]);
+}
+
+async function play(reader: BagReader, path: string, flags: PlayFlags): Promise<void> {
+  const info = reader.getInfo();
+  const selection = selectUrls(bagUrls(info), flags.urls, flags.skipUrls);
+  if (selection.none) throw new CliError('the url filters leave nothing to play', path);
+  const window = windowMs(flags);
+  const status = new StatusLine(liveOutput(flags.quiet));
+  const out = flags.stdout ? new LineOutput() : undefined;
+  if (out) exitQuietlyOnEpipe();
+  // Loaded on demand (ws, @foxglove/ws-protocol) so plain playback starts fast.
+  const server = flags.serve ? await (await import('../lib/foxglove-server.js')).PlayServer.listen(flags.serve, info, reader.getSchemas(), selection.filterUrls ? new Set(selection.filterUrls) : undefined) : undefined;
+  let frames = 0;
+  let bytes = 0;
+  let failure: BagError | undefined;
+  const cleanups: Array<() => void> = [];
+  try {
+    if (server && !flags.quiet) process.stderr.write(`Serving foxglove.websocket.v1 on ${server.url}\n`);
+    reader.registerOutputCallback((frame: Frame) => {
+      frames++;
+      bytes += frame.data.byteLength;
+      server?.send(frame);
+      return out?.write(frameLine(frame));
+    });
+    reader.registerErrorCallback((error) => (failure ??= error));
+    const line = () => statusText(reader, info, frames, bytes, flags, server);
+    reader.registerStatusCallback(() => status.set(line(), true));
+    const ticker = setInterval(() => status.set(line()), 100);
+    cleanups.push(() => clearInterval(ticker));
+
+    let quitting = false;
+    const quit = () => {
+      quitting = true;
+      void reader.stop();
+    };
+    const onSignal = () => quit();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    cleanups.push(() => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    });
+    if (liveOutput(flags.quiet)) cleanups.push(listenKeys((key) => onKey(reader, key, quit)));
+
+    if (server && flags.wait) {
+      status.set(`Waiting for a Foxglove client on ${server.url} …`, true);
+      await Promise.race([server.waitForSubscriber(), new Promise<void>((resolve) => process.once('SIGINT', resolve))]);
+      if (quitting) return;
+    }
+    const playback = reader.play({
+      ...window,
+      times: flags.times,
+      rate: flags.rate,
+      skipBlank: flags.skipBlank === true,
+      autoPause: flags.autoPause === true,
+      autoQuit: true,
+      ...(flags.forceDelay !== undefined ? { forceDelay: flags.forceDelay } : {}),
+      ...(selection.filterUrls ? { filterUrls: selection.filterUrls } : {}),
+    });
+    const interrupted = await playback.finished;
+    await reader.waitForQuit();
+    status.finish(`${interrupted ? 'Stopped' : 'Finished'} | ${frames} frames | ${formatSize(bytes)}`);
+    if (failure) throw failure;
+  } finally {
+    for (const cleanup of cleanups.splice(0)) cleanup();
+    status.finish();
+    await out?.end();
+    await server?.close();
+  }
+}
+
+function onKey(reader: BagReader, key: KeyName, quit: () => void): void {
+  const seek = (deltaMs: number) => void reader.jump(Math.max(0, reader.getTimestamp() + deltaMs));
+  switch (key) {
+    case 'space':
+      if (reader.getStatus() === PlayStatus.Paused) reader.resume();
+      else reader.pause();
+      return;
+    case 'left':
+      return seek(-1000);
+    case 'right':
+      return seek(1000);
+    case 'up':
+      return seek(5000);
+    case 'down':
+      return seek(-5000);
+    case 'p':
+      reader.pauseToNext();
+      return;
+    case 'q':
+    case 'escape':
+    case 'ctrl-c':
+      return quit();
+  }
+}
+
+function statusText(reader: BagReader, info: Info, frames: number, bytes: number, flags: PlayFlags, server: PlayServer | undefined): string {
+  const state = PlayStatus[reader.getStatus()] ?? 'Stopped';
+  const parts = [
+    `${formatDuration(reader.getTimestamp())}/${formatDuration(info.totalDuration)}`,
+    state,
+    `x${flags.rate.toFixed(2)}`,
+    `${frames} frames`,
+    formatSize(bytes),
+  ];
+  if (server) parts.push(`${server.clients} client${server.clients === 1 ? '' : 's'}`);
+  if (state === 'Paused') parts.push('Space: resume, p: step, q: quit');
+  return parts.join(' | ');
+}

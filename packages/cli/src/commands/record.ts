@@ -1,0 +1,76 @@
+import { Option, type Command } from 'commander';
+import { prepareOutput } from '../lib/bag-io.js';
+import { usageError } from '../lib/errors.js';
+import { examples } from '../lib/filter-flags.js';
+import { formatSize } from '../lib/format.js';
+import { parseNonNegative, parseNonNegativeInteger, parseWsUrl } from '../lib/parse.js';
+import { liveOutput } from '../lib/progress.js';
+import { RecordSession } from '../lib/record-session.js';
+import { recordFromStdin } from '../lib/stdin-source.js';
+import { urlPredicate } from '../lib/url-filter.js';
+import { addWriterOptions, writerOptions, type WriterFlags } from '../lib/writer-flags.js';
+import type { TimeSource } from '../lib/ws-source.js';
+
+interface RecordFlags extends WriterFlags {
+  stdin?: boolean;
+  from?: string;
+  urls?: string[];
+  skipUrls?: string[];
+  duration?: number;
+  sync?: boolean;
+  time: TimeSource;
+  maxTaskDepth?: number;
+  maxMemorySize?: number;
+  quiet?: boolean;
+}
+
+export function registerRecord(program: Command): void {
+  const command = program
+    .command('record')
+    .description('record frames into a new bag from NDJSON on stdin or from a Foxglove WebSocket server')
+    .argument('<out>', 'bag to write; its extension picks the format (.vdb, .vcap)')
+    .option('--stdin', 'read NDJSON frames (the `vlink-bag cat` shape) from stdin')
+    .addOption(new Option('--from <url>', 'record from a Foxglove WebSocket server, e.g. ws://127.0.0.1:8765').argParser(parseWsUrl).conflicts('stdin'))
+    .addOption(new Option('-u, --urls <urls...>', 'only these urls / topics (exact match; default: all)'))
+    .addOption(new Option('-k, --skip-urls <urls...>', 'leave these urls / topics out'))
+    .addOption(new Option('-d, --duration <s>', 'stop after this many seconds (0 = no limit)').argParser(parseNonNegative))
+    .addOption(new Option('--time <source>', '--from: frame time from the receive clock or the server\'s message log time').choices(['receive', 'log']).default('receive'))
+    .option('-s, --sync', 'write on the receiving thread (VLink sync mode; no queue)')
+    .addOption(new Option('--max-task-depth <n>', 'async queue depth before frames are dropped').argParser(parseNonNegativeInteger).conflicts('sync'))
+    .addOption(new Option('--max-memory-size <GB>', 'async queue memory before frames are dropped').argParser(parseNonNegative).conflicts('sync'))
+    .option('-q, --quiet', 'no status line and no summary');
+  addWriterOptions(command, { splitNameShort: true });
+  command.action(async (out: string, flags: RecordFlags) => {
+    if (!flags.stdin && !flags.from) throw usageError('record needs a source: --stdin or --from ws://host:port');
+    await prepareOutput(out, { force: flags.force === true, quiet: flags.quiet === true });
+    const writer = writerOptions(flags);
+    if (flags.sync) writer.syncMode = true;
+    if (flags.maxTaskDepth !== undefined) writer.maxTaskDepth = flags.maxTaskDepth;
+    if (flags.maxMemorySize !== undefined) writer.maxMemorySize = Math.round(flags.maxMemorySize * 1024 ** 3);
+    const session = new RecordSession({
+      out,
+      writer,
+      ...(flags.duration ? { durationS: flags.duration } : {}),
+      interactive: liveOutput(flags.quiet),
+      keys: !flags.stdin,
+    });
+    const accept = urlPredicate(flags.urls, flags.skipUrls);
+    let result;
+    try {
+      if (flags.stdin) await recordFromStdin(session, accept);
+      else await (await import('../lib/ws-source.js')).recordFromWebSocket(session, flags.from!, accept, flags.time);
+    } finally {
+      result = await session.finish();
+    }
+    if (!flags.quiet) {
+      const drops = result.dropped > 0 ? `, ${result.dropped} dropped` : '';
+      const skipped = session.skippedWhilePaused > 0 ? `, ${session.skippedWhilePaused} skipped while paused` : '';
+      process.stderr.write(`${out}: ${result.frames} frames (${formatSize(result.bytes)}) recorded${drops}${skipped} (${result.reason})\n`);
+    }
+  });
+  examples(command, [
+    'vlink-bag cat in.vdb | vlink-bag record --stdin out.vcap',
+    'vlink-bag record /tmp/live.vdb --from ws://127.0.0.1:8765 -u /camera /imu -d 60 -p',
+    'vlink-bag record /tmp/live.vcap --from ws://robot:8765 --time log -p zstd',
+  ]);
+}

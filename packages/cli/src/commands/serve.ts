@@ -1,0 +1,47 @@
+import { statSync } from 'node:fs';
+import { Option, type Command } from 'commander';
+import { CliError } from '../lib/errors.js';
+import { examples } from '../lib/filter-flags.js';
+import { parsePort } from '../lib/parse.js';
+
+interface ServeFlags {
+  host: string;
+  port: number;
+  token?: string;
+  cors?: boolean;
+  quiet?: boolean;
+}
+
+export function registerServe(program: Command): void {
+  const command = program
+    .command('serve')
+    .description('serve a directory of bags over HTTP (REST, NDJSON, replay and Foxglove WebSockets) until Ctrl-C')
+    .argument('<dir>', 'directory whose bags are served (recursively)')
+    .option('--host <host>', 'interface to bind; anything but loopback needs --token', '127.0.0.1')
+    .addOption(new Option('--port <port>', 'port (0 picks a free one)').argParser(parsePort).default(8765))
+    .addOption(new Option('--token <token>', 'require Authorization: Bearer <token>').env('VLINK_BAG_TOKEN'))
+    .option('--cors', 'allow cross-origin requests from any origin')
+    .option('-q, --quiet', 'do not print the address')
+    .action(async (dir: string, flags: ServeFlags) => {
+      let isDir = false;
+      try {
+        isDir = statSync(dir).isDirectory();
+      } catch {
+        throw new CliError('no such directory', dir);
+      }
+      if (!isDir) throw new CliError('is not a directory', dir);
+      // Loaded on demand: the server stack (Hono, zod, OpenAPI) would slow every other verb's start.
+      const { serve } = await import('@vlink/bag-server');
+      const server = await serve({ root: dir, host: flags.host, port: flags.port, ...(flags.token ? { token: flags.token } : {}), ...(flags.cors ? { cors: true } : {}) });
+      if (!flags.quiet) {
+        process.stdout.write(`Serving ${dir} on ${server.url} (${server.runtime}); API docs at ${server.url}/v1/docs. Ctrl-C to stop.\n`);
+      }
+      await new Promise<void>((resolve) => {
+        const stop = () => resolve();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      await server.close();
+    });
+  examples(command, ['vlink-bag serve /data/bags', 'vlink-bag serve /data/bags --host 0.0.0.0 --port 8080 --token s3cret']);
+}

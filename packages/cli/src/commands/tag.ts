@@ -1,0 +1,32 @@
+import { statSync } from 'node:fs';
+import type { Command } from 'commander';
+import { backendFor, extensionOf } from '@vlink/bag';
+import { assertSupported } from '../lib/bag-io.js';
+import { CliError } from '../lib/errors.js';
+import { examples } from '../lib/filter-flags.js';
+
+export function registerTag(program: Command): void {
+  const command = program
+    .command('tag')
+    .description('set the tag name of a bag (.vdb; a single .vcap has no rewritable tag)')
+    .argument('<path>', 'bag file (.vdb)')
+    .argument('<name>', 'new tag name')
+    .option('-q, --quiet', 'print nothing on success')
+    .action(async (path: string, name: string, flags: { quiet?: boolean }) => {
+      try {
+        if (!statSync(path).isFile()) throw new CliError('is not a file', path);
+      } catch (error) {
+        if (error instanceof CliError) throw error;
+        throw new CliError('no such file', path);
+      }
+      assertSupported(path);
+      const backend = backendFor(path);
+      const ok = backend.tag ? await backend.tag(path, name) : false;
+      if (!ok) {
+        const ext = extensionOf(path);
+        throw new CliError(ext === '.vcap' ? 'tagging is not supported for .vcap files (a single .vcap has no rewritable tag)' : 'tagging failed', path);
+      }
+      if (!flags.quiet) process.stdout.write(`${path}: tag set to ${JSON.stringify(name)}\n`);
+    });
+  examples(command, ["vlink-bag tag /tmp/bag.vdb 'highway_test_20260317'"]);
+}

@@ -1,0 +1,121 @@
+import { InvalidArgumentError } from 'commander';
+
+/**
+ * Argument parsers for commander. Each throws `InvalidArgumentError`, which commander turns into one line naming the
+ * flag and the value, e.g. `option '-r, --rate <x>' argument '500' is invalid. must be between 0.01 and 100`.
+ */
+
+function finite(value: string): number {
+  const trimmed = value.trim();
+  const n = trimmed === '' ? Number.NaN : Number(trimmed);
+  if (!Number.isFinite(n)) throw new InvalidArgumentError('not a number');
+  return n;
+}
+
+/** Seconds (>= 0, fractions allowed), e.g. `-b 1.5`. */
+export function parseSeconds(value: string): number {
+  const n = finite(value);
+  if (n < 0) throw new InvalidArgumentError('must be >= 0 seconds');
+  return n;
+}
+
+/** A non-negative number, e.g. a size in GB or MB. */
+export function parseNonNegative(value: string): number {
+  const n = finite(value);
+  if (n < 0) throw new InvalidArgumentError('must be >= 0');
+  return n;
+}
+
+/** A positive number. */
+export function parsePositive(value: string): number {
+  const n = finite(value);
+  if (n <= 0) throw new InvalidArgumentError('must be > 0');
+  return n;
+}
+
+/** Any integer (negative allowed), e.g. `-t 0` for endless playback. */
+export function parseInteger(value: string): number {
+  const n = finite(value);
+  if (!Number.isInteger(n)) throw new InvalidArgumentError('must be an integer');
+  return n;
+}
+
+export function parseNonNegativeInteger(value: string): number {
+  const n = parseInteger(value);
+  if (n < 0) throw new InvalidArgumentError('must be an integer >= 0');
+  return n;
+}
+
+/** Playback rate, VLink's range 0.01–100. */
+export function parseRate(value: string): number {
+  const n = finite(value);
+  if (n < 0.01 || n > 100) throw new InvalidArgumentError('must be between 0.01 and 100');
+  return n;
+}
+
+/** LZAV/zstd level: 1–5 (0 = the default, 3). */
+export function parseCompressLevel(value: string): number {
+  const n = parseInteger(value);
+  if (n < 0 || n > 5) throw new InvalidArgumentError('must be an integer between 0 and 5 (0 = default)');
+  return n;
+}
+
+export const COMPRESS_CHOICES = ['none', 'auto', 'zstd', 'lzav'] as const;
+export type CompressChoice = (typeof COMPRESS_CHOICES)[number];
+
+/** `-p` alone means `auto` (VLink's `-p` switch); `-p lzav` picks one. */
+export function parseCompressChoice(value: string): CompressChoice {
+  const v = value.trim().toLowerCase();
+  if (!(COMPRESS_CHOICES as readonly string[]).includes(v)) {
+    throw new InvalidArgumentError(`must be one of ${COMPRESS_CHOICES.join(', ')}`);
+  }
+  return v as CompressChoice;
+}
+
+/** Collects a repeatable or variadic string option into one list. */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+/** `[host:]port`; `[::1]:8765` for IPv6. The host defaults to 127.0.0.1. */
+export function parseHostPort(value: string, defaultHost = '127.0.0.1'): HostPort {
+  const text = value.trim();
+  let host = defaultHost;
+  let portText = text;
+  const bracket = /^\[([^\]]+)\]:(\d+)$/.exec(text);
+  if (bracket) {
+    host = bracket[1]!;
+    portText = bracket[2]!;
+  } else if (text.includes(':')) {
+    const colon = text.lastIndexOf(':');
+    host = text.slice(0, colon) || defaultHost;
+    portText = text.slice(colon + 1);
+  }
+  return { host, port: parsePort(portText) };
+}
+
+export function parsePort(value: string): number {
+  if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError('must be a port number (0-65535)');
+  const port = Number(value);
+  if (port > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
+  return port;
+}
+
+/** `ws://host:port[/path]` (or `wss://`). */
+export function parseWsUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('must be a WebSocket url such as ws://127.0.0.1:8765');
+  }
+  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') {
+    throw new InvalidArgumentError('must be a ws:// or wss:// url');
+  }
+  return url.toString();
+}

@@ -1,0 +1,194 @@
+import { BagWriter, type BagError, type BagWriterOptions, type Frame, type SchemaData } from '@vlink/bag';
+import { CliError } from './errors.js';
+import { formatDuration, formatRate, formatSize } from './format.js';
+import { listenKeys } from './keyboard.js';
+import { StatusLine } from './status-line.js';
+
+export interface RecordSessionOptions {
+  out: string;
+  writer: BagWriterOptions;
+  /** Stop after this many seconds (0/undefined = until the source ends or the user stops). */
+  durationS?: number;
+  /** Draw the status line and read keys (a terminal, not `--quiet`). */
+  interactive: boolean;
+  /** Read Space/q/Esc/Ctrl-C from stdin (not when stdin carries the data). */
+  keys: boolean;
+}
+
+/**
+ * One recording: owns the `BagWriter`, the pause state, the live status line, the keys and the stop conditions
+ * (Space pauses, `q`/Esc/Ctrl-C/SIGINT/SIGTERM stop, `-d` elapses, the source ends). Stopping always closes the file
+ * cleanly (header `complete`), so an interrupted recording is a valid bag.
+ */
+export class RecordSession {
+  private writer: BagWriter | undefined;
+  private opening: Promise<void> | undefined;
+  private readonly status: StatusLine;
+  private readonly cleanups: Array<() => void> = [];
+  private stopReason: string | undefined;
+  private resolveStopped!: (reason: string) => void;
+  /** Resolves with the reason once a stop was asked for. */
+  readonly stopped: Promise<string>;
+  private readonly startedAt = Date.now();
+  private pausedAt: number | undefined;
+  private pausedTotal = 0;
+  private firstError: BagError | undefined;
+  private lastThrottleCheck = 0;
+  private bytesSinceCheck = 0;
+  frames = 0;
+  bytes = 0;
+  skippedWhilePaused = 0;
+  refused = 0;
+
+  constructor(private readonly options: RecordSessionOptions) {
+    this.status = new StatusLine(options.interactive);
+    this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
+    const onSignal = () => this.stop('interrupted');
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    this.cleanups.push(() => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    });
+    if (options.interactive && options.keys) {
+      this.cleanups.push(
+        listenKeys((key) => {
+          if (key === 'space') this.togglePause();
+          else if (key === 'q' || key === 'escape' || key === 'ctrl-c') this.stop('stopped by user');
+        }),
+      );
+    }
+    if (options.interactive) {
+      const ticker = setInterval(() => this.draw(), 250);
+      this.cleanups.push(() => clearInterval(ticker));
+    }
+  }
+
+  /** Creates the file; `overrides` come from the source (a `meta` line, a server's recording start). */
+  /** Creates the file once; concurrent callers share the same opening (later `overrides` are ignored). */
+  open(overrides: Partial<BagWriterOptions> = {}): Promise<void> {
+    this.opening ??= (async () => {
+      const writer = await BagWriter.create(this.options.out, { ...overrides, ...this.options.writer });
+      writer.registerErrorCallback((error) => {
+        this.firstError ??= error;
+        if (writer.fail()) this.stop(`storage error: ${error.message}`);
+      });
+      this.writer = writer;
+      // `-d` counts from the moment the file can take frames.
+      const seconds = this.options.durationS;
+      if (seconds && seconds > 0 && this.stopReason === undefined) {
+        const timer = setTimeout(() => this.stop(`duration of ${seconds} s reached`), seconds * 1000);
+        this.cleanups.push(() => clearTimeout(timer));
+      }
+      this.draw(true);
+    })();
+    return this.opening;
+  }
+
+  get isOpen(): boolean {
+    return this.writer !== undefined;
+  }
+
+  get paused(): boolean {
+    return this.pausedAt !== undefined;
+  }
+
+  get isStopping(): boolean {
+    return this.stopReason !== undefined;
+  }
+
+  togglePause(): void {
+    if (this.pausedAt === undefined) this.pausedAt = Date.now();
+    else {
+      this.pausedTotal += Date.now() - this.pausedAt;
+      this.pausedAt = undefined;
+    }
+    this.draw(true);
+  }
+
+  stop(reason: string): void {
+    if (this.stopReason !== undefined) return;
+    this.stopReason = reason;
+    this.resolveStopped(reason);
+  }
+
+  /** Queues a frame (dropped, and counted, while paused or stopping). */
+  push(frame: Frame): void {
+    if (!this.writer || this.stopReason !== undefined) return;
+    if (this.paused) {
+      this.skippedWhilePaused++;
+      return;
+    }
+    if (this.writer.push(frame) < 0) {
+      this.refused++;
+      return;
+    }
+    this.frames++;
+    this.bytes += frame.data.byteLength;
+    this.bytesSinceCheck += frame.data.byteLength;
+  }
+
+  pushSchema(schema: SchemaData): void {
+    if (this.writer && !this.writer.pushSchema(schema)) this.status.log(`warning: schema ${schema.name} conflicts with one already recorded; kept the first`);
+  }
+
+  setUrlLoss(url: string, loss: number): void {
+    this.writer?.setUrlLoss(url, loss);
+  }
+
+  /**
+   * Backpressure for sources that can wait (stdin): resolves once the writer's queue is below half its depth and
+   * memory limits, so a fast producer is paced instead of losing frames to a full queue.
+   */
+  async throttle(): Promise<void> {
+    const writer = this.writer;
+    if (!writer || writer.config.syncMode) return;
+    if (this.frames - this.lastThrottleCheck < 64 && this.bytesSinceCheck < 8 * 1024 * 1024) return;
+    this.lastThrottleCheck = this.frames;
+    this.bytesSinceCheck = 0;
+    const { maxTaskDepth, maxMemorySize } = writer.config;
+    for (;;) {
+      const stats = writer.stats();
+      if (stats.queuedFrames < maxTaskDepth / 2 && stats.queuedBytes < maxMemorySize / 2) return;
+      if (writer.fail() || this.stopReason !== undefined) return;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+  }
+
+  /** Closes the file and tears down keys, signals and timers; throws when storage failed. */
+  async finish(): Promise<{ frames: number; bytes: number; dropped: number; reason: string }> {
+    for (const cleanup of this.cleanups.splice(0)) cleanup();
+    const reason = this.stopReason ?? 'source ended';
+    if (this.writer) await this.writer.close();
+    this.status.finish(this.line());
+    const stats = this.writer?.stats();
+    // The writer counts every refusal (queue full, limits, closed) by reason; ours are among them.
+    const dropped = stats ? Object.values(stats.dropped).reduce((a, b) => a + b, 0) : this.refused;
+    if (this.writer?.fail()) {
+      throw new CliError(`recording failed: ${this.firstError?.message ?? 'storage error'}`, this.options.out, undefined, { cause: this.firstError });
+    }
+    return { frames: stats?.writtenFrames ?? 0, bytes: stats?.writtenBytes ?? 0, dropped, reason };
+  }
+
+  log(message: string): void {
+    this.status.log(message);
+  }
+
+  private draw(force = false): void {
+    this.status.set(this.line(), force);
+  }
+
+  private line(): string {
+    const now = Date.now();
+    const elapsedMs = now - this.startedAt - this.pausedTotal - (this.pausedAt !== undefined ? now - this.pausedAt : 0);
+    const seconds = Math.max(0.001, elapsedMs / 1000);
+    const stats = this.writer?.stats();
+    const drops = stats ? Object.values(stats.dropped).reduce((a, b) => a + b, 0) : 0;
+    const state = this.stopReason !== undefined ? 'Stopping' : this.paused ? 'Paused' : this.writer ? 'Recording' : 'Waiting';
+    return (
+      `${state} ${formatDuration(elapsedMs, false)} | ${this.frames} frames | ${formatSize(this.bytes)} | ` +
+      `${(this.frames / seconds).toFixed(1)} fps ${formatRate(this.bytes / seconds)} | ${drops} drops` +
+      (this.paused ? ' | Space: resume, q: stop' : '')
+    );
+  }
+}
