@@ -79,6 +79,9 @@ export class ReplaySession {
   private dropped = 0;
   private lastDropReport = 0;
   private currentStatus: ReplayStatus = 'stopped';
+  /** Counted across passes: a loop of short passes at rate 0 must still give the event loop back. */
+  private sinceYieldBytes = 0;
+  private sinceYieldFrames = 0;
   private closed = false;
   /** The loop currently running (or finishing); a new loop waits for it so one reader never has two cursors. */
   private running: Promise<void> = Promise.resolve();
@@ -192,10 +195,12 @@ export class ReplaySession {
     const endUs = config.endMs !== undefined ? Math.round(config.endMs * 1000) : undefined;
     this.emitStatus(this.paused ? 'paused' : 'playing', true);
     for (let pass = 1; ; pass++) {
-      const finished = await this.pass(generation, beginUs, endUs, config.urls);
+      const end = await this.pass(generation, beginUs, endUs, config.urls);
+      if (!live() || end === 'interrupted') return;
+      // An empty window ends the session (VLink: no data → stopped) instead of looping on nothing.
+      if (end === 'empty' || (config.times > 0 && pass >= config.times)) break;
+      await yieldToEventLoop();
       if (!live()) return;
-      if (!finished) return;
-      if (config.times > 0 && pass >= config.times) break;
       this.emitStatus('stopped');
       beginUs = Math.round(config.beginMs * 1000);
       this.emitStatus(this.paused ? 'paused' : 'playing');
@@ -205,27 +210,27 @@ export class ReplaySession {
     this.out.finished(false, this.dropped);
   }
 
-  /** One pass over the window; false when it was interrupted (stop, seek, close). */
-  private async pass(generation: number, beginUs: number, endUs: number | undefined, urls: string[] | undefined): Promise<boolean> {
+  /** One pass over the window. */
+  private async pass(generation: number, beginUs: number, endUs: number | undefined, urls: string[] | undefined): Promise<'done' | 'empty' | 'interrupted'> {
     const live = () => generation === this.generation;
     const query: { urls?: string[]; beginUs: number; endUs?: number } = { beginUs };
     if (urls) query.urls = urls;
     if (endUs !== undefined) query.endUs = endUs;
     const cursor = new QueryCursor(this.lease!.reader, query);
     this.anchor(beginUs);
-    let sinceYieldBytes = 0;
-    let sinceYieldFrames = 0;
+    let any = false;
     try {
       for (;;) {
         const frame = await cursor.next();
-        if (!live()) return false;
-        if (!frame) return true;
+        if (!live()) return 'interrupted';
+        if (!frame) return any ? 'done' : 'empty';
+        any = true;
         const stepped = await this.gate(frame.timestamp, live);
-        if (!live()) return false;
+        if (!live()) return 'interrupted';
         if (this.rate === 0 || stepped) {
           while (this.out.buffered() > SEND_BUFFER_HIGH) {
             await this.waiter.wait(2);
-            if (!live()) return false;
+            if (!live()) return 'interrupted';
           }
         } else if (this.out.buffered() > SEND_BUFFER_HIGH) {
           this.drop(frame.timestamp);
@@ -238,11 +243,11 @@ export class ReplaySession {
           this.pausedMedia = frame.timestamp;
           this.emitStatus('paused', true);
         } else if (this.currentStatus !== 'playing' && !this.paused) this.emitStatus('playing');
-        sinceYieldBytes += frame.data.length;
-        if (++sinceYieldFrames >= YIELD_FRAMES || sinceYieldBytes >= YIELD_BYTES) {
-          sinceYieldBytes = sinceYieldFrames = 0;
+        this.sinceYieldBytes += frame.data.length;
+        if (++this.sinceYieldFrames >= YIELD_FRAMES || this.sinceYieldBytes >= YIELD_BYTES) {
+          this.sinceYieldBytes = this.sinceYieldFrames = 0;
           await yieldToEventLoop();
-          if (!live()) return false;
+          if (!live()) return 'interrupted';
         }
       }
     } finally {
