@@ -1,0 +1,121 @@
+"""The incremental parser of the binary frame layout, without a server."""
+
+from __future__ import annotations
+
+import random
+import struct
+
+import pytest
+
+from vlink_bag import Message, StreamError, iter_frames
+from vlink_bag.frames import data_type_for, parse_frame
+
+
+def encode(ts: int, url: str, data: bytes, ser: str = "raw", action: int = 5, schema_type: int = 1, extra: bytes = b"") -> bytes:
+    """The server's FrameEncoder, in Python (plus optional unknown trailing header bytes)."""
+    u = url.encode()
+    s = ser.encode()
+    header = struct.pack("<qBBH", ts, action, schema_type, len(u)) + u + struct.pack("<H", len(s)) + s + extra
+    return struct.pack("<II", len(header), len(data)) + header + data
+
+
+FRAMES = [
+    (0, "a", b"", "", 0, 0),
+    (2**40 + 7, "shm://点云", bytes(range(256)) * 3, "pb.X", 2, 3),
+    (-5, "x", b"\x09", "raw", 8, 1),
+    (17, "big", random.Random(1).randbytes(300_000), "raw", 5, 1),
+    (18, "rpc", b"req", "Req|Resp", 1, 3),
+    (19, "rpc", b"resp", "Req|Resp", 4, 3),
+    (20, "weird", b"?", "raw", 200, 1),  # an action this client does not know
+]
+STREAM = b"".join(encode(ts, url, data, ser, action, st) for ts, url, data, ser, action, st in FRAMES)
+
+
+def check(messages: list[Message], start_us: int = 0) -> None:
+    assert len(messages) == len(FRAMES)
+    for m, (ts, url, data, ser, action, st) in zip(messages, FRAMES):
+        assert (m.timestamp, m.topic, m.message, m.schema_type) == (ts, url, data, st)
+        assert m.abs_timestamp == start_us + ts
+    assert [m.action for m in messages] == ["Unknown", "C/Resp", "Get", "Pub", "C/Req", "S/Resp", "Unknown"]
+    assert [m.data_type for m in messages][-3:] == ["Req", "Resp", "raw"]
+
+
+def test_whole_buffer() -> None:
+    check(list(iter_frames([STREAM], 1_000)), 1_000)
+
+
+@pytest.mark.parametrize("size", [1, 2, 7, 19, 20, 21, 64, 4096, 65536])
+def test_any_chunking(size: int) -> None:
+    chunks = [STREAM[i : i + size] for i in range(0, len(STREAM), size)]
+    check(list(iter_frames(chunks)))
+
+
+def test_random_chunking_and_empty_chunks() -> None:
+    rng = random.Random(7)
+    for _ in range(20):
+        chunks, i = [], 0
+        while i < len(STREAM):
+            n = rng.choice([0, 1, 3, 50, 1000, 70_000])
+            chunks.append(STREAM[i : i + n])
+            i += n
+        check(list(iter_frames(chunks)))
+
+
+def test_bytearray_and_memoryview_chunks() -> None:
+    check(list(iter_frames([bytearray(STREAM[:100]), memoryview(STREAM)[100:]])))
+
+
+def test_unknown_trailing_header_bytes_are_skipped() -> None:
+    data = encode(5, "u", b"payload", "json", extra=b"\x01\x02\x03") + encode(6, "u", b"p2", "json")
+    messages = list(iter_frames([data]))
+    assert [(m.timestamp, m.topic, m.data_type, m.message) for m in messages] == [(5, "u", "json", b"payload"), (6, "u", "json", b"p2")]
+
+
+def test_empty_stream() -> None:
+    assert list(iter_frames([])) == []
+    assert list(iter_frames([b"", b""])) == []
+
+
+@pytest.mark.parametrize("cut", [1, 8, 19, 25, len(STREAM) - 1])
+def test_truncated_stream_raises(cut: int) -> None:
+    with pytest.raises(StreamError) as info:
+        list(iter_frames([STREAM[:cut]], source="http://x/messages"))
+    assert info.value.code == "STREAM_ERROR"
+    assert "http://x/messages" in str(info.value)
+
+
+def test_malformed_headers_raise() -> None:
+    with pytest.raises(StreamError, match="too short"):
+        list(iter_frames([struct.pack("<II", 3, 0) + b"\x00" * 30]))
+    bad_url_len = struct.pack("<II", 14, 0) + struct.pack("<qBBH", 0, 5, 1, 500) + b"\x00\x00"
+    with pytest.raises(StreamError, match="url"):
+        list(iter_frames([bad_url_len]))
+    not_utf8 = encode(0, "u", b"")
+    not_utf8 = not_utf8[:20] + b"\xff" + not_utf8[21:]
+    with pytest.raises(StreamError, match="UTF-8"):
+        list(iter_frames([not_utf8]))
+
+
+def test_parse_frame() -> None:
+    m = parse_frame(encode(7, "u", b"abc", "t"), 100)
+    assert (m.timestamp, m.abs_timestamp, m.topic, m.message, m.data_type) == (7, 107, "u", b"abc", "t")
+    with pytest.raises(StreamError):
+        parse_frame(encode(7, "u", b"abc") * 2)
+
+
+def test_message_is_a_4_tuple_for_apollo_code() -> None:
+    m = Message("t", b"d", "ty", 5, 1005, "Pub", 1)
+    topic, data, data_type, ts = m
+    assert (topic, data, data_type, ts) == ("t", b"d", "ty", 5)
+    assert len(m) == 4 and m[1] == b"d" and m[-1] == 5
+    assert m == Message("t", b"d", "ty", 5, 1005, "Pub", 1)
+    assert m != Message("t", b"d", "ty", 6, 1006, "Pub", 1)
+    assert m.size == 1
+
+
+@pytest.mark.parametrize(
+    ("ser", "action", "want"),
+    [("A|B", 1, "A"), ("A|B", 2, "B"), ("A|B", 3, "A"), ("A|B", 4, "B"), ("A|B", 5, "A|B"), ("A", 1, "A"), ("", 2, "")],
+)
+def test_data_type_for_rpc(ser: str, action: int, want: str) -> None:
+    assert data_type_for(ser, action) == want

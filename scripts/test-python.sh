@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The Python client's tests (clients/python), run by `npm test` after the JS suites; needs `npm run build` first.
+#
+#   scripts/test-python.sh [pytest args…]
+#
+# Creates (or reuses) the virtualenv clients/python/.venv, installs the client editable with its `test` and `pandas`
+# extras into it (again only when clients/python/pyproject.toml changed), and runs pytest on clients/python/tests.
+# Nothing is installed outside that venv. The tests start real servers with `node` (the CLI, or serve() when the CLI
+# is not built) and run the example notebook in an ipykernel of this venv.
+#
+# Environment: PYTHON  interpreter to build the venv with (default: the newest python3.x ≥ 3.10 on PATH)
+#              VLINK_PY_REINSTALL=1  reinstall the dependencies even if pyproject.toml did not change
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CLIENT="$ROOT/clients/python"
+VENV="$CLIENT/.venv"
+STAMP="$VENV/.vlink-installed"
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PYTHONDONTWRITEBYTECODE=1
+
+say() { printf 'test-python: %s\n' "$*" >&2; }
+
+ok_python() { # a python ≥ 3.10 that can make venvs
+  "$1" -c 'import sys, venv; sys.exit(0 if sys.version_info >= (3, 10) else 1)' >/dev/null 2>&1
+}
+
+pick_python() {
+  if [ -n "${PYTHON:-}" ]; then
+    ok_python "$PYTHON" || { say "PYTHON=$PYTHON is not a Python ≥ 3.10 with the venv module"; exit 1; }
+    echo "$PYTHON"; return
+  fi
+  local candidate
+  for candidate in python3 python3.13 python3.12 python3.11 python3.10 python; do
+    if command -v "$candidate" >/dev/null 2>&1 && ok_python "$candidate"; then echo "$candidate"; return; fi
+  done
+  say "no Python ≥ 3.10 found on PATH (set PYTHON=/path/to/python3)"
+  exit 1
+}
+
+venv_ok() {
+  [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import sys, pip; sys.exit(0 if sys.version_info >= (3, 10) else 1)' >/dev/null 2>&1
+}
+
+if ! venv_ok; then
+  PY="$(pick_python)"
+  say "creating $VENV with $("$PY" -c 'import sys; print(sys.executable, sys.version.split()[0])')"
+  rm -rf "$VENV"
+  if ! "$PY" -m venv "$VENV" >/dev/null 2>&1; then
+    rm -rf "$VENV"
+    # Debian/Ubuntu ship venv without ensurepip (package python3-venv); virtualenv does not need it.
+    if "$PY" -m virtualenv --version >/dev/null 2>&1; then
+      "$PY" -m virtualenv -q "$VENV"
+    else
+      say "cannot create a virtualenv with $PY: install your distribution's venv support (Debian: python3-venv) or virtualenv"
+      exit 1
+    fi
+  fi
+fi
+
+VPY="$VENV/bin/python"
+WANT="$(cat "$CLIENT/pyproject.toml" | "$VPY" -c 'import hashlib, sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())')"
+if [ "${VLINK_PY_REINSTALL:-0}" = 1 ] || [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ] || ! "$VPY" -c 'import vlink_bag, pytest, nbclient, ipykernel, pandas, google.protobuf, matplotlib' >/dev/null 2>&1; then
+  # Editable installs of pyproject projects need pip ≥ 21.3.
+  if ! "$VPY" -c 'import sys, pip; sys.exit(0 if tuple(int(x) for x in pip.__version__.split(".")[:2]) >= (21, 3) else 1)' >/dev/null 2>&1; then
+    "$VPY" -m pip install -q --upgrade pip
+  fi
+  say "installing clients/python[test,pandas] into $VENV"
+  "$VPY" -m pip install -q -e "$CLIENT[test,pandas]"
+  echo "$WANT" >"$STAMP"
+fi
+
+cd "$ROOT"
+set +e
+"$VPY" -m pytest -q -p no:cacheprovider "$CLIENT/tests" "$@"
+status=$?
+set -e
+if [ "$status" -eq 5 ]; then
+  say "pytest collected no tests: that is a failure"
+  exit 1
+fi
+exit "$status"
