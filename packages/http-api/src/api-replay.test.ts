@@ -61,43 +61,52 @@ describe('WS replay', () => {
 
   test('pause, step, resume, seek, rate and stop, with status events', async () => {
     const ws = await connect();
+    const status = (s: string) => ws.event('status', (e) => e.status === s);
     ws.send({ op: 'play', rate: 1, paused: true });
-    assert.equal((await ws.event('status')).status, 'paused');
+    await status('paused');
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(ws.binaries().length, 0, 'nothing is sent while paused');
 
+    ws.clearEvents();
     ws.send({ op: 'step' });
-    const s1 = await ws.event('status');
-    assert.equal(s1.status, 'paused');
-    assert.equal(s1.time, frames[0]!.timestamp / 1000);
+    assert.equal((await status('paused')).time, frames[0]!.timestamp / 1000);
+    ws.clearEvents();
     ws.send({ op: 'step' });
-    await ws.event('status', (e) => e.time === frames[1]!.timestamp / 1000);
+    assert.equal((await status('paused')).time, frames[1]!.timestamp / 1000);
     assert.deepEqual(ws.binaries().map((b) => decode(b).timestamp), [frames[0]!.timestamp, frames[1]!.timestamp]);
 
+    ws.clearEvents();
     ws.send({ op: 'resume' });
-    assert.equal((await ws.event('status')).status, 'playing');
+    await status('playing');
     await new Promise((r) => setTimeout(r, 120));
+    ws.clearEvents();
     ws.send({ op: 'pause' });
-    assert.equal((await ws.event('status')).status, 'paused');
+    await status('paused');
     const played = ws.binaries().map((b) => decode(b).timestamp);
-    assert.ok(played.length >= 3 && played.length <= 30, `played ${played.length}`);
+    assert.ok(played.length >= 1 && played.length <= 30, `played ${played.length}`);
     assert.deepEqual(played, frames.slice(2, 2 + played.length).map((f) => f.timestamp), 'in order, none skipped');
 
+    ws.clearEvents();
     ws.send({ op: 'seek', time: 800 });
     const seeked = await ws.event('status');
     assert.deepEqual([seeked.status, seeked.time], ['paused', 800]);
+    ws.clearEvents();
     ws.send({ op: 'step' });
-    await ws.event('status', (e) => e.status === 'paused');
+    await status('paused');
     const [afterSeek] = ws.binaries().map(decode);
     assert.equal(afterSeek!.timestamp, frames.find((f) => f.timestamp >= 800_000)!.timestamp);
 
+    ws.clearEvents();
     ws.send({ op: 'rate', rate: 4 });
-    assert.equal((await ws.event('status')).rate, 4);
+    assert.equal((await ws.event('status', (e) => e.rate === 4)).status, 'paused');
+    ws.clearEvents();
     ws.send({ op: 'resume' });
-    await ws.event('status', (e) => e.status === 'playing');
+    await status('playing');
     ws.send({ op: 'stop' });
-    assert.equal((await ws.event('status', (e) => e.status === 'stopped')).status, 'stopped');
+    await status('stopped');
     assert.deepEqual(await ws.event('finished'), { event: 'finished', interrupted: true, dropped: 0 });
+    const tail = ws.binaries().map((b) => decode(b).timestamp);
+    assert.ok(tail.every((t, i) => t > afterSeek!.timestamp && (i === 0 || t > tail[i - 1]!)), 'the rate change re-sent nothing');
   });
 
   test('bad commands answer an error event and keep the connection', async () => {

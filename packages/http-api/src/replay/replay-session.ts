@@ -1,13 +1,12 @@
-import { BagError, type Frame } from '@vlink/bag';
+import { BagError, PlayStatus, type BagReader, type Frame } from '@vlink/bag';
 import type { Lease } from '../store/bag-store.js';
-import { QueryCursor } from '../messages/query-cursor.js';
-import { Waiter, yieldToEventLoop } from './waiter.js';
+import { Waiter } from './waiter.js';
 
 export type ReplayStatus = 'playing' | 'paused' | 'stopped';
 
 /** What a client asks to play. Times in ms since recording start. */
 export interface ReplayConfig {
-  /** Speed multiplier; 0 = as fast as the client reads (VLink `force_delay = 0`). Default 1. */
+  /** Speed multiplier; 0 = as fast as the client reads. Default 1. */
   rate: number;
   beginMs: number;
   /** Inclusive end; undefined = to the end. */
@@ -22,7 +21,7 @@ export interface ReplayConfig {
 
 export interface StatusEvent {
   status: ReplayStatus;
-  /** Timestamp of the last frame sent, or the seek target (ms since recording start). */
+  /** Timestamp of the last frame sent (or skipped), or the seek target (ms since recording start). */
   time: number;
   rate: number;
   /** Frames skipped so far because the client was too slow (paced replay only). */
@@ -47,44 +46,42 @@ export interface ReplaySource {
 
 /** Above this many queued bytes a paced replay drops frames and a rate-0 replay waits. */
 export const SEND_BUFFER_HIGH = 8 * 1024 * 1024;
-/** A busy rate-0 replay gives the event loop back after this many bytes, so other clients keep their pace. */
-const YIELD_BYTES = 4 * 1024 * 1024;
-const YIELD_FRAMES = 256;
-/** Waits shorter than this are not worth a timer: the frame is sent now. */
-const MIN_WAIT_MS = 1;
+/**
+ * Rate 0 ("as fast as the client reads") is played at an unbounded rate rather than with VLink's `forceDelay: 0`, so
+ * a rate change is one `jump()` whichever way it goes.
+ */
+const UNBOUNDED_RATE = 1e9;
+const DRAIN_POLL_MS = 2;
 
-const now = () => performance.now();
+const STATUS: Record<PlayStatus, ReplayStatus> = {
+  [PlayStatus.Stopped]: 'stopped',
+  [PlayStatus.Paused]: 'paused',
+  [PlayStatus.Playing]: 'playing',
+};
 
 /**
- * One client's replay with VLink's controls (play, pause, resume, step = `pause_to_next`, seek = `jump`, rate, stop)
- * and VLink's pacing (§7.3): a frame is due at `anchorWall + (t − anchorMedia) / rate`; pauses, seeks and rate changes
- * re-anchor at the current media time so the timeline continues where it was.
+ * One client's replay on core's playback engine (`BagReader.play()` and its VLink controls: pause, resume,
+ * `pauseToNext`, `jump`, stop), on a reader leased for this client alone.
  *
- * Backpressure: with rate 0 the loop waits until the transport drains (nothing is lost; the client sets the pace);
- * a paced replay drops frames while more than SEND_BUFFER_HIGH bytes are queued and counts them in `dropped`, so a
- * slow client still sees "now" rather than an ever-growing delay.
+ * Backpressure lives in the output callback: with rate 0 it returns a promise that resolves once the transport is
+ * below SEND_BUFFER_HIGH, and the player waits for it (nothing is lost; the client sets the pace); a paced replay
+ * skips frames while more than SEND_BUFFER_HIGH bytes are queued and counts them in `dropped`, so a slow client stays
+ * on the recording's clock instead of drifting ever further behind.
  */
 export class ReplaySession {
-  private config: ReplayConfig | undefined;
+  private reader: Promise<BagReader> | undefined;
   private lease: Lease | undefined;
-  private generation = 0;
-  private active = false;
-  private paused = false;
-  private steps = 0;
+  private config: ReplayConfig | undefined;
   private rate = 1;
-  private anchorMedia = 0;
-  private anchorWall = 0;
-  private pausedMedia = 0;
+  private active = false;
+  private closed = false;
   private positionUs = 0;
   private dropped = 0;
   private lastDropReport = 0;
+  private stepping = false;
   private currentStatus: ReplayStatus = 'stopped';
-  /** Counted across passes: a loop of short passes at rate 0 must still give the event loop back. */
-  private sinceYieldBytes = 0;
-  private sinceYieldFrames = 0;
-  private closed = false;
-  /** The loop currently running (or finishing); a new loop waits for it so one reader never has two cursors. */
-  private running: Promise<void> = Promise.resolve();
+  /** Controls run one after another: each may await the player (stop, jump). */
+  private queue: Promise<unknown> = Promise.resolve();
   private readonly waiter = new Waiter();
 
   constructor(private readonly source: ReplaySource, private readonly out: ReplayOutput) {}
@@ -93,212 +90,150 @@ export class ReplaySession {
     return this.currentStatus;
   }
 
-  play(config: ReplayConfig): void {
-    if (this.closed) return;
-    if (this.active) this.out.finished(true, this.dropped);
-    this.config = config;
-    this.rate = config.rate;
-    this.paused = config.paused;
-    this.steps = 0;
-    this.dropped = 0;
-    this.start(Math.round(config.beginMs * 1000));
+  play(config: ReplayConfig): Promise<void> {
+    return this.serial(async (reader) => {
+      if (this.active) await reader.stop();
+      this.config = { ...config };
+      this.rate = config.rate;
+      this.dropped = 0;
+      this.positionUs = Math.round(config.beginMs * 1000);
+      this.active = true;
+      reader.play({
+        beginTime: config.beginMs,
+        endTime: config.endMs ?? 0,
+        times: config.times,
+        rate: this.coreRate(),
+        autoPause: config.paused,
+        filterUrls: config.urls ?? [],
+      });
+    });
   }
 
-  pause(): void {
-    if (!this.active || this.paused) return;
-    this.pausedMedia = this.mediaNow();
-    this.paused = true;
-    this.waiter.wake();
+  pause(): Promise<void> {
+    return this.serial(async (reader) => {
+      if (this.active) reader.pause();
+    });
   }
 
-  resume(): void {
-    if (!this.active || !this.paused) return;
-    this.paused = false;
-    this.steps = 0;
-    this.waiter.wake();
+  resume(): Promise<void> {
+    return this.serial(async (reader) => {
+      if (this.active) reader.resume();
+    });
   }
 
   /** Sends exactly one frame while paused (VLink `pause_to_next`). */
-  step(): void {
-    if (!this.active || !this.paused) throw new BagError('INVALID_ARGUMENT', 'step works only while paused');
-    this.steps++;
-    this.waiter.wake();
+  step(): Promise<void> {
+    return this.serial(async (reader) => {
+      if (!this.active || this.currentStatus !== 'paused') throw new BagError('INVALID_ARGUMENT', 'step works only while paused');
+      this.stepping = true;
+      if (!reader.pauseToNext()) {
+        this.stepping = false;
+        throw new BagError('INVALID_ARGUMENT', 'step works only while paused');
+      }
+    });
   }
 
   /** Continues from `ms` (clamped to the recording), keeping pause state and rate (VLink `jump`). */
-  async seek(ms: number): Promise<void> {
-    if (this.closed) return;
-    const duration = await this.source.durationMs();
-    let target = Math.min(Math.max(0, ms), duration);
-    if (ms > duration) target = Math.max(0, duration - 100);
-    if (!this.config) {
-      // Seeking before any play opens a paused replay at that point (a player's scrubber).
-      this.config = { rate: 1, beginMs: 0, times: 1, paused: true };
-      this.rate = 1;
-      this.paused = true;
-    }
-    this.start(Math.round(target * 1000));
+  seek(ms: number): Promise<void> {
+    return this.serial(async (reader) => {
+      const duration = await this.source.durationMs();
+      const target = ms < 0 ? 0 : ms > duration ? Math.max(0, duration - 100) : ms;
+      if (!this.config) {
+        // Seeking before any play opens a paused replay there (a player's scrubber).
+        this.config = { rate: 1, beginMs: 0, times: 1, paused: true };
+        this.rate = 1;
+        this.active = true;
+        this.positionUs = Math.round(target * 1000);
+        reader.play({ beginTime: target, rate: 1, autoPause: true });
+        return;
+      }
+      this.active = true;
+      this.positionUs = Math.round(target * 1000);
+      await reader.jump(target);
+      this.emitStatus(this.currentStatus, true);
+    });
   }
 
-  setRate(rate: number): void {
-    const media = this.mediaNow();
-    this.rate = rate;
-    if (this.config) this.config.rate = rate;
-    this.anchor(media);
-    this.waiter.wake();
-    if (this.active) this.emitStatus(this.currentStatus, true);
+  setRate(rate: number): Promise<void> {
+    return this.serial(async (reader) => {
+      this.rate = rate;
+      if (this.config) this.config.rate = rate;
+      if (this.active) {
+        // Continue just after the last frame sent (never re-send it), or at the playback clock if that is later.
+        const fromUs = Math.max(this.positionUs + 1, reader.getTimestamp() * 1000);
+        await reader.jump(fromUs / 1000, this.coreRate());
+      }
+      this.emitStatus(this.currentStatus, true);
+    });
   }
 
-  stop(): void {
-    if (!this.active) return;
-    this.generation++;
-    this.active = false;
-    this.waiter.wake();
-    this.emitStatus('stopped');
-    this.out.finished(true, this.dropped);
+  stop(): Promise<void> {
+    return this.serial(async (reader) => {
+      if (this.active) await reader.stop();
+    });
   }
 
+  /** Ends the replay without events and gives the reader back (closed: its player holds this client's state). */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.generation++;
-    this.active = false;
     this.waiter.wake();
-    // Released once the loop has closed its cursor.
-    void this.running.finally(() => {
-      this.lease?.release();
-      this.lease = undefined;
+    void this.queue.finally(() => this.lease?.release(false));
+  }
+
+  private coreRate(): number {
+    return this.rate === 0 ? UNBOUNDED_RATE : this.rate;
+  }
+
+  private serial(run: (reader: BagReader) => Promise<void>): Promise<void> {
+    const next = this.queue.then(async () => {
+      if (this.closed) return;
+      await run(await this.open());
     });
+    this.queue = next.catch(() => undefined);
+    return next;
   }
 
-  private start(beginUs: number): void {
-    const generation = ++this.generation;
-    this.active = true;
-    this.positionUs = beginUs;
-    this.waiter.wake();
-    const previous = this.running;
-    this.running = previous.then(() => this.run(generation, beginUs)).catch((error: unknown) => {
-      if (generation !== this.generation) return;
-      this.active = false;
-      this.out.error(BagError.wrap(error, 'IO_ERROR', 'replay failed'));
-      this.emitStatus('stopped');
-      this.out.finished(true, this.dropped);
-    });
+  private open(): Promise<BagReader> {
+    return (this.reader ??= this.source.lease().then((lease) => {
+      this.lease = lease;
+      const reader = lease.reader;
+      reader.registerOutputCallback((frame) => this.onFrame(frame));
+      reader.registerStatusCallback((status) => this.emitStatus(STATUS[status]));
+      reader.registerFinishCallback((interrupted) => {
+        this.active = false;
+        if (!this.closed) this.out.finished(interrupted, this.dropped);
+      });
+      reader.registerErrorCallback((error) => !this.closed && this.out.error(error));
+      return reader;
+    }));
   }
 
-  private async run(generation: number, beginUs: number): Promise<void> {
-    const config = this.config!;
-    const live = () => generation === this.generation;
-    if (!live()) return;
-    this.lease ??= await this.source.lease();
-    if (!live() || this.closed) return;
-    const endUs = config.endMs !== undefined ? Math.round(config.endMs * 1000) : undefined;
-    this.emitStatus(this.paused ? 'paused' : 'playing', true);
-    for (let pass = 1; ; pass++) {
-      const end = await this.pass(generation, beginUs, endUs, config.urls);
-      if (!live() || end === 'interrupted') return;
-      // An empty window ends the session (VLink: no data → stopped) instead of looping on nothing.
-      if (end === 'empty' || (config.times > 0 && pass >= config.times)) break;
-      await yieldToEventLoop();
-      if (!live()) return;
-      this.emitStatus('stopped');
-      beginUs = Math.round(config.beginMs * 1000);
-      this.emitStatus(this.paused ? 'paused' : 'playing');
-    }
-    this.active = false;
-    this.emitStatus('stopped', true);
-    this.out.finished(false, this.dropped);
+  private onFrame(frame: Frame): void | Promise<void> {
+    if (this.closed) return;
+    const stepped = this.stepping;
+    this.stepping = false;
+    this.positionUs = frame.timestamp;
+    if (this.out.buffered() <= SEND_BUFFER_HIGH) return this.out.frame(frame);
+    if (this.rate !== 0 && !stepped) return this.drop();
+    // The player awaits this promise before reading on, so `frame.data` stays valid until it is sent.
+    return (async () => {
+      while (!this.closed && this.out.buffered() > SEND_BUFFER_HIGH) await this.waiter.wait(DRAIN_POLL_MS);
+      if (!this.closed) this.out.frame(frame);
+    })();
   }
 
-  /** One pass over the window. */
-  private async pass(generation: number, beginUs: number, endUs: number | undefined, urls: string[] | undefined): Promise<'done' | 'empty' | 'interrupted'> {
-    const live = () => generation === this.generation;
-    const query: { urls?: string[]; beginUs: number; endUs?: number } = { beginUs };
-    if (urls) query.urls = urls;
-    if (endUs !== undefined) query.endUs = endUs;
-    const cursor = new QueryCursor(this.lease!.reader, query);
-    this.anchor(beginUs);
-    let any = false;
-    try {
-      for (;;) {
-        const frame = await cursor.next();
-        if (!live()) return 'interrupted';
-        if (!frame) return any ? 'done' : 'empty';
-        any = true;
-        const stepped = await this.gate(frame.timestamp, live);
-        if (!live()) return 'interrupted';
-        if (this.rate === 0 || stepped) {
-          while (this.out.buffered() > SEND_BUFFER_HIGH) {
-            await this.waiter.wait(2);
-            if (!live()) return 'interrupted';
-          }
-        } else if (this.out.buffered() > SEND_BUFFER_HIGH) {
-          this.drop(frame.timestamp);
-          continue;
-        }
-        this.out.frame(frame);
-        this.positionUs = frame.timestamp;
-        if (stepped) {
-          this.anchor(frame.timestamp);
-          this.pausedMedia = frame.timestamp;
-          this.emitStatus('paused', true);
-        } else if (this.currentStatus !== 'playing' && !this.paused) this.emitStatus('playing');
-        this.sinceYieldBytes += frame.data.length;
-        if (++this.sinceYieldFrames >= YIELD_FRAMES || this.sinceYieldBytes >= YIELD_BYTES) {
-          this.sinceYieldBytes = this.sinceYieldFrames = 0;
-          await yieldToEventLoop();
-          if (!live()) return 'interrupted';
-        }
-      }
-    } finally {
-      await cursor.close();
-    }
-  }
-
-  /** Waits until `t` is due (or a step/pause/control wakes us); true when this frame is a step. */
-  private async gate(t: number, live: () => boolean): Promise<boolean> {
-    for (;;) {
-      if (!live()) return false;
-      if (this.paused) {
-        if (this.steps > 0) {
-          this.steps--;
-          return true;
-        }
-        this.emitStatus('paused');
-        await this.waiter.wait();
-        if (!this.paused) this.anchor(Math.min(this.pausedMedia, t));
-        continue;
-      }
-      if (this.rate === 0) return false;
-      const waitMs = this.anchorWall + (t - this.anchorMedia) / this.rate / 1000 - now();
-      if (waitMs < MIN_WAIT_MS) return false;
-      await this.waiter.wait(waitMs);
-    }
-  }
-
-  private drop(t: number): void {
+  private drop(): void {
     this.dropped++;
-    this.positionUs = t;
-    const wall = now();
+    const wall = performance.now();
     if (wall - this.lastDropReport >= 1000) {
       this.lastDropReport = wall;
       this.emitStatus(this.currentStatus, true);
     }
   }
 
-  private mediaNow(): number {
-    if (this.paused) return this.pausedMedia;
-    if (this.rate === 0 || !this.active) return this.positionUs;
-    return this.anchorMedia + (now() - this.anchorWall) * 1000 * this.rate;
-  }
-
-  private anchor(mediaUs: number): void {
-    this.anchorMedia = mediaUs;
-    this.anchorWall = now();
-  }
-
   private emitStatus(status: ReplayStatus, force = false): void {
-    if (status === this.currentStatus && !force) return;
+    if (this.closed || (status === this.currentStatus && !force)) return;
     this.currentStatus = status;
     this.out.status({ status, time: this.positionUs / 1000, rate: this.rate, dropped: this.dropped });
   }

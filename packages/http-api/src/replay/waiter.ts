@@ -23,9 +23,3 @@ export class Waiter {
   }
 }
 
-const setImmediateFn = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
-
-/** Lets pending I/O run (setImmediate where the runtime has it, else a 0 ms timer). */
-export function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => (setImmediateFn ? setImmediateFn(resolve) : setTimeout(resolve, 0)));
-}

@@ -5,7 +5,8 @@ import { resolveBagId, type ResolvedBag } from './resolve-id.js';
 /** A reader borrowed from the store; give it back with `release()` (idempotent). */
 export interface Lease {
   readonly reader: BagReader;
-  release(): void;
+  /** `reuse: false` closes the reader instead of pooling it (e.g. after playback left state on it). */
+  release(reuse?: boolean): void;
 }
 
 interface Entry {
@@ -54,10 +55,10 @@ export class BagStore {
     let released = false;
     return {
       reader,
-      release: () => {
+      release: (reuse = true) => {
         if (released) return;
         released = true;
-        if (entry.live && !this.closed && entry.idle.length < this.idlePerBag) entry.idle.push(reader);
+        if (reuse && entry.live && !this.closed && entry.idle.length < this.idlePerBag) entry.idle.push(reader);
         else reader.close();
       },
     };

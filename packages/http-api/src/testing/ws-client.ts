@@ -95,6 +95,11 @@ export class QueuedSocket {
     return (m as { json: Record<string, unknown> }).json;
   }
 
+  /** Forgets queued JSON events (binary frames stay), so the next `event()` sees only what follows. */
+  clearEvents(): void {
+    for (let i = this.received.length - 1; i >= 0; i--) if (this.received[i]!.kind === 'text') this.received.splice(i, 1);
+  }
+
   binaries(): Uint8Array[] {
     const out: Uint8Array[] = [];
     for (let i = 0; i < this.received.length; ) {
