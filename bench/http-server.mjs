@@ -37,5 +37,12 @@ if (arg('--raw')) {
   const cache = arg('--cache');
   const server = await serve({ root: arg('--root'), port: 0, ...(cache === undefined ? {} : { readerCache: Number(cache) }) });
   say({ port: server.port, runtime: server.runtime });
-  setInterval(() => say({ rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed }), 250);
+  // Heap after a full GC (when the runtime lets us force one) separates a leak from garbage not yet collected.
+  const gc = typeof Bun !== 'undefined' ? () => Bun.gc(true) : globalThis.gc;
+  let ticks = 0;
+  setInterval(() => {
+    if (gc && ++ticks % 4 === 0) gc();
+    const { rss, heapUsed } = process.memoryUsage();
+    say({ rss, heap: heapUsed, gc: Boolean(gc) && ticks % 4 === 0 });
+  }, 250);
 }
