@@ -67,11 +67,18 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
     assert.ok(point.data.length > 20);
   });
 
-  test('timing is 501 until core ships analyzeTiming, then 200', async () => {
-    const res = await get('/v1/bags/drive.vdb/timing?factor=2');
-    assert.ok(res.status === 501 || res.status === 200, String(res.status));
-    const body = (await res.json()) as { error?: { code: string } };
-    if (res.status === 501) assert.equal(body.error?.code, 'NOT_SUPPORTED');
+  test('timing reports rate, intervals and gaps per url', async () => {
+    const { status, body } = await getJson('/v1/bags/drive.vdb/timing?factor=2&urls=dds://imu,dds://camera/front');
+    assert.equal(status, 200);
+    assert.equal(body.factor, 2);
+    assert.deepEqual(body.urls.map((u: { url: string }) => u.url), ['dds://camera/front', 'dds://imu']);
+    const cam = body.urls[0];
+    assert.equal(cam.count, 20);
+    assert.equal(cam.intervalUs.p50, 60_000);
+    assert.deepEqual(cam.gaps, []);
+    const all = await getJson('/v1/bags/same-ts.vdb/timing');
+    assert.equal(all.body.factor, 3);
+    assert.deepEqual(all.body.urls.map((u: { url: string }) => u.url), ['a', 'b']);
   });
 
   test('json pages follow the cursor to the end and match the bag', async () => {

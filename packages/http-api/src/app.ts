@@ -1,8 +1,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { OpenAPIHono } from '@hono/zod-openapi';
 // Importing the umbrella registers the .vdb and .vcap backends, so the server serves them out of the box.
-import * as core from '@vlink/bag';
-import { BagError, extensionOf, type Info } from '@vlink/bag';
+import { BagError, analyzeTiming, extensionOf, type Info } from '@vlink/bag';
 import { cors, type CorsOptions } from './http/cors.js';
 import type { WSContext } from 'hono/ws';
 import { HTTPException } from 'hono/http-exception';
@@ -47,6 +46,8 @@ export type BagApp = OpenAPIHono & { close(): Promise<void>; [Symbol.asyncDispos
 const DEFAULT_PAGE = 1000;
 const MAX_PAGE = 10_000;
 const LIST_CONCURRENCY = 8;
+/** Core's default: an interval longer than 3 × the url's median period is a gap. */
+const DEFAULT_GAP_FACTOR = 3;
 
 /**
  * Builds the web-standard app (Request → Response) over a directory of bags. Runtime-neutral: run it with `serve()`
@@ -120,11 +121,12 @@ export function createApp(options: AppOptions): BagApp {
 
   app.openapi(timingRoute, async (c) => {
     const b = await bag(c.req.valid('param').id);
-    const { factor } = c.req.valid('query');
-    const analyze = (core as Record<string, unknown>)['analyzeTiming'] as undefined | ((r: core.BagReader, o: { factor?: number }) => unknown);
-    if (typeof analyze !== 'function') throw new BagError('NOT_SUPPORTED', 'timing analysis is not available in this build of @vlink/bag-core');
-    const result = await store.withReader(b, (reader) => analyze(reader, factor === undefined ? {} : { factor: Number(factor) }));
-    return c.json(result as never, 200);
+    const q = c.req.valid('query');
+    const factor = q.factor === undefined ? DEFAULT_GAP_FACTOR : Number(q.factor);
+    if (!(factor > 0)) throw badParameter('factor', 'a number > 0');
+    const { urls } = messageQuery({ urls: q.urls });
+    const timing = await store.withReader(b, (reader) => analyzeTiming(reader, urls ? { factor, filterUrls: urls } : { factor }));
+    return c.json({ factor, urls: timing } as never, 200);
   });
 
   app.openapi(messagesRoute, async (c) => {

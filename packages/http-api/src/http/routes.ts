@@ -10,6 +10,7 @@ import {
   MessagesQuery,
   SchemaListSchema,
   TimingQuery,
+  TimingSchema,
 } from './schemas.js';
 
 const errors = (...statuses: number[]) =>
@@ -60,9 +61,9 @@ export const schemasRoute = createRoute({
 export const timingRoute = createRoute({
   method: 'get',
   path: '/v1/bags/{id}/timing',
-  summary: 'Per-url timing analysis with gaps',
+  summary: 'Per-url timing: rate, interval percentiles and gaps (core analyzeTiming)',
   request: { params: IdParams, query: TimingQuery },
-  responses: { 200: { description: 'Timing analysis (core analyzeTiming)', content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } }, ...bagErrors, ...errors(501) },
+  responses: { 200: { description: 'Timing per url, sorted by url', content: { 'application/json': { schema: TimingSchema } } }, ...bagErrors },
 });
 
 export const messagesRoute = createRoute({

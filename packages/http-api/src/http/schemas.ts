@@ -110,12 +110,31 @@ export const MessagesQuery = z.object({
 });
 
 export const TimingQuery = z.object({
+  urls: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .openapi({ param: { name: 'urls', in: 'query' }, description: 'Urls to analyse: repeat or separate with commas; default all', type: 'string' }),
   factor: z
     .string()
     .regex(/^\d+(\.\d+)?$/, 'a positive number')
     .optional()
-    .openapi({ param: { name: 'factor', in: 'query' }, description: 'A gap is an interval longer than factor × the url’s median interval' }),
+    .openapi({ param: { name: 'factor', in: 'query' }, description: 'A gap is an interval longer than factor × the url’s median interval (default 3)' }),
 });
+
+export const TimingSchema = z
+  .object({
+    factor: z.number(),
+    urls: z.array(
+      z.object({
+        url: z.string(),
+        count: z.number(),
+        rateHz: z.number(),
+        intervalUs: z.object({ min: z.number(), p50: z.number(), p99: z.number(), max: z.number() }).nullable().openapi({ description: 'Nearest-rank percentiles of the intervals (µs); null with fewer than two frames' }),
+        gaps: z.array(z.object({ startUs: z.number(), lengthUs: z.number() })).openapi({ description: 'Intervals longer than factor × the median period' }),
+      }),
+    ),
+  })
+  .openapi('Timing');
 
 export const ReplayCommandDoc = z
   .object({
