@@ -11,8 +11,8 @@
 //
 // The bag is `.vdb` through @vlink/bag when packages/bag/dist exists (else through @vlink/bag-sqlite's dist when
 // that exists), otherwise core's `.memjson` test backend.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -156,11 +156,26 @@ async function throughput(path, passes) {
   return { passes, cursorFramesPerS: Math.round(cursor), playbackFramesPerS: Math.round(play), ratio: round(play / cursor) };
 }
 
+/** Timing depends on the machine's load and on scheduling (`chrt -f 10 node …` runs it real-time): record both. */
+function scheduling() {
+  let policy = 'unknown';
+  try {
+    // /proc/self/stat field 41 is the scheduling policy (0 normal, 1 FIFO, 2 RR); the name may contain spaces.
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    policy = ['SCHED_OTHER', 'SCHED_FIFO', 'SCHED_RR', 'SCHED_BATCH', 'SCHED_ISO', 'SCHED_IDLE'][Number(fields[41 - 3])] ?? 'unknown';
+  } catch {
+    // Not Linux: leave it unknown.
+  }
+  return { policy, loadAvg1m: round(loadavg()[0], 2) };
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'vlink-playback-bench-'));
 try {
   const path = join(dir, `paced${extension}`);
   const frames = await makeBag(path, SECONDS);
-  console.log(`${runtime}: ${backendName}, ${frames} frames over ${SECONDS} s (${STREAMS.map((s) => `${s.hz} Hz`).join(' + ')})`);
+  const sched = scheduling();
+  console.log(`${runtime}: ${backendName}, ${frames} frames over ${SECONDS} s (${STREAMS.map((s) => `${s.hz} Hz`).join(' + ')}); ${sched.policy}, load ${sched.loadAvg1m}`);
   const pacing = await paced(path);
   console.log(
     `paced rate 1: error p50 ${pacing.errorMs.p50} ms, p99 ${pacing.errorMs.p99} ms, max ${pacing.errorMs.max} ms, ` +
@@ -177,6 +192,7 @@ try {
     date: new Date().toISOString(),
     quick,
     backend: backendName,
+    scheduling: sched,
     streams: STREAMS,
     seconds: SECONDS,
     frames,

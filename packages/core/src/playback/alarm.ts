@@ -5,7 +5,7 @@ const MIN_LEAD_MS = 0.1;
 /** Above this a runtime's timers are too coarse to chase; precision degrades instead of CPU use growing. */
 const MAX_LEAD_MS = 2;
 /** Share of wall time the final polling may take (per window) before waits fall back to plain timers. */
-const MAX_POLL_SHARE = 0.2;
+const MAX_POLL_SHARE = 0.25;
 const POLL_WINDOW_MS = 500;
 const LATENESS_SAMPLES = 64;
 
