@@ -37,7 +37,7 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
     const { status, body } = await getJson('/v1/bags');
     assert.equal(status, 200);
     const ids = (body.bags as Array<{ id: string }>).map((b) => b.id).sort();
-    assert.deepEqual(ids, ['alias.vdb', 'bad.vdb', 'drive.vdb', 'mem.memjson', 'proto.vdb', 'runs/drive.vcap', 'same-ts.vdb']);
+    assert.deepEqual(ids, ['alias.vdb', 'bad.vdb', 'big.vcap', 'drive.vdb', 'mem.memjson', 'proto.vdb', 'runs/drive.vcap', 'same-ts.vdb']);
     const drive = body.bags.find((b: { id: string }) => b.id === 'drive.vdb');
     assert.equal(drive.format, 'vdb');
     assert.equal(drive.messageCount, 120);
@@ -113,6 +113,16 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
     const all = await getJson('/v1/bags/same-ts.vdb/messages?limit=999999');
     assert.equal(all.body.messages.length, 25);
     assert.equal(all.body.next, null);
+  });
+
+  test('a json page stops early at 8 MiB of payload and the token continues', async () => {
+    const first = await getJson('/v1/bags/big.vcap/messages?limit=10000');
+    assert.equal(first.body.messages.length, 8);
+    assert.ok(first.body.next);
+    const second = await getJson(`/v1/bags/big.vcap/messages?cursor=${first.body.next}`);
+    assert.equal(second.body.messages.length, 2);
+    assert.equal(second.body.next, null);
+    assert.deepEqual([...first.body.messages, ...second.body.messages].map((m: { size: number }) => m.size), new Array(10).fill(1024 * 1024));
   });
 
   test('begin/end (ms, inclusive) and urls filter', async () => {

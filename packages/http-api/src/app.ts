@@ -44,6 +44,8 @@ export interface AppOptions {
 export type BagApp = OpenAPIHono & { close(): Promise<void>; [Symbol.asyncDispose](): Promise<void> };
 
 const DEFAULT_PAGE = 1000;
+/** A JSON page is built in memory: it also ends once it holds this much payload (the `next` token continues). */
+const PAGE_PAYLOAD_BYTES = 8 * 1024 * 1024;
 const MAX_PAGE = 10_000;
 const LIST_CONCURRENCY = 8;
 /** Core's default: an interval longer than 3 × the url's median period is a gap. */
@@ -157,12 +159,18 @@ export function createApp(options: AppOptions): BagApp {
     if (format === 'json') {
       try {
         const messages: MessageJson[] = [];
-        while (messages.length < limit!) {
+        let bytes = 0;
+        let exhausted = false;
+        while (messages.length < limit! && bytes < PAGE_PAYLOAD_BYTES) {
           const frame = await cursor.next();
-          if (!frame) break;
+          if (!frame) {
+            exhausted = true;
+            break;
+          }
+          bytes += frame.data.length;
           messages.push(json.object(frame));
         }
-        const more = messages.length === limit && (await cursor.hasMore());
+        const more = !exhausted && (await cursor.hasMore());
         const next = more ? encodeCursor(b.id, query, cursor.position()) : null;
         return c.json({ messages, next } as never, 200);
       } finally {

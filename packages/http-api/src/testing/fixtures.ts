@@ -48,7 +48,7 @@ export interface FixtureRoot {
 /**
  * A served root with: `drive.vdb` and `runs/drive.vcap` (core's sample recording, incl. a 1 MiB payload),
  * `proto.vdb` (protobuf with an embedded descriptor, JSON and text urls), `same-ts.vdb` (timestamps shared by 4
- * frames), `mem.memjson`, a corrupt `bad.vdb`, an unsupported `notes.txt`, a directory named `dir.vdb`, a symlink
+ * frames), `big.vcap` (ten 1 MiB frames), `mem.memjson`, a corrupt `bad.vdb`, an unsupported `notes.txt`, a directory named `dir.vdb`, a symlink
  * inside (`alias.vdb` → drive.vdb) and one leading outside (`escape.vdb`).
  */
 export async function buildFixtureRoot(): Promise<FixtureRoot> {
@@ -80,6 +80,10 @@ export async function buildFixtureRoot(): Promise<FixtureRoot> {
     same.push({ timestamp: 1_000 + Math.floor(i / 4) * 1_000, url: i % 2 ? 'a' : 'b', data: new Uint8Array([i]), serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
   }
   await writeBag(join(root, 'same-ts.vdb'), same);
+
+  const big: Frame[] = [];
+  for (let i = 0; i < 10; i++) big.push({ timestamp: 1_000 + i * 1_000, url: 'shm://big', data: new Uint8Array(1024 * 1024).fill(i), serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+  await writeBag(join(root, 'big.vcap'), big);
 
   writeFileSync(join(root, 'bad.vdb'), 'this is not a SQLite database, just text '.repeat(200));
   writeFileSync(join(root, 'notes.txt'), 'not a bag');
