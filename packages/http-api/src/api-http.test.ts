@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { actionText, type Frame } from '@vlink/bag';
+import { BagReader, actionText, type Frame } from '@vlink/bag';
 import { serve, type RunningServer } from './index.js';
 import { decodeFrames, FrameEncoder } from './messages/binary-frame.js';
 import { toBase64 } from './messages/base64.js';
@@ -182,6 +182,34 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
     assert.equal(dv.getUint32(0, true), 14 + urlLen + dv.getUint16(20 + urlLen, true));
     assert.equal(Number(dv.getBigInt64(8, true)), frames[0]!.timestamp);
     assert.equal(bytes[16], frames[0]!.actionType);
+  });
+
+  test('a client leaving mid-stream releases the reader (the stream is cancelled, not drained)', async () => {
+    const perRequest = await serve({ root: fx.root, port: 0, readerCache: 0 });
+    const original = BagReader.prototype.close;
+    let closes = 0;
+    BagReader.prototype.close = function (this: BagReader) {
+      closes++;
+      return original.call(this);
+    };
+    try {
+      for (const format of ['ndjson', 'binary']) {
+        const before = closes;
+        const abort = new AbortController();
+        const res = await fetch(`${perRequest.url}/v1/bags/big.vcap/messages?format=${format}`, { signal: abort.signal });
+        const reader = res.body!.getReader();
+        const first = await reader.read();
+        assert.ok(first.value && first.value.length > 0);
+        abort.abort();
+        await reader.cancel().catch(() => undefined);
+        const deadline = Date.now() + 3000;
+        while (closes === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+        assert.equal(closes, before + 1, `${format}: reader closed after the client left`);
+      }
+    } finally {
+      BagReader.prototype.close = original;
+      await perRequest.close();
+    }
   });
 
   test('decode=true turns protobuf (embedded descriptor), JSON and text payloads into JSON', async () => {
