@@ -79,7 +79,7 @@ class Client:
 
     Args:
         base_url: ``http://host:port`` (a path prefix behind a reverse proxy is kept).
-        token: the server's bearer token (``vlink-bag serve --token``), if it has one.
+        token: the server's bearer token (``vlink-bag serve --token``), if it has one (None or ``""``: none).
         timeout: seconds, or an ``httpx.Timeout``: connect timeout, and the longest wait for each read.
         headers: extra headers for every request.
         transport: an ``httpx`` transport (tests, proxies).
@@ -102,7 +102,7 @@ class Client:
         all_headers = {"user-agent": f"vlink-bag-python/{_version()}"}
         if headers:
             all_headers.update(headers)
-        if token is not None:
+        if token:  # "" (e.g. an unset environment variable) means no token
             all_headers["authorization"] = f"Bearer {token}"
         self._headers = all_headers
         self._http = httpx.Client(base_url=self.base_url, headers=all_headers, timeout=timeout, transport=transport)
@@ -349,7 +349,7 @@ class RemoteBag:
                     response.read()
                     raise error_from_response(response.status_code, response.content, str(response.url))
                 try:
-                    yield from iter_frames(response.iter_raw(), start_us, source=url)
+                    yield from iter_frames(response.iter_bytes(), start_us, source=url)
                 except httpx.RemoteProtocolError as error:
                     raise StreamError(f"the server ended the message stream early ({error})", url=url) from error
         except httpx.TransportError as error:

@@ -4,6 +4,7 @@ decoded messages into DataFrame columns."""
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -61,7 +62,14 @@ class PayloadDecoder:
                 return True
             file = files.get(name)
             if file is None:
-                # Not embedded: the well-known types (google/protobuf/*.proto) ship with the protobuf package.
+                # Not embedded: the well-known types (google/protobuf/*.proto) ship with the protobuf package; their
+                # modules register them in the default pool when imported.
+                stem = name[len("google/protobuf/") : -len(".proto")] if name.startswith("google/protobuf/") and name.endswith(".proto") else ""
+                if stem and "/" not in stem:
+                    try:
+                        importlib.import_module(f"google.protobuf.{stem}_pb2")
+                    except ImportError:
+                        pass
                 try:
                     found = default_pool.FindFileByName(name)
                 except KeyError:

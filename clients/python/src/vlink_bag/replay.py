@@ -22,22 +22,28 @@ def _ms(us: float | None) -> float | None:
     return None if us is None else us / 1000.0
 
 
+_QUEUE_ITEMS = 64  # frames received ahead of the reader; beyond that TCP backpressure reaches the server
+_SEEK_ACK_SECONDS = 3.0
+
+
 class Replay:
     """A replay session on its own WebSocket. Iterate it (``async for m in replay``) to receive the messages at the
     replay's pace; the iteration ends when the replay finishes (the end of the window after ``times`` passes, or
-    ``stop()``). Frames the server had already sent before a ``seek`` are skipped, so the next message is from the
-    new position.
+    ``stop()``), and can be resumed after a ``seek()`` or ``play()`` on the same connection.
 
-    Control methods send a command and return at once: ``pause()``, ``resume()``, ``step()`` (one message while
-    paused, VLink ``pause_to_next``), ``seek(ms)`` (ms since recording start, VLink ``jump``; keeps pause and rate),
-    ``set_rate(rate)``, ``stop()``, and ``play(...)`` to start over with other settings. A command the server refuses
-    (e.g. ``step()`` while playing) raises :class:`BadRequest` from the iteration.
+    Control methods send a command: ``pause()``, ``resume()``, ``step()`` (one message while paused, VLink
+    ``pause_to_next``), ``seek(ms)`` (ms since recording start, VLink ``jump``; keeps pause and rate),
+    ``set_rate(rate)``, ``stop()``, and ``play(...)`` to start over with other settings. ``seek()`` and ``play()``
+    discard what the old position had already sent, so the next message is from the new one; ``seek()`` returns once
+    the server has moved (so a following ``step()`` applies to the new position). A command the server refuses (e.g.
+    ``step()`` while playing) raises :class:`BadRequest` from the iteration, which can then go on.
+
+    A background task reads the socket: at most 64 messages are buffered ahead of you; past that the server sees
+    backpressure (a paced replay then skips frames and counts them in ``dropped``; rate 0 waits).
 
     Attributes:
-        status: the last status event: ``{"status": "playing"|"paused"|"stopped", "time": ms, "rate", "dropped"}``.
+        status: the latest status event: ``{"status": "playing"|"paused"|"stopped", "time": ms, "rate", "dropped"}``.
         finished: the ``finished`` event that ended the iteration (``{"interrupted": bool, "dropped": int}``), or None.
-        dropped: frames the server skipped because this client read too slowly (paced replays only; rate 0 never
-            drops).
     """
 
     def __init__(
@@ -57,16 +63,23 @@ class Replay:
         self._settings: dict[str, Any] = {"rate": rate, "urls": urls, "start_time": start_time, "end_time": end_time, "times": times, "paused": paused}
         self._open_timeout = open_timeout
         self._ws: Any = None
+        self._pump_task: asyncio.Task[None] | None = None
+        self._queue: asyncio.Queue[tuple[int, str, Any]] | None = None
         self._start_us = 0
-        self._active = False  # a play is running (its `finished` event has not arrived)
-        self._swallow_finished = 0  # `finished` events of plays replaced by play(): not the end of the iteration
-        self._skipping = False  # after a seek: drop frames until the server's status for the new position
+        self._duration_ms = 0.0
+        self._epoch = 0  # bumped by seek/play: queued items of older epochs are stale
+        self._server_active = False  # the server runs a play whose `finished` has not been received
+        self._replaced = 0  # plays replaced by play(): frames are skipped until their `finished` arrives
+        self._seek_target_us: int | None = None  # frames are skipped until the status of this position arrives
+        self._seek_done: asyncio.Event | None = None
+        self._iterating = False  # a play or seek is running for the iterator (its `finished` not consumed)
         self._closed = False
         self.status: dict[str, Any] | None = None
         self.finished: dict[str, Any] | None = None
 
     @property
     def dropped(self) -> int:
+        """Frames the server skipped because this client read too slowly (paced replays only; rate 0 never drops)."""
         event = self.finished or self.status or {}
         return int(event.get("dropped", 0))
 
@@ -81,7 +94,8 @@ class Replay:
         from websockets.asyncio.client import connect
         from websockets.exceptions import InvalidHandshake, InvalidStatus
 
-        self._start_us = self.bag.start_timestamp_us
+        info = self.bag._cached_info()
+        self._start_us = int(info["startTimestamp"]) * 1000
         headers = {k: v for k, v in self.bag.client._headers.items() if k.lower() in ("authorization", "user-agent")}
         try:
             self._ws = await connect(
@@ -100,6 +114,14 @@ class Replay:
             raise ConnectionFailed(f"WebSocket handshake with {self.url} failed: {error}", url=self.url) from error
         except (OSError, asyncio.TimeoutError) as error:
             raise ConnectionFailed(f"cannot connect to {self.url}: {error or type(error).__name__}", url=self.url) from error
+        # The seek clamp needs the duration the server uses: fetch it now (a bag may still be growing).
+        try:
+            self._duration_ms = float(self.bag.info()["totalDuration"])
+        except VlinkBagError:
+            self._duration_ms = float(info.get("totalDuration", 0))
+        self._queue = asyncio.Queue(_QUEUE_ITEMS)
+        self._seek_done = asyncio.Event()
+        self._pump_task = asyncio.ensure_future(self._pump(self._ws, self._queue))
         s = self._settings
         await self.play(rate=s["rate"], urls=s["urls"], start_time=s["start_time"], end_time=s["end_time"], times=s["times"], paused=s["paused"])
         return self
@@ -107,15 +129,61 @@ class Replay:
     async def close(self) -> None:
         """Closes the WebSocket (the server ends the session)."""
         self._closed = True
+        self._iterating = False
         ws, self._ws = self._ws, None
+        task, self._pump_task = self._pump_task, None
         if ws is not None:
             await ws.close()
+        if task is not None:
+            task.cancel()
+            try:
+                await task
+            except BaseException:  # noqa: BLE001 - cancelled or already failed: nothing left to report
+                pass
 
     async def __aenter__(self) -> Replay:
         return await self.connect()
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+    # -- the socket reader ---------------------------------------------------------------------------------------
+    async def _pump(self, ws: Any, queue: asyncio.Queue[tuple[int, str, Any]]) -> None:
+        from websockets.exceptions import ConnectionClosed, ConnectionClosedOK
+
+        try:
+            async for data in ws:
+                if isinstance(data, (bytes, bytearray, memoryview)):
+                    if self._replaced or self._seek_target_us is not None:
+                        continue
+                    await queue.put((self._epoch, "frame", data))
+                    continue
+                event = json.loads(data)
+                kind = event.get("event")
+                if kind == "status":
+                    self.status = event
+                    target = self._seek_target_us
+                    if target is not None and round(float(event.get("time", -1)) * 1000) == target:
+                        self._seek_target_us = None
+                        assert self._seek_done is not None
+                        self._seek_done.set()
+                elif kind == "finished":
+                    self._server_active = False
+                    if self._replaced:
+                        self._replaced -= 1
+                        continue
+                    await queue.put((self._epoch, "finished", event))
+                elif kind == "error":
+                    await queue.put((self._epoch, "error", event))
+        except ConnectionClosedOK:
+            pass
+        except ConnectionClosed as error:
+            await queue.put((-1, "broken", error))
+            return
+        except Exception as error:  # noqa: BLE001 - a bad event: report it to the reader
+            await queue.put((-1, "broken", error))
+            return
+        await queue.put((-1, "closed", None))
 
     # -- controls -----------------------------------------------------------------------------------------------
     async def _send(self, command: dict[str, Any]) -> None:
@@ -127,6 +195,17 @@ class Replay:
             await self._ws.send(json.dumps(command))
         except ConnectionClosed as error:
             raise ConnectionFailed(f"the replay connection to {self.url} is closed ({error})", url=self.url) from error
+
+    def _new_epoch(self) -> None:
+        """Everything received so far belongs to the old position: drop it."""
+        self._epoch += 1
+        queue = self._queue
+        if queue is not None:
+            while not queue.empty():
+                item = queue.get_nowait()
+                if item[0] < 0:  # keep the end of the connection
+                    queue.put_nowait(item)
+                    break
 
     async def play(
         self,
@@ -149,11 +228,17 @@ class Replay:
             command["end"] = _ms(end_time)
         if urls is not None:
             command["urls"] = [urls] if isinstance(urls, str) else list(urls)
-        if self._active:
-            self._swallow_finished += 1
-        self._active = True
+        if self._ws is None:
+            self._settings = {"rate": rate, "urls": urls, "start_time": start_time, "end_time": end_time, "times": times, "paused": paused}
+            await self.connect()
+            return
+        # A running play is replaced: the server ends it with a `finished` event before the new one's frames.
+        if self._server_active:
+            self._replaced += 1
+        self._new_epoch()
+        self._server_active = True
+        self._iterating = True
         self.finished = None
-        self._skipping = False
         await self._send(command)
 
     async def pause(self) -> None:
@@ -168,13 +253,29 @@ class Replay:
 
     async def seek(self, ms: float) -> None:
         """Continue from ``ms`` (milliseconds since recording start, clamped to the recording); keeps pause and rate.
-        After a finished replay, a seek starts it again (paused if it was)."""
-        if isinstance(ms, bool) or not isinstance(ms, (int, float)) or ms < 0:
+        After a finished replay, a seek starts it again. Returns once the server has moved."""
+        if isinstance(ms, bool) or not isinstance(ms, (int, float)) or ms < 0 or ms != ms:
             raise BadRequest(f"seek takes ms ≥ 0, not {ms!r}", code="INVALID_ARGUMENT")
-        self._skipping = True
-        self._active = True
+        if self._ws is None:
+            await self.connect()
+        # The server clamps the target like this (ReplaySession.seek); its first status then reports it.
+        duration = self._duration_ms
+        target = min(max(0.0, float(ms)), duration)
+        if ms > duration:
+            target = max(0.0, duration - 100)
+        assert self._seek_done is not None
+        self._seek_done.clear()
+        self._seek_target_us = round(target * 1000)
+        self._new_epoch()
+        self._server_active = True
+        self._iterating = True
         self.finished = None
         await self._send({"op": "seek", "time": float(ms)})
+        try:
+            await asyncio.wait_for(self._seek_done.wait(), _SEEK_ACK_SECONDS)
+        except asyncio.TimeoutError:
+            # No status for that position (a bag that grew since): stop discarding rather than wait for ever.
+            self._seek_target_us = None
 
     async def set_rate(self, rate: float) -> None:
         if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 10_000:
@@ -182,8 +283,8 @@ class Replay:
         await self._send({"op": "rate", "rate": float(rate)})
 
     async def stop(self) -> None:
-        """Stops the replay; the iteration ends (``finished["interrupted"]`` is True). ``play()`` or ``seek()``
-        start again on the same connection."""
+        """Stops the replay; the iteration ends once the messages already sent are read (``finished["interrupted"]``
+        is True). ``play()`` or ``seek()`` start again on the same connection."""
         await self._send({"op": "stop"})
 
     # -- iteration ----------------------------------------------------------------------------------------------
@@ -195,44 +296,33 @@ class Replay:
             if self._closed:
                 raise StopAsyncIteration
             await self.connect()
-        if not self._active:
+        if not self._iterating:
             raise StopAsyncIteration
-        from websockets.exceptions import ConnectionClosed, ConnectionClosedOK
-
-        ws = self._ws
+        queue = self._queue
+        assert queue is not None
         while True:
-            try:
-                data = await ws.recv()
-            except ConnectionClosedOK:
-                self._active = False
-                raise StopAsyncIteration from None
-            except ConnectionClosed as error:
-                self._active = False
-                if self._closed:
-                    raise StopAsyncIteration from None
-                raise ConnectionFailed(f"the replay connection to {self.url} broke ({error})", url=self.url) from error
-            if isinstance(data, (bytes, bytearray, memoryview)):
-                if self._skipping:
-                    continue
-                return parse_frame(bytes(data), self._start_us)
-            event = json.loads(data)
-            kind = event.get("event")
-            if kind == "status":
-                self.status = event
-                self._skipping = False
+            epoch, kind, value = await queue.get()
+            if kind == "frame":
+                if epoch == self._epoch:
+                    return parse_frame(bytes(value), self._start_us)
             elif kind == "finished":
-                if self._swallow_finished > 0:
-                    self._swallow_finished -= 1
-                    continue
-                self.finished = event
-                self._active = False
-                raise StopAsyncIteration
+                if epoch == self._epoch:
+                    self.finished = value
+                    self._iterating = False
+                    raise StopAsyncIteration
             elif kind == "error":
-                code = event.get("code") or "INTERNAL"
-                cls = error_class(code)
-                if cls is VlinkBagError:
-                    cls = ReplayError
-                raise cls(str(event.get("message", "replay error")), code=code, url=self.url)
+                if epoch == self._epoch:
+                    code = value.get("code") or "INTERNAL"
+                    cls = error_class(code)
+                    if cls is VlinkBagError:
+                        cls = ReplayError
+                    raise cls(str(value.get("message", "replay error")), code=code, url=self.url)
+            else:  # the connection ended: stay ended for later calls too
+                queue.put_nowait((epoch, kind, value))
+                self._iterating = False
+                if kind == "closed" or self._closed:
+                    raise StopAsyncIteration
+                raise ConnectionFailed(f"the replay connection to {self.url} broke ({value})", url=self.url)
 
     async def collect(self, limit: int | None = None) -> list[Message]:
         """Reads messages until the replay finishes (or ``limit`` messages)."""
