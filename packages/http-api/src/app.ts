@@ -1,18 +1,18 @@
 import { realpathSync, statSync } from 'node:fs';
 import { OpenAPIHono } from '@hono/zod-openapi';
 // Importing the umbrella registers the .vdb and .vcap backends, so the server serves them out of the box.
-import { BagError, analyzeTiming, extensionOf, type Info } from '@vlink/bag';
-import { cors, type CorsOptions } from './http/cors.js';
+import { BagError, analyzeTiming, extensionOf } from '@vlink/bag';
 import type { WSContext } from 'hono/ws';
-import { HTTPException } from 'hono/http-exception';
 import { bearerAuth } from './http/auth.js';
+import { cors, type CorsOptions } from './http/cors.js';
 import { DOCS_HTML } from './http/docs-page.js';
 import { HttpError, badParameter, toErrorResponse } from './http/errors.js';
 import { bagsRoute, healthRoute, infoRoute, messagesRoute, schemasRoute, timingRoute } from './http/routes.js';
-import { IdParams, ReplayCommandDoc, ReplayEventDoc } from './http/schemas.js';
+import { messageQuery, optionalNumber } from './http/query.js';
+import { documentWebSockets } from './http/ws-docs.js';
 import { toBase64 } from './messages/base64.js';
 import { BINARY_FRAMES_CONTENT_TYPE } from './messages/binary-frame.js';
-import { decodeCursor, encodeCursor, sameQuery, type MessageQuery, type Position } from './messages/cursor-token.js';
+import { decodeCursor, encodeCursor, sameQuery, type Position } from './messages/cursor-token.js';
 import { FrameJson, type MessageJson } from './messages/frame-json.js';
 import { binaryStream, ndjsonStream } from './messages/frame-stream.js';
 import { QueryCursor } from './messages/query-cursor.js';
@@ -72,10 +72,6 @@ export function createApp(options: AppOptions): BagApp {
   });
 
   app.onError((error, c) => {
-    if (error instanceof HTTPException && !(error.cause instanceof Error && BagError.isInstance(error.cause))) {
-      const code = error.status === 401 ? 'UNAUTHORIZED' : 'INVALID_ARGUMENT';
-      return c.json({ error: { code, message: error.message || 'bad request' } }, error.status);
-    }
     const { status, body } = toErrorResponse(error, scrub);
     return c.json(body, status as 400);
   });
@@ -261,54 +257,3 @@ function realRootOf(root: string): string {
     throw new BagError('NOT_FOUND', `root ${root} is not a readable directory`, { cause: error });
   }
 }
-
-function messageQuery(q: { urls?: string | string[] | undefined; begin?: string | undefined; end?: string | undefined }): MessageQuery {
-  const query: MessageQuery = {};
-  if (q.urls !== undefined) {
-    const urls = (Array.isArray(q.urls) ? q.urls : [q.urls]).flatMap((u) => u.split(',')).map((u) => u.trim()).filter((u) => u.length > 0);
-    if (urls.length > 0) query.urls = urls;
-  }
-  if (q.begin !== undefined) query.beginUs = Math.round(Number(q.begin) * 1000);
-  if (q.end !== undefined) query.endUs = Math.round(Number(q.end) * 1000);
-  if (query.beginUs !== undefined && query.endUs !== undefined && query.endUs < query.beginUs) throw badParameter('end', 'before begin');
-  return query;
-}
-
-function optionalNumber(text: string | undefined, name: string): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d+(\.\d+)?$/.test(text)) throw badParameter(name, 'a number ≥ 0');
-  return Number(text);
-}
-
-function documentWebSockets(app: OpenAPIHono): void {
-  app.openAPIRegistry.register('ReplayCommand', ReplayCommandDoc);
-  app.openAPIRegistry.register('ReplayEvent', ReplayEventDoc);
-  app.openAPIRegistry.registerPath({
-    method: 'get',
-    path: '/v1/bags/{id}/replay',
-    summary: 'WebSocket replay with VLink controls',
-    description:
-      'Send JSON commands (ReplayCommand): play {rate, begin, end, urls, times, paused}, pause, resume, step, seek {time}, rate {rate}, stop.\n' +
-      'Receive each frame as one binary message in the binary layout of GET …/messages?format=binary, and JSON events (ReplayEvent): ' +
-      'status {status, time, rate, dropped}, finished {interrupted, dropped}, error {code, message}.\n' +
-      'rate 0 = as fast as the client reads (the server waits for the socket to drain, nothing is lost); paced replay drops frames ' +
-      'while more than 8 MiB are queued for the client and counts them in `dropped`. Auth: bearer header or ?token=.',
-    request: { params: IdParams },
-    responses: { 101: { description: 'Switching protocols' }, 404: { description: 'No such bag' }, 426: { description: 'Not a WebSocket request' } },
-    'x-websocket': true,
-  } as never);
-  app.openAPIRegistry.registerPath({
-    method: 'get',
-    path: '/v1/bags/{id}/foxglove',
-    summary: 'Foxglove WebSocket protocol (foxglove.websocket.v1)',
-    description:
-      'serverInfo (capability time), advertise (one channel per url; protobuf with the embedded FileDescriptorSet, raw as schemaless json), ' +
-      'subscribe/unsubscribe, then messageData (opcode 1) and time (opcode 2) at replay pace. The replay starts with the first subscription. ' +
-      'Query: rate (default 1, 0 = as fast as possible), begin/end (ms), loop (true/false), token.',
-    request: { params: IdParams },
-    responses: { 101: { description: 'Switching protocols' }, 400: { description: 'Missing subprotocol' }, 404: { description: 'No such bag' } },
-    'x-websocket': true,
-  } as never);
-}
-
-export type { Info };

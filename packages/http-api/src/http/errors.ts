@@ -1,4 +1,5 @@
 import { BagError, type BagErrorCode } from '@vlink/bag';
+import { HTTPException } from 'hono/http-exception';
 
 /** Codes the HTTP layer adds to the core's: authentication, unknown routes, WebSocket routes hit without an upgrade. */
 export type HttpErrorCode = BagErrorCode | 'UNAUTHORIZED' | 'ROUTE_NOT_FOUND' | 'UPGRADE_REQUIRED';
@@ -53,6 +54,11 @@ export function toErrorResponse(error: unknown, scrub: (text: string) => string 
   if (BagError.isInstance(error) || error instanceof HttpError) {
     const code = error.code as HttpErrorCode;
     return { status: statusForCode(code), body: { error: { code, message: scrub(error.message) } } };
+  }
+  if (error instanceof HTTPException) {
+    // Raised by hono itself (e.g. a malformed request); keep its status, name it with our codes.
+    const code: HttpErrorCode = error.status === 401 ? 'UNAUTHORIZED' : error.status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT';
+    return { status: error.status, body: { error: { code, message: error.status >= 500 ? 'internal server error' : error.message || 'bad request' } } };
   }
   return { status: 500, body: { error: { code: 'INTERNAL', message: 'internal server error' } } };
 }

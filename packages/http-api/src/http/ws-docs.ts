@@ -1,0 +1,34 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { IdParams, ReplayCommandDoc, ReplayEventDoc } from './schemas.js';
+
+/** The WebSocket routes are plain hono routes (an upgrade has no OpenAPI shape); this puts them in the document. */
+export function documentWebSockets(app: OpenAPIHono): void {
+  app.openAPIRegistry.register('ReplayCommand', ReplayCommandDoc);
+  app.openAPIRegistry.register('ReplayEvent', ReplayEventDoc);
+  app.openAPIRegistry.registerPath({
+    method: 'get',
+    path: '/v1/bags/{id}/replay',
+    summary: 'WebSocket replay with VLink controls',
+    description:
+      'Send JSON commands (ReplayCommand): play {rate, begin, end, urls, times, paused}, pause, resume, step, seek {time}, rate {rate}, stop.\n' +
+      'Receive each frame as one binary message in the binary layout of GET …/messages?format=binary, and JSON events (ReplayEvent): ' +
+      'status {status, time, rate, dropped}, finished {interrupted, dropped}, error {code, message}.\n' +
+      'rate 0 = as fast as the client reads (the server waits for the socket to drain, nothing is lost); paced replay drops frames ' +
+      'while more than 8 MiB are queued for the client and counts them in `dropped`. Auth: bearer header or ?token=.',
+    request: { params: IdParams },
+    responses: { 101: { description: 'Switching protocols' }, 404: { description: 'No such bag' }, 426: { description: 'Not a WebSocket request' } },
+    'x-websocket': true,
+  } as never);
+  app.openAPIRegistry.registerPath({
+    method: 'get',
+    path: '/v1/bags/{id}/foxglove',
+    summary: 'Foxglove WebSocket protocol (foxglove.websocket.v1)',
+    description:
+      'serverInfo (capability time), advertise (one channel per url; protobuf with the embedded FileDescriptorSet, raw as schemaless json), ' +
+      'subscribe/unsubscribe, then messageData (opcode 1) and time (opcode 2) at replay pace. The replay starts with the first subscription. ' +
+      'Query: rate (default 1, 0 = as fast as possible), begin/end (ms), loop (true/false), token.',
+    request: { params: IdParams },
+    responses: { 101: { description: 'Switching protocols' }, 400: { description: 'Missing subprotocol' }, 404: { description: 'No such bag' } },
+    'x-websocket': true,
+  } as never);
+}
