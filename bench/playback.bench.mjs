@@ -5,7 +5,8 @@
 //
 // 1. Paced: a robot-like mix (imu 200 Hz × 64 B, camera 30 Hz × 4 KiB, lidar 10 Hz × 16 KiB) played at rate 1 for N
 //    seconds (30 by default, 3 with --quick). Emission error = when the output callback ran − when the frame was due
-//    (ready callback + timestamp / rate); drift = mean error over the last second − mean error over the first.
+//    (ready callback + timestamp / rate); drift = median error over the last second − median over the first
+//    (medians, so one preempted frame on a busy machine does not read as drift).
 //    CPU = process.cpuUsage() over the playback / wall time: the waits must not spin a core.
 // 2. Throughput: `forceDelay: 0` playback versus a plain cursor loop over the same bag, interleaved, medians.
 //
@@ -70,7 +71,7 @@ async function makeBag(path, seconds) {
 }
 
 const quantile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
-const mean = (values) => values.reduce((s, v) => s + v, 0) / Math.max(1, values.length);
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 const round = (v, d = 3) => Math.round(v * 10 ** d) / 10 ** d;
 const cpuMs = () => {
   const u = process.cpuUsage();
@@ -103,7 +104,7 @@ async function paced(path) {
     frames: errors.length,
     wallMs: round(wall, 1),
     errorMs: { min: round(sorted[0]), p50: round(quantile(sorted, 0.5)), p99: round(quantile(sorted, 0.99)), max: round(sorted.at(-1)) },
-    driftMs: round(mean(last) - mean(first)),
+    driftMs: round(median(last) - median(first)),
     cpuPercent: round((cpu / wall) * 100, 1),
   };
 }
@@ -150,7 +151,6 @@ async function throughput(path, passes) {
     }
   }
   reader.close();
-  const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
   const cursor = median(cursorRates);
   const play = median(playRates);
   return { passes, cursorFramesPerS: Math.round(cursor), playbackFramesPerS: Math.round(play), ratio: round(play / cursor) };
