@@ -4,7 +4,8 @@
 //   2. MB/s for 1 MiB frames: binary stream (.vdb and .vcap) and WebSocket replay at rate 0 (goal ≥ 300 MB/s),
 //      against a loopback raw-socket copy of the same number of bytes;
 //   3. reader cache (LRU of open readers, the default) versus opening a reader per request: small-request rates;
-//   4. 100 concurrent paced replay clients for 30 s (3 s with --quick): server RSS sampled every 250 ms must not grow.
+//   4. 100 concurrent paced replay clients for 30 s (3 s with --quick): server RSS sampled every 250 ms must not grow;
+//      and one client that stops reading a rate-0 replay: the server must not buffer the recording.
 // Results: bench/results/http-<runtime>.json.
 //
 //   node bench/http.bench.mjs [--quick]       bun bench/http.bench.mjs [--quick]      (build the packages first)
@@ -281,6 +282,31 @@ async function soak(base, server) {
   };
 }
 
+/**
+ * A WebSocket client that asks for a rate-0 replay of the 1 MiB-frame bag and then never reads: the server must hold
+ * at most its send bound (8 MiB) plus socket buffers, not the recording.
+ */
+async function stalledClient(base, server) {
+  const port = Number(new URL(base).port);
+  const sock = connect(port, '127.0.0.1');
+  await new Promise((resolve) => sock.once('connect', resolve));
+  sock.write('GET /v1/bags/big.vcap/replay HTTP/1.1\r\nHost: bench\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' + 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const before = median(server.rss.slice(-4).map((s) => s.rss));
+  const payload = new TextEncoder().encode(JSON.stringify({ op: 'play', rate: 0 }));
+  const frame = new Uint8Array(6 + payload.length);
+  frame[0] = 0x81; // FIN + text
+  frame[1] = 0x80 | payload.length; // masked (all-zero mask), short length
+  frame.set(payload, 6);
+  sock.write(frame);
+  sock.pause();
+  const t0 = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const during = server.rss.filter((s) => s.t > t0).map((s) => s.rss);
+  sock.destroy();
+  return { recordingMiB: BIG_FRAMES, serverRssGrowthMiB: round((Math.max(...during) - before) / MiB), bounded: Math.max(...during) - before < 64 * MiB };
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 const server = await startChild(['--root', dir]);
 const base = `http://127.0.0.1:${server.port}`;
@@ -310,6 +336,10 @@ results.bigFrames = {
   goalMiBPerS: 300,
 };
 console.log(results.bigFrames);
+
+console.log(`[${runtime}] a WebSocket client that stops reading`);
+results.stalledClient = await stalledClient(base, server);
+console.log(results.stalledClient);
 
 console.log(`[${runtime}] reader cache vs a reader per request`);
 const uncached = await startChild(['--root', dir, '--cache', '0']);
