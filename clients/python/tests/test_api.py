@@ -70,6 +70,9 @@ def test_timing_finds_the_gap(bag: Any) -> None:
     assert {t["url"]: t for t in bag.timing(factor=12)}["gap/tick"]["gaps"] == []
     with pytest.raises(BadRequest):
         bag.timing(factor=0)
+    assert [t["url"] for t in bag.timing(urls=["imu", "gap/tick"])] == ["gap/tick", "imu"]
+    assert [t["url"] for t in bag.timing(urls="odd,url")] == ["odd,url"]
+    assert timing["odd,url"]["count"] == 3
 
 
 @pytest.mark.parametrize(

@@ -238,16 +238,26 @@ class RemoteBag:
             self._schemas = [{**s, "data": base64.b64decode(s.get("data") or "")} for s in raw]
         return self._schemas
 
-    def timing(self, factor: float | None = None) -> list[dict[str, Any]]:
-        """Per-url timing: ``url``, ``count``, ``rateHz``, ``intervalUs`` {min, p50, p99, max} and ``gaps``
-        [{startUs, lengthUs}], where a gap is an interval longer than ``factor`` × the url's median interval (server
-        default 3)."""
-        params = None
+    def timing(self, factor: float | None = None, urls: str | Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Per-url timing, sorted by url: ``url``, ``count``, ``rateHz``, ``intervalUs`` {min, p50, p99, max} (µs; None
+        with fewer than two messages) and ``gaps`` [{startUs, lengthUs}], where a gap is an interval longer than
+        ``factor`` × the url's median period (server default 3)."""
+        params: list[tuple[str, str]] = []
         if factor is not None:
             if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not factor > 0 or not math.isfinite(factor):
                 raise BadRequest(f"factor must be a positive number, not {factor!r}", code="INVALID_ARGUMENT")
-            params = {"factor": repr(float(factor))}
-        return list(self.client._json(self._path + "/timing", params))
+            text = repr(float(factor))
+            params.append(("factor", text if "e" not in text else f"{factor:.12f}".rstrip("0")))
+        url_list = _url_list(urls)
+        local = url_list is not None and any("," in u for u in url_list)  # the server splits urls at commas
+        if url_list is not None and not local:
+            params.extend(("urls", u) for u in url_list)
+        body = self.client._json(self._path + "/timing", params or None)
+        results = list(body["urls"] if isinstance(body, dict) else body)
+        if local:
+            wanted = set(url_list or ())
+            results = [r for r in results if r.get("url") in wanted]
+        return results
 
     # Apollo RecordReader equivalents ------------------------------------------------------------------------------
     def get_channellist(self) -> list[str]:
