@@ -1,48 +1,29 @@
 import { BagError } from '../errors.js';
 import type { Frame } from '../model/frame.js';
 import { yieldToEventLoop } from '../util/schedule.js';
-import { Alarm } from './alarm.js';
-import { PassClock } from './pass-clock.js';
 import { PlayChain } from './play-chain.js';
 import { resolvePlayConfig, validRate, DEFAULT_PLAY_CONFIG, type PlayConfig, type ResolvedPlayConfig } from './play-config.js';
 import { PlayStatus } from './play-status.js';
 import { Playback, aborted } from './playback.js';
 import type { PlaybackSource } from './playback-source.js';
+import {
+  PlayerState,
+  type FinishCallback,
+  type OutputCallback,
+  type PlaybackErrorCallback,
+  type ReadyCallback,
+  type StatusCallback,
+} from './player-state.js';
+import { runSession } from './session-loop.js';
+import { newSession, type Session } from './session.js';
 
-/** A frame callback; a returned promise is awaited before the next frame (an async callback paces the loop). */
-export type OutputCallback = (frame: Frame) => void | Promise<void>;
-export type StatusCallback = (status: PlayStatus) => void;
-export type ReadyCallback = () => void;
-export type FinishCallback = (isInterrupted: boolean) => void;
-export type PlaybackErrorCallback = (error: BagError) => void;
-
-/** How long the loop may emit back to back (late frames, `forceDelay: 0`) before yielding to the event loop. */
-const SLICE_MS = 8;
-
-const now = () => performance.now();
-
-type PassEnd = 'end' | 'interrupted' | 'jump';
-
-/** One session (spec §7.4): a `play()` or a jump, with its own stop/jump/quit flags. */
-interface Session {
-  config: ResolvedPlayConfig;
-  beginMs: number;
-  rate: number;
-  times: number;
-  autoPause: boolean;
-  /** `play()` clears the pause and step flags; deferred to the session's start when another session still runs. */
-  clearFlags: boolean;
-  chain: PlayChain;
-  stop: boolean;
-  jump: boolean;
-  quit: boolean;
-  done: Promise<void>;
-}
+export type { FinishCallback, OutputCallback, PlaybackErrorCallback, ReadyCallback, StatusCallback } from './player-state.js';
 
 /**
- * The playback engine behind `BagReader` (VLink's reader loop thread, spec §7.3–7.4). JavaScript has one thread, so
- * "the loop thread" is an async loop driven by timers: it never blocks the event loop, waits with {@link Alarm}, and
- * yields every few ms while emitting back to back. Controls may be called from anywhere, callbacks included.
+ * The playback engine behind `BagReader` (VLink's reader loop thread, spec §7.3–7.4): the controls and the session
+ * queue; `session-loop.ts` paces the passes. JavaScript has one thread, so "the loop thread" is an async loop driven
+ * by timers: it never blocks the event loop, waits with `Alarm`, and yields every few ms while emitting back to back.
+ * Controls may be called from anywhere, callbacks included.
  *
  * Choices where VLink needs more than JavaScript has (documented in the core README):
  * - `play()` before `asyncRun()` starts the loop (VLink requires `async_run()` first); so does `jump()`.
@@ -52,50 +33,36 @@ interface Session {
  * - `getTimestamp()`/`getRealTimestamp()` report the pass's begin until its first frame is emitted.
  */
 export class Player {
-  private status = PlayStatus.Stopped;
-  private paused = false;
-  private step = false;
-  private seeking = false;
+  private readonly state: PlayerState;
   private running = false;
   private quitWaiters: { promise: Promise<void>; resolve: () => void } | undefined;
-  private current: Session | undefined;
   private pending: Session | undefined;
   private lastConfig: ResolvedPlayConfig = { ...DEFAULT_PLAY_CONFIG };
-  private clock: PassClock | undefined;
-  private realElapsedUs = 0;
-  private lastEmitWall = 0;
-  private deliveries: Array<Promise<void>> = [];
-  private readonly alarm = new Alarm();
-  private lastError: BagError | undefined;
   /** Counts `stop()` calls, so a jump can tell that one arrived while it waited. */
   private stops = 0;
-
-  private outputCallback: OutputCallback | undefined;
-  private statusCallback: StatusCallback | undefined;
-  private readyCallback: ReadyCallback | undefined;
-  private finishCallback: FinishCallback | undefined;
-  private errorCallback: PlaybackErrorCallback | undefined;
 
   /** `onError` lets the host (the reader) record playback errors next to its own. */
   constructor(
     private readonly source: PlaybackSource,
-    private readonly onError?: (error: BagError) => void,
-  ) {}
+    onError?: (error: BagError) => void,
+  ) {
+    this.state = new PlayerState(onError);
+  }
 
   registerOutputCallback(callback: OutputCallback | undefined): void {
-    this.outputCallback = callback;
+    this.state.output = callback;
   }
   registerStatusCallback(callback: StatusCallback | undefined): void {
-    this.statusCallback = callback;
+    this.state.onStatus = callback;
   }
   registerReadyCallback(callback: ReadyCallback | undefined): void {
-    this.readyCallback = callback;
+    this.state.onReady = callback;
   }
   registerFinishCallback(callback: FinishCallback | undefined): void {
-    this.finishCallback = callback;
+    this.state.onFinish = callback;
   }
   registerErrorCallback(callback: PlaybackErrorCallback | undefined): void {
-    this.errorCallback = callback;
+    this.state.onError = callback;
   }
 
   /** Starts the playback loop (VLink `async_run`); idempotent. */
@@ -117,17 +84,17 @@ export class Player {
     const resolved = resolvePlayConfig(rest);
     this.lastConfig = resolved;
     const chain = new PlayChain();
-    const session = this.newSession(resolved, {
+    const session = newSession(resolved, {
       beginMs: this.configBegin(resolved),
       rate: resolved.rate,
       times: resolved.times,
       autoPause: resolved.autoPause,
-      clearFlags: this.current !== undefined,
+      clearFlags: this.state.current !== undefined,
       chain,
     });
     if (!session.clearFlags) {
-      this.paused = false;
-      this.step = false;
+      this.state.paused = false;
+      this.state.step = false;
     }
     this.replacePending(session);
     if (signal) {
@@ -142,77 +109,61 @@ export class Player {
 
   /** Pauses at the next frame, or inside the current wait (the remaining wait is kept for `resume()`). */
   pause(): void {
-    if (this.paused) return;
-    this.paused = true;
-    this.clock?.freeze();
-    this.alarm.wake();
+    this.state.pause();
   }
 
   resume(): void {
-    this.step = false;
-    if (!this.paused) return;
-    this.paused = false;
-    this.clock?.unfreeze();
-    this.alarm.wake();
+    this.state.resume();
   }
 
   /** While paused, emits exactly one frame and pauses again at the next one; false when not paused. */
   pauseToNext(): boolean {
-    if (!this.paused) return false;
-    this.step = true;
-    this.alarm.wake();
-    return true;
+    return this.state.pauseToNext();
   }
 
   /**
    * Restarts playback at `beginMs` (clamped to [0, total]; past the end → `max(0, total − 100)`). The running session
    * ends without a finish callback; the new one uses the last `play()` config with `autoPause` off, `rate` and `times`
    * (default: the current ones), and stays paused if it was, unless `forceToPlay`. Resolves once the new session is
-   * posted.
+   * posted; a `stop()` or `quit()` while it waits for the old session cancels it (finish(true)).
    */
   async jump(beginMs: number, rate?: number, times?: number, forceToPlay = false): Promise<void> {
     if (!Number.isFinite(beginMs)) throw new BagError('INVALID_ARGUMENT', `jump beginMs must be a finite number, got ${beginMs}`);
     const { totalMs } = this.source.durations();
     const begin = beginMs < 0 ? 0 : beginMs > totalMs ? Math.max(0, totalMs - 100) : beginMs;
-    const previous = this.current ?? this.pending;
+    const { state } = this;
+    const previous = state.current ?? this.pending;
     const chain = previous && !previous.chain.ended ? previous.chain : new PlayChain();
-    const wasPaused = this.paused;
+    const wasPaused = state.paused;
     const stops = this.stops;
-    this.seeking = true;
+    state.seeking = true;
     this.replacePending(undefined, chain);
-    if (this.current) {
-      this.current.jump = true;
-      this.alarm.wake();
-      await this.current.done;
+    if (state.current) {
+      state.current.jump = true;
+      state.alarm.wake();
+      await state.current.done;
       if (this.stops !== stops || !this.running) {
-        // stop() or quit() arrived while the jump waited: the old session ended quietly, so finish it here.
-        this.seeking = false;
-        try {
-          this.setStatus(PlayStatus.Stopped);
-          this.finishCallback?.(true);
-        } catch (caught) {
-          this.report(BagError.wrap(caught, 'INTERNAL', 'a playback callback threw'));
-        }
+        // The old session ended quietly, as a jump's does; the stop or quit that came meanwhile finishes it here.
+        state.seeking = false;
+        state.finish(true);
         chain.settle(true);
         return;
       }
     }
-    this.paused = forceToPlay ? false : wasPaused;
-    this.step = false;
-    this.replacePending(
-      this.newSession(
-        { ...this.lastConfig, autoPause: false },
-        {
-          beginMs: begin,
-          rate: rate === undefined ? previous?.rate ?? this.lastConfig.rate : validRate(rate),
-          times: times === undefined ? previous?.times ?? this.lastConfig.times : Math.trunc(times),
-          autoPause: false,
-          clearFlags: false,
-          chain,
-        },
-      ),
-      chain,
+    state.paused = forceToPlay ? false : wasPaused;
+    state.step = false;
+    const session = newSession(
+      { ...this.lastConfig, autoPause: false },
+      {
+        beginMs: begin,
+        rate: rate === undefined ? previous?.rate ?? this.lastConfig.rate : validRate(rate),
+        times: times === undefined ? previous?.times ?? this.lastConfig.times : Math.trunc(times),
+        autoPause: false,
+        clearFlags: false,
+        chain,
+      },
     );
+    this.replacePending(session, chain);
     this.asyncRun();
     this.kick();
   }
@@ -221,10 +172,10 @@ export class Player {
   stop(): Promise<void> {
     this.stops++;
     this.replacePending(undefined);
-    const session = this.current;
+    const session = this.state.current;
     if (!session) return Promise.resolve();
     session.stop = true;
-    this.alarm.wake();
+    this.state.alarm.wake();
     return session.done;
   }
 
@@ -233,9 +184,10 @@ export class Player {
     if (!this.running) return;
     this.running = false;
     this.replacePending(undefined);
-    if (this.current) {
-      this.current.quit = true;
-      this.alarm.wake();
+    const session = this.state.current;
+    if (session) {
+      session.quit = true;
+      this.state.alarm.wake();
     } else {
       this.resolveQuit();
     }
@@ -246,45 +198,29 @@ export class Player {
   }
 
   getStatus(): PlayStatus {
-    return this.status;
+    return this.state.status;
   }
 
   /** Playback position in ms (spec §7.4): the last frame's time plus the time since, scaled by the rate. */
   getTimestamp(): number {
-    if (this.status === PlayStatus.Stopped) return 0;
-    if (this.seeking || !this.clock) return Math.floor(this.realElapsedUs / 1000);
-    const since = this.status === PlayStatus.Paused
-      ? Math.max(0, (this.clock.frozenAt ?? now()) - this.lastEmitWall)
-      : now() - this.lastEmitWall;
-    return Math.floor((this.realElapsedUs + since * 1000 * this.clock.rate) / 1000);
+    return this.state.timestamp();
   }
 
   /** The last emitted frame's time in ms while playing or paused, else 0. */
   getRealTimestamp(): number {
-    return this.status === PlayStatus.Stopped ? 0 : Math.floor(this.realElapsedUs / 1000);
+    return this.state.status === PlayStatus.Stopped ? 0 : Math.floor(this.state.realElapsedUs / 1000);
   }
 
   getLastError(): BagError | undefined {
-    return this.lastError;
+    return this.state.lastError;
   }
 
   /** Hands a frame to the output callback and the iterators; what a read plugin's `doCallback` reaches. */
   deliver(frame: Frame): void {
-    const result = this.outputCallback?.(frame);
-    if (result && typeof result.then === 'function') this.deliveries.push(result);
-    const chain = this.current?.chain;
-    if (!chain) return;
-    for (const subscriber of chain.subscribers) {
-      const drained = subscriber.push(frame);
-      if (drained) this.deliveries.push(drained);
-    }
+    this.state.deliver(frame);
   }
 
   // ---------------------------------------------------------------------------------------------------------------
-
-  private newSession(config: ResolvedPlayConfig, init: Omit<Session, 'config' | 'stop' | 'jump' | 'quit' | 'done'>): Session {
-    return { config, ...init, stop: false, jump: false, quit: false, done: Promise.resolve() };
-  }
 
   private configBegin(config: ResolvedPlayConfig): number {
     return config.skipBlank ? Math.max(config.beginTime, this.source.durations().blankMs) : config.beginTime;
@@ -294,209 +230,46 @@ export class Player {
   private replacePending(session: Session | undefined, keepChain?: PlayChain): void {
     const old = this.pending;
     this.pending = session;
-    if (old && old.chain !== keepChain && old.chain !== session?.chain && old.chain !== this.current?.chain) old.chain.settle(true);
+    if (old && old.chain !== keepChain && old.chain !== session?.chain && old.chain !== this.state.current?.chain) {
+      old.chain.settle(true);
+    }
   }
 
   /** Ends one playback (an iterator left its loop, or its signal aborted) without touching others that are queued. */
   private stopChain(chain: PlayChain): void {
     if (this.pending?.chain === chain) this.replacePending(undefined);
-    const session = this.current;
+    const session = this.state.current;
     if (session?.chain === chain) {
       session.stop = true;
-      this.alarm.wake();
+      this.state.alarm.wake();
     } else {
       chain.settle(true);
     }
   }
 
+  /** Starts the queued session when the loop runs and is idle. */
   private kick(): void {
-    if (this.current || !this.pending || !this.running) return;
+    if (this.state.current || !this.pending || !this.running) return;
     const session = this.pending;
     this.pending = undefined;
-    this.current = session;
+    this.state.current = session;
     session.done = (async () => {
       // Posted to the loop, as VLink does: `play()` returns before the session starts.
       await yieldToEventLoop();
-      await this.runSession(session);
+      const end = await runSession(this.state, this.source, session, (config) => this.configBegin(config));
+      if (end === 'finished' && session.config.autoQuit) this.quit();
     })()
-      .catch((caught: unknown) => this.report(BagError.wrap(caught, 'INTERNAL', 'playback loop failed')))
+      .catch((caught: unknown) => this.state.report(BagError.wrap(caught, 'INTERNAL', 'playback loop failed')))
       .finally(() => {
-      this.current = undefined;
-      if (this.running) this.kick();
-      else this.resolveQuit();
-    });
+        this.state.current = undefined;
+        if (this.running) this.kick();
+        else this.resolveQuit();
+      });
   }
 
   private resolveQuit(): void {
     const waiters = this.quitWaiters;
     this.quitWaiters = undefined;
     waiters?.resolve();
-  }
-
-  private setStatus(status: PlayStatus): void {
-    if (this.status === status) return;
-    this.status = status;
-    this.statusCallback?.(status);
-  }
-
-  private interrupted(s: Session): boolean {
-    return s.stop || s.jump || s.quit;
-  }
-
-  private async runSession(s: Session): Promise<void> {
-    let interrupted = false;
-    let error: BagError | undefined;
-    try {
-      if (s.clearFlags) {
-        this.paused = false;
-        this.step = false;
-      }
-      this.source.readPlugin()?.onReset();
-      if (s.autoPause) this.pause();
-      let beginMs = s.beginMs;
-      for (let pass = 0; ; ) {
-        const end = await this.runPass(s, beginMs);
-        if (end === 'jump') return;
-        if (end === 'interrupted') {
-          interrupted = true;
-          break;
-        }
-        if (end === 'empty') break;
-        beginMs = this.configBegin(s.config);
-        if (!this.interrupted(s)) {
-          this.source.readPlugin()?.flush();
-          await this.settleDeliveries();
-        }
-        if (s.times > 0 && ++pass >= s.times) break;
-        await yieldToEventLoop();
-      }
-    } catch (caught) {
-      error = BagError.wrap(caught, 'IO_ERROR', 'playback failed');
-      interrupted = true;
-      this.report(error);
-    }
-    this.clock = undefined;
-    this.seeking = false;
-    try {
-      this.setStatus(PlayStatus.Stopped);
-      this.finishCallback?.(interrupted);
-    } catch (caught) {
-      this.report(BagError.wrap(caught, 'INTERNAL', 'a playback callback threw'));
-    }
-    s.chain.settle(interrupted, error);
-    if (s.config.autoQuit) this.quit();
-  }
-
-  /** Errors end the session (finish(true)); they are kept for `getLastError()` and passed to the error callback. */
-  private report(error: BagError): void {
-    this.lastError = error;
-    this.onError?.(error);
-    try {
-      this.errorCallback?.(error);
-    } catch {
-      // The error sink itself failed; the error stays available from getLastError().
-    }
-  }
-
-  /** One pass (spec §7.3 and steps 1–6 of §7.4). */
-  private async runPass(s: Session, beginMs: number): Promise<PassEnd | 'empty'> {
-    const { config } = s;
-    const iterator = this.source.open({ beginUs: Math.round(beginMs * 1000), endUs: Math.round(config.endTime * 1000), filterUrls: config.filterUrls });
-    try {
-      const first = iterator.next();
-      this.seeking = false;
-      this.readyCallback?.();
-      if (first.done) {
-        this.setStatus(PlayStatus.Stopped);
-        return 'empty';
-      }
-      const clock = (this.clock = new PassClock(Math.round(beginMs * 1000), s.rate));
-      if (this.paused) clock.freeze();
-      this.realElapsedUs = clock.beginUs;
-      this.lastEmitWall = now();
-      if (s.stop || s.quit) return 'interrupted';
-      if (s.jump) return 'jump';
-      this.setStatus(this.paused ? PlayStatus.Paused : PlayStatus.Playing);
-      let sliceStart = now();
-      let count = 0;
-      for (let step: IteratorResult<Frame> = first; !step.done; step = iterator.next()) {
-        const frame = step.value;
-        if (!this.dueNow(s, frame.timestamp, clock)) {
-          const waited = await this.waitFor(s, frame.timestamp, clock);
-          if (waited !== undefined) return waited;
-        }
-        if (this.step) {
-          this.step = false;
-          clock.advanceTo(clock.dueMs(frame.timestamp));
-        }
-        this.setStatus(PlayStatus.Playing);
-        this.realElapsedUs = frame.timestamp;
-        this.lastEmitWall = now();
-        const plugin = this.source.readPlugin();
-        if (plugin) plugin.onRead(frame);
-        else this.deliver(frame);
-        if (this.deliveries.length > 0) {
-          await this.settleDeliveries();
-          sliceStart = now();
-        } else if ((++count & 31) === 0 && now() - sliceStart > SLICE_MS) {
-          await yieldToEventLoop();
-          sliceStart = now();
-        }
-        if (this.interrupted(s)) return s.jump ? 'jump' : 'interrupted';
-      }
-      this.setStatus(PlayStatus.Stopped);
-      return 'end';
-    } finally {
-      try {
-        iterator.return?.();
-      } catch {
-        // The reader may already be closed (quit during close); the cursor is gone either way.
-      }
-    }
-  }
-
-  /** The fast path: a frame that may go out now without awaiting anything (an await per frame costs throughput). */
-  private dueNow(s: Session, timestampUs: number, clock: PassClock): boolean {
-    if (this.paused || this.interrupted(s)) return false;
-    const forceDelay = s.config.forceDelay;
-    return forceDelay === 0 || (forceDelay < 0 && now() >= clock.deadline(timestampUs));
-  }
-
-  /**
-   * Waits until a frame may be emitted: its wait (spec §7.3 step 5), then a pause (step 6). Returns how the pass
-   * ends when it was interrupted, undefined when the frame is due.
-   */
-  private async waitFor(s: Session, timestampUs: number, clock: PassClock): Promise<PassEnd | undefined> {
-    const forceDelay = s.config.forceDelay;
-    let waited = forceDelay === 0;
-    if (forceDelay > 0) {
-      // A fixed delay is not interrupted by pause, only by stop, step, jump and quit.
-      const deadline = now() + forceDelay;
-      while (!this.interrupted(s) && !this.step && now() < deadline) await this.alarm.sleepUntil(deadline);
-      waited = true;
-    }
-    for (;;) {
-      if (this.interrupted(s)) return s.jump ? 'jump' : 'interrupted';
-      if (this.step && this.paused) return undefined;
-      if (!waited && !this.paused) {
-        const deadline = clock.deadline(timestampUs);
-        if (now() < deadline) {
-          await this.alarm.sleepUntil(deadline);
-          continue;
-        }
-        waited = true;
-      }
-      if (!this.paused) return undefined;
-      this.setStatus(PlayStatus.Paused);
-      await this.alarm.block();
-    }
-  }
-
-  private async settleDeliveries(): Promise<void> {
-    while (this.deliveries.length > 0) {
-      const pending = this.deliveries;
-      this.deliveries = [];
-      await Promise.all(pending);
-    }
   }
 }
