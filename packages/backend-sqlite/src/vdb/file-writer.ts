@@ -2,11 +2,8 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
   ActionType,
-  actionText,
   BagError,
   formatVlinkDate,
-  isRpcAction,
-  isRequestAction,
   parseSchemaType,
   resolveSchemaType,
   SchemaType,
@@ -20,39 +17,11 @@ import {
 } from '@vlink/bag-core';
 import type { SqliteConnection, SqliteDriver, SqliteStatement } from '../driver/driver.js';
 import { compressionEnabled, frameOriginalSize, isCompressionFrame } from './compression.js';
-import { frequency, type RecordingSnapshot, type RecordingUrl, type VdbRecording } from './recording.js';
+import { FileState, type FileSnapshot, type FileUrl } from './file-state.js';
+import { frequency, type VdbRecording } from './recording.js';
 import * as SQL from './sql.js';
 import { sqliteError } from './sqlite-errors.js';
-
-/** A url as this file knows it (its `VLinkUrls` row and per-file counters). */
-interface FileUrl {
-  readonly rec: RecordingUrl;
-  readonly id: number;
-  readonly url: string;
-  count: number;
-  size: number;
-  firstTs: number;
-  lastTs: number;
-  /** What the file's `VLinkUrls` row holds, to know when `UPDATE … SET ser, encoding` is due. */
-  rowSer: string;
-  rowType: SchemaType;
-  /**
-   * Fast path: the last (serType, schemaType) input resolved for this url and a bit per action already resolved
-   * with it. Resolution is idempotent once its inputs were accepted, so a repeat of them skips it entirely.
-   */
-  memoSer: string;
-  memoType: SchemaType;
-  memoActions: number;
-}
-
-interface FileSnapshot {
-  rows: number;
-  bytes: number;
-  lastTs: number;
-  urls: Map<FileUrl, [count: number, size: number, firstTs: number, lastTs: number, rowSer: string, rowType: SchemaType]>;
-  schemaKeys: Set<string>;
-  recording: RecordingSnapshot;
-}
+import { ACTION_TEXT, schemaKey, serForActionFast, urlFamily } from './url-resolution.js';
 
 /** Options a split layer passes per segment. */
 export interface VdbFileOptions {
@@ -62,7 +31,6 @@ export interface VdbFileOptions {
   now?: () => number;
 }
 
-const ACTION_TEXT: readonly string[] = Array.from({ length: 9 }, (_, i) => actionText(i as ActionType));
 const METADATA_REFRESH_MS = 1000;
 const STALE_TRANSACTION_MS = 3000;
 const CLOCK_EVERY_MAX = 256;
@@ -77,21 +45,14 @@ const CLOCK_GAP_MAX_MS = 2;
  */
 export class VdbFileWriter implements BackendWriter {
   readonly path: string;
-  /** Rows in this file, net of evictions (header `count`). */
-  rows = 0;
-  /** Accounted (uncompressed) bytes in this file, net of evictions. */
-  bytes = 0;
-  /** Largest elapsed written to this file (header `duration`). */
-  lastTs = 0;
+  /** Counters, urls and schema keys of this file; a split layer reads `rows`, `bytes`, `lastTs`, `urls.size`. */
+  readonly state = new FileState();
 
   private readonly db: SqliteConnection;
   private readonly config: ResolvedWriterConfig;
   private readonly context: RecordingContext;
   private readonly recording: VdbRecording;
   private readonly compressing: boolean;
-  private readonly urls = new Map<string, FileUrl>();
-  private readonly byId = new Map<number, FileUrl>();
-  private readonly schemaKeys = new Set<string>();
   private readonly insertData: SqliteStatement;
   private readonly insertUrl: SqliteStatement;
   private readonly insertSchemaRow: SqliteStatement;
@@ -203,11 +164,12 @@ export class VdbFileWriter implements BackendWriter {
     const url = frame.url;
     if (!url) throw new BagError('INVALID_ARGUMENT', 'frame url must not be empty', { file: this.path });
     if (!this.inTransaction) this.begin();
-    if (this.rows > this.config.maxRowCount || this.bytes > this.config.maxBytesSize) this.limit(url);
+    const st = this.state;
+    if (st.rows > this.config.maxRowCount || st.bytes > this.config.maxBytesSize) this.limit(url);
 
     let action = frame.actionType;
     if (!(action >= 0 && action <= 8)) action = ActionType.Unknown;
-    let fu = this.urls.get(url);
+    let fu = st.urls.get(url);
     if (
       fu === undefined ||
       fu.memoSer !== frame.serType ||
@@ -235,8 +197,8 @@ export class VdbFileWriter implements BackendWriter {
 
     const rec = fu.rec;
     const recording = this.recording;
-    this.rows++;
-    this.bytes += accounted;
+    st.rows++;
+    st.bytes += accounted;
     fu.count++;
     fu.size += accounted;
     rec.count++;
@@ -251,7 +213,7 @@ export class VdbFileWriter implements BackendWriter {
       if (rec.firstTs < 0) rec.firstTs = ts;
       rec.lastTs = ts;
     }
-    if (ts > this.lastTs) this.lastTs = ts;
+    if (ts > st.lastTs) st.lastTs = ts;
 
     if (--this.clockCountdown <= 0) this.checkClock(fu);
     if (this.sinceCommit > this.config.cacheSize) this.commit();
@@ -274,7 +236,7 @@ export class VdbFileWriter implements BackendWriter {
       this.lastRefresh = now;
       try {
         this.updateUrlCount.run(fu.count, fu.size, frequency(fu.count, fu.firstTs, fu.lastTs), fu.url);
-        this.updateHeaderCount.run(this.rows, this.lastTs);
+        this.updateHeaderCount.run(this.state.rows, this.state.lastTs);
       } catch (error) {
         throw this.fail(error, 'cannot refresh metadata', fu.url);
       }
@@ -320,8 +282,23 @@ export class VdbFileWriter implements BackendWriter {
   }
 
   /** Number of urls this file holds (the split check needs ≥ 1). */
+  /** Rows in this file, net of evictions (header `count`). */
+  get rows(): number {
+    return this.state.rows;
+  }
+
+  /** Accounted (uncompressed) bytes in this file, net of evictions. */
+  get bytes(): number {
+    return this.state.bytes;
+  }
+
+  /** Largest elapsed written to this file (header `duration`). */
+  get lastTs(): number {
+    return this.state.lastTs;
+  }
+
   get urlCount(): number {
-    return this.urls.size;
+    return this.state.urls.size;
   }
 
   /** Clean close (`close_segment`, spec §2.8): final metadata, loss, `complete=1`, optional pragmas. Idempotent. */
@@ -332,10 +309,10 @@ export class VdbFileWriter implements BackendWriter {
       if (this.inTransaction) this.db.exec('COMMIT;');
       this.inTransaction = false;
       this.db.exec('BEGIN;');
-      for (const fu of this.urls.values()) {
+      for (const fu of this.state.urls.values()) {
         this.updateUrlCount.run(fu.count, fu.size, frequency(fu.count, fu.firstTs, fu.lastTs), fu.url);
       }
-      this.updateHeaderCount.run(this.rows, this.lastTs);
+      this.updateHeaderCount.run(this.state.rows, this.state.lastTs);
       for (const [url, loss] of this.recording.losses) this.updateUrlLoss.run(loss, url);
       this.updateComplete.run();
       this.db.exec('COMMIT;');
@@ -364,7 +341,7 @@ export class VdbFileWriter implements BackendWriter {
     }
     this.inTransaction = true;
     this.transactionStart = this.now();
-    this.snapshot = this.takeSnapshot();
+    this.snapshot = this.state.snapshot(this.recording.snapshot());
   }
 
   /**
@@ -418,8 +395,8 @@ export class VdbFileWriter implements BackendWriter {
           memoType: frame.schemaType,
           memoActions: 0,
         };
-        this.urls.set(url, fu);
-        this.byId.set(rec.index, fu);
+        this.state.urls.set(url, fu);
+        this.state.byId.set(rec.index, fu);
       } else if (fu.rowSer !== ser || fu.rowType !== type) {
         this.updateUrlSer.run(ser, schemaTypeLabel(type), url);
         fu.rowSer = ser;
@@ -430,7 +407,7 @@ export class VdbFileWriter implements BackendWriter {
       if (half !== '') {
         const halfFamily = resolveSchemaType(frame.schemaType, half);
         const key = schemaKey(half, halfFamily);
-        if (!this.schemaKeys.has(key)) {
+        if (!this.state.schemaKeys.has(key)) {
           const schema = this.context.resolveSchema(half, halfFamily);
           if (schema) this.insertSchema(schema, halfFamily);
         }
@@ -450,7 +427,7 @@ export class VdbFileWriter implements BackendWriter {
   private insertSchema(schema: SchemaData, family: SchemaType): void {
     const ownFamily = schema.schemaType !== SchemaType.Unknown ? schema.schemaType : parseSchemaType(schema.encoding);
     const key = schemaKey(schema.name, ownFamily === SchemaType.Unknown ? family : ownFamily);
-    if (this.schemaKeys.has(key)) return;
+    if (this.state.schemaKeys.has(key)) return;
     const encoding = schema.encoding || schemaTypeLabel(ownFamily === SchemaType.Unknown ? family : ownFamily);
     // VLink writes a schema row only when name, encoding and data are all non-empty.
     if (!schema.name || !encoding || schema.data.length === 0) return;
@@ -459,8 +436,8 @@ export class VdbFileWriter implements BackendWriter {
     } catch (error) {
       throw this.fail(error, `cannot insert schema ${schema.name}`);
     }
-    this.schemaKeys.add(key);
-    this.schemaKeys.add(schemaKey(schema.name, family));
+    this.state.schemaKeys.add(key);
+    this.state.schemaKeys.add(schemaKey(schema.name, family));
   }
 
   /**
@@ -472,7 +449,7 @@ export class VdbFileWriter implements BackendWriter {
     if (!this.config.enableLimit) {
       throw new BagError(
         'LIMIT_REACHED',
-        `file limit reached (rows ${this.rows} > ${maxRowCount} or bytes ${this.bytes} > ${maxBytesSize}); frame rejected`,
+        `file limit reached (rows ${this.state.rows} > ${maxRowCount} or bytes ${this.state.bytes} > ${maxBytesSize}); frame rejected`,
         { file: this.path, url },
       );
     }
@@ -483,16 +460,16 @@ export class VdbFileWriter implements BackendWriter {
     };
     const { oldest, remove, next } = this.evictStatements;
     try {
-      while (this.rows > maxRowCount || this.bytes > maxBytesSize) {
+      while (this.state.rows > maxRowCount || this.state.bytes > maxBytesSize) {
         const row = oldest.get();
         if (row === undefined) break;
         const rowid = row['rowid'] as number;
         const id = row['url'] as number;
         remove.run(rowid);
         const size = this.evictedSize(row['n'] as number | null, row['head'], row['tail']);
-        const fu = this.byId.get(id);
-        this.rows--;
-        this.bytes -= size;
+        const fu = this.state.byId.get(id);
+        this.state.rows--;
+        this.state.bytes -= size;
         this.recording.count--;
         this.recording.size -= size;
         if (fu === undefined) continue;
@@ -531,19 +508,6 @@ export class VdbFileWriter implements BackendWriter {
     return length ?? 0;
   }
 
-  private takeSnapshot(): FileSnapshot {
-    const urls: FileSnapshot['urls'] = new Map();
-    for (const u of this.urls.values()) urls.set(u, [u.count, u.size, u.firstTs, u.lastTs, u.rowSer, u.rowType]);
-    return {
-      rows: this.rows,
-      bytes: this.bytes,
-      lastTs: this.lastTs,
-      urls,
-      schemaKeys: new Set(this.schemaKeys),
-      recording: this.recording.snapshot(),
-    };
-  }
-
   /** SQL failure: `ROLLBACK`, restore every counter and map to the state at `BEGIN` (spec §2.7), return the error. */
   private fail(error: unknown, message: string, url?: string): BagError {
     const wrapped = sqliteError(error, 'IO_ERROR', `${message}; the uncommitted batch was rolled back`, this.path, url);
@@ -558,21 +522,7 @@ export class VdbFileWriter implements BackendWriter {
     const s = this.snapshot;
     this.snapshot = undefined;
     if (s) {
-      this.rows = s.rows;
-      this.bytes = s.bytes;
-      this.lastTs = s.lastTs;
-      for (const [url, fu] of this.urls) {
-        const saved = s.urls.get(fu);
-        if (saved === undefined) {
-          this.urls.delete(url);
-          this.byId.delete(fu.id);
-          continue;
-        }
-        [fu.count, fu.size, fu.firstTs, fu.lastTs, fu.rowSer, fu.rowType] = saved;
-        fu.memoActions = 0;
-      }
-      this.schemaKeys.clear();
-      for (const k of s.schemaKeys) this.schemaKeys.add(k);
+      this.state.restore(s);
       this.recording.restore(s.recording);
     }
     return wrapped;
@@ -580,27 +530,3 @@ export class VdbFileWriter implements BackendWriter {
 }
 
 const defaultNow = (): number => performance.now();
-
-function schemaKey(name: string, family: SchemaType): string {
-  return `${name}\x1f${schemaTypeLabel(family)}`;
-}
-
-/** `serForAction` without the helper's extra checks; the action is already normalised. */
-function serForActionFast(ser: string, action: ActionType): string {
-  if (!isRpcAction(action)) return ser;
-  const bar = ser.indexOf('|');
-  if (bar < 0) return ser;
-  return isRequestAction(action) ? ser.slice(0, bar) : ser.slice(bar + 1);
-}
-
-/**
- * The url's family for this message: the explicit type, else the one its ser implies. For RPC `Req|Resp`, both
- * halves are resolved and a disagreement makes the family unknown (spec §2.6).
- */
-function urlFamily(ser: string, explicit: SchemaType, action: ActionType): SchemaType {
-  const bar = isRpcAction(action) ? ser.indexOf('|') : -1;
-  if (bar < 0) return resolveSchemaType(explicit, ser);
-  const req = resolveSchemaType(explicit, ser.slice(0, bar));
-  const resp = resolveSchemaType(explicit, ser.slice(bar + 1));
-  return req === resp ? req : SchemaType.Unknown;
-}

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { BagError, inferSchemaType, isValidSchemaType, SchemaType, type SchemaData } from '@vlink/bag-core';
 import type { SqliteConnection, SqliteDriver } from '../driver/driver.js';
-import type { VdbFacts } from './reader.js';
+import type { VdbFacts } from './facts.js';
 import * as SQL from './sql.js';
 import { sqliteError } from './sqlite-errors.js';
 

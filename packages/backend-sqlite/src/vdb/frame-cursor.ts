@@ -1,0 +1,102 @@
+import { ActionType, BagError, parseAction, type Frame } from '@vlink/bag-core';
+import type { SqlRow, SqliteStatement } from '../driver/driver.js';
+import { decompressFrame, isCompressionFrame } from './compression.js';
+import { plain, type VdbFacts } from './facts.js';
+import { sqliteError } from './sqlite-errors.js';
+
+/** A hand-written iterator (not a generator) to keep the per-row cost at one driver step and one object. */
+export class FrameCursor implements IterableIterator<Frame> {
+  private lastActionText: unknown = undefined;
+  private lastAction = ActionType.Unknown;
+  private done = false;
+  private readonly result: IteratorYieldResult<Frame> = { done: false, value: undefined as unknown as Frame };
+
+  constructor(
+    private readonly rows: IterableIterator<SqlRow>,
+    private readonly statement: SqliteStatement,
+    private readonly facts: VdbFacts,
+    private readonly path: string,
+    private readonly owners: Set<FrameCursor>,
+  ) {}
+
+  [Symbol.iterator](): IterableIterator<Frame> {
+    return this;
+  }
+
+  next(): IteratorResult<Frame> {
+    if (this.done) return { done: true, value: undefined };
+    const byId = this.facts.byId;
+    const byIndex = this.facts.byIndex;
+    for (;;) {
+      let step: IteratorResult<SqlRow>;
+      try {
+        step = this.rows.next();
+      } catch (error) {
+        this.release();
+        throw sqliteError(error, 'IO_ERROR', 'cannot read VLinkDatas', this.path);
+      }
+      if (step.done === true) {
+        this.finish();
+        return { done: true, value: undefined };
+      }
+      const row = step.value;
+      const id = row['url'] as number;
+      const entry = byIndex !== undefined ? byIndex[id] : byId.get(id);
+      if (entry === undefined) continue; // a row of an unknown url is skipped, as VLink's readers do
+      const actionText = row['action'];
+      if (actionText !== this.lastActionText) {
+        this.lastActionText = actionText;
+        this.lastAction = parseAction(typeof actionText === 'string' ? actionText : undefined);
+      }
+      let data = row['data'] as Uint8Array | null;
+      if (data === null) data = EMPTY;
+      else if (data.constructor !== Uint8Array) data = plain(data);
+      if (this.facts.compressed && isCompressionFrame(data)) {
+        try {
+          data = decompressFrame(data);
+        } catch (error) {
+          this.release();
+          throw BagError.wrap(error, 'CORRUPT_DATA', 'cannot decompress a row', { file: this.path, url: entry.url });
+        }
+      }
+      // One result object per cursor: for-of and spread read `value` before the next step, and each frame is new.
+      this.result.value = {
+        timestamp: row['elapsed'] as number,
+        url: entry.url,
+        data,
+        serType: entry.ser,
+        schemaType: entry.schemaType,
+        actionType: this.lastAction,
+      };
+      return this.result;
+    }
+  }
+
+  return(): IteratorResult<Frame> {
+    if (!this.done) {
+      try {
+        this.rows.return?.();
+      } finally {
+        this.finish();
+      }
+    }
+    return { done: true, value: undefined };
+  }
+
+  /** Ends the cursor after a failure; a second error while cleaning up would only hide the first one. */
+  private release(): void {
+    try {
+      this.return();
+    } catch {
+      // the caller is about to throw the original failure
+    }
+  }
+
+  private finish(): void {
+    this.done = true;
+    this.owners.delete(this);
+    this.statement.finalize();
+  }
+}
+
+const EMPTY = new Uint8Array(0);
