@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+import { actionText } from '@vlink/bag';
+import { BIN, cliEnv, fixtureFrames, ndjson, pointDescriptor, runCli, START_MS, tempDir, writeBag } from './testing/harness.js';
+
+const tmp = tempDir();
+const vdb = tmp.path('drive.vdb');
+const frames = fixtureFrames();
+
+before(() => writeBag(vdb));
+after(() => tmp.cleanup());
+
+describe('vlink-bag cat', () => {
+  test('NDJSON: one object per frame in the documented shape and key order', async () => {
+    const { code, stdout, stderr } = await runCli(['cat', vdb]);
+    assert.equal(code, 0, stderr);
+    const lines = ndjson(stdout);
+    assert.equal(lines.length, frames.length);
+    lines.forEach((line, i) => {
+      const frame = frames[i]!;
+      assert.deepEqual(Object.keys(line), ['timestamp', 'url', 'action', 'serType', 'schemaType', 'size', 'data']);
+      assert.deepEqual(line, {
+        timestamp: frame.timestamp,
+        url: frame.url,
+        action: actionText(frame.actionType),
+        serType: frame.serType,
+        schemaType: frame.schemaType,
+        size: frame.data.byteLength,
+        data: Buffer.from(frame.data).toString('base64'),
+      });
+    });
+  });
+
+  test('--meta starts with the recording start, tag and the embedded schemas', async () => {
+    const { stdout } = await runCli(['cat', vdb, '--meta', '-u', '/imu']);
+    const [meta, schema, first] = ndjson(stdout);
+    assert.deepEqual(meta, { meta: { startTimestamp: START_MS, tagName: 'fixture', format: 'vdb', losses: { '/camera': 0, '/config': 0, '/imu': 0, '/lidar': 0, '/log': 0, '/rpc': 0 } } });
+    assert.deepEqual(schema, { schema: { name: 'test.Point', encoding: 'protobuf', schemaType: 3, data: Buffer.from(pointDescriptor().fds).toString('base64') } });
+    assert.equal(first!['url'], '/imu');
+  });
+
+  test('filters: -u whitelist, -k blacklist, -b/-e window in seconds (inclusive)', async () => {
+    const [only, skip, window] = await Promise.all([
+      runCli(['cat', vdb, '-u', '/imu', '/log']),
+      runCli(['cat', vdb, '-k', '/lidar', '/rpc']),
+      runCli(['cat', vdb, '-b', '0.5', '-e', '1.0', '-u', '/camera']),
+    ]);
+    const urls = (out: string) => new Set(ndjson(out).map((line) => line['url']));
+    assert.deepEqual(urls(only.stdout), new Set(['/imu', '/log']));
+    assert.equal(ndjson(only.stdout).length, frames.filter((f) => f.url === '/imu' || f.url === '/log').length);
+    assert.deepEqual(urls(skip.stdout), new Set(['/camera', '/imu', '/log', '/config']));
+    const times = ndjson(window.stdout).map((line) => line['timestamp'] as number);
+    assert.deepEqual(times, frames.filter((f) => f.url === '/camera' && f.timestamp >= 500_000 && f.timestamp <= 1_000_000).map((f) => f.timestamp));
+    const none = await runCli(['cat', vdb, '-u', '/nope']);
+    assert.equal(none.code, 0, none.stderr);
+    assert.equal(none.stdout, '');
+    assert.match(none.stderr, /warning: no url \/nope in this bag/);
+  });
+
+  test('--decode: protobuf through the embedded descriptor, JSON as JSON, text as text', async () => {
+    const { code, stdout, stderr } = await runCli(['cat', vdb, '--decode', '-e', '0.1']);
+    assert.equal(code, 0, stderr);
+    const byUrl = new Map<unknown, Record<string, unknown>>();
+    for (const line of ndjson(stdout)) if (!byUrl.has(line['url'])) byUrl.set(line['url'], line);
+    assert.deepEqual(byUrl.get('/camera')!['decoded'], { x: 0.5, y: 0, label: 'p0' });
+    assert.deepEqual(byUrl.get('/imu')!['decoded'], { i: 1, ok: true });
+    assert.equal(byUrl.get('/log')!['decoded'], 'line 2, "quoted"');
+    assert.equal(byUrl.get('/rpc')!['decoded'], null, 'no descriptor for test.Req');
+    assert.ok(typeof byUrl.get('/camera')!['data'] === 'string', 'data stays for record --stdin');
+  });
+
+  test('--format csv and text', async () => {
+    const csv = await runCli(['cat', vdb, '--format', 'csv', '--decode', '-u', '/log', '/rpc', '-e', '0.07']);
+    assert.equal(csv.code, 0, csv.stderr);
+    assert.deepEqual(csv.stdout.trimEnd().split('\n'), [
+      'timestamp,url,action,serType,schemaType,size,data,decoded',
+      `40000,/log,Pub,text,1,16,${Buffer.from('line 2, "quoted"').toString('base64')},"""line 2, \\""quoted\\"""""`,
+      `60000,/rpc,C/Req,test.Req|test.Resp,3,3,${Buffer.from([4, 1, 2]).toString('base64')},`,
+    ]);
+    const text = await runCli(['cat', vdb, '--format', 'text', '--decode', '-u', '/camera', '/lidar', '-e', '0.06']);
+    assert.deepEqual(text.stdout.trimEnd().split('\n'), [
+      '0.020000s  /camera  Pub  22B  test.Point  {"x":0.5,"y":0,"label":"p0"}',
+      '0.050000s  /lidar  Sub  256.00KB  raw  03 22 41 60 7f 9e bd dc fb 1a 39 58 77 96 b5 d4 f3 12 31 50 6f 8e ad cc …',
+    ]);
+  });
+
+  test('a closed stdout (`| head`) ends the process quietly', async () => {
+    const child = spawn('node', [BIN, 'cat', vdb], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 0, stderr);
+    assert.equal(stderr, '');
+  });
+});

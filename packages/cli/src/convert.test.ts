@@ -1,0 +1,181 @@
+import assert from 'node:assert/strict';
+import { symlinkSync, writeFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { ActionType, BagReader, SchemaType, type Frame } from '@vlink/bag';
+import { fixtureFrames, ndjson, runCli, START_MS, tempDir, writeBag } from './testing/harness.js';
+
+const tmp = tempDir();
+const vdb = tmp.path('drive.vdb');
+const vcap = tmp.path('drive.vcap');
+
+before(async () => {
+  await writeBag(vdb);
+  await writeBag(vcap);
+});
+after(() => tmp.cleanup());
+
+/** The NDJSON of a bag: every frame field and payload, so equal output means byte-exact frames. */
+async function catOf(path: string, ...args: string[]): Promise<string> {
+  const { code, stdout, stderr } = await runCli(['cat', path, ...args]);
+  assert.equal(code, 0, stderr);
+  return stdout;
+}
+
+/** `cat` of the fixture .vdb, computed once: the reference every round trip is compared with. */
+let original: Promise<string> | undefined;
+const originalCat = () => (original ??= catOf(vdb));
+
+async function readBag<T>(path: string, read: (reader: BagReader) => T): Promise<T> {
+  const reader = await BagReader.create(path);
+  try {
+    return read(reader);
+  } finally {
+    reader.close();
+  }
+}
+
+describe('cat | record --stdin', () => {
+  test('round-trips byte-exactly, .vdb → .vcap and .vcap → .vdb', { timeout: 30_000 }, async () => {
+    const original = await originalCat();
+    const toVcap = tmp.path('piped.vcap');
+    const rec = await runCli(['record', '--stdin', toVcap], { input: original });
+    assert.equal(rec.code, 0, rec.stderr);
+    assert.match(rec.stderr, /piped\.vcap: 200 frames \(.*\) recorded \(source ended\)/);
+    const fromVcap = await catOf(toVcap);
+    assert.equal(fromVcap, original);
+    const back = tmp.path('piped-back.vdb');
+    const rec2 = await runCli(['record', '--stdin', back, '-q'], { input: fromVcap });
+    assert.equal(rec2.code, 0, rec2.stderr);
+    assert.equal(rec2.stderr, '');
+    assert.equal(await catOf(back), original);
+  });
+
+  test('--meta keeps the recording start, tag, losses and embedded schemas; -t overrides the tag', async () => {
+    const out = tmp.path('meta.vdb');
+    const rec = await runCli(['record', '--stdin', out, '-t', 'copied', '-p', 'lzav'], { input: await catOf(vcap, '--meta') });
+    assert.equal(rec.code, 0, rec.stderr);
+    const [info, schemas] = await readBag(out, (r) => [r.getInfo(), r.getSchemas()] as const);
+    assert.equal(info.startTimestamp, START_MS);
+    assert.equal(info.tagName, 'copied');
+    assert.equal(info.compressionType, 'lzav');
+    assert.equal(info.hasSchema, true);
+    assert.deepEqual(schemas.map((s) => s.name), ['test.Point']);
+    assert.equal(await catOf(out), await originalCat());
+  });
+
+  test('a malformed line stops with its line number; what came before is a complete bag', async () => {
+    const good = (await catOf(vdb, '-e', '0.03')).trimEnd().split('\n');
+    const out = tmp.path('bad-line.vdb');
+    const rec = await runCli(['record', '--stdin', out], { input: `${good[0]}\n{"url":"/x","data":"***"}\n${good[1]}\n` });
+    assert.equal(rec.code, 1);
+    assert.match(rec.stderr, /^vlink-bag record: <stdin>: line 2: "data" is not valid base64$/m);
+    const info = await readBag(out, (r) => r.getInfo());
+    assert.equal(info.hasCompleted, true);
+    assert.equal(info.messageCount, 1);
+    const [wrongSize, badAction] = await Promise.all([
+      runCli(['record', '--stdin', tmp.path('bad-size.vdb')], { input: '{"url":"/x","size":3,"data":"AAE="}\n' }),
+      runCli(['record', '--stdin', tmp.path('bad-action.vdb')], { input: '{"url":"/x","action":"Publish","data":""}\n' }),
+    ]);
+    assert.match(wrongSize.stderr, /line 1: "size" is 3 but "data" holds 2 bytes/);
+    assert.match(badAction.stderr, /line 1: "action" must be one of Pub, Sub/);
+  });
+
+  test('record needs a source and refuses to overwrite without -f', async () => {
+    const [none, exists] = await Promise.all([runCli(['record', tmp.path('none.vdb')]), runCli(['record', '--stdin', vdb], { input: '' })]);
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /record needs a source: --stdin or --from ws:\/\/host:port/);
+    assert.equal(exists.code, 1);
+    assert.match(exists.stderr, /drive\.vdb: already exists \(pass -f\/--force to overwrite\)/);
+  });
+});
+
+describe('clone', () => {
+  test('converts .vdb ↔ .vcap byte-exactly, with compression', { timeout: 30_000 }, async () => {
+    const original = await originalCat();
+    const toVcap = tmp.path('clone.vcap');
+    const a = await runCli(['clone', vdb, toVcap, '-p', 'zstd']);
+    assert.equal(a.code, 0, a.stderr);
+    assert.match(a.stdout, /clone\.vcap: 200 frames \(.*\) cloned from /);
+    const back = tmp.path('clone-back.vdb');
+    const b = await runCli(['clone', toVcap, back, '-p', 'lzav', '-q']);
+    assert.equal(b.code, 0, b.stderr);
+    assert.equal(b.stdout, '');
+    assert.deepEqual(await Promise.all([catOf(toVcap), catOf(back)]), [original, original]);
+    const [vcapInfo, backInfo] = [await readBag(toVcap, (r) => r.getInfo()), await readBag(back, (r) => r.getInfo())];
+    assert.equal(vcapInfo.compressionType, 'zstd');
+    assert.equal(backInfo.compressionType, 'lzav');
+    assert.equal(backInfo.tagName, 'fixture');
+    assert.equal(backInfo.startTimestamp, START_MS);
+  });
+
+  test('applies the play filters and time window', async () => {
+    const out = tmp.path('clip.vdb');
+    const r = await runCli(['clone', vdb, out, '-u', '/imu', '/camera', '-k', '/camera', '-b', '1', '-e', '1.5', '-t', 'clip']);
+    assert.equal(r.code, 0, r.stderr);
+    const [clipped, expected] = await Promise.all([catOf(out), catOf(vdb, '-u', '/imu', '-b', '1', '-e', '1.5')]);
+    assert.equal(clipped, expected);
+    assert.equal((await readBag(out, (reader) => reader.getInfo())).tagName, 'clip');
+  });
+
+  test('refuses to overwrite its source, also through a symlink, even with -f', async () => {
+    const alias = tmp.path('alias.vdb');
+    symlinkSync(vdb, alias);
+    for (const r of await Promise.all([vdb, alias].map((target) => runCli(['clone', vdb, target, '-f'])))) {
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /: refusing to overwrite the source bag\n$/);
+    }
+  });
+});
+
+describe('merge', () => {
+  const frame = (timestamp: number, url: string, byte: number): Frame => ({
+    timestamp,
+    url,
+    data: new Uint8Array([byte]),
+    serType: 'raw',
+    schemaType: SchemaType.Raw,
+    actionType: ActionType.Publish,
+  });
+
+  test('orders frames by absolute time; equal instants keep input order, 1 µs apart', { timeout: 30_000 }, async () => {
+    const a = tmp.path('a.vdb');
+    const b = tmp.path('b.vcap');
+    // b starts 500 ms after a: its frame at 0 is at absolute 500 ms.
+    await writeBag(a, { frames: [frame(0, '/a', 1), frame(400_000, '/a', 2), frame(500_000, '/a', 3), frame(900_000, '/a', 4)] });
+    await writeBag(b, { startMs: START_MS + 500, frames: [frame(0, '/b', 10), frame(100_000, '/b', 11), frame(350_000, '/b', 12)] });
+    const out = tmp.path('merged.vdb');
+    const r = await runCli(['merge', a, b, '-o', out]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /merged\.vdb: 7 frames \(7B\) merged from 2 bags/);
+    const lines = ndjson(await catOf(out)).map((line) => `${line['url']}@${line['timestamp']}`);
+    assert.deepEqual(lines, ['/a@0', '/a@400000', '/a@500000', '/b@500001', '/b@600000', '/a@900000', '/b@850000'].sort((x, y) => Number(x.split('@')[1]) - Number(y.split('@')[1])));
+    const info = await readBag(out, (reader) => reader.getInfo());
+    assert.equal(info.startTimestamp, START_MS);
+    assert.equal(info.messageCount, 7);
+  });
+
+  test('windows are relative to the earliest start; --check-gap refuses far-apart inputs', async () => {
+    const a = tmp.path('a.vdb');
+    const b = tmp.path('b.vcap');
+    const out = tmp.path('merged-window.vcap');
+    const r = await runCli(['merge', a, b, '-o', out, '-b', '0.45', '-e', '0.9', '-u', '/b', '/a']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(ndjson(await catOf(out)).map((l) => `${l['url']}@${l['timestamp']}`), ['/a@500000', '/b@500001', '/b@600000', '/b@850000', '/a@900000']);
+    const far = tmp.path('far.vdb');
+    await writeBag(far, { startMs: START_MS + 7_200_000, frames: [frame(0, '/far', 1)] });
+    const refused = await runCli(['merge', a, far, '-o', tmp.path('never.vdb')]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /far\.vdb: recording starts are 7200\.000 s apart, more than --check-gap 3600 s/);
+    const one = await runCli(['merge', a, '-o', tmp.path('never.vdb')]);
+    assert.equal(one.code, 2);
+    assert.match(one.stderr, /merge needs at least two input bags/);
+  });
+
+  test('an input that is not a bag fails before anything is written', async () => {
+    const junk = tmp.path('junk.vdb');
+    writeFileSync(junk, 'junk'.repeat(500));
+    const r = await runCli(['merge', vdb, junk, '-o', tmp.path('never2.vdb')]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^vlink-bag merge: .*junk\.vdb: /);
+  });
+});

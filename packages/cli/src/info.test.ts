@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { BagReader } from '@vlink/bag';
+import { runCli, tempDir, writeBag, START_MS } from './testing/harness.js';
+
+const tmp = tempDir();
+const vdb = tmp.path('drive.vdb');
+const vcap = tmp.path('drive.vcap');
+
+before(async () => {
+  await writeBag(vdb);
+  await writeBag(vcap);
+});
+after(() => tmp.cleanup());
+
+describe('vlink-bag info', () => {
+  test('prints the VLink summary and the per-url table', async () => {
+    const { code, stdout, stderr } = await runCli(['info', vdb]);
+    assert.equal(code, 0, stderr);
+    assert.equal(stderr, '');
+    for (const label of ['File Name:', 'File Size:', 'Tag Name:', 'Version:', 'Storage Type:', 'Compression:', 'Meta Flags:', 'Date Time:', 'Duration:', 'Message Count:', 'Split Count:', 'Meta List:']) {
+      assert.match(stdout, new RegExp(`^${label}`, 'm'), label);
+    }
+    assert.match(stdout, /^Tag Name: +fixture$/m);
+    assert.match(stdout, /^Storage Type: +SQLite3 \(vdb\)$/m);
+    assert.match(stdout, /^Meta Flags: +completed \| schema$/m);
+    assert.match(stdout, /^Duration: +00:00:00:020 ~ 00:00:02:010$/m, 'blank ~ total');
+    assert.match(stdout, /^Message Count: +200$/m);
+    assert.match(stdout, /\[Type\] +\[Count\] +\[Size\] +\[Freq\] +\[Loss\] +\[Url\] +\[Ser\]/);
+    assert.match(stdout, /Event +34 +.*\/camera +test\.Point$/m);
+    assert.match(stdout, /Method +.*\/rpc +test\.Req\|test\.Resp$/m);
+  });
+
+  test('a .vcap lists a url once per action', async () => {
+    const { code, stdout, stderr } = await runCli(['info', vcap]);
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /^Storage Type: +vcap \(vcap\)$/m);
+    assert.match(stdout, /\[Action\]/);
+    assert.match(stdout, /Method +C\/Req +.*\/rpc/);
+    assert.match(stdout, /Method +C\/Resp +.*\/rpc/);
+  });
+
+  test('--json prints exactly BagReader.getInfo()', async () => {
+    for (const path of [vdb, vcap]) {
+      const { code, stdout, stderr } = await runCli(['info', path, '--json']);
+      assert.equal(code, 0, stderr);
+      const reader = await BagReader.create(path);
+      try {
+        assert.deepEqual(JSON.parse(stdout), JSON.parse(JSON.stringify(reader.getInfo())));
+      } finally {
+        reader.close();
+      }
+    }
+  });
+
+  test('-l lists every frame: time, url, action, size', async () => {
+    const { code, stdout, stderr } = await runCli(['info', '-l', vdb]);
+    assert.equal(code, 0, stderr);
+    const lines = stdout.trimEnd().split('\n');
+    assert.equal(lines.length, 200);
+    assert.match(lines[0]!, /^0\.020000s +\/camera +Pub +\d+B$/);
+    assert.match(lines[3]!, /^0\.050000s +\/lidar +Sub +256\.00KB$/);
+    assert.match(lines[4]!, /\/rpc +C\/Req/);
+  });
+
+  test('--gaps adds the timing analysis (text and JSON)', async () => {
+    const text = await runCli(['info', vdb, '--gaps']);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /^Timing \(gaps > 3 × median interval\):$/m);
+    assert.match(text.stdout, /\/imu +34 +16\.\d\dHz +60\.000ms/);
+    const json = await runCli(['info', vdb, '--json', '--gaps', '2']);
+    const parsed = JSON.parse(json.stdout) as { messageCount: number; timing: { factor: number; urls: Array<{ url: string; count: number; gaps: unknown[] }> } };
+    assert.equal(parsed.messageCount, 200);
+    assert.equal(parsed.timing.factor, 2);
+    assert.deepEqual(parsed.timing.urls.map((u) => u.url).sort(), ['/camera', '/config', '/imu', '/lidar', '/log', '/rpc']);
+    assert.ok(parsed.timing.urls.every((u) => u.gaps.length === 0));
+  });
+
+  test('the recording start and timezone are the bag\'s', async () => {
+    const { stdout } = await runCli(['info', vdb, '--json']);
+    assert.equal((JSON.parse(stdout) as { startTimestamp: number }).startTimestamp, START_MS);
+  });
+});
+
+describe('errors are one line naming the file, without a stack trace', () => {
+  const noStack = (stderr: string) => {
+    assert.equal(stderr.trimEnd().split('\n').length, 1, `one line: ${stderr}`);
+    assert.doesNotMatch(stderr, /\n\s+at |Error:/);
+  };
+
+  test('missing file', async () => {
+    const missing = tmp.path('nope.vdb');
+    const { code, stdout, stderr } = await runCli(['info', missing]);
+    assert.equal(code, 1);
+    assert.equal(stdout, '');
+    assert.equal(stderr, `vlink-bag info: ${missing}: no such file\n`);
+  });
+
+  test('unsupported extension', async () => {
+    const notes = tmp.path('notes.txt');
+    writeFileSync(notes, 'hello');
+    const { code, stderr } = await runCli(['cat', notes]);
+    assert.equal(code, 1);
+    assert.match(stderr, new RegExp(`^vlink-bag cat: ${notes.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: unsupported bag extension "\\.txt" \\(supported: .*\\.vcap.*\\.vdb.*\\)\n$`));
+    noStack(stderr);
+  });
+
+  test('a directory and a corrupt file', async () => {
+    const dir = tmp.path('dir.vdb');
+    mkdirSync(dir);
+    const isDir = await runCli(['info', dir]);
+    assert.equal(isDir.code, 1);
+    assert.match(isDir.stderr, /dir\.vdb: is a directory/);
+    const bad = tmp.path('bad.vdb');
+    writeFileSync(bad, 'not a database '.repeat(300));
+    const corrupt = await runCli(['info', bad]);
+    assert.equal(corrupt.code, 1);
+    assert.match(corrupt.stderr, /^vlink-bag info: .*bad\.vdb: /);
+    noStack(corrupt.stderr);
+    const verbose = await runCli(['info', bad, '--verbose']);
+    assert.match(verbose.stderr, /\n\s+at /, '--verbose adds the stack');
+  });
+
+  test('bad flag values exit 2 with the flag and the reason', { timeout: 30_000 }, async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['play', vdb, '-r', '500'], /^vlink-bag play: option '-r, --rate <x>' argument '500' is invalid\. must be between 0\.01 and 100$/],
+      [['play', vdb, '-r', 'fast'], /argument 'fast' is invalid\. not a number/],
+      [['cat', vdb, '-b', '-1'], /option '-b, --begin <s>' argument '-1' is invalid/],
+      [['cat', vdb, '--format', 'xml'], /argument 'xml' is invalid\. Allowed choices are ndjson, csv, text/],
+      [['cat', vdb, '-b', '3', '-e', '1'], /^vlink-bag cat: --end \(1 s\) is before --begin \(3 s\)$/],
+      [['clone', vdb, tmp.path('x.vdb'), '-p', 'gzip'], /must be one of none, auto, zstd, lzav/],
+      [['info'], /missing required argument 'path'/],
+      [['frobnicate'], /unknown command 'frobnicate'/],
+    ];
+    const results = await Promise.all(cases.map(([args]) => runCli(args)));
+    results.forEach(({ code, stderr }, i) => {
+      const [args, pattern] = cases[i]!;
+      assert.equal(code, 2, `${args.join(' ')}: ${stderr}`);
+      assert.match(stderr.trimEnd(), pattern);
+      noStack(stderr);
+    });
+  });
+});
+
+describe('help', () => {
+  test('every verb has --help with examples', { timeout: 30_000 }, async () => {
+    const top = await runCli(['--help']);
+    assert.equal(top.code, 0, top.stderr);
+    const verbs = ['info', 'cat', 'record', 'play', 'clone', 'merge', 'check', 'reindex', 'fix', 'tag', 'serve'];
+    for (const verb of verbs) assert.match(top.stdout, new RegExp(`^  ${verb} `, 'm'));
+    const helps = await Promise.all(verbs.map((verb) => runCli([verb, '--help'])));
+    helps.forEach(({ code, stdout, stderr }, i) => {
+      assert.equal(code, 0, stderr);
+      assert.match(stdout, new RegExp(`^Usage: vlink-bag ${verbs[i]} `));
+      assert.match(stdout, /\nExamples:\n  vlink-bag /);
+    });
+  });
+});

@@ -1,0 +1,197 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import foxglove from '@foxglove/ws-protocol';
+import type { Channel, MessageData, ServerInfo } from '@foxglove/ws-protocol';
+import { WebSocket, WebSocketServer } from 'ws';
+import { BagReader, SchemaType } from '@vlink/bag';
+import { BIN, cliEnv, fixtureFrames, hasScript, pointDescriptor, PtySession, START_MS, tempDir, writeBag } from './testing/harness.js';
+
+const { FoxgloveServer, FoxgloveClient } = foxglove;
+const tmp = tempDir();
+const vdb = tmp.path('drive.vdb');
+const frames = fixtureFrames();
+
+before(() => writeBag(vdb));
+after(() => tmp.cleanup());
+
+async function readBag<T>(path: string, read: (reader: BagReader) => T): Promise<T> {
+  const reader = await BagReader.create(path);
+  try {
+    return read(reader);
+  } finally {
+    reader.close();
+  }
+}
+
+/** A real FoxgloveServer (@foxglove/ws-protocol over ws) on 127.0.0.1:0, publishing on a timer. */
+async function startFoxgloveServer() {
+  const server = new FoxgloveServer({ name: 'test-server', capabilities: ['time'], metadata: { startTimestamp: String(START_MS) } });
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: (protocols) => server.handleProtocols(protocols) });
+  await once(wss, 'listening');
+  wss.on('connection', (ws) => server.handleConnection(ws as never, 'recorder'));
+  const { fds } = pointDescriptor();
+  const channels = {
+    point: server.addChannel({ topic: '/point', encoding: 'protobuf', schemaName: 'test.Point', schema: Buffer.from(fds).toString('base64'), schemaEncoding: 'protobuf' }),
+    state: server.addChannel({ topic: '/state', encoding: 'json', schemaName: 'State', schema: '' }),
+    table: server.addChannel({ topic: '/table', encoding: 'flatbuffer', schemaName: 'fb.Table', schema: Buffer.from([1, 2, 3]).toString('base64'), schemaEncoding: 'flatbuffer' }),
+    cdr: server.addChannel({ topic: '/cdr', encoding: 'cdr', schemaName: 'std_msgs/msg/String', schema: 'string data', schemaEncoding: 'ros2msg' }),
+    ignored: server.addChannel({ topic: '/ignored', encoding: 'json', schemaName: 'X', schema: '' }),
+  };
+  let tick = 0;
+  const timer = setInterval(() => {
+    tick++;
+    const at = BigInt(START_MS) * 1_000_000n + BigInt(tick) * 10_000_000n; // every 10 ms of log time
+    server.sendMessage(channels.point, at, new Uint8Array([8, tick & 0x7f]));
+    server.sendMessage(channels.state, at, Buffer.from(JSON.stringify({ tick })));
+    server.sendMessage(channels.table, at, new Uint8Array([tick & 0xff, 0, 0, 0]));
+    server.sendMessage(channels.cdr, at, new Uint8Array([0, 1, 0, 0, tick & 0xff]));
+    server.sendMessage(channels.ignored, at, Buffer.from('{}'));
+  }, 10);
+  const url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;
+  return {
+    url,
+    async close() {
+      clearInterval(timer);
+      for (const ws of wss.clients) ws.terminate();
+      await new Promise((resolve) => wss.close(resolve));
+    },
+  };
+}
+
+describe('record --from (Foxglove WebSocket client)', () => {
+  test('subscribes, maps encodings to families, embeds schemas, keeps log time', { timeout: 30_000 }, async () => {
+    const server = await startFoxgloveServer();
+    try {
+      const out = tmp.path('fox.vdb');
+      const child = spawn('node', [BIN, 'record', out, '--from', server.url, '-k', '/ignored', '-d', '1', '--time', 'log'], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const [code] = (await once(child, 'close')) as [number];
+      assert.equal(code, 0, stderr);
+      assert.match(stderr, /fox\.vdb: \d+ frames \(.*\) recorded \(duration of 1 s reached\)/);
+      const { info, schemas, got } = await readBag(out, (reader) => {
+        const got: Array<{ url: string; timestamp: number; data: number[]; serType: string; schemaType: number }> = [];
+        reader.openCursor();
+        for (let f = reader.next(); f; f = reader.next()) got.push({ url: f.url, timestamp: f.timestamp, data: [...f.data], serType: f.serType, schemaType: f.schemaType });
+        return { info: reader.getInfo(), schemas: reader.getSchemas(), got };
+      });
+      assert.equal(info.hasCompleted, true);
+      assert.equal(info.startTimestamp, START_MS, 'the server\'s startTimestamp metadata');
+      const family = new Map(info.urls.map((u) => [u.url, [u.schemaType, u.ser]]));
+      assert.deepEqual(Object.fromEntries(family), {
+        '/point': [SchemaType.Protobuf, 'test.Point'],
+        '/state': [SchemaType.Raw, 'State'],
+        '/table': [SchemaType.Flatbuffers, 'fb.Table'],
+        '/cdr': [SchemaType.Cdr, 'std_msgs/msg/String'],
+      });
+      assert.deepEqual(schemas.map((s) => [s.name, s.schemaType]).sort(), [['fb.Table', SchemaType.Flatbuffers], ['test.Point', SchemaType.Protobuf]]);
+      assert.deepEqual([...schemas.find((s) => s.name === 'test.Point')!.data], [...pointDescriptor().fds]);
+      const points = got.filter((f) => f.url === '/point');
+      assert.ok(points.length >= 10, `${points.length} points`);
+      for (const p of points) {
+        // Sent at log time START_MS + tick × 10 ms with payload [8, tick mod 128]: timestamp = tick × 10 000 µs.
+        assert.equal(p.timestamp % 10_000, 0);
+        assert.equal((p.timestamp / 10_000) % 128, p.data[1]);
+      }
+      assert.ok(!got.some((f) => f.url === '/ignored'));
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('an unreachable server is one error line', async () => {
+    const child = spawn('node', [BIN, 'record', tmp.path('never.vdb'), '--from', 'ws://127.0.0.1:9'], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(child, 'close')) as [number];
+    assert.equal(code, 1);
+    assert.match(stderr, /^vlink-bag record: ws:\/\/127\.0\.0\.1:9\/: cannot connect: .*ECONNREFUSED.*\n$/);
+  });
+});
+
+describe('play --serve (Foxglove WebSocket server)', () => {
+  test('a FoxgloveClient gets the channels with schemas, every frame in order and the time', { timeout: 30_000 }, async () => {
+    const child = spawn('node', [BIN, 'play', vdb, '--serve', '127.0.0.1:0', '-r', '4'], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const match = /Serving foxglove\.websocket\.v1 on (ws:\/\/\S+)/.exec(stderr);
+        if (match) resolve(match[1]!);
+      });
+      child.once('close', () => reject(new Error(`play exited: ${stderr}`)));
+    });
+    const ws = new WebSocket(url, [FoxgloveClient.SUPPORTED_SUBPROTOCOL]);
+    const client = new FoxgloveClient({ ws: ws as never });
+    let info: ServerInfo | undefined;
+    let channels: Channel[] = [];
+    const messages: Array<{ topic: string; timestamp: bigint; data: number[] }> = [];
+    const times: bigint[] = [];
+    const topics = new Map<number, string>();
+    client.on('serverInfo', (i) => (info = i));
+    client.on('time', (t) => times.push(t.timestamp));
+    client.on('message', (m: MessageData) => messages.push({ topic: topics.get(m.subscriptionId)!, timestamp: m.timestamp, data: [...new Uint8Array(m.data.buffer, m.data.byteOffset, m.data.byteLength)] }));
+    client.on('advertise', (advertised) => {
+      channels = advertised;
+      for (const channel of advertised) topics.set(client.subscribe(channel.id), channel.topic);
+    });
+    const [code] = (await once(child, 'close')) as [number];
+    client.close();
+    assert.equal(code, 0, stderr);
+    assert.ok(info?.capabilities.includes('time'));
+    assert.equal(info?.metadata?.['startTimestamp'], String(START_MS));
+    const byTopic = new Map(channels.map((c) => [c.topic, c]));
+    assert.deepEqual([...byTopic.keys()].sort(), ['/camera', '/config', '/imu', '/lidar', '/log', '/rpc']);
+    assert.equal(byTopic.get('/camera')!.encoding, 'protobuf');
+    assert.equal(byTopic.get('/camera')!.schema, Buffer.from(pointDescriptor().fds).toString('base64'));
+    assert.equal(byTopic.get('/imu')!.encoding, 'json');
+    assert.equal(messages.length, frames.length);
+    messages.forEach((m, i) => {
+      assert.equal(m.topic, frames[i]!.url);
+      assert.equal(m.timestamp, BigInt(START_MS) * 1_000_000n + BigInt(frames[i]!.timestamp) * 1000n);
+      assert.deepEqual(m.data, [...frames[i]!.data]);
+    });
+    assert.equal(times.length, frames.length, 'one time update per distinct frame time');
+  });
+});
+
+describe('keys on a terminal', { skip: !hasScript() && 'util-linux `script` is not installed' }, () => {
+  test('play: Space pauses and resumes, p steps one frame, q quits', { timeout: 30_000 }, async () => {
+    const pty = new PtySession(['play', vdb]);
+    let at = await pty.waitFor(/Playing \| x1\.00 \| [1-9]\d* frames/);
+    pty.send(' ');
+    at = await pty.waitFor(/Paused \| x1\.00 \| (\d+) frames/, at);
+    const paused = Number(/Paused \| x1\.00 \| (\d+) frames/.exec(pty.screen.slice(0, at).split('\r').pop()!)?.[1]);
+    pty.send('p');
+    at = await pty.waitFor(new RegExp(`Paused \\| x1\\.00 \\| ${paused + 1} frames`), at);
+    pty.send(' ');
+    at = await pty.waitFor(/Playing/, at);
+    pty.send('q');
+    await pty.waitFor(/Stopped \| \d+ frames/, at);
+    assert.equal(await pty.exit(), 0);
+  });
+
+  test('record --from: Space pauses, q stops and the file is complete', { timeout: 30_000 }, async () => {
+    const server = await startFoxgloveServer();
+    try {
+      const out = tmp.path('keys.vcap');
+      const pty = new PtySession(['record', out, '--from', server.url]);
+      let at = await pty.waitFor(/Recording \d\d:\d\d:\d\d \| [1-9]\d* frames/);
+      pty.send(' ');
+      at = await pty.waitFor(/Paused \d\d:\d\d:\d\d \| \d+ frames/, at);
+      pty.send(' ');
+      at = await pty.waitFor(/Recording/, at);
+      pty.send('q');
+      await pty.waitFor(/keys\.vcap: \d+ frames \(.*\) recorded, \d+ skipped while paused \(stopped by user\)/, at);
+      assert.equal(await pty.exit(), 0);
+      const info = await readBag(out, (reader) => reader.getInfo());
+      assert.equal(info.hasCompleted, true);
+      assert.ok(info.messageCount > 0);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { BIN, cliEnv, runCli, tempDir, writeBag } from './testing/harness.js';
+
+const tmp = tempDir();
+const vdb = tmp.path('drive.vdb');
+const vcap = tmp.path('drive.vcap');
+
+before(async () => {
+  await writeBag(vdb);
+  await writeBag(vcap);
+});
+after(() => tmp.cleanup());
+
+describe('check, reindex, fix, tag', () => {
+  test('check: exit 0 and "ok" for good bags, 1 with a reason for damaged ones', async () => {
+    const truncatedVcap = tmp.path('cut.vcap');
+    writeFileSync(truncatedVcap, readFileSync(vcap).subarray(0, 20_000));
+    const garbage = tmp.path('garbage.vdb');
+    writeFileSync(garbage, Buffer.alloc(8192, 7));
+    const [good, goodVcap, quiet, cut, junk] = await Promise.all([
+      runCli(['check', vdb]),
+      runCli(['check', vcap]),
+      runCli(['check', '-q', vdb]),
+      runCli(['check', truncatedVcap]),
+      runCli(['check', garbage]),
+    ]);
+    assert.deepEqual([good.code, good.stdout, good.stderr], [0, `${vdb}: ok\n`, '']);
+    assert.deepEqual([goodVcap.code, goodVcap.stdout], [0, `${vcap}: ok\n`]);
+    assert.deepEqual([quiet.code, quiet.stdout], [0, '']);
+    assert.equal(cut.code, 1);
+    assert.match(cut.stderr, /^vlink-bag check: .*cut\.vcap: .*(truncated|unfinished|check failed).*\n$/);
+    assert.equal(junk.code, 1);
+    assert.match(junk.stderr, /^vlink-bag check: .*garbage\.vdb: /);
+  });
+
+  test('a recording killed mid-way fails check; fix repairs it', { timeout: 30_000 }, async () => {
+    const crashed = tmp.path('crashed.vdb');
+    // What a power cut leaves: a sync-mode recording with frequent commits, killed before it could close the file.
+    const child = spawn('node', [BIN, 'record', '--stdin', '-q', '-s', '-c', '0.001', crashed], { env: cliEnv(), stdio: ['pipe', 'ignore', 'ignore'] });
+    child.stdin.write((await runCli(['cat', vdb])).stdout);
+    for (const deadline = Date.now() + 10_000; !(existsSync(crashed) && statSync(crashed).size > 100_000); ) {
+      if (Date.now() > deadline) throw new Error('the recording did not start');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.on('close', resolve));
+    const before = await runCli(['check', crashed]);
+    assert.equal(before.code, 1);
+    assert.match(before.stderr, new RegExp(`^vlink-bag check: ${crashed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .+\n$`));
+    const fixed = await runCli(['fix', crashed, '-y']);
+    assert.deepEqual([fixed.code, fixed.stdout], [0, `${crashed}: fixed\n`], fixed.stderr);
+    const after = await runCli(['check', crashed]);
+    assert.equal(after.code, 0, after.stderr);
+    const info = await runCli(['info', crashed, '--json']);
+    const parsed = JSON.parse(info.stdout) as { hasCompleted: boolean; messageCount: number };
+    assert.equal(parsed.hasCompleted, true);
+    assert.ok(parsed.messageCount > 0);
+    const rebuilt = await runCli(['fix', crashed, '--rebuild']);
+    assert.deepEqual([rebuilt.code, rebuilt.stdout], [0, `${crashed}: fixed and rebuilt\n`], 'no terminal: no question asked');
+  });
+
+  test('reindex: ok for .vdb; .vdb-only verbs say so for .vcap', async () => {
+    const copy = tmp.path('reindex.vdb');
+    copyFileSync(vdb, copy);
+    const [ok, vcapReindex, vcapFix, vcapTag] = await Promise.all([
+      runCli(['reindex', copy]),
+      runCli(['reindex', vcap]),
+      runCli(['fix', '-y', vcap]),
+      runCli(['tag', vcap, 'x']),
+    ]);
+    assert.deepEqual([ok.code, ok.stdout], [0, `${copy}: reindexed\n`]);
+    assert.deepEqual([vcapReindex.code, vcapReindex.stderr], [1, `vlink-bag reindex: ${vcap}: reindex is not supported for .vcap files\n`]);
+    assert.deepEqual([vcapFix.code, vcapFix.stderr], [1, `vlink-bag fix: ${vcap}: fix is not supported for .vcap files\n`]);
+    assert.deepEqual([vcapTag.code, vcapTag.stderr], [1, `vlink-bag tag: ${vcap}: tagging is not supported for .vcap files (a single .vcap has no rewritable tag)\n`]);
+  });
+
+  test('tag: rewrites the header tag', async () => {
+    const copy = tmp.path('tag.vdb');
+    copyFileSync(vdb, copy);
+    const r = await runCli(['tag', copy, 'highway 2026-03-17']);
+    assert.deepEqual([r.code, r.stdout], [0, `${copy}: tag set to "highway 2026-03-17"\n`]);
+    const info = await runCli(['info', copy, '--json']);
+    assert.equal((JSON.parse(info.stdout) as { tagName: string }).tagName, 'highway 2026-03-17');
+    const missing = await runCli(['tag', tmp.path('missing.vdb'), 'x']);
+    assert.deepEqual([missing.code, missing.stderr], [1, `vlink-bag tag: ${tmp.path('missing.vdb')}: no such file\n`]);
+  });
+});

@@ -1,0 +1,186 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { create, createFileRegistry, toBinary, type DescMessage } from '@bufbuild/protobuf';
+import { FieldDescriptorProto_Label, FieldDescriptorProto_Type, FileDescriptorProtoSchema, FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
+import { ActionType, BagWriter, SchemaType, type Frame } from '@vlink/bag';
+
+/** The built CLI entry point; the tests always run it with `node` (the CLI targets Node ≥ 20). */
+export const BIN = fileURLToPath(new URL('../bin.js', import.meta.url));
+
+/** Recording start of the fixture bags (ms since epoch). */
+export const START_MS = 1_773_712_800_123;
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  stdoutBytes: Buffer;
+}
+
+/** Environment for the CLI under test: no tag from the caller's environment, no colours. */
+export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...extra };
+  delete env['VLINK_BAG_TAG'];
+  delete env['FORCE_COLOR'];
+  return env;
+}
+
+/** Runs `node bin.js …args` to completion, optionally feeding `input` on stdin. */
+export function runCli(args: readonly string[], options: { input?: string | Buffer; timeoutMs?: number; runtime?: string } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(options.runtime ?? 'node', [BIN, ...args], { env: cliEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`vlink-bag ${args.join(' ')} timed out; stderr: ${Buffer.concat(err).toString()}`));
+    }, options.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const stdoutBytes = Buffer.concat(out);
+      resolve({ code, stdout: stdoutBytes.toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), stdoutBytes });
+    });
+    child.stdin.on('error', () => {
+      // the CLI may exit before reading all its input (an error on an early line)
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** Whether util-linux `script` is there to give the CLI a pseudo-terminal. */
+export function hasScript(): boolean {
+  return spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+/**
+ * Runs the CLI on a pseudo-terminal through `script -qfec "<cmd>" /dev/null`: stdin, stdout and stderr are the
+ * terminal, so the CLI draws its status line and reads keys. `send` types keys; `waitFor` waits for screen text.
+ */
+export class PtySession {
+  private output = '';
+  private readonly exited: Promise<number | null>;
+  readonly child: ChildProcess;
+
+  constructor(args: readonly string[]) {
+    const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const command = ['node', BIN, ...args].map(quote).join(' ');
+    this.child = spawn('script', ['-qfec', command, '/dev/null'], { env: cliEnv({ COLUMNS: '200', LINES: '40' }), stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child.stdout!.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
+    this.child.stderr!.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
+    this.exited = new Promise((resolve) => this.child.on('close', (code) => resolve(code)));
+  }
+
+  /** Everything the terminal showed so far. */
+  get screen(): string {
+    return this.output;
+  }
+
+  send(keys: string): void {
+    this.child.stdin!.write(keys);
+  }
+
+  /** Waits until `pattern` appears in the output after position `from`; returns the index after the match. */
+  async waitFor(pattern: RegExp, from = 0, timeoutMs = 8000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const rest = this.output.slice(from);
+      const match = pattern.exec(rest);
+      if (match) return from + match.index + match[0].length;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; screen:\n${this.output.slice(-2000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  async exit(timeoutMs = 8000): Promise<number | null> {
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+      this.child.stdin!.end();
+    }
+  }
+}
+
+/** A temporary directory, removed by `cleanup()`. */
+export function tempDir(): { dir: string; path(name: string): string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'vlink-cli-'));
+  return { dir, path: (name) => join(dir, name), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** `test.Point { double x = 1; double y = 2; string label = 3; }` as a FileDescriptorSet, and its message type. */
+export function pointDescriptor(): { fds: Uint8Array; Point: DescMessage } {
+  const field = (name: string, number: number, type: FieldDescriptorProto_Type) => ({ name, number, type, label: FieldDescriptorProto_Label.OPTIONAL, jsonName: name });
+  const file = create(FileDescriptorProtoSchema, {
+    name: 'test/point.proto',
+    package: 'test',
+    syntax: 'proto3',
+    messageType: [{ name: 'Point', field: [field('x', 1, FieldDescriptorProto_Type.DOUBLE), field('y', 2, FieldDescriptorProto_Type.DOUBLE), field('label', 3, FieldDescriptorProto_Type.STRING)] }],
+  });
+  const set = create(FileDescriptorSetSchema, { file: [file] });
+  return { fds: toBinary(FileDescriptorSetSchema, set), Point: createFileRegistry(set).getMessage('test.Point')! };
+}
+
+const text = (value: string) => new TextEncoder().encode(value);
+
+/**
+ * The fixture recording (about 2 s, 200 frames, 10 ms apart): `/camera` protobuf points, `/imu` JSON, `/log` text,
+ * `/lidar` raw bytes recorded as `Sub` (one of them 256 KiB, one empty), `/rpc` request/response pairs, `/config`
+ * Set/Get. Timestamps start at 20 ms, so the bag has a blank.
+ */
+export function fixtureFrames(): Frame[] {
+  const { Point } = pointDescriptor();
+  const frames: Frame[] = [];
+  for (let i = 0; i < 200; i++) {
+    const timestamp = 20_000 + i * 10_000;
+    const base = { timestamp, actionType: ActionType.Publish };
+    switch (i % 6) {
+      case 0:
+        frames.push({ ...base, url: '/camera', serType: 'test.Point', schemaType: SchemaType.Protobuf, data: toBinary(Point, create(Point, { x: i + 0.5, y: -i, label: `p${i}` } as never)) });
+        break;
+      case 1:
+        frames.push({ ...base, url: '/imu', serType: 'json', schemaType: SchemaType.Raw, data: text(JSON.stringify({ i, ok: true })) });
+        break;
+      case 2:
+        frames.push({ ...base, url: '/log', serType: 'text', schemaType: SchemaType.Raw, data: text(`line ${i}, "quoted"`) });
+        break;
+      case 3: {
+        const size = i === 3 ? 256 * 1024 : i === 9 ? 0 : 100 + i;
+        const data = new Uint8Array(size);
+        for (let k = 0; k < size; k++) data[k] = (k * 31 + i) & 0xff;
+        frames.push({ ...base, url: '/lidar', serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Subscribe, data });
+        break;
+      }
+      case 4:
+        frames.push({ ...base, url: '/rpc', serType: 'test.Req|test.Resp', schemaType: SchemaType.Protobuf, actionType: i % 12 === 4 ? ActionType.ClientRequest : ActionType.ClientResponse, data: new Uint8Array([i, 1, 2]) });
+        break;
+      default:
+        frames.push({ ...base, url: '/config', serType: 'raw', schemaType: SchemaType.Raw, actionType: i % 12 === 5 ? ActionType.Set : ActionType.Get, data: new Uint8Array([i]) });
+    }
+  }
+  return frames;
+}
+
+/** Writes `frames` (default: the fixture recording, with the Point schema) to `path`. */
+export async function writeBag(path: string, options: { frames?: Frame[]; startMs?: number; tag?: string } = {}): Promise<void> {
+  const writer = await BagWriter.create(path, { syncMode: true, startTimestamp: options.startMs ?? START_MS, tagName: options.tag ?? 'fixture' });
+  writer.pushSchema({ name: 'test.Point', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: pointDescriptor().fds });
+  for (const frame of options.frames ?? fixtureFrames()) {
+    if (writer.push(frame) < 0) throw new Error(`fixture frame refused: ${writer.stats().lastError?.message}`);
+  }
+  await writer.close();
+}
+
+/** Parses NDJSON output into objects. */
+export function ndjson(textOut: string): Array<Record<string, unknown>> {
+  return textOut
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
