@@ -2,6 +2,8 @@ export { sqliteBackend, createSqliteBackend } from './backend.js';
 export type { SqliteBackendOptions } from './backend.js';
 export { VdbFileWriter } from './vdb/file-writer.js';
 export type { VdbFileOptions } from './vdb/file-writer.js';
+export { FileState } from './vdb/file-state.js';
+export type { FileUrl, FileSnapshot } from './vdb/file-state.js';
 export { VdbRecording, frequency } from './vdb/recording.js';
 export type { RecordingUrl } from './vdb/recording.js';
 export { VdbReader, readFacts } from './vdb/reader.js';
