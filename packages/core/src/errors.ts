@@ -11,6 +11,8 @@ export type BagErrorCode =
   | 'VERSION_MISMATCH'
   | 'CLOSED'
   | 'QUEUE_FULL'
+  /** One-at-a-time work (a trigger dump) is already running. */
+  | 'BUSY'
   | 'LIMIT_REACHED'
   | 'SCHEMA_CONFLICT'
   | 'DRIVER_MISSING'

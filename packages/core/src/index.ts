@@ -69,5 +69,5 @@ export type { TriggerConfig, TriggerParams, UrlConfig, OverflowPolicy } from './
 export type { DumpResult, TriggerHooks, TriggerTimers, TriggerEnvironment, TriggerStats } from './trigger/trigger-types.js';
 export type { TriggerDrops } from './trigger/url-store.js';
 export type { DumpFiles } from './trigger/dump-files.js';
-export { analyzeTiming, urlTiming } from './analysis/timing.js';
+export { analyzeTiming, urlTiming, DEFAULT_GAP_FACTOR } from './analysis/timing.js';
 export type { TimingOptions, TimingSource, UrlTiming } from './analysis/timing.js';

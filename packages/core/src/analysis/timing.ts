@@ -2,8 +2,14 @@ import { BagError } from '../errors.js';
 import type { Frame } from '../model/frame.js';
 import type { FramesOptions } from '../reader/bag-reader.js';
 
+/** See {@link TimingOptions.factor}. */
+export const DEFAULT_GAP_FACTOR = 1.5;
+
 export interface TimingOptions {
-  /** An interval longer than `factor` × the url's median period is a gap (default 3). */
+  /**
+   * An interval longer than `factor` × the url's median period is a gap. Default 1.5: one missing message doubles an
+   * interval, so a 0.1 s hole in a 10 Hz stream (a 200 ms interval) is a gap, while ordinary jitter is not.
+   */
   factor?: number;
   /** Urls to analyse (playback urls when a plugin is bound); listed urls without frames are reported with count 0. */
   filterUrls?: readonly string[];
@@ -33,7 +39,7 @@ export interface TimingSource {
  * (frames stamped at the same instant are a burst, not a period); when a url has no positive interval it has no gaps.
  */
 export async function analyzeTiming(source: TimingSource, options: TimingOptions = {}): Promise<UrlTiming[]> {
-  const { factor = 3, filterUrls, signal } = options;
+  const { factor = DEFAULT_GAP_FACTOR, filterUrls, signal } = options;
   if (!Number.isFinite(factor) || factor <= 0) throw new BagError('INVALID_ARGUMENT', `timing factor must be > 0, got ${factor}`);
   const byUrl = new Map<string, number[]>();
   for (const url of filterUrls ?? []) byUrl.set(url, []);
@@ -49,7 +55,7 @@ export async function analyzeTiming(source: TimingSource, options: TimingOptions
 }
 
 /** The timing of one url from its frame timestamps (µs, any order). */
-export function urlTiming(url: string, timestamps: number[], factor = 3): UrlTiming {
+export function urlTiming(url: string, timestamps: number[], factor = DEFAULT_GAP_FACTOR): UrlTiming {
   const times = Float64Array.from(timestamps).sort();
   const count = times.length;
   if (count < 2) return { url, count, rateHz: 0, intervalUs: null, gaps: [] };

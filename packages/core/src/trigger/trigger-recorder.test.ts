@@ -163,7 +163,7 @@ describe('TriggerRecorder (spec §9)', () => {
     const { time, recorder, feed, dumpDir } = setup({}, { onDumpFailed: (e) => failed.push(e.code) });
     await feed(100);
     const first = recorder.trigger({ nameHint: 'abandoned' });
-    await assert.rejects(recorder.trigger(), (e: unknown) => BagError.isInstance(e) && e.code === 'QUEUE_FULL');
+    await assert.rejects(recorder.trigger(), (e: unknown) => BagError.isInstance(e) && e.code === 'BUSY');
     await until(() => time.armed === 1);
     await recorder.quit();
     await assert.rejects(first, (e: unknown) => BagError.isInstance(e) && e.code === 'ABORTED');

@@ -28,7 +28,7 @@ interface PendingDump {
  * µs on the recorder clock (`environment.clock`, default µs since the recorder was created); a negative one is
  * stamped with that clock on arrival. One dump at a time; `trigger()` resolves with the dump's result after the post
  * window (+ `retentionGuardMs`) has passed and the file is written, and rejects with a `BagError` otherwise:
- * `CLOSED` (not running), `QUEUE_FULL` (a dump is in progress), `INVALID_ARGUMENT` (window too large), `ABORTED`
+ * `CLOSED` (not running), `BUSY` (a dump is in progress), `INVALID_ARGUMENT` (window too large), `ABORTED`
  * (`quit()` during the post-window wait), or the writer's error.
  */
 export class TriggerRecorder {
@@ -150,7 +150,7 @@ export class TriggerRecorder {
 
   private refusal(params: TriggerParams): BagError | undefined {
     if (!this.running) return new BagError('CLOSED', 'trigger recorder is not running');
-    if (this.pending) return new BagError('QUEUE_FULL', 'a dump is already in progress (one at a time)');
+    if (this.pending) return new BagError('BUSY', 'a dump is already in progress (one at a time)');
     for (const value of [params.preMs, params.postMs]) {
       if (value !== undefined && !(value <= MAX_WINDOW_MS)) {
         return new BagError('INVALID_ARGUMENT', `trigger window ${value} ms exceeds ${MAX_WINDOW_MS} ms`);
