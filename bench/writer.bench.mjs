@@ -3,6 +3,8 @@
 // Usage: node bench/writer.bench.mjs [--quick]    bun bench/writer.bench.mjs [--quick]
 // Writes bench/results/writer-<runtime>.json. Sections: push cost per frame size, event-loop delay while recording
 // 200 MB/s of zstd-compressed 1 MiB frames, end-to-end throughput, and RSS while the disk is slower than the producer.
+// Each section runs in a fresh process of the same runtime, so one section's heap and JIT state cannot skew the next.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,7 +59,8 @@ const round = (v, d = 3) => Math.round(v * 10 ** d) / 10 ** d;
 
 // ---------------------------------------------------------------------------------------------------------------
 // 1. push() cost per frame size. Pushes come in bursts of 32 with an event-loop turn between bursts, as a producer
-// fed by I/O callbacks would. The frame's bytes are prepared outside the timed region.
+// fed by I/O callbacks would. Copying modes push the same buffer again (they may: the payload is copied); the
+// transfer mode needs a fresh buffer per push, filled outside the timed region.
 
 async function pushCost() {
   const sizes = [64, 1024, 16 * 1024, 64 * 1024, 256 * 1024, MiB];
@@ -71,8 +74,11 @@ async function pushCost() {
       const samples = new Float64Array(count);
       const warmup = Math.min(200, count >> 2);
       for (let i = -warmup; i < count; i++) {
-        const data = new Uint8Array(size);
-        data.set(template);
+        let data = template;
+        if (options.transferPayloads) {
+          data = new Uint8Array(size);
+          data.set(template);
+        }
         const frame = createFrame({ timestamp: i + warmup, url: `bench/${i & 3}`, data });
         const t0 = performance.now();
         writer.push(frame);
@@ -177,8 +183,8 @@ async function loopDelay() {
 
 // ---------------------------------------------------------------------------------------------------------------
 // 3. End-to-end throughput: push everything as fast as the writer takes it, until close() resolves. A refused push
-// (queue full) waits for an event-loop turn and is retried, so both modes write the same bytes. Modes alternate and
-// the better of two runs counts: each worker starts with a cold JIT, as a fresh process would.
+// (queue full) waits 1 ms and is retried (a producer that spins would only steal the worker's core), so both modes
+// write the same bytes. Modes alternate and the better of two runs counts: each worker starts with a cold JIT.
 
 async function throughput() {
   const workloads = [
@@ -198,7 +204,7 @@ async function throughput() {
         const frame = createFrame({ timestamp: i, url: `t/${i & 7}`, data: frames[i & 7] });
         while (writer.push(frame) < 0) {
           retries++;
-          await turn();
+          await sleep(1);
         }
         if ((i & 255) === 255) await turn();
       }
@@ -259,17 +265,32 @@ async function slowDisk() {
 
 // ---------------------------------------------------------------------------------------------------------------
 
-const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
-const results = { runtime, version, cpus: cpus().length, loadAverage: loadavg(), date: new Date().toISOString(), quick, backend: backendLabel };
-try {
-  if (!only || only === 'push') results.pushCost = await pushCost();
-  if (!only || only === 'loop') results.loopDelay = await loopDelay();
-  if (!only || only === 'throughput') results.throughput = await throughput();
-  if (!only || only === 'rss') results.slowDisk = await slowDisk();
-} finally {
-  rmSync(dir, { recursive: true, force: true });
+const SECTIONS = { pushCost, loopDelay, throughput, slowDisk };
+const section = process.argv.find((a) => a.startsWith('--section='))?.slice(10);
+if (section) {
+  // Child: run one section, hand its result to the parent as the last line of stdout.
+  try {
+    const result = await SECTIONS[section]();
+    console.log('RESULT ' + JSON.stringify(result));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  process.exit(0);
 }
-if (only) process.exit(0);
+rmSync(dir, { recursive: true, force: true });
+
+const results = { runtime, version, cpus: cpus().length, loadAverageAtStart: loadavg().map((l) => round(l, 2)), date: new Date().toISOString(), quick, backend: backendLabel };
+const script = new URL(import.meta.url).pathname;
+for (const name of Object.keys(SECTIONS)) {
+  const args = [...(runtime === 'deno' ? ['run', '-A'] : []), script, `--section=${name}`, ...(quick ? ['--quick'] : [])];
+  const child = spawnSync(process.execPath, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * MiB });
+  const lines = child.stdout.trimEnd().split('\n');
+  for (const line of lines) if (!line.startsWith('RESULT ')) console.log(line);
+  const last = lines.at(-1) ?? '';
+  if (child.status !== 0 || !last.startsWith('RESULT ')) throw new Error(`section ${name} failed (exit ${child.status})`);
+  results[name] = JSON.parse(last.slice(7));
+}
+results.loadAverageAtEnd = loadavg().map((l) => round(l, 2));
 
 const worker = (size) => results.pushCost.find((r) => r.size === size && r.mode === 'worker');
 const loop = results.loopDelay.find((r) => r.mode === 'worker');

@@ -57,6 +57,7 @@ export class WorkerEngine implements WriteEngine {
   private fatalReported = false;
   private file = '';
   private opened: { resolve(): void; reject(error: unknown): void } | undefined;
+  private readonly internFn = (value: string) => this.intern(value);
   private readonly flushSoon = () => {
     this.flushScheduled = false;
     this.flush();
@@ -129,7 +130,7 @@ export class WorkerEngine implements WriteEngine {
       if (this.queuedFrames() >= config.maxTaskDepth) return this.refuseFull('queueDepth', 'queue depth', frame, durable);
       if (this.queuedBytes() + size > config.maxMemorySize) return this.refuseFull('queueMemory', 'queue memory', frame, durable);
     }
-    const ser = this.forwarder.serId(frame.serType, (name) => this.intern(name));
+    const ser = this.forwarder.serId(frame.serType, this.internFn);
     this.forwarder.ensure(ser, frame);
     let url = this.urls.get(frame.url);
     if (url === undefined) this.urls.set(frame.url, (url = this.intern(frame.url)));
