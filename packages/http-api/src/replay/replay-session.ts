@@ -79,6 +79,8 @@ export class ReplaySession {
   private dropped = 0;
   private lastDropReport = 0;
   private stepping = false;
+  /** Bumped by controls that end or move the pass, so a frame waiting for the socket to drain gives way at once. */
+  private interruptions = 0;
   private currentStatus: ReplayStatus = 'stopped';
   /** Controls run one after another: each may await the player (stop, jump). */
   private queue: Promise<unknown> = Promise.resolve();
@@ -91,6 +93,7 @@ export class ReplaySession {
   }
 
   play(config: ReplayConfig): Promise<void> {
+    this.interrupt();
     return this.serial(async (reader) => {
       if (this.active) await reader.stop();
       this.config = { ...config };
@@ -135,6 +138,7 @@ export class ReplaySession {
 
   /** Continues from `ms` (clamped to the recording), keeping pause state and rate (VLink `jump`). */
   seek(ms: number): Promise<void> {
+    this.interrupt();
     return this.serial(async (reader) => {
       const duration = await this.source.durationMs();
       const target = ms < 0 ? 0 : ms > duration ? Math.max(0, duration - 100) : ms;
@@ -155,6 +159,7 @@ export class ReplaySession {
   }
 
   setRate(rate: number): Promise<void> {
+    this.interrupt();
     return this.serial(async (reader) => {
       this.rate = rate;
       if (this.config) this.config.rate = rate;
@@ -168,6 +173,7 @@ export class ReplaySession {
   }
 
   stop(): Promise<void> {
+    this.interrupt();
     return this.serial(async (reader) => {
       if (this.active) await reader.stop();
     });
@@ -179,6 +185,11 @@ export class ReplaySession {
     this.closed = true;
     this.waiter.wake();
     void this.queue.finally(() => this.lease?.release(false));
+  }
+
+  private interrupt(): void {
+    this.interruptions++;
+    this.waiter.wake();
   }
 
   private coreRate(): number {
@@ -217,9 +228,12 @@ export class ReplaySession {
     if (this.out.buffered() <= SEND_BUFFER_HIGH) return this.out.frame(frame);
     if (this.rate !== 0 && !stepped) return this.drop();
     // The player awaits this promise before reading on, so `frame.data` stays valid until it is sent.
+    const interruptions = this.interruptions;
+    const live = () => !this.closed && interruptions === this.interruptions;
     return (async () => {
-      while (!this.closed && this.out.buffered() > SEND_BUFFER_HIGH) await this.waiter.wait(DRAIN_POLL_MS);
-      if (!this.closed) this.out.frame(frame);
+      while (live() && this.out.buffered() > SEND_BUFFER_HIGH) await this.waiter.wait(DRAIN_POLL_MS);
+      // A stop, seek or rate change while we waited: this frame belongs to the pass being left.
+      if (live()) this.out.frame(frame);
     })();
   }
 
