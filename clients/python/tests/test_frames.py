@@ -76,7 +76,7 @@ def test_empty_stream() -> None:
     assert list(iter_frames([b"", b""])) == []
 
 
-@pytest.mark.parametrize("cut", [1, 8, 19, 25, len(STREAM) - 1])
+@pytest.mark.parametrize("cut", [1, 8, 19, 25, len(STREAM) // 2, len(STREAM) - 1])
 def test_truncated_stream_raises(cut: int) -> None:
     with pytest.raises(StreamError) as info:
         list(iter_frames([STREAM[:cut]], source="http://x/messages"))

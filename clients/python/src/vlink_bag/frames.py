@@ -20,7 +20,7 @@ all integers little-endian::
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .errors import StreamError
@@ -163,10 +163,23 @@ def parse_frame(data: bytes, start_us: int = 0) -> Message:
     return messages[0]
 
 
-def iter_frames(chunks: Iterable[bytes], start_us: int = 0, *, source: str | None = None) -> Iterator[Message]:
+#: Payloads at least this big that span chunks are assembled straight from the chunks (one copy).
+_LARGE_PAYLOAD = 64 * 1024
+
+
+def iter_frames(
+    chunks: Iterable[bytes],
+    start_us: int = 0,
+    *,
+    source: str | None = None,
+    read_exact: Callable[[int], list[bytes]] | None = None,
+) -> Iterator[Message]:
     """Parses frames from a stream of byte chunks of any size, yielding each :class:`Message` as soon as it is
     complete. Memory stays bounded by the largest frame plus one chunk: small frames are parsed in place out of the
-    chunk they arrived in; a frame spanning chunks is assembled once, with a single join.
+    chunk they arrived in; a big payload spanning chunks is joined from them in one copy.
+
+    ``read_exact(n)``, when given, reads the next ``n`` bytes of the same stream as pieces; big payloads are then
+    taken with it rather than chunk by chunk.
 
     Raises :class:`StreamError` when the stream ends inside a frame or a header is malformed.
     """
@@ -185,28 +198,53 @@ def iter_frames(chunks: Iterable[bytes], start_us: int = 0, *, source: str | Non
         while n - pos >= _HEAD_BYTES:
             header_len, payload_len, ts, action, schema_type, url_len = unpack(buf, pos)
             body = pos + 8 + header_len
-            end = body + payload_len
-            if end > n:
+            if body > n or header_len < _MIN_HEADER:
                 if header_len < _MIN_HEADER:
                     raise StreamError(f"frame header too short ({header_len} bytes)", url=source)
-                need = end - pos
+                # The header first; a big payload is then joined straight from the chunks below.
+                need = body - pos if payload_len >= _LARGE_PAYLOAD else body - pos + payload_len
                 break
+            end = body + payload_len
             key = buf[pos + 20 : body]
             names_ = lookup(key)
             if names_ is None:
-                if header_len < _MIN_HEADER:
-                    raise StreamError(f"frame header too short ({header_len} bytes)", url=source)
                 names_ = names.lookup(key, url_len)
+            if end > n:
+                if payload_len < _LARGE_PAYLOAD:
+                    need = end - pos
+                    break
+                # A big payload: join it from this chunk's tail and the next chunks, without an intermediate buffer.
+                pieces: list[Any] = [memoryview(buf)[body:n]]
+                have = n - body
+                rest = b""
+                if read_exact is not None:
+                    pieces += read_exact(payload_len - have)
+                    have = payload_len
+                while have < payload_len:
+                    chunk = next(it, None)
+                    if chunk is None:
+                        raise StreamError(f"the stream ended inside a frame ({8 + header_len + have} of {8 + header_len + payload_len} bytes)", url=source)
+                    take = payload_len - have
+                    if len(chunk) > take:
+                        rest = bytes(chunk[take:])
+                        chunk = memoryview(chunk)[:take]
+                    pieces.append(chunk)
+                    have += len(chunk)
+                payload = b"".join(pieces)
+                del pieces
+                buf, pos, n = rest, 0, len(rest)
+            else:
+                payload = buf[body:end]
+                pos = end
             yield Message(
                 names_[0],
-                buf[body:end],
+                payload,
                 names_[1][action] if action < n_actions else names_[1][0],
                 ts,
                 start_us + ts,
                 actions[action] if action < n_actions else "Unknown",
                 schema_type,
             )
-            pos = end
         # Need more bytes: gather chunks until `need` bytes follow pos, then join once.
         have = n - pos
         parts = [buf[pos:]] if have else []
