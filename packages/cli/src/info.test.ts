@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { BagReader } from '@vlink/bag';
 import { runCli, tempDir, writeBag, START_MS } from './testing/harness.js';
@@ -144,16 +144,19 @@ describe('errors are one line naming the file, without a stack trace', () => {
 });
 
 describe('help', () => {
-  test('every verb has --help with examples', { timeout: 30_000 }, async () => {
+  test('every verb has --help with examples, and README.md shows the same text', { timeout: 30_000 }, async () => {
     const top = await runCli(['--help']);
     assert.equal(top.code, 0, top.stderr);
     const verbs = ['info', 'cat', 'record', 'play', 'clone', 'merge', 'check', 'reindex', 'fix', 'tag', 'serve'];
     for (const verb of verbs) assert.match(top.stdout, new RegExp(`^  ${verb} `, 'm'));
     const helps = await Promise.all(verbs.map((verb) => runCli([verb, '--help'])));
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    assert.ok(readme.includes('```text\n' + top.stdout.trimEnd() + '\n```'), 'README reference is stale: run scripts/gen-help.mjs');
     helps.forEach(({ code, stdout, stderr }, i) => {
       assert.equal(code, 0, stderr);
       assert.match(stdout, new RegExp(`^Usage: vlink-bag ${verbs[i]} `));
       assert.match(stdout, /\nExamples:\n  vlink-bag /);
+      assert.ok(readme.includes(`### \`vlink-bag ${verbs[i]}\`\n\n\`\`\`text\n${stdout.trimEnd()}\n\`\`\``), `README reference of ${verbs[i]} is stale: run scripts/gen-help.mjs`);
     });
   });
 });

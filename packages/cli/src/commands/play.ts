@@ -13,6 +13,9 @@ import { liveOutput } from '../lib/progress.js';
 import { StatusLine } from '../lib/status-line.js';
 import { bagUrls, selectUrls } from '../lib/url-filter.js';
 
+/** `--serve` without a value (commander hands the preset over unparsed). */
+const DEFAULT_SERVE = '127.0.0.1:8765';
+
 interface PlayFlags extends FilterFlags {
   times: number;
   rate: number;
@@ -20,7 +23,7 @@ interface PlayFlags extends FilterFlags {
   autoPause?: boolean;
   forceDelay?: number;
   stdout?: boolean;
-  serve?: HostPort;
+  serve?: HostPort | typeof DEFAULT_SERVE;
   wait: boolean;
   quiet?: boolean;
 }
@@ -36,7 +39,7 @@ export function registerPlay(program: Command): void {
     .option('-j, --auto-pause', 'start paused (Space resumes)')
     .addOption(new Option('--force-delay <ms>', 'a fixed wait before every frame instead of the recorded timing (0 = as fast as possible)').argParser(parseNonNegative))
     .option('--stdout', 'write every frame to stdout as an NDJSON line (the `cat` shape)')
-    .addOption(new Option('--serve [[host:]port]', 'serve a Foxglove WebSocket (foxglove.websocket.v1) on host:port (default 127.0.0.1:8765)').argParser((v: string) => parseHostPort(v)).preset(parseHostPort('8765')))
+    .addOption(new Option('--serve [[host:]port]', 'serve a Foxglove WebSocket (foxglove.websocket.v1) on host:port').argParser((v: string) => parseHostPort(v)).preset(DEFAULT_SERVE))
     .option('--no-wait', 'with --serve: start at once instead of when the first client subscribes')
     .option('-q, --quiet', 'no status line');
   addFilterOptions(command).action(async (path: string, flags: PlayFlags) => {
@@ -49,7 +52,7 @@ export function registerPlay(program: Command): void {
   });
   command.addHelpText(
     'after',
-    '\nKeys (on a terminal): Space pause/resume, ←/→ back/forward 1 s, ↑/↓ forward/back 5 s, p one frame while paused, q or Esc quit.\n',
+    '\nKeys (on a terminal):\n  Space pause/resume   ←/→ back/forward 1 s   ↑/↓ forward/back 5 s\n  p one frame while paused   q or Esc quit',
   );
   examples(command, [
     'vlink-bag play /tmp/bag.vdb -r 2 -t 3',
@@ -68,7 +71,8 @@ async function play(reader: BagReader, path: string, flags: PlayFlags): Promise<
   const out = flags.stdout ? new LineOutput() : undefined;
   if (out) exitQuietlyOnEpipe();
   // Loaded on demand (ws, @foxglove/ws-protocol) so plain playback starts fast.
-  const server = flags.serve ? await (await import('../lib/foxglove-server.js')).PlayServer.listen(flags.serve, info, reader.getSchemas(), selection.filterUrls ? new Set(selection.filterUrls) : undefined) : undefined;
+  const address = flags.serve === DEFAULT_SERVE ? parseHostPort(DEFAULT_SERVE) : flags.serve;
+  const server = address ? await (await import('../lib/foxglove-server.js')).PlayServer.listen(address, info, reader.getSchemas(), selection.filterUrls ? new Set(selection.filterUrls) : undefined) : undefined;
   let frames = 0;
   let bytes = 0;
   let failure: BagError | undefined;
