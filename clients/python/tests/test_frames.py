@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 import struct
 
 import pytest
@@ -119,3 +120,31 @@ def test_message_is_a_4_tuple_for_apollo_code() -> None:
 )
 def test_data_type_for_rpc(ser: str, action: int, want: str) -> None:
     assert data_type_for(ser, action) == want
+
+
+def test_memory_stays_bounded_by_the_largest_frame() -> None:
+    """100 MiB streamed in 64 KiB chunks (1 MiB payloads and small frames): peak allocations stay a few MiB."""
+    import tracemalloc
+
+    big = encode(0, "shm://big", bytes(1024 * 1024))
+    smalls = b"".join(encode(i, "dds://imu", bytes(64)) for i in range(200))
+    block = big + smalls  # 1 MiB + ~20 KiB, repeated
+    chunk = 64 * 1024
+
+    def stream() -> Iterator[bytes]:
+        for _ in range(100):
+            for i in range(0, len(block), chunk):
+                yield block[i : i + chunk]
+
+    tracemalloc.start()
+    try:
+        count = total = 0
+        for m in iter_frames(stream()):
+            count += 1
+            total += len(m.message)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert count == 100 * 201
+    assert total == 100 * (1024 * 1024 + 200 * 64)
+    assert peak < 8 * 1024 * 1024, f"peak {peak / 1e6:.1f} MB"

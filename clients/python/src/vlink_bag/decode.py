@@ -109,7 +109,10 @@ class PayloadDecoder:
             except KeyError:
                 desc = None
             if desc is not None:
-                cls = message_factory.GetMessageClass(desc)
+                if hasattr(message_factory, "GetMessageClass"):  # protobuf ≥ 4.22
+                    cls = message_factory.GetMessageClass(desc)
+                else:
+                    cls = message_factory.MessageFactory(pool).GetPrototype(desc)
         self._classes[type_name] = cls
         return cls
 
