@@ -10,6 +10,8 @@ import { HttpError, badParameter, toErrorResponse } from './http/errors.js';
 import { bagsRoute, healthRoute, infoRoute, messagesRoute, schemasRoute, timingRoute } from './http/routes.js';
 import { messageQuery, optionalNumber } from './http/query.js';
 import { documentWebSockets } from './http/ws-docs.js';
+import { registerDensity } from './density/density-route.js';
+import { isPlayerPath, registerPlayer } from './player/player-assets.js';
 import { toBase64 } from './messages/base64.js';
 import { BINARY_FRAMES_CONTENT_TYPE } from './messages/binary-frame.js';
 import { decodeCursor, encodeCursor, sameQuery, type Position } from './messages/cursor-token.js';
@@ -82,7 +84,7 @@ export function createApp(options: AppOptions): BagApp {
   if (options.token !== undefined) {
     if (options.token.length === 0) throw new BagError('INVALID_ARGUMENT', 'token must not be empty');
     const auth = bearerAuth(options.token);
-    app.use('*', async (c, next) => (c.req.path === '/v1/docs' || c.req.path === '/' ? next() : auth(c, next)));
+    app.use('*', async (c, next) => (c.req.path === '/v1/docs' || isPlayerPath(c.req.path) ? next() : auth(c, next)));
   }
 
   const bag = (id: string) => store.resolve(id);
@@ -181,6 +183,8 @@ export function createApp(options: AppOptions): BagApp {
     return c.body(binaryStream(streamOptions), 200, { 'content-type': BINARY_FRAMES_CONTENT_TYPE, 'x-vlink-frame-layout': '1', 'cache-control': 'no-store' }) as never;
   });
 
+  registerDensity(app, store);
+
   // WebSockets: the bag is resolved and opened before the upgrade, so a bad id still gets a normal HTTP error.
   const ws = options.websocket;
   const bufferedAmount = ws?.bufferedAmount ?? defaultBufferedAmount;
@@ -227,8 +231,8 @@ export function createApp(options: AppOptions): BagApp {
   app.get('/v1/openapi.json', (c) => c.json(openapi()));
   app.get('/openapi.json', (c) => c.json(openapi()));
   app.get('/v1/docs', (c) => c.html(DOCS_HTML));
-  // `/` and `/player` belong to the web player (packages/http-api/player/); until it ships, `/` shows the docs.
-  app.get('/', (c) => c.redirect('/v1/docs', 302));
+  // `/` and `/player`: the web player (packages/http-api/player/); `/` falls back to the docs when it is not built.
+  registerPlayer(app);
 
   let closed = false;
   const close = async () => {
