@@ -71,3 +71,4 @@ export type { TriggerDrops } from './trigger/url-store.js';
 export type { DumpFiles } from './trigger/dump-files.js';
 export { analyzeTiming, urlTiming, DEFAULT_GAP_FACTOR } from './analysis/timing.js';
 export type { TimingOptions, TimingSource, UrlTiming } from './analysis/timing.js';
+export * from './split/index.js';

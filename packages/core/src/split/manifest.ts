@@ -1,0 +1,92 @@
+import { dumpJson, type JsonValue } from './json-dump.js';
+
+/**
+ * The manifest of a split recording (`.vdbx` spec §4.1, `.vcapx` §6): what VLink's `ordered_json` holds, in its key
+ * order. Sizes are bytes, `duration` µs, `splitByTime` and `startTimestamp` ms.
+ */
+export interface SplitManifest {
+  header: ManifestHeader;
+  urls: ManifestUrl[];
+  /** Segment file names only, oldest first; the segment being written is left out until close. */
+  files: string[];
+}
+
+export interface ManifestHeader {
+  major: number;
+  minor: number;
+  patch: number;
+  count: number;
+  duration: number;
+  accuracy: string;
+  compress: string;
+  process: string;
+  date: string;
+  tag: string;
+  splitBySize: number;
+  splitByTime: number;
+  complete: boolean;
+  timezone: number;
+  startTimestamp: number;
+}
+
+export interface ManifestUrl {
+  index: number;
+  url: string;
+  type: string;
+  /** `.vcapx` only: one entry per (url, action). */
+  action?: string;
+  ser: string;
+  encoding: string;
+  count: number;
+  size: number;
+  loss: number;
+  freq: number;
+}
+
+/** `.vdbx` keys urls by url; `.vcapx` by (url, action) and writes `action` after `type`. */
+export type ManifestFlavor = 'vdbx' | 'vcapx';
+
+/** The C++ doubles of the manifest; everything else numeric is an integer. */
+export const MANIFEST_FLOAT_KEYS: ReadonlySet<string> = new Set(['loss', 'freq']);
+
+/** The manifest as ordered JSON: exactly `VLinkHeader`, `VLinkUrls`, `VLinkFiles`, keys as VLink orders them. */
+export function manifestJson(manifest: SplitManifest, flavor: ManifestFlavor): { [key: string]: JsonValue } {
+  const h = manifest.header;
+  return {
+    VLinkHeader: {
+      major: h.major,
+      minor: h.minor,
+      patch: h.patch,
+      count: h.count,
+      duration: h.duration,
+      accuracy: h.accuracy,
+      compress: h.compress,
+      process: h.process,
+      date: h.date,
+      tag: h.tag,
+      split_by_size: h.splitBySize,
+      split_by_time: h.splitByTime,
+      complete: h.complete,
+      timezone: h.timezone,
+      start_timestamp: h.startTimestamp,
+    },
+    VLinkUrls: manifest.urls.map((u) => ({
+      index: u.index,
+      url: u.url,
+      type: u.type,
+      ...(flavor === 'vcapx' ? { action: u.action ?? 'Unknown' } : {}),
+      ser: u.ser,
+      encoding: u.encoding,
+      count: u.count,
+      size: u.size,
+      loss: u.loss,
+      freq: u.freq,
+    })),
+    VLinkFiles: [...manifest.files],
+  };
+}
+
+/** The manifest text VLink writes (`dump(4)`, no trailing newline). */
+export function serializeManifest(manifest: SplitManifest, flavor: ManifestFlavor): string {
+  return dumpJson(manifestJson(manifest, flavor), { floatKeys: MANIFEST_FLOAT_KEYS });
+}

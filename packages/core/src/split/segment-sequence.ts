@@ -1,0 +1,80 @@
+import type { BackendReader, CursorQuery } from '../backend/backend.js';
+import type { Frame } from '../model/frame.js';
+
+/**
+ * The segment a time window starts in (spec §7.3): the first segment whose end (ms) is ≥ the begin time while the
+ * previous segment's end is ≤ it. Begin times are compared in whole ms as VLink's integer `begin_time`. Returns
+ * `endsMs.length` when no segment qualifies (nothing to read).
+ */
+export function startSegment(endsMs: readonly number[], beginUs: number | undefined): number {
+  if (beginUs === undefined || !(beginUs > 0)) return 0;
+  const begin = Math.floor(beginUs / 1000);
+  let previousEnd = 0;
+  for (let i = 0; i < endsMs.length; i++) {
+    const end = endsMs[i]!;
+    if (begin >= previousEnd && begin <= end) return i;
+    previousEnd = end;
+  }
+  return endsMs.length;
+}
+
+/** A segment to read and the µs added to its timestamps to put them on the recording's time base. */
+export interface SequencedSegment {
+  reader: BackendReader;
+  offsetUs: number;
+}
+
+/**
+ * Frames of several segments in order, from `start` on, every segment with the same bounds (spec §7.5). A plain
+ * iterator (no generator per segment) that ends the open segment cursor when it is returned early.
+ */
+export class SegmentChain implements IterableIterator<Frame> {
+  private inner: Iterator<Frame> | undefined;
+  private position: number;
+  private offset = 0;
+
+  constructor(
+    private readonly segments: readonly SequencedSegment[],
+    start: number,
+    private readonly query: CursorQuery,
+  ) {
+    this.position = start;
+  }
+
+  [Symbol.iterator](): IterableIterator<Frame> {
+    return this;
+  }
+
+  next(): IteratorResult<Frame> {
+    for (;;) {
+      if (this.inner === undefined) {
+        const segment = this.segments[this.position];
+        if (segment === undefined) return { done: true, value: undefined };
+        this.position++;
+        this.offset = segment.offsetUs;
+        this.inner = segment.reader.frames(this.offset === 0 ? this.query : shift(this.query, -this.offset));
+      }
+      const step = this.inner.next();
+      if (step.done !== true) {
+        if (this.offset !== 0) step.value.timestamp += this.offset;
+        return step;
+      }
+      this.inner = undefined;
+    }
+  }
+
+  return(): IteratorResult<Frame> {
+    const inner = this.inner;
+    this.inner = undefined;
+    this.position = this.segments.length;
+    inner?.return?.();
+    return { done: true, value: undefined };
+  }
+}
+
+function shift(query: CursorQuery, byUs: number): CursorQuery {
+  const out: CursorQuery = { ...query };
+  if (query.beginUs !== undefined) out.beginUs = query.beginUs + byUs;
+  if (query.endUs !== undefined) out.endUs = query.endUs + byUs;
+  return out;
+}
