@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Runs the one compiled test suite (packages/*/dist/**/*.test.js) under Node, Bun and Deno, then the Python tests.
-// Usage: node scripts/test-all.mjs [node|bun|deno|python ...]   (default: all)
+// Runs the one compiled test suite (packages/*/dist/**/*.test.js) under Node, Bun and Deno, then the Python client's
+// tests, the browser tests of the web player, and the install test of the packed tarballs.
+// Usage: node scripts/test-all.mjs [node|bun|deno|python|browser|install ...]   (default: all)
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -8,7 +9,7 @@ import { join, resolve } from 'node:path';
 const root = resolve(import.meta.dirname, '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const wanted = process.argv.slice(2);
-const runtimes = wanted.length > 0 ? wanted : ['node', 'bun', 'deno', 'python'];
+const runtimes = wanted.length > 0 ? wanted : ['node', 'bun', 'deno', 'python', 'browser', 'install'];
 
 function findTests(dir, out = []) {
   if (!existsSync(dir)) return out;
@@ -31,15 +32,18 @@ const commands = {
   node: ['node', ['--test', '--test-concurrency=1', ...testFiles]],
   bun: [bin('bun'), ['test', '--timeout=120000', ...testFiles.map((f) => './' + f.slice(root.length + 1))]],
   deno: [bin('deno'), ['test', '-A', '--no-check', '--node-modules-dir=manual', ...testFiles]],
-  python: [join(root, 'scripts', 'test-python.sh'), []],
+  python: ['bash', [join(root, 'scripts', 'test-python.sh')]],
+  browser: ['node', [join(root, 'scripts', 'test-browser.mjs')]],
+  install: ['node', [join(root, 'scripts', 'test-install.mjs')]],
 };
+const scriptOf = { python: 'test-python.sh', browser: 'test-browser.mjs', install: 'test-install.mjs' };
 
 let failed = [];
 for (const runtime of runtimes) {
   const command = commands[runtime];
   if (!command) throw new Error(`unknown runtime ${runtime}`);
-  if (runtime === 'python' && !existsSync(command[0])) continue;
-  console.log(`\n=== ${runtime}: ${runtime === 'python' ? 'clients/python' : testFiles.length + ' test files'} ===`);
+  if (scriptOf[runtime] && !existsSync(join(root, 'scripts', scriptOf[runtime]))) throw new Error(`scripts/${scriptOf[runtime]} is missing`);
+  console.log(`\n=== ${runtime}: ${scriptOf[runtime] ?? testFiles.length + ' test files'} ===`);
   const result = spawnSync(command[0], command[1], { stdio: 'inherit', cwd: root, env: { ...process.env, VLINK_TEST_RUNTIME: runtime } });
   if (result.status !== 0) failed.push(runtime);
 }

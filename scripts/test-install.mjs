@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+// Packs every public package and installs the tarballs into fresh temporary projects three ways — npm on Node,
+// `bun add` on Bun, and Deno over an npm-installed node_modules — then runs the same example and `vlink-bag info`.
+// No workspace links can leak in: the projects live outside the repo and only see the tarballs and the registry.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+const PUBLIC = ['core', 'backend-sqlite', 'backend-mcap', 'bag', 'http-api', 'cli'];
+const work = mkdtempSync(join(tmpdir(), 'vlink-install-'));
+let passed = 0;
+let failed = 0;
+
+function run(cmd, args, cwd, extraEnv = {}) {
+  return execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', env: { ...process.env, ...extraEnv }, timeout: 600_000 });
+}
+
+function step(name, fn) {
+  try {
+    fn();
+    console.log(`ok - ${name}`);
+    passed++;
+  } catch (error) {
+    console.log(`not ok - ${name}\n${error.stdout ?? ''}${error.stderr ?? ''}${error.message}`);
+    failed++;
+  }
+}
+
+const packs = join(work, 'packs');
+mkdirSync(packs);
+const tarballs = {};
+for (const dir of PUBLIC) {
+  const out = run('npm', ['pack', '--silent', '--pack-destination', packs], join(root, 'packages', dir)).trim().split('\n').pop();
+  const name = JSON.parse(run('node', ['-p', 'JSON.stringify(require("./package.json").name)'], join(root, 'packages', dir)));
+  tarballs[name] = join(packs, out);
+}
+// Our packages depend on each other by version; overrides make every copy resolve to the tarballs, not the registry.
+const manifest = (deps) => JSON.stringify({ name: 'vlink-install-test', private: true, type: 'module', dependencies: deps, overrides: deps }, null, 2);
+const fileDeps = Object.fromEntries(Object.entries(tarballs).map(([n, t]) => [n, `file:${t}`]));
+
+function project(name) {
+  const dir = join(work, name);
+  mkdirSync(dir);
+  copyFileSync(join(import.meta.dirname, 'install-test', 'example.mjs'), join(dir, 'example.mjs'));
+  return dir;
+}
+
+const npmDir = project('npm-node');
+step('npm install of the tarballs (Node)', () => {
+  writeFileSync(join(npmDir, 'package.json'), manifest(fileDeps));
+  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], npmDir);
+  const linked = readdirSync(join(npmDir, 'node_modules', '@vlink'));
+  if (linked.length !== PUBLIC.length) throw new Error(`expected ${PUBLIC.length} @vlink packages, got ${linked}`);
+});
+step('example on Node', () => process.stdout.write(run('node', ['example.mjs'], npmDir)));
+step('npx vlink-bag info (Node)', () => {
+  const out = run('npx', ['--no-install', 'vlink-bag', 'info', 'example.vdb', '--json'], npmDir);
+  if (JSON.parse(out).messageCount !== 1000) throw new Error(out);
+});
+
+const denoDir = project('deno');
+step('example on Deno over node_modules', () => {
+  writeFileSync(join(denoDir, 'package.json'), manifest(fileDeps));
+  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], denoDir);
+  process.stdout.write(run(bin('deno'), ['run', '-A', '--node-modules-dir=manual', 'example.mjs'], denoDir));
+});
+
+const bunDir = project('bun');
+step('bun add of the tarballs and the example on Bun', () => {
+  writeFileSync(join(bunDir, 'package.json'), JSON.stringify({ name: 'vlink-install-bun', private: true, type: 'module', overrides: fileDeps }, null, 2));
+  run(bin('bun'), ['add', ...Object.values(tarballs)], bunDir);
+  process.stdout.write(run(bin('bun'), ['example.mjs'], bunDir));
+  const out = run(bin('bun'), ['x', '--bun', 'vlink-bag', 'info', 'example.vcap', '--json'], bunDir);
+  if (JSON.parse(out).messageCount !== 1000) throw new Error(out);
+});
+
+if (failed === 0) rmSync(work, { recursive: true, force: true });
+else console.log(`kept ${work} for inspection`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
