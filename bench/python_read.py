@@ -114,7 +114,6 @@ def main() -> None:
     args = parser.parse_args()
     ensure_packages()
 
-    import httpx
     from mcap.reader import make_reader
 
     import vlink_bag

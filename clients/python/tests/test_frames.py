@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 import struct
+from collections.abc import Iterator
 
 import pytest
 

@@ -60,7 +60,7 @@ class RawResponse:
             return data
         try:
             return self._sock.recv(n)
-        except socket.timeout as error:
+        except TimeoutError as error:
             raise ConnectionFailed(f"timed out reading {self.url}", url=self.url) from error
         except OSError as error:
             raise ConnectionFailed(f"the connection broke while reading {self.url}: {error}", url=self.url) from error
@@ -151,7 +151,7 @@ def open_stream(url: str, headers: Mapping[str, str], connect_timeout: float | N
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     try:
         sock = socket.create_connection((host, port), timeout=connect_timeout)
-    except socket.timeout as error:
+    except TimeoutError as error:
         raise ConnectionFailed(f"timed out connecting to {url}", url=url) from error
     except OSError as error:
         raise ConnectionFailed(f"cannot connect to {url}: {error}", url=url) from error
@@ -200,7 +200,7 @@ def open_stream(url: str, headers: Mapping[str, str], connect_timeout: float | N
     except VlinkBagError:
         sock.close()
         raise
-    except socket.timeout as error:
+    except TimeoutError as error:
         sock.close()
         raise ConnectionFailed(f"timed out waiting for {url}", url=url) from error
     except OSError as error:

@@ -132,7 +132,7 @@ class Client:
     # -- API ----------------------------------------------------------------------------------------------------
     def health(self) -> dict[str, Any]:
         """``{"ok": True, "version": …}``. Needs no token."""
-        return self._json("/v1/health")
+        return dict(self._json("/v1/health"))
 
     def bags(self) -> list[dict[str, Any]]:
         """Every bag under the served root: ``id``, ``format``, ``size``, ``modified``, ``messageCount`` (None and an
@@ -148,7 +148,7 @@ class Client:
 
     def openapi(self) -> dict[str, Any]:
         """The server's OpenAPI 3.1 document."""
-        return self._json("/v1/openapi.json")
+        return dict(self._json("/v1/openapi.json"))
 
     # -- plumbing -----------------------------------------------------------------------------------------------
     def _url(self, path: str) -> str:
@@ -217,7 +217,7 @@ class RemoteBag:
         (ms since epoch), ``urls`` (per url [+ action for .vcap]: ``url``, ``ser``, ``schemaType``, ``count``, ``size``,
         ``freq``…), …. Always asks the server (a bag may still be recording); the Apollo-style getters use the copy
         fetched last."""
-        info = self.client._json(self._path + "/info")
+        info = dict(self.client._json(self._path + "/info"))
         self._info = info
         return info
 
@@ -364,14 +364,14 @@ class RemoteBag:
         url = client._url(path)
         if client._raw:
             full = str(httpx.URL(url, params=params))
-            response = _rawhttp.open_stream(full, client._headers, *client._timeouts)
+            raw = _rawhttp.open_stream(full, client._headers, *client._timeouts)
             try:
-                yield from iter_frames(response.chunks(), start_us, source=url, read_exact=response.read_exact)
+                yield from iter_frames(raw.chunks(), start_us, source=url, read_exact=raw.read_exact)
             finally:
-                response.close()
+                raw.close()
             return
         try:
-            with client._http.stream("GET", path, params=params) as response:
+            with client._http.stream("GET", path, params=httpx.QueryParams(tuple(params))) as response:
                 if response.status_code >= 400:
                     response.read()
                     raise error_from_response(response.status_code, response.content, str(response.url))
@@ -497,13 +497,13 @@ class RemoteBag:
             if decoder is None:
                 payloads.append(m.message)
                 continue
-            fields, error = decoder.fields(m)
+            fields, why = decoder.fields(m)
             if fields is None:
                 undecoded += 1
                 payloads.append(m.message)
                 records.append({})
-                errors.append(error)
-                if error is not None:
+                errors.append(why)
+                if why is not None:
                     failed += 1
             else:
                 payloads.append(None)

@@ -227,9 +227,11 @@ def iter_frames(
                     take = payload_len - have
                     if len(chunk) > take:
                         rest = bytes(chunk[take:])
-                        chunk = memoryview(chunk)[:take]
-                    pieces.append(chunk)
-                    have += len(chunk)
+                        pieces.append(memoryview(chunk)[:take])
+                        have = payload_len
+                    else:
+                        pieces.append(chunk)
+                        have += len(chunk)
                 payload = b"".join(pieces)
                 del pieces
                 buf, pos, n = rest, 0, len(rest)

@@ -94,8 +94,14 @@ class Replay:
         from websockets.asyncio.client import connect
         from websockets.exceptions import InvalidHandshake, InvalidStatus
 
-        info = self.bag._cached_info()
+        # The start time for abs_timestamp, and the duration the server clamps seeks to (fresh: a bag may grow).
+        loop = asyncio.get_running_loop()
+        try:
+            info = await loop.run_in_executor(None, self.bag.info)
+        except VlinkBagError:
+            info = self.bag._cached_info()
         self._start_us = int(info["startTimestamp"]) * 1000
+        self._duration_ms = float(info.get("totalDuration", 0))
         headers = {k: v for k, v in self.bag.client._headers.items() if k.lower() in ("authorization", "user-agent")}
         try:
             self._ws = await connect(
@@ -114,11 +120,6 @@ class Replay:
             raise ConnectionFailed(f"WebSocket handshake with {self.url} failed: {error}", url=self.url) from error
         except (OSError, asyncio.TimeoutError) as error:
             raise ConnectionFailed(f"cannot connect to {self.url}: {error or type(error).__name__}", url=self.url) from error
-        # The seek clamp needs the duration the server uses: fetch it now (a bag may still be growing).
-        try:
-            self._duration_ms = float(self.bag.info()["totalDuration"])
-        except VlinkBagError:
-            self._duration_ms = float(info.get("totalDuration", 0))
         self._queue = asyncio.Queue(_QUEUE_ITEMS)
         self._seek_done = asyncio.Event()
         self._pump_task = asyncio.ensure_future(self._pump(self._ws, self._queue))
