@@ -13,6 +13,9 @@ import { VdbFileWriter } from './vdb/file-writer.js';
 import { tagVdb } from './vdb/maintenance.js';
 import { VdbReader } from './vdb/reader.js';
 import { VdbRecording } from './vdb/recording.js';
+import { openVdbx } from './vdbx/vdbx-reader.js';
+import { tagVdbx } from './vdbx/vdbx-tag.js';
+import { createVdbxWriter } from './vdbx/vdbx-writer.js';
 
 export interface SqliteBackendOptions {
   /** A driver, or a loader; default: `loadDriver()` (bun:sqlite → node:sqlite → better-sqlite3). */
@@ -24,38 +27,42 @@ export interface SqliteBackendOptions {
   workerModule?: string;
 }
 
-/** Builds the `.vdb` backend around a driver; `sqliteBackend` is the default instance. */
+/** Builds the `.vdb`/`.vdbx` backend around a driver; `sqliteBackend` is the default instance. */
 export function createSqliteBackend(options: SqliteBackendOptions = {}): Backend {
   const given = options.driver;
   const driver = (): Promise<SqliteDriver> =>
     given === undefined ? loadDriver() : typeof given === 'function' ? given() : Promise.resolve(given);
   return {
     name: 'sqlite',
-    extensions: ['.vdb'],
+    extensions: ['.vdb', '.vdbx'],
     ...(options.workerModule === undefined ? {} : { workerModule: options.workerModule }),
     async createWriter(path: string, config: ResolvedWriterConfig, context: RecordingContext): Promise<BackendWriter> {
-      assertVdb(path);
+      const split = assertVdb(path);
       const d = await driver();
+      if (split) return createVdbxWriter(d, path, config, context);
       return VdbFileWriter.open(d, path, config, context, new VdbRecording(config));
     },
     async openReader(path: string, options: ReaderOptions): Promise<BackendReader> {
-      assertVdb(path);
+      if (assertVdb(path)) return openVdbx(await driver(), path, options);
       return VdbReader.open(await driver(), path, options);
     },
     async tag(path: string, name: string): Promise<boolean> {
-      assertVdb(path);
+      if (assertVdb(path)) return tagVdbx(await driver(), path, name);
       return tagVdb(await driver(), path, name);
     },
   };
 }
 
-function assertVdb(path: string): void {
-  if (extensionOf(path) !== '.vdb') {
-    throw new BagError('UNSUPPORTED_FORMAT', `the sqlite backend handles .vdb files, not "${extensionOf(path) || '(none)'}"`, {
+/** True for a split recording (`.vdbx`), false for `.vdb`; throws for anything else. */
+function assertVdb(path: string): boolean {
+  const ext = extensionOf(path);
+  if (ext !== '.vdb' && ext !== '.vdbx') {
+    throw new BagError('UNSUPPORTED_FORMAT', `the sqlite backend handles .vdb and .vdbx files, not "${ext || '(none)'}"`, {
       file: path,
     });
   }
+  return ext === '.vdbx';
 }
 
-/** The VLink `.vdb` backend with the runtime's SQLite driver. */
+/** The VLink `.vdb`/`.vdbx` backend with the runtime's SQLite driver. */
 export const sqliteBackend: Backend = createSqliteBackend({ workerModule: import.meta.url });

@@ -21,3 +21,7 @@ export type {
   SqlRow,
   SqlValue,
 } from './driver/driver.js';
+export { createVdbxWriter } from './vdbx/vdbx-writer.js';
+export type { VdbxWriterOptions } from './vdbx/vdbx-writer.js';
+export { openVdbx } from './vdbx/vdbx-reader.js';
+export { tagVdbx } from './vdbx/vdbx-tag.js';

@@ -1,0 +1,25 @@
+import { SplitReader, type ReaderOptions, type SplitFiles, type UrlMeta } from '@vlink/bag-core';
+import type { SqliteDriver } from '../driver/driver.js';
+import { VdbReader } from '../vdb/reader.js';
+
+/**
+ * Opens a `.vdbx` as one bag (spec §4.4): core's `SplitReader` over one `VdbReader` per segment, so each segment's
+ * url ids resolve through its own `VLinkUrls` and its own indexes decide its read order.
+ */
+export function openVdbx(driver: SqliteDriver, path: string, options: ReaderOptions & { files?: SplitFiles } = {}): Promise<SplitReader> {
+  return SplitReader.open(
+    path,
+    {
+      flavor: 'vdbx',
+      storageType: 'SQLite3',
+      openSegment: async (segment, segmentOptions) => VdbReader.open(driver, segment, segmentOptions),
+      sortUrls: byUrlThenIndex,
+    },
+    options,
+  );
+}
+
+/** The `.vdb` reader's url order (VLink's transport priority has no meaning here). */
+function byUrlThenIndex(urls: UrlMeta[]): UrlMeta[] {
+  return [...urls].sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : a.index - b.index));
+}
