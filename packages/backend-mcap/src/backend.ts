@@ -1,17 +1,23 @@
-import type { Backend, BackendWriter, Frame, SchemaData } from '@vlink/bag-core';
+import { extensionOf, type Backend, type BackendWriter, type Frame, type SchemaData } from '@vlink/bag-core';
 import { loadCodecs } from './codecs.js';
 import { FileWritable } from './io/file-writable.js';
 import { VcapFileWriter } from './vcap/vcap-file-writer.js';
 import { VcapReader } from './vcap/vcap-reader.js';
 import { verifyTrailingMagic } from './vcap/verify-tail.js';
+import { openVcapx, tagVcapx } from './vcapx/vcapx-reader.js';
+import { createVcapxWriter } from './vcapx/vcapx-writer.js';
 
-/** The `.vcap` backend: VLink's MCAP mapping (spec §5), written by our own chunk writer, read with `VcapReader`. */
+/**
+ * The `.vcap` backend: VLink's MCAP mapping (spec §5), written by our own chunk writer, read with `VcapReader`; and
+ * `.vcapx` split recordings of such segments (spec §6).
+ */
 export const mcapBackend: Backend = {
   name: 'mcap',
-  extensions: ['.vcap'],
+  extensions: ['.vcap', '.vcapx'],
   // Async BagWriters import this module in a worker and pick the backend by name.
   workerModule: import.meta.url,
   async createWriter(path, config, context) {
+    if (extensionOf(path) === '.vcapx') return createVcapxWriter(path, config, context);
     const codecs = await loadCodecs();
     const writable = new FileWritable(path);
     try {
@@ -22,11 +28,12 @@ export const mcapBackend: Backend = {
     }
   },
   async openReader(path, options) {
+    if (extensionOf(path) === '.vcapx') return openVcapx(path, options);
     return VcapReader.open(path, options, await loadCodecs());
   },
-  /** A single `.vcap` has no rewritable tag (spec §5.4 step 9). */
-  async tag() {
-    return false;
+  /** A single `.vcap` has no rewritable tag (spec §5.4 step 9); a `.vcapx` has it in its manifest (§6). */
+  async tag(path, name) {
+    return extensionOf(path) === '.vcapx' ? tagVcapx(path, name) : false;
   },
 };
 

@@ -23,3 +23,6 @@ export { describeVcap } from './vcap/vcap-info.js';
 export type { VcapLayout, ChannelTemplate } from './vcap/vcap-info.js';
 export { verifyTrailingMagic } from './vcap/verify-tail.js';
 export { VCAP_LIBRARY, VLINK_PROFILE } from './vcap/vcap-format.js';
+export { createVcapxWriter } from './vcapx/vcapx-writer.js';
+export type { VcapxWriterOptions } from './vcapx/vcapx-writer.js';
+export { openVcapx, tagVcapx } from './vcapx/vcapx-reader.js';

@@ -1,0 +1,256 @@
+import {
+  ActionType,
+  actionText,
+  BagError,
+  CompressType,
+  resolveSchemaType,
+  SchemaType,
+  schemaTypeLabel,
+  serForAction,
+  SplitWriter,
+  urlKindOf,
+  type Frame,
+  type RecordingContext,
+  type RecordingUrlIdentity,
+  type ResolvedWriterConfig,
+  type SchemaData,
+  type SegmentStats,
+  type SegmentWriter,
+  type SplitFiles,
+  type SplitFormat,
+  type UrlCounters,
+  type UrlKind,
+} from '@vlink/bag-core';
+import { loadCodecs, type Codecs } from '../codecs.js';
+import { FileWritable } from '../io/file-writable.js';
+import { VcapFileWriter } from '../vcap/vcap-file-writer.js';
+import { verifyTrailingMagic } from '../vcap/verify-tail.js';
+
+export interface VcapxWriterOptions {
+  /** Default: `node:fs`. */
+  files?: SplitFiles;
+  /** Non-fatal problems (an old manifest that does not parse); default `console.warn`. */
+  warn?: (message: string) => void;
+}
+
+/**
+ * Opens a `.vcapx` recording (spec §6): core's `SplitWriter` drives manifest, naming, splits and retention; each
+ * segment is a `VcapFileWriter` whose channels get their recording-global (url, action) index through `indexFor`.
+ */
+export async function createVcapxWriter(
+  path: string,
+  config: ResolvedWriterConfig,
+  context: RecordingContext,
+  options: VcapxWriterOptions = {},
+): Promise<SplitWriter> {
+  const codecs = await loadCodecs();
+  return SplitWriter.create({
+    path,
+    config,
+    context,
+    format: new VcapxFormat(codecs, config, context),
+    ...(options.files ? { files: options.files } : {}),
+    ...(options.warn ? { warn: options.warn } : {}),
+  });
+}
+
+/** A (url, action) pair as the whole recording knows it (a manifest `VLinkUrls` entry). */
+interface Pair {
+  readonly index: number;
+  readonly url: string;
+  readonly action: ActionType;
+  readonly type: UrlKind;
+  ser: string;
+  family: SchemaType;
+  /** The segment (by number) whose channel for this pair has been checked, and the last input checked there. */
+  segment: number;
+  lastSer: string;
+  lastType: SchemaType;
+}
+
+class VcapxFormat implements SplitFormat {
+  readonly flavor = 'vcapx' as const;
+  readonly segmentExtension = '.vcap';
+  readonly compress: string;
+  private readonly pairs: Pair[] = [];
+  private readonly byUrl = new Map<string, Array<Pair | undefined>>();
+  private readonly losses = new Map<string, number>();
+  private segments = 0;
+  private current: VcapSegment | undefined;
+
+  constructor(
+    private readonly codecs: Codecs,
+    private readonly config: ResolvedWriterConfig,
+    private readonly context: RecordingContext,
+  ) {
+    // The same rule as VcapFileWriter: zstd chunks when chunking is on and compression is Auto or Zstd.
+    const zstd = config.cacheSize > 0 && (config.compress === CompressType.Auto || config.compress === CompressType.Zstd);
+    this.compress = zstd ? 'zstd' : 'None';
+  }
+
+  openSegment(path: string, openedAt: number): SegmentWriter {
+    const writable = new FileWritable(path);
+    let writer: VcapFileWriter;
+    try {
+      writer = new VcapFileWriter({
+        writable,
+        codecs: this.codecs,
+        config: this.config,
+        context: this.context,
+        file: path,
+        openedAt,
+        indexFor: (url, action) => this.pairFor(url, action).index,
+      });
+    } catch (error) {
+      writable.close();
+      throw error;
+    }
+    // Each segment writes the losses known so far at its close, as VLink's per-file close does.
+    for (const [url, loss] of this.losses) writer.setUrlLoss(url, loss);
+    this.current = new VcapSegment(writer, this, ++this.segments);
+    return this.current;
+  }
+
+  urls(): RecordingUrlIdentity[] {
+    return this.pairs.map((p) => ({
+      index: p.index,
+      url: p.url,
+      type: p.type,
+      action: actionText(p.action),
+      ser: p.ser,
+      encoding: schemaTypeLabel(p.family),
+      loss: this.losses.get(p.url) ?? 0,
+    }));
+  }
+
+  setUrlLoss(url: string, loss: number): void {
+    this.losses.set(url, loss > 1 || !Number.isFinite(loss) ? -1 : loss);
+    this.current?.setUrlLoss(url, loss);
+  }
+
+  /** The pair of a frame when its input needs a look (first frame of the pair in this segment, or a new ser/family). */
+  lookup(url: string, action: ActionType): Pair | undefined {
+    return this.byUrl.get(url)?.[action];
+  }
+
+  /**
+   * Checks a frame against its pair recording-wide (a segment's writer only knows its own channels): a different
+   * non-empty ser, or a different known family, is a `SCHEMA_CONFLICT`. The first frame of a pair in a new segment
+   * carries the recorded ser when it has none, so that segment's channel names it too. Returns the frame to write.
+   */
+  check(pair: Pair | undefined, frame: Frame, action: ActionType, segment: number, file: string): Frame {
+    const inSer = frame.serType ?? '';
+    if (pair === undefined) {
+      pair = this.pairFor(frame.url, action);
+      pair.ser = inSer;
+      pair.family = this.family(inSer, frame.schemaType, action);
+      pair.segment = segment;
+      pair.lastSer = inSer;
+      pair.lastType = frame.schemaType;
+      return frame;
+    }
+    if (inSer && pair.ser && inSer !== pair.ser) {
+      throw new BagError('SCHEMA_CONFLICT', `ser "${inSer}" conflicts with "${pair.ser}" recorded for this url and action`, { file, url: frame.url });
+    }
+    const ser = pair.ser || inSer;
+    const family = this.family(ser, frame.schemaType, action);
+    if (pair.family !== SchemaType.Unknown && family !== SchemaType.Unknown && family !== pair.family) {
+      throw new BagError('SCHEMA_CONFLICT', `family ${schemaTypeLabel(family)} conflicts with ${schemaTypeLabel(pair.family)} recorded for this url and action`, {
+        file,
+        url: frame.url,
+      });
+    }
+    if (pair.family === SchemaType.Unknown) pair.family = family;
+    pair.ser = ser;
+    let out = frame;
+    if (pair.segment !== segment) {
+      pair.segment = segment;
+      if (!inSer && ser) out = { ...frame, serType: ser };
+    }
+    pair.lastSer = inSer;
+    pair.lastType = frame.schemaType;
+    return out;
+  }
+
+  private pairFor(url: string, action: ActionType): Pair {
+    let slots = this.byUrl.get(url);
+    if (!slots) this.byUrl.set(url, (slots = []));
+    let pair = slots[action];
+    if (!pair) {
+      pair = { index: this.pairs.length, url, action, type: urlKindOf(action), ser: '', family: SchemaType.Unknown, segment: 0, lastSer: '', lastType: SchemaType.Unknown };
+      slots[action] = pair;
+      this.pairs.push(pair);
+    }
+    return pair;
+  }
+
+  /** The family VcapFileWriter resolves for a channel: explicit, else the schema's encoding, else a guess from ser. */
+  private family(ser: string, explicit: SchemaType, action: ActionType): SchemaType {
+    const schema = ser ? this.context.resolveSchema(serForAction(ser, action), explicit) : undefined;
+    return resolveSchemaType(explicit, ser, schema ? schema.encoding || schemaTypeLabel(schema.schemaType) : undefined);
+  }
+}
+
+/** One `.vcap` segment as the split writer sees it. */
+class VcapSegment implements SegmentWriter {
+  readonly path: string;
+  private rows = 0;
+  private payloadBytes = 0;
+
+  constructor(
+    private readonly writer: VcapFileWriter,
+    private readonly format: VcapxFormat,
+    private readonly number: number,
+  ) {
+    this.path = writer.file;
+  }
+
+  write(frame: Frame): void {
+    const a = frame.actionType;
+    const action: ActionType = a >= 0 && a <= 8 && Number.isInteger(a) ? a : ActionType.Unknown;
+    const pair = this.format.lookup(frame.url, action);
+    let target = frame;
+    if (pair === undefined || pair.segment !== this.number || pair.lastSer !== frame.serType || pair.lastType !== frame.schemaType) {
+      target = this.format.check(pair, frame, action, this.number, this.path);
+    }
+    this.writer.write(target);
+    this.rows++;
+    this.payloadBytes += frame.data.length;
+  }
+
+  writeSchema(schema: SchemaData): void {
+    this.writer.writeSchema(schema);
+  }
+
+  setUrlLoss(url: string, loss: number): void {
+    this.writer.setUrlLoss(url, loss);
+  }
+
+  commit(): void {
+    this.writer.commit();
+  }
+
+  tick(): void {
+    this.writer.tick();
+  }
+
+  close(): void {
+    this.writer.close();
+    verifyTrailingMagic(this.path);
+  }
+
+  /** Channels are never removed from a `.vcap`, so "holds a url" is "holds a message". */
+  urlCount(): number {
+    return this.rows > 0 ? 1 : 0;
+  }
+
+  bytes(): number {
+    return this.payloadBytes;
+  }
+
+  stats(): SegmentStats {
+    const urls = new Map<number, UrlCounters>();
+    for (const c of this.writer.channelSummaries()) urls.set(c.globalIndex, { count: c.count, size: c.size, firstTs: c.firstUs, lastTs: c.lastUs });
+    return { rows: this.rows, maxTs: this.writer.lastTimestamp(), urls };
+  }
+}
