@@ -180,54 +180,23 @@ def test_protodesc_is_a_file_descriptor_set(bag: Any) -> None:
     assert [m.name for m in fds.file[0].message_type] == ["Vec3", "Pose"]
 
 
-class TestTransports:
-    """read_messages has two transports: a plain socket (http:// without proxy, the default) and httpx."""
+def test_errors_while_streaming(server: Any) -> None:
+    import socket
 
-    @pytest.mark.parametrize("bag_id", ["drive.vdb", "runs/drive.vcap"])
-    def test_httpx_path_reads_the_same(self, server: Any, expected: Expected, bag_id: str) -> None:
-        from vlink_bag import Client
+    from vlink_bag import Client, ConnectionFailed, NotFound, RemoteBag
 
-        with Client(server.url, raw_streams=False) as slow, Client(server.url) as fast:
-            assert not slow._raw and fast._raw
-            a, b = slow.bag(bag_id), fast.bag(bag_id)
-            assert list(a.read_messages()) == list(b.read_messages())
-            assert triples(a.read_messages()) == expected.select()
-            window = dict(start_time=250_000, end_time=950_000, urls=["cam/big", "log", "odd,url"])
-            assert triples(a.read_messages(**window)) == expected.select(["cam/big", "log", "odd,url"], 250_000, 950_000)
-            stream = a.read_messages()
-            next(stream)
-            stream.close()
-
-    @pytest.mark.parametrize("raw", [True, False])
-    def test_errors_on_both_paths(self, server: Any, raw: bool) -> None:
-        import socket
-
-        from vlink_bag import Client, ConnectionFailed, NotFound, RemoteBag
-
-        with Client(server.url, raw_streams=raw) as client:
-            ghost = RemoteBag(client, "ghost.vdb")
+    with Client(server.url) as client:
+        ghost = RemoteBag(client, "ghost.vdb")
+        ghost._info = {"startTimestamp": 0, "urls": []}
+        with pytest.raises(NotFound) as info:
+            list(ghost.read_messages())
+        assert info.value.status == 404 and "ghost.vdb" in str(info.value)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}"
+        with Client(dead, timeout=2) as client:
+            ghost = RemoteBag(client, "x.vdb")
             ghost._info = {"startTimestamp": 0, "urls": []}
-            with pytest.raises(NotFound) as info:
+            with pytest.raises(ConnectionFailed) as failed:
                 list(ghost.read_messages())
-            assert info.value.status == 404 and "ghost.vdb" in str(info.value)
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            dead = f"http://127.0.0.1:{s.getsockname()[1]}"
-            with Client(dead, raw_streams=raw, timeout=2) as client:
-                ghost = RemoteBag(client, "x.vdb")
-                ghost._info = {"startTimestamp": 0, "urls": []}
-                with pytest.raises(ConnectionFailed) as failed:
-                    list(ghost.read_messages())
-        assert dead + "/v1/bags/x.vdb/messages" in str(failed.value)
-
-    def test_proxies_and_https_use_httpx(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        from vlink_bag._rawhttp import usable_for
-
-        for name in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"):
-            monkeypatch.delenv(name, raising=False)
-        assert usable_for("http://10.0.0.5:8765")
-        assert not usable_for("https://10.0.0.5:8765")
-        monkeypatch.setenv("http_proxy", "http://proxy:3128")
-        assert not usable_for("http://10.0.0.5:8765")
-        monkeypatch.setenv("no_proxy", "10.0.0.5")
-        assert usable_for("http://10.0.0.5:8765")
+    assert dead + "/v1/bags/x.vdb/messages" in str(failed.value)

@@ -12,7 +12,6 @@ from urllib.parse import quote
 
 import httpx
 
-from . import _rawhttp
 from .decode import PayloadDecoder
 from .errors import (
     BadRequest,
@@ -84,8 +83,6 @@ class Client:
         timeout: seconds, or an ``httpx.Timeout``: connect timeout, and the longest wait for each read.
         headers: extra headers for every request.
         transport: an ``httpx`` transport (tests, proxies).
-        raw_streams: read ``read_messages`` streams straight from a socket when the server is plain ``http://`` and no
-            proxy applies (about twice httpx's throughput for big payloads); False = always through httpx.
     """
 
     def __init__(
@@ -96,7 +93,6 @@ class Client:
         *,
         headers: dict[str, str] | None = None,
         transport: httpx.BaseTransport | None = None,
-        raw_streams: bool = True,
     ) -> None:
         if "://" not in base_url:
             base_url = "http://" + base_url
@@ -110,11 +106,6 @@ class Client:
             all_headers["authorization"] = f"Bearer {token}"
         self._headers = all_headers
         self._http = httpx.Client(base_url=self.base_url, headers=all_headers, timeout=timeout, transport=transport)
-        self._raw = raw_streams and transport is None and _rawhttp.usable_for(self.base_url)
-        if isinstance(timeout, httpx.Timeout):
-            self._timeouts = (timeout.connect, timeout.read)
-        else:
-            self._timeouts = (timeout, timeout)
 
     # -- lifecycle ----------------------------------------------------------------------------------------------
     def close(self) -> None:
@@ -362,14 +353,6 @@ class RemoteBag:
         client = self.client
         path = self._path + "/messages"
         url = client._url(path)
-        if client._raw:
-            full = str(httpx.URL(url, params=params))
-            raw = _rawhttp.open_stream(full, client._headers, *client._timeouts)
-            try:
-                yield from iter_frames(raw.chunks(), start_us, source=url, read_exact=raw.read_exact)
-            finally:
-                raw.close()
-            return
         try:
             with client._http.stream("GET", path, params=httpx.QueryParams(tuple(params))) as response:
                 if response.status_code >= 400:

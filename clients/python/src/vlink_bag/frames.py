@@ -20,7 +20,7 @@ all integers little-endian::
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .errors import StreamError
@@ -167,19 +167,10 @@ def parse_frame(data: bytes, start_us: int = 0) -> Message:
 _LARGE_PAYLOAD = 64 * 1024
 
 
-def iter_frames(
-    chunks: Iterable[bytes],
-    start_us: int = 0,
-    *,
-    source: str | None = None,
-    read_exact: Callable[[int], list[bytes]] | None = None,
-) -> Iterator[Message]:
+def iter_frames(chunks: Iterable[bytes], start_us: int = 0, *, source: str | None = None) -> Iterator[Message]:
     """Parses frames from a stream of byte chunks of any size, yielding each :class:`Message` as soon as it is
     complete. Memory stays bounded by the largest frame plus one chunk: small frames are parsed in place out of the
     chunk they arrived in; a big payload spanning chunks is joined from them in one copy.
-
-    ``read_exact(n)``, when given, reads the next ``n`` bytes of the same stream as pieces; big payloads are then
-    taken with it rather than chunk by chunk.
 
     Raises :class:`StreamError` when the stream ends inside a frame or a header is malformed.
     """
@@ -217,9 +208,6 @@ def iter_frames(
                 pieces: list[Any] = [memoryview(buf)[body:n]]
                 have = n - body
                 rest = b""
-                if read_exact is not None:
-                    pieces += read_exact(payload_len - have)
-                    have = payload_len
                 while have < payload_len:
                     chunk = next(it, None)
                     if chunk is None:
