@@ -24,17 +24,23 @@ export interface OpenMessage {
   progress?: SharedArrayBuffer;
 }
 
+/** Where bytes are: the id of a shared slab the worker already knows, or a buffer transferred with the message. */
+export type ChunkRef = number | ArrayBuffer;
+
 /**
- * Frames in struct-of-arrays form: `meta` holds FIELDS numbers per frame, payload bytes live in `chunks` (batch
- * arenas and single large payloads), url and ser names are interned (`strings` announces the new ones in id order).
+ * Frames in struct-of-arrays form: `meta` holds FIELDS float64 numbers per frame, payload bytes live in `chunks`
+ * (batch arenas and single large payloads), url and ser names are interned (`strings` announces the new ones in id
+ * order). Shared slabs are introduced once (`slabs`) and dropped once (`forget`); see `writer/slab-pool.ts`.
  */
 export interface BatchMessage {
   k: 'batch';
   seq: number;
   count: number;
   bytes: number;
-  meta: Float64Array;
-  chunks: ArrayBuffer[];
+  meta: ChunkRef;
+  chunks: ChunkRef[];
+  slabs: Array<[number, SharedArrayBuffer]>;
+  forget: number[];
   strings: string[];
   /** Schemas resolved on the producer for (ser, family) pairs first seen in this batch; cached, not written. */
   schemas: SchemaData[];
@@ -78,8 +84,8 @@ export interface AckMessage {
   durableOk: number[];
   durableFailed: number[];
   currentFile?: string;
-  /** The batch's buffers, transferred back for reuse (backends do not keep `frame.data` after `write`). */
-  recycle: ArrayBuffer[];
+  /** Shared slabs the batch used, free for reuse (backends do not keep `frame.data` after `write` returns). */
+  release: number[];
 }
 
 export type FromWorker =

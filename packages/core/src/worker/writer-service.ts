@@ -7,7 +7,7 @@ import type { ParentLink } from './link.js';
 import { SharedProgress } from './progress.js';
 import {
   errorToData, FIELDS, F_ACTION, F_CHUNK, F_LENGTH, F_OFFSET, F_SCHEMA, F_SER, F_TS, F_URL,
-  type AckMessage, type BatchMessage, type ErrorData, type FromWorker, type OpenMessage, type ToWorker,
+  type AckMessage, type BatchMessage, type ChunkRef, type ErrorData, type FromWorker, type OpenMessage, type ToWorker,
 } from './protocol.js';
 
 /** Rejections forwarded per batch; a backend at its row limit rejects every frame and the counts say how many. */
@@ -26,6 +26,7 @@ export function serveWriter(link: ParentLink): void {
   let tickTimer: ReturnType<typeof setInterval> | undefined;
   let lastFile = '';
   const strings: string[] = [];
+  const slabs = new Map<number, SharedArrayBuffer>();
   const schemas = new Map<string, SchemaData>();
   const send = (message: FromWorker) => link.post(message);
   const fail = (error: unknown, what: string): BagError => {
@@ -65,15 +66,18 @@ export function serveWriter(link: ParentLink): void {
   }
 
   function writeBatch(batch: BatchMessage): void {
+    for (const [id, slab] of batch.slabs) slabs.set(id, slab);
+    for (const id of batch.forget) slabs.delete(id);
     for (const value of batch.strings) strings.push(value);
     for (const schema of batch.schemas) schemas.set(schemaKey(schema.name, schema.schemaType), schema);
     const ack: AckMessage = {
       k: 'ack', seq: batch.seq, count: batch.count, bytes: batch.bytes, written: 0, writtenBytes: 0, dropped: {},
-      errors: [], committed: false, durableOk: [], durableFailed: [], recycle: [],
+      errors: [], committed: false, durableOk: [], durableFailed: [], release: [],
     };
     const outcome = new Int32Array(batch.count).fill(-2); // −2 written, −1 fatal, ≥0 index into ack.errors
-    const m = batch.meta;
-    const chunks = batch.chunks.map((buffer) => new Uint8Array(buffer));
+    const bytesOf = (ref: ChunkRef) => (typeof ref === 'number' ? slabs.get(ref)! : ref);
+    const m = new Float64Array(bytesOf(batch.meta));
+    const chunks = batch.chunks.map((ref) => new Uint8Array(bytesOf(ref)));
     for (let i = 0; i < batch.count; i++) {
       const base = i * FIELDS;
       const length = m[base + F_LENGTH]!;
@@ -84,11 +88,11 @@ export function serveWriter(link: ParentLink): void {
       const offset = m[base + F_OFFSET]!;
       const frame: Frame = {
         timestamp: m[base + F_TS]!,
-        url: strings[m[base + F_URL]!]!,
-        serType: strings[m[base + F_SER]!]!,
+        url: strings[m[base + F_URL]! | 0]!,
+        serType: strings[m[base + F_SER]! | 0]!,
         schemaType: m[base + F_SCHEMA]!,
         actionType: m[base + F_ACTION]!,
-        data: chunks[m[base + F_CHUNK]!]!.subarray(offset, offset + length),
+        data: chunks[m[base + F_CHUNK]! | 0]!.subarray(offset, offset + length),
       };
       try {
         writer!.write(frame);
@@ -130,9 +134,9 @@ export function serveWriter(link: ParentLink): void {
     const file = writer ? safeCurrentFile(writer) : '';
     if (file !== lastFile) ack.currentFile = lastFile = file;
     progress?.add(batch.count, batch.bytes);
-    // Hand the buffers back: the producer refills its pool with them instead of allocating new ones.
-    ack.recycle = [...batch.chunks, batch.meta.buffer as ArrayBuffer];
-    link.post(ack, ack.recycle);
+    // Release the shared slabs: the producer reuses them for later batches instead of allocating new ones.
+    for (const ref of [batch.meta, ...batch.chunks]) if (typeof ref === 'number') ack.release.push(ref);
+    link.post(ack);
   }
 
   function close(): void {

@@ -1,30 +1,30 @@
 import type { SchemaData } from '../model/frame.js';
-import { capacityFor, type BufferPool } from './buffer-pool.js';
 import {
-  FIELDS, F_ACTION, F_CHUNK, F_LENGTH, F_OFFSET, F_SCHEMA, F_SER, F_TS, F_URL, type BatchMessage,
+  FIELDS, F_ACTION, F_CHUNK, F_LENGTH, F_OFFSET, F_SCHEMA, F_SER, F_TS, F_URL, type BatchMessage, type ChunkRef,
 } from '../worker/protocol.js';
+import { capacityFor, type Slab, type SlabPool } from './slab-pool.js';
 
-/** Payloads up to this size are copied into the batch arena; larger ones travel as their own buffer. */
+/** Payloads up to this size are copied into the batch arena; larger ones travel in a slab of their own. */
 export const SMALL_PAYLOAD = 64 * 1024;
 const ARENA_MIN = 16 * 1024;
 const ARENA_MAX = 1024 * 1024;
 const META_MIN = 64;
 
 /**
- * Collects frames for one postMessage. Everything it hands over is owned by the batch and transferred, never cloned:
- * small payloads are copied into an arena (one copy, cheap), large ones are copied once into a buffer of their own,
- * or, with `transfer`, moved without a copy when the caller's view covers its whole ArrayBuffer (which the caller
- * then loses: transferring detaches it). Buffers come from a pool the worker refills with its acks. Sizes adapt:
- * arenas double when a batch fills one and shrink when mostly empty, so a steady stream of tiny frames does not tie
- * up a megabyte per batch.
+ * Collects frames for one postMessage. The batch owns every byte it hands over: small payloads are copied into an
+ * arena slab (one cheap copy), large ones once into a slab of their own, or, with `transfer`, moved without a copy
+ * when the caller's view covers its whole ArrayBuffer (which the caller then loses: transferring detaches it). Slabs
+ * come from a `SlabPool` the worker's acks refill. Arena sizes adapt: they double when a batch fills one and shrink
+ * when mostly empty, so a steady stream of tiny frames does not tie up a megabyte per batch.
  */
 export class BatchBuilder {
   count = 0;
   bytes = 0;
   commit = false;
   private meta: Float64Array;
-  private chunks: ArrayBuffer[] = [];
-  private transferred: Set<ArrayBuffer> | undefined;
+  private metaSlab: Slab;
+  private chunks: ChunkRef[] = [];
+  private transfer: ArrayBuffer[] = [];
   private arena: Uint8Array | undefined;
   private arenaUsed = 0;
   private arenaSize = ARENA_MIN;
@@ -32,10 +32,10 @@ export class BatchBuilder {
   private strings: string[] = [];
   private schemas: SchemaData[] = [];
   private durable: number[] = [];
-  private metaHint = META_MIN;
 
-  constructor(private readonly pool: BufferPool) {
-    this.meta = this.newMeta(META_MIN);
+  constructor(private readonly pool: SlabPool) {
+    this.metaSlab = this.newMeta(META_MIN);
+    this.meta = new Float64Array(this.metaSlab.buffer);
   }
 
   add(timestamp: number, url: number, ser: number, schemaType: number, action: number, data: Uint8Array, transfer: boolean): number {
@@ -52,7 +52,7 @@ export class BatchBuilder {
       this.arenaUsed += length;
     } else {
       chunk = this.chunks.length;
-      this.chunks.push(this.largeBuffer(data, transfer));
+      this.addLarge(data, transfer);
     }
     const m = this.meta;
     const base = index * FIELDS;
@@ -89,18 +89,19 @@ export class BatchBuilder {
 
   /** Hands the batch over and resets the builder; the second element is the transfer list. */
   take(seq: number): [BatchMessage, ArrayBuffer[]] {
-    if (this.arena) this.adaptArena();
-    const meta = this.meta;
+    if (this.arena && this.arenaUsed * 4 < this.arenaSize) this.arenaSize = Math.max(ARENA_MIN, this.arenaSize >> 1);
+    const meta = this.ref(this.metaSlab);
     const message: BatchMessage = {
       k: 'batch', seq, count: this.count, bytes: this.bytes, meta, chunks: this.chunks, strings: this.strings,
       schemas: this.schemas, durable: this.durable, commit: this.commit,
+      slabs: this.pool.takeAnnouncements(), forget: this.pool.takeForgotten(),
     };
-    const transfer = [...this.chunks, meta.buffer as ArrayBuffer];
+    const transfer = this.transfer;
     // Size the next batch's table for what this one needed (a power of two, so pooled tables fit again).
-    this.metaHint = Math.min(4096, Math.max(META_MIN, 2 ** Math.ceil(Math.log2(Math.max(1, this.count)))));
-    this.meta = this.newMeta(this.metaHint);
+    this.metaSlab = this.newMeta(Math.min(4096, Math.max(META_MIN, 2 ** Math.ceil(Math.log2(Math.max(1, this.count))))));
+    this.meta = new Float64Array(this.metaSlab.buffer);
     this.chunks = [];
-    this.transferred = undefined;
+    this.transfer = [];
     this.arena = undefined;
     this.arenaUsed = 0;
     this.arenaChunk = -1;
@@ -113,45 +114,51 @@ export class BatchBuilder {
     return [message, transfer];
   }
 
+  /** A shared slab travels as its id; a plain buffer travels itself, by transfer. */
+  private ref(slab: Slab): ChunkRef {
+    if (slab.id >= 0) return slab.id;
+    this.transfer.push(slab.buffer as ArrayBuffer);
+    return slab.buffer as ArrayBuffer;
+  }
+
   private newArena(atLeast: number): void {
-    // A batch that overflowed its arena gets bigger ones from now on (fewer, larger transfers).
+    // A batch that overflowed its arena gets bigger ones from now on (fewer, larger hand-overs).
     if (this.arena) this.arenaSize = Math.min(ARENA_MAX, this.arenaSize * 2);
+    const slab = this.pool.take(capacityFor(Math.max(this.arenaSize, atLeast)));
     this.arenaChunk = this.chunks.length;
-    const arena = new Uint8Array(this.pool.take(capacityFor(Math.max(this.arenaSize, atLeast))));
-    this.chunks.push(arena.buffer);
-    this.arena = arena;
+    this.chunks.push(this.ref(slab));
+    this.arena = new Uint8Array(slab.buffer);
     this.arenaUsed = 0;
   }
 
-  private adaptArena(): void {
-    if (this.arenaUsed * 4 < this.arenaSize) this.arenaSize = Math.max(ARENA_MIN, this.arenaSize >> 1);
-  }
-
-  private newMeta(frames: number): Float64Array {
-    return new Float64Array(this.pool.take(capacityFor(frames * FIELDS * 8)));
+  private newMeta(frames: number): Slab {
+    return this.pool.take(capacityFor(frames * FIELDS * 8));
   }
 
   private growMeta(): void {
-    const next = this.newMeta((this.meta.length / FIELDS) * 2);
+    const slab = this.newMeta((this.meta.length / FIELDS) * 2);
+    const next = new Float64Array(slab.buffer);
     next.set(this.meta);
-    this.pool.give(this.meta.buffer as ArrayBuffer);
+    if (this.metaSlab.id >= 0) this.pool.release(this.metaSlab.id);
+    this.metaSlab = slab;
     this.meta = next;
   }
 
-  private largeBuffer(data: Uint8Array, transfer: boolean): ArrayBuffer {
+  private addLarge(data: Uint8Array, transfer: boolean): void {
     const buffer = data.buffer;
     if (
       transfer &&
       buffer instanceof ArrayBuffer &&
       data.byteOffset === 0 &&
       data.byteLength === buffer.byteLength &&
-      !(this.transferred ??= new Set()).has(buffer)
+      !this.transfer.includes(buffer)
     ) {
-      this.transferred.add(buffer);
-      return buffer;
+      this.transfer.push(buffer);
+      this.chunks.push(buffer);
+      return;
     }
-    const copy = this.pool.take(capacityFor(data.byteLength));
-    new Uint8Array(copy, 0, data.byteLength).set(data);
-    return copy;
+    const slab = this.pool.take(capacityFor(data.byteLength));
+    new Uint8Array(slab.buffer, 0, data.byteLength).set(data);
+    this.chunks.push(this.ref(slab));
   }
 }

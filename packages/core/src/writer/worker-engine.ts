@@ -8,8 +8,8 @@ import { SharedProgress } from '../worker/progress.js';
 import { dataToError, type AckMessage, type FromWorker, type OpenMessage } from '../worker/protocol.js';
 import { spawnWorker } from '../worker/spawn.js';
 import type { Durable, EngineHost, WriteEngine } from './engine.js';
-import { BufferPool } from './buffer-pool.js';
 import { BatchBuilder } from './frame-batch.js';
+import { SlabPool } from './slab-pool.js';
 import { SchemaForwarder } from './schema-forwarder.js';
 import type { SchemaRegistry } from './schema-registry.js';
 import type { DropReason } from './writer-stats.js';
@@ -35,7 +35,7 @@ export interface WorkerEngineOptions {
 export class WorkerEngine implements WriteEngine {
   readonly mode = 'worker' as const;
   private readonly batch: BatchBuilder;
-  private readonly pool: BufferPool;
+  private readonly pool: SlabPool;
   /** A batch is posted inline once it holds this many frames or bytes, else at the end of the current task. */
   private readonly batchFrames: number;
   private readonly batchBytes: number;
@@ -74,7 +74,7 @@ export class WorkerEngine implements WriteEngine {
     // batch is handed over once per task or when the queue is full, which keeps their refusals deterministic.
     this.batchFrames = clamp(maxTaskDepth >> 3, 64, 4096);
     this.batchBytes = clamp(Math.floor(maxMemorySize / 8), MiB, 64 * MiB);
-    this.pool = new BufferPool(clamp(Math.floor(maxMemorySize / 8), MiB, 32 * MiB));
+    this.pool = new SlabPool(clamp(Math.floor(maxMemorySize / 8), MiB, 32 * MiB));
     this.batch = new BatchBuilder(this.pool);
     this.forwarder = new SchemaForwarder(options.schemas, (schema) => this.batch.addSchema(schema), (error) => host.warn(error));
   }
@@ -196,7 +196,8 @@ export class WorkerEngine implements WriteEngine {
     } catch (error) {
       // Only a caller that detached a buffer it lent us with `transferPayloads` gets here. The frames are lost, but
       // the names and schemas the batch introduced still go over, or later ids would point at the wrong strings.
-      this.link.post({ ...message, count: 0, bytes: 0, meta: new Float64Array(0), chunks: [], durable: [], commit: false });
+      this.link.post({ ...message, count: 0, bytes: 0, meta: new ArrayBuffer(0), chunks: [], durable: [], commit: false });
+      for (const ref of [message.meta, ...message.chunks]) if (typeof ref === 'number') this.pool.release(ref);
       this.doneFrames += message.count;
       this.doneBytes += message.bytes;
       this.progress?.add(message.count, message.bytes);
@@ -236,7 +237,7 @@ export class WorkerEngine implements WriteEngine {
     this.inflight--;
     this.doneFrames += ack.count;
     this.doneBytes += ack.bytes;
-    for (const buffer of ack.recycle) this.pool.give(buffer);
+    for (const id of ack.release) this.pool.release(id);
     if (ack.currentFile !== undefined) this.file = ack.currentFile;
     if (ack.written > 0) this.host.written(ack.written, ack.writtenBytes);
     const fatal = ack.fatal ? this.reportFatal(dataToError(ack.fatal)) : undefined;
