@@ -1,14 +1,6 @@
-// Backends for bench/writer.bench.mjs. Each says `workerModule: import.meta.url`, which is all a backend needs to be
-// written from a worker; the worker imports this module and picks the backend by name.
+// A backend for bench/writer.bench.mjs. It says `workerModule: import.meta.url`, which is all a backend needs to be
+// written from a worker: the worker imports this module and picks the backend by name.
 import { closeSync, openSync, writeSync } from 'node:fs';
-
-const pkg = await import('@vlink/bag').catch(() => undefined);
-
-/**
- * `.vcap` from `@vlink/bag`, made worker-capable here because the package does not declare `workerModule` yet (see
- * the core README: a backend adds `workerModule: import.meta.url` next to its name).
- */
-export const vcapWorker = pkg ? { ...pkg.mcapBackend, workerModule: pkg.mcapBackend.workerModule ?? import.meta.url } : undefined;
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BagWriter, createFrame, registerBackend } from '@vlink/bag-core';
-import { slowRawBackend, vcapWorker } from './writer-backends.mjs';
+import { slowRawBackend } from './writer-backends.mjs';
 
 const quick = process.argv.includes('--quick');
 const runtime = globalThis.Bun ? 'bun' : globalThis.Deno ? 'deno' : 'node';
@@ -18,11 +18,12 @@ const MiB = 1024 * 1024;
 const dir = mkdtempSync(join(tmpdir(), 'vlink-writer-bench-'));
 let fileNo = 0;
 
-// The recording backend: `.vcap` with zstd chunks when @vlink/bag is built, else the test memory backend.
+// The recording backend: `.vcap` with zstd chunks when @vlink/bag is built (importing it registers .vdb and .vcap,
+// both worker-capable), else the test memory backend.
 let ext = '.vcap';
-let backendLabel = '.vcap (mcap backend), zstd chunks';
-if (vcapWorker) registerBackend(vcapWorker);
-else {
+let backendLabel = '.vcap (@vlink/bag mcap backend), zstd chunks where noted';
+const bag = await import('@vlink/bag').catch(() => undefined);
+if (!bag?.mcapBackend?.workerModule) {
   const { memoryBackend } = await import('@vlink/bag-core/testing');
   registerBackend(memoryBackend);
   ext = '.memjson';
