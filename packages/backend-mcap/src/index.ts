@@ -26,3 +26,5 @@ export { VCAP_LIBRARY, VLINK_PROFILE } from './vcap/vcap-format.js';
 export { createVcapxWriter } from './vcapx/vcapx-writer.js';
 export type { VcapxWriterOptions } from './vcapx/vcapx-writer.js';
 export { openVcapx, tagVcapx } from './vcapx/vcapx-reader.js';
+export { checkVcap, checkVcapReadable, fixVcap, rebuildVcap } from './maintenance/index.js';
+export type { VcapCheckReport, VcapFixReport, VcapMaintenanceOptions } from './maintenance/index.js';

@@ -6,6 +6,9 @@ import type { Readable } from '../io/readable.js';
 import { splitTime } from '../mcap/blocks.js';
 import { TWO_32 } from '../mcap/constants.js';
 import { McapFileReader } from '../mcap/mcap-reader.js';
+import { checkVcapReadable, type VcapCheckReport } from '../maintenance/check.js';
+import { fixVcap } from '../maintenance/fix-file.js';
+import type { VcapFixReport } from '../maintenance/rebuild.js';
 import { VLINK_PROFILE } from './vcap-format.js';
 import { describeVcap, type ChannelTemplate, type VcapLayout } from './vcap-info.js';
 
@@ -16,32 +19,48 @@ import { describeVcap, type ChannelTemplate, type VcapLayout } from './vcap-info
  */
 export class VcapReader implements BackendReader {
   private closed = false;
-  private readonly byId: Array<ChannelTemplate | undefined> = [];
-  private readonly baseHi: number;
-  private readonly baseLo: number;
+  private byId: Array<ChannelTemplate | undefined> = [];
+  private baseHi = 0;
+  private baseLo = 0;
+  /** What the last `check()` found (problems listed), and what the last `fix()`/`reindex()` kept and dropped. */
+  lastCheckReport: VcapCheckReport | undefined;
+  lastFixReport: VcapFixReport | undefined;
 
   constructor(
     readonly path: string,
-    readonly mcap: McapFileReader,
-    private readonly layout: VcapLayout,
+    public mcap: McapFileReader,
+    private layout: VcapLayout,
+    private readonly context?: { options: ReaderOptions; codecs: Codecs; readable: Readable },
   ) {
-    for (const [id, t] of layout.templates) this.byId[id] = t;
-    [this.baseHi, this.baseLo] = splitTime(layout.startNs);
+    this.adopt(mcap, layout);
   }
 
   /** Opens a file: a damaged or unfinished VLink file needs `tryToFix`; foreign MCAP files may always be scanned. */
   static open(path: string, options: ReaderOptions, codecs: Codecs, readable: Readable = new FileReadable(path)): VcapReader {
+    const { mcap, layout } = VcapReader.load(path, options, codecs, readable);
+    return new VcapReader(path, mcap, layout, { options, codecs, readable });
+  }
+
+  private static load(path: string, options: ReaderOptions, codecs: Codecs, readable: Readable): { mcap: McapFileReader; layout: VcapLayout } {
     try {
       const mcap = McapFileReader.open(readable, {
         codecs,
         file: path,
         allowScan: (header) => header.profile !== VLINK_PROFILE || options.tryToFix === true,
       });
-      return new VcapReader(path, mcap, describeVcap(mcap, path, readable.size(), options.tryToFix === true));
+      return { mcap, layout: describeVcap(mcap, path, readable.size(), options.tryToFix === true) };
     } catch (error) {
       readable.close();
       throw error;
     }
+  }
+
+  private adopt(mcap: McapFileReader, layout: VcapLayout): void {
+    this.mcap = mcap;
+    this.layout = layout;
+    this.byId = [];
+    for (const [id, t] of layout.templates) this.byId[id] = t;
+    [this.baseHi, this.baseLo] = splitTime(layout.startNs);
   }
 
   info(): Info {
@@ -96,25 +115,48 @@ export class VcapReader implements BackendReader {
     }
   }
 
-  /** Reads every block (decompressing and checking CRCs): true when the whole file is readable and was complete. */
+  /**
+   * Validates the whole file (`checkVcapReadable`: every record, chunk CRCs, the summary against the data, VLink
+   * metadata); `lastCheckReport` lists what failed.
+   */
   async check(): Promise<boolean> {
-    try {
-      const cursor = this.mcap.cursor();
-      while (cursor.next());
-      return this.layout.info.hasCompleted;
-    } catch {
-      return false;
-    }
+    if (this.closed) throw new BagError('CLOSED', 'reader is closed', { file: this.path });
+    if (!this.context) return false;
+    this.lastCheckReport = checkVcapReadable(this.context.readable, this.context.codecs, this.path);
+    return this.lastCheckReport.ok;
   }
 
-  /** Not supported for `.vcap` (VLink returns false). */
+  /** Rebuilds the summary (and message indexes, `VLinkChannel_*`) by rewriting the file; needs `readOnly: false`. */
   async reindex(): Promise<boolean> {
-    return false;
+    return this.repair(false);
   }
 
-  /** Not supported for `.vcap` (VLink returns false). */
-  async fix(): Promise<boolean> {
-    return false;
+  /**
+   * Repairs a damaged or unfinished file (missing or broken summary/footer, damaged chunks) into a complete one,
+   * keeping every intact chunk; a file that already passes `check()` is left alone unless `rebuild` is set.
+   * `lastFixReport` says what was kept and dropped. Needs `readOnly: false`; the reader then reads the new file.
+   */
+  async fix(rebuild = false): Promise<boolean> {
+    return this.repair(!rebuild);
+  }
+
+  private async repair(onlyIfBroken: boolean): Promise<boolean> {
+    if (this.closed) throw new BagError('CLOSED', 'reader is closed', { file: this.path });
+    const context = this.context;
+    if (!context || !(context.readable instanceof FileReadable)) {
+      throw new BagError('NOT_SUPPORTED', 'only a reader opened on a file can repair it', { file: this.path });
+    }
+    if (context.options.readOnly !== false) {
+      throw new BagError('NOT_SUPPORTED', 'fix and reindex rewrite the file: open the reader with readOnly: false', { file: this.path });
+    }
+    this.lastFixReport = await fixVcap(this.path, { codecs: context.codecs, onlyIfBroken });
+    if (!this.lastFixReport.rewritten) return true;
+    this.mcap.close();
+    const readable = new FileReadable(this.path);
+    const { mcap, layout } = VcapReader.load(this.path, context.options, context.codecs, readable);
+    context.readable = readable;
+    this.adopt(mcap, layout);
+    return true;
   }
 
   close(): void {

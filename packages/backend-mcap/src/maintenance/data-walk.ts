@@ -1,0 +1,200 @@
+import { BagError } from '@vlink/bag-core';
+import type { Codecs } from '../codecs.js';
+import type { Readable } from '../io/readable.js';
+import { ChunkLoader, type ChunkRecords } from '../mcap/chunk-loader.js';
+import { CHUNK_FIXED, DATA_END_RECORD, MESSAGE_FIXED, Opcode, RECORD_PREFIX, TWO_32 } from '../mcap/constants.js';
+import { asBagError, corrupt } from '../mcap/corruption.js';
+import { parseRecord } from '../mcap/record-parser.js';
+import { RecordWindow } from '../mcap/record-window.js';
+import type { Chunk, McapRecord } from '../mcap/records.js';
+
+/** One record inside a decoded chunk: `records.bytes[at..at+length)`. */
+export interface InnerRecord {
+  opcode: number;
+  at: number;
+  length: number;
+}
+
+/** Where a record's bytes are: `buf[at..at+length)`, with `view` over the same buffer. Valid until the next item. */
+export interface RecordBytes {
+  buf: Uint8Array;
+  view: DataView;
+  at: number;
+}
+
+export type WalkItem =
+  /** A top-level record that parses (`parsed` is absent for messages, which are only length-checked). */
+  | ({ kind: 'record'; opcode: number; offset: number; length: number; parsed?: McapRecord } & RecordBytes)
+  /** A chunk that decodes (compression, CRC when present) and whose records all parse. */
+  | ({ kind: 'chunk'; offset: number; length: number; chunk: Chunk; records: ChunkRecords; inner: InnerRecord[] } & RecordBytes)
+  /** Bytes that cannot be used: a chunk that does not decode (`chunk`), a record that does not parse, or a stretch of
+   * garbage / a truncated tail up to the next recognisable record. */
+  | { kind: 'damaged'; offset: number; length: number; chunk: boolean; reason: BagError }
+  /** A DataEnd or Footer record: the data section ends here. */
+  | ({ kind: 'end'; offset: number; length: number; opcode: number } & RecordBytes);
+
+export interface WalkOptions {
+  codecs: Codecs;
+  /** Check non-zero chunk CRCs. */
+  validateCrcs: boolean;
+  /**
+   * After bytes that cannot be parsed (a garbled length, a truncated record), search forward for the next chunk,
+   * metadata or DataEnd record that validates completely, and continue there. Without it the walk ends at the damage.
+   */
+  resync: boolean;
+  file?: string;
+}
+
+/**
+ * Visits every record of the data section in [start, end) in file order, classifying what is usable and what is
+ * damaged, for `check` and for the repair rewrite. Unlike the reader's scan it never stops at a damaged chunk whose
+ * length is intact, and with `resync` it finds its way past garbage too. Every length is bounded by `end` (itself
+ * bounded by the file size) before anything is allocated; each step advances by at least one byte, so it terminates.
+ */
+export function walkDataSection(readable: Readable, start: number, end: number, options: WalkOptions, visit: (item: WalkItem) => void): void {
+  const { file } = options;
+  const loader = new ChunkLoader(readable, options.codecs, options.validateCrcs, file);
+  let win = new RecordWindow(readable, start, end);
+  for (;;) {
+    const at = win.pos;
+    let length: number;
+    let bad: BagError | undefined;
+    try {
+      length = win.next();
+    } catch (error) {
+      length = -1;
+      bad = asBagError(error, file, 0, 'bad record');
+    }
+    if (length === 0) return;
+    if (length > 0) {
+      const { buf, view } = win;
+      const i = win.at;
+      const opcode = buf[i]!;
+      const bytes = { buf, view, at: i };
+      if (opcode === Opcode.DataEnd || opcode === Opcode.Footer) {
+        visit({ kind: 'end', offset: at, length, opcode, ...bytes });
+        return;
+      }
+      if (opcode === Opcode.Chunk) {
+        const decoded = decodeChunk(loader, buf, view, i, length, at, file);
+        if (BagError.isInstance(decoded)) {
+          if (decoded.code === 'NOT_SUPPORTED') throw decoded;
+          visit({ kind: 'damaged', offset: at, length, chunk: true, reason: decoded });
+        } else visit({ kind: 'chunk', offset: at, length, ...decoded, ...bytes });
+        continue;
+      }
+      if (opcode !== 0 && opcode !== Opcode.Header) {
+        const checked = checkRecord(buf, view, i, length, at, file);
+        if (BagError.isInstance(checked)) visit({ kind: 'damaged', offset: at, length, chunk: false, reason: checked });
+        else visit({ kind: 'record', opcode, offset: at, length, ...(checked ? { parsed: checked } : {}), ...bytes });
+        continue;
+      }
+      bad = corrupt(`unexpected opcode ${opcode} in the data section`, file, at);
+    }
+    bad ??= corrupt('data section ends in the middle of a record', file, at);
+    const next = options.resync ? findNextRecord(readable, loader, at + 1, end, file) : -1;
+    visit({ kind: 'damaged', offset: at, length: (next < 0 ? end : next) - at, chunk: false, reason: bad });
+    if (next < 0) return;
+    win = new RecordWindow(readable, next, end);
+  }
+}
+
+/** Decodes a chunk and walks its records; a `BagError` says why it is unusable. */
+function decodeChunk(
+  loader: ChunkLoader,
+  buf: Uint8Array,
+  view: DataView,
+  i: number,
+  length: number,
+  offset: number,
+  file: string | undefined,
+): { chunk: Chunk; records: ChunkRecords; inner: InnerRecord[] } | BagError {
+  try {
+    const records = loader.decode(buf, view, i, length, offset);
+    const inner: InnerRecord[] = [];
+    const { bytes, view: v, end } = records;
+    for (let p = records.start; p < end; ) {
+      if (end - p < RECORD_PREFIX) throw corrupt('chunk ends in the middle of a record', file, offset);
+      const lo = v.getUint32(p + 1, true);
+      if (v.getUint32(p + 5, true) !== 0 || lo > end - p - RECORD_PREFIX) throw corrupt('chunk record runs past the chunk', file, offset);
+      const op = bytes[p]!;
+      if (op === Opcode.Message) {
+        if (lo < MESSAGE_FIXED) throw corrupt('message record is too short', file, offset);
+      } else if (op === Opcode.Schema || op === Opcode.Channel) {
+        parseRecord(bytes, v, p, p + RECORD_PREFIX + lo);
+      } else if (op < 0x80) {
+        // Chunks hold schemas, channels and messages; anything else is damage (private opcodes ≥ 0x80 are allowed).
+        throw corrupt(`opcode ${op} inside a chunk`, file, offset);
+      }
+      inner.push({ opcode: op, at: p, length: RECORD_PREFIX + lo });
+      p += RECORD_PREFIX + lo;
+    }
+    return { chunk: records.chunk, records, inner };
+  } catch (error) {
+    return asBagError(error, file, offset, 'bad chunk');
+  }
+}
+
+/** Parses a non-chunk record (messages are only length-checked): the record, undefined for a message, or the error. */
+function checkRecord(buf: Uint8Array, view: DataView, i: number, length: number, offset: number, file: string | undefined): McapRecord | undefined | BagError {
+  if (buf[i] === Opcode.Message) {
+    return length < RECORD_PREFIX + MESSAGE_FIXED ? corrupt('message record is too short', file, offset) : undefined;
+  }
+  try {
+    return parseRecord(buf, view, i, i + length).record;
+  } catch (error) {
+    return asBagError(error, file, offset - i, 'bad record');
+  }
+}
+
+const CANDIDATES = new Set<number>([Opcode.Chunk, Opcode.Metadata, Opcode.DataEnd]);
+const SEARCH_BLOCK = 1024 * 1024;
+
+/**
+ * The offset of the next record in [from, end) that validates completely on its own: a chunk that decodes with all
+ * its records, a metadata record whose fields fill it exactly, or a DataEnd; −1 when there is none. Loose messages,
+ * schemas and channels are too weakly structured to be told from payload bytes, so they are not searched for.
+ */
+function findNextRecord(readable: Readable, loader: ChunkLoader, from: number, end: number, file: string | undefined): number {
+  const block = new Uint8Array(Math.min(SEARCH_BLOCK, Math.max(0, end - from)));
+  const prefix = new Uint8Array(RECORD_PREFIX);
+  const pv = new DataView(prefix.buffer);
+  for (let pos = from; pos + RECORD_PREFIX <= end; pos += block.length) {
+    const n = Math.min(block.length, end - pos);
+    const bytes = readable.read(pos, n, block);
+    for (let k = 0; k < n; k++) {
+      const op = bytes[k]!;
+      if (!CANDIDATES.has(op)) continue;
+      const p = pos + k;
+      if (end - p < RECORD_PREFIX) return -1;
+      readable.read(p, RECORD_PREFIX, prefix);
+      const hi = pv.getUint32(5, true);
+      if (hi > 0x1fffff) continue;
+      const total = RECORD_PREFIX + hi * TWO_32 + pv.getUint32(1, true);
+      if (total > end - p) continue;
+      if (op === Opcode.DataEnd) {
+        if (total === DATA_END_RECORD) return p;
+        continue;
+      }
+      if (op === Opcode.Chunk ? total < RECORD_PREFIX + CHUNK_FIXED : total < RECORD_PREFIX + 8) continue;
+      const record = readable.read(p, total, new Uint8Array(total));
+      const view = new DataView(record.buffer, record.byteOffset, record.byteLength);
+      if (op === Opcode.Chunk) {
+        if (!BagError.isInstance(decodeChunk(loader, record, view, 0, total, p, file))) return p;
+      } else if (isExactMetadata(record, view, total)) return p;
+    }
+  }
+  return -1;
+}
+
+/** A metadata record whose name and map lengths add up to exactly its record length. */
+function isExactMetadata(record: Uint8Array, view: DataView, total: number): boolean {
+  try {
+    parseRecord(record, view, 0, total);
+  } catch {
+    return false;
+  }
+  const nameLength = view.getUint32(RECORD_PREFIX, true);
+  const mapAt = RECORD_PREFIX + 4 + nameLength;
+  return mapAt + 4 <= total && mapAt + 4 + view.getUint32(mapAt, true) === total;
+}

@@ -1,0 +1,20 @@
+import type { Channel, Schema } from '../mcap/records.js';
+
+/** Two schema records with the same id say the same thing. */
+export function sameSchema(a: Schema, b: Schema): boolean {
+  return a.id === b.id && a.name === b.name && a.encoding === b.encoding && equalBytes(a.data, b.data);
+}
+
+/** Two channel records with the same id say the same thing (metadata compared as a map). */
+export function sameChannel(a: Channel, b: Channel): boolean {
+  if (a.id !== b.id || a.topic !== b.topic || a.messageEncoding !== b.messageEncoding || a.schemaId !== b.schemaId) return false;
+  if (a.metadata.size !== b.metadata.size) return false;
+  for (const [k, v] of a.metadata) if (b.metadata.get(k) !== v) return false;
+  return true;
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

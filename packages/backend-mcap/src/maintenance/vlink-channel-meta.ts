@@ -1,0 +1,57 @@
+import { actionText, countsForFrequency, parseAction, parseSchemaType, schemaTypeLabel, SchemaType, urlKindOf } from '@vlink/bag-core';
+import type { Channel, Schema } from '../mcap/records.js';
+import { fixed6, frequency } from '../vcap/vcap-format.js';
+
+/** What a data walk counted for one channel. */
+export class ChannelTally {
+  count = 0;
+  /** Payload bytes. */
+  size = 0;
+  firstNs: bigint | undefined;
+  lastNs: bigint | undefined;
+
+  add(logTime: bigint, payload: number): void {
+    this.count++;
+    this.size += payload;
+    if (this.firstNs === undefined || logTime < this.firstNs) this.firstNs = logTime;
+    if (this.lastNs === undefined || logTime > this.lastNs) this.lastNs = logTime;
+  }
+}
+
+/**
+ * The `VLinkChannel_<id>` values (spec §5.2) for a channel, from what the file still says: the keys of an existing
+ * record where they are present, else the channel record (action from its metadata, ser and family from its schema or
+ * message encoding); `count`, `size` and `freq` always from the tally. `loss` is not recorded anywhere else, so a
+ * rebuilt record says 0 as a writer that never got `setUrlLoss` does.
+ */
+export function channelMetadataEntries(
+  channel: Channel,
+  schema: Schema | undefined,
+  tally: ChannelTally | undefined,
+  existing: ReadonlyMap<string, string> | undefined,
+): Array<[string, string]> {
+  const action = parseAction(existing?.get('action') ?? channel.metadata.get('action'));
+  const family = familyOf(schema, channel);
+  const count = tally?.count ?? 0;
+  let freq = 0;
+  if (tally && countsForFrequency(action) && tally.firstNs !== undefined && tally.lastNs !== undefined) {
+    // µs as the writer counts them: the log times differ by whole µs.
+    freq = frequency(count, 0, Number((tally.lastNs - tally.firstNs) / 1000n));
+  }
+  return [
+    ['index', String(channel.id - 1)],
+    ['type', existing?.get('type') || urlKindOf(action)],
+    ['action', actionText(action)],
+    ['encoding', existing?.get('encoding') ?? schemaTypeLabel(family)],
+    ['ser', existing?.get('ser') ?? schema?.name ?? ''],
+    ['count', String(count)],
+    ['size', String(tally?.size ?? 0)],
+    ['loss', existing?.get('loss') ?? fixed6(0)],
+    ['freq', fixed6(freq)],
+  ];
+}
+
+function familyOf(schema: Schema | undefined, channel: Channel): SchemaType {
+  const fromSchema = parseSchemaType(schema?.encoding);
+  return fromSchema !== SchemaType.Unknown ? fromSchema : parseSchemaType(channel.messageEncoding);
+}
