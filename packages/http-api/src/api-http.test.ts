@@ -229,7 +229,7 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
     assert.deepEqual(lines[9].data, { x: 27.5, y: -28, label: 'p27' });
   });
 
-  test('openapi.json describes every route; docs page is self-contained; / redirects to the docs', async () => {
+  test('openapi.json describes every route; docs page is self-contained; / leads to the player or the docs', async () => {
     const { status, body } = await getJson('/v1/openapi.json');
     assert.equal(status, 200);
     for (const path of ['/v1/health', '/v1/bags', '/v1/bags/{id}/info', '/v1/bags/{id}/schemas', '/v1/bags/{id}/timing', '/v1/bags/{id}/messages', '/v1/bags/{id}/replay', '/v1/bags/{id}/foxglove']) {
@@ -241,9 +241,10 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
     assert.match(docs.headers.get('content-type') ?? '', /text\/html/);
     assert.ok(html.includes('/v1/openapi.json'));
     assert.ok(!/src=["']https?:/.test(html) && !/href=["']https?:/.test(html), 'no CDN');
+    // `/` is the web player once it is built (its own tests cover it), the docs until then.
     const root = await get('/', { redirect: 'manual' });
-    assert.equal(root.status, 302);
-    assert.equal(root.headers.get('location'), '/v1/docs');
+    if (root.status === 302) assert.equal(root.headers.get('location'), '/v1/docs');
+    else assert.match(`${root.status} ${root.headers.get('content-type')}`, /^200 text\/html/);
     await root.body?.cancel();
   });
 });
