@@ -6,6 +6,7 @@ import { capacityFor, type Slab, type SlabPool } from './slab-pool.js';
 
 /** Payloads up to this size are copied into the batch arena; larger ones travel in a slab of their own. */
 export const SMALL_PAYLOAD = 64 * 1024;
+// Arena sizes step by 4× (16 KiB, 64 KiB, 256 KiB, 1 MiB): few sizes, so the slab pool nearly always has one idle.
 const ARENA_MIN = 16 * 1024;
 const ARENA_MAX = 1024 * 1024;
 const META_MIN = 64;
@@ -14,7 +15,7 @@ const META_MIN = 64;
  * Collects frames for one postMessage. The batch owns every byte it hands over: small payloads are copied into an
  * arena slab (one cheap copy), large ones once into a slab of their own, or, with `transfer`, moved without a copy
  * when the caller's view covers its whole ArrayBuffer (which the caller then loses: transferring detaches it). Slabs
- * come from a `SlabPool` the worker's acks refill. Arena sizes adapt: they double when a batch fills one and shrink
+ * come from a `SlabPool` the worker's acks refill. Arena sizes adapt: they grow when a batch fills one and shrink
  * when mostly empty, so a steady stream of tiny frames does not tie up a megabyte per batch.
  */
 export class BatchBuilder {
@@ -89,7 +90,7 @@ export class BatchBuilder {
 
   /** Hands the batch over and resets the builder; the second element is the transfer list. */
   take(seq: number): [BatchMessage, ArrayBuffer[]] {
-    if (this.arena && this.arenaUsed * 4 < this.arenaSize) this.arenaSize = Math.max(ARENA_MIN, this.arenaSize >> 1);
+    if (this.arena && this.arenaUsed * 16 < this.arenaSize) this.arenaSize = Math.max(ARENA_MIN, this.arenaSize >> 2);
     const meta = this.ref(this.metaSlab);
     const message: BatchMessage = {
       k: 'batch', seq, count: this.count, bytes: this.bytes, meta, chunks: this.chunks, strings: this.strings,
@@ -123,7 +124,7 @@ export class BatchBuilder {
 
   private newArena(atLeast: number): void {
     // A batch that overflowed its arena gets bigger ones from now on (fewer, larger hand-overs).
-    if (this.arena) this.arenaSize = Math.min(ARENA_MAX, this.arenaSize * 2);
+    if (this.arena) this.arenaSize = Math.min(ARENA_MAX, this.arenaSize * 4);
     const slab = this.pool.take(capacityFor(Math.max(this.arenaSize, atLeast)));
     this.arenaChunk = this.chunks.length;
     this.chunks.push(this.ref(slab));

@@ -15,6 +15,12 @@ import type { SchemaRegistry } from './schema-registry.js';
 import type { DropReason } from './writer-stats.js';
 
 const MiB = 1024 * 1024;
+/**
+ * Batches handed over per task stop at this many unacknowledged ones; the next ack sends what gathered meanwhile.
+ * Each batch carries some slack (a partly used arena, its frame table) that the queue limits, which count payload
+ * bytes, do not see: a slow disk and a producer that pushes one frame per task must not pile up thousands of them.
+ */
+const MAX_SMALL_INFLIGHT = 8;
 
 export interface WorkerEngineOptions {
   path: string;
@@ -60,7 +66,7 @@ export class WorkerEngine implements WriteEngine {
   private readonly internFn = (value: string) => this.intern(value);
   private readonly flushSoon = () => {
     this.flushScheduled = false;
-    this.flush();
+    if (this.inflight < MAX_SMALL_INFLIGHT) this.flush();
   };
 
   private constructor(
@@ -258,6 +264,11 @@ export class WorkerEngine implements WriteEngine {
     for (let j = 0; j < ack.durableFailed.length; j += 2) {
       const at = ack.durableFailed[j + 1]!;
       this.settleDurable(ack.durableFailed[j]!, (at >= 0 ? errors[at] : fatal) ?? new BagError('IO_ERROR', 'frame not committed', { file: this.options.path }));
+    }
+    // A batch that waited for room (see MAX_SMALL_INFLIGHT) goes now.
+    if (this.batch.pending && !this.flushScheduled) {
+      this.flushScheduled = true;
+      scheduleSoon(this.flushSoon);
     }
     if (this.inflight === 0 && !this.quitting) this.link.unref();
   }
