@@ -214,3 +214,18 @@ class TestAuth:
             assert [(m.timestamp, m.topic, m.message) for m in bag.read_messages(urls=["cam/big"])] == expected.select(["cam/big"])
             assert len(bag.page(limit=5).messages) == 5
             assert "token" not in repr(client) or "***" in repr(client)
+
+
+def test_the_serve_fallback_works_too(bag_dir: Any, tmp_path: Any) -> None:
+    """When packages/cli is not built the fixture runs serve() from @vlink/bag-server: keep that path working."""
+    from .conftest import start_server
+
+    fallback = start_server(bag_dir, tmp_path, token=TOKEN, use_cli=False)
+    try:
+        with Client(fallback.url, token=TOKEN) as client:
+            assert len(client.bags()) == 3
+            assert len(list(client.bag("drive.vdb").read_messages(urls=["log"]))) == 5
+        with Client(fallback.url) as anonymous, pytest.raises(Unauthorized):
+            anonymous.bags()
+    finally:
+        fallback.stop()
