@@ -27,6 +27,14 @@ export async function createNodeSqliteDriver(): Promise<SqliteDriver> {
   };
 }
 
+/**
+ * Deno's `StatementSync.iterate()` ends quietly when a step fails (a damaged page reads as the end of the result,
+ * where `all()` and `get()` throw SQLITE_CORRUPT), so a damaged file would read as a shorter one. There, an iteration
+ * that runs to its end is checked against a COUNT(*) of the same query, which walks the same b-tree pages (and throws
+ * where they are damaged) but not the blobs' overflow pages; fewer rows than counted means the iteration was cut short.
+ */
+const VERIFY_ITERATION = typeof (globalThis as { Deno?: unknown }).Deno !== 'undefined';
+
 function wrap(db: NativeDatabase): SqliteConnection {
   return {
     driver: 'node:sqlite',
@@ -34,10 +42,42 @@ function wrap(db: NativeDatabase): SqliteConnection {
     prepare(sql): SqliteStatement {
       const s = db.prepare(sql);
       // Node 22.5–22.12 lack `iterate`; fall back to a materialised result there.
-      const iterate = s.iterate ? s.iterate.bind(s) : (...p: SqlValue[]) => s.all(...p)[Symbol.iterator]();
+      let iterate = s.iterate ? s.iterate.bind(s) : (...p: SqlValue[]) => s.all(...p)[Symbol.iterator]();
+      if (VERIFY_ITERATION && s.iterate && /^\s*SELECT\b/i.test(sql)) iterate = verified(db, sql, iterate);
       return { run: s.run.bind(s), get: s.get.bind(s), all: s.all.bind(s), iterate, finalize: noop };
     },
     close: () => db.close(),
+  };
+}
+
+function verified(
+  db: NativeDatabase,
+  sql: string,
+  iterate: (...p: SqlValue[]) => IterableIterator<Record<string, SqlValue>>,
+): (...p: SqlValue[]) => IterableIterator<Record<string, SqlValue>> {
+  return (...params) => {
+    const rows = iterate(...params);
+    let seen = 0;
+    const it: IterableIterator<Record<string, SqlValue>> = {
+      [Symbol.iterator]: () => it,
+      next() {
+        const step = rows.next();
+        if (step.done !== true) {
+          seen++;
+          return step;
+        }
+        const counted = db.prepare(`SELECT COUNT(*) AS n FROM (${sql.replace(/;\s*$/, '')})`).get(...params)?.['n'];
+        if (counted !== undefined && Number(counted) !== seen) {
+          throw new Error(`database disk image is malformed (the result ended after ${seen} of ${Number(counted)} rows)`);
+        }
+        return step;
+      },
+      return(value?: unknown) {
+        rows.return?.(value);
+        return { done: true, value: undefined };
+      },
+    };
+    return it;
   };
 }
 

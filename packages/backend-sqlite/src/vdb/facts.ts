@@ -40,7 +40,16 @@ export interface VdbFacts {
 }
 
 /** Header validation, url maps, index detection, blank and total duration (spec §2.10). */
-export function readFacts(db: SqliteConnection, path: string): VdbFacts {
+export function readFacts(db: SqliteConnection, path: string, tolerant = false): VdbFacts {
+  // `tryToFix`: the header row is required, everything else falls back to "absent" when SQLite cannot read it.
+  const soft = <T>(fallback: T, read: () => T): T => {
+    if (!tolerant) return read();
+    try {
+      return read();
+    } catch {
+      return fallback;
+    }
+  };
   const header = db.prepare(SQL.SELECT_HEADER).get();
   if (header === undefined) throw new BagError('CORRUPT_FILE', 'VLinkHeader has no row', { file: path });
   const major = int(header['major']);
@@ -60,14 +69,13 @@ export function readFacts(db: SqliteConnection, path: string): VdbFacts {
     complete = false;
   }
 
-  const hasSchema =
-    db.prepare(SQL.HAS_SCHEMA_TABLE).get() !== undefined && int(db.prepare(SQL.HAS_SCHEMA_ROWS).get()?.['e']) === 1;
+  const hasSchema = soft(false, () => db.prepare(SQL.HAS_SCHEMA_TABLE).get() !== undefined && int(db.prepare(SQL.HAS_SCHEMA_ROWS).get()?.['e']) === 1);
 
   const byId = new Map<number, UrlEntry>();
   const idsByUrl = new Map<string, number[]>();
   const metas: UrlMeta[] = [];
   let totalRawSize = 0;
-  for (const row of db.prepare(SQL.SELECT_URLS).all()) {
+  for (const row of soft([], () => db.prepare(SQL.SELECT_URLS).all())) {
     const index = int(row['id']);
     const url = text(row['url']);
     const ser = text(row['ser']);
@@ -94,16 +102,16 @@ export function readFacts(db: SqliteConnection, path: string): VdbFacts {
   // VLink sorts by transport priority first; that is a VLink middleware notion with no meaning here.
   metas.sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : a.index - b.index));
 
-  const indexes = new Set(db.prepare(SQL.SELECT_INDEXES).all().map((r) => text(r['name'])));
+  const indexes = new Set(soft([], () => db.prepare(SQL.SELECT_INDEXES).all()).map((r) => text(r['name'])));
   const hasUrlIndex = indexes.has('idx_elapsed_url');
   const hasElapsedIndex = hasUrlIndex || indexes.has('idx_elapsed');
 
-  const first = db.prepare(hasElapsedIndex ? SQL.FIRST_ELAPSED_INDEXED : SQL.FIRST_ELAPSED_NATURAL).get();
+  const first = soft(undefined, () => db.prepare(hasElapsedIndex ? SQL.FIRST_ELAPSED_INDEXED : SQL.FIRST_ELAPSED_NATURAL).get());
   let blankDuration = first === undefined ? 0 : Math.trunc(int(first['elapsed']) / 1000);
   if (blankDuration < 0) blankDuration = 0;
   let totalDuration = Math.trunc(int(header['duration']) / 1000);
   if (hasElapsedIndex && complete) {
-    const last = db.prepare(SQL.LAST_ELAPSED_INDEXED).get();
+    const last = soft(undefined, () => db.prepare(SQL.LAST_ELAPSED_INDEXED).get());
     if (last !== undefined) {
       const ms = Math.trunc(int(last['elapsed']) / 1000);
       if (ms > blankDuration) totalDuration = ms;

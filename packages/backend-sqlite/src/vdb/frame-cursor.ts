@@ -17,6 +17,8 @@ export class FrameCursor implements IterableIterator<Frame> {
     private readonly facts: VdbFacts,
     private readonly path: string,
     private readonly owners: Set<FrameCursor>,
+    /** `tryToFix`: damage ends the cursor (reported here) instead of throwing, so what SQLite can read is read. */
+    private readonly onDamage?: (error: BagError) => void,
   ) {}
 
   [Symbol.iterator](): IterableIterator<Frame> {
@@ -33,7 +35,12 @@ export class FrameCursor implements IterableIterator<Frame> {
         step = this.rows.next();
       } catch (error) {
         this.release();
-        throw sqliteError(error, 'IO_ERROR', 'cannot read VLinkDatas', this.path);
+        const bagError = sqliteError(error, 'IO_ERROR', 'cannot read VLinkDatas', this.path);
+        if (this.onDamage && bagError.code === 'CORRUPT_FILE') {
+          this.onDamage(bagError);
+          return { done: true, value: undefined };
+        }
+        throw bagError;
       }
       if (step.done === true) {
         this.finish();
@@ -56,7 +63,12 @@ export class FrameCursor implements IterableIterator<Frame> {
           data = decompressFrame(data);
         } catch (error) {
           this.release();
-          throw BagError.wrap(error, 'CORRUPT_DATA', 'cannot decompress a row', { file: this.path, url: entry.url });
+          const bagError = BagError.wrap(error, 'CORRUPT_DATA', 'cannot decompress a row', { file: this.path, url: entry.url });
+          if (this.onDamage) {
+            this.onDamage(bagError);
+            return { done: true, value: undefined };
+          }
+          throw bagError;
         }
       }
       // One result object per cursor: for-of and spread read `value` before the next step, and each frame is new.

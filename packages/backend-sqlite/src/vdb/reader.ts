@@ -14,6 +14,7 @@ import { bytes, readFacts, text, type VdbFacts } from './facts.js';
 import { FrameCursor } from './frame-cursor.js';
 import { checkVdb, fixVdb, reindexVdb } from './maintenance.js';
 import * as SQL from './sql.js';
+import { hotJournalError, needsRecovery, recoverInterrupted } from './recover.js';
 import { sqliteError } from './sqlite-errors.js';
 
 export { readFacts, type VdbFacts } from './facts.js';
@@ -31,7 +32,10 @@ export class VdbReader implements BackendReader {
   /** Cursors not yet finished: closing the reader ends them first (a driver cannot close a busy connection). */
   private readonly cursors = new Set<FrameCursor>();
 
-  private constructor(db: SqliteConnection, path: string, readOnly: boolean, facts: VdbFacts) {
+  /** With `tryToFix`, the damage that ended a cursor early (SQLite could read no further); undefined otherwise. */
+  damage: BagError | undefined;
+
+  private constructor(db: SqliteConnection, path: string, readOnly: boolean, facts: VdbFacts, private readonly tryToFix = false) {
     this.db = db;
     this.path = path;
     this.readOnly = readOnly;
@@ -41,6 +45,9 @@ export class VdbReader implements BackendReader {
   static open(driver: SqliteDriver, path: string, options: ReaderOptions = {}): VdbReader {
     if (!existsSync(path)) throw new BagError('NOT_FOUND', 'no such .vdb file', { file: path });
     const readOnly = options.readOnly !== false;
+    const tryToFix = options.tryToFix === true;
+    // A crashed writer's unfinished transaction: only a read-write open can roll it back (see recover.ts).
+    if (tryToFix && needsRecovery(path)) recoverInterrupted(driver, path);
     let db: SqliteConnection;
     try {
       db = driver.open(path, { readOnly });
@@ -49,10 +56,10 @@ export class VdbReader implements BackendReader {
     }
     try {
       db.exec(SQL.BUSY_TIMEOUT_READER);
-      return new VdbReader(db, path, readOnly, readFacts(db, path));
+      return new VdbReader(db, path, readOnly, readFacts(db, path, tryToFix), tryToFix);
     } catch (error) {
       db.close();
-      throw sqliteError(error, 'CORRUPT_FILE', 'cannot read .vdb file', path);
+      throw hotJournalError(error, path) ?? sqliteError(error, 'CORRUPT_FILE', 'cannot read .vdb file', path);
     }
   }
 
@@ -118,7 +125,7 @@ export class VdbReader implements BackendReader {
     } catch (error) {
       throw sqliteError(error, 'IO_ERROR', 'cannot query VLinkDatas', this.path);
     }
-    const cursor = new FrameCursor(rows, statement, this.facts, this.path, this.cursors);
+    const cursor = new FrameCursor(rows, statement, this.facts, this.path, this.cursors, this.tryToFix ? (error) => (this.damage ??= error) : undefined);
     this.cursors.add(cursor);
     return cursor;
   }
@@ -150,7 +157,7 @@ export class VdbReader implements BackendReader {
   }
 
   private refresh(): void {
-    this.facts = readFacts(this.db, this.path);
+    this.facts = readFacts(this.db, this.path, this.tryToFix);
   }
 
   private assertOpen(): void {
