@@ -127,6 +127,27 @@ describe('clone', () => {
   });
 });
 
+describe('split recordings', () => {
+  test('clone into .vdbx and .vcapx (split by time), read back byte-exactly, tag the manifest', { timeout: 30_000 }, async () => {
+    const dir = tmp.path('');
+    const [vdbx, vcapx] = [tmp.path('split.vdbx'), tmp.path('split.vcapx')];
+    const [a, b] = await Promise.all([runCli(['clone', vdb, vdbx, '-y', '0.5', '-q']), runCli(['clone', vcap, vcapx, '-y', '0.5', '-o', '-q'])]);
+    assert.equal(a.code, 0, a.stderr);
+    assert.equal(b.code, 0, b.stderr);
+    const [catX, catY, info] = await Promise.all([catOf(vdbx), catOf(vcapx), runCli(['info', vdbx])]);
+    assert.equal(catX, await originalCat());
+    assert.equal(catY, await originalCat());
+    assert.match(info.stdout, /^Split Count: +5 \(By time: 0\.50s\)$/m);
+    const tag = await runCli(['tag', vcapx, 'split-tag']);
+    assert.equal(tag.code, 0, tag.stderr);
+    assert.equal((await readBag(vcapx, (r) => r.getInfo())).tagName, 'split-tag');
+    // Segments named by time would land on the .vcapx source's own segments in the same directory.
+    const clash = await runCli(['clone', vcapx, `${dir}/again.vcapx`, '-y', '0.5', '-o']);
+    assert.equal(clash.code, 1);
+    assert.match(clash.stderr, /again\.vcapx: its segments could overwrite \d{4}-\d\d-\d\d_[\d-]+\.vcap of a source bag; write to another directory or drop --split-name-by-time\n$/);
+  });
+});
+
 describe('merge', () => {
   const frame = (timestamp: number, url: string, byte: number): Frame => ({
     timestamp,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { copyFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import foxglove from '@foxglove/ws-protocol';
@@ -167,11 +168,38 @@ describe('keys on a terminal', { skip: !hasScript() && 'util-linux `script` is n
     const paused = Number(/Paused \| x1\.00 \| (\d+) frames/.exec(pty.screen.slice(0, at).split('\r').pop()!)?.[1]);
     pty.send('p');
     at = await pty.waitFor(new RegExp(`Paused \\| x1\\.00 \\| ${paused + 1} frames`), at);
+    // → jumps 1 s forward and stays paused.
+    const ms = (text: string) => {
+      const [h, m, s, milli] = text.split(':').map(Number) as [number, number, number, number];
+      return ((h * 60 + m) * 60 + s) * 1000 + milli;
+    };
+    const before = ms(/(\d\d:\d\d:\d\d:\d{3})\/\S+ \| Paused/.exec(pty.screen.slice(0, at).split('\r').pop()!)![1]!);
+    pty.send('\x1b[C');
+    for (let jumped = false; !jumped; ) {
+      at = await pty.waitFor(/(\d\d:\d\d:\d\d:\d{3})\/\S+ \| Paused/, at);
+      const now = ms(/(\d\d:\d\d:\d\d:\d{3})\/\S+ \| Paused[^\r]*$/.exec(pty.screen.slice(0, at))?.[1] ?? '00:00:00:000');
+      jumped = now >= before + 900;
+    }
     pty.send(' ');
     at = await pty.waitFor(/Playing/, at);
     pty.send('q');
     await pty.waitFor(/Stopped \| \d+ frames/, at);
     assert.equal(await pty.exit(), 0);
+  });
+
+  test('fix asks before changing the file: n keeps it, y fixes it', { timeout: 30_000 }, async () => {
+    const copy = tmp.path('ask.vdb');
+    copyFileSync(vdb, copy);
+    const no = new PtySession(['fix', copy]);
+    await no.waitFor(/Fix .*ask\.vdb\? This will rewrite its metadata\. \[y\/N\] /);
+    no.send('n\r');
+    await no.waitFor(/not fixed \(not confirmed\)/);
+    assert.equal(await no.exit(), 1);
+    const yes = new PtySession(['fix', copy]);
+    await yes.waitFor(/\[y\/N\] /);
+    yes.send('y\r');
+    await yes.waitFor(/ask\.vdb: fixed/);
+    assert.equal(await yes.exit(), 0);
   });
 
   test('record --from: Space pauses, q stops and the file is complete', { timeout: 30_000 }, async () => {

@@ -20,7 +20,7 @@ export const CLI_VERSION: string = (JSON.parse(readFileSync(new URL('../package.
  */
 export function createProgram(): Command {
   const program = new Command('vlink-bag')
-    .description('Record, replay, inspect and convert VLink bags (.vdb SQLite, .vcap MCAP)')
+    .description('Record, replay, inspect and convert VLink bags (.vdb/.vdbx SQLite, .vcap/.vcapx MCAP)')
     .version(CLI_VERSION, '-V, --version')
     .option('--verbose', 'print stack traces with errors')
     .showSuggestionAfterError(true)

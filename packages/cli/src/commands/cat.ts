@@ -22,7 +22,7 @@ export function registerCat(program: Command): void {
   const command = program
     .command('cat')
     .description('write the frames of a bag to stdout (NDJSON, CSV or text)')
-    .argument('<path>', 'bag file (.vdb, .vcap)')
+    .argument('<path>', 'bag file (.vdb, .vdbx, .vcap, .vcapx)')
     .addOption(new Option('--format <format>', 'output format').choices(['ndjson', 'csv', 'text']).default('ndjson'))
     .option('--decode', 'add each payload as JSON: protobuf via the embedded descriptors, JSON and text payloads as is')
     .option('--meta', 'NDJSON only: start with a {"meta":…} line and one {"schema":…} line per embedded schema')

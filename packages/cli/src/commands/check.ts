@@ -6,8 +6,8 @@ import { examples } from '../lib/filter-flags.js';
 export function registerCheck(program: Command): void {
   const command = program
     .command('check')
-    .description('verify a bag (SQLite integrity and metadata for .vdb, every chunk and CRC for .vcap); exit 0 when ok')
-    .argument('<path>', 'bag file (.vdb, .vcap)')
+    .description('verify a bag (.vdb: SQLite integrity and metadata; .vcap: records, CRCs, summary and metadata); exit 0 when ok')
+    .argument('<path>', 'bag file (.vdb, .vdbx, .vcap, .vcapx)')
     .option('-q, --quiet', 'print nothing when the bag is ok')
     .action(async (path: string, flags: { quiet?: boolean }) => {
       const reader = await openBag(path);

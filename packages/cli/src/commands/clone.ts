@@ -16,7 +16,7 @@ export function registerClone(program: Command): void {
   const command = program
     .command('clone')
     .description('copy a bag into a new file, converting between formats, with url/time filters and new compression')
-    .argument('<src>', 'source bag (.vdb, .vcap)')
+    .argument('<src>', 'source bag (.vdb, .vdbx, .vcap, .vcapx)')
     .argument('<dst>', 'target bag; its extension picks the format')
     .option('-q, --quiet', 'no progress bar and no summary');
   addFilterOptions(command);
@@ -24,7 +24,7 @@ export function registerClone(program: Command): void {
   command.action(async (src: string, dst: string, flags: CloneFlags) => {
     const reader = await openBag(src);
     try {
-      await prepareOutput(dst, { inputs: [src], force: flags.force === true, quiet: flags.quiet === true });
+      await prepareOutput(dst, { inputs: [src], force: flags.force === true, quiet: flags.quiet === true, splitNameByTime: flags.splitNameByTime === true });
       const info = reader.getInfo();
       const selection = selectUrls(bagUrls(info), flags.urls, flags.skipUrls);
       const window = windowMs(flags);

@@ -28,7 +28,7 @@ export function registerInfo(program: Command): void {
   const command = program
     .command('info')
     .description('print the summary of a bag: header, duration, counts and the per-url table')
-    .argument('<path>', 'bag file (.vdb, .vcap)')
+    .argument('<path>', 'bag file (.vdb, .vdbx, .vcap, .vcapx)')
     .addOption(new Option('-l, --list', 'list every frame (time, url, action, size) instead of the summary').conflicts('json'))
     .option('--json', 'print the Info object (camelCase) as JSON and nothing else')
     .addOption(

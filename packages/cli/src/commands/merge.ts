@@ -21,7 +21,7 @@ export function registerMerge(program: Command): void {
   const command = program
     .command('merge')
     .description('merge bags into one in absolute time (each bag\'s recording start + frame time)')
-    .argument('<src...>', 'two or more bags (.vdb, .vcap, mixed); frames of each must be in time order')
+    .argument('<src...>', 'two or more bags (any format, mixed); frames of each must be in time order')
     .requiredOption('-o, --output <dst>', 'output bag; its extension picks the format')
     .addOption(new Option('--check-gap <s>', 'refuse inputs whose recording starts are further apart than this').argParser(parseNonNegative).default(3600))
     .option('-q, --quiet', 'no progress bar and no summary');
@@ -55,7 +55,7 @@ async function mergeInto(sources: string[], readers: BagReader[], flags: MergeFl
       sources[starts.indexOf(Math.max(...starts))],
     );
   }
-  await prepareOutput(dst, { inputs: sources, force: flags.force === true, quiet: flags.quiet === true });
+  await prepareOutput(dst, { inputs: sources, force: flags.force === true, quiet: flags.quiet === true, splitNameByTime: flags.splitNameByTime === true });
   const allUrls = [...new Set(infos.flatMap((info) => info.urls.map((meta) => meta.url)))];
   const selection = selectUrls(allUrls, flags.urls, flags.skipUrls);
   // The window is relative to the earliest recording start (as VLink's merge does).

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { PlayStatus, type BagError, type BagReader, type Frame, type Info } from '@vlink/bag';
 import { openBag } from '../lib/bag-io.js';
-import { CliError } from '../lib/errors.js';
+import { CliError, usageError } from '../lib/errors.js';
 import { addFilterOptions, examples, windowMs, type FilterFlags } from '../lib/filter-flags.js';
 import { formatDuration, formatSize } from '../lib/format.js';
 import type { PlayServer } from '../lib/foxglove-server.js';
@@ -32,7 +32,7 @@ export function registerPlay(program: Command): void {
   const command = program
     .command('play')
     .description('replay a bag in its original timing to stdout (NDJSON) and/or a Foxglove WebSocket server')
-    .argument('<path>', 'bag file (.vdb, .vcap)')
+    .argument('<path>', 'bag file (.vdb, .vdbx, .vcap, .vcapx)')
     .addOption(new Option('-t, --times <n>', 'number of passes; 0 or less loops forever').argParser(parseInteger).default(1))
     .addOption(new Option('-r, --rate <x>', 'speed, 0.01 to 100').argParser(parseRate).default(1))
     .option('-m, --skip-blank', 'start at the first frame instead of at the recording start')
@@ -63,6 +63,8 @@ export function registerPlay(program: Command): void {
 }
 
 async function play(reader: BagReader, path: string, flags: PlayFlags): Promise<void> {
+  // Only a key resumes a paused playback (Foxglove protocol 0.8 has no playback control).
+  if (flags.autoPause && !(process.stdin.isTTY && liveOutput(flags.quiet))) throw usageError('-j/--auto-pause needs a terminal (Space resumes) and no --quiet');
   const info = reader.getInfo();
   const selection = selectUrls(bagUrls(info), flags.urls, flags.skipUrls);
   if (selection.none) throw new CliError('the url filters leave nothing to play', path);

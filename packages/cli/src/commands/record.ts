@@ -28,7 +28,7 @@ export function registerRecord(program: Command): void {
   const command = program
     .command('record')
     .description('record frames into a new bag from NDJSON on stdin or from a Foxglove WebSocket server')
-    .argument('<out>', 'bag to write; its extension picks the format (.vdb, .vcap)')
+    .argument('<out>', 'bag to write; its extension picks the format (.vdb, .vdbx, .vcap, .vcapx)')
     .option('--stdin', 'read NDJSON frames (the `vlink-bag cat` shape) from stdin')
     .addOption(new Option('--from <url>', 'record from a Foxglove WebSocket server, e.g. ws://127.0.0.1:8765').argParser(parseWsUrl).conflicts('stdin'))
     .addOption(new Option('-u, --urls <urls...>', 'only these urls / topics (exact match; default: all)'))

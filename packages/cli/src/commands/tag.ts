@@ -8,8 +8,8 @@ import { examples } from '../lib/filter-flags.js';
 export function registerTag(program: Command): void {
   const command = program
     .command('tag')
-    .description('set the tag name of a bag (.vdb; a single .vcap has no rewritable tag)')
-    .argument('<path>', 'bag file (.vdb)')
+    .description('set the tag name of a bag (.vdb, .vdbx, .vcapx; a single .vcap has no rewritable tag)')
+    .argument('<path>', 'bag file (.vdb, .vdbx, .vcapx)')
     .argument('<name>', 'new tag name')
     .option('-q, --quiet', 'print nothing on success')
     .action(async (path: string, name: string, flags: { quiet?: boolean }) => {

@@ -1,6 +1,6 @@
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { BagError, BagReader, extensionOf, findBackend, registeredExtensions, type ReaderOptions } from '@vlink/bag';
+import { BagError, BagReader, extensionOf, findBackend, listedSegments, registeredExtensions, stemOf, type ReaderOptions } from '@vlink/bag';
 import { confirm } from './confirm.js';
 import { CliError } from './errors.js';
 
@@ -49,23 +49,40 @@ export function realPathOf(path: string): string {
 
 export interface OutputOptions {
   force?: boolean;
-  /** Paths the output must not be (the inputs of clone/merge); compared by real path. */
+  /** Paths the output must not be (the inputs of clone/merge); compared by real path, split segments included. */
   inputs?: readonly string[];
+  /** The output is written with `--split-name-by-time` (segment names from times, not from the manifest's name). */
+  splitNameByTime?: boolean;
   quiet?: boolean;
 }
 
 /**
  * Checks an output path before anything is written: a supported extension, an existing directory, never one of the
- * inputs (even with `--force`: a bag cannot be read while it is rewritten), and no silent overwrite (`--force`, or a
- * yes on a terminal).
+ * inputs or their split segments (even with `--force`: a bag cannot be read while it is rewritten), and no silent
+ * overwrite (`--force`, or a yes on a terminal).
  */
 export async function prepareOutput(path: string, options: OutputOptions = {}): Promise<void> {
   assertSupported(path);
   const dir = dirname(resolve(path));
   if (!existsSync(dir)) throw new CliError(`directory ${dir} does not exist`, path);
   const target = realPathOf(path);
-  for (const input of options.inputs ?? []) {
-    if (realPathOf(input) === target) throw new CliError('refusing to overwrite the source bag', path);
+  const protectedFiles = (options.inputs ?? []).flatMap((input) => [realPathOf(input), ...segmentsOf(input)]);
+  if (protectedFiles.includes(target)) throw new CliError('refusing to overwrite the source bag', path);
+  if (isSplit(path)) {
+    // A split output names its segments `<stem>.N.<ext>` (or by time with -o) next to its manifest; none of them
+    // may land on a segment being read.
+    const realDir = realPathOf(dir);
+    const segmentExt = extensionOf(path).slice(0, -1);
+    const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const ownName = options.splitNameByTime
+      ? new RegExp(`^\\d{4}-\\d{2}-\\d{2}_.*${escape(segmentExt)}$`, 'i')
+      : new RegExp(`^${escape(stemOf(basename(path)))}\\.\\d+${escape(segmentExt)}$`, 'i');
+    for (const file of protectedFiles) {
+      const name = basename(file);
+      if (dirname(file) === realDir && ownName.test(name)) {
+        throw new CliError(`its segments could overwrite ${name} of a source bag; write to another directory${options.splitNameByTime ? ' or drop --split-name-by-time' : ''}`, path);
+      }
+    }
   }
   if (!existsSync(path)) return;
   if (statSync(path).isDirectory()) throw new CliError('is a directory', path);
@@ -75,4 +92,21 @@ export async function prepareOutput(path: string, options: OutputOptions = {}): 
     throw new CliError('not overwritten', path);
   }
   throw new CliError('already exists (pass -f/--force to overwrite)', path);
+}
+
+function isSplit(path: string): boolean {
+  return extensionOf(path).endsWith('x');
+}
+
+/** Real paths of the segments a split bag's manifest lists (none for single files or unreadable manifests). */
+function segmentsOf(path: string): string[] {
+  if (!isSplit(path)) return [];
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return [];
+  }
+  const dir = dirname(realPathOf(path));
+  return (listedSegments(text)?.names ?? []).map((name) => realPathOf(resolve(dir, name)));
 }

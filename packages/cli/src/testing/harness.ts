@@ -92,19 +92,28 @@ export class PtySession {
       const rest = this.output.slice(from);
       const match = pattern.exec(rest);
       if (match) return from + match.index + match[0].length;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; screen:\n${this.output.slice(-2000)}`);
+      if (Date.now() > deadline) {
+        this.kill();
+        throw new Error(`timed out waiting for ${pattern}; screen:\n${JSON.stringify(this.output.slice(-2000))}`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
 
   async exit(timeoutMs = 8000): Promise<number | null> {
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
+    const timer = setTimeout(() => this.kill(), timeoutMs);
     try {
       return await this.exited;
     } finally {
       clearTimeout(timer);
       this.child.stdin!.end();
     }
+  }
+
+  /** Ends the session (a failed wait must not leave a terminal open that keeps the test runner alive). */
+  kill(): void {
+    this.child.stdin!.end();
+    this.child.kill('SIGKILL');
   }
 }
 
