@@ -49,13 +49,23 @@ export const densityRoute = createRoute({
   },
 });
 
+/** One computation, shared by identical requests; cancelled when every request waiting for it has gone. */
+interface Job {
+  readonly result: Promise<Density>;
+  readonly abort: AbortController;
+  waiters: number;
+  settled: boolean;
+}
+
 /**
  * `GET /v1/bags/{id}/density?buckets=&begin=&end=&urls=`: per-url message counts over equal time buckets, so a
  * timeline of a million-message bag costs the browser `urls × buckets` numbers. Results are cached per bag version
- * (path, size, mtime) and query; concurrent identical requests share one pass.
+ * (path, size, mtime) and query; concurrent identical requests share one pass, and a pass nobody waits for any more
+ * (a player that zoomed on before the answer came) stops reading.
  */
 export function registerDensity(app: OpenAPIHono, store: BagStore): void {
-  const cache = new Map<string, Promise<Density>>();
+  const cache = new Map<string, Job>();
+  const forget = (key: string, job: Job) => cache.get(key) === job && cache.delete(key);
   app.openapi(densityRoute, async (c) => {
     const b = store.resolve(c.req.valid('param').id);
     const q = c.req.valid('query');
@@ -67,16 +77,47 @@ export function registerDensity(app: OpenAPIHono, store: BagStore): void {
     const endMs = q.end === undefined ? Math.max(beginMs, info.totalDuration) : Number(q.end);
     if (endMs < beginMs) throw badParameter('end', 'before begin');
     const key = JSON.stringify([b.path, b.size, b.mtimeMs, buckets, beginMs, endMs, urls ?? null]);
-    let result = cache.get(key);
-    if (result) {
+    let job = cache.get(key);
+    if (job) {
       cache.delete(key);
     } else {
-      result = store.withReader(b, (reader) => computeDensity(reader, { buckets, beginMs, endMs, ...(urls ? { urls } : {}) }));
+      const abort = new AbortController();
+      const result = store.withReader(b, (reader) => computeDensity(reader, { buckets, beginMs, endMs, signal: abort.signal, ...(urls ? { urls } : {}) }));
+      const created: Job = { result, abort, waiters: 0, settled: false };
       // A failure is not kept: the file may be fixed or finish recording.
-      result.catch(() => cache.get(key) === result && cache.delete(key));
+      result.then(
+        () => (created.settled = true),
+        () => {
+          created.settled = true;
+          forget(key, created);
+        },
+      );
+      job = created;
     }
-    cache.set(key, result);
+    cache.set(key, job);
     while (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
-    return c.json((await result) as never, 200);
+
+    const current = job;
+    current.waiters++;
+    let waiting = true;
+    const leave = () => {
+      if (!waiting) return;
+      waiting = false;
+      if (--current.waiters === 0 && !current.settled) {
+        current.abort.abort();
+        forget(key, current);
+      }
+    };
+    const signal = c.req.raw.signal;
+    signal.addEventListener('abort', leave, { once: true });
+    try {
+      return c.json((await current.result) as never, 200);
+    } finally {
+      signal.removeEventListener('abort', leave);
+      if (waiting) {
+        waiting = false;
+        current.waiters--;
+      }
+    }
   });
 }
