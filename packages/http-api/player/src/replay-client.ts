@@ -1,0 +1,208 @@
+// The layout lives in one place: the server's encoder module (its import of @vlink/bag is type-only).
+import { decodeFrameAt, type DecodedFrame } from '../../src/messages/binary-frame.js';
+import { replayUrl } from './api.js';
+
+export type ReplayState = 'connecting' | 'stopped' | 'playing' | 'paused' | 'closed';
+
+export interface PlayOptions {
+  /** 0 = as fast as the page reads. */
+  rate: number;
+  beginMs: number;
+  endMs: number;
+  /** Empty = all. */
+  urls: string[];
+  loop: boolean;
+}
+
+/** What the UI reads; a new object after every change (cheap to compare). */
+export interface ReplaySnapshot {
+  state: ReplayState;
+  rate: number;
+  dropped: number;
+  /** Frames received since the bag was opened. */
+  received: number;
+  /** The latest frame per url (each one owns its buffer: a WebSocket message). */
+  latest: ReadonlyMap<string, DecodedFrame>;
+  lastError?: string;
+  finished: boolean;
+}
+
+/**
+ * One WebSocket replay (`WS /v1/bags/{id}/replay`). Frames only update the latest frame per url and the position;
+ * listeners hear about it at most once per animation frame, so a rate-0 replay of a big bag never floods the UI.
+ *
+ * The position is the last frame's time (or the status event's), run forward by the wall clock × rate while
+ * playing, so the cursor moves smoothly through sparse urls and gaps.
+ */
+export class ReplayClient {
+  private readonly ws: WebSocket;
+  private snapshot: ReplaySnapshot = { state: 'connecting', rate: 1, dropped: 0, received: 0, latest: new Map(), finished: false };
+  private readonly latest = new Map<string, DecodedFrame>();
+  private anchorMs = 0;
+  private anchorWall = 0;
+  private endMs = Infinity;
+  private scheduled = false;
+  private readonly listeners = new Set<(s: ReplaySnapshot) => void>();
+  /** Commands wait here until the socket is open. */
+  private readonly pending: string[] = [];
+  private stepWhenPaused = false;
+  private seekWhenPaused: number | undefined;
+  private resumeAfterSeek = false;
+
+  constructor(readonly bagId: string, durationMs: number) {
+    this.endMs = durationMs;
+    this.ws = new WebSocket(replayUrl(bagId));
+    this.ws.binaryType = 'arraybuffer';
+    this.ws.onopen = () => {
+      for (const text of this.pending.splice(0)) this.ws.send(text);
+    };
+    this.ws.onmessage = (event) => (typeof event.data === 'string' ? this.onEvent(event.data) : this.onFrame(event.data as ArrayBuffer));
+    this.ws.onclose = (event) => {
+      this.update({ state: 'closed', ...(event.code !== 1000 && event.code !== 1005 ? { lastError: `connection closed (${event.code}${event.reason ? ': ' + event.reason : ''})` } : {}) });
+    };
+  }
+
+  get current(): ReplaySnapshot {
+    return this.snapshot;
+  }
+
+  subscribe(listener: (s: ReplaySnapshot) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** ms since recording start: the replay position now. */
+  position(now = performance.now()): number {
+    const s = this.snapshot;
+    if (s.state !== 'playing' || s.rate === 0) return this.anchorMs;
+    return Math.min(this.endMs, this.anchorMs + (now - this.anchorWall) * s.rate);
+  }
+
+  /**
+   * Starts a replay of [beginMs, endMs] and, when `atMs` is later than `beginMs`, moves to it before playing, so a
+   * loop still covers the whole window. `paused` leaves it paused there.
+   */
+  play(options: PlayOptions, atMs: number, paused: boolean): void {
+    const at = Math.max(options.beginMs, atMs);
+    const moveFirst = at > options.beginMs;
+    // A seek right after a play would race the new pass's start (it may not be paused yet): wait for its `paused`.
+    this.send({ op: 'play', rate: options.rate, begin: options.beginMs, end: options.endMs, urls: options.urls, times: options.loop ? 0 : 1, paused: paused || moveFirst });
+    this.setAnchor(at);
+    this.seekWhenPaused = moveFirst ? at : undefined;
+    this.resumeAfterSeek = moveFirst && !paused;
+    this.update({ finished: false, rate: options.rate });
+  }
+
+  pause(): void {
+    this.send({ op: 'pause' });
+  }
+
+  resume(): void {
+    this.send({ op: 'resume' });
+  }
+
+  /** One frame; while stopped, `open` first starts a paused replay at the position. */
+  step(open?: () => void): void {
+    if (this.snapshot.state === 'paused') this.send({ op: 'step' });
+    else if (open) {
+      this.stepWhenPaused = true;
+      open();
+    }
+  }
+
+  seek(ms: number): void {
+    this.setAnchor(ms);
+    this.send({ op: 'seek', time: ms });
+    this.notify();
+  }
+
+  setRate(rate: number): void {
+    this.anchorMs = this.position();
+    this.anchorWall = performance.now();
+    this.send({ op: 'rate', rate });
+  }
+
+  stop(): void {
+    this.send({ op: 'stop' });
+  }
+
+  close(): void {
+    this.listeners.clear();
+    this.ws.onmessage = null;
+    this.ws.onclose = null;
+    this.ws.close(1000);
+  }
+
+  private send(command: Record<string, unknown>): void {
+    const text = JSON.stringify(command);
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(text);
+    else if (this.ws.readyState === WebSocket.CONNECTING) this.pending.push(text);
+  }
+
+  private setAnchor(ms: number): void {
+    this.anchorMs = Math.max(0, Math.min(ms, this.endMs));
+    this.anchorWall = performance.now();
+  }
+
+  private onFrame(buffer: ArrayBuffer): void {
+    const decoded = decodeFrameAt(new Uint8Array(buffer));
+    if (!decoded) return;
+    const frame = decoded.frame;
+    this.latest.set(frame.url, frame);
+    this.anchorMs = frame.timestamp / 1000;
+    this.anchorWall = performance.now();
+    this.update({ received: this.snapshot.received + 1, latest: this.latest });
+  }
+
+  private onEvent(text: string): void {
+    let event: { event: string; status?: ReplayState; time?: number; rate?: number; dropped?: number; interrupted?: boolean; code?: string; message?: string };
+    try {
+      event = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (event.event === 'status') {
+      this.setAnchor(event.time ?? 0);
+      this.update({ state: event.status!, rate: event.rate ?? this.snapshot.rate, dropped: event.dropped ?? 0 });
+      if (event.status === 'paused') this.afterPaused();
+    } else if (event.event === 'finished') {
+      // An interrupted pass is one a new play replaced: the new one reports its own status.
+      if (!event.interrupted) this.update({ state: 'stopped', finished: true, dropped: event.dropped ?? 0 });
+    } else if (event.event === 'error') {
+      this.stepWhenPaused = false;
+      this.update({ lastError: `${event.code}: ${event.message}` });
+    }
+  }
+
+  /** The follow-ups of play() and step(): once the paused replay is open, move to the position, then go on. */
+  private afterPaused(): void {
+    if (this.seekWhenPaused !== undefined) {
+      const at = this.seekWhenPaused;
+      this.seekWhenPaused = undefined;
+      this.send({ op: 'seek', time: at });
+      this.setAnchor(at);
+      if (this.resumeAfterSeek) this.send({ op: 'resume' });
+      this.resumeAfterSeek = false;
+      return;
+    }
+    if (this.stepWhenPaused) {
+      this.stepWhenPaused = false;
+      this.send({ op: 'step' });
+    }
+  }
+
+  private update(patch: Partial<ReplaySnapshot>): void {
+    this.snapshot = { ...this.snapshot, ...patch };
+    this.notify();
+  }
+
+  private notify(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    requestAnimationFrame(() => {
+      this.scheduled = false;
+      const s = this.snapshot;
+      for (const listener of this.listeners) listener(s);
+    });
+  }
+}
