@@ -127,6 +127,15 @@ describe('WS replay', () => {
     assert.equal(ws.closed, false);
   });
 
+  test('a step sent right after play {paused} is not refused', async () => {
+    const ws = await connect();
+    ws.send({ op: 'play', rate: 1, paused: true });
+    ws.send({ op: 'step' });
+    assert.equal((await ws.event('status', (e) => e.status === 'paused' && e.time === frames[0]!.timestamp / 1000)).dropped, 0);
+    assert.deepEqual(ws.binaries().map((b) => decode(b).timestamp), [frames[0]!.timestamp]);
+    assert.equal(ws.received.some((m) => m.kind === 'text' && m.json['event'] === 'error'), false);
+  });
+
   test('each client has its own replay', async () => {
     const a = await connect();
     const b = await connect('runs/drive.vcap');

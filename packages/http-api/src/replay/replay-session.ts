@@ -79,6 +79,8 @@ export class ReplaySession {
   private dropped = 0;
   private lastDropReport = 0;
   private stepping = false;
+  /** Whether the client asked for a pause (the player's own status follows asynchronously). */
+  private pauseRequested = false;
   /** Bumped by controls that end or move the pass, so a frame waiting for the socket to drain gives way at once. */
   private interruptions = 0;
   private currentStatus: ReplayStatus = 'stopped';
@@ -109,25 +111,32 @@ export class ReplaySession {
         autoPause: config.paused,
         filterUrls: config.urls ?? [],
       });
+      // The session starts on the next turn; pausing now too lets a `step` sent right after this `play` work.
+      this.pauseRequested = config.paused;
+      if (config.paused) reader.pause();
     });
   }
 
   pause(): Promise<void> {
     return this.serial(async (reader) => {
-      if (this.active) reader.pause();
+      if (!this.active) return;
+      this.pauseRequested = true;
+      reader.pause();
     });
   }
 
   resume(): Promise<void> {
     return this.serial(async (reader) => {
-      if (this.active) reader.resume();
+      if (!this.active) return;
+      this.pauseRequested = false;
+      reader.resume();
     });
   }
 
   /** Sends exactly one frame while paused (VLink `pause_to_next`). */
   step(): Promise<void> {
     return this.serial(async (reader) => {
-      if (!this.active || this.currentStatus !== 'paused') throw new BagError('INVALID_ARGUMENT', 'step works only while paused');
+      if (!this.active || !this.pauseRequested) throw new BagError('INVALID_ARGUMENT', 'step works only while paused');
       this.stepping = true;
       if (!reader.pauseToNext()) {
         this.stepping = false;
@@ -148,7 +157,9 @@ export class ReplaySession {
         this.rate = 1;
         this.active = true;
         this.positionUs = Math.round(target * 1000);
+        this.pauseRequested = true;
         reader.play({ beginTime: target, rate: 1, autoPause: true });
+        reader.pause();
         return;
       }
       this.active = true;
