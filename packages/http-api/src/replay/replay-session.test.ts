@@ -87,6 +87,22 @@ describe('ReplaySession backpressure', () => {
     session.close();
   });
 
+  test('a rate change before the first frame skips nothing; after frames it re-sends nothing', async () => {
+    const { state, out, finished } = fakeOutput();
+    const session = new ReplaySession(source(), out);
+    const done = finished();
+    await session.play({ rate: 1, beginMs: 1, endMs: 100, times: 1, paused: true });
+    await session.setRate(0);
+    await session.step();
+    for (const deadline = Date.now() + 3000; state.frames.length < 1 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 5));
+    assert.deepEqual(state.frames, [1000], 'the frame at exactly begin (1 ms) is played');
+    await session.setRate(0);
+    await session.resume();
+    await done;
+    assert.deepEqual(state.frames, Array.from({ length: 10 }, (_, i) => 1000 + i * 10_000));
+    session.close();
+  });
+
   test('times > 1 loops, times ≤ 0 loops until stopped', async () => {
     const { state, out, finished } = fakeOutput();
     const session = new ReplaySession(source(), out);

@@ -76,6 +76,8 @@ export class ReplaySession {
   private active = false;
   private closed = false;
   private positionUs = 0;
+  /** Whether a frame went out (or was dropped) since the last play or seek: a rate change then resumes after it. */
+  private passedAny = false;
   private dropped = 0;
   private lastDropReport = 0;
   private stepping = false;
@@ -102,6 +104,7 @@ export class ReplaySession {
       this.rate = config.rate;
       this.dropped = 0;
       this.positionUs = Math.round(config.beginMs * 1000);
+      this.passedAny = false;
       this.active = true;
       reader.play({
         beginTime: config.beginMs,
@@ -164,6 +167,7 @@ export class ReplaySession {
       }
       this.active = true;
       this.positionUs = Math.round(target * 1000);
+      this.passedAny = false;
       await reader.jump(target);
       this.emitStatus(this.currentStatus, true);
     });
@@ -175,8 +179,9 @@ export class ReplaySession {
       this.rate = rate;
       if (this.config) this.config.rate = rate;
       if (this.active) {
-        // Continue just after the last frame sent (never re-send it), or at the playback clock if that is later.
-        const fromUs = Math.max(this.positionUs + 1, reader.getTimestamp() * 1000);
+        // Continue just after the last frame sent (never re-send it), or at the playback clock if that is later;
+        // before any frame, from where the pass began.
+        const fromUs = this.passedAny ? Math.max(this.positionUs + 1, reader.getTimestamp() * 1000) : this.positionUs;
         await reader.jump(fromUs / 1000, this.coreRate());
       }
       this.emitStatus(this.currentStatus, true);
@@ -236,6 +241,7 @@ export class ReplaySession {
     const stepped = this.stepping;
     this.stepping = false;
     this.positionUs = frame.timestamp;
+    this.passedAny = true;
     if (this.out.buffered() <= SEND_BUFFER_HIGH) return this.out.frame(frame);
     if (this.rate !== 0 && !stepped) return this.drop();
     // The player awaits this promise before reading on, so `frame.data` stays valid until it is sent.
