@@ -2,6 +2,9 @@
 import { decodeFrameAt, type DecodedFrame } from '../../src/messages/binary-frame.js';
 import { replayUrl } from './api.js';
 
+/** While only frames arrive, the page hears about them this often. */
+const FRAME_NOTIFY_MS = 100;
+
 export type ReplayState = 'connecting' | 'stopped' | 'playing' | 'paused' | 'closed';
 
 export interface PlayOptions {
@@ -41,7 +44,9 @@ export class ReplayClient {
   private anchorMs = 0;
   private anchorWall = 0;
   private endMs = Infinity;
-  private scheduled = false;
+  private scheduled: 'soon' | 'later' | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private received = 0;
   private readonly listeners = new Set<(s: ReplaySnapshot) => void>();
   /** Commands wait here until the socket is open. */
   private readonly pending: string[] = [];
@@ -113,7 +118,7 @@ export class ReplayClient {
   seek(ms: number): void {
     this.setAnchor(ms);
     this.send({ op: 'seek', time: ms });
-    this.notify();
+    this.notify(true);
   }
 
   setRate(rate: number): void {
@@ -128,6 +133,7 @@ export class ReplayClient {
 
   close(): void {
     this.listeners.clear();
+    if (this.timer !== undefined) clearTimeout(this.timer);
     this.ws.onmessage = null;
     this.ws.onclose = null;
     this.ws.close(1000);
@@ -151,7 +157,8 @@ export class ReplayClient {
     this.latest.set(frame.url, frame);
     this.anchorMs = frame.timestamp / 1000;
     this.anchorWall = performance.now();
-    this.update({ received: this.snapshot.received + 1, latest: this.latest });
+    this.received++;
+    this.notify(false);
   }
 
   private onEvent(text: string): void {
@@ -193,16 +200,30 @@ export class ReplayClient {
 
   private update(patch: Partial<ReplaySnapshot>): void {
     this.snapshot = { ...this.snapshot, ...patch };
-    this.notify();
+    this.notify(true);
   }
 
-  private notify(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    requestAnimationFrame(() => {
-      this.scheduled = false;
+  /**
+   * Listeners hear at the next animation frame after a state change, and at most every FRAME_NOTIFY_MS while only
+   * frames arrive: the page re-renders ~10 times a second during a fast replay, not once per message.
+   */
+  private notify(urgent: boolean): void {
+    if (this.scheduled === 'soon' || (this.scheduled === 'later' && !urgent)) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    const flush = () => {
+      this.scheduled = undefined;
+      this.timer = undefined;
+      if (this.snapshot.received !== this.received) this.snapshot = { ...this.snapshot, received: this.received, latest: this.latest };
       const s = this.snapshot;
       for (const listener of this.listeners) listener(s);
-    });
+    };
+    if (urgent) {
+      this.scheduled = 'soon';
+      requestAnimationFrame(flush);
+    } else {
+      this.scheduled = 'later';
+      this.timer = setTimeout(flush, FRAME_NOTIFY_MS);
+    }
   }
 }
