@@ -77,7 +77,7 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
     assert.equal(cam.intervalUs.p50, 60_000);
     assert.deepEqual(cam.gaps, []);
     const all = await getJson('/v1/bags/same-ts.vdb/timing');
-    assert.equal(all.body.factor, 3);
+    assert.equal(all.body.factor, 1.5, "the default is core's DEFAULT_GAP_FACTOR");
     assert.deepEqual(all.body.urls.map((u: { url: string }) => u.url), ['a', 'b']);
   });
 

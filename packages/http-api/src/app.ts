@@ -1,7 +1,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { OpenAPIHono } from '@hono/zod-openapi';
 // Importing the umbrella registers the .vdb and .vcap backends, so the server serves them out of the box.
-import { BagError, analyzeTiming, extensionOf } from '@vlink/bag';
+import { BagError, DEFAULT_GAP_FACTOR, analyzeTiming, extensionOf } from '@vlink/bag';
 import type { WSContext } from 'hono/ws';
 import { bearerAuth } from './http/auth.js';
 import { cors, type CorsOptions } from './http/cors.js';
@@ -50,8 +50,6 @@ const DEFAULT_PAGE = 1000;
 const PAGE_PAYLOAD_BYTES = 8 * 1024 * 1024;
 const MAX_PAGE = 10_000;
 const LIST_CONCURRENCY = 8;
-/** Core's default: an interval longer than 3 × the url's median period is a gap. */
-const DEFAULT_GAP_FACTOR = 3;
 
 /**
  * Builds the web-standard app (Request → Response) over a directory of bags. Runtime-neutral: run it with `serve()`

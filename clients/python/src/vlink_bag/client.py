@@ -241,7 +241,7 @@ class RemoteBag:
     def timing(self, factor: float | None = None, urls: str | Sequence[str] | None = None) -> list[dict[str, Any]]:
         """Per-url timing, sorted by url: ``url``, ``count``, ``rateHz``, ``intervalUs`` {min, p50, p99, max} (µs; None
         with fewer than two messages) and ``gaps`` [{startUs, lengthUs}], where a gap is an interval longer than
-        ``factor`` × the url's median period (server default 3)."""
+        ``factor`` × the url's median period (server default 1.5)."""
         params: list[tuple[str, str]] = []
         if factor is not None:
             if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not factor > 0 or not math.isfinite(factor):

@@ -118,7 +118,7 @@ export const TimingQuery = z.object({
     .string()
     .regex(/^\d+(\.\d+)?$/, 'a positive number')
     .optional()
-    .openapi({ param: { name: 'factor', in: 'query' }, description: 'A gap is an interval longer than factor × the url’s median interval (default 3)' }),
+    .openapi({ param: { name: 'factor', in: 'query' }, description: 'A gap is an interval longer than factor × the url’s median interval (default 1.5)' }),
 });
 
 export const TimingSchema = z
