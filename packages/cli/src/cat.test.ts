@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { actionText } from '@vlink/bag';
-import { BIN, cliEnv, fixtureFrames, ndjson, pointDescriptor, runCli, START_MS, tempDir, writeBag } from './testing/harness.js';
+import { BIN, cliEnv, fixtureFrames, ndjson, pointDescriptor, runCli, START_MS, tempDir, writeBag, SLOW } from './testing/harness.js';
 
 const tmp = tempDir();
 const vdb = tmp.path('drive.vdb');
@@ -12,7 +12,7 @@ before(() => writeBag(vdb));
 after(() => tmp.cleanup());
 
 describe('vlink-bag cat', () => {
-  test('NDJSON: one object per frame in the documented shape and key order', async () => {
+  test('NDJSON: one object per frame in the documented shape and key order', SLOW, async () => {
     const { code, stdout, stderr } = await runCli(['cat', vdb]);
     assert.equal(code, 0, stderr);
     const lines = ndjson(stdout);
@@ -32,7 +32,7 @@ describe('vlink-bag cat', () => {
     });
   });
 
-  test('--meta starts with the recording start, tag and the embedded schemas', async () => {
+  test('--meta starts with the recording start, tag and the embedded schemas', SLOW, async () => {
     const { stdout } = await runCli(['cat', vdb, '--meta', '-u', '/imu']);
     const [meta, schema, first] = ndjson(stdout);
     assert.deepEqual(meta, { meta: { startTimestamp: START_MS, tagName: 'fixture', format: 'vdb', losses: { '/camera': 0, '/config': 0, '/imu': 0, '/lidar': 0, '/log': 0, '/rpc': 0 } } });
@@ -40,7 +40,7 @@ describe('vlink-bag cat', () => {
     assert.equal(first!['url'], '/imu');
   });
 
-  test('filters: -u whitelist, -k blacklist, -b/-e window in seconds (inclusive)', async () => {
+  test('filters: -u whitelist, -k blacklist, -b/-e window in seconds (inclusive)', SLOW, async () => {
     const [only, skip, window] = await Promise.all([
       runCli(['cat', vdb, '-u', '/imu', '/log']),
       runCli(['cat', vdb, '-k', '/lidar', '/rpc']),
@@ -58,7 +58,7 @@ describe('vlink-bag cat', () => {
     assert.match(none.stderr, /warning: no url \/nope in this bag/);
   });
 
-  test('--decode: protobuf through the embedded descriptor, JSON as JSON, text as text', async () => {
+  test('--decode: protobuf through the embedded descriptor, JSON as JSON, text as text', SLOW, async () => {
     const { code, stdout, stderr } = await runCli(['cat', vdb, '--decode', '-e', '0.1']);
     assert.equal(code, 0, stderr);
     const byUrl = new Map<unknown, Record<string, unknown>>();
@@ -70,7 +70,7 @@ describe('vlink-bag cat', () => {
     assert.ok(typeof byUrl.get('/camera')!['data'] === 'string', 'data stays for record --stdin');
   });
 
-  test('--format csv and text', async () => {
+  test('--format csv and text', SLOW, async () => {
     const csv = await runCli(['cat', vdb, '--format', 'csv', '--decode', '-u', '/log', '/rpc', '-e', '0.07']);
     assert.equal(csv.code, 0, csv.stderr);
     assert.deepEqual(csv.stdout.trimEnd().split('\n'), [
@@ -85,7 +85,7 @@ describe('vlink-bag cat', () => {
     ]);
   });
 
-  test('a closed stdout (`| head`) ends the process quietly', async () => {
+  test('a closed stdout (`| head`) ends the process quietly', SLOW, async () => {
     const child = spawn('node', [BIN, 'cat', vdb], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { symlinkSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { ActionType, BagReader, SchemaType, type Frame } from '@vlink/bag';
-import { fixtureFrames, ndjson, runCli, START_MS, tempDir, writeBag } from './testing/harness.js';
+import { fixtureFrames, ndjson, runCli, START_MS, tempDir, writeBag, SLOW } from './testing/harness.js';
 
 const tmp = tempDir();
 const vdb = tmp.path('drive.vdb');
@@ -35,7 +35,7 @@ async function readBag<T>(path: string, read: (reader: BagReader) => T): Promise
 }
 
 describe('cat | record --stdin', () => {
-  test('round-trips byte-exactly, .vdb → .vcap and .vcap → .vdb', { timeout: 30_000 }, async () => {
+  test('round-trips byte-exactly, .vdb → .vcap and .vcap → .vdb', SLOW, async () => {
     const original = await originalCat();
     const toVcap = tmp.path('piped.vcap');
     const rec = await runCli(['record', '--stdin', toVcap], { input: original });
@@ -50,7 +50,7 @@ describe('cat | record --stdin', () => {
     assert.equal(await catOf(back), original);
   });
 
-  test('--meta keeps the recording start, tag, losses and embedded schemas; -t overrides the tag', async () => {
+  test('--meta keeps the recording start, tag, losses and embedded schemas; -t overrides the tag', SLOW, async () => {
     const out = tmp.path('meta.vdb');
     const rec = await runCli(['record', '--stdin', out, '-t', 'copied', '-p', 'lzav'], { input: await catOf(vcap, '--meta') });
     assert.equal(rec.code, 0, rec.stderr);
@@ -63,7 +63,7 @@ describe('cat | record --stdin', () => {
     assert.equal(await catOf(out), await originalCat());
   });
 
-  test('a malformed line stops with its line number; what came before is a complete bag', async () => {
+  test('a malformed line stops with its line number; what came before is a complete bag', SLOW, async () => {
     const good = (await catOf(vdb, '-e', '0.03')).trimEnd().split('\n');
     const out = tmp.path('bad-line.vdb');
     const rec = await runCli(['record', '--stdin', out], { input: `${good[0]}\n{"url":"/x","data":"***"}\n${good[1]}\n` });
@@ -80,7 +80,7 @@ describe('cat | record --stdin', () => {
     assert.match(badAction.stderr, /line 1: "action" must be one of Pub, Sub/);
   });
 
-  test('record needs a source and refuses to overwrite without -f', async () => {
+  test('record needs a source and refuses to overwrite without -f', SLOW, async () => {
     const [none, exists] = await Promise.all([runCli(['record', tmp.path('none.vdb')]), runCli(['record', '--stdin', vdb], { input: '' })]);
     assert.equal(none.code, 2);
     assert.match(none.stderr, /record needs a source: --stdin or --from ws:\/\/host:port/);
@@ -90,7 +90,7 @@ describe('cat | record --stdin', () => {
 });
 
 describe('clone', () => {
-  test('converts .vdb ↔ .vcap byte-exactly, with compression', { timeout: 30_000 }, async () => {
+  test('converts .vdb ↔ .vcap byte-exactly, with compression', SLOW, async () => {
     const original = await originalCat();
     const toVcap = tmp.path('clone.vcap');
     const a = await runCli(['clone', vdb, toVcap, '-p', 'zstd']);
@@ -108,7 +108,7 @@ describe('clone', () => {
     assert.equal(backInfo.startTimestamp, START_MS);
   });
 
-  test('applies the play filters and time window', async () => {
+  test('applies the play filters and time window', SLOW, async () => {
     const out = tmp.path('clip.vdb');
     const r = await runCli(['clone', vdb, out, '-u', '/imu', '/camera', '-k', '/camera', '-b', '1', '-e', '1.5', '-t', 'clip']);
     assert.equal(r.code, 0, r.stderr);
@@ -117,7 +117,7 @@ describe('clone', () => {
     assert.equal((await readBag(out, (reader) => reader.getInfo())).tagName, 'clip');
   });
 
-  test('refuses to overwrite its source, also through a symlink, even with -f', async () => {
+  test('refuses to overwrite its source, also through a symlink, even with -f', SLOW, async () => {
     const alias = tmp.path('alias.vdb');
     symlinkSync(vdb, alias);
     for (const r of await Promise.all([vdb, alias].map((target) => runCli(['clone', vdb, target, '-f'])))) {
@@ -128,7 +128,7 @@ describe('clone', () => {
 });
 
 describe('split recordings', () => {
-  test('clone into .vdbx and .vcapx (split by time), read back byte-exactly, tag the manifest', { timeout: 30_000 }, async () => {
+  test('clone into .vdbx and .vcapx (split by time), read back byte-exactly, tag the manifest', SLOW, async () => {
     const dir = tmp.path('');
     const [vdbx, vcapx] = [tmp.path('split.vdbx'), tmp.path('split.vcapx')];
     const [a, b] = await Promise.all([runCli(['clone', vdb, vdbx, '-y', '0.5', '-q']), runCli(['clone', vcap, vcapx, '-y', '0.5', '-o', '-q'])]);
@@ -158,7 +158,7 @@ describe('merge', () => {
     actionType: ActionType.Publish,
   });
 
-  test('orders frames by absolute time; equal instants keep input order, 1 µs apart', { timeout: 30_000 }, async () => {
+  test('orders frames by absolute time; equal instants keep input order, 1 µs apart', SLOW, async () => {
     const a = tmp.path('a.vdb');
     const b = tmp.path('b.vcap');
     // b starts 500 ms after a: its frame at 0 is at absolute 500 ms.
@@ -175,7 +175,7 @@ describe('merge', () => {
     assert.equal(info.messageCount, 7);
   });
 
-  test('windows are relative to the earliest start; --check-gap refuses far-apart inputs', async () => {
+  test('windows are relative to the earliest start; --check-gap refuses far-apart inputs', SLOW, async () => {
     const a = tmp.path('a.vdb');
     const b = tmp.path('b.vcap');
     const out = tmp.path('merged-window.vcap');
@@ -192,7 +192,7 @@ describe('merge', () => {
     assert.match(one.stderr, /merge needs at least two input bags/);
   });
 
-  test('an input that is not a bag fails before anything is written', async () => {
+  test('an input that is not a bag fails before anything is written', SLOW, async () => {
     const junk = tmp.path('junk.vdb');
     writeFileSync(junk, 'junk'.repeat(500));
     const r = await runCli(['merge', vdb, junk, '-o', tmp.path('never2.vdb')]);

@@ -8,7 +8,7 @@ import foxglove from '@foxglove/ws-protocol';
 import type { Channel, MessageData, ServerInfo } from '@foxglove/ws-protocol';
 import { WebSocket, WebSocketServer } from 'ws';
 import { BagReader, SchemaType } from '@vlink/bag';
-import { BIN, cliEnv, fixtureFrames, hasScript, pointDescriptor, PtySession, START_MS, tempDir, writeBag } from './testing/harness.js';
+import { BIN, cliEnv, fixtureFrames, hasScript, pointDescriptor, PtySession, START_MS, tempDir, writeBag, SLOW } from './testing/harness.js';
 
 const { FoxgloveServer, FoxgloveClient } = foxglove;
 const tmp = tempDir();
@@ -63,7 +63,7 @@ async function startFoxgloveServer() {
 }
 
 describe('record --from (Foxglove WebSocket client)', () => {
-  test('subscribes, maps encodings to families, embeds schemas, keeps log time', { timeout: 30_000 }, async () => {
+  test('subscribes, maps encodings to families, embeds schemas, keeps log time', SLOW, async () => {
     const server = await startFoxgloveServer();
     try {
       const out = tmp.path('fox.vdb');
@@ -103,7 +103,7 @@ describe('record --from (Foxglove WebSocket client)', () => {
     }
   });
 
-  test('an unreachable server is one error line', async () => {
+  test('an unreachable server is one error line', SLOW, async () => {
     const child = spawn('node', [BIN, 'record', tmp.path('never.vdb'), '--from', 'ws://127.0.0.1:9'], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -114,7 +114,7 @@ describe('record --from (Foxglove WebSocket client)', () => {
 });
 
 describe('play --serve (Foxglove WebSocket server)', () => {
-  test('a FoxgloveClient gets the channels with schemas, every frame in order and the time', { timeout: 30_000 }, async () => {
+  test('a FoxgloveClient gets the channels with schemas, every frame in order and the time', SLOW, async () => {
     const child = spawn('node', [BIN, 'play', vdb, '--serve', '127.0.0.1:0', '-r', '4'], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     const url = await new Promise<string>((resolve, reject) => {
@@ -160,7 +160,7 @@ describe('play --serve (Foxglove WebSocket server)', () => {
 });
 
 describe('keys on a terminal', { skip: !hasScript() && 'util-linux `script` is not installed' }, () => {
-  test('play: Space pauses and resumes, p steps one frame, q quits', { timeout: 30_000 }, async () => {
+  test('play: Space pauses and resumes, p steps one frame, q quits', SLOW, async () => {
     const pty = new PtySession(['play', vdb]);
     let at = await pty.waitFor(/Playing \| x1\.00 \| [1-9]\d* frames/);
     pty.send(' ');
@@ -187,7 +187,7 @@ describe('keys on a terminal', { skip: !hasScript() && 'util-linux `script` is n
     assert.equal(await pty.exit(), 0);
   });
 
-  test('fix asks before changing the file: n keeps it, y fixes it', { timeout: 30_000 }, async () => {
+  test('fix asks before changing the file: n keeps it, y fixes it', SLOW, async () => {
     const copy = tmp.path('ask.vdb');
     copyFileSync(vdb, copy);
     const no = new PtySession(['fix', copy]);
@@ -202,7 +202,7 @@ describe('keys on a terminal', { skip: !hasScript() && 'util-linux `script` is n
     assert.equal(await yes.exit(), 0);
   });
 
-  test('record --from: Space pauses, q stops and the file is complete', { timeout: 30_000 }, async () => {
+  test('record --from: Space pauses, q stops and the file is complete', SLOW, async () => {
     const server = await startFoxgloveServer();
     try {
       const out = tmp.path('keys.vcap');

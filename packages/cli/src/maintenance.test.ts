@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { BIN, cliEnv, runCli, tempDir, writeBag } from './testing/harness.js';
+import { BIN, cliEnv, runCli, tempDir, writeBag, SLOW } from './testing/harness.js';
 
 const tmp = tempDir();
 const vdb = tmp.path('drive.vdb');
@@ -15,7 +15,7 @@ before(async () => {
 after(() => tmp.cleanup());
 
 describe('check, reindex, fix, tag', () => {
-  test('check: exit 0 and "ok" for good bags, 1 with a reason for damaged ones', async () => {
+  test('check: exit 0 and "ok" for good bags, 1 with a reason for damaged ones', SLOW, async () => {
     const truncatedVcap = tmp.path('cut.vcap');
     writeFileSync(truncatedVcap, readFileSync(vcap).subarray(0, 20_000));
     const garbage = tmp.path('garbage.vdb');
@@ -36,7 +36,7 @@ describe('check, reindex, fix, tag', () => {
     assert.match(junk.stderr, /^vlink-bag check: .*garbage\.vdb: /);
   });
 
-  test('a recording killed mid-way fails check; fix repairs it', { timeout: 30_000 }, async () => {
+  test('a recording killed mid-way fails check; fix repairs it', SLOW, async () => {
     const crashed = tmp.path('crashed.vdb');
     // What a power cut leaves: a sync-mode recording with frequent commits, killed before it could close the file.
     const child = spawn('node', [BIN, 'record', '--stdin', '-q', '-s', '-c', '0.001', crashed], { env: cliEnv(), stdio: ['pipe', 'ignore', 'ignore'] });
@@ -62,7 +62,7 @@ describe('check, reindex, fix, tag', () => {
     assert.deepEqual([rebuilt.code, rebuilt.stdout], [0, `${crashed}: fixed and rebuilt\n`], 'no terminal: no question asked');
   });
 
-  test('reindex and fix work on .vdb and .vcap; a single .vcap has no tag', async () => {
+  test('reindex and fix work on .vdb and .vcap; a single .vcap has no tag', SLOW, async () => {
     const [copyVdb, copyVcap] = [tmp.path('reindex.vdb'), tmp.path('reindex.vcap')];
     copyFileSync(vdb, copyVdb);
     copyFileSync(vcap, copyVcap);
@@ -77,7 +77,7 @@ describe('check, reindex, fix, tag', () => {
     assert.equal(cat.stdout, (await runCli(['cat', vcap])).stdout, 'frames unchanged');
   });
 
-  test('tag: rewrites the header tag', async () => {
+  test('tag: rewrites the header tag', SLOW, async () => {
     const copy = tmp.path('tag.vdb');
     copyFileSync(vdb, copy);
     const r = await runCli(['tag', copy, 'highway 2026-03-17']);

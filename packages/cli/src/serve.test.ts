@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { BIN, cliEnv, runCli, tempDir, writeBag } from './testing/harness.js';
+import { BIN, cliEnv, runCli, tempDir, writeBag, SLOW } from './testing/harness.js';
 
 const tmp = tempDir();
 
@@ -12,7 +12,7 @@ before(() => writeBag(tmp.path('drive.vdb')));
 after(() => tmp.cleanup());
 
 describe('serve', () => {
-  test('serves a directory with @vlink/bag-server until SIGINT', { timeout: 30_000 }, async () => {
+  test('serves a directory with @vlink/bag-server until SIGINT', SLOW, async () => {
     const child = spawn('node', [BIN, 'serve', tmp.dir, '--port', '0'], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -37,7 +37,7 @@ describe('serve', () => {
     assert.equal(stderr, '');
   });
 
-  test('refuses a missing directory and a public host without a token', async () => {
+  test('refuses a missing directory and a public host without a token', SLOW, async () => {
     const [missing, open] = await Promise.all([
       runCli(['serve', tmp.path('nope')]),
       runCli(['serve', tmp.dir, '--host', '0.0.0.0', '--port', '0']),
@@ -50,7 +50,7 @@ describe('serve', () => {
 
 describe('the bin', () => {
   const bun = fileURLToPath(new URL('../../../node_modules/.bin/bun', import.meta.url));
-  test('runs under Bun too', { skip: !existsSync(bun) && 'bun is not installed' }, () => {
+  test('runs under Bun too', { ...SLOW, skip: !existsSync(bun) && 'bun is not installed' }, () => {
     const result = spawnSync(bun, [BIN, 'info', tmp.path('drive.vdb'), '--json'], { env: cliEnv(), encoding: 'utf8' });
     assert.equal(result.status, 0, result.stderr);
     assert.equal((JSON.parse(result.stdout) as { messageCount: number }).messageCount, 200);

@@ -7,6 +7,11 @@ import { create, createFileRegistry, toBinary, type DescMessage } from '@bufbuil
 import { FieldDescriptorProto_Label, FieldDescriptorProto_Type, FileDescriptorProtoSchema, FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import { ActionType, BagWriter, SchemaType, type Frame } from '@vlink/bag';
 
+/**
+ * Options for every CLI test: each spawns processes, which a loaded machine (or Bun's 5 s default) can make slow.
+ */
+export const SLOW = { timeout: 60_000 } as const;
+
 /** The built CLI entry point; the tests always run it with `node` (the CLI targets Node ≥ 20). */
 export const BIN = fileURLToPath(new URL('../bin.js', import.meta.url));
 
@@ -39,7 +44,7 @@ export function runCli(args: readonly string[], options: { input?: string | Buff
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`vlink-bag ${args.join(' ')} timed out; stderr: ${Buffer.concat(err).toString()}`));
-    }, options.timeoutMs ?? 20_000);
+    }, options.timeoutMs ?? 45_000);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
