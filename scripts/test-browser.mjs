@@ -256,6 +256,24 @@ async function main() {
       await page.screenshot({ path: join(ARTIFACTS, 'player.png') });
     });
 
+    await check('a server with a token: the page asks for it; #token= opens the bag and leaves the address bar', async () => {
+      const guarded = await serve({ root: bags, port: 0, token: 'sesame' });
+      const other = await context.newPage();
+      try {
+        await other.goto(guarded.url + '/');
+        await other.locator('input[name=token]').waitFor();
+        await other.getByText('UNAUTHORIZED').waitFor();
+        await other.goto(guarded.url + '/#token=sesame&bag=gap.vdb');
+        await other.getByTestId('bag-info').waitFor();
+        await other.getByTestId('state').filter({ hasText: 'stopped' }).waitFor();
+        const hash = await other.evaluate(() => location.hash);
+        assert(!hash.includes('sesame') && hash.includes('bag=gap.vdb'), `hash is ${hash}`);
+      } finally {
+        await other.close();
+        await guarded.close();
+      }
+    });
+
     await check('no page errors or console errors (CSP included)', async () => {
       assert(problems.length === 0, problems.join('\n'));
     });

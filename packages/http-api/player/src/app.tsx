@@ -64,6 +64,21 @@ export function App() {
   const timeline = useRef<TimelineView | undefined>(undefined);
   const detailFetch = useRef<{ timer?: ReturnType<typeof setTimeout>; abort?: AbortController; want?: string }>({});
 
+  // A link to `#bag=…` (or `#token=…`) followed inside the page.
+  useEffect(() => {
+    const onHash = () => {
+      const hadToken = hashParams().has('token');
+      const id = initialBag();
+      if (hadToken) {
+        setNeedToken(false);
+        setAuth((n) => n + 1);
+      }
+      if (id) setBagId(id);
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
+
   const onApiError = useCallback((error: unknown, set: (text: string) => void) => {
     if (isAbort(error)) return;
     if (error instanceof ApiError && error.status === 401) setNeedToken(true);
