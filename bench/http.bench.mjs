@@ -9,6 +9,7 @@
 // Results: bench/results/http-<runtime>.json.
 //
 //   node bench/http.bench.mjs [--quick]       bun bench/http.bench.mjs [--quick]      (build the packages first)
+//   --smoke: tiny bags, one rep, a 2 s soak, only to check the harness works; results go to bench/results/smoke/.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, get as httpGet } from 'node:http';
@@ -20,14 +21,15 @@ import { ActionType, BagWriter, SchemaType } from '../packages/bag/dist/index.js
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
+const smoke = args.includes('--smoke');
 const runtime = typeof Bun !== 'undefined' ? 'bun' : typeof Deno !== 'undefined' ? 'deno' : 'node';
 const here = dirname(fileURLToPath(import.meta.url));
 const MiB = 1024 * 1024;
-const REPS = quick ? 2 : 3;
-const SMALL_FRAMES = quick ? 100_000 : 300_000;
-const BIG_FRAMES = quick ? 96 : 256;
+const REPS = smoke ? 1 : quick ? 2 : 3;
+const SMALL_FRAMES = smoke ? 5_000 : quick ? 100_000 : 300_000;
+const BIG_FRAMES = smoke ? 8 : quick ? 96 : 256;
 const CLIENTS = 100;
-const SOAK_S = quick ? 3 : 30;
+const SOAK_S = smoke ? 2 : quick ? 3 : 30;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Bags (cached in bench/tmp/http between runs)
@@ -230,8 +232,8 @@ async function compareCache(cachedBase, uncachedBase, path) {
   const cached = [];
   const perRequest = [];
   for (let r = 0; r < REPS + 1; r++) {
-    cached.push(await requestRate(cachedBase + path, quick ? 500 : 1500));
-    perRequest.push(await requestRate(uncachedBase + path, quick ? 500 : 1500));
+    cached.push(await requestRate(cachedBase + path, smoke ? 100 : quick ? 500 : 1500));
+    perRequest.push(await requestRate(uncachedBase + path, smoke ? 100 : quick ? 500 : 1500));
   }
   // The first round warms both servers up.
   return { cached: round(median(cached.slice(1))), perRequest: round(median(perRequest.slice(1))) };
@@ -360,7 +362,7 @@ results.soak = await soak(base, server);
 console.log(results.soak);
 
 server.stop();
-const resultsDir = join(here, 'results');
+const resultsDir = join(here, 'results', smoke ? 'smoke' : '');
 mkdirSync(resultsDir, { recursive: true });
 const file = join(resultsDir, `http-${runtime}.json`);
 writeFileSync(file, JSON.stringify(results, null, 2) + '\n');

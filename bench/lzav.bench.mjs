@@ -4,6 +4,7 @@
 // sizes with the reference C output (.lzav / .lzavhi). Prints a table and merges the numbers, keyed by runtime,
 // into bench/results/lzav.json.
 // Usage: node bench/lzav.bench.mjs [--quick]      bun bench/lzav.bench.mjs      deno run -A bench/lzav.bench.mjs
+// --smoke: a few milliseconds per measurement, only to check the harness works; results go to bench/results/smoke/.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,8 +14,9 @@ import { sharedFixturesDir } from '../packages/core/dist/testing/fixtures.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const quick = process.argv.includes('--quick');
-const ROUND_MS = quick ? 40 : 150;
-const ROUNDS = quick ? 3 : 7;
+const smoke = process.argv.includes('--smoke');
+const ROUND_MS = smoke ? 2 : quick ? 40 : 150;
+const ROUNDS = smoke ? 1 : quick ? 3 : 7;
 
 const runtime =
   typeof globalThis.Bun !== 'undefined' ? `bun ${globalThis.Bun.version}`
@@ -115,7 +117,7 @@ console.log(line(columns.map(([title]) => title)));
 console.log('|' + widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|') + '|');
 for (const c of cells) console.log(line(c));
 
-const resultsDir = join(here, 'results');
+const resultsDir = join(here, 'results', smoke ? 'smoke' : '');
 const resultsFile = join(resultsDir, 'lzav.json');
 mkdirSync(resultsDir, { recursive: true });
 const all = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : {};

@@ -2,6 +2,7 @@
 // Playback timing and throughput of BagReader (spec §7.3 pacing), results to bench/results/playback-<runtime>.json.
 //
 //   node bench/playback.bench.mjs [--quick] [--seconds N]      bun bench/playback.bench.mjs      (build core first)
+//   --smoke: a 1 s bag and a short throughput pass, only to check the harness works; results to bench/results/smoke/.
 //
 // 1. Paced: a robot-like mix (imu 200 Hz × 64 B, camera 30 Hz × 4 KiB, lidar 10 Hz × 16 KiB) played at rate 1 for N
 //    seconds (30 by default, 3 with --quick). Emission error = when the output callback ran − when the frame was due
@@ -20,8 +21,9 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
+const smoke = args.includes('--smoke');
 const secondsArg = args.indexOf('--seconds');
-const SECONDS = secondsArg >= 0 ? Number(args[secondsArg + 1]) : quick ? 3 : 30;
+const SECONDS = secondsArg >= 0 ? Number(args[secondsArg + 1]) : smoke ? 1 : quick ? 3 : 30;
 const runtime = typeof Bun !== 'undefined' ? 'bun' : typeof Deno !== 'undefined' ? 'deno' : 'node';
 
 const core = await import('../packages/core/dist/index.js');
@@ -181,7 +183,7 @@ try {
     `paced rate 1: error p50 ${pacing.errorMs.p50} ms, p99 ${pacing.errorMs.p99} ms, max ${pacing.errorMs.max} ms, ` +
       `min ${pacing.errorMs.min} ms; drift ${pacing.driftMs} ms; CPU ${pacing.cpuPercent} % of one core`,
   );
-  const passes = Math.max(1, Math.ceil((quick ? 20_000 : 60_000) / frames));
+  const passes = Math.max(1, Math.ceil((smoke ? 1_000 : quick ? 20_000 : 60_000) / frames));
   const speed = await throughput(path, passes);
   console.log(
     `forceDelay 0: ${speed.playbackFramesPerS} frames/s vs cursor ${speed.cursorFramesPerS} frames/s (ratio ${speed.ratio})`,
@@ -204,8 +206,9 @@ try {
       throughputGeq80Percent: speed.ratio >= 0.8,
     },
   };
-  mkdirSync(join(here, 'results'), { recursive: true });
-  writeFileSync(join(here, 'results', `playback-${runtime}.json`), `${JSON.stringify(result, null, 2)}\n`);
+  const resultsDir = join(here, 'results', smoke ? 'smoke' : '');
+  mkdirSync(resultsDir, { recursive: true });
+  writeFileSync(join(resultsDir, `playback-${runtime}.json`), `${JSON.stringify(result, null, 2)}\n`);
   console.log(`goals: ${JSON.stringify(result.goals)}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -13,6 +13,7 @@ Run with the client's venv (scripts/test-python.sh makes it; `mcap` is installed
     clients/python/.venv/bin/python bench/python_read.py [--quick] [--reps N] [--runtime node|bun]
 
 Needs `npm run build`. Bags are cached in bench/tmp/python-<small>-<big>/; results go to bench/results/python.json.
+``--smoke`` (tiny bags, one repetition, results to bench/results/smoke/python.json) only checks that the harness works.
 """
 
 from __future__ import annotations
@@ -108,9 +109,10 @@ def timed(reps: int, run: Callable[[], tuple[int, int]]) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="100k small frames, 96 big ones, 2 repetitions")
+    parser.add_argument("--smoke", action="store_true", help="5k small frames, 8 big ones, 1 repetition; results to bench/results/smoke/")
     parser.add_argument("--reps", type=int, default=None)
     parser.add_argument("--runtime", default="node", choices=["node", "bun"], help="runtime of the server (default node)")
-    parser.add_argument("--out", default=str(HERE / "results" / "python.json"))
+    parser.add_argument("--out", default=None, help="default bench/results/python.json (bench/results/smoke/python.json with --smoke)")
     args = parser.parse_args()
     ensure_packages()
 
@@ -119,8 +121,8 @@ def main() -> None:
     import vlink_bag
     from vlink_bag import Client
 
-    small_n, big_n = (100_000, 96) if args.quick else (300_000, 256)
-    reps = args.reps or (2 if args.quick else 3)
+    small_n, big_n = (5_000, 8) if args.smoke else (100_000, 96) if args.quick else (300_000, 256)
+    reps = args.reps or (1 if args.smoke else 2 if args.quick else 3)
     root = HERE / "tmp" / f"python-{small_n}-{big_n}"
     node = shutil.which("node") or sys.exit("node is not on PATH")
     subprocess.run([node, str(HERE / "python_bags.mjs"), str(root), str(small_n), str(big_n)], check=True)
@@ -213,7 +215,7 @@ def main() -> None:
             "bigMet": big["readMessagesVcap"]["MBPerS"] >= 300,
         },
     }
-    out = Path(args.out)
+    out = Path(args.out or HERE / "results" / ("smoke" if args.smoke else "") / "python.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")
     print()

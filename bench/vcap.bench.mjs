@@ -4,6 +4,7 @@
 // interleaved (rotated each repetition), medians; results go to bench/results/vcap-<runtime>.json.
 //
 //   node bench/vcap.bench.mjs [--quick] [--reps N]        bun bench/vcap.bench.mjs        (build the packages first)
+//   --smoke: tiny sizes, one rep, only to check the harness works; results go to bench/results/smoke/.
 //
 // Every contender writes one url/channel, 4 MiB chunks, zstd at the same level (VLink's default compress_level 3 →
 // mcap "Default" → zstd 1), and ends with fsync. "ours" is the Backend writer (`mcapBackend.createWriter`) driven
@@ -25,8 +26,9 @@ const BagWriter = bag?.BagWriter;
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
+const smoke = args.includes('--smoke');
 const repsArg = args.indexOf('--reps');
-const REPS = repsArg >= 0 ? Number(args[repsArg + 1]) : quick ? 3 : 5;
+const REPS = repsArg >= 0 ? Number(args[repsArg + 1]) : smoke ? 1 : quick ? 3 : 5;
 const runtime = typeof Bun !== 'undefined' ? 'bun' : typeof Deno !== 'undefined' ? 'deno' : 'node';
 const runtimeVersion = runtime === 'bun' ? Bun.version : runtime === 'deno' ? Deno.version.deno : process.versions.node;
 const here = dirname(fileURLToPath(import.meta.url));
@@ -39,9 +41,9 @@ const MiB = 1024 * KiB;
 const CHUNK = 4 * MiB;
 const ZSTD_LEVEL = 1;
 const CASES = [
-  { size: 64, frames: quick ? 60_000 : 300_000 },
-  { size: 4 * KiB, frames: quick ? 8_000 : 40_000 },
-  { size: MiB, frames: quick ? 48 : 192 },
+  { size: 64, frames: smoke ? 2_000 : quick ? 60_000 : 300_000 },
+  { size: 4 * KiB, frames: smoke ? 300 : quick ? 8_000 : 40_000 },
+  { size: MiB, frames: smoke ? 4 : quick ? 48 : 192 },
 ];
 const COMPRESSIONS = ['none', 'zstd'];
 
@@ -268,6 +270,7 @@ const out = {
   results,
   goals,
 };
-mkdirSync(join(here, 'results'), { recursive: true });
-writeFileSync(join(here, 'results', `vcap-${runtime}.json`), JSON.stringify(out, null, 2) + '\n');
+const resultsDir = join(here, 'results', smoke ? 'smoke' : '');
+mkdirSync(resultsDir, { recursive: true });
+writeFileSync(join(resultsDir, `vcap-${runtime}.json`), JSON.stringify(out, null, 2) + '\n');
 rmSync(dir, { recursive: true, force: true });

@@ -3,6 +3,7 @@
 // process, interleaved, several repetitions; medians and ours/raw ratios go to bench/results/vdb-<runtime>.json.
 //
 //   node bench/vdb.bench.mjs [--quick] [--reps N]        bun bench/vdb.bench.mjs        (build the packages first)
+//   --smoke: tiny sizes, two reps, only to check the harness works; results go to bench/results/smoke/.
 //   VLINK_SQLITE_DRIVER=node:sqlite bun bench/vdb.bench.mjs   picks another driver
 //
 // "raw" uses exactly the writer's pragmas, DDL and commit batching (COMMIT once the bytes since the last commit exceed
@@ -27,10 +28,11 @@ import { createTestContext } from '../packages/core/dist/testing/index.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
+const smoke = args.includes('--smoke');
 const verbose = args.includes('--verbose');
 const repsArg = args.indexOf('--reps');
 // Even, so each side goes first equally often (the first writer after a cleanup pays more kernel time).
-const REPS = repsArg >= 0 ? Number(args[repsArg + 1]) : quick ? 4 : 6;
+const REPS = repsArg >= 0 ? Number(args[repsArg + 1]) : smoke ? 2 : quick ? 4 : 6;
 const runtime = typeof Bun !== 'undefined' ? 'bun' : typeof Deno !== 'undefined' ? 'deno' : 'node';
 const here = dirname(fileURLToPath(import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'vlink-vdb-bench-'));
@@ -39,9 +41,9 @@ const driver = await loadDriver();
 const MiB = 1024 * 1024;
 // Frame counts for roughly one second of writing each on a laptop-class machine (fewer with --quick).
 const CASES = [
-  { size: 64, frames: quick ? 60_000 : 400_000 },
-  { size: 4096, frames: quick ? 15_000 : 60_000 },
-  { size: MiB, frames: quick ? 40 : 150 },
+  { size: 64, frames: smoke ? 2_000 : quick ? 60_000 : 400_000 },
+  { size: 4096, frames: smoke ? 500 : quick ? 15_000 : 60_000 },
+  { size: MiB, frames: smoke ? 4 : quick ? 40 : 150 },
 ];
 
 /** Half pattern, half noise: LZAV compresses it to roughly 60 %, like real sensor payloads. */
@@ -268,7 +270,7 @@ for (const { size, frames: n } of CASES) {
 }
 rmSync(dir, { recursive: true, force: true });
 
-const out = join(here, 'results', `vdb-${runtime}.json`);
+const out = join(here, 'results', smoke ? 'smoke' : '', `vdb-${runtime}.json`);
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(
   out,

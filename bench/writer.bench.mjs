@@ -72,7 +72,7 @@ const round = (v, d = 3) => Math.round(v * 10 ** d) / 10 ** d;
 async function pushCost() {
   const sizes = [64, 1024, 16 * 1024, 64 * 1024, 256 * 1024, MiB];
   const seconds = smoke ? 0.1 : quick ? 0.5 : 1.5;
-  const repeats = quick ? 1 : 3;
+  const repeats = smoke || quick ? 1 : 3;
   const out = [];
   for (const size of sizes) {
     const template = payload(size, size);
