@@ -135,7 +135,11 @@ export class LocalEngine implements WriteEngine {
       }
       if ((this.head & 63) === 0 && performance.now() > deadline) break;
     }
-    if (pendingCommit) this.commitFor(pendingCommit);
+    if (!pendingCommit) return;
+    // A storage error rolls back what the backend had not committed (the open SQLite transaction, the open chunk),
+    // frames written before it in this slice included: their durable pushes must fail, not resolve on an empty commit.
+    if (this.failed) for (const item of pendingCommit) item.durable!.reject(this.failed);
+    else this.commitFor(pendingCommit);
   }
 
   private takeNext(): QueuedFrame {
