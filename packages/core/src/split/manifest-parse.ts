@@ -41,10 +41,14 @@ export function parseManifest(text: string, file: string, flavor: ManifestFlavor
   if (!isObject(header)) throw corrupt('has no VLinkHeader object', file);
   const files = root['VLinkFiles'];
   if (!Array.isArray(files)) throw corrupt('has no VLinkFiles array', file);
+  const listed = new Set<string>();
   files.forEach((name, i) => {
     if (!isBareFileName(name)) {
       throw corrupt(`VLinkFiles[${i}] ${JSON.stringify(name)} is not a plain file name in the manifest's directory`, file);
     }
+    // Writers never list a segment twice; a manifest that does would make readers open (and read) it once per entry.
+    if (listed.has(name)) throw corrupt(`VLinkFiles[${i}] ${JSON.stringify(name)} is listed twice`, file);
+    listed.add(name);
   });
   const urlsValue = root['VLinkUrls'] ?? [];
   if (!Array.isArray(urlsValue)) throw corrupt('VLinkUrls is not an array', file);
