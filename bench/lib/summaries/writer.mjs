@@ -1,0 +1,65 @@
+// bench/results/writer-<runtime>.json (bench/writer.bench.mjs) → tables and goals.
+import { sig, sizeLabel, times } from '../format.mjs';
+
+const MiB = 1024 * 1024;
+
+export function summarize(r) {
+  const cell = (size, mode) => r.pushCost.find((x) => x.size === size && x.mode === mode);
+  const sizes = [...new Set(r.pushCost.map((x) => x.size))];
+  const push = {
+    section: 'writer',
+    title: 'producer push() cost, µs per call at a sustainable rate (≤ 200 MB/s or 200k frames/s); baseline: syncMode',
+    columns: ['frame', 'worker p50', 'worker p99', 'worker p99.9', 'worker+transfer p50', 'worker+transfer p99', 'sync p50', 'sync p99'],
+    rows: sizes.map((s) => [
+      sizeLabel(s),
+      sig(cell(s, 'worker')?.p50),
+      sig(cell(s, 'worker')?.p99),
+      sig(cell(s, 'worker')?.['p99.9']),
+      sig(cell(s, 'worker+transfer')?.p50),
+      sig(cell(s, 'worker+transfer')?.p99),
+      sig(cell(s, 'sync')?.p50),
+      sig(cell(s, 'sync')?.p99),
+    ]),
+  };
+  const loop = {
+    section: 'writer',
+    title: 'event-loop delay while recording 200 MB/s of 1 MiB frames with zstd (ms)',
+    columns: ['mode', 'offered MB/s', 'written MB/s', 'delay p50', 'delay p99', 'delay max', 'refused pushes'],
+    rows: r.loopDelay.map((x) => [x.mode, sig(x.offeredMBps), sig(x.writtenMBps), sig(x.loopDelayMs.p50), sig(x.loopDelayMs.p99), sig(x.loopDelayMs.max), x.refused]),
+  };
+  const throughput = {
+    section: 'writer',
+    title: 'end-to-end throughput, push everything until close() resolves (MB/s, better of two runs)',
+    columns: ['workload', 'syncMode', 'worker', 'worker / sync'],
+    rows: r.throughput.map((x) => [x.workload, sig(x.sync.MBps), sig(x.worker.MBps), times(x.workerVsSync)]),
+  };
+  const d = r.slowDisk;
+  const memory = {
+    section: 'memory',
+    title: `peak RSS while recording 200 MB/s of 1 MiB frames to a ${d.diskMBps} MB/s disk (worker writer, maxMemorySize ${d.maxMemorySizeMiB} MiB)`,
+    columns: ['offered MB/s', 'maxMemorySize MiB', 'baseline RSS MiB', 'peak RSS MiB', 'growth MiB', 'limit (maxMemorySize + 64) MiB', 'frames dropped / pushed'],
+    rows: [[sig(d.offeredMBps), d.maxMemorySizeMiB, sig(d.baselineRssMiB), sig(d.peakRssMiB), sig(d.growthMiB), d.maxMemorySizeMiB + 64, `${d.droppedQueueMemory + d.droppedQueueDepth} / ${d.pushed}`]],
+  };
+
+  const worst = (sizesList, mode, key) => Math.max(...sizesList.map((s) => cell(s, mode)?.[key] ?? Number.NaN));
+  const small = [64, 1024, 16 * 1024];
+  const list = (mode, key) => small.map((s) => `${sizeLabel(s)} ${sig(cell(s, mode)?.[key])}`).join(', ');
+  const workerLoop = r.loopDelay.find((x) => x.mode === 'worker');
+  const transfer = cell(MiB, 'worker+transfer');
+  return {
+    tables: [push, loop, throughput, memory],
+    goals: [
+      { goal: 'push() p50, worker, 64 B – 16 KiB', target: '≤ 2 µs', measured: `${list('worker', 'p50')} µs`, met: worst(small, 'worker', 'p50') <= 2 },
+      { goal: 'push() p99, worker, 64 B – 16 KiB', target: '≤ 20 µs', measured: `${list('worker', 'p99')} µs`, met: worst(small, 'worker', 'p99') <= 20 },
+      { goal: 'push() p99, worker+transfer, 1 MiB', target: '≤ 20 µs', measured: `${sig(transfer?.p99)} µs`, met: transfer?.p99 <= 20 },
+      { goal: 'event-loop delay p99 at 200 MB/s of 1 MiB zstd frames (worker)', target: '≤ 5 ms', measured: `${sig(workerLoop?.loopDelayMs.p99)} ms`, met: workerLoop?.loopDelayMs.p99 <= 5 },
+      {
+        goal: 'worker throughput vs syncMode',
+        target: '≥ 90 %',
+        measured: r.throughput.map((x) => `${x.workload}: ${times(x.workerVsSync)}`).join('; '),
+        met: r.throughput.every((x) => x.workerVsSync >= 0.9),
+      },
+      { goal: 'RSS with a slow disk (growth while recording)', target: '≤ maxMemorySize + 64 MiB', measured: `${sig(d.growthMiB)} MiB (limit ${d.maxMemorySizeMiB + 64} MiB)`, met: d.growthMiB <= d.maxMemorySizeMiB + 64 },
+    ],
+  };
+}
