@@ -331,5 +331,7 @@ results.goals = {
 console.log(results.goals);
 const resultsDir = smoke ? './results/smoke/' : './results/';
 mkdirSync(new URL(resultsDir, import.meta.url), { recursive: true });
-writeFileSync(new URL(`${resultsDir}writer-${runtime}.json`, import.meta.url), JSON.stringify(results, null, 2) + '\n');
-console.log(`wrote bench/${resultsDir.slice(2)}writer-${runtime}.json`);
+// A run with real-time sections is kept apart from the normal-priority one: both are worth reading.
+const file = `writer-${runtime}${realtime.length > 0 ? '-rt' : ''}.json`;
+writeFileSync(new URL(`${resultsDir}${file}`, import.meta.url), JSON.stringify(results, null, 2) + '\n');
+console.log(`wrote bench/${resultsDir.slice(2)}${file}`);

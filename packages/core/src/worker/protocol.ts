@@ -67,24 +67,26 @@ export interface QuitMessage {
 
 export type ToWorker = OpenMessage | BatchMessage | SchemaMessage | LossMessage | QuitMessage;
 
+/** What happened to one or more batches (the worker coalesces the acks of batches handled in one turn). */
 export interface AckMessage {
   k: 'ack';
-  seq: number;
+  batches: number;
   count: number;
   bytes: number;
   written: number;
   writtenBytes: number;
   dropped: Partial<Record<DropReason, number>>;
-  /** Rejections worth a callback (capped per batch; `dropped` has the exact counts). */
+  /** Rejections worth a callback (capped per ack; `dropped` has the exact counts). */
   errors: ErrorData[];
-  /** A storage error: the writer has failed. */
+  /** The storage error that just failed the writer (sent once). */
   fatal?: ErrorData;
-  committed: boolean;
-  /** Durable ids that made it to disk, and [id, index into `errors` or −1 for `fatal`] for those that did not. */
+  /** Durable commits done. */
+  commits: number;
+  /** Durable ids that made it to disk, and those that did not with the reason. */
   durableOk: number[];
-  durableFailed: number[];
+  durableFailed: Array<{ id: number; error: ErrorData }>;
   currentFile?: string;
-  /** Shared slabs the batch used, free for reuse (backends do not keep `frame.data` after `write` returns). */
+  /** Shared slabs the batches used, free for reuse (backends do not keep `frame.data` after `write` returns). */
   release: number[];
 }
 

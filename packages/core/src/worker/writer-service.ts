@@ -3,6 +3,7 @@ import { BagError } from '../errors.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import { schemaTypeLabel, type SchemaType } from '../model/schema-type.js';
 import type { DropReason } from '../writer/writer-stats.js';
+import { scheduleSoon } from '../util/schedule.js';
 import type { ParentLink } from './link.js';
 import { SharedProgress } from './progress.js';
 import {
@@ -65,26 +66,44 @@ export function serveWriter(link: ParentLink): void {
     }
   }
 
+  // Acks are coalesced: batches handled in one turn share one message (a postMessage costs tens of µs on a busy
+  // machine). Anything a caller waits for (a durable push, a failure) is acknowledged at once.
+  let pending: AckMessage | undefined;
+  let ackScheduled = false;
+  const flushAck = () => {
+    ackScheduled = false;
+    if (!pending) return;
+    const ack = pending;
+    pending = undefined;
+    if (writer) {
+      const file = safeCurrentFile(writer);
+      if (file !== lastFile) ack.currentFile = lastFile = file;
+    }
+    link.post(ack);
+  };
+  const newAck = (): AckMessage => ({
+    k: 'ack', batches: 0, count: 0, bytes: 0, written: 0, writtenBytes: 0, dropped: {}, errors: [], commits: 0,
+    durableOk: [], durableFailed: [], release: [],
+  });
+
   function writeBatch(batch: BatchMessage): void {
     for (const [id, slab] of batch.slabs) slabs.set(id, slab);
     for (const id of batch.forget) slabs.delete(id);
     for (const value of batch.strings) strings.push(value);
     for (const schema of batch.schemas) schemas.set(schemaKey(schema.name, schema.schemaType), schema);
-    const ack: AckMessage = {
-      k: 'ack', seq: batch.seq, count: batch.count, bytes: batch.bytes, written: 0, writtenBytes: 0, dropped: {},
-      errors: [], committed: false, durableOk: [], durableFailed: [], release: [],
-    };
-    const outcome = new Int32Array(batch.count).fill(-2); // −2 written, −1 fatal, ≥0 index into ack.errors
+    const ack = (pending ??= newAck());
+    const wasFailed = failed;
+    // Why a durable frame was not stored, by frame index (other rejections are only counted and sampled).
+    const durableIndex = batch.durable.length > 0 ? new Set(batch.durable.filter((_, j) => j % 2 === 0)) : undefined;
+    const durableErrors = new Map<number, ErrorData>();
     const bytesOf = (ref: ChunkRef) => (typeof ref === 'number' ? slabs.get(ref)! : ref);
     const m = new Float64Array(bytesOf(batch.meta));
     const chunks = batch.chunks.map((ref) => new Uint8Array(bytesOf(ref)));
-    for (let i = 0; i < batch.count; i++) {
+    let stored = 0;
+    let rejected = 0;
+    for (let i = 0; i < batch.count && !failed; i++) {
       const base = i * FIELDS;
       const length = m[base + F_LENGTH]!;
-      if (failed) {
-        outcome[i] = -1;
-        continue;
-      }
       const offset = m[base + F_OFFSET]!;
       const frame: Frame = {
         timestamp: m[base + F_TS]!,
@@ -96,50 +115,62 @@ export function serveWriter(link: ParentLink): void {
       };
       try {
         writer!.write(frame);
-        ack.written++;
+        stored++;
         ack.writtenBytes += length;
       } catch (error) {
         const bagError = BagError.wrap(error, 'IO_ERROR', 'write failed', { file: path, url: frame.url });
         const reason = rejectionReason(bagError);
         if (reason === 'storageError') {
-          failed ??= bagError;
-          ack.fatal ??= errorToData(bagError);
-          outcome[i] = -1;
-          continue;
+          failed = bagError;
+          break;
         }
+        rejected++;
         ack.dropped[reason] = (ack.dropped[reason] ?? 0) + 1;
-        if (ack.errors.length < MAX_ERRORS_PER_ACK) ack.errors.push(errorToData(bagError));
-        outcome[i] = ack.errors.length - 1;
+        if (ack.errors.length < MAX_ERRORS_PER_ACK || durableIndex?.has(i)) {
+          const data = errorToData(bagError);
+          if (ack.errors.length < MAX_ERRORS_PER_ACK) ack.errors.push(data);
+          if (durableIndex?.has(i)) durableErrors.set(i, data);
+        }
       }
     }
-    // Frames after the storage error (and the failing one) are dropped; count them like the same-thread writer.
-    const afterFatal = batch.count - ack.written - sumValues(ack.dropped);
-    if (afterFatal > 0) ack.dropped.storageError = afterFatal;
+    ack.written += stored;
+    // The frame that hit a storage error and every frame after it are dropped, as the same-thread writer does.
+    const lost = batch.count - stored - rejected;
+    if (lost > 0) ack.dropped.storageError = (ack.dropped.storageError ?? 0) + lost;
+    let committed = false;
     if (batch.commit && !failed) {
       try {
         writer!.commit();
-        ack.committed = true;
+        committed = true;
+        ack.commits++;
       } catch (error) {
-        ack.fatal = errorToData(fail(error, 'commit failed'));
+        fail(error, 'commit failed');
       }
     }
+    const fatal = failed ? errorToData(failed) : undefined;
+    if (fatal && !wasFailed) ack.fatal = fatal;
     for (let j = 0; j < batch.durable.length; j += 2) {
       const index = batch.durable[j]!;
       const id = batch.durable[j + 1]!;
-      const result = outcome[index]!;
-      if (result === -2 && ack.committed) ack.durableOk.push(id);
-      else ack.durableFailed.push(id, result === -2 ? -1 : result);
+      const error = durableErrors.get(index) ?? (committed ? undefined : fatal ?? errorToData(new BagError('IO_ERROR', 'frame not committed', { file: path })));
+      if (error) ack.durableFailed.push({ id, error });
+      else ack.durableOk.push(id);
     }
-    if (failed && !ack.fatal) ack.fatal = errorToData(failed);
-    const file = writer ? safeCurrentFile(writer) : '';
-    if (file !== lastFile) ack.currentFile = lastFile = file;
+    ack.batches++;
+    ack.count += batch.count;
+    ack.bytes += batch.bytes;
     progress?.add(batch.count, batch.bytes);
     // Release the shared slabs: the producer reuses them for later batches instead of allocating new ones.
     for (const ref of [batch.meta, ...batch.chunks]) if (typeof ref === 'number') ack.release.push(ref);
-    link.post(ack);
+    if (batch.durable.length > 0 || ack.fatal) flushAck();
+    else if (!ackScheduled) {
+      ackScheduled = true;
+      scheduleSoon(flushAck);
+    }
   }
 
   function close(): void {
+    flushAck();
     if (tickTimer !== undefined) clearInterval(tickTimer);
     let error: ErrorData | undefined;
     try {
@@ -203,12 +234,6 @@ function rejectionReason(error: BagError): DropReason {
 
 function schemaKey(name: string, type: SchemaType): string {
   return `${name}\x1f${schemaTypeLabel(type)}`;
-}
-
-function sumValues(record: Partial<Record<string, number>>): number {
-  let sum = 0;
-  for (const value of Object.values(record)) sum += value ?? 0;
-  return sum;
 }
 
 function safeCurrentFile(writer: BackendWriter): string {

@@ -60,7 +60,7 @@ export class WorkerEngine implements WriteEngine {
   private flushScheduled = false;
   private quitting = false;
   private gone = false;
-  private fatalReported = false;
+  private failure: BagError | undefined;
   private file = '';
   private opened: { resolve(): void; reject(error: unknown): void } | undefined;
   private readonly internFn = (value: string) => this.intern(value);
@@ -240,7 +240,7 @@ export class WorkerEngine implements WriteEngine {
   }
 
   private onAck(ack: AckMessage): void {
-    this.inflight--;
+    this.inflight -= ack.batches;
     this.doneFrames += ack.count;
     this.doneBytes += ack.bytes;
     for (const id of ack.release) this.pool.release(id);
@@ -257,14 +257,12 @@ export class WorkerEngine implements WriteEngine {
     for (const [key, count] of Object.entries(ack.dropped)) {
       const reason = key as DropReason;
       const rest = (count ?? 0) - (reported.get(reason) ?? 0);
-      if (rest > 0) this.host.dropped(reason, fatal ?? errors[errors.length - 1]!, false, rest);
+      const error = reason === 'storageError' ? (fatal ?? this.failure) : errors[errors.length - 1];
+      if (rest > 0) this.host.dropped(reason, error ?? new BagError('IO_ERROR', `frame dropped (${reason})`, { file: this.options.path }), false, rest);
     }
-    if (ack.committed) this.host.committed();
+    for (let i = 0; i < ack.commits; i++) this.host.committed();
     for (const id of ack.durableOk) this.settleDurable(id);
-    for (let j = 0; j < ack.durableFailed.length; j += 2) {
-      const at = ack.durableFailed[j + 1]!;
-      this.settleDurable(ack.durableFailed[j]!, (at >= 0 ? errors[at] : fatal) ?? new BagError('IO_ERROR', 'frame not committed', { file: this.options.path }));
-    }
+    for (const { id, error } of ack.durableFailed) this.settleDurable(id, dataToError(error));
     // A batch that waited for room (see MAX_SMALL_INFLIGHT) goes now.
     if (this.batch.pending && !this.flushScheduled) {
       this.flushScheduled = true;
@@ -283,8 +281,8 @@ export class WorkerEngine implements WriteEngine {
 
   /** Reports a storage failure once; later acks of the same failure only settle their frames. */
   private reportFatal(error: BagError): BagError {
-    if (!this.fatalReported) {
-      this.fatalReported = true;
+    if (!this.failure) {
+      this.failure = error;
       this.host.failed(error);
     }
     return error;
