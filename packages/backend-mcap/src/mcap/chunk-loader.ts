@@ -6,6 +6,7 @@ import { asBagError, corrupt } from './corruption.js';
 import { crc32 } from './crc32.js';
 import { parseRecord } from './record-parser.js';
 import type { Chunk } from './records.js';
+import { zstdContentSize } from './zstd-frame.js';
 
 /** Uncompressed chunk records: `bytes[start..end)`, valid until the loader's next call. */
 export interface ChunkRecords {
@@ -73,6 +74,12 @@ export class ChunkLoader {
         throw new BagError('NOT_SUPPORTED', `chunk compression "${chunk.compression}" is not supported`, { ...(this.file === undefined ? {} : { file: this.file }), offset: fileOffset });
       }
       if (size > stored.length * MAX_RATIO + 4096) throw corrupt(`chunk claims an impossible ${chunk.compression} ratio`, this.file, fileOffset);
+      if (chunk.compression === 'zstd') {
+        // The frames say how big they decompress; a claim that disagrees is refused before the codec allocates it.
+        const declared = zstdContentSize(stored);
+        if (declared === 'invalid') throw corrupt('zstd chunk is not a sequence of zstd frames', this.file, fileOffset);
+        if (declared !== 'unknown' && declared !== size) throw corrupt(`zstd chunk holds ${declared} bytes, its record claims ${size}`, this.file, fileOffset);
+      }
       try {
         records = size === 0 ? new Uint8Array(0) : codec.decompress(stored, size);
       } catch (error) {
