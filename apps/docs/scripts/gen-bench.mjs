@@ -27,7 +27,8 @@ function number(n) {
   if (!Number.isFinite(n)) return String(n);
   const abs = Math.abs(n);
   const digits = abs >= 1000 || Number.isInteger(n) ? 0 : abs >= 100 ? 1 : abs >= 1 ? 2 : 3;
-  return n.toLocaleString('en-US', { maximumFractionDigits: digits }).replace(/,/g, ' ');
+  // Thin no-break spaces group the thousands: a table cell never wraps inside a number.
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits }).replace(/,/g, '\u202f');
 }
 
 function scalar(v) {

@@ -23,6 +23,8 @@ export async function fetchOpenApi() {
   }
 }
 
+const operationAnchor = (path, method, op) =>
+  `${op['x-websocket'] ? 'ws' : method}-${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')}`;
 const refName = (ref) => ref.replace('#/components/schemas/', '');
 const anchor = (name) => `schema-${name.toLowerCase()}`;
 
@@ -57,7 +59,7 @@ function constraints(schema = {}) {
 
 function renderOperation(path, method, op) {
   const ws = op['x-websocket'] === true;
-  const lines = [`### ${ws ? 'WS' : method.toUpperCase()} \`${path}\``, ''];
+  const lines = [`### ${ws ? 'WS' : method.toUpperCase()} \`${path}\` {#${operationAnchor(path, method, op)}}`, ''];
   if (op.summary) lines.push(prose(op.summary), '');
   if (op.description) lines.push(...op.description.split('\n').flatMap((p) => [prose(p), '']));
   if (ws) lines.push('::: tip WebSocket', `Open \`ws://HOST:PORT${path}\` (the HTTP GET upgrades). Browsers cannot set headers: pass the token as \`?token=\`.`, ':::', '');
@@ -142,7 +144,7 @@ export async function generate() {
     '',
     table(
       ['Method', 'Path', 'Summary'],
-      operations.map(([path, method, op]) => [op['x-websocket'] ? 'WS' : method.toUpperCase(), `\`${path}\``, cell(op.summary)]),
+      operations.map(([path, method, op]) => [op['x-websocket'] ? 'WS' : method.toUpperCase(), `[\`${path}\`](#${operationAnchor(path, method, op)})`, cell(op.summary)]),
     ),
     '',
     ...operations.flatMap(([path, method, op]) => renderOperation(path, method, op)),
