@@ -140,12 +140,16 @@ const HEADLINES = [
 ];
 
 function headlines(dir, files) {
+  let anyQuick = false;
   const load = (name) => (files.includes(`${name}.json`) ? JSON.parse(readFileSync(`${dir}/${name}.json`, 'utf8')) : undefined);
   const value = (family, runtime, pick) => {
     const result = load(runtime ? `${family}-${runtime}` : family);
     try {
       const v = result && pick(result);
-      return typeof v === 'number' ? number(v) : '';
+      if (typeof v !== 'number') return '';
+      const quick = result.quick === true || result.mode === 'quick';
+      if (quick) anyQuick = true;
+      return quick ? `${number(v)} (quick)` : number(v);
     } catch {
       return '';
     }
@@ -154,12 +158,46 @@ function headlines(dir, files) {
     family === 'python' ? [label, value(family, null, pick), ''] : [label, value(family, 'node', pick), value(family, 'bun', pick)],
   ).filter(([, a, b]) => a || b);
   if (rows.length === 0) return [];
-  return ['## Headlines', '', 'Medians from the result files below; runtime versions, dates and machine load are in the run line of each file.', '', table(['', 'Node', 'Bun'], rows), ''];
+  return [
+    '## Headlines',
+    '',
+    'Medians from the result files below; runtime versions, dates and machine load are in the run line of each file.',
+    '',
+    table(['', 'Node', 'Bun'], rows),
+    '',
+    ...(anyQuick ? ['"(quick)": from a `--quick` run, shorter and noisier than a full one.', ''] : []),
+  ];
+}
+
+/** bench/run.mjs's log (`run.json`: which bench ran when, in which mode, under what load): a table, not results. */
+const isRunLog = (result) => isPlain(result?.entries) && Array.isArray(result?.runs);
+function renderRunLog(result) {
+  const rows = Object.entries(result.entries).map(([name, e]) => [
+    `\`${name}\``,
+    cell(e.status ?? ''),
+    cell(e.mode ?? ''),
+    cell(e.startedAt ?? ''),
+    e.seconds === undefined ? '' : number(e.seconds),
+    Array.isArray(e.load?.loadAvgStart) ? number(e.load.loadAvgStart[0]) : '',
+    e.load?.othersCores?.mean === undefined ? '' : number(e.load.othersCores.mean),
+  ]);
+  return [
+    '## How these results were produced',
+    '',
+    `\`bench/results/run.json\`, the log of \`bench/run.mjs\`: every bench section, its mode (\`quick\` runs are shorter and`,
+    'noisier), when it ran and how busy the machine was (1-minute load average at its start; cores used by other',
+    'processes on average).',
+    '',
+    table(['Bench', 'Status', 'Mode', 'Started', 'Seconds', 'Load', 'Cores used by others'], rows),
+    '',
+  ];
 }
 
 export async function generate() {
   const dir = fromRoot('bench/results');
-  const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')).sort() : [];
+  const all = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')).sort() : [];
+  const logs = all.filter((f) => isRunLog(JSON.parse(readFileSync(`${dir}/${f}`, 'utf8'))));
+  const files = all.filter((f) => !logs.includes(f));
   const benchmarksMd = fromRoot('BENCHMARKS.md');
   const lines = [
     '---',
@@ -184,10 +222,11 @@ export async function generate() {
   lines.push(
     '## Recorded results',
     '',
-    files.length === 0 ? 'No results recorded yet: run `npm run bench`.' : `${files.length} result files, as the last full runs left them.`,
+    files.length === 0 ? 'No results recorded yet: run `npm run bench`.' : `${files.length} result files, as the last runs left them.`,
     '',
   );
   for (const file of files) lines.push(...renderFile(`${dir}/${file}`));
+  for (const file of logs) lines.push(...renderRunLog(JSON.parse(readFileSync(`${dir}/${file}`, 'utf8'))));
   writeIfChanged(fromDocs('performance.md'), lines.join('\n'));
-  return `${files.length} result files${existsSync(benchmarksMd) ? ' + BENCHMARKS.md' : ''}`;
+  return `${files.length} result files${logs.length ? ` + ${logs.length} run log` : ''}${existsSync(benchmarksMd) ? ' + BENCHMARKS.md' : ''}`;
 }
