@@ -21,6 +21,8 @@ export interface ChunkRecords {
 export const MAX_UNCOMPRESSED_CHUNK = 1024 * 1024 * 1024;
 /** zstd's best case (RLE blocks) stays far below this ratio; lz4 below 255. */
 const MAX_RATIO = 32768;
+/** An lz4 sequence encodes at most 255 more bytes per stored byte. */
+const MAX_LZ4_RATIO = 256;
 
 /**
  * Reads chunk records and returns their uncompressed records through the codec map, with bounds checks on every
@@ -73,7 +75,8 @@ export class ChunkLoader {
       if (!codec) {
         throw new BagError('NOT_SUPPORTED', `chunk compression "${chunk.compression}" is not supported`, { ...(this.file === undefined ? {} : { file: this.file }), offset: fileOffset });
       }
-      if (size > stored.length * MAX_RATIO + 4096) throw corrupt(`chunk claims an impossible ${chunk.compression} ratio`, this.file, fileOffset);
+      const ratio = chunk.compression === 'lz4' ? MAX_LZ4_RATIO : MAX_RATIO;
+      if (size > stored.length * ratio + 4096) throw corrupt(`chunk claims an impossible ${chunk.compression} ratio`, this.file, fileOffset);
       if (chunk.compression === 'zstd') {
         // The frames say how big they decompress; a claim that disagrees is refused before the codec allocates it.
         const declared = zstdContentSize(stored);

@@ -24,7 +24,7 @@ describe('zstd frame headers', () => {
     assert.equal(zstdContentSize(patternBytes(64, 3)), 'invalid');
   });
 
-  test('a chunk claiming more than its frames hold is refused before anything that size is allocated', () => {
+  test('a chunk claiming more than its frames (or lz4 at all) can hold is refused before anything that size is allocated', () => {
     const records = patternBytes(50_000, 4);
     const stored = codecs['zstd']!.compress!(records, 1);
     const asked: number[] = [];
@@ -36,17 +36,22 @@ describe('zstd frame headers', () => {
       else assert.throws(() => loader.load(0, bytes.length), (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE' && /claims/.test(e.message));
     }
     assert.deepEqual(asked, [50_000]);
+    // lz4 cannot expand more than ~255:1, so a larger claim is refused before the codec sees it too.
+    const lz4: Codecs = { lz4: { decompress: (_data, size) => (asked.push(size), new Uint8Array(size)) } };
+    const bytes = chunkRecord(stored, stored.length * 1000, 'lz4');
+    assert.throws(() => new ChunkLoader(new MemoryReadable(bytes), lz4, true, 'mem.vcap').load(0, bytes.length), /impossible lz4 ratio/);
+    assert.deepEqual(asked, [50_000]);
   });
 });
 
-function chunkRecord(stored: Uint8Array, uncompressedSize: number): Uint8Array {
+function chunkRecord(stored: Uint8Array, uncompressedSize: number, compression = 'zstd'): Uint8Array {
   const w = new ByteWriter(stored.length + 64);
   const at = w.beginRecord(Opcode.Chunk);
   w.u64(0);
   w.u64(0);
   w.u64(uncompressedSize);
   w.u32(0);
-  w.string('zstd');
+  w.string(compression);
   w.u64(stored.length);
   w.raw(stored);
   w.endRecord(at);
