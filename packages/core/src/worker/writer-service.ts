@@ -11,8 +11,10 @@ import {
   type AckMessage, type BatchMessage, type ChunkRef, type ErrorData, type FromWorker, type OpenMessage, type ToWorker,
 } from './protocol.js';
 
-/** Rejections forwarded per batch; a backend at its row limit rejects every frame and the counts say how many. */
+/** Rejections forwarded per ack; a backend at its row limit rejects every frame and the counts say how many. */
 const MAX_ERRORS_PER_ACK = 16;
+/** The longest an ack waits to be coalesced with later batches. */
+const ACK_DELAY_MS = 2;
 
 /**
  * The worker half of an async `BagWriter`: owns the BackendWriter, writes batches in the order they arrive, commits
@@ -67,8 +69,11 @@ export function serveWriter(link: ParentLink): void {
   }
 
   // Acks are coalesced: batches handled in one turn share one message (a postMessage costs tens of µs on a busy
-  // machine). Anything a caller waits for (a durable push, a failure) is acknowledged at once.
+  // machine). Anything a caller waits for (a durable push, a failure) is acknowledged at once, and so is an ack that
+  // has waited 2 ms: a worker that is behind may not reach the end of its turn for a long time, and its acks are what
+  // free the producer's slabs.
   let pending: AckMessage | undefined;
+  let pendingSince = 0;
   let ackScheduled = false;
   const flushAck = () => {
     ackScheduled = false;
@@ -91,7 +96,11 @@ export function serveWriter(link: ParentLink): void {
     for (const id of batch.forget) slabs.delete(id);
     for (const value of batch.strings) strings.push(value);
     for (const schema of batch.schemas) schemas.set(schemaKey(schema.name, schema.schemaType), schema);
-    const ack = (pending ??= newAck());
+    if (!pending) {
+      pending = newAck();
+      pendingSince = performance.now();
+    }
+    const ack = pending;
     const wasFailed = failed;
     // Why a durable frame was not stored, by frame index (other rejections are only counted and sampled).
     const durableIndex = batch.durable.length > 0 ? new Set(batch.durable.filter((_, j) => j % 2 === 0)) : undefined;
@@ -162,7 +171,7 @@ export function serveWriter(link: ParentLink): void {
     progress?.add(batch.count, batch.bytes);
     // Release the shared slabs: the producer reuses them for later batches instead of allocating new ones.
     for (const ref of [batch.meta, ...batch.chunks]) if (typeof ref === 'number') ack.release.push(ref);
-    if (batch.durable.length > 0 || ack.fatal) flushAck();
+    if (batch.durable.length > 0 || ack.fatal || performance.now() - pendingSince > ACK_DELAY_MS) flushAck();
     else if (!ackScheduled) {
       ackScheduled = true;
       scheduleSoon(flushAck);
