@@ -16,7 +16,8 @@ import { useShortcuts } from './shortcuts.js';
 /** Buckets of the whole-recording density: fixed, so the server's cache serves every page that opens the bag. */
 const OVERVIEW_BUCKETS = 1000;
 const DETAIL_DEBOUNCE_MS = 150;
-const DEFAULT_GAP_FACTOR = 3;
+// Same default as core's DEFAULT_GAP_FACTOR (the page does not bundle core): one lost message at 10 Hz is a gap.
+const DEFAULT_GAP_FACTOR = 1.5;
 
 const message = (error: unknown) => (error instanceof ApiError ? `${error.code}: ${error.message}` : (error as Error).message);
 const isAbort = (error: unknown) => (error as Error)?.name === 'AbortError';
