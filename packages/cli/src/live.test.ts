@@ -8,7 +8,7 @@ import foxglove from '@foxglove/ws-protocol';
 import type { Channel, MessageData, ServerInfo } from '@foxglove/ws-protocol';
 import { WebSocket, WebSocketServer } from 'ws';
 import { BagReader, SchemaType } from '@vlink/bag';
-import { BIN, cliEnv, fixtureFrames, hasScript, pointDescriptor, PtySession, START_MS, tempDir, writeBag, SLOW } from './testing/harness.js';
+import { BIN, cliEnv, fixtureFrames, hasScript, ndjson, pointDescriptor, PtySession, runCli, START_MS, tempDir, writeBag, SLOW } from './testing/harness.js';
 
 const { FoxgloveServer, FoxgloveClient } = foxglove;
 const tmp = tempDir();
@@ -156,6 +156,31 @@ describe('play --serve (Foxglove WebSocket server)', () => {
       assert.deepEqual(m.data, [...frames[i]!.data]);
     });
     assert.equal(times.length, frames.length, 'one time update per distinct frame time');
+  });
+});
+
+describe('play --serve → record --from --time log', () => {
+  test('keeps every frame\'s url, time and payload', SLOW, async () => {
+    const player = spawn('node', [BIN, 'play', vdb, '--serve', '127.0.0.1:0', '-r', '4'], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const playerExit = once(player, 'close');
+    let stderr = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      player.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const match = /Serving foxglove\.websocket\.v1 on (ws:\/\/\S+)/.exec(stderr);
+        if (match) resolve(match[1]!);
+      });
+      player.once('close', () => reject(new Error(`play exited: ${stderr}`)));
+    });
+    const out = tmp.path('relay.vcap');
+    const recorded = await runCli(['record', out, '--from', url, '--time', 'log']);
+    assert.equal(recorded.code, 0, recorded.stderr);
+    assert.match(recorded.stderr, /relay\.vcap: 200 frames .* \(connection closed by the server\)/);
+    const [[code], again] = await Promise.all([playerExit, runCli(['cat', out])]);
+    assert.equal(code, 0, stderr);
+    const seen = ndjson(again.stdout).map((l) => `${l['url']} ${l['timestamp']} ${l['data']}`);
+    assert.deepEqual(seen, frames.map((f) => `${f.url} ${f.timestamp} ${Buffer.from(f.data).toString('base64')}`));
+    assert.equal((await readBag(out, (r) => r.getInfo())).startTimestamp, START_MS);
   });
 });
 

@@ -112,9 +112,12 @@ export class RecordSession {
     this.resolveStopped(reason);
   }
 
-  /** Queues a frame (dropped, and counted, while paused or stopping). */
+  /**
+   * Queues a frame (skipped, and counted, while paused). Frames still arrive after a stop was asked for, from what the
+   * source had already received; sources stop producing new ones themselves.
+   */
   push(frame: Frame): void {
-    if (!this.writer || this.stopReason !== undefined) return;
+    if (!this.writer) return;
     if (this.paused) {
       this.skippedWhilePaused++;
       return;

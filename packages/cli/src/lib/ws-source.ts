@@ -45,7 +45,6 @@ export async function recordFromWebSocket(session: RecordSession, url: string, a
   client.on('serverInfo', (info: ServerInfo) => {
     const start = Number(info.metadata?.['startTimestamp']);
     if (Number.isFinite(start) && start > 0) serverStartMs = start;
-    if (!info.capabilities.includes('time') && time === 'log') session.log(`note: ${info.name} does not announce the time capability; using message log times`);
   });
   // Receive time: subscribe only once the file exists, so every frame is stamped when it arrives (not when a file
   // that was still being created could take it). Log time: subscribe at once; the file opens with the first message.
@@ -87,27 +86,36 @@ export async function recordFromWebSocket(session: RecordSession, url: string, a
     }
   };
 
-  // Messages can arrive before the file exists (log time waits for the first one): keep their order with a queue.
+  const record = (sub: Subscribed, message: MessageData) => {
+    let timestamp = -1;
+    if (time === 'log' && startNs !== undefined) {
+      const us = (message.timestamp - startNs) / 1000n;
+      if (us < 0n) late++;
+      timestamp = us < 0n ? 0 : Number(us);
+    }
+    const data = new Uint8Array(message.data.buffer, message.data.byteOffset, message.data.byteLength);
+    session.push({ ...sub.frame, timestamp, data });
+  };
+  // With log time the file opens with the first message; messages arriving meanwhile queue behind it, in order.
   let chain = Promise.resolve();
+  let queued = 0;
+  let ended = false;
   client.on('message', (message: MessageData) => {
     const sub = subscriptions.get(message.subscriptionId);
-    if (!sub) return;
-    const data = new Uint8Array(message.data.buffer, message.data.byteOffset, message.data.byteLength);
+    // After a stop, `ws` may still hand over messages that were on the wire while the connection closed.
+    if (!sub || ended) return;
+    if (session.isOpen && queued === 0) return record(sub, message);
+    queued++;
     chain = chain
       .then(async () => {
         await open(message.timestamp);
-        let timestamp = -1;
-        if (time === 'log' && startNs !== undefined) {
-          const us = (message.timestamp - startNs) / 1000n;
-          if (us < 0n) late++;
-          timestamp = us < 0n ? 0 : Number(us);
-        }
-        session.push({ ...sub.frame, timestamp, data });
+        record(sub, message);
       })
       .catch((error: unknown) => {
         failure ??= error instanceof CliError ? error : new CliError((error as Error).message, url, undefined, { cause: error });
         session.stop('error');
-      });
+      })
+      .finally(() => queued--);
   });
 
   await connected;
@@ -119,6 +127,7 @@ export async function recordFromWebSocket(session: RecordSession, url: string, a
   }
   const reason = await Promise.race([session.stopped, closed.then(() => 'connection closed by the server')]);
   if (reason === 'connection closed by the server') session.stop(reason);
+  ended = true;
   client.close();
   await chain;
   if (!session.isOpen) await open(undefined);
