@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Producer cost and event-loop health of the async (worker) BagWriter against syncMode.
-// Usage: node bench/writer.bench.mjs [--quick] [--rt=pushCost,loopDelay]    (bun likewise)
+// Usage: node bench/writer.bench.mjs [--quick[=section,…]] [--rt=pushCost,loopDelay]    (bun likewise)
+// --quick shortens every section, --quick=throughput only the named ones.
 // --rt runs the named sections under `chrt -f 10` (Linux, root): on a shared machine that measures the writer rather
 // than the scheduler's queue. Those two sections are paced and need little CPU; the JSON records which ran so.
 // --smoke: a fraction of a second per section, only to check the harness works; results go to bench/results/smoke/.
@@ -14,7 +15,9 @@ import { join } from 'node:path';
 import { BagWriter, createFrame, registerBackend } from '@vlink/bag-core';
 import { slowRawBackend } from './writer-backends.mjs';
 
-const quick = process.argv.includes('--quick');
+const quickArg = process.argv.find((a) => a === '--quick' || a.startsWith('--quick='));
+const quickSections = quickArg?.startsWith('--quick=') ? quickArg.slice(8).split(',') : undefined;
+const quick = quickArg !== undefined && quickSections === undefined;
 const smoke = process.argv.includes('--smoke');
 const runtime = globalThis.Bun ? 'bun' : globalThis.Deno ? 'deno' : 'node';
 const version = globalThis.Bun ? Bun.version : globalThis.Deno ? Deno.version.deno : process.versions.node;
@@ -309,12 +312,13 @@ if (section) {
 }
 rmSync(dir, { recursive: true, force: true });
 
-const results = { runtime, version, cpus: cpus().length, loadAverageAtStart: loadavg().map((l) => round(l, 2)), date: new Date().toISOString(), quick, backend: backendLabel };
+const results = { runtime, version, cpus: cpus().length, loadAverageAtStart: loadavg().map((l) => round(l, 2)), date: new Date().toISOString(), quick: quickSections ?? quick, backend: backendLabel };
 const script = new URL(import.meta.url).pathname;
 const realtime = (process.argv.find((a) => a.startsWith('--rt='))?.slice(5) ?? '').split(',').filter(Boolean);
 results.realtimeSections = realtime;
 for (const name of Object.keys(SECTIONS)) {
-  const args = [...(runtime === 'deno' ? ['run', '-A'] : []), script, `--section=${name}`, ...(quick ? ['--quick'] : []), ...(smoke ? ['--smoke'] : [])];
+  const short = quick || quickSections?.includes(name);
+  const args = [...(runtime === 'deno' ? ['run', '-A'] : []), script, `--section=${name}`, ...(short ? ['--quick'] : []), ...(smoke ? ['--smoke'] : [])];
   const [command, argv] = realtime.includes(name) ? ['chrt', ['-f', '10', process.execPath, ...args]] : [process.execPath, args];
   const child = spawnSync(command, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * MiB });
   const lines = child.stdout.trimEnd().split('\n');
