@@ -179,6 +179,36 @@ describe('.vcap fix', () => {
     assert.ok(got.every((k) => wanted.has(k)));
   });
 
+  test('metadata that parses but says nonsense (a garbled value or key) is rewritten so the result passes check', async () => {
+    const frames = mixedFrames(40);
+    const bytes = await recordToBytes(frames, { cacheSize: 800 });
+    const garbled = bytes.slice();
+    const replace = (from: string, to: string) => {
+      const at = indexOf(garbled, new TextEncoder().encode(from));
+      assert.ok(at >= 0, from);
+      garbled.set(new TextEncoder().encode(to), at);
+    };
+    replace('start_timestamp', 'start_timestamq'); // the key: the header now lacks start_timestamp
+    replace('Event', 'Gvent'); // the first VLinkChannel_* type
+    replace('timezone', 'timezonf');
+    const before = check(garbled);
+    assert.match(before.problems.join('\n'), /VLinkHeader has no timezone/);
+    assert.match(before.problems.join('\n'), /type "Gvent"/);
+    const { report, bytes: fixed } = rebuild(garbled);
+    assert.equal(report.rebuiltHeader, true);
+    assert.equal(report.rebuiltChannelMetadata, 1);
+    assert.equal(report.kept, 40);
+    assert.deepEqual(check(fixed).problems, []);
+    const reader = await openBytes(fixed);
+    assert.equal(reader.info().hasCompleted, true);
+    // The start comes back from the header's date (the same instant, to the ms).
+    const original = await openBytes(bytes);
+    assert.equal(reader.info().startTimestamp, original.info().startTimestamp);
+    original.close();
+    assert.deepEqual(readFrames(reader).map(key), frames.map(key));
+    reader.close();
+  });
+
   test('fixVcap on disk: temp file + rename, the reader (readOnly: false) reads the repaired file; check() true after', async () => {
     const path = join(dir, 'crash.vcap');
     const writer = new VcapFileWriter({ writable: new FileWritable(path), codecs, config: resolveWriterConfig({ cacheSize: 4096, compress: 'zstd' }), context: testContext(), file: path });
@@ -218,6 +248,14 @@ describe('.vcap fix', () => {
     await assert.rejects(fixVcap(join(dir, 'missing.vcap')), (e: unknown) => BagError.isInstance(e) && e.code === 'NOT_FOUND');
   });
 });
+
+function indexOf(bytes: Uint8Array, needle: Uint8Array): number {
+  outer: for (let i = 0; i + needle.length <= bytes.length; i++) {
+    for (let k = 0; k < needle.length; k++) if (bytes[i + k] !== needle[k]) continue outer;
+    return i;
+  }
+  return -1;
+}
 
 function findOpcode(bytes: Uint8Array, from: number, opcode: number): number {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

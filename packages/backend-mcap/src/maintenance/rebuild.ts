@@ -1,4 +1,4 @@
-import { formatVlinkDate, FORMAT_VERSION_TEXT } from '@vlink/bag-core';
+import { formatVlinkDate, FORMAT_VERSION_TEXT, parseVlinkDate } from '@vlink/bag-core';
 import type { Codecs } from '../codecs.js';
 import type { Readable } from '../io/readable.js';
 import type { Writable } from '../io/writable.js';
@@ -27,7 +27,10 @@ export interface VcapFixReport {
   droppedMessages: number;
   /** `VLinkChannel_*` records written or corrected from the channels and the counts (VLink files only). */
   rebuiltChannelMetadata: number;
-  /** A `VLinkHeader` had to be written from scratch (it was lost); its process and date are then placeholders. */
+  /**
+   * The `VLinkHeader` was lost or had unusable values and was written again: usable values kept, the rest derived or
+   * placeholders (process `Unknown`, timezone 0; date and start from each other or the first message).
+   */
   rebuiltHeader: boolean;
   /** False when the file already passed `check()` and was left alone. */
   rewritten: boolean;
@@ -77,7 +80,9 @@ class Rebuilder {
   /** VLinkChannel_<id> records found, by id; written again (corrected where needed) at the end. */
   private readonly channelMetadata = new Map<number, Metadata>();
   private readonly compressions = new Set<string>();
-  private hasHeaderMetadata = false;
+  /** The VLinkHeader found (undefined: lost) and whether it was copied as it was. */
+  private header: ReadonlyMap<string, string> | undefined;
+  private headerWritten = false;
   private messageCount = 0;
   private startTime = 0n;
   private endTime = 0n;
@@ -168,7 +173,13 @@ class Rebuilder {
           if (!this.channelMetadata.has(id) && Number.isInteger(id)) this.channelMetadata.set(id, m);
           return;
         }
-        if (m.name === HEADER_METADATA) this.hasHeaderMetadata = true;
+        if (m.name === HEADER_METADATA && this.vlink) {
+          // The first one counts (the reader uses it); a damaged one is rewritten at the end, repaired.
+          if (this.header) return;
+          this.header = m.metadata;
+          if (!headerNeedsRepair(m.metadata)) this.headerWritten = true;
+          else return;
+        }
         this.metadataIndexes.push({ offset: BigInt(this.out.position()), length: BigInt(item.length), name: m.name });
         return this.out.write(bytes);
       }
@@ -342,25 +353,18 @@ class Rebuilder {
 
   /** The VLinkHeader if it was lost, and a `VLinkChannel_<id>` per channel, corrected from the counts. */
   private writeVlinkMetadata(): void {
-    if (!this.hasHeaderMetadata) {
+    if (!this.headerWritten) {
       this.report.rebuiltHeader = true;
-      const startMs = this.messageCount > 0 ? Number(this.startTime / 1_000_000n) : 0;
-      this.writeMetadata(HEADER_METADATA, [
-        ['tag', 'Empty'],
-        ['version', FORMAT_VERSION_TEXT],
-        ['compress', this.compressions.has('zstd') ? 'zstd' : 'None'],
-        ['process', 'Unknown'],
-        ['date', formatVlinkDate(startMs)],
-        ['timezone', '0'],
-        ['start_timestamp', String(startMs)],
-      ]);
+      const firstMs = this.messageCount > 0 ? Number(this.startTime / 1_000_000n) : 0;
+      this.writeMetadata(HEADER_METADATA, repairedHeader(this.header, this.compressions.has('zstd') ? 'zstd' : 'None', firstMs));
     }
     for (const id of [...this.channels.keys()].sort((a, b) => a - b)) {
       const channel = this.channels.get(id)!;
       const existing = this.channelMetadata.get(id)?.metadata;
       const entries = channelMetadataEntries(channel, this.schemas.get(channel.schemaId), this.tallies.get(id), existing);
-      if (!existing || !sameEntries(existing, entries)) this.report.rebuiltChannelMetadata++;
-      this.writeMetadata(`${CHANNEL_METADATA_PREFIX}${id}`, existing && sameEntries(existing, entries) ? [...existing] : entries);
+      const same = existing !== undefined && sameEntries(existing, entries);
+      if (!same) this.report.rebuiltChannelMetadata++;
+      this.writeMetadata(`${CHANNEL_METADATA_PREFIX}${id}`, same ? [...existing!] : entries);
     }
   }
 
@@ -386,14 +390,52 @@ function encodeChunk(w: ByteWriter, chunk: Chunk, uncompressedSize: number, stor
   w.endRecord(at);
 }
 
-/** Whether an existing VLinkChannel record already says exactly what the counts say (same keys, same values). */
+/** Whether an existing VLinkChannel record says exactly what the rebuilt one would (same keys, order and values). */
 function sameEntries(existing: ReadonlyMap<string, string>, entries: Array<[string, string]>): boolean {
-  for (const [key, value] of entries) {
-    if (!existing.has(key)) return false;
-    // The counted keys must agree; the descriptive ones (and freq, computed the same way) are kept as written.
-    if ((key === 'index' || key === 'count' || key === 'size') && existing.get(key) !== value) return false;
+  if (existing.size !== entries.length) return false;
+  let i = 0;
+  for (const [key, value] of existing) {
+    const [k, v] = entries[i++]!;
+    if (key !== k || value !== v) return false;
   }
   return true;
+}
+
+const INTEGER = /^\s*-?\d+\s*$/;
+const VERSION = /^\d+\.\d+\.\d+$/;
+
+/** A VLinkHeader that `check()` would not accept, or with a value the reader cannot use. */
+function headerNeedsRepair(m: ReadonlyMap<string, string>): boolean {
+  const keys = ['tag', 'version', 'compress', 'process', 'date', 'timezone', 'start_timestamp'];
+  if (m.size !== keys.length || !keys.every((k) => m.has(k))) return true;
+  return (
+    !VERSION.test(m.get('version')!) || !['zstd', 'None'].includes(m.get('compress')!) || !m.get('process') ||
+    parseVlinkDate(m.get('date')!) === undefined || !INTEGER.test(m.get('timezone')!) || !INTEGER.test(m.get('start_timestamp')!)
+  );
+}
+
+/**
+ * The VLinkHeader entries in the writer's order: every value of `found` that is usable, the rest derived (compress
+ * from the chunks, date and start from each other or the first message) or a placeholder (`Unknown` process, tag
+ * `Empty`, timezone 0). Keys that are not VLink's (a garbled name) are left out.
+ */
+function repairedHeader(found: ReadonlyMap<string, string> | undefined, compress: string, firstMs: number): Array<[string, string]> {
+  const get = (key: string) => found?.get(key);
+  const version = get('version');
+  const dateText = get('date');
+  const date = dateText === undefined ? undefined : parseVlinkDate(dateText);
+  const startText = get('start_timestamp');
+  const start = startText !== undefined && INTEGER.test(startText) ? Number.parseInt(startText, 10) : date ?? firstMs;
+  const timezone = get('timezone');
+  return [
+    ['tag', get('tag') || 'Empty'],
+    ['version', version && VERSION.test(version) ? version : FORMAT_VERSION_TEXT],
+    ['compress', get('compress') === 'zstd' || get('compress') === 'None' ? get('compress')! : compress],
+    ['process', get('process') || 'Unknown'],
+    ['date', date !== undefined ? dateText! : formatVlinkDate(start)],
+    ['timezone', timezone !== undefined && INTEGER.test(timezone) ? timezone : '0'],
+    ['start_timestamp', String(start)],
+  ];
 }
 
 function encodeChannel(w: ByteWriter, channel: Channel): Uint8Array {

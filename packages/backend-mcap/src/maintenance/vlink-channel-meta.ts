@@ -1,6 +1,8 @@
-import { actionText, countsForFrequency, parseAction, parseSchemaType, schemaTypeLabel, SchemaType, urlKindOf } from '@vlink/bag-core';
+import { ActionType, actionText, countsForFrequency, parseAction, parseSchemaType, schemaTypeLabel, SchemaType, urlKindOf } from '@vlink/bag-core';
 import type { Channel, Schema } from '../mcap/records.js';
 import { fixed6, frequency } from '../vcap/vcap-format.js';
+
+const URL_KINDS = new Set(['Method', 'Event', 'Field', 'Unknown']);
 
 /** What a data walk counted for one channel. */
 export class ChannelTally {
@@ -30,7 +32,13 @@ export function channelMetadataEntries(
   tally: ChannelTally | undefined,
   existing: ReadonlyMap<string, string> | undefined,
 ): Array<[string, string]> {
-  const action = parseAction(existing?.get('action') ?? channel.metadata.get('action'));
+  // A garbled value in an existing record is replaced as if the record were lost.
+  const actionText0 = existing?.get('action');
+  const action = parseAction(actionText0 && (actionText0 === 'Unknown' || parseAction(actionText0) !== ActionType.Unknown) ? actionText0 : channel.metadata.get('action'));
+  const type = existing?.get('type');
+  const lossText = existing?.get('loss');
+  const loss = lossText === undefined ? NaN : Number(lossText);
+  const lossOk = lossText !== undefined && /^\s*-?[\d.]+\s*$/.test(lossText) && Number.isFinite(loss) && (loss === -1 || (loss >= 0 && loss <= 1));
   const family = familyOf(schema, channel);
   const count = tally?.count ?? 0;
   let freq = 0;
@@ -40,13 +48,13 @@ export function channelMetadataEntries(
   }
   return [
     ['index', String(channel.id - 1)],
-    ['type', existing?.get('type') || urlKindOf(action)],
+    ['type', type && URL_KINDS.has(type) ? type : urlKindOf(action)],
     ['action', actionText(action)],
     ['encoding', existing?.get('encoding') ?? schemaTypeLabel(family)],
     ['ser', existing?.get('ser') ?? schema?.name ?? ''],
     ['count', String(count)],
     ['size', String(tally?.size ?? 0)],
-    ['loss', existing?.get('loss') ?? fixed6(0)],
+    ['loss', lossOk ? lossText! : fixed6(0)],
     ['freq', fixed6(freq)],
   ];
 }
