@@ -88,14 +88,18 @@ async function play(reader: BagReader, path: string, flags: PlayFlags): Promise<
       return out?.write(frameLine(frame));
     });
     reader.registerErrorCallback((error) => (failure ??= error));
-    const line = () => statusText(reader, info, frames, bytes, flags, server);
+    let waiting = server !== undefined && flags.wait;
+    const line = () => (waiting ? `Waiting for a Foxglove client on ${server!.url} … (q: quit)` : statusText(reader, info, frames, bytes, flags, server));
     reader.registerStatusCallback(() => status.set(line(), true));
     const ticker = setInterval(() => status.set(line()), 100);
     cleanups.push(() => clearInterval(ticker));
 
     let quitting = false;
+    let quitRequested!: () => void;
+    const quitting$ = new Promise<void>((resolve) => (quitRequested = resolve));
     const quit = () => {
       quitting = true;
+      quitRequested();
       void reader.stop();
     };
     const onSignal = () => quit();
@@ -107,9 +111,10 @@ async function play(reader: BagReader, path: string, flags: PlayFlags): Promise<
     });
     if (liveOutput(flags.quiet)) cleanups.push(listenKeys((key) => onKey(reader, key, quit)));
 
-    if (server && flags.wait) {
-      status.set(`Waiting for a Foxglove client on ${server.url} …`, true);
-      await Promise.race([server.waitForSubscriber(), new Promise<void>((resolve) => process.once('SIGINT', resolve))]);
+    if (waiting) {
+      status.set(line(), true);
+      await Promise.race([server!.waitForSubscriber(), quitting$]);
+      waiting = false;
       if (quitting) return;
     }
     const playback = reader.play({
