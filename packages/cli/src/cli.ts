@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
 import { createProgram } from './program.js';
+import { vlinkFlagAliases } from './lib/aliases.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE, errorDetails, errorLine } from './lib/errors.js';
 
 /**
@@ -16,7 +17,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     operand = typeof first === 'string' ? first : undefined;
   });
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync(vlinkFlagAliases(argv), { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof CommanderError) {
