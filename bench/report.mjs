@@ -26,7 +26,7 @@ const minutes = (s) => (s >= 90 ? `${(s / 60).toFixed(1)} min` : `${Math.round(s
 function provenance(entry, data) {
   const date = Date.parse(data.date ?? '');
   const byRun = entry?.status === 'ok' && date >= Date.parse(entry.startedAt) - 2000 && date <= Date.parse(entry.endedAt) + 2000;
-  if (byRun) return { byRun, mode: entry.mode, date: entry.endedAt, load: entry.load, loaded: isLoaded(entry.load) };
+  if (byRun) return { byRun, mode: entry.mode, date: entry.endedAt, startedAt: entry.startedAt, load: entry.load, loaded: isLoaded(entry.load) };
   const loadAverage = data.loadAverageAtStart ?? (Array.isArray(data.loadAverage) ? data.loadAverage : data.loadAverage?.start);
   return { byRun: false, mode: data.quick ? 'quick' : 'full', date: data.date, loadAverage };
 }
@@ -41,7 +41,7 @@ function label(runtime, p) {
 
 export function generateReport(dir) {
   const info = readRunInfo(dir);
-  const run = info.runs.at(-1);
+  const run = info.runs.findLast((x) => x.seconds);
   const results = [];
   for (const bench of BENCHMARKS) {
     for (const runtime of RUNTIMES) {
@@ -69,25 +69,30 @@ export function generateReport(dir) {
   say('## Machine and run', '');
   say(`- **Machine**: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB memory, ${machine.os}.`);
   say(`- **Runtimes**: ${Object.entries(versions).filter(([, v]) => v).map(([k, v]) => `${k} ${v}`).join(', ')}.`);
-  if (run) {
-    say(`- **Run**: \`${run.command}\` (${run.mode}), started ${run.startedAt}, took ${minutes(run.seconds)}.`);
-    say(`- **Load average at start** (1 / 5 / 15 min): ${fmtLoad(run.load?.loadAvgStart)}; at the end: ${fmtLoad(run.load?.loadAvgEnd)}.`);
-    if (run.load?.othersCores) {
-      say(`- **Other processes' CPU during the run** (not ours; from /proc, sampled every 2 s): ${run.load.othersCores.mean.toFixed(2)} cores on average, ${run.load.othersCores.max.toFixed(2)} at most, of ${machine.cores}.`);
+  // Every run of bench/run.mjs that produced results shown here (a later --only run replaces some of an earlier one's).
+  const used = ok.filter((r) => r.p.byRun).map((r) => Date.parse(r.p.startedAt));
+  const runs = info.runs.filter((x) => x.seconds && used.some((t) => t >= Date.parse(x.startedAt) && t <= Date.parse(x.startedAt) + x.seconds * 1000));
+  for (const x of runs) {
+    const benches = ok.filter((r) => r.p.byRun && Date.parse(r.p.startedAt) >= Date.parse(x.startedAt) && Date.parse(r.p.startedAt) <= Date.parse(x.startedAt) + x.seconds * 1000);
+    say(`- **Run** \`${x.command}\` (${x.mode}), started ${x.startedAt}, took ${minutes(x.seconds)}${runs.length > 1 ? `; results shown from it: ${benches.map((r) => `${r.bench.name} on ${r.runtime}`).join(', ')}` : ''}.`);
+    say(`  - Load average at start (1 / 5 / 15 min): ${fmtLoad(x.load?.loadAvgStart)}; at the end: ${fmtLoad(x.load?.loadAvgEnd)}.`);
+    if (x.load?.othersCores) {
+      say(`  - Other processes' CPU during the run (not ours; from /proc, sampled every 2 s): **${x.load.othersCores.mean.toFixed(2)} cores on average**, ${x.load.othersCores.max.toFixed(2)} at most, of ${machine.cores}.`);
     }
   }
   const loaded = ok.filter((r) => r.p.loaded);
   const byHand = ok.filter((r) => !r.p.byRun);
+  const which = (list) => (list.length === ok.length ? 'all of them' : list.map((r) => `${r.bench.name} on ${r.runtime}`).join(', '));
   if (loaded.length) {
-    say('', `**These results were taken on a loaded machine** (shared with other jobs): ${loaded.map((r) => `${r.bench.name} on ${r.runtime}`).join(', ')} ran while other processes used a quarter of a core or more on average. They are marked "(loaded)" below; ratios between contenders measured side by side in the same process hold up better than absolute numbers.`);
+    say('', `**These results were taken on a loaded machine** (shared with other jobs) — ${which(loaded)}: other processes used a quarter of a core or more on average while the benchmark ran. They are marked "(loaded)" below. Absolute numbers from a loaded machine are low and noisy, and timing goals (latency percentiles, event-loop delay, playback error) suffer most; ratios between contenders measured side by side in the same process hold up better.`);
   }
   if (byHand.length) {
-    say('', `Not from the run above (results left by a benchmark run by hand, load not sampled): ${byHand.map((r) => `${r.bench.name} on ${r.runtime} (${r.p.date}${r.p.loadAverage ? `, load average ${fmtLoad(r.p.loadAverage)}` : ''})`).join('; ')}.`);
+    say('', `Not from bench/run.mjs (results left by a benchmark run by hand; the load during it was not sampled): ${byHand.map((r) => `${r.bench.name} on ${r.runtime} (${r.p.date}${r.p.loadAverage ? `, load average ${fmtLoad(r.p.loadAverage)} at its start` : ''})`).join('; ')}.`);
   }
   const quick = ok.filter((r) => r.p.mode !== 'full');
-  if (quick.length) say('', `Not full runs (${[...new Set(quick.map((r) => r.p.mode))].join(', ')}: smaller sizes, fewer repetitions): ${quick.map((r) => `${r.bench.name} on ${r.runtime}`).join(', ')}.`);
+  if (quick.length) say('', `Not full runs (${[...new Set(quick.map((r) => r.p.mode))].join(', ')}: smaller sizes, fewer repetitions) — ${which(quick)}.`);
   const absent = RUNTIMES.filter((rt) => !ok.some((r) => r.runtime === rt));
-  if (absent.length) say('', `No results for ${absent.join(', ')}${run ? ` (runtimes of this run: ${run.runtimes.join(', ')})` : ''}.`);
+  if (absent.length) say('', `No results for ${absent.join(', ')}.`);
   say('');
 
   // Goals: the unmet ones in words, then all of them.

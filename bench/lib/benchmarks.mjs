@@ -18,21 +18,13 @@ const readJson = (path) => (existsSync(path) ? JSON.parse(readFileSync(path, 'ut
 const perRuntime = (name) => (dir, runtime) => ({ file: join(dir, `${name}-${runtime}.json`), data: readJson(join(dir, `${name}-${runtime}.json`)) });
 
 /**
+ * In the order of the goals in the issues (run order, and the order of the Goals table).
  * name: for --only and the results file; script: in bench/; python: run with the client's venv, once per server
  * runtime; deno: false plus a reason where it cannot run on Deno; load(dir, runtime) → { file, data }.
  */
 export const BENCHMARKS = [
-  {
-    name: 'lzav',
-    script: 'lzav.bench.mjs',
-    // One file, keyed by runtime.
-    load: (dir, runtime) => ({ file: join(dir, 'lzav.json'), data: readJson(join(dir, 'lzav.json'))?.[runtime] }),
-    summarize: lzavSummary,
-  },
-  { name: 'vdb', script: 'vdb.bench.mjs', load: perRuntime('vdb'), summarize: vdbSummary },
   { name: 'vcap', script: 'vcap.bench.mjs', load: perRuntime('vcap'), summarize: vcapSummary },
-  { name: 'open-info', script: 'open-info.bench.mjs', load: perRuntime('open-info'), summarize: openInfoSummary },
-  { name: 'read-rss', script: 'read-rss.bench.mjs', load: perRuntime('read-rss'), summarize: readRssSummary },
+  { name: 'vdb', script: 'vdb.bench.mjs', load: perRuntime('vdb'), summarize: vdbSummary },
   { name: 'writer', script: 'writer.bench.mjs', load: perRuntime('writer'), summarize: writerSummary },
   { name: 'playback', script: 'playback.bench.mjs', load: perRuntime('playback'), summarize: playbackSummary },
   { name: 'http', script: 'http.bench.mjs', load: perRuntime('http'), summarize: httpSummary },
@@ -51,6 +43,15 @@ export const BENCHMARKS = [
     },
     summarize: pythonSummary,
   },
+  {
+    name: 'lzav',
+    script: 'lzav.bench.mjs',
+    // One file, keyed by runtime.
+    load: (dir, runtime) => ({ file: join(dir, 'lzav.json'), data: readJson(join(dir, 'lzav.json'))?.[runtime] }),
+    summarize: lzavSummary,
+  },
+  { name: 'open-info', script: 'open-info.bench.mjs', load: perRuntime('open-info'), summarize: openInfoSummary },
+  { name: 'read-rss', script: 'read-rss.bench.mjs', load: perRuntime('read-rss'), summarize: readRssSummary },
 ];
 
 /** The sections of BENCHMARKS.md, one per row of issue 12's table (and its memory line), in order. */

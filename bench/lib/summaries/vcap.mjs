@@ -1,5 +1,5 @@
 // bench/results/vcap-<runtime>.json (bench/vcap.bench.mjs) → tables and goals.
-import { sizeLabel, sig, times } from '../format.mjs';
+import { num, sizeLabel, sig, times } from '../format.mjs';
 
 const MiB = 1024 * 1024;
 
@@ -14,7 +14,7 @@ export function summarize(r) {
     rows: rows.map((x) => [
       sizeLabel(x.size),
       x.compress,
-      x.frames,
+      num(x.frames),
       sig(x.write.bag?.MBps),
       sig(x.write.ours.MBps),
       sig(x.write.mcapWriter.MBps),

@@ -12,7 +12,7 @@ export function summarize(r) {
       r.driver,
       sizeLabel(x.payload),
       x.lzav ? 'on' : 'off',
-      x.frames,
+      num(x.frames),
       num(x.framesPerSec.bagWrite),
       num(x.framesPerSec.ourWrite),
       num(x.framesPerSec.rawWrite),
