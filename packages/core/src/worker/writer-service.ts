@@ -13,6 +13,7 @@ import {
 
 /** Rejections forwarded per ack; a backend at its row limit rejects every frame and the counts say how many. */
 const MAX_ERRORS_PER_ACK = 16;
+const EMPTY = new Uint8Array(0);
 /** The longest an ack waits to be coalesced with later batches. */
 const ACK_DELAY_MS = 2;
 
@@ -110,18 +111,18 @@ export function serveWriter(link: ParentLink): void {
     const chunks = batch.chunks.map((ref) => new Uint8Array(bytesOf(ref)));
     let stored = 0;
     let rejected = 0;
+    // One frame object for the whole batch: like `data`, a backend may not keep it after `write` returns.
+    const frame: Frame = { timestamp: 0, url: '', serType: '', schemaType: 0, actionType: 0, data: EMPTY };
     for (let i = 0; i < batch.count && !failed; i++) {
       const base = i * FIELDS;
       const length = m[base + F_LENGTH]!;
       const offset = m[base + F_OFFSET]!;
-      const frame: Frame = {
-        timestamp: m[base + F_TS]!,
-        url: strings[m[base + F_URL]! | 0]!,
-        serType: strings[m[base + F_SER]! | 0]!,
-        schemaType: m[base + F_SCHEMA]!,
-        actionType: m[base + F_ACTION]!,
-        data: chunks[m[base + F_CHUNK]! | 0]!.subarray(offset, offset + length),
-      };
+      frame.timestamp = m[base + F_TS]!;
+      frame.url = strings[m[base + F_URL]! | 0]!;
+      frame.serType = strings[m[base + F_SER]! | 0]!;
+      frame.schemaType = m[base + F_SCHEMA]!;
+      frame.actionType = m[base + F_ACTION]!;
+      frame.data = chunks[m[base + F_CHUNK]! | 0]!.subarray(offset, offset + length);
       try {
         writer!.write(frame);
         stored++;
