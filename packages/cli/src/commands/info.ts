@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { actionText, analyzeTiming, type BagReader, type Info, type UrlTiming } from '@vlink/bag';
+import { DEFAULT_GAP_FACTOR, actionText, analyzeTiming, type BagReader, type Info, type UrlTiming } from '@vlink/bag';
 import { openBag } from '../lib/bag-io.js';
 import { examples } from '../lib/filter-flags.js';
 import {
@@ -21,8 +21,6 @@ interface InfoFlags {
   json?: boolean;
   gaps?: number | true;
 }
-
-const DEFAULT_GAP_FACTOR = 3;
 
 export function registerInfo(program: Command): void {
   const command = program
