@@ -68,7 +68,7 @@ describe('vlink-bag info', () => {
   test('--gaps adds the timing analysis (text and JSON)', SLOW, async () => {
     const text = await runCli(['info', vdb, '--gaps']);
     assert.equal(text.code, 0, text.stderr);
-    assert.match(text.stdout, /^Timing \(gaps > 3 × median interval\):$/m);
+    assert.match(text.stdout, /^Timing \(gaps > 1.5 × median interval\):$/m);
     assert.match(text.stdout, /\/imu +34 +16\.\d\dHz +60\.000ms/);
     const json = await runCli(['info', vdb, '--json', '--gaps', '2']);
     const parsed = JSON.parse(json.stdout) as { messageCount: number; timing: { factor: number; urls: Array<{ url: string; count: number; gaps: unknown[] }> } };
