@@ -131,6 +131,9 @@ function sumDropped(stats) {
 // as many frames as the schedule says are due; the delay monitor sees how late the loop gets to anything.
 
 async function loopDelayMonitor() {
+  // Node and Bun implement the histogram; Deno 2.9 exports one whose readings stay near zero even while syncMode
+  // blocks the loop for hundreds of ms, so Deno (and anything else) gets the lateness probe.
+  if (runtime === 'deno') return latenessProbe();
   try {
     const { monitorEventLoopDelay } = await import('node:perf_hooks');
     const histogram = monitorEventLoopDelay({ resolution: 1 });
@@ -149,7 +152,11 @@ async function loopDelayMonitor() {
     }
     histogram.disable();
   } catch {}
-  // Fallback: a 1 ms interval that records how late each tick fires.
+  return latenessProbe();
+}
+
+/** A 1 ms interval that records how late each tick fires. */
+function latenessProbe() {
   const late = [];
   let last = performance.now();
   const timer = setInterval(() => {
