@@ -38,6 +38,12 @@ for (const name of only ?? []) if (!BENCHMARKS.some((b) => b.name === name)) thr
 const runtimes = opts.runtimes.split(',').map((s) => s.trim()).filter(Boolean);
 for (const rt of runtimes) if (!RUNTIMES.includes(rt)) throw new Error(`unknown runtime ${rt} (known: ${RUNTIMES.join(', ')})`);
 
+for (const pkg of ['core', 'backend-sqlite', 'backend-mcap', 'bag', 'http-api', 'cli']) {
+  if (!existsSync(join(REPO, 'packages', pkg, 'dist', 'index.js'))) {
+    console.error(`packages/${pkg}/dist is missing: build first (npm run build; npm run bench does)`);
+    process.exit(1);
+  }
+}
 const resultsDir = join(REPO, 'bench', 'results', ...(mode === 'smoke' ? ['smoke'] : []));
 const logDir = join(REPO, 'bench', 'tmp', 'run-logs', mode);
 mkdirSync(resultsDir, { recursive: true });
