@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs the one compiled test suite (packages/*/dist/**/*.test.js) under Node, Bun and Deno, then the Python client's
-// tests, the examples, the browser tests of the web player, and the install test of the packed tarballs.
-// Usage: node scripts/test-all.mjs [node|bun|deno|packaging|python|examples|browser|install ...]   (default: all)
+// tests, the examples, the browser tests of the web player, the install test of the packed tarballs, and a smoke run
+// of the benchmark harness.
+// Usage: node scripts/test-all.mjs [node|bun|deno|packaging|python|examples|browser|install|bench ...]   (default: all)
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -9,7 +10,7 @@ import { join, resolve } from 'node:path';
 const root = resolve(import.meta.dirname, '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const wanted = process.argv.slice(2);
-const runtimes = wanted.length > 0 ? wanted : ['node', 'bun', 'deno', 'packaging', 'python', 'examples', 'browser', 'install'];
+const runtimes = wanted.length > 0 ? wanted : ['node', 'bun', 'deno', 'packaging', 'python', 'examples', 'browser', 'install', 'bench'];
 
 function findTests(dir, out = []) {
   if (!existsSync(dir)) return out;
@@ -37,6 +38,8 @@ const commands = {
   packaging: ['node', [join(root, 'scripts', 'test-packaging.mjs')]],
   examples: ['node', [join(root, 'scripts', 'test-examples.mjs')]],
   install: ['node', [join(root, 'scripts', 'test-install.mjs')]],
+  // A smoke run of every benchmark: checks the harness works; its numbers mean nothing and are not kept.
+  bench: ['node', [join(root, 'bench', 'run.mjs'), '--smoke', '--runtimes', 'node']],
 };
 const scriptOf = { packaging: 'test-packaging.mjs', examples: 'test-examples.mjs', python: 'test-python.sh', browser: 'test-browser.mjs', install: 'test-install.mjs' };
 
