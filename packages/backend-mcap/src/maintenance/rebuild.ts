@@ -1,4 +1,3 @@
-import { formatVlinkDate, FORMAT_VERSION_TEXT, parseVlinkDate } from '@vlink/bag-core';
 import type { Codecs } from '../codecs.js';
 import type { Readable } from '../io/readable.js';
 import type { Writable } from '../io/writable.js';
@@ -14,6 +13,7 @@ import { CHANNEL_METADATA_PREFIX, HEADER_METADATA, VLINK_PROFILE } from '../vcap
 import { walkDataSection, type InnerRecord, type WalkItem } from './data-walk.js';
 import { sameChannel, sameSchema } from './records-equal.js';
 import { channelMetadataEntries, ChannelTally } from './vlink-channel-meta.js';
+import { headerNeedsRepair, repairedHeader } from './vlink-header.js';
 
 /** What a repair kept and what it had to leave out. */
 export interface VcapFixReport {
@@ -399,43 +399,6 @@ function sameEntries(existing: ReadonlyMap<string, string>, entries: Array<[stri
     if (key !== k || value !== v) return false;
   }
   return true;
-}
-
-const INTEGER = /^\s*-?\d+\s*$/;
-const VERSION = /^\d+\.\d+\.\d+$/;
-
-/** A VLinkHeader that `check()` would not accept, or with a value the reader cannot use. */
-function headerNeedsRepair(m: ReadonlyMap<string, string>): boolean {
-  const keys = ['tag', 'version', 'compress', 'process', 'date', 'timezone', 'start_timestamp'];
-  if (m.size !== keys.length || !keys.every((k) => m.has(k))) return true;
-  return (
-    !VERSION.test(m.get('version')!) || !['zstd', 'None'].includes(m.get('compress')!) || !m.get('process') ||
-    parseVlinkDate(m.get('date')!) === undefined || !INTEGER.test(m.get('timezone')!) || !INTEGER.test(m.get('start_timestamp')!)
-  );
-}
-
-/**
- * The VLinkHeader entries in the writer's order: every value of `found` that is usable, the rest derived (compress
- * from the chunks, date and start from each other or the first message) or a placeholder (`Unknown` process, tag
- * `Empty`, timezone 0). Keys that are not VLink's (a garbled name) are left out.
- */
-function repairedHeader(found: ReadonlyMap<string, string> | undefined, compress: string, firstMs: number): Array<[string, string]> {
-  const get = (key: string) => found?.get(key);
-  const version = get('version');
-  const dateText = get('date');
-  const date = dateText === undefined ? undefined : parseVlinkDate(dateText);
-  const startText = get('start_timestamp');
-  const start = startText !== undefined && INTEGER.test(startText) ? Number.parseInt(startText, 10) : date ?? firstMs;
-  const timezone = get('timezone');
-  return [
-    ['tag', get('tag') || 'Empty'],
-    ['version', version && VERSION.test(version) ? version : FORMAT_VERSION_TEXT],
-    ['compress', get('compress') === 'zstd' || get('compress') === 'None' ? get('compress')! : compress],
-    ['process', get('process') || 'Unknown'],
-    ['date', date !== undefined ? dateText! : formatVlinkDate(start)],
-    ['timezone', timezone !== undefined && INTEGER.test(timezone) ? timezone : '0'],
-    ['start_timestamp', String(start)],
-  ];
 }
 
 function encodeChannel(w: ByteWriter, channel: Channel): Uint8Array {
