@@ -9,9 +9,10 @@ import { sqliteError } from './sqlite-errors.js';
  * committed WAL frames), but a read-only connection cannot: it fails with SQLITE_READONLY_ROLLBACK, or cannot build
  * the WAL index. This is the read-write open that does the repair, run by `tryToFix` before the read-only open.
  *
- * Note: the writer asks for `journal_mode = OFF` as VLink does, but the SQLite builds in all three drivers refuse it
- * (they run in defensive mode), so files are in fact written with a rollback journal, which is what makes a kill -9
- * of the writer lose at most the transaction in flight.
+ * Note: the writer asks for `journal_mode = OFF` as VLink does, but all three drivers keep the journal on
+ * (better-sqlite3 opens in SQLite's defensive mode, which forbids OFF; bun:sqlite and Deno's node:sqlite refuse it
+ * too), so files are in fact written with a rollback journal, which is what makes a kill -9 of the writer lose at most
+ * the transaction in flight.
  */
 export function needsRecovery(path: string): boolean {
   return isHotJournal(`${path}-journal`) || existsSync(`${path}-wal`);
