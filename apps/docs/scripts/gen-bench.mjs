@@ -193,6 +193,9 @@ function renderRunLog(result) {
   ];
 }
 
+/** Where repo-relative links in BENCHMARKS.md point on the site (the repository URL of the package manifests). */
+const REPO_BLOB = 'https://github.com/vlink-bag/vlink-bag/blob/main/';
+
 export async function generate() {
   const dir = fromRoot('bench/results');
   const all = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')).sort() : [];
@@ -216,7 +219,12 @@ export async function generate() {
     '',
   ];
   if (existsSync(benchmarksMd)) {
-    lines.push('## Summary', '', readFileSync(benchmarksMd, 'utf8').replace(/^# .*\n/, '').trim(), '');
+    // BENCHMARKS.md links files relative to the repo root (bench/README.md, …); on the site those would be dead links.
+    const summary = readFileSync(benchmarksMd, 'utf8')
+      .replace(/^# .*\n/, '')
+      .replace(/\]\((?!https?:|#|\/)(?:\.\/)?([^)]+)\)/g, `](${REPO_BLOB}$1)`)
+      .trim();
+    lines.push('## Summary', '', summary, '');
   }
   lines.push(...headlines(dir, files));
   lines.push(
