@@ -41,7 +41,7 @@ const commands = {
   // A smoke run of every benchmark: checks the harness works; its numbers mean nothing and are not kept.
   bench: ['node', [join(root, 'bench', 'run.mjs'), '--smoke', '--runtimes', 'node']],
 };
-const scriptOf = { packaging: 'test-packaging.mjs', examples: 'test-examples.mjs', python: 'test-python.sh', browser: 'test-browser.mjs', install: 'test-install.mjs' };
+const scriptOf = { bench: '../bench/run.mjs', packaging: 'test-packaging.mjs', examples: 'test-examples.mjs', python: 'test-python.sh', browser: 'test-browser.mjs', install: 'test-install.mjs' };
 
 let failed = [];
 for (const runtime of runtimes) {
