@@ -9,7 +9,7 @@ import type { SchemaType } from '../model/schema-type.js';
  * owns only what its format defines (tables, records, per-url bookkeeping, compression, splitting into segments).
  *
  * Writers and readers are synchronous on purpose: SQLite drivers and file writes are synchronous, and the writer
- * engine runs them off the producer's path (a queue today, a worker thread in async mode).
+ * engine runs them off the producer's path (a worker thread in async mode, else a same-thread queue).
  */
 export interface Backend {
   /** Short name used in messages, e.g. `sqlite`, `mcap`. */
@@ -52,7 +52,9 @@ export interface RecordingContext {
 export interface BackendWriter {
   /**
    * Stores one frame. `frame.timestamp` is already resolved (µs since recording start, ≥ 0). Throws a `BagError` when
-   * this frame is rejected (schema conflict, limit reached); frames stored before stay stored.
+   * this frame is rejected (schema conflict, limit reached); frames stored before stay stored. The frame object and
+   * its `data` belong to the caller and are reused once `write` returns (the worker writes from pooled slabs): copy
+   * anything that must outlive the call.
    */
   write(frame: Frame): void;
   /** Embeds a schema in the current file now (VLink `push_schema`). */
