@@ -50,7 +50,7 @@ try {
           console.log(`  VIOLATION (kill after ${delayMs} ms, durable every ${durableEvery}; written ${r.written}, committed ${r.committed}, read ${r.read}): ${v}`);
         }
       }
-      const bound = cacheSize + 2048 + (ext.endsWith('x') ? splitBySize : 0);
+      const bound = cacheSize + 2048;
       console.log(
         `${ext} ${mode}: ${runs} kills in ${((performance.now() - started) / 1000).toFixed(1)} s, ${read} frames read back, ` +
           `largest loss ${worst} B of frames reported written (bound ${bound} B), ${repaired}/${runs} repaired by fix() and passing check()`,

@@ -14,6 +14,7 @@ export async function openVcapx(path: string, options: ReaderOptions & { files?:
     {
       flavor: 'vcapx',
       storageType: 'vcap',
+      segmentExtension: '.vcap',
       rebaseOnFirstSegment: true,
       openSegment: async (segment, segmentOptions) => VcapReader.open(segment, segmentOptions, codecs),
       sortUrls: byIndex,

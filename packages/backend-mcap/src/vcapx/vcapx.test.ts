@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { ActionType, BagError, BagReader, BagWriter, formatVlinkDate, registerBackend, resolveWriterConfig, SchemaType, type Frame } from '@vlink/bag-core';
-import { createTestContext, patternBytes, runBackendConformance, SAMPLE_PROTO_SCHEMA, sampleFrames } from '@vlink/bag-core/testing';
+import { createTestContext, patternBytes, runBackendConformance, runSplitRecoveryConformance, SAMPLE_PROTO_SCHEMA, sampleFrames } from '@vlink/bag-core/testing';
 import { mcapBackend } from '../backend.js';
 import { loadCodecs } from '../codecs.js';
 import { VcapReader } from '../vcap/vcap-reader.js';
@@ -13,6 +13,7 @@ const SPLIT = { splitBySize: 64 * 1024 };
 
 // The shared Backend behaviour against .vcapx, with a split size small enough for several segments.
 runBackendConformance({ backend: mcapBackend, extension: '.vcapx', config: SPLIT });
+runSplitRecoveryConformance({ backend: mcapBackend, extension: '.vcapx' });
 runBackendConformance({ backend: mcapBackend, extension: '.vcapx', config: { ...SPLIT, splitNameByTime: true, cacheSize: 4096 } });
 
 registerBackend(mcapBackend);

@@ -118,13 +118,30 @@ export function readFacts(db: SqliteConnection, path: string, tolerant = false):
     }
   }
 
+  // An unfinished file (its writer never closed it) has the counters of its last metadata refresh; with `tryToFix`
+  // count what is there instead, as fix() will (sizes stay as refreshed: the rows hold compressed bytes).
+  let messageCount = int(header['count']);
+  if (tolerant && !complete) {
+    const live = soft(undefined, () => liveCounts(db));
+    if (live) {
+      messageCount = 0;
+      for (const meta of metas) {
+        const c = live.get(meta.index);
+        meta.count = c?.n ?? 0;
+        meta.freq = c && c.mx > c.mn ? c.n / ((c.mx - c.mn) / 1e6) : 0;
+        messageCount += meta.count;
+        if (c && Math.trunc(c.mx / 1000) > totalDuration) totalDuration = Math.trunc(c.mx / 1000);
+      }
+    }
+  }
+
   const tag = header['tag'];
   const info: Info = {
     path,
     format: 'vdb',
     version: `${major}.${int(header['minor'])}.${int(header['patch'])}`,
     storageType: 'SQLite3',
-    messageCount: int(header['count']),
+    messageCount,
     totalDuration,
     blankDuration,
     timeAccuracy: accuracy,
@@ -152,6 +169,13 @@ export function readFacts(db: SqliteConnection, path: string, tolerant = false):
     byIndex[id] = entry;
   }
   return { info, compressed: !NONE_LIKE.has(compress), hasElapsedIndex, hasUrlIndex, broken, byId, byIndex, idsByUrl };
+}
+
+/** Rows, first and last elapsed per url id, counted from `VLinkDatas` (what fix() writes back). */
+function liveCounts(db: SqliteConnection): Map<number, { n: number; mn: number; mx: number }> {
+  const out = new Map<number, { n: number; mn: number; mx: number }>();
+  for (const row of db.prepare(SQL.COUNT_BY_URL).all()) out.set(int(row['uid']), { n: int(row['n']), mn: int(row['mn']), mx: int(row['mx']) });
+  return out;
 }
 
 function fileSize(path: string): number {

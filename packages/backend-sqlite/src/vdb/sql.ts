@@ -62,6 +62,8 @@ export const SELECT_SCHEMAS = 'SELECT ser, encoding, data FROM VLinkSchemas;';
 export const SELECT_INDEXES = "SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='VLinkDatas';";
 export const FIRST_ELAPSED_INDEXED = 'SELECT elapsed FROM VLinkDatas ORDER BY elapsed LIMIT 1;';
 export const FIRST_ELAPSED_NATURAL = 'SELECT elapsed FROM VLinkDatas LIMIT 1;';
+/** Per url id: rows, first and last elapsed (an unfinished file's counters, read with tryToFix). */
+export const COUNT_BY_URL = 'SELECT url AS uid, COUNT(*) AS n, MIN(elapsed) AS mn, MAX(elapsed) AS mx FROM VLinkDatas GROUP BY url;';
 export const LAST_ELAPSED_INDEXED = 'SELECT elapsed FROM VLinkDatas ORDER BY elapsed DESC LIMIT 1;';
 
 /** Cursor (§7.5): `WHERE` parts are added by the reader. */

@@ -12,6 +12,7 @@ export function openVdbx(driver: SqliteDriver, path: string, options: ReaderOpti
     {
       flavor: 'vdbx',
       storageType: 'SQLite3',
+      segmentExtension: '.vdb',
       openSegment: async (segment, segmentOptions) => VdbReader.open(driver, segment, segmentOptions),
       sortUrls: byUrlThenIndex,
     },

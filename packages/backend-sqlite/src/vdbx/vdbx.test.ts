@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { ActionType, BagError, BagReader, BagWriter, formatFileTime, formatVlinkDate, registerBackend, resolveWriterConfig, SchemaType, type Frame } from '@vlink/bag-core';
-import { createTestContext, runBackendConformance, SAMPLE_PROTO_SCHEMA, sampleFrames } from '@vlink/bag-core/testing';
+import { createTestContext, runBackendConformance, runSplitRecoveryConformance, SAMPLE_PROTO_SCHEMA, sampleFrames } from '@vlink/bag-core/testing';
 import { createSqliteBackend, sqliteBackend } from '../backend.js';
 import { loadDriver } from '../driver/driver.js';
 import { pattern, tempDir } from '../test-util.js';
@@ -14,6 +14,7 @@ const SPLIT = { splitBySize: 64 * 1024 };
 
 // The shared Backend behaviour against .vdbx, small enough a split size that the sample spans several segments.
 runBackendConformance({ backend, extension: '.vdbx', config: SPLIT });
+runSplitRecoveryConformance({ backend: backend, extension: '.vdbx' });
 
 registerBackend(sqliteBackend);
 const tmp = tempDir('vdbx');

@@ -19,3 +19,5 @@ export { SplitReader } from './split-reader.js';
 export type { SplitReaderFormat, SplitReaderOptions } from './split-reader.js';
 export { startSegment, SegmentChain } from './segment-sequence.js';
 export type { SequencedSegment } from './segment-sequence.js';
+export { unlistedSegmentNames, addRecoveredTotals, repairedManifestText } from './segment-recovery.js';
+export type { RecoveredSegment, RecoveredTotals } from './segment-recovery.js';

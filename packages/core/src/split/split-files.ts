@@ -13,6 +13,8 @@ export interface SplitFiles {
   /** Deletes a file; a missing file is not an error. */
   remove(path: string): void;
   ensureDir(dir: string): void;
+  /** The names of the regular files in a directory (`''`: the current one); `[]` when it cannot be listed. */
+  list(dir: string): string[];
 }
 
 let nodeFiles: Promise<SplitFiles> | undefined;
@@ -44,6 +46,16 @@ export function nodeSplitFiles(): Promise<SplitFiles> {
       remove: (path) => fs.rmSync(path, { force: true }),
       ensureDir(dir) {
         if (dir) fs.mkdirSync(dir, { recursive: true });
+      },
+      list(dir) {
+        try {
+          return fs
+            .readdirSync(dir || '.', { withFileTypes: true })
+            .filter((entry) => entry.isFile())
+            .map((entry) => entry.name);
+        } catch {
+          return [];
+        }
       },
     }),
     (error: unknown) => {

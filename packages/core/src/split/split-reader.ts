@@ -7,6 +7,7 @@ import { schemaTypeLabel } from '../model/schema-type.js';
 import type { ManifestFlavor } from './manifest.js';
 import { parseManifest, type ParsedManifest } from './manifest-parse.js';
 import { SegmentChain, startSegment, type SequencedSegment } from './segment-sequence.js';
+import { addRecoveredTotals, repairedManifestText, unlistedSegmentNames } from './segment-recovery.js';
 import { nodeSplitFiles, splitPath, type SplitFiles } from './split-files.js';
 
 /** What a backend supplies to read its split format: how to open one segment. */
@@ -14,6 +15,8 @@ export interface SplitReaderFormat {
   readonly flavor: ManifestFlavor;
   /** `Info.storageType`: `SQLite3`, `vcap`. */
   readonly storageType: string;
+  /** How segment files end (`.vdb`, `.vcap`): to find the one an interrupted recording left out of the manifest. */
+  readonly segmentExtension: string;
   openSegment(path: string, options: ReaderOptions): Promise<BackendReader>;
   /**
    * Puts every segment on the first segment's time base (`.vcapx`: timestamps are relative to each segment's
@@ -32,6 +35,13 @@ export interface SplitReaderOptions extends ReaderOptions {
 /** Manifests are small; a multi-hundred-MiB "manifest" is some other file. */
 const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
 
+interface OpenedSegment {
+  name: string;
+  reader: BackendReader;
+  /** Not in the manifest's `VLinkFiles` (left out by an interrupted recording). */
+  unlisted: boolean;
+}
+
 /**
  * Reads a split recording as one bag (spec §4.4, §6): totals from the manifest, segments in manifest order, each
  * segment's url ids resolved through its own tables (the segment readers do that), schemas merged.
@@ -40,21 +50,45 @@ const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
  * `CORRUPT_FILE`; a listed segment that does not exist is `NOT_FOUND` naming it (VLink aborts the open). A segment
  * that exists but does not open is `CORRUPT_FILE` (VLink skips it with a warning; `tryToFix: true` does that here,
  * and the bag then reports `hasCompleted: false`).
+ *
+ * Interrupted recordings: the writer lists a segment once it is closed, so a recording that never closed (manifest
+ * `complete: false`) has its last segment (two, when it died mid-split) on disk but not listed. `tryToFix: true`
+ * reads those too; `fix()` repairs them and adds them to the manifest; `check()` fails while they are unlisted.
  */
 export class SplitReader implements BackendReader {
   readonly path: string;
-  private readonly sequence: SequencedSegment[];
-  private readonly endsMs: number[];
-  private readonly infoValue: Info;
+  private readonly format: SplitReaderFormat;
+  private readonly files: SplitFiles;
+  private readonly options: ReaderOptions;
+  private manifest: ParsedManifest;
+  private readonly opened: OpenedSegment[];
+  /** Unlisted segments found at open but not opened (no `tryToFix`): `fix()` opens, repairs and lists them. */
+  private pending: string[];
   private readonly skipped: number;
+  private sequence: SequencedSegment[] = [];
+  private endsMs: number[] = [];
+  private infoValue!: Info;
   private closed = false;
 
-  private constructor(path: string, sequence: SequencedSegment[], info: Info, skipped: number) {
+  private constructor(
+    path: string,
+    format: SplitReaderFormat,
+    files: SplitFiles,
+    options: ReaderOptions,
+    manifest: ParsedManifest,
+    opened: OpenedSegment[],
+    pending: string[],
+    skipped: number,
+  ) {
     this.path = path;
-    this.sequence = sequence;
-    this.infoValue = info;
+    this.format = format;
+    this.files = files;
+    this.options = options;
+    this.manifest = manifest;
+    this.opened = opened;
+    this.pending = pending;
     this.skipped = skipped;
-    this.endsMs = sequence.map((s) => s.reader.info().totalDuration + Math.trunc(s.offsetUs / 1000));
+    this.refresh();
   }
 
   static async open(path: string, format: SplitReaderFormat, options: SplitReaderOptions = {}): Promise<SplitReader> {
@@ -70,20 +104,32 @@ export class SplitReader implements BackendReader {
       throw BagError.wrap(error, 'IO_ERROR', 'cannot read the manifest', { file: path });
     }
     const manifest = parseManifest(text, path, format.flavor);
-    const { dir } = splitPath(path);
+    const { dir, name: manifestName } = splitPath(path);
     // Every listed segment must exist before any is opened (VLink aborts on a missing one).
     for (const name of manifest.files) {
       if (files.size(dir + name) < 0) throw new BagError('NOT_FOUND', `segment "${name}" listed in the manifest does not exist`, { file: dir + name });
     }
-    const opened: Array<{ reader: BackendReader; size: number }> = [];
+    const unlisted = manifest.complete ? [] : unlistedSegmentNames(files.list(dir), manifestName, format.segmentExtension, manifest.files);
+    const tryToFix = readerOptions.tryToFix === true;
+    if (manifest.files.length === 0) {
+      if (unlisted.length === 0) throw new BagError('CORRUPT_FILE', 'the manifest lists no segments', { file: path });
+      if (!tryToFix) {
+        throw new BagError(
+          'CORRUPT_FILE',
+          `the manifest lists no segments; the interrupted recording left ${unlisted.map((n) => `"${n}"`).join(', ')} out of it: open with tryToFix to read, fix() to add`,
+          { file: path },
+        );
+      }
+    }
+    const opened: OpenedSegment[] = [];
     let skipped = 0;
     try {
       for (const name of manifest.files) {
         const segmentPath = dir + name;
         try {
-          opened.push({ reader: await format.openSegment(segmentPath, readerOptions), size: files.size(segmentPath) });
+          opened.push({ name, reader: await format.openSegment(segmentPath, readerOptions), unlisted: false });
         } catch (error) {
-          if (readerOptions.tryToFix === true) {
+          if (tryToFix) {
             skipped++;
             continue;
           }
@@ -91,6 +137,7 @@ export class SplitReader implements BackendReader {
           throw BagError.wrap(error, 'CORRUPT_FILE', `segment "${name}" listed in the manifest cannot be read`, { file: segmentPath });
         }
       }
+      if (tryToFix) opened.push(...(await openUnlisted(unlisted, dir, format, readerOptions, manifest, opened)));
       if (opened.length === 0) {
         throw new BagError('CORRUPT_FILE', manifest.files.length === 0 ? 'the manifest lists no segments' : 'no segment of the manifest could be opened', { file: path });
       }
@@ -98,13 +145,7 @@ export class SplitReader implements BackendReader {
       for (const o of opened) o.reader.close();
       throw error;
     }
-    const firstStart = opened[0]!.reader.info().startTimestamp;
-    const sequence = opened.map((o) => ({
-      reader: o.reader,
-      offsetUs: format.rebaseOnFirstSegment ? (o.reader.info().startTimestamp - firstStart) * 1000 : 0,
-    }));
-    const info = buildInfo(path, format, manifest, opened, skipped);
-    return new SplitReader(path, sequence, info, skipped);
+    return new SplitReader(path, format, files, readerOptions, manifest, opened, tryToFix ? [] : unlisted, skipped);
   }
 
   info(): Info {
@@ -112,7 +153,7 @@ export class SplitReader implements BackendReader {
     return this.infoValue;
   }
 
-  /** The segments' readers, manifest order (for maintenance and tests). */
+  /** The segments' readers, manifest order, then the unlisted ones read with `tryToFix` (for maintenance and tests). */
   get segments(): readonly BackendReader[] {
     return this.sequence.map((s) => s.reader);
   }
@@ -142,10 +183,10 @@ export class SplitReader implements BackendReader {
     return new SegmentChain(this.sequence, startSegment(this.endsMs, query.beginUs), query);
   }
 
-  /** True when every segment passes its own check and none was skipped at open. */
+  /** True when every segment passes its own check, none was skipped at open and none is missing from the manifest. */
   async check(): Promise<boolean> {
     this.assertOpen();
-    if (this.skipped > 0) return false;
+    if (this.skipped > 0 || this.pending.length > 0 || this.opened.some((o) => o.unlisted)) return false;
     for (const { reader } of this.sequence) if (!reader.check || !(await reader.check())) return false;
     return true;
   }
@@ -157,10 +198,29 @@ export class SplitReader implements BackendReader {
     return ok;
   }
 
+  /**
+   * Repairs every segment; for an interrupted recording then also opens and repairs the segments it left out of the
+   * manifest, and rewrites the manifest (atomically) with them listed, their messages in the totals and
+   * `complete: true`. The manifest is left alone when a segment could not be repaired.
+   */
   async fix(rebuild: boolean): Promise<boolean> {
     this.assertOpen();
+    const repairsManifest = !this.manifest.complete;
+    if (repairsManifest && this.options.readOnly !== false) {
+      throw new BagError('NOT_SUPPORTED', 'fix rewrites the manifest of an interrupted recording: open the reader with readOnly: false', { file: this.path });
+    }
     let ok = true;
-    for (const { reader } of this.sequence) ok = (reader.fix ? await reader.fix(rebuild) : false) && ok;
+    for (const { reader } of this.opened) ok = (reader.fix ? await reader.fix(rebuild) : false) && ok;
+    if (this.pending.length > 0) {
+      const more = await openUnlisted(this.pending, splitPath(this.path).dir, this.format, { ...this.options, tryToFix: true }, this.manifest, this.opened);
+      this.pending = [];
+      for (const segment of more) {
+        this.opened.push(segment);
+        ok = (segment.reader.fix ? await segment.reader.fix(rebuild) : false) && ok;
+      }
+    }
+    if (repairsManifest && ok) this.listRecovered();
+    this.refresh();
     return ok;
   }
 
@@ -168,7 +228,7 @@ export class SplitReader implements BackendReader {
     if (this.closed) return;
     this.closed = true;
     let first: unknown;
-    for (const { reader } of this.sequence) {
+    for (const { reader } of this.opened) {
       try {
         reader.close();
       } catch (error) {
@@ -178,30 +238,107 @@ export class SplitReader implements BackendReader {
     if (first !== undefined) throw BagError.wrap(first, 'IO_ERROR', 'cannot close a segment', { file: this.path });
   }
 
+  /** Rewrites the manifest with the unlisted segments listed and counted, and `complete: true`. */
+  private listRecovered(): void {
+    const recovered = this.sequenceOf(this.opened)
+      .map((s, i) => ({ s, o: this.opened[i]! }))
+      .filter(({ o }) => o.unlisted)
+      .map(({ s, o }) => ({ name: o.name, info: s.reader.info(), offsetUs: s.offsetUs }));
+    let text: string;
+    try {
+      text = this.files.readText(this.path);
+      text = repairedManifestText(text, this.path, addRecoveredTotals(this.manifest, recovered, this.format.flavor), recovered.map((r) => r.name), this.format.flavor);
+      this.files.writeText(this.path, text);
+    } catch (error) {
+      throw BagError.wrap(error, 'IO_ERROR', 'cannot rewrite the manifest', { file: this.path });
+    }
+    this.manifest = parseManifest(text, this.path, this.format.flavor);
+    for (const o of this.opened) o.unlisted = false;
+  }
+
+  /** Recomputes the time bases, segment ends and info (after open and after a repair changed segments). */
+  private refresh(): void {
+    this.sequence = this.sequenceOf(this.opened);
+    this.endsMs = this.sequence.map((s) => s.reader.info().totalDuration + Math.trunc(s.offsetUs / 1000));
+    this.infoValue = buildInfo(this.path, this.format, this.manifest, this.opened, this.sequence, this.files, this.skipped);
+  }
+
+  private sequenceOf(opened: readonly OpenedSegment[]): SequencedSegment[] {
+    const firstStart = opened[0]?.reader.info().startTimestamp ?? 0;
+    return opened.map((o) => ({
+      reader: o.reader,
+      offsetUs: this.format.rebaseOnFirstSegment ? (o.reader.info().startTimestamp - firstStart) * 1000 : 0,
+    }));
+  }
+
   private assertOpen(): void {
     if (this.closed) throw new BagError('CLOSED', 'reader is closed', { file: this.path });
   }
+}
+
+/**
+ * Opens the unlisted segments in order with `options` and keeps those that belong to this recording: same process,
+ * and a start no earlier than the recording's (`.vdbx` segments carry the recording's start itself) or the segment
+ * before. Stops at the first that does not open or does not belong (a stale file of another recording).
+ */
+async function openUnlisted(
+  names: readonly string[],
+  dir: string,
+  format: SplitReaderFormat,
+  options: ReaderOptions,
+  manifest: ParsedManifest,
+  before: readonly OpenedSegment[],
+): Promise<OpenedSegment[]> {
+  const out: OpenedSegment[] = [];
+  let previousStart = before.length > 0 ? before[before.length - 1]!.reader.info().startTimestamp : manifest.startTimestamp;
+  for (const name of names) {
+    let reader: BackendReader;
+    try {
+      reader = await format.openSegment(dir + name, options);
+    } catch {
+      break;
+    }
+    const info = reader.info();
+    const start = info.startTimestamp;
+    const belongs =
+      info.processName === manifest.process &&
+      (format.rebaseOnFirstSegment ? start >= manifest.startTimestamp && start >= previousStart : start === manifest.startTimestamp);
+    if (!belongs) {
+      reader.close();
+      break;
+    }
+    previousStart = start;
+    out.push({ name, reader, unlisted: true });
+  }
+  return out;
 }
 
 function buildInfo(
   path: string,
   format: SplitReaderFormat,
   m: ParsedManifest,
-  opened: ReadonlyArray<{ reader: BackendReader; size: number }>,
+  opened: readonly OpenedSegment[],
+  sequence: readonly SequencedSegment[],
+  files: SplitFiles,
   skipped: number,
 ): Info {
+  const { dir } = splitPath(path);
   const segmentInfos = opened.map((o) => o.reader.info());
+  const recovered = opened
+    .map((o, i) => ({ name: o.name, info: segmentInfos[i]!, offsetUs: sequence[i]!.offsetUs, unlisted: o.unlisted }))
+    .filter((r) => r.unlisted);
+  const totals = recovered.length > 0 ? addRecoveredTotals(m, recovered, format.flavor) : { count: m.count, duration: m.duration, urls: m.urls };
   // The first message's offset: the earliest over segments that hold messages (an empty segment has no first row).
   const withMessages = segmentInfos.filter((i) => i.messageCount > 0);
   const blankDuration = withMessages.length > 0 ? Math.min(...withMessages.map((i) => i.blankDuration)) : 0;
-  const urls = format.sortUrls ? format.sortUrls(m.urls) : m.urls;
+  const urls = format.sortUrls ? format.sortUrls(totals.urls) : totals.urls;
   return {
     path,
     format: format.flavor,
     version: m.version ? `${m.version.major}.${m.version.minor}.${m.version.patch}` : segmentInfos[0]!.version,
     storageType: format.storageType,
-    messageCount: m.count,
-    totalDuration: Math.trunc(m.duration / 1000),
+    messageCount: totals.count,
+    totalDuration: Math.trunc(totals.duration / 1000),
     blankDuration,
     timeAccuracy: m.accuracy,
     compressionType: m.compress,
@@ -215,8 +352,8 @@ function buildInfo(
     splitBySize: m.splitBySize,
     splitByTime: m.splitByTime,
     hasSchema: segmentInfos.some((i) => i.hasSchema),
-    totalRawSize: m.urls.reduce((sum, u) => sum + u.size, 0),
-    fileSize: opened.reduce((sum, o) => sum + Math.max(0, o.size), 0),
+    totalRawSize: totals.urls.reduce((sum, u) => sum + u.size, 0),
+    fileSize: opened.reduce((sum, o) => sum + Math.max(0, files.size(dir + o.name)), 0),
     urls,
   };
 }

@@ -33,6 +33,9 @@ class MemoryFiles implements SplitFiles {
     this.log.push(`remove ${path}`);
   }
   ensureDir(): void {}
+  list(dir: string): string[] {
+    return [...this.data.keys()].filter((path) => path.startsWith(dir) && !path.slice(dir.length).includes('/')).map((path) => path.slice(dir.length));
+  }
 }
 
 /** A trivial format: one recording-wide url table, segments that store frames as JSON on close. */
@@ -289,7 +292,7 @@ describe('SplitReader over SplitWriter output', () => {
     const writer = open();
     for (const ts of timestamps) writer.write(frame(ts, ts % 2000 === 0 ? 'dds://even' : 'dds://a'));
     writer.close();
-    const reader = await SplitReader.open('/rec/drive.vdbx', { flavor: 'vdbx', storageType: 'fake', openSegment: async (p) => fakeSegmentReader(p, files) }, { files });
+    const reader = await SplitReader.open('/rec/drive.vdbx', { flavor: 'vdbx', storageType: 'fake', segmentExtension: '.seg', openSegment: async (p) => fakeSegmentReader(p, files) }, { files });
     return { files, format, reader };
   }
 
@@ -316,7 +319,7 @@ describe('SplitReader over SplitWriter output', () => {
 
   test('bad manifests: missing segment, path entries, garbage, no segments', async () => {
     const { files } = await recorded([1000, 2000, 3000]);
-    const open = () => SplitReader.open('/rec/drive.vdbx', { flavor: 'vdbx', storageType: 'fake', openSegment: async (p) => fakeSegmentReader(p, files) }, { files });
+    const open = () => SplitReader.open('/rec/drive.vdbx', { flavor: 'vdbx', storageType: 'fake', segmentExtension: '.seg', openSegment: async (p) => fakeSegmentReader(p, files) }, { files });
     const text = files.readText('/rec/drive.vdbx');
     files.data.set('/rec/drive.vdbx', text.replace('drive.2.seg', 'drive.9.seg'));
     await assert.rejects(open(), (e: unknown) => BagError.isInstance(e) && e.code === 'NOT_FOUND' && e.file === '/rec/drive.9.seg');
@@ -333,7 +336,7 @@ describe('SplitReader over SplitWriter output', () => {
   test('a segment that does not open is CORRUPT_FILE, or skipped with tryToFix (then incomplete)', async () => {
     const { files } = await recorded([1000, 2000, 3000]);
     files.data.set('/rec/drive.1.seg', 'not json');
-    const format = { flavor: 'vdbx' as const, storageType: 'fake', openSegment: async (p: string) => fakeSegmentReader(p, files) };
+    const format = { flavor: 'vdbx' as const, storageType: 'fake', segmentExtension: '.seg', openSegment: async (p: string) => fakeSegmentReader(p, files) };
     await assert.rejects(SplitReader.open('/rec/drive.vdbx', format, { files }), (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE' && e.file === '/rec/drive.1.seg');
     const reader = await SplitReader.open('/rec/drive.vdbx', format, { files, tryToFix: true });
     assert.equal(reader.info().splitCount, 1);
@@ -347,7 +350,7 @@ describe('SplitReader over SplitWriter output', () => {
     let n = 0;
     const reader = await SplitReader.open(
       '/rec/drive.vdbx',
-      { flavor: 'vcapx', storageType: 'fake', rebaseOnFirstSegment: true, openSegment: async (p) => fakeSegmentReader(p, files, 100 + n++) },
+      { flavor: 'vcapx', storageType: 'fake', segmentExtension: '.seg', rebaseOnFirstSegment: true, openSegment: async (p) => fakeSegmentReader(p, files, 100 + n++) },
       { files },
     );
     // segment k starts k ms later, so its frames move k·1000 µs later on the first segment's base

@@ -4,3 +4,5 @@ export { patternBytes, sampleFrames, SAMPLE_PROTO_SCHEMA } from './sample-frames
 export { memoryBackend } from './memory-backend.js';
 export { runBackendConformance } from './conformance.js';
 export type { ConformanceOptions } from './conformance.js';
+export { runSplitRecoveryConformance } from './split-recovery.js';
+export type { SplitRecoveryOptions } from './split-recovery.js';
