@@ -1,16 +1,37 @@
-import { create, createFileRegistry, fromBinary, toJson, type DescMessage, type FileRegistry } from '@bufbuild/protobuf';
-import { FileDescriptorSetSchema, type FileDescriptorProto } from '@bufbuild/protobuf/wkt';
-import { SchemaType, serForAction, type Frame, type SchemaData } from '@vlink/bag';
+import { SCHEMA_PROTOBUF, SCHEMA_RAW, serForAction } from './frame-fields.js';
+// Type-only, so a bundle that never passes a ProtobufDecoder never loads @bufbuild/protobuf.
+import type { ProtobufDecoder } from './protobuf-decoder.js';
 
-/** How a payload was turned into JSON for `decode=true`; `null` when it was left as base64. */
-export type DecodedKind = 'protobuf' | 'json' | 'text' | null;
+/** The frame fields decoding looks at; a `Frame` from @vlink/bag fits. */
+export interface DecodableFrame {
+  serType: string;
+  actionType: number;
+  schemaType: number;
+  data: Uint8Array;
+}
 
-export interface Decoded {
-  kind: DecodedKind;
-  /** The decoded value (a JSON value or a string); absent when `kind` is null. */
-  value?: unknown;
-  /** Why a payload that looked decodable was not decoded. */
-  error?: string;
+/**
+ * A payload made displayable. `hex` means it stays bytes (callers show base64 or a hex dump); `reason` says why when
+ * the payload looked decodable (bad UTF-8, no descriptor, a protobuf error, too large) and is absent for payloads of
+ * a family nobody decodes.
+ */
+export type Decoded =
+  | { kind: 'protobuf' | 'json'; value: unknown }
+  | { kind: 'text'; value: string }
+  | { kind: 'hex'; reason?: string };
+
+/** Where the callers differ; the defaults are the HTTP API's `decode=true`. */
+export interface PayloadDecoderOptions {
+  /** Decodes protobuf payloads; without it they stay hex with "no descriptor embedded for …". */
+  protobuf?: ProtobufDecoder | undefined;
+  /**
+   * Show Raw payloads whose ser is neither JSON nor text as text when they are valid UTF-8, as `vlink-bag cat
+   * --decode` does (on a terminal a readable line beats a hex preview). Off by default: the HTTP API and the player
+   * keep them as bytes, since a binary payload can happen to be valid UTF-8 and their clients may need it exact.
+   */
+  rawAsText?: boolean;
+  /** Past this many bytes a payload stays hex ("too large to decode"): the player's inspector is for looking. */
+  maxBytes?: number;
 }
 
 const JSON_SERS = new Set(['json', 'application/json', 'text/json']);
@@ -18,96 +39,52 @@ const TEXT_SERS = new Set(['text', 'string', 'std::string']);
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * Decodes payloads for `decode=true`: protobuf through the FileDescriptorSets embedded in the bag, JSON and text by
- * their ser name. Built once per bag (the registry is cached with the bag's reader entry).
+ * Turns payloads into something displayable: protobuf through the bag's embedded descriptors, JSON and text by their
+ * ser name, anything else hex. Shared by the HTTP API (`decode=true`), the CLI (`cat --decode`) and the web player's
+ * inspector. Synchronous and never throws, so it can sit on a streaming hot path.
  */
 export class PayloadDecoder {
-  private readonly registries: FileRegistry[] = [];
-  private readonly messages = new Map<string, DescMessage | null>();
-  /** Why building the registry failed for some schemas, reported with the first payload that needed them. */
-  private readonly buildErrors: string[] = [];
+  private readonly protobuf: ProtobufDecoder | undefined;
+  private readonly rawAsText: boolean;
+  private readonly maxBytes: number;
 
-  constructor(schemas: readonly SchemaData[]) {
-    const files = new Map<string, FileDescriptorProto>();
-    const sets: FileDescriptorProto[][] = [];
-    for (const schema of schemas) {
-      if (schema.schemaType !== SchemaType.Protobuf) continue;
-      try {
-        const set = fromBinary(FileDescriptorSetSchema, schema.data);
-        sets.push(set.file);
-        for (const file of set.file) if (!files.has(file.name)) files.set(file.name, file);
-      } catch (error) {
-        this.buildErrors.push(`schema ${schema.name} is not a FileDescriptorSet: ${(error as Error).message}`);
-      }
-    }
-    if (files.size === 0) return;
-    try {
-      this.registries.push(createFileRegistry(create(FileDescriptorSetSchema, { file: [...files.values()] })));
-    } catch {
-      // One broken or conflicting set must not hide the others: fall back to one registry per embedded set.
-      for (const file of sets) {
-        try {
-          this.registries.push(createFileRegistry(create(FileDescriptorSetSchema, { file })));
-        } catch (error) {
-          this.buildErrors.push((error as Error).message);
-        }
-      }
-    }
+  constructor(options: PayloadDecoderOptions = {}) {
+    this.protobuf = options.protobuf;
+    this.rawAsText = options.rawAsText ?? false;
+    this.maxBytes = options.maxBytes ?? Infinity;
   }
 
-  decode(frame: Frame): Decoded {
+  decode(frame: DecodableFrame): Decoded {
+    if (frame.data.length > this.maxBytes) return { kind: 'hex', reason: 'too large to decode' };
     const ser = serForAction(frame.serType, frame.actionType);
-    if (frame.schemaType === SchemaType.Protobuf) return this.decodeProtobuf(ser, frame.data);
+    if (frame.schemaType === SCHEMA_PROTOBUF) {
+      if (!this.protobuf) return { kind: 'hex', reason: `no descriptor embedded for ${ser}` };
+      const result = this.protobuf.decode(ser, frame.data);
+      return 'error' in result ? { kind: 'hex', reason: result.error } : { kind: 'protobuf', value: result.value };
+    }
     if (JSON_SERS.has(ser)) {
-      const text = this.text(frame.data);
-      if (text === undefined) return { kind: null, error: 'payload is not UTF-8' };
+      const text = utf8Text(frame.data);
+      if (text === undefined) return { kind: 'hex', reason: 'payload is not UTF-8' };
+      if (text.length === 0) return { kind: 'json', value: null };
       try {
-        return { kind: 'json', value: text.length === 0 ? null : JSON.parse(text) };
+        return { kind: 'json', value: JSON.parse(text) };
       } catch {
+        // A json url with a payload that is not JSON still reads better as text than as bytes.
         return { kind: 'text', value: text };
       }
     }
-    if (TEXT_SERS.has(ser)) {
-      const text = this.text(frame.data);
-      return text === undefined ? { kind: null, error: 'payload is not UTF-8' } : { kind: 'text', value: text };
+    if (TEXT_SERS.has(ser) || (this.rawAsText && frame.schemaType === SCHEMA_RAW)) {
+      const text = utf8Text(frame.data);
+      return text === undefined ? { kind: 'hex', reason: 'payload is not UTF-8' } : { kind: 'text', value: text };
     }
-    return { kind: null };
+    return { kind: 'hex' };
   }
+}
 
-  private decodeProtobuf(typeName: string, data: Uint8Array): Decoded {
-    const desc = this.message(typeName);
-    if (!desc) {
-      const why = this.buildErrors.length > 0 ? ` (${this.buildErrors[0]})` : '';
-      return { kind: null, error: `no descriptor embedded for ${typeName}${why}` };
-    }
-    try {
-      return { kind: 'protobuf', value: toJson(desc, fromBinary(desc, data)) };
-    } catch (error) {
-      return { kind: null, error: `protobuf decode failed: ${(error as Error).message}` };
-    }
-  }
-
-  private message(typeName: string): DescMessage | undefined {
-    let desc = this.messages.get(typeName);
-    if (desc === undefined) {
-      desc = null;
-      for (const registry of this.registries) {
-        const found = registry.getMessage(typeName);
-        if (found) {
-          desc = found;
-          break;
-        }
-      }
-      this.messages.set(typeName, desc);
-    }
-    return desc ?? undefined;
-  }
-
-  private text(data: Uint8Array): string | undefined {
-    try {
-      return utf8.decode(data);
-    } catch {
-      return undefined;
-    }
+function utf8Text(data: Uint8Array): string | undefined {
+  try {
+    return utf8.decode(data);
+  } catch {
+    return undefined;
   }
 }

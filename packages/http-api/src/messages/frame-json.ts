@@ -1,6 +1,9 @@
 import { actionText, type Frame } from '@vlink/bag';
-import type { Decoded, DecodedKind, PayloadDecoder } from '../decode/payload-decoder.js';
+import type { Decoded, PayloadDecoder } from '../decode/payload-decoder.js';
 import { toBase64 } from './base64.js';
+
+/** How `decode=true` turned a payload into `data`; `null` when it was left base64. */
+export type DecodedKind = 'protobuf' | 'json' | 'text' | null;
 
 /** A message as `format=json` and `format=ndjson` return it. */
 export interface MessageJson {
@@ -62,7 +65,11 @@ export class FrameJson {
 }
 
 function applyDecoded(out: MessageJson, decoded: Decoded): void {
-  out.decoded = decoded.kind;
-  if (decoded.kind !== null) out.data = decoded.value;
-  if (decoded.error !== undefined) out.decodeError = decoded.error;
+  if (decoded.kind === 'hex') {
+    out.decoded = null;
+    if (decoded.reason !== undefined) out.decodeError = decoded.reason;
+  } else {
+    out.decoded = decoded.kind;
+    out.data = decoded.value;
+  }
 }

@@ -1,5 +1,6 @@
 import { BagReader, type Info, type SchemaData } from '@vlink/bag';
 import { PayloadDecoder } from '../decode/payload-decoder.js';
+import { ProtobufDecoder } from '../decode/protobuf-decoder.js';
 import { resolveBagId, type ResolvedBag } from './resolve-id.js';
 
 /** A reader borrowed from the store; give it back with `release()` (idempotent). */
@@ -85,7 +86,7 @@ export class BagStore {
   }
 
   decoder(bag: ResolvedBag): Promise<PayloadDecoder> {
-    return this.memo(this.entry(bag), 'decoder', async () => new PayloadDecoder(await this.schemas(bag)));
+    return this.memo(this.entry(bag), 'decoder', async () => new PayloadDecoder({ protobuf: new ProtobufDecoder(await this.schemas(bag)) }));
   }
 
   close(): void {
