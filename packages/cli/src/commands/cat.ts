@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
-import { actionText, type Frame } from '@vlink/bag';
+import { actionText, type Frame, type SchemaData } from '@vlink/bag';
 import { openBag } from '../lib/bag-io.js';
-import type { Decoded, PayloadDecoder } from '../lib/decode.js';
+import type { Decoded, PayloadDecoder } from '@vlink/bag-server/decode';
 import { addFilterOptions, examples, windowMs, type FilterFlags } from '../lib/filter-flags.js';
 import { formatSeconds, formatSize } from '../lib/format.js';
 import { frameLine, metaLine, schemaLine, toBase64 } from '../lib/ndjson.js';
@@ -36,7 +36,7 @@ export function registerCat(program: Command): void {
       if (!flags.quiet) for (const url of selection.unknown) process.stderr.write(`vlink-bag cat: ${path}: warning: no url ${url} in this bag\n`);
       const window = windowMs(flags);
       const out = new LineOutput();
-      const decoder = flags.decode ? new (await import('../lib/decode.js')).PayloadDecoder(reader.getSchemas()) : undefined;
+      const decoder = flags.decode ? await payloadDecoder(reader.getSchemas()) : undefined;
       if (flags.format === 'ndjson' && flags.meta) {
         out.write(metaLine(info));
         for (const schema of reader.getSchemas()) out.write(schemaLine(schema));
@@ -65,13 +65,22 @@ export function registerCat(program: Command): void {
 
 const CSV_HEADER = 'timestamp,url,action,serType,schemaType,size,data';
 
+/**
+ * The server's payload decoder, loaded only with `--decode` (it brings @bufbuild/protobuf). Raw payloads that are
+ * UTF-8 print as text: a terminal reader wants the line, not its bytes.
+ */
+async function payloadDecoder(schemas: readonly SchemaData[]): Promise<PayloadDecoder> {
+  const { PayloadDecoder, ProtobufDecoder } = await import('@vlink/bag-server/decode');
+  return new PayloadDecoder({ protobuf: new ProtobufDecoder(schemas), rawAsText: true });
+}
+
 function renderer(format: Format, decoder: PayloadDecoder | undefined): (frame: Frame) => string {
   const decode = (frame: Frame): Decoded | undefined => decoder?.decode(frame);
   switch (format) {
     case 'ndjson':
       return (frame) => {
         const decoded = decode(frame);
-        return frameLine(frame, decoded ? { value: decoded.ok ? decoded.value : null } : undefined);
+        return frameLine(frame, decoded ? { value: decoded.kind === 'hex' ? null : decoded.value } : undefined);
       };
     case 'csv':
       return (frame) => {
@@ -85,13 +94,13 @@ function renderer(format: Format, decoder: PayloadDecoder | undefined): (frame: 
           toBase64(frame.data),
         ];
         const decoded = decode(frame);
-        if (decoder) cells.push(decoded?.ok ? csvCell(JSON.stringify(decoded.value)) : '');
+        if (decoded) cells.push(decoded.kind === 'hex' ? '' : csvCell(JSON.stringify(decoded.value)));
         return cells.join(',') + '\n';
       };
     case 'text':
       return (frame) => {
         const decoded = decode(frame);
-        const payload = decoded?.ok ? JSON.stringify(decoded.value) : hexPreview(frame.data);
+        const payload = decoded && decoded.kind !== 'hex' ? JSON.stringify(decoded.value) : hexPreview(frame.data);
         return `${formatSeconds(frame.timestamp)}  ${frame.url}  ${actionText(frame.actionType)}  ${formatSize(frame.data.byteLength)}  ${frame.serType || '-'}  ${payload}\n`;
       };
   }
