@@ -6,7 +6,7 @@ import { Controls } from './components/controls.js';
 import { GapList, gapRows, type GapRow } from './components/gap-list.js';
 import { Inspector } from './components/inspector.js';
 import { UrlTable, urlRows, type FilterMode } from './components/url-table.js';
-import { PayloadDecoder } from './decode.js';
+import { InspectorDecoder } from './decode.js';
 import { ReplayClient, type PlayOptions, type ReplaySnapshot } from './replay-client.js';
 import type { Clock, TimeMode } from './time-format.js';
 import { Timeline } from './timeline/timeline.js';
@@ -52,7 +52,7 @@ export function App() {
   const [overview, setOverview] = useState<Density>();
   const [detail, setDetail] = useState<Density>();
   const [densityError, setDensityError] = useState<string>();
-  const [decoder, setDecoder] = useState<PayloadDecoder>();
+  const [decoder, setDecoder] = useState<InspectorDecoder>();
   const [client, setClient] = useState<ReplayClient>();
   const [snap, setSnap] = useState<ReplaySnapshot>();
   const [rate, setRate] = useState(1);
@@ -129,9 +129,9 @@ export function App() {
       (e) => onApiError(e, setInfoError),
     );
     getJson<{ schemas: SchemaJson[] }>(`${base}/schemas`, abort.signal).then(
-      (r) => setDecoder(new PayloadDecoder(r.schemas)),
+      (r) => setDecoder(new InspectorDecoder(r.schemas)),
       (e) => {
-        if (!isAbort(e)) setDecoder(new PayloadDecoder([]));
+        if (!isAbort(e)) setDecoder(new InspectorDecoder([]));
       },
     );
     getJson<Density>(`${base}/density?buckets=${OVERVIEW_BUCKETS}`, abort.signal).then(setOverview, (e) => onApiError(e, setDensityError));

@@ -1,80 +1,38 @@
+import { SCHEMA_PROTOBUF } from '../../src/decode/frame-fields.js';
+import { PayloadDecoder, type DecodableFrame, type Decoded, type PayloadDecoderOptions } from '../../src/decode/payload-decoder.js';
+import { fromBase64 } from '../../src/messages/base64.js';
 import type { SchemaJson } from './api.js';
-import type { ProtoDecoder } from './proto-decoder.js';
 
-/** A payload as the inspector shows it. */
-export type Decoded =
-  | { kind: 'protobuf' | 'json'; value: unknown }
-  | { kind: 'text'; value: string }
-  | { kind: 'hex'; note?: string };
+export type { Decoded };
+export { serForAction } from '../../src/decode/frame-fields.js';
 
-export interface FrameLike {
-  url: string;
-  serType: string;
-  actionType: number;
-  schemaType: number;
-  data: Uint8Array;
-}
-
-const PROTOBUF = 3;
-const JSON_SERS = new Set(['json', 'application/json', 'text/json']);
-const TEXT_SERS = new Set(['text', 'string', 'std::string']);
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** Past this, a payload is shown as hex rather than parsed (the inspector is for looking, not for bulk). */
 const MAX_DECODE_BYTES = 4 * 1024 * 1024;
-
-/** RPC urls store `Req|Resp` as their ser; requests (C/Req, S/Req) use the left part, responses the right. */
-export function serForAction(ser: string, action: number): string {
-  if (action < 1 || action > 4) return ser;
-  const bar = ser.indexOf('|');
-  if (bar < 0) return ser;
-  return action === 1 || action === 3 ? ser.slice(0, bar) : ser.slice(bar + 1);
-}
+const OPTIONS: PayloadDecoderOptions = { maxBytes: MAX_DECODE_BYTES };
 
 /**
- * Decodes payloads like the server's `decode=true`: protobuf through the bag's embedded FileDescriptorSets (the
- * @bufbuild/protobuf registry is loaded on first use, so bags without protobuf never download it), JSON and text by
- * their ser name; anything else is shown as hex.
+ * The inspector's front to the server's payload decoder (`src/decode/`): protobuf through the bag's embedded
+ * FileDescriptorSets, JSON and text by their ser name, anything else hex. The protobuf half (@bufbuild/protobuf) is a
+ * separate chunk, loaded on the first protobuf frame of a bag that embeds descriptors, so other bags never download it.
  */
-export class PayloadDecoder {
-  private proto: Promise<ProtoDecoder> | undefined;
+export class InspectorDecoder {
+  private readonly plain = new PayloadDecoder(OPTIONS);
+  private full: Promise<PayloadDecoder> | undefined;
+  private readonly hasProtobuf: boolean;
 
-  constructor(private readonly schemas: SchemaJson[]) {}
-
-  get hasProtobuf(): boolean {
-    return this.schemas.some((s) => s.schemaType === PROTOBUF);
+  constructor(private readonly schemas: SchemaJson[]) {
+    this.hasProtobuf = schemas.some((s) => s.schemaType === SCHEMA_PROTOBUF);
   }
 
-  async decode(frame: FrameLike): Promise<Decoded> {
-    if (frame.data.length > MAX_DECODE_BYTES) return { kind: 'hex', note: 'too large to decode' };
-    const ser = serForAction(frame.serType, frame.actionType);
-    if (frame.schemaType === PROTOBUF) {
-      if (!this.hasProtobuf) return { kind: 'hex', note: `no descriptor embedded for ${ser}` };
-      this.proto ??= import('./proto-decoder.js').then((m) => new m.ProtoDecoder(this.schemas));
-      const result = (await this.proto).decode(ser, frame.data);
-      return 'error' in result ? { kind: 'hex', note: result.error } : { kind: 'protobuf', value: result.value };
-    }
-    if (JSON_SERS.has(ser)) {
-      const text = utf8Text(frame.data);
-      if (text === undefined) return { kind: 'hex', note: 'payload is not UTF-8' };
-      try {
-        return { kind: 'json', value: text.length === 0 ? null : JSON.parse(text) };
-      } catch {
-        return { kind: 'text', value: text };
-      }
-    }
-    if (TEXT_SERS.has(ser)) {
-      const text = utf8Text(frame.data);
-      return text === undefined ? { kind: 'hex', note: 'payload is not UTF-8' } : { kind: 'text', value: text };
-    }
-    return { kind: 'hex' };
-  }
-}
-
-function utf8Text(data: Uint8Array): string | undefined {
-  try {
-    return utf8.decode(data);
-  } catch {
-    return undefined;
+  async decode(frame: DecodableFrame): Promise<Decoded> {
+    // The plain decoder already answers these: not protobuf, no descriptors at all, or too large to look at.
+    const needsProtobuf = this.hasProtobuf && frame.schemaType === SCHEMA_PROTOBUF && frame.data.length <= MAX_DECODE_BYTES;
+    if (!needsProtobuf) return this.plain.decode(frame);
+    this.full ??= import('../../src/decode/protobuf-decoder.js').then((m) => {
+      const schemas = this.schemas.map((s) => ({ ...s, data: fromBase64(s.data) }));
+      return new PayloadDecoder({ ...OPTIONS, protobuf: new m.ProtobufDecoder(schemas, { alwaysEmitImplicit: true }) });
+    });
+    return (await this.full).decode(frame);
   }
 }
 

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { DecodedFrame } from '../../../src/messages/binary-frame.js';
-import { hexDump, serForAction, type Decoded, type PayloadDecoder } from '../decode.js';
+import { hexDump, serForAction, type Decoded, type InspectorDecoder } from '../decode.js';
 import { formatBytes, formatTime, type Clock } from '../time-format.js';
 import { SCHEMA_LABELS } from './url-table.js';
 
@@ -14,7 +14,7 @@ export interface InspectorProps {
   url: string | undefined;
   frame: DecodedFrame | undefined;
   received: number;
-  decoder: PayloadDecoder | undefined;
+  decoder: InspectorDecoder | undefined;
   clock: Clock;
   onUrl(url: string): void;
 }
@@ -41,7 +41,7 @@ export function Inspector({ urls, url, frame, received, decoder, clock, onUrl }:
   useEffect(() => {
     let live = true;
     if (!shown || !decoder) setDecoded(undefined);
-    else decoder.decode(shown).then((d) => live && setDecoded(d), (e: Error) => live && setDecoded({ kind: 'hex', note: e.message }));
+    else decoder.decode(shown).then((d) => live && setDecoded(d), (e: Error) => live && setDecoded({ kind: 'hex', reason: e.message }));
     return () => {
       live = false;
     };
@@ -54,7 +54,7 @@ export function Inspector({ urls, url, frame, received, decoder, clock, onUrl }:
       const limit = 4096;
       return (
         <>
-          {decoded.kind === 'hex' && decoded.note ? <p class="muted">{decoded.note}</p> : null}
+          {decoded.kind === 'hex' && decoded.reason ? <p class="muted">{decoded.reason}</p> : null}
           <pre class="payload hex" data-testid="payload">
             {shown.data.length === 0 ? '(empty payload)' : hexDump(shown.data, limit)}
           </pre>
