@@ -2,7 +2,7 @@ import type { Backend, RecordingContext } from '../backend/backend.js';
 import { BagError } from '../errors.js';
 import type { ResolvedWriterConfig } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
-import { scheduleSoon } from '../util/schedule.js';
+import { afterCurrentTask, scheduleSoon } from '../util/schedule.js';
 import type { WorkerLink, WorkerRuntime } from '../worker/link.js';
 import { SharedProgress } from '../worker/progress.js';
 import { dataToError, type AckMessage, type FromWorker, type OpenMessage } from '../worker/protocol.js';
@@ -150,8 +150,12 @@ export class WorkerEngine implements WriteEngine {
     }
     if (this.batch.count >= this.batchFrames || this.batch.bytes >= this.batchBytes) this.flush();
     else if (!this.flushScheduled) {
+      // Handed over when this task's pushes are done. Arming a promise reaction instead of setImmediate takes µs off
+      // the first push() of every task (what a paced producer pays: bench/writer.bench.mjs pushWarmth). A producer
+      // that pushes one frame per task then posts one batch per frame, which MAX_SMALL_INFLIGHT caps while the
+      // worker lags; the rest gather until its next ack.
       this.flushScheduled = true;
-      scheduleSoon(this.flushSoon);
+      afterCurrentTask(this.flushSoon);
     }
     return true;
   }
