@@ -8,6 +8,7 @@ import type { ManifestFlavor } from './manifest.js';
 import { parseManifest, type ParsedManifest } from './manifest-parse.js';
 import { SegmentChain, startSegment, type SequencedSegment } from './segment-sequence.js';
 import { addRecoveredTotals, repairedManifestText, unlistedSegmentNames } from './segment-recovery.js';
+import { buildInfo, openUnlisted, type OpenedSegment } from './split-segments.js';
 import { nodeSplitFiles, splitPath, type SplitFiles } from './split-files.js';
 
 /** What a backend supplies to read its split format: how to open one segment. */
@@ -34,13 +35,6 @@ export interface SplitReaderOptions extends ReaderOptions {
 
 /** Manifests are small; a multi-hundred-MiB "manifest" is some other file. */
 const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
-
-interface OpenedSegment {
-  name: string;
-  reader: BackendReader;
-  /** Not in the manifest's `VLinkFiles` (left out by an interrupted recording). */
-  unlisted: boolean;
-}
 
 /**
  * Reads a split recording as one bag (spec §4.4, §6): totals from the manifest, segments in manifest order, each
@@ -274,86 +268,4 @@ export class SplitReader implements BackendReader {
   private assertOpen(): void {
     if (this.closed) throw new BagError('CLOSED', 'reader is closed', { file: this.path });
   }
-}
-
-/**
- * Opens the unlisted segments in order with `options` and keeps those that belong to this recording: same process,
- * and a start no earlier than the recording's (`.vdbx` segments carry the recording's start itself) or the segment
- * before. Stops at the first that does not open or does not belong (a stale file of another recording).
- */
-async function openUnlisted(
-  names: readonly string[],
-  dir: string,
-  format: SplitReaderFormat,
-  options: ReaderOptions,
-  manifest: ParsedManifest,
-  before: readonly OpenedSegment[],
-): Promise<OpenedSegment[]> {
-  const out: OpenedSegment[] = [];
-  let previousStart = before.length > 0 ? before[before.length - 1]!.reader.info().startTimestamp : manifest.startTimestamp;
-  for (const name of names) {
-    let reader: BackendReader;
-    try {
-      reader = await format.openSegment(dir + name, options);
-    } catch {
-      break;
-    }
-    const info = reader.info();
-    const start = info.startTimestamp;
-    const belongs =
-      info.processName === manifest.process &&
-      (format.rebaseOnFirstSegment ? start >= manifest.startTimestamp && start >= previousStart : start === manifest.startTimestamp);
-    if (!belongs) {
-      reader.close();
-      break;
-    }
-    previousStart = start;
-    out.push({ name, reader, unlisted: true });
-  }
-  return out;
-}
-
-function buildInfo(
-  path: string,
-  format: SplitReaderFormat,
-  m: ParsedManifest,
-  opened: readonly OpenedSegment[],
-  sequence: readonly SequencedSegment[],
-  files: SplitFiles,
-  skipped: number,
-): Info {
-  const { dir } = splitPath(path);
-  const segmentInfos = opened.map((o) => o.reader.info());
-  const recovered = opened
-    .map((o, i) => ({ name: o.name, info: segmentInfos[i]!, offsetUs: sequence[i]!.offsetUs, unlisted: o.unlisted }))
-    .filter((r) => r.unlisted);
-  const totals = recovered.length > 0 ? addRecoveredTotals(m, recovered, format.flavor) : { count: m.count, duration: m.duration, urls: m.urls };
-  // The first message's offset: the earliest over segments that hold messages (an empty segment has no first row).
-  const withMessages = segmentInfos.filter((i) => i.messageCount > 0);
-  const blankDuration = withMessages.length > 0 ? Math.min(...withMessages.map((i) => i.blankDuration)) : 0;
-  const urls = format.sortUrls ? format.sortUrls(totals.urls) : totals.urls;
-  return {
-    path,
-    format: format.flavor,
-    version: m.version ? `${m.version.major}.${m.version.minor}.${m.version.patch}` : segmentInfos[0]!.version,
-    storageType: format.storageType,
-    messageCount: totals.count,
-    totalDuration: Math.trunc(totals.duration / 1000),
-    blankDuration,
-    timeAccuracy: m.accuracy,
-    compressionType: m.compress,
-    processName: m.process,
-    dateTime: m.date,
-    tagName: m.tag,
-    hasCompleted: m.complete && skipped === 0,
-    timezone: m.timezone,
-    startTimestamp: m.startTimestamp,
-    splitCount: opened.length,
-    splitBySize: m.splitBySize,
-    splitByTime: m.splitByTime,
-    hasSchema: segmentInfos.some((i) => i.hasSchema),
-    totalRawSize: totals.urls.reduce((sum, u) => sum + u.size, 0),
-    fileSize: opened.reduce((sum, o) => sum + Math.max(0, files.size(dir + o.name)), 0),
-    urls,
-  };
 }
