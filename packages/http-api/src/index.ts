@@ -14,6 +14,7 @@ export {
 export type { DecodedFrame } from './messages/binary-frame.js';
 export type { MessageJson } from './messages/frame-json.js';
 export type { StatusEvent, ReplayStatus } from './replay/replay-session.js';
+export type { ControlId } from './replay/answers.js';
 export type { WebSocketSupport } from './ws/socket.js';
 export { statusForCode } from './http/errors.js';
 export type { ErrorBody, HttpErrorCode } from './http/errors.js';

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { CONTROL_ID_MAX_LENGTH } from '../replay/replay-socket.js';
 
 export const ErrorSchema = z
   .object({
@@ -146,6 +147,9 @@ export const ReplayCommandDoc = z
     times: z.number().optional().openapi({ description: 'play: passes, ≤ 0 loops forever' }),
     paused: z.boolean().optional().openapi({ description: 'play: start paused' }),
     time: z.number().optional().openapi({ description: 'seek: ms' }),
+    id: z.union([z.string().max(CONTROL_ID_MAX_LENGTH), z.number()]).optional().openapi({
+      description: 'any command: a client-chosen id, echoed on the status event that answers the command (or on its error event)',
+    }),
   })
   .openapi('ReplayCommand');
 
@@ -159,5 +163,8 @@ export const ReplayEventDoc = z
     interrupted: z.boolean().optional(),
     code: z.string().optional(),
     message: z.string().optional(),
+    id: z.union([z.string(), z.number()]).optional().openapi({
+      description: 'status, error: the id of the command this event answers; absent on other events',
+    }),
   })
   .openapi('ReplayEvent');

@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { CONTROL_ID_MAX_LENGTH } from '../replay/replay-socket.js';
 import { IdParams, ReplayCommandDoc, ReplayEventDoc } from './schemas.js';
 
 /** The WebSocket routes are plain hono routes (an upgrade has no OpenAPI shape); this puts them in the document. */
@@ -13,6 +14,9 @@ export function documentWebSockets(app: OpenAPIHono): void {
       'Send JSON commands (ReplayCommand): play {rate, begin, end, urls, times, paused}, pause, resume, step, seek {time}, rate {rate}, stop.\n' +
       'Receive each frame as one binary message in the binary layout of GET …/messages?format=binary, and JSON events (ReplayEvent): ' +
       'status {status, time, rate, dropped}, finished {interrupted, dropped}, error {code, message}.\n' +
+      `Any command may carry an id (string ≤ ${CONTROL_ID_MAX_LENGTH} characters, or number): the one status event that shows ` +
+      'the command in effect echoes it as id (play: the new pass has started; pause: paused; resume: playing; step: paused ' +
+      'after its frame; seek, rate: at the new position; stop: after finished), or the error event does if the command fails.\n' +
       'rate 0 = as fast as the client reads (the server waits for the socket to drain, nothing is lost); paced replay drops frames ' +
       'while more than 8 MiB are queued for the client and counts them in `dropped`. Auth: bearer header or ?token=.',
     request: { params: IdParams },

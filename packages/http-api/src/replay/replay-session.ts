@@ -1,5 +1,6 @@
 import { BagError, PlayStatus, type BagReader, type Frame } from '@vlink/bag';
 import type { Lease } from '../store/bag-store.js';
+import { Answers, type ControlId } from './answers.js';
 import { Waiter } from './waiter.js';
 
 export type ReplayStatus = 'playing' | 'paused' | 'stopped';
@@ -26,6 +27,8 @@ export interface StatusEvent {
   rate: number;
   /** Frames skipped so far because the client was too slow (paced replay only). */
   dropped: number;
+  /** The id of the control this status answers (see `Answers`); absent on every other status. */
+  id?: ControlId;
 }
 
 /** Where a replay sends things; one per client connection. */
@@ -67,6 +70,10 @@ const STATUS: Record<PlayStatus, ReplayStatus> = {
  * below SEND_BUFFER_HIGH, and the player waits for it (nothing is lost; the client sets the pace); a paced replay
  * skips frames while more than SEND_BUFFER_HIGH bytes are queued and counts them in `dropped`, so a slow client stays
  * on the recording's clock instead of drifting ever further behind.
+ *
+ * Each control takes an optional client `id`, echoed on the one status event that shows the control in effect (see
+ * `Answers`; each control says when that is). A control is answered when its replay ends (after `finished`) at the
+ * latest, since nothing changes after that.
  */
 export class ReplaySession {
   private reader: Promise<BagReader> | undefined;
@@ -89,6 +96,7 @@ export class ReplaySession {
   /** Controls run one after another: each may await the player (stop, jump). */
   private queue: Promise<unknown> = Promise.resolve();
   private readonly waiter = new Waiter();
+  private readonly answers = new Answers();
 
   constructor(private readonly source: ReplaySource, private readonly out: ReplayOutput) {}
 
@@ -96,7 +104,8 @@ export class ReplaySession {
     return this.currentStatus;
   }
 
-  play(config: ReplayConfig): Promise<void> {
+  /** Answered by the new pass's first status, before its first frame. */
+  play(config: ReplayConfig, id?: ControlId): Promise<void> {
     this.interrupt();
     return this.serial(async (reader) => {
       if (this.active) await reader.stop();
@@ -117,27 +126,32 @@ export class ReplaySession {
       // The session starts on the next turn; pausing now too lets a `step` sent right after this `play` work.
       this.pauseRequested = config.paused;
       if (config.paused) reader.pause();
+      this.owe(id, () => this.currentStatus !== 'stopped');
     });
   }
 
-  pause(): Promise<void> {
+  /** Answered once paused: no frame follows the answer until a resume, step, seek or play. */
+  pause(id?: ControlId): Promise<void> {
     return this.serial(async (reader) => {
+      this.owe(id, () => this.currentStatus === 'paused');
       if (!this.active) return;
       this.pauseRequested = true;
       reader.pause();
     });
   }
 
-  resume(): Promise<void> {
+  /** Answered once playing: a paced replay reports that with the next frame, when it is due. */
+  resume(id?: ControlId): Promise<void> {
     return this.serial(async (reader) => {
+      this.owe(id, () => this.currentStatus === 'playing');
       if (!this.active) return;
       this.pauseRequested = false;
       reader.resume();
     });
   }
 
-  /** Sends exactly one frame while paused (VLink `pause_to_next`). */
-  step(): Promise<void> {
+  /** Sends exactly one frame while paused (VLink `pause_to_next`); answered when paused again after that frame. */
+  step(id?: ControlId): Promise<void> {
     return this.serial(async (reader) => {
       if (!this.active || !this.pauseRequested) throw new BagError('INVALID_ARGUMENT', 'step works only while paused');
       this.stepping = true;
@@ -145,11 +159,15 @@ export class ReplaySession {
         this.stepping = false;
         throw new BagError('INVALID_ARGUMENT', 'step works only while paused');
       }
+      this.owe(id, () => this.currentStatus === 'paused' && !this.stepping);
     });
   }
 
-  /** Continues from `ms` (clamped to the recording), keeping pause state and rate (VLink `jump`). */
-  seek(ms: number): Promise<void> {
+  /**
+   * Continues from `ms` (clamped to the recording), keeping pause state and rate (VLink `jump`). Answered by the status
+   * at the new position: every frame after the answer is from there.
+   */
+  seek(ms: number, id?: ControlId): Promise<void> {
     this.interrupt();
     return this.serial(async (reader) => {
       const duration = await this.source.durationMs();
@@ -163,17 +181,21 @@ export class ReplaySession {
         this.pauseRequested = true;
         reader.play({ beginTime: target, rate: 1, autoPause: true });
         reader.pause();
+        this.owe(id, () => this.currentStatus !== 'stopped');
         return;
       }
       this.active = true;
       this.positionUs = Math.round(target * 1000);
       this.passedAny = false;
       await reader.jump(target);
+      // After a finished replay the jump starts a new pass: the answer waits for its first status.
+      this.owe(id, () => this.currentStatus !== 'stopped');
       this.emitStatus(this.currentStatus, true);
     });
   }
 
-  setRate(rate: number): Promise<void> {
+  /** Answered, like `seek`, by the status of the pass that continues at the new rate. */
+  setRate(rate: number, id?: ControlId): Promise<void> {
     this.interrupt();
     return this.serial(async (reader) => {
       this.rate = rate;
@@ -184,13 +206,16 @@ export class ReplaySession {
         const fromUs = this.passedAny ? Math.max(this.positionUs + 1, reader.getTimestamp() * 1000) : this.positionUs;
         await reader.jump(fromUs / 1000, this.coreRate());
       }
+      this.owe(id, () => this.currentStatus !== 'stopped');
       this.emitStatus(this.currentStatus, true);
     });
   }
 
-  stop(): Promise<void> {
+  /** Answered after the replay's `finished` (or at once when none runs). */
+  stop(id?: ControlId): Promise<void> {
     this.interrupt();
     return this.serial(async (reader) => {
+      this.owe(id, () => false);
       if (this.active) await reader.stop();
     });
   }
@@ -215,7 +240,15 @@ export class ReplaySession {
   private serial(run: (reader: BagReader) => Promise<void>): Promise<void> {
     const next = this.queue.then(async () => {
       if (this.closed) return;
-      await run(await this.open());
+      // A control that has not taken effect yet is answered as the next one starts, so answers keep the controls' order.
+      this.answer(true);
+      try {
+        await run(await this.open());
+      } catch (error) {
+        this.answers.drop();
+        throw error;
+      }
+      this.answer();
     });
     this.queue = next.catch(() => undefined);
     return next;
@@ -229,7 +262,9 @@ export class ReplaySession {
       reader.registerStatusCallback((status) => this.emitStatus(STATUS[status]));
       reader.registerFinishCallback((interrupted) => {
         this.active = false;
-        if (!this.closed) this.out.finished(interrupted, this.dropped);
+        if (this.closed) return;
+        this.out.finished(interrupted, this.dropped);
+        this.answer();
       });
       reader.registerErrorCallback((error) => !this.closed && this.out.error(error));
       return reader;
@@ -263,9 +298,25 @@ export class ReplaySession {
     }
   }
 
-  private emitStatus(status: ReplayStatus, force = false): void {
-    if (this.closed || (status === this.currentStatus && !force)) return;
+  /** A control's answer is due once `inEffect()` holds, or once its replay has ended (nothing more will change). */
+  private owe(id: ControlId | undefined, inEffect: () => boolean): void {
+    this.answers.owe(id, () => !this.active || inEffect());
+  }
+
+  /** Sends the owed answer when it is due (or `flush`), as a status event that repeats the current state. */
+  private answer(flush = false): void {
+    this.emitStatus(this.currentStatus, false, flush);
+  }
+
+  /** Sends a status on a change (or `force`); an owed answer that is due rides along on it. */
+  private emitStatus(status: ReplayStatus, force = false, flush = false): void {
+    if (this.closed) return;
+    const changed = status !== this.currentStatus;
     this.currentStatus = status;
-    this.out.status({ status, time: this.positionUs / 1000, rate: this.rate, dropped: this.dropped });
+    const id = this.answers.take(flush);
+    if (!changed && !force && id === undefined) return;
+    const event: StatusEvent = { status, time: this.positionUs / 1000, rate: this.rate, dropped: this.dropped };
+    if (id !== undefined) event.id = id;
+    this.out.status(event);
   }
 }

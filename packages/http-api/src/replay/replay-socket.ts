@@ -3,13 +3,22 @@ import type { WSContext, WSEvents } from 'hono/ws';
 import { z } from 'zod';
 import { FrameEncoder } from '../messages/binary-frame.js';
 import { messageText, sendIfOpen } from '../ws/socket.js';
+import type { ControlId } from './answers.js';
 import { ReplaySession, type ReplayConfig, type ReplaySource } from './replay-session.js';
 
+/** Longest string id a control may carry: an id is echoed on events, so it stays small (a UUID is 36). */
+export const CONTROL_ID_MAX_LENGTH = 64;
+/** A control's optional client id (see `Answers`). */
+export const ControlIdSchema = z.union([z.string().max(CONTROL_ID_MAX_LENGTH), z.number().finite()], {
+  error: `must be a string of at most ${CONTROL_ID_MAX_LENGTH} characters or a number`,
+});
 const ms = z.number().finite().min(0);
+const id = ControlIdSchema.optional();
 /** The control messages a replay client sends (JSON text). */
 export const ReplayCommand = z.discriminatedUnion('op', [
   z.object({
     op: z.literal('play'),
+    id,
     rate: z.number().finite().min(0).max(10_000).optional(),
     begin: ms.optional(),
     end: ms.optional(),
@@ -17,12 +26,12 @@ export const ReplayCommand = z.discriminatedUnion('op', [
     times: z.number().int().optional(),
     paused: z.boolean().optional(),
   }),
-  z.object({ op: z.literal('pause') }),
-  z.object({ op: z.literal('resume') }),
-  z.object({ op: z.literal('step') }),
-  z.object({ op: z.literal('seek'), time: ms }),
-  z.object({ op: z.literal('rate'), rate: z.number().finite().min(0).max(10_000) }),
-  z.object({ op: z.literal('stop') }),
+  z.object({ op: z.literal('pause'), id }),
+  z.object({ op: z.literal('resume'), id }),
+  z.object({ op: z.literal('step'), id }),
+  z.object({ op: z.literal('seek'), id, time: ms }),
+  z.object({ op: z.literal('rate'), id, rate: z.number().finite().min(0).max(10_000) }),
+  z.object({ op: z.literal('stop'), id }),
 ]);
 export type ReplayCommand = z.infer<typeof ReplayCommand>;
 
@@ -36,13 +45,15 @@ export interface ReplaySocketOptions {
 /**
  * `WS /v1/bags/{id}/replay`: one ReplaySession per connection. Frames go out as binary messages in the layout of
  * `binary-frame.ts`; status, finished and error events as JSON text. A bad command answers an error event and keeps
- * the connection.
+ * the connection. A command's `id` is echoed on the status that answers it, or on the error event if it fails (also
+ * when only the rest of the command is malformed, so a client waiting for that id hears back).
  */
 export function replaySocket(options: ReplaySocketOptions): WSEvents<unknown> {
   let session: ReplaySession | undefined;
   const encoder = new FrameEncoder();
   const sendJson = (ws: WSContext<unknown>, value: unknown) => sendIfOpen(ws, JSON.stringify(value));
-  const sendError = (ws: WSContext<unknown>, error: BagError) => sendJson(ws, { event: 'error', code: error.code, message: error.message });
+  const sendError = (ws: WSContext<unknown>, error: BagError, id?: ControlId) =>
+    sendJson(ws, { event: 'error', code: error.code, message: error.message, ...(id !== undefined && { id }) });
   return {
     onOpen(_event, ws) {
       options.track(ws, true);
@@ -59,8 +70,11 @@ export function replaySocket(options: ReplaySocketOptions): WSEvents<unknown> {
       const text = messageText(event.data);
       if (text === undefined) return sendError(ws, new BagError('INVALID_ARGUMENT', 'commands are JSON text messages'));
       let parsed: ReplayCommand;
+      let id: ControlId | undefined;
       try {
-        const result = ReplayCommand.safeParse(JSON.parse(text));
+        const json: unknown = JSON.parse(text);
+        id = idOf(json);
+        const result = ReplayCommand.safeParse(json);
         if (!result.success) {
           const issue = result.error.issues[0];
           const where = issue && issue.path.length > 0 ? `"${issue.path.join('.')}": ` : '';
@@ -68,12 +82,13 @@ export function replaySocket(options: ReplaySocketOptions): WSEvents<unknown> {
         }
         parsed = result.data;
       } catch (error) {
-        return sendError(ws, BagError.wrap(error, 'INVALID_ARGUMENT', 'bad command: not JSON'));
+        return sendError(ws, BagError.wrap(error, 'INVALID_ARGUMENT', 'bad command: not JSON'), id);
       }
+      const failed = (error: unknown) => sendError(ws, BagError.wrap(error, 'INTERNAL', `${parsed.op} failed`), id);
       try {
-        run(session!, parsed)?.catch((error: unknown) => sendError(ws, BagError.wrap(error, 'INTERNAL', `${parsed.op} failed`)));
+        run(session!, parsed)?.catch(failed);
       } catch (error) {
-        sendError(ws, BagError.wrap(error, 'INTERNAL', `${parsed.op} failed`));
+        failed(error);
       }
     },
     onClose(_event, ws) {
@@ -87,26 +102,34 @@ export function replaySocket(options: ReplaySocketOptions): WSEvents<unknown> {
   };
 }
 
+/** The id of a command that may be malformed otherwise; undefined when absent or itself invalid. */
+function idOf(json: unknown): ControlId | undefined {
+  if (typeof json !== 'object' || json === null || !('id' in json)) return undefined;
+  const result = ControlIdSchema.safeParse(json.id);
+  return result.success ? result.data : undefined;
+}
+
 function run(session: ReplaySession, command: ReplayCommand): Promise<void> | void {
+  const { id } = command;
   switch (command.op) {
     case 'play': {
       const config: ReplayConfig = { rate: command.rate ?? 1, beginMs: command.begin ?? 0, times: command.times ?? 1, paused: command.paused ?? false };
       if (command.end !== undefined && command.end > 0) config.endMs = command.end;
       if (command.urls && command.urls.length > 0) config.urls = command.urls;
       if (config.endMs !== undefined && config.endMs < config.beginMs) throw new BagError('INVALID_ARGUMENT', 'bad command: "end" is before "begin"');
-      return session.play(config);
+      return session.play(config, id);
     }
     case 'pause':
-      return session.pause();
+      return session.pause(id);
     case 'resume':
-      return session.resume();
+      return session.resume(id);
     case 'step':
-      return session.step();
+      return session.step(id);
     case 'seek':
-      return session.seek(command.time);
+      return session.seek(command.time, id);
     case 'rate':
-      return session.setRate(command.rate);
+      return session.setRate(command.rate, id);
     case 'stop':
-      return session.stop();
+      return session.stop(id);
   }
 }

@@ -72,10 +72,24 @@ export class QueuedSocket {
 
   /** Removes and returns the first message matching `match`, waiting up to `timeoutMs`. */
   async next(match: (m: Received) => boolean = () => true, timeoutMs = 5000): Promise<Received> {
+    const index = await this.indexOf(match, timeoutMs);
+    return this.received.splice(index, 1)[0]!;
+  }
+
+  /**
+   * Removes and returns the first message matching `match` and everything received before it, in order (for tests
+   * about what arrives before and after an event).
+   */
+  async until(match: (m: Received) => boolean, timeoutMs = 5000): Promise<Received[]> {
+    const index = await this.indexOf(match, timeoutMs);
+    return this.received.splice(0, index + 1);
+  }
+
+  private async indexOf(match: (m: Received) => boolean, timeoutMs: number): Promise<number> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const index = this.received.findIndex(match);
-      if (index >= 0) return this.received.splice(index, 1)[0]!;
+      if (index >= 0) return index;
       if (this.closed) throw new Error('socket closed while waiting');
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`timed out; queued: ${JSON.stringify(this.received.slice(0, 5).map((m) => (m.kind === 'text' ? m.json : `binary ${m.bytes.length}`)))}`);
