@@ -16,7 +16,8 @@ export function documentWebSockets(app: OpenAPIHono): void {
       'status {status, time, rate, dropped}, finished {interrupted, dropped}, error {code, message}.\n' +
       `Any command may carry an id (string ≤ ${CONTROL_ID_MAX_LENGTH} characters, or number): the one status event that shows ` +
       'the command in effect echoes it as id (play: the new pass has started; pause: paused; resume: playing; step: paused ' +
-      'after its frame; seek, rate: at the new position; stop: after finished), or the error event does if the command fails.\n' +
+      'after its frame; seek, rate: at the new position; stop: stopped, before finished), or the error event does if the ' +
+      'command fails.\n' +
       'rate 0 = as fast as the client reads (the server waits for the socket to drain, nothing is lost); paced replay drops frames ' +
       'while more than 8 MiB are queued for the client and counts them in `dropped`. Auth: bearer header or ?token=.',
     request: { params: IdParams },

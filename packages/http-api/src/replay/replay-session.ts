@@ -72,8 +72,8 @@ const STATUS: Record<PlayStatus, ReplayStatus> = {
  * on the recording's clock instead of drifting ever further behind.
  *
  * Each control takes an optional client `id`, echoed on the one status event that shows the control in effect (see
- * `Answers`; each control says when that is). A control is answered when its replay ends (after `finished`) at the
- * latest, since nothing changes after that.
+ * `Answers`; each control says when that is). A control is answered when its replay ends (just before `finished`) at
+ * the latest, since nothing changes after that.
  */
 export class ReplaySession {
   private reader: Promise<BagReader> | undefined;
@@ -211,7 +211,7 @@ export class ReplaySession {
     });
   }
 
-  /** Answered after the replay's `finished` (or at once when none runs). */
+  /** Answered once the replay has ended, just before its `finished` (or at once when none runs). */
   stop(id?: ControlId): Promise<void> {
     this.interrupt();
     return this.serial(async (reader) => {
@@ -263,8 +263,9 @@ export class ReplaySession {
       reader.registerFinishCallback((interrupted) => {
         this.active = false;
         if (this.closed) return;
-        this.out.finished(interrupted, this.dropped);
+        // Before `finished`, so a client that drops what comes before a seek's or play's answer keeps this end.
         this.answer();
+        this.out.finished(interrupted, this.dropped);
       });
       reader.registerErrorCallback((error) => !this.closed && this.out.error(error));
       return reader;
