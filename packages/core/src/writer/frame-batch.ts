@@ -6,6 +6,11 @@ import { capacityFor, type Slab, type SlabPool } from './slab-pool.js';
 
 /** Payloads up to this size are copied into the batch arena; larger ones travel in a slab of their own. */
 export const SMALL_PAYLOAD = 64 * 1024;
+/**
+ * With `transfer`, a payload that owns its whole ArrayBuffer moves from this size on instead of being copied into
+ * the arena: copying 16 KiB costs about what handing a buffer over does, and 64 KiB already costs 5 µs or more.
+ */
+export const TRANSFER_MIN = 16 * 1024;
 // Arena sizes step by 4× (16 KiB, 64 KiB, 256 KiB, 1 MiB): few sizes, so the slab pool nearly always has one idle.
 const ARENA_MIN = 16 * 1024;
 const ARENA_MAX = 1024 * 1024;
@@ -45,7 +50,7 @@ export class BatchBuilder {
     const length = data.byteLength;
     let chunk: number;
     let offset = 0;
-    if (length <= SMALL_PAYLOAD) {
+    if (length <= SMALL_PAYLOAD && !(transfer && length >= TRANSFER_MIN && this.canTransfer(data))) {
       if (!this.arena || this.arenaUsed + length > this.arena.byteLength) this.newArena(length);
       this.arena!.set(data, this.arenaUsed);
       chunk = this.arenaChunk;
@@ -145,15 +150,15 @@ export class BatchBuilder {
     this.meta = next;
   }
 
-  private addLarge(data: Uint8Array, transfer: boolean): void {
+  /** A view that covers a whole plain ArrayBuffer not already handed over in this batch. */
+  private canTransfer(data: Uint8Array): boolean {
     const buffer = data.buffer;
-    if (
-      transfer &&
-      buffer instanceof ArrayBuffer &&
-      data.byteOffset === 0 &&
-      data.byteLength === buffer.byteLength &&
-      !this.transfer.includes(buffer)
-    ) {
+    return buffer instanceof ArrayBuffer && data.byteOffset === 0 && data.byteLength === buffer.byteLength && !this.transfer.includes(buffer);
+  }
+
+  private addLarge(data: Uint8Array, transfer: boolean): void {
+    if (transfer && this.canTransfer(data)) {
+      const buffer = data.buffer as ArrayBuffer;
       this.transfer.push(buffer);
       this.chunks.push(buffer);
       return;

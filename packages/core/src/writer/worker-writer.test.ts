@@ -117,6 +117,28 @@ describe('BagWriter in a worker', () => {
     assert.deepEqual(frames[1]!.data, patternBytes(200_000, 4).subarray(10));
   });
 
+  test('transferPayloads moves whole buffers from 16 KiB on; smaller ones and repeats of one buffer are copied', async () => {
+    const path = bag();
+    const writer = await BagWriter.create(path, { transferPayloads: true });
+    const small = patternBytes(16 * 1024 - 1, 5);
+    const mid = patternBytes(16 * 1024, 6);
+    writer.push(createFrame({ timestamp: 1, url: 'a', data: small }));
+    writer.push(createFrame({ timestamp: 2, url: 'a', data: mid }));
+    // The same buffer twice in one batch: the second push cannot move it again, so it is copied first.
+    const twice = patternBytes(40_000, 7);
+    writer.push(createFrame({ timestamp: 3, url: 'a', data: twice }));
+    writer.push(createFrame({ timestamp: 4, url: 'a', data: twice }));
+    await tick();
+    assert.equal(small.byteLength, 16 * 1024 - 1, 'below 16 KiB the payload is copied');
+    assert.equal(mid.byteLength, 0, 'from 16 KiB a whole-buffer payload moves');
+    await writer.close();
+    const frames = await readAll(path);
+    assert.deepEqual(frames.map((f) => f.data.length), [16 * 1024 - 1, 16 * 1024, 40_000, 40_000]);
+    assert.deepEqual(frames[1]!.data, patternBytes(16 * 1024, 6));
+    assert.deepEqual(frames[2]!.data, patternBytes(40_000, 7));
+    assert.deepEqual(frames[3]!.data, patternBytes(40_000, 7));
+  });
+
   test('pushDurable resolves only once the frame is committed: a reader finds it before close', async () => {
     const path = bag();
     const writer = await BagWriter.create(path);

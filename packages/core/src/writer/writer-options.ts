@@ -12,7 +12,7 @@ export interface BagWriterOptions extends Partial<WriterConfig> {
    */
   worker?: boolean | WorkerRuntime;
   /**
-   * Worker mode: move payloads over 64 KiB to the worker without copying when the frame's `data` covers its whole
+   * Worker mode: move payloads of 16 KiB and more to the worker without copying when the frame's `data` covers its whole
    * ArrayBuffer. That buffer is detached (unusable by the caller) once handed over, so only set this when every such
    * buffer is yours to give away. Default false: payloads are copied once.
    */
