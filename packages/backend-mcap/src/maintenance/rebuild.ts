@@ -3,15 +3,15 @@ import type { Readable } from '../io/readable.js';
 import type { Writable } from '../io/writable.js';
 import { ByteWriter } from '../mcap/byte-writer.js';
 import { MAGIC, Opcode } from '../mcap/constants.js';
-import { crc32 } from '../mcap/crc32.js';
-import { parseRecord } from '../mcap/record-parser.js';
-import { writeChannel, writeMetadata } from '../mcap/record-encoder.js';
-import type { Channel, Chunk, ChunkIndex, Metadata, MetadataIndex, Schema } from '../mcap/records.js';
+import { writeMetadata } from '../mcap/record-encoder.js';
+import type { Channel, ChunkIndex, Metadata, MetadataIndex, Schema } from '../mcap/records.js';
 import { readHeader } from '../mcap/summary.js';
 import { writeFileTail } from '../mcap/summary-writer.js';
 import { CHANNEL_METADATA_PREFIX, HEADER_METADATA, VLINK_PROFILE } from '../vcap/vcap-format.js';
-import { walkDataSection, type InnerRecord, type WalkItem } from './data-walk.js';
-import { sameChannel, sameSchema } from './records-equal.js';
+import { BufferedSink } from './buffered-sink.js';
+import { walkDataSection, type WalkItem } from './data-walk.js';
+import { KeptDefinitions } from './kept-definitions.js';
+import { rebuildChunk, type ChunkRebuildContext } from './rebuild-chunk.js';
 import { channelMetadataEntries, ChannelTally } from './vlink-channel-meta.js';
 import { headerNeedsRepair, repairedHeader } from './vlink-header.js';
 
@@ -36,29 +36,6 @@ export interface VcapFixReport {
   rewritten: boolean;
 }
 
-/** Buffers small records so a file of loose messages is not written one syscall per record. */
-class Sink {
-  private readonly pending = new ByteWriter(1024 * 1024);
-  constructor(private readonly out: Writable) {}
-  position(): number {
-    return this.out.position() + this.pending.length;
-  }
-  write(bytes: Uint8Array): void {
-    if (bytes.length >= 256 * 1024) {
-      this.flush();
-      this.out.write(bytes);
-      return;
-    }
-    this.pending.raw(bytes);
-    if (this.pending.length >= 1024 * 1024) this.flush();
-  }
-  flush(): void {
-    if (this.pending.length === 0) return;
-    this.out.write(this.pending.view8());
-    this.pending.reset();
-  }
-}
-
 /**
  * Rewrites a `.vcap` (or any MCAP file) from `source` into `sink` as a complete file: the header, every usable record
  * of the data section in order (intact chunks byte for byte), fresh message indexes, `VLinkChannel_*` records
@@ -68,12 +45,16 @@ class Sink {
  */
 export function rebuildVcap(source: Readable, sink: Writable, codecs: Codecs, file?: string): VcapFixReport {
   const { header, headerEnd } = readHeader(source, file);
-  return new Rebuilder(source, new Sink(sink), codecs, header.profile === VLINK_PROFILE, file).run(headerEnd);
+  return new Rebuilder(source, new BufferedSink(sink), codecs, header.profile === VLINK_PROFILE, file).run(headerEnd);
 }
 
-class Rebuilder {
-  private readonly schemas = new Map<number, Schema>();
-  private readonly channels = new Map<number, Channel>();
+/**
+ * One rebuild: walks the data section, writes loose records here and chunks through `rebuildChunk` (it is their
+ * context), and keeps what the summary and the VLink metadata written at the end are computed from.
+ */
+class Rebuilder implements ChunkRebuildContext {
+  readonly scratch = new ByteWriter(64 * 1024);
+  readonly definitions = new KeptDefinitions(this.scratch);
   private readonly tallies = new Map<number, ChannelTally>();
   private readonly chunkIndexes: Array<Omit<ChunkIndex, 'type'>> = [];
   private readonly metadataIndexes: Array<Omit<MetadataIndex, 'type'>> = [];
@@ -87,18 +68,25 @@ class Rebuilder {
   private startTime = 0n;
   private endTime = 0n;
   private attachmentCount = 0;
-  private readonly scratch = new ByteWriter(64 * 1024);
   readonly report: VcapFixReport = {
     kept: 0, droppedChunks: 0, droppedBytes: 0, droppedMessages: 0, rebuiltChannelMetadata: 0, rebuiltHeader: false, rewritten: true,
   };
 
   constructor(
     private readonly source: Readable,
-    private readonly out: Sink,
-    private readonly codecs: Codecs,
+    readonly out: BufferedSink,
+    readonly codecs: Codecs,
     private readonly vlink: boolean,
     private readonly file: string | undefined,
   ) {}
+
+  private get schemas(): Map<number, Schema> {
+    return this.definitions.schemas;
+  }
+
+  private get channels(): Map<number, Channel> {
+    return this.definitions.channels;
+  }
 
   run(headerEnd: number): VcapFixReport {
     this.out.write(MAGIC);
@@ -107,26 +95,7 @@ class Rebuilder {
       this.visit(item),
     );
     if (this.vlink) this.writeVlinkMetadata();
-    const tail = new ByteWriter(64 * 1024);
-    const ids = [...this.channels.keys()].sort((a, b) => a - b);
-    writeFileTail(tail, this.out.position(), {
-      schemas: [...this.schemas.values()].sort((a, b) => a.id - b.id),
-      channels: ids.map((id) => this.channels.get(id)!),
-      statistics: {
-        messageCount: BigInt(this.messageCount),
-        schemaCount: this.schemas.size,
-        channelCount: this.channels.size,
-        attachmentCount: this.attachmentCount,
-        metadataCount: this.metadataIndexes.length,
-        chunkCount: this.chunkIndexes.length,
-        messageStartTime: this.startTime,
-        messageEndTime: this.endTime,
-        channelMessageCounts: new Map(ids.map((id) => [id, BigInt(this.tallies.get(id)?.count ?? 0)])),
-      },
-      chunkIndexes: this.chunkIndexes,
-      metadataIndexes: this.metadataIndexes,
-    });
-    this.out.write(tail.view8());
+    this.writeTail();
     this.out.flush();
     this.report.kept = this.messageCount;
     return this.report;
@@ -140,13 +109,19 @@ class Rebuilder {
         return;
       case 'end':
         return;
-      case 'chunk':
-        return this.chunk(item);
+      case 'chunk': {
+        const index = rebuildChunk(item, this);
+        if (!index) return;
+        if (index.compression) this.compressions.add(index.compression);
+        this.chunkIndexes.push(index);
+        return;
+      }
       case 'record':
         return this.record(item);
     }
   }
 
+  /** A record outside a chunk. */
   private record(item: Extract<WalkItem, { kind: 'record' }>): void {
     const bytes = item.buf.subarray(item.at, item.at + item.length);
     const parsed = item.parsed;
@@ -159,7 +134,7 @@ class Rebuilder {
       }
       case Opcode.Schema:
       case Opcode.Channel: {
-        const kept = this.define(parsed as Schema | Channel);
+        const kept = this.definitions.define(parsed as Schema | Channel);
         if (kept === 'drop') this.report.droppedBytes += item.length;
         else this.out.write(kept === 'keep' ? bytes : kept);
         return;
@@ -200,144 +175,7 @@ class Rebuilder {
     }
   }
 
-  /** Registers a schema or channel: `keep` it, `drop` a conflicting duplicate, or write re-encoded bytes instead. */
-  private define(record: Schema | Channel): 'keep' | 'drop' | Uint8Array {
-    if (record.type === 'Schema') {
-      const known = this.schemas.get(record.id);
-      if (known) return sameSchema(known, record) ? 'keep' : 'drop';
-      this.schemas.set(record.id, { ...record, data: record.data.slice() });
-      return 'keep';
-    }
-    const known = this.channels.get(record.id);
-    if (known) {
-      if (sameChannel(known, record)) return 'keep';
-      // A repeat of a channel kept without its lost schema: repeat the kept form.
-      return known.schemaId === 0 && sameChannel(known, { ...record, schemaId: 0 }) ? encodeChannel(this.scratch, known) : 'drop';
-    }
-    if (record.schemaId !== 0 && !this.schemas.has(record.schemaId)) {
-      // Its schema was lost with a damaged chunk: keep the channel (and its messages) without a schema.
-      const orphan = { ...record, schemaId: 0 };
-      this.channels.set(record.id, orphan);
-      return encodeChannel(this.scratch, orphan);
-    }
-    this.channels.set(record.id, record);
-    return 'keep';
-  }
-
-  private chunk(item: Extract<WalkItem, { kind: 'chunk' }>): void {
-    const { chunk, records, inner } = item;
-    const rb = records.bytes;
-    const rv = records.view;
-    // Decide record by record; `rebuilt` collects the records when anything had to change.
-    let rebuilt: ByteWriter | undefined;
-    const entries = new Map<number, Array<[bigint, number]>>();
-    const pendingTallies: Array<[number, bigint, number]> = [];
-    let min = 0n;
-    let max = 0n;
-    let messages = 0;
-    const startRebuild = (upTo: InnerRecord) => {
-      rebuilt = new ByteWriter(records.end);
-      rebuilt.raw(rb.subarray(records.start, upTo.at));
-    };
-    for (const r of inner) {
-      const raw = rb.subarray(r.at, r.at + r.length);
-      if (r.opcode === Opcode.Message) {
-        const channelId = rv.getUint16(r.at + 9, true);
-        if (!this.channels.has(channelId)) {
-          if (!rebuilt) startRebuild(r);
-          this.dropMessage(r.length);
-          continue;
-        }
-        const time = rv.getBigUint64(r.at + 15, true);
-        const offset = rebuilt ? rebuilt.length : r.at - records.start;
-        let list = entries.get(channelId);
-        if (!list) entries.set(channelId, (list = []));
-        list.push([time, offset]);
-        if (messages === 0 || time < min) min = time;
-        if (messages === 0 || time > max) max = time;
-        messages++;
-        pendingTallies.push([channelId, time, r.length - 31]);
-        rebuilt?.raw(raw);
-        continue;
-      }
-      if (r.opcode === Opcode.Schema || r.opcode === Opcode.Channel) {
-        const kept = this.define(parseRecord(rb, rv, r.at, r.at + r.length).record as Schema | Channel);
-        if (kept === 'keep') rebuilt?.raw(raw);
-        else {
-          if (!rebuilt) startRebuild(r);
-          if (kept !== 'drop') rebuilt!.raw(kept);
-        }
-        continue;
-      }
-      rebuilt?.raw(raw);
-    }
-    for (const [channelId, time, size] of pendingTallies) this.countMessage(channelId, time, size);
-    if (messages === 0) {
-      // Nothing left to index: keep the schema and channel records outside a chunk.
-      this.out.write(rebuilt ? rebuilt.view8() : rb.subarray(records.start, records.end));
-      return;
-    }
-    const timesAgree = chunk.messageStartTime === min && chunk.messageEndTime === max;
-    const offset = this.out.position();
-    let length: number;
-    let compression = chunk.compression;
-    let storedSize = chunk.recordsLength;
-    let uncompressedSize = Number(chunk.uncompressedSize);
-    if (!rebuilt && timesAgree) {
-      this.out.write(item.buf.subarray(item.at, item.at + item.length));
-      length = item.length;
-    } else {
-      // Re-encode: new records (recompressed when the codec can write), or only the header with corrected times.
-      let stored: Uint8Array;
-      let crc = chunk.uncompressedCrc;
-      if (rebuilt) {
-        const plain = rebuilt.view8();
-        uncompressedSize = plain.length;
-        const codec = compression ? this.codecs[compression] : undefined;
-        stored = codec?.compress ? codec.compress(plain, 1) : plain;
-        if (!codec?.compress) compression = '';
-        if (crc !== 0) crc = crc32(plain);
-      } else stored = item.buf.subarray(chunk.recordsOffset, chunk.recordsOffset + chunk.recordsLength);
-      storedSize = stored.length;
-      const w = this.scratch;
-      w.reset();
-      encodeChunk(w, { ...chunk, messageStartTime: min, messageEndTime: max, uncompressedCrc: crc, compression }, uncompressedSize, stored);
-      this.out.write(w.view8());
-      length = w.length;
-    }
-    if (compression) this.compressions.add(compression);
-    // Fresh message indexes right after the chunk, sorted by channel id as writers do.
-    const indexOffsets = new Map<number, bigint>();
-    const indexStart = this.out.position();
-    const w = this.scratch;
-    w.reset();
-    for (const id of [...entries.keys()].sort((a, b) => a - b)) {
-      indexOffsets.set(id, BigInt(indexStart + w.length));
-      const list = entries.get(id)!;
-      const at = w.beginRecord(Opcode.MessageIndex);
-      w.u16(id);
-      w.u32(list.length * 16);
-      for (const [time, at2] of list) {
-        w.u64big(time);
-        w.u64(at2);
-      }
-      w.endRecord(at);
-    }
-    this.out.write(w.view8());
-    this.chunkIndexes.push({
-      messageStartTime: min,
-      messageEndTime: max,
-      chunkStartOffset: BigInt(offset),
-      chunkLength: BigInt(length),
-      messageIndexOffsets: indexOffsets,
-      messageIndexLength: BigInt(w.length),
-      compression,
-      compressedSize: BigInt(storedSize),
-      uncompressedSize: BigInt(uncompressedSize),
-    });
-  }
-
-  private countMessage(channelId: number, time: bigint, payload: number): void {
+  countMessage(channelId: number, time: bigint, payload: number): void {
     if (this.messageCount === 0 || time < this.startTime) this.startTime = time;
     if (this.messageCount === 0 || time > this.endTime) this.endTime = time;
     this.messageCount++;
@@ -346,7 +184,7 @@ class Rebuilder {
     tally.add(time, payload);
   }
 
-  private dropMessage(length: number): void {
+  dropMessage(length: number): void {
     this.report.droppedMessages++;
     this.report.droppedBytes += length;
   }
@@ -375,19 +213,30 @@ class Rebuilder {
     this.metadataIndexes.push({ offset: BigInt(this.out.position()), length: BigInt(length), name });
     this.out.write(w.view8());
   }
-}
 
-/** A whole chunk record with bigint times. */
-function encodeChunk(w: ByteWriter, chunk: Chunk, uncompressedSize: number, stored: Uint8Array): void {
-  const at = w.beginRecord(Opcode.Chunk);
-  w.u64big(chunk.messageStartTime);
-  w.u64big(chunk.messageEndTime);
-  w.u64(uncompressedSize);
-  w.u32(chunk.uncompressedCrc);
-  w.string(chunk.compression);
-  w.u64(stored.length);
-  w.raw(stored);
-  w.endRecord(at);
+  /** DataEnd, the summary computed from what was kept, and the footer. */
+  private writeTail(): void {
+    const tail = new ByteWriter(64 * 1024);
+    const ids = [...this.channels.keys()].sort((a, b) => a - b);
+    writeFileTail(tail, this.out.position(), {
+      schemas: [...this.schemas.values()].sort((a, b) => a.id - b.id),
+      channels: ids.map((id) => this.channels.get(id)!),
+      statistics: {
+        messageCount: BigInt(this.messageCount),
+        schemaCount: this.schemas.size,
+        channelCount: this.channels.size,
+        attachmentCount: this.attachmentCount,
+        metadataCount: this.metadataIndexes.length,
+        chunkCount: this.chunkIndexes.length,
+        messageStartTime: this.startTime,
+        messageEndTime: this.endTime,
+        channelMessageCounts: new Map(ids.map((id) => [id, BigInt(this.tallies.get(id)?.count ?? 0)])),
+      },
+      chunkIndexes: this.chunkIndexes,
+      metadataIndexes: this.metadataIndexes,
+    });
+    this.out.write(tail.view8());
+  }
 }
 
 /** Whether an existing VLinkChannel record says exactly what the rebuilt one would (same keys, order and values). */
@@ -399,10 +248,4 @@ function sameEntries(existing: ReadonlyMap<string, string>, entries: Array<[stri
     if (key !== k || value !== v) return false;
   }
   return true;
-}
-
-function encodeChannel(w: ByteWriter, channel: Channel): Uint8Array {
-  w.reset();
-  writeChannel(w, channel);
-  return w.view8().slice();
 }
