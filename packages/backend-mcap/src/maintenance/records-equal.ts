@@ -18,3 +18,9 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
+
+/** A schema equals a schema and a channel a channel as above; a schema never equals a channel. */
+export function sameDefinition(a: Schema | Channel, b: Schema | Channel): boolean {
+  if (a.type === 'Schema') return b.type === 'Schema' && sameSchema(a, b);
+  return b.type === 'Channel' && sameChannel(a, b);
+}
