@@ -23,7 +23,6 @@ def _ms(us: float | None) -> float | None:
 
 
 _QUEUE_ITEMS = 64  # frames received ahead of the reader; beyond that TCP backpressure reaches the server
-_SEEK_ACK_SECONDS = 3.0
 
 
 class Replay:
@@ -33,16 +32,19 @@ class Replay:
 
     Control methods send a command: ``pause()``, ``resume()``, ``step()`` (one message while paused, VLink
     ``pause_to_next``), ``seek(ms)`` (ms since recording start, VLink ``jump``; keeps pause and rate),
-    ``set_rate(rate)``, ``stop()``, and ``play(...)`` to start over with other settings. ``seek()`` and ``play()``
-    discard what the old position had already sent, so the next message is from the new one; ``seek()`` returns once
-    the server has moved (so a following ``step()`` applies to the new position). A command the server refuses (e.g.
-    ``step()`` while playing) raises :class:`BadRequest` from the iteration, which can then go on.
+    ``set_rate(rate)``, ``stop()``, and ``play(...)`` to start over with other settings. Each sends an id with its
+    command and returns the server's answer, the status event that echoes that id once the command has taken effect
+    (see each method). ``seek()`` and ``play()`` discard everything the old position sent before that answer, so the
+    next message is from the new one. A command the server refuses (e.g. ``step()`` while playing) raises
+    :class:`BadRequest` from the control method; the replay goes on.
 
     A background task reads the socket: at most 64 messages are buffered ahead of you; past that the server sees
-    backpressure (a paced replay then skips frames and counts them in ``dropped``; rate 0 waits).
+    backpressure (a paced replay then skips frames and counts them in ``dropped``; rate 0 waits). While a control
+    waits for its answer the task reads on regardless, since the answer may come behind messages nobody reads yet.
 
     Attributes:
-        status: the latest status event: ``{"status": "playing"|"paused"|"stopped", "time": ms, "rate", "dropped"}``.
+        status: the latest status event: ``{"status": "playing"|"paused"|"stopped", "time": ms, "rate", "dropped"}``
+            (and ``"id"`` when it answers one of this client's commands).
         finished: the ``finished`` event that ended the iteration (``{"interrupted": bool, "dropped": int}``), or None.
     """
 
@@ -66,12 +68,11 @@ class Replay:
         self._pump_task: asyncio.Task[None] | None = None
         self._queue: asyncio.Queue[tuple[int, str, Any]] | None = None
         self._start_us = 0
-        self._duration_ms = 0.0
         self._epoch = 0  # bumped by seek/play: queued items of older epochs are stale
-        self._server_active = False  # the server runs a play whose `finished` has not been received
-        self._replaced = 0  # plays replaced by play(): frames are skipped until their `finished` arrives
-        self._seek_target_us: int | None = None  # frames are skipped until the status of this position arrives
-        self._seek_done: asyncio.Event | None = None
+        self._last_id = 0  # command ids: this connection's count of commands sent
+        self._answers: dict[int, asyncio.Future[dict[str, Any]]] = {}  # commands waiting for their answer, by id
+        self._moving: int | None = None  # id of a seek/play: what arrives before its answer is the old position's
+        self._room: asyncio.Event | None = None  # set when the queue has room again (or a command waits)
         self._iterating = False  # a play or seek is running for the iterator (its `finished` not consumed)
         self._closed = False
         self.status: dict[str, Any] | None = None
@@ -94,14 +95,13 @@ class Replay:
         from websockets.asyncio.client import connect
         from websockets.exceptions import InvalidHandshake, InvalidStatus
 
-        # The start time for abs_timestamp, and the duration the server clamps seeks to (fresh: a bag may grow).
+        # The start time for abs_timestamp (fresh: a bag may grow).
         loop = asyncio.get_running_loop()
         try:
             info = await loop.run_in_executor(None, self.bag.info)
         except VlinkBagError:
             info = self.bag._cached_info()
         self._start_us = int(info["startTimestamp"]) * 1000
-        self._duration_ms = float(info.get("totalDuration", 0))
         headers = {k: v for k, v in self.bag.client._headers.items() if k.lower() in ("authorization", "user-agent")}
         try:
             self._ws = await connect(
@@ -120,17 +120,28 @@ class Replay:
             raise ConnectionFailed(f"WebSocket handshake with {self.url} failed: {error}", url=self.url) from error
         except (OSError, asyncio.TimeoutError) as error:
             raise ConnectionFailed(f"cannot connect to {self.url}: {error or type(error).__name__}", url=self.url) from error
-        self._queue = asyncio.Queue(_QUEUE_ITEMS)
-        self._seek_done = asyncio.Event()
+        self._queue = asyncio.Queue()
+        self._room = asyncio.Event()
         self._pump_task = asyncio.ensure_future(self._pump(self._ws, self._queue))
         s = self._settings
-        await self.play(rate=s["rate"], urls=s["urls"], start_time=s["start_time"], end_time=s["end_time"], times=s["times"], paused=s["paused"])
+        play = self.play(rate=s["rate"], urls=s["urls"], start_time=s["start_time"], end_time=s["end_time"], times=s["times"], paused=s["paused"])
+        try:
+            # The first answer comes as soon as the replay starts; none at all means a server without command ids.
+            await asyncio.wait_for(play, self._open_timeout)
+        except asyncio.TimeoutError:
+            await self.close()
+            raise ConnectionFailed(
+                f"{self.url} did not answer the replay's play command within {self._open_timeout} s"
+                " (a server too old to echo replay command ids?)",
+                url=self.url,
+            ) from None
         return self
 
     async def close(self) -> None:
         """Closes the WebSocket (the server ends the session)."""
         self._closed = True
         self._iterating = False
+        self._fail_answers(ConnectionFailed(f"the replay connection to {self.url} was closed", url=self.url))
         ws, self._ws = self._ws, None
         task, self._pump_task = self._pump_task, None
         if ws is not None:
@@ -155,36 +166,59 @@ class Replay:
         try:
             async for data in ws:
                 if isinstance(data, (bytes, bytearray, memoryview)):
-                    if self._replaced or self._seek_target_us is not None:
-                        continue
-                    await queue.put((self._epoch, "frame", data))
+                    if self._moving is None:
+                        await self._put(queue, (self._epoch, "frame", data))
                     continue
                 event = json.loads(data)
                 kind = event.get("event")
+                answered = event.get("id")
+                if answered is not None and answered == self._moving:
+                    self._moving = None  # from here on, everything is the new position's
+                future = self._answers.pop(answered, None) if isinstance(answered, int) else None
                 if kind == "status":
                     self.status = event
-                    target = self._seek_target_us
-                    if target is not None and round(float(event.get("time", -1)) * 1000) == target:
-                        self._seek_target_us = None
-                        assert self._seek_done is not None
-                        self._seek_done.set()
                 elif kind == "finished":
-                    self._server_active = False
-                    if self._replaced:
-                        self._replaced -= 1
-                        continue
-                    await queue.put((self._epoch, "finished", event))
-                elif kind == "error":
-                    await queue.put((self._epoch, "error", event))
+                    if self._moving is None:  # else it ends the play that a seek or play is leaving
+                        await self._put(queue, (self._epoch, "finished", event))
+                elif kind == "error" and (future is None or future.done()):  # no caller waits for it: the iteration
+                    await self._put(queue, (self._epoch, "error", event))
+                if future is not None and not future.done():
+                    future.set_result(event)
         except ConnectionClosedOK:
             pass
         except ConnectionClosed as error:
-            await queue.put((-1, "broken", error))
+            self._fail_answers(ConnectionFailed(f"the replay connection to {self.url} broke ({error})", url=self.url))
+            queue.put_nowait((-1, "broken", error))
             return
         except Exception as error:  # noqa: BLE001 - a bad event: report it to the reader
-            await queue.put((-1, "broken", error))
+            self._fail_answers(ConnectionFailed(f"the replay connection to {self.url} broke ({error})", url=self.url))
+            queue.put_nowait((-1, "broken", error))
             return
-        await queue.put((-1, "closed", None))
+        self._fail_answers(ConnectionFailed(f"the replay connection to {self.url} is closed", url=self.url))
+        queue.put_nowait((-1, "closed", None))
+
+    async def _put(self, queue: asyncio.Queue[tuple[int, str, Any]], item: tuple[int, str, Any]) -> None:
+        """Queues for the iteration; with the queue full, stops reading the socket (TCP backpressure reaches the
+        server) unless a command waits for its answer."""
+        room = self._room
+        assert room is not None
+        while queue.qsize() >= _QUEUE_ITEMS and not self._answers:
+            room.clear()
+            await room.wait()
+        queue.put_nowait(item)
+
+    def _fail_answers(self, error: VlinkBagError) -> None:
+        answers, self._answers = self._answers, {}
+        for future in answers.values():
+            if not future.done():
+                future.set_exception(error)
+
+    def _error(self, event: dict[str, Any]) -> VlinkBagError:
+        code = event.get("code") or "INTERNAL"
+        cls = error_class(code)
+        if cls is VlinkBagError:
+            cls = ReplayError
+        return cls(str(event.get("message", "replay error")), code=code, url=self.url)
 
     # -- controls -----------------------------------------------------------------------------------------------
     async def _send(self, command: dict[str, Any]) -> None:
@@ -197,6 +231,30 @@ class Replay:
         except ConnectionClosed as error:
             raise ConnectionFailed(f"the replay connection to {self.url} is closed ({error})", url=self.url) from error
 
+    async def _command(self, command: dict[str, Any], *, moving: bool = False) -> dict[str, Any]:
+        """Sends ``command`` with a new id and returns the status event that answers it; its error event raises.
+        ``moving`` (seek, play): what arrives before the answer is the old position's and is dropped."""
+        if self._ws is None:
+            await self.connect()
+        self._last_id += 1
+        command_id = self._last_id
+        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._answers[command_id] = answer
+        if moving:
+            self._moving = command_id
+        assert self._room is not None
+        self._room.set()  # a full queue must not keep the answer from being read
+        try:
+            await self._send({**command, "id": command_id})
+            event = await answer
+        finally:
+            self._answers.pop(command_id, None)
+            if self._moving == command_id:  # not answered (refused, cancelled, connection lost)
+                self._moving = None
+        if event.get("event") == "error":
+            raise self._error(event)
+        return event
+
     def _new_epoch(self) -> None:
         """Everything received so far belongs to the old position: drop it."""
         self._epoch += 1
@@ -207,6 +265,8 @@ class Replay:
                 if item[0] < 0:  # keep the end of the connection
                     queue.put_nowait(item)
                     break
+        if self._room is not None:
+            self._room.set()
 
     async def play(
         self,
@@ -216,10 +276,10 @@ class Replay:
         end_time: float | None = None,
         times: int = 1,
         paused: bool = False,
-    ) -> None:
+    ) -> dict[str, Any]:
         """Starts (or restarts) the replay: ``rate`` (0 = as fast as you read), ``urls`` (None = all),
         ``start_time``/``end_time`` in µs since recording start, ``times`` passes (≤ 0 = loop until stopped),
-        ``paused``."""
+        ``paused``. Returns once the new replay has started (the status answering it, before its first message)."""
         if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 10_000:
             raise BadRequest(f"rate must be in [0, 10000], not {rate!r}", code="INVALID_ARGUMENT")
         if start_time is None or start_time < 0 or (end_time is not None and end_time < start_time):
@@ -232,61 +292,51 @@ class Replay:
         if self._ws is None:
             self._settings = {"rate": rate, "urls": urls, "start_time": start_time, "end_time": end_time, "times": times, "paused": paused}
             await self.connect()
-            return
-        # A running play is replaced: the server ends it with a `finished` event before the new one's frames.
-        if self._server_active:
-            self._replaced += 1
+            assert self.status is not None
+            return self.status
+        # A running play is replaced: its `finished` comes before the new play's answer and is dropped with its frames.
         self._new_epoch()
-        self._server_active = True
         self._iterating = True
         self.finished = None
-        await self._send(command)
+        return await self._command(command, moving=True)
 
-    async def pause(self) -> None:
-        await self._send({"op": "pause"})
+    async def pause(self) -> dict[str, Any]:
+        """Returns once the replay is paused: no message follows the ones already received until a resume, step,
+        seek or play."""
+        return await self._command({"op": "pause"})
 
-    async def resume(self) -> None:
-        await self._send({"op": "resume"})
+    async def resume(self) -> dict[str, Any]:
+        """Returns once the replay plays again (a paced replay reports that when its next message is due)."""
+        return await self._command({"op": "resume"})
 
-    async def step(self) -> None:
-        """While paused: send exactly one more message."""
-        await self._send({"op": "step"})
+    async def step(self) -> dict[str, Any]:
+        """While paused: send exactly one more message. Returns once it has been received (the iteration yields it
+        after what was already buffered) and the replay is paused again."""
+        return await self._command({"op": "step"})
 
-    async def seek(self, ms: float) -> None:
+    async def seek(self, ms: float) -> dict[str, Any]:
         """Continue from ``ms`` (milliseconds since recording start, clamped to the recording); keeps pause and rate.
-        After a finished replay, a seek starts it again. Returns once the server has moved."""
+        After a finished replay, a seek starts it again. Returns the status at the new position once the server has
+        moved: every message after it is from there."""
         if isinstance(ms, bool) or not isinstance(ms, (int, float)) or ms < 0 or ms != ms:
             raise BadRequest(f"seek takes ms ≥ 0, not {ms!r}", code="INVALID_ARGUMENT")
         if self._ws is None:
             await self.connect()
-        # The server clamps the target like this (ReplaySession.seek); its first status then reports it.
-        duration = self._duration_ms
-        target = min(max(0.0, float(ms)), duration)
-        if ms > duration:
-            target = max(0.0, duration - 100)
-        assert self._seek_done is not None
-        self._seek_done.clear()
-        self._seek_target_us = round(target * 1000)
         self._new_epoch()
-        self._server_active = True
         self._iterating = True
         self.finished = None
-        await self._send({"op": "seek", "time": float(ms)})
-        try:
-            await asyncio.wait_for(self._seek_done.wait(), _SEEK_ACK_SECONDS)
-        except asyncio.TimeoutError:
-            # No status for that position (a bag that grew since): stop discarding rather than wait for ever.
-            self._seek_target_us = None
+        return await self._command({"op": "seek", "time": float(ms)}, moving=True)
 
-    async def set_rate(self, rate: float) -> None:
+    async def set_rate(self, rate: float) -> dict[str, Any]:
+        """Changes the speed; the replay continues from where it is (nothing is sent twice)."""
         if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 10_000:
             raise BadRequest(f"rate must be in [0, 10000], not {rate!r}", code="INVALID_ARGUMENT")
-        await self._send({"op": "rate", "rate": float(rate)})
+        return await self._command({"op": "rate", "rate": float(rate)})
 
-    async def stop(self) -> None:
-        """Stops the replay; the iteration ends once the messages already sent are read (``finished["interrupted"]``
-        is True). ``play()`` or ``seek()`` start again on the same connection."""
-        await self._send({"op": "stop"})
+    async def stop(self) -> dict[str, Any]:
+        """Stops the replay and returns once it has stopped; the iteration ends once the messages already sent are
+        read (``finished["interrupted"]`` is True). ``play()`` or ``seek()`` start again on the same connection."""
+        return await self._command({"op": "stop"})
 
     # -- iteration ----------------------------------------------------------------------------------------------
     def __aiter__(self) -> Replay:
@@ -300,9 +350,10 @@ class Replay:
         if not self._iterating:
             raise StopAsyncIteration
         queue = self._queue
-        assert queue is not None
+        assert queue is not None and self._room is not None
         while True:
             epoch, kind, value = await queue.get()
+            self._room.set()
             if kind == "frame":
                 if epoch == self._epoch:
                     return parse_frame(bytes(value), self._start_us)
@@ -313,11 +364,7 @@ class Replay:
                     raise StopAsyncIteration
             elif kind == "error":
                 if epoch == self._epoch:
-                    code = value.get("code") or "INTERNAL"
-                    cls = error_class(code)
-                    if cls is VlinkBagError:
-                        cls = ReplayError
-                    raise cls(str(value.get("message", "replay error")), code=code, url=self.url)
+                    raise self._error(value)
             else:  # the connection ended: stay ended for later calls too
                 queue.put_nowait((epoch, kind, value))
                 self._iterating = False
