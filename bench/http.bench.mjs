@@ -71,7 +71,8 @@ await writeBag('replay-200hz.vdb', 2000, (i) => frame(1000 + Math.floor(i / 5) *
 // Child processes
 const children = [];
 function startChild(childArgs) {
-  const flags = runtime === 'node' ? ['--expose-gc'] : [];
+  // The soak compares heap after a forced GC; Deno exposes gc() only with the V8 flag (Bun has Bun.gc).
+  const flags = runtime === 'node' ? ['--expose-gc'] : runtime === 'deno' ? ['run', '-A', '--v8-flags=--expose-gc'] : [];
   const child = spawn(process.execPath, [...flags, join(here, 'http-server.mjs'), ...childArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child);
   const state = { rss: [], port: 0 };
