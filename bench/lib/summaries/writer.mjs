@@ -21,11 +21,27 @@ export function summarize(r) {
       sig(cell(s, 'sync')?.p99),
     ]),
   };
-  const warmth = r.pushWarmth && {
+  // Older results hold the list of pushes alone.
+  const warmPushes = Array.isArray(r.pushWarmth) ? r.pushWarmth : r.pushWarmth?.pushes;
+  const warmth = warmPushes && {
     section: 'writer',
     title: 'why large frames cost more per push: two transferred frames back to back per task, µs (first = cold, as a paced producer pays)',
     columns: ['frame', 'first p50', 'first p99', 'second p50', 'second p99'],
-    rows: r.pushWarmth.map((x) => [sizeLabel(x.size), sig(x.first.p50), sig(x.first.p99), sig(x.second.p50), sig(x.second.p99)]),
+    rows: warmPushes.map((x) => [sizeLabel(x.size), sig(x.first.p50), sig(x.first.p99), sig(x.second.p50), sig(x.second.p99)]),
+  };
+  const a = r.pushWarmth?.arming;
+  const arming = a && {
+    section: 'writer',
+    title: "arming a callback as the first thing in a task, µs (the writer hands batches over by a promise reaction; setImmediate was the old way)",
+    columns: ['nothing p50 / p99', 'setImmediate p50 / p99', 'promise reaction p50 / p99'],
+    rows: [[`${sig(a.nothing.p50)} / ${sig(a.nothing.p99)}`, `${sig(a.setImmediate.p50)} / ${sig(a.setImmediate.p99)}`, `${sig(a.promiseReaction.p50)} / ${sig(a.promiseReaction.p99)}`]],
+  };
+  const w = r.workerAlone;
+  const alone = w && {
+    section: 'writer',
+    title: 'the same syncMode loop (1 KiB frames) on the main thread and alone in a worker thread, MB/s (runs; diagnostic for the throughput table)',
+    columns: ['main thread', 'worker thread', 'best worker / best main'],
+    rows: [[w.runs.thisThread.map(sig).join(', '), w.runs.workerThread.map(sig).join(', '), times(w.workerThreadMBps / w.thisThreadMBps)]],
   };
   const loop = {
     section: 'writer',
@@ -35,9 +51,12 @@ export function summarize(r) {
   };
   const throughput = {
     section: 'writer',
-    title: 'end-to-end throughput, push everything until close() resolves (MB/s, better of two runs)',
-    columns: ['workload', 'syncMode', 'worker', 'worker / sync'],
-    rows: r.throughput.map((x) => [x.workload, sig(x.sync.MBps), sig(x.worker.MBps), times(x.workerVsSync)]),
+    title: 'end-to-end throughput, push everything until close() resolves (MB/s, median of alternating runs; older results: better of two)',
+    columns: ['workload', 'syncMode', 'worker', 'worker / sync', 'syncMode runs', 'worker runs'],
+    rows: r.throughput.map((x) => [
+      x.workload, sig(x.sync.MBps), sig(x.worker.MBps), times(x.workerVsSync),
+      (x.sync.runsMBps ?? []).map(sig).join(', ') || '–', (x.worker.runsMBps ?? []).map(sig).join(', ') || '–',
+    ]),
   };
   const d = r.slowDisk;
   const memory = {
@@ -54,7 +73,7 @@ export function summarize(r) {
   const workerLoop = r.loopDelay.find((x) => x.mode === 'worker');
   const transfer = cell(MiB, 'worker+transfer');
   return {
-    tables: [push, ...(warmth ? [warmth] : []), loop, throughput, memory],
+    tables: [push, ...(warmth ? [warmth] : []), ...(arming ? [arming] : []), loop, throughput, ...(alone ? [alone] : []), memory],
     goals: [
       { goal: 'push() p50, worker, 64 B – 16 KiB', target: '≤ 2 µs', measured: `${list('worker', 'p50')} µs`, met: worst(small, 'worker', 'p50') <= 2 },
       { goal: 'push() p99, worker, 64 B – 16 KiB', target: '≤ 20 µs', measured: `${list('worker', 'p99')} µs`, met: worst(small, 'worker', 'p99') <= 20 },
