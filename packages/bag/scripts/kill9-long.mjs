@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Long kill -9 run: for every format, a child records at full speed and is killed with SIGKILL at a random moment,
 // --runs times (default 25), alternating durable pushes every 64 frames and pure cacheSize commits, in sync mode and
-// (for .vdb/.vcap) worker mode; each bag is then checked as in src/crash/kill9.test.ts. Build first.
+// worker mode (--worker-runs); each bag is then checked as in src/crash/kill9.test.ts. Build first.
 //
 //   node packages/bag/scripts/kill9-long.mjs [--runs 25] [--format .vdb] [--max-delay 2000] [--cache 1048576] [--worker-runs 10]
 //   bun packages/bag/scripts/kill9-long.mjs       # children run with the same runtime as the script
@@ -32,7 +32,7 @@ const splitBySize = Number(values.split);
 let violations = 0;
 try {
   for (const ext of formats) {
-    for (const mode of ext.endsWith('x') ? ['sync'] : ['sync', 'worker']) {
+    for (const mode of ['sync', 'worker']) {
       const runs = Number(mode === 'sync' ? values.runs : values['worker-runs']);
       const started = performance.now();
       let read = 0;

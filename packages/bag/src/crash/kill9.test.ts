@@ -44,7 +44,7 @@ describe(`kill -9 while recording (${currentRuntime()})`, () => {
   for (const ext of formats) {
     test(`${ext}: ${RUNS} kills, sync mode`, () => runs(ext, 'sync', RUNS));
   }
-  for (const ext of formats.filter((e) => e === '.vdb' || e === '.vcap')) {
+  for (const ext of formats) {
     test(`${ext}: 2 kills, worker mode`, () => runs(ext, 'worker', 2));
   }
 });
