@@ -1,25 +1,14 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import type { Frame } from '@vlink/bag';
-import { serve, type RunningServer } from './index.js';
+import { describe, test } from 'node:test';
 import { decodeFrameAt } from './messages/binary-frame.js';
-import { buildFixtureRoot, readAll, type FixtureRoot } from './testing/fixtures.js';
-import { QueuedSocket, type Received } from './testing/ws-client.js';
+import { replayServer } from './testing/replay-server.js';
+import type { QueuedSocket, Received } from './testing/ws-client.js';
 
 // Control ids on the replay WebSocket: a command's `id` comes back on the one status event that shows the command in
 // effect (or on its error event), and everything the command changed is visible before that answer.
 
-let fx: FixtureRoot;
-let server: RunningServer;
-let frames: Frame[];
-const sockets: QueuedSocket[] = [];
-const connect = async () => {
-  const ws = await QueuedSocket.connect(`${server.url.replace('http', 'ws')}/v1/bags/drive.vdb/replay`);
-  sockets.push(ws);
-  await ws.event('status');
-  return ws;
-};
+const replay = replayServer();
+const connect = async () => (await replay.open()).ws;
 const json = (m: Received) => (m.kind === 'text' ? m.json : undefined);
 const timestamps = (ms: Received[]) => ms.flatMap((m) => (m.kind === 'binary' ? [decodeFrameAt(m.bytes)!.frame.timestamp] : []));
 const events = (ms: Received[]) => ms.flatMap((m) => (m.kind === 'text' ? [m.json] : []));
@@ -29,17 +18,6 @@ async function answer(ws: QueuedSocket, id: unknown, timeoutMs = 5000): Promise<
   return { event: json(received.pop()!)!, before: received };
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-before(async () => {
-  fx = await buildFixtureRoot();
-  server = await serve({ root: fx.root, port: 0 });
-  frames = await readAll(join(fx.root, 'drive.vdb'));
-});
-after(async () => {
-  for (const ws of sockets) await ws.close();
-  await server?.close();
-  fx?.cleanup();
-});
 
 describe('WS replay control ids', () => {
   test('a seek is answered by the status at the new position; no frame of the old position follows it', async () => {
@@ -55,7 +33,7 @@ describe('WS replay control ids', () => {
     assert.ok(timestamps(moved.before).every((t) => t < 900_000), 'frames before the answer are from the old position');
     await ws.event('finished');
     const rest = timestamps(ws.received);
-    assert.deepEqual(rest, frames.filter((f) => f.timestamp >= 900_000).map((f) => f.timestamp), 'after the answer: the new position, in full');
+    assert.deepEqual(rest, replay.frames.filter((f) => f.timestamp >= 900_000).map((f) => f.timestamp), 'after the answer: the new position, in full');
   });
 
   test('play, step, resume, pause, rate and stop are each answered once the control took effect', async () => {
@@ -65,8 +43,8 @@ describe('WS replay control ids', () => {
 
     ws.send({ op: 'step', id: 2 });
     const stepped = await answer(ws, 2);
-    assert.deepEqual(timestamps(stepped.before), [frames[0]!.timestamp], 'the stepped frame comes before the answer');
-    assert.deepEqual(stepped.event, { event: 'status', status: 'paused', time: frames[0]!.timestamp / 1000, rate: 1, dropped: 0, id: 2 });
+    assert.deepEqual(timestamps(stepped.before), [replay.frames[0]!.timestamp], 'the stepped frame comes before the answer');
+    assert.deepEqual(stepped.event, { event: 'status', status: 'paused', time: replay.frames[0]!.timestamp / 1000, rate: 1, dropped: 0, id: 2 });
 
     ws.send({ op: 'resume', id: 3 });
     assert.equal((await answer(ws, 3)).event['status'], 'playing');
@@ -75,7 +53,7 @@ describe('WS replay control ids', () => {
     const held = await answer(ws, 'hold');
     const played = timestamps(held.before);
     assert.ok(played.length > 0, 'resumed');
-    assert.deepEqual(played, frames.slice(1, 1 + played.length).map((f) => f.timestamp), 'in order, none skipped');
+    assert.deepEqual(played, replay.frames.slice(1, 1 + played.length).map((f) => f.timestamp), 'in order, none skipped');
     assert.deepEqual([held.event['status'], held.event['time']], ['paused', played.at(-1)! / 1000], 'paused after the last frame sent');
     await sleep(150);
     assert.deepEqual(timestamps(ws.received), [], 'no frame follows the answer to pause');
@@ -105,7 +83,7 @@ describe('WS replay control ids', () => {
     fresh.send({ op: 'seek', time: 505, id: 's' });
     assert.deepEqual((await answer(fresh, 's')).event, { event: 'status', status: 'paused', time: 505, rate: 1, dropped: 0, id: 's' });
     fresh.send({ op: 'step', id: 't' });
-    assert.deepEqual(timestamps((await answer(fresh, 't')).before), [frames.find((f) => f.timestamp >= 505_000)!.timestamp]);
+    assert.deepEqual(timestamps((await answer(fresh, 't')).before), [replay.frames.find((f) => f.timestamp >= 505_000)!.timestamp]);
   });
 
   test('commands sent back to back are answered in order, once each; commands without an id get no id', async () => {

@@ -1,34 +1,16 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import type { Frame } from '@vlink/bag';
-import { serve, type RunningServer } from './index.js';
+import { describe, test } from 'node:test';
 import { decodeFrameAt, FrameEncoder } from './messages/binary-frame.js';
-import { buildFixtureRoot, readAll, type FixtureRoot } from './testing/fixtures.js';
+import { replayServer } from './testing/replay-server.js';
 import { QueuedSocket } from './testing/ws-client.js';
 
-let fx: FixtureRoot;
-let server: RunningServer;
-let frames: Frame[];
-const sockets: QueuedSocket[] = [];
+const replay = replayServer();
 const connect = async (id = 'drive.vdb') => {
-  const ws = await QueuedSocket.connect(`${server.url.replace('http', 'ws')}/v1/bags/${encodeURIComponent(id)}/replay`);
-  sockets.push(ws);
-  assert.deepEqual(await ws.event('status'), { event: 'status', status: 'stopped', time: 0, rate: 1, dropped: 0 });
+  const { ws, status } = await replay.open(id);
+  assert.deepEqual(status, { event: 'status', status: 'stopped', time: 0, rate: 1, dropped: 0 });
   return ws;
 };
 const decode = (bytes: Uint8Array) => decodeFrameAt(bytes)!.frame;
-
-before(async () => {
-  fx = await buildFixtureRoot();
-  server = await serve({ root: fx.root, port: 0 });
-  frames = await readAll(join(fx.root, 'drive.vdb'));
-});
-after(async () => {
-  for (const ws of sockets) await ws.close();
-  await server?.close();
-  fx?.cleanup();
-});
 
 describe('WS replay', () => {
   test('rate 0 sends every frame, byte-exact, then finished', async () => {
@@ -39,8 +21,8 @@ describe('WS replay', () => {
     assert.deepEqual(finished, { event: 'finished', interrupted: false, dropped: 0 });
     const got = ws.binaries();
     const encoder = new FrameEncoder();
-    assert.equal(got.length, frames.length);
-    got.forEach((bytes, i) => assert.deepEqual(bytes, encoder.encode(frames[i]!), `frame ${i}`));
+    assert.equal(got.length, replay.frames.length);
+    got.forEach((bytes, i) => assert.deepEqual(bytes, encoder.encode(replay.frames[i]!), `frame ${i}`));
     assert.equal((await ws.event('status')).status, 'stopped');
   });
 
@@ -51,7 +33,7 @@ describe('WS replay', () => {
     await ws.event('finished', () => true, 5000);
     const elapsed = performance.now() - started;
     const got = ws.binaries().map(decode);
-    const want = frames.filter((f) => f.url === 'dds://imu' && f.timestamp >= 100_000 && f.timestamp <= 500_000);
+    const want = replay.frames.filter((f) => f.url === 'dds://imu' && f.timestamp >= 100_000 && f.timestamp <= 500_000);
     assert.deepEqual(got.map((f) => f.timestamp), want.map((f) => f.timestamp));
     // The window's frames span (last − 100 ms) / rate 2 of wall time.
     const span = (want.at(-1)!.timestamp - 100_000) / 1000 / 2;
@@ -69,11 +51,11 @@ describe('WS replay', () => {
 
     ws.clearEvents();
     ws.send({ op: 'step' });
-    assert.equal((await status('paused')).time, frames[0]!.timestamp / 1000);
+    assert.equal((await status('paused')).time, replay.frames[0]!.timestamp / 1000);
     ws.clearEvents();
     ws.send({ op: 'step' });
-    assert.equal((await status('paused')).time, frames[1]!.timestamp / 1000);
-    assert.deepEqual(ws.binaries().map((b) => decode(b).timestamp), [frames[0]!.timestamp, frames[1]!.timestamp]);
+    assert.equal((await status('paused')).time, replay.frames[1]!.timestamp / 1000);
+    assert.deepEqual(ws.binaries().map((b) => decode(b).timestamp), [replay.frames[0]!.timestamp, replay.frames[1]!.timestamp]);
 
     ws.clearEvents();
     ws.send({ op: 'resume' });
@@ -84,7 +66,7 @@ describe('WS replay', () => {
     await status('paused');
     const played = ws.binaries().map((b) => decode(b).timestamp);
     assert.ok(played.length >= 1 && played.length <= 30, `played ${played.length}`);
-    assert.deepEqual(played, frames.slice(2, 2 + played.length).map((f) => f.timestamp), 'in order, none skipped');
+    assert.deepEqual(played, replay.frames.slice(2, 2 + played.length).map((f) => f.timestamp), 'in order, none skipped');
 
     ws.clearEvents();
     ws.send({ op: 'seek', time: 800 });
@@ -94,7 +76,7 @@ describe('WS replay', () => {
     ws.send({ op: 'step' });
     await status('paused');
     const [afterSeek] = ws.binaries().map(decode);
-    assert.equal(afterSeek!.timestamp, frames.find((f) => f.timestamp >= 800_000)!.timestamp);
+    assert.equal(afterSeek!.timestamp, replay.frames.find((f) => f.timestamp >= 800_000)!.timestamp);
 
     ws.clearEvents();
     ws.send({ op: 'rate', rate: 4 });
@@ -131,8 +113,8 @@ describe('WS replay', () => {
     const ws = await connect();
     ws.send({ op: 'play', rate: 1, paused: true });
     ws.send({ op: 'step' });
-    assert.equal((await ws.event('status', (e) => e.status === 'paused' && e.time === frames[0]!.timestamp / 1000)).dropped, 0);
-    assert.deepEqual(ws.binaries().map((b) => decode(b).timestamp), [frames[0]!.timestamp]);
+    assert.equal((await ws.event('status', (e) => e.status === 'paused' && e.time === replay.frames[0]!.timestamp / 1000)).dropped, 0);
+    assert.deepEqual(ws.binaries().map((b) => decode(b).timestamp), [replay.frames[0]!.timestamp]);
     assert.equal(ws.received.some((m) => m.kind === 'text' && m.json['event'] === 'error'), false);
   });
 
@@ -142,12 +124,12 @@ describe('WS replay', () => {
     a.send({ op: 'play', rate: 1, paused: true });
     b.send({ op: 'play', rate: 0 });
     await b.event('finished');
-    assert.equal(b.binaries().length, frames.length);
+    assert.equal(b.binaries().length, replay.frames.length);
     assert.equal(a.binaries().length, 0);
     assert.equal((await a.event('status')).status, 'paused');
   });
 
   test('unknown bag is a 404 before the upgrade', async () => {
-    await assert.rejects(QueuedSocket.connect(`${server.url.replace('http', 'ws')}/v1/bags/nope.vdb/replay`));
+    await assert.rejects(QueuedSocket.connect(`${replay.server.url.replace('http', 'ws')}/v1/bags/nope.vdb/replay`));
   });
 });
