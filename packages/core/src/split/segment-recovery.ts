@@ -87,11 +87,9 @@ export function addRecoveredTotals(manifest: ParsedManifest, recovered: readonly
   let count = manifest.count;
   let duration = manifest.duration;
   for (const segment of recovered) {
-    // An unfinished segment's header may lag its rows (a `.vdb` writes its count at close, its url counts at every
-    // commit): take whichever saw more.
-    const messages = Math.max(segment.info.messageCount, segment.info.urls.reduce((sum, u) => sum + u.count, 0));
-    count += messages;
-    if (messages > 0) duration = Math.max(duration, segment.offsetUs + segment.info.totalDuration * 1000);
+    // Recovered segments are opened with tryToFix, so their readers count what an unfinished file holds.
+    count += segment.info.messageCount;
+    if (segment.info.messageCount > 0) duration = Math.max(duration, segment.offsetUs + segment.info.totalDuration * 1000);
     for (const meta of segment.info.urls) {
       if (meta.count === 0) continue;
       const known = byKey.get(keyOf(meta));
