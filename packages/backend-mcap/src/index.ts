@@ -6,6 +6,8 @@ export type { Writable } from './io/writable.js';
 export { FileReadable } from './io/file-readable.js';
 export { MemoryReadable } from './io/memory-readable.js';
 export { FileWritable } from './io/file-writable.js';
+export { RingWritable } from './io/ring-writable.js';
+export { openFileWritable, MIN_RING_CACHE_SIZE } from './io/open-file-writable.js';
 export { MemoryWritable } from './io/memory-writable.js';
 export { McapWriter } from './mcap/mcap-writer.js';
 export type { McapWriterOptions } from './mcap/mcap-writer.js';

@@ -22,7 +22,7 @@ import {
   type UrlKind,
 } from '@vlink/bag-core';
 import { loadCodecs, type Codecs } from '../codecs.js';
-import { FileWritable } from '../io/file-writable.js';
+import { openFileWritable } from '../io/open-file-writable.js';
 import { VcapFileWriter } from '../vcap/vcap-file-writer.js';
 import { verifyTrailingMagic } from '../vcap/verify-tail.js';
 
@@ -89,7 +89,7 @@ class VcapxFormat implements SplitFormat {
   }
 
   openSegment(path: string, openedAt: number): SegmentWriter {
-    const writable = new FileWritable(path);
+    const writable = openFileWritable(path, this.config, this.context);
     let writer: VcapFileWriter;
     try {
       writer = new VcapFileWriter({

@@ -47,6 +47,11 @@ export interface RecordingContext {
   resolveSchema(name: string, schemaType: SchemaType): SchemaData | undefined;
   /** Called by split backends around a segment switch (VLink split callback semantics, spec §4.3). */
   onSplit?(index: number, file: string, before: boolean): void;
+  /**
+   * True when the backend runs on the async writer's own thread, not on a caller's: it may then block that thread
+   * (`Atomics.wait`, e.g. for an I/O thread of its own) without stalling anyone's event loop.
+   */
+  readonly writerThread?: boolean;
 }
 
 export interface BackendWriter {

@@ -48,6 +48,7 @@ export function serveWriter(link: ParentLink): void {
         ...message.context,
         resolveSchema: (name: string, type: SchemaType) => schemas.get(schemaKey(name, type)),
         onSplit: (index, file, before) => send({ k: 'split', index, file, before }),
+        writerThread: true,
       };
       writer = await backend.createWriter(message.path, message.config, context);
     } catch (error) {
