@@ -81,18 +81,21 @@ describe('RingWritable (appends written by an I/O thread)', () => {
   });
 });
 
-describe('openFileWritable picks the I/O thread only on the writer thread with chunks of 1 MiB or more', () => {
+describe('openFileWritable picks the I/O thread only on the writer thread, for zstd chunks of 1 MiB or more', () => {
   const context = (writerThread: boolean) => ({ writerThread }) as unknown as RecordingContext;
-  const cases: Array<[writerThread: boolean, cacheSize: number, ring: boolean]> = [
-    [true, 4 * 1024 * KiB, true],
-    [true, 1024 * KiB, true],
-    [true, 512 * KiB, false],
-    [true, 0, false],
-    [false, 4 * 1024 * KiB, false],
+  const MiB = 1024 * KiB;
+  const cases: Array<[writerThread: boolean, cacheSize: number, compress: 'zstd' | 'none' | 'auto', ring: boolean]> = [
+    [true, 4 * MiB, 'zstd', true],
+    [true, 4 * MiB, 'auto', true],
+    [true, MiB, 'zstd', true],
+    [true, 4 * MiB, 'none', false],
+    [true, 512 * KiB, 'zstd', false],
+    [true, 0, 'zstd', false],
+    [false, 4 * MiB, 'zstd', false],
   ];
-  for (const [writerThread, cacheSize, ring] of cases) {
-    test(`writerThread ${writerThread}, cacheSize ${cacheSize} → ${ring ? 'RingWritable' : 'FileWritable'}`, () => {
-      const w = openFileWritable(join(dir, `pick-${writerThread}-${cacheSize}.bin`), resolveWriterConfig({ cacheSize }), context(writerThread));
+  for (const [writerThread, cacheSize, compress, ring] of cases) {
+    test(`writerThread ${writerThread}, cacheSize ${cacheSize}, compress ${compress} → ${ring ? 'RingWritable' : 'FileWritable'}`, () => {
+      const w = openFileWritable(join(dir, `pick-${writerThread}-${cacheSize}-${compress}.bin`), resolveWriterConfig({ cacheSize, compress }), context(writerThread));
       try {
         assert.equal(w instanceof RingWritable, ring);
         assert.equal(w instanceof FileWritable, !ring);

@@ -2,7 +2,6 @@ import {
   ActionType,
   actionText,
   BagError,
-  CompressType,
   countsForFrequency,
   formatVlinkDate,
   resolveSchemaType,
@@ -16,7 +15,7 @@ import type { Frame, RecordingContext, ResolvedWriterConfig, SchemaData, UrlKind
 import { zstdLevelFor, type Codecs } from '../codecs.js';
 import type { Writable } from '../io/writable.js';
 import { McapWriter } from '../mcap/mcap-writer.js';
-import { CHANNEL_METADATA_PREFIX, embedsSchema, fixed6, frequency, HEADER_METADATA, KEY_SEPARATOR, VCAP_LIBRARY, VLINK_PROFILE } from './vcap-format.js';
+import { CHANNEL_METADATA_PREFIX, embedsSchema, fixed6, frequency, HEADER_METADATA, KEY_SEPARATOR, VCAP_LIBRARY, VLINK_PROFILE, writesZstdChunks } from './vcap-format.js';
 
 export interface VcapFileWriterOptions {
   writable: Writable;
@@ -111,7 +110,7 @@ export class VcapFileWriter {
     this.writable = options.writable;
     // Chunk size = cacheSize (VLink), capped so compressed chunks stay readable (readers refuse > 1 GiB claims).
     const chunkSize = config.cacheSize > 0 ? Math.min(config.cacheSize, MAX_CHUNK_SIZE) : 0;
-    const zstd = chunkSize > 0 && (config.compress === CompressType.Auto || config.compress === CompressType.Zstd);
+    const zstd = writesZstdChunks(config);
     // enableLimit is not supported for .vcap (VLink only logs a warning): there is nothing to evict in MCAP.
     this.mcap = new McapWriter({
       writable: options.writable,

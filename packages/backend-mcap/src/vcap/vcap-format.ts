@@ -1,4 +1,4 @@
-import { SchemaType } from '@vlink/bag-core';
+import { CompressType, SchemaType, type ResolvedWriterConfig } from '@vlink/bag-core';
 
 /** Header `profile` of VLink files; VLink's reader refuses any other. */
 export const VLINK_PROFILE = 'vlink';
@@ -8,6 +8,11 @@ export const VLINK_PROFILE = 'vlink';
  * included) ignore the field, and naming the real writer keeps bug reports pointed at the right project.
  */
 export const VCAP_LIBRARY = 'vlink-bag 0.1.0';
+
+/** VLink's rule: chunks are zstd-compressed when chunking is on (`cacheSize > 0`) and `compress` is Auto or Zstd. */
+export function writesZstdChunks(config: Pick<ResolvedWriterConfig, 'cacheSize' | 'compress'>): boolean {
+  return config.cacheSize > 0 && (config.compress === CompressType.Auto || config.compress === CompressType.Zstd);
+}
 
 export const HEADER_METADATA = 'VLinkHeader';
 export const CHANNEL_METADATA_PREFIX = 'VLinkChannel_';

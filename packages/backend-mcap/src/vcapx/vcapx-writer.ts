@@ -2,7 +2,6 @@ import {
   ActionType,
   actionText,
   BagError,
-  CompressType,
   resolveSchemaType,
   SchemaType,
   schemaTypeLabel,
@@ -24,6 +23,7 @@ import {
 import { loadCodecs, type Codecs } from '../codecs.js';
 import { openFileWritable } from '../io/open-file-writable.js';
 import { VcapFileWriter } from '../vcap/vcap-file-writer.js';
+import { writesZstdChunks } from '../vcap/vcap-format.js';
 import { verifyTrailingMagic } from '../vcap/verify-tail.js';
 
 export interface VcapxWriterOptions {
@@ -83,9 +83,7 @@ class VcapxFormat implements SplitFormat {
     private readonly config: ResolvedWriterConfig,
     private readonly context: RecordingContext,
   ) {
-    // The same rule as VcapFileWriter: zstd chunks when chunking is on and compression is Auto or Zstd.
-    const zstd = config.cacheSize > 0 && (config.compress === CompressType.Auto || config.compress === CompressType.Zstd);
-    this.compress = zstd ? 'zstd' : 'None';
+    this.compress = writesZstdChunks(config) ? 'zstd' : 'None';
   }
 
   openSegment(path: string, openedAt: number): SegmentWriter {

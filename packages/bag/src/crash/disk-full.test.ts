@@ -116,8 +116,14 @@ interface Outcome {
  * Pushes `crashFrame(0), (1), …` (a durable push every 16 frames) until the writer fails, then keeps pushing for a
  * while, idles, and closes. Records what was committed and what reached the backend.
  */
-async function fillUp(path: string, options: { syncMode: boolean; worker?: boolean; counter?: Counted; cacheSize?: number }): Promise<Outcome> {
-  const writer = await BagWriter.create(path, { syncMode: options.syncMode, worker: options.worker ?? false, cacheSize: options.cacheSize ?? 32 * 1024, splitBySize: 256 * 1024 });
+async function fillUp(path: string, options: { syncMode: boolean; worker?: boolean; counter?: Counted; cacheSize?: number; compress?: 'zstd' }): Promise<Outcome> {
+  const writer = await BagWriter.create(path, {
+    syncMode: options.syncMode,
+    worker: options.worker ?? false,
+    cacheSize: options.cacheSize ?? 32 * 1024,
+    splitBySize: 256 * 1024,
+    ...(options.compress ? { compress: options.compress } : {}),
+  });
   const errors: BagError[] = [];
   writer.registerErrorCallback((error) => errors.push(error));
   let committed = -1;
@@ -228,14 +234,14 @@ describe(`disk full (${currentRuntime()})`, () => {
     }
   }
 
-  // With chunks of 1 MiB or more, an async .vcap is written by an I/O thread of its own (RingWritable): its ENOSPC must
-  // surface the same way.
-  test('.vcap on a full 2 MiB tmpfs, worker mode with the I/O thread (cacheSize 1 MiB)', { skip: skip || !formats.includes('.vcap') }, async () => {
+  // With zstd chunks of 1 MiB or more, an async .vcap is written by an I/O thread of its own (RingWritable): its ENOSPC
+  // must surface the same way.
+  test('.vcap on a full 2 MiB tmpfs, worker mode with the I/O thread (zstd, cacheSize 1 MiB)', { skip: skip || !formats.includes('.vcap') }, async () => {
     const sub = join(mountPoint, 'vcap-ring');
     mkdirSync(sub, { recursive: true });
     try {
       const path = join(sub, 'full.vcap');
-      const o = await fillUp(path, { syncMode: false, worker: true, cacheSize: MiB });
+      const o = await fillUp(path, { syncMode: false, worker: true, cacheSize: MiB, compress: 'zstd' });
       assertFailedCleanly(o, '.vcap tmpfs (I/O thread)', /ENOSPC|no space|full/i);
       await readBack(path, o.committed);
     } finally {

@@ -17,13 +17,14 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const formats = (['.vdb', '.vcap', '.vdbx', '.vcapx'] as CrashFormat[]).filter((ext) => registeredExtensions().includes(ext));
 let n = 0;
 
-async function runs(ext: CrashFormat, mode: 'sync' | 'worker', count: number, cacheSize = 128 * 1024): Promise<void> {
+async function runs(ext: CrashFormat, mode: 'sync' | 'worker', count: number, io?: { cacheSize: number; compress: 'zstd' }): Promise<void> {
   const plans: KillRunOptions[] = Array.from({ length: count }, (_, i) => ({
     ext,
     mode,
     dir: join(dir, `${n++}`),
     delayMs: 30 + Math.floor(Math.random() * 300),
-    cacheSize,
+    cacheSize: io?.cacheSize ?? 128 * 1024,
+    ...(io ? { compress: io.compress } : {}),
     // Alternate: an exact "committed" signal every 64 frames, or only the cacheSize commits.
     durableEvery: i % 2 === 0 ? 64 : 0,
     splitBySize: 256 * 1024,
@@ -47,8 +48,8 @@ describe(`kill -9 while recording (${currentRuntime()})`, () => {
   for (const ext of formats) {
     test(`${ext}: 2 kills, worker mode`, () => runs(ext, 'worker', 2));
   }
-  // 1 MiB chunks: an async .vcap/.vcapx is then written by its I/O thread, one chunk behind the writer.
+  // zstd chunks of 1 MiB: an async .vcap/.vcapx is then written by its I/O thread, one chunk behind the writer.
   for (const ext of formats.filter((e) => e.startsWith('.vcap'))) {
-    test(`${ext}: 2 kills, worker mode with the I/O thread (cacheSize 1 MiB)`, () => runs(ext, 'worker', 2, 1024 * 1024));
+    test(`${ext}: 2 kills, worker mode with the I/O thread (zstd, cacheSize 1 MiB)`, () => runs(ext, 'worker', 2, { cacheSize: 1024 * 1024, compress: 'zstd' }));
   }
 });

@@ -21,6 +21,8 @@ export interface KillRunOptions {
   durableEvery: number;
   /** Split size of `.vdbx`/`.vcapx` recordings. */
   splitBySize: number;
+  /** The writer's `compress` (default `none`). zstd `.vcap`/`.vcapx` chunks of ≥ 1 MiB engage the I/O thread in worker mode. */
+  compress?: 'none' | 'zstd';
   runtime?: RuntimeName;
   keep?: boolean;
 }
@@ -35,10 +37,23 @@ export interface KillRunResult {
   read: number;
   /** Payload bytes of the frames the child reported written but that did not survive. */
   lostBytes: number;
+  /** The most `lostBytes` may be (see `allowedLoss`). */
+  allowedLoss: number;
   /** Whether `fix()` then `check()` passed. */
   repaired: boolean;
   violations: string[];
   ms: { run: number; verify: number };
+}
+
+/**
+ * What a kill may lose of the frames reported written: the commit window (plus one frame in flight); for split
+ * recordings too: tryToFix reads the segment the manifest does not list yet (spec §4.2), and a split closes the old
+ * segment before the manifest names it. An async `.vcap`/`.vcapx` with zstd chunks of ≥ 1 MiB is written by an I/O
+ * thread one chunk behind the writer (`RingWritable`): that chunk may be lost as well.
+ */
+export function allowedLoss(options: Pick<KillRunOptions, 'ext' | 'mode' | 'cacheSize' | 'compress'>): number {
+  const ioThread = options.mode === 'worker' && options.ext.startsWith('.vcap') && options.compress === 'zstd' && options.cacheSize >= MIN_RING_CACHE_SIZE;
+  return options.cacheSize * (ioThread ? 2 : 1) + 2048;
 }
 
 /**
@@ -50,13 +65,13 @@ export async function killRun(options: KillRunOptions): Promise<KillRunResult> {
   const { ext, dir } = options;
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `crash${ext}`);
-  const result: KillRunResult = { path, written: -1, committed: -1, splits: 0, read: 0, lostBytes: 0, repaired: false, violations: [], ms: { run: 0, verify: 0 } };
+  const result: KillRunResult = { path, written: -1, committed: -1, splits: 0, read: 0, lostBytes: 0, allowedLoss: allowedLoss(options), repaired: false, violations: [], ms: { run: 0, verify: 0 } };
   const violation = (text: string) => result.violations.push(`${ext} ${options.mode}: ${text}`);
   const started = performance.now();
 
   const [bin, args] = childCommand(
     crashScript('record-child'),
-    [path, options.mode, String(options.cacheSize), String(options.durableEvery), String(options.splitBySize)],
+    [path, options.mode, String(options.cacheSize), String(options.durableEvery), String(options.splitBySize), options.compress ?? 'none'],
     options.runtime,
   );
   const child = spawn(bin, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -132,11 +147,7 @@ async function verify(options: KillRunOptions, result: KillRunResult, violation:
     reader.close();
   }
   for (let seq = result.read; seq <= result.written; seq++) result.lostBytes += crashFrameSize(seq);
-  // At most the commit window (plus one frame in flight); for split recordings too: tryToFix reads the segment the
-  // manifest does not list yet (spec §4.2), and a split closes the old segment before the manifest names it. An async
-  // .vcap/.vcapx with chunks ≥ 1 MiB is written by an I/O thread one chunk behind: that chunk may be lost as well.
-  const ioThreadChunk = options.mode === 'worker' && options.ext.startsWith('.vcap') && options.cacheSize >= MIN_RING_CACHE_SIZE ? options.cacheSize : 0;
-  const allowed = options.cacheSize + ioThreadChunk + 2048;
+  const allowed = result.allowedLoss;
   if (result.lostBytes > allowed) {
     violation(`lost ${result.lostBytes} payload bytes of frames reported written (frames ${result.read}..${result.written}), more than ${allowed}`);
   }

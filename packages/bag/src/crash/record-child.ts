@@ -7,14 +7,14 @@
  * - `C <seq>`          frames 0..seq are committed (a `pushDurable` of frame seq resolved);
  * - `S <index>`        a split recording closed a segment (it is listed in the manifest from now on).
  *
- * Usage: record-child <path> <sync|worker> <cacheSize> <durableEvery (0 = never)> [splitBySize]
+ * Usage: record-child <path> <sync|worker> <cacheSize> <durableEvery (0 = never)> [splitBySize] [none|zstd]
  */
 import { BagWriter } from '../index.js';
 import { crashFrame } from './payload.js';
 
-const [path, mode = 'sync', cacheArg = '262144', everyArg = '64', splitArg = '524288'] = process.argv.slice(2);
+const [path, mode = 'sync', cacheArg = '262144', everyArg = '64', splitArg = '524288', compressArg = 'none'] = process.argv.slice(2);
 if (!path) {
-  process.stderr.write('usage: record-child <path> <sync|worker> <cacheSize> <durableEvery> [splitBySize]\n');
+  process.stderr.write('usage: record-child <path> <sync|worker> <cacheSize> <durableEvery> [splitBySize] [none|zstd]\n');
   process.exit(2);
 }
 const durableEvery = Number(everyArg);
@@ -24,6 +24,7 @@ const writer = await BagWriter.create(path, {
   ...(worker ? { worker: true } : {}),
   cacheSize: Number(cacheArg),
   splitBySize: Number(splitArg),
+  compress: compressArg === 'zstd' ? 'zstd' : 'none',
   startTimestamp: 1_700_000_000_000,
 });
 const out = (line: string) => process.stdout.write(`${line}\n`);

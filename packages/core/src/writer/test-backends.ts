@@ -15,7 +15,8 @@ export function sleepSync(ms: number): void {
 /**
  * `.faultjson`: the memory backend, except that a frame on url `fail/storage` throws a storage error (the writer
  * fails), one on `fail/limit` is rejected with LIMIT_REACHED (counted, not fatal), and a path containing
- * `slow-<ms>` sleeps that long before every write.
+ * `slow-<ms>` sleeps that long before every write. A frame on `ask/writer-thread` is rejected too, its message saying
+ * what the backend was told in `RecordingContext.writerThread` (how a test sees the worker's side).
  */
 export const faultBackend: Backend = {
   name: 'fault',
@@ -24,15 +25,16 @@ export const faultBackend: Backend = {
   async createWriter(path, config, context) {
     const inner = await memoryBackend.createWriter(path, config, context);
     const delay = Number(/slow-(\d+)/.exec(path)?.[1] ?? 0);
-    return new FaultWriter(inner, delay);
+    return new FaultWriter(inner, delay, context.writerThread === true);
   },
   openReader: (path, options) => memoryBackend.openReader(path, options),
 };
 
 class FaultWriter implements BackendWriter {
-  constructor(private readonly inner: BackendWriter, private readonly delayMs: number) {}
+  constructor(private readonly inner: BackendWriter, private readonly delayMs: number, private readonly writerThread: boolean) {}
   write(frame: Frame): void {
     sleepSync(this.delayMs);
+    if (frame.url === 'ask/writer-thread') throw new BagError('LIMIT_REACHED', `writerThread ${this.writerThread}`, { url: frame.url });
     if (frame.url === 'fail/storage') throw new BagError('IO_ERROR', 'disk on fire', { url: frame.url });
     if (frame.url === 'fail/limit') throw new BagError('LIMIT_REACHED', 'row limit reached', { url: frame.url });
     this.inner.write(frame);

@@ -253,6 +253,19 @@ describe('BagWriter in a worker', () => {
     await writer.close();
   });
 
+  test('only the worker tells its backend it runs on the writer thread (RecordingContext.writerThread)', async () => {
+    for (const [options, expected] of [[{}, true], [{ syncMode: true }, false], [{ worker: false }, false]] as const) {
+      const writer = await BagWriter.create(bag('.faultjson'), options);
+      const called: BagError[] = [];
+      writer.registerErrorCallback((e) => called.push(e));
+      writer.push(createFrame({ timestamp: 1, url: 'ask/writer-thread', data: new Uint8Array(1) }));
+      await writer.pushDurable(createFrame({ timestamp: 2, url: 'ok', data: new Uint8Array(1) }));
+      await writer.close();
+      assert.equal(called.length, 1, JSON.stringify(options));
+      assert.match(called[0]!.message, new RegExp(`writerThread ${expected}`), JSON.stringify(options));
+    }
+  });
+
   test('a rejected frame in the worker is counted and reported without failing the writer', async () => {
     const writer = await BagWriter.create(bag('.faultjson'));
     const called: BagError[] = [];
