@@ -1,7 +1,9 @@
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { BagError } from '@vlink/bag-core';
-import { createByteRing, FAILED, HEAD, READY, ringError, STATE, STOPPED, STOPPING, TAIL, type ByteRing, type RingThreadData } from './byte-ring.js';
+import {
+  createByteRing, FAILED, HEAD, READY, ringError, RUNNING, setRingError, STATE, STOPPED, STOPPING, TAIL, type ByteRing, type RingThreadData,
+} from './byte-ring.js';
 import type { Writable } from './writable.js';
 
 /** How long one wait for the I/O thread lasts before its state is looked at again. */
@@ -55,6 +57,14 @@ export class RingWritable implements Writable {
     }
     // The thread ends by itself after `close`; it must never keep a process alive.
     this.thread.unref();
+    // A thread that dies outside its own try (its module failed to load) is reported here, once this thread's event
+    // loop runs; the next call then throws it. Without a listener the error would take the whole process down.
+    this.thread.on('error', (error: unknown) => {
+      if (Atomics.load(ring.control, STATE) !== RUNNING) return;
+      setRingError(ring, error instanceof Error ? error.message : String(error));
+      Atomics.store(ring.control, STATE, FAILED);
+      Atomics.notify(ring.control, TAIL);
+    });
   }
 
   position(): number {
@@ -125,7 +135,7 @@ export class RingWritable implements Writable {
       failure = error;
     }
     // Stop the thread (it closes its descriptor) and wait for it, so nothing writes to the file after close.
-    Atomics.compareExchange(control, STATE, 0, STOPPING);
+    Atomics.compareExchange(control, STATE, RUNNING, STOPPING);
     Atomics.notify(control, HEAD);
     try {
       this.waitForEnd();
@@ -141,7 +151,6 @@ export class RingWritable implements Writable {
   }
 
   private drain(): void {
-    if (this.closed && Atomics.load(this.ring.control, STATE) === STOPPED) return;
     this.waitForTail((tail) => tail === this.head);
   }
 
