@@ -14,8 +14,9 @@ const MAX_RING = 64 * 1024 * 1024;
  * `Atomics`: compressing a chunk and copying the previous one into the page cache then overlap. Uncompressed chunks
  * have no work to overlap with — the writer's thread only copies — and the ring's extra copy cost more than it saved
  * (measured by hand with the `throughput` loop of bench/writer.bench.mjs at 1 KiB frames, Node: about 0.64 of
- * syncMode with the ring vs 0.78 without while the page cache was fast, no difference while it was slow). Everywhere else (`syncMode`, `worker: false`, small or uncompressed
- * chunks) writes stay synchronous and unbuffered, as VLink's writer does them.
+ * syncMode with the ring vs 0.78 without while the page cache was fast, no difference while it was slow).
+ * Everywhere else (`syncMode`, `worker: false`, small or uncompressed chunks) writes stay synchronous and unbuffered,
+ * as VLink's writer does them.
  */
 export function openFileWritable(path: string, config: ResolvedWriterConfig, context: RecordingContext): Writable {
   if (context.writerThread && config.cacheSize >= MIN_RING_CACHE_SIZE && writesZstdChunks(config) && canWaitOnSharedMemory()) {
