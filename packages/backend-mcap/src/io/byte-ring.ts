@@ -13,7 +13,13 @@ export const STATE = 2;
 export const ERROR_LENGTH = 3;
 /** Set to 1 by the I/O thread once it has the file open. */
 export const READY = 4;
-const CONTROL_INTS = 5;
+/**
+ * Bumped by the writer after every change the I/O thread must see (new bytes, a stop request). The thread reads it
+ * before looking at `HEAD` and `STATE` and sleeps only while it is unchanged, so no wake-up is lost and an idle thread
+ * costs nothing.
+ */
+export const SIGNAL = 5;
+const CONTROL_INTS = 6;
 const ERROR_BYTES = 1024;
 const ERROR_OFFSET = 8 * 4;
 

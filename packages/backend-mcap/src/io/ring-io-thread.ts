@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { workerData } from 'node:worker_threads';
-import { FAILED, HEAD, openByteRing, READY, RUNNING, setRingError, STATE, STOPPED, TAIL, type RingThreadData } from './byte-ring.js';
+import { FAILED, HEAD, openByteRing, READY, RUNNING, setRingError, SIGNAL, STATE, STOPPED, TAIL, type RingThreadData } from './byte-ring.js';
 
 /**
  * The I/O thread of a `RingWritable`: appends whatever the writer puts into the ring to the file, in order, until
@@ -19,11 +19,13 @@ try {
   fd = openSync(data.path, 'r+');
   Atomics.store(control, READY, 1);
   for (;;) {
+    // Read before HEAD and STATE: whatever the writer changes after this line also changes SIGNAL, so the wait below
+    // returns at once instead of missing it.
+    const signal = Atomics.load(control, SIGNAL);
     const head = Atomics.load(control, HEAD);
     if (head === tail) {
       if (Atomics.load(control, STATE) !== RUNNING) break;
-      // Timed: a stop request set between the state check and this wait changes no HEAD to wake on.
-      Atomics.wait(control, HEAD, tail, 20);
+      Atomics.wait(control, SIGNAL, signal);
       continue;
     }
     const at = written % capacity;

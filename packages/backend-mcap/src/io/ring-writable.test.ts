@@ -55,6 +55,21 @@ describe('RingWritable (appends written by an I/O thread)', () => {
     ring.close();
   });
 
+  test('the I/O thread wakes for every write and for close, whenever they come (no lost wake-up, no polling)', async () => {
+    for (let i = 0; i < 20; i++) {
+      const path = join(dir, `wake-${i}.bin`);
+      const ring = new RingWritable(path, 64 * KiB);
+      // Idle for a moment (the thread sleeps), or not at all (close races the thread's own check).
+      if (i % 2 === 0) await new Promise((resolve) => setTimeout(resolve, i % 4 === 0 ? 5 : 0));
+      ring.write(patternBytes(100 + i, i));
+      if (i % 3 === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+      const started = performance.now();
+      ring.close();
+      assert.ok(performance.now() - started < 2000, `close took ${performance.now() - started} ms`);
+      assert.deepEqual(new Uint8Array(readFileSync(path)), patternBytes(100 + i, i));
+    }
+  });
+
   test('writeAt outside the written bytes is refused', () => {
     const ring = new RingWritable(join(dir, 'at.bin'), 64 * KiB);
     ring.write(new Uint8Array(10));

@@ -2,7 +2,7 @@ import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { BagError } from '@vlink/bag-core';
 import {
-  createByteRing, FAILED, HEAD, READY, ringError, RUNNING, setRingError, STATE, STOPPED, STOPPING, TAIL, type ByteRing, type RingThreadData,
+  createByteRing, FAILED, HEAD, READY, ringError, RUNNING, setRingError, SIGNAL, STATE, STOPPED, STOPPING, TAIL, type ByteRing, type RingThreadData,
 } from './byte-ring.js';
 import type { Writable } from './writable.js';
 
@@ -89,7 +89,7 @@ export class RingWritable implements Writable {
       this.pos += length;
       this.head = (this.head + length) | 0;
       Atomics.store(control, HEAD, this.head);
-      Atomics.notify(control, HEAD);
+      this.signal();
     }
   }
 
@@ -136,7 +136,7 @@ export class RingWritable implements Writable {
     }
     // Stop the thread (it closes its descriptor) and wait for it, so nothing writes to the file after close.
     Atomics.compareExchange(control, STATE, RUNNING, STOPPING);
-    Atomics.notify(control, HEAD);
+    this.signal();
     try {
       this.waitForEnd();
     } catch (error) {
@@ -148,6 +148,12 @@ export class RingWritable implements Writable {
       failure ??= BagError.wrap(error, 'IO_ERROR', 'close failed', { file: this.path });
     }
     if (failure) throw failure;
+  }
+
+  /** Wakes the I/O thread to look at `HEAD` and `STATE` again. */
+  private signal(): void {
+    Atomics.add(this.ring.control, SIGNAL, 1);
+    Atomics.notify(this.ring.control, SIGNAL);
   }
 
   private drain(): void {
