@@ -228,6 +228,28 @@ async function main() {
       await page.getByTestId('time-mode').selectOption('relative');
     });
 
+    await check('while stopped, a seek opens a paused replay there, and step from stopped sends the frame after it', async () => {
+      // Both open a new pass first and go on only once the server's answer to it (its command id) came back.
+      await page.getByTestId('stop').click();
+      await page.getByTestId('state').filter({ hasText: 'stopped' }).waitFor();
+      const field = page.getByTestId('time');
+      await field.click();
+      await field.fill('0:07.25');
+      await field.press('Enter');
+      await page.getByTestId('state').filter({ hasText: 'paused' }).waitFor();
+      await waitFor('the time to read 0:07.250', async () => (await timeValue()) === '0:07.250');
+      await page.getByTestId('stop').click();
+      await page.getByTestId('state').filter({ hasText: 'stopped' }).waitFor();
+      await page.getByTestId('inspector-url').selectOption(GAP.url);
+      await page.getByTestId('step').click();
+      await waitFor('a frame of the imu just after 7.25 s', async () => {
+        if ((await page.getByTestId('frame-time').count()) === 0) return false;
+        const t = relMs(await text('frame-time'));
+        return t >= 7250 && t <= 7400;
+      });
+      await page.getByTestId('state').filter({ hasText: 'paused' }).waitFor();
+    });
+
     await check('whitelist, max rate, then the replay runs to its end', async () => {
       await page.getByTestId('filter-mode').selectOption('whitelist');
       await page.getByRole('checkbox', { name: 'whitelist log/text' }).check();

@@ -50,9 +50,11 @@ export class ReplayClient {
   private readonly listeners = new Set<(s: ReplaySnapshot) => void>();
   /** Commands wait here until the socket is open. */
   private readonly pending: string[] = [];
-  private stepWhenPaused = false;
-  private seekWhenPaused: number | undefined;
-  private resumeAfterSeek = false;
+  /** Every command carries an id; the server echoes it on the status event that shows the command in effect. */
+  private nextId = 1;
+  /** What to do once a command is in effect, by its id (dropped when the command fails). */
+  private readonly followUps = new Map<number, () => void>();
+  private stepWhenOpen = false;
 
   constructor(readonly bagId: string, durationMs: number) {
     this.endMs = durationMs;
@@ -90,11 +92,16 @@ export class ReplayClient {
   play(options: PlayOptions, atMs: number, paused: boolean): void {
     const at = Math.max(options.beginMs, atMs);
     const moveFirst = at > options.beginMs;
-    // A seek right after a play would race the new pass's start (it may not be paused yet): wait for its `paused`.
-    this.send({ op: 'play', rate: options.rate, begin: options.beginMs, end: options.endMs, urls: options.urls, times: options.loop ? 0 : 1, paused: paused || moveFirst });
+    const stepThen = this.stepWhenOpen;
+    this.stepWhenOpen = false;
+    // What comes next waits for the play's answer: a seek sent before the new pass has started would race it.
+    const goOn = () => {
+      if (stepThen) this.send({ op: 'step' });
+      else if (moveFirst && !paused) this.send({ op: 'resume' });
+    };
+    const play = { op: 'play', rate: options.rate, begin: options.beginMs, end: options.endMs, urls: options.urls, times: options.loop ? 0 : 1, paused: paused || moveFirst || stepThen };
+    this.send(play, moveFirst ? () => this.send({ op: 'seek', time: at }, goOn) : goOn);
     this.setAnchor(at);
-    this.seekWhenPaused = moveFirst ? at : undefined;
-    this.resumeAfterSeek = moveFirst && !paused;
     this.update({ finished: false, rate: options.rate });
   }
 
@@ -106,11 +113,11 @@ export class ReplayClient {
     this.send({ op: 'resume' });
   }
 
-  /** One frame; while stopped, `open` first starts a paused replay at the position. */
+  /** One frame; while stopped, `open` first starts a paused replay at the position (it calls `play`). */
   step(open?: () => void): void {
     if (this.snapshot.state === 'paused') this.send({ op: 'step' });
     else if (open) {
-      this.stepWhenPaused = true;
+      this.stepWhenOpen = true;
       open();
     }
   }
@@ -139,8 +146,11 @@ export class ReplayClient {
     this.ws.close(1000);
   }
 
-  private send(command: Record<string, unknown>): void {
-    const text = JSON.stringify(command);
+  /** Sends `command` with a fresh id; `then` runs once the server's answer says it is in effect. */
+  private send(command: Record<string, unknown>, then?: () => void): void {
+    const id = this.nextId++;
+    if (then) this.followUps.set(id, then);
+    const text = JSON.stringify({ ...command, id });
     if (this.ws.readyState === WebSocket.OPEN) this.ws.send(text);
     else if (this.ws.readyState === WebSocket.CONNECTING) this.pending.push(text);
   }
@@ -162,7 +172,7 @@ export class ReplayClient {
   }
 
   private onEvent(text: string): void {
-    let event: { event: string; status?: ReplayState; time?: number; rate?: number; dropped?: number; interrupted?: boolean; code?: string; message?: string };
+    let event: { event: string; id?: number | string; status?: ReplayState; time?: number; rate?: number; dropped?: number; interrupted?: boolean; code?: string; message?: string };
     try {
       event = JSON.parse(text);
     } catch {
@@ -171,30 +181,18 @@ export class ReplayClient {
     if (event.event === 'status') {
       this.setAnchor(event.time ?? 0);
       this.update({ state: event.status!, rate: event.rate ?? this.snapshot.rate, dropped: event.dropped ?? 0 });
-      if (event.status === 'paused') this.afterPaused();
+      const then = typeof event.id === 'number' ? this.followUps.get(event.id) : undefined;
+      if (then) {
+        this.followUps.delete(event.id as number);
+        then();
+      }
     } else if (event.event === 'finished') {
       // An interrupted pass is one a new play replaced: the new one reports its own status.
       if (!event.interrupted) this.update({ state: 'stopped', finished: true, dropped: event.dropped ?? 0 });
     } else if (event.event === 'error') {
-      this.stepWhenPaused = false;
+      // A failed command's follow-ups are dropped with it (a play that failed is not seeked into).
+      if (typeof event.id === 'number') this.followUps.delete(event.id);
       this.update({ lastError: `${event.code}: ${event.message}` });
-    }
-  }
-
-  /** The follow-ups of play() and step(): once the paused replay is open, move to the position, then go on. */
-  private afterPaused(): void {
-    if (this.seekWhenPaused !== undefined) {
-      const at = this.seekWhenPaused;
-      this.seekWhenPaused = undefined;
-      this.send({ op: 'seek', time: at });
-      this.setAnchor(at);
-      if (this.resumeAfterSeek) this.send({ op: 'resume' });
-      this.resumeAfterSeek = false;
-      return;
-    }
-    if (this.stepWhenPaused) {
-      this.stepWhenPaused = false;
-      this.send({ op: 'step' });
     }
   }
 
