@@ -126,6 +126,13 @@ async function main() {
     if (!m) throw new Error(`not a relative time: ${v}`);
     return (Number(m[1]) * 60 + Number(m[2])) * 1000 + Number(m[3]);
   };
+  /** Waits until the inspector shows a frame whose time is within [fromMs, toMs]. */
+  const waitForFrameBetween = (what, fromMs, toMs) =>
+    waitFor(what, async () => {
+      if ((await page.getByTestId('frame-time').count()) === 0) return false;
+      const t = relMs(await text('frame-time'));
+      return t >= fromMs && t <= toMs;
+    });
 
   try {
     await check('the page loads at / and lists the bags', async () => {
@@ -198,11 +205,7 @@ async function main() {
     await check('step sends the next frame after the seek point', async () => {
       await page.getByTestId('inspector-url').selectOption(GAP.url);
       await page.getByTestId('step').click();
-      await waitFor('a frame of the imu after 8.5 s', async () => {
-        if ((await page.getByTestId('frame-time').count()) === 0) return false;
-        const t = relMs(await text('frame-time'));
-        return t >= 8500 && t <= 8600;
-      });
+      await waitForFrameBetween('a frame of the imu after 8.5 s', 8500, 8600);
       assert((await text('decoded-kind')) === 'json', `decoded as ${await text('decoded-kind')}`);
     });
 
@@ -242,11 +245,7 @@ async function main() {
       await page.getByTestId('state').filter({ hasText: 'stopped' }).waitFor();
       await page.getByTestId('inspector-url').selectOption(GAP.url);
       await page.getByTestId('step').click();
-      await waitFor('a frame of the imu just after 7.25 s', async () => {
-        if ((await page.getByTestId('frame-time').count()) === 0) return false;
-        const t = relMs(await text('frame-time'));
-        return t >= 7250 && t <= 7400;
-      });
+      await waitForFrameBetween('a frame of the imu just after 7.25 s', 7250, 7400);
       await page.getByTestId('state').filter({ hasText: 'paused' }).waitFor();
     });
 
