@@ -100,7 +100,12 @@ export class ReplayClient {
       else if (moveFirst && !paused) this.send({ op: 'resume' });
     };
     const play = { op: 'play', rate: options.rate, begin: options.beginMs, end: options.endMs, urls: options.urls, times: options.loop ? 0 : 1, paused: paused || moveFirst || stepThen };
-    this.send(play, moveFirst ? () => this.send({ op: 'seek', time: at }, goOn) : goOn);
+    const moveThere = () => {
+      // The pass reported its start; the cursor stays where the seek is going, not back at the window start.
+      this.setAnchor(at);
+      this.send({ op: 'seek', time: at }, goOn);
+    };
+    this.send(play, moveFirst ? moveThere : goOn);
     this.setAnchor(at);
     this.update({ finished: false, rate: options.rate });
   }
