@@ -58,12 +58,18 @@ export function openByteRing(control: SharedArrayBuffer, bytes: SharedArrayBuffe
   };
 }
 
-/** Stores the I/O thread's error message (truncated to what fits) for the writer to throw. */
-export function setRingError(ring: ByteRing, message: string): void {
+/**
+ * Marks the ring failed with `message` (truncated to what fits) for the writer to throw, and wakes a writer waiting on
+ * `TAIL`. The first failure is the one kept.
+ */
+export function failRing(ring: ByteRing, message: string): void {
+  if (Atomics.load(ring.control, STATE) === FAILED) return;
   const encoded = new TextEncoder().encode(message).subarray(0, ring.error.length);
   // TextDecoder refuses views on shared memory, so the message is copied in and out of plain buffers.
   ring.error.set(encoded);
   Atomics.store(ring.control, ERROR_LENGTH, encoded.length);
+  Atomics.store(ring.control, STATE, FAILED);
+  Atomics.notify(ring.control, TAIL);
 }
 
 export function ringError(ring: ByteRing): string {

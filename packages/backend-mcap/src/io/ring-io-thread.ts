@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { workerData } from 'node:worker_threads';
-import { FAILED, HEAD, openByteRing, READY, RUNNING, setRingError, SIGNAL, STATE, STOPPED, TAIL, type RingThreadData } from './byte-ring.js';
+import { failRing, HEAD, openByteRing, READY, RUNNING, SIGNAL, STATE, STOPPED, TAIL, type RingThreadData } from './byte-ring.js';
 
 /**
  * The I/O thread of a `RingWritable`: appends whatever the writer puts into the ring to the file, in order, until
@@ -41,8 +41,7 @@ try {
   fd = -1;
   Atomics.store(control, STATE, STOPPED);
 } catch (error) {
-  setRingError(ring, error instanceof Error ? error.message : String(error));
-  Atomics.store(control, STATE, FAILED);
+  failRing(ring, error instanceof Error ? error.message : String(error));
   try {
     if (fd >= 0) closeSync(fd);
   } catch {

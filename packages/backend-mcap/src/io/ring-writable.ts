@@ -2,7 +2,7 @@ import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { BagError } from '@vlink/bag-core';
 import {
-  createByteRing, FAILED, HEAD, READY, ringError, RUNNING, setRingError, SIGNAL, STATE, STOPPED, STOPPING, TAIL, type ByteRing, type RingThreadData,
+  createByteRing, FAILED, HEAD, READY, failRing, ringError, RUNNING, SIGNAL, STATE, STOPPED, STOPPING, TAIL, type ByteRing, type RingThreadData,
 } from './byte-ring.js';
 import type { Writable } from './writable.js';
 
@@ -60,10 +60,7 @@ export class RingWritable implements Writable {
     // A thread that dies outside its own try (its module failed to load) is reported here, once this thread's event
     // loop runs; the next call then throws it. Without a listener the error would take the whole process down.
     this.thread.on('error', (error: unknown) => {
-      if (Atomics.load(ring.control, STATE) !== RUNNING) return;
-      setRingError(ring, error instanceof Error ? error.message : String(error));
-      Atomics.store(ring.control, STATE, FAILED);
-      Atomics.notify(ring.control, TAIL);
+      if (Atomics.load(ring.control, STATE) === RUNNING) failRing(ring, error instanceof Error ? error.message : String(error));
     });
   }
 
