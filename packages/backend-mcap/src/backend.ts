@@ -1,6 +1,6 @@
 import { extensionOf, type Backend, type BackendWriter, type Frame, type SchemaData } from '@vlink/bag-core';
 import { loadCodecs } from './codecs.js';
-import { openFileWritable } from './io/open-file-writable.js';
+import { FileWritable } from './io/file-writable.js';
 import { VcapFileWriter } from './vcap/vcap-file-writer.js';
 import { VcapReader } from './vcap/vcap-reader.js';
 import { verifyTrailingMagic } from './vcap/verify-tail.js';
@@ -19,7 +19,7 @@ export const mcapBackend: Backend = {
   async createWriter(path, config, context) {
     if (extensionOf(path) === '.vcapx') return createVcapxWriter(path, config, context);
     const codecs = await loadCodecs();
-    const writable = openFileWritable(path, config, context);
+    const writable = new FileWritable(path);
     try {
       return new VcapBackendWriter(new VcapFileWriter({ writable, codecs, config, context, file: path }));
     } catch (error) {

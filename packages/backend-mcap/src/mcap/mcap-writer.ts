@@ -1,5 +1,6 @@
 import { BagError } from '@vlink/bag-core';
 import type { Codecs, ChunkCodec } from '../codecs.js';
+import type { PipelinedCompressor } from '../compress/pipelined-compressor.js';
 import type { Writable } from '../io/writable.js';
 import { ByteWriter } from './byte-writer.js';
 import { Opcode, TWO_32 } from './constants.js';
@@ -21,6 +22,11 @@ export interface McapWriterOptions {
   compression: string;
   /** Level handed to the codec's `compress`. */
   compressionLevel: number;
+  /**
+   * Compresses chunks while the next one is filled (`compression` must be the codec it implements); chunks it cannot
+   * take are compressed with the codec. The file is the same either way.
+   */
+  compressor?: PipelinedCompressor;
   /** Compute each chunk's `uncompressed_crc` (0 = not computed, as MCAP allows). */
   chunkCrc: boolean;
   /** Absolute time in ns since the epoch that message time offsets count from. */
@@ -53,6 +59,22 @@ interface SchemaSlot {
   encoding: string;
   data: Uint8Array;
   written: boolean;
+}
+
+/** A chunk whose records are complete, before compression. */
+interface SealedChunk {
+  startRel: number;
+  endRel: number;
+  uncompressedSize: number;
+  crc: number;
+  /** Its message index records (written right after it), with each channel's offset into them. */
+  index: Uint8Array;
+  indexIds: number[];
+  indexOffsets: number[];
+  /** When it started collecting (for `pendingAgeMs`). */
+  openedAt: number;
+  /** Bytes of the data section that go right before it (pending outside chunks when it was handed over). */
+  before?: Uint8Array;
 }
 
 interface ChunkEntry {
@@ -117,6 +139,8 @@ export class McapWriter {
   /** File offset of the placeholder header once part of the chunk went to disk, else −1. */
   private spilledAt = -1;
   private outSince = 0;
+  /** Chunks handed to `compressor` and not written yet, oldest first: nothing else reaches the writable before them. */
+  private readonly pending: SealedChunk[] = [];
 
   // Statistics.
   private messageCount = 0;
@@ -243,6 +267,7 @@ export class McapWriter {
   addMetadata(name: string, metadata: ReadonlyMap<string, string> | Iterable<readonly [string, string]>): void {
     if (this.ended) throw new BagError('CLOSED', 'writer is closed', { file: this.opts.file });
     this.closeChunk();
+    this.settle();
     this.markOut();
     const offset = this.w.position() + this.out.length;
     const length = writeMetadata(this.out, { name, metadata: new Map(metadata) });
@@ -252,6 +277,7 @@ export class McapWriter {
 
   /** ms since the open chunk (or pending unchunked bytes) started collecting, or −1 when nothing is pending. */
   pendingAgeMs(now = Date.now()): number {
+    if (this.pending.length > 0) return now - this.pending[0]!.openedAt;
     if (this.chunkOpen) return now - this.chunkOpenedAt;
     if (this.out.length > 0) return now - this.outSince;
     return -1;
@@ -273,13 +299,17 @@ export class McapWriter {
   /** Bytes handed to the writable plus pending ones. */
   position(): number {
     const open = this.chunkOpen ? (this.spilledAt < 0 ? PLAIN_CHUNK_HEADER : 0) + this.chunk.length : 0;
-    return this.w.position() + this.out.length + open;
+    // A chunk in compression counts at its uncompressed size, as the open one does.
+    let pending = 0;
+    for (const p of this.pending) pending += (p.before?.length ?? 0) + PLAIN_CHUNK_HEADER + p.uncompressedSize + p.index.length;
+    return this.w.position() + this.out.length + pending + open;
   }
 
   /** Finishes the file: open chunk, DataEnd, summary, summary offsets, footer, magic; then fsync. Idempotent. */
   end(): void {
     if (this.ended) return;
     this.closeChunk();
+    this.settle();
     this.ended = true;
     const written = this.channels.filter((c) => c.written);
     writeFileTail(this.out, this.w.position(), {
@@ -320,6 +350,7 @@ export class McapWriter {
   }
 
   private flushOut(): void {
+    this.settle();
     if (this.out.length === 0) return;
     this.w.write(this.out.view8());
     this.out.reset();
@@ -372,6 +403,7 @@ export class McapWriter {
 
   /** Sends the chunk's pending records and `payload` to disk now; the header is patched at close. */
   private spill(payload: Uint8Array): void {
+    this.settle();
     const parts: Uint8Array[] = [];
     if (this.out.length > 0) parts.push(this.out.view8());
     if (this.spilledAt < 0) {
@@ -408,84 +440,142 @@ export class McapWriter {
       return;
     }
     const records = this.chunk.view8();
-    let stored: Uint8Array = records;
-    let compression = '';
-    if (this.codec && this.spilledAt < 0 && this.chunkRecords >= MIN_COMPRESS_SIZE) {
-      let compressed: Uint8Array;
-      try {
-        compressed = this.codec.compress!(records, this.opts.compressionLevel);
-      } catch (error) {
-        throw BagError.wrap(error, 'INTERNAL', `${this.opts.compression} compression failed`, { file: this.opts.file });
+    const sealed = this.seal(records);
+    if (this.spilledAt >= 0) this.writeSpilled(sealed, records);
+    else if (!this.handToCompressor(sealed, records)) {
+      this.settle();
+      let compressed: Uint8Array | undefined;
+      if (this.codec && this.chunkRecords >= MIN_COMPRESS_SIZE) {
+        try {
+          compressed = this.codec.compress!(records, this.opts.compressionLevel);
+        } catch (error) {
+          throw BagError.wrap(error, 'INTERNAL', `${this.opts.compression} compression failed`, { file: this.opts.file });
+        }
       }
-      if (records.length / compressed.length >= MIN_COMPRESS_RATIO) {
-        stored = compressed;
-        compression = this.opts.compression;
-      }
-    }
-    let crc = 0;
-    if (this.opts.chunkCrc) crc = crc32Final(crc32Update(this.chunkCrc, records));
-
-    // Message indexes, sorted by channel id, written right after the chunk.
-    const idx = this.scratch;
-    idx.reset();
-    const ids = this.chunkChannels.sort((a, b) => a - b);
-    const localOffsets: number[] = [];
-    for (const id of ids) {
-      const ch = this.channels[id - 1]!;
-      localOffsets.push(idx.length);
-      writeMessageIndex(idx, id, ch.index, ch.indexLength, this.baseHi, this.baseLo);
-      ch.indexLength = 0;
-    }
-    this.chunkChannels = [];
-
-    // A spilled chunk's records are partly on disk already: its records length is the whole uncompressed size.
-    const storedLength = this.spilledAt >= 0 ? this.chunkRecords : stored.length;
-    const header = new ByteWriter(64);
-    writeChunkHeader(header, this.baseHi, this.baseLo, {
-      startRel: this.chunkStartRel,
-      endRel: this.chunkEndRel,
-      uncompressedSize: this.chunkRecords,
-      crc,
-      compression,
-      recordsLength: storedLength,
-    });
-
-    let chunkOffset: number;
-    if (this.spilledAt >= 0) {
-      chunkOffset = this.spilledAt;
-      if (header.length !== PLAIN_CHUNK_HEADER) throw new BagError('INTERNAL', 'chunk header size changed after spilling');
-      const parts: Uint8Array[] = [];
-      if (records.length > 0) parts.push(records);
-      if (idx.length > 0) parts.push(idx.view8());
-      if (parts.length) this.w.writev!(parts);
-      this.w.writeAt!(header.view8(), this.spilledAt);
-    } else {
-      chunkOffset = this.w.position() + this.out.length;
-      const parts = [header.view8(), stored, idx.view8()];
-      if (this.out.length > 0) parts.unshift(this.out.view8());
-      if (this.w.writev) this.w.writev(parts);
-      else for (const p of parts) this.w.write(p);
+      this.writeChunk(sealed, records, compressed, this.out.length > 0 ? this.out.view8() : undefined);
       this.out.reset();
     }
-    const chunkLength = header.length + storedLength;
-    const indexOffsets = new Map<number, bigint>();
-    for (let i = 0; i < ids.length; i++) indexOffsets.set(ids[i]!, BigInt(chunkOffset + chunkLength + localOffsets[i]!));
-    this.chunkIndexes.push({
-      startRel: this.chunkStartRel,
-      endRel: this.chunkEndRel,
-      offset: chunkOffset,
-      length: chunkLength,
-      indexOffsets,
-      indexLength: idx.length,
-      compression,
-      storedSize: storedLength,
-      uncompressedSize: this.chunkRecords,
-    });
-    this.chunkCount++;
     this.chunk.reset();
     this.chunkRecords = 0;
     this.chunkMessages = 0;
     this.spilledAt = -1;
+  }
+
+  /** The chunk's header fields and message indexes; resets the channels' open indexes. */
+  private seal(records: Uint8Array): SealedChunk {
+    const idx = this.scratch;
+    idx.reset();
+    // Message indexes, sorted by channel id, written right after the chunk.
+    const ids = this.chunkChannels.sort((a, b) => a - b);
+    const offsets: number[] = [];
+    for (const id of ids) {
+      const ch = this.channels[id - 1]!;
+      offsets.push(idx.length);
+      writeMessageIndex(idx, id, ch.index, ch.indexLength, this.baseHi, this.baseLo);
+      ch.indexLength = 0;
+    }
+    this.chunkChannels = [];
+    return {
+      startRel: this.chunkStartRel,
+      endRel: this.chunkEndRel,
+      uncompressedSize: this.chunkRecords,
+      crc: this.opts.chunkCrc ? crc32Final(crc32Update(this.chunkCrc, records)) : 0,
+      index: idx.view8(),
+      indexIds: ids,
+      indexOffsets: offsets,
+      openedAt: this.chunkOpenedAt,
+    };
+  }
+
+  /**
+   * Hands the chunk to the compressor, then writes the one it was compressing before (waiting for it if need be): the
+   * compressor goes straight on with this chunk while the writer waits, writes and fills the next. The chunk itself
+   * is written by a later `settle`. False when there is no compressor or it cannot take the chunk.
+   */
+  private handToCompressor(sealed: SealedChunk, records: Uint8Array): boolean {
+    const compressor = this.opts.compressor;
+    if (!compressor || !this.codec || this.chunkRecords < MIN_COMPRESS_SIZE) return false;
+    if (!compressor.start(records, this.opts.compressionLevel)) return false;
+    // The scratch buffer that holds the index, and `out`, are reused before the chunk is written.
+    this.pending.push({ ...sealed, index: sealed.index.slice(), ...(this.out.length > 0 ? { before: this.out.view8().slice() } : {}) });
+    this.out.reset();
+    while (this.pending.length > 1) this.settleOldest();
+    return true;
+  }
+
+  /** Writes the chunks in compression, if any (waiting for them): before any other byte reaches the writable. */
+  private settle(): void {
+    while (this.pending.length > 0) this.settleOldest();
+  }
+
+  private settleOldest(): void {
+    const sealed = this.pending.shift()!;
+    let result: { records: Uint8Array; compressed: Uint8Array | undefined };
+    try {
+      result = this.opts.compressor!.finish();
+    } catch (error) {
+      throw BagError.wrap(error, 'INTERNAL', `${this.opts.compression} compression failed`, { file: this.opts.file });
+    }
+    this.writeChunk(sealed, result.records, result.compressed, sealed.before);
+  }
+
+  /**
+   * Writes a chunk that is whole in memory, after `before`: header, records (`compressed` unless it saved too
+   * little), message indexes.
+   */
+  private writeChunk(sealed: SealedChunk, records: Uint8Array, compressed: Uint8Array | undefined, before: Uint8Array | undefined): void {
+    const useCompressed = compressed !== undefined && records.length / compressed.length >= MIN_COMPRESS_RATIO;
+    const stored = useCompressed ? compressed : records;
+    const compression = useCompressed ? this.opts.compression : '';
+    const header = this.chunkHeader(sealed, compression, stored.length);
+    const chunkOffset = this.w.position() + (before?.length ?? 0);
+    const parts = before ? [before, header, stored, sealed.index] : [header, stored, sealed.index];
+    if (this.w.writev) this.w.writev(parts);
+    else for (const p of parts) this.w.write(p);
+    this.addChunkEntry(sealed, chunkOffset, header.length, stored.length, compression);
+  }
+
+  /** Finishes a spilled chunk: its records are partly on disk already, after a placeholder header patched now. */
+  private writeSpilled(sealed: SealedChunk, records: Uint8Array): void {
+    const header = this.chunkHeader(sealed, '', this.chunkRecords);
+    if (header.length !== PLAIN_CHUNK_HEADER) throw new BagError('INTERNAL', 'chunk header size changed after spilling');
+    const parts: Uint8Array[] = [];
+    if (records.length > 0) parts.push(records);
+    if (sealed.index.length > 0) parts.push(sealed.index);
+    if (parts.length) this.w.writev!(parts);
+    this.w.writeAt!(header, this.spilledAt);
+    this.addChunkEntry(sealed, this.spilledAt, header.length, this.chunkRecords, '');
+  }
+
+  private chunkHeader(sealed: SealedChunk, compression: string, recordsLength: number): Uint8Array {
+    const header = new ByteWriter(64);
+    writeChunkHeader(header, this.baseHi, this.baseLo, {
+      startRel: sealed.startRel,
+      endRel: sealed.endRel,
+      uncompressedSize: sealed.uncompressedSize,
+      crc: sealed.crc,
+      compression,
+      recordsLength,
+    });
+    return header.view8();
+  }
+
+  private addChunkEntry(sealed: SealedChunk, offset: number, headerLength: number, storedSize: number, compression: string): void {
+    const length = headerLength + storedSize;
+    const indexOffsets = new Map<number, bigint>();
+    for (let i = 0; i < sealed.indexIds.length; i++) indexOffsets.set(sealed.indexIds[i]!, BigInt(offset + length + sealed.indexOffsets[i]!));
+    this.chunkIndexes.push({
+      startRel: sealed.startRel,
+      endRel: sealed.endRel,
+      offset,
+      length,
+      indexOffsets,
+      indexLength: sealed.index.length,
+      compression,
+      storedSize,
+      uncompressedSize: sealed.uncompressedSize,
+    });
+    this.chunkCount++;
   }
 
   private chunkIndexRecord(c: ChunkEntry): Omit<ChunkIndex, 'type'> {

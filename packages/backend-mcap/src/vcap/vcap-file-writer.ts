@@ -13,6 +13,8 @@ import {
 } from '@vlink/bag-core';
 import type { Frame, RecordingContext, ResolvedWriterConfig, SchemaData, UrlKind } from '@vlink/bag-core';
 import { zstdLevelFor, type Codecs } from '../codecs.js';
+import { openChunkCompressor } from '../compress/open-chunk-compressor.js';
+import type { PipelinedCompressor } from '../compress/pipelined-compressor.js';
 import type { Writable } from '../io/writable.js';
 import { McapWriter } from '../mcap/mcap-writer.js';
 import { CHANNEL_METADATA_PREFIX, embedsSchema, fixed6, frequency, HEADER_METADATA, KEY_SEPARATOR, VCAP_LIBRARY, VLINK_PROFILE, writesZstdChunks } from './vcap-format.js';
@@ -99,6 +101,7 @@ export class VcapFileWriter {
   private readonly channels: ChannelState[] = [];
   private readonly schemaIds = new Map<string, number>();
   private readonly losses = new Map<string, number>();
+  private readonly compressor: PipelinedCompressor | undefined;
   private closed = false;
   private maxTimestamp = -1;
 
@@ -111,31 +114,38 @@ export class VcapFileWriter {
     // Chunk size = cacheSize (VLink), capped so compressed chunks stay readable (readers refuse > 1 GiB claims).
     const chunkSize = config.cacheSize > 0 ? Math.min(config.cacheSize, MAX_CHUNK_SIZE) : 0;
     const zstd = writesZstdChunks(config);
-    // enableLimit is not supported for .vcap (VLink only logs a warning): there is nothing to evict in MCAP.
-    this.mcap = new McapWriter({
-      writable: options.writable,
-      codecs: options.codecs,
-      profile: VLINK_PROFILE,
-      library: options.library ?? VCAP_LIBRARY,
-      chunkSize,
-      compression: zstd ? 'zstd' : '',
-      compressionLevel: zstdLevelFor(config.compressLevel),
-      chunkCrc: config.enableChunkCrc,
-      timeBase: BigInt(Math.trunc(context.startTimestamp)) * 1_000_000n,
-      file: options.file,
-    });
-    this.mcap.start();
-    const v = context.version;
-    this.mcap.addMetadata(HEADER_METADATA, [
-      ['tag', context.tagName],
-      ['version', `${v.major}.${v.minor}.${v.patch}`],
-      ['compress', zstd ? 'zstd' : 'None'],
-      ['process', context.processName],
-      ['date', formatVlinkDate(options.openedAt ?? context.startTimestamp)],
-      ['timezone', String(context.timezone)],
-      ['start_timestamp', String(Math.trunc(context.startTimestamp))],
-    ]);
-    this.mcap.flush();
+    this.compressor = zstd ? openChunkCompressor(chunkSize, config, context, options.file) : undefined;
+    try {
+      // enableLimit is not supported for .vcap (VLink only logs a warning): there is nothing to evict in MCAP.
+      this.mcap = new McapWriter({
+        writable: options.writable,
+        codecs: options.codecs,
+        profile: VLINK_PROFILE,
+        library: options.library ?? VCAP_LIBRARY,
+        chunkSize,
+        compression: zstd ? 'zstd' : '',
+        compressionLevel: zstdLevelFor(config.compressLevel),
+        ...(this.compressor ? { compressor: this.compressor } : {}),
+        chunkCrc: config.enableChunkCrc,
+        timeBase: BigInt(Math.trunc(context.startTimestamp)) * 1_000_000n,
+        file: options.file,
+      });
+      this.mcap.start();
+      const v = context.version;
+      this.mcap.addMetadata(HEADER_METADATA, [
+        ['tag', context.tagName],
+        ['version', `${v.major}.${v.minor}.${v.patch}`],
+        ['compress', zstd ? 'zstd' : 'None'],
+        ['process', context.processName],
+        ['date', formatVlinkDate(options.openedAt ?? context.startTimestamp)],
+        ['timezone', String(context.timezone)],
+        ['start_timestamp', String(Math.trunc(context.startTimestamp))],
+      ]);
+      this.mcap.flush();
+    } catch (error) {
+      this.compressor?.close();
+      throw error;
+    }
   }
 
   /**
@@ -236,7 +246,11 @@ export class VcapFileWriter {
       }
       this.mcap.end();
     } finally {
-      this.writable.close();
+      try {
+        this.compressor?.close();
+      } finally {
+        this.writable.close();
+      }
     }
   }
 

@@ -21,7 +21,7 @@ import {
   type UrlKind,
 } from '@vlink/bag-core';
 import { loadCodecs, type Codecs } from '../codecs.js';
-import { openFileWritable } from '../io/open-file-writable.js';
+import { FileWritable } from '../io/file-writable.js';
 import { VcapFileWriter } from '../vcap/vcap-file-writer.js';
 import { writesZstdChunks } from '../vcap/vcap-format.js';
 import { verifyTrailingMagic } from '../vcap/verify-tail.js';
@@ -87,7 +87,7 @@ class VcapxFormat implements SplitFormat {
   }
 
   openSegment(path: string, openedAt: number): SegmentWriter {
-    const writable = openFileWritable(path, this.config, this.context);
+    const writable = new FileWritable(path);
     let writer: VcapFileWriter;
     try {
       writer = new VcapFileWriter({

@@ -234,15 +234,15 @@ describe(`disk full (${currentRuntime()})`, () => {
     }
   }
 
-  // With zstd chunks of 1 MiB or more, an async .vcap is written by an I/O thread of its own (RingWritable): its ENOSPC
-  // must surface the same way.
-  test('.vcap on a full 2 MiB tmpfs, worker mode with the I/O thread (zstd, cacheSize 1 MiB)', { skip: skip || !formats.includes('.vcap') }, async () => {
-    const sub = join(mountPoint, 'vcap-ring');
+  // With zstd chunks of 1 MiB or more, an async .vcap compresses on a thread of its own (ThreadedCompressor) and
+  // writes each chunk once the next one is full: ENOSPC must surface the same way, the chunk in compression dropped.
+  test('.vcap on a full 2 MiB tmpfs, worker mode with the compressor thread (zstd, cacheSize 1 MiB)', { skip: skip || !formats.includes('.vcap') }, async () => {
+    const sub = join(mountPoint, 'vcap-compressor');
     mkdirSync(sub, { recursive: true });
     try {
       const path = join(sub, 'full.vcap');
       const o = await fillUp(path, { syncMode: false, worker: true, cacheSize: MiB, compress: 'zstd' });
-      assertFailedCleanly(o, '.vcap tmpfs (I/O thread)', /ENOSPC|no space|full/i);
+      assertFailedCleanly(o, '.vcap tmpfs (compressor thread)', /ENOSPC|no space|full/i);
       await readBack(path, o.committed);
     } finally {
       rmSync(sub, { recursive: true, force: true });

@@ -48,8 +48,8 @@ describe(`kill -9 while recording (${currentRuntime()})`, () => {
   for (const ext of formats) {
     test(`${ext}: 2 kills, worker mode`, () => runs(ext, 'worker', 2));
   }
-  // zstd chunks of 1 MiB: an async .vcap/.vcapx is then written by its I/O thread, one chunk behind the writer.
+  // zstd chunks of 1 MiB: an async .vcap/.vcapx then compresses each chunk on a thread of its own, one chunk behind.
   for (const ext of formats.filter((e) => e.startsWith('.vcap'))) {
-    test(`${ext}: 2 kills, worker mode with the I/O thread (zstd, cacheSize 1 MiB)`, () => runs(ext, 'worker', 2, { cacheSize: 1024 * 1024, compress: 'zstd' }));
+    test(`${ext}: 2 kills, worker mode with the compressor thread (zstd, cacheSize 1 MiB)`, () => runs(ext, 'worker', 2, { cacheSize: 1024 * 1024, compress: 'zstd' }));
   }
 });

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { MIN_RING_CACHE_SIZE } from '@vlink/bag-mcap';
+import { MIN_THREADED_CHUNK_SIZE } from '@vlink/bag-mcap';
 import { BagReader } from '../index.js';
 import { crashFrameSize, frameMismatch } from './payload.js';
 import { childCommand, crashScript, repoRoot, type RuntimeName } from './runtime.js';
@@ -21,7 +21,7 @@ export interface KillRunOptions {
   durableEvery: number;
   /** Split size of `.vdbx`/`.vcapx` recordings. */
   splitBySize: number;
-  /** The writer's `compress` (default `none`). zstd `.vcap`/`.vcapx` chunks of ≥ 1 MiB engage the I/O thread in worker mode. */
+  /** The writer's `compress` (default `none`). zstd `.vcap`/`.vcapx` chunks of ≥ 1 MiB engage the compressor thread in worker mode. */
   compress?: 'none' | 'zstd';
   runtime?: RuntimeName;
   keep?: boolean;
@@ -48,12 +48,12 @@ export interface KillRunResult {
 /**
  * What a kill may lose of the frames reported written: the commit window (plus one frame in flight); for split
  * recordings too: tryToFix reads the segment the manifest does not list yet (spec §4.2), and a split closes the old
- * segment before the manifest names it. An async `.vcap`/`.vcapx` with zstd chunks of ≥ 1 MiB is written by an I/O
- * thread one chunk behind the writer (`RingWritable`): that chunk may be lost as well.
+ * segment before the manifest names it. An async `.vcap`/`.vcapx` with zstd chunks of ≥ 1 MiB compresses each chunk on a
+ * thread of its own while the next one fills (`ThreadedCompressor`): that chunk may be lost as well.
  */
 export function allowedLoss(options: Pick<KillRunOptions, 'ext' | 'mode' | 'cacheSize' | 'compress'>): number {
-  const ioThread = options.mode === 'worker' && options.ext.startsWith('.vcap') && options.compress === 'zstd' && options.cacheSize >= MIN_RING_CACHE_SIZE;
-  return options.cacheSize * (ioThread ? 2 : 1) + 2048;
+  const compressorThread = options.mode === 'worker' && options.ext.startsWith('.vcap') && options.compress === 'zstd' && options.cacheSize >= MIN_THREADED_CHUNK_SIZE;
+  return options.cacheSize * (compressorThread ? 2 : 1) + 2048;
 }
 
 /**

@@ -49,7 +49,7 @@ export interface RecordingContext {
   onSplit?(index: number, file: string, before: boolean): void;
   /**
    * True when the backend runs on the async writer's own thread, not on a caller's: it may then block that thread
-   * (`Atomics.wait`, e.g. for an I/O thread of its own) without stalling anyone's event loop.
+   * (`Atomics.wait`, e.g. for a compressor thread of its own) without stalling anyone's event loop.
    */
   readonly writerThread?: boolean;
 }

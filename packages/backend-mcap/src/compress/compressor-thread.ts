@@ -1,0 +1,36 @@
+import zstd from '@foxglove/wasm-zstd';
+import { workerData } from 'node:worker_threads';
+import { failThread, openThreadControl, READY, reportDone, STATE, STOPPED, TAIL, waitForWork } from '../thread/thread-control.js';
+import { lengthAt, levelAt, resultAt, SLOTS, type CompressorThreadData } from './threaded-compressor.js';
+
+/**
+ * The thread of a `ThreadedCompressor`: compresses each chunk the writer puts into a slot's input with zstd and
+ * leaves the result in that slot's output, in order, until told to stop. It has its own instance of the WebAssembly
+ * codec.
+ */
+const data = workerData as CompressorThreadData;
+const t = openThreadControl(data.control);
+const inputs = data.inputs.map((b) => new Uint8Array(b));
+const outputs = data.outputs.map((b) => new Uint8Array(b));
+let tail = 0;
+
+try {
+  await zstd.isLoaded;
+  Atomics.store(t.control, READY, 1);
+  while (waitForWork(t, tail) !== undefined) {
+    const slot = tail & (SLOTS - 1);
+    const output = outputs[slot]!;
+    const compressed = zstd.compress(inputs[slot]!.subarray(0, Atomics.load(t.extra, lengthAt(slot))), Atomics.load(t.extra, levelAt(slot)));
+    // A result that does not fit is no smaller than the input: the writer stores the chunk uncompressed then.
+    const fits = compressed.length <= output.length;
+    if (fits) output.set(compressed);
+    Atomics.store(t.extra, resultAt(slot), fits ? compressed.length : -1);
+    tail = (tail + 1) | 0;
+    reportDone(t, tail);
+  }
+  Atomics.store(t.control, STATE, STOPPED);
+} catch (error) {
+  failThread(t, error instanceof Error ? error.message : String(error));
+} finally {
+  Atomics.notify(t.control, TAIL);
+}

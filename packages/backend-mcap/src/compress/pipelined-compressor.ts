@@ -1,0 +1,19 @@
+/**
+ * A chunk compressor that works while the writer goes on: `start` hands a chunk's records over, the writer fills the
+ * next chunk, and `finish` collects the result just before the file needs it. One chunk is in flight at a time.
+ * `McapWriter` takes one (injected, like its codecs) next to the synchronous codec it falls back on.
+ */
+export interface PipelinedCompressor {
+  /**
+   * Starts compressing `records` (copied before this returns, so the caller may reuse them). False when it cannot
+   * take them (larger than its buffers): the caller then compresses them itself. Only after `finish`.
+   */
+  start(records: Uint8Array, level: number): boolean;
+  /**
+   * Waits for the chunk started last: its records as given, and their compressed bytes (undefined when they did not
+   * compress into the room there was). Both views are valid until the next `start`.
+   */
+  finish(): { records: Uint8Array; compressed: Uint8Array | undefined };
+  /** Lets its resources go; a chunk in flight is abandoned. */
+  close(): void;
+}

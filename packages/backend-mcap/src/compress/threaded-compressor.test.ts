@@ -1,0 +1,191 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { resolveWriterConfig, type RecordingContext } from '@vlink/bag-core';
+import { patternBytes } from '@vlink/bag-core/testing';
+import { loadCodecs } from '../codecs.js';
+import { MemoryWritable } from '../io/memory-writable.js';
+import { MemoryReadable } from '../io/memory-readable.js';
+import { McapFileReader } from '../mcap/mcap-reader.js';
+import { McapWriter } from '../mcap/mcap-writer.js';
+import { openChunkCompressor } from './open-chunk-compressor.js';
+import { ThreadedCompressor } from './threaded-compressor.js';
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** Half pattern, half repeated bytes: compresses, but not to nothing. */
+function records(size: number, seed: number): Uint8Array {
+  const out = patternBytes(size, seed);
+  for (let i = 0; i < size; i += 128) out.fill(seed & 0xff, i, Math.min(size, i + 64));
+  return out;
+}
+
+/** Bytes no compressor can shrink (xorshift noise). */
+function noise(size: number, seed: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let x = seed * 2654435761 || 1;
+  for (let i = 0; i < size; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 0xff;
+  }
+  return out;
+}
+
+describe('ThreadedCompressor (zstd on a thread of its own)', () => {
+  test('every chunk comes back as what the codec makes of it, two in flight, in order', async () => {
+    const codecs = await loadCodecs();
+    const c = new ThreadedCompressor(256 * KiB);
+    try {
+      const sizes = [1, 100, 4096, 70_000, 256 * KiB, 3, 200_000, 131_072];
+      const given = sizes.map((size, i) => records(size, i + 1));
+      // Always one chunk ahead: start k, then collect k−1 (what McapWriter does).
+      assert.equal(c.start(given[0]!, 1), true);
+      for (let k = 1; k <= given.length; k++) {
+        if (k < given.length) assert.equal(c.start(given[k]!, 1), true);
+        const { records: back, compressed } = c.finish();
+        const expected = given[k - 1]!;
+        assert.deepEqual(back, expected, `chunk ${k - 1}: the records as given`);
+        assert.ok(compressed, `chunk ${k - 1} compressed`);
+        assert.deepEqual(codecs.zstd!.decompress(compressed.slice(), expected.length), expected);
+        assert.deepEqual(compressed, codecs.zstd!.compress!(expected, 1), 'the same bytes as the codec on this thread');
+      }
+    } finally {
+      c.close();
+    }
+  });
+
+  test('a result that does not fit comes back as the records alone; a chunk over capacity is refused', () => {
+    const c = new ThreadedCompressor(64 * KiB);
+    try {
+      const random = noise(64 * KiB, 5);
+      assert.equal(c.start(random, 1), true);
+      const { records: back, compressed } = c.finish();
+      assert.equal(compressed, undefined, 'zstd output of 64 KiB of noise is larger than 64 KiB');
+      assert.deepEqual(back, random);
+      assert.equal(c.start(new Uint8Array(64 * KiB + 1), 1), false);
+    } finally {
+      c.close();
+    }
+  });
+
+  test('misuse is an INTERNAL error: finish with nothing started, a third chunk before collecting', () => {
+    const c = new ThreadedCompressor(4 * KiB);
+    try {
+      assert.throws(() => c.finish(), { code: 'INTERNAL' });
+      c.start(records(100, 1), 1);
+      c.start(records(100, 2), 1);
+      assert.throws(() => c.start(records(100, 3), 1), { code: 'INTERNAL' });
+      c.finish();
+      c.finish();
+    } finally {
+      c.close();
+    }
+    assert.throws(() => c.start(records(10, 1), 1), { code: 'CLOSED' });
+  });
+
+  test('the thread wakes for every chunk and for close, whenever they come (no lost wake-up, no polling)', async () => {
+    for (let i = 0; i < 20; i++) {
+      const c = new ThreadedCompressor(16 * KiB);
+      // Idle for a moment (the thread sleeps, or is still loading its codec), or not at all.
+      if (i % 2 === 0) await new Promise((resolve) => setTimeout(resolve, i % 4 === 0 ? 5 : 0));
+      c.start(records(1000 + i, i), 1);
+      if (i % 3 === 0) c.finish();
+      if (i % 5 === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+      const started = performance.now();
+      c.close();
+      assert.ok(performance.now() - started < 5000, `close took ${performance.now() - started} ms`);
+    }
+  });
+});
+
+describe('McapWriter with a ThreadedCompressor writes the very same file', () => {
+  async function write(compressor: boolean, chunkSize: number, plan: (w: McapWriter, channels: number[]) => void): Promise<Uint8Array> {
+    const writable = new MemoryWritable();
+    const threaded = compressor ? new ThreadedCompressor(chunkSize + chunkSize / 4) : undefined;
+    try {
+      const w = new McapWriter({
+        writable, codecs: await loadCodecs(), profile: 'p', library: 'l', chunkSize, compression: 'zstd', compressionLevel: 1,
+        chunkCrc: true, timeBase: 1_773_712_800_000_000_000n, ...(threaded ? { compressor: threaded } : {}),
+      });
+      w.start();
+      const schema = w.addSchema('S', 'protobuf', patternBytes(10, 1));
+      plan(w, [w.addChannel('/a', 'protobuf', schema), w.addChannel('/b', '', 0)]);
+      w.end();
+    } finally {
+      threaded?.close();
+    }
+    return writable.bytes();
+  }
+
+  test('chunks of every kind, and records between them, land where the single-threaded writer puts them', async () => {
+    const plan = (w: McapWriter, [a, b]: number[]) => {
+      let t = 0;
+      for (let i = 0; i < 300; i++) {
+        // Compressible frames, noise (a chunk that stays uncompressed), one frame bigger than the compressor's room.
+        const data = i % 50 === 7 ? noise(40 * KiB, i) : i === 120 ? records(200 * KiB, i) : records(1 + ((i * 7919) % 9000), i);
+        w.addMessage(i % 3 === 0 ? b! : a!, i, (t += 1000), data);
+        // Records outside chunks while one is in compression: they must follow it in the file.
+        if (i % 97 === 0) w.addMetadata(`m${i}`, [['i', String(i)]]);
+        if (i === 150) w.writeSchemaNow(w.addSchema('T', 'protobuf', patternBytes(20, 2)));
+        if (i % 61 === 0) w.flush();
+        assert.ok(w.position() >= 0);
+      }
+    };
+    const plain = await write(false, 64 * KiB, plan);
+    const threaded = await write(true, 64 * KiB, plan);
+    assert.deepEqual(threaded, plain);
+    const reader = McapFileReader.open(new MemoryReadable(threaded), { codecs: await loadCodecs() });
+    assert.equal(reader.mode, 'indexed');
+    const zstdChunks = reader.chunkIndexes.filter((chunk) => chunk.compression === 'zstd').length;
+    assert.ok(zstdChunks > 3, `${zstdChunks} zstd chunks`);
+    assert.ok(reader.chunkIndexes.some((chunk) => chunk.compression === ''), 'the noise chunks stay raw');
+  });
+
+  test('pendingAgeMs and position count the chunk in compression', async () => {
+    const writable = new MemoryWritable();
+    const threaded = new ThreadedCompressor(80 * KiB);
+    try {
+      const w = new McapWriter({ writable, codecs: await loadCodecs(), profile: 'p', library: 'l', chunkSize: 64 * KiB, compression: 'zstd', compressionLevel: 1, chunkCrc: false, timeBase: 0n, compressor: threaded });
+      w.start();
+      const ch = w.addChannel('/a', '', 0);
+      const before = writable.position();
+      w.addMessage(ch, 1, 0, records(70 * KiB, 1));
+      // The chunk closed and went to the compressor: nothing reached the writable, but it is pending.
+      assert.equal(writable.position(), before);
+      assert.ok(w.position() > before + 70 * KiB);
+      assert.ok(w.pendingAgeMs(Date.now() + 10) >= 10);
+      w.flush();
+      assert.ok(writable.position() > before, 'flush writes it');
+      assert.equal(w.pendingAgeMs(), -1);
+      w.end();
+    } finally {
+      threaded.close();
+    }
+  });
+});
+
+describe('openChunkCompressor: a compressor thread only on the writer thread, for zstd chunks of 1 MiB or more', () => {
+  const context = (writerThread: boolean) => ({ writerThread }) as unknown as RecordingContext;
+  const cases: Array<[writerThread: boolean, cacheSize: number, compress: 'zstd' | 'none' | 'auto', threaded: boolean]> = [
+    [true, 4 * MiB, 'zstd', true],
+    [true, 4 * MiB, 'auto', true],
+    [true, MiB, 'zstd', true],
+    [true, 4 * MiB, 'none', false],
+    [true, 512 * KiB, 'zstd', false],
+    [true, 0, 'zstd', false],
+    [false, 4 * MiB, 'zstd', false],
+  ];
+  for (const [writerThread, cacheSize, compress, threaded] of cases) {
+    test(`writerThread ${writerThread}, cacheSize ${cacheSize}, compress ${compress} → ${threaded ? 'ThreadedCompressor' : 'none'}`, () => {
+      const c = openChunkCompressor(cacheSize, resolveWriterConfig({ cacheSize, compress }), context(writerThread), 'x.vcap');
+      try {
+        assert.equal(c instanceof ThreadedCompressor, threaded);
+        if (c instanceof ThreadedCompressor) assert.equal(c.capacity, cacheSize * 1.25, 'room for one frame past the chunk size');
+      } finally {
+        c?.close();
+      }
+    });
+  }
+});

@@ -1,0 +1,93 @@
+import { BagError } from '@vlink/bag-core';
+import { HelperThread } from '../thread/helper-thread.js';
+import { createThreadControl } from '../thread/thread-control.js';
+import type { PipelinedCompressor } from './pipelined-compressor.js';
+
+/** Chunks that can be in the compressor at once: one compressed while the result of the one before is collected. */
+export const SLOTS = 2;
+/** `extra` slots of the control block per job slot: the chunk's length and level (writer → thread), the result's length. */
+const FIELDS = 3;
+/** Compressed length, or −1 when the result did not fit into the slot's output. */
+export const lengthAt = (slot: number): number => slot * FIELDS;
+export const levelAt = (slot: number): number => slot * FIELDS + 1;
+export const resultAt = (slot: number): number => slot * FIELDS + 2;
+
+/** What the compressor thread is started with (structured-cloned; the SharedArrayBuffers are shared, not copied). */
+export interface CompressorThreadData {
+  readonly control: SharedArrayBuffer;
+  /** Per slot: the records to compress, and room for the result. */
+  readonly inputs: SharedArrayBuffer[];
+  readonly outputs: SharedArrayBuffer[];
+}
+
+/**
+ * zstd compression of chunks on a thread of its own (`compressor-thread.ts`), so the writer's thread copies the next
+ * chunk's frames together while the last one is compressed. Two slots: a chunk is handed over before the result of
+ * the one before is collected, so the thread goes straight from one chunk to the next while the writer waits for and
+ * writes the earlier result. Chunks larger than `capacity` are refused (`start` → false) and compressed by the
+ * caller. Blocking waits: only for the writer's own thread (`RecordingContext.writerThread`).
+ */
+export class ThreadedCompressor implements PipelinedCompressor {
+  private readonly inputs: Uint8Array[];
+  private readonly outputs: Uint8Array[];
+  private readonly extra: Int32Array;
+  private readonly thread: HelperThread;
+  private readonly lengths = [0, 0];
+  /** Jobs collected by `finish` so far (modulo 2^32, as the thread's counters). */
+  private collected = 0;
+  private closed = false;
+
+  constructor(readonly capacity: number, file?: string) {
+    const { shared, control } = createThreadControl();
+    const data: CompressorThreadData = {
+      control: shared,
+      inputs: Array.from({ length: SLOTS }, () => new SharedArrayBuffer(capacity)),
+      outputs: Array.from({ length: SLOTS }, () => new SharedArrayBuffer(capacity)),
+    };
+    this.inputs = data.inputs.map((b) => new Uint8Array(b));
+    this.outputs = data.outputs.map((b) => new Uint8Array(b));
+    this.extra = control.extra;
+    try {
+      this.thread = new HelperThread({
+        module: new URL('./compressor-thread.js', import.meta.url),
+        control,
+        workerData: data,
+        failure: (message) => new BagError('INTERNAL', `zstd compression failed: ${message}`, { file }),
+      });
+    } catch (error) {
+      throw BagError.wrap(error, 'INTERNAL', 'cannot start the compressor thread', { file });
+    }
+  }
+
+  start(records: Uint8Array, level: number): boolean {
+    if (this.closed) throw new BagError('CLOSED', 'compressor is closed');
+    if (records.length > this.capacity) return false;
+    const job = this.thread.handed;
+    if (((job - this.collected) | 0) >= SLOTS) throw new BagError('INTERNAL', 'compressor slots full: finish() first');
+    this.thread.throwIfFailed();
+    // The slot's last job was collected by `finish`, so the thread is done with its buffers.
+    const slot = job & (SLOTS - 1);
+    this.inputs[slot]!.set(records);
+    this.lengths[slot] = records.length;
+    Atomics.store(this.extra, lengthAt(slot), records.length);
+    Atomics.store(this.extra, levelAt(slot), level);
+    this.thread.handOver(1);
+    return true;
+  }
+
+  finish(): { records: Uint8Array; compressed: Uint8Array | undefined } {
+    const job = this.collected;
+    if (job === this.thread.handed) throw new BagError('INTERNAL', 'no chunk in the compressor');
+    this.thread.waitFor((tail) => ((tail - job) | 0) > 0);
+    this.collected = (job + 1) | 0;
+    const slot = job & (SLOTS - 1);
+    const result = Atomics.load(this.extra, resultAt(slot));
+    return { records: this.inputs[slot]!.subarray(0, this.lengths[slot]), compressed: result < 0 ? undefined : this.outputs[slot]!.subarray(0, result) };
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.thread.stop();
+  }
+}
