@@ -45,6 +45,25 @@ const MODES = {
   sync: { syncMode: true },
 };
 
+/**
+ * The baseline of section 1: not a writer, the least any push that queues a frame must do — look its url up and keep
+ * its buffer — timed the same way, on a fresh buffer as in transfer mode. Cold, in a task of its own after a fresh
+ * megabyte was written, even this costs microseconds on a VM: what a goal in µs is up against at large frames.
+ */
+function floorWriter() {
+  const ids = new Map(Array.from({ length: 4 }, (_, i) => [`bench/${i}`, i]));
+  const kept = [];
+  return {
+    push(frame) {
+      kept.push(frame.data.buffer, ids.get(frame.url));
+      if (kept.length >= 64) kept.length = 0;
+    },
+    close: async () => {},
+    stats: () => ({ dropped: {} }),
+  };
+}
+const PUSH_MODES = { ...MODES, floor: { floor: true, transferPayloads: true } };
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 const path = (e = ext) => join(dir, `b${fileNo++}${e}`);
@@ -70,7 +89,7 @@ const round = (v, d = 3) => Math.round(v * 10 ** d) / 10 ** d;
 // 1. push() cost per frame size, at a rate the writer can sustain (200 MB/s or 200 000 frames/s, whichever is lower):
 // a 1 ms timer pushes the frames that are due, as a producer fed by I/O callbacks would. Copying modes push the same
 // buffer again (they may: the payload is copied); the transfer mode needs a fresh buffer per push, filled outside the
-// timed region. Overload is what sections 3 and 4 are for. Each cell runs three times, interleaved with the other
+// timed region. The `floor` mode is the baseline (see `floorWriter`). Overload is what sections 3 and 4 are for. Each cell runs three times, interleaved with the other
 // modes, and reports the median run per percentile (`runs` keeps all three): the machine may be shared.
 
 async function pushCost() {
@@ -83,8 +102,8 @@ async function pushCost() {
     const rate = Math.min((200 * MiB) / size, 200_000);
     const count = Math.max(300, Math.floor(rate * seconds));
     const runs = {};
-    for (let r = 0; r < repeats; r++) for (const [mode, options] of Object.entries(MODES)) {
-      const writer = await BagWriter.create(path(), { ...options, compress: 'none' });
+    for (let r = 0; r < repeats; r++) for (const [mode, options] of Object.entries(PUSH_MODES)) {
+      const writer = options.floor ? floorWriter() : await BagWriter.create(path(), { ...options, compress: 'none' });
       const samples = new Float64Array(count);
       const warmup = Math.min(200, count >> 2);
       await new Promise((resolve) => {
