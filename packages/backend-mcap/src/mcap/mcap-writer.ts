@@ -105,6 +105,10 @@ const EMPTY_METADATA: ReadonlyMap<string, string> = new Map();
  *
  * Message times are offsets in ns (numbers) from `timeBase`; log time and publish time are equal (VLink's mapping).
  * Schema and channel records are written lazily, inside the chunk of the first message that needs them.
+ *
+ * With a `compressor`, a full chunk is handed to it and written once the next one is full (or at any flush, metadata
+ * record or the end): the writer keeps filling chunks while the last one is compressed elsewhere, and the bytes that
+ * reach the writable are the same as without it.
  */
 export class McapWriter {
   private readonly w: Writable;
