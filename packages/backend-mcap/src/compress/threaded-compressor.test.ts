@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { resolveWriterConfig, type RecordingContext } from '@vlink/bag-core';
-import { patternBytes } from '@vlink/bag-core/testing';
+import { noiseBytes, patternBytes } from '@vlink/bag-core/testing';
 import { loadCodecs } from '../codecs.js';
 import { MemoryWritable } from '../io/memory-writable.js';
 import { MemoryReadable } from '../io/memory-readable.js';
@@ -17,19 +17,6 @@ const MiB = 1024 * KiB;
 function records(size: number, seed: number): Uint8Array {
   const out = patternBytes(size, seed);
   for (let i = 0; i < size; i += 128) out.fill(seed & 0xff, i, Math.min(size, i + 64));
-  return out;
-}
-
-/** Bytes no compressor can shrink (xorshift noise). */
-function noise(size: number, seed: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let x = seed * 2654435761 || 1;
-  for (let i = 0; i < size; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
   return out;
 }
 
@@ -59,7 +46,7 @@ describe('ThreadedCompressor (zstd on a thread of its own)', () => {
   test('a result that does not fit comes back as the records alone; a chunk over capacity is refused', () => {
     const c = new ThreadedCompressor(64 * KiB);
     try {
-      const random = noise(64 * KiB, 5);
+      const random = noiseBytes(64 * KiB, 5);
       assert.equal(c.start(random, 1), true);
       const { records: back, compressed } = c.finish();
       assert.equal(compressed, undefined, 'zstd output of 64 KiB of noise is larger than 64 KiB');
@@ -124,7 +111,7 @@ describe('McapWriter with a ThreadedCompressor writes the very same file', () =>
       let t = 0;
       for (let i = 0; i < 300; i++) {
         // Compressible frames, noise (a chunk that stays uncompressed), one frame bigger than the compressor's room.
-        const data = i % 50 === 7 ? noise(40 * KiB, i) : i === 120 ? records(200 * KiB, i) : records(1 + ((i * 7919) % 9000), i);
+        const data = i % 50 === 7 ? noiseBytes(40 * KiB, i) : i === 120 ? records(200 * KiB, i) : records(1 + ((i * 7919) % 9000), i);
         w.addMessage(i % 3 === 0 ? b! : a!, i, (t += 1000), data);
         // Records outside chunks while one is in compression: they must follow it in the file.
         if (i % 97 === 0) w.addMetadata(`m${i}`, [['i', String(i)]]);

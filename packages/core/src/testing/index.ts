@@ -1,6 +1,6 @@
 export { sharedFixturesDir } from './fixtures.js';
 export { createTestContext } from './context.js';
-export { patternBytes, sampleFrames, SAMPLE_PROTO_SCHEMA } from './sample-frames.js';
+export { noiseBytes, patternBytes, sampleFrames, SAMPLE_PROTO_SCHEMA } from './sample-frames.js';
 export { memoryBackend } from './memory-backend.js';
 export { runBackendConformance } from './conformance.js';
 export type { ConformanceOptions } from './conformance.js';

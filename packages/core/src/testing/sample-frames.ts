@@ -4,6 +4,15 @@ import { SchemaType } from '../model/schema-type.js';
 
 /** A deterministic byte pattern so tests (and other runtimes) can rebuild exactly what was written. */
 export function patternBytes(length: number, seed: number): Uint8Array {
+  return xorshiftBytes(length, seed, true);
+}
+
+/** Deterministic bytes no compressor can shrink (for chunks that must stay uncompressed). */
+export function noiseBytes(length: number, seed: number): Uint8Array {
+  return xorshiftBytes(length, seed, false);
+}
+
+function xorshiftBytes(length: number, seed: number, blocky: boolean): Uint8Array {
   const out = new Uint8Array(length);
   let x = (seed * 2654435761) >>> 0 || 1;
   for (let i = 0; i < length; i++) {
@@ -13,7 +22,7 @@ export function patternBytes(length: number, seed: number): Uint8Array {
     x ^= x << 5;
     x >>>= 0;
     // Low entropy every other block so compressing backends really compress some payloads.
-    out[i] = (i >> 6) % 2 === 0 ? x & 0xff : i & 0x0f;
+    out[i] = !blocky || (i >> 6) % 2 === 0 ? x & 0xff : i & 0x0f;
   }
   return out;
 }
