@@ -4,12 +4,14 @@ import { createThreadControl } from '../thread/thread-control.js';
 import type { PipelinedCompressor } from './pipelined-compressor.js';
 
 /** Chunks that can be in the compressor at once: one compressed while the result of the one before is collected. */
-export const SLOTS = 2;
-/** `extra` slots of the control block per job slot: the chunk's length and level (writer → thread), the result's length. */
+export const SLOTS = 2; // a power of two: job k uses slot k & (SLOTS − 1)
+/** `extra` ints of the control block per job slot. */
 const FIELDS = 3;
-/** Compressed length, or −1 when the result did not fit into the slot's output. */
+/** The chunk's length (writer → thread). */
 export const lengthAt = (slot: number): number => slot * FIELDS;
+/** The zstd level (writer → thread). */
 export const levelAt = (slot: number): number => slot * FIELDS + 1;
+/** The compressed length, or −1 when the result did not fit into the slot's output (thread → writer). */
 export const resultAt = (slot: number): number => slot * FIELDS + 2;
 
 /** What the compressor thread is started with (structured-cloned; the SharedArrayBuffers are shared, not copied). */
@@ -32,7 +34,7 @@ export class ThreadedCompressor implements PipelinedCompressor {
   private readonly outputs: Uint8Array[];
   private readonly extra: Int32Array;
   private readonly thread: HelperThread;
-  private readonly lengths = [0, 0];
+  private readonly lengths = new Array<number>(SLOTS).fill(0);
   /** Jobs collected by `finish` so far (modulo 2^32, as the thread's counters). */
   private collected = 0;
   private closed = false;

@@ -9,7 +9,7 @@ const WAIT_SLICE_MS = 100;
  * reported on an event loop the writer's thread is not running). A started helper is waited for however slow it is:
  * slow is not failed.
  */
-export const START_TIMEOUT_MS = 30_000;
+const START_TIMEOUT_MS = 30_000;
 
 export interface HelperThreadOptions {
   /** The helper's module (`node:worker_threads`, which Node, Bun and Deno all have). */
@@ -46,11 +46,6 @@ export class HelperThread {
   /** Work handed over so far (modulo 2^32). */
   get handed(): number {
     return this.head;
-  }
-
-  /** Work the helper has done so far (modulo 2^32). */
-  done(): number {
-    return Atomics.load(this.control, TAIL);
   }
 
   /** Hands `units` more work over and wakes the helper. */
