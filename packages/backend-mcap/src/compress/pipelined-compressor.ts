@@ -1,16 +1,18 @@
 /**
  * A chunk compressor that works while the writer goes on: `start` hands a chunk's records over, the writer fills the
- * next chunk, and `finish` collects the result just before the file needs it. One chunk is in flight at a time.
- * `McapWriter` takes one (injected, like its codecs) next to the synchronous codec it falls back on.
+ * next chunk, and `finish` collects the result just before the file needs it. Up to two chunks are in it at a time:
+ * the next chunk may be started before the result of the one before is collected, so the compressor never waits for
+ * the writer. `McapWriter` takes one (injected, like its codecs) next to the synchronous codec it falls back on.
  */
 export interface PipelinedCompressor {
   /**
    * Starts compressing `records` (copied before this returns, so the caller may reuse them). False when it cannot
-   * take them (larger than its buffers): the caller then compresses them itself. Only after `finish`.
+   * take them (larger than its buffers): the caller then compresses them itself. Throws when two chunks are in it
+   * already.
    */
   start(records: Uint8Array, level: number): boolean;
   /**
-   * Waits for the chunk started last: its records as given, and their compressed bytes (undefined when they did not
+   * Waits for the oldest chunk in it: its records as given, and their compressed bytes (undefined when they did not
    * compress into the room there was). Both views are valid until the next `start`.
    */
   finish(): { records: Uint8Array; compressed: Uint8Array | undefined };
