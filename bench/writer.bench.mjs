@@ -47,17 +47,18 @@ const MODES = {
 
 /**
  * The baseline of section 1: not a writer, the least any push that queues a frame must do — look its url up and keep
- * the payload — timed the same way, on a fresh buffer as in transfer mode. Cold, in a task of its own after a fresh
- * megabyte was written, even this costs microseconds on a VM: what a goal in µs is up against at large frames. (It
- * keeps the view, not `data.buffer`: for a small array V8 would allocate that buffer on first access, work no push
- * needs.)
+ * its buffer — timed the same way, on a fresh buffer as in transfer mode. Cold, in a task of its own after a fresh
+ * megabyte was written, even this costs microseconds on a VM: what a goal in µs is up against at large frames.
+ * `data.buffer`, not the view: a transferring push needs the buffer for the transfer list, and reading it cold costs
+ * something (by hand, 0.3–1 µs at 256 KiB–1 MiB). Below 16 KiB, where push copies instead, this overstates the floor:
+ * V8 allocates a small array's buffer on first access.
  */
 function floorWriter() {
   const ids = new Map(Array.from({ length: 4 }, (_, i) => [`bench/${i}`, i]));
   const kept = [];
   return {
     push(frame) {
-      kept.push(frame.data, ids.get(frame.url));
+      kept.push(frame.data.buffer, ids.get(frame.url));
       if (kept.length >= 64) kept.length = 0;
     },
     close: async () => {},

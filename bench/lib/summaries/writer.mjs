@@ -8,7 +8,7 @@ export function summarize(r) {
   const sizes = [...new Set(r.pushCost.map((x) => x.size))];
   const push = {
     section: 'writer',
-    title: 'producer push() cost, µs per call at a sustainable rate (≤ 200 MB/s or 200k frames/s); baselines: syncMode, and the floor (a url lookup and an Array.push of the payload, timed the same way: what any call costs here when cold)',
+    title: 'producer push() cost, µs per call at a sustainable rate (≤ 200 MB/s or 200k frames/s); baselines: syncMode, and the floor (a url lookup and an Array.push of the buffer, timed the same way: what any call costs here when cold)',
     columns: ['frame', 'worker p50', 'worker p99', 'worker p99.9', 'worker+transfer p50', 'worker+transfer p99', 'sync p50', 'sync p99', 'floor p50', 'floor p99'],
     rows: sizes.map((s) => [
       sizeLabel(s),
