@@ -34,7 +34,6 @@ export class ThreadedCompressor implements PipelinedCompressor {
   private readonly outputs: Uint8Array[];
   private readonly extra: Int32Array;
   private readonly thread: HelperThread;
-  private readonly lengths = new Array<number>(SLOTS).fill(0);
   /** Jobs collected by `finish` so far (modulo 2^32, as the thread's counters). */
   private collected = 0;
   private closed = false;
@@ -70,7 +69,6 @@ export class ThreadedCompressor implements PipelinedCompressor {
     // The slot's last job was collected by `finish`, so the thread is done with its buffers.
     const slot = job & (SLOTS - 1);
     this.inputs[slot]!.set(records);
-    this.lengths[slot] = records.length;
     Atomics.store(this.extra, lengthAt(slot), records.length);
     Atomics.store(this.extra, levelAt(slot), level);
     this.thread.handOver(1);
@@ -84,7 +82,7 @@ export class ThreadedCompressor implements PipelinedCompressor {
     this.collected = (job + 1) | 0;
     const slot = job & (SLOTS - 1);
     const result = Atomics.load(this.extra, resultAt(slot));
-    return { records: this.inputs[slot]!.subarray(0, this.lengths[slot]), compressed: result < 0 ? undefined : this.outputs[slot]!.subarray(0, result) };
+    return { records: this.inputs[slot]!.subarray(0, Atomics.load(this.extra, lengthAt(slot))), compressed: result < 0 ? undefined : this.outputs[slot]!.subarray(0, result) };
   }
 
   close(): void {

@@ -498,7 +498,7 @@ export class McapWriter {
    */
   private handToCompressor(sealed: SealedChunk, records: Uint8Array): boolean {
     const compressor = this.opts.compressor;
-    if (!compressor || !this.codec || this.chunkRecords < MIN_COMPRESS_SIZE) return false;
+    if (!compressor || !this.codec || sealed.uncompressedSize < MIN_COMPRESS_SIZE) return false;
     if (!compressor.start(records, this.opts.compressionLevel)) return false;
     // The scratch buffer that holds the index, and `out`, are reused before the chunk is written.
     this.pending.push({ ...sealed, index: sealed.index.slice(), ...(this.out.length > 0 ? { before: this.out.view8().slice() } : {}) });
@@ -541,14 +541,14 @@ export class McapWriter {
 
   /** Finishes a spilled chunk: its records are partly on disk already, after a placeholder header patched now. */
   private writeSpilled(sealed: SealedChunk, records: Uint8Array): void {
-    const header = this.chunkHeader(sealed, '', this.chunkRecords);
+    const header = this.chunkHeader(sealed, '', sealed.uncompressedSize);
     if (header.length !== PLAIN_CHUNK_HEADER) throw new BagError('INTERNAL', 'chunk header size changed after spilling');
     const parts: Uint8Array[] = [];
     if (records.length > 0) parts.push(records);
     if (sealed.index.length > 0) parts.push(sealed.index);
     if (parts.length) this.w.writev!(parts);
     this.w.writeAt!(header, this.spilledAt);
-    this.addChunkEntry(sealed, this.spilledAt, header.length, this.chunkRecords, '');
+    this.addChunkEntry(sealed, this.spilledAt, header.length, sealed.uncompressedSize, '');
   }
 
   private chunkHeader(sealed: SealedChunk, compression: string, recordsLength: number): Uint8Array {

@@ -11,7 +11,7 @@ describe('HelperThread (the writer side of a helper thread)', () => {
     const { shared, control } = createThreadControl();
     const thread = new HelperThread({ module: new URL('./failing-thread.test.fixture.js', import.meta.url), control, workerData: { control: shared }, failure });
     thread.handOver(1);
-    assert.throws(() => thread.drain(), (error: BagError) => error.code === 'IO_ERROR' && /helper failed: disk on fire/.test(error.message));
+    assert.throws(() => thread.waitFor((tail) => tail === thread.handed), (error: BagError) => error.code === 'IO_ERROR' && /helper failed: disk on fire/.test(error.message));
     assert.equal(Atomics.load(control.control, STATE), FAILED);
     assert.throws(() => thread.throwIfFailed(), { code: 'IO_ERROR' });
     thread.stop();
@@ -23,7 +23,7 @@ describe('HelperThread (the writer side of a helper thread)', () => {
     // Node, Bun and Deno all report the load error as the worker's `error` event, on this thread's event loop.
     for (let i = 0; i < 200 && Atomics.load(control.control, STATE) !== FAILED; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     thread.handOver(1);
-    assert.throws(() => thread.drain(), { code: 'IO_ERROR' });
+    assert.throws(() => thread.waitFor((tail) => tail === thread.handed), { code: 'IO_ERROR' });
     thread.stop();
   });
 });

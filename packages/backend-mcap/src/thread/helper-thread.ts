@@ -66,11 +66,6 @@ export class HelperThread {
     }
   }
 
-  /** Blocks until everything handed over is done. */
-  drain(): void {
-    this.waitFor((tail) => tail === this.head);
-  }
-
   throwIfFailed(): void {
     if (Atomics.load(this.control, STATE) === FAILED) throw this.options.failure(threadError(this.options.control));
   }
