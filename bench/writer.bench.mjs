@@ -50,8 +50,8 @@ const MODES = {
  * its buffer — timed the same way, on a fresh buffer as in transfer mode. Cold, in a task of its own after a fresh
  * megabyte was written, even this costs microseconds on a VM: what a goal in µs is up against at large frames.
  * `data.buffer`, not the view: a transferring push needs the buffer for the transfer list, and reading it cold costs
- * something (by hand, medians of four interleaved rounds: 0.2–1 µs at 256 KiB–1 MiB). Below 16 KiB, where push copies instead, this overstates the floor:
- * V8 allocates a small array's buffer on first access.
+ * something (by hand, medians of four interleaved rounds: 0.2–1 µs at 256 KiB–1 MiB). Below 16 KiB, where push
+ * copies instead, this overstates the floor: V8 allocates a small array's buffer on first access.
  */
 function floorWriter() {
   const ids = new Map(Array.from({ length: 4 }, (_, i) => [`bench/${i}`, i]));
