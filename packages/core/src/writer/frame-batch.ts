@@ -50,7 +50,12 @@ export class BatchBuilder {
     const length = data.byteLength;
     let chunk: number;
     let offset = 0;
-    if (length <= SMALL_PAYLOAD && !(transfer && length >= TRANSFER_MIN && this.canTransfer(data))) {
+    if (transfer && length >= TRANSFER_MIN && this.canTransfer(data)) {
+      chunk = this.chunks.length;
+      const buffer = data.buffer as ArrayBuffer;
+      this.transfer.push(buffer);
+      this.chunks.push(buffer);
+    } else if (length <= SMALL_PAYLOAD) {
       if (!this.arena || this.arenaUsed + length > this.arena.byteLength) this.newArena(length);
       this.arena!.set(data, this.arenaUsed);
       chunk = this.arenaChunk;
@@ -58,7 +63,7 @@ export class BatchBuilder {
       this.arenaUsed += length;
     } else {
       chunk = this.chunks.length;
-      this.addLarge(data, transfer);
+      this.copyLarge(data);
     }
     const m = this.meta;
     const base = index * FIELDS;
@@ -153,16 +158,13 @@ export class BatchBuilder {
   /** A view that covers a whole plain ArrayBuffer not already handed over in this batch. */
   private canTransfer(data: Uint8Array): boolean {
     const buffer = data.buffer;
-    return buffer instanceof ArrayBuffer && data.byteOffset === 0 && data.byteLength === buffer.byteLength && !this.transfer.includes(buffer);
+    return (
+      data.byteOffset === 0 && data.byteLength === buffer.byteLength && buffer instanceof ArrayBuffer &&
+      (this.transfer.length === 0 || !this.transfer.includes(buffer))
+    );
   }
 
-  private addLarge(data: Uint8Array, transfer: boolean): void {
-    if (transfer && this.canTransfer(data)) {
-      const buffer = data.buffer as ArrayBuffer;
-      this.transfer.push(buffer);
-      this.chunks.push(buffer);
-      return;
-    }
+  private copyLarge(data: Uint8Array): void {
     const slab = this.pool.take(capacityFor(data.byteLength));
     new Uint8Array(slab.buffer, 0, data.byteLength).set(data);
     this.chunks.push(this.ref(slab));

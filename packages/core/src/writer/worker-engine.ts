@@ -45,7 +45,11 @@ export class WorkerEngine implements WriteEngine {
   /** A batch is posted inline once it holds this many frames or bytes, else at the end of the current task. */
   private readonly batchFrames: number;
   private readonly batchBytes: number;
-  private readonly urls = new Map<string, number>();
+  /** Per url: its interned id and the (ser, family) pair last pushed under it, whose schemas are then known sent. */
+  private readonly urls = new Map<string, UrlEntry>();
+  private readonly maxFrames: number;
+  private readonly maxBytes: number;
+  private readonly transfer: boolean;
   private readonly forwarder: SchemaForwarder;
   private readonly progress = SharedProgress.create();
   private readonly durables = new Map<number, { durable: Durable; timestamp: number }>();
@@ -75,6 +79,9 @@ export class WorkerEngine implements WriteEngine {
     private readonly options: WorkerEngineOptions,
   ) {
     const { maxTaskDepth, maxMemorySize } = options.config;
+    this.maxFrames = maxTaskDepth;
+    this.maxBytes = maxMemorySize;
+    this.transfer = options.transfer;
     // An eighth of the queue limits: enough batches in flight to keep both threads busy during a synchronous burst,
     // few enough hand-overs that their cost stays out of push()'s p99. With tiny limits (≤ 64 frames, ≤ 1 MiB) a
     // batch is handed over once per task or when the queue is full, which keeps their refusals deterministic.
@@ -130,17 +137,16 @@ export class WorkerEngine implements WriteEngine {
   submit(frame: Frame, durable?: Durable): boolean {
     if (this.gone) return this.refuse('storageError', new BagError('IO_ERROR', 'writer worker is gone', { file: this.options.path }), durable);
     const size = frame.data.byteLength;
-    const config = this.options.config;
     // Cheap check against what the last ack said; only near a limit ask the shared counters for the live figure.
-    if (this.pushedFrames - this.doneFrames >= config.maxTaskDepth || this.pushedBytes - this.doneBytes + size > config.maxMemorySize) {
-      if (this.queuedFrames() >= config.maxTaskDepth) return this.refuseFull('queueDepth', 'queue depth', frame, durable);
-      if (this.queuedBytes() + size > config.maxMemorySize) return this.refuseFull('queueMemory', 'queue memory', frame, durable);
+    if (this.pushedFrames - this.doneFrames >= this.maxFrames || this.pushedBytes - this.doneBytes + size > this.maxBytes) {
+      if (this.queuedFrames() >= this.maxFrames) return this.refuseFull('queueDepth', 'queue depth', frame, durable);
+      if (this.queuedBytes() + size > this.maxBytes) return this.refuseFull('queueMemory', 'queue memory', frame, durable);
     }
-    const ser = this.forwarder.serId(frame.serType, this.internFn);
-    this.forwarder.ensure(ser, frame);
-    let url = this.urls.get(frame.url);
-    if (url === undefined) this.urls.set(frame.url, (url = this.intern(frame.url)));
-    const index = this.batch.add(frame.timestamp, url, ser, frame.schemaType, frame.actionType, frame.data, this.options.transfer);
+    // One map lookup per push: a url keeps its (ser, family) pair in nearly every recording, and while it does its
+    // schemas are already on their way. Every object a push touches is one more cache miss for a paced producer.
+    let entry = this.urls.get(frame.url);
+    if (entry === undefined || entry.serType !== frame.serType || entry.schemaType !== frame.schemaType) entry = this.enter(frame, entry);
+    const index = this.batch.add(frame.timestamp, entry.id, entry.ser, frame.schemaType, frame.actionType, frame.data, this.transfer);
     this.pushedFrames++;
     this.pushedBytes += size;
     if (durable) {
@@ -163,6 +169,8 @@ export class WorkerEngine implements WriteEngine {
   /** The schema callback changed: pairs it could not answer before are asked again. */
   schemasChanged(): void {
     this.forwarder.retryMisses();
+    // Every url passes the forwarder again at its next push, so the pairs it could not answer are asked again.
+    for (const entry of this.urls.values()) entry.schemaType = -1;
   }
 
   writeSchema(schema: SchemaData): void {
@@ -191,6 +199,15 @@ export class WorkerEngine implements WriteEngine {
   }
 
   // ---------------------------------------------------------------------------------------------------------------
+
+  /** A url's first frame, or one with another (ser, family) pair than its last: intern and forward its schemas. */
+  private enter(frame: Frame, known: UrlEntry | undefined): UrlEntry {
+    const ser = this.forwarder.serId(frame.serType, this.internFn);
+    this.forwarder.ensure(ser, frame);
+    const entry: UrlEntry = { id: known ? known.id : this.intern(frame.url), serType: frame.serType, schemaType: frame.schemaType, ser };
+    this.urls.set(frame.url, entry);
+    return entry;
+  }
 
   private intern(value: string): number {
     this.batch.addString(value);
@@ -319,6 +336,14 @@ export class WorkerEngine implements WriteEngine {
   private refuseFull(reason: DropReason, what: string, frame: Frame, durable: Durable | undefined): false {
     return this.refuse(reason, new BagError('QUEUE_FULL', `${what} limit reached; frame dropped`, { url: frame.url }), durable);
   }
+}
+
+interface UrlEntry {
+  readonly id: number;
+  readonly serType: string;
+  /** −1 once the schema callback changed: the next push re-checks the pair. */
+  schemaType: number;
+  readonly ser: number;
 }
 
 function clamp(value: number, min: number, max: number): number {

@@ -297,4 +297,21 @@ describe('BagWriter in a worker', () => {
     reader.close();
     assert.deepEqual(names, ['pb.Pose', 'pb.Pushed']);
   });
+
+  test('schemas: a url whose schema was unknown asks again once a new callback is registered', async () => {
+    const writer = await BagWriter.create(bag());
+    const asked: string[] = [];
+    writer.registerSchemaCallback((name) => void asked.push(`first:${name}`));
+    const pose = (timestamp: number) => createFrame({ timestamp, url: 'pose', data: new Uint8Array(2), serType: 'pb.Pose', schemaType: SchemaType.Protobuf });
+    writer.push(pose(1));
+    writer.push(pose(2));
+    writer.registerSchemaCallback((name, schemaType) => {
+      asked.push(`second:${name}`);
+      return { name, encoding: 'protobuf', schemaType, data: new Uint8Array([7]) };
+    });
+    writer.push(pose(3));
+    writer.push(pose(4));
+    await writer.close();
+    assert.deepEqual(asked, ['first:pb.Pose', 'second:pb.Pose'], 'each callback asked once for the pair');
+  });
 });
