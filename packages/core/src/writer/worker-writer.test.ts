@@ -314,4 +314,25 @@ describe('BagWriter in a worker', () => {
     await writer.close();
     assert.deepEqual(asked, ['first:pb.Pose', 'second:pb.Pose'], 'each callback asked once for the pair');
   });
+
+  test('schemas: a url that changes its ser keeps its name, and each ser is resolved once', async () => {
+    const path = bag();
+    const writer = await BagWriter.create(path);
+    const asked: string[] = [];
+    writer.registerSchemaCallback((name, schemaType) => {
+      asked.push(name);
+      return { name, encoding: 'protobuf', schemaType, data: new Uint8Array([1]) };
+    });
+    const frame = (timestamp: number, url: string, serType: string) =>
+      createFrame({ timestamp, url, data: new Uint8Array([timestamp]), serType, schemaType: SchemaType.Protobuf });
+    writer.push(frame(1, 'x', 'pb.A'));
+    writer.push(frame(2, 'x', 'pb.B')); // the memory backend, like VLink, refuses a second ser on a url
+    writer.push(frame(3, 'x', 'pb.A'));
+    writer.push(frame(4, 'y', 'pb.B'));
+    await writer.close();
+    assert.deepEqual(asked, ['pb.A', 'pb.B']);
+    assert.equal(writer.stats().dropped.schemaConflict, 1);
+    const frames = await readAll(path);
+    assert.deepEqual(frames.map((f) => [f.timestamp, f.url, f.serType]), [[1, 'x', 'pb.A'], [3, 'x', 'pb.A'], [4, 'y', 'pb.B']]);
+  });
 });
