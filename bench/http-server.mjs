@@ -12,7 +12,7 @@ const arg = (name) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : undefined;
 };
-const say = (value) => process.stdout.write(JSON.stringify(value) + '\n');
+const say = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
 
 if (arg('--raw')) {
   // The floor for any HTTP or WebSocket transfer of the same bytes: a plain loopback socket write loop with 'drain'.
@@ -35,7 +35,11 @@ if (arg('--raw')) {
   server.listen(0, '127.0.0.1', () => say({ port: server.address().port }));
 } else {
   const cache = arg('--cache');
-  const server = await serve({ root: arg('--root'), port: 0, ...(cache === undefined ? {} : { readerCache: Number(cache) }) });
+  const server = await serve({
+    root: arg('--root'),
+    port: 0,
+    ...(cache === undefined ? {} : { readerCache: Number(cache) }),
+  });
   say({ port: server.port, runtime: server.runtime });
   // Heap after a full GC (when the runtime lets us force one) separates a leak from garbage not yet collected.
   const gc = typeof Bun !== 'undefined' ? () => Bun.gc(true) : globalThis.gc;

@@ -11,7 +11,7 @@
 //   node bench/http.bench.mjs [--quick]       bun bench/http.bench.mjs [--quick]      (build the packages first)
 //   --smoke: tiny bags, one rep, a 2 s soak, only to check the harness works; results go to bench/results/smoke/.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { Agent, get as httpGet } from 'node:http';
 import { connect } from 'node:net';
 import { loadavg } from 'node:os';
@@ -50,30 +50,42 @@ function payload(size, seed) {
 
 async function writeBag(name, count, make) {
   const path = join(dir, name);
-  if (existsSync(path + '.done')) return;
+  if (existsSync(`${path}.done`)) return;
   const writer = await BagWriter.create(path, { syncMode: true, startTimestamp: 1_773_712_800_123 });
   for (let i = 0; i < count; i++) writer.push(make(i));
   await writer.close();
-  writeFileSync(path + '.done', '');
+  writeFileSync(`${path}.done`, '');
 }
 
 const small = Array.from({ length: 16 }, (_, i) => payload(64, i + 1));
 const big = Array.from({ length: 4 }, (_, i) => payload(MiB, i + 1));
-const frame = (timestamp, url, data) => ({ timestamp, url, data, serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+const frame = (timestamp, url, data) => ({
+  timestamp,
+  url,
+  data,
+  serType: 'raw',
+  schemaType: SchemaType.Raw,
+  actionType: ActionType.Publish,
+});
 console.log(`preparing bags in ${dir} …`);
 await writeBag('small.vdb', SMALL_FRAMES, (i) => frame(1000 + i * 10, `dds://s${i % 5}`, small[i % 16]));
 await writeBag('big.vdb', BIG_FRAMES, (i) => frame(1000 + i * 10_000, 'shm://big', big[i % 4]));
 await writeBag('big.vcap', BIG_FRAMES, (i) => frame(1000 + i * 10_000, 'shm://big', big[i % 4]));
 // 5 urls × 40 Hz for 10 s: 200 messages/s per paced replay client, 20k/s over 100 clients.
-await writeBag('replay-200hz.vdb', 2000, (i) => frame(1000 + Math.floor(i / 5) * 25_000 + (i % 5), `dds://r${i % 5}`, payload(64 + (i % 4) * 64, i)));
+await writeBag('replay-200hz.vdb', 2000, (i) =>
+  frame(1000 + Math.floor(i / 5) * 25_000 + (i % 5), `dds://r${i % 5}`, payload(64 + (i % 4) * 64, i)),
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Child processes
 const children = [];
 function startChild(childArgs) {
   // The soak compares heap after a forced GC; Deno exposes gc() only with the V8 flag (Bun has Bun.gc).
-  const flags = runtime === 'node' ? ['--expose-gc'] : runtime === 'deno' ? ['run', '-A', '--v8-flags=--expose-gc'] : [];
-  const child = spawn(process.execPath, [...flags, join(here, 'http-server.mjs'), ...childArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const flags =
+    runtime === 'node' ? ['--expose-gc'] : runtime === 'deno' ? ['run', '-A', '--v8-flags=--expose-gc'] : [];
+  const child = spawn(process.execPath, [...flags, join(here, 'http-server.mjs'), ...childArgs], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.push(child);
   const state = { rss: [], port: 0 };
   let buffered = '';
@@ -241,7 +253,9 @@ async function compareCache(cachedBase, uncachedBase, path) {
 }
 
 async function soak(base, server) {
-  const sockets = await Promise.all(Array.from({ length: CLIENTS }, () => openSocket(`${base.replace('http', 'ws')}/v1/bags/replay-200hz.vdb/replay`)));
+  const sockets = await Promise.all(
+    Array.from({ length: CLIENTS }, () => openSocket(`${base.replace('http', 'ws')}/v1/bags/replay-200hz.vdb/replay`)),
+  );
   const received = new Array(CLIENTS).fill(0);
   const dropped = new Array(CLIENTS).fill(0);
   sockets.forEach((ws, i) => {
@@ -279,8 +293,16 @@ async function soak(base, server) {
     messagesPerClientPerS: round(total / CLIENTS / SOAK_S),
     expectedPerClientPerS: 200,
     totalDropped: dropped.reduce((a, b) => a + b, 0),
-    rssMiB: { secondQuarter: mb(median(early.map((s) => s.rss))), lastQuarter: mb(median(late.map((s) => s.rss))), max: mb(Math.max(...server.rss.map((s) => s.rss))) },
-    heapAfterGcMiB: { secondQuarter: mb(gcHeap(early)), lastQuarter: mb(gcHeap(late)), twoSecondsAfterClose: after.length ? mb(gcHeap(after)) : null },
+    rssMiB: {
+      secondQuarter: mb(median(early.map((s) => s.rss))),
+      lastQuarter: mb(median(late.map((s) => s.rss))),
+      max: mb(Math.max(...server.rss.map((s) => s.rss))),
+    },
+    heapAfterGcMiB: {
+      secondQuarter: mb(gcHeap(early)),
+      lastQuarter: mb(gcHeap(late)),
+      twoSecondsAfterClose: after.length ? mb(gcHeap(after)) : null,
+    },
     serverStillHealthy: healthy,
     noLeak: healthy && rssGrowth < 32 * MiB && heapGrowth < 16 * MiB,
   };
@@ -294,7 +316,10 @@ async function stalledClient(base, server) {
   const port = Number(new URL(base).port);
   const sock = connect(port, '127.0.0.1');
   await new Promise((resolve) => sock.once('connect', resolve));
-  sock.write('GET /v1/bags/big.vcap/replay HTTP/1.1\r\nHost: bench\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' + 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n');
+  sock.write(
+    'GET /v1/bags/big.vcap/replay HTTP/1.1\r\nHost: bench\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+      'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+  );
   await new Promise((resolve) => setTimeout(resolve, 300));
   const before = median(server.rss.slice(-4).map((s) => s.rss));
   const payload = new TextEncoder().encode(JSON.stringify({ op: 'play', rate: 0 }));
@@ -308,13 +333,24 @@ async function stalledClient(base, server) {
   await new Promise((resolve) => setTimeout(resolve, 2000));
   const during = server.rss.filter((s) => s.t > t0).map((s) => s.rss);
   sock.destroy();
-  return { recordingMiB: BIG_FRAMES, serverRssGrowthMiB: round((Math.max(...during) - before) / MiB), bounded: Math.max(...during) - before < 64 * MiB };
+  return {
+    recordingMiB: BIG_FRAMES,
+    serverRssGrowthMiB: round((Math.max(...during) - before) / MiB),
+    bounded: Math.max(...during) - before < 64 * MiB,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 const server = await startChild(['--root', dir]);
 const base = `http://127.0.0.1:${server.port}`;
-const results = { runtime, runtimeVersion: typeof Bun !== 'undefined' ? Bun.version : process.version, quick, reps: REPS, date: new Date().toISOString(), loadAverage: loadavg().map((x) => round(x, 2)) };
+const results = {
+  runtime,
+  runtimeVersion: typeof Bun !== 'undefined' ? Bun.version : process.version,
+  quick,
+  reps: REPS,
+  date: new Date().toISOString(),
+  loadAverage: loadavg().map((x) => round(x, 2)),
+};
 
 console.log(`[${runtime}] NDJSON / JSON / binary, ${SMALL_FRAMES} × 64 B`);
 results.smallFrames = {
@@ -366,6 +402,6 @@ server.stop();
 const resultsDir = join(here, 'results', smoke ? 'smoke' : '');
 mkdirSync(resultsDir, { recursive: true });
 const file = join(resultsDir, `http-${runtime}.json`);
-writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
+writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
 console.log(`\nwrote ${file}`);
 process.exit(0);

@@ -19,9 +19,11 @@ const ROUND_MS = smoke ? 2 : quick ? 40 : 150;
 const ROUNDS = smoke ? 1 : quick ? 3 : 7;
 
 const runtime =
-  typeof globalThis.Bun !== 'undefined' ? `bun ${globalThis.Bun.version}`
-  : typeof globalThis.Deno !== 'undefined' ? `deno ${globalThis.Deno.version.deno}`
-  : `node ${process.versions.node}`;
+  typeof globalThis.Bun !== 'undefined'
+    ? `bun ${globalThis.Bun.version}`
+    : typeof globalThis.Deno !== 'undefined'
+      ? `deno ${globalThis.Deno.version.deno}`
+      : `node ${process.versions.node}`;
 
 /**
  * Throughput in MB/s (10^6 bytes): the best of several timed rounds, after a warm-up round. Best-of rather than
@@ -111,10 +113,11 @@ const columns = [
 ];
 const cells = rows.map((r) => columns.map(([, get]) => get(r)));
 const widths = columns.map(([title], i) => Math.max(title.length, ...cells.map((c) => c[i].length)));
-const line = (values) => '| ' + values.map((v, i) => (i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join(' | ') + ' |';
+const line = (values) =>
+  `| ${values.map((v, i) => (i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join(' | ')} |`;
 console.log(`LZAV benchmark on ${runtime} (MB = 10^6 bytes, best of ${ROUNDS} rounds)`);
 console.log(line(columns.map(([title]) => title)));
-console.log('|' + widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|') + '|');
+console.log(`|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
 for (const c of cells) console.log(line(c));
 
 const resultsDir = join(here, 'results', smoke ? 'smoke' : '');
@@ -122,5 +125,5 @@ const resultsFile = join(resultsDir, 'lzav.json');
 mkdirSync(resultsDir, { recursive: true });
 const all = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : {};
 all[runtime.split(' ')[0]] = { runtime, date: new Date().toISOString(), quick, rows };
-writeFileSync(resultsFile, JSON.stringify(all, null, 2) + '\n');
+writeFileSync(resultsFile, `${JSON.stringify(all, null, 2)}\n`);
 console.log(`\nwrote ${resultsFile}`);

@@ -36,7 +36,16 @@ if (childAt >= 0) {
   again.getInfo();
   const t4 = performance.now();
   again.close();
-  console.log('RESULT ' + JSON.stringify({ importMs: t1 - t0, openInfoMs: t2 - t1, warmOpenInfoMs: t4 - t3, messageCount: info.messageCount, urls: info.urls.length }));
+  console.log(
+    'RESULT ' +
+      JSON.stringify({
+        importMs: t1 - t0,
+        openInfoMs: t2 - t1,
+        warmOpenInfoMs: t4 - t3,
+        messageCount: info.messageCount,
+        urls: info.urls.length,
+      }),
+  );
   process.exit(0);
 }
 
@@ -50,17 +59,26 @@ const dir = join(here, 'tmp', `open-info-${MESSAGES}`);
 
 async function ensureBag(ext) {
   const path = join(dir, `bag.${ext}`);
-  if (existsSync(path + '.done')) return path;
+  if (existsSync(`${path}.done`)) return path;
   mkdirSync(dir, { recursive: true });
   const { ActionType, BagWriter, SchemaType } = await import('../packages/bag/dist/index.js');
-  const payloads = Array.from({ length: 16 }, (_, i) => Uint8Array.from({ length: 64 }, (_, j) => (i * 31 + j * 7) & 0xff));
+  const payloads = Array.from({ length: 16 }, (_, i) =>
+    Uint8Array.from({ length: 64 }, (_, j) => (i * 31 + j * 7) & 0xff),
+  );
   const t0 = performance.now();
   const writer = await BagWriter.create(path, { syncMode: true, startTimestamp: 1_773_712_800_123 });
   for (let i = 0; i < MESSAGES; i++) {
-    writer.push({ timestamp: 1000 + i * 100, url: `dds://topic/${i % 5}`, data: payloads[i % 16], serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+    writer.push({
+      timestamp: 1000 + i * 100,
+      url: `dds://topic/${i % 5}`,
+      data: payloads[i % 16],
+      serType: 'raw',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    });
   }
   await writer.close();
-  writeFileSync(path + '.done', '');
+  writeFileSync(`${path}.done`, '');
   console.log(`wrote ${path} (${MESSAGES} messages, ${round((performance.now() - t0) / 1000, 1)} s)`);
   return path;
 }
@@ -68,10 +86,14 @@ async function ensureBag(ext) {
 function measureInChild(path) {
   const runtimeArgs = runtime === 'deno' ? ['run', '-A', '--node-modules-dir=manual'] : [];
   const t0 = performance.now();
-  const child = spawnSync(process.execPath, [...runtimeArgs, script, '--child', path], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawnSync(process.execPath, [...runtimeArgs, script, '--child', path], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const processMs = performance.now() - t0;
   const last = child.stdout.trimEnd().split('\n').at(-1) ?? '';
-  if (child.status !== 0 || !last.startsWith('RESULT ')) throw new Error(`child for ${path} failed (exit ${child.status}): ${child.stdout}`);
+  if (child.status !== 0 || !last.startsWith('RESULT '))
+    throw new Error(`child for ${path} failed (exit ${child.status}): ${child.stdout}`);
   return { ...JSON.parse(last.slice(7)), processMs };
 }
 
@@ -92,7 +114,11 @@ for (let rep = 0; rep < REPS; rep++) {
 
 const results = FORMATS.map((ext) => {
   const list = runs[ext];
-  const stat = (key) => ({ median: round(median(list.map((x) => x[key]))), min: round(Math.min(...list.map((x) => x[key]))), max: round(Math.max(...list.map((x) => x[key]))) });
+  const stat = (key) => ({
+    median: round(median(list.map((x) => x[key]))),
+    min: round(Math.min(...list.map((x) => x[key]))),
+    max: round(Math.max(...list.map((x) => x[key]))),
+  });
   const row = {
     format: ext,
     messages: list[0].messageCount,
@@ -125,5 +151,5 @@ const out = {
 };
 const resultsDir = join(here, 'results', smoke ? 'smoke' : '');
 mkdirSync(resultsDir, { recursive: true });
-writeFileSync(join(resultsDir, `open-info-${runtime}.json`), JSON.stringify(out, null, 2) + '\n');
+writeFileSync(join(resultsDir, `open-info-${runtime}.json`), `${JSON.stringify(out, null, 2)}\n`);
 console.log(`wrote ${join(resultsDir, `open-info-${runtime}.json`)}`);

@@ -67,7 +67,8 @@ async function makeBag(path, seconds) {
   }
   frames.sort((a, b) => a.timestamp - b.timestamp);
   const writer = await BagWriter.create(path, { syncMode: true });
-  for (const f of frames) writer.push({ ...f, serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+  for (const f of frames)
+    writer.push({ ...f, serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
   await writer.close();
   return frames.length;
 }
@@ -105,7 +106,12 @@ async function paced(path) {
   return {
     frames: errors.length,
     wallMs: round(wall, 1),
-    errorMs: { min: round(sorted[0]), p50: round(quantile(sorted, 0.5)), p99: round(quantile(sorted, 0.99)), max: round(sorted.at(-1)) },
+    errorMs: {
+      min: round(sorted[0]),
+      p50: round(quantile(sorted, 0.5)),
+      p99: round(quantile(sorted, 0.99)),
+      max: round(sorted.at(-1)),
+    },
     driftMs: round(median(last) - median(first)),
     cpuPercent: round((cpu / wall) * 100, 1),
   };
@@ -155,7 +161,12 @@ async function throughput(path, passes) {
   reader.close();
   const cursor = median(cursorRates);
   const play = median(playRates);
-  return { passes, cursorFramesPerS: Math.round(cursor), playbackFramesPerS: Math.round(play), ratio: round(play / cursor) };
+  return {
+    passes,
+    cursorFramesPerS: Math.round(cursor),
+    playbackFramesPerS: Math.round(play),
+    ratio: round(play / cursor),
+  };
 }
 
 /** Timing depends on the machine's load and on scheduling (`chrt -f 10 node …` runs it real-time): record both. */
@@ -165,7 +176,9 @@ function scheduling() {
     // /proc/self/stat field 41 is the scheduling policy (0 normal, 1 FIFO, 2 RR); the name may contain spaces.
     const stat = readFileSync('/proc/self/stat', 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    policy = ['SCHED_OTHER', 'SCHED_FIFO', 'SCHED_RR', 'SCHED_BATCH', 'SCHED_ISO', 'SCHED_IDLE'][Number(fields[41 - 3])] ?? 'unknown';
+    policy =
+      ['SCHED_OTHER', 'SCHED_FIFO', 'SCHED_RR', 'SCHED_BATCH', 'SCHED_ISO', 'SCHED_IDLE'][Number(fields[41 - 3])] ??
+      'unknown';
   } catch {
     // Not Linux: leave it unknown.
   }
@@ -177,7 +190,9 @@ try {
   const path = join(dir, `paced${extension}`);
   const frames = await makeBag(path, SECONDS);
   const sched = scheduling();
-  console.log(`${runtime}: ${backendName}, ${frames} frames over ${SECONDS} s (${STREAMS.map((s) => `${s.hz} Hz`).join(' + ')}); ${sched.policy}, load ${sched.loadAvg1m}`);
+  console.log(
+    `${runtime}: ${backendName}, ${frames} frames over ${SECONDS} s (${STREAMS.map((s) => `${s.hz} Hz`).join(' + ')}); ${sched.policy}, load ${sched.loadAvg1m}`,
+  );
   const pacing = await paced(path);
   console.log(
     `paced rate 1: error p50 ${pacing.errorMs.p50} ms, p99 ${pacing.errorMs.p99} ms, max ${pacing.errorMs.max} ms, ` +

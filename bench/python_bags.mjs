@@ -26,16 +26,23 @@ function payload(size, seed) {
 
 async function writeBag(name, count, make) {
   const path = join(dir, name);
-  if (existsSync(path + '.done')) return;
+  if (existsSync(`${path}.done`)) return;
   const writer = await BagWriter.create(path, { syncMode: true, startTimestamp: 1_773_712_800_123 });
   for (let i = 0; i < count; i++) writer.push(make(i));
   await writer.close();
-  writeFileSync(path + '.done', '');
+  writeFileSync(`${path}.done`, '');
 }
 
 const small = Array.from({ length: 16 }, (_, i) => payload(64, i + 1));
 const big = Array.from({ length: 4 }, (_, i) => payload(MiB, i + 1));
-const frame = (timestamp, url, data) => ({ timestamp, url, data, serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+const frame = (timestamp, url, data) => ({
+  timestamp,
+  url,
+  data,
+  serType: 'raw',
+  schemaType: SchemaType.Raw,
+  actionType: ActionType.Publish,
+});
 for (const ext of ['vcap', 'vdb']) {
   await writeBag(`small.${ext}`, SMALL, (i) => frame(1000 + i * 100, `dds://s${i % 5}`, small[i % 16]));
   await writeBag(`big.${ext}`, BIG, (i) => frame(1000 + i * 10_000, 'shm://big', big[i % 4]));

@@ -71,7 +71,7 @@ if (childAt >= 0) {
     reader.close();
   }
   const ms = performance.now() - t0;
-  console.log('RESULT ' + JSON.stringify({ ms, frames, bytes, startRss, peakRss: peakRss() }));
+  console.log(`RESULT ${JSON.stringify({ ms, frames, bytes, startRss, peakRss: peakRss() })}`);
   process.exit(0);
 }
 
@@ -86,7 +86,7 @@ const dir = join(here, 'tmp', `read-rss-${SIZE_MIB}`);
 
 async function ensureBag(ext) {
   const path = join(dir, `bag.${ext}`);
-  if (existsSync(path + '.done')) return path;
+  if (existsSync(`${path}.done`)) return path;
   mkdirSync(dir, { recursive: true });
   const { ActionType, BagWriter, SchemaType } = await import('../packages/bag/dist/index.js');
   // Four distinct pseudo-random 1 MiB payloads: incompressible, so the file is as big as the payload.
@@ -104,10 +104,17 @@ async function ensureBag(ext) {
   const t0 = performance.now();
   const writer = await BagWriter.create(path, { syncMode: true, compress: 'none', startTimestamp: 1_773_712_800_123 });
   for (let i = 0; i < SIZE_MIB; i++) {
-    writer.push({ timestamp: 1000 + i * 10_000, url: 'shm://camera', data: payloads[i % 4], serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+    writer.push({
+      timestamp: 1000 + i * 10_000,
+      url: 'shm://camera',
+      data: payloads[i % 4],
+      serType: 'raw',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    });
   }
   await writer.close();
-  writeFileSync(path + '.done', '');
+  writeFileSync(`${path}.done`, '');
   console.log(`wrote ${path} (${SIZE_MIB} × 1 MiB, ${round((performance.now() - t0) / 1000)} s)`);
   return path;
 }
@@ -125,9 +132,13 @@ function dropCaches() {
 
 function measureInChild(method, path) {
   const runtimeArgs = runtime === 'deno' ? ['run', '-A', '--node-modules-dir=manual'] : [];
-  const child = spawnSync(process.execPath, [...runtimeArgs, script, '--child', method, path], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawnSync(process.execPath, [...runtimeArgs, script, '--child', method, path], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const last = child.stdout.trimEnd().split('\n').at(-1) ?? '';
-  if (child.status !== 0 || !last.startsWith('RESULT ')) throw new Error(`${method} over ${path} failed (exit ${child.status}): ${child.stdout}`);
+  if (child.status !== 0 || !last.startsWith('RESULT '))
+    throw new Error(`${method} over ${path} failed (exit ${child.status}): ${child.stdout}`);
   return JSON.parse(last.slice(7));
 }
 
@@ -159,7 +170,8 @@ for (const ext of FORMATS) {
   for (const method of METHODS) {
     const list = runs[`${ext}/${method}`];
     const expectFrames = method === 'fs' ? Math.ceil(fileBytes / MiB) : SIZE_MIB;
-    if (list.some((x) => x.frames !== expectFrames)) throw new Error(`${ext}/${method}: read ${list.map((x) => x.frames)} frames, expected ${expectFrames}`);
+    if (list.some((x) => x.frames !== expectFrames))
+      throw new Error(`${ext}/${method}: read ${list.map((x) => x.frames)} frames, expected ${expectFrames}`);
     const ms = median(list.map((x) => x.ms));
     const row = {
       format: ext,
@@ -173,7 +185,9 @@ for (const ext of FORMATS) {
       runsMs: list.map((x) => round(x.ms)),
     };
     results.push(row);
-    console.log(`${ext.padEnd(4)} ${method.padEnd(8)} ${String(row.MBps).padStart(7)} MB/s  peak RSS ${row.peakRssMiB} MiB (at start ${row.startRssMiB} MiB)`);
+    console.log(
+      `${ext.padEnd(4)} ${method.padEnd(8)} ${String(row.MBps).padStart(7)} MB/s  peak RSS ${row.peakRssMiB} MiB (at start ${row.startRssMiB} MiB)`,
+    );
   }
 }
 
@@ -186,7 +200,10 @@ const out = {
   reps: REPS,
   bagMiB: SIZE_MIB,
   coldCache: dropCachesRefused === undefined,
-  dropCaches: dropCachesRefused === undefined ? 'dropped before every measurement' : `not permitted (${dropCachesRefused}): reads may hit the page cache`,
+  dropCaches:
+    dropCachesRefused === undefined
+      ? 'dropped before every measurement'
+      : `not permitted (${dropCachesRefused}): reads may hit the page cache`,
   loadAverageAtStart,
   note: 'MBps: payload bytes (fs: file bytes) / median wall time; peakRssMiB: VmHWM of the measuring process (median over reps), startRssMiB: RSS after imports, before reading',
   results,
@@ -194,5 +211,5 @@ const out = {
 if (dropCachesRefused) console.log(`page cache NOT dropped: ${dropCachesRefused}`);
 const resultsDir = join(here, 'results', smoke ? 'smoke' : '');
 mkdirSync(resultsDir, { recursive: true });
-writeFileSync(join(resultsDir, `read-rss-${runtime}.json`), JSON.stringify(out, null, 2) + '\n');
+writeFileSync(join(resultsDir, `read-rss-${runtime}.json`), `${JSON.stringify(out, null, 2)}\n`);
 console.log(`wrote ${join(resultsDir, `read-rss-${runtime}.json`)}`);

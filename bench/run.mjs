@@ -27,16 +27,31 @@ const { values: opts } = parseArgs({
   },
 });
 if (opts.help) {
-  console.log(readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(1, 9).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
+  console.log(
+    readFileSync(new URL(import.meta.url), 'utf8')
+      .split('\n')
+      .slice(1, 9)
+      .map((l) => l.replace(/^\/\/ ?/, ''))
+      .join('\n'),
+  );
   console.log(`benchmarks: ${BENCHMARKS.map((b) => b.name).join(', ')}`);
   process.exit(0);
 }
 if (opts.quick && opts.smoke) throw new Error('--quick and --smoke exclude each other');
 const mode = opts.smoke ? 'smoke' : opts.quick ? 'quick' : 'full';
-const only = opts.only?.split(',').map((s) => s.trim()).filter(Boolean);
-for (const name of only ?? []) if (!BENCHMARKS.some((b) => b.name === name)) throw new Error(`unknown benchmark ${name} (known: ${BENCHMARKS.map((b) => b.name).join(', ')})`);
-const runtimes = opts.runtimes.split(',').map((s) => s.trim()).filter(Boolean);
-for (const rt of runtimes) if (!RUNTIMES.includes(rt)) throw new Error(`unknown runtime ${rt} (known: ${RUNTIMES.join(', ')})`);
+const only = opts.only
+  ?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+for (const name of only ?? [])
+  if (!BENCHMARKS.some((b) => b.name === name))
+    throw new Error(`unknown benchmark ${name} (known: ${BENCHMARKS.map((b) => b.name).join(', ')})`);
+const runtimes = opts.runtimes
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+for (const rt of runtimes)
+  if (!RUNTIMES.includes(rt)) throw new Error(`unknown runtime ${rt} (known: ${RUNTIMES.join(', ')})`);
 
 for (const pkg of ['core', 'backend-sqlite', 'backend-mcap', 'bag', 'http-api', 'cli']) {
   if (!existsSync(join(REPO, 'packages', pkg, 'dist', 'index.js'))) {
@@ -71,7 +86,12 @@ function runOne(bench, runtime, cmd) {
   const log = createWriteStream(logFile);
   log.write(`$ ${cmd.exe} ${cmd.args.join(' ')}\n`);
   const tail = [];
-  const child = spawn(cmd.exe, cmd.args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, FORCE_COLOR: '0' } });
+  const child = spawn(cmd.exe, cmd.args, {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+    env: { ...process.env, FORCE_COLOR: '0' },
+  });
   const onData = (stream) => (chunk) => {
     log.write(chunk);
     if (!quiet) stream.write(chunk);
@@ -133,7 +153,15 @@ for (const bench of BENCHMARKS) {
     const r = await runOne(bench, runtime, cmd);
     const seconds = Math.round((performance.now() - t0) / 100) / 10;
     const load = sampler.stop();
-    const entry = { status: 'ok', mode, startedAt, endedAt: new Date().toISOString(), seconds, load, command: `${relative(REPO, cmd.exe) || cmd.exe} ${cmd.args.join(' ')}` };
+    const entry = {
+      status: 'ok',
+      mode,
+      startedAt,
+      endedAt: new Date().toISOString(),
+      seconds,
+      load,
+      command: `${relative(REPO, cmd.exe) || cmd.exe} ${cmd.args.join(' ')}`,
+    };
     if (r.timedOut) Object.assign(entry, { status: 'failed', reason: `timed out after ${TIMEOUT_S} s` });
     else if (r.code !== 0) Object.assign(entry, { status: 'failed', reason: `exit ${r.code ?? r.signal}` });
     else {
@@ -141,7 +169,8 @@ for (const bench of BENCHMARKS) {
       const { file, data } = bench.load(resultsDir, runtime);
       const date = Date.parse(data?.date ?? '');
       if (!data) Object.assign(entry, { status: 'failed', reason: `no results in ${relative(REPO, file)}` });
-      else if (!(date >= Date.parse(startedAt) - 2000)) Object.assign(entry, { status: 'failed', reason: `${relative(REPO, file)} was not rewritten` });
+      else if (!(date >= Date.parse(startedAt) - 2000))
+        Object.assign(entry, { status: 'failed', reason: `${relative(REPO, file)} was not rewritten` });
       else {
         try {
           bench.summarize(data);
@@ -151,21 +180,30 @@ for (const bench of BENCHMARKS) {
       }
     }
     info.entries[key] = entry;
-    const loadNote = load.othersCores ? `others' CPU ${load.othersCores.mean} cores${isLoaded(load) ? ' (loaded)' : ''}` : `load ${load.loadAvgStart[0]}`;
+    const loadNote = load.othersCores
+      ? `others' CPU ${load.othersCores.mean} cores${isLoaded(load) ? ' (loaded)' : ''}`
+      : `load ${load.loadAvgStart[0]}`;
     outcomes.push({ key, status: entry.status, seconds, note: entry.reason ?? loadNote });
     console.log(`=== ${key}: ${entry.status}${entry.reason ? ` (${entry.reason})` : ''} in ${seconds} s, ${loadNote}`);
     if (entry.status !== 'ok') console.log(`--- last lines (whole log: ${relative(REPO, r.logFile)}):\n${r.tail}\n---`);
     // Saved after every benchmark, so an interrupted run keeps what it measured.
-    writeFileSync(join(resultsDir, 'run.json'), JSON.stringify({ ...info, runs: [...info.runs, { ...run, seconds: null, load: null }].slice(-20) }, null, 2) + '\n');
+    writeFileSync(
+      join(resultsDir, 'run.json'),
+      JSON.stringify({ ...info, runs: [...info.runs, { ...run, seconds: null, load: null }].slice(-20) }, null, 2) +
+        '\n',
+    );
   }
 }
 run.load = runLoad.stop();
 run.seconds = Math.round((Date.now() - Date.parse(run.startedAt)) / 1000);
 info.runs = [...info.runs, run].slice(-20);
-writeFileSync(join(resultsDir, 'run.json'), JSON.stringify(info, null, 2) + '\n');
+writeFileSync(join(resultsDir, 'run.json'), `${JSON.stringify(info, null, 2)}\n`);
 
 console.log(`\n${mode} run: ${run.seconds} s`);
-for (const o of outcomes) console.log(`  ${o.key.padEnd(18)} ${o.status.padEnd(8)} ${o.seconds !== undefined ? `${String(o.seconds).padStart(6)} s` : '        '}  ${o.note ?? ''}`);
+for (const o of outcomes)
+  console.log(
+    `  ${o.key.padEnd(18)} ${o.status.padEnd(8)} ${o.seconds !== undefined ? `${String(o.seconds).padStart(6)} s` : '        '}  ${o.note ?? ''}`,
+  );
 
 if (!opts['no-report']) {
   // Smoke results only check the generator; the real report is made from full or quick runs.

@@ -11,7 +11,18 @@
 // directly; "bag" is `BagWriter.create(path, { syncMode: true })` from @vlink/bag, i.e. ours plus the core's frame
 // checks and bookkeeping. Reads: `mcapBackend.openReader(path).frames({})` vs `McapIndexedReader.readMessages()` over
 // the same file (written by us), both touching every payload.
-import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,8 +81,19 @@ const nextPath = (name) => join(dir, `${name}-${fileNo++}.vcap`);
 
 async function oursWrite(variants, n, compress, path) {
   const t0 = performance.now();
-  const writer = await mcapBackend.createWriter(path, resolveWriterConfig({ compress, cacheSize: CHUNK, syncMode: true }), context);
-  const frame = { timestamp: 0, url: URL, data: variants[0], serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish };
+  const writer = await mcapBackend.createWriter(
+    path,
+    resolveWriterConfig({ compress, cacheSize: CHUNK, syncMode: true }),
+    context,
+  );
+  const frame = {
+    timestamp: 0,
+    url: URL,
+    data: variants[0],
+    serType: 'raw',
+    schemaType: SchemaType.Raw,
+    actionType: ActionType.Publish,
+  };
   for (let i = 0; i < n; i++) {
     frame.timestamp = i * 100;
     frame.data = variants[i % variants.length];
@@ -83,9 +105,21 @@ async function oursWrite(variants, n, compress, path) {
 
 async function bagWrite(variants, n, compress, path) {
   const t0 = performance.now();
-  const writer = await BagWriter.create(path, { compress, cacheSize: CHUNK, syncMode: true, startTimestamp: context.startTimestamp });
+  const writer = await BagWriter.create(path, {
+    compress,
+    cacheSize: CHUNK,
+    syncMode: true,
+    startTimestamp: context.startTimestamp,
+  });
   for (let i = 0; i < n; i++) {
-    writer.push({ timestamp: i * 100, url: URL, data: variants[i % variants.length], serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+    writer.push({
+      timestamp: i * 100,
+      url: URL,
+      data: variants[i % variants.length],
+      serType: 'raw',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    });
   }
   await writer.close();
   return performance.now() - t0;
@@ -106,13 +140,26 @@ async function mcapWrite(variants, n, compress, path) {
   const writer = new McapWriter({
     writable,
     chunkSize: CHUNK,
-    ...(compress === 'zstd' ? { compressChunk: (data) => ({ compression: 'zstd', compressedData: zstd.compress(data, ZSTD_LEVEL) }) } : {}),
+    ...(compress === 'zstd'
+      ? { compressChunk: (data) => ({ compression: 'zstd', compressedData: zstd.compress(data, ZSTD_LEVEL) }) }
+      : {}),
   });
   await writer.start({ profile: 'vlink', library: 'mcap-ts bench' });
-  const channelId = await writer.registerChannel({ topic: URL, messageEncoding: 'raw', schemaId: 0, metadata: new Map([['action', 'Pub']]) });
+  const channelId = await writer.registerChannel({
+    topic: URL,
+    messageEncoding: 'raw',
+    schemaId: 0,
+    metadata: new Map([['action', 'Pub']]),
+  });
   for (let i = 0; i < n; i++) {
     const t = START_NS + BigInt(i * 100_000);
-    await writer.addMessage({ channelId, sequence: i + 1, logTime: t, publishTime: t, data: variants[i % variants.length] });
+    await writer.addMessage({
+      channelId,
+      sequence: i + 1,
+      logTime: t,
+      publishTime: t,
+      data: variants[i % variants.length],
+    });
   }
   await writer.end();
   fsyncSync(fd);
@@ -161,7 +208,10 @@ async function mcapRead(path) {
       return out;
     },
   };
-  const reader = await McapIndexedReader.Initialize({ readable, decompressHandlers: { zstd: (buffer, decompressedSize) => zstd.decompress(buffer, Number(decompressedSize)) } });
+  const reader = await McapIndexedReader.Initialize({
+    readable,
+    decompressHandlers: { zstd: (buffer, decompressedSize) => zstd.decompress(buffer, Number(decompressedSize)) },
+  });
   let count = 0;
   let bytes = 0;
   for await (const message of reader.readMessages()) {
@@ -224,24 +274,44 @@ for (const { size, frames } of CASES) {
     rmSync(readPath, { force: true });
 
     const write = Object.fromEntries(
-      Object.entries(times).map(([k, v]) => [k, { ms: round(median(v)), MBps: round(payloadBytes / MiB / (median(v) / 1000), 1), fileBytes: sizes[k], runs: v.map((x) => round(x)) }]),
+      Object.entries(times).map(([k, v]) => [
+        k,
+        {
+          ms: round(median(v)),
+          MBps: round(payloadBytes / MiB / (median(v) / 1000), 1),
+          fileBytes: sizes[k],
+          runs: v.map((x) => round(x)),
+        },
+      ]),
     );
     const read = Object.fromEntries(
-      Object.entries(reads).map(([k, v]) => [k, { ms: round(median(v)), MBps: round(payloadBytes / MiB / (median(v) / 1000), 1), runs: v.map((x) => round(x)) }]),
+      Object.entries(reads).map(([k, v]) => [
+        k,
+        { ms: round(median(v)), MBps: round(payloadBytes / MiB / (median(v) / 1000), 1), runs: v.map((x) => round(x)) },
+      ]),
     );
     const ratios = {
       oursWriteVsMcapWriter: round(write.mcapWriter.ms / write.ours.ms),
       oursWriteVsRawFs: round(write.rawFs.ms / write.ours.ms),
-      ...(write.bag ? { bagWriteVsMcapWriter: round(write.mcapWriter.ms / write.bag.ms), bagWriteVsRawFs: round(write.rawFs.ms / write.bag.ms) } : {}),
+      ...(write.bag
+        ? {
+            bagWriteVsMcapWriter: round(write.mcapWriter.ms / write.bag.ms),
+            bagWriteVsRawFs: round(write.rawFs.ms / write.bag.ms),
+          }
+        : {}),
       oursReadVsMcapIndexedReader: round(read.mcapIndexedReader.ms / read.ours.ms),
     };
     const entry = { size, compress, frames, payloadBytes, write, read, ratios };
     results.push(entry);
     console.log(
       `${String(size).padStart(7)} B ${compress.padEnd(4)} ${String(frames).padStart(7)} frames | write ms: ` +
-        Object.entries(write).map(([k, v]) => `${k} ${v.ms}`).join(', ') +
+        Object.entries(write)
+          .map(([k, v]) => `${k} ${v.ms}`)
+          .join(', ') +
         ` | read ms: ` +
-        Object.entries(read).map(([k, v]) => `${k} ${v.ms}`).join(', ') +
+        Object.entries(read)
+          .map(([k, v]) => `${k} ${v.ms}`)
+          .join(', ') +
         ` | ${JSON.stringify(ratios)}`,
     );
   }
@@ -272,5 +342,5 @@ const out = {
 };
 const resultsDir = join(here, 'results', smoke ? 'smoke' : '');
 mkdirSync(resultsDir, { recursive: true });
-writeFileSync(join(resultsDir, `vcap-${runtime}.json`), JSON.stringify(out, null, 2) + '\n');
+writeFileSync(join(resultsDir, `vcap-${runtime}.json`), `${JSON.stringify(out, null, 2)}\n`);
 rmSync(dir, { recursive: true, force: true });

@@ -72,7 +72,14 @@ async function ourWrite(path, variants, n, compress) {
   const config = resolveWriterConfig({ compress: compress ? 'lzav' : 'none', syncMode: true });
   const t0 = performance.now();
   const writer = await sqliteBackend.createWriter(path, config, context);
-  const frame = { timestamp: 0, url: URL, data: variants[0], serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish };
+  const frame = {
+    timestamp: 0,
+    url: URL,
+    data: variants[0],
+    serType: 'raw',
+    schemaType: SchemaType.Raw,
+    actionType: ActionType.Publish,
+  };
   for (let i = 0; i < n; i++) {
     frame.timestamp = i * 100;
     frame.data = variants[i % variants.length];
@@ -132,7 +139,9 @@ function rawRead(path, compress) {
   const t0 = performance.now();
   const db = driver.open(path, { readOnly: true });
   let bytes = 0;
-  for (const row of db.prepare('SELECT elapsed, url, action, data FROM VLinkDatas ORDER BY elapsed, rowid;').iterate()) {
+  for (const row of db
+    .prepare('SELECT elapsed, url, action, data FROM VLinkDatas ORDER BY elapsed, rowid;')
+    .iterate()) {
     let data = row.data;
     if (compress && isCompressionFrame(data)) data = decompressFrame(data);
     bytes += data.length;
@@ -154,9 +163,20 @@ const BagWriter = await bagWriterCtor();
 
 async function bagWrite(path, variants, n, compress) {
   const t0 = performance.now();
-  const writer = await BagWriter.create(path, { syncMode: true, compress: compress ? 'lzav' : 'none', startTimestamp: context.startTimestamp });
+  const writer = await BagWriter.create(path, {
+    syncMode: true,
+    compress: compress ? 'lzav' : 'none',
+    startTimestamp: context.startTimestamp,
+  });
   for (let i = 0; i < n; i++) {
-    writer.push({ timestamp: i * 100, url: URL, data: variants[i % variants.length], serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+    writer.push({
+      timestamp: i * 100,
+      url: URL,
+      data: variants[i % variants.length],
+      serType: 'raw',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    });
   }
   await writer.close();
   return performance.now() - t0;
@@ -168,7 +188,12 @@ async function measure(fn) {
   const out = await fn();
   const c = process.cpuUsage(c0);
   const ms = typeof out === 'number' ? out : out.ms;
-  return { ms, cpu: (c.user + c.system) / 1000, user: c.user / 1000, bytes: typeof out === 'number' ? undefined : out.bytes };
+  return {
+    ms,
+    cpu: (c.user + c.system) / 1000,
+    user: c.user / 1000,
+    bytes: typeof out === 'number' ? undefined : out.bytes,
+  };
 }
 
 const median = (xs) => {
@@ -222,11 +247,16 @@ for (const { size, frames: n } of CASES) {
       const reads = rep % 2 === 0 ? ['ourRead', 'rawRead'] : ['rawRead', 'ourRead'];
       const got = {};
       for (const k of reads) keep(k, (got[k] = await run[k]()));
-      if (got.ourRead.bytes !== got.rawRead.bytes) throw new Error(`read mismatch ${got.ourRead.bytes} != ${got.rawRead.bytes}`);
+      if (got.ourRead.bytes !== got.rawRead.bytes)
+        throw new Error(`read mismatch ${got.ourRead.bytes} != ${got.rawRead.bytes}`);
       rmSync(ours, { force: true });
     }
     const present = Object.entries(times).filter(([, v]) => v.length > 0);
-    if (verbose) for (const [k, v] of present) console.log(`   ${k.padEnd(8)} ms ${v.map((x) => x.ms.toFixed(0)).join(' ')}  cpu ${v.map((x) => x.cpu.toFixed(0)).join(' ')}  user ${v.map((x) => x.user.toFixed(0)).join(' ')}`);
+    if (verbose)
+      for (const [k, v] of present)
+        console.log(
+          `   ${k.padEnd(8)} ms ${v.map((x) => x.ms.toFixed(0)).join(' ')}  cpu ${v.map((x) => x.cpu.toFixed(0)).join(' ')}  user ${v.map((x) => x.user.toFixed(0)).join(' ')}`,
+        );
     const m = Object.fromEntries(present.map(([k, v]) => [k, median(v.map((x) => x.ms))]));
     const mc = Object.fromEntries(present.map(([k, v]) => [k, median(v.map((x) => x.cpu))]));
     const mu = Object.fromEntries(present.map(([k, v]) => [k, median(v.map((x) => x.user))]));
@@ -274,10 +304,11 @@ const out = join(here, 'results', smoke ? 'smoke' : '', `vdb-${runtime}.json`);
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(
   out,
-  JSON.stringify(
+  `${JSON.stringify(
     {
       runtime,
-      runtimeVersion: typeof Bun !== 'undefined' ? Bun.version : typeof Deno !== 'undefined' ? Deno.version.deno : process.version,
+      runtimeVersion:
+        typeof Bun !== 'undefined' ? Bun.version : typeof Deno !== 'undefined' ? Deno.version.deno : process.version,
       driver: driver.name,
       reps: REPS,
       quick,
@@ -290,6 +321,6 @@ writeFileSync(
     },
     null,
     2,
-  ) + '\n',
+  )}\n`,
 );
 console.log(`wrote ${out}`);

@@ -76,7 +76,11 @@ function payload(size, seed) {
   const out = new Uint8Array(size);
   let x = (seed * 2654435761) >>> 0 || 1;
   for (let i = 0; i < size; i++) {
-    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
     out[i] = (i >> 6) % 2 === 0 ? x & 0xff : i & 0x0f;
   }
   return out;
@@ -84,7 +88,9 @@ function payload(size, seed) {
 
 function percentiles(samples, ...ps) {
   const sorted = Float64Array.from(samples).sort();
-  return Object.fromEntries(ps.map((p) => [`p${p}`, round(sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0)]));
+  return Object.fromEntries(
+    ps.map((p) => [`p${p}`, round(sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0)]),
+  );
 }
 const round = (v, d = 3) => Math.round(v * 10 ** d) / 10 ** d;
 
@@ -105,41 +111,53 @@ async function pushCost() {
     const rate = Math.min((200 * MiB) / size, 200_000);
     const count = Math.max(300, Math.floor(rate * seconds));
     const runs = {};
-    for (let r = 0; r < repeats; r++) for (const [mode, options] of Object.entries(PUSH_MODES)) {
-      const writer = options.floor ? floorWriter() : await BagWriter.create(path(), { ...options, compress: 'none' });
-      const samples = new Float64Array(count);
-      const warmup = Math.min(200, count >> 2);
-      await new Promise((resolve) => {
-        const started = performance.now();
-        let i = -warmup;
-        const timer = setInterval(() => {
-          const due = Math.min(count, Math.floor(((performance.now() - started) / 1000) * rate) - warmup);
-          for (; i < due; i++) {
-            let data = template;
-            if (options.transferPayloads) {
-              data = new Uint8Array(size);
-              data.set(template);
+    for (let r = 0; r < repeats; r++)
+      for (const [mode, options] of Object.entries(PUSH_MODES)) {
+        const writer = options.floor ? floorWriter() : await BagWriter.create(path(), { ...options, compress: 'none' });
+        const samples = new Float64Array(count);
+        const warmup = Math.min(200, count >> 2);
+        await new Promise((resolve) => {
+          const started = performance.now();
+          let i = -warmup;
+          const timer = setInterval(() => {
+            const due = Math.min(count, Math.floor(((performance.now() - started) / 1000) * rate) - warmup);
+            for (; i < due; i++) {
+              let data = template;
+              if (options.transferPayloads) {
+                data = new Uint8Array(size);
+                data.set(template);
+              }
+              const frame = createFrame({ timestamp: i + warmup, url: `bench/${i & 3}`, data });
+              const t0 = performance.now();
+              writer.push(frame);
+              const t1 = performance.now();
+              if (i >= 0) samples[i] = (t1 - t0) * 1000;
             }
-            const frame = createFrame({ timestamp: i + warmup, url: `bench/${i & 3}`, data });
-            const t0 = performance.now();
-            writer.push(frame);
-            const t1 = performance.now();
-            if (i >= 0) samples[i] = (t1 - t0) * 1000;
-          }
-          if (i >= count) {
-            clearInterval(timer);
-            resolve();
-          }
-        }, 1);
-      });
-      await writer.close();
-      (runs[mode] ??= []).push({ ...percentiles(samples, 50, 99, 99.9), dropped: sumDropped(writer.stats()) });
-    }
+            if (i >= count) {
+              clearInterval(timer);
+              resolve();
+            }
+          }, 1);
+        });
+        await writer.close();
+        (runs[mode] ??= []).push({ ...percentiles(samples, 50, 99, 99.9), dropped: sumDropped(writer.stats()) });
+      }
     for (const [mode, list] of Object.entries(runs)) {
       const median = (key) => list.map((run) => run[key]).sort((a, b) => a - b)[list.length >> 1];
-      const row = { size, mode, frames: count, p50: median('p50'), p99: median('p99'), 'p99.9': median('p99.9'), dropped: median('dropped'), runs: list };
+      const row = {
+        size,
+        mode,
+        frames: count,
+        p50: median('p50'),
+        p99: median('p99'),
+        'p99.9': median('p99.9'),
+        dropped: median('dropped'),
+        runs: list,
+      };
       out.push(row);
-      console.log(`push ${String(size).padStart(7)} B  ${mode.padEnd(16)} p50 ${row.p50} µs  p99 ${row.p99} µs  p99.9 ${row['p99.9']} µs`);
+      console.log(
+        `push ${String(size).padStart(7)} B  ${mode.padEnd(16)} p50 ${row.p50} µs  p99 ${row.p99} µs  p99.9 ${row['p99.9']} µs`,
+      );
     }
   }
   return out;
@@ -179,7 +197,9 @@ async function pushWarmth() {
     await writer.close();
     const row = { size, pairs, first: percentiles(first, 50, 99), second: percentiles(second, 50, 99) };
     out.push(row);
-    console.log(`push warmth ${String(size).padStart(7)} B  first in task p50 ${row.first.p50} µs p99 ${row.first.p99} µs  second p50 ${row.second.p50} µs p99 ${row.second.p99} µs`);
+    console.log(
+      `push warmth ${String(size).padStart(7)} B  first in task p50 ${row.first.p50} µs p99 ${row.first.p99} µs  second p50 ${row.second.p50} µs p99 ${row.second.p99} µs`,
+    );
   }
   return { pushes: out, arming: await armingCost(pairs) };
 }
@@ -188,7 +208,11 @@ async function pushWarmth() {
 async function armingCost(n) {
   const settled = Promise.resolve();
   const noop = () => {};
-  const ways = { nothing: () => {}, setImmediate: () => setImmediate(noop), promiseReaction: () => void settled.then(noop) };
+  const ways = {
+    nothing: () => {},
+    setImmediate: () => setImmediate(noop),
+    promiseReaction: () => void settled.then(noop),
+  };
   const samples = Object.fromEntries(Object.keys(ways).map((k) => [k, new Float64Array(n)]));
   for (let i = -20; i < n; i++) {
     for (const [name, arm] of Object.entries(ways)) {
@@ -200,7 +224,9 @@ async function armingCost(n) {
     }
   }
   const out = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, percentiles(v, 50, 99)]));
-  console.log(`arming a callback first in a task (µs p50): nothing ${out.nothing.p50}, setImmediate ${out.setImmediate.p50}, promise reaction ${out.promiseReaction.p50}`);
+  console.log(
+    `arming a callback first in a task (µs p50): nothing ${out.nothing.p50}, setImmediate ${out.setImmediate.p50}, promise reaction ${out.promiseReaction.p50}`,
+  );
   return out;
 }
 
@@ -228,7 +254,11 @@ async function loopDelayMonitor() {
         kind: 'perf_hooks.monitorEventLoopDelay (resolution 1 ms)',
         stop: () => {
           histogram.disable();
-          return { p50: round(histogram.percentile(50) / 1e6), p99: round(histogram.percentile(99) / 1e6), max: round(histogram.max / 1e6) };
+          return {
+            p50: round(histogram.percentile(50) / 1e6),
+            p99: round(histogram.percentile(99) / 1e6),
+            max: round(histogram.max / 1e6),
+          };
         },
       };
     }
@@ -261,7 +291,11 @@ async function loopDelay() {
   const seconds = smoke ? 0.5 : quick ? 2 : 5;
   const frames = Array.from({ length: 8 }, (_, i) => payload(MiB, 100 + i));
   const out = [];
-  for (const [mode, options] of [['worker', {}], ['sync', { syncMode: true }], ['queue', { worker: false }]]) {
+  for (const [mode, options] of [
+    ['worker', {}],
+    ['sync', { syncMode: true }],
+    ['queue', { worker: false }],
+  ]) {
     const writer = await BagWriter.create(path(), { ...options, compress: 'zstd' });
     const monitor = await loopDelayMonitor();
     const started = performance.now();
@@ -286,12 +320,19 @@ async function loopDelay() {
     const closeStart = performance.now();
     await writer.close();
     const row = {
-      mode: writer.mode, seconds: round(elapsed, 2), offeredMBps: round((pushed * MiB) / elapsed / 1e6, 1),
+      mode: writer.mode,
+      seconds: round(elapsed, 2),
+      offeredMBps: round((pushed * MiB) / elapsed / 1e6, 1),
       writtenMBps: round(writer.stats().writtenBytes / ((performance.now() - started) / 1000) / 1e6, 1),
-      refused, loopDelayMs: delay, probe: monitor.kind, closeMs: round(performance.now() - closeStart, 1),
+      refused,
+      loopDelayMs: delay,
+      probe: monitor.kind,
+      closeMs: round(performance.now() - closeStart, 1),
     };
     out.push(row);
-    console.log(`loop ${row.mode.padEnd(6)} offered ${row.offeredMBps} MB/s  delay p50 ${delay.p50} ms  p99 ${delay.p99} ms  max ${delay.max} ms  refused ${refused}`);
+    console.log(
+      `loop ${row.mode.padEnd(6)} offered ${row.offeredMBps} MB/s  delay p50 ${delay.p50} ms  p99 ${delay.p99} ms  max ${delay.max} ms  refused ${refused}`,
+    );
   }
   return out;
 }
@@ -308,7 +349,12 @@ async function loopDelay() {
 async function throughput() {
   const workloads = [
     { name: '1 MiB frames, zstd', size: MiB, compress: 'zstd', total: (smoke ? 16 : quick ? 256 : 1024) * MiB },
-    { name: '1 KiB frames, no compression', size: 1024, compress: 'none', total: (smoke ? 4 : quick ? 128 : 512) * MiB },
+    {
+      name: '1 KiB frames, no compression',
+      size: 1024,
+      compress: 'none',
+      total: (smoke ? 4 : quick ? 128 : 512) * MiB,
+    },
   ];
   const out = [];
   for (const w of workloads) {
@@ -317,7 +363,10 @@ async function throughput() {
     const result = { workload: w.name, frames: count };
     const pairs = smoke || quick ? 2 : 4;
     const runs = { sync: [], worker: [] };
-    const order = Array.from({ length: pairs }, () => [['sync', { syncMode: true }], ['worker', {}]]).flat();
+    const order = Array.from({ length: pairs }, () => [
+      ['sync', { syncMode: true }],
+      ['worker', {}],
+    ]).flat();
     for (const [mode, options] of order) {
       const writer = await BagWriter.create(path(), { ...options, compress: w.compress });
       let retries = 0;
@@ -337,7 +386,12 @@ async function throughput() {
       }
       await writer.close();
       const seconds = (performance.now() - t0) / 1000;
-      const run = { MBps: round(w.total / seconds / 1e6, 1), seconds: round(seconds, 2), queueFullRetries: retries, written: writer.stats().writtenFrames - warmup - 1 };
+      const run = {
+        MBps: round(w.total / seconds / 1e6, 1),
+        seconds: round(seconds, 2),
+        queueFullRetries: retries,
+        written: writer.stats().writtenFrames - warmup - 1,
+      };
       console.log(`throughput ${w.name.padEnd(28)} ${mode.padEnd(6)} ${run.MBps} MB/s (${run.seconds} s)`);
       runs[mode].push(run);
     }
@@ -378,15 +432,19 @@ async function workerAlone() {
   for (let r = 0; r < (smoke ? 1 : 3); r++) {
     runs.thisThread.push(await syncLoopMBps(total));
     const worker = new Worker(new URL(import.meta.url), { workerData: { syncLoopBytes: total } });
-    runs.workerThread.push(await new Promise((resolve, reject) => {
-      worker.once('message', resolve);
-      worker.once('error', reject);
-    }));
+    runs.workerThread.push(
+      await new Promise((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+      }),
+    );
     await worker.terminate();
   }
   const best = (list) => Math.max(...list);
   const row = { bytes: total, runs, thisThreadMBps: best(runs.thisThread), workerThreadMBps: best(runs.workerThread) };
-  console.log(`syncMode 1 KiB loop: this thread ${runs.thisThread.join(', ')} MB/s; alone in a worker ${runs.workerThread.join(', ')} MB/s`);
+  console.log(
+    `syncMode 1 KiB loop: this thread ${runs.thisThread.join(', ')} MB/s; alone in a worker ${runs.workerThread.join(', ')} MB/s`,
+  );
   return row;
 }
 
@@ -424,12 +482,21 @@ async function slowDisk() {
   clearInterval(sampler);
   const stats = writer.stats();
   const row = {
-    diskMBps: 50, offeredMBps: round((pushed * MiB) / seconds / 1e6, 1), maxMemorySizeMiB: maxMemorySize / MiB,
-    baselineRssMiB: round(baseline / MiB, 1), peakRssMiB: round(peak / MiB, 1), growthMiB: round((peak - baseline) / MiB, 1),
-    queuedAtStopMiB: round(queuedAtStop / MiB, 1), pushed, written: stats.writtenFrames, droppedQueueMemory: stats.dropped.queueMemory,
+    diskMBps: 50,
+    offeredMBps: round((pushed * MiB) / seconds / 1e6, 1),
+    maxMemorySizeMiB: maxMemorySize / MiB,
+    baselineRssMiB: round(baseline / MiB, 1),
+    peakRssMiB: round(peak / MiB, 1),
+    growthMiB: round((peak - baseline) / MiB, 1),
+    queuedAtStopMiB: round(queuedAtStop / MiB, 1),
+    pushed,
+    written: stats.writtenFrames,
+    droppedQueueMemory: stats.dropped.queueMemory,
     droppedQueueDepth: stats.dropped.queueDepth,
   };
-  console.log(`slow disk: peak RSS ${row.peakRssMiB} MiB (baseline ${row.baselineRssMiB}, limit ${row.maxMemorySizeMiB} MiB), dropped ${row.droppedQueueMemory} of ${pushed}`);
+  console.log(
+    `slow disk: peak RSS ${row.peakRssMiB} MiB (baseline ${row.baselineRssMiB}, limit ${row.maxMemorySizeMiB} MiB), dropped ${row.droppedQueueMemory} of ${pushed}`,
+  );
   return row;
 }
 
@@ -447,7 +514,7 @@ if (section) {
   // Child: run one section, hand its result to the parent as the last line of stdout.
   try {
     const result = await SECTIONS[section]();
-    console.log('RESULT ' + JSON.stringify(result));
+    console.log(`RESULT ${JSON.stringify(result)}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -455,19 +522,40 @@ if (section) {
 }
 rmSync(dir, { recursive: true, force: true });
 
-const results = { runtime, version, cpus: cpus().length, loadAverageAtStart: loadavg().map((l) => round(l, 2)), date: new Date().toISOString(), quick: quickSections ?? quick, backend: backendLabel };
+const results = {
+  runtime,
+  version,
+  cpus: cpus().length,
+  loadAverageAtStart: loadavg().map((l) => round(l, 2)),
+  date: new Date().toISOString(),
+  quick: quickSections ?? quick,
+  backend: backendLabel,
+};
 const script = new URL(import.meta.url).pathname;
 const realtime = (process.argv.find((a) => a.startsWith('--rt='))?.slice(5) ?? '').split(',').filter(Boolean);
 results.realtimeSections = realtime;
 for (const name of Object.keys(SECTIONS)) {
   const short = quick || quickSections?.includes(name);
-  const args = [...(runtime === 'deno' ? ['run', '-A'] : []), script, `--section=${name}`, ...(short ? ['--quick'] : []), ...(smoke ? ['--smoke'] : [])];
-  const [command, argv] = realtime.includes(name) ? ['chrt', ['-f', '10', process.execPath, ...args]] : [process.execPath, args];
-  const child = spawnSync(command, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * MiB });
+  const args = [
+    ...(runtime === 'deno' ? ['run', '-A'] : []),
+    script,
+    `--section=${name}`,
+    ...(short ? ['--quick'] : []),
+    ...(smoke ? ['--smoke'] : []),
+  ];
+  const [command, argv] = realtime.includes(name)
+    ? ['chrt', ['-f', '10', process.execPath, ...args]]
+    : [process.execPath, args];
+  const child = spawnSync(command, argv, {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 64 * MiB,
+  });
   const lines = child.stdout.trimEnd().split('\n');
   for (const line of lines) if (!line.startsWith('RESULT ')) console.log(line);
   const last = lines.at(-1) ?? '';
-  if (child.status !== 0 || !last.startsWith('RESULT ')) throw new Error(`section ${name} failed (exit ${child.status})`);
+  if (child.status !== 0 || !last.startsWith('RESULT '))
+    throw new Error(`section ${name} failed (exit ${child.status})`);
   results[name] = JSON.parse(last.slice(7));
 }
 results.loadAverageAtEnd = loadavg().map((l) => round(l, 2));
@@ -476,9 +564,12 @@ const worker = (size) => results.pushCost.find((r) => r.size === size && r.mode 
 const loop = results.loopDelay.find((r) => r.mode === 'worker');
 results.goals = {
   'push p50 <= 2 us (64 B - 16 KiB, worker)': [64, 1024, 16384].every((s) => worker(s).p50 <= 2),
-  'push p50 <= 2 us (64 KiB - 1 MiB, worker+transfer)': [65536, 262144, MiB].every((s) => results.pushCost.find((r) => r.size === s && r.mode === 'worker+transfer').p50 <= 2),
+  'push p50 <= 2 us (64 KiB - 1 MiB, worker+transfer)': [65536, 262144, MiB].every(
+    (s) => results.pushCost.find((r) => r.size === s && r.mode === 'worker+transfer').p50 <= 2,
+  ),
   'push p99 <= 20 us (64 B - 16 KiB, worker)': [64, 1024, 16384].every((s) => worker(s).p99 <= 20),
-  'push p99 <= 20 us (1 MiB, worker+transfer)': results.pushCost.find((r) => r.size === MiB && r.mode === 'worker+transfer').p99 <= 20,
+  'push p99 <= 20 us (1 MiB, worker+transfer)':
+    results.pushCost.find((r) => r.size === MiB && r.mode === 'worker+transfer').p99 <= 20,
   'loop delay p99 <= 5 ms (200 MB/s zstd, worker)': loop.loopDelayMs.p99 <= 5,
   'worker throughput >= 90 % of sync': results.throughput.every((t) => t.workerVsSync >= 0.9),
   'RSS growth <= maxMemorySize + 64 MiB': results.slowDisk.growthMiB <= results.slowDisk.maxMemorySizeMiB + 64,
@@ -488,5 +579,5 @@ const resultsDir = smoke ? './results/smoke/' : './results/';
 mkdirSync(new URL(resultsDir, import.meta.url), { recursive: true });
 // A run with real-time sections is kept apart from the normal-priority one: both are worth reading.
 const file = `writer-${runtime}${realtime.length > 0 ? '-rt' : ''}.json`;
-writeFileSync(new URL(`${resultsDir}${file}`, import.meta.url), JSON.stringify(results, null, 2) + '\n');
+writeFileSync(new URL(`${resultsDir}${file}`, import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
 console.log(`wrote bench/${resultsDir.slice(2)}${file}`);

@@ -12,9 +12,19 @@ const path = join(dir, 'sensors.vdb');
 // 10 s of a 10 Hz camera and a 100 Hz imu; the camera misses 0.5 s at t = 4 s.
 const writer = await BagWriter.create(path, { syncMode: true });
 for (let t = 0; t < 10_000_000; t += 10_000) {
-  writer.push(createFrame({ url: 'imu', serType: 'raw', schemaType: SchemaType.Raw, timestamp: t, data: new Uint8Array(32) }));
+  writer.push(
+    createFrame({ url: 'imu', serType: 'raw', schemaType: SchemaType.Raw, timestamp: t, data: new Uint8Array(32) }),
+  );
   if (t % 100_000 === 0 && !(t >= 4_000_000 && t < 4_500_000)) {
-    writer.push(createFrame({ url: 'camera', serType: 'raw', schemaType: SchemaType.Raw, timestamp: t, data: new Uint8Array(1024).fill(t / 100_000) }));
+    writer.push(
+      createFrame({
+        url: 'camera',
+        serType: 'raw',
+        schemaType: SchemaType.Raw,
+        timestamp: t,
+        data: new Uint8Array(1024).fill(t / 100_000),
+      }),
+    );
   }
 }
 await writer.close();
@@ -41,7 +51,8 @@ assert.equal(imu, 100);
 
 // 3. Timing analysis: rate, interval percentiles and gaps per url.
 const timing = await analyzeTiming(reader);
-for (const t of timing) console.log(`${t.url}: ${t.count} frames, ${t.rateHz.toFixed(1)} Hz, gaps ${JSON.stringify(t.gaps)}`);
+for (const t of timing)
+  console.log(`${t.url}: ${t.count} frames, ${t.rateHz.toFixed(1)} Hz, gaps ${JSON.stringify(t.gaps)}`);
 const camera = timing.find((t) => t.url === 'camera')!;
 assert.equal(camera.gaps.length, 1);
 assert.equal(camera.gaps[0]!.startUs, 3_900_000);

@@ -19,7 +19,15 @@ const inputs = [
 for (const input of inputs) {
   const writer = await BagWriter.create(input.path, { syncMode: true, startTimestamp: input.startMs });
   for (let k = 0; k < 20; k++) {
-    writer.push(createFrame({ url: input.url, serType: 'raw', schemaType: SchemaType.Raw, timestamp: 10_000 + k * 50_000, data: new Uint8Array([k]) }));
+    writer.push(
+      createFrame({
+        url: input.url,
+        serType: 'raw',
+        schemaType: SchemaType.Raw,
+        timestamp: 10_000 + k * 50_000,
+        data: new Uint8Array([k]),
+      }),
+    );
   }
   await writer.close();
 }
@@ -55,11 +63,21 @@ const merged = await BagReader.create(out);
 const frames: Array<[string, number]> = [];
 for await (const frame of merged.frames()) frames.push([frame.url, frame.timestamp]);
 merged.close();
-console.log(`merged ${frames.length} frames: ${frames.slice(0, 5).map(([u, t]) => `${u}@${t}`).join(' ')} …`);
+console.log(
+  `merged ${frames.length} frames: ${frames
+    .slice(0, 5)
+    .map(([u, t]) => `${u}@${t}`)
+    .join(' ')} …`,
+);
 assert.equal(frames.length, 60);
 for (let i = 1; i < frames.length; i++) assert.ok(frames[i]![1] > frames[i - 1]![1], 'strictly increasing');
 const expected = inputs
-  .flatMap((input) => Array.from({ length: 20 }, (_, k): [string, number] => [input.url, (input.startMs - base) * 1000 + 10_000 + k * 50_000]))
+  .flatMap((input) =>
+    Array.from({ length: 20 }, (_, k): [string, number] => [
+      input.url,
+      (input.startMs - base) * 1000 + 10_000 + k * 50_000,
+    ]),
+  )
   .sort((a, b) => a[1] - b[1]);
 assert.deepEqual(frames, expected);
 

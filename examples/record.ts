@@ -15,16 +15,38 @@ const encoder = new TextEncoder();
   await using writer = await BagWriter.create(path, { compress: 'auto', tagName: 'example' });
   for (let t = 0; t < 2_000_000; t += 10_000) {
     // Timestamps are µs since the recording start. Pass -1 (createFrame's default) to use the writer's clock.
-    writer.push(createFrame({
-      url: 'dds://imu', serType: 'json', schemaType: SchemaType.Raw, timestamp: t,
-      data: encoder.encode(JSON.stringify({ t, ax: Math.sin(t / 1e6), az: 9.81 })),
-    }));
+    writer.push(
+      createFrame({
+        url: 'dds://imu',
+        serType: 'json',
+        schemaType: SchemaType.Raw,
+        timestamp: t,
+        data: encoder.encode(JSON.stringify({ t, ax: Math.sin(t / 1e6), az: 9.81 })),
+      }),
+    );
     if (t % 100_000 === 0) {
-      writer.push(createFrame({ url: 'dds://lidar', serType: 'raw', schemaType: SchemaType.Raw, timestamp: t, data: new Uint8Array(4096).fill(t % 251) }));
+      writer.push(
+        createFrame({
+          url: 'dds://lidar',
+          serType: 'raw',
+          schemaType: SchemaType.Raw,
+          timestamp: t,
+          data: new Uint8Array(4096).fill(t % 251),
+        }),
+      );
     }
     if (t % 500_000 === 0) {
       // Control commands are "Set" actions, as VLink records field writes.
-      writer.push(createFrame({ url: 'dds://cmd', serType: 'json', schemaType: SchemaType.Raw, timestamp: t, actionType: ActionType.Set, data: encoder.encode('{"speed":1}') }));
+      writer.push(
+        createFrame({
+          url: 'dds://cmd',
+          serType: 'json',
+          schemaType: SchemaType.Raw,
+          timestamp: t,
+          actionType: ActionType.Set,
+          data: encoder.encode('{"speed":1}'),
+        }),
+      );
     }
   }
   // push() never waits for the disk: frames are queued and written by a worker. close() drains the queue.
@@ -37,7 +59,9 @@ const encoder = new TextEncoder();
 // Check the result the way a user would: open it and look at the summary.
 const reader = await BagReader.create(path);
 const info = reader.getInfo();
-console.log(`${path}: ${info.messageCount} messages, ${info.totalDuration} ms, urls ${info.urls.map((u) => u.url).join(', ')}, compression ${info.compressionType}`);
+console.log(
+  `${path}: ${info.messageCount} messages, ${info.totalDuration} ms, urls ${info.urls.map((u) => u.url).join(', ')}, compression ${info.compressionType}`,
+);
 assert.equal(info.messageCount, 200 + 20 + 4);
 assert.equal(info.tagName, 'example');
 assert.equal(info.hasCompleted, true);

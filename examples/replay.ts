@@ -12,7 +12,15 @@ const path = join(dir, 'pose.vcap'); // MCAP this time; replay works the same fo
 // 50 Hz for 1 s. syncMode writes on this stack: handy for small scripts and tests.
 const writer = await BagWriter.create(path, { syncMode: true });
 for (let i = 0; i < 50; i++) {
-  writer.push(createFrame({ url: 'dds://pose', serType: 'json', schemaType: SchemaType.Raw, timestamp: i * 20_000, data: new TextEncoder().encode(`{"i":${i}}`) }));
+  writer.push(
+    createFrame({
+      url: 'dds://pose',
+      serType: 'json',
+      schemaType: SchemaType.Raw,
+      timestamp: i * 20_000,
+      data: new TextEncoder().encode(`{"i":${i}}`),
+    }),
+  );
 }
 await writer.close();
 
@@ -32,7 +40,9 @@ reader.registerOutputCallback((frame: Frame) => {
   }
 });
 reader.registerStatusCallback((status) => statuses.push(PlayStatus[status])); // only real changes
-const finished = new Promise<boolean>((resolve) => reader.registerFinishCallback((interrupted) => resolve(interrupted)));
+const finished = new Promise<boolean>((resolve) =>
+  reader.registerFinishCallback((interrupted) => resolve(interrupted)),
+);
 
 reader.play({ rate: 4 }); // 1 s of recording → 250 ms, plus the 100 ms pause
 const interrupted = await finished;
@@ -44,7 +54,11 @@ reader.close();
 console.log(`replayed ${received.length} frames in ${wallMs.toFixed(0)} ms; statuses ${statuses.join(' → ')}`);
 assert.equal(interrupted, false, 'the pass ran to its end');
 assert.equal(received.length, 50);
-assert.deepEqual(received.map((r) => r.timestamp), Array.from({ length: 50 }, (_, i) => i * 20_000), 'in order, timestamps untouched');
+assert.deepEqual(
+  received.map((r) => r.timestamp),
+  Array.from({ length: 50 }, (_, i) => i * 20_000),
+  'in order, timestamps untouched',
+);
 assert.ok(statuses.includes('Paused') && statuses.at(-1) === 'Stopped', `status changes: ${statuses.join(', ')}`);
 // Paced: 980 ms of recording at 4× is 245 ms, plus the pause. Generous upper bound for a loaded CI machine.
 assert.ok(wallMs >= 245 + 100 - 20, `too fast: ${wallMs} ms`);

@@ -13,7 +13,15 @@ import { serve } from '@vlink/bag-server';
 const root = mkdtempSync(join(tmpdir(), 'vlink-example-serve-'));
 const writer = await BagWriter.create(join(root, 'runs', 'drive.vdb'), { syncMode: true, compress: 'auto' });
 for (let i = 0; i < 100; i++) {
-  writer.push(createFrame({ url: 'dds://imu', serType: 'json', schemaType: SchemaType.Raw, timestamp: i * 10_000, data: new TextEncoder().encode(JSON.stringify({ i })) }));
+  writer.push(
+    createFrame({
+      url: 'dds://imu',
+      serType: 'json',
+      schemaType: SchemaType.Raw,
+      timestamp: i * 10_000,
+      data: new TextEncoder().encode(JSON.stringify({ i })),
+    }),
+  );
 }
 await writer.close();
 
@@ -22,10 +30,18 @@ await using server = await serve({ root, port: 0 });
 console.log(`serving ${root} at ${server.url} (API docs at ${server.url}/v1/docs)`);
 
 // Bag ids are paths under the root, URL-encoded as one segment.
-const { bags } = (await (await fetch(`${server.url}/v1/bags`)).json()) as { bags: Array<{ id: string; messageCount: number }> };
-assert.deepEqual(bags.map((b) => [b.id, b.messageCount]), [['runs/drive.vdb', 100]]);
+const { bags } = (await (await fetch(`${server.url}/v1/bags`)).json()) as {
+  bags: Array<{ id: string; messageCount: number }>;
+};
+assert.deepEqual(
+  bags.map((b) => [b.id, b.messageCount]),
+  [['runs/drive.vdb', 100]],
+);
 const id = encodeURIComponent('runs/drive.vdb');
-const page = (await (await fetch(`${server.url}/v1/bags/${id}/messages?urls=dds://imu&begin=500&limit=10`)).json()) as { messages: Array<{ timestamp: number; data: string }>; next: string | null };
+const page = (await (await fetch(`${server.url}/v1/bags/${id}/messages?urls=dds://imu&begin=500&limit=10`)).json()) as {
+  messages: Array<{ timestamp: number; data: string }>;
+  next: string | null;
+};
 assert.equal(page.messages.length, 10);
 assert.equal(page.messages[0]!.timestamp, 500_000); // µs since recording start; begin/end are ms
 assert.equal(atob(page.messages[0]!.data), '{"i":50}'); // payloads are base64 in JSON

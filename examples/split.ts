@@ -19,11 +19,25 @@ writer.registerSplitCallback((index, file) => before.push(`${index}:${file}`), t
 writer.registerSplitCallback((index, file) => after.push(`${index}:${file}`));
 
 for (let t = 0; t < 7_000_000; t += 20_000) {
-  writer.push(createFrame({ url: 'dds://odom', serType: 'json', schemaType: SchemaType.Raw, timestamp: t, data: new TextEncoder().encode(`{"t":${t}}`) }));
+  writer.push(
+    createFrame({
+      url: 'dds://odom',
+      serType: 'json',
+      schemaType: SchemaType.Raw,
+      timestamp: t,
+      data: new TextEncoder().encode(`{"t":${t}}`),
+    }),
+  );
 }
 await writer.close();
 
-const names = (calls: string[]) => calls.map((call) => call.replace(dir, '').replace(/^[/\\]/, '').replace(/:[/\\]/, ':'));
+const names = (calls: string[]) =>
+  calls.map((call) =>
+    call
+      .replace(dir, '')
+      .replace(/^[/\\]/, '')
+      .replace(/:[/\\]/, ':'),
+  );
 console.log(`split callbacks: before ${names(before).join(', ')}; after ${names(after).join(', ')}`);
 console.log(`files: ${readdirSync(dir).sort().join(', ')}`);
 // 7 s split every 2 s: segments drive.1.vdb … drive.4.vdb; three splits, plus the first segment's "after" call.

@@ -14,11 +14,24 @@ const recorder = new TriggerRecorder({
   defaultPostMs: 200, // and record 200 ms more after a trigger
   retentionGuardMs: 50,
 });
-recorder.registerHooks({ onDumpFinished: (r) => console.log(`dump ${r.file}: ${r.frames} frames, reason ${r.reason}`) });
+recorder.registerHooks({
+  onDumpFinished: (r) => console.log(`dump ${r.file}: ${r.frames} frames, reason ${r.reason}`),
+});
 recorder.start();
 
 // A 100 Hz sensor for ~1 s. timestamp -1: stamped on arrival with the recorder's clock.
-const sensor = setInterval(() => recorder.ingest(createFrame({ url: 'dds://speed', serType: 'text', schemaType: SchemaType.Raw, data: new TextEncoder().encode('42 km/h') })), 10);
+const sensor = setInterval(
+  () =>
+    recorder.ingest(
+      createFrame({
+        url: 'dds://speed',
+        serType: 'text',
+        schemaType: SchemaType.Raw,
+        data: new TextEncoder().encode('42 km/h'),
+      }),
+    ),
+  10,
+);
 await new Promise((resolve) => setTimeout(resolve, 600));
 
 // Something happened: dump. The promise resolves once the post window (+ guard) has passed and the file is written.

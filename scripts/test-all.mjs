@@ -10,7 +10,10 @@ import { join, resolve } from 'node:path';
 const root = resolve(import.meta.dirname, '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const wanted = process.argv.slice(2);
-const runtimes = wanted.length > 0 ? wanted : ['node', 'bun', 'deno', 'packaging', 'python', 'examples', 'browser', 'install', 'bench'];
+const runtimes =
+  wanted.length > 0
+    ? wanted
+    : ['node', 'bun', 'deno', 'packaging', 'python', 'examples', 'browser', 'install', 'bench'];
 
 function findTests(dir, out = []) {
   if (!existsSync(dir)) return out;
@@ -31,7 +34,7 @@ const testFiles = packageDirs.flatMap((p) => findTests(join(p, 'dist'))).sort();
 
 const commands = {
   node: ['node', ['--test', '--test-concurrency=1', ...testFiles]],
-  bun: [bin('bun'), ['test', '--timeout=120000', ...testFiles.map((f) => './' + f.slice(root.length + 1))]],
+  bun: [bin('bun'), ['test', '--timeout=120000', ...testFiles.map((f) => `./${f.slice(root.length + 1)}`)]],
   deno: [bin('deno'), ['test', '-A', '--no-check', '--node-modules-dir=manual', ...testFiles]],
   python: ['bash', [join(root, 'scripts', 'test-python.sh')]],
   browser: ['node', [join(root, 'scripts', 'test-browser.mjs')]],
@@ -41,15 +44,27 @@ const commands = {
   // A smoke run of every benchmark: checks the harness works; its numbers mean nothing and are not kept.
   bench: ['node', [join(root, 'bench', 'run.mjs'), '--smoke', '--runtimes', 'node']],
 };
-const scriptOf = { bench: '../bench/run.mjs', packaging: 'test-packaging.mjs', examples: 'test-examples.mjs', python: 'test-python.sh', browser: 'test-browser.mjs', install: 'test-install.mjs' };
+const scriptOf = {
+  bench: '../bench/run.mjs',
+  packaging: 'test-packaging.mjs',
+  examples: 'test-examples.mjs',
+  python: 'test-python.sh',
+  browser: 'test-browser.mjs',
+  install: 'test-install.mjs',
+};
 
-let failed = [];
+const failed = [];
 for (const runtime of runtimes) {
   const command = commands[runtime];
   if (!command) throw new Error(`unknown runtime ${runtime}`);
-  if (scriptOf[runtime] && !existsSync(join(root, 'scripts', scriptOf[runtime]))) throw new Error(`scripts/${scriptOf[runtime]} is missing`);
-  console.log(`\n=== ${runtime}: ${scriptOf[runtime] ?? testFiles.length + ' test files'} ===`);
-  const result = spawnSync(command[0], command[1], { stdio: 'inherit', cwd: root, env: { ...process.env, VLINK_TEST_RUNTIME: runtime } });
+  if (scriptOf[runtime] && !existsSync(join(root, 'scripts', scriptOf[runtime])))
+    throw new Error(`scripts/${scriptOf[runtime]} is missing`);
+  console.log(`\n=== ${runtime}: ${scriptOf[runtime] ?? `${testFiles.length} test files`} ===`);
+  const result = spawnSync(command[0], command[1], {
+    stdio: 'inherit',
+    cwd: root,
+    env: { ...process.env, VLINK_TEST_RUNTIME: runtime },
+  });
   if (result.status !== 0) failed.push(runtime);
 }
 if (failed.length > 0) {

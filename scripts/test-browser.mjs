@@ -29,13 +29,18 @@ function ensureChromium() {
   if (existsSync(CHROMIUM)) return;
   if (process.env.CHROMIUM_PATH) fail(`CHROMIUM_PATH=${CHROMIUM} does not exist`);
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
-    fail(`${CHROMIUM} is missing and this is not root: install it with \`sudo apt-get update && sudo apt-get install -y chromium\` (or set CHROMIUM_PATH)`);
+    fail(
+      `${CHROMIUM} is missing and this is not root: install it with \`sudo apt-get update && sudo apt-get install -y chromium\` (or set CHROMIUM_PATH)`,
+    );
   }
   console.log('# installing Debian chromium (apt-get)…');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  for (const args of [['update', '-qq'], ['install', '-y', '-qq', 'chromium']]) {
+  for (const args of [
+    ['update', '-qq'],
+    ['install', '-y', '-qq', 'chromium'],
+  ]) {
     const r = spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env });
-    if (r.status !== 0) fail(`apt-get ${args.join(' ')} failed (${r.error?.message ?? 'exit ' + r.status})`);
+    if (r.status !== 0) fail(`apt-get ${args.join(' ')} failed (${r.error?.message ?? `exit ${r.status}`})`);
   }
   if (!existsSync(CHROMIUM)) fail(`apt-get installed chromium but ${CHROMIUM} is still missing`);
 }
@@ -48,13 +53,34 @@ async function writeBags(dir) {
   const json = (o) => new TextEncoder().encode(JSON.stringify(o));
   for (let t = 100; t < 10_000; t += 10) {
     if (t > GAP.startMs && t < GAP.startMs + GAP.lengthMs) continue;
-    frames.push({ timestamp: t * 1000, url: GAP.url, data: json({ t, ax: Math.sin(t / 500), ay: 0.1 }), serType: 'json', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+    frames.push({
+      timestamp: t * 1000,
+      url: GAP.url,
+      data: json({ t, ax: Math.sin(t / 500), ay: 0.1 }),
+      serType: 'json',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    });
   }
   for (let i = 0, t = 100; t < 10_000; i++, t += 50) {
-    frames.push({ timestamp: t * 1000 + 5, url: 'dds://pose', data: pointBytes(Point, i), serType: 'test.Point', schemaType: SchemaType.Protobuf, actionType: ActionType.Publish });
+    frames.push({
+      timestamp: t * 1000 + 5,
+      url: 'dds://pose',
+      data: pointBytes(Point, i),
+      serType: 'test.Point',
+      schemaType: SchemaType.Protobuf,
+      actionType: ActionType.Publish,
+    });
   }
   for (let t = 250; t < 10_000; t += 500) {
-    frames.push({ timestamp: t * 1000 + 7, url: 'log/text', data: new TextEncoder().encode(`tick at ${t} ms`), serType: 'text', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+    frames.push({
+      timestamp: t * 1000 + 7,
+      url: 'log/text',
+      data: new TextEncoder().encode(`tick at ${t} ms`),
+      serType: 'text',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    });
   }
   frames.sort((a, b) => a.timestamp - b.timestamp);
   const writer = await BagWriter.create(join(dir, 'gap.vdb'), { syncMode: true, startTimestamp: START_MS });
@@ -62,13 +88,25 @@ async function writeBags(dir) {
   for (const f of frames) writer.push(f);
   await writer.close();
   const other = await BagWriter.create(join(dir, 'other.vcap'), { syncMode: true, startTimestamp: START_MS });
-  for (let t = 0; t < 2000; t += 100) other.push({ timestamp: t * 1000, url: 'a', data: new Uint8Array([t & 255]), serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+  for (let t = 0; t < 2000; t += 100)
+    other.push({
+      timestamp: t * 1000,
+      url: 'a',
+      data: new Uint8Array([t & 255]),
+      serType: 'raw',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    });
   await other.close();
   return frames.length;
 }
 
 async function main() {
-  for (const built of ['packages/bag/dist/index.js', 'packages/http-api/dist/index.js', 'packages/http-api/dist/player/web/index.html']) {
+  for (const built of [
+    'packages/bag/dist/index.js',
+    'packages/http-api/dist/index.js',
+    'packages/http-api/dist/player/web/index.html',
+  ]) {
     if (!existsSync(join(root, built))) fail(`${built} is missing: run \`npm run build\` first`);
   }
   ensureChromium();
@@ -84,7 +122,15 @@ async function main() {
   const context = await chromium.launchPersistentContext(join(work, 'profile'), {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: 1440, height: 900 },
   });
   const page = context.pages()[0] ?? (await context.newPage());
@@ -102,7 +148,11 @@ async function main() {
       console.log(`ok - ${name}`);
     } catch (error) {
       failed++;
-      console.log(`not ok - ${name}\n  ${String(error?.message ?? error).split('\n').join('\n  ')}`);
+      console.log(
+        `not ok - ${name}\n  ${String(error?.message ?? error)
+          .split('\n')
+          .join('\n  ')}`,
+      );
     }
   };
   const assert = (cond, message) => {
@@ -136,14 +186,14 @@ async function main() {
 
   try {
     await check('the page loads at / and lists the bags', async () => {
-      await page.goto(server.url + '/');
+      await page.goto(`${server.url}/`);
       assert((await page.title()) === 'vlink-bag player', `title is ${await page.title()}`);
       await page.getByTestId('bag-list').getByText('gap.vdb').waitFor();
       await page.getByTestId('bag-list').getByText('other.vcap').waitFor();
     });
 
     await check('/player serves the same page', async () => {
-      const res = await page.request.get(server.url + '/player');
+      const res = await page.request.get(`${server.url}/player`);
       assert(res.status() === 200 && (await res.text()).includes('<div id="app">'), `status ${res.status()}`);
     });
 
@@ -173,7 +223,10 @@ async function main() {
       await page.getByTestId('inspector-url').selectOption('dds://pose');
       await page.getByTestId('play').click();
       await page.getByTestId('state').filter({ hasText: 'playing' }).waitFor();
-      await waitFor('a decoded pose', async () => (await page.getByTestId('payload').count()) > 0 && (await text('payload')).includes('"label"'));
+      await waitFor(
+        'a decoded pose',
+        async () => (await page.getByTestId('payload').count()) > 0 && (await text('payload')).includes('"label"'),
+      );
       assert((await text('decoded-kind')) === 'protobuf', `decoded as ${await text('decoded-kind')}`);
       const received = Number((await text('received')).replace(/\D/g, ''));
       assert(received > 0, 'no frame received');
@@ -231,23 +284,26 @@ async function main() {
       await page.getByTestId('time-mode').selectOption('relative');
     });
 
-    await check('while stopped, a seek opens a paused replay there, and step from stopped sends the frame after it', async () => {
-      // Both open a new pass first and go on only once the server's answer to it (its command id) came back.
-      await page.getByTestId('stop').click();
-      await page.getByTestId('state').filter({ hasText: 'stopped' }).waitFor();
-      const field = page.getByTestId('time');
-      await field.click();
-      await field.fill('0:07.25');
-      await field.press('Enter');
-      await page.getByTestId('state').filter({ hasText: 'paused' }).waitFor();
-      await waitFor('the time to read 0:07.250', async () => (await timeValue()) === '0:07.250');
-      await page.getByTestId('stop').click();
-      await page.getByTestId('state').filter({ hasText: 'stopped' }).waitFor();
-      await page.getByTestId('inspector-url').selectOption(GAP.url);
-      await page.getByTestId('step').click();
-      await waitForFrameBetween('a frame of the imu just after 7.25 s', 7250, 7400);
-      await page.getByTestId('state').filter({ hasText: 'paused' }).waitFor();
-    });
+    await check(
+      'while stopped, a seek opens a paused replay there, and step from stopped sends the frame after it',
+      async () => {
+        // Both open a new pass first and go on only once the server's answer to it (its command id) came back.
+        await page.getByTestId('stop').click();
+        await page.getByTestId('state').filter({ hasText: 'stopped' }).waitFor();
+        const field = page.getByTestId('time');
+        await field.click();
+        await field.fill('0:07.25');
+        await field.press('Enter');
+        await page.getByTestId('state').filter({ hasText: 'paused' }).waitFor();
+        await waitFor('the time to read 0:07.250', async () => (await timeValue()) === '0:07.250');
+        await page.getByTestId('stop').click();
+        await page.getByTestId('state').filter({ hasText: 'stopped' }).waitFor();
+        await page.getByTestId('inspector-url').selectOption(GAP.url);
+        await page.getByTestId('step').click();
+        await waitForFrameBetween('a frame of the imu just after 7.25 s', 7250, 7400);
+        await page.getByTestId('state').filter({ hasText: 'paused' }).waitFor();
+      },
+    );
 
     await check('whitelist, max rate, then the replay runs to its end', async () => {
       await page.getByTestId('filter-mode').selectOption('whitelist');
@@ -255,7 +311,10 @@ async function main() {
       await page.getByTestId('rate').selectOption('0');
       await page.getByTestId('inspector-url').selectOption('log/text');
       await page.getByTestId('play').click();
-      await waitFor('the last log line', async () => (await page.getByTestId('payload').count()) > 0 && (await text('payload')) === 'tick at 9750 ms');
+      await waitFor(
+        'the last log line',
+        async () => (await page.getByTestId('payload').count()) > 0 && (await text('payload')) === 'tick at 9750 ms',
+      );
       await page.getByTestId('state').filter({ hasText: 'stopped' }).waitFor();
       await page.getByTestId('filter-mode').selectOption('all');
       await page.getByTestId('rate').selectOption('1');
@@ -277,23 +336,26 @@ async function main() {
       await page.screenshot({ path: join(ARTIFACTS, 'player.png') });
     });
 
-    await check('a server with a token: the page asks for it; #token= opens the bag and leaves the address bar', async () => {
-      const guarded = await serve({ root: bags, port: 0, token: 'sesame' });
-      const other = await context.newPage();
-      try {
-        await other.goto(guarded.url + '/');
-        await other.locator('input[name=token]').waitFor();
-        await other.getByText('UNAUTHORIZED').waitFor();
-        await other.goto(guarded.url + '/#token=sesame&bag=gap.vdb');
-        await other.getByTestId('bag-info').waitFor();
-        await other.getByTestId('state').filter({ hasText: 'stopped' }).waitFor();
-        const hash = await other.evaluate(() => location.hash);
-        assert(!hash.includes('sesame') && hash.includes('bag=gap.vdb'), `hash is ${hash}`);
-      } finally {
-        await other.close();
-        await guarded.close();
-      }
-    });
+    await check(
+      'a server with a token: the page asks for it; #token= opens the bag and leaves the address bar',
+      async () => {
+        const guarded = await serve({ root: bags, port: 0, token: 'sesame' });
+        const other = await context.newPage();
+        try {
+          await other.goto(`${guarded.url}/`);
+          await other.locator('input[name=token]').waitFor();
+          await other.getByText('UNAUTHORIZED').waitFor();
+          await other.goto(`${guarded.url}/#token=sesame&bag=gap.vdb`);
+          await other.getByTestId('bag-info').waitFor();
+          await other.getByTestId('state').filter({ hasText: 'stopped' }).waitFor();
+          const hash = await other.evaluate(() => location.hash);
+          assert(!hash.includes('sesame') && hash.includes('bag=gap.vdb'), `hash is ${hash}`);
+        } finally {
+          await other.close();
+          await guarded.close();
+        }
+      },
+    );
 
     await check('no page errors or console errors (CSP included)', async () => {
       assert(problems.length === 0, problems.join('\n'));

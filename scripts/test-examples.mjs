@@ -19,7 +19,11 @@ const RUNTIMES = {
   node: { command: process.execPath, args: (file) => [file], available: () => true },
   bun: { command: bin('bun'), args: (file) => [file], available: () => existsSync(bin('bun')) },
   // --node-modules-dir=manual: resolve @vlink/* from the workspace's node_modules, as the test suite does.
-  deno: { command: bin('deno'), args: (file) => ['run', '-A', '--no-check', '--node-modules-dir=manual', file], available: () => existsSync(bin('deno')) },
+  deno: {
+    command: bin('deno'),
+    args: (file) => ['run', '-A', '--no-check', '--node-modules-dir=manual', file],
+    available: () => existsSync(bin('deno')),
+  },
 };
 
 const argv = process.argv.slice(2);
@@ -28,7 +32,10 @@ const wantedRuntimes = argv.filter((a) => a in RUNTIMES);
 const wantedExamples = argv.filter((a) => !a.startsWith('--') && !(a in RUNTIMES));
 const runtimes = wantedRuntimes.length > 0 ? wantedRuntimes : Object.keys(RUNTIMES);
 
-if (!existsSync(join(root, 'packages/bag/dist/index.js')) || !existsSync(join(root, 'packages/http-api/dist/index.js'))) {
+if (
+  !existsSync(join(root, 'packages/bag/dist/index.js')) ||
+  !existsSync(join(root, 'packages/http-api/dist/index.js'))
+) {
   console.error('test-examples: the packages are not built; run `npm run build` first');
   process.exit(1);
 }
@@ -52,8 +59,14 @@ if (examples.length === 0) {
 
 /** `// runtimes: node bun` in the first lines restricts an example; default every runtime. */
 function runtimesOf(name) {
-  const head = readFileSync(join(examplesDir, `${name}.ts`), 'utf8').split('\n').slice(0, 10).join('\n');
-  const declared = /^\/\/ runtimes: (.+)$/m.exec(head)?.[1].split(/[\s,]+/).filter(Boolean);
+  const head = readFileSync(join(examplesDir, `${name}.ts`), 'utf8')
+    .split('\n')
+    .slice(0, 10)
+    .join('\n');
+  const declared = /^\/\/ runtimes: (.+)$/m
+    .exec(head)?.[1]
+    .split(/[\s,]+/)
+    .filter(Boolean);
   return declared ?? Object.keys(RUNTIMES);
 }
 
@@ -61,7 +74,11 @@ function run(command, args) {
   return new Promise((done) => {
     const started = performance.now();
     let output = '';
-    const child = spawn(command, args, { cwd: root, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
     const timer = setTimeout(() => {
@@ -85,7 +102,15 @@ function report(label, result) {
     failures.push(label);
   }
   console.log(`${result.ok ? 'PASS' : 'FAIL'}  ${label.padEnd(28)} ${(result.ms / 1000).toFixed(1).padStart(5)} s`);
-  if (!result.ok) console.log(result.output.trimEnd().split('\n').slice(-30).map((l) => `      ${l}`).join('\n') + `\n      (exit ${result.code})`);
+  if (!result.ok)
+    console.log(
+      `${result.output
+        .trimEnd()
+        .split('\n')
+        .slice(-30)
+        .map((l) => `      ${l}`)
+        .join('\n')}\n      (exit ${result.code})`,
+    );
 }
 
 for (const runtime of runtimes) {
@@ -117,7 +142,9 @@ if (wantedExamples.length === 0 && wantedRuntimes.length === 0) {
   }
 }
 
-console.log(`\n${results.passed} passed, ${results.failed} failed${results.skipped ? `, ${results.skipped} skipped` : ''}`);
+console.log(
+  `\n${results.passed} passed, ${results.failed} failed${results.skipped ? `, ${results.skipped} skipped` : ''}`,
+);
 if (failures.length > 0) {
   console.log(`failed: ${failures.join(', ')}`);
   process.exit(1);

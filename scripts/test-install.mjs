@@ -15,7 +15,13 @@ let passed = 0;
 let failed = 0;
 
 function run(cmd, args, cwd, extraEnv = {}) {
-  return execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', env: { ...process.env, ...extraEnv }, timeout: 600_000 });
+  return execFileSync(cmd, args, {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+    env: { ...process.env, ...extraEnv },
+    timeout: 600_000,
+  });
 }
 
 function step(name, fn) {
@@ -33,12 +39,22 @@ const packs = join(work, 'packs');
 mkdirSync(packs);
 const tarballs = {};
 for (const dir of PUBLIC) {
-  const out = run('npm', ['pack', '--silent', '--pack-destination', packs], join(root, 'packages', dir)).trim().split('\n').pop();
-  const name = JSON.parse(run('node', ['-p', 'JSON.stringify(require("./package.json").name)'], join(root, 'packages', dir)));
+  const out = run('npm', ['pack', '--silent', '--pack-destination', packs], join(root, 'packages', dir))
+    .trim()
+    .split('\n')
+    .pop();
+  const name = JSON.parse(
+    run('node', ['-p', 'JSON.stringify(require("./package.json").name)'], join(root, 'packages', dir)),
+  );
   tarballs[name] = join(packs, out);
 }
 // Our packages depend on each other by version; overrides make every copy resolve to the tarballs, not the registry.
-const manifest = (deps) => JSON.stringify({ name: 'vlink-install-test', private: true, type: 'module', dependencies: deps, overrides: deps }, null, 2);
+const manifest = (deps) =>
+  JSON.stringify(
+    { name: 'vlink-install-test', private: true, type: 'module', dependencies: deps, overrides: deps },
+    null,
+    2,
+  );
 const fileDeps = Object.fromEntries(Object.entries(tarballs).map(([n, t]) => [n, `file:${t}`]));
 
 function project(name) {
@@ -70,7 +86,10 @@ step('example on Deno over node_modules', () => {
 
 const bunDir = project('bun');
 step('bun add of the tarballs and the example on Bun', () => {
-  writeFileSync(join(bunDir, 'package.json'), JSON.stringify({ name: 'vlink-install-bun', private: true, type: 'module', overrides: fileDeps }, null, 2));
+  writeFileSync(
+    join(bunDir, 'package.json'),
+    JSON.stringify({ name: 'vlink-install-bun', private: true, type: 'module', overrides: fileDeps }, null, 2),
+  );
   run(bin('bun'), ['add', ...Object.values(tarballs)], bunDir);
   process.stdout.write(run(bin('bun'), ['example.mjs'], bunDir));
   const out = run(bin('bun'), ['x', '--bun', 'vlink-bag', 'info', 'example.vcap', '--json'], bunDir);

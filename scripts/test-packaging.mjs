@@ -42,7 +42,8 @@ for (const dir of PUBLIC) {
     }
     if (pkg.type !== 'module') throw new Error('must be ESM');
     for (const [entry, target] of Object.entries(pkg.exports)) {
-      if (typeof target === 'object' && Object.keys(target)[0] !== 'types') throw new Error(`exports["${entry}"] must list types first`);
+      if (typeof target === 'object' && Object.keys(target)[0] !== 'types')
+        throw new Error(`exports["${entry}"] must list types first`);
     }
   });
 }
@@ -54,14 +55,18 @@ await check('changeset version writes CHANGELOGs and bumps internal dependencies
   try {
     for (const entry of ['package.json', '.changeset', 'packages', 'apps', 'bench']) {
       if (existsSync(join(root, entry))) {
-        cpSync(join(root, entry), join(scratch, entry), { recursive: true, filter: (src) => !src.includes('node_modules') && !src.includes('/dist') });
+        cpSync(join(root, entry), join(scratch, entry), {
+          recursive: true,
+          filter: (src) => !src.includes('node_modules') && !src.includes('/dist'),
+        });
       }
     }
     execFileSync('git', ['init', '-q'], { cwd: scratch });
     execFileSync(changeset, ['version'], { cwd: scratch, stdio: 'pipe' });
     const bag = JSON.parse(readFileSync(join(scratch, 'packages', 'bag', 'package.json'), 'utf8'));
     const core = JSON.parse(readFileSync(join(scratch, 'packages', 'core', 'package.json'), 'utf8'));
-    if (bag.dependencies['@vlink/bag-core'] !== core.version) throw new Error(`@vlink/bag depends on core ${bag.dependencies['@vlink/bag-core']}, core is ${core.version}`);
+    if (bag.dependencies['@vlink/bag-core'] !== core.version)
+      throw new Error(`@vlink/bag depends on core ${bag.dependencies['@vlink/bag-core']}, core is ${core.version}`);
     for (const dir of PUBLIC) {
       if (!existsSync(join(scratch, 'packages', dir, 'CHANGELOG.md'))) throw new Error(`no CHANGELOG for ${dir}`);
     }

@@ -15,7 +15,10 @@ export const RUNTIMES = ['node', 'bun', 'deno'];
 
 const readJson = (path) => (existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : undefined);
 /** The usual shape: one file per runtime, `<name>-<runtime>.json`. */
-const perRuntime = (name) => (dir, runtime) => ({ file: join(dir, `${name}-${runtime}.json`), data: readJson(join(dir, `${name}-${runtime}.json`)) });
+const perRuntime = (name) => (dir, runtime) => ({
+  file: join(dir, `${name}-${runtime}.json`),
+  data: readJson(join(dir, `${name}-${runtime}.json`)),
+});
 
 /**
  * In the order of the goals in the issues (run order, and the order of the Goals table).
@@ -56,14 +59,59 @@ export const BENCHMARKS = [
 
 /** The sections of BENCHMARKS.md, one per row of issue 12's table (and its memory line), in order. */
 export const SECTIONS = [
-  { id: 'vcap-write', title: '`.vcap` write', about: 'BagWriter (and the bare Backend writer) vs `@mcap/core` McapWriter and a raw `fs` write+fsync of the same payload bytes; 64 B / 4 KiB / 1 MiB, no compression and zstd. lz4 is not measured (the bench covers none and zstd).' },
-  { id: 'vdb-write', title: '`.vdb` write', about: "BagWriter (and the bare Backend writer) vs the same SQLite driver's raw prepared INSERT loop with the writer's pragmas and commit batching; 64 B / 4 KiB / 1 MiB, LZAV on and off." },
-  { id: 'read', title: '`.vcap` / `.vdb` read', about: "Backend readers vs `@mcap/core` McapIndexedReader and the raw driver's SELECT iterate (page cache warm); BagReader's cursor and async iterator over a large bag vs a cold-cache `fs` read of the same file." },
-  { id: 'open-info', title: 'Open + info of a 1M-message bag', about: 'BagReader.create + getInfo() in a fresh process, absolute, both formats.' },
-  { id: 'writer', title: 'Producer push() cost, event-loop delay, worker throughput', about: 'The worker writer (default) vs `syncMode` (and the in-thread queue for event-loop delay).' },
-  { id: 'playback', title: 'Playback timing', about: 'BagReader.play at rate 1 vs the ideal schedule; forceDelay 0 vs a plain cursor loop.' },
-  { id: 'http', title: 'HTTP API', about: 'The server (in a child process of the same runtime) over loopback: NDJSON, JSON pages, binary stream, WebSocket replay, vs a raw loopback socket copy of the same bytes; reader cache; 100 concurrent replay clients.' },
-  { id: 'python', title: 'Python client', about: '`RemoteBag.read_messages` over HTTP (server on the runtime named) vs the `mcap` PyPI reader on the local file.' },
-  { id: 'lzav', title: 'LZAV codec', about: 'The TypeScript codec: MB/s, and compressed size vs the C reference output of each shared fixture vector.' },
-  { id: 'memory', title: 'Memory', about: 'Peak RSS recording with a disk slower than the producer, and reading a large bag.' },
+  {
+    id: 'vcap-write',
+    title: '`.vcap` write',
+    about:
+      'BagWriter (and the bare Backend writer) vs `@mcap/core` McapWriter and a raw `fs` write+fsync of the same payload bytes; 64 B / 4 KiB / 1 MiB, no compression and zstd. lz4 is not measured (the bench covers none and zstd).',
+  },
+  {
+    id: 'vdb-write',
+    title: '`.vdb` write',
+    about:
+      "BagWriter (and the bare Backend writer) vs the same SQLite driver's raw prepared INSERT loop with the writer's pragmas and commit batching; 64 B / 4 KiB / 1 MiB, LZAV on and off.",
+  },
+  {
+    id: 'read',
+    title: '`.vcap` / `.vdb` read',
+    about:
+      "Backend readers vs `@mcap/core` McapIndexedReader and the raw driver's SELECT iterate (page cache warm); BagReader's cursor and async iterator over a large bag vs a cold-cache `fs` read of the same file.",
+  },
+  {
+    id: 'open-info',
+    title: 'Open + info of a 1M-message bag',
+    about: 'BagReader.create + getInfo() in a fresh process, absolute, both formats.',
+  },
+  {
+    id: 'writer',
+    title: 'Producer push() cost, event-loop delay, worker throughput',
+    about: 'The worker writer (default) vs `syncMode` (and the in-thread queue for event-loop delay).',
+  },
+  {
+    id: 'playback',
+    title: 'Playback timing',
+    about: 'BagReader.play at rate 1 vs the ideal schedule; forceDelay 0 vs a plain cursor loop.',
+  },
+  {
+    id: 'http',
+    title: 'HTTP API',
+    about:
+      'The server (in a child process of the same runtime) over loopback: NDJSON, JSON pages, binary stream, WebSocket replay, vs a raw loopback socket copy of the same bytes; reader cache; 100 concurrent replay clients.',
+  },
+  {
+    id: 'python',
+    title: 'Python client',
+    about:
+      '`RemoteBag.read_messages` over HTTP (server on the runtime named) vs the `mcap` PyPI reader on the local file.',
+  },
+  {
+    id: 'lzav',
+    title: 'LZAV codec',
+    about: 'The TypeScript codec: MB/s, and compressed size vs the C reference output of each shared fixture vector.',
+  },
+  {
+    id: 'memory',
+    title: 'Memory',
+    about: 'Peak RSS recording with a disk slower than the producer, and reading a large bag.',
+  },
 ];

@@ -26,7 +26,11 @@ export const MiB = 1024 * 1024;
 export const mibToMB = (x) => (isNum(x) ? (x * MiB) / 1e6 : undefined);
 
 export const sizeLabel = (bytes) =>
-  bytes >= MiB && bytes % MiB === 0 ? `${bytes / MiB} MiB` : bytes >= 1024 && bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} B`;
+  bytes >= MiB && bytes % MiB === 0
+    ? `${bytes / MiB} MiB`
+    : bytes >= 1024 && bytes % 1024 === 0
+      ? `${bytes / 1024} KiB`
+      : `${bytes} B`;
 
 export const median = (xs) => {
   const s = xs.filter(isNum).sort((a, b) => a - b);
@@ -34,11 +38,16 @@ export const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-const escape = (cell) => String(cell ?? '–').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const escape = (cell) =>
+  String(cell ?? '–')
+    .replace(/\|/g, '\\|')
+    .replace(/\n/g, ' ');
 
 /** A Markdown table; columns whose cells all start with a number (or '–') are right-aligned. */
 export function table(titles, rows) {
-  const right = titles.map((_, i) => i > 0 && rows.length > 0 && rows.every((r) => /^[-–\d]/.test(String(r[i] ?? '–'))));
+  const right = titles.map(
+    (_, i) => i > 0 && rows.length > 0 && rows.every((r) => /^[-–\d]/.test(String(r[i] ?? '–'))),
+  );
   const head = `| ${titles.map(escape).join(' | ')} |`;
   const rule = `|${right.map((r) => (r ? '---:' : '---')).join('|')}|`;
   return [head, rule, ...rows.map((r) => `| ${r.map(escape).join(' | ')} |`)].join('\n');

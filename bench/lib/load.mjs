@@ -10,7 +10,11 @@ const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
 /** Busy ticks of all CPUs (user, nice, system, irq, softirq, steal; not idle or iowait). */
 function busyTicks() {
-  const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]
+    .trim()
+    .split(/\s+/)
+    .map(Number);
   return user + nice + system + irq + softirq + steal;
 }
 
@@ -23,7 +27,10 @@ function treeTicks(root) {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       // Fields after the command name, which may contain spaces and parentheses: state is field 3.
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      procs.set(Number(name), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) });
+      procs.set(Number(name), {
+        ppid: Number(f[1]),
+        ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]),
+      });
     } catch {
       // The process ended between readdir and read.
     }
@@ -78,7 +85,10 @@ export function startLoadSampler(intervalMs = 2000) {
         loadAvgStart,
         loadAvgEnd: loadavg().map((x) => round(x)),
         cores,
-        othersCores: supported && mean !== undefined ? { mean: round(mean), max: round(Math.max(...others)), samples: others.length } : undefined,
+        othersCores:
+          supported && mean !== undefined
+            ? { mean: round(mean), max: round(Math.max(...others)), samples: others.length }
+            : undefined,
       };
     },
   };

@@ -15,9 +15,13 @@ export function runtimeCommand(runtime) {
     case 'node':
       return { exe: process.execPath, args: [] };
     case 'bun':
-      return existsSync(bin('bun')) ? { exe: bin('bun'), args: [] } : { missing: 'node_modules/.bin/bun not found (npm install)' };
+      return existsSync(bin('bun'))
+        ? { exe: bin('bun'), args: [] }
+        : { missing: 'node_modules/.bin/bun not found (npm install)' };
     case 'deno':
-      return existsSync(bin('deno')) ? { exe: bin('deno'), args: ['run', '-A', '--node-modules-dir=manual'] } : { missing: 'node_modules/.bin/deno not found (npm install)' };
+      return existsSync(bin('deno'))
+        ? { exe: bin('deno'), args: ['run', '-A', '--node-modules-dir=manual'] }
+        : { missing: 'node_modules/.bin/deno not found (npm install)' };
     default:
       throw new Error(`unknown runtime ${runtime}`);
   }

@@ -4,7 +4,9 @@ import { defineConfig, type DefaultTheme } from 'vitepress';
 
 // Written by scripts/gen-api.mjs next to the TypeDoc pages; absent until the generators ran.
 const apiSidebarFile = fileURLToPath(new URL('../api/sidebar.json', import.meta.url));
-const apiSidebar: DefaultTheme.SidebarItem[] = existsSync(apiSidebarFile) ? JSON.parse(readFileSync(apiSidebarFile, 'utf8')) : [];
+const apiSidebar: DefaultTheme.SidebarItem[] = existsSync(apiSidebarFile)
+  ? JSON.parse(readFileSync(apiSidebarFile, 'utf8'))
+  : [];
 
 const guide: DefaultTheme.SidebarItem[] = [
   {
@@ -34,7 +36,8 @@ const guide: DefaultTheme.SidebarItem[] = [
 
 export default defineConfig({
   title: 'vlink-bag',
-  description: 'Recording and replay for robotics middleware: VLink-compatible .vdb (SQLite) and .vcap (MCAP) bags for Node, Bun and Deno',
+  description:
+    'Recording and replay for robotics middleware: VLink-compatible .vdb (SQLite) and .vcap (MCAP) bags for Node, Bun and Deno',
   lang: 'en-US',
   // The README and the generators' fragments (guide/_*.md, included by their pages) are not pages.
   srcExclude: ['README.md', '**/_*.md', 'scripts/**'],

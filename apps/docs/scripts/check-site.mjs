@@ -11,14 +11,29 @@ const EXPECT = {
   'index.html': ['vlink-bag'],
   'guide/getting-started.html': ['npm run demo', 'npm test', 'BagWriter.create', 'BagReader.create', 'vlink-bag serve'],
   'guide/concepts.html': ['Frame', 'since the recording start', '.vcapx'],
-  'guide/recording.html': ['maxTaskDepth', '20_000', 'splitByTime', 'registerSplitCallback', 'TriggerRecorder', 'defaultPreMs', 'BagPluginInterface'],
+  'guide/recording.html': [
+    'maxTaskDepth',
+    '20_000',
+    'splitByTime',
+    'registerSplitCallback',
+    'TriggerRecorder',
+    'defaultPreMs',
+    'BagPluginInterface',
+  ],
   'guide/replay.html': ['openCursor', 'pauseToNext', 'forceDelay', 'BagProcessor', 'minCacheTime', 'analyzeTiming'],
   'guide/serving.html': ['/v1/bags', 'foxglove'],
   'guide/cli.html': ['NDJSON'],
   'guide/python.html': ['vlink_bag', 'read_messages', 'to_dataframe'],
   'guide/formats.html': ['.vdbx', 'our-choices-where-the-spec-leaves-room'],
   'guide/examples.html': ['registerSplitCallback', 'BagProcessor', 'TriggerRecorder', 'serve('],
-  'reference/cli.html': ['vlink-bag info', 'vlink-bag record', 'vlink-bag play', 'vlink-bag merge', 'vlink-bag serve', '--gaps'],
+  'reference/cli.html': [
+    'vlink-bag info',
+    'vlink-bag record',
+    'vlink-bag play',
+    'vlink-bag merge',
+    'vlink-bag serve',
+    '--gaps',
+  ],
   'reference/http-api.html': ['/v1/bags', '/v1/bags/{id}/messages', '/v1/bags/{id}/replay', 'MessagePage', 'cursor'],
   'performance.html': ['vcap-node.json', 'vdb-node.json', 'http-node.json'],
   'api/index.html': ['@vlink/bag', '@vlink/bag-server'],
@@ -45,7 +60,8 @@ for (const [page, needles] of Object.entries(EXPECT)) {
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
     .replace(/&amp;/g, '&');
-  for (const needle of needles) if (!text.includes(needle) && !html.includes(needle)) problems.push(`${page}: does not contain "${needle}"`);
+  for (const needle of needles)
+    if (!text.includes(needle) && !html.includes(needle)) problems.push(`${page}: does not contain "${needle}"`);
 }
 
 let pages = 0;

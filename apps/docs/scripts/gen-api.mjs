@@ -61,7 +61,9 @@ export async function generate() {
   app.converter.on(Converter.EVENT_RESOLVE_BEGIN, (context) => {
     for (const module of context.project.getChildrenByKind(ReflectionKind.Module)) {
       // TypeDoc names a module by its path below the entry points' common folder: `bag/src`, `core/src/testing`.
-      const entry = Object.keys(ENTRY_POINTS).find((e) => e.replace(/^packages\//, '').replace(/\/index\.ts$/, '') === module.name);
+      const entry = Object.keys(ENTRY_POINTS).find(
+        (e) => e.replace(/^packages\//, '').replace(/\/index\.ts$/, '') === module.name,
+      );
       if (entry) module.name = ENTRY_POINTS[entry];
     }
   });
@@ -80,7 +82,9 @@ export async function generate() {
 /** api/index.md: what each module is (from its package.json description) and where to start. */
 function writeIndex(out, names) {
   const description = (name) => {
-    const dir = Object.keys(ENTRY_POINTS).find((e) => ENTRY_POINTS[e] === name).replace(/\/src\/.*$/, '');
+    const dir = Object.keys(ENTRY_POINTS)
+      .find((e) => ENTRY_POINTS[e] === name)
+      .replace(/\/src\/.*$/, '');
     const text = JSON.parse(readFileSync(fromRoot(dir, 'package.json'), 'utf8')).description ?? '';
     return name.endsWith('/testing') ? 'The Backend conformance suite and test helpers for backend authors' : text;
   };
@@ -109,7 +113,11 @@ function writeIndex(out, names) {
 /** One collapsed sidebar group per module, with its members grouped by kind (the plugin's folders). */
 function writeSidebar(out) {
   let pages = 0;
-  const link = (file) => '/' + relative(fromDocs(), file).replace(/\\/g, '/').replace(/(index)?\.md$/, '');
+  const link = (file) =>
+    '/' +
+    relative(fromDocs(), file)
+      .replace(/\\/g, '/')
+      .replace(/(index)?\.md$/, '');
   const walk = (dir) =>
     readdirSync(dir)
       .sort()
@@ -121,7 +129,9 @@ function writeSidebar(out) {
   pages = all.length;
   // Module pages are the index.md files whose folder holds kind folders (classes/, functions/, …).
   const KINDS = ['classes', 'interfaces', 'enumerations', 'namespaces', 'functions', 'type-aliases', 'variables'];
-  const modules = all.filter((f) => f.endsWith('/index.md') && f !== join(out, 'index.md')).filter((f) => !KINDS.some((k) => f.includes(`/${k}/`)));
+  const modules = all
+    .filter((f) => f.endsWith('/index.md') && f !== join(out, 'index.md'))
+    .filter((f) => !KINDS.some((k) => f.includes(`/${k}/`)));
   const sidebar = [{ text: 'Overview', link: '/api/' }];
   for (const moduleIndex of modules) {
     const dir = moduleIndex.slice(0, -'/index.md'.length);
@@ -132,10 +142,16 @@ function writeSidebar(out) {
         .sort()
         .flatMap((f) => {
           if (f.endsWith('.md')) return [{ text: f.replace(/\.md$/, ''), link: link(join(kindDir, f)) }];
-          return existsSync(join(kindDir, f, 'index.md')) ? [{ text: f, link: link(join(kindDir, f, 'index.md')) }] : [];
+          return existsSync(join(kindDir, f, 'index.md'))
+            ? [{ text: f, link: link(join(kindDir, f, 'index.md')) }]
+            : [];
         });
     const items = KINDS.filter((k) => existsSync(join(dir, k)))
-      .map((kind) => ({ text: kind.replace('-', ' ').replace(/^./, (c) => c.toUpperCase()), collapsed: true, items: members(join(dir, kind)) }))
+      .map((kind) => ({
+        text: kind.replace('-', ' ').replace(/^./, (c) => c.toUpperCase()),
+        collapsed: true,
+        items: members(join(dir, kind)),
+      }))
       .filter((group) => group.items.length > 0);
     sidebar.push({ text: name, link: link(moduleIndex), collapsed: true, items });
   }

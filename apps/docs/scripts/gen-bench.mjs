@@ -7,7 +7,28 @@ import { basename } from 'node:path';
 import { cell, fromDocs, fromRoot, generatedBy, table, writeIfChanged } from './lib.mjs';
 
 const SCRIPT = 'gen-bench.mjs';
-const META = ['runtime', 'runtimeVersion', 'version', 'bench', 'driver', 'backend', 'date', 'quick', 'reps', 'cpus', 'machine', 'loadAverage', 'loadAverageAtStart', 'loadAverageAtEnd', 'scheduling', 'python', 'implementation', 'platform', 'server', 'packages'];
+const META = [
+  'runtime',
+  'runtimeVersion',
+  'version',
+  'bench',
+  'driver',
+  'backend',
+  'date',
+  'quick',
+  'reps',
+  'cpus',
+  'machine',
+  'loadAverage',
+  'loadAverageAtStart',
+  'loadAverageAtEnd',
+  'scheduling',
+  'python',
+  'implementation',
+  'platform',
+  'server',
+  'packages',
+];
 
 // Which README explains each bench (the prose, the goals, the caveats of the machine).
 const EXPLAINED = {
@@ -35,7 +56,8 @@ function scalar(v) {
   if (typeof v === 'number') return number(v);
   if (typeof v === 'boolean') return v ? '✓' : '✗';
   if (v === null || v === undefined) return '—';
-  if (Array.isArray(v)) return v.every((x) => typeof x !== 'object') && v.length <= 6 ? v.map(scalar).join(', ') : `${v.length} values`;
+  if (Array.isArray(v))
+    return v.every((x) => typeof x !== 'object') && v.length <= 6 ? v.map(scalar).join(', ') : `${v.length} values`;
   if (isTriple(v)) return `${scalar(v.median)} (best ${scalar(v.best)})`;
   return cell(String(v));
 }
@@ -57,7 +79,12 @@ function leaves(value, prefix = '') {
 function labels(items) {
   const keys = Object.keys(items[0] ?? {}).filter((k) => items.every((it) => !isPlain(it[k]) && !Array.isArray(it[k])));
   const varying = keys.filter((k) => new Set(items.map((it) => JSON.stringify(it[k]))).size > 1).slice(0, 3);
-  return { keys: varying, names: items.map((it, i) => (varying.length ? varying.map((k) => `${k} ${scalar(it[k])}`).join(', ') : `#${i + 1}`)) };
+  return {
+    keys: varying,
+    names: items.map((it, i) =>
+      varying.length ? varying.map((k) => `${k} ${scalar(it[k])}`).join(', ') : `#${i + 1}`,
+    ),
+  };
 }
 
 function renderArray(title, items, depth) {
@@ -75,9 +102,25 @@ function renderArray(title, items, depth) {
   // Many configurations: one row per configuration reads better than a very wide table.
   if (objects.length > 8) {
     const paths = [...rows.keys()];
-    return [`${'#'.repeat(depth)} ${title}`, '', table(['', ...paths.map((p) => `\`${p}\``)], names.map((n, c) => [n, ...paths.map((p) => rows.get(p)[c])])), ''];
+    return [
+      `${'#'.repeat(depth)} ${title}`,
+      '',
+      table(
+        ['', ...paths.map((p) => `\`${p}\``)],
+        names.map((n, c) => [n, ...paths.map((p) => rows.get(p)[c])]),
+      ),
+      '',
+    ];
   }
-  return [`${'#'.repeat(depth)} ${title}`, '', table(['', ...names], [...rows].map(([path, values]) => [`\`${path}\``, ...values])), ''];
+  return [
+    `${'#'.repeat(depth)} ${title}`,
+    '',
+    table(
+      ['', ...names],
+      [...rows].map(([path, values]) => [`\`${path}\``, ...values]),
+    ),
+    '',
+  ];
 }
 
 function renderSection(title, value, depth) {
@@ -86,12 +129,20 @@ function renderSection(title, value, depth) {
   const nested = [];
   for (const [key, v] of Object.entries(value)) {
     if (Array.isArray(v) && v.some(isPlain)) nested.push([key, v]);
-    else if (isPlain(v) && !isTriple(v) && Object.values(v).some((x) => Array.isArray(x) && x.some(isPlain))) nested.push([key, v]);
+    else if (isPlain(v) && !isTriple(v) && Object.values(v).some((x) => Array.isArray(x) && x.some(isPlain)))
+      nested.push([key, v]);
     else direct.push([key, v]);
   }
   const out = [`${'#'.repeat(depth)} ${title}`, ''];
   const flat = direct.flatMap(([key, v]) => (isPlain(v) && !isTriple(v) ? leaves(v, key) : [[key, scalar(v)]]));
-  if (flat.length > 0) out.push(table(['Measure', 'Value'], flat.map(([path, display]) => [`\`${path}\``, display])), '');
+  if (flat.length > 0)
+    out.push(
+      table(
+        ['Measure', 'Value'],
+        flat.map(([path, display]) => [`\`${path}\``, display]),
+      ),
+      '',
+    );
   for (const [key, v] of nested) out.push(...renderSection(key, v, Math.min(depth + 1, 6)));
   return out;
 }
@@ -101,7 +152,15 @@ function runFacts(result) {
   for (const key of META) {
     if (!(key in result)) continue;
     const v = result[key];
-    facts.push(`${key} ${isPlain(v) ? Object.entries(v).map(([k, x]) => `${k} ${scalar(x)}`).join(', ') : scalar(v)}`);
+    facts.push(
+      `${key} ${
+        isPlain(v)
+          ? Object.entries(v)
+              .map(([k, x]) => `${k} ${scalar(x)}`)
+              .join(', ')
+          : scalar(v)
+      }`,
+    );
   }
   return facts.join(' · ');
 }
@@ -114,7 +173,9 @@ function renderFile(file) {
   const out = [`### \`${name}.json\``, ''];
   if (readme) out.push(`Explained in the README of ${what} (\`${readme}\`).`, '');
   // lzav.json nests one result per runtime; the others are one run each.
-  const runs = Object.values(result).every((v) => isPlain(v) && ('runtime' in v || 'rows' in v)) ? Object.entries(result) : [[null, result]];
+  const runs = Object.values(result).every((v) => isPlain(v) && ('runtime' in v || 'rows' in v))
+    ? Object.entries(result)
+    : [[null, result]];
   for (const [runtime, run] of runs) {
     if (runtime) out.push(`#### ${runtime}`, '');
     out.push(`Run: ${runFacts(run) || 'no run facts recorded'}`, '');
@@ -126,22 +187,48 @@ function renderFile(file) {
 
 // The headline numbers, picked from the result files by path; a row whose files or fields are missing is left out,
 // so a bench that changes its output shape only loses its headline, never the build.
-const find = (items, match) => (Array.isArray(items) ? items.find((it) => Object.entries(match).every(([k, v]) => it[k] === v)) : undefined);
+const find = (items, match) =>
+  Array.isArray(items) ? items.find((it) => Object.entries(match).every(([k, v]) => it[k] === v)) : undefined;
 const HEADLINES = [
-  ['`.vcap` write ÷ `@mcap/core` McapWriter, 1 MiB frames (×)', 'vcap', (r) => find(r.results, { size: 1048576, compress: 'none' })?.ratios?.oursWriteVsMcapWriter],
-  ['`.vcap` write ÷ McapWriter, 64 B frames (×)', 'vcap', (r) => find(r.results, { size: 64, compress: 'none' })?.ratios?.oursWriteVsMcapWriter],
-  ['`.vcap` read ÷ `@mcap/core` McapIndexedReader, 64 B frames (×)', 'vcap', (r) => find(r.results, { size: 64, compress: 'none' })?.ratios?.oursReadVsMcapIndexedReader],
-  ['`.vdb` write ÷ raw SQLite loop, 64 B, CPU (1.0 = as fast)', 'vdb', (r) => find(r.results, { payload: 64, lzav: false })?.cpuRatio?.write],
-  ['`.vdb` read ÷ raw SQLite loop, 64 B, CPU', 'vdb', (r) => find(r.results, { payload: 64, lzav: false })?.cpuRatio?.read],
+  [
+    '`.vcap` write ÷ `@mcap/core` McapWriter, 1 MiB frames (×)',
+    'vcap',
+    (r) => find(r.results, { size: 1048576, compress: 'none' })?.ratios?.oursWriteVsMcapWriter,
+  ],
+  [
+    '`.vcap` write ÷ McapWriter, 64 B frames (×)',
+    'vcap',
+    (r) => find(r.results, { size: 64, compress: 'none' })?.ratios?.oursWriteVsMcapWriter,
+  ],
+  [
+    '`.vcap` read ÷ `@mcap/core` McapIndexedReader, 64 B frames (×)',
+    'vcap',
+    (r) => find(r.results, { size: 64, compress: 'none' })?.ratios?.oursReadVsMcapIndexedReader,
+  ],
+  [
+    '`.vdb` write ÷ raw SQLite loop, 64 B, CPU (1.0 = as fast)',
+    'vdb',
+    (r) => find(r.results, { payload: 64, lzav: false })?.cpuRatio?.write,
+  ],
+  [
+    '`.vdb` read ÷ raw SQLite loop, 64 B, CPU',
+    'vdb',
+    (r) => find(r.results, { payload: 64, lzav: false })?.cpuRatio?.read,
+  ],
   ['Playback pacing error p99 (ms)', 'playback', (r) => r.pacing?.errorMs?.p99],
   ['HTTP NDJSON stream, 64 B frames (msg/s)', 'http', (r) => r.smallFrames?.ndjsonMsgPerS?.median],
   ['HTTP binary stream, 1 MiB frames, `.vcap` (MiB/s)', 'http', (r) => r.bigFrames?.binaryStreamVcapMiBPerS?.median],
-  ['Python `read_messages`, 64 B frames, `.vcap` (msg/s; server on Node)', 'python', (r) => r.smallFrames?.readMessagesVcap?.msgPerS],
+  [
+    'Python `read_messages`, 64 B frames, `.vcap` (msg/s; server on Node)',
+    'python',
+    (r) => r.smallFrames?.readMessagesVcap?.msgPerS,
+  ],
 ];
 
 function headlines(dir, files) {
   let anyQuick = false;
-  const load = (name) => (files.includes(`${name}.json`) ? JSON.parse(readFileSync(`${dir}/${name}.json`, 'utf8')) : undefined);
+  const load = (name) =>
+    files.includes(`${name}.json`) ? JSON.parse(readFileSync(`${dir}/${name}.json`, 'utf8')) : undefined;
   const value = (family, runtime, pick) => {
     const result = load(runtime ? `${family}-${runtime}` : family);
     try {
@@ -155,7 +242,9 @@ function headlines(dir, files) {
     }
   };
   const rows = HEADLINES.map(([label, family, pick]) =>
-    family === 'python' ? [label, value(family, null, pick), ''] : [label, value(family, 'node', pick), value(family, 'bun', pick)],
+    family === 'python'
+      ? [label, value(family, null, pick), '']
+      : [label, value(family, 'node', pick), value(family, 'bun', pick)],
   ).filter(([, a, b]) => a || b);
   if (rows.length === 0) return [];
   return [
@@ -198,7 +287,11 @@ const REPO_BLOB = 'https://github.com/vlink-bag/vlink-bag/blob/main/';
 
 export async function generate() {
   const dir = fromRoot('bench/results');
-  const all = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')).sort() : [];
+  const all = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+    : [];
   const logs = all.filter((f) => isRunLog(JSON.parse(readFileSync(`${dir}/${f}`, 'utf8'))));
   const files = all.filter((f) => !logs.includes(f));
   const benchmarksMd = fromRoot('BENCHMARKS.md');
@@ -207,12 +300,12 @@ export async function generate() {
     'outline: [2, 3]',
     '---',
     '',
-    generatedBy(SCRIPT, '`bench/results/*.json`' + (existsSync(benchmarksMd) ? ' and `BENCHMARKS.md`' : '')),
+    generatedBy(SCRIPT, `\`bench/results/*.json\`${existsSync(benchmarksMd) ? ' and `BENCHMARKS.md`' : ''}`),
     '',
     '# Performance',
     '',
     'Measured by the benchmarks in `bench/` (`npm run bench`, or `npm run bench:quick`), which run our code side by side',
-    'with a baseline: `@mcap/core`\'s writer and indexed reader, the raw SQLite driver loop, plain `fs` writes, a raw',
+    "with a baseline: `@mcap/core`'s writer and indexed reader, the raw SQLite driver loop, plain `fs` writes, a raw",
     'loopback socket, the official `mcap` Python reader. The runs below were made on a shared 2-core VM with other',
     'work running, so read the **ratios** to the baseline more than the absolute numbers; each package README explains',
     'its numbers, goals and caveats.',
@@ -230,7 +323,9 @@ export async function generate() {
   lines.push(
     '## Recorded results',
     '',
-    files.length === 0 ? 'No results recorded yet: run `npm run bench`.' : `${files.length} result files, as the last runs left them.`,
+    files.length === 0
+      ? 'No results recorded yet: run `npm run bench`.'
+      : `${files.length} result files, as the last runs left them.`,
     '',
   );
   for (const file of files) lines.push(...renderFile(`${dir}/${file}`));

@@ -13,7 +13,9 @@ const bin = fromRoot('packages/cli/dist/bin.js');
 async function help(args) {
   // Piped stdout: commander wraps at 80 columns, the same on every machine.
   try {
-    const { stdout } = await run(process.execPath, [bin, ...args, '--help'], { env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
+    const { stdout } = await run(process.execPath, [bin, ...args, '--help'], {
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+    });
     return stdout.trimEnd();
   } catch (error) {
     fail(SCRIPT, `vlink-bag ${args.join(' ')} --help failed: ${error.stderr || error.message}`);
@@ -50,14 +52,23 @@ export async function generate() {
     '',
     '| Verb | |',
     '| --- | --- |',
-    ...verbs.map((verb, i) => `| [\`vlink-bag ${verb}\`](#vlink-bag-${verb}) | ${summaryOf(pages[i]).replace(/\|/g, '\\|')} |`),
+    ...verbs.map(
+      (verb, i) => `| [\`vlink-bag ${verb}\`](#vlink-bag-${verb}) | ${summaryOf(pages[i]).replace(/\|/g, '\\|')} |`,
+    ),
     '',
     '## `vlink-bag --help`',
     '',
     '```text',
     top,
     '```',
-    ...verbs.flatMap((verb, i) => ['', `## \`vlink-bag ${verb}\` {#vlink-bag-${verb}}`, '', '```text', pages[i], '```']),
+    ...verbs.flatMap((verb, i) => [
+      '',
+      `## \`vlink-bag ${verb}\` {#vlink-bag-${verb}}`,
+      '',
+      '```text',
+      pages[i],
+      '```',
+    ]),
     '',
   ].join('\n');
   writeIfChanged(fromDocs('reference/cli.md'), text);
@@ -72,7 +83,9 @@ export async function generate() {
 function guide() {
   const readme = readFileSync(fromRoot('packages/cli/README.md'), 'utf8');
   const cut = (text, heading) => (text.indexOf(heading) >= 0 ? text.slice(0, text.indexOf(heading)) : text);
-  const body = cut(cut(readme, '\n## Reference'), '\n## Design notes').replace(/^# .*\n/, '').trim();
+  const body = cut(cut(readme, '\n## Reference'), '\n## Design notes')
+    .replace(/^# .*\n/, '')
+    .trim();
   return [
     generatedBy(SCRIPT, 'packages/cli/README.md'),
     '',
@@ -90,6 +103,7 @@ function summaryOf(helpText) {
   const lines = helpText.split('\n');
   const start = lines.findIndex((line, i) => i > 0 && line.trim() !== '');
   const out = [];
-  for (let i = start; i < lines.length && lines[i].trim() !== '' && !lines[i].endsWith(':'); i++) out.push(lines[i].trim());
+  for (let i = start; i < lines.length && lines[i].trim() !== '' && !lines[i].endsWith(':'); i++)
+    out.push(lines[i].trim());
   return out.join(' ');
 }

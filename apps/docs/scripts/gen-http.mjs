@@ -24,7 +24,10 @@ export async function fetchOpenApi() {
 }
 
 const operationAnchor = (path, method, op) =>
-  `${op['x-websocket'] ? 'ws' : method}-${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')}`;
+  `${op['x-websocket'] ? 'ws' : method}-${path
+    .replace(/[{}]/g, '')
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')}`;
 const refName = (ref) => ref.replace('#/components/schemas/', '');
 const anchor = (name) => `schema-${name.toLowerCase()}`;
 
@@ -51,7 +54,8 @@ function typeOf(schema) {
 function constraints(schema = {}) {
   const out = [];
   if (schema.pattern) out.push(`pattern \`${schema.pattern}\``);
-  for (const key of ['minimum', 'maximum', 'minLength', 'maxLength']) if (schema[key] !== undefined) out.push(`${key} ${schema[key]}`);
+  for (const key of ['minimum', 'maximum', 'minLength', 'maxLength'])
+    if (schema[key] !== undefined) out.push(`${key} ${schema[key]}`);
   if (schema.default !== undefined) out.push(`default \`${JSON.stringify(schema.default)}\``);
   if (schema.example !== undefined) out.push(`e.g. \`${JSON.stringify(schema.example)}\``);
   return out.join(', ');
@@ -62,7 +66,13 @@ function renderOperation(path, method, op) {
   const lines = [`### ${ws ? 'WS' : method.toUpperCase()} \`${path}\` {#${operationAnchor(path, method, op)}}`, ''];
   if (op.summary) lines.push(prose(op.summary), '');
   if (op.description) lines.push(...op.description.split('\n').flatMap((p) => [prose(p), '']));
-  if (ws) lines.push('::: tip WebSocket', `Open \`ws://HOST:PORT${path}\` (the HTTP GET upgrades). Browsers cannot set headers: pass the token as \`?token=\`.`, ':::', '');
+  if (ws)
+    lines.push(
+      '::: tip WebSocket',
+      `Open \`ws://HOST:PORT${path}\` (the HTTP GET upgrades). Browsers cannot set headers: pass the token as \`?token=\`.`,
+      ':::',
+      '',
+    );
   if (op.security?.length === 0) lines.push('No authentication.', '');
   const params = op.parameters ?? [];
   if (params.length > 0) {
@@ -71,7 +81,13 @@ function renderOperation(path, method, op) {
       '',
       table(
         ['Name', 'In', 'Type', 'Required', 'Description'],
-        params.map((p) => [`\`${p.name}\``, p.in, typeOf(p.schema), p.required ? 'yes' : 'no', [cell(p.description ?? p.schema?.description), cell(constraints(p.schema))].filter(Boolean).join('. ')]),
+        params.map((p) => [
+          `\`${p.name}\``,
+          p.in,
+          typeOf(p.schema),
+          p.required ? 'yes' : 'no',
+          [cell(p.description ?? p.schema?.description), cell(constraints(p.schema))].filter(Boolean).join('. '),
+        ]),
       ),
       '',
     );
@@ -87,7 +103,10 @@ function renderOperation(path, method, op) {
           `\`${status}\``,
           cell(r.description),
           Object.entries(r.content ?? {})
-            .map(([type, c]) => `\`${type}\`: ${typeOf(c.schema)}${c.schema?.description ? ` (${cell(c.schema.description)})` : ''}`)
+            .map(
+              ([type, c]) =>
+                `\`${type}\`: ${typeOf(c.schema)}${c.schema?.description ? ` (${cell(c.schema.description)})` : ''}`,
+            )
             .join('<br>'),
         ]),
       ),
@@ -109,7 +128,12 @@ function renderSchema(name, schema) {
   lines.push(
     table(
       ['Field', 'Type', 'Required', 'Description'],
-      properties.map(([field, s]) => [`\`${field}\``, typeOf(s), required.has(field) ? 'yes' : 'no', [cell(s.description), cell(constraints({ ...s, pattern: undefined }))].filter(Boolean).join('. ')]),
+      properties.map(([field, s]) => [
+        `\`${field}\``,
+        typeOf(s),
+        required.has(field) ? 'yes' : 'no',
+        [cell(s.description), cell(constraints({ ...s, pattern: undefined }))].filter(Boolean).join('. '),
+      ]),
     ),
     '',
   );
@@ -118,9 +142,13 @@ function renderSchema(name, schema) {
 
 export async function generate() {
   const doc = await fetchOpenApi();
-  if (!doc.paths || !doc.paths['/v1/bags']) fail(SCRIPT, 'the OpenAPI document has no /v1/bags path');
-  const operations = Object.entries(doc.paths).flatMap(([path, item]) => METHODS.filter((m) => item[m]).map((m) => [path, m, item[m]]));
-  const schemes = Object.entries(doc.components?.securitySchemes ?? {}).map(([name, s]) => `\`${name}\` (${s.type}${s.scheme ? ` ${s.scheme}` : ''})`);
+  if (!doc.paths?.['/v1/bags']) fail(SCRIPT, 'the OpenAPI document has no /v1/bags path');
+  const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m]).map((m) => [path, m, item[m]]),
+  );
+  const schemes = Object.entries(doc.components?.securitySchemes ?? {}).map(
+    ([name, s]) => `\`${name}\` (${s.type}${s.scheme ? ` ${s.scheme}` : ''})`,
+  );
   const text = [
     '---',
     'outline: [2, 3]',
@@ -144,7 +172,11 @@ export async function generate() {
     '',
     table(
       ['Method', 'Path', 'Summary'],
-      operations.map(([path, method, op]) => [op['x-websocket'] ? 'WS' : method.toUpperCase(), `[\`${path}\`](#${operationAnchor(path, method, op)})`, cell(op.summary)]),
+      operations.map(([path, method, op]) => [
+        op['x-websocket'] ? 'WS' : method.toUpperCase(),
+        `[\`${path}\`](#${operationAnchor(path, method, op)})`,
+        cell(op.summary),
+      ]),
     ),
     '',
     ...operations.flatMap(([path, method, op]) => renderOperation(path, method, op)),

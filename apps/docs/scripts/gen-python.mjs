@@ -8,7 +8,8 @@ const REPO = 'https://github.com/vlink-bag/vlink-bag/blob/main';
 
 export async function generate() {
   const source = readFileSync(fromRoot('clients/python/README.md'), 'utf8');
-  if (!source.includes('Client(')) fail(SCRIPT, 'clients/python/README.md no longer shows `Client(`: check the page still makes sense');
+  if (!source.includes('Client('))
+    fail(SCRIPT, 'clients/python/README.md no longer shows `Client(`: check the page still makes sense');
   const dropped = [];
   const body = source
     .replace(/^# .*\n/, '')
@@ -17,7 +18,8 @@ export async function generate() {
     .filter((line) => (/^[A-Z][A-Z0-9_]{3,}$/.test(line.trim()) ? (dropped.push(line.trim()), false) : true))
     .join('\n')
     .replace(/\]\((?!https?:|#|\/)([^)]+)\)/g, (_, target) => `](${REPO}/clients/python/${target})`);
-  if (dropped.length > 0) console.warn(`  ${SCRIPT}: left out placeholder lines of clients/python/README.md: ${dropped.join(', ')}`);
+  if (dropped.length > 0)
+    console.warn(`  ${SCRIPT}: left out placeholder lines of clients/python/README.md: ${dropped.join(', ')}`);
   const text = [
     generatedBy(SCRIPT, 'clients/python/README.md'),
     '',

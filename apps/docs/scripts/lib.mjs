@@ -56,7 +56,34 @@ export function fail(script, message) {
   throw error;
 }
 
-const HTML_TAGS = new Set(['a', 'b', 'br', 'code', 'details', 'div', 'em', 'i', 'img', 'kbd', 'li', 'ol', 'p', 'pre', 'span', 'strong', 'sub', 'summary', 'sup', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul']);
+const HTML_TAGS = new Set([
+  'a',
+  'b',
+  'br',
+  'code',
+  'details',
+  'div',
+  'em',
+  'i',
+  'img',
+  'kbd',
+  'li',
+  'ol',
+  'p',
+  'pre',
+  'span',
+  'strong',
+  'sub',
+  'summary',
+  'sup',
+  'table',
+  'tbody',
+  'td',
+  'th',
+  'thead',
+  'tr',
+  'ul',
+]);
 
 /**
  * Makes a markdown document written for GitHub safe for VitePress, which compiles each page as a Vue template:
@@ -81,7 +108,9 @@ export function vueSafe(markdown) {
             ? part
             : part
                 .replace(/\{\{/g, '&#123;&#123;')
-                .replace(/<(\/?)([A-Za-z][\w-]*)?/g, (all, slash, name) => (name && HTML_TAGS.has(name.toLowerCase()) ? all : `&lt;${slash}${name ?? ''}`)),
+                .replace(/<(\/?)([A-Za-z][\w-]*)?/g, (all, slash, name) =>
+                  name && HTML_TAGS.has(name.toLowerCase()) ? all : `&lt;${slash}${name ?? ''}`,
+                ),
         )
         .join('');
     })

@@ -30,18 +30,30 @@ export function summarize(r) {
   const soak = {
     section: 'http',
     title: `${k.clients} concurrent paced WebSocket replay clients for ${k.seconds} s (server RSS and heap after GC, MiB), and a client that stops reading a rate-0 replay`,
-    columns: ['msg/client/s (expected)', 'dropped', 'RSS 2nd quarter', 'RSS last quarter', 'heap 2nd quarter', 'heap last quarter', 'healthy', 'no leak', 'stalled client: server RSS growth MiB (recording MiB)'],
-    rows: [[
-      `${sig(k.messagesPerClientPerS)} (${k.expectedPerClientPerS})`,
-      k.totalDropped,
-      sig(k.rssMiB.secondQuarter),
-      sig(k.rssMiB.lastQuarter),
-      sig(k.heapAfterGcMiB.secondQuarter),
-      sig(k.heapAfterGcMiB.lastQuarter),
-      k.serverStillHealthy ? 'yes' : 'NO',
-      k.noLeak ? 'yes' : 'NO',
-      `${sig(stall?.serverRssGrowthMiB)} (${stall?.recordingMiB})${stall && !stall.bounded ? ' UNBOUNDED' : ''}`,
-    ]],
+    columns: [
+      'msg/client/s (expected)',
+      'dropped',
+      'RSS 2nd quarter',
+      'RSS last quarter',
+      'heap 2nd quarter',
+      'heap last quarter',
+      'healthy',
+      'no leak',
+      'stalled client: server RSS growth MiB (recording MiB)',
+    ],
+    rows: [
+      [
+        `${sig(k.messagesPerClientPerS)} (${k.expectedPerClientPerS})`,
+        k.totalDropped,
+        sig(k.rssMiB.secondQuarter),
+        sig(k.rssMiB.lastQuarter),
+        sig(k.heapAfterGcMiB.secondQuarter),
+        sig(k.heapAfterGcMiB.lastQuarter),
+        k.serverStillHealthy ? 'yes' : 'NO',
+        k.noLeak ? 'yes' : 'NO',
+        `${sig(stall?.serverRssGrowthMiB)} (${stall?.recordingMiB})${stall && !stall.bounded ? ' UNBOUNDED' : ''}`,
+      ],
+    ],
   };
   const c = r.readerCache;
   const cache = c && {
@@ -56,7 +68,12 @@ export function summarize(r) {
   return {
     tables: [small, big, soak, cache].filter(Boolean),
     goals: [
-      { goal: 'HTTP NDJSON, 64 B frames', target: '≥ 100,000 msg/s', measured: `${num(s.ndjsonMsgPerS.median)} msg/s`, met: s.ndjsonMsgPerS.median >= 100_000 },
+      {
+        goal: 'HTTP NDJSON, 64 B frames',
+        target: '≥ 100,000 msg/s',
+        measured: `${num(s.ndjsonMsgPerS.median)} msg/s`,
+        met: s.ndjsonMsgPerS.median >= 100_000,
+      },
       {
         goal: 'HTTP binary stream, 1 MiB frames',
         target: '≥ 300 MB/s',

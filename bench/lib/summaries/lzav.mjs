@@ -5,8 +5,19 @@ import { num, sig } from '../format.mjs';
 export function summarize(r) {
   const table = {
     section: 'lzav',
-    title: 'LZAV codec: MB/s (10^6 bytes, best of rounds) and compressed size vs the C reference output of the same vector',
-    columns: ['vector', 'bytes', 'compress', 'compress hi', 'decompress', 'frame round trip', 'size / C ref', 'hi size / C ref', 'byte-identical'],
+    title:
+      'LZAV codec: MB/s (10^6 bytes, best of rounds) and compressed size vs the C reference output of the same vector',
+    columns: [
+      'vector',
+      'bytes',
+      'compress',
+      'compress hi',
+      'decompress',
+      'frame round trip',
+      'size / C ref',
+      'hi size / C ref',
+      'byte-identical',
+    ],
     rows: r.rows.map((x) => [
       x.vector,
       num(x.bytes),
@@ -14,8 +25,12 @@ export function summarize(r) {
       sig(x.compressHiMBs),
       sig(x.decompressMBs),
       sig(x.frameRoundTripMBs),
-      x.refSize === null ? `${num(x.size)} (no ref)` : `${num(x.size)} / ${num(x.refSize)} (${(x.size / x.refSize).toFixed(3)})`,
-      x.refSizeHi === null ? `${num(x.sizeHi)} (no ref)` : `${num(x.sizeHi)} / ${num(x.refSizeHi)} (${(x.sizeHi / x.refSizeHi).toFixed(3)})`,
+      x.refSize === null
+        ? `${num(x.size)} (no ref)`
+        : `${num(x.size)} / ${num(x.refSize)} (${(x.size / x.refSize).toFixed(3)})`,
+      x.refSizeHi === null
+        ? `${num(x.sizeHi)} (no ref)`
+        : `${num(x.sizeHi)} / ${num(x.refSizeHi)} (${(x.sizeHi / x.refSizeHi).toFixed(3)})`,
       x.identical === null ? '–' : x.identical ? 'yes' : 'NO',
     ]),
   };

@@ -5,7 +5,16 @@ export function summarize(r) {
   const table = {
     section: 'open-info',
     title: `BagReader.create + getInfo() of a ${num(r.messages)}-message bag (64 B frames), ms: median over ${r.reps} fresh processes (page cache warm); no baseline`,
-    columns: ['format', 'file MiB', 'open + info', 'min', 'max', 'again in the same process', 'module import', 'whole process'],
+    columns: [
+      'format',
+      'file MiB',
+      'open + info',
+      'min',
+      'max',
+      'again in the same process',
+      'module import',
+      'whole process',
+    ],
     rows: r.results.map((x) => [
       `.${x.format}`,
       sig(x.fileBytes / 2 ** 20),

@@ -1,7 +1,11 @@
 // bench/results/read-rss-<runtime>.json (bench/read-rss.bench.mjs) → tables and goals.
 import { sig, times } from '../format.mjs';
 
-const LABEL = { fs: 'fs read, 1 MiB chunks (baseline)', cursor: 'BagReader cursor', iterator: 'BagReader async iterator' };
+const LABEL = {
+  fs: 'fs read, 1 MiB chunks (baseline)',
+  cursor: 'BagReader cursor',
+  iterator: 'BagReader async iterator',
+};
 
 export function summarize(r) {
   const size = r.bagMiB >= 1024 ? `${r.bagMiB / 1024} GiB` : `${r.bagMiB} MiB`;
@@ -20,14 +24,19 @@ export function summarize(r) {
   const peak = Math.max(...readers.map((x) => x.peakRssMiB));
   return {
     tables: [
-      { section: 'read', title: `reading a ${size} bag of 1 MiB frames (no compression) end to end, fresh process each, ${cache}; median of ${r.reps}`, columns, rows },
+      {
+        section: 'read',
+        title: `reading a ${size} bag of 1 MiB frames (no compression) end to end, fresh process each, ${cache}; median of ${r.reps}`,
+        columns,
+        rows,
+      },
       { section: 'memory', title: `peak RSS reading a ${size} bag (VmHWM of the reading process)`, columns, rows },
     ],
     goals: [
       {
         goal: `peak RSS reading a ${size} bag (cursor and async iterator, .vdb and .vcap)`,
         target: 'reported (no numeric goal)',
-        measured: `max ${sig(peak)} MiB; ` + readers.map((x) => `.${x.format} ${x.method} ${sig(x.peakRssMiB)}`).join(', '),
+        measured: `max ${sig(peak)} MiB; ${readers.map((x) => `.${x.format} ${x.method} ${sig(x.peakRssMiB)}`).join(', ')}`,
         met: null,
       },
     ],

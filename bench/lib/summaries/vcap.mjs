@@ -10,7 +10,19 @@ export function summarize(r) {
   const write = {
     section: 'vcap-write',
     title: `.vcap write, MiB/s of payload (median of ${r.reps} reps; ratio = baseline time / our time)`,
-    columns: ['payload', 'compression', 'frames', 'BagWriter', 'Backend writer', '@mcap/core McapWriter', 'raw fs write+fsync', 'BagWriter / McapWriter', 'BagWriter / raw fs', 'Backend / McapWriter', 'Backend / raw fs'],
+    columns: [
+      'payload',
+      'compression',
+      'frames',
+      'BagWriter',
+      'Backend writer',
+      '@mcap/core McapWriter',
+      'raw fs write+fsync',
+      'BagWriter / McapWriter',
+      'BagWriter / raw fs',
+      'Backend / McapWriter',
+      'Backend / raw fs',
+    ],
     rows: rows.map((x) => [
       sizeLabel(x.size),
       x.compress,
@@ -29,14 +41,25 @@ export function summarize(r) {
     section: 'read',
     title: `.vcap read, MiB/s of payload: Backend reader frames() vs @mcap/core McapIndexedReader.readMessages() on the same file (median of ${r.reps} reps, page cache warm)`,
     columns: ['payload', 'compression', 'ours', 'McapIndexedReader', 'ours / McapIndexedReader'],
-    rows: rows.map((x) => [sizeLabel(x.size), x.compress, sig(x.read.ours.MBps), sig(x.read.mcapIndexedReader.MBps), times(x.ratios.oursReadVsMcapIndexedReader)]),
+    rows: rows.map((x) => [
+      sizeLabel(x.size),
+      x.compress,
+      sig(x.read.ours.MBps),
+      sig(x.read.mcapIndexedReader.MBps),
+      times(x.ratios.oursReadVsMcapIndexedReader),
+    ]),
   };
   // The issue's "ours" is BagWriter (the Backend writer plus the core's checks); goals use it when it was measured.
   const w = (size, key) => {
     const x = find(size, 'none');
     const bag = hasBag ? x.ratios[key.replace('ours', 'bag')] : undefined;
     const backend = x.ratios[key];
-    return { value: bag ?? backend, measured: hasBag ? `${times(bag)} (Backend writer ${times(backend)})` : `${times(backend)} (Backend writer; BagWriter not measured)` };
+    return {
+      value: bag ?? backend,
+      measured: hasBag
+        ? `${times(bag)} (Backend writer ${times(backend)})`
+        : `${times(backend)} (Backend writer; BagWriter not measured)`,
+    };
   };
   const goal = (text, target, { value, measured }, min) => ({ goal: text, target, measured, met: value >= min });
   const rd = (size) => {

@@ -7,7 +7,18 @@ export function summarize(r) {
   const write = {
     section: 'vdb-write',
     title: `.vdb write, frames/s (median of ${r.reps} reps; ratio = raw driver time / our time; CPU ratio from process CPU time)`,
-    columns: ['driver', 'payload', 'LZAV', 'frames', 'BagWriter', 'Backend writer', 'raw INSERT loop', 'BagWriter / raw', 'Backend / raw', 'Backend / raw (CPU)'],
+    columns: [
+      'driver',
+      'payload',
+      'LZAV',
+      'frames',
+      'BagWriter',
+      'Backend writer',
+      'raw INSERT loop',
+      'BagWriter / raw',
+      'Backend / raw',
+      'Backend / raw (CPU)',
+    ],
     rows: rows.map((x) => [
       r.driver,
       sizeLabel(x.payload),
@@ -25,7 +36,15 @@ export function summarize(r) {
     section: 'read',
     title: `.vdb read, frames/s: Backend reader frames() vs the raw driver's SELECT … ORDER BY elapsed iterate (median of ${r.reps} reps)`,
     columns: ['driver', 'payload', 'LZAV', 'ours', 'raw SELECT iterate', 'ours / raw', 'ours / raw (CPU)'],
-    rows: rows.map((x) => [r.driver, sizeLabel(x.payload), x.lzav ? 'on' : 'off', num(x.framesPerSec.ourRead), num(x.framesPerSec.rawRead), times(x.ratio.read), times(x.cpuRatio?.read)]),
+    rows: rows.map((x) => [
+      r.driver,
+      sizeLabel(x.payload),
+      x.lzav ? 'on' : 'off',
+      num(x.framesPerSec.ourRead),
+      num(x.framesPerSec.rawRead),
+      times(x.ratio.read),
+      times(x.cpuRatio?.read),
+    ]),
   };
   const goals = [];
   for (const op of ['write', 'read']) {

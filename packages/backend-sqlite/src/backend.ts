@@ -57,9 +57,13 @@ export function createSqliteBackend(options: SqliteBackendOptions = {}): Backend
 function assertVdb(path: string): boolean {
   const ext = extensionOf(path);
   if (ext !== '.vdb' && ext !== '.vdbx') {
-    throw new BagError('UNSUPPORTED_FORMAT', `the sqlite backend handles .vdb and .vdbx files, not "${ext || '(none)'}"`, {
-      file: path,
-    });
+    throw new BagError(
+      'UNSUPPORTED_FORMAT',
+      `the sqlite backend handles .vdb and .vdbx files, not "${ext || '(none)'}"`,
+      {
+        file: path,
+      },
+    );
   }
   return ext === '.vdbx';
 }

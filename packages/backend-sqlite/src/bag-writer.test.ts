@@ -14,7 +14,14 @@ for (const syncMode of [true, false]) {
     const path = join(tmp.dir, `bw-${syncMode}.vdb`);
     const writer = await BagWriter.create(path, { syncMode, compress: 'lzav' });
     for (let i = 0; i < 500; i++) {
-      writer.push({ timestamp: i * 1000, url: i % 2 ? 'dds://a' : 'dds://b', data: pattern(300, i), serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+      writer.push({
+        timestamp: i * 1000,
+        url: i % 2 ? 'dds://a' : 'dds://b',
+        data: pattern(300, i),
+        serType: 'raw',
+        schemaType: SchemaType.Raw,
+        actionType: ActionType.Publish,
+      });
     }
     await writer.close();
     const reader = await sqliteBackend.openReader(path, { readOnly: true });

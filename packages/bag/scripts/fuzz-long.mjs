@@ -35,7 +35,9 @@ if (values.case !== undefined) {
   mkdirSync(dir, { recursive: true });
   const fuzzCase = makeCase(await buildBases(format, join(dir, 'bases')), seed, Number(values.case));
   for (const [name, bytes] of fuzzCase.files) writeFileSync(join(dir, name), bytes);
-  console.log(`${format} seed ${seed} case ${values.case}: ${fuzzCase.base} ${fuzzCase.target}: ${fuzzCase.mutation}\nfiles in ${dir}`);
+  console.log(
+    `${format} seed ${seed} case ${values.case}: ${fuzzCase.base} ${fuzzCase.target}: ${fuzzCase.mutation}\nfiles in ${dir}`,
+  );
   console.log(await runCase(fuzzCase, join(dir, 'run')));
   process.exit(0);
 }
@@ -60,7 +62,9 @@ for (const format of formats) {
       `(${summary.slowest.mutation}), ${summary.findings.length} findings`,
   );
   for (const f of summary.findings) {
-    console.log(`  case ${f.index} (--format ${format} --seed ${seed} --case ${f.index}): ${f.kind}: ${f.base ?? ''} ${f.target ?? ''} ${f.mutation ?? ''}\n    ${f.detail.split('\n').slice(0, 4).join('\n    ')}`);
+    console.log(
+      `  case ${f.index} (--format ${format} --seed ${seed} --case ${f.index}): ${f.kind}: ${f.base ?? ''} ${f.target ?? ''} ${f.mutation ?? ''}\n    ${f.detail.split('\n').slice(0, 4).join('\n    ')}`,
+    );
   }
 }
 process.exit(total > 0 ? 1 : 0);

@@ -26,7 +26,9 @@ const { values } = parseArgs({
     compress: { type: 'string', default: 'none' },
   },
 });
-const formats = (values.format ?? ['.vdb', '.vcap', '.vdbx', '.vcapx']).filter((f) => registeredExtensions().includes(f));
+const formats = (values.format ?? ['.vdb', '.vcap', '.vdbx', '.vcapx']).filter((f) =>
+  registeredExtensions().includes(f),
+);
 const dir = mkdtempSync(join(tmpdir(), 'vlink-kill9-long-'));
 const cacheSize = Number(values.cache);
 const splitBySize = Number(values.split);
@@ -43,13 +45,24 @@ try {
       for (let i = 0; i < runs; i++) {
         const delayMs = 20 + Math.floor(Math.random() * Number(values['max-delay']));
         const durableEvery = i % 2 === 0 ? 64 : 0;
-        const r = await killRun({ ext, mode, dir: join(dir, `${ext.slice(1)}-${mode}-${i}`), delayMs, cacheSize, durableEvery, splitBySize, compress });
+        const r = await killRun({
+          ext,
+          mode,
+          dir: join(dir, `${ext.slice(1)}-${mode}-${i}`),
+          delayMs,
+          cacheSize,
+          durableEvery,
+          splitBySize,
+          compress,
+        });
         read += r.read;
         worst = Math.max(worst, r.lostBytes);
         if (r.repaired) repaired++;
         for (const v of r.violations) {
           violations++;
-          console.log(`  VIOLATION (kill after ${delayMs} ms, durable every ${durableEvery}; written ${r.written}, committed ${r.committed}, read ${r.read}): ${v}`);
+          console.log(
+            `  VIOLATION (kill after ${delayMs} ms, durable every ${durableEvery}; written ${r.written}, committed ${r.committed}, read ${r.read}): ${v}`,
+          );
         }
       }
       const bound = allowedLoss({ ext, mode, cacheSize, compress });

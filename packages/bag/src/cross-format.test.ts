@@ -4,7 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { patternBytes, SAMPLE_PROTO_SCHEMA, sampleFrames } from '@vlink/bag-core/testing';
-import { ActionType, BagReader, BagWriter, SchemaType, schemaTypeLabel, type BagWriterOptions, type Frame, type SchemaData } from './index.js';
+import {
+  ActionType,
+  BagReader,
+  BagWriter,
+  SchemaType,
+  schemaTypeLabel,
+  type BagWriterOptions,
+  type Frame,
+  type SchemaData,
+} from './index.js';
 
 // Issue 3 part 4: a bag copied between formats with BagReader + BagWriter keeps every frame (time, url, action, ser,
 // family, payload bytes) and every schema, through the single-file and the split formats alike.
@@ -23,7 +32,17 @@ const SCHEMAS: SchemaData[] = [
 function input(): Frame[] {
   return sampleFrames(180).flatMap((f, i) =>
     i % 9 === 4
-      ? [f, { timestamp: f.timestamp + 1, url: 'dds://pose', data: patternBytes(96, i), serType: 'fb.Pose', schemaType: SchemaType.Flatbuffers, actionType: ActionType.Publish }]
+      ? [
+          f,
+          {
+            timestamp: f.timestamp + 1,
+            url: 'dds://pose',
+            data: patternBytes(96, i),
+            serType: 'fb.Pose',
+            schemaType: SchemaType.Flatbuffers,
+            actionType: ActionType.Publish,
+          },
+        ]
       : [f],
   );
 }
@@ -35,7 +54,8 @@ async function copy(from: string, to: string, options: BagWriterOptions): Promis
   const info = reader.getInfo();
   const writer = await BagWriter.create(to, { startTimestamp: info.startTimestamp, tagName: info.tagName, ...options });
   try {
-    for (const schema of reader.getSchemas()) assert.equal(writer.pushSchema(schema), true, `pushSchema ${schema.name}`);
+    for (const schema of reader.getSchemas())
+      assert.equal(writer.pushSchema(schema), true, `pushSchema ${schema.name}`);
     for await (const frame of reader.frames()) assert.notEqual(writer.push(frame), -1);
   } finally {
     await writer.close();
@@ -54,10 +74,15 @@ async function assertSame(path: string, want: Frame[]): Promise<void> {
     for (let i = 0; i < want.length; i++) {
       const g = got[i]!;
       const w = want[i]!;
-      assert.deepEqual([g.timestamp, g.url, g.actionType, g.serType, g.schemaType], [w.timestamp, w.url, w.actionType, w.serType, w.schemaType], `${path}: frame #${i}`);
+      assert.deepEqual(
+        [g.timestamp, g.url, g.actionType, g.serType, g.schemaType],
+        [w.timestamp, w.url, w.actionType, w.serType, w.schemaType],
+        `${path}: frame #${i}`,
+      );
       assert.deepEqual(g.data, w.data, `${path}: payload #${i}`);
     }
-    const schemaKey = (s: SchemaData) => `${s.name} ${s.encoding} ${schemaTypeLabel(s.schemaType)} ${Buffer.from(s.data).toString('hex')}`;
+    const schemaKey = (s: SchemaData) =>
+      `${s.name} ${s.encoding} ${schemaTypeLabel(s.schemaType)} ${Buffer.from(s.data).toString('hex')}`;
     assert.deepEqual(reader.getSchemas().map(schemaKey).sort(), SCHEMAS.map(schemaKey).sort(), `${path}: schemas`);
     const info = reader.getInfo();
     assert.equal(info.startTimestamp, START);
@@ -73,7 +98,12 @@ async function assertSame(path: string, want: Frame[]): Promise<void> {
     }
     const expected = new Map<string, [string, string, number, number]>();
     for (const f of want) {
-      const e = expected.get(f.url) ?? [f.actionType <= ActionType.ServerResponse ? 'Method' : f.actionType <= ActionType.Subscribe ? 'Event' : 'Field', f.serType, 0, 0];
+      const e = expected.get(f.url) ?? [
+        f.actionType <= ActionType.ServerResponse ? 'Method' : f.actionType <= ActionType.Subscribe ? 'Event' : 'Field',
+        f.serType,
+        0,
+        0,
+      ];
       e[2]++;
       e[3] += f.data.length;
       expected.set(f.url, e);

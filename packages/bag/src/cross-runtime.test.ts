@@ -16,7 +16,14 @@ const script = join(here, 'testing', 'write-sample.js');
 const writers: Record<string, string[]> = {
   node: ['node', script],
   bun: [join(repoRoot, 'node_modules', '.bin', 'bun'), script],
-  deno: [join(repoRoot, 'node_modules', '.bin', 'deno'), 'run', '-A', '--no-check', '--node-modules-dir=manual', script],
+  deno: [
+    join(repoRoot, 'node_modules', '.bin', 'deno'),
+    'run',
+    '-A',
+    '--no-check',
+    '--node-modules-dir=manual',
+    script,
+  ],
 };
 const dir = mkdtempSync(join(tmpdir(), 'vlink-xrt-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

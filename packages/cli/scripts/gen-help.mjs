@@ -13,7 +13,10 @@ const END = '<!-- help:end -->';
 
 function help(args) {
   // Piped stdout: commander wraps at 80 columns, the same on every machine.
-  const result = spawnSync(process.execPath, [bin, ...args, '--help'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const result = spawnSync(process.execPath, [bin, ...args, '--help'], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   if (result.status !== 0) throw new Error(`vlink-bag ${args.join(' ')} --help failed: ${result.stderr}`);
   return result.stdout.trimEnd();
 }

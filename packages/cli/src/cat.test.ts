@@ -2,7 +2,18 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { actionText } from '@vlink/bag';
-import { BIN, cliEnv, fixtureFrames, ndjson, pointDescriptor, runCli, START_MS, tempDir, writeBag, SLOW } from './testing/harness.js';
+import {
+  BIN,
+  cliEnv,
+  fixtureFrames,
+  ndjson,
+  pointDescriptor,
+  runCli,
+  START_MS,
+  tempDir,
+  writeBag,
+  SLOW,
+} from './testing/harness.js';
 
 const tmp = tempDir();
 const vdb = tmp.path('drive.vdb');
@@ -35,8 +46,22 @@ describe('vlink-bag cat', () => {
   test('--meta starts with the recording start, tag and the embedded schemas', SLOW, async () => {
     const { stdout } = await runCli(['cat', vdb, '--meta', '-u', '/imu']);
     const [meta, schema, first] = ndjson(stdout);
-    assert.deepEqual(meta, { meta: { startTimestamp: START_MS, tagName: 'fixture', format: 'vdb', losses: { '/camera': 0, '/config': 0, '/imu': 0, '/lidar': 0, '/log': 0, '/rpc': 0 } } });
-    assert.deepEqual(schema, { schema: { name: 'test.Point', encoding: 'protobuf', schemaType: 3, data: Buffer.from(pointDescriptor().fds).toString('base64') } });
+    assert.deepEqual(meta, {
+      meta: {
+        startTimestamp: START_MS,
+        tagName: 'fixture',
+        format: 'vdb',
+        losses: { '/camera': 0, '/config': 0, '/imu': 0, '/lidar': 0, '/log': 0, '/rpc': 0 },
+      },
+    });
+    assert.deepEqual(schema, {
+      schema: {
+        name: 'test.Point',
+        encoding: 'protobuf',
+        schemaType: 3,
+        data: Buffer.from(pointDescriptor().fds).toString('base64'),
+      },
+    });
     assert.equal(first!['url'], '/imu');
   });
 
@@ -51,7 +76,12 @@ describe('vlink-bag cat', () => {
     assert.equal(ndjson(only.stdout).length, frames.filter((f) => f.url === '/imu' || f.url === '/log').length);
     assert.deepEqual(urls(skip.stdout), new Set(['/camera', '/imu', '/log', '/config']));
     const times = ndjson(window.stdout).map((line) => line['timestamp'] as number);
-    assert.deepEqual(times, frames.filter((f) => f.url === '/camera' && f.timestamp >= 500_000 && f.timestamp <= 1_000_000).map((f) => f.timestamp));
+    assert.deepEqual(
+      times,
+      frames
+        .filter((f) => f.url === '/camera' && f.timestamp >= 500_000 && f.timestamp <= 1_000_000)
+        .map((f) => f.timestamp),
+    );
     const none = await runCli(['cat', vdb, '-u', '/nope']);
     assert.equal(none.code, 0, none.stderr);
     assert.equal(none.stdout, '');

@@ -21,14 +21,19 @@ export async function run(argv: readonly string[]): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version') return 0;
+      if (
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.help' ||
+        error.code === 'commander.version'
+      )
+        return 0;
       // commander already printed its one line (configureOutput); usage errors exit 2.
       return error.exitCode === 0 ? 0 : EXIT_USAGE;
     }
     const prefix = verb ? `vlink-bag ${verb}` : 'vlink-bag';
     const usage = error instanceof CliError && error.exitCode === EXIT_USAGE;
     process.stderr.write(`${prefix}: ${errorLine(error, usage ? undefined : operand)}\n`);
-    if (argv.includes('--verbose')) process.stderr.write(errorDetails(error) + '\n');
+    if (argv.includes('--verbose')) process.stderr.write(`${errorDetails(error)}\n`);
     return error instanceof CliError ? error.exitCode : EXIT_FAILURE;
   }
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { symlinkSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { ActionType, BagReader, SchemaType, type Frame } from '@vlink/bag';
-import { fixtureFrames, ndjson, runCli, START_MS, tempDir, writeBag, SLOW } from './testing/harness.js';
+import { ndjson, runCli, START_MS, tempDir, writeBag, SLOW } from './testing/harness.js';
 
 const tmp = tempDir();
 const vdb = tmp.path('drive.vdb');
@@ -52,21 +52,28 @@ describe('cat | record --stdin', () => {
 
   test('--meta keeps the recording start, tag, losses and embedded schemas; -t overrides the tag', SLOW, async () => {
     const out = tmp.path('meta.vdb');
-    const rec = await runCli(['record', '--stdin', out, '-t', 'copied', '-p', 'lzav'], { input: await catOf(vcap, '--meta') });
+    const rec = await runCli(['record', '--stdin', out, '-t', 'copied', '-p', 'lzav'], {
+      input: await catOf(vcap, '--meta'),
+    });
     assert.equal(rec.code, 0, rec.stderr);
     const [info, schemas] = await readBag(out, (r) => [r.getInfo(), r.getSchemas()] as const);
     assert.equal(info.startTimestamp, START_MS);
     assert.equal(info.tagName, 'copied');
     assert.equal(info.compressionType, 'lzav');
     assert.equal(info.hasSchema, true);
-    assert.deepEqual(schemas.map((s) => s.name), ['test.Point']);
+    assert.deepEqual(
+      schemas.map((s) => s.name),
+      ['test.Point'],
+    );
     assert.equal(await catOf(out), await originalCat());
   });
 
   test('a malformed line stops with its line number; what came before is a complete bag', SLOW, async () => {
     const good = (await catOf(vdb, '-e', '0.03')).trimEnd().split('\n');
     const out = tmp.path('bad-line.vdb');
-    const rec = await runCli(['record', '--stdin', out], { input: `${good[0]}\n{"url":"/x","data":"***"}\n${good[1]}\n` });
+    const rec = await runCli(['record', '--stdin', out], {
+      input: `${good[0]}\n{"url":"/x","data":"***"}\n${good[1]}\n`,
+    });
     assert.equal(rec.code, 1);
     assert.match(rec.stderr, /^vlink-bag record: <stdin>: line 2: "data" is not valid base64$/m);
     const info = await readBag(out, (r) => r.getInfo());
@@ -74,14 +81,19 @@ describe('cat | record --stdin', () => {
     assert.equal(info.messageCount, 1);
     const [wrongSize, badAction] = await Promise.all([
       runCli(['record', '--stdin', tmp.path('bad-size.vdb')], { input: '{"url":"/x","size":3,"data":"AAE="}\n' }),
-      runCli(['record', '--stdin', tmp.path('bad-action.vdb')], { input: '{"url":"/x","action":"Publish","data":""}\n' }),
+      runCli(['record', '--stdin', tmp.path('bad-action.vdb')], {
+        input: '{"url":"/x","action":"Publish","data":""}\n',
+      }),
     ]);
     assert.match(wrongSize.stderr, /line 1: "size" is 3 but "data" holds 2 bytes/);
     assert.match(badAction.stderr, /line 1: "action" must be one of Pub, Sub/);
   });
 
   test('record needs a source and refuses to overwrite without -f', SLOW, async () => {
-    const [none, exists] = await Promise.all([runCli(['record', tmp.path('none.vdb')]), runCli(['record', '--stdin', vdb], { input: '' })]);
+    const [none, exists] = await Promise.all([
+      runCli(['record', tmp.path('none.vdb')]),
+      runCli(['record', '--stdin', vdb], { input: '' }),
+    ]);
     assert.equal(none.code, 2);
     assert.match(none.stderr, /record needs a source: --stdin or --from ws:\/\/host:port/);
     assert.equal(exists.code, 1);
@@ -110,7 +122,22 @@ describe('clone', () => {
 
   test('applies the play filters and time window', SLOW, async () => {
     const out = tmp.path('clip.vdb');
-    const r = await runCli(['clone', vdb, out, '-u', '/imu', '/camera', '-k', '/camera', '-b', '1', '-e', '1.5', '-t', 'clip']);
+    const r = await runCli([
+      'clone',
+      vdb,
+      out,
+      '-u',
+      '/imu',
+      '/camera',
+      '-k',
+      '/camera',
+      '-b',
+      '1',
+      '-e',
+      '1.5',
+      '-t',
+      'clip',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const [clipped, expected] = await Promise.all([catOf(out), catOf(vdb, '-u', '/imu', '-b', '1', '-e', '1.5')]);
     assert.equal(clipped, expected);
@@ -131,7 +158,10 @@ describe('split recordings', () => {
   test('clone into .vdbx and .vcapx (split by time), read back byte-exactly, tag the manifest', SLOW, async () => {
     const dir = tmp.path('');
     const [vdbx, vcapx] = [tmp.path('split.vdbx'), tmp.path('split.vcapx')];
-    const [a, b] = await Promise.all([runCli(['clone', vdb, vdbx, '-y', '0.5', '-q']), runCli(['clone', vcap, vcapx, '-y', '0.5', '-o', '-q'])]);
+    const [a, b] = await Promise.all([
+      runCli(['clone', vdb, vdbx, '-y', '0.5', '-q']),
+      runCli(['clone', vcap, vcapx, '-y', '0.5', '-o', '-q']),
+    ]);
     assert.equal(a.code, 0, a.stderr);
     assert.equal(b.code, 0, b.stderr);
     const [catX, catY, info] = await Promise.all([catOf(vdbx), catOf(vcapx), runCli(['info', vdbx])]);
@@ -144,7 +174,10 @@ describe('split recordings', () => {
     // Segments named by time would land on the .vcapx source's own segments in the same directory.
     const clash = await runCli(['clone', vcapx, `${dir}/again.vcapx`, '-y', '0.5', '-o']);
     assert.equal(clash.code, 1);
-    assert.match(clash.stderr, /again\.vcapx: its segments could overwrite \d{4}-\d\d-\d\d_[\d-]+\.vcap of a source bag; write to another directory or drop --split-name-by-time\n$/);
+    assert.match(
+      clash.stderr,
+      /again\.vcapx: its segments could overwrite \d{4}-\d\d-\d\d_[\d-]+\.vcap of a source bag; write to another directory or drop --split-name-by-time\n$/,
+    );
   });
 });
 
@@ -162,14 +195,24 @@ describe('merge', () => {
     const a = tmp.path('a.vdb');
     const b = tmp.path('b.vcap');
     // b starts 500 ms after a: its frame at 0 is at absolute 500 ms.
-    await writeBag(a, { frames: [frame(0, '/a', 1), frame(400_000, '/a', 2), frame(500_000, '/a', 3), frame(900_000, '/a', 4)] });
-    await writeBag(b, { startMs: START_MS + 500, frames: [frame(0, '/b', 10), frame(100_000, '/b', 11), frame(350_000, '/b', 12)] });
+    await writeBag(a, {
+      frames: [frame(0, '/a', 1), frame(400_000, '/a', 2), frame(500_000, '/a', 3), frame(900_000, '/a', 4)],
+    });
+    await writeBag(b, {
+      startMs: START_MS + 500,
+      frames: [frame(0, '/b', 10), frame(100_000, '/b', 11), frame(350_000, '/b', 12)],
+    });
     const out = tmp.path('merged.vdb');
     const r = await runCli(['merge', a, b, '-o', out]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /merged\.vdb: 7 frames \(7B\) merged from 2 bags/);
     const lines = ndjson(await catOf(out)).map((line) => `${line['url']}@${line['timestamp']}`);
-    assert.deepEqual(lines, ['/a@0', '/a@400000', '/a@500000', '/b@500001', '/b@600000', '/a@900000', '/b@850000'].sort((x, y) => Number(x.split('@')[1]) - Number(y.split('@')[1])));
+    assert.deepEqual(
+      lines,
+      ['/a@0', '/a@400000', '/a@500000', '/b@500001', '/b@600000', '/a@900000', '/b@850000'].sort(
+        (x, y) => Number(x.split('@')[1]) - Number(y.split('@')[1]),
+      ),
+    );
     const info = await readBag(out, (reader) => reader.getInfo());
     assert.equal(info.startTimestamp, START_MS);
     assert.equal(info.messageCount, 7);
@@ -181,7 +224,10 @@ describe('merge', () => {
     const out = tmp.path('merged-window.vcap');
     const r = await runCli(['merge', a, b, '-o', out, '-b', '0.45', '-e', '0.9', '-u', '/b', '/a']);
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(ndjson(await catOf(out)).map((l) => `${l['url']}@${l['timestamp']}`), ['/a@500000', '/b@500001', '/b@600000', '/b@850000', '/a@900000']);
+    assert.deepEqual(
+      ndjson(await catOf(out)).map((l) => `${l['url']}@${l['timestamp']}`),
+      ['/a@500000', '/b@500001', '/b@600000', '/b@850000', '/a@900000'],
+    );
     const far = tmp.path('far.vdb');
     await writeBag(far, { startMs: START_MS + 7_200_000, frames: [frame(0, '/far', 1)] });
     const refused = await runCli(['merge', a, far, '-o', tmp.path('never.vdb')]);

@@ -20,7 +20,20 @@ describe('vlink-bag info', () => {
     const { code, stdout, stderr } = await runCli(['info', vdb]);
     assert.equal(code, 0, stderr);
     assert.equal(stderr, '');
-    for (const label of ['File Name:', 'File Size:', 'Tag Name:', 'Version:', 'Storage Type:', 'Compression:', 'Meta Flags:', 'Date Time:', 'Duration:', 'Message Count:', 'Split Count:', 'Meta List:']) {
+    for (const label of [
+      'File Name:',
+      'File Size:',
+      'Tag Name:',
+      'Version:',
+      'Storage Type:',
+      'Compression:',
+      'Meta Flags:',
+      'Date Time:',
+      'Duration:',
+      'Message Count:',
+      'Split Count:',
+      'Meta List:',
+    ]) {
       assert.match(stdout, new RegExp(`^${label}`, 'm'), label);
     }
     assert.match(stdout, /^Tag Name: +fixture$/m);
@@ -71,14 +84,24 @@ describe('vlink-bag info', () => {
     assert.match(text.stdout, /^Timing \(gaps > 1.5 × median interval\):$/m);
     assert.match(text.stdout, /\/imu +34 +16\.\d\dHz +60\.000ms/);
     const json = await runCli(['info', vdb, '--json', '--gaps', '2']);
-    const parsed = JSON.parse(json.stdout) as { messageCount: number; timing: { factor: number; urls: Array<{ url: string; count: number; gaps: unknown[] }> } };
+    const parsed = JSON.parse(json.stdout) as {
+      messageCount: number;
+      timing: { factor: number; urls: Array<{ url: string; count: number; gaps: unknown[] }> };
+    };
     assert.equal(parsed.messageCount, 200);
     assert.equal(parsed.timing.factor, 2);
-    assert.deepEqual(parsed.timing.urls.map((u) => u.url).sort(), ['/camera', '/config', '/imu', '/lidar', '/log', '/rpc']);
+    assert.deepEqual(parsed.timing.urls.map((u) => u.url).sort(), [
+      '/camera',
+      '/config',
+      '/imu',
+      '/lidar',
+      '/log',
+      '/rpc',
+    ]);
     assert.ok(parsed.timing.urls.every((u) => u.gaps.length === 0));
   });
 
-  test('the recording start and timezone are the bag\'s', SLOW, async () => {
+  test("the recording start and timezone are the bag's", SLOW, async () => {
     const { stdout } = await runCli(['info', vdb, '--json']);
     assert.equal((JSON.parse(stdout) as { startTimestamp: number }).startTimestamp, START_MS);
   });
@@ -103,7 +126,12 @@ describe('errors are one line naming the file, without a stack trace', () => {
     writeFileSync(notes, 'hello');
     const { code, stderr } = await runCli(['cat', notes]);
     assert.equal(code, 1);
-    assert.match(stderr, new RegExp(`^vlink-bag cat: ${notes.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: unsupported bag extension "\\.txt" \\(supported: .*\\.vcap.*\\.vdb.*\\)\n$`));
+    assert.match(
+      stderr,
+      new RegExp(
+        `^vlink-bag cat: ${notes.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: unsupported bag extension "\\.txt" \\(supported: .*\\.vcap.*\\.vdb.*\\)\n$`,
+      ),
+    );
     noStack(stderr);
   });
 
@@ -125,7 +153,10 @@ describe('errors are one line naming the file, without a stack trace', () => {
 
   test('bad flag values exit 2 with the flag and the reason', SLOW, async () => {
     const cases: Array<[string[], RegExp]> = [
-      [['play', vdb, '-r', '500'], /^vlink-bag play: option '-r, --rate <x>' argument '500' is invalid\. must be between 0\.01 and 100$/],
+      [
+        ['play', vdb, '-r', '500'],
+        /^vlink-bag play: option '-r, --rate <x>' argument '500' is invalid\. must be between 0\.01 and 100$/,
+      ],
       [['play', vdb, '-r', 'fast'], /argument 'fast' is invalid\. not a number/],
       [['cat', vdb, '-b', '-1'], /option '-b, --begin <s>' argument '-1' is invalid/],
       [['cat', vdb, '--format', 'xml'], /argument 'xml' is invalid\. Allowed choices are ndjson, csv, text/],
@@ -150,7 +181,12 @@ describe('help', () => {
     const program = createProgram();
     let out = '';
     for (const command of [program, ...program.commands]) {
-      command.configureOutput({ ...command.configureOutput(), writeOut: (text) => (out += text), getOutHelpWidth: () => 80, getOutHasColors: () => false });
+      command.configureOutput({
+        ...command.configureOutput(),
+        writeOut: (text) => (out += text),
+        getOutHelpWidth: () => 80,
+        getOutHasColors: () => false,
+      });
     }
     const command = args.length === 0 ? program : program.commands.find((c) => c.name() === args[0])!;
     command.outputHelp();
@@ -169,12 +205,15 @@ describe('help', () => {
     for (const verb of verbs) assert.match(top, new RegExp(`^  ${verb} `, 'm'));
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     const stale = 'README.md reference is stale: run `node scripts/gen-help.mjs` in packages/cli';
-    assert.ok(readme.includes('```text\n' + top.trimEnd() + '\n```'), stale);
+    assert.ok(readme.includes(`\`\`\`text\n${top.trimEnd()}\n\`\`\``), stale);
     for (const verb of verbs) {
       const text = helpText([verb]);
       assert.match(text, new RegExp(`^Usage: vlink-bag ${verb} `));
-      assert.match(text, /\nExamples:\n  vlink-bag /);
-      assert.ok(readme.includes(`### \`vlink-bag ${verb}\`\n\n\`\`\`text\n${text.trimEnd()}\n\`\`\``), `${verb}: ${stale}`);
+      assert.match(text, /\nExamples:\n {2}vlink-bag /);
+      assert.ok(
+        readme.includes(`### \`vlink-bag ${verb}\`\n\n\`\`\`text\n${text.trimEnd()}\n\`\`\``),
+        `${verb}: ${stale}`,
+      );
     }
   });
 });

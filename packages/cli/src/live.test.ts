@@ -8,7 +8,20 @@ import foxglove from '@foxglove/ws-protocol';
 import type { Channel, MessageData, ServerInfo } from '@foxglove/ws-protocol';
 import { WebSocket, WebSocketServer } from 'ws';
 import { BagReader, SchemaType } from '@vlink/bag';
-import { BIN, cliEnv, fixtureFrames, hasScript, ndjson, pointDescriptor, PtySession, runCli, START_MS, tempDir, writeBag, SLOW } from './testing/harness.js';
+import {
+  BIN,
+  cliEnv,
+  fixtureFrames,
+  hasScript,
+  ndjson,
+  pointDescriptor,
+  PtySession,
+  runCli,
+  START_MS,
+  tempDir,
+  writeBag,
+  SLOW,
+} from './testing/harness.js';
 
 const { FoxgloveServer, FoxgloveClient } = foxglove;
 const tmp = tempDir();
@@ -29,16 +42,42 @@ async function readBag<T>(path: string, read: (reader: BagReader) => T): Promise
 
 /** A real FoxgloveServer (@foxglove/ws-protocol over ws) on 127.0.0.1:0, publishing on a timer. */
 async function startFoxgloveServer() {
-  const server = new FoxgloveServer({ name: 'test-server', capabilities: ['time'], metadata: { startTimestamp: String(START_MS) } });
-  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: (protocols) => server.handleProtocols(protocols) });
+  const server = new FoxgloveServer({
+    name: 'test-server',
+    capabilities: ['time'],
+    metadata: { startTimestamp: String(START_MS) },
+  });
+  const wss = new WebSocketServer({
+    host: '127.0.0.1',
+    port: 0,
+    handleProtocols: (protocols) => server.handleProtocols(protocols),
+  });
   await once(wss, 'listening');
   wss.on('connection', (ws) => server.handleConnection(ws as never, 'recorder'));
   const { fds } = pointDescriptor();
   const channels = {
-    point: server.addChannel({ topic: '/point', encoding: 'protobuf', schemaName: 'test.Point', schema: Buffer.from(fds).toString('base64'), schemaEncoding: 'protobuf' }),
+    point: server.addChannel({
+      topic: '/point',
+      encoding: 'protobuf',
+      schemaName: 'test.Point',
+      schema: Buffer.from(fds).toString('base64'),
+      schemaEncoding: 'protobuf',
+    }),
     state: server.addChannel({ topic: '/state', encoding: 'json', schemaName: 'State', schema: '' }),
-    table: server.addChannel({ topic: '/table', encoding: 'flatbuffer', schemaName: 'fb.Table', schema: Buffer.from([1, 2, 3]).toString('base64'), schemaEncoding: 'flatbuffer' }),
-    cdr: server.addChannel({ topic: '/cdr', encoding: 'cdr', schemaName: 'std_msgs/msg/String', schema: 'string data', schemaEncoding: 'ros2msg' }),
+    table: server.addChannel({
+      topic: '/table',
+      encoding: 'flatbuffer',
+      schemaName: 'fb.Table',
+      schema: Buffer.from([1, 2, 3]).toString('base64'),
+      schemaEncoding: 'flatbuffer',
+    }),
+    cdr: server.addChannel({
+      topic: '/cdr',
+      encoding: 'cdr',
+      schemaName: 'std_msgs/msg/String',
+      schema: 'string data',
+      schemaEncoding: 'ros2msg',
+    }),
     ignored: server.addChannel({ topic: '/ignored', encoding: 'json', schemaName: 'X', schema: '' }),
   };
   let tick = 0;
@@ -67,7 +106,11 @@ describe('record --from (Foxglove WebSocket client)', () => {
     const server = await startFoxgloveServer();
     try {
       const out = tmp.path('fox.vdb');
-      const child = spawn('node', [BIN, 'record', out, '--from', server.url, '-k', '/ignored', '-d', '1', '--time', 'log'], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        'node',
+        [BIN, 'record', out, '--from', server.url, '-k', '/ignored', '-d', '1', '--time', 'log'],
+        { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       const [code] = (await once(child, 'close')) as [number];
@@ -76,11 +119,18 @@ describe('record --from (Foxglove WebSocket client)', () => {
       const { info, schemas, got } = await readBag(out, (reader) => {
         const got: Array<{ url: string; timestamp: number; data: number[]; serType: string; schemaType: number }> = [];
         reader.openCursor();
-        for (let f = reader.next(); f; f = reader.next()) got.push({ url: f.url, timestamp: f.timestamp, data: [...f.data], serType: f.serType, schemaType: f.schemaType });
+        for (let f = reader.next(); f; f = reader.next())
+          got.push({
+            url: f.url,
+            timestamp: f.timestamp,
+            data: [...f.data],
+            serType: f.serType,
+            schemaType: f.schemaType,
+          });
         return { info: reader.getInfo(), schemas: reader.getSchemas(), got };
       });
       assert.equal(info.hasCompleted, true);
-      assert.equal(info.startTimestamp, START_MS, 'the server\'s startTimestamp metadata');
+      assert.equal(info.startTimestamp, START_MS, "the server's startTimestamp metadata");
       const family = new Map(info.urls.map((u) => [u.url, [u.schemaType, u.ser]]));
       assert.deepEqual(Object.fromEntries(family), {
         '/point': [SchemaType.Protobuf, 'test.Point'],
@@ -88,7 +138,10 @@ describe('record --from (Foxglove WebSocket client)', () => {
         '/table': [SchemaType.Flatbuffers, 'fb.Table'],
         '/cdr': [SchemaType.Cdr, 'std_msgs/msg/String'],
       });
-      assert.deepEqual(schemas.map((s) => [s.name, s.schemaType]).sort(), [['fb.Table', SchemaType.Flatbuffers], ['test.Point', SchemaType.Protobuf]]);
+      assert.deepEqual(schemas.map((s) => [s.name, s.schemaType]).sort(), [
+        ['fb.Table', SchemaType.Flatbuffers],
+        ['test.Point', SchemaType.Protobuf],
+      ]);
       assert.deepEqual([...schemas.find((s) => s.name === 'test.Point')!.data], [...pointDescriptor().fds]);
       const points = got.filter((f) => f.url === '/point');
       assert.ok(points.length >= 10, `${points.length} points`);
@@ -104,7 +157,10 @@ describe('record --from (Foxglove WebSocket client)', () => {
   });
 
   test('an unreachable server is one error line', SLOW, async () => {
-    const child = spawn('node', [BIN, 'record', tmp.path('never.vdb'), '--from', 'ws://127.0.0.1:9'], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('node', [BIN, 'record', tmp.path('never.vdb'), '--from', 'ws://127.0.0.1:9'], {
+      env: cliEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const [code] = (await once(child, 'close')) as [number];
@@ -115,7 +171,10 @@ describe('record --from (Foxglove WebSocket client)', () => {
 
 describe('play --serve (Foxglove WebSocket server)', () => {
   test('a FoxgloveClient gets the channels with schemas, every frame in order and the time', SLOW, async () => {
-    const child = spawn('node', [BIN, 'play', vdb, '--serve', '127.0.0.1:0', '-r', '4'], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('node', [BIN, 'play', vdb, '--serve', '127.0.0.1:0', '-r', '4'], {
+      env: cliEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     const url = await new Promise<string>((resolve, reject) => {
       child.stderr.on('data', (chunk: Buffer) => {
@@ -134,7 +193,13 @@ describe('play --serve (Foxglove WebSocket server)', () => {
     const topics = new Map<number, string>();
     client.on('serverInfo', (i) => (info = i));
     client.on('time', (t) => times.push(t.timestamp));
-    client.on('message', (m: MessageData) => messages.push({ topic: topics.get(m.subscriptionId)!, timestamp: m.timestamp, data: [...new Uint8Array(m.data.buffer, m.data.byteOffset, m.data.byteLength)] }));
+    client.on('message', (m: MessageData) =>
+      messages.push({
+        topic: topics.get(m.subscriptionId)!,
+        timestamp: m.timestamp,
+        data: [...new Uint8Array(m.data.buffer, m.data.byteOffset, m.data.byteLength)],
+      }),
+    );
     client.on('advertise', (advertised) => {
       channels = advertised;
       for (const channel of advertised) topics.set(client.subscribe(channel.id), channel.topic);
@@ -160,8 +225,11 @@ describe('play --serve (Foxglove WebSocket server)', () => {
 });
 
 describe('play --serve → record --from --time log', () => {
-  test('keeps every frame\'s url, time and payload', SLOW, async () => {
-    const player = spawn('node', [BIN, 'play', vdb, '--serve', '127.0.0.1:0', '-r', '4'], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  test("keeps every frame's url, time and payload", SLOW, async () => {
+    const player = spawn('node', [BIN, 'play', vdb, '--serve', '127.0.0.1:0', '-r', '4'], {
+      env: cliEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const playerExit = once(player, 'close');
     let stderr = '';
     const url = await new Promise<string>((resolve, reject) => {
@@ -179,7 +247,10 @@ describe('play --serve → record --from --time log', () => {
     const [[code], again] = await Promise.all([playerExit, runCli(['cat', out])]);
     assert.equal(code, 0, stderr);
     const seen = ndjson(again.stdout).map((l) => `${l['url']} ${l['timestamp']} ${l['data']}`);
-    assert.deepEqual(seen, frames.map((f) => `${f.url} ${f.timestamp} ${Buffer.from(f.data).toString('base64')}`));
+    assert.deepEqual(
+      seen,
+      frames.map((f) => `${f.url} ${f.timestamp} ${Buffer.from(f.data).toString('base64')}`),
+    );
     assert.equal((await readBag(out, (r) => r.getInfo())).startTimestamp, START_MS);
   });
 });
@@ -202,7 +273,9 @@ describe('keys on a terminal', { skip: !hasScript() && 'util-linux `script` is n
     pty.send('\x1b[C');
     for (let jumped = false; !jumped; ) {
       at = await pty.waitFor(/(\d\d:\d\d:\d\d:\d{3})\/\S+ \| Paused/, at);
-      const now = ms(/(\d\d:\d\d:\d\d:\d{3})\/\S+ \| Paused[^\r]*$/.exec(pty.screen.slice(0, at))?.[1] ?? '00:00:00:000');
+      const now = ms(
+        /(\d\d:\d\d:\d\d:\d{3})\/\S+ \| Paused[^\r]*$/.exec(pty.screen.slice(0, at))?.[1] ?? '00:00:00:000',
+      );
       jumped = now >= before + 900;
     }
     pty.send(' ');

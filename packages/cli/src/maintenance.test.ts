@@ -39,7 +39,10 @@ describe('check, reindex, fix, tag', () => {
   test('a recording killed mid-way fails check; fix repairs it', SLOW, async () => {
     const crashed = tmp.path('crashed.vdb');
     // What a power cut leaves: a sync-mode recording with frequent commits, killed before it could close the file.
-    const child = spawn('node', [BIN, 'record', '--stdin', '-q', '-s', '-c', '0.001', crashed], { env: cliEnv(), stdio: ['pipe', 'ignore', 'ignore'] });
+    const child = spawn('node', [BIN, 'record', '--stdin', '-q', '-s', '-c', '0.001', crashed], {
+      env: cliEnv(),
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
     child.stdin.write((await runCli(['cat', vdb])).stdout);
     for (const deadline = Date.now() + 10_000; !(existsSync(crashed) && statSync(crashed).size > 100_000); ) {
       if (Date.now() > deadline) throw new Error('the recording did not start');
@@ -49,7 +52,10 @@ describe('check, reindex, fix, tag', () => {
     await new Promise((resolve) => child.on('close', resolve));
     const before = await runCli(['check', crashed]);
     assert.equal(before.code, 1);
-    assert.match(before.stderr, new RegExp(`^vlink-bag check: ${crashed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .+\n$`));
+    assert.match(
+      before.stderr,
+      new RegExp(`^vlink-bag check: ${crashed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .+\n$`),
+    );
     const fixed = await runCli(['fix', crashed, '-y']);
     assert.deepEqual([fixed.code, fixed.stdout], [0, `${crashed}: fixed\n`], fixed.stderr);
     const after = await runCli(['check', crashed]);
@@ -59,7 +65,11 @@ describe('check, reindex, fix, tag', () => {
     assert.equal(parsed.hasCompleted, true);
     assert.ok(parsed.messageCount > 0);
     const rebuilt = await runCli(['fix', crashed, '--rebuild']);
-    assert.deepEqual([rebuilt.code, rebuilt.stdout], [0, `${crashed}: fixed and rebuilt\n`], 'no terminal: no question asked');
+    assert.deepEqual(
+      [rebuilt.code, rebuilt.stdout],
+      [0, `${crashed}: fixed and rebuilt\n`],
+      'no terminal: no question asked',
+    );
   });
 
   test('reindex and fix work on .vdb and .vcap; a single .vcap has no tag', SLOW, async () => {
@@ -69,9 +79,15 @@ describe('check, reindex, fix, tag', () => {
     const [a, b] = await Promise.all([runCli(['reindex', copyVdb]), runCli(['reindex', copyVcap])]);
     assert.deepEqual([a.code, a.stdout], [0, `${copyVdb}: reindexed\n`], a.stderr);
     assert.deepEqual([b.code, b.stdout], [0, `${copyVcap}: reindexed\n`], b.stderr);
-    const [fixVcap, tagVcap] = await Promise.all([runCli(['fix', '-y', '--rebuild', copyVcap]), runCli(['tag', vcap, 'x'])]);
+    const [fixVcap, tagVcap] = await Promise.all([
+      runCli(['fix', '-y', '--rebuild', copyVcap]),
+      runCli(['tag', vcap, 'x']),
+    ]);
     assert.deepEqual([fixVcap.code, fixVcap.stdout], [0, `${copyVcap}: fixed and rebuilt\n`], fixVcap.stderr);
-    assert.deepEqual([tagVcap.code, tagVcap.stderr], [1, `vlink-bag tag: ${vcap}: tagging is not supported for .vcap files (a single .vcap has no rewritable tag)\n`]);
+    assert.deepEqual(
+      [tagVcap.code, tagVcap.stderr],
+      [1, `vlink-bag tag: ${vcap}: tagging is not supported for .vcap files (a single .vcap has no rewritable tag)\n`],
+    );
     const [check, cat] = await Promise.all([runCli(['check', copyVcap]), runCli(['cat', copyVcap])]);
     assert.equal(check.code, 0, check.stderr);
     assert.equal(cat.stdout, (await runCli(['cat', vcap])).stdout, 'frames unchanged');

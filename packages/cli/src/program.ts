@@ -12,7 +12,9 @@ import { registerReindex } from './commands/reindex.js';
 import { registerServe } from './commands/serve.js';
 import { registerTag } from './commands/tag.js';
 
-export const CLI_VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const CLI_VERSION: string = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 /**
  * The `vlink-bag` program: one commander command per verb (each in `commands/`). Commander errors are thrown
@@ -41,7 +43,8 @@ export function createProgram(): Command {
   ]) {
     register(program);
   }
-  for (const command of program.commands) command.exitOverride().configureOutput({ outputError: usageLine(`vlink-bag ${command.name()}`) });
+  for (const command of program.commands)
+    command.exitOverride().configureOutput({ outputError: usageLine(`vlink-bag ${command.name()}`) });
   program.addHelpText(
     'after',
     '\nRun `vlink-bag <command> --help` for the flags and examples of a command.\n' +
@@ -52,5 +55,11 @@ export function createProgram(): Command {
 
 /** Usage errors: one line, prefixed like every other error (`vlink-bag play: option '-r …' is invalid …`). */
 function usageLine(prefix: string): (text: string, write: (text: string) => void) => void {
-  return (text, write) => write(`${prefix}: ${text.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ').trim()}\n`);
+  return (text, write) =>
+    write(
+      `${prefix}: ${text
+        .replace(/^error: /, '')
+        .replace(/\s*\n\s*/g, ' ')
+        .trim()}\n`,
+    );
 }

@@ -13,7 +13,10 @@ after(() => tmp.cleanup());
 
 describe('serve', () => {
   test('serves a directory with @vlink/bag-server until SIGINT', SLOW, async () => {
-    const child = spawn('node', [BIN, 'serve', tmp.dir, '--port', '0'], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('node', [BIN, 'serve', tmp.dir, '--port', '0'], {
+      env: cliEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

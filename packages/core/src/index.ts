@@ -57,7 +57,13 @@ export { PlayStatus } from './playback/play-status.js';
 export { DEFAULT_PLAY_CONFIG, resolvePlayConfig } from './playback/play-config.js';
 export type { PlayConfig, ResolvedPlayConfig } from './playback/play-config.js';
 export { Playback } from './playback/playback.js';
-export type { OutputCallback, StatusCallback, ReadyCallback, FinishCallback, PlaybackErrorCallback } from './playback/player.js';
+export type {
+  OutputCallback,
+  StatusCallback,
+  ReadyCallback,
+  FinishCallback,
+  PlaybackErrorCallback,
+} from './playback/player.js';
 export { BagProcessor } from './processor/bag-processor.js';
 export { BagProcessorPlugin } from './processor/processor-plugin.js';
 export type { DataTimestampFn } from './processor/processor-plugin.js';
@@ -66,7 +72,13 @@ export type { ProcessorConfig } from './processor/processor-config.js';
 export { TriggerRecorder } from './trigger/trigger-recorder.js';
 export { DEFAULT_TRIGGER_CONFIG, MAX_WINDOW_MS } from './trigger/trigger-config.js';
 export type { TriggerConfig, TriggerParams, UrlConfig, OverflowPolicy } from './trigger/trigger-config.js';
-export type { DumpResult, TriggerHooks, TriggerTimers, TriggerEnvironment, TriggerStats } from './trigger/trigger-types.js';
+export type {
+  DumpResult,
+  TriggerHooks,
+  TriggerTimers,
+  TriggerEnvironment,
+  TriggerStats,
+} from './trigger/trigger-types.js';
 export type { TriggerDrops } from './trigger/url-store.js';
 export type { DumpFiles } from './trigger/dump-files.js';
 export { analyzeTiming, urlTiming, DEFAULT_GAP_FACTOR } from './analysis/timing.js';

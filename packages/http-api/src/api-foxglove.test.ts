@@ -35,11 +35,24 @@ interface Session {
 
 async function connect(id: string, query: string): Promise<Session> {
   const WebSocket = await socketClass();
-  const ws = new WebSocket(`${server.url.replace('http', 'ws')}/v1/bags/${encodeURIComponent(id)}/foxglove?token=fox&${query}`, [FoxgloveClient.SUPPORTED_SUBPROTOCOL]);
+  const ws = new WebSocket(
+    `${server.url.replace('http', 'ws')}/v1/bags/${encodeURIComponent(id)}/foxglove?token=fox&${query}`,
+    [FoxgloveClient.SUPPORTED_SUBPROTOCOL],
+  );
   const client = new FoxgloveClient({ ws: ws as TestSocket as never });
   clients.push(client);
-  const session: Partial<Session> & { messages: MessageData[]; times: bigint[]; statuses: string[] } = { messages: [], times: [], statuses: [], client };
-  client.on('message', (m) => session.messages.push({ ...m, data: new DataView(m.data.buffer.slice(m.data.byteOffset, m.data.byteOffset + m.data.byteLength)) }));
+  const session: Partial<Session> & { messages: MessageData[]; times: bigint[]; statuses: string[] } = {
+    messages: [],
+    times: [],
+    statuses: [],
+    client,
+  };
+  client.on('message', (m) =>
+    session.messages.push({
+      ...m,
+      data: new DataView(m.data.buffer.slice(m.data.byteOffset, m.data.byteOffset + m.data.byteLength)),
+    }),
+  );
   client.on('time', (t) => session.times.push(t.timestamp));
   client.on('status', (s) => session.statuses.push(s.message));
   await new Promise<void>((resolve, reject) => {
@@ -72,9 +85,15 @@ describe('Foxglove WebSocket', () => {
     assert.equal(pb.encoding, 'protobuf');
     assert.equal(pb.schemaName, 'test.Point');
     assert.equal(pb.schemaEncoding, 'protobuf');
-    const set = fromBinary(FileDescriptorSetSchema, Uint8Array.from(atob(pb.schema), (c) => c.charCodeAt(0)));
+    const set = fromBinary(
+      FileDescriptorSetSchema,
+      Uint8Array.from(atob(pb.schema), (c) => c.charCodeAt(0)),
+    );
     assert.equal(set.file[0]!.messageType[0]!.name, 'Point');
-    assert.deepEqual(Uint8Array.from(atob(pb.schema), (c) => c.charCodeAt(0)), pointDescriptor().fds);
+    assert.deepEqual(
+      Uint8Array.from(atob(pb.schema), (c) => c.charCodeAt(0)),
+      pointDescriptor().fds,
+    );
     assert.equal(byTopic.get('json/state')!.encoding, 'json');
     assert.equal(byTopic.get('json/state')!.schema, '');
 
@@ -106,10 +125,16 @@ describe('Foxglove WebSocket', () => {
     assert.equal(s.messages.length, count);
     s.client.subscribe(9999);
     s.client.getParameters(['x']);
-    await waitFor(() => s.statuses.some((m) => m.includes('unknown channel 9999')) && s.statuses.some((m) => m.includes('unsupported operation')));
+    await waitFor(
+      () =>
+        s.statuses.some((m) => m.includes('unknown channel 9999')) &&
+        s.statuses.some((m) => m.includes('unsupported operation')),
+    );
   });
 
   test('the subprotocol is required', async () => {
-    await assert.rejects(QueuedSocket.connect(`${server.url.replace('http', 'ws')}/v1/bags/drive.vdb/foxglove?token=fox`));
+    await assert.rejects(
+      QueuedSocket.connect(`${server.url.replace('http', 'ws')}/v1/bags/drive.vdb/foxglove?token=fox`),
+    );
   });
 });

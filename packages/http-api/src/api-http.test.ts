@@ -15,7 +15,15 @@ const getJson = async (path: string) => {
   return { status: res.status, body: (await res.json()) as Record<string, unknown> & { [k: string]: any } };
 };
 const lineOf = (f: Frame) =>
-  JSON.stringify({ timestamp: f.timestamp, url: f.url, action: actionText(f.actionType), serType: f.serType, schemaType: f.schemaType, size: f.data.length, data: toBase64(f.data) });
+  JSON.stringify({
+    timestamp: f.timestamp,
+    url: f.url,
+    action: actionText(f.actionType),
+    serType: f.serType,
+    schemaType: f.schemaType,
+    size: f.data.length,
+    data: toBase64(f.data),
+  });
 
 before(async () => {
   fx = await buildFixtureRoot();
@@ -37,7 +45,16 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
     const { status, body } = await getJson('/v1/bags');
     assert.equal(status, 200);
     const ids = (body.bags as Array<{ id: string }>).map((b) => b.id).sort();
-    assert.deepEqual(ids, ['alias.vdb', 'bad.vdb', 'big.vcap', 'drive.vdb', 'mem.memjson', 'proto.vdb', 'runs/drive.vcap', 'same-ts.vdb']);
+    assert.deepEqual(ids, [
+      'alias.vdb',
+      'bad.vdb',
+      'big.vcap',
+      'drive.vdb',
+      'mem.memjson',
+      'proto.vdb',
+      'runs/drive.vcap',
+      'same-ts.vdb',
+    ]);
     const drive = body.bags.find((b: { id: string }) => b.id === 'drive.vdb');
     assert.equal(drive.format, 'vdb');
     assert.equal(drive.messageCount, 120);
@@ -71,14 +88,20 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
     const { status, body } = await getJson('/v1/bags/drive.vdb/timing?factor=2&urls=dds://imu,dds://camera/front');
     assert.equal(status, 200);
     assert.equal(body.factor, 2);
-    assert.deepEqual(body.urls.map((u: { url: string }) => u.url), ['dds://camera/front', 'dds://imu']);
+    assert.deepEqual(
+      body.urls.map((u: { url: string }) => u.url),
+      ['dds://camera/front', 'dds://imu'],
+    );
     const cam = body.urls[0];
     assert.equal(cam.count, 20);
     assert.equal(cam.intervalUs.p50, 60_000);
     assert.deepEqual(cam.gaps, []);
     const all = await getJson('/v1/bags/same-ts.vdb/timing');
     assert.equal(all.body.factor, 1.5, "the default is core's DEFAULT_GAP_FACTOR");
-    assert.deepEqual(all.body.urls.map((u: { url: string }) => u.url), ['a', 'b']);
+    assert.deepEqual(
+      all.body.urls.map((u: { url: string }) => u.url),
+      ['a', 'b'],
+    );
   });
 
   test('json pages follow the cursor to the end and match the bag', async () => {
@@ -87,7 +110,9 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const { status, body } = await getJson(`/v1/bags/drive.vdb/messages?limit=50${cursor ? `&cursor=${cursor}` : ''}`);
+      const { status, body } = await getJson(
+        `/v1/bags/drive.vdb/messages?limit=50${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       assert.equal(status, 200);
       for (const m of body.messages) got.push(JSON.stringify(m));
       cursor = body.next;
@@ -122,17 +147,28 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
     const second = await getJson(`/v1/bags/big.vcap/messages?cursor=${first.body.next}`);
     assert.equal(second.body.messages.length, 2);
     assert.equal(second.body.next, null);
-    assert.deepEqual([...first.body.messages, ...second.body.messages].map((m: { size: number }) => m.size), new Array(10).fill(1024 * 1024));
+    assert.deepEqual(
+      [...first.body.messages, ...second.body.messages].map((m: { size: number }) => m.size),
+      new Array(10).fill(1024 * 1024),
+    );
   });
 
   test('begin/end (ms, inclusive) and urls filter', async () => {
-    const { body } = await getJson('/v1/bags/drive.vdb/messages?begin=100.001&end=300.001&urls=dds://imu,dds://camera/front');
+    const { body } = await getJson(
+      '/v1/bags/drive.vdb/messages?begin=100.001&end=300.001&urls=dds://imu,dds://camera/front',
+    );
     const want = (await readAll(join(fx.root, 'drive.vdb'))).filter(
-      (f) => f.timestamp >= 100_001 && f.timestamp <= 300_001 && (f.url === 'dds://imu' || f.url === 'dds://camera/front'),
+      (f) =>
+        f.timestamp >= 100_001 && f.timestamp <= 300_001 && (f.url === 'dds://imu' || f.url === 'dds://camera/front'),
     );
     assert.ok(want.length > 5);
-    assert.deepEqual(body.messages.map((m: unknown) => JSON.stringify(m)), want.map(lineOf));
-    const repeated = await getJson('/v1/bags/drive.vdb/messages?begin=100.001&end=300.001&urls=dds://imu&urls=dds://camera/front');
+    assert.deepEqual(
+      body.messages.map((m: unknown) => JSON.stringify(m)),
+      want.map(lineOf),
+    );
+    const repeated = await getJson(
+      '/v1/bags/drive.vdb/messages?begin=100.001&end=300.001&urls=dds://imu&urls=dds://camera/front',
+    );
     assert.deepEqual(repeated.body, body);
   });
 
@@ -144,7 +180,10 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
       const res = await fetch(`${other.url}/v1/bags/runs%2Fdrive.vcap/messages?limit=1000&cursor=${first.body.next}`);
       const second = (await res.json()) as { messages: unknown[]; next: null };
       const want = (await readAll(join(fx.root, 'runs/drive.vcap'), ['dds://imu'])).map(lineOf);
-      assert.deepEqual([...first.body.messages, ...second.messages].map((m) => JSON.stringify(m)), want);
+      assert.deepEqual(
+        [...first.body.messages, ...second.messages].map((m) => JSON.stringify(m)),
+        want,
+      );
       assert.equal(second.next, null);
     } finally {
       await other.close();
@@ -155,7 +194,7 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
     const res = await get('/v1/bags/drive.vdb/messages?format=ndjson');
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /application\/x-ndjson/);
-    const want = (await readAll(join(fx.root, 'drive.vdb'))).map((f) => lineOf(f) + '\n').join('');
+    const want = (await readAll(join(fx.root, 'drive.vdb'))).map((f) => `${lineOf(f)}\n`).join('');
     assert.equal(await res.text(), want);
   });
 
@@ -171,7 +210,10 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
     let at = 0;
     for (const f of frames) at = encoder.writeInto(f, want, view, at);
     assert.equal(bytes.length, want.length);
-    assert.ok(bytes.every((b, i) => b === want[i]), 'bytes differ');
+    assert.ok(
+      bytes.every((b, i) => b === want[i]),
+      'bytes differ',
+    );
     const decoded = decodeFrames(bytes);
     assert.equal(decoded.length, frames.length);
     assert.equal(decoded[2]!.data.length, frames[2]!.data.length);
@@ -196,7 +238,9 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
       for (const format of ['ndjson', 'binary']) {
         const before = closes;
         const abort = new AbortController();
-        const res = await fetch(`${perRequest.url}/v1/bags/big.vcap/messages?format=${format}`, { signal: abort.signal });
+        const res = await fetch(`${perRequest.url}/v1/bags/big.vcap/messages?format=${format}`, {
+          signal: abort.signal,
+        });
         const reader = res.body!.getReader();
         const first = await reader.read();
         assert.ok(first.value && first.value.length > 0);
@@ -224,7 +268,10 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
     assert.equal(t2.decoded, 'text');
     assert.equal(t2.data, 'line 2');
     const nd = await (await get('/v1/bags/proto.vdb/messages?decode=1&format=ndjson&urls=pb/point')).text();
-    const lines = nd.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = nd
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.equal(lines.length, 10);
     assert.deepEqual(lines[9].data, { x: 27.5, y: -28, label: 'p27' });
   });
@@ -232,7 +279,16 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
   test('openapi.json describes every route; docs page is self-contained; / leads to the player or the docs', async () => {
     const { status, body } = await getJson('/v1/openapi.json');
     assert.equal(status, 200);
-    for (const path of ['/v1/health', '/v1/bags', '/v1/bags/{id}/info', '/v1/bags/{id}/schemas', '/v1/bags/{id}/timing', '/v1/bags/{id}/messages', '/v1/bags/{id}/replay', '/v1/bags/{id}/foxglove']) {
+    for (const path of [
+      '/v1/health',
+      '/v1/bags',
+      '/v1/bags/{id}/info',
+      '/v1/bags/{id}/schemas',
+      '/v1/bags/{id}/timing',
+      '/v1/bags/{id}/messages',
+      '/v1/bags/{id}/replay',
+      '/v1/bags/{id}/foxglove',
+    ]) {
       assert.ok(body.paths[path], `missing ${path}`);
     }
     assert.equal((await getJson('/openapi.json')).status, 200);

@@ -34,7 +34,10 @@ describe('WS replay', () => {
     const elapsed = performance.now() - started;
     const got = ws.binaries().map(decode);
     const want = replay.frames.filter((f) => f.url === 'dds://imu' && f.timestamp >= 100_000 && f.timestamp <= 500_000);
-    assert.deepEqual(got.map((f) => f.timestamp), want.map((f) => f.timestamp));
+    assert.deepEqual(
+      got.map((f) => f.timestamp),
+      want.map((f) => f.timestamp),
+    );
     // The window's frames span (last − 100 ms) / rate 2 of wall time.
     const span = (want.at(-1)!.timestamp - 100_000) / 1000 / 2;
     assert.ok(elapsed >= span - 30, `took ${elapsed.toFixed(0)} ms, expected ≥ ${span} ms`);
@@ -55,7 +58,10 @@ describe('WS replay', () => {
     ws.clearEvents();
     ws.send({ op: 'step' });
     assert.equal((await status('paused')).time, replay.frames[1]!.timestamp / 1000);
-    assert.deepEqual(ws.binaries().map((b) => decode(b).timestamp), [replay.frames[0]!.timestamp, replay.frames[1]!.timestamp]);
+    assert.deepEqual(
+      ws.binaries().map((b) => decode(b).timestamp),
+      [replay.frames[0]!.timestamp, replay.frames[1]!.timestamp],
+    );
 
     ws.clearEvents();
     ws.send({ op: 'resume' });
@@ -66,7 +72,11 @@ describe('WS replay', () => {
     await status('paused');
     const played = ws.binaries().map((b) => decode(b).timestamp);
     assert.ok(played.length >= 1 && played.length <= 30, `played ${played.length}`);
-    assert.deepEqual(played, replay.frames.slice(2, 2 + played.length).map((f) => f.timestamp), 'in order, none skipped');
+    assert.deepEqual(
+      played,
+      replay.frames.slice(2, 2 + played.length).map((f) => f.timestamp),
+      'in order, none skipped',
+    );
 
     ws.clearEvents();
     ws.send({ op: 'seek', time: 800 });
@@ -88,7 +98,10 @@ describe('WS replay', () => {
     await status('stopped');
     assert.deepEqual(await ws.event('finished'), { event: 'finished', interrupted: true, dropped: 0 });
     const tail = ws.binaries().map((b) => decode(b).timestamp);
-    assert.ok(tail.every((t, i) => t > afterSeek!.timestamp && (i === 0 || t > tail[i - 1]!)), 'the rate change re-sent nothing');
+    assert.ok(
+      tail.every((t, i) => t > afterSeek!.timestamp && (i === 0 || t > tail[i - 1]!)),
+      'the rate change re-sent nothing',
+    );
   });
 
   test('bad commands answer an error event and keep the connection', async () => {
@@ -113,9 +126,18 @@ describe('WS replay', () => {
     const ws = await connect();
     ws.send({ op: 'play', rate: 1, paused: true });
     ws.send({ op: 'step' });
-    assert.equal((await ws.event('status', (e) => e.status === 'paused' && e.time === replay.frames[0]!.timestamp / 1000)).dropped, 0);
-    assert.deepEqual(ws.binaries().map((b) => decode(b).timestamp), [replay.frames[0]!.timestamp]);
-    assert.equal(ws.received.some((m) => m.kind === 'text' && m.json['event'] === 'error'), false);
+    assert.equal(
+      (await ws.event('status', (e) => e.status === 'paused' && e.time === replay.frames[0]!.timestamp / 1000)).dropped,
+      0,
+    );
+    assert.deepEqual(
+      ws.binaries().map((b) => decode(b).timestamp),
+      [replay.frames[0]!.timestamp],
+    );
+    assert.equal(
+      ws.received.some((m) => m.kind === 'text' && m.json['event'] === 'error'),
+      false,
+    );
   });
 
   test('each client has its own replay', async () => {

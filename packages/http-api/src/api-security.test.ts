@@ -32,7 +32,18 @@ async function error(res: Response): Promise<{ code: string; message: string }> 
 
 describe('security and bad input', () => {
   test('ids cannot leave the root', async () => {
-    for (const id of ['..%2Foutside%2Fsecret.vdb', '%2E%2E%2Foutside%2Fsecret.vdb', '..%2F..%2F..%2Fetc%2Fpasswd', encodeURIComponent(`${fx.outside}/secret.vdb`), 'escape.vdb', 'runs%2F..%2F..%2Foutside%2Fsecret.vdb', '.%2Fdrive.vdb', 'dir.vdb', 'missing.vdb', 'drive.vdb%00']) {
+    for (const id of [
+      '..%2Foutside%2Fsecret.vdb',
+      '%2E%2E%2Foutside%2Fsecret.vdb',
+      '..%2F..%2F..%2Fetc%2Fpasswd',
+      encodeURIComponent(`${fx.outside}/secret.vdb`),
+      'escape.vdb',
+      'runs%2F..%2F..%2Foutside%2Fsecret.vdb',
+      '.%2Fdrive.vdb',
+      'dir.vdb',
+      'missing.vdb',
+      'drive.vdb%00',
+    ]) {
       const res = await fetch(`${open.url}/v1/bags/${id}/info`);
       assert.equal(res.status, 404, id);
       assert.equal((await error(res)).code, 'NOT_FOUND');
@@ -106,7 +117,12 @@ describe('security and bad input', () => {
     const query = await fetch(`${locked.url}/v1/bags?token=${TOKEN}`);
     assert.equal(query.status, 401, '?token= is for WebSockets only');
     await query.body?.cancel();
-    for (const path of ['/v1/bags', '/v1/bags/drive.vdb/info', '/v1/openapi.json', '/v1/bags/drive.vdb/messages?format=ndjson']) {
+    for (const path of [
+      '/v1/bags',
+      '/v1/bags/drive.vdb/info',
+      '/v1/openapi.json',
+      '/v1/bags/drive.vdb/messages?format=ndjson',
+    ]) {
       const ok = await fetch(`${locked.url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
       assert.equal(ok.status, 200, path);
       await ok.body?.cancel();
@@ -116,25 +132,43 @@ describe('security and bad input', () => {
 
   test('token: WebSockets need the header or ?token=', async () => {
     await assert.rejects(QueuedSocket.connect(`${locked.url.replace('http', 'ws')}/v1/bags/drive.vdb/replay`));
-    await assert.rejects(QueuedSocket.connect(`${locked.url.replace('http', 'ws')}/v1/bags/drive.vdb/replay?token=wrong`));
-    const ws = await QueuedSocket.connect(`${locked.url.replace('http', 'ws')}/v1/bags/drive.vdb/replay?token=${TOKEN}`);
+    await assert.rejects(
+      QueuedSocket.connect(`${locked.url.replace('http', 'ws')}/v1/bags/drive.vdb/replay?token=wrong`),
+    );
+    const ws = await QueuedSocket.connect(
+      `${locked.url.replace('http', 'ws')}/v1/bags/drive.vdb/replay?token=${TOKEN}`,
+    );
     assert.equal((await ws.event('status')).status, 'stopped');
     await ws.close();
     if (!(globalThis as { Bun?: unknown; Deno?: unknown }).Bun && !(globalThis as { Deno?: unknown }).Deno) {
-      const viaHeader = await QueuedSocket.connect(`${locked.url.replace('http', 'ws')}/v1/bags/drive.vdb/replay`, undefined, { headers: { authorization: `Bearer ${TOKEN}` } });
+      const viaHeader = await QueuedSocket.connect(
+        `${locked.url.replace('http', 'ws')}/v1/bags/drive.vdb/replay`,
+        undefined,
+        { headers: { authorization: `Bearer ${TOKEN}` } },
+      );
       assert.equal((await viaHeader.event('status')).status, 'stopped');
       await viaHeader.close();
     }
   });
 
   test('a non-loopback host without a token is refused; CORS is off unless configured', async () => {
-    await assert.rejects(serve({ root: fx.root, host: '0.0.0.0', port: 0 }), (e: unknown) => BagError.isInstance(e) && e.code === 'INVALID_ARGUMENT');
+    await assert.rejects(
+      serve({ root: fx.root, host: '0.0.0.0', port: 0 }),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'INVALID_ARGUMENT',
+    );
     const plain = await fetch(`${open.url}/v1/health`, { headers: { origin: 'http://example.test' } });
     assert.equal(plain.headers.get('access-control-allow-origin'), null);
     await plain.body?.cancel();
     const app = createApp({ root: fx.root, cors: ['http://example.test'], token: TOKEN });
     try {
-      const preflight = await app.request('/v1/bags', { method: 'OPTIONS', headers: { origin: 'http://example.test', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
+      const preflight = await app.request('/v1/bags', {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'http://example.test',
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization',
+        },
+      });
       assert.equal(preflight.status, 204);
       assert.equal(preflight.headers.get('access-control-allow-origin'), 'http://example.test');
       const res = await app.request('/v1/health', { headers: { origin: 'http://example.test' } });

@@ -60,7 +60,7 @@ export function createApp(options: AppOptions): BagApp {
   const store = new BagStore(realRoot, options.readerCache === undefined ? {} : { cacheSize: options.readerCache });
   const version = options.version ?? SERVER_VERSION;
   const sockets = new Set<WSContext<unknown>>();
-  const scrub = (text: string) => text.split(realRoot + '/').join('').split(realRoot).join('.');
+  const scrub = (text: string) => text.split(`${realRoot}/`).join('').split(realRoot).join('.');
 
   const app = new OpenAPIHono({
     defaultHook: (result) => {
@@ -75,7 +75,9 @@ export function createApp(options: AppOptions): BagApp {
     const { status, body } = toErrorResponse(error, scrub);
     return c.json(body, status as 400);
   });
-  app.notFound((c) => c.json({ error: { code: 'ROUTE_NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}` } }, 404));
+  app.notFound((c) =>
+    c.json({ error: { code: 'ROUTE_NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}` } }, 404),
+  );
 
   const corsOption = options.cors;
   if (corsOption !== undefined && corsOption !== false) app.use('*', cors(corsOption));
@@ -101,7 +103,12 @@ export function createApp(options: AppOptions): BagApp {
   });
 
   async function summary(b: ResolvedBag): Promise<Record<string, unknown>> {
-    const base = { id: b.id, format: extensionOf(b.path).slice(1), size: b.size, modified: new Date(b.mtimeMs).toISOString() };
+    const base = {
+      id: b.id,
+      format: extensionOf(b.path).slice(1),
+      size: b.size,
+      modified: new Date(b.mtimeMs).toISOString(),
+    };
     try {
       const info = await store.info(b);
       return { ...base, size: Math.max(b.size, info.fileSize || 0), messageCount: info.messageCount };
@@ -114,7 +121,17 @@ export function createApp(options: AppOptions): BagApp {
 
   app.openapi(schemasRoute, async (c) => {
     const schemas = await store.schemas(await bag(c.req.valid('param').id));
-    return c.json({ schemas: schemas.map((s) => ({ name: s.name, encoding: s.encoding, schemaType: s.schemaType, data: toBase64(s.data) })) }, 200);
+    return c.json(
+      {
+        schemas: schemas.map((s) => ({
+          name: s.name,
+          encoding: s.encoding,
+          schemaType: s.schemaType,
+          data: toBase64(s.data),
+        })),
+      },
+      200,
+    );
   });
 
   app.openapi(timingRoute, async (c) => {
@@ -123,7 +140,9 @@ export function createApp(options: AppOptions): BagApp {
     const factor = q.factor === undefined ? DEFAULT_GAP_FACTOR : Number(q.factor);
     if (!(factor > 0)) throw badParameter('factor', 'a number > 0');
     const { urls } = messageQuery({ urls: q.urls });
-    const timing = await store.withReader(b, (reader) => analyzeTiming(reader, urls ? { factor, filterUrls: urls } : { factor }));
+    const timing = await store.withReader(b, (reader) =>
+      analyzeTiming(reader, urls ? { factor, filterUrls: urls } : { factor }),
+    );
     return c.json({ factor, urls: timing } as never, 200);
   });
 
@@ -138,11 +157,17 @@ export function createApp(options: AppOptions): BagApp {
     if (q.cursor !== undefined) {
       const token = decodeCursor(q.cursor, b.id);
       const explicit = q.urls !== undefined || q.begin !== undefined || q.end !== undefined;
-      if (explicit && !sameQuery(token.query, query)) throw badParameter('cursor', 'the token was issued for other urls/begin/end');
+      if (explicit && !sameQuery(token.query, query))
+        throw badParameter('cursor', 'the token was issued for other urls/begin/end');
       query = token.query;
       position = token.position;
     }
-    const limit = q.limit === undefined ? (format === 'json' ? DEFAULT_PAGE : undefined) : Math.min(MAX_PAGE, Math.max(1, Number(q.limit)));
+    const limit =
+      q.limit === undefined
+        ? format === 'json'
+          ? DEFAULT_PAGE
+          : undefined
+        : Math.min(MAX_PAGE, Math.max(1, Number(q.limit)));
     const json = new FrameJson(decode ? await store.decoder(b) : undefined);
     const lease = await store.lease(b);
     let cursor: QueryCursor;
@@ -176,9 +201,16 @@ export function createApp(options: AppOptions): BagApp {
     }
     const streamOptions = { lease, cursor, scrub, ...(limit === undefined ? {} : { limit }) };
     if (format === 'ndjson') {
-      return c.body(ndjsonStream(streamOptions, json), 200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store' }) as never;
+      return c.body(ndjsonStream(streamOptions, json), 200, {
+        'content-type': 'application/x-ndjson; charset=utf-8',
+        'cache-control': 'no-store',
+      }) as never;
     }
-    return c.body(binaryStream(streamOptions), 200, { 'content-type': BINARY_FRAMES_CONTENT_TYPE, 'x-vlink-frame-layout': '1', 'cache-control': 'no-store' }) as never;
+    return c.body(binaryStream(streamOptions), 200, {
+      'content-type': BINARY_FRAMES_CONTENT_TYPE,
+      'x-vlink-frame-layout': '1',
+      'cache-control': 'no-store',
+    }) as never;
   });
 
   registerDensity(app, store);
@@ -187,10 +219,14 @@ export function createApp(options: AppOptions): BagApp {
   const ws = options.websocket;
   const bufferedAmount = ws?.bufferedAmount ?? defaultBufferedAmount;
   const track = (socket: WSContext<unknown>, open: boolean) => (open ? sockets.add(socket) : sockets.delete(socket));
-  const replaySource = (b: ResolvedBag): ReplaySource => ({ lease: () => store.lease(b), durationMs: async () => (await store.info(b)).totalDuration });
+  const replaySource = (b: ResolvedBag): ReplaySource => ({
+    lease: () => store.lease(b),
+    durationMs: async () => (await store.info(b)).totalDuration,
+  });
   const needsUpgrade = (c: { req: { header(name: string): string | undefined } }) => {
     if (!ws) throw new BagError('NOT_SUPPORTED', 'WebSockets need a runtime adapter: start the server with serve()');
-    if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') throw new HttpError('UPGRADE_REQUIRED', 'this is a WebSocket endpoint');
+    if (c.req.header('upgrade')?.toLowerCase() !== 'websocket')
+      throw new HttpError('UPGRADE_REQUIRED', 'this is a WebSocket endpoint');
     return ws;
   };
 
@@ -198,7 +234,11 @@ export function createApp(options: AppOptions): BagApp {
     const support = needsUpgrade(c);
     const b = await bag(c.req.param('id'));
     await store.info(b);
-    return support.upgradeWebSocket(c, replaySocket({ source: replaySource(b), bufferedAmount, track }), support.upgradeOptions);
+    return support.upgradeWebSocket(
+      c,
+      replaySocket({ source: replaySource(b), bufferedAmount, track }),
+      support.upgradeOptions,
+    );
   });
 
   app.get('/v1/bags/:id/foxglove', async (c) => {
@@ -212,8 +252,17 @@ export function createApp(options: AppOptions): BagApp {
     if (loop !== undefined && !['true', 'false', '1', '0'].includes(loop)) throw badParameter('loop', 'true or false');
     const [info, schemas] = await Promise.all([store.info(b), store.schemas(b)]);
     const events = foxgloveSocket({
-      id: b.id, info, schemas, source: replaySource(b), rate, beginMs, loop: loop === 'true' || loop === '1',
-      serverName: `vlink-bag ${version}`, bufferedAmount, track, ...(endMs === undefined ? {} : { endMs }),
+      id: b.id,
+      info,
+      schemas,
+      source: replaySource(b),
+      rate,
+      beginMs,
+      loop: loop === 'true' || loop === '1',
+      serverName: `vlink-bag ${version}`,
+      bufferedAmount,
+      track,
+      ...(endMs === undefined ? {} : { endMs }),
     });
     return support.upgradeWebSocket(c, events, support.upgradeOptions);
   });
@@ -222,7 +271,11 @@ export function createApp(options: AppOptions): BagApp {
   const openapi = () =>
     app.getOpenAPI31Document({
       openapi: '3.1.0',
-      info: { title: 'vlink-bag API', version, description: 'Read-only HTTP and WebSocket API over a directory of VLink bags (.vdb, .vcap, …).' },
+      info: {
+        title: 'vlink-bag API',
+        version,
+        description: 'Read-only HTTP and WebSocket API over a directory of VLink bags (.vdb, .vcap, …).',
+      },
       security: options.token === undefined ? [] : [{ bearer: [] }],
     });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
@@ -250,7 +303,8 @@ export function createApp(options: AppOptions): BagApp {
 }
 
 function realRootOf(root: string): string {
-  if (typeof root !== 'string' || root.length === 0) throw new BagError('INVALID_ARGUMENT', 'root must be a directory path');
+  if (typeof root !== 'string' || root.length === 0)
+    throw new BagError('INVALID_ARGUMENT', 'root must be a directory path');
   try {
     const real = realpathSync(root);
     if (!statSync(real).isDirectory()) throw new Error('not a directory');

@@ -23,7 +23,10 @@ export interface RunningServer {
 export type Adapter = (options: ServeOptions & { host: string; port: number }) => Promise<RunningServer>;
 
 export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '');
   return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === '::ffff:127.0.0.1';
 }
 
@@ -46,9 +49,13 @@ export function detectRuntime(): 'node' | 'bun' | 'deno' {
 export async function serve(options: ServeOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 8765;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new BagError('INVALID_ARGUMENT', `invalid port ${port}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new BagError('INVALID_ARGUMENT', `invalid port ${port}`);
   if (!isLoopbackHost(host) && !options.token) {
-    throw new BagError('INVALID_ARGUMENT', `refusing to listen on ${host} without a token: pass a token, or bind 127.0.0.1`);
+    throw new BagError(
+      'INVALID_ARGUMENT',
+      `refusing to listen on ${host} without a token: pass a token, or bind 127.0.0.1`,
+    );
   }
   const runtime = detectRuntime();
   const adapter: Adapter =

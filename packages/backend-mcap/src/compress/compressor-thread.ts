@@ -1,6 +1,15 @@
 import zstd from '@foxglove/wasm-zstd';
 import { workerData } from 'node:worker_threads';
-import { failThread, openThreadControl, READY, reportDone, STATE, STOPPED, TAIL, waitForWork } from '../thread/thread-control.js';
+import {
+  failThread,
+  openThreadControl,
+  READY,
+  reportDone,
+  STATE,
+  STOPPED,
+  TAIL,
+  waitForWork,
+} from '../thread/thread-control.js';
 import { lengthAt, levelAt, resultAt, SLOTS, type CompressorThreadData } from './threaded-compressor.js';
 
 /**
@@ -20,7 +29,10 @@ try {
   while (waitForWork(t, tail) !== undefined) {
     const slot = tail & (SLOTS - 1);
     const output = outputs[slot]!;
-    const compressed = zstd.compress(inputs[slot]!.subarray(0, Atomics.load(t.extra, lengthAt(slot))), Atomics.load(t.extra, levelAt(slot)));
+    const compressed = zstd.compress(
+      inputs[slot]!.subarray(0, Atomics.load(t.extra, lengthAt(slot))),
+      Atomics.load(t.extra, levelAt(slot)),
+    );
     // A result that does not fit is no smaller than the input: the writer stores the chunk uncompressed then.
     const fits = compressed.length <= output.length;
     if (fits) output.set(compressed);

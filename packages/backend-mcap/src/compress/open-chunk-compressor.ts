@@ -13,7 +13,18 @@ export const MIN_THREADED_CHUNK_SIZE = 1024 * 1024;
  * covers frames up to that size, and a chunk larger still is compressed on the writer's thread. Elsewhere
  * (`syncMode`, `worker: false`: VLink's sync semantics) compression stays on the caller's thread.
  */
-export function openChunkCompressor(chunkSize: number, config: ResolvedWriterConfig, context: RecordingContext, file: string): PipelinedCompressor | undefined {
-  if (!context.writerThread || chunkSize < MIN_THREADED_CHUNK_SIZE || !writesZstdChunks(config) || !canWaitOnSharedMemory()) return undefined;
+export function openChunkCompressor(
+  chunkSize: number,
+  config: ResolvedWriterConfig,
+  context: RecordingContext,
+  file: string,
+): PipelinedCompressor | undefined {
+  if (
+    !context.writerThread ||
+    chunkSize < MIN_THREADED_CHUNK_SIZE ||
+    !writesZstdChunks(config) ||
+    !canWaitOnSharedMemory()
+  )
+    return undefined;
   return new ThreadedCompressor(chunkSize + Math.ceil(chunkSize / 4), file);
 }

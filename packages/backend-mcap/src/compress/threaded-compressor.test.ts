@@ -88,13 +88,25 @@ describe('ThreadedCompressor (zstd on a thread of its own)', () => {
 });
 
 describe('McapWriter with a ThreadedCompressor writes the very same file', () => {
-  async function write(compressor: boolean, chunkSize: number, plan: (w: McapWriter, channels: number[]) => void): Promise<Uint8Array> {
+  async function write(
+    compressor: boolean,
+    chunkSize: number,
+    plan: (w: McapWriter, channels: number[]) => void,
+  ): Promise<Uint8Array> {
     const writable = new MemoryWritable();
     const threaded = compressor ? new ThreadedCompressor(chunkSize + chunkSize / 4) : undefined;
     try {
       const w = new McapWriter({
-        writable, codecs: await loadCodecs(), profile: 'p', library: 'l', chunkSize, compression: 'zstd', compressionLevel: 1,
-        chunkCrc: true, timeBase: 1_773_712_800_000_000_000n, ...(threaded ? { compressor: threaded } : {}),
+        writable,
+        codecs: await loadCodecs(),
+        profile: 'p',
+        library: 'l',
+        chunkSize,
+        compression: 'zstd',
+        compressionLevel: 1,
+        chunkCrc: true,
+        timeBase: 1_773_712_800_000_000_000n,
+        ...(threaded ? { compressor: threaded } : {}),
       });
       w.start();
       const schema = w.addSchema('S', 'protobuf', patternBytes(10, 1));
@@ -111,7 +123,12 @@ describe('McapWriter with a ThreadedCompressor writes the very same file', () =>
       let t = 0;
       for (let i = 0; i < 300; i++) {
         // Compressible frames, noise (a chunk that stays uncompressed), one frame bigger than the compressor's room.
-        const data = i % 50 === 7 ? noiseBytes(40 * KiB, i) : i === 120 ? records(200 * KiB, i) : records(1 + ((i * 7919) % 9000), i);
+        const data =
+          i % 50 === 7
+            ? noiseBytes(40 * KiB, i)
+            : i === 120
+              ? records(200 * KiB, i)
+              : records(1 + ((i * 7919) % 9000), i);
         w.addMessage(i % 3 === 0 ? b! : a!, i, (t += 1000), data);
         // Records outside chunks while one is in compression: they must follow it in the file.
         if (i % 97 === 0) w.addMetadata(`m${i}`, [['i', String(i)]]);
@@ -127,14 +144,28 @@ describe('McapWriter with a ThreadedCompressor writes the very same file', () =>
     assert.equal(reader.mode, 'indexed');
     const zstdChunks = reader.chunkIndexes.filter((chunk) => chunk.compression === 'zstd').length;
     assert.ok(zstdChunks > 3, `${zstdChunks} zstd chunks`);
-    assert.ok(reader.chunkIndexes.some((chunk) => chunk.compression === ''), 'the noise chunks stay raw');
+    assert.ok(
+      reader.chunkIndexes.some((chunk) => chunk.compression === ''),
+      'the noise chunks stay raw',
+    );
   });
 
   test('pendingAgeMs and position count the chunk in compression', async () => {
     const writable = new MemoryWritable();
     const threaded = new ThreadedCompressor(80 * KiB);
     try {
-      const w = new McapWriter({ writable, codecs: await loadCodecs(), profile: 'p', library: 'l', chunkSize: 64 * KiB, compression: 'zstd', compressionLevel: 1, chunkCrc: false, timeBase: 0n, compressor: threaded });
+      const w = new McapWriter({
+        writable,
+        codecs: await loadCodecs(),
+        profile: 'p',
+        library: 'l',
+        chunkSize: 64 * KiB,
+        compression: 'zstd',
+        compressionLevel: 1,
+        chunkCrc: false,
+        timeBase: 0n,
+        compressor: threaded,
+      });
       w.start();
       const ch = w.addChannel('/a', '', 0);
       const before = writable.position();
@@ -155,7 +186,9 @@ describe('McapWriter with a ThreadedCompressor writes the very same file', () =>
 
 describe('openChunkCompressor: a compressor thread only on the writer thread, for zstd chunks of 1 MiB or more', () => {
   const context = (writerThread: boolean) => ({ writerThread }) as unknown as RecordingContext;
-  const cases: Array<[writerThread: boolean, cacheSize: number, compress: 'zstd' | 'none' | 'auto', threaded: boolean]> = [
+  const cases: Array<
+    [writerThread: boolean, cacheSize: number, compress: 'zstd' | 'none' | 'auto', threaded: boolean]
+  > = [
     [true, 4 * MiB, 'zstd', true],
     [true, 4 * MiB, 'auto', true],
     [true, MiB, 'zstd', true],
@@ -166,10 +199,16 @@ describe('openChunkCompressor: a compressor thread only on the writer thread, fo
   ];
   for (const [writerThread, cacheSize, compress, threaded] of cases) {
     test(`writerThread ${writerThread}, cacheSize ${cacheSize}, compress ${compress} → ${threaded ? 'ThreadedCompressor' : 'none'}`, () => {
-      const c = openChunkCompressor(cacheSize, resolveWriterConfig({ cacheSize, compress }), context(writerThread), 'x.vcap');
+      const c = openChunkCompressor(
+        cacheSize,
+        resolveWriterConfig({ cacheSize, compress }),
+        context(writerThread),
+        'x.vcap',
+      );
       try {
         assert.equal(c instanceof ThreadedCompressor, threaded);
-        if (c instanceof ThreadedCompressor) assert.equal(c.capacity, cacheSize * 1.25, 'room for one frame past the chunk size');
+        if (c instanceof ThreadedCompressor)
+          assert.equal(c.capacity, cacheSize * 1.25, 'room for one frame past the chunk size');
       } finally {
         c?.close();
       }

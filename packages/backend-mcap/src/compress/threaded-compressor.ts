@@ -38,7 +38,10 @@ export class ThreadedCompressor implements PipelinedCompressor {
   private collected = 0;
   private closed = false;
 
-  constructor(readonly capacity: number, file?: string) {
+  constructor(
+    readonly capacity: number,
+    file?: string,
+  ) {
     const { shared, control } = createThreadControl();
     const data: CompressorThreadData = {
       control: shared,
@@ -82,7 +85,10 @@ export class ThreadedCompressor implements PipelinedCompressor {
     this.collected = (job + 1) | 0;
     const slot = job & (SLOTS - 1);
     const result = Atomics.load(this.extra, resultAt(slot));
-    return { records: this.inputs[slot]!.subarray(0, Atomics.load(this.extra, lengthAt(slot))), compressed: result < 0 ? undefined : this.outputs[slot]!.subarray(0, result) };
+    return {
+      records: this.inputs[slot]!.subarray(0, Atomics.load(this.extra, lengthAt(slot))),
+      compressed: result < 0 ? undefined : this.outputs[slot]!.subarray(0, result),
+    };
   }
 
   close(): void {

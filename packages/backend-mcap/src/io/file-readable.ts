@@ -35,7 +35,10 @@ export class FileReadable implements Readable {
   read(offset: number, length: number, target?: Uint8Array): Uint8Array {
     if (this.fd < 0) throw new BagError('CLOSED', 'reader is closed', { file: this.path });
     if (!(offset >= 0 && length >= 0 && offset + length <= this.bytes)) {
-      throw new BagError('CORRUPT_FILE', `read of ${length} bytes past the end (${this.bytes})`, { file: this.path, offset });
+      throw new BagError('CORRUPT_FILE', `read of ${length} bytes past the end (${this.bytes})`, {
+        file: this.path,
+        offset,
+      });
     }
     const out = target ? target.subarray(0, length) : new Uint8Array(length);
     let done = 0;
@@ -46,7 +49,11 @@ export class FileReadable implements Readable {
       } catch (error) {
         throw BagError.wrap(error, 'IO_ERROR', 'read failed', { file: this.path, offset: offset + done });
       }
-      if (n <= 0) throw new BagError('CORRUPT_FILE', 'file is shorter than when it was opened', { file: this.path, offset: offset + done });
+      if (n <= 0)
+        throw new BagError('CORRUPT_FILE', 'file is shorter than when it was opened', {
+          file: this.path,
+          offset: offset + done,
+        });
       done += n;
     }
     return out;

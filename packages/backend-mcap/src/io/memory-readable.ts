@@ -12,7 +12,10 @@ export class MemoryReadable implements Readable {
   }
   read(offset: number, length: number, target?: Uint8Array): Uint8Array {
     if (!(offset >= 0 && length >= 0 && offset + length <= this.bytes.length)) {
-      throw new BagError('CORRUPT_FILE', `read of ${length} bytes past the end (${this.bytes.length})`, { file: this.name, offset });
+      throw new BagError('CORRUPT_FILE', `read of ${length} bytes past the end (${this.bytes.length})`, {
+        file: this.name,
+        offset,
+      });
     }
     const view = this.bytes.subarray(offset, offset + length);
     if (!target) return view;

@@ -77,77 +77,107 @@ export function scanDataSection(
   const define = (record: McapRecord, offset: number) => {
     if (record.type === 'Schema') {
       const known = schemas.get(record.id);
-      if (known && !sameDefinition(known, record)) problem(`schema ${record.id} at ${offset} differs from an earlier record with that id`);
+      if (known && !sameDefinition(known, record))
+        problem(`schema ${record.id} at ${offset} differs from an earlier record with that id`);
       if (!known) schemas.set(record.id, { ...record, data: record.data.slice() });
     } else if (record.type === 'Channel') {
       const known = channels.get(record.id);
-      if (known && !sameDefinition(known, record)) problem(`channel ${record.id} at ${offset} differs from an earlier record with that id`);
-      if (record.schemaId !== 0 && !schemas.has(record.schemaId)) problem(`channel ${record.id} at ${offset} refers to unknown schema ${record.schemaId}`);
+      if (known && !sameDefinition(known, record))
+        problem(`channel ${record.id} at ${offset} differs from an earlier record with that id`);
+      if (record.schemaId !== 0 && !schemas.has(record.schemaId))
+        problem(`channel ${record.id} at ${offset} refers to unknown schema ${record.schemaId}`);
       if (!known) channels.set(record.id, record);
     }
   };
 
   try {
-    walkDataSection(readable, headerEnd, walkEnd, { codecs, validateCrcs: true, resync: true, ...(file === undefined ? {} : { file }) }, (item) => {
-      if (item.kind !== 'record' || item.opcode !== Opcode.MessageIndex) lastChunk = undefined;
-      switch (item.kind) {
-        case 'damaged':
-          problem(`${item.chunk ? 'damaged chunk' : 'unreadable bytes'} at ${item.offset} (${item.length} bytes): ${item.reason.message}`);
-          return;
-        case 'end':
-          if (item.opcode === Opcode.DataEnd) dataEnd = { offset: item.offset, crc: item.view.getUint32(item.at + 9, true) };
-          else problem(`footer at ${item.offset} without a DataEnd record before it`);
-          return;
-        case 'chunk': {
-          const { chunk, records, inner } = item;
-          const facts: ChunkFacts = {
-            offset: item.offset, length: item.length, compression: chunk.compression, storedSize: BigInt(chunk.recordsLength),
-            uncompressedSize: chunk.uncompressedSize, headerStart: chunk.messageStartTime, headerEnd: chunk.messageEndTime,
-            messages: 0, start: 0n, end: 0n, entries: new Map(), indexes: new Map(), indexLength: 0,
-          };
-          for (const r of inner) {
-            if (r.opcode === Opcode.Message) {
-              const cid = records.view.getUint16(r.at + 9, true);
-              const time = records.view.getBigUint64(r.at + 15, true);
-              count(cid, time, r.length - 31);
-              if (facts.messages === 0 || time < facts.start) facts.start = time;
-              if (facts.messages === 0 || time > facts.end) facts.end = time;
-              facts.messages++;
-              let list = facts.entries.get(cid);
-              if (!list) facts.entries.set(cid, (list = []));
-              list.push(`${time}:${r.at - records.start}`);
-            } else if (r.opcode === Opcode.Schema || r.opcode === Opcode.Channel) {
-              define(parseRecord(records.bytes, records.view, r.at, r.at + r.length).record, item.offset);
+    walkDataSection(
+      readable,
+      headerEnd,
+      walkEnd,
+      { codecs, validateCrcs: true, resync: true, ...(file === undefined ? {} : { file }) },
+      (item) => {
+        if (item.kind !== 'record' || item.opcode !== Opcode.MessageIndex) lastChunk = undefined;
+        switch (item.kind) {
+          case 'damaged':
+            problem(
+              `${item.chunk ? 'damaged chunk' : 'unreadable bytes'} at ${item.offset} (${item.length} bytes): ${item.reason.message}`,
+            );
+            return;
+          case 'end':
+            if (item.opcode === Opcode.DataEnd)
+              dataEnd = { offset: item.offset, crc: item.view.getUint32(item.at + 9, true) };
+            else problem(`footer at ${item.offset} without a DataEnd record before it`);
+            return;
+          case 'chunk': {
+            const { chunk, records, inner } = item;
+            const facts: ChunkFacts = {
+              offset: item.offset,
+              length: item.length,
+              compression: chunk.compression,
+              storedSize: BigInt(chunk.recordsLength),
+              uncompressedSize: chunk.uncompressedSize,
+              headerStart: chunk.messageStartTime,
+              headerEnd: chunk.messageEndTime,
+              messages: 0,
+              start: 0n,
+              end: 0n,
+              entries: new Map(),
+              indexes: new Map(),
+              indexLength: 0,
+            };
+            for (const r of inner) {
+              if (r.opcode === Opcode.Message) {
+                const cid = records.view.getUint16(r.at + 9, true);
+                const time = records.view.getBigUint64(r.at + 15, true);
+                count(cid, time, r.length - 31);
+                if (facts.messages === 0 || time < facts.start) facts.start = time;
+                if (facts.messages === 0 || time > facts.end) facts.end = time;
+                facts.messages++;
+                let list = facts.entries.get(cid);
+                if (!list) facts.entries.set(cid, (list = []));
+                list.push(`${time}:${r.at - records.start}`);
+              } else if (r.opcode === Opcode.Schema || r.opcode === Opcode.Channel) {
+                define(parseRecord(records.bytes, records.view, r.at, r.at + r.length).record, item.offset);
+              }
             }
-          }
-          if (facts.messages > 0 && (facts.headerStart !== facts.start || facts.headerEnd !== facts.end)) {
-            problem(`chunk at ${item.offset}: header times ${facts.headerStart}..${facts.headerEnd} disagree with its messages ${facts.start}..${facts.end}`);
-          }
-          chunks.push(facts);
-          lastChunk = facts;
-          return;
-        }
-        case 'record': {
-          if (item.opcode === Opcode.Message) {
-            count(item.view.getUint16(item.at + 9, true), item.view.getBigUint64(item.at + 15, true), item.length - 31);
+            if (facts.messages > 0 && (facts.headerStart !== facts.start || facts.headerEnd !== facts.end)) {
+              problem(
+                `chunk at ${item.offset}: header times ${facts.headerStart}..${facts.headerEnd} disagree with its messages ${facts.start}..${facts.end}`,
+              );
+            }
+            chunks.push(facts);
+            lastChunk = facts;
             return;
           }
-          const record = item.parsed!;
-          if (record.type === 'Schema' || record.type === 'Channel') define(record, item.offset);
-          else if (record.type === 'Metadata') metadata.push({ offset: item.offset, length: item.length, record });
-          else if (record.type === 'Attachment') attachments++;
-          else if (record.type === 'MessageIndex') {
-            if (!lastChunk) problem(`message index at ${item.offset} does not follow a chunk`);
-            else {
-              if (lastChunk.indexes.has(record.channelId)) problem(`two message indexes for channel ${record.channelId} after the chunk at ${lastChunk.offset}`);
-              lastChunk.indexes.set(record.channelId, { offset: item.offset, entries: indexEntries(record) });
-              lastChunk.indexLength += item.length;
+          case 'record': {
+            if (item.opcode === Opcode.Message) {
+              count(
+                item.view.getUint16(item.at + 9, true),
+                item.view.getBigUint64(item.at + 15, true),
+                item.length - 31,
+              );
+              return;
             }
-          } else if (record.type !== 'Unknown') problem(`${record.type} record at ${item.offset} in the data section`);
-          return;
+            const record = item.parsed!;
+            if (record.type === 'Schema' || record.type === 'Channel') define(record, item.offset);
+            else if (record.type === 'Metadata') metadata.push({ offset: item.offset, length: item.length, record });
+            else if (record.type === 'Attachment') attachments++;
+            else if (record.type === 'MessageIndex') {
+              if (!lastChunk) problem(`message index at ${item.offset} does not follow a chunk`);
+              else {
+                if (lastChunk.indexes.has(record.channelId))
+                  problem(`two message indexes for channel ${record.channelId} after the chunk at ${lastChunk.offset}`);
+                lastChunk.indexes.set(record.channelId, { offset: item.offset, entries: indexEntries(record) });
+                lastChunk.indexLength += item.length;
+              }
+            } else if (record.type !== 'Unknown')
+              problem(`${record.type} record at ${item.offset} in the data section`);
+            return;
+          }
         }
-      }
-    });
+      },
+    );
   } catch (error) {
     problem(`data section: ${errorMessage(error)}`);
   }
@@ -160,9 +190,12 @@ export function checkMessageIndexes(chunks: readonly ChunkFacts[], problem: Repo
     for (const [cid, list] of c.entries) {
       const index = c.indexes.get(cid);
       if (!index) problem(`chunk at ${c.offset}: no message index for channel ${cid}`);
-      else if (!sameList(index.entries, list)) problem(`chunk at ${c.offset}: message index of channel ${cid} does not match its messages`);
+      else if (!sameList(index.entries, list))
+        problem(`chunk at ${c.offset}: message index of channel ${cid} does not match its messages`);
     }
-    for (const cid of c.indexes.keys()) if (!c.entries.has(cid)) problem(`chunk at ${c.offset}: message index for channel ${cid}, which has no messages there`);
+    for (const cid of c.indexes.keys())
+      if (!c.entries.has(cid))
+        problem(`chunk at ${c.offset}: message index for channel ${cid}, which has no messages there`);
   }
 }
 

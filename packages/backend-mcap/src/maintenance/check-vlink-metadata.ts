@@ -20,10 +20,13 @@ export function checkVlinkMetadata(
   if (headers.length !== 1) problem(`${headers.length} VLinkHeader metadata records (expected 1)`);
   const header = headers[0]?.record.metadata;
   if (header) {
-    for (const key of ['version', 'compress', 'process', 'date', 'timezone']) if (!header.get(key)) problem(`VLinkHeader has no ${key}`);
-    if (!/^\s*-?\d+\s*$/.test(header.get('start_timestamp') ?? '')) problem('VLinkHeader start_timestamp is not an integer');
+    for (const key of ['version', 'compress', 'process', 'date', 'timezone'])
+      if (!header.get(key)) problem(`VLinkHeader has no ${key}`);
+    if (!/^\s*-?\d+\s*$/.test(header.get('start_timestamp') ?? ''))
+      problem('VLinkHeader start_timestamp is not an integer');
     const major = Number.parseInt(header.get('version') ?? '', 10);
-    if (header.get('version') && major !== FORMAT_VERSION.major) problem(`VLinkHeader version ${header.get('version')} is not ${FORMAT_VERSION.major}.x`);
+    if (header.get('version') && major !== FORMAT_VERSION.major)
+      problem(`VLinkHeader version ${header.get('version')} is not ${FORMAT_VERSION.major}.x`);
   }
   const seen = new Set<number>();
   for (const { record, offset } of metadata) {
@@ -40,13 +43,20 @@ export function checkVlinkMetadata(
     seen.add(id);
     const tally = tallies.get(id);
     if (m.get('index') !== String(id - 1)) problem(`${record.name}: index ${m.get('index')} is not ${id - 1}`);
-    if (m.get('count') !== String(tally?.count ?? 0)) problem(`${record.name}: count ${m.get('count')}, the data has ${tally?.count ?? 0}`);
-    if (m.get('size') !== String(tally?.size ?? 0)) problem(`${record.name}: size ${m.get('size')}, the data has ${tally?.size ?? 0}`);
-    if (!URL_KINDS.has(m.get('type') ?? '')) problem(`${record.name}: type "${m.get('type')}" is not Method, Event, Field or Unknown`);
+    if (m.get('count') !== String(tally?.count ?? 0))
+      problem(`${record.name}: count ${m.get('count')}, the data has ${tally?.count ?? 0}`);
+    if (m.get('size') !== String(tally?.size ?? 0))
+      problem(`${record.name}: size ${m.get('size')}, the data has ${tally?.size ?? 0}`);
+    if (!URL_KINDS.has(m.get('type') ?? ''))
+      problem(`${record.name}: type "${m.get('type')}" is not Method, Event, Field or Unknown`);
     const loss = Number(m.get('loss'));
-    if (!m.has('loss') || !Number.isFinite(loss) || (loss !== -1 && (loss < 0 || loss > 1))) problem(`${record.name}: loss "${m.get('loss')}" is not −1 or in [0, 1]`);
+    if (!m.has('loss') || !Number.isFinite(loss) || (loss !== -1 && (loss < 0 || loss > 1)))
+      problem(`${record.name}: loss "${m.get('loss')}" is not −1 or in [0, 1]`);
     const freq = Number(m.get('freq'));
-    if (!m.has('freq') || !(freq >= 0) || !Number.isFinite(freq)) problem(`${record.name}: freq "${m.get('freq')}" is not a finite number ≥ 0`);
+    if (!m.has('freq') || !(freq >= 0) || !Number.isFinite(freq))
+      problem(`${record.name}: freq "${m.get('freq')}" is not a finite number ≥ 0`);
   }
-  for (const [id, tally] of tallies) if (tally.count > 0 && !seen.has(id)) problem(`no ${CHANNEL_METADATA_PREFIX}${id} for channel ${id} (${tally.count} messages)`);
+  for (const [id, tally] of tallies)
+    if (tally.count > 0 && !seen.has(id))
+      problem(`no ${CHANNEL_METADATA_PREFIX}${id} for channel ${id} (${tally.count} messages)`);
 }

@@ -31,7 +31,12 @@ export function checkVcapReadable(readable: Readable, codecs: Codecs, file?: str
   const problem = (text: string) => {
     if (problems.length < MAX_PROBLEMS) problems.push(text);
   };
-  const report = (messages = 0, chunks = 0): VcapCheckReport => ({ ok: problems.length === 0, problems, messages, chunks });
+  const report = (messages = 0, chunks = 0): VcapCheckReport => ({
+    ok: problems.length === 0,
+    problems,
+    messages,
+    chunks,
+  });
 
   let headerEnd: number;
   let vlink: boolean;
@@ -59,7 +64,8 @@ export function checkVcapReadable(readable: Readable, codecs: Codecs, file?: str
   const dataEnd = data.dataEnd;
   if (!dataEnd) problem('no DataEnd record');
   else {
-    if (summary && summary.footer.summaryStart !== 0n && dataEnd.offset + 13 !== summary.dataEnd) problem('DataEnd is not the last record before the summary');
+    if (summary && summary.footer.summaryStart !== 0n && dataEnd.offset + 13 !== summary.dataEnd)
+      problem('DataEnd is not the last record before the summary');
     if (dataEnd.crc !== 0) {
       const crc = crcOf(readable, dataEnd.offset);
       if (crc !== dataEnd.crc) problem(`data section CRC mismatch (stored ${dataEnd.crc}, computed ${crc})`);
@@ -77,6 +83,7 @@ export function checkVcapReadable(readable: Readable, codecs: Codecs, file?: str
 function crcOf(readable: Readable, end: number): number {
   const block = new Uint8Array(Math.min(4 * 1024 * 1024, Math.max(1, end)));
   let crc = CRC32_INIT;
-  for (let pos = 0; pos < end; pos += block.length) crc = crc32Update(crc, readable.read(pos, Math.min(block.length, end - pos), block));
+  for (let pos = 0; pos < end; pos += block.length)
+    crc = crc32Update(crc, readable.read(pos, Math.min(block.length, end - pos), block));
   return crc32Final(crc);
 }

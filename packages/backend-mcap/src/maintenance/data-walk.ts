@@ -26,7 +26,14 @@ export type WalkItem =
   /** A top-level record that parses (`parsed` is absent for messages, which are only length-checked). */
   | ({ kind: 'record'; opcode: number; offset: number; length: number; parsed?: McapRecord } & RecordBytes)
   /** A chunk that decodes (compression, CRC when present) and whose records all parse. */
-  | ({ kind: 'chunk'; offset: number; length: number; chunk: Chunk; records: ChunkRecords; inner: InnerRecord[] } & RecordBytes)
+  | ({
+      kind: 'chunk';
+      offset: number;
+      length: number;
+      chunk: Chunk;
+      records: ChunkRecords;
+      inner: InnerRecord[];
+    } & RecordBytes)
   /** Bytes that cannot be used: a chunk that does not decode (`chunk`), a record that does not parse, or a stretch of
    * garbage / a truncated tail up to the next recognisable record. */
   | { kind: 'damaged'; offset: number; length: number; chunk: boolean; reason: BagError }
@@ -51,7 +58,13 @@ export interface WalkOptions {
  * length is intact, and with `resync` it finds its way past garbage too. Every length is bounded by `end` (itself
  * bounded by the file size) before anything is allocated; each step advances by at least one byte, so it terminates.
  */
-export function walkDataSection(readable: Readable, start: number, end: number, options: WalkOptions, visit: (item: WalkItem) => void): void {
+export function walkDataSection(
+  readable: Readable,
+  start: number,
+  end: number,
+  options: WalkOptions,
+  visit: (item: WalkItem) => void,
+): void {
   const { file } = options;
   const loader = new ChunkLoader(readable, options.codecs, options.validateCrcs, file);
   let win = new RecordWindow(readable, start, end);
@@ -116,7 +129,8 @@ function decodeChunk(
     for (let p = records.start; p < end; ) {
       if (end - p < RECORD_PREFIX) throw corrupt('chunk ends in the middle of a record', file, offset);
       const lo = v.getUint32(p + 1, true);
-      if (v.getUint32(p + 5, true) !== 0 || lo > end - p - RECORD_PREFIX) throw corrupt('chunk record runs past the chunk', file, offset);
+      if (v.getUint32(p + 5, true) !== 0 || lo > end - p - RECORD_PREFIX)
+        throw corrupt('chunk record runs past the chunk', file, offset);
       const op = bytes[p]!;
       if (op === Opcode.Message) {
         if (lo < MESSAGE_FIXED) throw corrupt('message record is too short', file, offset);
@@ -136,7 +150,14 @@ function decodeChunk(
 }
 
 /** Parses a non-chunk record (messages are only length-checked): the record, undefined for a message, or the error. */
-function checkRecord(buf: Uint8Array, view: DataView, i: number, length: number, offset: number, file: string | undefined): McapRecord | undefined | BagError {
+function checkRecord(
+  buf: Uint8Array,
+  view: DataView,
+  i: number,
+  length: number,
+  offset: number,
+  file: string | undefined,
+): McapRecord | undefined | BagError {
   if (buf[i] === Opcode.Message) {
     return length < RECORD_PREFIX + MESSAGE_FIXED ? corrupt('message record is too short', file, offset) : undefined;
   }
@@ -155,7 +176,13 @@ const SEARCH_BLOCK = 1024 * 1024;
  * its records, a metadata record whose fields fill it exactly, or a DataEnd; −1 when there is none. Loose messages,
  * schemas and channels are too weakly structured to be told from payload bytes, so they are not searched for.
  */
-function findNextRecord(readable: Readable, loader: ChunkLoader, from: number, end: number, file: string | undefined): number {
+function findNextRecord(
+  readable: Readable,
+  loader: ChunkLoader,
+  from: number,
+  end: number,
+  file: string | undefined,
+): number {
   const block = new Uint8Array(Math.min(SEARCH_BLOCK, Math.max(0, end - from)));
   const prefix = new Uint8Array(RECORD_PREFIX);
   const pv = new DataView(prefix.buffer);

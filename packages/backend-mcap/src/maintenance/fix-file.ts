@@ -28,7 +28,10 @@ export async function checkVcap(path: string, options: VcapMaintenanceOptions = 
  * it over the original (then fsyncs the directory), so a crash during the repair leaves the original untouched.
  * With `onlyIfBroken`, a file that already passes `check()` is left alone (`rewritten: false`).
  */
-export async function fixVcap(path: string, options: VcapMaintenanceOptions & { onlyIfBroken?: boolean } = {}): Promise<VcapFixReport> {
+export async function fixVcap(
+  path: string,
+  options: VcapMaintenanceOptions & { onlyIfBroken?: boolean } = {},
+): Promise<VcapFixReport> {
   const codecs = options.codecs ?? (await loadCodecs());
   const source = new FileReadable(path);
   let temp: string | undefined;
@@ -36,7 +39,15 @@ export async function fixVcap(path: string, options: VcapMaintenanceOptions & { 
     if (options.onlyIfBroken) {
       const check = checkVcapReadable(source, codecs, path);
       if (check.ok) {
-        return { kept: check.messages, droppedChunks: 0, droppedBytes: 0, droppedMessages: 0, rebuiltChannelMetadata: 0, rebuiltHeader: false, rewritten: false };
+        return {
+          kept: check.messages,
+          droppedChunks: 0,
+          droppedBytes: 0,
+          droppedMessages: 0,
+          rebuiltChannelMetadata: 0,
+          rebuiltHeader: false,
+          rewritten: false,
+        };
       }
     }
     temp = join(dirname(path), `.${basename(path)}.fix-${globalThis.crypto.randomUUID()}.tmp`);

@@ -29,7 +29,9 @@ export class KeptDefinitions {
     if (known) {
       if (sameChannel(known, record)) return 'keep';
       // A repeat of a channel kept without its lost schema: repeat the kept form.
-      return known.schemaId === 0 && sameChannel(known, { ...record, schemaId: 0 }) ? encodeChannel(this.scratch, known) : 'drop';
+      return known.schemaId === 0 && sameChannel(known, { ...record, schemaId: 0 })
+        ? encodeChannel(this.scratch, known)
+        : 'drop';
     }
     if (record.schemaId !== 0 && !this.schemas.has(record.schemaId)) {
       // Its schema was lost with a damaged chunk: keep the channel (and its messages) without a schema.

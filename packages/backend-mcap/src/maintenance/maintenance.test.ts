@@ -15,7 +15,15 @@ import { crc32 } from '../mcap/crc32.js';
 import { readHeader, readSummary } from '../mcap/summary.js';
 import { VcapFileWriter } from '../vcap/vcap-file-writer.js';
 import type { VcapReader } from '../vcap/vcap-reader.js';
-import { mcapIndexed, mcapStream, mixedFrames, openBytes, readFrames, recordToBytes, testContext } from '../vcap/vcap.test.helpers.js';
+import {
+  mcapIndexed,
+  mcapStream,
+  mixedFrames,
+  openBytes,
+  readFrames,
+  recordToBytes,
+  testContext,
+} from '../vcap/vcap.test.helpers.js';
 import { checkVcapReadable } from './check.js';
 import { checkVcap, fixVcap } from './fix-file.js';
 import { rebuildVcap } from './rebuild.js';
@@ -24,7 +32,8 @@ const dir = mkdtempSync(join(tmpdir(), 'vlink-vcap-maint-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const codecs = await loadCodecs();
 
-const key = (f: Frame) => `${f.timestamp} ${f.url} ${f.actionType} ${f.data.length} ${f.data[0] ?? -1} ${f.data[f.data.length - 1] ?? -1}`;
+const key = (f: Frame) =>
+  `${f.timestamp} ${f.url} ${f.actionType} ${f.data.length} ${f.data[0] ?? -1} ${f.data[f.data.length - 1] ?? -1}`;
 
 function check(bytes: Uint8Array) {
   return checkVcapReadable(new MemoryReadable(bytes), codecs, 'mem.vcap');
@@ -53,7 +62,13 @@ async function readBoth(bytes: Uint8Array): Promise<{ ours: string[]; theirs: nu
 /** A VLink file whose writer died: `commit()` after `committed` frames, the rest still in the open chunk. */
 async function crashed(frames: Frame[], committed: number, config: Partial<WriterConfig>): Promise<Uint8Array> {
   const writable = new MemoryWritable();
-  const writer = new VcapFileWriter({ writable, codecs, config: resolveWriterConfig(config), context: testContext(), file: 'mem.vcap' });
+  const writer = new VcapFileWriter({
+    writable,
+    codecs,
+    config: resolveWriterConfig(config),
+    context: testContext(),
+    file: 'mem.vcap',
+  });
   frames.slice(0, committed).forEach((f) => writer.write(f));
   writer.commit();
   frames.slice(committed).forEach((f) => writer.write(f));
@@ -75,7 +90,10 @@ describe('.vcap check', () => {
       assert.deepEqual(report.problems, []);
       assert.equal(report.messages, 90);
       const { report: fix, bytes: again } = rebuild(bytes);
-      assert.deepEqual([fix.kept, fix.droppedBytes, fix.droppedChunks, fix.rebuiltChannelMetadata, fix.rebuiltHeader], [90, 0, 0, 0, false]);
+      assert.deepEqual(
+        [fix.kept, fix.droppedBytes, fix.droppedChunks, fix.rebuiltChannelMetadata, fix.rebuiltHeader],
+        [90, 0, 0, 0, false],
+      );
       assert.deepEqual(check(again).problems, []);
       // Same records up to the summary: the rewrite copies the data section verbatim and rebuilds the same indexes.
       assert.deepEqual(again, bytes);
@@ -95,7 +113,10 @@ describe('.vcap check', () => {
     view.setUint32(footerAt + 25, crc32(patched.subarray(summary.dataEnd, footerAt + 25)), true);
     const report = check(patched);
     assert.equal(report.ok, false);
-    assert.ok(report.problems.some((p) => p.includes('messageCount is 41')), report.problems.join('\n'));
+    assert.ok(
+      report.problems.some((p) => p.includes('messageCount is 41')),
+      report.problems.join('\n'),
+    );
   });
 
   test('a flipped byte in a CRC-checked chunk fails; an unfinished file fails', async () => {
@@ -211,7 +232,13 @@ describe('.vcap fix', () => {
 
   test('fixVcap on disk: temp file + rename, the reader (readOnly: false) reads the repaired file; check() true after', async () => {
     const path = join(dir, 'crash.vcap');
-    const writer = new VcapFileWriter({ writable: new FileWritable(path), codecs, config: resolveWriterConfig({ cacheSize: 4096, compress: 'zstd' }), context: testContext(), file: path });
+    const writer = new VcapFileWriter({
+      writable: new FileWritable(path),
+      codecs,
+      config: resolveWriterConfig({ cacheSize: 4096, compress: 'zstd' }),
+      context: testContext(),
+      file: path,
+    });
     const frames = mixedFrames(200);
     frames.slice(0, 150).forEach((f) => writer.write(f));
     writer.commit();
@@ -237,7 +264,10 @@ describe('.vcap fix', () => {
     assert.equal((await checkVcap(path)).ok, true);
     assert.equal((await mcapBackend.openReader(path, {})).info().hasCompleted, true);
     // No temporary file is left behind.
-    assert.deepEqual((await import('node:fs')).readdirSync(dir).filter((f) => f.includes('.fix-')), []);
+    assert.deepEqual(
+      (await import('node:fs')).readdirSync(dir).filter((f) => f.includes('.fix-')),
+      [],
+    );
   });
 
   test('fixVcap refuses what is not MCAP with CORRUPT_FILE and leaves it untouched', async () => {
@@ -245,7 +275,10 @@ describe('.vcap fix', () => {
     writeFileSync(path, 'not an mcap file at all '.repeat(20));
     await assert.rejects(fixVcap(path), (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE');
     assert.equal(readFileSync(path, 'utf8'), 'not an mcap file at all '.repeat(20));
-    await assert.rejects(fixVcap(join(dir, 'missing.vcap')), (e: unknown) => BagError.isInstance(e) && e.code === 'NOT_FOUND');
+    await assert.rejects(
+      fixVcap(join(dir, 'missing.vcap')),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'NOT_FOUND',
+    );
   });
 });
 

@@ -106,7 +106,12 @@ export function rebuildChunk(item: ChunkWalkItem, ctx: ChunkRebuildContext): Omi
     storedSize = stored.length;
     const w = ctx.scratch;
     w.reset();
-    encodeChunk(w, { ...chunk, messageStartTime: min, messageEndTime: max, uncompressedCrc: crc, compression }, uncompressedSize, stored);
+    encodeChunk(
+      w,
+      { ...chunk, messageStartTime: min, messageEndTime: max, uncompressedCrc: crc, compression },
+      uncompressedSize,
+      stored,
+    );
     ctx.out.write(w.view8());
     length = w.length;
   }

@@ -69,7 +69,13 @@ class Rebuilder implements ChunkRebuildContext {
   private endTime = 0n;
   private attachmentCount = 0;
   readonly report: VcapFixReport = {
-    kept: 0, droppedChunks: 0, droppedBytes: 0, droppedMessages: 0, rebuiltChannelMetadata: 0, rebuiltHeader: false, rewritten: true,
+    kept: 0,
+    droppedChunks: 0,
+    droppedBytes: 0,
+    droppedMessages: 0,
+    rebuiltChannelMetadata: 0,
+    rebuiltHeader: false,
+    rewritten: true,
   };
 
   constructor(
@@ -91,8 +97,17 @@ class Rebuilder implements ChunkRebuildContext {
   run(headerEnd: number): VcapFixReport {
     this.out.write(MAGIC);
     this.out.write(this.source.read(MAGIC.length, headerEnd - MAGIC.length).slice());
-    walkDataSection(this.source, headerEnd, this.source.size(), { codecs: this.codecs, validateCrcs: true, resync: true, ...(this.file === undefined ? {} : { file: this.file }) }, (item) =>
-      this.visit(item),
+    walkDataSection(
+      this.source,
+      headerEnd,
+      this.source.size(),
+      {
+        codecs: this.codecs,
+        validateCrcs: true,
+        resync: true,
+        ...(this.file === undefined ? {} : { file: this.file }),
+      },
+      (item) => this.visit(item),
     );
     if (this.vlink) this.writeVlinkMetadata();
     this.writeTail();
@@ -194,12 +209,20 @@ class Rebuilder implements ChunkRebuildContext {
     if (!this.headerWritten) {
       this.report.rebuiltHeader = true;
       const firstMs = this.messageCount > 0 ? Number(this.startTime / 1_000_000n) : 0;
-      this.writeMetadata(HEADER_METADATA, repairedHeader(this.header, this.compressions.has('zstd') ? 'zstd' : 'None', firstMs));
+      this.writeMetadata(
+        HEADER_METADATA,
+        repairedHeader(this.header, this.compressions.has('zstd') ? 'zstd' : 'None', firstMs),
+      );
     }
     for (const id of [...this.channels.keys()].sort((a, b) => a - b)) {
       const channel = this.channels.get(id)!;
       const existing = this.channelMetadata.get(id)?.metadata;
-      const entries = channelMetadataEntries(channel, this.schemas.get(channel.schemaId), this.tallies.get(id), existing);
+      const entries = channelMetadataEntries(
+        channel,
+        this.schemas.get(channel.schemaId),
+        this.tallies.get(id),
+        existing,
+      );
       const same = existing !== undefined && sameEntries(existing, entries);
       if (!same) this.report.rebuiltChannelMetadata++;
       this.writeMetadata(`${CHANNEL_METADATA_PREFIX}${id}`, same ? [...existing!] : entries);

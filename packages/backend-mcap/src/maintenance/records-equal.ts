@@ -7,7 +7,8 @@ export function sameSchema(a: Schema, b: Schema): boolean {
 
 /** Two channel records with the same id say the same thing (metadata compared as a map). */
 export function sameChannel(a: Channel, b: Channel): boolean {
-  if (a.id !== b.id || a.topic !== b.topic || a.messageEncoding !== b.messageEncoding || a.schemaId !== b.schemaId) return false;
+  if (a.id !== b.id || a.topic !== b.topic || a.messageEncoding !== b.messageEncoding || a.schemaId !== b.schemaId)
+    return false;
   if (a.metadata.size !== b.metadata.size) return false;
   for (const [k, v] of a.metadata) if (b.metadata.get(k) !== v) return false;
   return true;

@@ -1,4 +1,13 @@
-import { ActionType, actionText, countsForFrequency, parseAction, parseSchemaType, schemaTypeLabel, SchemaType, urlKindOf } from '@vlink/bag-core';
+import {
+  ActionType,
+  actionText,
+  countsForFrequency,
+  parseAction,
+  parseSchemaType,
+  schemaTypeLabel,
+  SchemaType,
+  urlKindOf,
+} from '@vlink/bag-core';
 import type { Channel, Schema } from '../mcap/records.js';
 import { fixed6, frequency } from '../vcap/vcap-format.js';
 
@@ -34,11 +43,19 @@ export function channelMetadataEntries(
 ): Array<[string, string]> {
   // A garbled value in an existing record is replaced as if the record were lost.
   const actionText0 = existing?.get('action');
-  const action = parseAction(actionText0 && (actionText0 === 'Unknown' || parseAction(actionText0) !== ActionType.Unknown) ? actionText0 : channel.metadata.get('action'));
+  const action = parseAction(
+    actionText0 && (actionText0 === 'Unknown' || parseAction(actionText0) !== ActionType.Unknown)
+      ? actionText0
+      : channel.metadata.get('action'),
+  );
   const type = existing?.get('type');
   const lossText = existing?.get('loss');
   const loss = lossText === undefined ? NaN : Number(lossText);
-  const lossOk = lossText !== undefined && /^\s*-?[\d.]+\s*$/.test(lossText) && Number.isFinite(loss) && (loss === -1 || (loss >= 0 && loss <= 1));
+  const lossOk =
+    lossText !== undefined &&
+    /^\s*-?[\d.]+\s*$/.test(lossText) &&
+    Number.isFinite(loss) &&
+    (loss === -1 || (loss >= 0 && loss <= 1));
   const family = familyOf(schema, channel);
   const count = tally?.count ?? 0;
   let freq = 0;

@@ -8,8 +8,12 @@ export function headerNeedsRepair(m: ReadonlyMap<string, string>): boolean {
   const keys = ['tag', 'version', 'compress', 'process', 'date', 'timezone', 'start_timestamp'];
   if (m.size !== keys.length || !keys.every((k) => m.has(k))) return true;
   return (
-    !VERSION.test(m.get('version')!) || !['zstd', 'None'].includes(m.get('compress')!) || !m.get('process') ||
-    parseVlinkDate(m.get('date')!) === undefined || !INTEGER.test(m.get('timezone')!) || !INTEGER.test(m.get('start_timestamp')!)
+    !VERSION.test(m.get('version')!) ||
+    !['zstd', 'None'].includes(m.get('compress')!) ||
+    !m.get('process') ||
+    parseVlinkDate(m.get('date')!) === undefined ||
+    !INTEGER.test(m.get('timezone')!) ||
+    !INTEGER.test(m.get('start_timestamp')!)
   );
 }
 
@@ -18,13 +22,17 @@ export function headerNeedsRepair(m: ReadonlyMap<string, string>): boolean {
  * from the chunks, date and start from each other or the first message) or a placeholder (`Unknown` process, tag
  * `Empty`, timezone 0). Keys that are not VLink's (a garbled name) are left out.
  */
-export function repairedHeader(found: ReadonlyMap<string, string> | undefined, compress: string, firstMs: number): Array<[string, string]> {
+export function repairedHeader(
+  found: ReadonlyMap<string, string> | undefined,
+  compress: string,
+  firstMs: number,
+): Array<[string, string]> {
   const get = (key: string) => found?.get(key);
   const version = get('version');
   const dateText = get('date');
   const date = dateText === undefined ? undefined : parseVlinkDate(dateText);
   const startText = get('start_timestamp');
-  const start = startText !== undefined && INTEGER.test(startText) ? Number.parseInt(startText, 10) : date ?? firstMs;
+  const start = startText !== undefined && INTEGER.test(startText) ? Number.parseInt(startText, 10) : (date ?? firstMs);
   const timezone = get('timezone');
   return [
     ['tag', get('tag') || 'Empty'],

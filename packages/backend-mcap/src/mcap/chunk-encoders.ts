@@ -32,7 +32,14 @@ export function writeChunkHeader(b: ByteWriter, baseHi: number, baseLo: number, 
 }
 
 /** A message index record from interleaved (time offset, record offset) pairs `entries[0..count)`. */
-export function writeMessageIndex(b: ByteWriter, channelId: number, entries: Float64Array, count: number, baseHi: number, baseLo: number): void {
+export function writeMessageIndex(
+  b: ByteWriter,
+  channelId: number,
+  entries: Float64Array,
+  count: number,
+  baseHi: number,
+  baseLo: number,
+): void {
   const at = b.beginRecord(Opcode.MessageIndex);
   b.u16(channelId);
   b.u32(count * 8);

@@ -43,7 +43,8 @@ export class ChunkLoader {
     if (!(offset >= 0 && length > 0 && offset + length <= this.readable.size())) {
       throw corrupt(`chunk of ${length} bytes lies outside the file`, this.file, offset);
     }
-    if (this.buf.length < length) this.buf = new Uint8Array(Math.max(length, Math.min(this.buf.length * 2, MAX_UNCOMPRESSED_CHUNK)));
+    if (this.buf.length < length)
+      this.buf = new Uint8Array(Math.max(length, Math.min(this.buf.length * 2, MAX_UNCOMPRESSED_CHUNK)));
     const bytes = this.readable.read(offset, length, this.buf);
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     if (bytes[0] !== Opcode.Chunk) throw corrupt('expected a chunk record', this.file, offset);
@@ -55,7 +56,8 @@ export class ChunkLoader {
     let chunk: Chunk;
     try {
       const parsed = parseRecord(bytes, view, at, at + length);
-      if (parsed.record.type !== 'Chunk' || parsed.length !== length) throw corrupt('chunk record length does not match its index', this.file, fileOffset);
+      if (parsed.record.type !== 'Chunk' || parsed.length !== length)
+        throw corrupt('chunk record length does not match its index', this.file, fileOffset);
       chunk = parsed.record;
     } catch (error) {
       throw asBagError(error, this.file, fileOffset - at, 'bad chunk');
@@ -64,7 +66,8 @@ export class ChunkLoader {
     let records: Uint8Array;
     if (chunk.compression === '') {
       // Already bounded by the file: nothing is allocated from the claim.
-      if (chunk.uncompressedSize !== BigInt(stored.length)) throw corrupt('uncompressed chunk size does not match its records', this.file, fileOffset);
+      if (chunk.uncompressedSize !== BigInt(stored.length))
+        throw corrupt('uncompressed chunk size does not match its records', this.file, fileOffset);
       records = stored;
     } else {
       if (chunk.uncompressedSize > BigInt(MAX_UNCOMPRESSED_CHUNK)) {
@@ -73,26 +76,42 @@ export class ChunkLoader {
       const size = Number(chunk.uncompressedSize);
       const codec = this.codecs[chunk.compression];
       if (!codec) {
-        throw new BagError('NOT_SUPPORTED', `chunk compression "${chunk.compression}" is not supported`, { ...(this.file === undefined ? {} : { file: this.file }), offset: fileOffset });
+        throw new BagError('NOT_SUPPORTED', `chunk compression "${chunk.compression}" is not supported`, {
+          ...(this.file === undefined ? {} : { file: this.file }),
+          offset: fileOffset,
+        });
       }
       const ratio = chunk.compression === 'lz4' ? MAX_LZ4_RATIO : MAX_RATIO;
-      if (size > stored.length * ratio + 4096) throw corrupt(`chunk claims an impossible ${chunk.compression} ratio`, this.file, fileOffset);
+      if (size > stored.length * ratio + 4096)
+        throw corrupt(`chunk claims an impossible ${chunk.compression} ratio`, this.file, fileOffset);
       if (chunk.compression === 'zstd') {
         // The frames say how big they decompress; a claim that disagrees is refused before the codec allocates it.
         const declared = zstdContentSize(stored);
         if (declared === 'invalid') throw corrupt('zstd chunk is not a sequence of zstd frames', this.file, fileOffset);
-        if (declared !== 'unknown' && declared !== size) throw corrupt(`zstd chunk holds ${declared} bytes, its record claims ${size}`, this.file, fileOffset);
+        if (declared !== 'unknown' && declared !== size)
+          throw corrupt(`zstd chunk holds ${declared} bytes, its record claims ${size}`, this.file, fileOffset);
       }
       try {
         records = size === 0 ? new Uint8Array(0) : codec.decompress(stored, size);
       } catch (error) {
         throw corrupt(`${chunk.compression} chunk does not decompress`, this.file, fileOffset, error);
       }
-      if (records.length !== size) throw corrupt(`${chunk.compression} chunk decompressed to ${records.length} bytes, not ${size}`, this.file, fileOffset);
+      if (records.length !== size)
+        throw corrupt(
+          `${chunk.compression} chunk decompressed to ${records.length} bytes, not ${size}`,
+          this.file,
+          fileOffset,
+        );
     }
     if (this.validateCrcs && chunk.uncompressedCrc !== 0 && crc32(records) !== chunk.uncompressedCrc) {
       throw corrupt('chunk CRC mismatch', this.file, fileOffset);
     }
-    return { bytes: records, view: new DataView(records.buffer, records.byteOffset, records.byteLength), start: 0, end: records.length, chunk };
+    return {
+      bytes: records,
+      view: new DataView(records.buffer, records.byteOffset, records.byteLength),
+      start: 0,
+      end: records.length,
+      chunk,
+    };
   }
 }

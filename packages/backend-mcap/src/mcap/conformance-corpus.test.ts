@@ -16,10 +16,30 @@ const FIELDS: Record<string, string[]> = {
   Schema: ['id', 'name', 'encoding', 'data'],
   Channel: ['id', 'schemaId', 'topic', 'messageEncoding', 'metadata'],
   Message: ['channelId', 'sequence', 'logTime', 'publishTime', 'data'],
-  ChunkIndex: ['messageStartTime', 'messageEndTime', 'chunkStartOffset', 'chunkLength', 'messageIndexOffsets', 'messageIndexLength', 'compression', 'compressedSize', 'uncompressedSize'],
+  ChunkIndex: [
+    'messageStartTime',
+    'messageEndTime',
+    'chunkStartOffset',
+    'chunkLength',
+    'messageIndexOffsets',
+    'messageIndexLength',
+    'compression',
+    'compressedSize',
+    'uncompressedSize',
+  ],
   Attachment: ['logTime', 'createTime', 'name', 'mediaType', 'data'],
   AttachmentIndex: ['offset', 'length', 'logTime', 'createTime', 'dataSize', 'name', 'mediaType'],
-  Statistics: ['messageCount', 'schemaCount', 'channelCount', 'attachmentCount', 'metadataCount', 'chunkCount', 'messageStartTime', 'messageEndTime', 'channelMessageCounts'],
+  Statistics: [
+    'messageCount',
+    'schemaCount',
+    'channelCount',
+    'attachmentCount',
+    'metadataCount',
+    'chunkCount',
+    'messageStartTime',
+    'messageEndTime',
+    'channelMessageCounts',
+  ],
   Metadata: ['name', 'metadata'],
   MetadataIndex: ['offset', 'length', 'name'],
   SummaryOffset: ['groupOpcode', 'groupStart', 'groupLength'],
@@ -78,12 +98,14 @@ describe('MCAP conformance corpus', () => {
       const expected = twinOf.get(path)!;
       const want = (type: string) => {
         const seen = new Set<string>();
-        return expected.filter((r) => r.type === type).filter((r) => {
-          const key = JSON.stringify(r);
-          if (seen.has(key)) return false;
-          seen.add(key);
-          return true;
-        });
+        return expected
+          .filter((r) => r.type === type)
+          .filter((r) => {
+            const key = JSON.stringify(r);
+            if (seen.has(key)) return false;
+            seen.add(key);
+            return true;
+          });
       };
       const reader = McapFileReader.open(new MemoryReadable(bytesOf.get(path)!, path), { codecs });
       modes.set(reader.mode, (modes.get(reader.mode) ?? 0) + 1);
@@ -93,7 +115,11 @@ describe('MCAP conformance corpus', () => {
       const stats = want('Statistics');
       assert.deepEqual(reader.fileStatistics ? [toJson(reader.fileStatistics)] : [], stats, `${path}: statistics`);
       const messages = [...reader.messages()].map(toJson);
-      assert.deepEqual(messages, expected.filter((r) => r.type === 'Message'), `${path}: messages`);
+      assert.deepEqual(
+        messages,
+        expected.filter((r) => r.type === 'Message'),
+        `${path}: messages`,
+      );
       assert.equal(reader.statistics.messageCount, BigInt(messages.length), `${path}: message count`);
       assert.deepEqual(reader.metadata().map(toJson), want('Metadata'), `${path}: metadata`);
       reader.close();
@@ -107,7 +133,11 @@ describe('MCAP conformance corpus', () => {
       const reader = McapFileReader.open(new MemoryReadable(bytesOf.get(path)!, path), { codecs });
       const all = [...reader.messages()].map((m) => m.logTime);
       const window = [...reader.messages({ startTime: 2n, endTime: 5n })].map((m) => m.logTime);
-      assert.deepEqual(window, all.filter((t) => t >= 2n && t <= 5n), path);
+      assert.deepEqual(
+        window,
+        all.filter((t) => t >= 2n && t <= 5n),
+        path,
+      );
       assert.equal([...reader.messages({ channelIds: [999] })].length, 0, path);
       assert.equal([...reader.messages({ channelIds: [1] })].length, all.length, path);
       reader.close();

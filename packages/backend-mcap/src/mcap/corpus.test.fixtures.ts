@@ -36,7 +36,10 @@ export function loadCorpus(): CorpusFile[] {
     for (const f of readdirSync(join(root, dir.name)).sort()) {
       if (!f.endsWith('.mcap')) continue;
       const path = join(root, dir.name, f);
-      const twin = JSON.parse(readFileSync(path.replace(/\.mcap$/, '.json'), 'utf8')) as { records: JsonRecord[]; meta: { variant: { features: string[] } } };
+      const twin = JSON.parse(readFileSync(path.replace(/\.mcap$/, '.json'), 'utf8')) as {
+        records: JsonRecord[];
+        meta: { variant: { features: string[] } };
+      };
       const raw = new Uint8Array(readFileSync(path));
       const pointer = parsePointer(raw);
       const features = twin.meta.variant.features;
@@ -45,7 +48,9 @@ export function loadCorpus(): CorpusFile[] {
         bytes = rebuild(twin.records, new Set(features));
         const sha = createHash('sha256').update(bytes).digest('hex');
         if (bytes.length !== pointer.size || sha !== pointer.oid) {
-          throw new Error(`${path}: rebuilt ${bytes.length} bytes (sha256 ${sha}) but the LFS pointer says ${pointer.size} (${pointer.oid})`);
+          throw new Error(
+            `${path}: rebuilt ${bytes.length} bytes (sha256 ${sha}) but the LFS pointer says ${pointer.size} (${pointer.oid})`,
+          );
         }
       }
       out.push({ path, name: f, bytes, records: twin.records, features, rebuilt: pointer !== undefined });
@@ -94,7 +99,12 @@ function rebuild(records: JsonRecord[], features: Set<string>): Uint8Array {
     const f = fieldsOf(record);
     switch (record.type) {
       case 'Schema': {
-        const s = { id: num(f.get('id')), name: str(f.get('name')), encoding: str(f.get('encoding')), data: bytesOf(f.get('data')) };
+        const s = {
+          id: num(f.get('id')),
+          name: str(f.get('name')),
+          encoding: str(f.get('encoding')),
+          data: bytesOf(f.get('data')),
+        };
         if (schemas.some((x) => x.id === s.id)) break; // the repeated copy in the summary
         schemas.push(s);
         if (chunk) chunk.addSchema(s);
@@ -102,7 +112,13 @@ function rebuild(records: JsonRecord[], features: Set<string>): Uint8Array {
         break;
       }
       case 'Channel': {
-        const c = { id: num(f.get('id')), schemaId: num(f.get('schema_id')), topic: str(f.get('topic')), messageEncoding: str(f.get('message_encoding')), metadata: strMap(f.get('metadata')) };
+        const c = {
+          id: num(f.get('id')),
+          schemaId: num(f.get('schema_id')),
+          topic: str(f.get('topic')),
+          messageEncoding: str(f.get('message_encoding')),
+          metadata: strMap(f.get('metadata')),
+        };
         if (channels.some((x) => x.id === c.id)) break;
         channels.push(c);
         if (chunk) chunk.addChannel(c);
@@ -110,7 +126,13 @@ function rebuild(records: JsonRecord[], features: Set<string>): Uint8Array {
         break;
       }
       case 'Message': {
-        const m = { channelId: num(f.get('channel_id')), sequence: num(f.get('sequence')), logTime: big(f.get('log_time')), publishTime: big(f.get('publish_time')), data: bytesOf(f.get('data')) };
+        const m = {
+          channelId: num(f.get('channel_id')),
+          sequence: num(f.get('sequence')),
+          logTime: big(f.get('log_time')),
+          publishTime: big(f.get('publish_time')),
+          data: bytesOf(f.get('data')),
+        };
         messages++;
         counts.set(m.channelId, (counts.get(m.channelId) ?? 0n) + 1n);
         if (start === undefined || m.logTime < start) start = m.logTime;
@@ -120,11 +142,26 @@ function rebuild(records: JsonRecord[], features: Set<string>): Uint8Array {
         break;
       }
       case 'Attachment': {
-        const a = { logTime: big(f.get('log_time')), createTime: big(f.get('create_time')), name: str(f.get('name')), mediaType: str(f.get('media_type')), data: bytesOf(f.get('data')) };
+        const a = {
+          logTime: big(f.get('log_time')),
+          createTime: big(f.get('create_time')),
+          name: str(f.get('name')),
+          mediaType: str(f.get('media_type')),
+          data: bytesOf(f.get('data')),
+        };
         attachments++;
         const offset = BigInt(out.length);
         const length = out.writeAttachment(a);
-        if (features.has('ax')) attachmentIndexes.push({ offset, length, logTime: a.logTime, createTime: a.createTime, dataSize: BigInt(a.data.length), name: a.name, mediaType: a.mediaType });
+        if (features.has('ax'))
+          attachmentIndexes.push({
+            offset,
+            length,
+            logTime: a.logTime,
+            createTime: a.createTime,
+            dataSize: BigInt(a.data.length),
+            name: a.name,
+            mediaType: a.mediaType,
+          });
         break;
       }
       case 'Metadata': {
@@ -213,7 +250,11 @@ function rebuild(records: JsonRecord[], features: Set<string>): Uint8Array {
   footerPrefix.setBigUint64(17, BigInt(summaryOffsetStart), true);
   let crc = crc32Update(CRC32_INIT, out.buffer.subarray(summaryStart));
   crc = crc32Final(crc32Update(crc, new Uint8Array(footerPrefix.buffer)));
-  out.writeFooter({ summaryStart: hasSummary ? BigInt(summaryStart) : 0n, summaryOffsetStart: BigInt(summaryOffsetStart), summaryCrc: crc });
+  out.writeFooter({
+    summaryStart: hasSummary ? BigInt(summaryStart) : 0n,
+    summaryOffsetStart: BigInt(summaryOffsetStart),
+    summaryCrc: crc,
+  });
   out.writeMagic();
   return out.buffer.slice();
 }

@@ -3,7 +3,11 @@ import { RecordCorruption } from './record-parser.js';
 
 /** `CORRUPT_FILE` with the file and the absolute offset of the bad bytes. */
 export function corrupt(message: string, file: string | undefined, offset: number, cause?: unknown): BagError {
-  return new BagError('CORRUPT_FILE', message, { ...(file === undefined ? {} : { file }), offset, ...(cause === undefined ? {} : { cause }) });
+  return new BagError('CORRUPT_FILE', message, {
+    ...(file === undefined ? {} : { file }),
+    offset,
+    ...(cause === undefined ? {} : { cause }),
+  });
 }
 
 /**

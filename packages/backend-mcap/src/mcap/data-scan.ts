@@ -54,7 +54,10 @@ export function scanDataSection(readable: Readable, start: number, end: number, 
   const metadata: MetadataLocation[] = [];
   const counts = new Map<number, number>();
   let messageCount = 0;
-  let minHi = 0, minLo = 0, maxHi = 0, maxLo = 0;
+  let minHi = 0,
+    minLo = 0,
+    maxHi = 0,
+    maxLo = 0;
   let attachmentCount = 0;
   let chunkCount = 0;
   let damagedChunks = 0;
@@ -63,9 +66,14 @@ export function scanDataSection(readable: Readable, start: number, end: number, 
   let stopReason: BagError | undefined;
 
   // Per-block accumulators.
-  let bCount = 0, bMinHi = 0, bMinLo = 0, bMaxHi = 0, bMaxLo = 0;
+  let bCount = 0,
+    bMinHi = 0,
+    bMinLo = 0,
+    bMaxHi = 0,
+    bMaxLo = 0;
   let bChannels = new Set<number>();
-  let spanStart = -1, spanEnd = -1;
+  let spanStart = -1,
+    spanEnd = -1;
 
   const message = (view: DataView, at: number) => {
     const cid = view.getUint16(at + 9, true);
@@ -82,7 +90,8 @@ export function scanDataSection(readable: Readable, start: number, end: number, 
   };
   const collect = (bytes: Uint8Array, view: DataView, at: number, length: number) => {
     const { record } = parseRecord(bytes, view, at, at + length);
-    if (record.type === 'Schema' && !schemas.has(record.id)) schemas.set(record.id, { ...record, data: record.data.slice() });
+    if (record.type === 'Schema' && !schemas.has(record.id))
+      schemas.set(record.id, { ...record, data: record.data.slice() });
     else if (record.type === 'Channel' && !channels.has(record.id)) channels.set(record.id, record);
   };
   const resetBlock = () => {
@@ -91,7 +100,14 @@ export function scanDataSection(readable: Readable, start: number, end: number, 
   };
   const closeSpan = () => {
     if (spanStart < 0) return;
-    blocks.push({ kind: 'span', offset: spanStart, length: spanEnd - spanStart, startTime: joinTime(bMinHi, bMinLo), endTime: joinTime(bMaxHi, bMaxLo), channels: bChannels });
+    blocks.push({
+      kind: 'span',
+      offset: spanStart,
+      length: spanEnd - spanStart,
+      startTime: joinTime(bMinHi, bMinLo),
+      endTime: joinTime(bMaxHi, bMaxLo),
+      channels: bChannels,
+    });
     spanStart = -1;
     resetBlock();
   };
@@ -145,7 +161,8 @@ export function scanDataSection(readable: Readable, start: number, end: number, 
           for (let p = records.start; p < rend; ) {
             if (rend - p < RECORD_PREFIX) throw corrupt('chunk ends in the middle of a record', file, at);
             const lo = rv.getUint32(p + 1, true);
-            if (rv.getUint32(p + 5, true) !== 0 || lo > rend - p - RECORD_PREFIX) throw corrupt('chunk record runs past the chunk', file, at);
+            if (rv.getUint32(p + 5, true) !== 0 || lo > rend - p - RECORD_PREFIX)
+              throw corrupt('chunk record runs past the chunk', file, at);
             const op = bytes[p]!;
             if (op === Opcode.Message) {
               if (lo < MESSAGE_FIXED) throw corrupt('message record is too short', file, at);

@@ -87,8 +87,15 @@ export class McapFileReader {
       this.channels = summary.channels;
       this.fileStatistics = this.statistics = summary.statistics!;
       this.chunkIndexes = summary.chunkIndexes;
-      this.metadataLocations = summary.metadataIndexes.map((m) => ({ name: m.name, offset: Number(m.offset), length: Number(m.length) }));
-      this.blocks = summary.chunkIndexes.length > 0 ? blocksFromIndexes(summary.chunkIndexes) : loneSpan(headerEnd, summary.dataEnd, summary.statistics!);
+      this.metadataLocations = summary.metadataIndexes.map((m) => ({
+        name: m.name,
+        offset: Number(m.offset),
+        length: Number(m.length),
+      }));
+      this.blocks =
+        summary.chunkIndexes.length > 0
+          ? blocksFromIndexes(summary.chunkIndexes)
+          : loneSpan(headerEnd, summary.dataEnd, summary.statistics!);
       this.damagedChunks = 0;
       this.stoppedAt = undefined;
       this.stopReason = undefined;
@@ -127,7 +134,8 @@ export class McapFileReader {
     }
     const bytes = this.readable.read(location.offset, location.length).slice();
     try {
-      if (bytes[0] !== Opcode.Metadata) throw corrupt('metadata index does not point at a metadata record', file, location.offset);
+      if (bytes[0] !== Opcode.Metadata)
+        throw corrupt('metadata index does not point at a metadata record', file, location.offset);
       const { record } = parseRecord(bytes, new DataView(bytes.buffer), 0, bytes.length);
       return record as Metadata;
     } catch (error) {
@@ -148,7 +156,12 @@ export class McapFileReader {
    * cursors may be interleaved; a message's `data` stays valid until that cursor's next step.
    */
   cursor(query: MessageQuery = {}): MessageCursor {
-    const loader = new ChunkLoader(this.readable, this.options.codecs, this.options.validateCrcs ?? true, this.options.file);
+    const loader = new ChunkLoader(
+      this.readable,
+      this.options.codecs,
+      this.options.validateCrcs ?? true,
+      this.options.file,
+    );
     return new MessageCursor(this.readable, loader, this.blocks, query, this.options.file);
   }
 
@@ -156,7 +169,14 @@ export class McapFileReader {
   *messages(query: MessageQuery = {}): IterableIterator<Message> {
     const c = this.cursor(query);
     while (c.next()) {
-      yield { type: 'Message', channelId: c.channelId, sequence: c.sequence, logTime: c.logTime, publishTime: c.publishTime, data: c.data };
+      yield {
+        type: 'Message',
+        channelId: c.channelId,
+        sequence: c.sequence,
+        logTime: c.logTime,
+        publishTime: c.publishTime,
+        data: c.data,
+      };
     }
   }
 
@@ -196,7 +216,16 @@ function blocksFromIndexes(indexes: readonly ChunkIndex[]): Block[] {
 /** An unchunked data section: one span from the header to the summary, timed by the statistics. */
 function loneSpan(headerEnd: number, dataEnd: number, st: Statistics): Block[] {
   if (st.messageCount === 0n || dataEnd <= headerEnd) return [];
-  return [{ kind: 'span', offset: headerEnd, length: dataEnd - headerEnd, startTime: st.messageStartTime, endTime: st.messageEndTime, channels: undefined }];
+  return [
+    {
+      kind: 'span',
+      offset: headerEnd,
+      length: dataEnd - headerEnd,
+      startTime: st.messageStartTime,
+      endTime: st.messageEndTime,
+      channels: undefined,
+    },
+  ];
 }
 
 function mergeMaps<K, V>(first: ReadonlyMap<K, V> | undefined, second: ReadonlyMap<K, V>): Map<K, V> {

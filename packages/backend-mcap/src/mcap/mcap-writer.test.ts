@@ -21,8 +21,23 @@ class PlainWritable implements Writable {
   bytes = () => this.inner.bytes();
 }
 
-async function build(writable: Writable, options: Partial<McapWriterOptions>, messages: Array<[channel: number, timeNs: number, data: Uint8Array]>) {
-  const w = new McapWriter({ writable, codecs: await loadCodecs(), profile: 'p', library: 'l', chunkSize: 4096, compression: '', compressionLevel: 1, chunkCrc: true, timeBase: 1_773_712_800_123_000_000n, ...options });
+async function build(
+  writable: Writable,
+  options: Partial<McapWriterOptions>,
+  messages: Array<[channel: number, timeNs: number, data: Uint8Array]>,
+) {
+  const w = new McapWriter({
+    writable,
+    codecs: await loadCodecs(),
+    profile: 'p',
+    library: 'l',
+    chunkSize: 4096,
+    compression: '',
+    compressionLevel: 1,
+    chunkCrc: true,
+    timeBase: 1_773_712_800_123_000_000n,
+    ...options,
+  });
   w.start();
   const s = w.addSchema('S', 'protobuf', patternBytes(10, 1));
   const a = w.addChannel('/a', 'protobuf', s);
@@ -44,7 +59,12 @@ describe('McapWriter', () => {
 
   test('big payloads written around the chunk buffer give the same bytes as copying them', async () => {
     const messages: Array<[number, number, Uint8Array]> = [];
-    for (let i = 0; i < 40; i++) messages.push([i % 2, i * 1_000_000 + (i % 3 === 0 ? 4_294_967_296 : 0), patternBytes(i % 5 === 0 ? 200_000 : 100, i)]);
+    for (let i = 0; i < 40; i++)
+      messages.push([
+        i % 2,
+        i * 1_000_000 + (i % 3 === 0 ? 4_294_967_296 : 0),
+        patternBytes(i % 5 === 0 ? 200_000 : 100, i),
+      ]);
     messages.sort((x, y) => x[1] - y[1]);
     const direct = new MemoryWritable();
     const copied = new PlainWritable();
@@ -54,12 +74,25 @@ describe('McapWriter', () => {
     const reader = McapFileReader.open(new MemoryReadable(direct.bytes()), { codecs: await loadCodecs() });
     assert.equal(reader.mode, 'indexed');
     const got = [...reader.messages()].map((m) => [m.channelId, m.logTime, m.data.length]);
-    assert.deepEqual(got, messages.map(([c, t, d]) => [c + 1, 1_773_712_800_123_000_000n + BigInt(t), d.length]));
+    assert.deepEqual(
+      got,
+      messages.map(([c, t, d]) => [c + 1, 1_773_712_800_123_000_000n + BigInt(t), d.length]),
+    );
   });
 
   test('chunks close at chunkSize; flush() empties the open chunk; pendingAgeMs tracks it', async () => {
     const writable = new MemoryWritable();
-    const w = new McapWriter({ writable, codecs: await loadCodecs(), profile: 'p', library: 'l', chunkSize: 1000, compression: '', compressionLevel: 1, chunkCrc: false, timeBase: 0n });
+    const w = new McapWriter({
+      writable,
+      codecs: await loadCodecs(),
+      profile: 'p',
+      library: 'l',
+      chunkSize: 1000,
+      compression: '',
+      compressionLevel: 1,
+      chunkCrc: false,
+      timeBase: 0n,
+    });
     w.start();
     const c = w.addChannel('/c', '', 0);
     assert.equal(w.pendingAgeMs(), -1);
@@ -73,12 +106,26 @@ describe('McapWriter', () => {
     assert.equal(w.stats().chunkCount, 1 + Math.floor((30 * 131) / 1000));
     w.end();
     w.end();
-    assert.throws(() => w.addMessage(c, 99, 0, new Uint8Array(1)), (e: unknown) => BagError.isInstance(e) && e.code === 'CLOSED');
+    assert.throws(
+      () => w.addMessage(c, 99, 0, new Uint8Array(1)),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'CLOSED',
+    );
   });
 
   test('lz4 chunks cannot be written (VLink never writes them)', async () => {
     assert.throws(
-      () => new McapWriter({ writable: new MemoryWritable(), codecs: { lz4: { decompress: (d) => d } }, profile: '', library: '', chunkSize: 10, compression: 'lz4', compressionLevel: 1, chunkCrc: false, timeBase: 0n }),
+      () =>
+        new McapWriter({
+          writable: new MemoryWritable(),
+          codecs: { lz4: { decompress: (d) => d } },
+          profile: '',
+          library: '',
+          chunkSize: 10,
+          compression: 'lz4',
+          compressionLevel: 1,
+          chunkCrc: false,
+          timeBase: 0n,
+        }),
       (e: unknown) => BagError.isInstance(e) && e.code === 'NOT_SUPPORTED',
     );
   });

@@ -163,16 +163,23 @@ export class McapWriter {
     const compression = this.chunking ? options.compression : '';
     if (compression) {
       const codec = options.codecs[compression];
-      if (!codec) throw new BagError('NOT_SUPPORTED', `no codec for chunk compression "${compression}"`, { file: options.file });
+      if (!codec)
+        throw new BagError('NOT_SUPPORTED', `no codec for chunk compression "${compression}"`, { file: options.file });
       if (!codec.compress) {
-        throw new BagError('NOT_SUPPORTED', `chunk compression "${compression}" can be read but not written`, { file: options.file });
+        throw new BagError('NOT_SUPPORTED', `chunk compression "${compression}" can be read but not written`, {
+          file: options.file,
+        });
       }
       this.codec = codec;
     }
     this.direct = options.directWriteThreshold ?? 64 * 1024;
-    this.canSpill = this.chunking && !this.codec && typeof this.w.writev === 'function' && typeof this.w.writeAt === 'function';
-    this.chunk = new ByteWriter(this.chunking ? Math.min(Math.max(options.chunkSize + 1024, 64 * 1024), 64 * 1024 * 1024) : 1024);
-    if (options.timeBase < 0n || options.timeBase >= 1n << 63n) throw new BagError('INVALID_ARGUMENT', 'time base out of range');
+    this.canSpill =
+      this.chunking && !this.codec && typeof this.w.writev === 'function' && typeof this.w.writeAt === 'function';
+    this.chunk = new ByteWriter(
+      this.chunking ? Math.min(Math.max(options.chunkSize + 1024, 64 * 1024), 64 * 1024 * 1024) : 1024,
+    );
+    if (options.timeBase < 0n || options.timeBase >= 1n << 63n)
+      throw new BagError('INVALID_ARGUMENT', 'time base out of range');
     this.baseHi = Number(options.timeBase >> 32n);
     this.baseLo = Number(options.timeBase & 0xffffffffn);
   }
@@ -187,7 +194,8 @@ export class McapWriter {
   /** Registers a schema (id 1, 2, … in order); its record is written by `writeSchemaNow` or with its first channel. */
   addSchema(name: string, encoding: string, data: Uint8Array): number {
     const id = this.schemas.length + 1;
-    if (id > 0xffff) throw new BagError('LIMIT_REACHED', 'more than 65535 schemas in one MCAP file', { file: this.opts.file });
+    if (id > 0xffff)
+      throw new BagError('LIMIT_REACHED', 'more than 65535 schemas in one MCAP file', { file: this.opts.file });
     this.schemas.push({ id, name, encoding, data: data.slice(), written: false });
     return id;
   }
@@ -206,11 +214,27 @@ export class McapWriter {
   }
 
   /** Registers a channel (id 1, 2, …); its record is written before its first message. */
-  addChannel(topic: string, messageEncoding: string, schemaId: number, metadata: ReadonlyMap<string, string> = EMPTY_METADATA): number {
+  addChannel(
+    topic: string,
+    messageEncoding: string,
+    schemaId: number,
+    metadata: ReadonlyMap<string, string> = EMPTY_METADATA,
+  ): number {
     const id = this.channels.length + 1;
-    if (id > 0xffff) throw new BagError('LIMIT_REACHED', 'more than 65535 channels in one MCAP file', { file: this.opts.file });
+    if (id > 0xffff)
+      throw new BagError('LIMIT_REACHED', 'more than 65535 channels in one MCAP file', { file: this.opts.file });
     if (schemaId !== 0 && !this.schemas[schemaId - 1]) throw new BagError('INTERNAL', `unknown schema id ${schemaId}`);
-    this.channels.push({ id, schemaId, topic, messageEncoding, metadata, written: false, count: 0, index: new Float64Array(64), indexLength: 0 });
+    this.channels.push({
+      id,
+      schemaId,
+      topic,
+      messageEncoding,
+      metadata,
+      written: false,
+      count: 0,
+      index: new Float64Array(64),
+      indexLength: 0,
+    });
     return id;
   }
 
@@ -305,7 +329,8 @@ export class McapWriter {
     const open = this.chunkOpen ? (this.spilledAt < 0 ? PLAIN_CHUNK_HEADER : 0) + this.chunk.length : 0;
     // A chunk in compression counts at its uncompressed size, as the open one does.
     let pending = 0;
-    for (const p of this.pending) pending += (p.before?.length ?? 0) + PLAIN_CHUNK_HEADER + p.uncompressedSize + p.index.length;
+    for (const p of this.pending)
+      pending += (p.before?.length ?? 0) + PLAIN_CHUNK_HEADER + p.uncompressedSize + p.index.length;
     return this.w.position() + this.out.length + pending + open;
   }
 
@@ -453,7 +478,9 @@ export class McapWriter {
         try {
           compressed = this.codec.compress!(records, this.opts.compressionLevel);
         } catch (error) {
-          throw BagError.wrap(error, 'INTERNAL', `${this.opts.compression} compression failed`, { file: this.opts.file });
+          throw BagError.wrap(error, 'INTERNAL', `${this.opts.compression} compression failed`, {
+            file: this.opts.file,
+          });
         }
       }
       this.writeChunk(sealed, records, compressed, this.out.length > 0 ? this.out.view8() : undefined);
@@ -501,7 +528,11 @@ export class McapWriter {
     if (!compressor || !this.codec || sealed.uncompressedSize < MIN_COMPRESS_SIZE) return false;
     if (!compressor.start(records, this.opts.compressionLevel)) return false;
     // The scratch buffer that holds the index, and `out`, are reused before the chunk is written.
-    this.pending.push({ ...sealed, index: sealed.index.slice(), ...(this.out.length > 0 ? { before: this.out.view8().slice() } : {}) });
+    this.pending.push({
+      ...sealed,
+      index: sealed.index.slice(),
+      ...(this.out.length > 0 ? { before: this.out.view8().slice() } : {}),
+    });
     this.out.reset();
     while (this.pending.length > 1) this.settleOldest();
     return true;
@@ -527,7 +558,12 @@ export class McapWriter {
    * Writes a chunk that is whole in memory, after `before`: header, records (`compressed` unless it saved too
    * little), message indexes.
    */
-  private writeChunk(sealed: SealedChunk, records: Uint8Array, compressed: Uint8Array | undefined, before: Uint8Array | undefined): void {
+  private writeChunk(
+    sealed: SealedChunk,
+    records: Uint8Array,
+    compressed: Uint8Array | undefined,
+    before: Uint8Array | undefined,
+  ): void {
     const useCompressed = compressed !== undefined && records.length / compressed.length >= MIN_COMPRESS_RATIO;
     const stored = useCompressed ? compressed : records;
     const compression = useCompressed ? this.opts.compression : '';
@@ -542,7 +578,8 @@ export class McapWriter {
   /** Finishes a spilled chunk: its records are partly on disk already, after a placeholder header patched now. */
   private writeSpilled(sealed: SealedChunk, records: Uint8Array): void {
     const header = this.chunkHeader(sealed, '', sealed.uncompressedSize);
-    if (header.length !== PLAIN_CHUNK_HEADER) throw new BagError('INTERNAL', 'chunk header size changed after spilling');
+    if (header.length !== PLAIN_CHUNK_HEADER)
+      throw new BagError('INTERNAL', 'chunk header size changed after spilling');
     const parts: Uint8Array[] = [];
     if (records.length > 0) parts.push(records);
     if (sealed.index.length > 0) parts.push(sealed.index);
@@ -564,10 +601,17 @@ export class McapWriter {
     return header.view8();
   }
 
-  private addChunkEntry(sealed: SealedChunk, offset: number, headerLength: number, storedSize: number, compression: string): void {
+  private addChunkEntry(
+    sealed: SealedChunk,
+    offset: number,
+    headerLength: number,
+    storedSize: number,
+    compression: string,
+  ): void {
     const length = headerLength + storedSize;
     const indexOffsets = new Map<number, bigint>();
-    for (let i = 0; i < sealed.indexIds.length; i++) indexOffsets.set(sealed.indexIds[i]!, BigInt(offset + length + sealed.indexOffsets[i]!));
+    for (let i = 0; i < sealed.indexIds.length; i++)
+      indexOffsets.set(sealed.indexIds[i]!, BigInt(offset + length + sealed.indexOffsets[i]!));
     this.chunkIndexes.push({
       startRel: sealed.startRel,
       endRel: sealed.endRel,

@@ -125,7 +125,12 @@ export function recordLengthAt(view: DataView, offset: number, end: number): num
  * Parses the complete record at `offset` (its bytes must lie in [offset, end)): the record and its total length.
  * Unknown opcodes come back as `Unknown` records; trailing bytes inside a record are skipped (MCAP allows padding).
  */
-export function parseRecord(bytes: Uint8Array, view: DataView, offset: number, end: number): { record: McapRecord; length: number } {
+export function parseRecord(
+  bytes: Uint8Array,
+  view: DataView,
+  offset: number,
+  end: number,
+): { record: McapRecord; length: number } {
   const length = recordLengthAt(view, offset, end);
   if (length < 0) throw new RecordCorruption('record is truncated', offset);
   const opcode = bytes[offset]!;
@@ -160,7 +165,14 @@ function parseBody(opcode: number, r: FieldReader): McapRecord {
       const sequence = r.u32();
       const logTime = r.u64();
       const publishTime = r.u64();
-      return { type: 'Message', channelId, sequence, logTime, publishTime, data: r.bytesView(r.end - r.pos, 'message data') };
+      return {
+        type: 'Message',
+        channelId,
+        sequence,
+        logTime,
+        publishTime,
+        data: r.bytesView(r.end - r.pos, 'message data'),
+      };
     }
     case Opcode.Chunk: {
       const messageStartTime = r.u64();
@@ -171,7 +183,16 @@ function parseBody(opcode: number, r: FieldReader): McapRecord {
       const recordsLength = r.u64n('chunk records length');
       const recordsOffset = r.pos;
       r.bytesView(recordsLength, 'chunk records');
-      return { type: 'Chunk', messageStartTime, messageEndTime, uncompressedSize, uncompressedCrc, compression, recordsOffset, recordsLength };
+      return {
+        type: 'Chunk',
+        messageStartTime,
+        messageEndTime,
+        uncompressedSize,
+        uncompressedCrc,
+        compression,
+        recordsOffset,
+        recordsLength,
+      };
     }
     case Opcode.MessageIndex: {
       const channelId = r.u16();

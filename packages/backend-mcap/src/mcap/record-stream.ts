@@ -23,7 +23,8 @@ export interface StreamOptions {
 export function* streamRecords(readable: Readable, options: StreamOptions): Generator<McapRecord> {
   const file = options.file;
   const size = readable.size();
-  if (size < MAGIC.length * 2 || !hasMagic(readable.read(0, MAGIC.length).slice(), 0, MAGIC)) throw corrupt('not an MCAP file (bad magic)', file, 0);
+  if (size < MAGIC.length * 2 || !hasMagic(readable.read(0, MAGIC.length).slice(), 0, MAGIC))
+    throw corrupt('not an MCAP file (bad magic)', file, 0);
   const loader = new ChunkLoader(readable, options.codecs, options.validateCrcs ?? true, file);
   const win = new RecordWindow(readable, MAGIC.length, size);
   for (;;) {

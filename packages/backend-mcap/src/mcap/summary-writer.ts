@@ -34,7 +34,8 @@ export function writeFileTail(o: ByteWriter, base: number, content: SummaryConte
   const group = (opcode: number, write: () => void) => {
     const start = o.length;
     write();
-    if (o.length > start) groups.push({ groupOpcode: opcode, groupStart: BigInt(base + start), groupLength: BigInt(o.length - start) });
+    if (o.length > start)
+      groups.push({ groupOpcode: opcode, groupStart: BigInt(base + start), groupLength: BigInt(o.length - start) });
   };
   group(Opcode.Schema, () => {
     for (const s of content.schemas) writeSchema(o, s);

@@ -3,7 +3,17 @@ import { FOOTER_RECORD, MAGIC, Opcode, RECORD_PREFIX } from './constants.js';
 import { asBagError, corrupt } from './corruption.js';
 import { crc32 } from './crc32.js';
 import { hasMagic, parseRecord, recordLengthAt } from './record-parser.js';
-import type { AttachmentIndex, Channel, ChunkIndex, Footer, Header, MetadataIndex, Schema, Statistics, SummaryOffset } from './records.js';
+import type {
+  AttachmentIndex,
+  Channel,
+  ChunkIndex,
+  Footer,
+  Header,
+  MetadataIndex,
+  Schema,
+  Statistics,
+  SummaryOffset,
+} from './records.js';
 
 /** Header and where the data section begins. */
 export function readHeader(readable: Readable, file: string | undefined): { header: Header; headerEnd: number } {
@@ -11,7 +21,8 @@ export function readHeader(readable: Readable, file: string | undefined): { head
   if (size < MAGIC.length + RECORD_PREFIX + 8) throw corrupt(`file of ${size} bytes is too small to be MCAP`, file, 0);
   const prefix = readable.read(0, MAGIC.length + RECORD_PREFIX);
   if (!hasMagic(prefix, 0, MAGIC)) throw corrupt('not an MCAP file (bad magic)', file, 0);
-  if (prefix[MAGIC.length] !== Opcode.Header) throw corrupt('MCAP file does not start with a header record', file, MAGIC.length);
+  if (prefix[MAGIC.length] !== Opcode.Header)
+    throw corrupt('MCAP file does not start with a header record', file, MAGIC.length);
   const view = new DataView(prefix.buffer, prefix.byteOffset, prefix.byteLength);
   let length: number;
   try {
@@ -54,7 +65,8 @@ export function readSummary(readable: Readable, headerEnd: number, file: string 
   const footerOffset = size - MAGIC.length - FOOTER_RECORD;
   if (footerOffset < headerEnd) throw corrupt('no room for a footer', file, size);
   const tail = readable.read(footerOffset, FOOTER_RECORD + MAGIC.length).slice();
-  if (!hasMagic(tail, FOOTER_RECORD, MAGIC)) throw corrupt('missing trailing magic (truncated or unfinished file)', file, size - MAGIC.length);
+  if (!hasMagic(tail, FOOTER_RECORD, MAGIC))
+    throw corrupt('missing trailing magic (truncated or unfinished file)', file, size - MAGIC.length);
   if (tail[0] !== Opcode.Footer) throw corrupt('missing footer record', file, footerOffset);
   const tv = new DataView(tail.buffer);
   let footer: Footer;
@@ -107,7 +119,11 @@ export function readSummary(readable: Readable, headerEnd: number, file: string 
           summary.statistics = record;
           break;
         case 'ChunkIndex':
-          if (record.chunkStartOffset < BigInt(headerEnd) || record.chunkStartOffset + record.chunkLength > BigInt(start) || record.chunkLength < BigInt(RECORD_PREFIX)) {
+          if (
+            record.chunkStartOffset < BigInt(headerEnd) ||
+            record.chunkStartOffset + record.chunkLength > BigInt(start) ||
+            record.chunkLength < BigInt(RECORD_PREFIX)
+          ) {
             throw corrupt('chunk index points outside the data section', file, start + pos);
           }
           summary.chunkIndexes.push(record);
@@ -116,7 +132,11 @@ export function readSummary(readable: Readable, headerEnd: number, file: string 
           summary.attachmentIndexes.push(record);
           break;
         case 'MetadataIndex':
-          if (record.offset < BigInt(headerEnd) || record.offset + record.length > BigInt(start) || record.length < BigInt(RECORD_PREFIX)) {
+          if (
+            record.offset < BigInt(headerEnd) ||
+            record.offset + record.length > BigInt(start) ||
+            record.length < BigInt(RECORD_PREFIX)
+          ) {
             throw corrupt('metadata index points outside the data section', file, start + pos);
           }
           summary.metadataIndexes.push(record);

@@ -28,18 +28,27 @@ describe('zstd frame headers', () => {
     const records = patternBytes(50_000, 4);
     const stored = codecs['zstd']!.compress!(records, 1);
     const asked: number[] = [];
-    const spy: Codecs = { zstd: { decompress: (data, size) => (asked.push(size), codecs['zstd']!.decompress(data, size)) } };
+    const spy: Codecs = {
+      zstd: { decompress: (data, size) => (asked.push(size), codecs['zstd']!.decompress(data, size)) },
+    };
     for (const claim of [50_000, 50_001, 40_000_000]) {
       const bytes = chunkRecord(stored, claim);
       const loader = new ChunkLoader(new MemoryReadable(bytes), spy, true, 'mem.vcap');
       if (claim === 50_000) assert.equal(loader.load(0, bytes.length).bytes.length, 50_000);
-      else assert.throws(() => loader.load(0, bytes.length), (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE' && /claims/.test(e.message));
+      else
+        assert.throws(
+          () => loader.load(0, bytes.length),
+          (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE' && /claims/.test(e.message),
+        );
     }
     assert.deepEqual(asked, [50_000]);
     // lz4 cannot expand more than ~255:1, so a larger claim is refused before the codec sees it too.
     const lz4: Codecs = { lz4: { decompress: (_data, size) => (asked.push(size), new Uint8Array(size)) } };
     const bytes = chunkRecord(stored, stored.length * 1000, 'lz4');
-    assert.throws(() => new ChunkLoader(new MemoryReadable(bytes), lz4, true, 'mem.vcap').load(0, bytes.length), /impossible lz4 ratio/);
+    assert.throws(
+      () => new ChunkLoader(new MemoryReadable(bytes), lz4, true, 'mem.vcap').load(0, bytes.length),
+      /impossible lz4 ratio/,
+    );
     assert.deepEqual(asked, [50_000]);
   });
 });

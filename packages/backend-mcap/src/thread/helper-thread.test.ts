@@ -9,9 +9,17 @@ const failure = (message: string) => new BagError('IO_ERROR', `helper failed: ${
 describe('HelperThread (the writer side of a helper thread)', () => {
   test("a helper's failure is thrown by the writer's next wait, and keeps being thrown; stop() still returns", () => {
     const { shared, control } = createThreadControl();
-    const thread = new HelperThread({ module: new URL('./failing-thread.test.fixture.js', import.meta.url), control, workerData: { control: shared }, failure });
+    const thread = new HelperThread({
+      module: new URL('./failing-thread.test.fixture.js', import.meta.url),
+      control,
+      workerData: { control: shared },
+      failure,
+    });
     thread.handOver(1);
-    assert.throws(() => thread.waitFor((tail) => tail === thread.handed), (error: BagError) => error.code === 'IO_ERROR' && /helper failed: disk on fire/.test(error.message));
+    assert.throws(
+      () => thread.waitFor((tail) => tail === thread.handed),
+      (error: BagError) => error.code === 'IO_ERROR' && /helper failed: disk on fire/.test(error.message),
+    );
     assert.equal(Atomics.load(control.control, STATE), FAILED);
     assert.throws(() => thread.throwIfFailed(), { code: 'IO_ERROR' });
     thread.stop();
@@ -19,9 +27,15 @@ describe('HelperThread (the writer side of a helper thread)', () => {
 
   test('a helper whose module cannot load fails the writer instead of leaving it waiting', async () => {
     const { shared, control } = createThreadControl();
-    const thread = new HelperThread({ module: new URL('./no-such-helper.js', import.meta.url), control, workerData: { control: shared }, failure });
+    const thread = new HelperThread({
+      module: new URL('./no-such-helper.js', import.meta.url),
+      control,
+      workerData: { control: shared },
+      failure,
+    });
     // Node, Bun and Deno all report the load error as the worker's `error` event, on this thread's event loop.
-    for (let i = 0; i < 200 && Atomics.load(control.control, STATE) !== FAILED; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < 200 && Atomics.load(control.control, STATE) !== FAILED; i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     thread.handOver(1);
     assert.throws(() => thread.waitFor((tail) => tail === thread.handed), { code: 'IO_ERROR' });
     thread.stop();

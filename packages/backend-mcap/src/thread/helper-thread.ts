@@ -1,6 +1,19 @@
 import { Worker } from 'node:worker_threads';
 import type { BagError } from '@vlink/bag-core';
-import { failThread, FAILED, HEAD, READY, RUNNING, SIGNAL, STATE, STOPPED, STOPPING, TAIL, threadError, type ThreadControl } from './thread-control.js';
+import {
+  failThread,
+  FAILED,
+  HEAD,
+  READY,
+  RUNNING,
+  SIGNAL,
+  STATE,
+  STOPPED,
+  STOPPING,
+  TAIL,
+  threadError,
+  type ThreadControl,
+} from './thread-control.js';
 
 /** How long one wait for the helper lasts before its state is looked at again. */
 const WAIT_SLICE_MS = 100;
@@ -39,7 +52,8 @@ export class HelperThread {
     // A helper that dies outside its own try (its module failed to load) is reported here, once this thread's event
     // loop runs; the next call then throws it. Without a listener the error would take the whole process down.
     this.thread.on('error', (error: unknown) => {
-      if (Atomics.load(this.control, STATE) === RUNNING) failThread(options.control, error instanceof Error ? error.message : String(error));
+      if (Atomics.load(this.control, STATE) === RUNNING)
+        failThread(options.control, error instanceof Error ? error.message : String(error));
     });
   }
 

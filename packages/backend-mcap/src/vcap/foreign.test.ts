@@ -20,11 +20,27 @@ function lz4Frame(data: Uint8Array): Uint8Array {
     const n = (block.length | 0x80000000) >>> 0;
     blocks.push(n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, n >>> 24, ...block);
   }
-  return Uint8Array.from([0x04, 0x22, 0x4d, 0x18, ...descriptor, (xxh32(descriptor) >>> 8) & 0xff, ...blocks, 0, 0, 0, 0]);
+  return Uint8Array.from([
+    0x04,
+    0x22,
+    0x4d,
+    0x18,
+    ...descriptor,
+    (xxh32(descriptor) >>> 8) & 0xff,
+    ...blocks,
+    0,
+    0,
+    0,
+    0,
+  ]);
 }
 
 function xxh32(input: Uint8Array): number {
-  const P1 = 2654435761, P2 = 2246822519, P3 = 3266489917, P4 = 668265263, P5 = 374761393;
+  const P1 = 2654435761,
+    P2 = 2246822519,
+    P3 = 3266489917,
+    P4 = 668265263,
+    P5 = 374761393;
   const rotl = (x: number, r: number) => ((x << r) | (x >>> (32 - r))) >>> 0;
   if (input.length >= 16) throw new Error('short inputs only');
   let h = (P5 + input.length) >>> 0;
@@ -44,25 +60,51 @@ async function ros2File(options: { compression?: 'zstd' | 'lz4'; chunks?: boolea
   const parts: Uint8Array[] = [];
   let size = 0n;
   const writer = new FoxgloveWriter({
-    writable: { write: async (b: Uint8Array) => void (parts.push(b.slice()), (size += BigInt(b.length))), position: () => size },
+    writable: {
+      write: async (b: Uint8Array) => void (parts.push(b.slice()), (size += BigInt(b.length))),
+      position: () => size,
+    },
     useChunks: options.chunks ?? true,
     chunkSize: 2048,
-    ...(options.compression === 'zstd' ? { compressChunk: (d: Uint8Array) => ({ compression: 'zstd', compressedData: codecs['zstd']!.compress!(d, 1) }) } : {}),
-    ...(options.compression === 'lz4' ? { compressChunk: (d: Uint8Array) => ({ compression: 'lz4', compressedData: lz4Frame(d) }) } : {}),
+    ...(options.compression === 'zstd'
+      ? { compressChunk: (d: Uint8Array) => ({ compression: 'zstd', compressedData: codecs['zstd']!.compress!(d, 1) }) }
+      : {}),
+    ...(options.compression === 'lz4'
+      ? { compressChunk: (d: Uint8Array) => ({ compression: 'lz4', compressedData: lz4Frame(d) }) }
+      : {}),
   });
   await writer.start({ profile: 'ros2', library: 'mcap-ts test' });
-  const str = await writer.registerSchema({ name: 'std_msgs/msg/String', encoding: 'ros2msg', data: text('string data') });
-  const log = await writer.registerSchema({ name: 'foxglove.Log', encoding: 'jsonschema', data: text('{"type":"object"}') });
+  const str = await writer.registerSchema({
+    name: 'std_msgs/msg/String',
+    encoding: 'ros2msg',
+    data: text('string data'),
+  });
+  const log = await writer.registerSchema({
+    name: 'foxglove.Log',
+    encoding: 'jsonschema',
+    data: text('{"type":"object"}'),
+  });
   const pb = await writer.registerSchema({ name: 'pb.Pose', encoding: 'protobuf', data: text('descriptor') });
   const channels = [
     await writer.registerChannel({ topic: '/chatter', messageEncoding: 'cdr', schemaId: str, metadata: new Map() }),
     await writer.registerChannel({ topic: '/log', messageEncoding: 'json', schemaId: log, metadata: new Map() }),
-    await writer.registerChannel({ topic: '/pose', messageEncoding: 'protobuf', schemaId: pb, metadata: new Map([['action', 'Sub']]) }),
+    await writer.registerChannel({
+      topic: '/pose',
+      messageEncoding: 'protobuf',
+      schemaId: pb,
+      metadata: new Map([['action', 'Sub']]),
+    }),
     await writer.registerChannel({ topic: '/raw', messageEncoding: 'json', schemaId: 0, metadata: new Map() }),
   ];
   for (let i = 0; i < 80; i++) {
     const t = T0 + BigInt(i) * 10_000_000n;
-    await writer.addMessage({ channelId: channels[i % 4]!, sequence: i, logTime: t, publishTime: t, data: text(`message ${i} `.repeat(8)) });
+    await writer.addMessage({
+      channelId: channels[i % 4]!,
+      sequence: i,
+      logTime: t,
+      publishTime: t,
+      data: text(`message ${i} `.repeat(8)),
+    });
   }
   await writer.end();
   const out = new Uint8Array(Number(size));
@@ -94,18 +136,27 @@ describe('foreign MCAP files', () => {
       );
       const frames = readFrames(reader);
       assert.equal(frames.length, 80);
-      assert.deepEqual(frames.slice(0, 3).map((f) => [f.timestamp, f.url, f.actionType, f.serType, f.schemaType]), [
-        [456, '/chatter', ActionType.Unknown, 'std_msgs/msg/String', SchemaType.Cdr],
-        [10_456, '/log', ActionType.Unknown, 'foxglove.Log', SchemaType.Raw],
-        [20_456, '/pose', ActionType.Subscribe, 'pb.Pose', SchemaType.Protobuf],
-      ]);
+      assert.deepEqual(
+        frames.slice(0, 3).map((f) => [f.timestamp, f.url, f.actionType, f.serType, f.schemaType]),
+        [
+          [456, '/chatter', ActionType.Unknown, 'std_msgs/msg/String', SchemaType.Cdr],
+          [10_456, '/log', ActionType.Unknown, 'foxglove.Log', SchemaType.Raw],
+          [20_456, '/pose', ActionType.Subscribe, 'pb.Pose', SchemaType.Protobuf],
+        ],
+      );
       assert.equal(new TextDecoder().decode(frames[5]!.data), 'message 5 '.repeat(8));
-      assert.deepEqual(readFrames(reader, { urls: ['/pose'], beginUs: 100_000, endUs: 300_456 }).map((f) => f.timestamp), [100_456, 140_456, 180_456, 220_456, 260_456, 300_456]);
-      assert.deepEqual(reader.schemas().map((s) => [s.name, s.schemaType]), [
-        ['std_msgs/msg/String', SchemaType.Cdr],
-        ['foxglove.Log', SchemaType.Raw],
-        ['pb.Pose', SchemaType.Protobuf],
-      ]);
+      assert.deepEqual(
+        readFrames(reader, { urls: ['/pose'], beginUs: 100_000, endUs: 300_456 }).map((f) => f.timestamp),
+        [100_456, 140_456, 180_456, 220_456, 260_456, 300_456],
+      );
+      assert.deepEqual(
+        reader.schemas().map((s) => [s.name, s.schemaType]),
+        [
+          ['std_msgs/msg/String', SchemaType.Cdr],
+          ['foxglove.Log', SchemaType.Raw],
+          ['pb.Pose', SchemaType.Protobuf],
+        ],
+      );
       reader.close();
     });
   }
@@ -113,7 +164,10 @@ describe('foreign MCAP files', () => {
   test('unchunked foreign files read through their data section', async () => {
     const reader = await openBytes(await ros2File({ chunks: false }));
     assert.equal(readFrames(reader).length, 80);
-    assert.deepEqual(readFrames(reader, { beginUs: 10_000, endUs: 30_456 }).map((f) => f.url), ['/log', '/pose', '/raw']);
+    assert.deepEqual(
+      readFrames(reader, { beginUs: 10_000, endUs: 30_456 }).map((f) => f.url),
+      ['/log', '/pose', '/raw'],
+    );
     reader.close();
   });
 

@@ -17,7 +17,10 @@ import { mixedFrames, openBytes, readFrames, recordToBytes, testContext } from '
 const isBagError = (code?: string) => (e: unknown) => BagError.isInstance(e) && (code === undefined || e.code === code);
 
 /** Opens (optionally with tryToFix) and reads everything; returns the frames or the BagError it failed with. */
-async function attempt(bytes: Uint8Array, tryToFix: boolean): Promise<{ frames?: Frame[]; error?: BagError; complete?: boolean }> {
+async function attempt(
+  bytes: Uint8Array,
+  tryToFix: boolean,
+): Promise<{ frames?: Frame[]; error?: BagError; complete?: boolean }> {
   try {
     const reader = await openBytes(bytes, tryToFix);
     try {
@@ -74,7 +77,7 @@ describe('damaged .vcap files', () => {
   test('garbled bytes: a BagError or readable frames, never anything else', async () => {
     const bytes = await recordToBytes(mixedFrames(60), { cacheSize: 700, compress: 'zstd', enableChunkCrc: true });
     let seed = 12345;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+    const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
     for (let i = 0; i < 300; i++) {
       const copy = bytes.slice();
       const n = 1 + Math.floor(rand() * 4);
@@ -96,7 +99,13 @@ describe('damaged .vcap files', () => {
 
   test('a crash after commit(): the committed frames survive (tryToFix), the strict open fails', async () => {
     const path = join(dir, 'crash.vcap');
-    const writer = new VcapFileWriter({ writable: new FileWritable(path), codecs: await loadCodecs(), config: resolveWriterConfig({ compress: 'zstd' }), context: testContext(), file: path });
+    const writer = new VcapFileWriter({
+      writable: new FileWritable(path),
+      codecs: await loadCodecs(),
+      config: resolveWriterConfig({ compress: 'zstd' }),
+      context: testContext(),
+      file: path,
+    });
     const frames = mixedFrames(50);
     frames.slice(0, 30).forEach((f) => writer.write(f));
     writer.commit();
@@ -110,14 +119,23 @@ describe('damaged .vcap files', () => {
     assert.equal(reader.info().hasCompleted, false);
     assert.equal(reader.info().messageCount, 30);
     // Step 7 fallback: url metas from the channels, counts from the scan.
-    assert.deepEqual(reader.info().urls.map((u) => u.type), reader.info().urls.map(() => 'Event'));
+    assert.deepEqual(
+      reader.info().urls.map((u) => u.type),
+      reader.info().urls.map(() => 'Event'),
+    );
     reader.close();
     assert.ok(bytes.length > 0);
   });
 
   test('tick() flushes a chunk open for more than 3 s; a crash mid-chunk of big payloads loses only that chunk', async () => {
     const path = join(dir, 'tick.vcap');
-    const writer = new VcapFileWriter({ writable: new FileWritable(path), codecs: await loadCodecs(), config: resolveWriterConfig({ cacheSize: 8 * 1024 * 1024 }), context: testContext(), file: path });
+    const writer = new VcapFileWriter({
+      writable: new FileWritable(path),
+      codecs: await loadCodecs(),
+      config: resolveWriterConfig({ cacheSize: 8 * 1024 * 1024 }),
+      context: testContext(),
+      file: path,
+    });
     const frames = mixedFrames(40, 4); // 300 kB payloads go straight to the file, behind a placeholder chunk header
     frames.slice(0, 20).forEach((f) => writer.write(f));
     writer.tick(Date.now());

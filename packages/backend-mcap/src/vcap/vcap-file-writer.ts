@@ -17,7 +17,17 @@ import { openChunkCompressor } from '../compress/open-chunk-compressor.js';
 import type { PipelinedCompressor } from '../compress/pipelined-compressor.js';
 import type { Writable } from '../io/writable.js';
 import { McapWriter } from '../mcap/mcap-writer.js';
-import { CHANNEL_METADATA_PREFIX, embedsSchema, fixed6, frequency, HEADER_METADATA, KEY_SEPARATOR, VCAP_LIBRARY, VLINK_PROFILE, writesZstdChunks } from './vcap-format.js';
+import {
+  CHANNEL_METADATA_PREFIX,
+  embedsSchema,
+  fixed6,
+  frequency,
+  HEADER_METADATA,
+  KEY_SEPARATOR,
+  VCAP_LIBRARY,
+  VLINK_PROFILE,
+  writesZstdChunks,
+} from './vcap-format.js';
 
 export interface VcapFileWriterOptions {
   writable: Writable;
@@ -155,7 +165,8 @@ export class VcapFileWriter {
   write(frame: Frame): void {
     if (this.closed) throw new BagError('CLOSED', 'writer is closed', { file: this.file, url: frame.url });
     const ts = frame.timestamp;
-    if (!(ts >= 0) || !Number.isFinite(ts)) throw new BagError('INVALID_ARGUMENT', `bad timestamp ${ts}`, { file: this.file, url: frame.url });
+    if (!(ts >= 0) || !Number.isFinite(ts))
+      throw new BagError('INVALID_ARGUMENT', `bad timestamp ${ts}`, { file: this.file, url: frame.url });
     const a = frame.actionType;
     const action: ActionType = a >= 0 && a <= 8 && Number.isInteger(a) ? a : ActionType.Unknown;
     let ch = (this.byUrl.get(frame.url) ?? NO_CHANNELS)[action];
@@ -268,7 +279,17 @@ export class VcapFileWriter {
     }
     const id = this.mcap.addChannel(frame.url, messageEncoding, schemaId, new Map([['action', actionText(action)]]));
     const globalIndex = this.indexFor ? this.indexFor(frame.url, action) : id - 1;
-    const ch = new ChannelState(id, globalIndex, frame.url, action, kind, countsForFrequency(action), ser, family, frame);
+    const ch = new ChannelState(
+      id,
+      globalIndex,
+      frame.url,
+      action,
+      kind,
+      countsForFrequency(action),
+      ser,
+      family,
+      frame,
+    );
     let slots = this.byUrl.get(frame.url);
     if (!slots) this.byUrl.set(frame.url, (slots = []));
     slots[action] = ch;
@@ -280,15 +301,22 @@ export class VcapFileWriter {
   private reconcile(ch: ChannelState, frame: Frame): void {
     const ser = frame.serType ?? '';
     if (ch.ser && ser && ser !== ch.ser) {
-      throw new BagError('SCHEMA_CONFLICT', `ser "${ser}" conflicts with "${ch.ser}" stored for this url and action`, { file: this.file, url: ch.url });
+      throw new BagError('SCHEMA_CONFLICT', `ser "${ser}" conflicts with "${ch.ser}" stored for this url and action`, {
+        file: this.file,
+        url: ch.url,
+      });
     }
     const nextSer = ch.ser || ser;
     const { family, schema } = this.resolve(nextSer, frame.schemaType, ch.action);
     if (ch.family !== SchemaType.Unknown && family !== SchemaType.Unknown && family !== ch.family) {
-      throw new BagError('SCHEMA_CONFLICT', `family ${schemaTypeLabel(family)} conflicts with ${schemaTypeLabel(ch.family)} stored for this url and action`, {
-        file: this.file,
-        url: ch.url,
-      });
+      throw new BagError(
+        'SCHEMA_CONFLICT',
+        `family ${schemaTypeLabel(family)} conflicts with ${schemaTypeLabel(ch.family)} stored for this url and action`,
+        {
+          file: this.file,
+          url: ch.url,
+        },
+      );
     }
     if (ch.family === SchemaType.Unknown && family !== SchemaType.Unknown) ch.family = family;
     if (nextSer !== ch.ser) {
@@ -304,7 +332,11 @@ export class VcapFileWriter {
   }
 
   /** The schema for a ser (an RPC half for Method actions) and the family it implies (spec §10.1 `resolve_type`). */
-  private resolve(ser: string, explicit: SchemaType, action: ActionType): { family: SchemaType; schema: SchemaData | undefined } {
+  private resolve(
+    ser: string,
+    explicit: SchemaType,
+    action: ActionType,
+  ): { family: SchemaType; schema: SchemaData | undefined } {
     const schema = ser ? this.context.resolveSchema(serForAction(ser, action), explicit) : undefined;
     const encoding = schema ? schema.encoding || schemaTypeLabel(schema.schemaType) : undefined;
     return { family: resolveSchemaType(explicit, ser, encoding), schema };

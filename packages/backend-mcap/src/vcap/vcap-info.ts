@@ -1,5 +1,5 @@
 import {
-  ActionType,
+  type ActionType,
   actionText,
   BagError,
   FORMAT_VERSION,
@@ -45,9 +45,10 @@ export function describeVcap(reader: McapFileReader, path: string, fileSize: num
   const vlink = reader.header.profile === VLINK_PROFILE;
   let complete = reader.mode !== 'recovered' && reader.damagedChunks === 0;
 
-  let stats: Statistics = reader.statistics;
+  const stats: Statistics = reader.statistics;
   if (!reader.fileStatistics) {
-    if (vlink && !tryToFix) throw new BagError('CORRUPT_FILE', 'vcap file has no Statistics record (open with tryToFix)', { file: path });
+    if (vlink && !tryToFix)
+      throw new BagError('CORRUPT_FILE', 'vcap file has no Statistics record (open with tryToFix)', { file: path });
     complete = false;
   }
   const firstMs = stats.messageCount > 0n ? Number(stats.messageStartTime / 1_000_000n) : undefined;
@@ -80,7 +81,7 @@ export function describeVcap(reader: McapFileReader, path: string, fileSize: num
     processName = get('process') ?? UNKNOWN;
     dateTime = get('date') ?? UNKNOWN;
     const tz = get('timezone');
-    timezone = tz === undefined ? 0 : toInt(tz) ?? 0;
+    timezone = tz === undefined ? 0 : (toInt(tz) ?? 0);
     tagName = header?.get('tag') || 'Empty';
     const start = header?.get('start_timestamp');
     startTimestamp = start ? toInt(start) : undefined;
@@ -125,8 +126,10 @@ export function describeVcap(reader: McapFileReader, path: string, fileSize: num
         continue;
       }
       const schema = reader.schemas.get(channel.schemaId);
-      const ser = m.has('ser') ? m.get('ser')! : schema?.name ?? '';
-      const family = m.has('encoding') ? resolveSchemaType(parseSchemaType(m.get('encoding')), ser, schema?.encoding) : familyOf(reader, channel);
+      const ser = m.has('ser') ? m.get('ser')! : (schema?.name ?? '');
+      const family = m.has('encoding')
+        ? resolveSchemaType(parseSchemaType(m.get('encoding')), ser, schema?.encoding)
+        : familyOf(reader, channel);
       const actionType = parseAction(m.get('action') ?? channel.metadata.get('action'));
       metas.set(id, {
         index: id - 1,
@@ -178,9 +181,16 @@ export function describeVcap(reader: McapFileReader, path: string, fileSize: num
   }
   const templates = new Map<number, ChannelTemplate>();
   for (const [id, m] of metas) {
-    templates.set(id, { url: m.url, actionType: m.actionType, serType: serByUrl.get(m.url) ?? '', schemaType: familyByUrl.get(m.url) ?? SchemaType.Unknown });
+    templates.set(id, {
+      url: m.url,
+      actionType: m.actionType,
+      serType: serByUrl.get(m.url) ?? '',
+      schemaType: familyByUrl.get(m.url) ?? SchemaType.Unknown,
+    });
   }
-  const urls: UrlMeta[] = [...metas.values()].sort((a, b) => a.index - b.index).map(({ actionType: _, ...meta }) => meta);
+  const urls: UrlMeta[] = [...metas.values()]
+    .sort((a, b) => a.index - b.index)
+    .map(({ actionType: _, ...meta }) => meta);
 
   const info: Info = {
     path,

@@ -41,13 +41,33 @@ describe('vcap round trips', () => {
   }
 
   test('unchunked files larger than the read window, records straddling its edge', async () => {
-    const frames = Array.from({ length: 2500 }, (_, i): Frame => ({ timestamp: i * 10, url: `u${i % 3}`, data: patternBytes(1500 + (i % 977), i), serType: '', schemaType: SchemaType.Unknown, actionType: ActionType.Publish }));
-    frames.splice(1200, 0, { timestamp: 11_995, url: 'big', data: patternBytes(5 * 1024 * 1024, 1), serType: '', schemaType: SchemaType.Unknown, actionType: ActionType.Publish });
+    const frames = Array.from(
+      { length: 2500 },
+      (_, i): Frame => ({
+        timestamp: i * 10,
+        url: `u${i % 3}`,
+        data: patternBytes(1500 + (i % 977), i),
+        serType: '',
+        schemaType: SchemaType.Unknown,
+        actionType: ActionType.Publish,
+      }),
+    );
+    frames.splice(1200, 0, {
+      timestamp: 11_995,
+      url: 'big',
+      data: patternBytes(5 * 1024 * 1024, 1),
+      serType: '',
+      schemaType: SchemaType.Unknown,
+      actionType: ActionType.Publish,
+    });
     const reader = await openBytes(await recordToBytes(frames, { cacheSize: 0 }));
     const got = readFrames(reader);
     assert.equal(got.length, frames.length);
     got.forEach((f, i) => assert.deepEqual(f.data, frames[i]!.data, `frame ${i}`));
-    assert.deepEqual(readFrames(reader, { urls: ['big'] }).map((f) => f.data.length), [5 * 1024 * 1024]);
+    assert.deepEqual(
+      readFrames(reader, { urls: ['big'] }).map((f) => f.data.length),
+      [5 * 1024 * 1024],
+    );
     reader.close();
   });
 
@@ -106,23 +126,38 @@ describe('vcap round trips', () => {
     assert.equal(info.hasSchema, true);
     assert.equal(info.hasCompleted, true);
     assert.equal(info.fileSize, bytes.length);
-    assert.equal(info.totalRawSize, frames.reduce((s, f) => s + f.data.length, 0));
-    assert.deepEqual(info.urls.map((u) => u.index), info.urls.map((_, i) => i));
+    assert.equal(
+      info.totalRawSize,
+      frames.reduce((s, f) => s + f.data.length, 0),
+    );
+    assert.deepEqual(
+      info.urls.map((u) => u.index),
+      info.urls.map((_, i) => i),
+    );
     const camera = info.urls.find((u) => u.url === 'dds://camera')!;
-    assert.deepEqual({ ...camera, freq: Math.round(camera.freq * 1000) / 1000 }, {
-      index: 0,
-      url: 'dds://camera',
-      type: 'Event',
-      action: 'Pub',
-      ser: 'pb.Image',
-      schemaType: SchemaType.Protobuf,
-      count: 10,
-      size: 2000,
-      loss: 0.5,
-      freq: Math.round((10 / 0.054) * 1000) / 1000,
-    });
+    assert.deepEqual(
+      { ...camera, freq: Math.round(camera.freq * 1000) / 1000 },
+      {
+        index: 0,
+        url: 'dds://camera',
+        type: 'Event',
+        action: 'Pub',
+        ser: 'pb.Image',
+        schemaType: SchemaType.Protobuf,
+        count: 10,
+        size: 2000,
+        loss: 0.5,
+        freq: Math.round((10 / 0.054) * 1000) / 1000,
+      },
+    );
     const svc = info.urls.filter((u) => u.url === 'dds://svc');
-    assert.deepEqual(svc.map((u) => [u.type, u.action, u.freq]), [['Method', 'C/Req', 0], ['Method', 'C/Resp', 0]]);
+    assert.deepEqual(
+      svc.map((u) => [u.type, u.action, u.freq]),
+      [
+        ['Method', 'C/Req', 0],
+        ['Method', 'C/Resp', 0],
+      ],
+    );
   });
 
   test('time windows are inclusive on µs timestamps; url filters use stored urls', async () => {
@@ -130,11 +165,26 @@ describe('vcap round trips', () => {
     const reader = await openBytes(await recordToBytes(frames, { cacheSize: 512 }));
     const q = (query: object) => readFrames(reader, query).map(pick);
     const want = (pred: (f: Frame) => boolean) => frames.filter(pred).map(pick);
-    assert.deepEqual(q({ beginUs: 10_500, endUs: 20_500 }), want((f) => f.timestamp >= 10_500 && f.timestamp <= 20_500));
-    assert.deepEqual(q({ beginUs: 10_501, endUs: 20_499 }), want((f) => f.timestamp >= 10_501 && f.timestamp <= 20_499));
-    assert.deepEqual(q({ endUs: 3_500 }), want((f) => f.timestamp <= 3_500));
-    assert.deepEqual(q({ beginUs: 150_000 }), want((f) => f.timestamp >= 150_000));
-    assert.deepEqual(q({ urls: ['dds://imu', 'dds://svc'], beginUs: 40_000, endUs: 90_000 }), want((f) => ['dds://imu', 'dds://svc'].includes(f.url) && f.timestamp >= 40_000 && f.timestamp <= 90_000));
+    assert.deepEqual(
+      q({ beginUs: 10_500, endUs: 20_500 }),
+      want((f) => f.timestamp >= 10_500 && f.timestamp <= 20_500),
+    );
+    assert.deepEqual(
+      q({ beginUs: 10_501, endUs: 20_499 }),
+      want((f) => f.timestamp >= 10_501 && f.timestamp <= 20_499),
+    );
+    assert.deepEqual(
+      q({ endUs: 3_500 }),
+      want((f) => f.timestamp <= 3_500),
+    );
+    assert.deepEqual(
+      q({ beginUs: 150_000 }),
+      want((f) => f.timestamp >= 150_000),
+    );
+    assert.deepEqual(
+      q({ urls: ['dds://imu', 'dds://svc'], beginUs: 40_000, endUs: 90_000 }),
+      want((f) => ['dds://imu', 'dds://svc'].includes(f.url) && f.timestamp >= 40_000 && f.timestamp <= 90_000),
+    );
     assert.deepEqual(q({ beginUs: 1e9 }), []);
     assert.deepEqual(q({ beginUs: 5000, endUs: 4000 }), []);
     assert.deepEqual(q({ urls: [] }), []);
@@ -157,29 +207,70 @@ describe('vcap round trips', () => {
 
   test('timestamps across 2^32 ns and days into a recording stay exact', async () => {
     const ts = [0, 1, 4_294_967, 4_294_968, 4_294_967_296, 86_400_000_000 * 3 + 7, 2 ** 40 + 123];
-    const frames = ts.map((timestamp, i): Frame => ({ timestamp, url: 'u', data: patternBytes(4, i), serType: '', schemaType: SchemaType.Unknown, actionType: ActionType.Publish }));
-    const reader = await openBytes(await recordToBytes(frames, { cacheSize: 64 }, testContext({ startTimestamp: 4_102_444_800_999 })));
-    assert.deepEqual(readFrames(reader).map((f) => f.timestamp), ts);
-    assert.deepEqual(readFrames(reader, { beginUs: 4_294_967_296, endUs: 4_294_967_296 }).map((f) => f.timestamp), [4_294_967_296]);
+    const frames = ts.map(
+      (timestamp, i): Frame => ({
+        timestamp,
+        url: 'u',
+        data: patternBytes(4, i),
+        serType: '',
+        schemaType: SchemaType.Unknown,
+        actionType: ActionType.Publish,
+      }),
+    );
+    const reader = await openBytes(
+      await recordToBytes(frames, { cacheSize: 64 }, testContext({ startTimestamp: 4_102_444_800_999 })),
+    );
+    assert.deepEqual(
+      readFrames(reader).map((f) => f.timestamp),
+      ts,
+    );
+    assert.deepEqual(
+      readFrames(reader, { beginUs: 4_294_967_296, endUs: 4_294_967_296 }).map((f) => f.timestamp),
+      [4_294_967_296],
+    );
     reader.close();
   });
 });
 
 describe('vcap writer rules', () => {
-  const raw = (timestamp: number, over: Partial<Frame> = {}): Frame => ({ timestamp, url: 'dds://a', data: patternBytes(8, timestamp), serType: 'json', schemaType: SchemaType.Raw, actionType: ActionType.Publish, ...over });
+  const raw = (timestamp: number, over: Partial<Frame> = {}): Frame => ({
+    timestamp,
+    url: 'dds://a',
+    data: patternBytes(8, timestamp),
+    serType: 'json',
+    schemaType: SchemaType.Raw,
+    actionType: ActionType.Publish,
+    ...over,
+  });
 
   test('a family change on a channel is a SCHEMA_CONFLICT and the frame is not stored', async () => {
     const bytes = await recordToBytes([], {}, testContext(), (w) => {
       w.write(raw(1));
-      assert.throws(() => w.write(raw(2, { schemaType: SchemaType.Protobuf })), (e: unknown) => BagError.isInstance(e) && e.code === 'SCHEMA_CONFLICT' && e.url === 'dds://a');
-      assert.throws(() => w.write(raw(3, { serType: 'xml' })), (e: unknown) => BagError.isInstance(e) && e.code === 'SCHEMA_CONFLICT');
+      assert.throws(
+        () => w.write(raw(2, { schemaType: SchemaType.Protobuf })),
+        (e: unknown) => BagError.isInstance(e) && e.code === 'SCHEMA_CONFLICT' && e.url === 'dds://a',
+      );
+      assert.throws(
+        () => w.write(raw(3, { serType: 'xml' })),
+        (e: unknown) => BagError.isInstance(e) && e.code === 'SCHEMA_CONFLICT',
+      );
       w.write(raw(4, { serType: '' })); // an empty ser never conflicts
       w.write(raw(5, { actionType: ActionType.Subscribe, serType: 'other.Type', schemaType: SchemaType.Protobuf })); // another channel
     });
     const reader = await openBytes(bytes);
-    assert.deepEqual(readFrames(reader).map((f) => f.timestamp), [1, 4, 5]);
+    assert.deepEqual(
+      readFrames(reader).map((f) => f.timestamp),
+      [1, 4, 5],
+    );
     // Two channels of one url disagree on ser and family: the url-level values become unknown (spec §5.4 step 8).
-    assert.deepEqual(readFrames(reader).map((f) => [f.serType, f.schemaType]), [['', SchemaType.Unknown], ['', SchemaType.Unknown], ['', SchemaType.Unknown]]);
+    assert.deepEqual(
+      readFrames(reader).map((f) => [f.serType, f.schemaType]),
+      [
+        ['', SchemaType.Unknown],
+        ['', SchemaType.Unknown],
+        ['', SchemaType.Unknown],
+      ],
+    );
     reader.close();
   });
 
@@ -190,7 +281,10 @@ describe('vcap writer rules', () => {
       raw(3, { serType: '', schemaType: SchemaType.Unknown, actionType: ActionType.Set }),
     ]);
     const reader = await openBytes(bytes);
-    assert.deepEqual(new Set(readFrames(reader).map((f) => `${f.serType}/${f.schemaType}`)), new Set([`pb.Image/${SchemaType.Protobuf}`]));
+    assert.deepEqual(
+      new Set(readFrames(reader).map((f) => `${f.serType}/${f.schemaType}`)),
+      new Set([`pb.Image/${SchemaType.Protobuf}`]),
+    );
     reader.close();
   });
 
@@ -200,14 +294,25 @@ describe('vcap writer rules', () => {
       raw(2, { serType: 'pb.Image', schemaType: SchemaType.Protobuf }),
     ]);
     const reader = await openBytes(bytes);
-    assert.deepEqual(reader.info().urls.map((u) => [u.ser, u.schemaType]), [['pb.Image', SchemaType.Protobuf]]);
-    assert.deepEqual(reader.schemas().map((s) => s.name), ['pb.Image']);
+    assert.deepEqual(
+      reader.info().urls.map((u) => [u.ser, u.schemaType]),
+      [['pb.Image', SchemaType.Protobuf]],
+    );
+    assert.deepEqual(
+      reader.schemas().map((s) => s.name),
+      ['pb.Image'],
+    );
     reader.close();
   });
 
   test('writeSchema embeds protobuf/flatbuffers schemas now, once, and ignores other families', async () => {
     const bytes = await recordToBytes([], {}, testContext(), (w) => {
-      const proto = { name: 'pb.Pushed', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: patternBytes(9, 1) };
+      const proto = {
+        name: 'pb.Pushed',
+        encoding: 'protobuf',
+        schemaType: SchemaType.Protobuf,
+        data: patternBytes(9, 1),
+      };
       w.writeSchema(proto);
       w.writeSchema(proto);
       w.writeSchema({ name: 'fbs.T', encoding: 'fbs', schemaType: SchemaType.Unknown, data: patternBytes(5, 2) });
@@ -215,22 +320,34 @@ describe('vcap writer rules', () => {
       w.writeSchema({ name: 'empty', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: new Uint8Array(0) });
     });
     const reader = await openBytes(bytes);
-    assert.deepEqual(reader.schemas().map((s) => [s.name, s.encoding, s.schemaType]), [
-      ['pb.Pushed', 'protobuf', SchemaType.Protobuf],
-      ['fbs.T', 'fbs', SchemaType.Flatbuffers],
-    ]);
+    assert.deepEqual(
+      reader.schemas().map((s) => [s.name, s.encoding, s.schemaType]),
+      [
+        ['pb.Pushed', 'protobuf', SchemaType.Protobuf],
+        ['fbs.T', 'fbs', SchemaType.Flatbuffers],
+      ],
+    );
     assert.equal(reader.info().hasSchema, true);
     reader.close();
   });
 
   test('bad timestamps are refused; actions outside the enum are stored as Unknown', async () => {
     const bytes = await recordToBytes([], {}, testContext(), (w) => {
-      assert.throws(() => w.write(raw(-1)), (e: unknown) => BagError.isInstance(e) && e.code === 'INVALID_ARGUMENT');
-      assert.throws(() => w.write(raw(Number.NaN)), (e: unknown) => BagError.isInstance(e) && e.code === 'INVALID_ARGUMENT');
+      assert.throws(
+        () => w.write(raw(-1)),
+        (e: unknown) => BagError.isInstance(e) && e.code === 'INVALID_ARGUMENT',
+      );
+      assert.throws(
+        () => w.write(raw(Number.NaN)),
+        (e: unknown) => BagError.isInstance(e) && e.code === 'INVALID_ARGUMENT',
+      );
       w.write(raw(7, { actionType: 42 as ActionType }));
     });
     const reader = await openBytes(bytes);
-    assert.deepEqual(readFrames(reader).map((f) => [f.timestamp, f.actionType]), [[7, ActionType.Unknown]]);
+    assert.deepEqual(
+      readFrames(reader).map((f) => [f.timestamp, f.actionType]),
+      [[7, ActionType.Unknown]],
+    );
     assert.equal(reader.info().urls[0]!.type, 'Unknown');
     reader.close();
   });
@@ -239,15 +356,32 @@ describe('vcap writer rules', () => {
     await recordToBytes([raw(1)], {}, testContext(), (w) => {
       w.close();
       w.close();
-      assert.throws(() => w.write(raw(2)), (e: unknown) => BagError.isInstance(e) && e.code === 'CLOSED');
+      assert.throws(
+        () => w.write(raw(2)),
+        (e: unknown) => BagError.isInstance(e) && e.code === 'CLOSED',
+      );
     });
   });
 });
 
 describe('vcap metadata recovery edge cases (spec §5.4)', () => {
-  async function vlinkFile(header: Array<[string, string]>, messagesMs: number[], extra?: (w: McapWriter) => void): Promise<Uint8Array> {
+  async function vlinkFile(
+    header: Array<[string, string]>,
+    messagesMs: number[],
+    extra?: (w: McapWriter) => void,
+  ): Promise<Uint8Array> {
     const writable = new MemoryWritable();
-    const w = new McapWriter({ writable, codecs: await loadCodecs(), profile: 'vlink', library: 'test', chunkSize: 1024, compression: '', compressionLevel: 0, chunkCrc: false, timeBase: 0n });
+    const w = new McapWriter({
+      writable,
+      codecs: await loadCodecs(),
+      profile: 'vlink',
+      library: 'test',
+      chunkSize: 1024,
+      compression: '',
+      compressionLevel: 0,
+      chunkCrc: false,
+      timeBase: 0n,
+    });
     w.start();
     w.addMetadata('VLinkHeader', header);
     const ch = w.addChannel('dds://x', 'raw', 0, new Map([['action', 'Sub']]));
@@ -272,9 +406,15 @@ describe('vcap metadata recovery edge cases (spec §5.4)', () => {
     assert.equal(info.startTimestamp, 4000);
     assert.equal(info.blankDuration, 0);
     assert.equal(info.totalDuration, 3000);
-    assert.deepEqual(readFrames(reader).map((f) => f.timestamp), [250, 500_250, 3_000_250]);
+    assert.deepEqual(
+      readFrames(reader).map((f) => f.timestamp),
+      [250, 500_250, 3_000_250],
+    );
     // No VLinkChannel_* records: the fallback metas (step 7), and the file counts as incomplete.
-    assert.deepEqual(info.urls.map((u) => [u.index, u.url, u.type, u.action, u.count]), [[0, 'dds://x', 'Event', 'Sub', 3]]);
+    assert.deepEqual(
+      info.urls.map((u) => [u.index, u.url, u.type, u.action, u.count]),
+      [[0, 'dds://x', 'Event', 'Sub', 3]],
+    );
     assert.equal(info.hasCompleted, false);
     assert.equal(readFrames(reader)[0]!.actionType, ActionType.Subscribe);
     reader.close();
@@ -282,7 +422,10 @@ describe('vcap metadata recovery edge cases (spec §5.4)', () => {
 
   test('a start before the first message gives a blank duration', async () => {
     const reader = await openBytes(await vlinkFile(full('1000'), [4000, 4500]));
-    assert.deepEqual([reader.info().startTimestamp, reader.info().blankDuration, reader.info().totalDuration], [1000, 3000, 3500]);
+    assert.deepEqual(
+      [reader.info().startTimestamp, reader.info().blankDuration, reader.info().totalDuration],
+      [1000, 3000, 3500],
+    );
     reader.close();
   });
 
@@ -297,13 +440,24 @@ describe('vcap metadata recovery edge cases (spec §5.4)', () => {
   });
 
   test('another major version is refused', async () => {
-    await assert.rejects(openBytes(await vlinkFile(full('0', '3.0.0'), [1])), (e: unknown) => BagError.isInstance(e) && e.code === 'VERSION_MISMATCH');
+    await assert.rejects(
+      openBytes(await vlinkFile(full('0', '3.0.0'), [1])),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'VERSION_MISMATCH',
+    );
   });
 
   test('a VLinkChannel_N whose index is not N−1 is ignored', async () => {
-    const bytes = await vlinkFile(full('0'), [1, 2], (w) => w.addMetadata('VLinkChannel_1', [['index', '5'], ['ser', 'wrong']]));
+    const bytes = await vlinkFile(full('0'), [1, 2], (w) =>
+      w.addMetadata('VLinkChannel_1', [
+        ['index', '5'],
+        ['ser', 'wrong'],
+      ]),
+    );
     const reader = await openBytes(bytes);
-    assert.deepEqual(reader.info().urls.map((u) => [u.index, u.ser]), [[0, '']]);
+    assert.deepEqual(
+      reader.info().urls.map((u) => [u.index, u.ser]),
+      [[0, '']],
+    );
     assert.equal(reader.info().hasCompleted, false);
     reader.close();
   });

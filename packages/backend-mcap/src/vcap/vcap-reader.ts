@@ -36,12 +36,22 @@ export class VcapReader implements BackendReader {
   }
 
   /** Opens a file: a damaged or unfinished VLink file needs `tryToFix`; foreign MCAP files may always be scanned. */
-  static open(path: string, options: ReaderOptions, codecs: Codecs, readable: Readable = new FileReadable(path)): VcapReader {
+  static open(
+    path: string,
+    options: ReaderOptions,
+    codecs: Codecs,
+    readable: Readable = new FileReadable(path),
+  ): VcapReader {
     const { mcap, layout } = VcapReader.load(path, options, codecs, readable);
     return new VcapReader(path, mcap, layout, { options, codecs, readable });
   }
 
-  private static load(path: string, options: ReaderOptions, codecs: Codecs, readable: Readable): { mcap: McapFileReader; layout: VcapLayout } {
+  private static load(
+    path: string,
+    options: ReaderOptions,
+    codecs: Codecs,
+    readable: Readable,
+  ): { mcap: McapFileReader; layout: VcapLayout } {
     try {
       const mcap = McapFileReader.open(readable, {
         codecs,
@@ -83,7 +93,8 @@ export class VcapReader implements BackendReader {
     if (query.urls) {
       const wanted = new Set(query.urls);
       channelIds = [];
-      for (let id = 0; id < this.byId.length; id++) if (this.byId[id] && wanted.has(this.byId[id]!.url)) channelIds.push(id);
+      for (let id = 0; id < this.byId.length; id++)
+        if (this.byId[id] && wanted.has(this.byId[id]!.url)) channelIds.push(id);
       if (channelIds.length === 0) return;
     }
     const start = this.layout.startNs;
@@ -96,7 +107,14 @@ export class VcapReader implements BackendReader {
       ...(endTime === undefined ? {} : { endTime }),
       ...(channelIds ? { channelIds } : {}),
     });
-    const frame: Frame = { timestamp: 0, url: '', data: cursor.data, serType: '', schemaType: SchemaType.Unknown, actionType: ActionType.Unknown };
+    const frame: Frame = {
+      timestamp: 0,
+      url: '',
+      data: cursor.data,
+      serType: '',
+      schemaType: SchemaType.Unknown,
+      actionType: ActionType.Unknown,
+    };
     const byId = this.byId;
     const baseHi = this.baseHi;
     const baseLo = this.baseLo;
@@ -147,7 +165,9 @@ export class VcapReader implements BackendReader {
       throw new BagError('NOT_SUPPORTED', 'only a reader opened on a file can repair it', { file: this.path });
     }
     if (context.options.readOnly !== false) {
-      throw new BagError('NOT_SUPPORTED', 'fix and reindex rewrite the file: open the reader with readOnly: false', { file: this.path });
+      throw new BagError('NOT_SUPPORTED', 'fix and reindex rewrite the file: open the reader with readOnly: false', {
+        file: this.path,
+      });
     }
     this.lastFixReport = await fixVcap(this.path, { codecs: context.codecs, onlyIfBroken });
     if (!this.lastFixReport.rewritten) return true;

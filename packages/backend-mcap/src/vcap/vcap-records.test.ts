@@ -8,16 +8,49 @@ import { FB_SCHEMA, mcapIndexed, mcapStream, mixedFrames, recordToBytes, testCon
 
 // Our output checked record by record with @mcap/core's readers (CRC validation on), against spec §5.1–5.3.
 
-const VARIANTS: Array<{ name: string; config: Partial<WriterConfig>; compress: 'zstd' | 'None'; chunked: boolean; bigEvery?: number }> = [
+const VARIANTS: Array<{
+  name: string;
+  config: Partial<WriterConfig>;
+  compress: 'zstd' | 'None';
+  chunked: boolean;
+  bigEvery?: number;
+}> = [
   { name: 'default chunks, no compression', config: {}, compress: 'None', chunked: true },
   { name: 'zstd chunks with CRC', config: { compress: 'zstd', enableChunkCrc: true }, compress: 'zstd', chunked: true },
-  { name: 'auto = zstd, small chunks', config: { compress: 'auto', cacheSize: 1500, enableChunkCrc: true }, compress: 'zstd', chunked: true },
+  {
+    name: 'auto = zstd, small chunks',
+    config: { compress: 'auto', cacheSize: 1500, enableChunkCrc: true },
+    compress: 'zstd',
+    chunked: true,
+  },
   { name: 'tiny uncompressed chunks, CRC off', config: { cacheSize: 300 }, compress: 'None', chunked: true },
   // Chunks under 1 KiB stay uncompressed (mcap's writer rule), although the header says zstd.
-  { name: 'zstd with chunks too small to compress', config: { compress: 'zstd', cacheSize: 600 }, compress: 'zstd', chunked: true },
-  { name: 'no chunking (cacheSize 0) forces no compression', config: { cacheSize: 0, compress: 'zstd' }, compress: 'None', chunked: false },
-  { name: 'big payloads written around the chunk buffer, CRC on', config: { cacheSize: 512 * 1024, enableChunkCrc: true }, compress: 'None', chunked: true, bigEvery: 7 },
-  { name: 'big payloads, zstd level map (slowest)', config: { compress: 'zstd', compressLevel: 5 }, compress: 'zstd', chunked: true, bigEvery: 13 },
+  {
+    name: 'zstd with chunks too small to compress',
+    config: { compress: 'zstd', cacheSize: 600 },
+    compress: 'zstd',
+    chunked: true,
+  },
+  {
+    name: 'no chunking (cacheSize 0) forces no compression',
+    config: { cacheSize: 0, compress: 'zstd' },
+    compress: 'None',
+    chunked: false,
+  },
+  {
+    name: 'big payloads written around the chunk buffer, CRC on',
+    config: { cacheSize: 512 * 1024, enableChunkCrc: true },
+    compress: 'None',
+    chunked: true,
+    bigEvery: 7,
+  },
+  {
+    name: 'big payloads, zstd level map (slowest)',
+    config: { compress: 'zstd', compressLevel: 5 },
+    compress: 'zstd',
+    chunked: true,
+    bigEvery: 13,
+  },
 ];
 
 const START = 1_773_712_800_123;
@@ -41,27 +74,36 @@ for (const v of VARIANTS) {
       const meta = records[1]!;
       assert.equal(meta.type, 'Metadata');
       assert.equal(meta.name, 'VLinkHeader');
-      assert.deepEqual([...meta.metadata], [
-        ['tag', 'drive-1'],
-        ['version', '2.1.0'],
-        ['compress', v.compress],
-        ['process', 'proc'],
-        ['date', formatVlinkDate(START)],
-        ['timezone', '480'],
-        ['start_timestamp', String(START)],
-      ]);
+      assert.deepEqual(
+        [...meta.metadata],
+        [
+          ['tag', 'drive-1'],
+          ['version', '2.1.0'],
+          ['compress', v.compress],
+          ['process', 'proc'],
+          ['date', formatVlinkDate(START)],
+          ['timezone', '480'],
+          ['start_timestamp', String(START)],
+        ],
+      );
       const lastMessage = records.map((r) => r.type).lastIndexOf('Message');
       const channelMetas = records.filter((r) => r.type === 'Metadata' && r.name.startsWith('VLinkChannel_'));
       const dataEnd = records.findIndex((r) => r.type === 'DataEnd');
       const channelCount = records.slice(0, dataEnd).filter((r) => r.type === 'Channel').length;
       assert.equal(channelMetas.length, channelCount);
       assert.ok(records.indexOf(channelMetas[0]!) > lastMessage, 'VLinkChannel_* come after every message');
-      assert.deepEqual(channelMetas.map((m) => m.type === 'Metadata' && m.name), Array.from({ length: channelCount }, (_, i) => `VLinkChannel_${i + 1}`));
+      assert.deepEqual(
+        channelMetas.map((m) => m.type === 'Metadata' && m.name),
+        Array.from({ length: channelCount }, (_, i) => `VLinkChannel_${i + 1}`),
+      );
       assert.equal(records.at(-1)!.type, 'Footer');
       assert.equal(records.filter((r) => r.type === 'Chunk').length > 0, v.chunked);
       if (v.compress === 'None') assert.ok(records.every((r) => r.type !== 'Chunk' || r.compression === ''));
-      const sizes = records.flatMap((r) => (r.type === 'Chunk' ? [[r.compression, Number(r.uncompressedSize)] as const] : []));
-      for (const [compression, size] of sizes) if (size < 1024) assert.equal(compression, '', 'chunks under 1 KiB are stored uncompressed');
+      const sizes = records.flatMap((r) =>
+        r.type === 'Chunk' ? [[r.compression, Number(r.uncompressedSize)] as const] : [],
+      );
+      for (const [compression, size] of sizes)
+        if (size < 1024) assert.equal(compression, '', 'chunks under 1 KiB are stored uncompressed');
       if (v.compress === 'zstd' && sizes.some(([, size]) => size >= 4096)) assert.ok(sizes.some(([c]) => c === 'zstd'));
       // Messages in the stream: file order is write order, sequences count per channel from 1.
       const messages = records.filter((r) => r.type === 'Message');
@@ -78,7 +120,8 @@ for (const v of VARIANTS) {
       });
       // Schema and channel records precede their first use.
       const firstUse = (id: number) => records.findIndex((r) => r.type === 'Message' && r.channelId === id);
-      for (const r of records.slice(0, dataEnd)) if (r.type === 'Channel') assert.ok(records.indexOf(r) < firstUse(r.id));
+      for (const r of records.slice(0, dataEnd))
+        if (r.type === 'Channel') assert.ok(records.indexOf(r) < firstUse(r.id));
     });
 
     test('summary: channels, schemas, statistics, metadata (McapIndexedReader)', async () => {
@@ -92,7 +135,9 @@ for (const v of VARIANTS) {
         metadata: Object.fromEntries(c.metadata),
       }));
       const firstSeen: string[] = [];
-      for (const f of frames) if (!firstSeen.includes(`${f.url} ${actionText(f.actionType)}`)) firstSeen.push(`${f.url} ${actionText(f.actionType)}`);
+      for (const f of frames)
+        if (!firstSeen.includes(`${f.url} ${actionText(f.actionType)}`))
+          firstSeen.push(`${f.url} ${actionText(f.actionType)}`);
       const encodingOf: Record<string, [string, string]> = {
         'dds://camera': ['protobuf', 'pb.Image'],
         'dds://pose': ['flatbuffers', 'fb.Pose'],
@@ -105,11 +150,23 @@ for (const v of VARIANTS) {
         channels,
         firstSeen.map((key, i) => {
           const [topic, action] = key.split(' ') as [string, string];
-          return { id: i + 1, topic, messageEncoding: encodingOf[topic]![0], schema: encodingOf[topic]![1], metadata: { action } };
+          return {
+            id: i + 1,
+            topic,
+            messageEncoding: encodingOf[topic]![0],
+            schema: encodingOf[topic]![1],
+            metadata: { action },
+          };
         }),
       );
-      const idOf = (topic: string, action: string) => channels.find((c) => c.topic === topic && c.metadata['action'] === action)!.id;
-      const schemas = [...reader.schemasById.values()].map((s) => [s.id, s.name, s.encoding, Buffer.from(s.data).equals(Buffer.from(s.name === 'pb.Image' ? SAMPLE_PROTO_SCHEMA.data : FB_SCHEMA.data))]);
+      const idOf = (topic: string, action: string) =>
+        channels.find((c) => c.topic === topic && c.metadata['action'] === action)!.id;
+      const schemas = [...reader.schemasById.values()].map((s) => [
+        s.id,
+        s.name,
+        s.encoding,
+        Buffer.from(s.data).equals(Buffer.from(s.name === 'pb.Image' ? SAMPLE_PROTO_SCHEMA.data : FB_SCHEMA.data)),
+      ]);
       // Method urls never reference their RPC schemas, so those are never written (lazy records, spec §5.2).
       assert.deepEqual(schemas, [
         [1, 'pb.Image', 'protobuf', true],
@@ -125,11 +182,15 @@ for (const v of VARIANTS) {
       assert.equal(st.messageEndTime, ns(frames.at(-1)!));
       assert.equal(st.chunkCount, reader.chunkIndexes.length);
       assert.equal(st.chunkCount > 0, v.chunked);
-      if (v.config.cacheSize !== undefined && v.config.cacheSize > 0 && v.config.cacheSize < 2000) assert.ok(st.chunkCount > 5, `${st.chunkCount} chunks`);
+      if (v.config.cacheSize !== undefined && v.config.cacheSize > 0 && v.config.cacheSize < 2000)
+        assert.ok(st.chunkCount > 5, `${st.chunkCount} chunks`);
       let total = 0n;
       for (const n of st.channelMessageCounts.values()) total += n;
       assert.equal(total, BigInt(frames.length));
-      assert.deepEqual(reader.metadataIndexes.map((m) => m.name), ['VLinkHeader', ...channels.map((c) => `VLinkChannel_${c.id}`)]);
+      assert.deepEqual(
+        reader.metadataIndexes.map((m) => m.name),
+        ['VLinkHeader', ...channels.map((c) => `VLinkChannel_${c.id}`)],
+      );
 
       // VLinkChannel_* values.
       const metas = new Map<string, Map<string, string>>();
@@ -137,17 +198,20 @@ for (const v of VARIANTS) {
       const imu = metas.get(`VLinkChannel_${idOf('dds://imu', 'Pub')}`)!;
       const imuFrames = frames.filter((f) => f.url === 'dds://imu');
       const span = (imuFrames.at(-1)!.timestamp - imuFrames[0]!.timestamp) / 1e6;
-      assert.deepEqual([...imu], [
-        ['index', String(idOf('dds://imu', 'Pub') - 1)],
-        ['type', 'Event'],
-        ['action', 'Pub'],
-        ['encoding', 'raw'],
-        ['ser', 'json'],
-        ['count', String(imuFrames.length)],
-        ['size', String(imuFrames.reduce((s, f) => s + f.data.length, 0))],
-        ['loss', '0.125000'],
-        ['freq', (imuFrames.length / span).toFixed(6)],
-      ]);
+      assert.deepEqual(
+        [...imu],
+        [
+          ['index', String(idOf('dds://imu', 'Pub') - 1)],
+          ['type', 'Event'],
+          ['action', 'Pub'],
+          ['encoding', 'raw'],
+          ['ser', 'json'],
+          ['count', String(imuFrames.length)],
+          ['size', String(imuFrames.reduce((s, f) => s + f.data.length, 0))],
+          ['loss', '0.125000'],
+          ['freq', (imuFrames.length / span).toFixed(6)],
+        ],
+      );
       const svc = metas.get(`VLinkChannel_${idOf('dds://svc', 'C/Resp')}`)!;
       assert.equal(svc.get('type'), 'Method');
       assert.equal(svc.get('ser'), 'pb.Req|pb.Resp');
@@ -165,7 +229,10 @@ for (const v of VARIANTS) {
       assert.deepEqual(all, frames.map(ns));
       const camera: number[] = [];
       for await (const m of reader.readMessages({ topics: ['dds://camera'] })) camera.push(m.sequence);
-      assert.deepEqual(camera, frames.filter((f) => f.url === 'dds://camera').map((_, i) => i + 1));
+      assert.deepEqual(
+        camera,
+        frames.filter((f) => f.url === 'dds://camera').map((_, i) => i + 1),
+      );
     });
   });
 }

@@ -11,9 +11,24 @@ import { VcapReader } from './vcap-reader.js';
 
 // Test-only helpers (the `*.test.*` name keeps them out of the published package).
 
-export const FB_SCHEMA = { name: 'fb.Pose', encoding: '', schemaType: SchemaType.Flatbuffers, data: patternBytes(40, 5) };
-export const RPC_REQ = { name: 'pb.Req', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: patternBytes(20, 6) };
-export const RPC_RESP = { name: 'pb.Resp', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: patternBytes(24, 7) };
+export const FB_SCHEMA = {
+  name: 'fb.Pose',
+  encoding: '',
+  schemaType: SchemaType.Flatbuffers,
+  data: patternBytes(40, 5),
+};
+export const RPC_REQ = {
+  name: 'pb.Req',
+  encoding: 'protobuf',
+  schemaType: SchemaType.Protobuf,
+  data: patternBytes(20, 6),
+};
+export const RPC_RESP = {
+  name: 'pb.Resp',
+  encoding: 'protobuf',
+  schemaType: SchemaType.Protobuf,
+  data: patternBytes(24, 7),
+};
 
 export function testContext(overrides: Parameters<typeof createTestContext>[0] = {}): RecordingContext {
   return createTestContext({ schemas: [SAMPLE_PROTO_SCHEMA, FB_SCHEMA, RPC_REQ, RPC_RESP], ...overrides });
@@ -27,7 +42,13 @@ export async function recordToBytes(
   during?: (writer: VcapFileWriter) => void,
 ): Promise<Uint8Array> {
   const writable = new MemoryWritable();
-  const writer = new VcapFileWriter({ writable, codecs: await loadCodecs(), config: resolveWriterConfig(config), context, file: 'mem.vcap' });
+  const writer = new VcapFileWriter({
+    writable,
+    codecs: await loadCodecs(),
+    config: resolveWriterConfig(config),
+    context,
+    file: 'mem.vcap',
+  });
   for (const f of frames) writer.write(f);
   during?.(writer);
   writer.close();
@@ -48,7 +69,9 @@ export function readFrames(reader: VcapReader, query = {}): Frame[] {
 /** `@mcap/core` decompress handlers backed by our codec map. */
 export async function mcapHandlers(): Promise<Record<string, (b: Uint8Array, size: bigint) => Uint8Array>> {
   const codecs: Codecs = await loadCodecs();
-  return Object.fromEntries(Object.entries(codecs).map(([name, c]) => [name, (b: Uint8Array, size: bigint) => c.decompress(b, Number(size))]));
+  return Object.fromEntries(
+    Object.entries(codecs).map(([name, c]) => [name, (b: Uint8Array, size: bigint) => c.decompress(b, Number(size))]),
+  );
 }
 
 export async function mcapIndexed(bytes: Uint8Array): Promise<McapIndexedReader> {
@@ -61,7 +84,11 @@ export async function mcapIndexed(bytes: Uint8Array): Promise<McapIndexedReader>
 
 /** Every record of the file through `@mcap/core`'s streaming reader with CRC validation on. */
 export async function mcapStream(bytes: Uint8Array): Promise<McapTypes.TypedMcapRecord[]> {
-  const reader = new McapStreamReader({ validateCrcs: true, includeChunks: true, decompressHandlers: await mcapHandlers() });
+  const reader = new McapStreamReader({
+    validateCrcs: true,
+    includeChunks: true,
+    decompressHandlers: await mcapHandlers(),
+  });
   reader.append(bytes);
   const out: McapTypes.TypedMcapRecord[] = [];
   for (let r; (r = reader.nextRecord()); ) out.push(r);
@@ -76,12 +103,60 @@ export function mixedFrames(count = 60, bigEvery = 0): Frame[] {
     const timestamp = 500 + i * 1_000;
     const k = i % 6;
     const big = bigEvery > 0 && i % bigEvery === 0;
-    if (k === 0) frames.push({ timestamp, url: 'dds://camera', data: patternBytes(big ? 300_000 : 200, i), serType: 'pb.Image', schemaType: SchemaType.Protobuf, actionType: ActionType.Publish });
-    else if (k === 1) frames.push({ timestamp, url: 'dds://pose', data: patternBytes(32, i), serType: 'fb.Pose', schemaType: SchemaType.Flatbuffers, actionType: ActionType.Subscribe });
-    else if (k === 2) frames.push({ timestamp, url: 'dds://imu', data: patternBytes(64, i), serType: 'json', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
-    else if (k === 3) frames.push({ timestamp, url: 'dds://svc', data: patternBytes(16, i), serType: 'pb.Req|pb.Resp', schemaType: SchemaType.Protobuf, actionType: i % 12 === 3 ? ActionType.ClientRequest : ActionType.ClientResponse });
-    else if (k === 4) frames.push({ timestamp, url: 'dds://param', data: patternBytes(8, i), serType: 'raw', schemaType: SchemaType.Raw, actionType: Math.floor(i / 6) % 2 ? ActionType.Set : ActionType.Get });
-    else frames.push({ timestamp, url: 'dds://blob', data: patternBytes(12, i), serType: '', schemaType: SchemaType.Unknown, actionType: ActionType.Publish });
+    if (k === 0)
+      frames.push({
+        timestamp,
+        url: 'dds://camera',
+        data: patternBytes(big ? 300_000 : 200, i),
+        serType: 'pb.Image',
+        schemaType: SchemaType.Protobuf,
+        actionType: ActionType.Publish,
+      });
+    else if (k === 1)
+      frames.push({
+        timestamp,
+        url: 'dds://pose',
+        data: patternBytes(32, i),
+        serType: 'fb.Pose',
+        schemaType: SchemaType.Flatbuffers,
+        actionType: ActionType.Subscribe,
+      });
+    else if (k === 2)
+      frames.push({
+        timestamp,
+        url: 'dds://imu',
+        data: patternBytes(64, i),
+        serType: 'json',
+        schemaType: SchemaType.Raw,
+        actionType: ActionType.Publish,
+      });
+    else if (k === 3)
+      frames.push({
+        timestamp,
+        url: 'dds://svc',
+        data: patternBytes(16, i),
+        serType: 'pb.Req|pb.Resp',
+        schemaType: SchemaType.Protobuf,
+        actionType: i % 12 === 3 ? ActionType.ClientRequest : ActionType.ClientResponse,
+      });
+    else if (k === 4)
+      frames.push({
+        timestamp,
+        url: 'dds://param',
+        data: patternBytes(8, i),
+        serType: 'raw',
+        schemaType: SchemaType.Raw,
+        actionType: Math.floor(i / 6) % 2 ? ActionType.Set : ActionType.Get,
+      });
+    else
+      frames.push({
+        timestamp,
+        url: 'dds://blob',
+        data: patternBytes(12, i),
+        serType: '',
+        schemaType: SchemaType.Unknown,
+        actionType: ActionType.Publish,
+      });
   }
   return frames;
 }

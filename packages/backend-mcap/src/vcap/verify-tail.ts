@@ -9,7 +9,11 @@ export function verifyTrailingMagic(path: string): void {
   try {
     const size = readable.size();
     const tail = size >= MAGIC.length ? readable.read(size - MAGIC.length, MAGIC.length) : new Uint8Array(0);
-    if (!hasMagic(tail, 0, MAGIC)) throw new BagError('IO_ERROR', 'file does not end with the MCAP magic after close', { file: path, offset: Math.max(0, size - MAGIC.length) });
+    if (!hasMagic(tail, 0, MAGIC))
+      throw new BagError('IO_ERROR', 'file does not end with the MCAP magic after close', {
+        file: path,
+        offset: Math.max(0, size - MAGIC.length),
+      });
   } finally {
     readable.close();
   }

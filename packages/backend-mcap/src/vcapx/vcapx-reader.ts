@@ -7,7 +7,10 @@ import { VcapReader } from '../vcap/vcap-reader.js';
  * on the first segment's start (VLink's `total_start_timestamp_ns`); each segment's channels resolve through its own
  * `VLinkChannel_*` records.
  */
-export async function openVcapx(path: string, options: ReaderOptions & { files?: SplitFiles } = {}): Promise<SplitReader> {
+export async function openVcapx(
+  path: string,
+  options: ReaderOptions & { files?: SplitFiles } = {},
+): Promise<SplitReader> {
   const codecs = await loadCodecs();
   return SplitReader.open(
     path,

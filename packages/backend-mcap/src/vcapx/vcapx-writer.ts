@@ -148,15 +148,23 @@ class VcapxFormat implements SplitFormat {
       return frame;
     }
     if (inSer && pair.ser && inSer !== pair.ser) {
-      throw new BagError('SCHEMA_CONFLICT', `ser "${inSer}" conflicts with "${pair.ser}" recorded for this url and action`, { file, url: frame.url });
+      throw new BagError(
+        'SCHEMA_CONFLICT',
+        `ser "${inSer}" conflicts with "${pair.ser}" recorded for this url and action`,
+        { file, url: frame.url },
+      );
     }
     const ser = pair.ser || inSer;
     const family = this.family(ser, frame.schemaType, action);
     if (pair.family !== SchemaType.Unknown && family !== SchemaType.Unknown && family !== pair.family) {
-      throw new BagError('SCHEMA_CONFLICT', `family ${schemaTypeLabel(family)} conflicts with ${schemaTypeLabel(pair.family)} recorded for this url and action`, {
-        file,
-        url: frame.url,
-      });
+      throw new BagError(
+        'SCHEMA_CONFLICT',
+        `family ${schemaTypeLabel(family)} conflicts with ${schemaTypeLabel(pair.family)} recorded for this url and action`,
+        {
+          file,
+          url: frame.url,
+        },
+      );
     }
     if (pair.family === SchemaType.Unknown) pair.family = family;
     pair.ser = ser;
@@ -175,7 +183,17 @@ class VcapxFormat implements SplitFormat {
     if (!slots) this.byUrl.set(url, (slots = []));
     let pair = slots[action];
     if (!pair) {
-      pair = { index: this.pairs.length, url, action, type: urlKindOf(action), ser: '', family: SchemaType.Unknown, segment: 0, lastSer: '', lastType: SchemaType.Unknown };
+      pair = {
+        index: this.pairs.length,
+        url,
+        action,
+        type: urlKindOf(action),
+        ser: '',
+        family: SchemaType.Unknown,
+        segment: 0,
+        lastSer: '',
+        lastType: SchemaType.Unknown,
+      };
       slots[action] = pair;
       this.pairs.push(pair);
     }
@@ -208,7 +226,12 @@ class VcapSegment implements SegmentWriter {
     const action: ActionType = a >= 0 && a <= 8 && Number.isInteger(a) ? a : ActionType.Unknown;
     const pair = this.format.lookup(frame.url, action);
     let target = frame;
-    if (pair === undefined || pair.segment !== this.number || pair.lastSer !== frame.serType || pair.lastType !== frame.schemaType) {
+    if (
+      pair === undefined ||
+      pair.segment !== this.number ||
+      pair.lastSer !== frame.serType ||
+      pair.lastType !== frame.schemaType
+    ) {
       target = this.format.check(pair, frame, action, this.number, this.path);
     }
     this.writer.write(target);
@@ -248,7 +271,8 @@ class VcapSegment implements SegmentWriter {
 
   stats(): SegmentStats {
     const urls = new Map<number, UrlCounters>();
-    for (const c of this.writer.channelSummaries()) urls.set(c.globalIndex, { count: c.count, size: c.size, firstTs: c.firstUs, lastTs: c.lastUs });
+    for (const c of this.writer.channelSummaries())
+      urls.set(c.globalIndex, { count: c.count, size: c.size, firstTs: c.firstUs, lastTs: c.lastUs });
     return { rows: this.rows, maxTs: this.writer.lastTimestamp(), urls };
   }
 }

@@ -3,8 +3,25 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { ActionType, BagError, BagReader, BagWriter, formatVlinkDate, registerBackend, resolveWriterConfig, SchemaType, type Frame } from '@vlink/bag-core';
-import { createTestContext, patternBytes, runBackendConformance, runSplitRecoveryConformance, SAMPLE_PROTO_SCHEMA, sampleFrames } from '@vlink/bag-core/testing';
+import {
+  ActionType,
+  BagError,
+  BagReader,
+  BagWriter,
+  formatVlinkDate,
+  registerBackend,
+  resolveWriterConfig,
+  SchemaType,
+  type Frame,
+} from '@vlink/bag-core';
+import {
+  createTestContext,
+  patternBytes,
+  runBackendConformance,
+  runSplitRecoveryConformance,
+  SAMPLE_PROTO_SCHEMA,
+  sampleFrames,
+} from '@vlink/bag-core/testing';
 import { mcapBackend } from '../backend.js';
 import { loadCodecs } from '../codecs.js';
 import { VcapReader } from '../vcap/vcap-reader.js';
@@ -14,14 +31,23 @@ const SPLIT = { splitBySize: 64 * 1024 };
 // The shared Backend behaviour against .vcapx, with a split size small enough for several segments.
 runBackendConformance({ backend: mcapBackend, extension: '.vcapx', config: SPLIT });
 runSplitRecoveryConformance({ backend: mcapBackend, extension: '.vcapx' });
-runBackendConformance({ backend: mcapBackend, extension: '.vcapx', config: { ...SPLIT, splitNameByTime: true, cacheSize: 4096 } });
+runBackendConformance({
+  backend: mcapBackend,
+  extension: '.vcapx',
+  config: { ...SPLIT, splitNameByTime: true, cacheSize: 4096 },
+});
 
 registerBackend(mcapBackend);
 const dir = mkdtempSync(join(tmpdir(), 'vlink-vcapx-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const codecs = await loadCodecs();
 
-async function record(path: string, frames: Frame[], config = {}, context = createTestContext({ schemas: [SAMPLE_PROTO_SCHEMA] })) {
+async function record(
+  path: string,
+  frames: Frame[],
+  config = {},
+  context = createTestContext({ schemas: [SAMPLE_PROTO_SCHEMA] }),
+) {
   const writer = await mcapBackend.createWriter(path, resolveWriterConfig({ ...SPLIT, ...config }), context);
   for (const frame of frames) writer.write(frame);
   writer.close();
@@ -38,7 +64,10 @@ describe('.vcapx writer', () => {
     const m = manifestOf(path);
     const files: string[] = m.VLinkFiles;
     assert.ok(files.length >= 3, `expected several segments, got ${files.length}`);
-    assert.deepEqual(files, files.map((_, i) => `split.${i + 1}.vcap`));
+    assert.deepEqual(
+      files,
+      files.map((_, i) => `split.${i + 1}.vcap`),
+    );
     assert.equal(m.VLinkHeader.compress, 'zstd');
     assert.equal(m.VLinkHeader.complete, true);
     assert.equal(m.VLinkHeader.count, input.length);
@@ -46,11 +75,32 @@ describe('.vcapx writer', () => {
     const pairs = [...new Map(input.map((f) => [`${f.url} ${f.actionType}`, f])).values()];
     assert.deepEqual(
       m.VLinkUrls.map((u: { index: number; url: string; action: string }) => [u.index, u.url, u.action]),
-      pairs.map((f, i) => [i, f.url, ['Unknown', 'C/Req', 'C/Resp', 'S/Req', 'S/Resp', 'Pub', 'Sub', 'Set', 'Get'][f.actionType]]),
+      pairs.map((f, i) => [
+        i,
+        f.url,
+        ['Unknown', 'C/Req', 'C/Resp', 'S/Req', 'S/Resp', 'Pub', 'Sub', 'Set', 'Get'][f.actionType],
+      ]),
     );
-    assert.deepEqual(Object.keys(m.VLinkUrls[0]), ['index', 'url', 'type', 'action', 'ser', 'encoding', 'count', 'size', 'loss', 'freq']);
+    assert.deepEqual(Object.keys(m.VLinkUrls[0]), [
+      'index',
+      'url',
+      'type',
+      'action',
+      'ser',
+      'encoding',
+      'count',
+      'size',
+      'loss',
+      'freq',
+    ]);
     const rpc = m.VLinkUrls.filter((u: { url: string }) => u.url === 'dds://planner/method');
-    assert.deepEqual(rpc.map((u: { type: string; ser: string }) => [u.type, u.ser]), [['Method', 'pb.Req|pb.Resp'], ['Method', 'pb.Req|pb.Resp']]);
+    assert.deepEqual(
+      rpc.map((u: { type: string; ser: string }) => [u.type, u.ser]),
+      [
+        ['Method', 'pb.Req|pb.Resp'],
+        ['Method', 'pb.Req|pb.Resp'],
+      ],
+    );
     let total = 0;
     for (const [i, file] of files.entries()) {
       const segment = await VcapReader.open(join(dir, file), { readOnly: true }, codecs);
@@ -59,7 +109,10 @@ describe('.vcapx writer', () => {
         assert.equal(info.hasCompleted, true);
         assert.equal(info.startTimestamp, context.startTimestamp);
         const first = segment.frames({}).next().value as Frame;
-        assert.equal(info.dateTime, formatVlinkDate(context.startTimestamp + (i === 0 ? 0 : Math.trunc(first.timestamp / 1000))));
+        assert.equal(
+          info.dateTime,
+          formatVlinkDate(context.startTimestamp + (i === 0 ? 0 : Math.trunc(first.timestamp / 1000))),
+        );
         // Channel records stay per file (index = channel id − 1, spec §5.4); their pairs are the manifest's.
         for (const u of info.urls) {
           assert.ok(m.VLinkUrls.some((g: { url: string; action: string }) => g.url === u.url && g.action === u.action));
@@ -75,7 +128,14 @@ describe('.vcapx writer', () => {
   test('a pair keeps its ser across segments; a conflicting ser in a later segment is rejected', async () => {
     const path = join(dir, 'ser.vcapx');
     const writer = await mcapBackend.createWriter(path, resolveWriterConfig({ splitBySize: 50 }), createTestContext());
-    const f = (timestamp: number, serType: string, size = 40): Frame => ({ timestamp, url: 'dds://a', data: patternBytes(size, timestamp), serType, schemaType: SchemaType.Unknown, actionType: ActionType.Publish });
+    const f = (timestamp: number, serType: string, size = 40): Frame => ({
+      timestamp,
+      url: 'dds://a',
+      data: patternBytes(size, timestamp),
+      serType,
+      schemaType: SchemaType.Unknown,
+      actionType: ActionType.Publish,
+    });
     writer.write(f(1, 'json'));
     writer.write(f(2, '')); // new segment: its channel still names "json"
     assert.throws(() => writer.write(f(3, 'other', 5)), isCode('SCHEMA_CONFLICT'));
@@ -91,11 +151,23 @@ describe('.vcapx writer', () => {
 
   test('maxSplitCount and by-time names; re-creating removes the old segments', async () => {
     const path = join(dir, 'keep.vcapx');
-    const frames: Frame[] = Array.from({ length: 12 }, (_, i) => ({ timestamp: i * 1_000_000, url: 'dds://a', data: patternBytes(10, i), serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish }));
+    const frames: Frame[] = Array.from({ length: 12 }, (_, i) => ({
+      timestamp: i * 1_000_000,
+      url: 'dds://a',
+      data: patternBytes(10, i),
+      serType: 'raw',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    }));
     await record(path, frames, { splitByTime: 2000, maxSplitCount: 2 });
     const first: string[] = manifestOf(path).VLinkFiles;
     assert.deepEqual(first, ['keep.5.vcap', 'keep.6.vcap']);
-    assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('keep.') && f.endsWith('.vcap')).sort(), ['keep.5.vcap', 'keep.6.vcap']);
+    assert.deepEqual(
+      readdirSync(dir)
+        .filter((f) => f.startsWith('keep.') && f.endsWith('.vcap'))
+        .sort(),
+      ['keep.5.vcap', 'keep.6.vcap'],
+    );
     const m = manifestOf(path);
     // Boundaries at 2, 4, 6, 8, 10 s split at the frames of 3, 5, 7, 9 and 11 s: kept are [9 s, 10 s] and [11 s].
     assert.equal(m.VLinkHeader.count, 3);
@@ -127,7 +199,9 @@ describe('.vcapx reader', () => {
       for (let f = reader.next(); f; f = reader.next()) got.push([f.timestamp, f.actionType]);
       assert.deepEqual(
         got,
-        input.filter((f) => f.url === 'dds://planner/method' && f.timestamp >= 800_000 && f.timestamp <= 1_900_000).map((f) => [f.timestamp, f.actionType]),
+        input
+          .filter((f) => f.url === 'dds://planner/method' && f.timestamp >= 800_000 && f.timestamp <= 1_900_000)
+          .map((f) => [f.timestamp, f.actionType]),
       );
     } finally {
       reader.close();
@@ -146,12 +220,18 @@ describe('.vcapx reader', () => {
       writeFileSync(bad, text);
       return mcapBackend.openReader(bad, { readOnly: true });
     };
-    await assert.rejects(open(good.replace('read.2.vcap', 'read.99.vcap')), (e: unknown) => isCode('NOT_FOUND')(e) && (e as BagError).file === join(dir, 'read.99.vcap'));
+    await assert.rejects(
+      open(good.replace('read.2.vcap', 'read.99.vcap')),
+      (e: unknown) => isCode('NOT_FOUND')(e) && (e as BagError).file === join(dir, 'read.99.vcap'),
+    );
     await assert.rejects(open(good.replace('"read.2.vcap"', '"/etc/hostname"')), isCode('CORRUPT_FILE'));
     await assert.rejects(open(good.replace('"read.2.vcap"', '"../read.2.vcap"')), isCode('CORRUPT_FILE'));
     await assert.rejects(open('{"VLinkHeader": '), isCode('CORRUPT_FILE'));
     writeFileSync(join(dir, 'junk.vcap'), patternBytes(3000, 1));
-    await assert.rejects(open(good.replace('"read.2.vcap"', '"junk.vcap"')), (e: unknown) => isCode('CORRUPT_FILE')(e) && (e as BagError).file === join(dir, 'junk.vcap'));
+    await assert.rejects(
+      open(good.replace('"read.2.vcap"', '"junk.vcap"')),
+      (e: unknown) => isCode('CORRUPT_FILE')(e) && (e as BagError).file === join(dir, 'junk.vcap'),
+    );
   });
 });
 
@@ -165,13 +245,21 @@ describe('.vcapx through BagWriter', () => {
       writer.registerSplitCallback((i, f) => calls.push(`before ${i} ${f}`), true);
       writer.registerSplitCallback((i, f) => calls.push(`after ${i} ${f}`));
       for (let i = 0; i < 60; i++) {
-        writer.push({ timestamp: i * 1000, url: `dds://u${i % 2}`, data: patternBytes(700, i), serType: 'raw', schemaType: SchemaType.Raw, actionType: i % 4 < 2 ? ActionType.Publish : ActionType.Subscribe });
+        writer.push({
+          timestamp: i * 1000,
+          url: `dds://u${i % 2}`,
+          data: patternBytes(700, i),
+          serType: 'raw',
+          schemaType: SchemaType.Raw,
+          actionType: i % 4 < 2 ? ActionType.Publish : ActionType.Subscribe,
+        });
       }
       await writer.close();
       const files: string[] = manifestOf(path).VLinkFiles;
       assert.ok(files.length > 5);
       const expected = [`after 0 ${join(dir, files[0]!)}`];
-      for (let i = 1; i < files.length; i++) expected.push(`before ${i} ${join(dir, files[i]!)}`, `after ${i} ${join(dir, files[i]!)}`);
+      for (let i = 1; i < files.length; i++)
+        expected.push(`before ${i} ${join(dir, files[i]!)}`, `after ${i} ${join(dir, files[i]!)}`);
       assert.deepEqual(calls, expected);
       const reader = await BagReader.create(path);
       try {

@@ -1,4 +1,10 @@
-import { importModule, type SqliteConnection, type SqliteDriver, type SqliteStatement, type SqlValue } from './driver.js';
+import {
+  importModule,
+  type SqliteConnection,
+  type SqliteDriver,
+  type SqliteStatement,
+  type SqlValue,
+} from './driver.js';
 
 /** The slice of better-sqlite3 (v12) we use. */
 interface NativeStatement {

@@ -1,4 +1,10 @@
-import { importModule, type SqliteConnection, type SqliteDriver, type SqliteStatement, type SqlValue } from './driver.js';
+import {
+  importModule,
+  type SqliteConnection,
+  type SqliteDriver,
+  type SqliteStatement,
+  type SqlValue,
+} from './driver.js';
 
 /** The slice of `bun:sqlite` we use. */
 interface NativeStatement {

@@ -97,7 +97,8 @@ export async function runDriverSuite(name: DriverName): Promise<void> {
       const ins = db.prepare('INSERT INTO t (i) VALUES (?)');
       for (let i = 0; i < 100; i++) ins.run(i);
       const seen: number[] = [];
-      for (const row of db.prepare('SELECT i FROM t WHERE i >= ? ORDER BY i').iterate(90)) seen.push(row['i'] as number);
+      for (const row of db.prepare('SELECT i FROM t WHERE i >= ? ORDER BY i').iterate(90))
+        seen.push(row['i'] as number);
       assert.deepEqual(seen, [90, 91, 92, 93, 94, 95, 96, 97, 98, 99]);
       for (const row of db.prepare('SELECT i FROM t ORDER BY i').iterate()) {
         if ((row['i'] as number) >= 3) break;

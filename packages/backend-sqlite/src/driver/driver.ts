@@ -104,7 +104,10 @@ async function pick(): Promise<SqliteDriver> {
   const forced = readEnv('VLINK_SQLITE_DRIVER');
   if (forced) {
     if (!isDriverName(forced)) {
-      throw new BagError('INVALID_ARGUMENT', `VLINK_SQLITE_DRIVER="${forced}" is not one of ${DRIVER_NAMES.join(', ')}`);
+      throw new BagError(
+        'INVALID_ARGUMENT',
+        `VLINK_SQLITE_DRIVER="${forced}" is not one of ${DRIVER_NAMES.join(', ')}`,
+      );
     }
     return loadNamedDriver(forced);
   }

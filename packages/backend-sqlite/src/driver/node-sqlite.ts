@@ -1,4 +1,10 @@
-import { importModule, type SqliteConnection, type SqliteDriver, type SqliteStatement, type SqlValue } from './driver.js';
+import {
+  importModule,
+  type SqliteConnection,
+  type SqliteDriver,
+  type SqliteStatement,
+  type SqlValue,
+} from './driver.js';
 
 /** The slice of `node:sqlite` (`DatabaseSync`, Node ≥ 22.5, Deno, Bun) we use. */
 interface NativeStatement {
@@ -68,7 +74,9 @@ function verified(
         }
         const counted = db.prepare(`SELECT COUNT(*) AS n FROM (${sql.replace(/;\s*$/, '')})`).get(...params)?.['n'];
         if (counted !== undefined && Number(counted) !== seen) {
-          throw new Error(`database disk image is malformed (the result ended after ${seen} of ${Number(counted)} rows)`);
+          throw new Error(
+            `database disk image is malformed (the result ended after ${seen} of ${Number(counted)} rows)`,
+          );
         }
         return step;
       },

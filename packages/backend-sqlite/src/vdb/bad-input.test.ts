@@ -22,7 +22,14 @@ async function good(): Promise<string> {
   const path = tmp.path('good.vdb');
   const writer = await backend.createWriter(path, resolveWriterConfig({ compress: 'lzav' }), createTestContext());
   for (let i = 0; i < 400; i++) {
-    writer.write({ timestamp: i * 1000, url: `dds://u${i % 4}`, data: noise(3000, i + 1), serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+    writer.write({
+      timestamp: i * 1000,
+      url: `dds://u${i % 4}`,
+      data: noise(3000, i + 1),
+      serType: 'raw',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    });
   }
   writer.close();
   return path;
@@ -79,7 +86,14 @@ describe('.vdb bad input gives typed errors', () => {
   test('a damaged compressed row → CORRUPT_DATA while reading', async () => {
     const path = tmp.path('baddata.vdb');
     const writer = await backend.createWriter(path, resolveWriterConfig({ compress: 'lzav' }), createTestContext());
-    writer.write({ timestamp: 1, url: 'dds://a', data: new Uint8Array(4096).fill(7), serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+    writer.write({
+      timestamp: 1,
+      url: 'dds://a',
+      data: new Uint8Array(4096).fill(7),
+      serType: 'raw',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    });
     writer.close();
     withDb(driver, path, (db) => {
       const row = db.prepare('SELECT data FROM VLinkDatas').get()!['data'] as Uint8Array;
@@ -93,7 +107,14 @@ describe('.vdb bad input gives typed errors', () => {
   test('a file locked by a writer → typed error, not a raw driver error', async () => {
     const path = tmp.path('locked.vdb');
     const writer = await backend.createWriter(path, resolveWriterConfig(), createTestContext());
-    writer.write({ timestamp: 1, url: 'dds://a', data: new Uint8Array(4), serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+    writer.write({
+      timestamp: 1,
+      url: 'dds://a',
+      data: new Uint8Array(4),
+      serType: 'raw',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    });
     await assert.rejects(readFully(path), (e: unknown) => BagError.isInstance(e));
     writer.close();
     await readFully(path);

@@ -54,7 +54,9 @@ export function readFacts(db: SqliteConnection, path: string, tolerant = false):
   if (header === undefined) throw new BagError('CORRUPT_FILE', 'VLinkHeader has no row', { file: path });
   const major = int(header['major']);
   if (major !== FORMAT_VERSION.major) {
-    throw new BagError('VERSION_MISMATCH', `format major version ${major} is not ${FORMAT_VERSION.major}`, { file: path });
+    throw new BagError('VERSION_MISMATCH', `format major version ${major} is not ${FORMAT_VERSION.major}`, {
+      file: path,
+    });
   }
   const accuracy = text(header['accuracy']);
   if (accuracy !== 'MicroSecond') {
@@ -69,7 +71,11 @@ export function readFacts(db: SqliteConnection, path: string, tolerant = false):
     complete = false;
   }
 
-  const hasSchema = soft(false, () => db.prepare(SQL.HAS_SCHEMA_TABLE).get() !== undefined && int(db.prepare(SQL.HAS_SCHEMA_ROWS).get()?.['e']) === 1);
+  const hasSchema = soft(
+    false,
+    () =>
+      db.prepare(SQL.HAS_SCHEMA_TABLE).get() !== undefined && int(db.prepare(SQL.HAS_SCHEMA_ROWS).get()?.['e']) === 1,
+  );
 
   const byId = new Map<number, UrlEntry>();
   const idsByUrl = new Map<string, number[]>();
@@ -106,7 +112,9 @@ export function readFacts(db: SqliteConnection, path: string, tolerant = false):
   const hasUrlIndex = indexes.has('idx_elapsed_url');
   const hasElapsedIndex = hasUrlIndex || indexes.has('idx_elapsed');
 
-  const first = soft(undefined, () => db.prepare(hasElapsedIndex ? SQL.FIRST_ELAPSED_INDEXED : SQL.FIRST_ELAPSED_NATURAL).get());
+  const first = soft(undefined, () =>
+    db.prepare(hasElapsedIndex ? SQL.FIRST_ELAPSED_INDEXED : SQL.FIRST_ELAPSED_NATURAL).get(),
+  );
   let blankDuration = first === undefined ? 0 : Math.trunc(int(first['elapsed']) / 1000);
   if (blankDuration < 0) blankDuration = 0;
   let totalDuration = Math.trunc(int(header['duration']) / 1000);
@@ -174,7 +182,8 @@ export function readFacts(db: SqliteConnection, path: string, tolerant = false):
 /** Rows, first and last elapsed per url id, counted from `VLinkDatas` (what fix() writes back). */
 function liveCounts(db: SqliteConnection): Map<number, { n: number; mn: number; mx: number }> {
   const out = new Map<number, { n: number; mn: number; mx: number }>();
-  for (const row of db.prepare(SQL.COUNT_BY_URL).all()) out.set(int(row['uid']), { n: int(row['n']), mn: int(row['mn']), mx: int(row['mx']) });
+  for (const row of db.prepare(SQL.COUNT_BY_URL).all())
+    out.set(int(row['uid']), { n: int(row['n']), mn: int(row['mn']), mx: int(row['mx']) });
   return out;
 }
 

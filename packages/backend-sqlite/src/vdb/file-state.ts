@@ -52,7 +52,14 @@ export class FileState {
   snapshot(recording: RecordingSnapshot): FileSnapshot {
     const urls = new Map<FileUrl, SavedUrl>();
     for (const u of this.urls.values()) urls.set(u, [u.count, u.size, u.firstTs, u.lastTs, u.rowSer, u.rowType]);
-    return { rows: this.rows, bytes: this.bytes, lastTs: this.lastTs, urls, schemaKeys: new Set(this.schemaKeys), recording };
+    return {
+      rows: this.rows,
+      bytes: this.bytes,
+      lastTs: this.lastTs,
+      urls,
+      schemaKeys: new Set(this.schemaKeys),
+      recording,
+    };
   }
 
   /** Back to `s`: urls first seen since are forgotten, memos are cleared so the next frame resolves afresh. */

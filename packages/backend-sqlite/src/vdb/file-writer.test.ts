@@ -84,7 +84,10 @@ describe('VdbFileWriter: file layout', () => {
     writer.write(frame(2_500_000, 'dds://a', pattern(10)));
     writer.write(frame(1_000_000, 'dds://a', pattern(10)));
     writer.close();
-    const rows = query(path, 'SELECT rowid AS r, *, typeof(count) AS tc, typeof(start_timestamp) AS ts FROM VLinkHeader');
+    const rows = query(
+      path,
+      'SELECT rowid AS r, *, typeof(count) AS tc, typeof(start_timestamp) AS ts FROM VLinkHeader',
+    );
     assert.equal(rows.length, 1);
     const h = rows[0]!;
     assert.equal(h['r'], 1);
@@ -108,11 +111,11 @@ describe('VdbFileWriter: file layout', () => {
     let w = open({}, { path }).writer;
     w.write(frame(1, 'dds://a', pattern(4)));
     w.close();
-    writeFileSync(path + '-journal', 'stale');
+    writeFileSync(`${path}-journal`, 'stale');
     w = open({}, { path }).writer;
     w.close();
     assert.equal(query(path, 'SELECT COUNT(*) AS n FROM VLinkDatas')[0]!['n'], 0);
-    assert.equal(existsSync(path + '-journal'), false);
+    assert.equal(existsSync(`${path}-journal`), false);
   });
 
   test('rows store elapsed verbatim (out of order too), the global url id and the action text', () => {
@@ -122,7 +125,10 @@ describe('VdbFileWriter: file layout', () => {
     writer.write(frame(200, 'dds://b', new Uint8Array(0), { actionType: ActionType.Get }));
     writer.write(frame(50, 'dds://c', pattern(1), { actionType: 99 as ActionType }));
     writer.close();
-    const rows = query(path, 'SELECT elapsed, url, action, data, typeof(elapsed) AS te, typeof(url) AS tu FROM VLinkDatas ORDER BY rowid');
+    const rows = query(
+      path,
+      'SELECT elapsed, url, action, data, typeof(elapsed) AS te, typeof(url) AS tu FROM VLinkDatas ORDER BY rowid',
+    );
     assert.deepEqual(
       rows.map((r) => [r['elapsed'], r['url'], r['action'], r['te'], r['tu']]),
       [
@@ -134,7 +140,10 @@ describe('VdbFileWriter: file layout', () => {
     );
     assert.deepEqual([...(rows[0]!['data'] as Uint8Array)], [...pattern(3)]);
     assert.equal(query(path, 'SELECT duration FROM VLinkHeader')[0]!['duration'], 300);
-    assert.deepEqual(query(path, 'PRAGMA integrity_check').map((r) => Object.values(r)[0]), ['ok']);
+    assert.deepEqual(
+      query(path, 'PRAGMA integrity_check').map((r) => Object.values(r)[0]),
+      ['ok'],
+    );
   });
 });
 
@@ -145,8 +154,20 @@ describe('VdbFileWriter: urls and schemas', () => {
     writer.write(frame(1_100_000, 'dds://field', pattern(8), { actionType: ActionType.Set }));
     writer.write(frame(1_500_000, 'dds://cam', pattern(50), { serType: 'pb.Image', schemaType: SchemaType.Protobuf }));
     writer.write(frame(2_000_000, 'dds://cam', pattern(50), { serType: 'pb.Image', schemaType: SchemaType.Unknown }));
-    writer.write(frame(1_200_000, 'dds://rpc', pattern(7), { serType: 'pb.Req|pb.Resp', schemaType: SchemaType.Protobuf, actionType: ActionType.ServerRequest }));
-    writer.write(frame(1_300_000, 'dds://rpc', pattern(9), { serType: 'pb.Req|pb.Resp', schemaType: SchemaType.Protobuf, actionType: ActionType.ServerResponse }));
+    writer.write(
+      frame(1_200_000, 'dds://rpc', pattern(7), {
+        serType: 'pb.Req|pb.Resp',
+        schemaType: SchemaType.Protobuf,
+        actionType: ActionType.ServerRequest,
+      }),
+    );
+    writer.write(
+      frame(1_300_000, 'dds://rpc', pattern(9), {
+        serType: 'pb.Req|pb.Resp',
+        schemaType: SchemaType.Protobuf,
+        actionType: ActionType.ServerResponse,
+      }),
+    );
     writer.setUrlLoss('dds://cam', 0.25);
     writer.setUrlLoss('dds://field', 3);
     writer.close();
@@ -168,22 +189,52 @@ describe('VdbFileWriter: urls and schemas', () => {
 
   test('RPC: each half embeds its own schema; halves of different families make the url family unknown', () => {
     const { path, writer } = open();
-    writer.write(frame(1, 'dds://rpc', pattern(3), { serType: 'pb.Req|pb.Resp', schemaType: SchemaType.Protobuf, actionType: ActionType.ClientRequest }));
-    writer.write(frame(2, 'dds://rpc', pattern(3), { serType: 'pb.Req|pb.Resp', schemaType: SchemaType.Protobuf, actionType: ActionType.ClientResponse }));
-    writer.write(frame(3, 'dds://rpc', pattern(3), { serType: 'pb.Req|pb.Resp', schemaType: SchemaType.Protobuf, actionType: ActionType.ClientResponse }));
-    writer.write(frame(4, 'dds://mixed', pattern(3), { serType: 'json|pb.Resp', schemaType: SchemaType.Unknown, actionType: ActionType.ClientRequest }));
+    writer.write(
+      frame(1, 'dds://rpc', pattern(3), {
+        serType: 'pb.Req|pb.Resp',
+        schemaType: SchemaType.Protobuf,
+        actionType: ActionType.ClientRequest,
+      }),
+    );
+    writer.write(
+      frame(2, 'dds://rpc', pattern(3), {
+        serType: 'pb.Req|pb.Resp',
+        schemaType: SchemaType.Protobuf,
+        actionType: ActionType.ClientResponse,
+      }),
+    );
+    writer.write(
+      frame(3, 'dds://rpc', pattern(3), {
+        serType: 'pb.Req|pb.Resp',
+        schemaType: SchemaType.Protobuf,
+        actionType: ActionType.ClientResponse,
+      }),
+    );
+    writer.write(
+      frame(4, 'dds://mixed', pattern(3), {
+        serType: 'json|pb.Resp',
+        schemaType: SchemaType.Unknown,
+        actionType: ActionType.ClientRequest,
+      }),
+    );
     writer.close();
     const schemas = query(path, 'SELECT ser, encoding, data FROM VLinkSchemas ORDER BY rowid');
-    assert.deepEqual(schemas.map((r) => [r['ser'], r['encoding']]), [
-      ['pb.Req', 'protobuf'],
-      ['pb.Resp', 'protobuf'],
-    ]);
+    assert.deepEqual(
+      schemas.map((r) => [r['ser'], r['encoding']]),
+      [
+        ['pb.Req', 'protobuf'],
+        ['pb.Resp', 'protobuf'],
+      ],
+    );
     assert.deepEqual([...(schemas[1]!['data'] as Uint8Array)], [...RESP.data]);
     const urls = query(path, 'SELECT url, ser, encoding FROM VLinkUrls ORDER BY id');
-    assert.deepEqual(urls.map((r) => [r['url'], r['ser'], r['encoding']]), [
-      ['dds://rpc', 'pb.Req|pb.Resp', 'protobuf'],
-      ['dds://mixed', 'json|pb.Resp', ''],
-    ]);
+    assert.deepEqual(
+      urls.map((r) => [r['url'], r['ser'], r['encoding']]),
+      [
+        ['dds://rpc', 'pb.Req|pb.Resp', 'protobuf'],
+        ['dds://mixed', 'json|pb.Resp', ''],
+      ],
+    );
   });
 
   test('schemas: once per name+family per file; writeSchema embeds; empty data is never written', () => {
@@ -194,7 +245,12 @@ describe('VdbFileWriter: urls and schemas', () => {
     writer.writeSchema(PROTO);
     writer.writeSchema({ name: 'fb.Map', encoding: '', schemaType: SchemaType.Flatbuffers, data: pattern(9) });
     writer.writeSchema({ name: 'fb.Map', encoding: 'bfbs', schemaType: SchemaType.Flatbuffers, data: pattern(9) });
-    writer.writeSchema({ name: 'pb.Empty', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: new Uint8Array(0) });
+    writer.writeSchema({
+      name: 'pb.Empty',
+      encoding: 'protobuf',
+      schemaType: SchemaType.Protobuf,
+      data: new Uint8Array(0),
+    });
     writer.close();
     assert.deepEqual(
       query(path, 'SELECT ser, encoding FROM VLinkSchemas ORDER BY rowid').map((r) => [r['ser'], r['encoding']]),
@@ -223,12 +279,21 @@ describe('VdbFileWriter: urls and schemas', () => {
     const { path, writer } = open();
     writer.write(frame(1, 'dds://a', pattern(3), { serType: 'pb.Image', schemaType: SchemaType.Protobuf }));
     const conflict = (e: unknown) => BagError.isInstance(e) && e.code === 'SCHEMA_CONFLICT' && e.url === 'dds://a';
-    assert.throws(() => writer.write(frame(2, 'dds://a', pattern(3), { serType: 'pb.Other', schemaType: SchemaType.Protobuf })), conflict);
-    assert.throws(() => writer.write(frame(3, 'dds://a', pattern(3), { serType: 'pb.Image', schemaType: SchemaType.Flatbuffers })), conflict);
+    assert.throws(
+      () => writer.write(frame(2, 'dds://a', pattern(3), { serType: 'pb.Other', schemaType: SchemaType.Protobuf })),
+      conflict,
+    );
+    assert.throws(
+      () => writer.write(frame(3, 'dds://a', pattern(3), { serType: 'pb.Image', schemaType: SchemaType.Flatbuffers })),
+      conflict,
+    );
     writer.write(frame(4, 'dds://a', pattern(3), { serType: '', schemaType: SchemaType.Unknown }));
     writer.write(frame(5, 'dds://a', pattern(3), { serType: 'pb.Image', schemaType: SchemaType.Protobuf }));
     writer.close();
-    assert.deepEqual(query(path, 'SELECT elapsed FROM VLinkDatas ORDER BY rowid').map((r) => r['elapsed']), [1, 4, 5]);
+    assert.deepEqual(
+      query(path, 'SELECT elapsed FROM VLinkDatas ORDER BY rowid').map((r) => r['elapsed']),
+      [1, 4, 5],
+    );
     assert.deepEqual(
       query(path, 'SELECT ser, encoding, count FROM VLinkUrls').map((r) => [r['ser'], r['encoding'], r['count']]),
       [['pb.Image', 'protobuf', 3]],
@@ -254,7 +319,8 @@ describe('VdbFileWriter: transactions', () => {
     const { driver: spy, log } = spyDriver(driver);
     const { writer } = open({}, { d: spy, now: () => clock });
     writer.write(frame(1, 'dds://a', pattern(4)));
-    const updates = () => log.calls.filter((c) => c === `run: ${SQL.UPDATE_URL_COUNT}` || c === `run: ${SQL.UPDATE_HEADER_COUNT}`).length;
+    const updates = () =>
+      log.calls.filter((c) => c === `run: ${SQL.UPDATE_URL_COUNT}` || c === `run: ${SQL.UPDATE_HEADER_COUNT}`).length;
     assert.equal(updates(), 0);
     // The clock is read at a stride that adapts to the write rate (here: a frozen clock, so it widens); advancing
     // it in realistic steps shows the refresh happens once, a few frames after 1 s.
@@ -299,8 +365,11 @@ describe('VdbFileWriter: transactions', () => {
       'PRAGMA optimize;',
     ]);
     assert.notEqual(query(path, 'PRAGMA journal_mode')[0]!['journal_mode'], 'wal');
-    assert.equal(existsSync(path + '-wal'), false);
-    assert.throws(() => writer.write(frame(2, 'dds://a', pattern(4))), (e: unknown) => BagError.isInstance(e) && e.code === 'CLOSED');
+    assert.equal(existsSync(`${path}-wal`), false);
+    assert.throws(
+      () => writer.write(frame(2, 'dds://a', pattern(4))),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'CLOSED',
+    );
   });
 
   test('a failed INSERT rolls back the batch and restores every counter to the BEGIN snapshot', () => {
@@ -321,18 +390,29 @@ describe('VdbFileWriter: transactions', () => {
     assert.equal(writer.lastTs, 10);
     writer.write(frame(50, 'dds://c', pattern(7)));
     writer.close();
-    assert.deepEqual(query(path, 'SELECT elapsed, url FROM VLinkDatas ORDER BY rowid').map((r) => [r['elapsed'], r['url']]), [
-      [10, 0],
-      [50, 1],
-    ]);
     assert.deepEqual(
-      query(path, 'SELECT id, url, count, size FROM VLinkUrls ORDER BY id').map((r) => [r['id'], r['url'], r['count'], r['size']]),
+      query(path, 'SELECT elapsed, url FROM VLinkDatas ORDER BY rowid').map((r) => [r['elapsed'], r['url']]),
+      [
+        [10, 0],
+        [50, 1],
+      ],
+    );
+    assert.deepEqual(
+      query(path, 'SELECT id, url, count, size FROM VLinkUrls ORDER BY id').map((r) => [
+        r['id'],
+        r['url'],
+        r['count'],
+        r['size'],
+      ]),
       [
         [0, 'dds://a', 1, 60],
         [1, 'dds://c', 1, 7],
       ],
     );
-    assert.deepEqual(query(path, 'SELECT count, duration FROM VLinkHeader').map((r) => [r['count'], r['duration']]), [[2, 50]]);
+    assert.deepEqual(
+      query(path, 'SELECT count, duration FROM VLinkHeader').map((r) => [r['count'], r['duration']]),
+      [[2, 50]],
+    );
   });
 });
 
@@ -341,7 +421,10 @@ describe('VdbFileWriter: limits', () => {
     const { path, writer } = open({ maxRowCount: 3 });
     for (let i = 0; i < 4; i++) writer.write(frame(i, 'dds://a', pattern(4)));
     for (let i = 4; i < 6; i++) {
-      assert.throws(() => writer.write(frame(i, 'dds://a', pattern(4))), (e: unknown) => BagError.isInstance(e) && e.code === 'LIMIT_REACHED');
+      assert.throws(
+        () => writer.write(frame(i, 'dds://a', pattern(4))),
+        (e: unknown) => BagError.isInstance(e) && e.code === 'LIMIT_REACHED',
+      );
     }
     writer.close();
     assert.equal(query(path, 'SELECT COUNT(*) AS n FROM VLinkDatas')[0]!['n'], 4);
@@ -352,7 +435,10 @@ describe('VdbFileWriter: limits', () => {
     const { writer } = open({ maxBytesSize: 100 });
     writer.write(frame(1, 'dds://a', pattern(60)));
     writer.write(frame(2, 'dds://a', pattern(60)));
-    assert.throws(() => writer.write(frame(3, 'dds://a', pattern(1))), (e: unknown) => BagError.isInstance(e) && e.code === 'LIMIT_REACHED');
+    assert.throws(
+      () => writer.write(frame(3, 'dds://a', pattern(1))),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'LIMIT_REACHED',
+    );
     writer.close();
   });
 
@@ -373,15 +459,26 @@ describe('VdbFileWriter: limits', () => {
     assert.deepEqual([a.count, a.size, a.firstTs, a.lastTs], [2, 120, 5_000_000, 7_000_000]);
     assert.deepEqual([b.count, b.size, b.firstTs, b.lastTs], [2, 100, 4_000_000, 6_000_000]);
     writer.close();
-    assert.deepEqual(query(path, 'SELECT elapsed FROM VLinkDatas ORDER BY rowid').map((r) => r['elapsed']), [4e6, 5e6, 6e6, 7e6]);
     assert.deepEqual(
-      query(path, 'SELECT url, count, size, freq FROM VLinkUrls ORDER BY id').map((r) => [r['url'], r['count'], r['size'], r['freq']]),
+      query(path, 'SELECT elapsed FROM VLinkDatas ORDER BY rowid').map((r) => r['elapsed']),
+      [4e6, 5e6, 6e6, 7e6],
+    );
+    assert.deepEqual(
+      query(path, 'SELECT url, count, size, freq FROM VLinkUrls ORDER BY id').map((r) => [
+        r['url'],
+        r['count'],
+        r['size'],
+        r['freq'],
+      ]),
       [
         ['dds://a', 2, 120, 1],
         ['dds://b', 2, 100, 1],
       ],
     );
-    assert.deepEqual(query(path, 'SELECT count, duration FROM VLinkHeader').map((r) => [r['count'], r['duration']]), [[4, 7e6]]);
+    assert.deepEqual(
+      query(path, 'SELECT count, duration FROM VLinkHeader').map((r) => [r['count'], r['duration']]),
+      [[4, 7e6]],
+    );
   });
 
   test('with enableLimit: maxBytesSize evicts until the accounted bytes fit', () => {
@@ -390,7 +487,13 @@ describe('VdbFileWriter: limits', () => {
     // before each insert: bytes > 100 → evict oldest until ≤ 100, then insert (so ≤ 140 after)
     assert.equal(writer.bytes, 120);
     writer.close();
-    assert.deepEqual(query(path, 'SELECT elapsed FROM VLinkDatas ORDER BY rowid').map((r) => r['elapsed']), [3, 4, 5]);
-    assert.deepEqual(query(path, 'SELECT count, size FROM VLinkUrls').map((r) => [r['count'], r['size']]), [[3, 120]]);
+    assert.deepEqual(
+      query(path, 'SELECT elapsed FROM VLinkDatas ORDER BY rowid').map((r) => r['elapsed']),
+      [3, 4, 5],
+    );
+    assert.deepEqual(
+      query(path, 'SELECT count, size FROM VLinkUrls').map((r) => [r['count'], r['size']]),
+      [[3, 120]],
+    );
   });
 });

@@ -356,7 +356,10 @@ export class VdbFileWriter implements BackendWriter {
     if (inSer !== '') {
       if (ser === '') ser = inSer;
       else if (ser !== inSer) {
-        throw new BagError('SCHEMA_CONFLICT', `ser type "${inSer}" conflicts with the recorded "${ser}"`, { file: this.path, url });
+        throw new BagError('SCHEMA_CONFLICT', `ser type "${inSer}" conflicts with the recorded "${ser}"`, {
+          file: this.path,
+          url,
+        });
       }
     }
     let type = rec0 ? rec0.schemaType : SchemaType.Unknown;

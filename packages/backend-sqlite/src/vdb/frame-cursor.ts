@@ -63,7 +63,10 @@ export class FrameCursor implements IterableIterator<Frame> {
           data = decompressFrame(data);
         } catch (error) {
           this.release();
-          const bagError = BagError.wrap(error, 'CORRUPT_DATA', 'cannot decompress a row', { file: this.path, url: entry.url });
+          const bagError = BagError.wrap(error, 'CORRUPT_DATA', 'cannot decompress a row', {
+            file: this.path,
+            url: entry.url,
+          });
           if (this.onDamage) {
             this.onDamage(bagError);
             return { done: true, value: undefined };

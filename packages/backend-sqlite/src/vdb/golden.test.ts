@@ -68,7 +68,21 @@ function build(v: Variant = {}): string {
     );
     db.prepare(
       'INSERT INTO VLinkHeader (major, minor, patch, count, duration, accuracy, compress, process, date, tag, complete, timezone, start_timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?);',
-    ).run(v.major ?? 2, 0, 3, 7, v.duration ?? 3_000_000, 'MicroSecond', v.compress ?? 'lzav', 'recorder', '2026/03/17 10:00:00:123', 'drive-42', v.complete ?? 1, 480, 1_773_712_800_123);
+    ).run(
+      v.major ?? 2,
+      0,
+      3,
+      7,
+      v.duration ?? 3_000_000,
+      'MicroSecond',
+      v.compress ?? 'lzav',
+      'recorder',
+      '2026/03/17 10:00:00:123',
+      'drive-42',
+      v.complete ?? 1,
+      480,
+      1_773_712_800_123,
+    );
     db.exec('CREATE TABLE IF NOT EXISTS VLinkSchemas(ser TEXT, encoding TEXT, data BLOB);');
     db.exec(
       'CREATE TABLE IF NOT EXISTS VLinkUrls(id INTEGER, url TEXT, type TEXT, ser TEXT, encoding TEXT, count INTEGER, loss REAL, size INTEGER, freq REAL);',
@@ -77,7 +91,9 @@ function build(v: Variant = {}): string {
     const schema = db.prepare('INSERT INTO VLinkSchemas(ser, encoding, data) VALUES (?, ?, ?);');
     schema.run('pb.Req', 'protobuf', new Uint8Array([1, 2, 3]));
     schema.run('pb.Resp', 'proto', new Uint8Array([4, 5]));
-    const url = db.prepare('INSERT INTO VLinkUrls (id, url, type, ser, encoding, count, loss, size, freq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?);');
+    const url = db.prepare(
+      'INSERT INTO VLinkUrls (id, url, type, ser, encoding, count, loss, size, freq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?);',
+    );
     const urls: SqlValue[][] = [
       [0, 'shm://lidar', 'Event', 'raw', 'raw', 2, 0, pcRaw.length + memsetRaw.length, 4],
       [7, 'dds://planner', 'Method', 'pb.Req|pb.Resp', 'protobuf', 2, -1, REQ.length + RESP.length, 0],
@@ -88,7 +104,8 @@ function build(v: Variant = {}): string {
     for (const r of ROWS) data.run(...r);
     const index = v.index ?? 'idx_elapsed_url';
     if (index === 'idx_elapsed_url') db.exec('CREATE INDEX IF NOT EXISTS idx_elapsed_url ON VLinkDatas(elapsed, url);');
-    if (index === 'idx_elapsed') db.exec('CREATE INDEX idx_elapsed ON VLinkDatas(elapsed); CREATE INDEX idx_url ON VLinkDatas(url);');
+    if (index === 'idx_elapsed')
+      db.exec('CREATE INDEX idx_elapsed ON VLinkDatas(elapsed); CREATE INDEX idx_url ON VLinkDatas(url);');
     db.exec('COMMIT;');
   });
   return path;
@@ -112,7 +129,10 @@ describe('golden .vdb built by hand from the spec DDL', () => {
     assert.equal(info.blankDuration, 500);
     assert.equal(info.totalDuration, 3000);
     assert.equal(info.hasSchema, true);
-    assert.equal(info.totalRawSize, pcRaw.length + memsetRaw.length + REQ.length + RESP.length + textRaw.length + PLAIN.length);
+    assert.equal(
+      info.totalRawSize,
+      pcRaw.length + memsetRaw.length + REQ.length + RESP.length + textRaw.length + PLAIN.length,
+    );
     assert.deepEqual(
       info.urls.map((m) => [m.index, m.url, m.type, m.ser, m.schemaType, m.count, m.loss, m.freq]),
       [
@@ -151,7 +171,9 @@ describe('golden .vdb built by hand from the spec DDL', () => {
     assert.deepEqual(frames[4]!.data, memsetRaw);
     assert.deepEqual(frames[5]!.data, textRaw);
     assert.deepEqual(
-      [...reader.frames({ urls: ['dds://text', 'shm://lidar'], beginUs: 1_000_000, endUs: 2_500_000 })].map((f) => f.timestamp),
+      [...reader.frames({ urls: ['dds://text', 'shm://lidar'], beginUs: 1_000_000, endUs: 2_500_000 })].map(
+        (f) => f.timestamp,
+      ),
       [1_000_000, 2_000_000, 2_500_000],
     );
     reader.close();

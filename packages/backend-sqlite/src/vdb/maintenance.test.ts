@@ -14,7 +14,14 @@ const tmp = tempDir('maint');
 after(() => tmp.cleanup());
 
 function frame(timestamp: number, url: string): Frame {
-  return { timestamp, url, data: pattern(16, timestamp), serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish };
+  return {
+    timestamp,
+    url,
+    data: pattern(16, timestamp),
+    serType: 'raw',
+    schemaType: SchemaType.Raw,
+    actionType: ActionType.Publish,
+  };
 }
 
 async function record(n = 10): Promise<string> {
@@ -42,7 +49,9 @@ describe('.vdb maintenance', () => {
     reader = VdbReader.open(driver, path);
     assert.equal(await reader.check(), false);
     reader.close();
-    withDb(driver, path, (db) => db.exec("UPDATE VLinkHeader SET count = 10; UPDATE VLinkUrls SET loss = 2 WHERE url = 'dds://a';"));
+    withDb(driver, path, (db) =>
+      db.exec("UPDATE VLinkHeader SET count = 10; UPDATE VLinkUrls SET loss = 2 WHERE url = 'dds://a';"),
+    );
     reader = VdbReader.open(driver, path);
     assert.equal(await reader.check(), false);
     reader.close();
@@ -50,7 +59,11 @@ describe('.vdb maintenance', () => {
 
   test('reindex() drops legacy indexes and creates idx_elapsed_url with the exact statements', async () => {
     const path = await record();
-    withDb(driver, path, (db) => db.exec('DROP INDEX idx_elapsed_url; CREATE INDEX idx_elapsed ON VLinkDatas(elapsed); CREATE INDEX idx_url ON VLinkDatas(url);'));
+    withDb(driver, path, (db) =>
+      db.exec(
+        'DROP INDEX idx_elapsed_url; CREATE INDEX idx_elapsed ON VLinkDatas(elapsed); CREATE INDEX idx_url ON VLinkDatas(url);',
+      ),
+    );
     const { driver: spy, log } = spyDriver(driver);
     const reader = VdbReader.open(spy, path, { readOnly: false });
     assert.equal(reader.vdbFacts.hasUrlIndex, false);
@@ -64,7 +77,9 @@ describe('.vdb maintenance', () => {
   test('fix() repairs count, freq, duration and complete after a crash; size and loss untouched', async () => {
     const path = await record();
     withDb(driver, path, (db) =>
-      db.exec('UPDATE VLinkHeader SET count = 3, duration = 7, complete = 0; UPDATE VLinkUrls SET count = 0, freq = 0, size = 1, loss = 0.5;'),
+      db.exec(
+        'UPDATE VLinkHeader SET count = 3, duration = 7, complete = 0; UPDATE VLinkUrls SET count = 0, freq = 0, size = 1, loss = 0.5;',
+      ),
     );
     const { driver: spy, log } = spyDriver(driver);
     const reader = VdbReader.open(spy, path, { readOnly: false });
@@ -79,12 +94,22 @@ describe('.vdb maintenance', () => {
     assert.equal(reader.info().hasCompleted, true);
     reader.close();
     assert.deepEqual(
-      query(path, 'SELECT count, duration, complete FROM VLinkHeader').map((r) => [r['count'], r['duration'], r['complete']]),
+      query(path, 'SELECT count, duration, complete FROM VLinkHeader').map((r) => [
+        r['count'],
+        r['duration'],
+        r['complete'],
+      ]),
       [[10, 5_500_000, 1]],
     );
     // 5 messages per url over 4 s → 1.25 Hz
     assert.deepEqual(
-      query(path, 'SELECT url, count, freq, size, loss FROM VLinkUrls ORDER BY id').map((r) => [r['url'], r['count'], r['freq'], r['size'], r['loss']]),
+      query(path, 'SELECT url, count, freq, size, loss FROM VLinkUrls ORDER BY id').map((r) => [
+        r['url'],
+        r['count'],
+        r['freq'],
+        r['size'],
+        r['loss'],
+      ]),
       [
         ['dds://b', 5, 1.25, 1, 0.5],
         ['dds://a', 5, 1.25, 1, 0.5],
@@ -126,6 +151,9 @@ describe('.vdb maintenance', () => {
     );
     assert.equal(await backend.tag!(old, 'legacy'), true);
     assert.equal(query(old, 'SELECT tag FROM VLinkHeader')[0]!['tag'], 'legacy');
-    await assert.rejects(backend.tag!(tmp.path('missing.vdb'), 'x'), (e: unknown) => BagError.isInstance(e) && e.code === 'NOT_FOUND');
+    await assert.rejects(
+      backend.tag!(tmp.path('missing.vdb'), 'x'),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'NOT_FOUND',
+    );
   });
 });

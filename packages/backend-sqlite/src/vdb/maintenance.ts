@@ -16,7 +16,9 @@ export function checkVdb(db: SqliteConnection, facts: VdbFacts, schemas: SchemaD
   try {
     const rows = db.prepare(SQL.INTEGRITY_CHECK).all();
     if (rows.length === 0 || !rows.every((row) => Object.values(row)[0] === 'ok')) return false;
-    emptyTypes = Number(db.prepare("SELECT COUNT(*) AS n FROM VLinkUrls WHERE type IS NULL OR type = '';").get()?.['n'] ?? 0);
+    emptyTypes = Number(
+      db.prepare("SELECT COUNT(*) AS n FROM VLinkUrls WHERE type IS NULL OR type = '';").get()?.['n'] ?? 0,
+    );
   } catch {
     return false; // a file SQLite cannot even check is not ok; that is the verb's answer, not an error
   }

@@ -53,7 +53,11 @@ describe('VdbReader: info and frames', () => {
     const path = await record([
       frame(2_000_000, 'dds://z', pattern(10)),
       frame(1_000_000, 'dds://a', pattern(20), { serType: 'pb.X', schemaType: SchemaType.Protobuf }),
-      frame(3_000_000, 'dds://m', pattern(30), { actionType: ActionType.ClientRequest, serType: 'a|b', schemaType: SchemaType.Unknown }),
+      frame(3_000_000, 'dds://m', pattern(30), {
+        actionType: ActionType.ClientRequest,
+        serType: 'a|b',
+        schemaType: SchemaType.Unknown,
+      }),
     ]);
     const reader = VdbReader.open(driver, path);
     const info = reader.info();
@@ -85,12 +89,16 @@ describe('VdbReader: info and frames', () => {
     );
     reader.close();
     reader.close();
-    assert.throws(() => reader.info(), (e: unknown) => BagError.isInstance(e) && e.code === 'CLOSED');
+    assert.throws(
+      () => reader.info(),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'CLOSED',
+    );
   });
 
   test('cursor: url filter, inclusive bounds, elapsed then rowid order, unknown and empty filters', async () => {
     const frames: Frame[] = [];
-    for (let i = 0; i < 30; i++) frames.push(frame((i % 10) * 1000, i % 3 === 0 ? 'dds://a' : 'dds://b', pattern(5, i)));
+    for (let i = 0; i < 30; i++)
+      frames.push(frame((i % 10) * 1000, i % 3 === 0 ? 'dds://a' : 'dds://b', pattern(5, i)));
     const path = await record(frames);
     const reader = VdbReader.open(driver, path);
     const want = (pred: (f: Frame, i: number) => boolean) =>
@@ -100,10 +108,22 @@ describe('VdbReader: info and frames', () => {
         .sort((x, y) => x.f.timestamp - y.f.timestamp || x.i - y.i)
         .map(({ f }) => [f.timestamp, f.url, [...f.data]]);
     const got = (q: object) => readAll(reader, q).map((f) => [f.timestamp, f.url, [...f.data]]);
-    assert.deepEqual(got({}), want(() => true));
-    assert.deepEqual(got({ urls: ['dds://a'] }), want((f) => f.url === 'dds://a'));
-    assert.deepEqual(got({ beginUs: 3000, endUs: 5000 }), want((f) => f.timestamp >= 3000 && f.timestamp <= 5000));
-    assert.deepEqual(got({ urls: ['dds://b', 'dds://nope'], beginUs: 8000 }), want((f) => f.url === 'dds://b' && f.timestamp >= 8000));
+    assert.deepEqual(
+      got({}),
+      want(() => true),
+    );
+    assert.deepEqual(
+      got({ urls: ['dds://a'] }),
+      want((f) => f.url === 'dds://a'),
+    );
+    assert.deepEqual(
+      got({ beginUs: 3000, endUs: 5000 }),
+      want((f) => f.timestamp >= 3000 && f.timestamp <= 5000),
+    );
+    assert.deepEqual(
+      got({ urls: ['dds://b', 'dds://nope'], beginUs: 8000 }),
+      want((f) => f.url === 'dds://b' && f.timestamp >= 8000),
+    );
     assert.deepEqual(got({ urls: [] }), []);
     assert.deepEqual(got({ urls: ['dds://nope'] }), []);
     reader.close();
@@ -145,7 +165,10 @@ describe('VdbReader/VdbFileWriter: LZAV compression', () => {
       { compress: 'lzav' },
     );
     const rows = query(path, 'SELECT data FROM VLinkDatas ORDER BY rowid');
-    assert.deepEqual(rows.map((r) => isFramed(r['data'])), [true, false, false, true]);
+    assert.deepEqual(
+      rows.map((r) => isFramed(r['data'])),
+      [true, false, false, true],
+    );
     assert.equal(query(path, 'SELECT compress FROM VLinkHeader')[0]!['compress'], 'lzav');
     assert.deepEqual(
       query(path, 'SELECT url, size FROM VLinkUrls ORDER BY id').map((r) => [r['url'], r['size']]),
@@ -171,7 +194,10 @@ describe('VdbReader/VdbFileWriter: LZAV compression', () => {
     frames.push(frame(20, 'dds://noisy', pattern(4000)));
     const path = await record(frames, { compress: 'auto', ignoreCompressUrls: ['dds://skip'] });
     const rows = query(path, 'SELECT data FROM VLinkDatas ORDER BY rowid');
-    assert.deepEqual(rows.map((r) => isFramed(r['data'])), [false, true, false, false, false, false, false, false]);
+    assert.deepEqual(
+      rows.map((r) => isFramed(r['data'])),
+      [false, true, false, false, false, false, false, false],
+    );
     const sizes = query(path, 'SELECT url, size FROM VLinkUrls ORDER BY id').map((r) => [r['url'], r['size']]);
     assert.deepEqual(sizes[0], ['dds://skip', 4000 + 1000]);
     const reader = VdbReader.open(driver, path);
@@ -190,7 +216,10 @@ describe('VdbReader/VdbFileWriter: LZAV compression', () => {
     assert.equal(writer.bytes, 3000 + 4000 + 5000);
     assert.equal(recording.urls.get('dds://a')!.size, 12000);
     writer.close();
-    assert.deepEqual(query(path, 'SELECT count, size FROM VLinkUrls').map((r) => [r['count'], r['size']]), [[3, 12000]]);
+    assert.deepEqual(
+      query(path, 'SELECT count, size FROM VLinkUrls').map((r) => [r['count'], r['size']]),
+      [[3, 12000]],
+    );
   });
 
   test('a rollback restores the compression failure counters', () => {

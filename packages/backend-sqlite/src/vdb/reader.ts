@@ -35,7 +35,13 @@ export class VdbReader implements BackendReader {
   /** With `tryToFix`, the damage that ended a cursor early (SQLite could read no further); undefined otherwise. */
   damage: BagError | undefined;
 
-  private constructor(db: SqliteConnection, path: string, readOnly: boolean, facts: VdbFacts, private readonly tryToFix = false) {
+  private constructor(
+    db: SqliteConnection,
+    path: string,
+    readOnly: boolean,
+    facts: VdbFacts,
+    private readonly tryToFix = false,
+  ) {
     this.db = db;
     this.path = path;
     this.readOnly = readOnly;
@@ -125,7 +131,14 @@ export class VdbReader implements BackendReader {
     } catch (error) {
       throw sqliteError(error, 'IO_ERROR', 'cannot query VLinkDatas', this.path);
     }
-    const cursor = new FrameCursor(rows, statement, this.facts, this.path, this.cursors, this.tryToFix ? (error) => (this.damage ??= error) : undefined);
+    const cursor = new FrameCursor(
+      rows,
+      statement,
+      this.facts,
+      this.path,
+      this.cursors,
+      this.tryToFix ? (error) => (this.damage ??= error) : undefined,
+    );
     this.cursors.add(cursor);
     return cursor;
   }
@@ -167,7 +180,9 @@ export class VdbReader implements BackendReader {
   private assertWritable(verb: string): void {
     this.assertOpen();
     if (this.readOnly) {
-      throw new BagError('NOT_SUPPORTED', `${verb} changes the file: open the reader with readOnly: false`, { file: this.path });
+      throw new BagError('NOT_SUPPORTED', `${verb} changes the file: open the reader with readOnly: false`, {
+        file: this.path,
+      });
     }
   }
 }

@@ -57,7 +57,17 @@ export class VdbRecording {
 
   /** Registers a url seen for the first time and gives it the next global id. */
   addUrl(url: string, type: UrlKind, ser: string, schemaType: SchemaType): RecordingUrl {
-    const entry: RecordingUrl = { index: this.urls.size, url, type, ser, schemaType, count: 0, size: 0, firstTs: -1, lastTs: -1 };
+    const entry: RecordingUrl = {
+      index: this.urls.size,
+      url,
+      type,
+      ser,
+      schemaType,
+      count: 0,
+      size: 0,
+      firstTs: -1,
+      lastTs: -1,
+    };
     this.urls.set(url, entry);
     return entry;
   }
@@ -70,9 +80,22 @@ export class VdbRecording {
   snapshot(): RecordingSnapshot {
     const urls = new Map<RecordingUrl, UrlSnapshot>();
     for (const u of this.urls.values()) {
-      urls.set(u, { ser: u.ser, schemaType: u.schemaType, count: u.count, size: u.size, firstTs: u.firstTs, lastTs: u.lastTs });
+      urls.set(u, {
+        ser: u.ser,
+        schemaType: u.schemaType,
+        count: u.count,
+        size: u.size,
+        firstTs: u.firstTs,
+        lastTs: u.lastTs,
+      });
     }
-    return { count: this.count, size: this.size, maxTimestamp: this.maxTimestamp, urls, decider: this.decider?.snapshot() };
+    return {
+      count: this.count,
+      size: this.size,
+      maxTimestamp: this.maxTimestamp,
+      urls,
+      decider: this.decider?.snapshot(),
+    };
   }
 
   /** Undoes everything since `snapshot()`, including urls registered since (their ids are handed out again). */

@@ -13,7 +13,14 @@ const backend = createSqliteBackend({ driver });
 const tmp = tempDir('recover');
 after(() => tmp.cleanup());
 
-const frame = (i: number) => ({ timestamp: i * 1000, url: `dds://u${i % 3}`, data: noise(2000, i + 1), serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+const frame = (i: number) => ({
+  timestamp: i * 1000,
+  url: `dds://u${i % 3}`,
+  data: noise(2000, i + 1),
+  serType: 'raw',
+  schemaType: SchemaType.Raw,
+  actionType: ActionType.Publish,
+});
 
 /**
  * The files a writer killed mid-transaction leaves: the database and its hot journal, copied while the writer still
@@ -21,7 +28,11 @@ const frame = (i: number) => ({ timestamp: i * 1000, url: `dds://u${i % 3}`, dat
  */
 async function crashedCopy(committed: number, pending: number): Promise<string> {
   const live = tmp.path('live.vdb');
-  const writer = await backend.createWriter(live, resolveWriterConfig({ cacheSize: 64 * 1024 * 1024 }), createTestContext());
+  const writer = await backend.createWriter(
+    live,
+    resolveWriterConfig({ cacheSize: 64 * 1024 * 1024 }),
+    createTestContext(),
+  );
   for (let i = 0; i < committed; i++) writer.write(frame(i));
   writer.commit();
   for (let i = committed; i < committed + pending; i++) writer.write(frame(i));
@@ -51,7 +62,10 @@ describe('.vdb after a crash (tryToFix)', () => {
       assert.match(e.message, /tryToFix/);
       return true;
     });
-    assert.deepEqual(await readAll(path, { tryToFix: true }), Array.from({ length: 300 }, (_, i) => i));
+    assert.deepEqual(
+      await readAll(path, { tryToFix: true }),
+      Array.from({ length: 300 }, (_, i) => i),
+    );
     // Rolled back for good: a plain read-only open works now.
     assert.equal((await readAll(path, {})).length, 300);
   });

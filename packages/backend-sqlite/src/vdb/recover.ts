@@ -23,7 +23,12 @@ export function recoverInterrupted(driver: SqliteDriver, path: string): void {
   try {
     db = driver.open(path, { readOnly: false });
   } catch (error) {
-    throw sqliteError(error, 'IO_ERROR', 'cannot open the .vdb read-write to roll back its unfinished transaction', path);
+    throw sqliteError(
+      error,
+      'IO_ERROR',
+      'cannot open the .vdb read-write to roll back its unfinished transaction',
+      path,
+    );
   }
   try {
     db.exec('PRAGMA busy_timeout = 100;');
@@ -43,7 +48,11 @@ export function recoverInterrupted(driver: SqliteDriver, path: string): void {
 export function hotJournalError(error: unknown, path: string): BagError | undefined {
   const e = error as { errcode?: number; code?: string; message?: string } | undefined;
   const text = `${e?.code ?? ''} ${e?.message ?? ''}`;
-  if (!(e?.errcode === 776 || /READONLY_ROLLBACK|READONLY_RECOVERY|readonly database/i.test(text)) || !needsRecovery(path)) return undefined;
+  if (
+    !(e?.errcode === 776 || /READONLY_ROLLBACK|READONLY_RECOVERY|readonly database/i.test(text)) ||
+    !needsRecovery(path)
+  )
+    return undefined;
   return new BagError(
     'CORRUPT_FILE',
     'the .vdb has an unfinished transaction (its writer did not close it); open it with tryToFix: true or readOnly: false to roll it back',

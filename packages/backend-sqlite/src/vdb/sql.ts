@@ -25,7 +25,8 @@ export const CREATE_HEADER =
 export const CREATE_SCHEMAS = 'CREATE TABLE IF NOT EXISTS VLinkSchemas(ser TEXT, encoding TEXT, data BLOB);';
 export const CREATE_URLS =
   'CREATE TABLE IF NOT EXISTS VLinkUrls(id INTEGER, url TEXT, type TEXT, ser TEXT, encoding TEXT, count INTEGER, loss REAL, size INTEGER, freq REAL);';
-export const CREATE_DATAS = 'CREATE TABLE IF NOT EXISTS VLinkDatas(elapsed INTEGER, url INTEGER, action TEXT, data BLOB);';
+export const CREATE_DATAS =
+  'CREATE TABLE IF NOT EXISTS VLinkDatas(elapsed INTEGER, url INTEGER, action TEXT, data BLOB);';
 export const CREATE_INDEX = 'CREATE INDEX IF NOT EXISTS idx_elapsed_url ON VLinkDatas(elapsed, url);';
 
 export const INSERT_HEADER =
@@ -63,7 +64,8 @@ export const SELECT_INDEXES = "SELECT name FROM sqlite_master WHERE type='index'
 export const FIRST_ELAPSED_INDEXED = 'SELECT elapsed FROM VLinkDatas ORDER BY elapsed LIMIT 1;';
 export const FIRST_ELAPSED_NATURAL = 'SELECT elapsed FROM VLinkDatas LIMIT 1;';
 /** Per url id: rows, first and last elapsed (an unfinished file's counters, read with tryToFix). */
-export const COUNT_BY_URL = 'SELECT url AS uid, COUNT(*) AS n, MIN(elapsed) AS mn, MAX(elapsed) AS mx FROM VLinkDatas GROUP BY url;';
+export const COUNT_BY_URL =
+  'SELECT url AS uid, COUNT(*) AS n, MIN(elapsed) AS mn, MAX(elapsed) AS mx FROM VLinkDatas GROUP BY url;';
 export const LAST_ELAPSED_INDEXED = 'SELECT elapsed FROM VLinkDatas ORDER BY elapsed DESC LIMIT 1;';
 
 /** Cursor (§7.5): `WHERE` parts are added by the reader. */

@@ -1,4 +1,12 @@
-import { actionText, isRequestAction, isRpcAction, resolveSchemaType, SchemaType, schemaTypeLabel, type ActionType } from '@vlink/bag-core';
+import {
+  actionText,
+  isRequestAction,
+  isRpcAction,
+  resolveSchemaType,
+  SchemaType,
+  schemaTypeLabel,
+  type ActionType,
+} from '@vlink/bag-core';
 
 /** Stored action text by `ActionType` value (§10.2), for the hot path. */
 export const ACTION_TEXT: readonly string[] = Array.from({ length: 9 }, (_, i) => actionText(i as ActionType));

@@ -6,7 +6,11 @@ import { VdbReader } from '../vdb/reader.js';
  * Opens a `.vdbx` as one bag (spec §4.4): core's `SplitReader` over one `VdbReader` per segment, so each segment's
  * url ids resolve through its own `VLinkUrls` and its own indexes decide its read order.
  */
-export function openVdbx(driver: SqliteDriver, path: string, options: ReaderOptions & { files?: SplitFiles } = {}): Promise<SplitReader> {
+export function openVdbx(
+  driver: SqliteDriver,
+  path: string,
+  options: ReaderOptions & { files?: SplitFiles } = {},
+): Promise<SplitReader> {
   return SplitReader.open(
     path,
     {

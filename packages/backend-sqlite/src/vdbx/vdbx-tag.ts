@@ -13,7 +13,8 @@ export async function tagVdbx(driver: SqliteDriver, path: string, name: string, 
   const { dir } = splitPath(path);
   const segments = manifest.files.map((file) => dir + file);
   for (const segment of segments) {
-    if (fs.size(segment) < 0) throw new BagError('NOT_FOUND', 'segment listed in the manifest does not exist', { file: segment });
+    if (fs.size(segment) < 0)
+      throw new BagError('NOT_FOUND', 'segment listed in the manifest does not exist', { file: segment });
   }
   let ok = true;
   for (const segment of segments) ok = tagVdb(driver, segment, name) && ok;

@@ -2,8 +2,25 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { ActionType, BagError, BagReader, BagWriter, formatFileTime, formatVlinkDate, registerBackend, resolveWriterConfig, SchemaType, type Frame } from '@vlink/bag-core';
-import { createTestContext, runBackendConformance, runSplitRecoveryConformance, SAMPLE_PROTO_SCHEMA, sampleFrames } from '@vlink/bag-core/testing';
+import {
+  ActionType,
+  BagError,
+  BagReader,
+  BagWriter,
+  formatFileTime,
+  formatVlinkDate,
+  registerBackend,
+  resolveWriterConfig,
+  SchemaType,
+  type Frame,
+} from '@vlink/bag-core';
+import {
+  createTestContext,
+  runBackendConformance,
+  runSplitRecoveryConformance,
+  SAMPLE_PROTO_SCHEMA,
+  sampleFrames,
+} from '@vlink/bag-core/testing';
 import { createSqliteBackend, sqliteBackend } from '../backend.js';
 import { loadDriver } from '../driver/driver.js';
 import { pattern, tempDir } from '../test-util.js';
@@ -20,7 +37,12 @@ registerBackend(sqliteBackend);
 const tmp = tempDir('vdbx');
 after(() => tmp.cleanup());
 
-async function record(path: string, frames: Frame[], config = {}, context = createTestContext({ schemas: [SAMPLE_PROTO_SCHEMA] })) {
+async function record(
+  path: string,
+  frames: Frame[],
+  config = {},
+  context = createTestContext({ schemas: [SAMPLE_PROTO_SCHEMA] }),
+) {
   const writer = await backend.createWriter(path, resolveWriterConfig({ ...SPLIT, ...config }), context);
   for (const frame of frames) writer.write(frame);
   writer.close();
@@ -46,13 +68,18 @@ describe('.vdbx writer', () => {
     const m = manifestOf(path);
     const files: string[] = m.VLinkFiles;
     assert.ok(files.length >= 3, `expected several segments, got ${files.length}`);
-    assert.deepEqual(files, files.map((_, i) => `split.${i + 1}.vdb`));
+    assert.deepEqual(
+      files,
+      files.map((_, i) => `split.${i + 1}.vdb`),
+    );
     assert.equal(m.VLinkHeader.complete, true);
     assert.equal(m.VLinkHeader.count, input.length);
     assert.equal(m.VLinkHeader.duration, input.at(-1)!.timestamp);
     assert.equal(m.VLinkHeader.split_by_size, 64 * 1024);
     assert.equal(m.VLinkHeader.date, formatVlinkDate(context.startTimestamp));
-    const indexByUrl = new Map<string, number>(m.VLinkUrls.map((u: { url: string; index: number }) => [u.url, u.index]));
+    const indexByUrl = new Map<string, number>(
+      m.VLinkUrls.map((u: { url: string; index: number }) => [u.url, u.index]),
+    );
     // Global ids follow first appearance in the recording.
     assert.deepEqual([...indexByUrl.keys()], [...new Set(input.map((f) => f.url))]);
     let total = 0;
@@ -63,7 +90,8 @@ describe('.vdbx writer', () => {
       assert.equal(header['start_timestamp'], context.startTimestamp);
       const first = rows(segment, 'SELECT elapsed FROM VLinkDatas ORDER BY rowid LIMIT 1')[0]!['elapsed'] as number;
       assert.equal(header['date'], formatVlinkDate(context.startTimestamp + (i === 0 ? 0 : Math.trunc(first / 1000))));
-      for (const u of rows(segment, 'SELECT id, url FROM VLinkUrls')) assert.equal(u['id'], indexByUrl.get(u['url'] as string));
+      for (const u of rows(segment, 'SELECT id, url FROM VLinkUrls'))
+        assert.equal(u['id'], indexByUrl.get(u['url'] as string));
       for (const d of rows(segment, 'SELECT DISTINCT url FROM VLinkDatas')) {
         assert.ok(rows(segment, `SELECT 1 FROM VLinkUrls WHERE id = ${d['url'] as number}`).length === 1);
       }
@@ -71,13 +99,22 @@ describe('.vdbx writer', () => {
     }
     assert.equal(total, input.length);
     // Schemas are written again in each segment that needs them.
-    const withImage = files.filter((f) => rows(join(tmp.dir, f), "SELECT 1 FROM VLinkSchemas WHERE ser = 'pb.Image'").length > 0);
+    const withImage = files.filter(
+      (f) => rows(join(tmp.dir, f), "SELECT 1 FROM VLinkSchemas WHERE ser = 'pb.Image'").length > 0,
+    );
     assert.ok(withImage.length >= 2);
   });
 
   test('the manifest text: dump(4), VLink key order, doubles for loss and freq', async () => {
     const path = join(tmp.dir, 'text.vdbx');
-    const frames: Frame[] = [0, 1, 2, 3].map((i) => ({ timestamp: 1000 + i * 100_000, url: i < 3 ? 'dds://a' : 'dds://b', data: pattern(40, i), serType: 'json', schemaType: SchemaType.Raw, actionType: ActionType.Publish }));
+    const frames: Frame[] = [0, 1, 2, 3].map((i) => ({
+      timestamp: 1000 + i * 100_000,
+      url: i < 3 ? 'dds://a' : 'dds://b',
+      data: pattern(40, i),
+      serType: 'json',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    }));
     const context = createTestContext();
     const writer = await backend.createWriter(path, resolveWriterConfig({ splitBySize: 100 }), context);
     for (const f of frames) writer.write(f);
@@ -136,26 +173,52 @@ describe('.vdbx writer', () => {
     );
     // Segments write losses at their close: the first one closed before the loss was set.
     assert.equal(rows(join(tmp.dir, 'text.1.vdb'), "SELECT loss FROM VLinkUrls WHERE url = 'dds://a'")[0]!['loss'], 0);
-    assert.equal(rows(join(tmp.dir, 'text.2.vdb'), "SELECT loss FROM VLinkUrls WHERE url = 'dds://a'")[0]!['loss'], 0.5);
+    assert.equal(
+      rows(join(tmp.dir, 'text.2.vdb'), "SELECT loss FROM VLinkUrls WHERE url = 'dds://a'")[0]!['loss'],
+      0.5,
+    );
   });
 
   test('maxSplitCount keeps the newest segments; totals cover them only', async () => {
     const path = join(tmp.dir, 'keep.vdbx');
-    const frames: Frame[] = Array.from({ length: 20 }, (_, i) => ({ timestamp: i * 1000, url: i < 2 ? 'dds://early' : 'dds://late', data: pattern(100, i), serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish }));
+    const frames: Frame[] = Array.from({ length: 20 }, (_, i) => ({
+      timestamp: i * 1000,
+      url: i < 2 ? 'dds://early' : 'dds://late',
+      data: pattern(100, i),
+      serType: 'raw',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    }));
     await record(path, frames, { splitBySize: 250, maxSplitCount: 3 });
     const m = manifestOf(path);
     assert.deepEqual(m.VLinkFiles, ['keep.8.vdb', 'keep.9.vdb', 'keep.10.vdb']);
-    assert.deepEqual(readdirSync(tmp.dir).filter((f) => f.startsWith('keep.') && f.endsWith('.vdb')).sort(), ['keep.10.vdb', 'keep.8.vdb', 'keep.9.vdb']);
+    assert.deepEqual(
+      readdirSync(tmp.dir)
+        .filter((f) => f.startsWith('keep.') && f.endsWith('.vdb'))
+        .sort(),
+      ['keep.10.vdb', 'keep.8.vdb', 'keep.9.vdb'],
+    );
     assert.equal(m.VLinkHeader.count, 6);
     assert.equal(m.VLinkHeader.duration, 19_000);
-    assert.deepEqual(m.VLinkUrls.map((u: { url: string; index: number; count: number; size: number }) => [u.url, u.index, u.count, u.size]), [['dds://late', 1, 6, 600]]);
+    assert.deepEqual(
+      m.VLinkUrls.map((u: { url: string; index: number; count: number; size: number }) => [
+        u.url,
+        u.index,
+        u.count,
+        u.size,
+      ]),
+      [['dds://late', 1, 6, 600]],
+    );
     const reader = await BagReader.create(path);
     try {
       assert.equal(reader.getInfo().splitCount, 3);
       assert.equal(reader.getInfo().blankDuration, 14);
       const got = [];
       for await (const f of reader.frames()) got.push(f.timestamp);
-      assert.deepEqual(got, [14, 15, 16, 17, 18, 19].map((s) => s * 1000));
+      assert.deepEqual(
+        got,
+        [14, 15, 16, 17, 18, 19].map((s) => s * 1000),
+      );
     } finally {
       reader.close();
     }
@@ -191,14 +254,27 @@ describe('.vdbx reader', () => {
       assert.ok(info.splitCount >= 3);
       assert.equal(info.format, 'vdbx');
       assert.equal(info.storageType, 'SQLite3');
-      const sizes = manifestOf(path).VLinkFiles.reduce((s: number, f: string) => s + readFileSync(join(tmp.dir, f)).length, 0);
+      const sizes = manifestOf(path).VLinkFiles.reduce(
+        (s: number, f: string) => s + readFileSync(join(tmp.dir, f)).length,
+        0,
+      );
       assert.equal(info.fileSize, sizes);
-      for (const [beginTime, endTime] of [[500, 1500], [1000, 0], [0, 700], [2390, 2391]] as const) {
+      for (const [beginTime, endTime] of [
+        [500, 1500],
+        [1000, 0],
+        [0, 700],
+        [2390, 2391],
+      ] as const) {
         reader.openCursor({ beginTime, endTime, filterUrls: ['dds://imu', 'shm://lidar/点云'] });
         const got: number[] = [];
         for (let f = reader.next(); f; f = reader.next()) got.push(f.timestamp);
         const want = input
-          .filter((f) => ['dds://imu', 'shm://lidar/点云'].includes(f.url) && f.timestamp >= beginTime * 1000 && (endTime === 0 || f.timestamp <= endTime * 1000))
+          .filter(
+            (f) =>
+              ['dds://imu', 'shm://lidar/点云'].includes(f.url) &&
+              f.timestamp >= beginTime * 1000 &&
+              (endTime === 0 || f.timestamp <= endTime * 1000),
+          )
           .map((f) => f.timestamp);
         assert.deepEqual(got, want, `${beginTime}..${endTime}`);
       }
@@ -213,7 +289,10 @@ describe('.vdbx reader', () => {
     try {
       const got: number[] = [];
       for await (const f of reader.play({ forceDelay: 0, beginTime: 1200 })) got.push(f.timestamp);
-      assert.deepEqual(got, input.filter((f) => f.timestamp >= 1_200_000).map((f) => f.timestamp));
+      assert.deepEqual(
+        got,
+        input.filter((f) => f.timestamp >= 1_200_000).map((f) => f.timestamp),
+      );
     } finally {
       reader.close();
     }
@@ -230,11 +309,23 @@ describe('.vdbx reader', () => {
       writeFileSync(bad, typeof m === 'string' ? m : JSON.stringify(m));
       return backend.openReader(bad, { readOnly: true });
     };
-    await assert.rejects(variant((m) => (m.VLinkFiles[1] = 'gone.vdb')), (e: unknown) => isCode('NOT_FOUND')(e) && (e as BagError).file === join(tmp.dir, 'gone.vdb'));
-    await assert.rejects(variant((m) => (m.VLinkFiles[0] = `../${files[0]}`)), (e: unknown) => isCode('CORRUPT_FILE')(e) && (e as Error).message.includes('VLinkFiles[0]'));
-    await assert.rejects(variant((m) => (m.VLinkFiles[0] = join(tmp.dir, files[0]!))), isCode('CORRUPT_FILE'));
+    await assert.rejects(
+      variant((m) => (m.VLinkFiles[1] = 'gone.vdb')),
+      (e: unknown) => isCode('NOT_FOUND')(e) && (e as BagError).file === join(tmp.dir, 'gone.vdb'),
+    );
+    await assert.rejects(
+      variant((m) => (m.VLinkFiles[0] = `../${files[0]}`)),
+      (e: unknown) => isCode('CORRUPT_FILE')(e) && (e as Error).message.includes('VLinkFiles[0]'),
+    );
+    await assert.rejects(
+      variant((m) => (m.VLinkFiles[0] = join(tmp.dir, files[0]!))),
+      isCode('CORRUPT_FILE'),
+    );
     writeFileSync(join(tmp.dir, 'not-a-db.vdb'), pattern(5000));
-    await assert.rejects(variant((m) => m.VLinkFiles.push('not-a-db.vdb')), (e: unknown) => isCode('CORRUPT_FILE')(e) && (e as BagError).file === join(tmp.dir, 'not-a-db.vdb'));
+    await assert.rejects(
+      variant((m) => m.VLinkFiles.push('not-a-db.vdb')),
+      (e: unknown) => isCode('CORRUPT_FILE')(e) && (e as BagError).file === join(tmp.dir, 'not-a-db.vdb'),
+    );
     const fixed = await variant((m) => m.VLinkFiles.push('not-a-db.vdb')).catch(() => undefined);
     assert.equal(fixed, undefined);
     const tolerant = await (async () => {
@@ -257,7 +348,8 @@ describe('.vdbx reader', () => {
     const m = manifestOf(tagged);
     assert.equal(m.VLinkHeader.tag, 'drive-42');
     assert.match(readFileSync(tagged, 'utf8'), /"freq": \d+\.\d+/);
-    for (const f of m.VLinkFiles) assert.equal(rows(join(tmp.dir, f), 'SELECT tag FROM VLinkHeader')[0]!['tag'], 'drive-42');
+    for (const f of m.VLinkFiles)
+      assert.equal(rows(join(tmp.dir, f), 'SELECT tag FROM VLinkHeader')[0]!['tag'], 'drive-42');
     const reader = await backend.openReader(tagged, { readOnly: true });
     assert.equal(reader.info().tagName, 'drive-42');
     reader.close();
@@ -274,13 +366,21 @@ describe('.vdbx through BagWriter', () => {
       writer.registerSplitCallback((i, f) => calls.push(`before ${i} ${f}`), true);
       writer.registerSplitCallback((i, f) => calls.push(`after ${i} ${f}`));
       for (let i = 0; i < 100; i++) {
-        writer.push({ timestamp: i * 1000, url: `dds://u${i % 3}`, data: pattern(500, i), serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+        writer.push({
+          timestamp: i * 1000,
+          url: `dds://u${i % 3}`,
+          data: pattern(500, i),
+          serType: 'raw',
+          schemaType: SchemaType.Raw,
+          actionType: ActionType.Publish,
+        });
       }
       await writer.close();
       const files: string[] = manifestOf(path).VLinkFiles;
       assert.ok(files.length > 5);
       const expected = [`after 0 ${join(tmp.dir, files[0]!)}`];
-      for (let i = 1; i < files.length; i++) expected.push(`before ${i} ${join(tmp.dir, files[i]!)}`, `after ${i} ${join(tmp.dir, files[i]!)}`);
+      for (let i = 1; i < files.length; i++)
+        expected.push(`before ${i} ${join(tmp.dir, files[i]!)}`, `after ${i} ${join(tmp.dir, files[i]!)}`);
       assert.deepEqual(calls, expected);
       const reader = await BagReader.create(path);
       try {

@@ -6,7 +6,15 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { loadCodecs, FileWritable, VcapFileWriter } from '@vlink/bag-mcap';
 import { loadDriver, VdbFileWriter, VdbRecording, type SqliteDriver } from '@vlink/bag-sqlite';
-import { BagError, BagReader, BagWriter, registerBackend, registeredExtensions, type Backend, type BackendWriter } from '../index.js';
+import {
+  BagError,
+  BagReader,
+  BagWriter,
+  registerBackend,
+  registeredExtensions,
+  type Backend,
+  type BackendWriter,
+} from '../index.js';
 import { crashFrame, frameMismatch } from './payload.js';
 import { currentRuntime } from './runtime.js';
 
@@ -26,7 +34,10 @@ const MiB = 1024 * 1024;
  */
 class FullDiskWritable extends FileWritable {
   writes = 0;
-  constructor(path: string, private readonly budget: number) {
+  constructor(
+    path: string,
+    private readonly budget: number,
+  ) {
     super(path);
   }
   override write(bytes: Uint8Array): void {
@@ -40,7 +51,11 @@ class FullDiskWritable extends FileWritable {
   private charge(n: number): void {
     this.writes++;
     if (this.position() + n > this.budget) {
-      const enospc = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+      const enospc = Object.assign(new Error('ENOSPC: no space left on device, write'), {
+        code: 'ENOSPC',
+        errno: -28,
+        syscall: 'write',
+      });
       throw BagError.wrap(enospc, 'IO_ERROR', 'write failed', { file: this.path, offset: this.position() });
     }
   }
@@ -51,7 +66,16 @@ interface Counted {
   writes: number;
 }
 
-function countingBackend(name: string, ext: string, open: (path: string, config: Parameters<Backend['createWriter']>[1], context: Parameters<Backend['createWriter']>[2]) => Promise<BackendWriter>, counter: Counted): Backend {
+function countingBackend(
+  name: string,
+  ext: string,
+  open: (
+    path: string,
+    config: Parameters<Backend['createWriter']>[1],
+    context: Parameters<Backend['createWriter']>[2],
+  ) => Promise<BackendWriter>,
+  counter: Counted,
+): Backend {
   return {
     name,
     extensions: [ext],
@@ -78,11 +102,24 @@ function countingBackend(name: string, ext: string, open: (path: string, config:
 
 const vcapCount: Counted = { writes: 0 };
 registerBackend(
-  countingBackend('full-vcap', '.fullvcap', async (path, config, context) => {
-    const writable = new FullDiskWritable(path, 256 * 1024);
-    const writer = new VcapFileWriter({ writable, codecs: await loadCodecs(), config, context, file: path });
-    return { write: (f) => writer.write(f), writeSchema: (s) => writer.writeSchema(s), setUrlLoss: (u, l) => writer.setUrlLoss(u, l), commit: () => writer.commit(), tick: () => writer.tick(), currentFile: () => path, close: () => writer.close() };
-  }, vcapCount),
+  countingBackend(
+    'full-vcap',
+    '.fullvcap',
+    async (path, config, context) => {
+      const writable = new FullDiskWritable(path, 256 * 1024);
+      const writer = new VcapFileWriter({ writable, codecs: await loadCodecs(), config, context, file: path });
+      return {
+        write: (f) => writer.write(f),
+        writeSchema: (s) => writer.writeSchema(s),
+        setUrlLoss: (u, l) => writer.setUrlLoss(u, l),
+        commit: () => writer.commit(),
+        tick: () => writer.tick(),
+        currentFile: () => path,
+        close: () => writer.close(),
+      };
+    },
+    vcapCount,
+  ),
 );
 
 /** SQLite with `max_page_count`: past it every write fails with SQLITE_FULL, the error a full disk gives. */
@@ -99,7 +136,13 @@ function fullDriver(base: SqliteDriver, pages: number): SqliteDriver {
 const vdbCount: Counted = { writes: 0 };
 const driver = await loadDriver();
 registerBackend(
-  countingBackend('full-vdb', '.fullvdb', async (path, config, context) => VdbFileWriter.open(fullDriver(driver, 24), path, config, context, new VdbRecording(config)), vdbCount),
+  countingBackend(
+    'full-vdb',
+    '.fullvdb',
+    async (path, config, context) =>
+      VdbFileWriter.open(fullDriver(driver, 24), path, config, context, new VdbRecording(config)),
+    vdbCount,
+  ),
 );
 
 interface Outcome {
@@ -116,7 +159,10 @@ interface Outcome {
  * Pushes `crashFrame(0), (1), …` (a durable push every 16 frames) until the writer fails, then keeps pushing for a
  * while, idles, and closes. Records what was committed and what reached the backend.
  */
-async function fillUp(path: string, options: { syncMode: boolean; worker?: boolean; counter?: Counted; cacheSize?: number; compress?: 'zstd' }): Promise<Outcome> {
+async function fillUp(
+  path: string,
+  options: { syncMode: boolean; worker?: boolean; counter?: Counted; cacheSize?: number; compress?: 'zstd' },
+): Promise<Outcome> {
   const writer = await BagWriter.create(path, {
     syncMode: options.syncMode,
     worker: options.worker ?? false,
@@ -156,7 +202,15 @@ async function fillUp(path: string, options: { syncMode: boolean; worker?: boole
   const used = process.cpuUsage(cpu);
   const closeStart = performance.now();
   await writer.close();
-  return { committed, pushed: seq, errors, writesAtFailure, writesAfter, cpuIdleMs: (used.user + used.system) / 1000, closeMs: performance.now() - closeStart };
+  return {
+    committed,
+    pushed: seq,
+    errors,
+    writesAtFailure,
+    writesAfter,
+    cpuIdleMs: (used.user + used.system) / 1000,
+    closeMs: performance.now() - closeStart,
+  };
 }
 
 /** Every frame read back is the pushed one, in order, and at least everything committed is there. */
@@ -212,9 +266,13 @@ describe(`disk full (${currentRuntime()})`, () => {
   // --- a real full disk: a 2 MiB tmpfs -------------------------------------------------------------------------------
   const mountPoint = join(dir, 'tmpfs');
   mkdirSync(mountPoint, { recursive: true });
-  const mounted = process.platform === 'linux' && spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', mountPoint], { stdio: 'ignore' }).status === 0;
+  const mounted =
+    process.platform === 'linux' &&
+    spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', mountPoint], { stdio: 'ignore' }).status === 0;
   if (mounted) after(() => void spawnSync('umount', ['-l', mountPoint], { stdio: 'ignore' }));
-  const skip = mounted ? false : 'mounting a 2 MiB tmpfs is not permitted here (needs root and mount); the injected cases above still ran';
+  const skip = mounted
+    ? false
+    : 'mounting a 2 MiB tmpfs is not permitted here (needs root and mount); the injected cases above still ran';
   const formats = ['.vdb', '.vcap', '.vdbx', '.vcapx'].filter((ext) => registeredExtensions().includes(ext));
   for (const ext of formats) {
     // Worker mode for the single-file formats (the split layer runs the same segment writers in either mode).
@@ -236,7 +294,9 @@ describe(`disk full (${currentRuntime()})`, () => {
 
   // With zstd chunks of 1 MiB or more, an async .vcap compresses on a thread of its own (ThreadedCompressor) and
   // writes each chunk once the next one is full: ENOSPC must surface the same way, the chunk in compression dropped.
-  test('.vcap on a full 2 MiB tmpfs, worker mode with the compressor thread (zstd, cacheSize 1 MiB)', { skip: skip || !formats.includes('.vcap') }, async () => {
+  test('.vcap on a full 2 MiB tmpfs, worker mode with the compressor thread (zstd, cacheSize 1 MiB)', {
+    skip: skip || !formats.includes('.vcap'),
+  }, async () => {
     const sub = join(mountPoint, 'vcap-compressor');
     mkdirSync(sub, { recursive: true });
     try {

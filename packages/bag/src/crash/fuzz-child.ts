@@ -24,6 +24,8 @@ for (let i = start; i < start + count; i++) {
   const fuzzCase = makeCase(bases, seed, i);
   out(`S ${i}`);
   const outcome = await runCase(fuzzCase, join(dir, 'case'));
-  out(`E ${i} ${JSON.stringify({ ...outcome, base: fuzzCase.base, target: fuzzCase.target, mutation: fuzzCase.mutation })}`);
+  out(
+    `E ${i} ${JSON.stringify({ ...outcome, base: fuzzCase.base, target: fuzzCase.target, mutation: fuzzCase.mutation })}`,
+  );
 }
 out('D');

@@ -49,7 +49,16 @@ export async function runFuzz(options: FuzzRunOptions): Promise<FuzzSummary> {
   const start = options.start ?? 0;
   const end = start + cases;
   const dir = mkdtempSync(join(tmpdir(), 'vlink-fuzz-'));
-  const summary: FuzzSummary = { format, seed, cases, opened: 0, frames: 0, findings: [], slowest: { index: -1, ms: 0, mutation: '' }, ms: 0 };
+  const summary: FuzzSummary = {
+    format,
+    seed,
+    cases,
+    opened: 0,
+    frames: 0,
+    findings: [],
+    slowest: { index: -1, ms: 0, mutation: '' },
+    ms: 0,
+  };
   const began = performance.now();
   try {
     let next = start;
@@ -62,7 +71,11 @@ export async function runFuzz(options: FuzzRunOptions): Promise<FuzzSummary> {
 
   /** Runs cases from `first` until the child finishes or dies; returns the next case to run. */
   function runChild(first: number): Promise<number> {
-    const [bin, args] = childCommand(crashScript('fuzz-child'), [format, String(seed), String(first), String(end - first), join(dir, `w${first}`)], options.runtime);
+    const [bin, args] = childCommand(
+      crashScript('fuzz-child'),
+      [format, String(seed), String(first), String(end - first), join(dir, `w${first}`)],
+      options.runtime,
+    );
     const child = spawn(bin, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     let current = -1;
     let done = false;
@@ -72,7 +85,8 @@ export async function runFuzz(options: FuzzRunOptions): Promise<FuzzSummary> {
     const arm = (ms: number) => {
       clearTimeout(timer);
       timer = setTimeout(() => {
-        if (current >= 0) summary.findings.push({ index: current, kind: 'hang', detail: `no result after ${timeoutMs} ms` });
+        if (current >= 0)
+          summary.findings.push({ index: current, kind: 'hang', detail: `no result after ${timeoutMs} ms` });
         child.kill('SIGKILL');
       }, ms);
     };
@@ -95,7 +109,14 @@ export async function runFuzz(options: FuzzRunOptions): Promise<FuzzSummary> {
           summary.frames += outcome.frames;
           if (outcome.ms > summary.slowest.ms) summary.slowest = { index, ms: outcome.ms, mutation: outcome.mutation };
           if (outcome.status === 'finding') {
-            summary.findings.push({ index, kind: outcome.kind!, detail: outcome.detail ?? '', base: outcome.base, target: outcome.target, mutation: outcome.mutation });
+            summary.findings.push({
+              index,
+              kind: outcome.kind!,
+              detail: outcome.detail ?? '',
+              base: outcome.base,
+              target: outcome.target,
+              mutation: outcome.mutation,
+            });
           }
           options.onCase?.(index, outcome);
           current = -1;
@@ -108,13 +129,21 @@ export async function runFuzz(options: FuzzRunOptions): Promise<FuzzSummary> {
         if (done) return resolve(end);
         if (current >= 0) {
           if (!summary.findings.some((f) => f.index === current && f.kind === 'hang')) {
-            summary.findings.push({ index: current, kind: 'crash', detail: `the process died (${child.signalCode ?? child.exitCode}): ${stderr.trim().slice(-2000)}` });
+            summary.findings.push({
+              index: current,
+              kind: 'crash',
+              detail: `the process died (${child.signalCode ?? child.exitCode}): ${stderr.trim().slice(-2000)}`,
+            });
           }
           options.onCase?.(current, undefined);
           return resolve(current + 1);
         }
         // Died outside a case (building the bases): that is a harness failure, not a finding to skip past.
-        summary.findings.push({ index: first, kind: 'crash', detail: `the fuzz child failed outside a case (${child.signalCode ?? child.exitCode}): ${stderr.trim().slice(-2000)}` });
+        summary.findings.push({
+          index: first,
+          kind: 'crash',
+          detail: `the fuzz child failed outside a case (${child.signalCode ?? child.exitCode}): ${stderr.trim().slice(-2000)}`,
+        });
         resolve(end);
       });
     });

@@ -26,7 +26,10 @@ describe(`fuzzed inputs (${currentRuntime()})`, () => {
   for (const format of formats) {
     test(`${format}: ${CASES} mutated files, only BagErrors`, async () => {
       const summary = await runs.get(format)!;
-      const report = summary.findings.map((f) => `case ${f.index} (seed ${SEED}, ${f.base ?? ''} ${f.target ?? ''}: ${f.mutation ?? ''}): ${f.kind}: ${f.detail.split('\n')[0]}`);
+      const report = summary.findings.map(
+        (f) =>
+          `case ${f.index} (seed ${SEED}, ${f.base ?? ''} ${f.target ?? ''}: ${f.mutation ?? ''}): ${f.kind}: ${f.detail.split('\n')[0]}`,
+      );
       assert.deepEqual(report, [], `${format}: ${summary.findings.length} findings in ${CASES} cases`);
       assert.ok(summary.opened > 0, 'some mutated files still open');
     });

@@ -60,10 +60,42 @@ function fuzzFrames(): Frame[] {
   for (let i = 0; i < 160; i++) {
     const k = i % 4;
     const timestamp = 1000 + i * 5000;
-    if (k === 0) frames.push({ timestamp, url: 'dds://camera', data: patternBytes(200 + (i % 9) * 170, i), serType: 'pb.Image', schemaType: SchemaType.Protobuf, actionType: ActionType.Publish });
-    else if (k === 1) frames.push({ timestamp, url: 'dds://imu', data: patternBytes(24 + (i % 5), i), serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Subscribe });
-    else if (k === 2) frames.push({ timestamp, url: 'dds://param', data: patternBytes(8, i), serType: 'raw', schemaType: SchemaType.Raw, actionType: i % 8 === 2 ? ActionType.Set : ActionType.Get });
-    else frames.push({ timestamp, url: 'dds://blob', data: new Uint8Array(600).fill(i & 0xff), serType: '', schemaType: SchemaType.Unknown, actionType: ActionType.Publish });
+    if (k === 0)
+      frames.push({
+        timestamp,
+        url: 'dds://camera',
+        data: patternBytes(200 + (i % 9) * 170, i),
+        serType: 'pb.Image',
+        schemaType: SchemaType.Protobuf,
+        actionType: ActionType.Publish,
+      });
+    else if (k === 1)
+      frames.push({
+        timestamp,
+        url: 'dds://imu',
+        data: patternBytes(24 + (i % 5), i),
+        serType: 'raw',
+        schemaType: SchemaType.Raw,
+        actionType: ActionType.Subscribe,
+      });
+    else if (k === 2)
+      frames.push({
+        timestamp,
+        url: 'dds://param',
+        data: patternBytes(8, i),
+        serType: 'raw',
+        schemaType: SchemaType.Raw,
+        actionType: i % 8 === 2 ? ActionType.Set : ActionType.Get,
+      });
+    else
+      frames.push({
+        timestamp,
+        url: 'dds://blob',
+        data: new Uint8Array(600).fill(i & 0xff),
+        serType: '',
+        schemaType: SchemaType.Unknown,
+        actionType: ActionType.Publish,
+      });
   }
   return frames;
 }
@@ -83,9 +115,15 @@ export async function buildBases(format: FuzzFormat, dir: string): Promise<FuzzB
     rmSync(sub, { recursive: true, force: true });
     mkdirSync(sub, { recursive: true });
     const main = `bag${format}`;
-    const writer = await BagWriter.create(join(sub, main), { ...config, syncMode: true, startTimestamp: START, tagName: 'fuzz' });
+    const writer = await BagWriter.create(join(sub, main), {
+      ...config,
+      syncMode: true,
+      startTimestamp: START,
+      tagName: 'fuzz',
+    });
     writer.pushSchema(SAMPLE_PROTO_SCHEMA);
-    for (const frame of fuzzFrames()) if (writer.push(frame) < 0) throw new Error(`fuzz base: push failed: ${writer.stats().lastError}`);
+    for (const frame of fuzzFrames())
+      if (writer.push(frame) < 0) throw new Error(`fuzz base: push failed: ${writer.stats().lastError}`);
     await writer.close();
     const files = new Map<string, Uint8Array>();
     for (const name of readdirSync(sub).sort()) files.set(name, new Uint8Array(readFileSync(join(sub, name))));
@@ -156,7 +194,8 @@ function mutateBinary(original: Uint8Array, name: string, rand: () => number): [
           view.setUint32(at, value);
           return [`lzav frame size ${value} at ${at}`, bytes];
         }
-        const at = choice === 1 ? [16, 28, 32, 36, 40, 44, 48, 52, 56][int(9)]! : boundaries[int(boundaries.length)]! + int(12);
+        const at =
+          choice === 1 ? [16, 28, 32, 36, 40, 44, 48, 52, 56][int(9)]! : boundaries[int(boundaries.length)]! + int(12);
         if (at + 4 <= size) view.setUint32(at, value);
         return [`u32 ${value} at ${at}`, bytes];
       }
@@ -204,12 +243,30 @@ function mutateManifest(original: Uint8Array, rand: () => number): [string, Uint
   const header = json['VLinkHeader'] as Record<string, unknown>;
   const urls = json['VLinkUrls'] as Array<Record<string, unknown>>;
   const files = json['VLinkFiles'] as string[];
-  const WEIRD: unknown[] = [null, -1, 1e308, -1e308, 2 ** 64, 0.5, '', 'x', [], {}, true, '9'.repeat(400), 'a'.repeat(100_000), [[[[[]]]]]];
+  const WEIRD: unknown[] = [
+    null,
+    -1,
+    1e308,
+    -1e308,
+    2 ** 64,
+    0.5,
+    '',
+    'x',
+    [],
+    {},
+    true,
+    '9'.repeat(400),
+    'a'.repeat(100_000),
+    [[[[[]]]]],
+  ];
   const weird = () => WEIRD[int(WEIRD.length)];
-  const out = (what: string, value: unknown): [string, Uint8Array] => [what, encoder.encode(typeof value === 'string' ? value : JSON.stringify(value, null, 4))];
+  const out = (what: string, value: unknown): [string, Uint8Array] => [
+    what,
+    encoder.encode(typeof value === 'string' ? value : JSON.stringify(value, null, 4)),
+  ];
   switch (int(8)) {
     case 0:
-      return out('not JSON', text.slice(0, int(text.length)) + '}{,');
+      return out('not JSON', `${text.slice(0, int(text.length))}}{,`);
     case 1: {
       const depth = 1000 + int(200_000);
       return out(`nested ${depth} deep`, '['.repeat(depth) + ']'.repeat(depth));
@@ -231,7 +288,19 @@ function mutateManifest(original: Uint8Array, rand: () => number): [string, Uint
       return out(`VLinkUrls[].${key} = ${short(value)}`, json);
     }
     case 4: {
-      const names = ['../escape.vdb', '/etc/passwd', 'missing.vdb', '', '.', '..', 'a\\b.vdb', 'C:x.vdb', 'nul\0.vdb', 'bag.vdbx', files[0] ?? 'x'];
+      const names = [
+        '../escape.vdb',
+        '/etc/passwd',
+        'missing.vdb',
+        '',
+        '.',
+        '..',
+        'a\\b.vdb',
+        'C:x.vdb',
+        'nul\0.vdb',
+        'bag.vdbx',
+        files[0] ?? 'x',
+      ];
       const name = names[int(names.length)]!;
       const list = [...files];
       list.splice(int(list.length + 1), rand() < 0.5 ? 1 : 0, name);
@@ -300,7 +369,11 @@ export async function runCase(fuzzCase: FuzzCase, dir: string): Promise<CaseOutc
     if (outcome.status === 'ok') Object.assign(outcome, { status: 'finding', kind, detail });
   };
   const untyped = (where: string, error: unknown) => {
-    if (!BagError.isInstance(error)) finding('untyped-error', `${where}: ${error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error)}`);
+    if (!BagError.isInstance(error))
+      finding(
+        'untyped-error',
+        `${where}: ${error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error)}`,
+      );
   };
   const place = (sub: string): string => {
     const at = join(dir, sub);
@@ -348,7 +421,8 @@ export async function runCase(fuzzCase: FuzzCase, dir: string): Promise<CaseOutc
   try {
     fixer = await BagReader.create(path, { tryToFix: true, readOnly: false });
     if ((await fixer.fix()) && fuzzCase.main.endsWith('.vcap') && !(await fixer.check())) {
-      const report = (fixer as unknown as { backend: { lastCheckReport?: { problems: string[] } } }).backend.lastCheckReport;
+      const report = (fixer as unknown as { backend: { lastCheckReport?: { problems: string[] } } }).backend
+        .lastCheckReport;
       finding('fix-then-check', report?.problems.slice(0, 5).join('; ') ?? 'check() false after fix()');
     }
     for await (const _ of fixer.frames()) void _;
@@ -364,7 +438,8 @@ export async function runCase(fuzzCase: FuzzCase, dir: string): Promise<CaseOutc
 
   // A buffer sized from an untrusted length would show here (live ArrayBuffers right after the case, before a GC).
   const arrayBuffers = process.memoryUsage().arrayBuffers;
-  if (arrayBuffers > 512 * MiB) finding('memory', `${Math.round(arrayBuffers / MiB)} MiB of ArrayBuffers after the case`);
+  if (arrayBuffers > 512 * MiB)
+    finding('memory', `${Math.round(arrayBuffers / MiB)} MiB of ArrayBuffers after the case`);
   outcome.ms = performance.now() - started;
   return outcome;
 }

@@ -14,10 +14,17 @@ import { currentRuntime } from './runtime.js';
 const RUNS = Number(process.env['VLINK_KILL9_RUNS'] ?? 5);
 const dir = mkdtempSync(join(tmpdir(), 'vlink-kill9-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-const formats = (['.vdb', '.vcap', '.vdbx', '.vcapx'] as CrashFormat[]).filter((ext) => registeredExtensions().includes(ext));
+const formats = (['.vdb', '.vcap', '.vdbx', '.vcapx'] as CrashFormat[]).filter((ext) =>
+  registeredExtensions().includes(ext),
+);
 let n = 0;
 
-async function runs(ext: CrashFormat, mode: 'sync' | 'worker', count: number, io?: { cacheSize: number; compress: 'zstd' }): Promise<void> {
+async function runs(
+  ext: CrashFormat,
+  mode: 'sync' | 'worker',
+  count: number,
+  io?: { cacheSize: number; compress: 'zstd' },
+): Promise<void> {
   const plans: KillRunOptions[] = Array.from({ length: count }, (_, i) => ({
     ext,
     mode,
@@ -50,6 +57,7 @@ describe(`kill -9 while recording (${currentRuntime()})`, () => {
   }
   // zstd chunks of 1 MiB: an async .vcap/.vcapx then compresses each chunk on a thread of its own, one chunk behind.
   for (const ext of formats.filter((e) => e.startsWith('.vcap'))) {
-    test(`${ext}: 2 kills, worker mode with the compressor thread (zstd, cacheSize 1 MiB)`, () => runs(ext, 'worker', 2, { cacheSize: 1024 * 1024, compress: 'zstd' }));
+    test(`${ext}: 2 kills, worker mode with the compressor thread (zstd, cacheSize 1 MiB)`, () =>
+      runs(ext, 'worker', 2, { cacheSize: 1024 * 1024, compress: 'zstd' }));
   }
 });

@@ -52,7 +52,11 @@ export interface KillRunResult {
  * thread of its own while the next one fills (`ThreadedCompressor`): that chunk may be lost as well.
  */
 export function allowedLoss(options: Pick<KillRunOptions, 'ext' | 'mode' | 'cacheSize' | 'compress'>): number {
-  const compressorThread = options.mode === 'worker' && options.ext.startsWith('.vcap') && options.compress === 'zstd' && options.cacheSize >= MIN_THREADED_CHUNK_SIZE;
+  const compressorThread =
+    options.mode === 'worker' &&
+    options.ext.startsWith('.vcap') &&
+    options.compress === 'zstd' &&
+    options.cacheSize >= MIN_THREADED_CHUNK_SIZE;
   return options.cacheSize * (compressorThread ? 2 : 1) + 2048;
 }
 
@@ -65,13 +69,31 @@ export async function killRun(options: KillRunOptions): Promise<KillRunResult> {
   const { ext, dir } = options;
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `crash${ext}`);
-  const result: KillRunResult = { path, written: -1, committed: -1, splits: 0, read: 0, lostBytes: 0, allowedLoss: allowedLoss(options), repaired: false, violations: [], ms: { run: 0, verify: 0 } };
+  const result: KillRunResult = {
+    path,
+    written: -1,
+    committed: -1,
+    splits: 0,
+    read: 0,
+    lostBytes: 0,
+    allowedLoss: allowedLoss(options),
+    repaired: false,
+    violations: [],
+    ms: { run: 0, verify: 0 },
+  };
   const violation = (text: string) => result.violations.push(`${ext} ${options.mode}: ${text}`);
   const started = performance.now();
 
   const [bin, args] = childCommand(
     crashScript('record-child'),
-    [path, options.mode, String(options.cacheSize), String(options.durableEvery), String(options.splitBySize), options.compress ?? 'none'],
+    [
+      path,
+      options.mode,
+      String(options.cacheSize),
+      String(options.durableEvery),
+      String(options.splitBySize),
+      options.compress ?? 'none',
+    ],
     options.runtime,
   );
   const child = spawn(bin, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -108,7 +130,8 @@ export async function killRun(options: KillRunOptions): Promise<KillRunResult> {
   // Lines written before the kill are still in the pipe: read to the end.
   await closed;
   result.ms.run = performance.now() - started;
-  if (child.signalCode !== 'SIGKILL') violation(`the child ended by itself before the kill (${child.exitCode}): ${stderr.trim()}`);
+  if (child.signalCode !== 'SIGKILL')
+    violation(`the child ended by itself before the kill (${child.exitCode}): ${stderr.trim()}`);
 
   const verifyStart = performance.now();
   try {
@@ -120,7 +143,11 @@ export async function killRun(options: KillRunOptions): Promise<KillRunResult> {
   return result;
 }
 
-async function verify(options: KillRunOptions, result: KillRunResult, violation: (text: string) => void): Promise<void> {
+async function verify(
+  options: KillRunOptions,
+  result: KillRunResult,
+  violation: (text: string) => void,
+): Promise<void> {
   const path = result.path;
   let reader: BagReader;
   try {
@@ -149,9 +176,12 @@ async function verify(options: KillRunOptions, result: KillRunResult, violation:
   for (let seq = result.read; seq <= result.written; seq++) result.lostBytes += crashFrameSize(seq);
   const allowed = result.allowedLoss;
   if (result.lostBytes > allowed) {
-    violation(`lost ${result.lostBytes} payload bytes of frames reported written (frames ${result.read}..${result.written}), more than ${allowed}`);
+    violation(
+      `lost ${result.lostBytes} payload bytes of frames reported written (frames ${result.read}..${result.written}), more than ${allowed}`,
+    );
   }
-  if (result.read <= result.committed) violation(`frame ${result.read} was reported committed (through ${result.committed}) but is gone`);
+  if (result.read <= result.committed)
+    violation(`frame ${result.read} was reported committed (through ${result.committed}) but is gone`);
 
   // Repair, then the strict check must pass and nothing readable before may be lost.
   try {

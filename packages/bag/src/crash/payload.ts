@@ -7,7 +7,7 @@ import { patternBytes } from '@vlink/bag-core/testing';
  * byte of it survived.
  */
 export function crashFrameSize(seq: number): number {
-  return 8 + (Math.imul(seq + 1, 2654435761) >>> 0) % 600;
+  return 8 + ((Math.imul(seq + 1, 2654435761) >>> 0) % 600);
 }
 
 export function crashPayload(seq: number): Uint8Array {

@@ -12,9 +12,12 @@
 import { BagWriter } from '../index.js';
 import { crashFrame } from './payload.js';
 
-const [path, mode = 'sync', cacheArg = '262144', everyArg = '64', splitArg = '524288', compressArg = 'none'] = process.argv.slice(2);
+const [path, mode = 'sync', cacheArg = '262144', everyArg = '64', splitArg = '524288', compressArg = 'none'] =
+  process.argv.slice(2);
 if (!path) {
-  process.stderr.write('usage: record-child <path> <sync|worker> <cacheSize> <durableEvery> [splitBySize] [none|zstd]\n');
+  process.stderr.write(
+    'usage: record-child <path> <sync|worker> <cacheSize> <durableEvery> [splitBySize] [none|zstd]\n',
+  );
   process.exit(2);
 }
 const durableEvery = Number(everyArg);

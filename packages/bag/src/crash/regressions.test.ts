@@ -9,11 +9,13 @@ import { BagError, parseManifest } from '../index.js';
 
 describe('fuzz regressions', () => {
   test('a manifest listing a segment twice is CORRUPT_FILE (it made the reader open that segment once per entry)', () => {
-    const manifest = (files: string[]) => JSON.stringify({ VLinkHeader: { major: 2 }, VLinkUrls: [], VLinkFiles: files });
+    const manifest = (files: string[]) =>
+      JSON.stringify({ VLinkHeader: { major: 2 }, VLinkUrls: [], VLinkFiles: files });
     assert.equal(parseManifest(manifest(['a.1.vdb', 'a.2.vdb']), 'a.vdbx', 'vdbx').files.length, 2);
     assert.throws(
       () => parseManifest(manifest(['a.1.vdb', 'a.2.vdb', 'a.1.vdb']), 'a.vdbx', 'vdbx'),
-      (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE' && /VLinkFiles\[2\].*listed twice/.test(e.message),
+      (e: unknown) =>
+        BagError.isInstance(e) && e.code === 'CORRUPT_FILE' && /VLinkFiles\[2\].*listed twice/.test(e.message),
     );
   });
 });

@@ -22,7 +22,12 @@ export function crashScript(name: string): string {
  * The command that runs `script` with the same runtime as this process: `process.execPath` for Node and Bun, and
  * `deno run -A --no-check --node-modules-dir=manual` for Deno (the way the test suite itself runs there).
  */
-export function childCommand(script: string, args: string[], runtime: RuntimeName = currentRuntime()): [string, string[]] {
-  if (runtime === 'deno') return [process.execPath, ['run', '-A', '--no-check', '--node-modules-dir=manual', script, ...args]];
+export function childCommand(
+  script: string,
+  args: string[],
+  runtime: RuntimeName = currentRuntime(),
+): [string, string[]] {
+  if (runtime === 'deno')
+    return [process.execPath, ['run', '-A', '--no-check', '--node-modules-dir=manual', script, ...args]];
   return [process.execPath, [script, ...args]];
 }

@@ -33,7 +33,9 @@ export function registerCat(program: Command): void {
       exitQuietlyOnEpipe();
       const info = reader.getInfo();
       const selection = selectUrls(bagUrls(info), flags.urls, flags.skipUrls);
-      if (!flags.quiet) for (const url of selection.unknown) process.stderr.write(`vlink-bag cat: ${path}: warning: no url ${url} in this bag\n`);
+      if (!flags.quiet)
+        for (const url of selection.unknown)
+          process.stderr.write(`vlink-bag cat: ${path}: warning: no url ${url} in this bag\n`);
       const window = windowMs(flags);
       const out = new LineOutput();
       const decoder = flags.decode ? await payloadDecoder(reader.getSchemas()) : undefined;
@@ -41,7 +43,7 @@ export function registerCat(program: Command): void {
         out.write(metaLine(info));
         for (const schema of reader.getSchemas()) out.write(schemaLine(schema));
       }
-      if (flags.format === 'csv') out.write(CSV_HEADER + (decoder ? ',decoded' : '') + '\n');
+      if (flags.format === 'csv') out.write(`${CSV_HEADER + (decoder ? ',decoded' : '')}\n`);
       if (!selection.none) {
         const config = { ...window, ...(selection.filterUrls ? { filterUrls: selection.filterUrls } : {}) };
         const render = renderer(flags.format, decoder);
@@ -95,7 +97,7 @@ function renderer(format: Format, decoder: PayloadDecoder | undefined): (frame: 
         ];
         const decoded = decode(frame);
         if (decoded) cells.push(decoded.kind === 'hex' ? '' : csvCell(JSON.stringify(decoded.value)));
-        return cells.join(',') + '\n';
+        return `${cells.join(',')}\n`;
       };
     case 'text':
       return (frame) => {
@@ -112,6 +114,8 @@ function csvCell(text: string): string {
 
 function hexPreview(data: Uint8Array, max = 24): string {
   if (data.byteLength === 0) return '(empty)';
-  const hex = Buffer.from(data.buffer, data.byteOffset, Math.min(max, data.byteLength)).toString('hex').replace(/(..)(?!$)/g, '$1 ');
+  const hex = Buffer.from(data.buffer, data.byteOffset, Math.min(max, data.byteLength))
+    .toString('hex')
+    .replace(/(..)(?!$)/g, '$1 ');
   return data.byteLength > max ? `${hex} …` : hex;
 }

@@ -24,24 +24,35 @@ export function registerClone(program: Command): void {
   command.action(async (src: string, dst: string, flags: CloneFlags) => {
     const reader = await openBag(src);
     try {
-      await prepareOutput(dst, { inputs: [src], force: flags.force === true, quiet: flags.quiet === true, splitNameByTime: flags.splitNameByTime === true });
+      await prepareOutput(dst, {
+        inputs: [src],
+        force: flags.force === true,
+        quiet: flags.quiet === true,
+        splitNameByTime: flags.splitNameByTime === true,
+      });
       const info = reader.getInfo();
       const selection = selectUrls(bagUrls(info), flags.urls, flags.skipUrls);
       const window = windowMs(flags);
       // Same recording start and tag as the source, so every frame keeps its timestamp (spec §2.9, §5.3).
-      const sink = await CopySink.open(dst, { tagName: info.tagName, ...writerOptions(flags), startTimestamp: info.startTimestamp });
+      const sink = await CopySink.open(dst, {
+        tagName: info.tagName,
+        ...writerOptions(flags),
+        startTimestamp: info.startTimestamp,
+      });
       const progress = new Progress(liveOutput(flags.quiet), 'clone');
       try {
         for (const schema of reader.getSchemas()) sink.pushSchema(schema);
         const keep = new Set(selection.filterUrls ?? bagUrls(info));
-        for (const meta of info.urls) if (meta.loss >= 0 && keep.has(meta.url)) sink.writer.setUrlLoss(meta.url, meta.loss);
+        for (const meta of info.urls)
+          if (meta.loss >= 0 && keep.has(meta.url)) sink.writer.setUrlLoss(meta.url, meta.loss);
         if (!selection.none) {
           const endMs = window.endTime > 0 ? Math.min(window.endTime, info.totalDuration) : info.totalDuration;
           progress.start(Math.max(1, endMs - window.beginTime));
           const config = { ...window, ...(selection.filterUrls ? { filterUrls: selection.filterUrls } : {}) };
           for (const frame of cursorFrames(reader, config)) {
             sink.push(frame);
-            if ((sink.frames & 1023) === 0) progress.update(frame.timestamp / 1000 - window.beginTime, sink.frames, formatSize(sink.bytes));
+            if ((sink.frames & 1023) === 0)
+              progress.update(frame.timestamp / 1000 - window.beginTime, sink.frames, formatSize(sink.bytes));
           }
           progress.update(endMs - window.beginTime, sink.frames, formatSize(sink.bytes));
         }
@@ -49,7 +60,8 @@ export function registerClone(program: Command): void {
         progress.stop();
         await sink.close();
       }
-      if (!flags.quiet) process.stdout.write(`${dst}: ${sink.frames} frames (${formatSize(sink.bytes)}) cloned from ${src}\n`);
+      if (!flags.quiet)
+        process.stdout.write(`${dst}: ${sink.frames} frames (${formatSize(sink.bytes)}) cloned from ${src}\n`);
     } finally {
       reader.close();
     }

@@ -7,7 +7,9 @@ import { examples } from '../lib/filter-flags.js';
 export function registerFix(program: Command): void {
   const command = program
     .command('fix')
-    .description('repair a bag that was not closed cleanly (.vdb: recount urls and header from the rows; .vcap: rewrite it keeping every intact chunk)')
+    .description(
+      'repair a bag that was not closed cleanly (.vdb: recount urls and header from the rows; .vcap: rewrite it keeping every intact chunk)',
+    )
     .argument('<path>', 'bag file (.vdb, .vdbx, .vcap, .vcapx)')
     .option('-y, --yes', 'do not ask for confirmation on a terminal')
     .option('--rebuild', '.vdb: also VACUUM and reindex; .vcap: rewrite even a file that passes check')
@@ -17,9 +19,11 @@ export function registerFix(program: Command): void {
       try {
         if (!flags.yes && process.stdin.isTTY && process.stderr.isTTY) {
           const what = flags.rebuild ? 'rewrite its metadata and rebuild it' : 'rewrite its metadata';
-          if (!(await confirm(`Fix ${path}? This will ${what}. [y/N] `))) throw new CliError('not fixed (not confirmed)', path);
+          if (!(await confirm(`Fix ${path}? This will ${what}. [y/N] `)))
+            throw new CliError('not fixed (not confirmed)', path);
         }
-        if (!(await reader.fix(flags.rebuild === true))) throw new CliError('fix failed: the file could not be repaired', path);
+        if (!(await reader.fix(flags.rebuild === true)))
+          throw new CliError('fix failed: the file could not be repaired', path);
         if (!flags.quiet) process.stdout.write(`${path}: fixed${flags.rebuild ? ' and rebuilt' : ''}\n`);
       } finally {
         reader.close();

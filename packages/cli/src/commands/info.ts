@@ -27,11 +27,15 @@ export function registerInfo(program: Command): void {
     .command('info')
     .description('print the summary of a bag: header, duration, counts and the per-url table')
     .argument('<path>', 'bag file (.vdb, .vdbx, .vcap, .vcapx)')
-    .addOption(new Option('-l, --list', 'list every frame (time, url, action, size) instead of the summary').conflicts('json'))
+    .addOption(
+      new Option('-l, --list', 'list every frame (time, url, action, size) instead of the summary').conflicts('json'),
+    )
     .option('--json', 'print the Info object (camelCase) as JSON and nothing else')
     .addOption(
-      new Option('--gaps [factor]', `add a timing analysis: per-url intervals and gaps longer than factor × the median (default ${DEFAULT_GAP_FACTOR})`)
-        .argParser(parsePositive),
+      new Option(
+        '--gaps [factor]',
+        `add a timing analysis: per-url intervals and gaps longer than factor × the median (default ${DEFAULT_GAP_FACTOR})`,
+      ).argParser(parsePositive),
     )
     .action(async (path: string, flags: InfoFlags) => {
       const reader = await openBag(path);
@@ -40,7 +44,7 @@ export function registerInfo(program: Command): void {
         const factor = flags.gaps === undefined ? undefined : flags.gaps === true ? DEFAULT_GAP_FACTOR : flags.gaps;
         const timing = factor === undefined ? undefined : { factor, urls: await analyzeTiming(reader, { factor }) };
         if (flags.json) {
-          process.stdout.write(JSON.stringify(timing ? { ...info, timing } : info, null, 2) + '\n');
+          process.stdout.write(`${JSON.stringify(timing ? { ...info, timing } : info, null, 2)}\n`);
           return;
         }
         if (flags.list) {
@@ -49,7 +53,7 @@ export function registerInfo(program: Command): void {
         }
         const lines = summary(info);
         if (timing) lines.push('', ...timingLines(timing));
-        process.stdout.write(lines.join('\n') + '\n');
+        process.stdout.write(`${lines.join('\n')}\n`);
       } finally {
         reader.close();
       }
@@ -65,14 +69,20 @@ export function registerInfo(program: Command): void {
 /** The summary, laid out like VLink's `vlink-bag info`. */
 export function summary(info: Info): string[] {
   const lines: string[] = [];
-  const field = (name: string, value: string) => lines.push(`${(name + ':').padEnd(15)}${value}`);
+  const field = (name: string, value: string) => lines.push(`${(`${name}:`).padEnd(15)}${value}`);
   field('File Name', info.path);
-  field('File Size', formatSize(info.fileSize) + (info.totalRawSize > 0 ? ` (Raw: ${formatSize(info.totalRawSize)})` : ''));
+  field(
+    'File Size',
+    formatSize(info.fileSize) + (info.totalRawSize > 0 ? ` (Raw: ${formatSize(info.totalRawSize)})` : ''),
+  );
   field('Tag Name', info.tagName);
   field('Version', info.version);
   field('Storage Type', `${info.storageType} (${info.format})`);
   const compressed = info.compressionType !== '' && info.compressionType.toLowerCase() !== 'none';
-  const ratio = compressed && info.totalRawSize > 0 ? ` (Ratio: ${Math.round((100 * Math.min(info.fileSize, info.totalRawSize)) / info.totalRawSize)}%)` : '';
+  const ratio =
+    compressed && info.totalRawSize > 0
+      ? ` (Ratio: ${Math.round((100 * Math.min(info.fileSize, info.totalRawSize)) / info.totalRawSize)}%)`
+      : '';
   field('Compression', (info.compressionType || 'None') + ratio);
   field('Process Name', info.processName);
   const flags = [info.hasCompleted ? 'completed' : 'incomplete', ...(info.hasSchema ? ['schema'] : [])];
@@ -81,14 +91,28 @@ export function summary(info: Info): string[] {
   field('Duration', `${formatDuration(info.blankDuration)} ~ ${formatDuration(info.totalDuration)}`);
   field('Message Count', String(info.messageCount));
   if (info.format.endsWith('x') && info.splitCount > 0) {
-    const by = info.splitByTime > 0 ? ` (By time: ${(info.splitByTime / 1000).toFixed(2)}s)` : info.splitBySize > 0 ? ` (By size: ${(info.splitBySize / 1024 ** 3).toFixed(2)}GB)` : '';
+    const by =
+      info.splitByTime > 0
+        ? ` (By time: ${(info.splitByTime / 1000).toFixed(2)}s)`
+        : info.splitBySize > 0
+          ? ` (By size: ${(info.splitBySize / 1024 ** 3).toFixed(2)}GB)`
+          : '';
     field('Split Count', `${info.splitCount}${by}`);
   } else {
     field('Split Count', '---');
   }
   const withAction = info.urls.some((meta) => meta.action !== undefined);
   const precise = info.urls.some((meta) => meta.loss > 0 && meta.loss < 0.0001);
-  const header = ['[Type]', ...(withAction ? ['[Action]'] : []), '[Count]', '[Size]', '[Freq]', '[Loss]', '[Url]', '[Ser]'];
+  const header = [
+    '[Type]',
+    ...(withAction ? ['[Action]'] : []),
+    '[Count]',
+    '[Size]',
+    '[Freq]',
+    '[Loss]',
+    '[Url]',
+    '[Ser]',
+  ];
   const rows = info.urls.map((meta) => [
     meta.type,
     ...(withAction ? [meta.action ?? ''] : []),
@@ -111,7 +135,16 @@ function timingLines(report: { factor: number; urls: UrlTiming[] }): string[] {
   const rows = [['[Url]', '[Count]', '[Rate]', '[Min]', '[P50]', '[P99]', '[Max]', '[Gaps]']];
   for (const url of report.urls) {
     const i = url.intervalUs;
-    rows.push([url.url, String(url.count), formatFreq(url.rateHz), ms(i?.min), ms(i?.p50), ms(i?.p99), ms(i?.max), String(url.gaps.length)]);
+    rows.push([
+      url.url,
+      String(url.count),
+      formatFreq(url.rateHz),
+      ms(i?.min),
+      ms(i?.p50),
+      ms(i?.p99),
+      ms(i?.max),
+      String(url.gaps.length),
+    ]);
   }
   lines.push(...table(rows, '  '));
   for (const url of report.urls) {

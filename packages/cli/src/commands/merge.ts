@@ -20,10 +20,14 @@ interface MergeFlags extends FilterFlags, WriterFlags {
 export function registerMerge(program: Command): void {
   const command = program
     .command('merge')
-    .description('merge bags into one in absolute time (each bag\'s recording start + frame time)')
+    .description("merge bags into one in absolute time (each bag's recording start + frame time)")
     .argument('<src...>', 'two or more bags (any format, mixed); frames of each must be in time order')
     .requiredOption('-o, --output <dst>', 'output bag; its extension picks the format')
-    .addOption(new Option('--check-gap <s>', 'refuse inputs whose recording starts are further apart than this').argParser(parseNonNegative).default(3600))
+    .addOption(
+      new Option('--check-gap <s>', 'refuse inputs whose recording starts are further apart than this')
+        .argParser(parseNonNegative)
+        .default(3600),
+    )
     .option('-q, --quiet', 'no progress bar and no summary');
   addFilterOptions(command);
   addWriterOptions(command, { splitNameShort: false });
@@ -55,7 +59,12 @@ async function mergeInto(sources: string[], readers: BagReader[], flags: MergeFl
       sources[starts.indexOf(Math.max(...starts))],
     );
   }
-  await prepareOutput(dst, { inputs: sources, force: flags.force === true, quiet: flags.quiet === true, splitNameByTime: flags.splitNameByTime === true });
+  await prepareOutput(dst, {
+    inputs: sources,
+    force: flags.force === true,
+    quiet: flags.quiet === true,
+    splitNameByTime: flags.splitNameByTime === true,
+  });
   const allUrls = [...new Set(infos.flatMap((info) => info.urls.map((meta) => meta.url)))];
   const selection = selectUrls(allUrls, flags.urls, flags.skipUrls);
   // The window is relative to the earliest recording start (as VLink's merge does).
@@ -63,7 +72,11 @@ async function mergeInto(sources: string[], readers: BagReader[], flags: MergeFl
   const beginUs = window.beginTime * 1000;
   const endUs = window.endTime > 0 ? window.endTime * 1000 : Number.POSITIVE_INFINITY;
 
-  const sink = await CopySink.open(dst, { tagName: infos[0]!.tagName, ...writerOptions(flags), startTimestamp: outStart });
+  const sink = await CopySink.open(dst, {
+    tagName: infos[0]!.tagName,
+    ...writerOptions(flags),
+    startTimestamp: outStart,
+  });
   const progress = new Progress(liveOutput(flags.quiet), 'merge');
   // BagProcessor (spec §8) with data time = the merged timeline: the k-way merge below already delivers frames in
   // order, the processor adds VLink's output rule (strictly increasing: equal instants 1 µs apart). A failed write
@@ -106,7 +119,10 @@ async function mergeInto(sources: string[], readers: BagReader[], flags: MergeFl
     progress.stop();
     await sink.close();
   }
-  if (!flags.quiet) process.stdout.write(`${dst}: ${sink.frames} frames (${formatSize(sink.bytes)}) merged from ${sources.length} bags\n`);
+  if (!flags.quiet)
+    process.stdout.write(
+      `${dst}: ${sink.frames} frames (${formatSize(sink.bytes)}) merged from ${sources.length} bags\n`,
+    );
 }
 
 /**
@@ -122,7 +138,10 @@ function* mergeByTime(
 ): Generator<{ frame: Frame; atUs: number }> {
   const cursors = readers.map((reader, i) => {
     const offsetUs = (starts[i]! - outStart) * 1000;
-    const frames = cursorFrames(reader, { beginTime: Math.max(0, (beginUs - offsetUs) / 1000), ...(filterUrls ? { filterUrls } : {}) });
+    const frames = cursorFrames(reader, {
+      beginTime: Math.max(0, (beginUs - offsetUs) / 1000),
+      ...(filterUrls ? { filterUrls } : {}),
+    });
     return { frames, offsetUs, head: frames.next().value ?? undefined };
   });
   for (;;) {

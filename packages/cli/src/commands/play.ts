@@ -33,13 +33,24 @@ export function registerPlay(program: Command): void {
     .command('play')
     .description('replay a bag in its original timing to stdout (NDJSON) and/or a Foxglove WebSocket server')
     .argument('<path>', 'bag file (.vdb, .vdbx, .vcap, .vcapx)')
-    .addOption(new Option('-t, --times <n>', 'number of passes; 0 or less loops forever').argParser(parseInteger).default(1))
+    .addOption(
+      new Option('-t, --times <n>', 'number of passes; 0 or less loops forever').argParser(parseInteger).default(1),
+    )
     .addOption(new Option('-r, --rate <x>', 'speed, 0.01 to 100').argParser(parseRate).default(1))
     .option('-m, --skip-blank', 'start at the first frame instead of at the recording start')
     .option('-j, --auto-pause', 'start paused (Space resumes)')
-    .addOption(new Option('--force-delay <ms>', 'a fixed wait before every frame instead of the recorded timing (0 = as fast as possible)').argParser(parseNonNegative))
+    .addOption(
+      new Option(
+        '--force-delay <ms>',
+        'a fixed wait before every frame instead of the recorded timing (0 = as fast as possible)',
+      ).argParser(parseNonNegative),
+    )
     .option('--stdout', 'write every frame to stdout as an NDJSON line (the `cat` shape)')
-    .addOption(new Option('--serve [[host:]port]', 'serve a Foxglove WebSocket (foxglove.websocket.v1) on host:port').argParser((v: string) => parseHostPort(v)).preset(DEFAULT_SERVE))
+    .addOption(
+      new Option('--serve [[host:]port]', 'serve a Foxglove WebSocket (foxglove.websocket.v1) on host:port')
+        .argParser((v: string) => parseHostPort(v))
+        .preset(DEFAULT_SERVE),
+    )
     .option('--no-wait', 'with --serve: start at once instead of when the first client subscribes')
     .option('-q, --quiet', 'no status line');
   addFilterOptions(command).action(async (path: string, flags: PlayFlags) => {
@@ -64,7 +75,8 @@ export function registerPlay(program: Command): void {
 
 async function play(reader: BagReader, path: string, flags: PlayFlags): Promise<void> {
   // Only a key resumes a paused playback (Foxglove protocol 0.8 has no playback control).
-  if (flags.autoPause && !(process.stdin.isTTY && liveOutput(flags.quiet))) throw usageError('-j/--auto-pause needs a terminal (Space resumes) and no --quiet');
+  if (flags.autoPause && !(process.stdin.isTTY && liveOutput(flags.quiet)))
+    throw usageError('-j/--auto-pause needs a terminal (Space resumes) and no --quiet');
   const info = reader.getInfo();
   const selection = selectUrls(bagUrls(info), flags.urls, flags.skipUrls);
   if (selection.none) throw new CliError('the url filters leave nothing to play', path);
@@ -74,7 +86,14 @@ async function play(reader: BagReader, path: string, flags: PlayFlags): Promise<
   if (out) exitQuietlyOnEpipe();
   // Loaded on demand (ws, @foxglove/ws-protocol) so plain playback starts fast.
   const address = flags.serve === DEFAULT_SERVE ? parseHostPort(DEFAULT_SERVE) : flags.serve;
-  const server = address ? await (await import('../lib/foxglove-server.js')).PlayServer.listen(address, info, reader.getSchemas(), selection.filterUrls ? new Set(selection.filterUrls) : undefined) : undefined;
+  const server = address
+    ? await (await import('../lib/foxglove-server.js')).PlayServer.listen(
+        address,
+        info,
+        reader.getSchemas(),
+        selection.filterUrls ? new Set(selection.filterUrls) : undefined,
+      )
+    : undefined;
   let frames = 0;
   let bytes = 0;
   let failure: BagError | undefined;
@@ -89,7 +108,10 @@ async function play(reader: BagReader, path: string, flags: PlayFlags): Promise<
     });
     reader.registerErrorCallback((error) => (failure ??= error));
     let waiting = server !== undefined && flags.wait;
-    const line = () => (waiting ? `Waiting for a Foxglove client on ${server!.url} … (q: quit)` : statusText(reader, info, frames, bytes, flags, server));
+    const line = () =>
+      waiting
+        ? `Waiting for a Foxglove client on ${server!.url} … (q: quit)`
+        : statusText(reader, info, frames, bytes, flags, server);
     reader.registerStatusCallback(() => status.set(line(), true));
     const ticker = setInterval(() => status.set(line()), 100);
     cleanups.push(() => clearInterval(ticker));
@@ -164,7 +186,14 @@ function onKey(reader: BagReader, key: KeyName, quit: () => void): void {
   }
 }
 
-function statusText(reader: BagReader, info: Info, frames: number, bytes: number, flags: PlayFlags, server: PlayServer | undefined): string {
+function statusText(
+  reader: BagReader,
+  info: Info,
+  frames: number,
+  bytes: number,
+  flags: PlayFlags,
+  server: PlayServer | undefined,
+): string {
   const state = PlayStatus[reader.getStatus()] ?? 'Stopped';
   const parts = [
     `${formatDuration(reader.getTimestamp())}/${formatDuration(info.totalDuration)}`,

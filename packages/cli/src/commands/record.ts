@@ -30,14 +30,32 @@ export function registerRecord(program: Command): void {
     .description('record frames into a new bag from NDJSON on stdin or from a Foxglove WebSocket server')
     .argument('<out>', 'bag to write; its extension picks the format (.vdb, .vdbx, .vcap, .vcapx)')
     .option('--stdin', 'read NDJSON frames (the `vlink-bag cat` shape) from stdin')
-    .addOption(new Option('--from <url>', 'record from a Foxglove WebSocket server, e.g. ws://127.0.0.1:8765').argParser(parseWsUrl).conflicts('stdin'))
+    .addOption(
+      new Option('--from <url>', 'record from a Foxglove WebSocket server, e.g. ws://127.0.0.1:8765')
+        .argParser(parseWsUrl)
+        .conflicts('stdin'),
+    )
     .addOption(new Option('-u, --urls <urls...>', 'only these urls / topics (exact match; default: all)'))
     .addOption(new Option('-k, --skip-urls <urls...>', 'leave these urls / topics out'))
-    .addOption(new Option('-d, --duration <s>', 'stop after this many seconds (0 = no limit)').argParser(parseNonNegative))
-    .addOption(new Option('--time <source>', '--from: frame time from the receive clock or the server\'s message log time').choices(['receive', 'log']).default('receive'))
+    .addOption(
+      new Option('-d, --duration <s>', 'stop after this many seconds (0 = no limit)').argParser(parseNonNegative),
+    )
+    .addOption(
+      new Option('--time <source>', "--from: frame time from the receive clock or the server's message log time")
+        .choices(['receive', 'log'])
+        .default('receive'),
+    )
     .option('-s, --sync', 'write on the receiving thread (VLink sync mode; no queue)')
-    .addOption(new Option('--max-task-depth <n>', 'async queue depth before frames are dropped').argParser(parseNonNegativeInteger).conflicts('sync'))
-    .addOption(new Option('--max-memory-size <GB>', 'async queue memory before frames are dropped').argParser(parseNonNegative).conflicts('sync'))
+    .addOption(
+      new Option('--max-task-depth <n>', 'async queue depth before frames are dropped')
+        .argParser(parseNonNegativeInteger)
+        .conflicts('sync'),
+    )
+    .addOption(
+      new Option('--max-memory-size <GB>', 'async queue memory before frames are dropped')
+        .argParser(parseNonNegative)
+        .conflicts('sync'),
+    )
     .option('-q, --quiet', 'no status line and no summary');
   addWriterOptions(command, { splitNameShort: true });
   command.action(async (out: string, flags: RecordFlags) => {
@@ -65,7 +83,9 @@ export function registerRecord(program: Command): void {
     if (!flags.quiet) {
       const drops = result.dropped > 0 ? `, ${result.dropped} dropped` : '';
       const skipped = session.skippedWhilePaused > 0 ? `, ${session.skippedWhilePaused} skipped while paused` : '';
-      process.stderr.write(`${out}: ${result.frames} frames (${formatSize(result.bytes)}) recorded${drops}${skipped} (${result.reason})\n`);
+      process.stderr.write(
+        `${out}: ${result.frames} frames (${formatSize(result.bytes)}) recorded${drops}${skipped} (${result.reason})\n`,
+      );
     }
   });
   examples(command, [

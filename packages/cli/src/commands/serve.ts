@@ -32,9 +32,17 @@ export function registerServe(program: Command): void {
       if (!isDir) throw new CliError('is not a directory', dir);
       // Loaded on demand: the server stack (Hono, zod, OpenAPI) would slow every other verb's start.
       const { serve } = await import('@vlink/bag-server');
-      const server = await serve({ root: dir, host: flags.host, port: flags.port, ...(flags.token ? { token: flags.token } : {}), ...(flags.cors ? { cors: true } : {}) });
+      const server = await serve({
+        root: dir,
+        host: flags.host,
+        port: flags.port,
+        ...(flags.token ? { token: flags.token } : {}),
+        ...(flags.cors ? { cors: true } : {}),
+      });
       if (!flags.quiet) {
-        process.stdout.write(`Serving ${dir} on ${server.url} (${server.runtime}); API docs at ${server.url}/v1/docs. Ctrl-C to stop.\n`);
+        process.stdout.write(
+          `Serving ${dir} on ${server.url} (${server.runtime}); API docs at ${server.url}/v1/docs. Ctrl-C to stop.\n`,
+        );
       }
       await new Promise<void>((resolve) => {
         const stop = () => resolve();
@@ -43,5 +51,8 @@ export function registerServe(program: Command): void {
       });
       await server.close();
     });
-  examples(command, ['vlink-bag serve /data/bags', 'vlink-bag serve /data/bags --host 0.0.0.0 --port 8080 --token s3cret']);
+  examples(command, [
+    'vlink-bag serve /data/bags',
+    'vlink-bag serve /data/bags --host 0.0.0.0 --port 8080 --token s3cret',
+  ]);
 }

@@ -24,7 +24,12 @@ export function registerTag(program: Command): void {
       const ok = backend.tag ? await backend.tag(path, name) : false;
       if (!ok) {
         const ext = extensionOf(path);
-        throw new CliError(ext === '.vcap' ? 'tagging is not supported for .vcap files (a single .vcap has no rewritable tag)' : 'tagging failed', path);
+        throw new CliError(
+          ext === '.vcap'
+            ? 'tagging is not supported for .vcap files (a single .vcap has no rewritable tag)'
+            : 'tagging failed',
+          path,
+        );
       }
       if (!flags.quiet) process.stdout.write(`${path}: tag set to ${JSON.stringify(name)}\n`);
     });

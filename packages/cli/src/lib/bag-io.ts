@@ -1,6 +1,15 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { BagError, BagReader, extensionOf, findBackend, listedSegments, registeredExtensions, stemOf, type ReaderOptions } from '@vlink/bag';
+import {
+  BagError,
+  BagReader,
+  extensionOf,
+  findBackend,
+  listedSegments,
+  registeredExtensions,
+  stemOf,
+  type ReaderOptions,
+} from '@vlink/bag';
 import { confirm } from './confirm.js';
 import { CliError } from './errors.js';
 
@@ -80,7 +89,10 @@ export async function prepareOutput(path: string, options: OutputOptions = {}): 
     for (const file of protectedFiles) {
       const name = basename(file);
       if (dirname(file) === realDir && ownName.test(name)) {
-        throw new CliError(`its segments could overwrite ${name} of a source bag; write to another directory${options.splitNameByTime ? ' or drop --split-name-by-time' : ''}`, path);
+        throw new CliError(
+          `its segments could overwrite ${name} of a source bag; write to another directory${options.splitNameByTime ? ' or drop --split-name-by-time' : ''}`,
+          path,
+        );
       }
     }
   }

@@ -64,10 +64,7 @@ export function errorDetails(error: unknown): string {
 }
 
 function stripFileContext(message: string, file: string): string {
-  return message
-    .replace(` (file ${file})`, '')
-    .replace(`(file ${file}, `, '(')
-    .trim();
+  return message.replace(` (file ${file})`, '').replace(`(file ${file}, `, '(').trim();
 }
 
 const ERRNO_TEXT: Record<string, string> = {

@@ -15,14 +15,19 @@ export function addFilterOptions(command: Command): Command {
     .addOption(new Option('-u, --urls <urls...>', 'only these urls (exact match; default: all)'))
     .addOption(new Option('-k, --skip-urls <urls...>', 'leave these urls out (exact match)'))
     .addOption(new Option('-b, --begin <s>', 'window start, seconds since recording start').argParser(parseSeconds))
-    .addOption(new Option('-e, --end <s>', 'window end, seconds since recording start (inclusive; 0 = to the end)').argParser(parseSeconds));
+    .addOption(
+      new Option('-e, --end <s>', 'window end, seconds since recording start (inclusive; 0 = to the end)').argParser(
+        parseSeconds,
+      ),
+    );
 }
 
 /** The window in ms as the reader takes it (`beginTime`, `endTime`; 0 = open), checked for `end < begin`. */
 export function windowMs(flags: FilterFlags): { beginTime: number; endTime: number } {
   const beginTime = Math.round((flags.begin ?? 0) * 1000);
   const endTime = Math.round((flags.end ?? 0) * 1000);
-  if (endTime > 0 && endTime < beginTime) throw usageError(`--end (${flags.end} s) is before --begin (${flags.begin} s)`);
+  if (endTime > 0 && endTime < beginTime)
+    throw usageError(`--end (${flags.end} s) is before --begin (${flags.begin} s)`);
   return { beginTime, endTime };
 }
 

@@ -59,17 +59,28 @@ export class PlayServer {
     });
   }
 
-  static async listen(address: HostPort, info: Info, schemas: readonly SchemaData[], keep?: ReadonlySet<string>): Promise<PlayServer> {
+  static async listen(
+    address: HostPort,
+    info: Info,
+    schemas: readonly SchemaData[],
+    keep?: ReadonlySet<string>,
+  ): Promise<PlayServer> {
     const wss = new WebSocketServer({
       host: address.host,
       port: address.port,
-      handleProtocols: (protocols) => (protocols.has(foxglove.FoxgloveServer.SUPPORTED_SUBPROTOCOL) ? foxglove.FoxgloveServer.SUPPORTED_SUBPROTOCOL : false),
+      handleProtocols: (protocols) =>
+        protocols.has(foxglove.FoxgloveServer.SUPPORTED_SUBPROTOCOL)
+          ? foxglove.FoxgloveServer.SUPPORTED_SUBPROTOCOL
+          : false,
     });
     try {
       await Promise.race([once(wss, 'listening'), once(wss, 'error').then(([error]) => Promise.reject(error))]);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      throw new CliError(`cannot listen on ${address.host}:${address.port}: ${code === 'EADDRINUSE' ? 'address already in use' : (error as Error).message}`, info.path);
+      throw new CliError(
+        `cannot listen on ${address.host}:${address.port}: ${code === 'EADDRINUSE' ? 'address already in use' : (error as Error).message}`,
+        info.path,
+      );
     }
     const port = (wss.address() as AddressInfo).port;
     const host = address.host.includes(':') ? `[${address.host}]` : address.host;

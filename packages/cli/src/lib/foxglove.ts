@@ -1,5 +1,13 @@
 import type { Channel } from '@foxglove/ws-protocol';
-import { ActionType, parseSchemaType, SchemaType, schemaTypeLabel, serForAction, type Info, type SchemaData } from '@vlink/bag';
+import {
+  ActionType,
+  parseSchemaType,
+  SchemaType,
+  schemaTypeLabel,
+  serForAction,
+  type Info,
+  type SchemaData,
+} from '@vlink/bag';
 import { toBase64 } from './ndjson.js';
 
 /** The Foxglove WebSocket subprotocol both sides speak. */
@@ -51,7 +59,13 @@ export function channelsForBag(info: Info, schemas: readonly SchemaData[]): Arra
       case SchemaType.Protobuf: {
         const name = meta.ser.includes('|') ? serForAction(meta.ser, ActionType.ClientRequest) : meta.ser;
         const schema = byName.get(name) ?? byName.get(meta.ser);
-        channels.push({ topic, encoding: 'protobuf', schemaName: name, schema: schema ? toBase64(schema.data) : '', schemaEncoding: 'protobuf' });
+        channels.push({
+          topic,
+          encoding: 'protobuf',
+          schemaName: name,
+          schema: schema ? toBase64(schema.data) : '',
+          schemaEncoding: 'protobuf',
+        });
         break;
       }
       case SchemaType.Raw:
@@ -59,16 +73,33 @@ export function channelsForBag(info: Info, schemas: readonly SchemaData[]): Arra
         break;
       case SchemaType.Flatbuffers: {
         const schema = byName.get(meta.ser);
-        channels.push({ topic, encoding: 'flatbuffer', schemaName: meta.ser, schema: schema ? toBase64(schema.data) : '', schemaEncoding: 'flatbuffer' });
+        channels.push({
+          topic,
+          encoding: 'flatbuffer',
+          schemaName: meta.ser,
+          schema: schema ? toBase64(schema.data) : '',
+          schemaEncoding: 'flatbuffer',
+        });
         break;
       }
       case SchemaType.Cdr: {
         const schema = byName.get(meta.ser);
-        channels.push({ topic, encoding: 'cdr', schemaName: meta.ser, schema: schema ? new TextDecoder().decode(schema.data) : '', schemaEncoding: 'ros2msg' });
+        channels.push({
+          topic,
+          encoding: 'cdr',
+          schemaName: meta.ser,
+          schema: schema ? new TextDecoder().decode(schema.data) : '',
+          schemaEncoding: 'ros2msg',
+        });
         break;
       }
       default:
-        channels.push({ topic, encoding: schemaTypeLabel(meta.schemaType) || 'unknown', schemaName: meta.ser, schema: '' });
+        channels.push({
+          topic,
+          encoding: schemaTypeLabel(meta.schemaType) || 'unknown',
+          schemaName: meta.ser,
+          schema: '',
+        });
     }
   }
   return channels;

@@ -69,7 +69,7 @@ export function frameLine(frame: Frame, decoded?: { value: unknown } | undefined
     data: toBase64(frame.data),
   };
   if (decoded) json.decoded = decoded.value;
-  return JSON.stringify(json) + '\n';
+  return `${JSON.stringify(json)}\n`;
 }
 
 export function metaLine(info: Info): string {
@@ -77,12 +77,17 @@ export function metaLine(info: Info): string {
   for (const meta of info.urls) if (meta.loss >= 0) losses[meta.url] = meta.loss;
   const meta: MetaJson = { startTimestamp: info.startTimestamp, tagName: info.tagName, format: info.format };
   if (Object.keys(losses).length > 0) meta.losses = losses;
-  return JSON.stringify({ meta }) + '\n';
+  return `${JSON.stringify({ meta })}\n`;
 }
 
 export function schemaLine(schema: SchemaData): string {
-  const json: SchemaJson = { name: schema.name, encoding: schema.encoding, schemaType: schema.schemaType, data: toBase64(schema.data) };
-  return JSON.stringify({ schema: json }) + '\n';
+  const json: SchemaJson = {
+    name: schema.name,
+    encoding: schema.encoding,
+    schemaType: schema.schemaType,
+    data: toBase64(schema.data),
+  };
+  return `${JSON.stringify({ schema: json })}\n`;
 }
 
 export type ParsedLine =
@@ -110,7 +115,9 @@ function parseActionField(value: unknown): ActionType {
     const action = parseAction(value);
     if (action !== ActionType.Unknown || value === 'Unknown') return action;
   }
-  throw new LineError(`"action" must be one of Pub, Sub, Set, Get, C/Req, C/Resp, S/Req, S/Resp, Unknown (got ${JSON.stringify(value)})`);
+  throw new LineError(
+    `"action" must be one of Pub, Sub, Set, Get, C/Req, C/Resp, S/Req, S/Resp, Unknown (got ${JSON.stringify(value)})`,
+  );
 }
 
 function parseSchemaTypeField(value: unknown, serType: string): SchemaType {
@@ -163,7 +170,8 @@ function parseMeta(value: unknown): MetaJson {
   if (typeof value !== 'object' || value === null) throw new LineError('"meta" must be an object');
   const meta = value as Record<string, unknown>;
   const start = meta['startTimestamp'];
-  if (typeof start !== 'number' || !Number.isFinite(start) || start < 0) throw new LineError('"meta.startTimestamp" must be ms since the epoch');
+  if (typeof start !== 'number' || !Number.isFinite(start) || start < 0)
+    throw new LineError('"meta.startTimestamp" must be ms since the epoch');
   const tag = meta['tagName'] ?? '';
   if (typeof tag !== 'string') throw new LineError('"meta.tagName" must be a string');
   const losses = meta['losses'];
@@ -172,7 +180,8 @@ function parseMeta(value: unknown): MetaJson {
     if (typeof losses !== 'object' || losses === null) throw new LineError('"meta.losses" must be an object');
     result.losses = {};
     for (const [url, loss] of Object.entries(losses)) {
-      if (typeof loss !== 'number' || !Number.isFinite(loss)) throw new LineError(`"meta.losses" of ${url} must be a number`);
+      if (typeof loss !== 'number' || !Number.isFinite(loss))
+        throw new LineError(`"meta.losses" of ${url} must be a number`);
       result.losses[url] = loss;
     }
   }

@@ -132,7 +132,8 @@ export class RecordSession {
   }
 
   pushSchema(schema: SchemaData): void {
-    if (this.writer && !this.writer.pushSchema(schema)) this.status.log(`warning: schema ${schema.name} conflicts with one already recorded; kept the first`);
+    if (this.writer && !this.writer.pushSchema(schema))
+      this.status.log(`warning: schema ${schema.name} conflicts with one already recorded; kept the first`);
   }
 
   setUrlLoss(url: string, loss: number): void {
@@ -168,7 +169,12 @@ export class RecordSession {
     // The writer counts every refusal (queue full, limits, closed) by reason; ours are among them.
     const dropped = stats ? Object.values(stats.dropped).reduce((a, b) => a + b, 0) : this.refused;
     if (this.writer?.fail()) {
-      throw new CliError(`recording failed: ${this.firstError?.message ?? 'storage error'}`, this.options.out, undefined, { cause: this.firstError });
+      throw new CliError(
+        `recording failed: ${this.firstError?.message ?? 'storage error'}`,
+        this.options.out,
+        undefined,
+        { cause: this.firstError },
+      );
     }
     return { frames: stats?.writtenFrames ?? 0, bytes: stats?.writtenBytes ?? 0, dropped, reason };
   }
@@ -187,7 +193,8 @@ export class RecordSession {
     const seconds = Math.max(0.001, elapsedMs / 1000);
     const stats = this.writer?.stats();
     const drops = stats ? Object.values(stats.dropped).reduce((a, b) => a + b, 0) : 0;
-    const state = this.stopReason !== undefined ? 'Stopping' : this.paused ? 'Paused' : this.writer ? 'Recording' : 'Waiting';
+    const state =
+      this.stopReason !== undefined ? 'Stopping' : this.paused ? 'Paused' : this.writer ? 'Recording' : 'Waiting';
     return (
       `${state} ${formatDuration(elapsedMs, false)} | ${this.frames} frames | ${formatSize(this.bytes)} | ` +
       `${(this.frames / seconds).toFixed(1)} fps ${formatRate(this.bytes / seconds)} | ${drops} drops` +

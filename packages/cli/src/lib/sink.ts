@@ -1,4 +1,4 @@
-import { BagError, BagWriter, type BagWriterOptions, type Frame, type SchemaData } from '@vlink/bag';
+import { type BagError, BagWriter, type BagWriterOptions, type Frame, type SchemaData } from '@vlink/bag';
 import { CliError } from './errors.js';
 
 /**
@@ -11,7 +11,10 @@ export class CopySink {
   frames = 0;
   bytes = 0;
 
-  private constructor(readonly writer: BagWriter, readonly path: string) {
+  private constructor(
+    readonly writer: BagWriter,
+    readonly path: string,
+  ) {
     writer.registerErrorCallback((error) => (this.firstError ??= error));
   }
 
@@ -21,16 +24,26 @@ export class CopySink {
 
   pushSchema(schema: SchemaData): void {
     if (!this.writer.pushSchema(schema)) {
-      throw new CliError(`schema ${schema.name}: ${this.firstError?.message ?? 'conflicts with a schema already written'}`, this.path, undefined, { cause: this.firstError });
+      throw new CliError(
+        `schema ${schema.name}: ${this.firstError?.message ?? 'conflicts with a schema already written'}`,
+        this.path,
+        undefined,
+        { cause: this.firstError },
+      );
     }
   }
 
   push(frame: Frame): void {
     if (this.writer.push(frame) < 0) {
       const reason = this.firstError ?? this.writer.stats().lastError;
-      throw new CliError(`cannot write frame ${frame.url} @${frame.timestamp}µs: ${reason?.message ?? 'refused by the writer'}`, this.path, undefined, {
-        cause: reason,
-      });
+      throw new CliError(
+        `cannot write frame ${frame.url} @${frame.timestamp}µs: ${reason?.message ?? 'refused by the writer'}`,
+        this.path,
+        undefined,
+        {
+          cause: reason,
+        },
+      );
     }
     this.frames++;
     this.bytes += frame.data.byteLength;

@@ -8,7 +8,10 @@ export class StatusLine {
   private pending: string | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly enabled: boolean, private readonly stream: NodeJS.WriteStream = process.stderr) {}
+  constructor(
+    private readonly enabled: boolean,
+    private readonly stream: NodeJS.WriteStream = process.stderr,
+  ) {}
 
   /** Redraws now when `force`, else at most every 100 ms (the latest text wins). */
   set(text: string, force = false): void {
@@ -19,10 +22,13 @@ export class StatusLine {
       this.draw();
       return;
     }
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      this.draw();
-    }, 100 - (now - this.last));
+    this.timer ??= setTimeout(
+      () => {
+        this.timer = undefined;
+        this.draw();
+      },
+      100 - (now - this.last),
+    );
   }
 
   private finished = false;
@@ -42,10 +48,10 @@ export class StatusLine {
   /** Prints a message above the status line without breaking it. */
   log(message: string): void {
     if (!this.enabled) {
-      this.stream.write(message + '\n');
+      this.stream.write(`${message}\n`);
       return;
     }
-    this.stream.write('\r\x1b[2K' + message + '\n');
+    this.stream.write(`\r\x1b[2K${message}\n`);
     if (this.pending !== undefined) this.draw();
   }
 
@@ -54,7 +60,7 @@ export class StatusLine {
     this.last = Date.now();
     const width = this.stream.columns || 120;
     const text = this.pending.length >= width ? this.pending.slice(0, Math.max(10, width - 1)) : this.pending;
-    this.stream.write('\r\x1b[2K' + text);
+    this.stream.write(`\r\x1b[2K${text}`);
     this.drawn = true;
   }
 }

@@ -34,7 +34,10 @@ export async function recordFromStdin(session: RecordSession, accept: (url: stri
           if (session.isOpen) {
             session.log(`warning: line ${lineNo}: a meta line after the first frame only sets url losses`);
           } else {
-            overrides = { startTimestamp: parsed.meta.startTimestamp, ...(parsed.meta.tagName ? { tagName: parsed.meta.tagName } : {}) };
+            overrides = {
+              startTimestamp: parsed.meta.startTimestamp,
+              ...(parsed.meta.tagName ? { tagName: parsed.meta.tagName } : {}),
+            };
           }
           losses = { ...losses, ...parsed.meta.losses };
           break;

@@ -16,7 +16,11 @@ export function bagUrls(info: Info): string[] {
 }
 
 /** Exact-match whitelist, then blacklist, over `available` urls (as VLink's `-u` and blacklist mode do). */
-export function selectUrls(available: readonly string[], urls?: readonly string[], skip?: readonly string[]): UrlSelection {
+export function selectUrls(
+  available: readonly string[],
+  urls?: readonly string[],
+  skip?: readonly string[],
+): UrlSelection {
   const known = new Set(available);
   const wanted = urls && urls.length > 0 ? urls : undefined;
   const skipped = new Set(skip ?? []);

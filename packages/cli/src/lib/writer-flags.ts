@@ -40,18 +40,42 @@ export function addWriterOptions(command: Command, options: { splitNameShort: bo
         .argParser(parseCompressChoice)
         .preset('auto'),
     )
-    .addOption(new Option('--compress-level <n>', 'compression level 1-5 (0 = default 3; > 3 picks the high-ratio LZAV)').argParser(parseCompressLevel))
+    .addOption(
+      new Option(
+        '--compress-level <n>',
+        'compression level 1-5 (0 = default 3; > 3 picks the high-ratio LZAV)',
+      ).argParser(parseCompressLevel),
+    )
     .addOption(new Option('--ignore-compress <urls...>', 'urls whose payloads are never compressed (.vdb)'))
     .addOption(new Option('-z, --split-by-size <GB>', 'split size in GB (.vdbx/.vcapx)').argParser(parsePositive))
-    .addOption(new Option('-y, --split-by-time <s>', 'split interval in seconds (.vdbx/.vcapx; wins over size)').argParser(parsePositive))
-    .addOption(new Option(options.splitNameShort ? '-o, --split-name-by-time' : '--split-name-by-time', 'name split segments by time'))
-    .addOption(new Option('--max-split-count <n>', 'keep at most n split segments (0 = unlimited)').argParser(parseNonNegativeInteger))
+    .addOption(
+      new Option('-y, --split-by-time <s>', 'split interval in seconds (.vdbx/.vcapx; wins over size)').argParser(
+        parsePositive,
+      ),
+    )
+    .addOption(
+      new Option(
+        options.splitNameShort ? '-o, --split-name-by-time' : '--split-name-by-time',
+        'name split segments by time',
+      ),
+    )
+    .addOption(
+      new Option('--max-split-count <n>', 'keep at most n split segments (0 = unlimited)').argParser(
+        parseNonNegativeInteger,
+      ),
+    )
     .addOption(new Option('-t, --tag <name>', 'tag name written to the header'))
     .addOption(new Option('-j, --wal', 'SQLite WAL journal mode (.vdb)'))
-    .addOption(new Option('-c, --cache-size <MB>', 'commit threshold (.vdb) / chunk size (.vcap) in MB').argParser(parsePositive))
+    .addOption(
+      new Option('-c, --cache-size <MB>', 'commit threshold (.vdb) / chunk size (.vcap) in MB').argParser(
+        parsePositive,
+      ),
+    )
     .addOption(new Option('--enable-limit', 'evict the oldest rows instead of refusing new ones at a limit (.vdb)'))
     .addOption(new Option('--max-row-count <n>', 'row limit per file (.vdb)').argParser(parseNonNegativeInteger))
-    .addOption(new Option('--max-bytes-size <GB>', 'payload byte limit per file in GB (.vdb)').argParser(parseNonNegative))
+    .addOption(
+      new Option('--max-bytes-size <GB>', 'payload byte limit per file in GB (.vdb)').argParser(parseNonNegative),
+    )
     .addOption(new Option('-f, --force', 'overwrite an existing output without asking'));
 }
 

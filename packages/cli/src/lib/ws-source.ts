@@ -26,7 +26,12 @@ interface Subscribed {
  * play --serve` sends it) or else the first message, so a replayed bag keeps its own timeline. Messages older than
  * that start are stored at 0. Ends when the session stops or the server closes the connection.
  */
-export async function recordFromWebSocket(session: RecordSession, url: string, accept: (url: string) => boolean, time: TimeSource): Promise<void> {
+export async function recordFromWebSocket(
+  session: RecordSession,
+  url: string,
+  accept: (url: string) => boolean,
+  time: TimeSource,
+): Promise<void> {
   const ws = new WebSocket(url, [FOXGLOVE_SUBPROTOCOL]);
   const client = new FoxgloveClient({ ws: ws as never });
   const subscriptions = new Map<number, Subscribed>();
@@ -37,7 +42,9 @@ export async function recordFromWebSocket(session: RecordSession, url: string, a
 
   const connected = new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
-    ws.once('error', (error) => reject(new CliError(`cannot connect: ${(error as Error).message || 'connection failed'}`, url)));
+    ws.once('error', (error) =>
+      reject(new CliError(`cannot connect: ${(error as Error).message || 'connection failed'}`, url)),
+    );
     ws.once('unexpected-response', (_req, res) => reject(new CliError(`cannot connect: HTTP ${res.statusCode}`, url)));
   });
   const closed = new Promise<void>((resolve) => ws.once('close', () => resolve()));
@@ -59,7 +66,8 @@ export async function recordFromWebSocket(session: RecordSession, url: string, a
         channel,
         frame: { url: channel.topic, serType: channel.schemaName, schemaType, actionType: ActionType.Subscribe },
       });
-      if (channel.schema && embedsBinarySchema(schemaType) && session.isOpen) pushChannelSchema(session, channel, schemaType);
+      if (channel.schema && embedsBinarySchema(schemaType) && session.isOpen)
+        pushChannelSchema(session, channel, schemaType);
     }
   };
   client.on('advertise', (channels: Channel[]) => (ready ? subscribe(channels) : waiting.push(...channels)));
@@ -75,14 +83,18 @@ export async function recordFromWebSocket(session: RecordSession, url: string, a
   const open = async (firstNs: bigint | undefined) => {
     if (session.isOpen) return;
     if (time === 'log' && firstNs !== undefined) {
-      const startMs = serverStartMs !== undefined && BigInt(serverStartMs) * 1_000_000n <= firstNs ? serverStartMs : Number(firstNs / 1_000_000n);
+      const startMs =
+        serverStartMs !== undefined && BigInt(serverStartMs) * 1_000_000n <= firstNs
+          ? serverStartMs
+          : Number(firstNs / 1_000_000n);
       startNs = BigInt(startMs) * 1_000_000n;
       await session.open({ startTimestamp: startMs });
     } else {
       await session.open();
     }
     for (const sub of subscriptions.values()) {
-      if (sub.channel.schema && embedsBinarySchema(sub.frame.schemaType)) pushChannelSchema(session, sub.channel, sub.frame.schemaType);
+      if (sub.channel.schema && embedsBinarySchema(sub.frame.schemaType))
+        pushChannelSchema(session, sub.channel, sub.frame.schemaType);
     }
   };
 
@@ -112,7 +124,8 @@ export async function recordFromWebSocket(session: RecordSession, url: string, a
         record(sub, message);
       })
       .catch((error: unknown) => {
-        failure ??= error instanceof CliError ? error : new CliError((error as Error).message, url, undefined, { cause: error });
+        failure ??=
+          error instanceof CliError ? error : new CliError((error as Error).message, url, undefined, { cause: error });
         session.stop('error');
       })
       .finally(() => queued--);
@@ -137,5 +150,10 @@ export async function recordFromWebSocket(session: RecordSession, url: string, a
 
 function pushChannelSchema(session: RecordSession, channel: Channel, schemaType: number): void {
   const bytes = Buffer.from(channel.schema, 'base64');
-  session.pushSchema({ name: channel.schemaName, encoding: '', schemaType, data: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
+  session.pushSchema({
+    name: channel.schemaName,
+    encoding: '',
+    schemaType,
+    data: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+  });
 }

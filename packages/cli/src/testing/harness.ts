@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { create, createFileRegistry, toBinary, type DescMessage } from '@bufbuild/protobuf';
-import { FieldDescriptorProto_Label, FieldDescriptorProto_Type, FileDescriptorProtoSchema, FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
+import {
+  FieldDescriptorProto_Label,
+  FieldDescriptorProto_Type,
+  FileDescriptorProtoSchema,
+  FileDescriptorSetSchema,
+} from '@bufbuild/protobuf/wkt';
 import { ActionType, BagWriter, SchemaType, type Frame } from '@vlink/bag';
 
 /**
@@ -34,7 +39,10 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 /** Runs `node bin.js …args` to completion, optionally feeding `input` on stdin. */
-export function runCli(args: readonly string[], options: { input?: string | Buffer; timeoutMs?: number; runtime?: string } = {}): Promise<CliResult> {
+export function runCli(
+  args: readonly string[],
+  options: { input?: string | Buffer; timeoutMs?: number; runtime?: string } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(options.runtime ?? 'node', [BIN, ...args], { env: cliEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
@@ -75,7 +83,10 @@ export class PtySession {
   constructor(args: readonly string[]) {
     const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
     const command = ['node', BIN, ...args].map(quote).join(' ');
-    this.child = spawn('script', ['-qfec', command, '/dev/null'], { env: cliEnv({ COLUMNS: '200', LINES: '40' }), stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = spawn('script', ['-qfec', command, '/dev/null'], {
+      env: cliEnv({ COLUMNS: '200', LINES: '40' }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     this.child.stdout!.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
     this.child.stderr!.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
     this.exited = new Promise((resolve) => this.child.on('close', (code) => resolve(code)));
@@ -130,12 +141,27 @@ export function tempDir(): { dir: string; path(name: string): string; cleanup():
 
 /** `test.Point { double x = 1; double y = 2; string label = 3; }` as a FileDescriptorSet, and its message type. */
 export function pointDescriptor(): { fds: Uint8Array; Point: DescMessage } {
-  const field = (name: string, number: number, type: FieldDescriptorProto_Type) => ({ name, number, type, label: FieldDescriptorProto_Label.OPTIONAL, jsonName: name });
+  const field = (name: string, number: number, type: FieldDescriptorProto_Type) => ({
+    name,
+    number,
+    type,
+    label: FieldDescriptorProto_Label.OPTIONAL,
+    jsonName: name,
+  });
   const file = create(FileDescriptorProtoSchema, {
     name: 'test/point.proto',
     package: 'test',
     syntax: 'proto3',
-    messageType: [{ name: 'Point', field: [field('x', 1, FieldDescriptorProto_Type.DOUBLE), field('y', 2, FieldDescriptorProto_Type.DOUBLE), field('label', 3, FieldDescriptorProto_Type.STRING)] }],
+    messageType: [
+      {
+        name: 'Point',
+        field: [
+          field('x', 1, FieldDescriptorProto_Type.DOUBLE),
+          field('y', 2, FieldDescriptorProto_Type.DOUBLE),
+          field('label', 3, FieldDescriptorProto_Type.STRING),
+        ],
+      },
+    ],
   });
   const set = create(FileDescriptorSetSchema, { file: [file] });
   return { fds: toBinary(FileDescriptorSetSchema, set), Point: createFileRegistry(set).getMessage('test.Point')! };
@@ -156,35 +182,86 @@ export function fixtureFrames(): Frame[] {
     const base = { timestamp, actionType: ActionType.Publish };
     switch (i % 6) {
       case 0:
-        frames.push({ ...base, url: '/camera', serType: 'test.Point', schemaType: SchemaType.Protobuf, data: toBinary(Point, create(Point, { x: i + 0.5, y: -i, label: `p${i}` } as never)) });
+        frames.push({
+          ...base,
+          url: '/camera',
+          serType: 'test.Point',
+          schemaType: SchemaType.Protobuf,
+          data: toBinary(Point, create(Point, { x: i + 0.5, y: -i, label: `p${i}` } as never)),
+        });
         break;
       case 1:
-        frames.push({ ...base, url: '/imu', serType: 'json', schemaType: SchemaType.Raw, data: text(JSON.stringify({ i, ok: true })) });
+        frames.push({
+          ...base,
+          url: '/imu',
+          serType: 'json',
+          schemaType: SchemaType.Raw,
+          data: text(JSON.stringify({ i, ok: true })),
+        });
         break;
       case 2:
-        frames.push({ ...base, url: '/log', serType: 'text', schemaType: SchemaType.Raw, data: text(`line ${i}, "quoted"`) });
+        frames.push({
+          ...base,
+          url: '/log',
+          serType: 'text',
+          schemaType: SchemaType.Raw,
+          data: text(`line ${i}, "quoted"`),
+        });
         break;
       case 3: {
         const size = i === 3 ? 256 * 1024 : i === 9 ? 0 : 100 + i;
         const data = new Uint8Array(size);
         for (let k = 0; k < size; k++) data[k] = (k * 31 + i) & 0xff;
-        frames.push({ ...base, url: '/lidar', serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Subscribe, data });
+        frames.push({
+          ...base,
+          url: '/lidar',
+          serType: 'raw',
+          schemaType: SchemaType.Raw,
+          actionType: ActionType.Subscribe,
+          data,
+        });
         break;
       }
       case 4:
-        frames.push({ ...base, url: '/rpc', serType: 'test.Req|test.Resp', schemaType: SchemaType.Protobuf, actionType: i % 12 === 4 ? ActionType.ClientRequest : ActionType.ClientResponse, data: new Uint8Array([i, 1, 2]) });
+        frames.push({
+          ...base,
+          url: '/rpc',
+          serType: 'test.Req|test.Resp',
+          schemaType: SchemaType.Protobuf,
+          actionType: i % 12 === 4 ? ActionType.ClientRequest : ActionType.ClientResponse,
+          data: new Uint8Array([i, 1, 2]),
+        });
         break;
       default:
-        frames.push({ ...base, url: '/config', serType: 'raw', schemaType: SchemaType.Raw, actionType: i % 12 === 5 ? ActionType.Set : ActionType.Get, data: new Uint8Array([i]) });
+        frames.push({
+          ...base,
+          url: '/config',
+          serType: 'raw',
+          schemaType: SchemaType.Raw,
+          actionType: i % 12 === 5 ? ActionType.Set : ActionType.Get,
+          data: new Uint8Array([i]),
+        });
     }
   }
   return frames;
 }
 
 /** Writes `frames` (default: the fixture recording, with the Point schema) to `path`. */
-export async function writeBag(path: string, options: { frames?: Frame[]; startMs?: number; tag?: string } = {}): Promise<void> {
-  const writer = await BagWriter.create(path, { syncMode: true, startTimestamp: options.startMs ?? START_MS, tagName: options.tag ?? 'fixture' });
-  writer.pushSchema({ name: 'test.Point', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: pointDescriptor().fds });
+export async function writeBag(
+  path: string,
+  options: { frames?: Frame[]; startMs?: number; tag?: string } = {},
+): Promise<void> {
+  const writer = await BagWriter.create(path, {
+    syncMode: true,
+    startTimestamp: options.startMs ?? START_MS,
+    tagName: options.tag ?? 'fixture',
+  });
+  writer.pushSchema({
+    name: 'test.Point',
+    encoding: 'protobuf',
+    schemaType: SchemaType.Protobuf,
+    data: pointDescriptor().fds,
+  });
   for (const frame of options.frames ?? fixtureFrames()) {
     if (writer.push(frame) < 0) throw new Error(`fixture frame refused: ${writer.stats().lastError?.message}`);
   }

@@ -17,7 +17,10 @@ describe('analyzeTiming', () => {
   test('finds a 0.1 s hole, and reports rate and intervals per url', async () => {
     // 100 Hz with 0.1 s missing after 0.5 s (an interval of 110 ms), and a 10 Hz stream missing the 1.0 s message
     // (a 0.1 s hole: one 200 ms interval).
-    const rows = [...stream('fast', 10_000, 1_000_000, [500_000, 610_000]), ...stream('slow', 100_000, 2_000_000, [900_000, 1_100_000])];
+    const rows = [
+      ...stream('fast', 10_000, 1_000_000, [500_000, 610_000]),
+      ...stream('slow', 100_000, 2_000_000, [900_000, 1_100_000]),
+    ];
     const reader = await BagReader.create(await bags.write(rows.sort((a, b) => a[0] - b[0])));
     const [fast, slow] = await analyzeTiming(reader);
     assert.deepEqual(fast, {
@@ -37,19 +40,33 @@ describe('analyzeTiming', () => {
   });
 
   test('0, 1 and 2 messages', async () => {
-    const reader = await BagReader.create(await bags.write([[5_000, 'one'], [1_000, 'two'], [251_000, 'two']].sort((a, b) => (a[0] as number) - (b[0] as number)) as Array<[number, string]>));
+    const reader = await BagReader.create(
+      await bags.write(
+        [
+          [5_000, 'one'],
+          [1_000, 'two'],
+          [251_000, 'two'],
+        ].sort((a, b) => (a[0] as number) - (b[0] as number)) as Array<[number, string]>,
+      ),
+    );
     const report = await analyzeTiming(reader, { filterUrls: ['none', 'one', 'two'] });
     assert.deepEqual(report, [
       { url: 'none', count: 0, rateHz: 0, intervalUs: null, gaps: [] },
       { url: 'one', count: 1, rateHz: 0, intervalUs: null, gaps: [] },
-      { url: 'two', count: 2, rateHz: 4, intervalUs: { min: 250_000, p50: 250_000, p99: 250_000, max: 250_000 }, gaps: [] },
+      {
+        url: 'two',
+        count: 2,
+        rateHz: 4,
+        intervalUs: { min: 250_000, p50: 250_000, p99: 250_000, max: 250_000 },
+        gaps: [],
+      },
     ]);
     reader.close();
   });
 
   test('jitter is not a gap; percentiles are nearest-rank; bursts at one instant do not hide gaps', async () => {
     // 50 Hz with a deterministic ±30 % jitter.
-    const jittered = Array.from({ length: 200 }, (_, i) => i * 20_000 + ((i * 7919) % 13 - 6) * 1_000);
+    const jittered = Array.from({ length: 200 }, (_, i) => i * 20_000 + (((i * 7919) % 13) - 6) * 1_000);
     const timing = urlTiming('jitter', jittered);
     assert.deepEqual(timing.gaps, []);
     assert.equal(timing.count, 200);

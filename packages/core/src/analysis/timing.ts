@@ -40,7 +40,8 @@ export interface TimingSource {
  */
 export async function analyzeTiming(source: TimingSource, options: TimingOptions = {}): Promise<UrlTiming[]> {
   const { factor = DEFAULT_GAP_FACTOR, filterUrls, signal } = options;
-  if (!Number.isFinite(factor) || factor <= 0) throw new BagError('INVALID_ARGUMENT', `timing factor must be > 0, got ${factor}`);
+  if (!Number.isFinite(factor) || factor <= 0)
+    throw new BagError('INVALID_ARGUMENT', `timing factor must be > 0, got ${factor}`);
   const byUrl = new Map<string, number[]>();
   for (const url of filterUrls ?? []) byUrl.set(url, []);
   const frameOptions: FramesOptions = {};
@@ -51,7 +52,9 @@ export async function analyzeTiming(source: TimingSource, options: TimingOptions
     if (!list) byUrl.set(frame.url, (list = []));
     list.push(frame.timestamp);
   }
-  return [...byUrl.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([url, times]) => urlTiming(url, times, factor));
+  return [...byUrl.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([url, times]) => urlTiming(url, times, factor));
 }
 
 /** The timing of one url from its frame timestamps (µs, any order). */

@@ -32,7 +32,8 @@ function noise(length: number, seed: number): Uint8Array {
   }
   return out;
 }
-const text = (length: number): Uint8Array => new TextEncoder().encode('frame by frame, '.repeat(Math.ceil(length / 16))).subarray(0, length);
+const text = (length: number): Uint8Array =>
+  new TextEncoder().encode('frame by frame, '.repeat(Math.ceil(length / 16))).subarray(0, length);
 
 /** Builds a frame by hand around a given LZAV stream. */
 function frame(size: number, body: Uint8Array): Uint8Array {
@@ -45,7 +46,7 @@ function frame(size: number, body: Uint8Array): Uint8Array {
 }
 
 describe('compression frame', () => {
-  it('has VLink\'s constants', () => {
+  it("has VLink's constants", () => {
     assert.deepEqual([...FRAME_HEADER_MAGIC], [0x17, 0x49, 0xb2, 0x6f]);
     assert.deepEqual([...FRAME_FOOTER_MAGIC], [0xa7, 0x05, 0xed, 0x71]);
     assert.equal(FRAME_OVERHEAD, 12);
@@ -76,7 +77,8 @@ describe('compression frame', () => {
   it('reads frames made around the reference C streams', () => {
     for (const name of ['text-short', 'memset-256', 'zeros-1m', 'pointcloud-64k']) {
       const raw = fixture(`${name}.raw`);
-      for (const ext of ['lzav', 'lzavhi']) assert.deepEqual(decompressFrame(frame(raw.length, fixture(`${name}.${ext}`))), raw);
+      for (const ext of ['lzav', 'lzavhi'])
+        assert.deepEqual(decompressFrame(frame(raw.length, fixture(`${name}.${ext}`))), raw);
     }
   });
 

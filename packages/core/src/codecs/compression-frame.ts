@@ -20,16 +20,28 @@ export const MAX_COMPRESS_FAILURES = 5;
 
 // The exported magics are plain (mutable) arrays for callers' convenience; the checks below use literals so a
 // caller scribbling on them cannot change what we accept.
-const H0 = 0x17, H1 = 0x49, H2 = 0xb2, H3 = 0x6f;
-const F0 = 0xa7, F1 = 0x05, F2 = 0xed, F3 = 0x71;
+const H0 = 0x17,
+  H1 = 0x49,
+  H2 = 0xb2,
+  H3 = 0x6f;
+const F0 = 0xa7,
+  F1 = 0x05,
+  F2 = 0xed,
+  F3 = 0x71;
 
 /** True when `blob` is at least 13 bytes and carries both magics (spec §3.2); the LZAV body is not inspected. */
 export function isCompressionFrame(blob: Uint8Array): boolean {
   const n = blob.length;
   return (
     n >= FRAME_OVERHEAD + 1 &&
-    blob[0] === H0 && blob[1] === H1 && blob[2] === H2 && blob[3] === H3 &&
-    blob[n - 4] === F0 && blob[n - 3] === F1 && blob[n - 2] === F2 && blob[n - 1] === F3
+    blob[0] === H0 &&
+    blob[1] === H1 &&
+    blob[2] === H2 &&
+    blob[3] === H3 &&
+    blob[n - 4] === F0 &&
+    blob[n - 3] === F1 &&
+    blob[n - 2] === F2 &&
+    blob[n - 1] === F3
   );
 }
 
@@ -47,12 +59,18 @@ export function compressFrame(data: Uint8Array, level: number): Uint8Array | und
   if (data.length === 0 || data.length > MAX_COMPRESS_INPUT) return undefined;
   const frame = compressRaw(data, level, 8, 4);
   const n = frame.length;
-  frame[0] = H0; frame[1] = H1; frame[2] = H2; frame[3] = H3;
+  frame[0] = H0;
+  frame[1] = H1;
+  frame[2] = H2;
+  frame[3] = H3;
   frame[4] = data.length >>> 24;
   frame[5] = (data.length >>> 16) & 0xff;
   frame[6] = (data.length >>> 8) & 0xff;
   frame[7] = data.length & 0xff;
-  frame[n - 4] = F0; frame[n - 3] = F1; frame[n - 2] = F2; frame[n - 1] = F3;
+  frame[n - 4] = F0;
+  frame[n - 3] = F1;
+  frame[n - 2] = F2;
+  frame[n - 1] = F3;
   return frame;
 }
 

@@ -7,7 +7,14 @@ import { formatFileTime, formatVlinkDate, parseVlinkDate } from './time-format.j
 
 test('SchemaType keeps VLink integers and labels', () => {
   assert.deepEqual(
-    [SchemaType.Unknown, SchemaType.Raw, SchemaType.ZeroCopy, SchemaType.Protobuf, SchemaType.Flatbuffers, SchemaType.Cdr],
+    [
+      SchemaType.Unknown,
+      SchemaType.Raw,
+      SchemaType.ZeroCopy,
+      SchemaType.Protobuf,
+      SchemaType.Flatbuffers,
+      SchemaType.Cdr,
+    ],
     [0, 1, 2, 3, 4, 5],
   );
   assert.equal(schemaTypeLabel(SchemaType.Unknown), '');

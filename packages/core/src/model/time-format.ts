@@ -26,7 +26,7 @@ export function parseVlinkDate(text: string): number | undefined {
   const m = /^(\d{4})\/(\d{1,2})\/(\d{1,2}) (\d{1,2}):(\d{1,2}):(\d{1,2})(?::(\d{1,3}))?$/.exec(text.trim());
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s, ms] = m.map(Number) as number[];
-  const value = new Date(y!, mo! - 1, d!, h!, mi!, s!, Number.isNaN(ms) ? 0 : ms ?? 0).getTime();
+  const value = new Date(y!, mo! - 1, d!, h!, mi!, s!, Number.isNaN(ms) ? 0 : (ms ?? 0)).getTime();
   return Number.isNaN(value) ? undefined : value;
 }
 

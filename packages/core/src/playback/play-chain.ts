@@ -76,7 +76,8 @@ export class FrameSubscriber implements AsyncIterator<Frame, undefined> {
     if (this.queue.length === 0) this.release();
     const frame = this.queue.shift();
     if (frame) return Promise.resolve({ value: frame, done: false });
-    if (this.finished) return this.error ? Promise.reject(this.error) : Promise.resolve({ value: undefined, done: true });
+    if (this.finished)
+      return this.error ? Promise.reject(this.error) : Promise.resolve({ value: undefined, done: true });
     return new Promise((resolve, reject) => {
       this.waiting = resolve;
       this.failWaiting = reject;

@@ -77,9 +77,10 @@ export class PlayerState {
   timestamp(): number {
     if (this.status === PlayStatus.Stopped) return 0;
     if (this.seeking || !this.clock) return Math.floor(this.realElapsedUs / 1000);
-    const since = this.status === PlayStatus.Paused
-      ? Math.max(0, (this.clock.frozenAt ?? now()) - this.lastEmitWall)
-      : now() - this.lastEmitWall;
+    const since =
+      this.status === PlayStatus.Paused
+        ? Math.max(0, (this.clock.frozenAt ?? now()) - this.lastEmitWall)
+        : now() - this.lastEmitWall;
     return Math.floor((this.realElapsedUs + since * 1000 * this.clock.rate) / 1000);
   }
 

@@ -37,10 +37,21 @@ describe('Player: sessions and callbacks (spec §7.4)', () => {
     await reader.play({ forceDelay: 0, filterUrls: ['a'] }).finished;
     await reader.play({ forceDelay: 0, beginTime: 31 }).finished;
     assert.deepEqual(events, [
-      'ready', 'status:2', 'b@20', 'a@30', 'status:0', 'finish:false',
-      'ready', 'status:2', 'a@10', 'a@30', 'status:0', 'finish:false',
+      'ready',
+      'status:2',
+      'b@20',
+      'a@30',
+      'status:0',
+      'finish:false',
+      'ready',
+      'status:2',
+      'a@10',
+      'a@30',
+      'status:0',
+      'finish:false',
       // No data: ready, then the session ends (status is already Stopped).
-      'ready', 'finish:false',
+      'ready',
+      'finish:false',
     ]);
     reader.close();
   });
@@ -208,12 +219,17 @@ describe('Player: sessions and callbacks (spec §7.4)', () => {
 
 describe('Player: pacing (spec §7.3)', () => {
   test('frames are never early, rate scales the schedule, skipBlank starts at the first frame', async () => {
-    const rows: Array<[number, string]> = Array.from({ length: 12 }, (_, i) => [300_000 + i * 10_000, i % 2 ? 'a' : 'b']);
+    const rows: Array<[number, string]> = Array.from({ length: 12 }, (_, i) => [
+      300_000 + i * 10_000,
+      i % 2 ? 'a' : 'b',
+    ]);
     const { reader } = await open(rows);
     let ready = 0;
     const late: number[] = [];
     reader.registerReadyCallback(() => (ready = performance.now()));
-    reader.registerOutputCallback((f) => void late.push(performance.now() - ready - (f.timestamp - 300_000) / 1000 / 2));
+    reader.registerOutputCallback(
+      (f) => void late.push(performance.now() - ready - (f.timestamp - 300_000) / 1000 / 2),
+    );
     await reader.play({ rate: 2, skipBlank: true }).finished;
     assert.equal(late.length, 12);
     for (const l of late) assert.ok(l >= -0.1, `emitted ${(-l).toFixed(2)} ms early`);

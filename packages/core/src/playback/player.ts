@@ -2,7 +2,13 @@ import { BagError } from '../errors.js';
 import type { Frame } from '../model/frame.js';
 import { yieldToEventLoop } from '../util/schedule.js';
 import { PlayChain } from './play-chain.js';
-import { resolvePlayConfig, validRate, DEFAULT_PLAY_CONFIG, type PlayConfig, type ResolvedPlayConfig } from './play-config.js';
+import {
+  resolvePlayConfig,
+  validRate,
+  DEFAULT_PLAY_CONFIG,
+  type PlayConfig,
+  type ResolvedPlayConfig,
+} from './play-config.js';
 import { PlayStatus } from './play-status.js';
 import { Playback, aborted } from './playback.js';
 import type { PlaybackSource } from './playback-source.js';
@@ -17,7 +23,13 @@ import {
 import { runSession } from './session-loop.js';
 import { newSession, type Session } from './session.js';
 
-export type { FinishCallback, OutputCallback, PlaybackErrorCallback, ReadyCallback, StatusCallback } from './player-state.js';
+export type {
+  FinishCallback,
+  OutputCallback,
+  PlaybackErrorCallback,
+  ReadyCallback,
+  StatusCallback,
+} from './player-state.js';
 
 /**
  * The playback engine behind `BagReader` (VLink's reader loop thread, spec §7.3–7.4): the controls and the session
@@ -128,7 +140,8 @@ export class Player {
    * posted; a `stop()` or `quit()` while it waits for the old session cancels it (finish(true)).
    */
   async jump(beginMs: number, rate?: number, times?: number, forceToPlay = false): Promise<void> {
-    if (!Number.isFinite(beginMs)) throw new BagError('INVALID_ARGUMENT', `jump beginMs must be a finite number, got ${beginMs}`);
+    if (!Number.isFinite(beginMs))
+      throw new BagError('INVALID_ARGUMENT', `jump beginMs must be a finite number, got ${beginMs}`);
     const { totalMs } = this.source.durations();
     const begin = beginMs < 0 ? 0 : beginMs > totalMs ? Math.max(0, totalMs - 100) : beginMs;
     const { state } = this;
@@ -156,8 +169,8 @@ export class Player {
       { ...this.lastConfig, autoPause: false },
       {
         beginMs: begin,
-        rate: rate === undefined ? previous?.rate ?? this.lastConfig.rate : validRate(rate),
-        times: times === undefined ? previous?.times ?? this.lastConfig.times : Math.trunc(times),
+        rate: rate === undefined ? (previous?.rate ?? this.lastConfig.rate) : validRate(rate),
+        times: times === undefined ? (previous?.times ?? this.lastConfig.times) : Math.trunc(times),
         autoPause: false,
         clearFlags: false,
         chain,

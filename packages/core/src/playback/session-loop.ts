@@ -64,7 +64,11 @@ export async function runSession(
 /** One pass (spec §7.3, and §7.4 steps 1–6): ready, no-data check, timing reset, then pace and emit every frame. */
 async function runPass(state: PlayerState, source: PlaybackSource, s: Session, beginMs: number): Promise<PassEnd> {
   const beginUs = Math.round(beginMs * 1000);
-  const iterator = source.open({ beginUs, endUs: Math.round(s.config.endTime * 1000), filterUrls: s.config.filterUrls });
+  const iterator = source.open({
+    beginUs,
+    endUs: Math.round(s.config.endTime * 1000),
+    filterUrls: s.config.filterUrls,
+  });
   try {
     const first = iterator.next();
     state.seeking = false;
@@ -127,7 +131,12 @@ function dueNow(state: PlayerState, s: Session, timestampUs: number, clock: Pass
  * Waits until a frame may be emitted: its wait (spec §7.3 step 5), then a pause (step 6). Returns how the pass ends
  * when it was interrupted, undefined when the frame may go out (due, or stepped).
  */
-async function waitFor(state: PlayerState, s: Session, timestampUs: number, clock: PassClock): Promise<PassEnd | undefined> {
+async function waitFor(
+  state: PlayerState,
+  s: Session,
+  timestampUs: number,
+  clock: PassClock,
+): Promise<PassEnd | undefined> {
   const forceDelay = s.config.forceDelay;
   let waited = forceDelay === 0;
   if (forceDelay > 0) {

@@ -21,7 +21,10 @@ export interface Session {
   done: Promise<void>;
 }
 
-export function newSession(config: ResolvedPlayConfig, init: Omit<Session, 'config' | 'stop' | 'jump' | 'quit' | 'done'>): Session {
+export function newSession(
+  config: ResolvedPlayConfig,
+  init: Omit<Session, 'config' | 'stop' | 'jump' | 'quit' | 'done'>,
+): Session {
   return { config, ...init, stop: false, jump: false, quit: false, done: Promise.resolve() };
 }
 

@@ -41,7 +41,11 @@ for (const syncMode of [true, false]) {
     const plugin = new ReversingPlugin();
     writer.bindPluginInterface(plugin);
     assert.equal(plugin.resets, 1);
-    assert.equal(writer.push(createFrame({ timestamp: 10, url: 'a', data: new Uint8Array([1]) })), 10, 'push returns the resolved timestamp');
+    assert.equal(
+      writer.push(createFrame({ timestamp: 10, url: 'a', data: new Uint8Array([1]) })),
+      10,
+      'push returns the resolved timestamp',
+    );
     writer.push(createFrame({ timestamp: 20, url: 'secret', data: new Uint8Array([2]) }));
     writer.push(createFrame({ timestamp: 30, url: 'b', data: new Uint8Array([3]) }));
     writer.setUrlLoss('a', 0.5);

@@ -153,7 +153,9 @@ describe('BagProcessor (spec §8)', () => {
     assert.deepEqual(held.out, []);
     const drained = new BagProcessor({ drainAfterMs: 20 });
     const pushedAt = performance.now();
-    const releasedAt = new Promise<number>((resolve) => drained.registerOutputCallback(() => resolve(performance.now())));
+    const releasedAt = new Promise<number>((resolve) =>
+      drained.registerOutputCallback(() => resolve(performance.now())),
+    );
     drained.push(1_000, frame(1, 'tail'));
     const at = await releasedAt;
     assert.ok(at - pushedAt >= 19, `released after ${at - pushedAt} ms`);

@@ -66,7 +66,8 @@ export class BagProcessor {
    */
   push(dataTimestamp: number, frame: Frame): boolean {
     if (this.closed) throw new BagError('CLOSED', 'processor is closed');
-    if (!Number.isFinite(frame.timestamp)) throw new BagError('INVALID_ARGUMENT', 'frame timestamp must be finite', { url: frame.url });
+    if (!Number.isFinite(frame.timestamp))
+      throw new BagError('INVALID_ARGUMENT', 'frame timestamp must be finite', { url: frame.url });
     const entry = this.resolve(Number.isFinite(dataTimestamp) ? dataTimestamp : -1, frame);
     this.queue.insert(entry);
     this.bytes += entry.bytes;

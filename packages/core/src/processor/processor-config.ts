@@ -33,7 +33,10 @@ export function resolveProcessorConfig(config: Partial<ProcessorConfig> = {}): P
   }
   for (const key of ['minCacheTime', 'maxCacheSize', 'maxJumpTime', 'drainAfterMs'] as const) {
     if (!Number.isFinite(resolved[key]) || resolved[key] < 0) {
-      throw new BagError('INVALID_ARGUMENT', `processor ${key} must be a finite number >= 0, got ${String(resolved[key])}`);
+      throw new BagError(
+        'INVALID_ARGUMENT',
+        `processor ${key} must be a finite number >= 0, got ${String(resolved[key])}`,
+      );
     }
   }
   return resolved;

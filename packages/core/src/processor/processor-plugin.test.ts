@@ -61,7 +61,12 @@ describe('BagProcessorPlugin', () => {
     // Three files recorded 200 ms apart, 10 frames each at 50 ms; their times overlap.
     const base = 1_700_000_000_000;
     const inputs = await Promise.all(
-      [0, 1, 2].map((i) => bags.write(Array.from({ length: 10 }, (_, k) => [10_000 + k * 50_000, `cam${i}`] as const), base + i * 200)),
+      [0, 1, 2].map((i) =>
+        bags.write(
+          Array.from({ length: 10 }, (_, k) => [10_000 + k * 50_000, `cam${i}`] as const),
+          base + i * 200,
+        ),
+      ),
     );
     const readers = await Promise.all(inputs.map((p) => BagReader.create(p)));
     const out = bags.path('merged');
@@ -89,12 +94,21 @@ describe('BagProcessorPlugin', () => {
     // Every frame lands at its time since the earliest start; equal instants keep their push order (cam1's first
     // frame was pushed in round 0, cam0's fifth in round 4) and are set 1 µs apart.
     const want = [0, 1, 2]
-      .flatMap((i) => Array.from({ length: 10 }, (_, k) => ({ url: `cam${i}`, at: i * 200_000 + 10_000 + k * 50_000, i, k })))
+      .flatMap((i) =>
+        Array.from({ length: 10 }, (_, k) => ({ url: `cam${i}`, at: i * 200_000 + 10_000 + k * 50_000, i, k })),
+      )
       .sort((a, b) => a.at - b.at || a.k - b.k);
     let last = -1;
     const expected = want.map(({ url, at }) => `${url}@${(last = at <= last ? last + 1 : at)}`);
     assert.deepEqual(merged, expected);
-    assert.deepEqual(merged.slice(0, 6), ['cam0@10000', 'cam0@60000', 'cam0@110000', 'cam0@160000', 'cam1@210000', 'cam0@210001']);
+    assert.deepEqual(merged.slice(0, 6), [
+      'cam0@10000',
+      'cam0@60000',
+      'cam0@110000',
+      'cam0@160000',
+      'cam1@210000',
+      'cam0@210001',
+    ]);
     assert.equal(merged.at(-1), 'cam2@860000');
   });
 });

@@ -30,7 +30,10 @@ describe('BagReader', () => {
     while (reader.readNext(frame)) got.push(frame.timestamp);
     assert.equal(reader.eof(), true);
     assert.equal(reader.fail(), false);
-    assert.deepEqual(got, input.map((f) => f.timestamp));
+    assert.deepEqual(
+      got,
+      input.map((f) => f.timestamp),
+    );
     assert.equal(reader.readNext(frame), false);
     reader.close();
   });
@@ -42,7 +45,10 @@ describe('BagReader', () => {
     let f: Frame | undefined;
     while ((f = reader.next())) got.push(f);
     const want = input.filter((x) => x.url === 'dds://imu' && x.timestamp >= 100_000 && x.timestamp <= 300_000);
-    assert.deepEqual(got.map((x) => x.timestamp), want.map((x) => x.timestamp));
+    assert.deepEqual(
+      got.map((x) => x.timestamp),
+      want.map((x) => x.timestamp),
+    );
     assert.equal(reader.eof(), true);
     reader.openCursor();
     assert.equal(reader.eof(), false);

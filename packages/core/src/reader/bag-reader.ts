@@ -52,13 +52,21 @@ export class BagReader {
   protected constructor(path: string, backend: BackendReader) {
     this.path = path;
     this.backend = backend;
-    this.cursor = new SyncCursor((query) => this.open(query), (error) => (this.lastError = error), path);
+    this.cursor = new SyncCursor(
+      (query) => this.open(query),
+      (error) => (this.lastError = error),
+      path,
+    );
   }
 
   static async create(path: string, options: ReaderOptions = {}): Promise<BagReader> {
-    if (typeof path !== 'string' || path.length === 0) throw new BagError('INVALID_ARGUMENT', 'bag path must not be empty');
+    if (typeof path !== 'string' || path.length === 0)
+      throw new BagError('INVALID_ARGUMENT', 'bag path must not be empty');
     const backend = backendFor(path);
-    const reader = await backend.openReader(path, { readOnly: options.readOnly ?? true, tryToFix: options.tryToFix ?? false });
+    const reader = await backend.openReader(path, {
+      readOnly: options.readOnly ?? true,
+      tryToFix: options.tryToFix ?? false,
+    });
     return new this(path, reader);
   }
 
@@ -128,7 +136,8 @@ export class BagReader {
     let sinceYield = 0;
     try {
       for (;;) {
-        if (signal?.aborted) throw new BagError('ABORTED', 'reading was aborted', { file: this.path, cause: signal.reason });
+        if (signal?.aborted)
+          throw new BagError('ABORTED', 'reading was aborted', { file: this.path, cause: signal.reason });
         const step = iterator.next();
         if (step.done) return;
         yield step.value;

@@ -7,7 +7,11 @@ import type { ReadUrlMap } from './url-map.js';
  * per frame), with one the remapped stream. Used by cursors, `frames()` and playback alike, so all three see the same
  * urls (spec §7.5: remap and exclusions apply to cursors too; `onRead` does not).
  */
-export function openFrames(backend: BackendReader, query: CursorQuery, urls: ReadUrlMap | undefined): IterableIterator<Frame> {
+export function openFrames(
+  backend: BackendReader,
+  query: CursorQuery,
+  urls: ReadUrlMap | undefined,
+): IterableIterator<Frame> {
   if (!urls) return backend.frames(query);
   return remapped(backend.frames(urls.storedQuery(query)), urls);
 }

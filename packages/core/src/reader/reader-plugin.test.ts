@@ -41,7 +41,14 @@ async function makeBag(): Promise<string> {
   const path = bags.path();
   const writer = await BagWriter.create(path, { syncMode: true });
   const push = (timestamp: number, url: string, serType: string, schemaType: SchemaType) =>
-    writer.push({ timestamp, url, serType, schemaType, actionType: ActionType.Publish, data: new Uint8Array([timestamp / 1000]) });
+    writer.push({
+      timestamp,
+      url,
+      serType,
+      schemaType,
+      actionType: ActionType.Publish,
+      data: new Uint8Array([timestamp / 1000]),
+    });
   push(1000, 'cam/front', 'pb.Image', SchemaType.Protobuf);
   push(2000, 'secret', 'raw', SchemaType.Raw);
   push(3000, 'imu', 'json', SchemaType.Raw);

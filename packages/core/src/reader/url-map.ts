@@ -22,7 +22,8 @@ export class ReadUrlMap {
       const mapped = cache.map(meta.url, meta.ser, meta.schemaType);
       this.toPlay.set(meta.url, mapped);
       // Two stored urls renamed to one playback url: the first one's ser and family describe it.
-      if (mapped !== null && !this.playMeta.has(mapped)) this.playMeta.set(mapped, { serType: meta.ser, schemaType: meta.schemaType });
+      if (mapped !== null && !this.playMeta.has(mapped))
+        this.playMeta.set(mapped, { serType: meta.ser, schemaType: meta.schemaType });
     }
     this.dropsAny = [...this.toPlay.values()].includes(null);
   }

@@ -24,7 +24,8 @@ export function dumpJson(value: JsonValue, options: DumpOptions = {}): string {
   function write(v: JsonValue, pad: string, asFloat: boolean): void {
     if (v === null) out.push('null');
     else if (typeof v === 'boolean') out.push(v ? 'true' : 'false');
-    else if (typeof v === 'number') out.push(asFloat || !Number.isInteger(v) ? formatJsonDouble(v) : formatJsonInteger(v));
+    else if (typeof v === 'number')
+      out.push(asFloat || !Number.isInteger(v) ? formatJsonDouble(v) : formatJsonInteger(v));
     else if (typeof v === 'string') out.push(JSON.stringify(v));
     else if (Array.isArray(v)) {
       if (v.length === 0) return void out.push('[]');

@@ -44,7 +44,10 @@ export function parseManifest(text: string, file: string, flavor: ManifestFlavor
   const listed = new Set<string>();
   files.forEach((name, i) => {
     if (!isBareFileName(name)) {
-      throw corrupt(`VLinkFiles[${i}] ${JSON.stringify(name)} is not a plain file name in the manifest's directory`, file);
+      throw corrupt(
+        `VLinkFiles[${i}] ${JSON.stringify(name)} is not a plain file name in the manifest's directory`,
+        file,
+      );
     }
     // Writers never list a segment twice; a manifest that does would make readers open (and read) it once per entry.
     if (listed.has(name)) throw corrupt(`VLinkFiles[${i}] ${JSON.stringify(name)} is listed twice`, file);
@@ -99,7 +102,11 @@ export function parseJsonObject(text: string, file: string): Record<string, unkn
   try {
     root = JSON.parse(stripBom(text));
   } catch (error) {
-    throw new BagError('CORRUPT_FILE', `manifest is not valid JSON: ${error instanceof Error ? error.message : String(error)}`, { file, cause: error });
+    throw new BagError(
+      'CORRUPT_FILE',
+      `manifest is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+      { file, cause: error },
+    );
   }
   if (!isObject(root)) throw corrupt('is not a JSON object', file);
   return root;

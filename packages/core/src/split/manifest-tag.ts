@@ -20,7 +20,11 @@ export async function retagManifest(path: string, name: string, files?: SplitFil
   const listed = Array.isArray(root['VLinkFiles']) ? (root['VLinkFiles'] as unknown[]) : [];
   listed.forEach((entry, i) => {
     if (!isBareFileName(entry)) {
-      throw new BagError('CORRUPT_FILE', `manifest VLinkFiles[${i}] ${JSON.stringify(entry)} is not a plain file name in the manifest's directory`, { file: path });
+      throw new BagError(
+        'CORRUPT_FILE',
+        `manifest VLinkFiles[${i}] ${JSON.stringify(entry)} is not a plain file name in the manifest's directory`,
+        { file: path },
+      );
     }
   });
   (header as Record<string, unknown>)['tag'] = name;

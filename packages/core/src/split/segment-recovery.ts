@@ -22,7 +22,12 @@ const TIME_NAME = /^(\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d-\d{3})(?:\.(\d+))?$/;
  * is not picked up after `.2`); time names must sort after the last listed one. The caller still checks each
  * candidate's start timestamp against the manifest before it uses it.
  */
-export function unlistedSegmentNames(names: readonly string[], manifestName: string, segmentExtension: string, listed: readonly string[]): string[] {
+export function unlistedSegmentNames(
+  names: readonly string[],
+  manifestName: string,
+  segmentExtension: string,
+  listed: readonly string[],
+): string[] {
   const stem = stemOf(manifestName);
   const listedSet = new Set(listed);
   const indexOf = (name: string): number | undefined => {
@@ -42,15 +47,27 @@ export function unlistedSegmentNames(names: readonly string[], manifestName: str
   if (byIndex) {
     const present = new Set(names.filter((name) => !listedSet.has(name)));
     let next = Math.max(0, ...listed.map((name) => indexOf(name) ?? 0)) + 1;
-    for (let name = `${stem}.${next}${segmentExtension}`; present.has(name); name = `${stem}.${++next}${segmentExtension}`) found.push(name);
+    for (
+      let name = `${stem}.${next}${segmentExtension}`;
+      present.has(name);
+      name = `${stem}.${++next}${segmentExtension}`
+    )
+      found.push(name);
   }
   if (byTime && found.length === 0) {
     const compare = (a: [string, number], b: [string, number]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]);
-    const lastListed = listed.map(timeKeyOf).filter((key) => key !== undefined).sort(compare).pop();
+    const lastListed = listed
+      .map(timeKeyOf)
+      .filter((key) => key !== undefined)
+      .sort(compare)
+      .pop();
     const candidates = names
       .filter((name) => !listedSet.has(name))
       .map((name) => ({ name, key: timeKeyOf(name) }))
-      .filter((c): c is { name: string; key: [string, number] } => c.key !== undefined && (!lastListed || compare(c.key, lastListed) > 0))
+      .filter(
+        (c): c is { name: string; key: [string, number] } =>
+          c.key !== undefined && (!lastListed || compare(c.key, lastListed) > 0),
+      )
       .sort((a, b) => compare(a.key, b.key));
     found.push(...candidates.map((c) => c.name));
   }
@@ -79,7 +96,11 @@ export interface RecoveredTotals {
  * `.vdbx` segment's url ids are the recording's). A url's rate over both parts is its count over the sum of each
  * part's span (count / freq): the gap between the parts is not known without reading every frame.
  */
-export function addRecoveredTotals(manifest: ParsedManifest, recovered: readonly RecoveredSegment[], flavor: ManifestFlavor): RecoveredTotals {
+export function addRecoveredTotals(
+  manifest: ParsedManifest,
+  recovered: readonly RecoveredSegment[],
+  flavor: ManifestFlavor,
+): RecoveredTotals {
   const keyOf = (u: UrlMeta) => (flavor === 'vcapx' ? `${u.url}\x1f${u.action ?? 'Unknown'}` : u.url);
   const urls = manifest.urls.map((u) => ({ ...u }));
   const byKey = new Map(urls.map((u) => [keyOf(u), u]));
@@ -89,7 +110,8 @@ export function addRecoveredTotals(manifest: ParsedManifest, recovered: readonly
   for (const segment of recovered) {
     // Recovered segments are opened with tryToFix, so their readers count what an unfinished file holds.
     count += segment.info.messageCount;
-    if (segment.info.messageCount > 0) duration = Math.max(duration, segment.offsetUs + segment.info.totalDuration * 1000);
+    if (segment.info.messageCount > 0)
+      duration = Math.max(duration, segment.offsetUs + segment.info.totalDuration * 1000);
     for (const meta of segment.info.urls) {
       if (meta.count === 0) continue;
       const known = byKey.get(keyOf(meta));
@@ -122,7 +144,13 @@ function spanSeconds(u: UrlMeta): number {
  * The manifest text after a repair: totals and urls from `totals`, the recovered segment names appended to
  * `VLinkFiles`, `complete: true`. Every other key keeps its value and place (VLink's key order, doubles stay doubles).
  */
-export function repairedManifestText(text: string, file: string, totals: RecoveredTotals, appended: readonly string[], flavor: ManifestFlavor): string {
+export function repairedManifestText(
+  text: string,
+  file: string,
+  totals: RecoveredTotals,
+  appended: readonly string[],
+  flavor: ManifestFlavor,
+): string {
   const root = parseJsonObject(text, file);
   const header = root['VLinkHeader'] as Record<string, unknown>;
   header['count'] = totals.count;

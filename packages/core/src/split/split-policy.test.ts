@@ -29,7 +29,10 @@ describe('split decision', () => {
 describe('segment naming', () => {
   test('<stem>.<n><ext>', () => {
     const namer = new SegmentNamer({ stem: 'drive', extension: '.vdb', byTime: false });
-    assert.deepEqual([0, 1, 2].map((i) => namer.name(i, 0)), ['drive.1.vdb', 'drive.2.vdb', 'drive.3.vdb']);
+    assert.deepEqual(
+      [0, 1, 2].map((i) => namer.name(i, 0)),
+      ['drive.1.vdb', 'drive.2.vdb', 'drive.3.vdb'],
+    );
   });
 
   test('by time; the same millisecond or a used name gets .<n>', () => {
@@ -66,7 +69,12 @@ describe('segment ledger (maxSplitCount)', () => {
     ledger.close(stats(2, 20, [[0, 2, 10, 10, 20]]));
     ledger.open('b', '/d/b');
     assert.deepEqual(ledger.closedNames(), ['a']);
-    const totals = ledger.totals(stats(3, 50, [[0, 1, 5, 30, 30], [1, 2, 4, -1, -1]]));
+    const totals = ledger.totals(
+      stats(3, 50, [
+        [0, 1, 5, 30, 30],
+        [1, 2, 4, -1, -1],
+      ]),
+    );
     assert.equal(totals.rows, 5);
     assert.equal(totals.maxTs, 50);
     assert.deepEqual(totals.urls.get(0), { count: 3, size: 15, firstTs: 10, lastTs: 30 });
@@ -82,7 +90,10 @@ describe('segment ledger (maxSplitCount)', () => {
     assert.deepEqual(ledger.open('b', '/d/b'), []);
     ledger.close(stats(1, 50, [[1, 1, 1, 50, 50]]));
     const dropped = ledger.open('c', '/d/c');
-    assert.deepEqual(dropped.map((e) => e.name), ['a']);
+    assert.deepEqual(
+      dropped.map((e) => e.name),
+      ['a'],
+    );
     assert.deepEqual(ledger.closedNames(), ['b']);
     const totals = ledger.totals(undefined);
     assert.equal(totals.rows, 1);

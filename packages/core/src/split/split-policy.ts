@@ -7,7 +7,9 @@ export interface SplitRule {
   beginTime: number;
 }
 
-export function splitRuleOf(config: Pick<ResolvedWriterConfig, 'splitBySize' | 'splitByTime' | 'beginTime'>): SplitRule {
+export function splitRuleOf(
+  config: Pick<ResolvedWriterConfig, 'splitBySize' | 'splitByTime' | 'beginTime'>,
+): SplitRule {
   return { splitBySize: config.splitBySize, splitByTime: config.splitByTime, beginTime: config.beginTime };
 }
 
@@ -27,7 +29,13 @@ export function manifestSplitBySize(rule: SplitRule): number {
  * @param timestampUs the message's timestamp, µs since recording start
  * @param size the message's payload size
  */
-export function shouldSplit(rule: SplitRule, index: number, segmentBytes: number, timestampUs: number, size: number): boolean {
+export function shouldSplit(
+  rule: SplitRule,
+  index: number,
+  segmentBytes: number,
+  timestampUs: number,
+  size: number,
+): boolean {
   if (rule.splitByTime > 0) return timestampUs - rule.beginTime * 1000 > rule.splitByTime * 1000 * (index + 1);
   if (rule.splitBySize > 0) return segmentBytes + size > rule.splitBySize;
   return false;

@@ -90,7 +90,8 @@ export class SplitReader implements BackendReader {
     const { files: _f, ...readerOptions } = options;
     const size = files.size(path);
     if (size < 0) throw new BagError('NOT_FOUND', `no such .${format.flavor} manifest`, { file: path });
-    if (size > MAX_MANIFEST_BYTES) throw new BagError('CORRUPT_FILE', `a ${size}-byte file is not a manifest`, { file: path });
+    if (size > MAX_MANIFEST_BYTES)
+      throw new BagError('CORRUPT_FILE', `a ${size}-byte file is not a manifest`, { file: path });
     let text: string;
     try {
       text = files.readText(path);
@@ -101,9 +102,14 @@ export class SplitReader implements BackendReader {
     const { dir, name: manifestName } = splitPath(path);
     // Every listed segment must exist before any is opened (VLink aborts on a missing one).
     for (const name of manifest.files) {
-      if (files.size(dir + name) < 0) throw new BagError('NOT_FOUND', `segment "${name}" listed in the manifest does not exist`, { file: dir + name });
+      if (files.size(dir + name) < 0)
+        throw new BagError('NOT_FOUND', `segment "${name}" listed in the manifest does not exist`, {
+          file: dir + name,
+        });
     }
-    const unlisted = manifest.complete ? [] : unlistedSegmentNames(files.list(dir), manifestName, format.segmentExtension, manifest.files);
+    const unlisted = manifest.complete
+      ? []
+      : unlistedSegmentNames(files.list(dir), manifestName, format.segmentExtension, manifest.files);
     const tryToFix = readerOptions.tryToFix === true;
     if (manifest.files.length === 0) {
       if (unlisted.length === 0) throw new BagError('CORRUPT_FILE', 'the manifest lists no segments', { file: path });
@@ -127,13 +133,20 @@ export class SplitReader implements BackendReader {
             skipped++;
             continue;
           }
-          if (BagError.isInstance(error) && (error.code === 'VERSION_MISMATCH' || error.code === 'DRIVER_MISSING')) throw error;
-          throw BagError.wrap(error, 'CORRUPT_FILE', `segment "${name}" listed in the manifest cannot be read`, { file: segmentPath });
+          if (BagError.isInstance(error) && (error.code === 'VERSION_MISMATCH' || error.code === 'DRIVER_MISSING'))
+            throw error;
+          throw BagError.wrap(error, 'CORRUPT_FILE', `segment "${name}" listed in the manifest cannot be read`, {
+            file: segmentPath,
+          });
         }
       }
       if (tryToFix) opened.push(...(await openUnlisted(unlisted, dir, format, readerOptions, manifest, opened)));
       if (opened.length === 0) {
-        throw new BagError('CORRUPT_FILE', manifest.files.length === 0 ? 'the manifest lists no segments' : 'no segment of the manifest could be opened', { file: path });
+        throw new BagError(
+          'CORRUPT_FILE',
+          manifest.files.length === 0 ? 'the manifest lists no segments' : 'no segment of the manifest could be opened',
+          { file: path },
+        );
       }
     } catch (error) {
       for (const o of opened) o.reader.close();
@@ -201,12 +214,23 @@ export class SplitReader implements BackendReader {
     this.assertOpen();
     const repairsManifest = !this.manifest.complete;
     if (repairsManifest && this.options.readOnly !== false) {
-      throw new BagError('NOT_SUPPORTED', 'fix rewrites the manifest of an interrupted recording: open the reader with readOnly: false', { file: this.path });
+      throw new BagError(
+        'NOT_SUPPORTED',
+        'fix rewrites the manifest of an interrupted recording: open the reader with readOnly: false',
+        { file: this.path },
+      );
     }
     let ok = true;
     for (const { reader } of this.opened) ok = (reader.fix ? await reader.fix(rebuild) : false) && ok;
     if (this.pending.length > 0) {
-      const more = await openUnlisted(this.pending, splitPath(this.path).dir, this.format, { ...this.options, tryToFix: true }, this.manifest, this.opened);
+      const more = await openUnlisted(
+        this.pending,
+        splitPath(this.path).dir,
+        this.format,
+        { ...this.options, tryToFix: true },
+        this.manifest,
+        this.opened,
+      );
       this.pending = [];
       for (const segment of more) {
         this.opened.push(segment);
@@ -241,7 +265,13 @@ export class SplitReader implements BackendReader {
     let text: string;
     try {
       text = this.files.readText(this.path);
-      text = repairedManifestText(text, this.path, addRecoveredTotals(this.manifest, recovered, this.format.flavor), recovered.map((r) => r.name), this.format.flavor);
+      text = repairedManifestText(
+        text,
+        this.path,
+        addRecoveredTotals(this.manifest, recovered, this.format.flavor),
+        recovered.map((r) => r.name),
+        this.format.flavor,
+      );
       this.files.writeText(this.path, text);
     } catch (error) {
       throw BagError.wrap(error, 'IO_ERROR', 'cannot rewrite the manifest', { file: this.path });
@@ -254,7 +284,15 @@ export class SplitReader implements BackendReader {
   private refresh(): void {
     this.sequence = this.sequenceOf(this.opened);
     this.endsMs = this.sequence.map((s) => s.reader.info().totalDuration + Math.trunc(s.offsetUs / 1000));
-    this.infoValue = buildInfo(this.path, this.format, this.manifest, this.opened, this.sequence, this.files, this.skipped);
+    this.infoValue = buildInfo(
+      this.path,
+      this.format,
+      this.manifest,
+      this.opened,
+      this.sequence,
+      this.files,
+      this.skipped,
+    );
   }
 
   private sequenceOf(opened: readonly OpenedSegment[]): SequencedSegment[] {

@@ -29,7 +29,8 @@ export async function openUnlisted(
   before: readonly OpenedSegment[],
 ): Promise<OpenedSegment[]> {
   const out: OpenedSegment[] = [];
-  let previousStart = before.length > 0 ? before[before.length - 1]!.reader.info().startTimestamp : manifest.startTimestamp;
+  let previousStart =
+    before.length > 0 ? before[before.length - 1]!.reader.info().startTimestamp : manifest.startTimestamp;
   for (const name of names) {
     let reader: BackendReader;
     try {
@@ -41,7 +42,9 @@ export async function openUnlisted(
     const start = info.startTimestamp;
     const belongs =
       info.processName === manifest.process &&
-      (format.rebaseOnFirstSegment ? start >= manifest.startTimestamp && start >= previousStart : start === manifest.startTimestamp);
+      (format.rebaseOnFirstSegment
+        ? start >= manifest.startTimestamp && start >= previousStart
+        : start === manifest.startTimestamp);
     if (!belongs) {
       reader.close();
       break;
@@ -66,7 +69,10 @@ export function buildInfo(
   const recovered = opened
     .map((o, i) => ({ name: o.name, info: segmentInfos[i]!, offsetUs: sequence[i]!.offsetUs, unlisted: o.unlisted }))
     .filter((r) => r.unlisted);
-  const totals = recovered.length > 0 ? addRecoveredTotals(m, recovered, format.flavor) : { count: m.count, duration: m.duration, urls: m.urls };
+  const totals =
+    recovered.length > 0
+      ? addRecoveredTotals(m, recovered, format.flavor)
+      : { count: m.count, duration: m.duration, urls: m.urls };
   // The first message's offset: the earliest over segments that hold messages (an empty segment has no first row).
   const withMessages = segmentInfos.filter((i) => i.messageCount > 0);
   const blankDuration = withMessages.length > 0 ? Math.min(...withMessages.map((i) => i.blankDuration)) : 0;

@@ -26,7 +26,10 @@ class MemoryFiles implements SplitFiles {
   }
   writeText(path: string, text: string): void {
     this.data.set(path, text);
-    if (path.endsWith('x')) this.log.push(`manifest ${JSON.parse(text).VLinkFiles.join(',')} complete=${JSON.parse(text).VLinkHeader.complete}`);
+    if (path.endsWith('x'))
+      this.log.push(
+        `manifest ${JSON.parse(text).VLinkFiles.join(',')} complete=${JSON.parse(text).VLinkHeader.complete}`,
+      );
   }
   remove(path: string): void {
     this.data.delete(path);
@@ -34,7 +37,9 @@ class MemoryFiles implements SplitFiles {
   }
   ensureDir(): void {}
   list(dir: string): string[] {
-    return [...this.data.keys()].filter((path) => path.startsWith(dir) && !path.slice(dir.length).includes('/')).map((path) => path.slice(dir.length));
+    return [...this.data.keys()]
+      .filter((path) => path.startsWith(dir) && !path.slice(dir.length).includes('/'))
+      .map((path) => path.slice(dir.length));
   }
 }
 
@@ -45,7 +50,10 @@ class FakeFormat implements SplitFormat {
   readonly compress = 'None';
   readonly table = new Map<string, RecordingUrlIdentity>();
   readonly opened: Array<{ path: string; openedAt: number }> = [];
-  constructor(private readonly files: MemoryFiles, private readonly failOpen = new Set<number>()) {}
+  constructor(
+    private readonly files: MemoryFiles,
+    private readonly failOpen = new Set<number>(),
+  ) {}
   openSegment(path: string, openedAt: number): SegmentWriter {
     if (this.failOpen.has(this.opened.length)) throw new BagError('IO_ERROR', 'disk full', { file: path });
     this.opened.push({ path, openedAt });
@@ -62,7 +70,18 @@ class FakeFormat implements SplitFormat {
       write(frame) {
         if (frame.url === 'reject') throw new BagError('SCHEMA_CONFLICT', 'no');
         let id = table.get(frame.url);
-        if (!id) table.set(frame.url, (id = { index: table.size, url: frame.url, type: urlKindOf(frame.actionType), ser: frame.serType, encoding: '', loss: 0 }));
+        if (!id)
+          table.set(
+            frame.url,
+            (id = {
+              index: table.size,
+              url: frame.url,
+              type: urlKindOf(frame.actionType),
+              ser: frame.serType,
+              encoding: '',
+              loss: 0,
+            }),
+          );
         const c = urls.get(id.index) ?? { count: 0, size: 0, firstTs: -1, lastTs: -1 };
         c.count++;
         c.size += frame.data.length;
@@ -95,16 +114,33 @@ class FakeFormat implements SplitFormat {
 }
 
 function frame(timestamp: number, url = 'dds://a', size = 10): Frame {
-  return { timestamp, url, data: new Uint8Array(size), serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish };
+  return {
+    timestamp,
+    url,
+    data: new Uint8Array(size),
+    serType: 'raw',
+    schemaType: SchemaType.Raw,
+    actionType: ActionType.Publish,
+  };
 }
 
 function setup(config: Partial<WriterConfig>, failOpen?: Set<number>) {
   const files = new MemoryFiles();
   const format = new FakeFormat(files, failOpen);
   const calls: string[] = [];
-  const context = createTestContext({ onSplit: (index, file, before) => calls.push(`${before ? 'before' : 'after'} ${index} ${file}`) });
+  const context = createTestContext({
+    onSplit: (index, file, before) => calls.push(`${before ? 'before' : 'after'} ${index} ${file}`),
+  });
   const warnings: string[] = [];
-  const open = () => SplitWriter.open({ path: '/rec/drive.vdbx', config: resolveWriterConfig(config), context, format, files, warn: (m) => warnings.push(m) });
+  const open = () =>
+    SplitWriter.open({
+      path: '/rec/drive.vdbx',
+      config: resolveWriterConfig(config),
+      context,
+      format,
+      files,
+      warn: (m) => warnings.push(m),
+    });
   return { files, format, calls, context, warnings, open };
 }
 
@@ -137,7 +173,13 @@ describe('SplitWriter', () => {
     assert.equal(m.VLinkHeader.count, 4);
     assert.equal(m.VLinkHeader.duration, 4000);
     assert.equal(m.VLinkHeader.split_by_size, 25);
-    assert.deepEqual(m.VLinkUrls.map((u: { url: string; count: number; size: number }) => [u.url, u.count, u.size]), [['dds://a', 3, 30], ['dds://b', 1, 10]]);
+    assert.deepEqual(
+      m.VLinkUrls.map((u: { url: string; count: number; size: number }) => [u.url, u.count, u.size]),
+      [
+        ['dds://a', 3, 30],
+        ['dds://b', 1, 10],
+      ],
+    );
     assert.equal(m.VLinkUrls[0].freq, 3 / (2000 / 1e6));
   });
 
@@ -161,7 +203,10 @@ describe('SplitWriter', () => {
     writer.close();
     // 7.0 s passes the 2 s boundary (one split, not six); 7.1 s is then past the 3 s boundary of index 2.
     assert.deepEqual(manifestOf(files).VLinkFiles, ['drive.1.seg', 'drive.2.seg', 'drive.3.seg', 'drive.4.seg']);
-    assert.deepEqual(format.opened.map((o) => o.openedAt - context.startTimestamp), [0, 1000, 7000, 7100]);
+    assert.deepEqual(
+      format.opened.map((o) => o.openedAt - context.startTimestamp),
+      [0, 1000, 7000, 7100],
+    );
     assert.equal(manifestOf(files).VLinkHeader.split_by_size, 0);
     assert.equal(manifestOf(files).VLinkHeader.split_by_time, 1000);
   });
@@ -179,7 +224,10 @@ describe('SplitWriter', () => {
     assert.deepEqual(m.VLinkFiles, ['drive.2.seg', 'drive.3.seg']);
     assert.equal(m.VLinkHeader.count, 2);
     assert.equal(m.VLinkHeader.duration, 3);
-    assert.deepEqual(m.VLinkUrls.map((u: { url: string; index: number }) => [u.url, u.index]), [['dds://a', 1]]);
+    assert.deepEqual(
+      m.VLinkUrls.map((u: { url: string; index: number }) => [u.url, u.index]),
+      [['dds://a', 1]],
+    );
     // The deletion comes after the manifest rewrite (spec §4.3 steps 6–7).
     const log = files.log.join('\n');
     assert.ok(log.indexOf('manifest drive.2.seg complete=false') < log.indexOf('remove /rec/drive.1.seg'));
@@ -226,7 +274,10 @@ describe('SplitWriter', () => {
     const { files, open } = setup({ splitBySize: 1000 });
     const writer = open();
     writer.write(frame(1));
-    assert.throws(() => writer.write(frame(2, 'reject')), (e: unknown) => BagError.isInstance(e) && e.code === 'SCHEMA_CONFLICT');
+    assert.throws(
+      () => writer.write(frame(2, 'reject')),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'SCHEMA_CONFLICT',
+    );
     writer.setUrlLoss('dds://a', 0.5);
     writer.close();
     assert.equal(manifestOf(files).VLinkHeader.count, 1);
@@ -238,19 +289,39 @@ describe('SplitWriter', () => {
     const { files, open } = setup({ splitBySize: 5 }, new Set([1]));
     const writer = open();
     writer.write(frame(1));
-    assert.throws(() => writer.write(frame(2)), (e: unknown) => BagError.isInstance(e) && e.code === 'IO_ERROR');
-    assert.throws(() => writer.write(frame(3)), (e: unknown) => BagError.isInstance(e) && e.code === 'IO_ERROR');
+    assert.throws(
+      () => writer.write(frame(2)),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'IO_ERROR',
+    );
+    assert.throws(
+      () => writer.write(frame(3)),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'IO_ERROR',
+    );
     writer.close();
     const m = manifestOf(files);
     assert.deepEqual(m.VLinkFiles, ['drive.1.seg']);
     assert.equal(m.VLinkHeader.complete, false);
-    assert.throws(() => writer.write(frame(4)), (e: unknown) => BagError.isInstance(e) && e.code === 'CLOSED');
+    assert.throws(
+      () => writer.write(frame(4)),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'CLOSED',
+    );
   });
 
   test('a throwing split callback is reported, the split goes on', () => {
     const { files, format, warnings } = setup({});
-    const context = createTestContext({ onSplit: () => { throw new Error('user bug'); } });
-    const writer = SplitWriter.open({ path: '/rec/drive.vdbx', config: resolveWriterConfig({ splitBySize: 5 }), context, format, files, warn: (m) => warnings.push(m) });
+    const context = createTestContext({
+      onSplit: () => {
+        throw new Error('user bug');
+      },
+    });
+    const writer = SplitWriter.open({
+      path: '/rec/drive.vdbx',
+      config: resolveWriterConfig({ splitBySize: 5 }),
+      context,
+      format,
+      files,
+      warn: (m) => warnings.push(m),
+    });
     writer.write(frame(1));
     writer.write(frame(2));
     writer.close();
@@ -264,11 +335,28 @@ function fakeSegmentReader(path: string, files: MemoryFiles, startTimestamp = 0)
   const rows = JSON.parse(files.readText(path)) as Array<[number, string, number]>;
   if (!Array.isArray(rows)) throw new Error('bad');
   const info: Info = {
-    path, format: 'seg', version: '2.1.0', storageType: 'fake', messageCount: rows.length,
+    path,
+    format: 'seg',
+    version: '2.1.0',
+    storageType: 'fake',
+    messageCount: rows.length,
     totalDuration: rows.length ? Math.trunc(Math.max(...rows.map((r) => r[0])) / 1000) : 0,
-    blankDuration: rows.length ? Math.trunc(rows[0]![0] / 1000) : 0, timeAccuracy: 'MicroSecond', compressionType: 'None',
-    processName: 'p', dateTime: '', tagName: 'Empty', hasCompleted: true, timezone: 0, startTimestamp, splitCount: 1,
-    splitBySize: 0, splitByTime: 0, hasSchema: false, totalRawSize: 0, fileSize: 0, urls: [],
+    blankDuration: rows.length ? Math.trunc(rows[0]![0] / 1000) : 0,
+    timeAccuracy: 'MicroSecond',
+    compressionType: 'None',
+    processName: 'p',
+    dateTime: '',
+    tagName: 'Empty',
+    hasCompleted: true,
+    timezone: 0,
+    startTimestamp,
+    splitCount: 1,
+    splitBySize: 0,
+    splitByTime: 0,
+    hasSchema: false,
+    totalRawSize: 0,
+    fileSize: 0,
+    urls: [],
   };
   return {
     path,
@@ -279,7 +367,14 @@ function fakeSegmentReader(path: string, files: MemoryFiles, startTimestamp = 0)
         if (q.beginUs !== undefined && t < q.beginUs) continue;
         if (q.endUs !== undefined && t > q.endUs) continue;
         if (q.urls && !q.urls.includes(url)) continue;
-        yield { timestamp: t, url, data: new Uint8Array(n), serType: '', schemaType: SchemaType.Unknown, actionType: ActionType.Publish };
+        yield {
+          timestamp: t,
+          url,
+          data: new Uint8Array(n),
+          serType: '',
+          schemaType: SchemaType.Unknown,
+          actionType: ActionType.Publish,
+        };
       }
     },
     close() {},
@@ -292,7 +387,16 @@ describe('SplitReader over SplitWriter output', () => {
     const writer = open();
     for (const ts of timestamps) writer.write(frame(ts, ts % 2000 === 0 ? 'dds://even' : 'dds://a'));
     writer.close();
-    const reader = await SplitReader.open('/rec/drive.vdbx', { flavor: 'vdbx', storageType: 'fake', segmentExtension: '.seg', openSegment: async (p) => fakeSegmentReader(p, files) }, { files });
+    const reader = await SplitReader.open(
+      '/rec/drive.vdbx',
+      {
+        flavor: 'vdbx',
+        storageType: 'fake',
+        segmentExtension: '.seg',
+        openSegment: async (p) => fakeSegmentReader(p, files),
+      },
+      { files },
+    );
     return { files, format, reader };
   }
 
@@ -305,9 +409,18 @@ describe('SplitReader over SplitWriter output', () => {
     assert.equal(info.totalDuration, 7);
     assert.equal(info.blankDuration, 1);
     assert.equal(info.hasCompleted, true);
-    assert.deepEqual([...reader.frames({})].map((f) => f.timestamp), [1000, 2000, 3000, 4000, 5000, 6000, 7000]);
-    assert.deepEqual([...reader.frames({ beginUs: 3000, endUs: 6000 })].map((f) => f.timestamp), [3000, 4000, 5000, 6000]);
-    assert.deepEqual([...reader.frames({ urls: ['dds://even'], beginUs: 3000 })].map((f) => f.timestamp), [4000, 6000]);
+    assert.deepEqual(
+      [...reader.frames({})].map((f) => f.timestamp),
+      [1000, 2000, 3000, 4000, 5000, 6000, 7000],
+    );
+    assert.deepEqual(
+      [...reader.frames({ beginUs: 3000, endUs: 6000 })].map((f) => f.timestamp),
+      [3000, 4000, 5000, 6000],
+    );
+    assert.deepEqual(
+      [...reader.frames({ urls: ['dds://even'], beginUs: 3000 })].map((f) => f.timestamp),
+      [4000, 6000],
+    );
     assert.deepEqual([...reader.frames({ beginUs: 9000 })], []);
     assert.equal(reader.schemas().length, 1);
     const early = reader.frames({});
@@ -319,12 +432,28 @@ describe('SplitReader over SplitWriter output', () => {
 
   test('bad manifests: missing segment, path entries, garbage, no segments', async () => {
     const { files } = await recorded([1000, 2000, 3000]);
-    const open = () => SplitReader.open('/rec/drive.vdbx', { flavor: 'vdbx', storageType: 'fake', segmentExtension: '.seg', openSegment: async (p) => fakeSegmentReader(p, files) }, { files });
+    const open = () =>
+      SplitReader.open(
+        '/rec/drive.vdbx',
+        {
+          flavor: 'vdbx',
+          storageType: 'fake',
+          segmentExtension: '.seg',
+          openSegment: async (p) => fakeSegmentReader(p, files),
+        },
+        { files },
+      );
     const text = files.readText('/rec/drive.vdbx');
     files.data.set('/rec/drive.vdbx', text.replace('drive.2.seg', 'drive.9.seg'));
-    await assert.rejects(open(), (e: unknown) => BagError.isInstance(e) && e.code === 'NOT_FOUND' && e.file === '/rec/drive.9.seg');
+    await assert.rejects(
+      open(),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'NOT_FOUND' && e.file === '/rec/drive.9.seg',
+    );
     files.data.set('/rec/drive.vdbx', text.replace('drive.2.seg', '../drive.2.seg'));
-    await assert.rejects(open(), (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE' && /\.\.\/drive\.2\.seg/.test(e.message));
+    await assert.rejects(
+      open(),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE' && /\.\.\/drive\.2\.seg/.test(e.message),
+    );
     files.data.set('/rec/drive.vdbx', '\u0000garbage');
     await assert.rejects(open(), (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE');
     files.data.set('/rec/drive.vdbx', JSON.stringify({ VLinkHeader: {}, VLinkFiles: [] }));
@@ -336,8 +465,16 @@ describe('SplitReader over SplitWriter output', () => {
   test('a segment that does not open is CORRUPT_FILE, or skipped with tryToFix (then incomplete)', async () => {
     const { files } = await recorded([1000, 2000, 3000]);
     files.data.set('/rec/drive.1.seg', 'not json');
-    const format = { flavor: 'vdbx' as const, storageType: 'fake', segmentExtension: '.seg', openSegment: async (p: string) => fakeSegmentReader(p, files) };
-    await assert.rejects(SplitReader.open('/rec/drive.vdbx', format, { files }), (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE' && e.file === '/rec/drive.1.seg');
+    const format = {
+      flavor: 'vdbx' as const,
+      storageType: 'fake',
+      segmentExtension: '.seg',
+      openSegment: async (p: string) => fakeSegmentReader(p, files),
+    };
+    await assert.rejects(
+      SplitReader.open('/rec/drive.vdbx', format, { files }),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE' && e.file === '/rec/drive.1.seg',
+    );
     const reader = await SplitReader.open('/rec/drive.vdbx', format, { files, tryToFix: true });
     assert.equal(reader.info().splitCount, 1);
     assert.equal(reader.info().hasCompleted, false);
@@ -350,12 +487,24 @@ describe('SplitReader over SplitWriter output', () => {
     let n = 0;
     const reader = await SplitReader.open(
       '/rec/drive.vdbx',
-      { flavor: 'vcapx', storageType: 'fake', segmentExtension: '.seg', rebaseOnFirstSegment: true, openSegment: async (p) => fakeSegmentReader(p, files, 100 + n++) },
+      {
+        flavor: 'vcapx',
+        storageType: 'fake',
+        segmentExtension: '.seg',
+        rebaseOnFirstSegment: true,
+        openSegment: async (p) => fakeSegmentReader(p, files, 100 + n++),
+      },
       { files },
     );
     // segment k starts k ms later, so its frames move k·1000 µs later on the first segment's base
-    assert.deepEqual([...reader.frames({})].map((f) => f.timestamp), [1000, 2000, 4000, 5000]);
-    assert.deepEqual([...reader.frames({ beginUs: 4000 })].map((f) => f.timestamp), [4000, 5000]);
+    assert.deepEqual(
+      [...reader.frames({})].map((f) => f.timestamp),
+      [1000, 2000, 4000, 5000],
+    );
+    assert.deepEqual(
+      [...reader.frames({ beginUs: 4000 })].map((f) => f.timestamp),
+      [4000, 5000],
+    );
     reader.close();
   });
 });

@@ -106,7 +106,11 @@ export class SplitWriter implements BackendWriter {
     this.rule = splitRuleOf(options.config);
     const { dir, name } = splitPath(options.path);
     this.dir = dir;
-    this.namer = new SegmentNamer({ stem: stemOf(name), extension: options.format.segmentExtension, byTime: options.config.splitNameByTime });
+    this.namer = new SegmentNamer({
+      stem: stemOf(name),
+      extension: options.format.segmentExtension,
+      byTime: options.config.splitNameByTime,
+    });
     this.ledger = new SegmentLedger(Math.max(0, Math.trunc(options.config.maxSplitCount)));
   }
 
@@ -270,7 +274,8 @@ export class SplitWriter implements BackendWriter {
     if (listed === undefined) this.warn(`the old manifest ${this.path} does not parse; its segments are left in place`);
     else {
       for (const name of listed.names) this.removeQuietly(this.dir + name);
-      for (const entry of listed.skipped) this.warn(`old manifest ${this.path} lists ${JSON.stringify(entry)}, not a plain file name; not deleted`);
+      for (const entry of listed.skipped)
+        this.warn(`old manifest ${this.path} lists ${JSON.stringify(entry)}, not a plain file name; not deleted`);
     }
     this.files.remove(this.path);
   }
@@ -309,7 +314,9 @@ export class SplitWriter implements BackendWriter {
     try {
       this.writeManifest(false);
     } catch (error) {
-      throw this.fail(BagError.wrap(error, 'IO_ERROR', 'cannot rewrite the manifest after a split', { file: this.path }));
+      throw this.fail(
+        BagError.wrap(error, 'IO_ERROR', 'cannot rewrite the manifest after a split', { file: this.path }),
+      );
     }
     for (const entry of dropped) this.removeQuietly(entry.path);
     this.notify(index, path, false);
@@ -335,7 +342,9 @@ export class SplitWriter implements BackendWriter {
       this.context.onSplit?.(index, file, before);
     } catch (error) {
       // A throwing user callback must not break the recording; it is reported, not swallowed.
-      this.warn(`split callback failed (index ${index}, ${file}): ${error instanceof Error ? error.message : String(error)}`);
+      this.warn(
+        `split callback failed (index ${index}, ${file}): ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 

@@ -99,7 +99,10 @@ export function runBackendConformance({ backend, extension, config = {} }: Confo
           metaTotals.set(m.url, e);
         }
         assert.deepEqual(metaTotals, byUrl);
-        assert.equal(info.totalRawSize, input.reduce((s, f) => s + f.data.length, 0));
+        assert.equal(
+          info.totalRawSize,
+          input.reduce((s, f) => s + f.data.length, 0),
+        );
         const imu = info.urls.find((m) => m.url === 'dds://imu')!;
         assert.equal(imu.type, 'Event');
         assert.equal(imu.schemaType, SchemaType.Raw);
@@ -151,7 +154,14 @@ export function runBackendConformance({ backend, extension, config = {} }: Confo
     test('rejects a frame whose ser conflicts with the url and keeps earlier frames', async () => {
       const path = pathFor('conflict');
       const writer = await backend.createWriter(path, resolveWriterConfig(config), createTestContext());
-      const first: Frame = { timestamp: 10, url: 'dds://a', data: patternBytes(20, 1), serType: 'json', schemaType: SchemaType.Raw, actionType: 5 };
+      const first: Frame = {
+        timestamp: 10,
+        url: 'dds://a',
+        data: patternBytes(20, 1),
+        serType: 'json',
+        schemaType: SchemaType.Raw,
+        actionType: 5,
+      };
       writer.write(first);
       assert.throws(
         () => writer.write({ ...first, timestamp: 20, serType: 'other.Type' }),
@@ -161,14 +171,31 @@ export function runBackendConformance({ backend, extension, config = {} }: Confo
       writer.close();
       const { reader, frames } = await readAll(path);
       reader.close();
-      assert.deepEqual(frames.map((f) => f.timestamp), [10, 30]);
+      assert.deepEqual(
+        frames.map((f) => f.timestamp),
+        [10, 30],
+      );
     });
 
     test('stores loss ratios', async () => {
       const path = pathFor('loss');
       const writer = await backend.createWriter(path, resolveWriterConfig(config), createTestContext());
-      writer.write({ timestamp: 1, url: 'dds://a', data: new Uint8Array(4), serType: 'raw', schemaType: SchemaType.Raw, actionType: 5 });
-      writer.write({ timestamp: 2, url: 'dds://b', data: new Uint8Array(4), serType: 'raw', schemaType: SchemaType.Raw, actionType: 5 });
+      writer.write({
+        timestamp: 1,
+        url: 'dds://a',
+        data: new Uint8Array(4),
+        serType: 'raw',
+        schemaType: SchemaType.Raw,
+        actionType: 5,
+      });
+      writer.write({
+        timestamp: 2,
+        url: 'dds://b',
+        data: new Uint8Array(4),
+        serType: 'raw',
+        schemaType: SchemaType.Raw,
+        actionType: 5,
+      });
       writer.setUrlLoss('dds://a', 0.25);
       writer.setUrlLoss('dds://b', 7);
       writer.close();
@@ -180,7 +207,10 @@ export function runBackendConformance({ backend, extension, config = {} }: Confo
     });
 
     test('missing and garbage files fail with typed errors', async () => {
-      await assert.rejects(backend.openReader(join(dir, `missing${extension}`), { readOnly: true }), (e: unknown) => BagError.isInstance(e) && e.code === 'NOT_FOUND');
+      await assert.rejects(
+        backend.openReader(join(dir, `missing${extension}`), { readOnly: true }),
+        (e: unknown) => BagError.isInstance(e) && e.code === 'NOT_FOUND',
+      );
       const garbage = join(dir, `garbage${extension}`);
       writeFileSync(garbage, patternBytes(4096, 7));
       await assert.rejects(backend.openReader(garbage, { readOnly: true }), (e: unknown) => BagError.isInstance(e));

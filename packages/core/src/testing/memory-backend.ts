@@ -32,8 +32,22 @@ export const memoryBackend: Backend = {
   },
 };
 
-interface StoredFrame { t: number; u: string; a: number; s: string; k: number; d: string }
-interface StoredDoc { start: number; tag: string; complete: boolean; frames: StoredFrame[]; schemas: Array<Omit<SchemaData, 'data'> & { data: string }>; loss: Record<string, number> }
+interface StoredFrame {
+  t: number;
+  u: string;
+  a: number;
+  s: string;
+  k: number;
+  d: string;
+}
+interface StoredDoc {
+  start: number;
+  tag: string;
+  complete: boolean;
+  frames: StoredFrame[];
+  schemas: Array<Omit<SchemaData, 'data'> & { data: string }>;
+  loss: Record<string, number>;
+}
 
 function b64(bytes: Uint8Array): string {
   let text = '';
@@ -46,17 +60,36 @@ class MemoryWriter implements BackendWriter {
   private readonly doc: StoredDoc;
   private readonly sers = new Map<string, string>();
   private closed = false;
-  constructor(private readonly path: string, _config: ResolvedWriterConfig, private readonly context: RecordingContext) {
-    this.doc = { start: context.startTimestamp, tag: context.tagName, complete: false, frames: [], schemas: [], loss: {} };
+  constructor(
+    private readonly path: string,
+    _config: ResolvedWriterConfig,
+    private readonly context: RecordingContext,
+  ) {
+    this.doc = {
+      start: context.startTimestamp,
+      tag: context.tagName,
+      complete: false,
+      frames: [],
+      schemas: [],
+      loss: {},
+    };
     this.flush();
   }
   write(frame: Frame): void {
     const known = this.sers.get(frame.url);
-    if (known && frame.serType && known !== frame.serType) throw new BagError('SCHEMA_CONFLICT', 'ser changed', { url: frame.url });
+    if (known && frame.serType && known !== frame.serType)
+      throw new BagError('SCHEMA_CONFLICT', 'ser changed', { url: frame.url });
     if (!known && frame.serType) this.sers.set(frame.url, frame.serType);
     const schema = frame.serType ? this.context.resolveSchema(frame.serType, frame.schemaType) : undefined;
     if (schema && !this.doc.schemas.some((s) => s.name === schema.name)) this.writeSchema(schema);
-    this.doc.frames.push({ t: frame.timestamp, u: frame.url, a: frame.actionType, s: frame.serType, k: frame.schemaType, d: b64(frame.data) });
+    this.doc.frames.push({
+      t: frame.timestamp,
+      u: frame.url,
+      a: frame.actionType,
+      s: frame.serType,
+      k: frame.schemaType,
+      d: b64(frame.data),
+    });
   }
   writeSchema(schema: SchemaData): void {
     this.doc.schemas.push({ ...schema, data: b64(schema.data) });
@@ -83,14 +116,29 @@ class MemoryWriter implements BackendWriter {
 }
 
 class MemoryReader implements BackendReader {
-  constructor(readonly path: string, private readonly doc: StoredDoc) {}
+  constructor(
+    readonly path: string,
+    private readonly doc: StoredDoc,
+  ) {}
   info(): Info {
     const frames = this.doc.frames;
     const metas = new Map<string, UrlMeta & { first: number; last: number }>();
     for (const f of frames) {
       let m = metas.get(f.u);
       if (!m) {
-        m = { index: metas.size, url: f.u, type: urlKindOf(f.a), ser: f.s, schemaType: f.k, count: 0, size: 0, loss: this.doc.loss[f.u] ?? 0, freq: 0, first: -1, last: -1 };
+        m = {
+          index: metas.size,
+          url: f.u,
+          type: urlKindOf(f.a),
+          ser: f.s,
+          schemaType: f.k,
+          count: 0,
+          size: 0,
+          loss: this.doc.loss[f.u] ?? 0,
+          freq: 0,
+          first: -1,
+          last: -1,
+        };
         metas.set(f.u, m);
       }
       m.count++;
@@ -100,16 +148,34 @@ class MemoryReader implements BackendReader {
         m.last = f.t;
       }
     }
-    const urls = [...metas.values()].map(({ first, last, ...m }) => ({ ...m, freq: last > first ? m.count / ((last - first) / 1e6) : 0 }));
+    const urls = [...metas.values()].map(({ first, last, ...m }) => ({
+      ...m,
+      freq: last > first ? m.count / ((last - first) / 1e6) : 0,
+    }));
     const times = frames.map((f) => f.t);
     return {
-      path: this.path, format: 'memjson', version: '2.1.0', storageType: 'memory', messageCount: frames.length,
+      path: this.path,
+      format: 'memjson',
+      version: '2.1.0',
+      storageType: 'memory',
+      messageCount: frames.length,
       totalDuration: times.length ? Math.floor(Math.max(...times) / 1000) : 0,
       blankDuration: times.length ? Math.floor(Math.min(...times) / 1000) : 0,
-      timeAccuracy: 'MicroSecond', compressionType: 'None', processName: 'memory', dateTime: formatVlinkDate(this.doc.start),
-      tagName: this.doc.tag, hasCompleted: this.doc.complete, timezone: 0, startTimestamp: this.doc.start, splitCount: 1,
-      splitBySize: 0, splitByTime: 0, hasSchema: this.doc.schemas.length > 0, totalRawSize: urls.reduce((s, m) => s + m.size, 0),
-      fileSize: JSON.stringify(this.doc).length, urls,
+      timeAccuracy: 'MicroSecond',
+      compressionType: 'None',
+      processName: 'memory',
+      dateTime: formatVlinkDate(this.doc.start),
+      tagName: this.doc.tag,
+      hasCompleted: this.doc.complete,
+      timezone: 0,
+      startTimestamp: this.doc.start,
+      splitCount: 1,
+      splitBySize: 0,
+      splitByTime: 0,
+      hasSchema: this.doc.schemas.length > 0,
+      totalRawSize: urls.reduce((s, m) => s + m.size, 0),
+      fileSize: JSON.stringify(this.doc).length,
+      urls,
     };
   }
   schemas(): SchemaData[] {
@@ -127,4 +193,3 @@ class MemoryReader implements BackendReader {
   }
   close(): void {}
 }
-

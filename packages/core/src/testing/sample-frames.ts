@@ -46,17 +46,59 @@ export function sampleFrames(count = 240): Frame[] {
     const timestamp = 1000 + i * 10_000;
     let frame: Frame;
     if (kind === 0) {
-      frame = { timestamp, url: 'dds://camera/front', data: patternBytes(300 + (i % 7) * 50, i), serType: 'pb.Image', schemaType: SchemaType.Protobuf, actionType: ActionType.Publish };
+      frame = {
+        timestamp,
+        url: 'dds://camera/front',
+        data: patternBytes(300 + (i % 7) * 50, i),
+        serType: 'pb.Image',
+        schemaType: SchemaType.Protobuf,
+        actionType: ActionType.Publish,
+      };
     } else if (kind === 1) {
-      frame = { timestamp, url: 'dds://imu', data: patternBytes(64, i), serType: 'json', schemaType: SchemaType.Raw, actionType: ActionType.Publish };
+      frame = {
+        timestamp,
+        url: 'dds://imu',
+        data: patternBytes(64, i),
+        serType: 'json',
+        schemaType: SchemaType.Raw,
+        actionType: ActionType.Publish,
+      };
     } else if (kind === 2) {
-      frame = { timestamp, url: 'shm://lidar/点云', data: patternBytes(i === 2 ? 1024 * 1024 : 2048, i), serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Subscribe };
+      frame = {
+        timestamp,
+        url: 'shm://lidar/点云',
+        data: patternBytes(i === 2 ? 1024 * 1024 : 2048, i),
+        serType: 'raw',
+        schemaType: SchemaType.Raw,
+        actionType: ActionType.Subscribe,
+      };
     } else if (kind === 3) {
-      frame = { timestamp, url: 'dds://planner/method', data: patternBytes(i % 12 === 3 ? 0 : 16, i), serType: 'pb.Req|pb.Resp', schemaType: SchemaType.Protobuf, actionType: i % 12 === 3 ? ActionType.ClientRequest : ActionType.ClientResponse };
+      frame = {
+        timestamp,
+        url: 'dds://planner/method',
+        data: patternBytes(i % 12 === 3 ? 0 : 16, i),
+        serType: 'pb.Req|pb.Resp',
+        schemaType: SchemaType.Protobuf,
+        actionType: i % 12 === 3 ? ActionType.ClientRequest : ActionType.ClientResponse,
+      };
     } else if (kind === 4) {
-      frame = { timestamp, url: 'dds://config/field', data: patternBytes(8, i), serType: 'raw', schemaType: SchemaType.Raw, actionType: i % 2 === 0 ? ActionType.Set : ActionType.Get };
+      frame = {
+        timestamp,
+        url: 'dds://config/field',
+        data: patternBytes(8, i),
+        serType: 'raw',
+        schemaType: SchemaType.Raw,
+        actionType: i % 2 === 0 ? ActionType.Set : ActionType.Get,
+      };
     } else {
-      frame = { timestamp, url: 'dds://imu', data: new Uint8Array(0), serType: 'json', schemaType: SchemaType.Raw, actionType: ActionType.Publish };
+      frame = {
+        timestamp,
+        url: 'dds://imu',
+        data: new Uint8Array(0),
+        serType: 'json',
+        schemaType: SchemaType.Raw,
+        actionType: ActionType.Publish,
+      };
     }
     frames.push(frame);
   }

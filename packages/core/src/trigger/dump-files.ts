@@ -56,7 +56,13 @@ export function joinPath(dir: string, name: string): string {
  * An auto-named dump's path (spec §9.2 step 2): `dir/<nameHint or local time>` with `/` and `\` replaced by `_`, plus
  * the extension; `base_1`, `base_2`, … when taken.
  */
-export async function autoDumpPath(files: DumpFiles, dir: string, extension: string, nameHint: string | undefined, wallMs: number): Promise<string> {
+export async function autoDumpPath(
+  files: DumpFiles,
+  dir: string,
+  extension: string,
+  nameHint: string | undefined,
+  wallMs: number,
+): Promise<string> {
   const base = joinPath(dir, (nameHint || formatFileTime(wallMs)).replace(/[\\/]/g, '_'));
   let path = `${base}${extension}`;
   for (let n = 1; await files.exists(path); n++) path = `${base}_${n}${extension}`;
@@ -69,7 +75,9 @@ export async function autoDumpPath(files: DumpFiles, dir: string, extension: str
  */
 export async function rotateDumps(files: DumpFiles, dir: string, extension: string, max: number): Promise<string[]> {
   if (max <= 0) return [];
-  const existing = (await files.list(dir, extension)).sort((a, b) => a.mtimeMs - b.mtimeMs || (a.path < b.path ? -1 : 1));
+  const existing = (await files.list(dir, extension)).sort(
+    (a, b) => a.mtimeMs - b.mtimeMs || (a.path < b.path ? -1 : 1),
+  );
   if (existing.length < max) return [];
   const doomed = existing.slice(0, existing.length - max + 1).map((f) => f.path);
   for (const path of doomed) await files.remove(path);

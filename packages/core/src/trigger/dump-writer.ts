@@ -71,6 +71,7 @@ export async function writeDump(
 /** The recorder subscribes: fields are recorded as `Get`, events as `Sub`; RPC actions are kept as given. */
 function recordedAction(action: ActionType): ActionType {
   if (action === ActionType.Set || action === ActionType.Get) return ActionType.Get;
-  if (action === ActionType.Publish || action === ActionType.Subscribe || action === ActionType.Unknown) return ActionType.Subscribe;
+  if (action === ActionType.Publish || action === ActionType.Subscribe || action === ActionType.Unknown)
+    return ActionType.Subscribe;
   return action;
 }

@@ -106,13 +106,30 @@ export function resolveTriggerConfig(config: Partial<TriggerConfig> = {}): Trigg
   for (const [key, value] of Object.entries(config)) {
     if (value !== undefined) (resolved as unknown as Record<string, unknown>)[key] = value;
   }
-  for (const key of ['defaultPreMs', 'defaultPostMs', 'defaultMaxPacketSize', 'defaultMaxSize', 'maxCacheSize', 'retentionGuardMs', 'maxDumpFileCount', 'sleepInterval', 'sleepTimeMs', 'sweepIntervalMs'] as const) {
+  for (const key of [
+    'defaultPreMs',
+    'defaultPostMs',
+    'defaultMaxPacketSize',
+    'defaultMaxSize',
+    'maxCacheSize',
+    'retentionGuardMs',
+    'maxDumpFileCount',
+    'sleepInterval',
+    'sleepTimeMs',
+    'sweepIntervalMs',
+  ] as const) {
     if (!Number.isFinite(resolved[key]) || resolved[key] < 0) {
-      throw new BagError('INVALID_ARGUMENT', `trigger ${key} must be a finite number >= 0, got ${String(resolved[key])}`);
+      throw new BagError(
+        'INVALID_ARGUMENT',
+        `trigger ${key} must be a finite number >= 0, got ${String(resolved[key])}`,
+      );
     }
   }
   if (resolved.overflow !== 'dropNewest' && resolved.overflow !== 'coverOldest') {
-    throw new BagError('INVALID_ARGUMENT', `trigger overflow must be 'dropNewest' or 'coverOldest', got ${String(resolved.overflow)}`);
+    throw new BagError(
+      'INVALID_ARGUMENT',
+      `trigger overflow must be 'dropNewest' or 'coverOldest', got ${String(resolved.overflow)}`,
+    );
   }
   resolved.fileType = resolved.fileType.replace(/^\./, '').toLowerCase();
   return resolved;

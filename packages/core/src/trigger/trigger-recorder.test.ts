@@ -69,7 +69,15 @@ function setup(config: Partial<TriggerConfig> = {}, hooks: TriggerHooks = {}) {
   const time = new FakeTime();
   const dumpDir = join(bags.dir, `dumps-${dirs++}`);
   const recorder = new TriggerRecorder(
-    { dumpDir, fileType: 'memjson', defaultPreMs: 100, defaultPostMs: 50, retentionGuardMs: 10, sweepIntervalMs: 1e9, ...config },
+    {
+      dumpDir,
+      fileType: 'memjson',
+      defaultPreMs: 100,
+      defaultPostMs: 50,
+      retentionGuardMs: 10,
+      sweepIntervalMs: 1e9,
+      ...config,
+    },
     { clock: time.clock, wallClock: time.wallClock, timers: time.api, hooks },
   );
   recorder.start();
@@ -97,16 +105,22 @@ async function readDump(path: string) {
 const range = (url: string, from: number, to: number, every: number, shift = 0) =>
   Array.from({ length: Math.floor((to - from) / every) + 1 }, (_, i) => [url, from + i * every - shift] as const);
 const merged = (...lists: ReadonlyArray<ReadonlyArray<readonly [string, number]>>) =>
-  lists.flat().sort((x, y) => x[1] - y[1]).map(([u, t]) => `${u}@${t}`);
+  lists
+    .flat()
+    .sort((x, y) => x[1] - y[1])
+    .map(([u, t]) => `${u}@${t}`);
 
 describe('TriggerRecorder (spec §9)', () => {
   test('writes pre + post around the trigger after the post window + guard, re-timed to the dump start', async () => {
     const events: string[] = [];
-    const { time, recorder, feed, dumpDir } = setup({}, {
-      onDumpStarted: (i) => events.push(`started:${i.frames}`),
-      onFrame: () => events.push('frame'),
-      onDumpFinished: (r) => events.push(`finished:${r.frames}`),
-    });
+    const { time, recorder, feed, dumpDir } = setup(
+      {},
+      {
+        onDumpStarted: (i) => events.push(`started:${i.frames}`),
+        onFrame: () => events.push('frame'),
+        onDumpFinished: (r) => events.push(`finished:${r.frames}`),
+      },
+    );
     await feed(200);
     const dump = recorder.trigger({ reason: 'crash', nameHint: 'edr' });
     assert.equal(recorder.stats().dumping, true);
@@ -131,7 +145,12 @@ describe('TriggerRecorder (spec §9)', () => {
 
   test('UrlConfig: onlyFront keeps the pre window, onlyBack the post window, both disable the url', async () => {
     const { time, recorder, feed } = setup({
-      urlOverrides: { front: { onlyFront: true }, back: { onlyBack: true }, none: { onlyFront: true, onlyBack: true }, short: { preMs: 20 } },
+      urlOverrides: {
+        front: { onlyFront: true },
+        back: { onlyBack: true },
+        none: { onlyFront: true, onlyBack: true },
+        short: { preMs: 20 },
+      },
     });
     const urls = { front: 10, back: 10, none: 10, short: 10 };
     await feed(200, urls);
@@ -140,7 +159,10 @@ describe('TriggerRecorder (spec §9)', () => {
     await feed(300, urls);
     const { frames } = await readDump((await dump).file);
     // Dump start = T − 100 ms (the earliest selected frame); equal capture times keep the urls' first-seen order.
-    assert.deepEqual(frames, merged(range('front', 100, 200, 10, 100), range('back', 200, 250, 10, 100), range('short', 180, 250, 10, 100)));
+    assert.deepEqual(
+      frames,
+      merged(range('front', 100, 200, 10, 100), range('back', 200, 250, 10, 100), range('short', 180, 250, 10, 100)),
+    );
     assert.equal(recorder.stats().dropped.disabled, 31, 'every `none` frame from 0 to 300 ms');
     await recorder.quit();
   });
@@ -149,9 +171,29 @@ describe('TriggerRecorder (spec §9)', () => {
     const { recorder, feed } = setup();
     const urls = { 'cam/front': 10, 'cam/rear': 10, imu: 10, gps: 10 };
     await feed(200, urls);
-    const shrunk = await recorder.trigger({ outFile: bags.path('shrunk'), preMs: 30, postMs: 0, blacklist: ['gps'], filterStr: 'CAM, imu' });
-    assert.deepEqual((await readDump(shrunk.file)).frames, merged(range('cam/front', 170, 200, 10, 170), range('cam/rear', 170, 200, 10, 170), range('imu', 170, 200, 10, 170)));
-    const black = await recorder.trigger({ outFile: bags.path('black'), preMs: 0, postMs: 0, filterStr: 'cam', blackMode: true, whitelist: ['imu', 'cam/rear'] });
+    const shrunk = await recorder.trigger({
+      outFile: bags.path('shrunk'),
+      preMs: 30,
+      postMs: 0,
+      blacklist: ['gps'],
+      filterStr: 'CAM, imu',
+    });
+    assert.deepEqual(
+      (await readDump(shrunk.file)).frames,
+      merged(
+        range('cam/front', 170, 200, 10, 170),
+        range('cam/rear', 170, 200, 10, 170),
+        range('imu', 170, 200, 10, 170),
+      ),
+    );
+    const black = await recorder.trigger({
+      outFile: bags.path('black'),
+      preMs: 0,
+      postMs: 0,
+      filterStr: 'cam',
+      blackMode: true,
+      whitelist: ['imu', 'cam/rear'],
+    });
     assert.deepEqual((await readDump(black.file)).frames, ['imu@0']);
     const wider = await recorder.trigger({ outFile: bags.path('wider'), preMs: 5_000, postMs: 0, whitelist: ['gps'] });
     assert.equal(wider.frames, 11, 'a trigger cannot widen the configured 100 ms pre window');
@@ -180,33 +222,59 @@ describe('TriggerRecorder (spec §9)', () => {
 
   test('rotation keeps maxDumpFileCount auto-named dumps; explicit outFile dumps are not rotated', async () => {
     const rotated: string[] = [];
-    const { recorder, feed, dumpDir } = setup({ maxDumpFileCount: 2, defaultPostMs: 0 }, { onFileRotated: (f) => rotated.push(f) });
+    const { recorder, feed, dumpDir } = setup(
+      { maxDumpFileCount: 2, defaultPostMs: 0 },
+      { onFileRotated: (f) => rotated.push(f) },
+    );
     await feed(50);
     const names: string[] = [];
     for (let i = 0; i < 3; i++) names.push((await recorder.trigger({ nameHint: 'dump' })).file);
     await recorder.trigger({ outFile: join(dumpDir, 'kept.memjson') });
-    assert.deepEqual(names.map((n) => n.split('/').pop()), ['dump.memjson', 'dump_1.memjson', 'dump_2.memjson']);
-    assert.deepEqual(rotated.map((n) => n.split('/').pop()), ['dump.memjson']);
+    assert.deepEqual(
+      names.map((n) => n.split('/').pop()),
+      ['dump.memjson', 'dump_1.memjson', 'dump_2.memjson'],
+    );
+    assert.deepEqual(
+      rotated.map((n) => n.split('/').pop()),
+      ['dump.memjson'],
+    );
     assert.deepEqual(readdirSync(dumpDir).sort(), ['dump_1.memjson', 'dump_2.memjson', 'kept.memjson']);
     const auto = await recorder.trigger({});
     assert.match(auto.file, /\/\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d-\d\d\d\.memjson$/);
     // Rotation counts every file of the extension in the directory (kept.memjson too): 3 ≥ 2 → the two oldest go.
-    assert.deepEqual(auto.rotated.map((n) => n.split('/').pop()), ['dump_1.memjson', 'dump_2.memjson']);
+    assert.deepEqual(
+      auto.rotated.map((n) => n.split('/').pop()),
+      ['dump_1.memjson', 'dump_2.memjson'],
+    );
     await recorder.quit();
   });
 
   test('drop policies, limits and their counters', async () => {
     const warnings: string[] = [];
-    const drop = setup({ defaultMaxSize: 10, defaultMaxPacketSize: 5, maxCacheSize: 5 + 4 + 4, defaultPostMs: 0 }, { onWarning: (m) => warnings.push(m) });
+    const drop = setup(
+      { defaultMaxSize: 10, defaultMaxPacketSize: 5, maxCacheSize: 5 + 4 + 4, defaultPostMs: 0 },
+      { onWarning: (m) => warnings.push(m) },
+    );
     const r = drop.recorder;
     assert.deepEqual([r.ingest(frame('a', 4)), r.ingest(frame('a', 4)), r.ingest(frame('a', 4))], [true, true, false]);
     assert.equal(r.ingest(frame('b', 6)), false, 'larger than maxPacketSize');
     assert.equal(r.ingest(frame('b', 5)), true);
     assert.equal(r.ingest(frame('c', 1)), false, 'global cap');
-    assert.deepEqual(drop.recorder.stats().dropped, { notRunning: 0, disabled: 0, busy: 0, packetSize: 1, urlSize: 0, cacheSize: 0, overflow: 2 });
+    assert.deepEqual(drop.recorder.stats().dropped, {
+      notRunning: 0,
+      disabled: 0,
+      busy: 0,
+      packetSize: 1,
+      urlSize: 0,
+      cacheSize: 0,
+      overflow: 2,
+    });
     await r.quit();
 
-    const cover = setup({ overflow: 'coverOldest', defaultMaxSize: 10, urlOverrides: { big: { maxSize: 0 } }, maxCacheSize: 16 }, { onWarning: (m) => warnings.push(m) });
+    const cover = setup(
+      { overflow: 'coverOldest', defaultMaxSize: 10, urlOverrides: { big: { maxSize: 0 } }, maxCacheSize: 16 },
+      { onWarning: (m) => warnings.push(m) },
+    );
     const c = cover.recorder;
     for (let i = 0; i < 4; i++) c.ingest(frame('a', 4));
     assert.equal(c.ingest(frame('b', 12)), false, 'over the url cap of 10');
@@ -215,7 +283,15 @@ describe('TriggerRecorder (spec §9)', () => {
     assert.equal(c.ingest(frame('big', 4)), true);
     const stats = c.stats();
     assert.deepEqual([stats.frames, stats.bytes, stats.covered], [3, 12, 2]);
-    assert.deepEqual(stats.dropped, { notRunning: 0, disabled: 0, busy: 0, packetSize: 0, urlSize: 1, cacheSize: 1, overflow: 1 });
+    assert.deepEqual(stats.dropped, {
+      notRunning: 0,
+      disabled: 0,
+      busy: 0,
+      packetSize: 0,
+      urlSize: 1,
+      cacheSize: 1,
+      overflow: 1,
+    });
     assert.equal(warnings.length, 1);
     await c.quit();
   });

@@ -11,7 +11,8 @@ export interface UrlRule {
   maxSize: number;
 }
 
-const pick = (override: number | undefined, fallback: number) => (override !== undefined && override >= 0 ? override : fallback);
+const pick = (override: number | undefined, fallback: number) =>
+  override !== undefined && override >= 0 ? override : fallback;
 
 export function urlRule(config: TriggerConfig, url: string): UrlRule {
   const o: Partial<UrlConfig> = config.urlOverrides[url] ?? {};

@@ -38,7 +38,15 @@ export class UrlStore {
   bytes = 0;
   frames = 0;
   covered = 0;
-  readonly drops: TriggerDrops = { notRunning: 0, disabled: 0, busy: 0, packetSize: 0, urlSize: 0, cacheSize: 0, overflow: 0 };
+  readonly drops: TriggerDrops = {
+    notRunning: 0,
+    disabled: 0,
+    busy: 0,
+    packetSize: 0,
+    urlSize: 0,
+    cacheSize: 0,
+    overflow: 0,
+  };
 
   constructor(
     private readonly config: TriggerConfig,
@@ -71,13 +79,17 @@ export class UrlStore {
     const state = this.state(frame.url, rule);
     state.total++;
     const size = frame.data.length;
-    const reason =
-      busy ? 'busy'
-      : rule.maxPacketSize > 0 && size > rule.maxPacketSize ? 'packetSize'
-      : rule.maxSize > 0 && size > rule.maxSize ? 'urlSize'
-      : this.config.maxCacheSize > 0 && size > this.config.maxCacheSize ? 'cacheSize'
-      : this.makeRoom(state, size) ? undefined
-      : 'overflow';
+    const reason = busy
+      ? 'busy'
+      : rule.maxPacketSize > 0 && size > rule.maxPacketSize
+        ? 'packetSize'
+        : rule.maxSize > 0 && size > rule.maxSize
+          ? 'urlSize'
+          : this.config.maxCacheSize > 0 && size > this.config.maxCacheSize
+            ? 'cacheSize'
+            : this.makeRoom(state, size)
+              ? undefined
+              : 'overflow';
     if (reason) {
       if (reason === 'cacheSize' && !this.warnedCacheSize) {
         this.warnedCacheSize = true;

@@ -23,7 +23,9 @@ export async function spawnWebWorker(): Promise<WorkerLink> {
         (event as Event).preventDefault?.();
         failure?.(toError((event as ErrorEvent).error ?? (event as ErrorEvent).message));
       });
-      worker.addEventListener('messageerror', () => failure?.(new Error('writer worker could not deserialize a message')));
+      worker.addEventListener('messageerror', () =>
+        failure?.(new Error('writer worker could not deserialize a message')),
+      );
     },
     ref: () => worker.ref?.(),
     unref: () => worker.unref?.(),

@@ -7,8 +7,23 @@ import { scheduleSoon } from '../util/schedule.js';
 import type { ParentLink } from './link.js';
 import { SharedProgress } from './progress.js';
 import {
-  errorToData, FIELDS, F_ACTION, F_CHUNK, F_LENGTH, F_OFFSET, F_SCHEMA, F_SER, F_TS, F_URL,
-  type AckMessage, type BatchMessage, type ChunkRef, type ErrorData, type FromWorker, type OpenMessage, type ToWorker,
+  errorToData,
+  FIELDS,
+  F_ACTION,
+  F_CHUNK,
+  F_LENGTH,
+  F_OFFSET,
+  F_SCHEMA,
+  F_SER,
+  F_TS,
+  F_URL,
+  type AckMessage,
+  type BatchMessage,
+  type ChunkRef,
+  type ErrorData,
+  type FromWorker,
+  type OpenMessage,
+  type ToWorker,
 } from './protocol.js';
 
 /** Rejections forwarded per ack; a backend at its row limit rejects every frame and the counts say how many. */
@@ -52,7 +67,10 @@ export function serveWriter(link: ParentLink): void {
       };
       writer = await backend.createWriter(message.path, message.config, context);
     } catch (error) {
-      send({ k: 'openFailed', error: errorToData(BagError.wrap(error, 'IO_ERROR', 'cannot open bag', { file: path })) });
+      send({
+        k: 'openFailed',
+        error: errorToData(BagError.wrap(error, 'IO_ERROR', 'cannot open bag', { file: path })),
+      });
       link.close();
       return;
     }
@@ -89,8 +107,18 @@ export function serveWriter(link: ParentLink): void {
     link.post(ack);
   };
   const newAck = (): AckMessage => ({
-    k: 'ack', batches: 0, count: 0, bytes: 0, written: 0, writtenBytes: 0, dropped: {}, errors: [], commits: 0,
-    durableOk: [], durableFailed: [], release: [],
+    k: 'ack',
+    batches: 0,
+    count: 0,
+    bytes: 0,
+    written: 0,
+    writtenBytes: 0,
+    dropped: {},
+    errors: [],
+    commits: 0,
+    durableOk: [],
+    durableFailed: [],
+    release: [],
   });
 
   function writeBatch(batch: BatchMessage): void {
@@ -163,7 +191,11 @@ export function serveWriter(link: ParentLink): void {
     for (let j = 0; j < batch.durable.length; j += 2) {
       const index = batch.durable[j]!;
       const id = batch.durable[j + 1]!;
-      const error = durableErrors.get(index) ?? (committed ? undefined : fatal ?? errorToData(new BagError('IO_ERROR', 'frame not committed', { file: path })));
+      const error =
+        durableErrors.get(index) ??
+        (committed
+          ? undefined
+          : (fatal ?? errorToData(new BagError('IO_ERROR', 'frame not committed', { file: path }))));
       if (error) ack.durableFailed.push({ id, error });
       else ack.durableOk.push(id);
     }
@@ -205,7 +237,11 @@ export function serveWriter(link: ParentLink): void {
         try {
           writer.writeSchema(message.schema);
         } catch (error) {
-          send({ k: 'error', error: errorToData(BagError.wrap(error, 'SCHEMA_CONFLICT', 'pushSchema failed', { file: path })), fatal: false });
+          send({
+            k: 'error',
+            error: errorToData(BagError.wrap(error, 'SCHEMA_CONFLICT', 'pushSchema failed', { file: path })),
+            fatal: false,
+          });
         }
         return;
       case 'loss':
@@ -219,9 +255,11 @@ export function serveWriter(link: ParentLink): void {
   // `open` is the only asynchronous step; chaining keeps later messages behind it and in order.
   let chain: Promise<void> = Promise.resolve();
   link.onMessage((message) => {
-    chain = chain.then(() => handle(message as ToWorker)).catch((error) => {
-      send({ k: 'error', error: errorToData(fail(error, 'writer worker error')), fatal: true });
-    });
+    chain = chain
+      .then(() => handle(message as ToWorker))
+      .catch((error) => {
+        send({ k: 'error', error: errorToData(fail(error, 'writer worker error')), fatal: true });
+      });
   });
 }
 
@@ -229,7 +267,8 @@ async function importBackend(specifier: string, name: string): Promise<Backend> 
   const module = (await import(specifier)) as Record<string, unknown>;
   const candidates = [module['default'], ...Object.values(module)];
   const found = candidates.find((value): value is Backend => isBackend(value) && value.name === name);
-  if (!found) throw new BagError('INTERNAL', `module ${specifier} exports no backend named "${name}" (Backend.workerModule)`);
+  if (!found)
+    throw new BagError('INTERNAL', `module ${specifier} exports no backend named "${name}" (Backend.workerModule)`);
   return found;
 }
 

@@ -46,19 +46,26 @@ describe('BagWriter', () => {
     assert.ok(writer.push(createFrame({ url: '', data: new Uint8Array(1) })) < 0);
     assert.equal(writer.stats().dropped.emptyUrl, 1);
     await writer.close();
-    assert.deepEqual(await readTimestamps(path), [0, auto, 1234].sort((a, b) => a - b));
+    assert.deepEqual(
+      await readTimestamps(path),
+      [0, auto, 1234].sort((a, b) => a - b),
+    );
   });
 
   test('async mode keeps push order and writes everything on close', async () => {
     const path = bag();
     const writer = await BagWriter.create(path);
     writer.asyncRun();
-    for (let i = 0; i < 2000; i++) writer.push(createFrame({ timestamp: i, url: `u${i % 3}`, data: patternBytes(8, i) }));
+    for (let i = 0; i < 2000; i++)
+      writer.push(createFrame({ timestamp: i, url: `u${i % 3}`, data: patternBytes(8, i) }));
     await writer.close();
     const stats = writer.stats();
     assert.equal(stats.writtenFrames, 2000);
     assert.equal(stats.queuedFrames, 0);
-    assert.deepEqual(await readTimestamps(path), Array.from({ length: 2000 }, (_, i) => i));
+    assert.deepEqual(
+      await readTimestamps(path),
+      Array.from({ length: 2000 }, (_, i) => i),
+    );
   });
 
   test('frames pushed before asyncRun are written', async () => {
@@ -72,7 +79,8 @@ describe('BagWriter', () => {
   test('queue depth and memory limits reject pushes with counted reasons', async () => {
     const writer = await BagWriter.create(bag(), { maxTaskDepth: 10, maxMemorySize: 100 });
     let accepted = 0;
-    for (let i = 0; i < 20; i++) if (writer.push(createFrame({ timestamp: i, url: 'a', data: new Uint8Array(4) })) >= 0) accepted++;
+    for (let i = 0; i < 20; i++)
+      if (writer.push(createFrame({ timestamp: i, url: 'a', data: new Uint8Array(4) })) >= 0) accepted++;
     assert.equal(accepted, 10);
     assert.equal(writer.stats().dropped.queueDepth, 10);
     await writer.close();
@@ -92,7 +100,9 @@ describe('BagWriter', () => {
     assert.deepEqual(await readTimestamps(path), [77], 'visible on disk before close');
     writer.quit();
     assert.equal(writer.push(createFrame({ timestamp: 1, url: 'a', data: new Uint8Array(1) })), -1);
-    await assert.rejects(writer.pushDurable(createFrame({ timestamp: 1, url: 'a', data: new Uint8Array(1) })), { code: 'CLOSED' });
+    await assert.rejects(writer.pushDurable(createFrame({ timestamp: 1, url: 'a', data: new Uint8Array(1) })), {
+      code: 'CLOSED',
+    });
     await writer.waitForQuit();
     assert.equal(writer.stats().dropped.closed, 2);
   });
@@ -112,7 +122,12 @@ describe('BagWriter', () => {
 
   test('pushSchema rejects conflicting content; schema callback answers unknown schemas', async () => {
     const writer = await BagWriter.create(bag(), { syncMode: true });
-    const schema = { name: 'pb.A', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: new Uint8Array([1, 2]) };
+    const schema = {
+      name: 'pb.A',
+      encoding: 'protobuf',
+      schemaType: SchemaType.Protobuf,
+      data: new Uint8Array([1, 2]),
+    };
     assert.equal(writer.pushSchema(schema), true);
     assert.equal(writer.pushSchema(schema), true);
     assert.equal(writer.pushSchema({ ...schema, data: new Uint8Array([3]) }), false);

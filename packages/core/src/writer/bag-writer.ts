@@ -1,9 +1,9 @@
 import type { Backend, BackendWriter, RecordingContext } from '../backend/backend.js';
 import { backendFor } from '../backend/registry.js';
 import { BagError } from '../errors.js';
-import { resolveWriterConfig, type ResolvedWriterConfig, type WriterConfig } from '../model/config.js';
+import { resolveWriterConfig, type ResolvedWriterConfig } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
-import { BagPluginInterface, PluginDirection, UrlRemapCache } from '../plugins/bag-plugin.js';
+import { type BagPluginInterface, PluginDirection, UrlRemapCache } from '../plugins/bag-plugin.js';
 import { ElapsedClock } from './elapsed-clock.js';
 import type { EngineHost, WriteEngine, WriterMode } from './engine.js';
 import { LocalEngine } from './local-engine.js';
@@ -69,18 +69,26 @@ export class BagWriter extends EventTarget {
    * when the file cannot be created, in every mode.
    */
   static async create(path: string, options: BagWriterOptions = {}): Promise<BagWriter> {
-    if (typeof path !== 'string' || path.length === 0) throw new BagError('INVALID_ARGUMENT', 'bag path must not be empty');
+    if (typeof path !== 'string' || path.length === 0)
+      throw new BagError('INVALID_ARGUMENT', 'bag path must not be empty');
     const { worker, transferPayloads, ...config } = options;
     const backend = backendFor(path);
     const resolved = resolveWriterConfig(config);
     const schemas = new SchemaRegistry();
     let writer: BagWriter | undefined;
-    const context = createRecordingContext(resolved, schemas, (index, file, before) => writer?.host.split(index, file, before));
+    const context = createRecordingContext(resolved, schemas, (index, file, before) =>
+      writer?.host.split(index, file, before),
+    );
     writer = new BagWriter(path, resolved, context, schemas);
     const runtime = resolved.syncMode ? undefined : pickRuntime(worker, backend);
     if (runtime && backend.workerModule) {
       writer.engine = await WorkerEngine.open(writer.host, {
-        path, config: resolved, context, schemas, runtime, transfer: transferPayloads === true,
+        path,
+        config: resolved,
+        context,
+        schemas,
+        runtime,
+        transfer: transferPayloads === true,
         backend: backend as Backend & { workerModule: string },
       });
     } else {
@@ -142,9 +150,12 @@ export class BagWriter extends EventTarget {
   /** Like `push`, but resolves once the frame is committed to disk; rejects with the reason it was not. */
   pushDurable(frame: Frame): Promise<number> {
     const accepted = this.accept(frame);
-    if (accepted === undefined) return Promise.reject(this.lastRejection ?? new BagError('INVALID_ARGUMENT', 'frame refused'));
+    if (accepted === undefined)
+      return Promise.reject(this.lastRejection ?? new BagError('INVALID_ARGUMENT', 'frame refused'));
     if (this.plugin) {
-      return Promise.reject(new BagError('NOT_SUPPORTED', 'pushDurable cannot be combined with a write plugin (it may hold frames)'));
+      return Promise.reject(
+        new BagError('NOT_SUPPORTED', 'pushDurable cannot be combined with a write plugin (it may hold frames)'),
+      );
     }
     return new Promise((resolve, reject) => {
       if (!this.store(accepted, { resolve, reject })) reject(this.lastRejection);
@@ -294,24 +305,33 @@ export class BagWriter extends EventTarget {
         target = { ...frame, url };
       }
     }
-    if (this.closed) return this.refuse('closed', new BagError('CLOSED', 'writer is closed', { file: this.path })) ?? false;
+    if (this.closed)
+      return this.refuse('closed', new BagError('CLOSED', 'writer is closed', { file: this.path })) ?? false;
     if (this.failed) return this.refuse('storageError', this.lastError!) ?? false;
     return this.engine.submit(target, durable);
   }
 
   /** Validates and timestamps a frame; undefined (counted) when it is refused before the queue. */
   private accept(frame: Frame): Frame | undefined {
-    if (this.quitting || this.closed) return this.refuse('closed', new BagError('CLOSED', 'writer is closed', { file: this.path }));
+    if (this.quitting || this.closed)
+      return this.refuse('closed', new BagError('CLOSED', 'writer is closed', { file: this.path }));
     if (!frame || typeof frame.url !== 'string' || frame.url.length === 0) {
       return this.refuse('emptyUrl', new BagError('INVALID_ARGUMENT', 'frame url must not be empty'));
     }
-    if (!(frame.data instanceof Uint8Array) || (frame.data.byteLength === 0 && (frame.data.buffer as { detached?: boolean }).detached)) {
+    if (
+      !(frame.data instanceof Uint8Array) ||
+      (frame.data.byteLength === 0 && (frame.data.buffer as { detached?: boolean }).detached)
+    ) {
       // A detached buffer (given away earlier with `transferPayloads`) would otherwise pass as an empty payload.
-      return this.refuse('emptyUrl', new BagError('INVALID_ARGUMENT', 'frame data must be a Uint8Array (not detached)', { url: frame.url }));
+      return this.refuse(
+        'emptyUrl',
+        new BagError('INVALID_ARGUMENT', 'frame data must be a Uint8Array (not detached)', { url: frame.url }),
+      );
     }
     // VLink needs an explicit async_run(); starting here (before the clock is read) avoids silently filling a queue.
     if (!this.running && !this.config.syncMode) this.asyncRun();
-    const timestamp = frame.timestamp < 0 || !Number.isFinite(frame.timestamp) ? this.clock.nowUs() : Math.floor(frame.timestamp);
+    const timestamp =
+      frame.timestamp < 0 || !Number.isFinite(frame.timestamp) ? this.clock.nowUs() : Math.floor(frame.timestamp);
     return timestamp === frame.timestamp ? frame : { ...frame, timestamp };
   }
 

@@ -1,6 +1,16 @@
 import type { SchemaData } from '../model/frame.js';
 import {
-  FIELDS, F_ACTION, F_CHUNK, F_LENGTH, F_OFFSET, F_SCHEMA, F_SER, F_TS, F_URL, type BatchMessage, type ChunkRef,
+  FIELDS,
+  F_ACTION,
+  F_CHUNK,
+  F_LENGTH,
+  F_OFFSET,
+  F_SCHEMA,
+  F_SER,
+  F_TS,
+  F_URL,
+  type BatchMessage,
+  type ChunkRef,
 } from '../worker/protocol.js';
 import { capacityFor, type Slab, type SlabPool } from './slab-pool.js';
 
@@ -44,7 +54,15 @@ export class BatchBuilder {
     this.meta = new Float64Array(this.metaSlab.buffer);
   }
 
-  add(timestamp: number, url: number, ser: number, schemaType: number, action: number, data: Uint8Array, transfer: boolean): number {
+  add(
+    timestamp: number,
+    url: number,
+    ser: number,
+    schemaType: number,
+    action: number,
+    data: Uint8Array,
+    transfer: boolean,
+  ): number {
     const index = this.count;
     if ((index + 1) * FIELDS > this.meta.length) this.growMeta();
     const length = data.byteLength;
@@ -103,13 +121,24 @@ export class BatchBuilder {
     if (this.arena && this.arenaUsed * 16 < this.arenaSize) this.arenaSize = Math.max(ARENA_MIN, this.arenaSize >> 2);
     const meta = this.ref(this.metaSlab);
     const message: BatchMessage = {
-      k: 'batch', seq, count: this.count, bytes: this.bytes, meta, chunks: this.chunks, strings: this.strings,
-      schemas: this.schemas, durable: this.durable, commit: this.commit,
-      slabs: this.pool.takeAnnouncements(), forget: this.pool.takeForgotten(),
+      k: 'batch',
+      seq,
+      count: this.count,
+      bytes: this.bytes,
+      meta,
+      chunks: this.chunks,
+      strings: this.strings,
+      schemas: this.schemas,
+      durable: this.durable,
+      commit: this.commit,
+      slabs: this.pool.takeAnnouncements(),
+      forget: this.pool.takeForgotten(),
     };
     const transfer = this.transfer;
     // Size the next batch's table for what this one needed (a power of two, so pooled tables fit again).
-    this.metaSlab = this.newMeta(Math.min(4096, Math.max(META_MIN, 2 ** Math.ceil(Math.log2(Math.max(1, this.count))))));
+    this.metaSlab = this.newMeta(
+      Math.min(4096, Math.max(META_MIN, 2 ** Math.ceil(Math.log2(Math.max(1, this.count))))),
+    );
     this.meta = new Float64Array(this.metaSlab.buffer);
     this.chunks = [];
     this.transfer = [];
@@ -159,7 +188,9 @@ export class BatchBuilder {
   private canTransfer(data: Uint8Array): boolean {
     const buffer = data.buffer;
     return (
-      data.byteOffset === 0 && data.byteLength === buffer.byteLength && buffer instanceof ArrayBuffer &&
+      data.byteOffset === 0 &&
+      data.byteLength === buffer.byteLength &&
+      buffer instanceof ArrayBuffer &&
       (this.transfer.length === 0 || !this.transfer.includes(buffer))
     );
   }

@@ -66,8 +66,10 @@ export class LocalEngine implements WriteEngine {
       return true;
     }
     const size = frame.data.length;
-    if (this.queue.length - this.head >= this.config.maxTaskDepth) return this.refuseFull('queueDepth', 'queue depth', frame, durable);
-    if (this.bytes + size > this.config.maxMemorySize) return this.refuseFull('queueMemory', 'queue memory', frame, durable);
+    if (this.queue.length - this.head >= this.config.maxTaskDepth)
+      return this.refuseFull('queueDepth', 'queue depth', frame, durable);
+    if (this.bytes + size > this.config.maxMemorySize)
+      return this.refuseFull('queueMemory', 'queue memory', frame, durable);
     this.queue.push({ frame, durable });
     this.bytes += size;
     // VLink needs an explicit async_run(); starting on the first push avoids silently filling the queue instead.
@@ -165,7 +167,11 @@ export class LocalEngine implements WriteEngine {
     } catch (error) {
       const bagError = BagError.wrap(error, 'IO_ERROR', 'write failed', { file: this.path, url: frame.url });
       const reason: DropReason =
-        bagError.code === 'SCHEMA_CONFLICT' ? 'schemaConflict' : bagError.code === 'LIMIT_REACHED' ? 'limit' : 'storageError';
+        bagError.code === 'SCHEMA_CONFLICT'
+          ? 'schemaConflict'
+          : bagError.code === 'LIMIT_REACHED'
+            ? 'limit'
+            : 'storageError';
       // A storage error is reported once, as the writer's failure; a rejection is reported as itself.
       if (reason === 'storageError') this.fail(bagError);
       return this.drop(reason, bagError, reason !== 'storageError');

@@ -34,7 +34,10 @@ describe('tapSource', () => {
     const writer = await BagWriter.create(path);
     const emitter = new EventEmitter();
     const stop = tapSource<{ topic: string; body: string }>(writer, emitter, {
-      url: (m) => `dds://${m.topic}`, serType: 'json', schemaType: SchemaType.Raw, actionType: ActionType.Subscribe,
+      url: (m) => `dds://${m.topic}`,
+      serType: 'json',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Subscribe,
       toBytes: (m) => new TextEncoder().encode(m.body),
     });
     emitter.emit('message', { topic: 'a', body: 'one' });
@@ -44,10 +47,13 @@ describe('tapSource', () => {
     assert.equal(emitter.listenerCount('message'), 0);
     await writer.close();
     const frames = await readAll(path);
-    assert.deepEqual(frames.map((f) => [f.url, text.decode(f.data), f.serType, f.schemaType, f.actionType]), [
-      ['dds://a', 'one', 'json', SchemaType.Raw, ActionType.Subscribe],
-      ['dds://b', 'two', 'json', SchemaType.Raw, ActionType.Subscribe],
-    ]);
+    assert.deepEqual(
+      frames.map((f) => [f.url, text.decode(f.data), f.serType, f.schemaType, f.actionType]),
+      [
+        ['dds://a', 'one', 'json', SchemaType.Raw, ActionType.Subscribe],
+        ['dds://b', 'two', 'json', SchemaType.Raw, ActionType.Subscribe],
+      ],
+    );
   });
 
   test('an EventTarget: MessageEvent data and CustomEvent detail, default conversions', async () => {
@@ -63,7 +69,10 @@ describe('tapSource', () => {
     target.dispatchEvent(new MessageEvent('frame', { data: 'after dispose' }));
     await writer.close();
     const frames = await readAll(path);
-    assert.deepEqual(frames.map((f) => f.data), [new Uint8Array([1, 2]), new TextEncoder().encode('héllo'), new TextEncoder().encode('{"x":1}')]);
+    assert.deepEqual(
+      frames.map((f) => f.data),
+      [new Uint8Array([1, 2]), new TextEncoder().encode('héllo'), new TextEncoder().encode('{"x":1}')],
+    );
   });
 
   test('an async iterable: recorded until it ends; a disposer stops it early; conversion errors are reported', async () => {
@@ -95,7 +104,15 @@ describe('tapSource', () => {
     await writer.close();
 
     const frames = await readAll(path);
-    assert.deepEqual(frames.filter((f) => f.url === 'iter/finite').map((f) => [f.timestamp, f.data[0]]), [[7, 0], [7, 1], [7, 3], [7, 4]]);
+    assert.deepEqual(
+      frames.filter((f) => f.url === 'iter/finite').map((f) => [f.timestamp, f.data[0]]),
+      [
+        [7, 0],
+        [7, 1],
+        [7, 3],
+        [7, 4],
+      ],
+    );
     assert.ok(frames.filter((f) => f.url === 'iter/endless').length >= 3);
     assert.equal(errors.length, 1);
     assert.equal(errors[0]!.code, 'INVALID_ARGUMENT');

@@ -104,7 +104,10 @@ function disposer(stop: () => void, done: Promise<void>): TapDisposer {
 }
 
 function isEventTarget(value: unknown): value is EventTarget {
-  return typeof (value as EventTarget)?.addEventListener === 'function' && typeof (value as EventTarget).removeEventListener === 'function';
+  return (
+    typeof (value as EventTarget)?.addEventListener === 'function' &&
+    typeof (value as EventTarget).removeEventListener === 'function'
+  );
 }
 
 function isEmitter(value: unknown): value is EmitterLike {

@@ -64,21 +64,26 @@ describe('registerTerminateSignal', () => {
   test('a real SIGTERM to a child process running this runtime finishes its recording', async () => {
     const path = join(dir, 'child.memjson');
     const script = join(dir, 'child.mjs');
-    writeFileSync(script, [
-      `import { BagWriter, registerBackend, registerTerminateSignal, createFrame } from ${JSON.stringify(new URL('../index.js', import.meta.url).href)};`,
-      `import { memoryBackend } from ${JSON.stringify(new URL('../testing/index.js', import.meta.url).href)};`,
-      `registerBackend(memoryBackend);`,
-      `const writer = await BagWriter.create(${JSON.stringify(path)});`,
-      `registerTerminateSignal(writer);`,
-      `for (let i = 0; i < 50; i++) writer.push(createFrame({ timestamp: i, url: 'child', data: new Uint8Array(8) }));`,
-      `await writer.pushDurable(createFrame({ timestamp: 50, url: 'child', data: new Uint8Array(8) }));`,
-      `console.log('ready');`,
-      `setInterval(() => writer.push(createFrame({ url: 'child', data: new Uint8Array(8) })), 5);`,
-    ].join('\n'));
+    writeFileSync(
+      script,
+      [
+        `import { BagWriter, registerBackend, registerTerminateSignal, createFrame } from ${JSON.stringify(new URL('../index.js', import.meta.url).href)};`,
+        `import { memoryBackend } from ${JSON.stringify(new URL('../testing/index.js', import.meta.url).href)};`,
+        `registerBackend(memoryBackend);`,
+        `const writer = await BagWriter.create(${JSON.stringify(path)});`,
+        `registerTerminateSignal(writer);`,
+        `for (let i = 0; i < 50; i++) writer.push(createFrame({ timestamp: i, url: 'child', data: new Uint8Array(8) }));`,
+        `await writer.pushDurable(createFrame({ timestamp: 50, url: 'child', data: new Uint8Array(8) }));`,
+        `console.log('ready');`,
+        `setInterval(() => writer.push(createFrame({ url: 'child', data: new Uint8Array(8) })), 5);`,
+      ].join('\n'),
+    );
     const g = globalThis as { Deno?: unknown };
     const exec = (globalThis as unknown as { process: { execPath: string } }).process.execPath;
     const child = spawn(exec, g.Deno ? ['run', '-A', script] : [script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const exited = new Promise<[number | null, string | null]>((resolve) => child.on('exit', (code, signal) => resolve([code, signal])));
+    const exited = new Promise<[number | null, string | null]>((resolve) =>
+      child.on('exit', (code, signal) => resolve([code, signal])),
+    );
     await new Promise<void>((resolve, reject) => {
       child.stdout!.on('data', (chunk: Uint8Array) => String(chunk).includes('ready') && resolve());
       child.on('exit', () => reject(new Error('child exited before it was ready')));

@@ -47,5 +47,6 @@ async function shutDown(target: BagWriter | readonly BagWriter[] | (() => unknow
     BagWriter.closeShared(),
   ]);
   // Leaving anyway is the point of a signal handler; say why a file may be incomplete instead of hiding it.
-  for (const result of results) if (result.status === 'rejected') console.error('vlink-bag: closing on signal failed:', result.reason);
+  for (const result of results)
+    if (result.status === 'rejected') console.error('vlink-bag: closing on signal failed:', result.reason);
 }

@@ -31,10 +31,15 @@ export const faultBackend: Backend = {
 };
 
 class FaultWriter implements BackendWriter {
-  constructor(private readonly inner: BackendWriter, private readonly delayMs: number, private readonly writerThread: boolean) {}
+  constructor(
+    private readonly inner: BackendWriter,
+    private readonly delayMs: number,
+    private readonly writerThread: boolean,
+  ) {}
   write(frame: Frame): void {
     sleepSync(this.delayMs);
-    if (frame.url === 'ask/writer-thread') throw new BagError('LIMIT_REACHED', `writerThread ${this.writerThread}`, { url: frame.url });
+    if (frame.url === 'ask/writer-thread')
+      throw new BagError('LIMIT_REACHED', `writerThread ${this.writerThread}`, { url: frame.url });
     if (frame.url === 'fail/storage') throw new BagError('IO_ERROR', 'disk on fire', { url: frame.url });
     if (frame.url === 'fail/limit') throw new BagError('LIMIT_REACHED', 'row limit reached', { url: frame.url });
     this.inner.write(frame);

@@ -89,7 +89,11 @@ export class WorkerEngine implements WriteEngine {
     this.batchBytes = clamp(Math.floor(maxMemorySize / 8), MiB, 64 * MiB);
     this.pool = new SlabPool(clamp(Math.floor(maxMemorySize / 8), MiB, 32 * MiB));
     this.batch = new BatchBuilder(this.pool);
-    this.forwarder = new SchemaForwarder(options.schemas, (schema) => this.batch.addSchema(schema), (error) => host.warn(error));
+    this.forwarder = new SchemaForwarder(
+      options.schemas,
+      (schema) => this.batch.addSchema(schema),
+      (error) => host.warn(error),
+    );
   }
 
   /** Starts the worker and opens the file there; rejects with the backend's error if the file cannot be opened. */
@@ -98,7 +102,11 @@ export class WorkerEngine implements WriteEngine {
     try {
       link = await spawnWorker(options.runtime);
     } catch (cause) {
-      throw new BagError('INTERNAL', `cannot start a writer worker (${options.runtime}); pass { worker: false } to write on this thread`, { file: options.path, cause });
+      throw new BagError(
+        'INTERNAL',
+        `cannot start a writer worker (${options.runtime}); pass { worker: false } to write on this thread`,
+        { file: options.path, cause },
+      );
     }
     const engine = new WorkerEngine(link, host, options);
     const opened = new Promise<void>((resolve, reject) => (engine.opened = { resolve, reject }));
@@ -106,8 +114,13 @@ export class WorkerEngine implements WriteEngine {
     link.onFailure((error) => engine.crashed(error));
     const { resolveSchema: _r, onSplit: _s, ...context } = options.context;
     const open: OpenMessage = {
-      k: 'open', path: options.path, config: options.config, context, backendModule: options.backend.workerModule,
-      backendName: options.backend.name, ...(engine.progress ? { progress: engine.progress.buffer } : {}),
+      k: 'open',
+      path: options.path,
+      config: options.config,
+      context,
+      backendModule: options.backend.workerModule,
+      backendName: options.backend.name,
+      ...(engine.progress ? { progress: engine.progress.buffer } : {}),
     };
     link.post(open);
     try {
@@ -135,18 +148,36 @@ export class WorkerEngine implements WriteEngine {
   start(): void {}
 
   submit(frame: Frame, durable?: Durable): boolean {
-    if (this.gone) return this.refuse('storageError', new BagError('IO_ERROR', 'writer worker is gone', { file: this.options.path }), durable);
+    if (this.gone)
+      return this.refuse(
+        'storageError',
+        new BagError('IO_ERROR', 'writer worker is gone', { file: this.options.path }),
+        durable,
+      );
     const size = frame.data.byteLength;
     // Cheap check against what the last ack said; only near a limit ask the shared counters for the live figure.
-    if (this.pushedFrames - this.doneFrames >= this.maxFrames || this.pushedBytes - this.doneBytes + size > this.maxBytes) {
+    if (
+      this.pushedFrames - this.doneFrames >= this.maxFrames ||
+      this.pushedBytes - this.doneBytes + size > this.maxBytes
+    ) {
       if (this.queuedFrames() >= this.maxFrames) return this.refuseFull('queueDepth', 'queue depth', frame, durable);
-      if (this.queuedBytes() + size > this.maxBytes) return this.refuseFull('queueMemory', 'queue memory', frame, durable);
+      if (this.queuedBytes() + size > this.maxBytes)
+        return this.refuseFull('queueMemory', 'queue memory', frame, durable);
     }
     // One map lookup per push: a url keeps its (ser, family) pair in nearly every recording, and while it does its
     // schemas are already on their way. Every object a push touches is one more cache miss for a paced producer.
     let entry = this.urls.get(frame.url);
-    if (entry === undefined || entry.serType !== frame.serType || entry.schemaType !== frame.schemaType) entry = this.enter(frame, entry);
-    const index = this.batch.add(frame.timestamp, entry.id, entry.ser, frame.schemaType, frame.actionType, frame.data, this.transfer);
+    if (entry === undefined || entry.serType !== frame.serType || entry.schemaType !== frame.schemaType)
+      entry = this.enter(frame, entry);
+    const index = this.batch.add(
+      frame.timestamp,
+      entry.id,
+      entry.ser,
+      frame.schemaType,
+      frame.actionType,
+      frame.data,
+      this.transfer,
+    );
     this.pushedFrames++;
     this.pushedBytes += size;
     if (durable) {
@@ -204,7 +235,12 @@ export class WorkerEngine implements WriteEngine {
   private enter(frame: Frame, known: UrlEntry | undefined): UrlEntry {
     const ser = this.forwarder.serId(frame.serType, this.internFn);
     this.forwarder.ensure(ser, frame);
-    const entry: UrlEntry = { id: known ? known.id : this.intern(frame.url), serType: frame.serType, schemaType: frame.schemaType, ser };
+    const entry: UrlEntry = {
+      id: known ? known.id : this.intern(frame.url),
+      serType: frame.serType,
+      schemaType: frame.schemaType,
+      ser,
+    };
     this.urls.set(frame.url, entry);
     return entry;
   }
@@ -223,12 +259,22 @@ export class WorkerEngine implements WriteEngine {
     } catch (error) {
       // Only a caller that detached a buffer it lent us with `transferPayloads` gets here. The frames are lost, but
       // the names and schemas the batch introduced still go over, or later ids would point at the wrong strings.
-      this.link.post({ ...message, count: 0, bytes: 0, meta: new ArrayBuffer(0), chunks: [], durable: [], commit: false });
+      this.link.post({
+        ...message,
+        count: 0,
+        bytes: 0,
+        meta: new ArrayBuffer(0),
+        chunks: [],
+        durable: [],
+        commit: false,
+      });
       for (const ref of [message.meta, ...message.chunks]) if (typeof ref === 'number') this.pool.release(ref);
       this.doneFrames += message.count;
       this.doneBytes += message.bytes;
       this.progress?.add(message.count, message.bytes);
-      const bagError = BagError.wrap(error, 'INVALID_ARGUMENT', 'a batch could not be handed to the writer worker', { file: this.options.path });
+      const bagError = BagError.wrap(error, 'INVALID_ARGUMENT', 'a batch could not be handed to the writer worker', {
+        file: this.options.path,
+      });
       if (message.count > 0) this.host.dropped('storageError', bagError, true, message.count);
       for (let j = 1; j < message.durable.length; j += 2) this.settleDurable(message.durable[j]!, bagError);
     }
@@ -279,7 +325,13 @@ export class WorkerEngine implements WriteEngine {
       const reason = key as DropReason;
       const rest = (count ?? 0) - (reported.get(reason) ?? 0);
       const error = reason === 'storageError' ? (fatal ?? this.failure) : errors[errors.length - 1];
-      if (rest > 0) this.host.dropped(reason, error ?? new BagError('IO_ERROR', `frame dropped (${reason})`, { file: this.options.path }), false, rest);
+      if (rest > 0)
+        this.host.dropped(
+          reason,
+          error ?? new BagError('IO_ERROR', `frame dropped (${reason})`, { file: this.options.path }),
+          false,
+          rest,
+        );
     }
     for (let i = 0; i < ack.commits; i++) this.host.committed();
     for (const id of ack.durableOk) this.settleDurable(id);
@@ -313,7 +365,11 @@ export class WorkerEngine implements WriteEngine {
   private crashed(cause: Error): void {
     if (this.gone) return;
     this.gone = true;
-    const error = new BagError('INTERNAL', `writer worker failed: ${cause.message}; pass { worker: false } to write on this thread`, { file: this.options.path, cause });
+    const error = new BagError(
+      'INTERNAL',
+      `writer worker failed: ${cause.message}; pass { worker: false } to write on this thread`,
+      { file: this.options.path, cause },
+    );
     if (this.opened) this.opened.reject(error);
     const lost = this.pushedFrames - this.doneFrames;
     this.doneFrames = this.pushedFrames;
@@ -334,7 +390,11 @@ export class WorkerEngine implements WriteEngine {
   }
 
   private refuseFull(reason: DropReason, what: string, frame: Frame, durable: Durable | undefined): false {
-    return this.refuse(reason, new BagError('QUEUE_FULL', `${what} limit reached; frame dropped`, { url: frame.url }), durable);
+    return this.refuse(
+      reason,
+      new BagError('QUEUE_FULL', `${what} limit reached; frame dropped`, { url: frame.url }),
+      durable,
+    );
   }
 }
 

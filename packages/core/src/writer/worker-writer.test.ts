@@ -12,7 +12,7 @@ import { BagReader } from '../reader/bag-reader.js';
 import { memoryBackend } from '../testing/memory-backend.js';
 import { patternBytes } from '../testing/sample-frames.js';
 import { availableWorkerRuntimes } from '../worker/spawn.js';
-import { BagWriter, WriterErrorEvent } from './bag-writer.js';
+import { BagWriter, type WriterErrorEvent } from './bag-writer.js';
 import { faultBackend, lostBackend } from './test-backends.js';
 
 registerBackend(memoryBackend);
@@ -53,7 +53,8 @@ describe('BagWriter in a worker', () => {
       const writer = await BagWriter.create(path, { worker: runtime });
       const total = 6000;
       // Half in one synchronous burst (batches handed over by size), half spread over turns (handed over per turn).
-      for (let i = 0; i < total / 2; i++) writer.push(createFrame({ timestamp: i, url: `dds://u${i % 5}`, data: patternBytes(sizeOf(i), i) }));
+      for (let i = 0; i < total / 2; i++)
+        writer.push(createFrame({ timestamp: i, url: `dds://u${i % 5}`, data: patternBytes(sizeOf(i), i) }));
       for (let i = total / 2; i < total; i++) {
         writer.push(createFrame({ timestamp: i, url: `dds://u${i % 5}`, data: patternBytes(sizeOf(i), i) }));
         if (i % 500 === 0) await tick();
@@ -77,9 +78,13 @@ describe('BagWriter in a worker', () => {
   test('same timestamps on different urls keep push order', async () => {
     const path = bag();
     const writer = await BagWriter.create(path);
-    for (let i = 0; i < 300; i++) writer.push(createFrame({ timestamp: 42, url: `u${i}`, data: new Uint8Array([i & 0xff]) }));
+    for (let i = 0; i < 300; i++)
+      writer.push(createFrame({ timestamp: 42, url: `u${i}`, data: new Uint8Array([i & 0xff]) }));
     await writer.close();
-    assert.deepEqual((await readAll(path)).map((f) => f.url), Array.from({ length: 300 }, (_, i) => `u${i}`));
+    assert.deepEqual(
+      (await readAll(path)).map((f) => f.url),
+      Array.from({ length: 300 }, (_, i) => `u${i}`),
+    );
   });
 
   test('payloads are copied at push: the caller may reuse its buffer at once', async () => {
@@ -133,7 +138,10 @@ describe('BagWriter in a worker', () => {
     assert.equal(mid.byteLength, 0, 'from 16 KiB a whole-buffer payload moves');
     await writer.close();
     const frames = await readAll(path);
-    assert.deepEqual(frames.map((f) => f.data.length), [16 * 1024 - 1, 16 * 1024, 40_000, 40_000]);
+    assert.deepEqual(
+      frames.map((f) => f.data.length),
+      [16 * 1024 - 1, 16 * 1024, 40_000, 40_000],
+    );
     assert.deepEqual(frames[1]!.data, patternBytes(16 * 1024, 6));
     assert.deepEqual(frames[2]!.data, patternBytes(40_000, 7));
     assert.deepEqual(frames[3]!.data, patternBytes(40_000, 7));
@@ -156,17 +164,21 @@ describe('BagWriter in a worker', () => {
     // 30 ms per write keeps the worker busy while the producer pushes in one synchronous run.
     const writer = await BagWriter.create(bag('.faultjson', '-slow-30'), { maxTaskDepth: 5 });
     let accepted = 0;
-    for (let i = 0; i < 50; i++) if (writer.push(createFrame({ timestamp: i, url: 'a', data: new Uint8Array(4) })) >= 0) accepted++;
+    for (let i = 0; i < 50; i++)
+      if (writer.push(createFrame({ timestamp: i, url: 'a', data: new Uint8Array(4) })) >= 0) accepted++;
     assert.equal(accepted, 5);
     assert.equal(writer.stats().dropped.queueDepth, 45);
     assert.equal(writer.stats().queuedFrames, 5);
-    await assert.rejects(writer.pushDurable(createFrame({ timestamp: 60, url: 'a', data: new Uint8Array(1) })), { code: 'QUEUE_FULL' });
+    await assert.rejects(writer.pushDurable(createFrame({ timestamp: 60, url: 'a', data: new Uint8Array(1) })), {
+      code: 'QUEUE_FULL',
+    });
     await writer.close();
     assert.equal(writer.stats().writtenFrames, 5);
 
     const w2 = await BagWriter.create(bag('.faultjson', '-slow-30'), { maxMemorySize: 1000 });
     let bytes = 0;
-    for (let i = 0; i < 10; i++) if (w2.push(createFrame({ timestamp: i, url: 'a', data: new Uint8Array(300) })) >= 0) bytes += 300;
+    for (let i = 0; i < 10; i++)
+      if (w2.push(createFrame({ timestamp: i, url: 'a', data: new Uint8Array(300) })) >= 0) bytes += 300;
     assert.equal(bytes, 900);
     assert.equal(w2.stats().dropped.queueMemory, 7);
     assert.equal(w2.stats().queuedBytes, 900);
@@ -189,20 +201,24 @@ describe('BagWriter in a worker', () => {
   test('quit with a full queue writes everything queued, then closes the file', async () => {
     const path = bag('.faultjson', '-slow-2');
     const writer = await BagWriter.create(path);
-    for (let i = 0; i < 150; i++) writer.push(createFrame({ timestamp: i, url: `u${i % 3}`, data: patternBytes(64, i) }));
+    for (let i = 0; i < 150; i++)
+      writer.push(createFrame({ timestamp: i, url: `u${i % 3}`, data: patternBytes(64, i) }));
     assert.ok(writer.stats().queuedFrames > 0);
     writer.quit();
     assert.equal(writer.push(createFrame({ timestamp: 1, url: 'a', data: new Uint8Array(1) })), -1);
     await writer.waitForQuit();
     const stats = writer.stats();
-    assert.deepEqual([stats.writtenFrames, stats.queuedFrames, stats.dropped.closed, stats.currentFile], [150, 0, 1, '']);
+    assert.deepEqual(
+      [stats.writtenFrames, stats.queuedFrames, stats.dropped.closed, stats.currentFile],
+      [150, 0, 1, ''],
+    );
     const reader = await BagReader.create(path);
     assert.equal(reader.getInfo().hasCompleted, true);
     assert.equal(reader.getInfo().messageCount, 150);
     reader.close();
   });
 
-  test('a file that cannot be created rejects create with the worker\'s error', async () => {
+  test("a file that cannot be created rejects create with the worker's error", async () => {
     await assert.rejects(BagWriter.create(join(dir, 'no', 'such', 'dir', 'x.memjson')), (e: unknown) => {
       assert.ok(BagError.isInstance(e));
       assert.equal(e.code, 'IO_ERROR');
@@ -212,7 +228,10 @@ describe('BagWriter in a worker', () => {
   });
 
   test('a backend the worker cannot find is an INTERNAL error naming the module', async () => {
-    await assert.rejects(BagWriter.create(bag('.lostjson')), (e: unknown) => BagError.isInstance(e) && e.code === 'INTERNAL' && /lost/.test(e.message));
+    await assert.rejects(
+      BagWriter.create(bag('.lostjson')),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'INTERNAL' && /lost/.test(e.message),
+    );
   });
 
   test('a storage error in the worker fails the writer and reaches callbacks and error listeners', async () => {
@@ -225,7 +244,9 @@ describe('BagWriter in a worker', () => {
     writer.push(createFrame({ timestamp: 1, url: 'ok', data: new Uint8Array(1) }));
     writer.push(createFrame({ timestamp: 2, url: 'fail/storage', data: new Uint8Array(1) }));
     writer.push(createFrame({ timestamp: 3, url: 'ok', data: new Uint8Array(1) }));
-    await assert.rejects(writer.pushDurable(createFrame({ timestamp: 4, url: 'ok', data: new Uint8Array(1) })), { code: 'IO_ERROR' });
+    await assert.rejects(writer.pushDurable(createFrame({ timestamp: 4, url: 'ok', data: new Uint8Array(1) })), {
+      code: 'IO_ERROR',
+    });
     assert.equal(writer.fail(), true);
     assert.equal(called.length, 1);
     assert.equal(called[0]!.code, 'IO_ERROR');
@@ -233,7 +254,11 @@ describe('BagWriter in a worker', () => {
     assert.equal(called[0]!.url, 'fail/storage', 'the error keeps its context across the thread boundary');
     assert.deepEqual(events, called);
     assert.equal(writer.stats().lastError, called[0]);
-    assert.equal(writer.push(createFrame({ timestamp: 5, url: 'ok', data: new Uint8Array(1) })), -1, 'a failed writer refuses at once');
+    assert.equal(
+      writer.push(createFrame({ timestamp: 5, url: 'ok', data: new Uint8Array(1) })),
+      -1,
+      'a failed writer refuses at once',
+    );
     const stats = writer.stats();
     assert.equal(stats.writtenFrames, 1);
     assert.equal(stats.dropped.storageError, 4);
@@ -247,14 +272,21 @@ describe('BagWriter in a worker', () => {
     let reported: BagError | undefined;
     writer.registerErrorCallback((e) => (reported = e));
     rmSync(sub, { recursive: true, force: true });
-    await assert.rejects(writer.pushDurable(createFrame({ timestamp: 1, url: 'a', data: new Uint8Array(1) })), (e: unknown) => BagError.isInstance(e) && e.code === 'IO_ERROR');
+    await assert.rejects(
+      writer.pushDurable(createFrame({ timestamp: 1, url: 'a', data: new Uint8Array(1) })),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'IO_ERROR',
+    );
     assert.equal(writer.fail(), true);
     assert.match(reported?.message ?? '', /commit failed/);
     await writer.close();
   });
 
   test('only the worker tells its backend it runs on the writer thread (RecordingContext.writerThread)', async () => {
-    for (const [options, expected] of [[{}, true], [{ syncMode: true }, false], [{ worker: false }, false]] as const) {
+    for (const [options, expected] of [
+      [{}, true],
+      [{ syncMode: true }, false],
+      [{ worker: false }, false],
+    ] as const) {
       const writer = await BagWriter.create(bag('.faultjson'), options);
       const called: BagError[] = [];
       writer.registerErrorCallback((e) => called.push(e));
@@ -286,14 +318,44 @@ describe('BagWriter in a worker', () => {
       asked.push(name);
       return name === 'pb.Pose' ? { name, encoding: 'protobuf', schemaType, data: new Uint8Array([5, 6]) } : undefined;
     });
-    writer.pushSchema({ name: 'pb.Pushed', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: new Uint8Array([1]) });
-    for (let i = 0; i < 3; i++) writer.push(createFrame({ timestamp: i, url: 'pose', data: new Uint8Array(2), serType: 'pb.Pose', schemaType: SchemaType.Protobuf }));
-    writer.push(createFrame({ timestamp: 9, url: 'rpc', data: new Uint8Array(1), serType: 'pb.Req|pb.Resp', schemaType: SchemaType.Protobuf, actionType: ActionType.ClientRequest }));
+    writer.pushSchema({
+      name: 'pb.Pushed',
+      encoding: 'protobuf',
+      schemaType: SchemaType.Protobuf,
+      data: new Uint8Array([1]),
+    });
+    for (let i = 0; i < 3; i++)
+      writer.push(
+        createFrame({
+          timestamp: i,
+          url: 'pose',
+          data: new Uint8Array(2),
+          serType: 'pb.Pose',
+          schemaType: SchemaType.Protobuf,
+        }),
+      );
+    writer.push(
+      createFrame({
+        timestamp: 9,
+        url: 'rpc',
+        data: new Uint8Array(1),
+        serType: 'pb.Req|pb.Resp',
+        schemaType: SchemaType.Protobuf,
+        actionType: ActionType.ClientRequest,
+      }),
+    );
     await writer.close();
-    assert.deepEqual(asked.filter((x) => x === 'pb.Pose'), ['pb.Pose'], 'asked once per (ser, family)');
+    assert.deepEqual(
+      asked.filter((x) => x === 'pb.Pose'),
+      ['pb.Pose'],
+      'asked once per (ser, family)',
+    );
     assert.ok(asked.includes('pb.Req') && asked.includes('pb.Resp'), 'RPC halves are resolved too');
     const reader = await BagReader.create(path);
-    const names = reader.getSchemas().map((s) => s.name).sort();
+    const names = reader
+      .getSchemas()
+      .map((s) => s.name)
+      .sort();
     reader.close();
     assert.deepEqual(names, ['pb.Pose', 'pb.Pushed']);
   });
@@ -302,7 +364,14 @@ describe('BagWriter in a worker', () => {
     const writer = await BagWriter.create(bag());
     const asked: string[] = [];
     writer.registerSchemaCallback((name) => void asked.push(`first:${name}`));
-    const pose = (timestamp: number) => createFrame({ timestamp, url: 'pose', data: new Uint8Array(2), serType: 'pb.Pose', schemaType: SchemaType.Protobuf });
+    const pose = (timestamp: number) =>
+      createFrame({
+        timestamp,
+        url: 'pose',
+        data: new Uint8Array(2),
+        serType: 'pb.Pose',
+        schemaType: SchemaType.Protobuf,
+      });
     writer.push(pose(1));
     writer.push(pose(2));
     writer.registerSchemaCallback((name, schemaType) => {
@@ -333,6 +402,13 @@ describe('BagWriter in a worker', () => {
     assert.deepEqual(asked, ['pb.A', 'pb.B']);
     assert.equal(writer.stats().dropped.schemaConflict, 1);
     const frames = await readAll(path);
-    assert.deepEqual(frames.map((f) => [f.timestamp, f.url, f.serType]), [[1, 'x', 'pb.A'], [3, 'x', 'pb.A'], [4, 'y', 'pb.B']]);
+    assert.deepEqual(
+      frames.map((f) => [f.timestamp, f.url, f.serType]),
+      [
+        [1, 'x', 'pb.A'],
+        [3, 'x', 'pb.A'],
+        [4, 'y', 'pb.B'],
+      ],
+    );
   });
 });

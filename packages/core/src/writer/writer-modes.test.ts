@@ -46,10 +46,14 @@ for (const [mode, options] of MODES) {
       const path = join(dir, `m${n++}.memjson`);
       const writer = await BagWriter.create(path, options);
       assert.equal(writer.mode, mode);
-      for (let i = 0; i < 500; i++) writer.push(createFrame({ timestamp: i, url: `u${i % 4}`, data: patternBytes(i % 50, i) }));
+      for (let i = 0; i < 500; i++)
+        writer.push(createFrame({ timestamp: i, url: `u${i % 4}`, data: patternBytes(i % 50, i) }));
       await writer.close();
       const frames = await readAll(path);
-      assert.deepEqual(frames.map((f) => f.timestamp), Array.from({ length: 500 }, (_, i) => i));
+      assert.deepEqual(
+        frames.map((f) => f.timestamp),
+        Array.from({ length: 500 }, (_, i) => i),
+      );
       assert.deepEqual(frames[499]!.data, patternBytes(499 % 50, 499));
       assert.equal(writer.stats().writtenFrames, 500);
     });
@@ -61,7 +65,10 @@ for (const [mode, options] of MODES) {
       writer.push(createFrame({ timestamp: 1, url: 'keep', data: new Uint8Array(1) }));
       writer.push(createFrame({ timestamp: 2, url: 'drop', data: new Uint8Array(1) }));
       await writer.close();
-      assert.deepEqual((await readAll(path)).map((f) => f.url), ['KEEP']);
+      assert.deepEqual(
+        (await readAll(path)).map((f) => f.url),
+        ['KEEP'],
+      );
       assert.equal(writer.stats().dropped.plugin, 1);
     });
 
@@ -90,14 +97,25 @@ for (const [mode, options] of MODES) {
 
 for (const [mode, options] of MODES.filter(([m]) => m !== 'sync')) {
   test(`queue limits refuse with counted reasons and reject a durable push (${mode} mode)`, async () => {
-    const writer = await BagWriter.create(join(dir, `m${n++}.faultjson`), { ...options, maxTaskDepth: 3, maxMemorySize: 1000 });
-    const results = [0, 1, 2, 3].map((i) => writer.push(createFrame({ timestamp: i, url: 'a', data: new Uint8Array(10) })));
+    const writer = await BagWriter.create(join(dir, `m${n++}.faultjson`), {
+      ...options,
+      maxTaskDepth: 3,
+      maxMemorySize: 1000,
+    });
+    const results = [0, 1, 2, 3].map((i) =>
+      writer.push(createFrame({ timestamp: i, url: 'a', data: new Uint8Array(10) })),
+    );
     assert.deepEqual(results, [0, 1, 2, -1]);
-    await assert.rejects(writer.pushDurable(createFrame({ timestamp: 9, url: 'a', data: new Uint8Array(1) })), { code: 'QUEUE_FULL' });
+    await assert.rejects(writer.pushDurable(createFrame({ timestamp: 9, url: 'a', data: new Uint8Array(1) })), {
+      code: 'QUEUE_FULL',
+    });
     assert.equal(writer.stats().dropped.queueDepth, 2);
     await writer.close();
     const w2 = await BagWriter.create(join(dir, `m${n++}.faultjson`), { ...options, maxMemorySize: 100 });
-    assert.deepEqual([60, 60].map((size, i) => w2.push(createFrame({ timestamp: i, url: 'a', data: new Uint8Array(size) }))), [0, -1]);
+    assert.deepEqual(
+      [60, 60].map((size, i) => w2.push(createFrame({ timestamp: i, url: 'a', data: new Uint8Array(size) }))),
+      [0, -1],
+    );
     assert.equal(w2.stats().dropped.queueMemory, 1);
     await w2.close();
     assert.equal(writer.stats().writtenFrames + w2.stats().writtenFrames, 4);

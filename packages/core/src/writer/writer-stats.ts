@@ -28,5 +28,14 @@ export interface WriterStats {
 }
 
 export function emptyDropCounters(): Record<DropReason, number> {
-  return { emptyUrl: 0, closed: 0, queueDepth: 0, queueMemory: 0, schemaConflict: 0, limit: 0, storageError: 0, plugin: 0 };
+  return {
+    emptyUrl: 0,
+    closed: 0,
+    queueDepth: 0,
+    queueMemory: 0,
+    schemaConflict: 0,
+    limit: 0,
+    storageError: 0,
+    plugin: 0,
+  };
 }

@@ -78,7 +78,11 @@ export interface SchemaJson {
 }
 
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -106,7 +110,7 @@ export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T>
   if (t) headers.authorization = `Bearer ${t}`;
   const res = await fetch(path, { headers, ...(signal ? { signal } : {}) });
   if (!res.ok) {
-    let code = 'HTTP_' + res.status;
+    let code = `HTTP_${res.status}`;
     let message = res.statusText;
     try {
       const body = (await res.json()) as { error?: { code: string; message: string } };
@@ -121,7 +125,7 @@ export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T>
 
 /** Browsers cannot set headers on a WebSocket, so the server accepts `?token=` on upgrades. */
 export function replayUrl(id: string): string {
-  const url = new URL(bagPath(id) + '/replay', location.href);
+  const url = new URL(`${bagPath(id)}/replay`, location.href);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   const t = token();
   if (t) url.searchParams.set('token', t);

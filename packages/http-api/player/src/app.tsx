@@ -1,5 +1,16 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ApiError, bagPath, getJson, setToken, token, type BagSummary, type Density, type Info, type SchemaJson, type Timing } from './api.js';
+import {
+  ApiError,
+  bagPath,
+  getJson,
+  setToken,
+  token,
+  type BagSummary,
+  type Density,
+  type Info,
+  type SchemaJson,
+  type Timing,
+} from './api.js';
 import { BagInfo } from './components/bag-info.js';
 import { BagList } from './components/bag-list.js';
 import { Controls } from './components/controls.js';
@@ -19,7 +30,8 @@ const DETAIL_DEBOUNCE_MS = 150;
 // Same default as core's DEFAULT_GAP_FACTOR (the page does not bundle core): one lost message at 10 Hz is a gap.
 const DEFAULT_GAP_FACTOR = 1.5;
 
-const message = (error: unknown) => (error instanceof ApiError ? `${error.code}: ${error.message}` : (error as Error).message);
+const message = (error: unknown) =>
+  error instanceof ApiError ? `${error.code}: ${error.message}` : (error as Error).message;
 const isAbort = (error: unknown) => (error as Error)?.name === 'AbortError';
 
 function hashParams(): URLSearchParams {
@@ -33,7 +45,7 @@ function initialBag(): string | undefined {
   if (t) {
     setToken(t);
     params.delete('token');
-    history.replaceState(null, '', params.size > 0 ? '#' + params.toString() : location.pathname);
+    history.replaceState(null, '', params.size > 0 ? `#${params.toString()}` : location.pathname);
   }
   return params.get('bag') ?? undefined;
 }
@@ -134,7 +146,9 @@ export function App() {
         if (!isAbort(e)) setDecoder(new InspectorDecoder([]));
       },
     );
-    getJson<Density>(`${base}/density?buckets=${OVERVIEW_BUCKETS}`, abort.signal).then(setOverview, (e) => onApiError(e, setDensityError));
+    getJson<Density>(`${base}/density?buckets=${OVERVIEW_BUCKETS}`, abort.signal).then(setOverview, (e) =>
+      onApiError(e, setDensityError),
+    );
     return () => {
       abort.abort();
       replay?.close();
@@ -152,7 +166,9 @@ export function App() {
     setTimingError(undefined);
     if (!bagId) return;
     const abort = new AbortController();
-    getJson<Timing>(`${bagPath(bagId)}/timing?factor=${factor}`, abort.signal).then(setTiming, (e) => onApiError(e, setTimingError));
+    getJson<Timing>(`${bagPath(bagId)}/timing?factor=${factor}`, abort.signal).then(setTiming, (e) =>
+      onApiError(e, setTimingError),
+    );
     return () => abort.abort();
   }, [bagId, factor, auth]);
 
@@ -173,7 +189,14 @@ export function App() {
         return;
       }
       const d = detailNow.current;
-      if (d && d.beginMs <= beginMs && d.endMs >= endMs && d.bucketMs <= (span / px) * 1.5 && d.endMs - d.beginMs <= span * 4) return;
+      if (
+        d &&
+        d.beginMs <= beginMs &&
+        d.endMs >= endMs &&
+        d.bucketMs <= (span / px) * 1.5 &&
+        d.endMs - d.beginMs <= span * 4
+      )
+        return;
       pending.timer = setTimeout(() => {
         const from = Math.max(0, beginMs - span);
         const to = Math.min(info.totalDuration, endMs + span);
@@ -184,7 +207,9 @@ export function App() {
         const abort = new AbortController();
         pending.abort = abort;
         pending.want = query;
-        getJson<Density>(`${bagPath(bagId)}/density?${query}`, abort.signal).then(setDetail, (e) => onApiError(e, setDensityError));
+        getJson<Density>(`${bagPath(bagId)}/density?${query}`, abort.signal).then(setDetail, (e) =>
+          onApiError(e, setDensityError),
+        );
       }, DETAIL_DEBOUNCE_MS);
     },
     [bagId, info],
@@ -198,18 +223,41 @@ export function App() {
     if (mode === 'all') return [];
     return mode === 'whitelist' ? lanes.filter((u) => chosen.has(u)) : lanes.filter((u) => !chosen.has(u));
   }, [mode, chosen, lanes]);
-  const excluded = useMemo(() => new Set(mode === 'all' ? [] : lanes.filter((u) => !playUrls.includes(u))), [mode, lanes, playUrls]);
+  const excluded = useMemo(
+    () => new Set(mode === 'all' ? [] : lanes.filter((u) => !playUrls.includes(u))),
+    [mode, lanes, playUrls],
+  );
   const canPlay = mode === 'all' || playUrls.length > 0;
   const rangeBeginMs = skipBlank && info ? info.blankDuration : 0;
-  const clock: Clock = useMemo(() => ({ mode: timeMode, startMs: info?.startTimestamp ?? 0, timezone: info?.timezone ?? 0 }), [timeMode, info]);
+  const clock: Clock = useMemo(
+    () => ({ mode: timeMode, startMs: info?.startTimestamp ?? 0, timezone: info?.timezone ?? 0 }),
+    [timeMode, info],
+  );
   const timelineData = useMemo(
-    () => ({ durationMs: info?.totalDuration ?? 0, lanes, overview, detail, gaps: gapsByUrl, excluded, selected: inspectUrl, rangeBeginMs, clock }),
+    () => ({
+      durationMs: info?.totalDuration ?? 0,
+      lanes,
+      overview,
+      detail,
+      gaps: gapsByUrl,
+      excluded,
+      selected: inspectUrl,
+      rangeBeginMs,
+      clock,
+    }),
     [info, lanes, overview, detail, gapsByUrl, excluded, inspectUrl, rangeBeginMs, clock],
   );
 
   const state = snap?.state ?? 'connecting';
   const position = useCallback(() => client?.position() ?? 0, [client]);
-  const options = (overrides: Partial<PlayOptions> = {}): PlayOptions => ({ rate, beginMs: rangeBeginMs, endMs: 0, urls: playUrls, loop, ...overrides });
+  const options = (overrides: Partial<PlayOptions> = {}): PlayOptions => ({
+    rate,
+    beginMs: rangeBeginMs,
+    endMs: 0,
+    urls: playUrls,
+    loop,
+    ...overrides,
+  });
   /** Where a new pass starts: the cursor, or the window start once a pass has run to its end. */
   const startAt = (opts: PlayOptions) => {
     const at = position();
@@ -267,7 +315,12 @@ export function App() {
   const changeFilter = (nextMode: FilterMode, nextChosen: ReadonlySet<string>) => {
     setMode(nextMode);
     setChosen(nextChosen);
-    const urls = nextMode === 'all' ? [] : nextMode === 'whitelist' ? lanes.filter((u) => nextChosen.has(u)) : lanes.filter((u) => !nextChosen.has(u));
+    const urls =
+      nextMode === 'all'
+        ? []
+        : nextMode === 'whitelist'
+          ? lanes.filter((u) => nextChosen.has(u))
+          : lanes.filter((u) => !nextChosen.has(u));
     if (nextMode !== 'all' && urls.length === 0) {
       if (active) client?.stop();
       return;
@@ -278,7 +331,12 @@ export function App() {
   useShortcuts({
     ' ': actions.playPause,
     '.': actions.step,
-    ArrowRight: (e) => (e.shiftKey ? actions.seek(Math.min(info?.totalDuration ?? 0, position() + 10_000)) : state === 'playing' ? actions.seek(position() + 1000) : actions.step()),
+    ArrowRight: (e) =>
+      e.shiftKey
+        ? actions.seek(Math.min(info?.totalDuration ?? 0, position() + 10_000))
+        : state === 'playing'
+          ? actions.seek(position() + 1000)
+          : actions.step(),
     ArrowLeft: (e) => actions.seek(Math.max(0, position() - (e.shiftKey ? 10_000 : 1000))),
     '+': () => actions.zoom('in'),
     '=': () => actions.zoom('in'),
@@ -292,7 +350,7 @@ export function App() {
 
   const open = (id: string) => {
     if (id === bagId) return;
-    history.replaceState(null, '', '#bag=' + encodeURIComponent(id));
+    history.replaceState(null, '', `#bag=${encodeURIComponent(id)}`);
     setBagId(id);
   };
 
@@ -316,7 +374,13 @@ export function App() {
             }}
           >
             <label>
-              Token <input name="token" type="password" autocomplete="off" placeholder={needToken ? 'required by this server' : '••••'} />
+              Token{' '}
+              <input
+                name="token"
+                type="password"
+                autocomplete="off"
+                placeholder={needToken ? 'required by this server' : '••••'}
+              />
             </label>
             <button type="submit">Use</button>
           </form>
@@ -325,10 +389,20 @@ export function App() {
           API docs
         </a>
       </header>
-      <BagList bags={bags} error={bagsError} selected={bagId} onOpen={open} onReload={() => setListVersion((v) => v + 1)} />
+      <BagList
+        bags={bags}
+        error={bagsError}
+        selected={bagId}
+        onOpen={open}
+        onReload={() => setListVersion((v) => v + 1)}
+      />
       <main>
         {!bagId ? <p class="hint">Choose a bag on the left.</p> : null}
-        {infoError ? <p class="error">Cannot open {bagId}: {infoError}</p> : null}
+        {infoError ? (
+          <p class="error">
+            Cannot open {bagId}: {infoError}
+          </p>
+        ) : null}
         {bagId && !info && !infoError ? <p class="muted">Opening {bagId}…</p> : null}
         {info ? (
           <>
@@ -362,7 +436,9 @@ export function App() {
             />
             <div class="timeline-wrap">
               {densityError ? <p class="error small">Density: {densityError}</p> : null}
-              {!overview && !densityError ? <p class="muted small loading">Counting messages per time bucket…</p> : null}
+              {!overview && !densityError ? (
+                <p class="muted small loading">Counting messages per time bucket…</p>
+              ) : null}
               <Timeline
                 data={timelineData}
                 position={position}
@@ -384,7 +460,15 @@ export function App() {
                 }}
                 onSelect={setInspectUrl}
               />
-              <GapList rows={gaps} loading={!timing && !timingError} error={timingError} factor={factor} clock={clock} onFactor={setFactor} onShow={actions.showGap} />
+              <GapList
+                rows={gaps}
+                loading={!timing && !timingError}
+                error={timingError}
+                factor={factor}
+                clock={clock}
+                onFactor={setFactor}
+                onShow={actions.showGap}
+              />
               <Inspector
                 urls={lanes}
                 url={inspectUrl}

@@ -1,5 +1,10 @@
 import { SCHEMA_PROTOBUF } from '../../src/decode/frame-fields.js';
-import { PayloadDecoder, type DecodableFrame, type Decoded, type PayloadDecoderOptions } from '../../src/decode/payload-decoder.js';
+import {
+  PayloadDecoder,
+  type DecodableFrame,
+  type Decoded,
+  type PayloadDecoderOptions,
+} from '../../src/decode/payload-decoder.js';
 import { fromBase64 } from '../../src/messages/base64.js';
 import type { SchemaJson } from './api.js';
 
@@ -26,7 +31,8 @@ export class InspectorDecoder {
 
   async decode(frame: DecodableFrame): Promise<Decoded> {
     // The plain decoder already answers these: not protobuf, no descriptors at all, or too large to look at.
-    const needsProtobuf = this.hasProtobuf && frame.schemaType === SCHEMA_PROTOBUF && frame.data.length <= MAX_DECODE_BYTES;
+    const needsProtobuf =
+      this.hasProtobuf && frame.schemaType === SCHEMA_PROTOBUF && frame.data.length <= MAX_DECODE_BYTES;
     if (!needsProtobuf) return this.plain.decode(frame);
     this.full ??= import('../../src/decode/protobuf-decoder.js').then((m) => {
       const schemas = this.schemas.map((s) => ({ ...s, data: fromBase64(s.data) }));

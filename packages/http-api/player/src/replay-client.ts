@@ -39,7 +39,14 @@ export interface ReplaySnapshot {
  */
 export class ReplayClient {
   private readonly ws: WebSocket;
-  private snapshot: ReplaySnapshot = { state: 'connecting', rate: 1, dropped: 0, received: 0, latest: new Map(), finished: false };
+  private snapshot: ReplaySnapshot = {
+    state: 'connecting',
+    rate: 1,
+    dropped: 0,
+    received: 0,
+    latest: new Map(),
+    finished: false,
+  };
   private readonly latest = new Map<string, DecodedFrame>();
   private anchorMs = 0;
   private anchorWall = 0;
@@ -56,16 +63,25 @@ export class ReplayClient {
   private readonly followUps = new Map<number, () => void>();
   private stepWhenOpen = false;
 
-  constructor(readonly bagId: string, durationMs: number) {
+  constructor(
+    readonly bagId: string,
+    durationMs: number,
+  ) {
     this.endMs = durationMs;
     this.ws = new WebSocket(replayUrl(bagId));
     this.ws.binaryType = 'arraybuffer';
     this.ws.onopen = () => {
       for (const text of this.pending.splice(0)) this.ws.send(text);
     };
-    this.ws.onmessage = (event) => (typeof event.data === 'string' ? this.onEvent(event.data) : this.onFrame(event.data as ArrayBuffer));
+    this.ws.onmessage = (event) =>
+      typeof event.data === 'string' ? this.onEvent(event.data) : this.onFrame(event.data as ArrayBuffer);
     this.ws.onclose = (event) => {
-      this.update({ state: 'closed', ...(event.code !== 1000 && event.code !== 1005 ? { lastError: `connection closed (${event.code}${event.reason ? ': ' + event.reason : ''})` } : {}) });
+      this.update({
+        state: 'closed',
+        ...(event.code !== 1000 && event.code !== 1005
+          ? { lastError: `connection closed (${event.code}${event.reason ? `: ${event.reason}` : ''})` }
+          : {}),
+      });
     };
   }
 
@@ -99,7 +115,15 @@ export class ReplayClient {
       if (stepThen) this.send({ op: 'step' });
       else if (moveFirst && !paused) this.send({ op: 'resume' });
     };
-    const play = { op: 'play', rate: options.rate, begin: options.beginMs, end: options.endMs, urls: options.urls, times: options.loop ? 0 : 1, paused: paused || moveFirst || stepThen };
+    const play = {
+      op: 'play',
+      rate: options.rate,
+      begin: options.beginMs,
+      end: options.endMs,
+      urls: options.urls,
+      times: options.loop ? 0 : 1,
+      paused: paused || moveFirst || stepThen,
+    };
     const moveThere = () => {
       // The pass reported its start; the cursor stays where the seek is going, not back at the window start.
       this.setAnchor(at);
@@ -177,7 +201,17 @@ export class ReplayClient {
   }
 
   private onEvent(text: string): void {
-    let event: { event: string; id?: number | string; status?: ReplayState; time?: number; rate?: number; dropped?: number; interrupted?: boolean; code?: string; message?: string };
+    let event: {
+      event: string;
+      id?: number | string;
+      status?: ReplayState;
+      time?: number;
+      rate?: number;
+      dropped?: number;
+      interrupted?: boolean;
+      code?: string;
+      message?: string;
+    };
     try {
       event = JSON.parse(text);
     } catch {
@@ -217,7 +251,8 @@ export class ReplayClient {
     const flush = () => {
       this.scheduled = undefined;
       this.timer = undefined;
-      if (this.snapshot.received !== this.received) this.snapshot = { ...this.snapshot, received: this.received, latest: this.latest };
+      if (this.snapshot.received !== this.received)
+        this.snapshot = { ...this.snapshot, received: this.received, latest: this.latest };
       const s = this.snapshot;
       for (const listener of this.listeners) listener(s);
     };

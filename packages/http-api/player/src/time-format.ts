@@ -21,7 +21,7 @@ export function formatRelative(ms: number, precision = 3): string {
   const h = Math.floor(totalSeconds / 3600);
   const m = Math.floor((totalSeconds % 3600) / 60);
   const s = totalSeconds % 60;
-  const frac = precision > 0 ? '.' + pad(Math.floor(abs % 1000), 3).slice(0, precision) : '';
+  const frac = precision > 0 ? `.${pad(Math.floor(abs % 1000), 3).slice(0, precision)}` : '';
   return h > 0 ? `${sign}${h}:${pad(m)}:${pad(s)}${frac}` : `${sign}${m}:${pad(s)}${frac}`;
 }
 

@@ -31,7 +31,12 @@ export const serveBun: Adapter = async (options) => {
       hostname: options.host,
       port: options.port,
       fetch: app.fetch,
-      websocket: { ...websocket, backpressureLimit: BACKPRESSURE_LIMIT, closeOnBackpressureLimit: false, idleTimeout: 0 },
+      websocket: {
+        ...websocket,
+        backpressureLimit: BACKPRESSURE_LIMIT,
+        closeOnBackpressureLimit: false,
+        idleTimeout: 0,
+      },
     });
   } catch (error) {
     throw BagError.wrap(error, 'IO_ERROR', `cannot listen on ${options.host}:${options.port}`);
@@ -42,5 +47,11 @@ export const serveBun: Adapter = async (options) => {
       await app.close();
       await server.stop(true);
     })());
-  return { port: server.port, url: serverUrl(options.host, server.port), runtime: 'bun', close, [Symbol.asyncDispose]: close };
+  return {
+    port: server.port,
+    url: serverUrl(options.host, server.port),
+    runtime: 'bun',
+    close,
+    [Symbol.asyncDispose]: close,
+  };
 };

@@ -29,5 +29,11 @@ export const serveDeno: Adapter = async (options) => {
       await app.close();
       await server.shutdown();
     })());
-  return { port: server.addr.port, url: serverUrl(options.host, server.addr.port), runtime: 'deno', close, [Symbol.asyncDispose]: close };
+  return {
+    port: server.addr.port,
+    url: serverUrl(options.host, server.addr.port),
+    runtime: 'deno',
+    close,
+    [Symbol.asyncDispose]: close,
+  };
 };

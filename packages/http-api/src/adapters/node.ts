@@ -11,7 +11,9 @@ import { serverUrl, type Adapter, type RunningServer } from '../serve.js';
 export const serveNode: Adapter = async (options) => {
   let app: ReturnType<typeof createApp> | undefined;
   // node-ws needs the app to route upgrades, and the app needs node-ws's upgrader: bind late.
-  const lateApp = { request: (input: string | URL | Request, init?: RequestInit, env?: object) => app!.request(input, init, env) };
+  const lateApp = {
+    request: (input: string | URL | Request, init?: RequestInit, env?: object) => app!.request(input, init, env),
+  };
   const nodeWs = createNodeWebSocket({ app: lateApp as unknown as Hono });
   app = createApp({
     ...options,
@@ -23,7 +25,9 @@ export const serveNode: Adapter = async (options) => {
   const server = await new Promise<Server>((resolve, reject) => {
     const s = honoServe({ fetch: app!.fetch, hostname: options.host, port: options.port }) as Server;
     s.once('listening', () => resolve(s));
-    s.once('error', (error) => reject(BagError.wrap(error, 'IO_ERROR', `cannot listen on ${options.host}:${options.port}`)));
+    s.once('error', (error) =>
+      reject(BagError.wrap(error, 'IO_ERROR', `cannot listen on ${options.host}:${options.port}`)),
+    );
   });
   nodeWs.injectWebSocket(server);
   const port = (server.address() as AddressInfo).port;
@@ -37,6 +41,12 @@ export const serveNode: Adapter = async (options) => {
         server.closeAllConnections?.();
       });
     })());
-  const running: RunningServer = { port, url: serverUrl(options.host, port), runtime: 'node', close, [Symbol.asyncDispose]: close };
+  const running: RunningServer = {
+    port,
+    url: serverUrl(options.host, port),
+    runtime: 'node',
+    close,
+    [Symbol.asyncDispose]: close,
+  };
   return running;
 };

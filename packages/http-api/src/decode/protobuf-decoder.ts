@@ -1,4 +1,11 @@
-import { create, createFileRegistry, fromBinary, toJson, type DescMessage, type FileRegistry } from '@bufbuild/protobuf';
+import {
+  create,
+  createFileRegistry,
+  fromBinary,
+  toJson,
+  type DescMessage,
+  type FileRegistry,
+} from '@bufbuild/protobuf';
 import { FileDescriptorSetSchema, type FileDescriptorProto } from '@bufbuild/protobuf/wkt';
 import { SCHEMA_PROTOBUF } from './frame-fields.js';
 

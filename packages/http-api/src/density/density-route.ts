@@ -12,13 +12,38 @@ const CACHE_ENTRIES = 32;
 
 const msNumber = /^\d+(\.\d+)?$/;
 const DensityQuery = z.object({
-  buckets: z.string().regex(/^\d+$/, 'an integer').optional().openapi({ param: { name: 'buckets', in: 'query' }, description: `Number of time buckets, 1–${MAX_BUCKETS}; default ${DEFAULT_BUCKETS}` }),
-  begin: z.string().regex(msNumber, 'a number of ms ≥ 0').optional().openapi({ param: { name: 'begin', in: 'query' }, description: 'Window start, ms since recording start; default 0' }),
-  end: z.string().regex(msNumber, 'a number of ms ≥ 0').optional().openapi({ param: { name: 'end', in: 'query' }, description: 'Window end, ms since recording start (inclusive); default the last message' }),
+  buckets: z
+    .string()
+    .regex(/^\d+$/, 'an integer')
+    .optional()
+    .openapi({
+      param: { name: 'buckets', in: 'query' },
+      description: `Number of time buckets, 1–${MAX_BUCKETS}; default ${DEFAULT_BUCKETS}`,
+    }),
+  begin: z
+    .string()
+    .regex(msNumber, 'a number of ms ≥ 0')
+    .optional()
+    .openapi({
+      param: { name: 'begin', in: 'query' },
+      description: 'Window start, ms since recording start; default 0',
+    }),
+  end: z
+    .string()
+    .regex(msNumber, 'a number of ms ≥ 0')
+    .optional()
+    .openapi({
+      param: { name: 'end', in: 'query' },
+      description: 'Window end, ms since recording start (inclusive); default the last message',
+    }),
   urls: z
     .union([z.string(), z.array(z.string())])
     .optional()
-    .openapi({ param: { name: 'urls', in: 'query' }, description: 'Urls to count: repeat or separate with commas; default all', type: 'string' }),
+    .openapi({
+      param: { name: 'urls', in: 'query' },
+      description: 'Urls to count: repeat or separate with commas; default all',
+      type: 'string',
+    }),
 });
 
 const DensitySchema = z
@@ -26,13 +51,20 @@ const DensitySchema = z
     beginMs: z.number(),
     endMs: z.number(),
     buckets: z.number().int(),
-    bucketMs: z.number().openapi({ description: 'Bucket i covers [beginMs + i·bucketMs, beginMs + (i+1)·bucketMs); the last one includes endMs' }),
+    bucketMs: z.number().openapi({
+      description: 'Bucket i covers [beginMs + i·bucketMs, beginMs + (i+1)·bucketMs); the last one includes endMs',
+    }),
     total: z.number().int(),
-    urls: z.array(z.object({ url: z.string(), count: z.number().int(), max: z.number().int(), counts: z.array(z.number().int()) })),
+    urls: z.array(
+      z.object({ url: z.string(), count: z.number().int(), max: z.number().int(), counts: z.array(z.number().int()) }),
+    ),
   })
   .openapi('Density');
 
-const errorContent = (description: string) => ({ description, content: { 'application/json': { schema: ErrorSchema } } });
+const errorContent = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: ErrorSchema } },
+});
 
 export const densityRoute = createRoute({
   method: 'get',
@@ -82,7 +114,9 @@ export function registerDensity(app: OpenAPIHono, store: BagStore): void {
       cache.delete(key);
     } else {
       const abort = new AbortController();
-      const result = store.withReader(b, (reader) => computeDensity(reader, { buckets, beginMs, endMs, signal: abort.signal, ...(urls ? { urls } : {}) }));
+      const result = store.withReader(b, (reader) =>
+        computeDensity(reader, { buckets, beginMs, endMs, signal: abort.signal, ...(urls ? { urls } : {}) }),
+      );
       const created: Job = { result, abort, waiters: 0, settled: false };
       // A failure is not kept: the file may be fixed or finish recording.
       result.then(

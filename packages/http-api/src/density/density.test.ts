@@ -40,20 +40,31 @@ describe('density', () => {
       expected.set(f.url, counts);
       counts[Math.min(9, Math.floor((f.timestamp * 10) / spanUs))]++;
     }
-    assert.deepEqual(body.urls.map((u: { url: string }) => u.url), [...expected.keys()].sort());
+    assert.deepEqual(
+      body.urls.map((u: { url: string }) => u.url),
+      [...expected.keys()].sort(),
+    );
     for (const u of body.urls) {
       assert.deepEqual(u.counts, expected.get(u.url), u.url);
-      assert.equal(u.count, expected.get(u.url)!.reduce((a, b) => a + b, 0));
+      assert.equal(
+        u.count,
+        expected.get(u.url)!.reduce((a, b) => a + b, 0),
+      );
       assert.equal(u.max, Math.max(...u.counts));
     }
     assert.equal(body.urls.find((u: { url: string }) => u.url === 'dds://imu').count, 40);
   });
 
   test('a window and a url filter narrow the pass; listed urls without messages get zeros', async () => {
-    const { status, body } = await getJson('/v1/bags/drive.vdb/density?buckets=5&begin=100&end=200&urls=dds://imu,nope');
+    const { status, body } = await getJson(
+      '/v1/bags/drive.vdb/density?buckets=5&begin=100&end=200&urls=dds://imu,nope',
+    );
     assert.equal(status, 200);
     assert.equal(body.bucketMs, 20);
-    assert.deepEqual(body.urls.map((u: { url: string }) => u.url), ['dds://imu', 'nope']);
+    assert.deepEqual(
+      body.urls.map((u: { url: string }) => u.url),
+      ['dds://imu', 'nope'],
+    );
     // Frames at 101, 111, …, 191 ms; imu is every third and sixth of six kinds.
     assert.equal(body.urls[0].count, 4);
     assert.equal(body.total, 4);
@@ -65,7 +76,10 @@ describe('density', () => {
   test('frames sharing timestamps and an empty window', async () => {
     const same = await getJson('/v1/bags/same-ts.vdb/density?buckets=3');
     assert.equal(same.body.total, 25);
-    assert.equal(same.body.urls.reduce((n: number, u: { count: number }) => n + u.count, 0), 25);
+    assert.equal(
+      same.body.urls.reduce((n: number, u: { count: number }) => n + u.count, 0),
+      25,
+    );
     const empty = await getJson('/v1/bags/drive.vdb/density?buckets=4&begin=5000&end=6000');
     assert.equal(empty.status, 200);
     assert.equal(empty.body.total, 0);
@@ -81,7 +95,9 @@ describe('density', () => {
     assert.equal((await getJson('/v1/bags/missing.vdb/density')).status, 404);
     assert.equal((await getJson('/v1/bags/bad.vdb/density')).status >= 400, true);
     assert.equal((await getJson('/v1/bags/drive.vdb/density', guarded.url)).status, 401);
-    const res = await fetch(guarded.url + '/v1/bags/drive.vdb/density?buckets=2', { headers: { authorization: 'Bearer sesame' } });
+    const res = await fetch(`${guarded.url}/v1/bags/drive.vdb/density?buckets=2`, {
+      headers: { authorization: 'Bearer sesame' },
+    });
     assert.equal(res.status, 200);
     assert.equal(((await res.json()) as { total: number }).total, 120);
   });

@@ -21,13 +21,27 @@ export function channelsFor(info: Info, schemas: readonly SchemaData[]): Channel
     const schemaName = meta.ser.includes('|') ? serForAction(meta.ser, ActionType.ClientRequest) : meta.ser;
     if (meta.schemaType === SchemaType.Protobuf) {
       const schema = byName.get(schemaName) ?? byName.get(meta.ser);
-      channels.push({ id, topic: meta.url, encoding: 'protobuf', schemaName, schema: schema ? toBase64(schema.data) : '', schemaEncoding: 'protobuf' });
+      channels.push({
+        id,
+        topic: meta.url,
+        encoding: 'protobuf',
+        schemaName,
+        schema: schema ? toBase64(schema.data) : '',
+        schemaEncoding: 'protobuf',
+      });
     } else if (meta.schemaType === SchemaType.Raw) {
       channels.push({ id, topic: meta.url, encoding: 'json', schemaName, schema: '' });
     } else {
       const label = schemaTypeLabel(meta.schemaType) || 'unknown';
       const schema = byName.get(schemaName);
-      channels.push({ id, topic: meta.url, encoding: label, schemaName, schema: schema ? toBase64(schema.data) : '', schemaEncoding: label });
+      channels.push({
+        id,
+        topic: meta.url,
+        encoding: label,
+        schemaName,
+        schema: schema ? toBase64(schema.data) : '',
+        schemaEncoding: label,
+      });
     }
   }
   return channels;

@@ -49,7 +49,8 @@ export function foxgloveSocket(options: FoxgloveOptions): WSEvents<unknown> {
   let reportedDrops = 0;
 
   const sendJson = (ws: WSContext<unknown>, value: unknown) => sendIfOpen(ws, JSON.stringify(value));
-  const status = (ws: WSContext<unknown>, level: number, message: string) => sendJson(ws, { op: 'status', level, message });
+  const status = (ws: WSContext<unknown>, level: number, message: string) =>
+    sendJson(ws, { op: 'status', level, message });
 
   const sendFrame = (ws: WSContext<unknown>, frame: Frame) => {
     const channel = channelByUrl.get(frame.url);
@@ -79,7 +80,13 @@ export function foxgloveSocket(options: FoxgloveOptions): WSEvents<unknown> {
     if (!Array.isArray(list)) return status(ws, StatusLevel.ERROR, 'subscribe: "subscriptions" must be an array');
     for (const item of list as Array<{ id?: unknown; channelId?: unknown }>) {
       const { id, channelId } = item ?? {};
-      if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id > 0xffffffff || typeof channelId !== 'number') {
+      if (
+        typeof id !== 'number' ||
+        !Number.isInteger(id) ||
+        id < 0 ||
+        id > 0xffffffff ||
+        typeof channelId !== 'number'
+      ) {
         status(ws, StatusLevel.ERROR, 'subscribe: each subscription needs integer "id" and "channelId"');
         continue;
       }
@@ -121,7 +128,12 @@ export function foxgloveSocket(options: FoxgloveOptions): WSEvents<unknown> {
     startTimer = undefined;
     if (started || !session) return;
     started = true;
-    const config = { rate: options.rate, beginMs: options.beginMs, times: options.loop ? 0 : 1, paused: false } as const;
+    const config = {
+      rate: options.rate,
+      beginMs: options.beginMs,
+      times: options.loop ? 0 : 1,
+      paused: false,
+    } as const;
     session!.play(options.endMs !== undefined ? { ...config, endMs: options.endMs } : { ...config });
   };
 
@@ -154,7 +166,8 @@ export function foxgloveSocket(options: FoxgloveOptions): WSEvents<unknown> {
     },
     onMessage(event, ws) {
       const text = messageText(event.data);
-      if (text === undefined) return status(ws, StatusLevel.ERROR, 'client binary messages (clientPublish) are not supported');
+      if (text === undefined)
+        return status(ws, StatusLevel.ERROR, 'client binary messages (clientPublish) are not supported');
       let message: Record<string, unknown>;
       try {
         message = JSON.parse(text) as Record<string, unknown>;
@@ -187,6 +200,9 @@ export function foxgloveSocket(options: FoxgloveOptions): WSEvents<unknown> {
 export function assertFoxgloveProtocol(requested: string | undefined): void {
   const offered = (requested ?? '').split(',').map((p) => p.trim());
   if (!offered.includes(FOXGLOVE_SUBPROTOCOL)) {
-    throw new BagError('INVALID_ARGUMENT', `the Foxglove endpoint needs the WebSocket subprotocol ${FOXGLOVE_SUBPROTOCOL}`);
+    throw new BagError(
+      'INVALID_ARGUMENT',
+      `the Foxglove endpoint needs the WebSocket subprotocol ${FOXGLOVE_SUBPROTOCOL}`,
+    );
   }
 }

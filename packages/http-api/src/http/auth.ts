@@ -10,7 +10,8 @@ function sameSecret(a: string, b: string): boolean {
   const x = enc.encode(a);
   const y = enc.encode(b);
   let diff = x.length ^ y.length;
-  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i % (x.length || 1)] ?? 0) ^ (y[i % (y.length || 1)] ?? 0);
+  for (let i = 0; i < Math.max(x.length, y.length); i++)
+    diff |= (x[i % (x.length || 1)] ?? 0) ^ (y[i % (y.length || 1)] ?? 0);
   return diff === 0;
 }
 

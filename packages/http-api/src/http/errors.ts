@@ -40,7 +40,10 @@ export function statusForCode(code: HttpErrorCode): number {
 
 /** An error raised by the HTTP layer itself (auth, routing) with a code that is not a core BagError code. */
 export class HttpError extends Error {
-  constructor(readonly code: HttpErrorCode, message: string) {
+  constructor(
+    readonly code: HttpErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'HttpError';
   }
@@ -50,15 +53,24 @@ export class HttpError extends Error {
  * Turns anything thrown into a status and a body. BagError and HttpError messages are kept with server paths made
  * relative to the served root (`scrub`); anything else is an internal error whose message is not exposed.
  */
-export function toErrorResponse(error: unknown, scrub: (text: string) => string = (t) => t): { status: number; body: ErrorBody } {
+export function toErrorResponse(
+  error: unknown,
+  scrub: (text: string) => string = (t) => t,
+): { status: number; body: ErrorBody } {
   if (BagError.isInstance(error) || error instanceof HttpError) {
     const code = error.code as HttpErrorCode;
     return { status: statusForCode(code), body: { error: { code, message: scrub(error.message) } } };
   }
   if (error instanceof HTTPException) {
     // Raised by hono itself (e.g. a malformed request); keep its status, name it with our codes.
-    const code: HttpErrorCode = error.status === 401 ? 'UNAUTHORIZED' : error.status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT';
-    return { status: error.status, body: { error: { code, message: error.status >= 500 ? 'internal server error' : error.message || 'bad request' } } };
+    const code: HttpErrorCode =
+      error.status === 401 ? 'UNAUTHORIZED' : error.status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT';
+    return {
+      status: error.status,
+      body: {
+        error: { code, message: error.status >= 500 ? 'internal server error' : error.message || 'bad request' },
+      },
+    };
   }
   return { status: 500, body: { error: { code: 'INTERNAL', message: 'internal server error' } } };
 }

@@ -2,15 +2,23 @@ import { badParameter } from './errors.js';
 import type { MessageQuery } from '../messages/cursor-token.js';
 
 /** urls (repeated and/or comma-separated), begin/end ms → a query in µs; end before begin is a 400 naming `end`. */
-export function messageQuery(q: { urls?: string | string[] | undefined; begin?: string | undefined; end?: string | undefined }): MessageQuery {
+export function messageQuery(q: {
+  urls?: string | string[] | undefined;
+  begin?: string | undefined;
+  end?: string | undefined;
+}): MessageQuery {
   const query: MessageQuery = {};
   if (q.urls !== undefined) {
-    const urls = (Array.isArray(q.urls) ? q.urls : [q.urls]).flatMap((u) => u.split(',')).map((u) => u.trim()).filter((u) => u.length > 0);
+    const urls = (Array.isArray(q.urls) ? q.urls : [q.urls])
+      .flatMap((u) => u.split(','))
+      .map((u) => u.trim())
+      .filter((u) => u.length > 0);
     if (urls.length > 0) query.urls = urls;
   }
   if (q.begin !== undefined) query.beginUs = Math.round(Number(q.begin) * 1000);
   if (q.end !== undefined) query.endUs = Math.round(Number(q.end) * 1000);
-  if (query.beginUs !== undefined && query.endUs !== undefined && query.endUs < query.beginUs) throw badParameter('end', 'before begin');
+  if (query.beginUs !== undefined && query.endUs !== undefined && query.endUs < query.beginUs)
+    throw badParameter('end', 'before begin');
   return query;
 }
 

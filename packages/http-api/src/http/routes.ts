@@ -14,7 +14,12 @@ import {
 } from './schemas.js';
 
 const errors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, { description: ERROR_TEXT[s] ?? 'error', content: { 'application/json': { schema: ErrorSchema } } }]));
+  Object.fromEntries(
+    statuses.map((s) => [
+      s,
+      { description: ERROR_TEXT[s] ?? 'error', content: { 'application/json': { schema: ErrorSchema } } },
+    ]),
+  );
 const ERROR_TEXT: Record<number, string> = {
   400: 'Malformed parameter (the message names it)',
   401: 'Missing or wrong bearer token',
@@ -39,7 +44,10 @@ export const bagsRoute = createRoute({
   path: '/v1/bags',
   summary: 'Every supported bag under the root, recursively',
   description: 'Split recordings are listed by their manifest (.vdbx/.vcapx); their segments are left out.',
-  responses: { 200: { description: 'Bags', content: { 'application/json': { schema: BagListSchema } } }, ...errors(401) },
+  responses: {
+    200: { description: 'Bags', content: { 'application/json': { schema: BagListSchema } } },
+    ...errors(401),
+  },
 });
 
 export const infoRoute = createRoute({
@@ -55,7 +63,10 @@ export const schemasRoute = createRoute({
   path: '/v1/bags/{id}/schemas',
   summary: 'Embedded schemas (FileDescriptorSets, bfbs, …), data base64',
   request: { params: IdParams },
-  responses: { 200: { description: 'Schemas', content: { 'application/json': { schema: SchemaListSchema } } }, ...bagErrors },
+  responses: {
+    200: { description: 'Schemas', content: { 'application/json': { schema: SchemaListSchema } } },
+    ...bagErrors,
+  },
 });
 
 export const timingRoute = createRoute({
@@ -63,7 +74,10 @@ export const timingRoute = createRoute({
   path: '/v1/bags/{id}/timing',
   summary: 'Per-url timing: rate, interval percentiles and gaps (core analyzeTiming)',
   request: { params: IdParams, query: TimingQuery },
-  responses: { 200: { description: 'Timing per url, sorted by url', content: { 'application/json': { schema: TimingSchema } } }, ...bagErrors },
+  responses: {
+    200: { description: 'Timing per url, sorted by url', content: { 'application/json': { schema: TimingSchema } } },
+    ...bagErrors,
+  },
 });
 
 export const messagesRoute = createRoute({

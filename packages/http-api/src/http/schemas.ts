@@ -4,7 +4,9 @@ import { CONTROL_ID_MAX_LENGTH } from '../replay/replay-socket.js';
 export const ErrorSchema = z
   .object({
     error: z.object({
-      code: z.string().openapi({ example: 'NOT_FOUND', description: 'Stable BagError code (or UNAUTHORIZED, ROUTE_NOT_FOUND)' }),
+      code: z
+        .string()
+        .openapi({ example: 'NOT_FOUND', description: 'Stable BagError code (or UNAUTHORIZED, ROUTE_NOT_FOUND)' }),
       message: z.string().openapi({ example: 'no such bag "drive.vdb"' }),
     }),
   })
@@ -14,12 +16,18 @@ export const HealthSchema = z.object({ ok: z.literal(true), version: z.string() 
 
 export const BagSummarySchema = z
   .object({
-    id: z.string().openapi({ description: 'Path relative to the served root; URL-encode it as one path segment', example: 'runs/drive.vdb' }),
+    id: z.string().openapi({
+      description: 'Path relative to the served root; URL-encode it as one path segment',
+      example: 'runs/drive.vdb',
+    }),
     format: z.string().openapi({ example: 'vdb' }),
     size: z.number().openapi({ description: 'Bytes on disk (all segments of a split recording when known)' }),
     modified: z.string().openapi({ description: 'ISO 8601 mtime' }),
     messageCount: z.number().nullable(),
-    error: z.object({ code: z.string(), message: z.string() }).optional().openapi({ description: 'Present when the bag could not be opened' }),
+    error: z
+      .object({ code: z.string(), message: z.string() })
+      .optional()
+      .openapi({ description: 'Present when the bag could not be opened' }),
   })
   .openapi('BagSummary');
 
@@ -70,7 +78,12 @@ export const InfoSchema = z
 export const SchemaListSchema = z
   .object({
     schemas: z.array(
-      z.object({ name: z.string(), encoding: z.string(), schemaType: z.number(), data: z.string().openapi({ description: 'base64' }) }),
+      z.object({
+        name: z.string(),
+        encoding: z.string(),
+        schemaType: z.number(),
+        data: z.string().openapi({ description: 'base64' }),
+      }),
     ),
   })
   .openapi('SchemaList');
@@ -81,19 +94,37 @@ export const MessageSchema = z
     url: z.string(),
     action: z.string().openapi({ example: 'Pub' }),
     serType: z.string(),
-    schemaType: z.number().openapi({ description: 'SchemaType: 0 unknown, 1 raw, 2 zerocopy, 3 protobuf, 4 flatbuffers, 5 cdr' }),
+    schemaType: z
+      .number()
+      .openapi({ description: 'SchemaType: 0 unknown, 1 raw, 2 zerocopy, 3 protobuf, 4 flatbuffers, 5 cdr' }),
     size: z.number(),
-    data: z.unknown().openapi({ description: 'base64 payload; with decode=true the decoded JSON value or text when `decoded` is not null' }),
-    decoded: z.enum(['protobuf', 'json', 'text']).nullable().optional().openapi({ description: 'Only with decode=true' }),
+    data: z.unknown().openapi({
+      description: 'base64 payload; with decode=true the decoded JSON value or text when `decoded` is not null',
+    }),
+    decoded: z
+      .enum(['protobuf', 'json', 'text'])
+      .nullable()
+      .optional()
+      .openapi({ description: 'Only with decode=true' }),
     decodeError: z.string().optional(),
   })
   .openapi('Message');
 
 export const MessagePageSchema = z
-  .object({ messages: z.array(MessageSchema), next: z.string().nullable().openapi({ description: 'Opaque cursor for the next page, null at the end' }) })
+  .object({
+    messages: z.array(MessageSchema),
+    next: z.string().nullable().openapi({ description: 'Opaque cursor for the next page, null at the end' }),
+  })
   .openapi('MessagePage');
 
-const idParam = z.string().min(1).openapi({ param: { name: 'id', in: 'path' }, description: 'Bag id (URL-encoded, one segment)', example: 'runs%2Fdrive.vdb' });
+const idParam = z
+  .string()
+  .min(1)
+  .openapi({
+    param: { name: 'id', in: 'path' },
+    description: 'Bag id (URL-encoded, one segment)',
+    example: 'runs%2Fdrive.vdb',
+  });
 export const IdParams = z.object({ id: idParam });
 
 const msNumber = /^\d+(\.\d+)?$/;
@@ -101,25 +132,73 @@ export const MessagesQuery = z.object({
   urls: z
     .union([z.string(), z.array(z.string())])
     .optional()
-    .openapi({ param: { name: 'urls', in: 'query' }, description: 'Urls to keep: repeat the parameter or separate with commas; default all', type: 'string' }),
-  begin: z.string().regex(msNumber, 'a number of ms ≥ 0').optional().openapi({ param: { name: 'begin', in: 'query' }, description: 'Window start, ms since recording start (inclusive)' }),
-  end: z.string().regex(msNumber, 'a number of ms ≥ 0').optional().openapi({ param: { name: 'end', in: 'query' }, description: 'Window end, ms since recording start (inclusive); default the end' }),
-  limit: z.string().regex(/^-?\d+$/, 'an integer').optional().openapi({ param: { name: 'limit', in: 'query' }, description: 'Page size, clamped to [1, 10000]; default 1000 for json, unlimited for streams' }),
-  cursor: z.string().max(8192).optional().openapi({ param: { name: 'cursor', in: 'query' }, description: 'The `next` token of the previous page (it carries the query)' }),
-  format: z.enum(['json', 'ndjson', 'binary']).optional().openapi({ param: { name: 'format', in: 'query' }, description: 'json (pages), ndjson or binary (streams)' }),
-  decode: z.enum(['true', 'false', '1', '0']).optional().openapi({ param: { name: 'decode', in: 'query' }, description: 'Decode protobuf (embedded descriptors), JSON and text payloads' }),
+    .openapi({
+      param: { name: 'urls', in: 'query' },
+      description: 'Urls to keep: repeat the parameter or separate with commas; default all',
+      type: 'string',
+    }),
+  begin: z
+    .string()
+    .regex(msNumber, 'a number of ms ≥ 0')
+    .optional()
+    .openapi({
+      param: { name: 'begin', in: 'query' },
+      description: 'Window start, ms since recording start (inclusive)',
+    }),
+  end: z
+    .string()
+    .regex(msNumber, 'a number of ms ≥ 0')
+    .optional()
+    .openapi({
+      param: { name: 'end', in: 'query' },
+      description: 'Window end, ms since recording start (inclusive); default the end',
+    }),
+  limit: z
+    .string()
+    .regex(/^-?\d+$/, 'an integer')
+    .optional()
+    .openapi({
+      param: { name: 'limit', in: 'query' },
+      description: 'Page size, clamped to [1, 10000]; default 1000 for json, unlimited for streams',
+    }),
+  cursor: z
+    .string()
+    .max(8192)
+    .optional()
+    .openapi({
+      param: { name: 'cursor', in: 'query' },
+      description: 'The `next` token of the previous page (it carries the query)',
+    }),
+  format: z
+    .enum(['json', 'ndjson', 'binary'])
+    .optional()
+    .openapi({ param: { name: 'format', in: 'query' }, description: 'json (pages), ndjson or binary (streams)' }),
+  decode: z
+    .enum(['true', 'false', '1', '0'])
+    .optional()
+    .openapi({
+      param: { name: 'decode', in: 'query' },
+      description: 'Decode protobuf (embedded descriptors), JSON and text payloads',
+    }),
 });
 
 export const TimingQuery = z.object({
   urls: z
     .union([z.string(), z.array(z.string())])
     .optional()
-    .openapi({ param: { name: 'urls', in: 'query' }, description: 'Urls to analyse: repeat or separate with commas; default all', type: 'string' }),
+    .openapi({
+      param: { name: 'urls', in: 'query' },
+      description: 'Urls to analyse: repeat or separate with commas; default all',
+      type: 'string',
+    }),
   factor: z
     .string()
     .regex(/^\d+(\.\d+)?$/, 'a positive number')
     .optional()
-    .openapi({ param: { name: 'factor', in: 'query' }, description: 'A gap is an interval longer than factor × the url’s median interval (default 1.5)' }),
+    .openapi({
+      param: { name: 'factor', in: 'query' },
+      description: 'A gap is an interval longer than factor × the url’s median interval (default 1.5)',
+    }),
 });
 
 export const TimingSchema = z
@@ -130,8 +209,13 @@ export const TimingSchema = z
         url: z.string(),
         count: z.number(),
         rateHz: z.number(),
-        intervalUs: z.object({ min: z.number(), p50: z.number(), p99: z.number(), max: z.number() }).nullable().openapi({ description: 'Nearest-rank percentiles of the intervals (µs); null with fewer than two frames' }),
-        gaps: z.array(z.object({ startUs: z.number(), lengthUs: z.number() })).openapi({ description: 'Intervals longer than factor × the median period' }),
+        intervalUs: z
+          .object({ min: z.number(), p50: z.number(), p99: z.number(), max: z.number() })
+          .nullable()
+          .openapi({ description: 'Nearest-rank percentiles of the intervals (µs); null with fewer than two frames' }),
+        gaps: z
+          .array(z.object({ startUs: z.number(), lengthUs: z.number() }))
+          .openapi({ description: 'Intervals longer than factor × the median period' }),
       }),
     ),
   })
@@ -140,16 +224,23 @@ export const TimingSchema = z
 export const ReplayCommandDoc = z
   .object({
     op: z.enum(['play', 'pause', 'resume', 'step', 'seek', 'rate', 'stop']),
-    rate: z.number().optional().openapi({ description: 'play/rate: speed multiplier, 0 = as fast as the client reads' }),
+    rate: z
+      .number()
+      .optional()
+      .openapi({ description: 'play/rate: speed multiplier, 0 = as fast as the client reads' }),
     begin: z.number().optional().openapi({ description: 'play: ms' }),
     end: z.number().optional().openapi({ description: 'play: ms, inclusive' }),
     urls: z.array(z.string()).optional(),
     times: z.number().optional().openapi({ description: 'play: passes, ≤ 0 loops forever' }),
     paused: z.boolean().optional().openapi({ description: 'play: start paused' }),
     time: z.number().optional().openapi({ description: 'seek: ms' }),
-    id: z.union([z.string().max(CONTROL_ID_MAX_LENGTH), z.number()]).optional().openapi({
-      description: 'any command: a client-chosen id, echoed on the status event that answers the command (or on its error event)',
-    }),
+    id: z
+      .union([z.string().max(CONTROL_ID_MAX_LENGTH), z.number()])
+      .optional()
+      .openapi({
+        description:
+          'any command: a client-chosen id, echoed on the status event that answers the command (or on its error event)',
+      }),
   })
   .openapi('ReplayCommand');
 

@@ -21,7 +21,11 @@ export function documentWebSockets(app: OpenAPIHono): void {
       'rate 0 = as fast as the client reads (the server waits for the socket to drain, nothing is lost); paced replay drops frames ' +
       'while more than 8 MiB are queued for the client and counts them in `dropped`. Auth: bearer header or ?token=.',
     request: { params: IdParams },
-    responses: { 101: { description: 'Switching protocols' }, 404: { description: 'No such bag' }, 426: { description: 'Not a WebSocket request' } },
+    responses: {
+      101: { description: 'Switching protocols' },
+      404: { description: 'No such bag' },
+      426: { description: 'Not a WebSocket request' },
+    },
     'x-websocket': true,
   } as never);
   app.openAPIRegistry.registerPath({
@@ -33,7 +37,11 @@ export function documentWebSockets(app: OpenAPIHono): void {
       'subscribe/unsubscribe, then messageData (opcode 1) and time (opcode 2) at replay pace. The replay starts with the first subscription. ' +
       'Query: rate (default 1, 0 = as fast as possible), begin/end (ms), loop (true/false), token.',
     request: { params: IdParams },
-    responses: { 101: { description: 'Switching protocols' }, 400: { description: 'Missing subprotocol' }, 404: { description: 'No such bag' } },
+    responses: {
+      101: { description: 'Switching protocols' },
+      400: { description: 'Missing subprotocol' },
+      404: { description: 'No such bag' },
+    },
     'x-websocket': true,
   } as never);
 }

@@ -25,7 +25,7 @@ export function toBase64Portable(bytes: Uint8Array): string {
   if (i < bytes.length) {
     const n = (bytes[i]! << 16) | ((bytes[i + 1] ?? 0) << 8);
     out += ALPHABET[n >> 18]! + ALPHABET[(n >> 12) & 63]!;
-    out += i + 1 < bytes.length ? ALPHABET[(n >> 6) & 63]! + '=' : '==';
+    out += i + 1 < bytes.length ? `${ALPHABET[(n >> 6) & 63]!}=` : '==';
   }
   return out;
 }

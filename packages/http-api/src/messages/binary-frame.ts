@@ -34,7 +34,13 @@ export class FrameEncoder {
 
   /** Bytes `frame` will take. */
   sizeOf(frame: Frame): number {
-    return FRAME_PREFIX_BYTES + FRAME_FIXED_HEADER_BYTES + this.utf8(frame.url).length + this.utf8(frame.serType).length + frame.data.length;
+    return (
+      FRAME_PREFIX_BYTES +
+      FRAME_FIXED_HEADER_BYTES +
+      this.utf8(frame.url).length +
+      this.utf8(frame.serType).length +
+      frame.data.length
+    );
   }
 
   /** Writes `frame` at `offset` of `out` (which must have `sizeOf(frame)` bytes free); returns the end offset. */

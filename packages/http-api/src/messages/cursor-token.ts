@@ -53,11 +53,16 @@ export function decodeCursor(token: string, id: string): { query: MessageQuery; 
   const valid =
     body?.v === 1 &&
     typeof body.id === 'string' &&
-    typeof q === 'object' && q !== null &&
+    typeof q === 'object' &&
+    q !== null &&
     (q.urls === undefined || (Array.isArray(q.urls) && q.urls.every((u) => typeof u === 'string'))) &&
     (q.beginUs === undefined || isTime(q.beginUs)) &&
     (q.endUs === undefined || isTime(q.endUs)) &&
-    typeof p === 'object' && p !== null && isTime(p.t) && isCount(p.k) && isCount(p.n);
+    typeof p === 'object' &&
+    p !== null &&
+    isTime(p.t) &&
+    isCount(p.k) &&
+    isCount(p.n);
   if (!valid) throw badParameter('cursor', 'malformed token');
   if (body.id !== id) throw badParameter('cursor', 'token belongs to another bag');
   const query: MessageQuery = {};

@@ -82,7 +82,7 @@ export function ndjsonStream(options: FrameStreamOptions, json: FrameJson): Read
   };
   return frameStream(options, {
     add(frame, controller) {
-      const line = json.text(frame) + '\n';
+      const line = `${json.text(frame)}\n`;
       parts.push(line);
       length += line.length;
       if (length < CHUNK_BYTES) return false;
@@ -93,7 +93,7 @@ export function ndjsonStream(options: FrameStreamOptions, json: FrameJson): Read
     fail(error, controller) {
       emit(controller);
       const { body } = toErrorResponse(error, options.scrub);
-      controller.enqueue(encoder.encode(JSON.stringify(body) + '\n'));
+      controller.enqueue(encoder.encode(`${JSON.stringify(body)}\n`));
       controller.close();
     },
   });

@@ -53,7 +53,12 @@ describe('player routes', () => {
     assert.equal(js.status, 200);
     assert.match(js.headers.get('content-type')!, /^text\/javascript/);
     assert.match(js.headers.get('cache-control')!, /immutable/);
-    for (const path of ['/player/assets/nope.js', '/player/../index.html', '/player/%2e%2e/web/index.html', '/player/assets']) {
+    for (const path of [
+      '/player/assets/nope.js',
+      '/player/../index.html',
+      '/player/%2e%2e/web/index.html',
+      '/player/assets',
+    ]) {
       assert.equal((await app.request(path)).status, 404, path);
     }
   });
@@ -69,10 +74,10 @@ describe('player routes', () => {
   });
 
   test('the page is public on a server with a token; the API is not', async () => {
-    const root = await fetch(guarded.url + '/', { redirect: 'manual' });
+    const root = await fetch(`${guarded.url}/`, { redirect: 'manual' });
     assert.ok(root.status === 200 || root.status === 302, String(root.status));
     await root.body?.cancel();
-    const bags = await fetch(guarded.url + '/v1/bags');
+    const bags = await fetch(`${guarded.url}/v1/bags`);
     assert.equal(bags.status, 401);
     await bags.body?.cancel();
   });

@@ -7,7 +7,8 @@ import type { Env, Hono } from 'hono';
 /** Where `vite build --config player/vite.config.ts` writes the page (dist/player/web, beside this module). */
 export const PLAYER_ASSETS_DIR = fileURLToPath(new URL('./web/', import.meta.url));
 /** The page is public (it holds no data; it asks for the token and sends it with each API call). */
-export const isPlayerPath = (path: string): boolean => path === '/' || path === '/player' || path.startsWith('/player/');
+export const isPlayerPath = (path: string): boolean =>
+  path === '/' || path === '/player' || path.startsWith('/player/');
 
 interface Asset {
   body: Uint8Array;
@@ -47,7 +48,11 @@ function loadAssets(dir: string): Map<string, Asset> | undefined {
       if (statSync(path).isDirectory()) walk(path);
       else {
         const rel = relative(dir, path).split(sep).join('/');
-        assets.set(rel, { body: readFileSync(path), type: TYPES[extname(name)] ?? 'application/octet-stream', immutable: rel.startsWith('assets/') });
+        assets.set(rel, {
+          body: readFileSync(path),
+          type: TYPES[extname(name)] ?? 'application/octet-stream',
+          immutable: rel.startsWith('assets/'),
+        });
       }
     }
   };
@@ -65,12 +70,15 @@ export function registerPlayer<E extends Env>(app: Hono<E>, dir: string = PLAYER
         'content-type': asset.type,
         'cache-control': asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
         'x-content-type-options': 'nosniff',
-        ...(asset.type.startsWith('text/html') ? { 'content-security-policy': PAGE_CSP, 'referrer-policy': 'no-referrer' } : {}),
+        ...(asset.type.startsWith('text/html')
+          ? { 'content-security-policy': PAGE_CSP, 'referrer-policy': 'no-referrer' }
+          : {}),
       },
     });
   const page = () => {
     const index = get()?.get('index.html');
-    if (!index) throw new BagError('NOT_SUPPORTED', 'the web player is not built: run `npm run build` in packages/http-api');
+    if (!index)
+      throw new BagError('NOT_SUPPORTED', 'the web player is not built: run `npm run build` in packages/http-api');
     return send(index);
   };
 

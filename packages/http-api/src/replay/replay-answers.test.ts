@@ -67,7 +67,11 @@ describe('ReplaySession control ids', () => {
     const answer = (state.log[at] as { status: StatusEvent }).status;
     const lastFrame = state.log.slice(0, at).findLast((s) => 'frame' in s) as { frame: number };
     assert.equal(state.log.slice(0, at).filter((s) => 'frame' in s).length, 4, 'the frame that waited went out first');
-    assert.deepEqual([answer.status, answer.time], ['paused', lastFrame.frame / 1000], 'reports the frame that went out last');
+    assert.deepEqual(
+      [answer.status, answer.time],
+      ['paused', lastFrame.frame / 1000],
+      'reports the frame that went out last',
+    );
     assert.deepEqual(state.log.slice(at + 1), [], 'no frame and no event after the answer');
     replay.close();
   });
@@ -83,7 +87,11 @@ describe('ReplaySession control ids', () => {
     state.backedUpAfter = Infinity;
     await until(() => answered(state.log, 's') >= 0, 'the answer');
     const at = answered(state.log, 's');
-    assert.equal(state.log.slice(0, at).filter((s) => 'frame' in s).length, 1, 'the one stepped frame, before the answer');
+    assert.equal(
+      state.log.slice(0, at).filter((s) => 'frame' in s).length,
+      1,
+      'the one stepped frame, before the answer',
+    );
     replay.close();
   });
 

@@ -13,7 +13,13 @@ after(() => fx?.cleanup());
 
 /** An output whose queued bytes the test controls, standing in for a slow WebSocket client. */
 function fakeOutput() {
-  const state = { buffered: 0, highCalls: 0, frames: [] as number[], statuses: [] as StatusEvent[], finished: [] as Array<{ interrupted: boolean; dropped: number }> };
+  const state = {
+    buffered: 0,
+    highCalls: 0,
+    frames: [] as number[],
+    statuses: [] as StatusEvent[],
+    finished: [] as Array<{ interrupted: boolean; dropped: number }>,
+  };
   let onFinish: (() => void) | undefined;
   const out: ReplayOutput = {
     buffered: () => (state.highCalls > 0 ? (state.highCalls--, SEND_BUFFER_HIGH + 1) : state.buffered),
@@ -94,12 +100,16 @@ describe('ReplaySession backpressure', () => {
     await session.play({ rate: 1, beginMs: 1, endMs: 100, times: 1, paused: true });
     await session.setRate(0);
     await session.step();
-    for (const deadline = Date.now() + 3000; state.frames.length < 1 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 5));
+    for (const deadline = Date.now() + 3000; state.frames.length < 1 && Date.now() < deadline; )
+      await new Promise((r) => setTimeout(r, 5));
     assert.deepEqual(state.frames, [1000], 'the frame at exactly begin (1 ms) is played');
     await session.setRate(0);
     await session.resume();
     await done;
-    assert.deepEqual(state.frames, Array.from({ length: 10 }, (_, i) => 1000 + i * 10_000));
+    assert.deepEqual(
+      state.frames,
+      Array.from({ length: 10 }, (_, i) => 1000 + i * 10_000),
+    );
     session.close();
   });
 
@@ -112,7 +122,8 @@ describe('ReplaySession backpressure', () => {
     assert.equal(state.frames.length, 3 * 10);
     done = finished();
     session.play({ rate: 0, beginMs: 0, endMs: 100, times: 0, paused: false });
-    for (const deadline = Date.now() + 5000; state.frames.length <= 60 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 5));
+    for (const deadline = Date.now() + 5000; state.frames.length <= 60 && Date.now() < deadline; )
+      await new Promise((r) => setTimeout(r, 5));
     session.stop();
     await done;
     assert.ok(state.frames.length > 60, 'keeps looping past the third pass');

@@ -98,7 +98,10 @@ export class ReplaySession {
   private readonly waiter = new Waiter();
   private readonly answers = new Answers();
 
-  constructor(private readonly source: ReplaySource, private readonly out: ReplayOutput) {}
+  constructor(
+    private readonly source: ReplaySource,
+    private readonly out: ReplayOutput,
+  ) {}
 
   get status(): ReplayStatus {
     return this.currentStatus;

@@ -113,10 +113,16 @@ function run(session: ReplaySession, command: ReplayCommand): Promise<void> | vo
   const { id } = command;
   switch (command.op) {
     case 'play': {
-      const config: ReplayConfig = { rate: command.rate ?? 1, beginMs: command.begin ?? 0, times: command.times ?? 1, paused: command.paused ?? false };
+      const config: ReplayConfig = {
+        rate: command.rate ?? 1,
+        beginMs: command.begin ?? 0,
+        times: command.times ?? 1,
+        paused: command.paused ?? false,
+      };
       if (command.end !== undefined && command.end > 0) config.endMs = command.end;
       if (command.urls && command.urls.length > 0) config.urls = command.urls;
-      if (config.endMs !== undefined && config.endMs < config.beginMs) throw new BagError('INVALID_ARGUMENT', 'bad command: "end" is before "begin"');
+      if (config.endMs !== undefined && config.endMs < config.beginMs)
+        throw new BagError('INVALID_ARGUMENT', 'bad command: "end" is before "begin"');
       return session.play(config, id);
     }
     case 'pause':

@@ -22,4 +22,3 @@ export class Waiter {
     for (const done of [...this.pending]) done();
   }
 }
-

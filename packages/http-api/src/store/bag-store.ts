@@ -41,7 +41,10 @@ export class BagStore {
   private readonly idlePerBag: number;
   private closed = false;
 
-  constructor(readonly realRoot: string, options: BagStoreOptions = {}) {
+  constructor(
+    readonly realRoot: string,
+    options: BagStoreOptions = {},
+  ) {
     this.cacheSize = Math.max(0, options.cacheSize ?? 16);
     this.idlePerBag = Math.max(0, options.idlePerBag ?? 4);
   }
@@ -86,7 +89,11 @@ export class BagStore {
   }
 
   decoder(bag: ResolvedBag): Promise<PayloadDecoder> {
-    return this.memo(this.entry(bag), 'decoder', async () => new PayloadDecoder({ protobuf: new ProtobufDecoder(await this.schemas(bag)) }));
+    return this.memo(
+      this.entry(bag),
+      'decoder',
+      async () => new PayloadDecoder({ protobuf: new ProtobufDecoder(await this.schemas(bag)) }),
+    );
   }
 
   close(): void {
@@ -95,7 +102,11 @@ export class BagStore {
     this.entries.clear();
   }
 
-  private memo<K extends 'info' | 'schemas' | 'decoder'>(entry: Entry, key: K, make: () => NonNullable<Entry[K]>): NonNullable<Entry[K]> {
+  private memo<K extends 'info' | 'schemas' | 'decoder'>(
+    entry: Entry,
+    key: K,
+    make: () => NonNullable<Entry[K]>,
+  ): NonNullable<Entry[K]> {
     const existing = entry[key];
     if (existing) return existing as NonNullable<Entry[K]>;
     const made = make();
@@ -118,7 +129,13 @@ export class BagStore {
       this.entries.delete(bag.path);
       this.retire(existing);
     }
-    const entry: Entry = { path: bag.path, mtimeMs: bag.mtimeMs, size: bag.size, idle: [], live: this.cacheSize > 0 && !this.closed };
+    const entry: Entry = {
+      path: bag.path,
+      mtimeMs: bag.mtimeMs,
+      size: bag.size,
+      idle: [],
+      live: this.cacheSize > 0 && !this.closed,
+    };
     if (entry.live) {
       this.entries.set(bag.path, entry);
       while (this.entries.size > this.cacheSize) {

@@ -26,7 +26,11 @@ describe('findBags / resolveBagId', () => {
   test('lists by manifest, hides its segments, follows symlinks only inside the root, survives loops', async () => {
     mkdirSync(join(root, 'a', 'b'), { recursive: true });
     mkdirSync(join(base, 'outside'));
-    const manifest = { VLinkHeader: { major: 2, complete: true }, VLinkUrls: [], VLinkFiles: ['rec.1.memjson', 'rec.2.memjson', '../escape.memjson'] };
+    const manifest = {
+      VLinkHeader: { major: 2, complete: true },
+      VLinkUrls: [],
+      VLinkFiles: ['rec.1.memjson', 'rec.2.memjson', '../escape.memjson'],
+    };
     writeFileSync(join(root, 'a', 'rec.testx'), JSON.stringify(manifest, null, 4));
     writeFileSync(join(root, 'a', 'rec.1.memjson'), '{}');
     writeFileSync(join(root, 'a', 'rec.2.memjson'), '{}');
@@ -44,8 +48,25 @@ describe('findBags / resolveBagId', () => {
   test('resolveBagId refuses everything that is not a plain relative file path inside the root', () => {
     const real = realpathSync(root);
     assert.equal(resolveBagId(real, 'a/b/deep.memjson').path, join(real, 'a', 'b', 'deep.memjson'));
-    for (const id of ['', '/etc/passwd', '../x', 'a/../a/rec.1.memjson', 'a//rec.1.memjson', './a', 'a\\b', 'C:/x', 'out-link/x.memjson', 'a', 'nope', 'a/rec.1.memjson\0']) {
-      assert.throws(() => resolveBagId(real, id), (e: unknown) => BagError.isInstance(e) && e.code === 'NOT_FOUND', JSON.stringify(id));
+    for (const id of [
+      '',
+      '/etc/passwd',
+      '../x',
+      'a/../a/rec.1.memjson',
+      'a//rec.1.memjson',
+      './a',
+      'a\\b',
+      'C:/x',
+      'out-link/x.memjson',
+      'a',
+      'nope',
+      'a/rec.1.memjson\0',
+    ]) {
+      assert.throws(
+        () => resolveBagId(real, id),
+        (e: unknown) => BagError.isInstance(e) && e.code === 'NOT_FOUND',
+        JSON.stringify(id),
+      );
     }
   });
 });

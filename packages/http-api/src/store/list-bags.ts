@@ -59,7 +59,9 @@ async function manifestSegments(path: string): Promise<string[]> {
     const doc = JSON.parse(await readFile(path, 'utf8')) as { VLinkFiles?: unknown };
     if (!Array.isArray(doc.VLinkFiles)) return [];
     const dir = dirname(path);
-    const names = doc.VLinkFiles.filter((n): n is string => typeof n === 'string' && n !== '' && !/[\\/]/.test(n) && n !== '.' && n !== '..');
+    const names = doc.VLinkFiles.filter(
+      (n): n is string => typeof n === 'string' && n !== '' && !/[\\/]/.test(n) && n !== '.' && n !== '..',
+    );
     const reals = await Promise.all(names.map((n) => realpath(join(dir, n)).catch(() => undefined)));
     return reals.filter((r): r is string => r !== undefined);
   } catch {

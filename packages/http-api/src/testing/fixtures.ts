@@ -16,12 +16,27 @@ export const START_MS = 1_773_712_800_123;
 
 /** `test.Point { double x = 1; double y = 2; string label = 3; }` as an embedded FileDescriptorSet. */
 export function pointDescriptor(): { fds: Uint8Array; Point: DescMessage } {
-  const field = (name: string, number: number, type: FieldDescriptorProto_Type) => ({ name, number, type, label: FieldDescriptorProto_Label.OPTIONAL, jsonName: name });
+  const field = (name: string, number: number, type: FieldDescriptorProto_Type) => ({
+    name,
+    number,
+    type,
+    label: FieldDescriptorProto_Label.OPTIONAL,
+    jsonName: name,
+  });
   const file = create(FileDescriptorProtoSchema, {
     name: 'test/point.proto',
     package: 'test',
     syntax: 'proto3',
-    messageType: [{ name: 'Point', field: [field('x', 1, FieldDescriptorProto_Type.DOUBLE), field('y', 2, FieldDescriptorProto_Type.DOUBLE), field('label', 3, FieldDescriptorProto_Type.STRING)] }],
+    messageType: [
+      {
+        name: 'Point',
+        field: [
+          field('x', 1, FieldDescriptorProto_Type.DOUBLE),
+          field('y', 2, FieldDescriptorProto_Type.DOUBLE),
+          field('label', 3, FieldDescriptorProto_Type.STRING),
+        ],
+      },
+    ],
   });
   const set = create(FileDescriptorSetSchema, { file: [file] });
   return { fds: toBinary(FileDescriptorSetSchema, set), Point: createFileRegistry(set).getMessage('test.Point')! };
@@ -69,20 +84,61 @@ export async function buildFixtureRoot(): Promise<FixtureRoot> {
   const proto: Frame[] = [];
   for (let i = 0; i < 30; i++) {
     const timestamp = 5_000 + i * 1_000;
-    if (i % 3 === 0) proto.push({ timestamp, url: 'pb/point', data: pointBytes(Point, i), serType: 'test.Point', schemaType: SchemaType.Protobuf, actionType: ActionType.Publish });
-    else if (i % 3 === 1) proto.push({ timestamp, url: 'json/state', data: new TextEncoder().encode(JSON.stringify({ i, ok: true })), serType: 'json', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
-    else proto.push({ timestamp, url: 'text/log', data: new TextEncoder().encode(`line ${i}`), serType: 'text', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+    if (i % 3 === 0)
+      proto.push({
+        timestamp,
+        url: 'pb/point',
+        data: pointBytes(Point, i),
+        serType: 'test.Point',
+        schemaType: SchemaType.Protobuf,
+        actionType: ActionType.Publish,
+      });
+    else if (i % 3 === 1)
+      proto.push({
+        timestamp,
+        url: 'json/state',
+        data: new TextEncoder().encode(JSON.stringify({ i, ok: true })),
+        serType: 'json',
+        schemaType: SchemaType.Raw,
+        actionType: ActionType.Publish,
+      });
+    else
+      proto.push({
+        timestamp,
+        url: 'text/log',
+        data: new TextEncoder().encode(`line ${i}`),
+        serType: 'text',
+        schemaType: SchemaType.Raw,
+        actionType: ActionType.Publish,
+      });
   }
-  await writeBag(join(root, 'proto.vdb'), proto, (w) => w.pushSchema({ name: 'test.Point', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: fds }));
+  await writeBag(join(root, 'proto.vdb'), proto, (w) =>
+    w.pushSchema({ name: 'test.Point', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: fds }),
+  );
 
   const same: Frame[] = [];
   for (let i = 0; i < 25; i++) {
-    same.push({ timestamp: 1_000 + Math.floor(i / 4) * 1_000, url: i % 2 ? 'a' : 'b', data: new Uint8Array([i]), serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+    same.push({
+      timestamp: 1_000 + Math.floor(i / 4) * 1_000,
+      url: i % 2 ? 'a' : 'b',
+      data: new Uint8Array([i]),
+      serType: 'raw',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    });
   }
   await writeBag(join(root, 'same-ts.vdb'), same);
 
   const big: Frame[] = [];
-  for (let i = 0; i < 10; i++) big.push({ timestamp: 1_000 + i * 1_000, url: 'shm://big', data: new Uint8Array(1024 * 1024).fill(i), serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish });
+  for (let i = 0; i < 10; i++)
+    big.push({
+      timestamp: 1_000 + i * 1_000,
+      url: 'shm://big',
+      data: new Uint8Array(1024 * 1024).fill(i),
+      serType: 'raw',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    });
   await writeBag(join(root, 'big.vcap'), big);
 
   writeFileSync(join(root, 'bad.vdb'), 'this is not a SQLite database, just text '.repeat(200));

@@ -41,7 +41,9 @@ export function replayServer(): ReplayServer {
       return frames;
     },
     async open(id = 'drive.vdb') {
-      const ws = await QueuedSocket.connect(`${this.server.url.replace('http', 'ws')}/v1/bags/${encodeURIComponent(id)}/replay`);
+      const ws = await QueuedSocket.connect(
+        `${this.server.url.replace('http', 'ws')}/v1/bags/${encodeURIComponent(id)}/replay`,
+      );
       sockets.push(ws);
       return { ws, status: await ws.event('status') };
     },

@@ -33,8 +33,20 @@ export class QueuedSocket {
   private constructor(readonly socket: TestSocket) {
     socket.onmessage = (event) => {
       const data = event.data;
-      if (typeof data === 'string') this.received.push({ kind: 'text', json: JSON.parse(data) as Record<string, unknown> });
-      else this.received.push({ kind: 'binary', bytes: data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array((data as Uint8Array).buffer, (data as Uint8Array).byteOffset, (data as Uint8Array).byteLength) });
+      if (typeof data === 'string')
+        this.received.push({ kind: 'text', json: JSON.parse(data) as Record<string, unknown> });
+      else
+        this.received.push({
+          kind: 'binary',
+          bytes:
+            data instanceof ArrayBuffer
+              ? new Uint8Array(data)
+              : new Uint8Array(
+                  (data as Uint8Array).buffer,
+                  (data as Uint8Array).byteOffset,
+                  (data as Uint8Array).byteLength,
+                ),
+        });
       this.wake();
     };
     socket.onclose = (event) => {
@@ -92,7 +104,10 @@ export class QueuedSocket {
       if (index >= 0) return index;
       if (this.closed) throw new Error('socket closed while waiting');
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out; queued: ${JSON.stringify(this.received.slice(0, 5).map((m) => (m.kind === 'text' ? m.json : `binary ${m.bytes.length}`)))}`);
+      if (left <= 0)
+        throw new Error(
+          `timed out; queued: ${JSON.stringify(this.received.slice(0, 5).map((m) => (m.kind === 'text' ? m.json : `binary ${m.bytes.length}`)))}`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiters.push(() => {
@@ -104,14 +119,19 @@ export class QueuedSocket {
   }
 
   /** Next JSON event with `event === name` (and optional extra check). */
-  async event(name: string, check: (json: Record<string, unknown>) => boolean = () => true, timeoutMs = 5000): Promise<Record<string, unknown>> {
+  async event(
+    name: string,
+    check: (json: Record<string, unknown>) => boolean = () => true,
+    timeoutMs = 5000,
+  ): Promise<Record<string, unknown>> {
     const m = await this.next((r) => r.kind === 'text' && r.json['event'] === name && check(r.json), timeoutMs);
     return (m as { json: Record<string, unknown> }).json;
   }
 
   /** Forgets queued JSON events (binary frames stay), so the next `event()` sees only what follows. */
   clearEvents(): void {
-    for (let i = this.received.length - 1; i >= 0; i--) if (this.received[i]!.kind === 'text') this.received.splice(i, 1);
+    for (let i = this.received.length - 1; i >= 0; i--)
+      if (this.received[i]!.kind === 'text') this.received.splice(i, 1);
   }
 
   binaries(): Uint8Array[] {

@@ -48,7 +48,7 @@ export class BlockWriter {
       op = copyLiterals(out, op, src, litFrom, litLen);
     }
     const type = d > OFFSET_2BYTE_MAX ? 3 : d > OFFSET_1BYTE_MAX ? 2 : 1;
-    let rc = len - this.mrefMinus1;
+    const rc = len - this.mrefMinus1;
     out[op] = ((d & 3) << 6) | (type << 4) | (rc < 16 ? rc : 0);
     d >>>= 2;
     out[op + 1] = d & 0xff;

@@ -72,7 +72,7 @@ export function compressHi(src: Uint8Array, out: Uint8Array): number {
       len += back;
       ip -= back;
     }
-    if (dist >= WINDOW << writer.carryShift << (lits !== 0 ? 2 : 0)) {
+    if (dist >= (WINDOW << writer.carryShift) << (lits !== 0 ? 2 : 0)) {
       ip = next;
       if (dist === len) insert(table, heads, slot, w1, ipo);
       continue;
@@ -91,7 +91,7 @@ export function compressHi(src: Uint8Array, out: Uint8Array): number {
       // The held-back match is denser: emit it, then reconsider the current one if it still lies ahead.
       writer.block(src, anchor, prevAt - anchor, prevLen, prevDist);
       anchor = prevAt + prevLen;
-      if (anchor > ip || dist >= WINDOW << writer.carryShift << (ip !== anchor ? 2 : 0)) {
+      if (anchor > ip || dist >= (WINDOW << writer.carryShift) << (ip !== anchor ? 2 : 0)) {
         prevLen = 0;
         ip = anchor > next ? anchor : next;
         continue;
@@ -148,6 +148,6 @@ function bucketHeads(buckets: number): Uint8Array {
 /** Estimated encoded size of a block with `lits` literals and offset `dist` (lzav_est_blksize). */
 function blockCost(lits: number, dist: number, carryShift: number): number {
   const hasLits = lits !== 0 ? 1 : 0;
-  const d = dist >>> carryShift >>> (hasLits << 1);
+  const d = (dist >>> carryShift) >>> (hasLits << 1);
   return lits + hasLits + (lits > 15 ? 1 : 0) + 2 + (d > OFFSET_1BYTE_MAX ? 1 : 0) + (d > OFFSET_2BYTE_MAX ? 1 : 0);
 }

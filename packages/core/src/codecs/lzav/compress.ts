@@ -15,7 +15,8 @@ export function compressWithRoom(src: Uint8Array, hi: boolean, head: number, tai
   if (src.length === 0) return new Uint8Array(head + tail);
   const mref = hi || src.length < MREF5_THRESHOLD ? 5 : 6;
   const out = outputBuffer(compressBound(src.length, mref));
-  const length = src.length < 16 ? compressTiny(src, out, mref) : hi ? compressHi(src, out) : compressFast(src, out, mref);
+  const length =
+    src.length < 16 ? compressTiny(src, out, mref) : hi ? compressHi(src, out) : compressFast(src, out, mref);
   const result = new Uint8Array(head + length + tail);
   result.set(out.subarray(0, length), head);
   return result;
@@ -76,7 +77,7 @@ function compressFast(src: Uint8Array, out: Uint8Array, mref: 5 | 6): number {
           len += back;
           ip -= back;
         }
-        if (dist < WINDOW << writer.carryShift << (lits !== 0 ? 2 : 0)) {
+        if (dist < (WINDOW << writer.carryShift) << (lits !== 0 ? 2 : 0)) {
           // Index two of the skipped positions so the next matches can be found.
           const w3 = load32(src, ip0 + 2);
           const s3 = hashWords(w3, wide ? src[ip0 + 6] | (src[ip0 + 7] << 8) : src[ip0 + 6], 12, mask) >>> 2;

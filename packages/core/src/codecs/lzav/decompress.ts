@@ -34,7 +34,8 @@ export function decompress(data: Uint8Array, rawLength: number): Uint8Array {
   const format = data[0] >>> 4;
   const decode = format === 3 ? decodeV3 : format === 2 ? decodeV2 : undefined;
   if (decode === undefined) corrupt(`unsupported stream format ${format}`);
-  if (rawLength >= PRECHECK_MIN_LENGTH && rawLength / PRECHECK_RATIO > data.length) decode(data, EMPTY, rawLength, true);
+  if (rawLength >= PRECHECK_MIN_LENGTH && rawLength / PRECHECK_RATIO > data.length)
+    decode(data, EMPTY, rawLength, true);
   let out: Uint8Array;
   try {
     out = new Uint8Array(rawLength);

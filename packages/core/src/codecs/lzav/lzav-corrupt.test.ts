@@ -37,7 +37,11 @@ function decodeOrCorrupt(data: Uint8Array, rawLength: number, label: string): Ui
 
 const small = ['one-byte', 'tiny-16', 'text-short', 'memset-256', 'zeros-1m'];
 const vectors = [...small, 'pointcloud-64k', 'random-64k'].flatMap((name) =>
-  ['lzav', 'lzavhi'].map((ext) => ({ label: `${name}.${ext}`, packed: read(`${name}.${ext}`), raw: read(`${name}.raw`) })),
+  ['lzav', 'lzavhi'].map((ext) => ({
+    label: `${name}.${ext}`,
+    packed: read(`${name}.${ext}`),
+    raw: read(`${name}.raw`),
+  })),
 );
 const mine = (() => {
   const rand = xorshift(42);
@@ -82,7 +86,7 @@ describe('lzav: damaged input', () => {
       const bad = v.packed.slice();
       for (let k = 1 + (rand() % 3); k > 0; k--) {
         const at = rand() % bad.length;
-        bad[at] = rand() % 2 === 0 ? bad[at] ^ (1 << rand() % 8) : rand() & 0xff;
+        bad[at] = rand() % 2 === 0 ? bad[at] ^ (1 << (rand() % 8)) : rand() & 0xff;
       }
       decodeOrCorrupt(bad, v.raw.length, `${v.label} round ${round}`);
     }
@@ -137,6 +141,10 @@ describe('lzav: damaged input', () => {
     }
     assertCode(() => lzav.decompress('x' as unknown as Uint8Array, 1), 'INVALID_ARGUMENT', 'string data');
     assertCode(() => lzav.compress([1, 2] as unknown as Uint8Array), 'INVALID_ARGUMENT', 'array data');
-    assertCode(() => lzav.compress(new Uint8Array(4), { level: 'hi' as unknown as number }), 'INVALID_ARGUMENT', 'level');
+    assertCode(
+      () => lzav.compress(new Uint8Array(4), { level: 'hi' as unknown as number }),
+      'INVALID_ARGUMENT',
+      'level',
+    );
   });
 });

@@ -24,7 +24,20 @@ const fromBase64 = (text: string): Uint8Array => Uint8Array.from(atob(text), (c)
 
 /** 602 bytes of words; only 1-byte offsets. */
 function textInput(): Uint8Array {
-  const words = ['vlink', 'bag', 'recording', 'replay', 'frame', 'by', 'and', 'sqlite', 'mcap', 'lzav', 'topic', '/camera/front'];
+  const words = [
+    'vlink',
+    'bag',
+    'recording',
+    'replay',
+    'frame',
+    'by',
+    'and',
+    'sqlite',
+    'mcap',
+    'lzav',
+    'topic',
+    '/camera/front',
+  ];
   const rand = xorshift(7);
   const parts: string[] = [];
   for (let i = 0; i < 90; i++) parts.push(words[rand() % words.length]);
@@ -42,10 +55,30 @@ function midInput(): Uint8Array {
 }
 
 const C_VECTORS = [
-  { label: 'text, default', input: textInput, base64: 'JsAJcmVwbGF5IHNxbGl0ZSBzcWxpdGUgbHphdhMBy3ZsaW5rIHRvcGljEwGACi9jYW1lcmEvZnJvbnQgcmVjb3JkaW5nIGJ50gIABXZsaW5rIGFuZCBiYWcgbHphdiBieVIEhW1jYXAgUgeFZnJhbWUYAURtY2FwEQFEbHphdhICEBwExmFnIGJhZ1MJhmFuZCBiedoCUS7DYmFnkgkBYtQOh2FuZCBhbmTRBgRtY2FwkwSEbHphdlAEAJEjSGFuZCBsemF2UwzDYW5kkwCEbWNhcJUOAmJ5kwHVSFknmQNSRchsemF2IGJhZxoIkVaVElIrWRTVBxErFQTRD1MomQ3SEoRsemF2UhIVDhESkghRUxIqEgXEbHphdpIdDmx6YXYgcmVjb3JkaW5n' },
-  { label: 'text, hi', input: textInput, base64: 'JcAJcmVwbGF5IHNxbGl0ZSBzcWxpdGUgbHphdhQBy3ZsaW5rIHRvcGljFAGACi9jYW1lcmEvZnJvbnQgcmVjb3JkaW5nIGJ50wKNdmxpbmsgYW5kIGJhZ9IEAmJ5UwSFbWNhcCBTB4VmcmFtZRkBEQOEbWNhcFIDUggQHAVCYWcRBpMtERyBedsCUi7DYmFnkwnCYnnYAsNhbmQXB5g/kBEAkiNDYW5k0glTMcNhbmSUANESlToCYnmUAdZI2hVcNtFiEReDYmFn2wESVZYSEGMLEivWC9IPVChaHhg+3BkSEpMIEjbajNErUgYObHphdiByZWNvcmRpbmc=' },
-  { label: 'mid, default', input: midInput, base64: 'JgCkAmMDR0nL80MED08BCoOKy0+396SCu1Fh1hVNodH755Rj0FPdnthFm9qln1aRleoZYOF2ocOAf0NXtC1CdKCpfAVGgFYc9EFp4sz+6T5rV04GibaFatnPVB7W9WDqQHuAmNaprTADi6VOOoTgMbcJyAWMNpWCgSMlRf8TetvJitvEuR5cnVKHvUlVl4UKkljtvK/dqm4BX/mTHD8Nsea7ABSFoivHXUvBYdHvnyhTgP3SJelRWY519f2VKaXnUnT5uZ6ttKWLWLjogJneOzJeMxbW7DY4X9LZOYH29RkaSdRn9QFgOEBVs+r2ar6eNJvNNAZMLg8rHOfr6K9s3Cf1jtKPlnbXEwWYXLafojsGu7UQM7kGA/vF6LqPcD5PWa7jG6+YHhJn4IQuHtktlwAAAAAAAAAAkwATAhsEEAgLEBArECBrEEDrEID/7CAAAS8gXgFPAlaLkFf/EAYAAAAAAAA=' },
-  { label: 'mid, hi', input: midInput, base64: 'JUClAmMDR0nL80MED08BCoOKy0+396SCu1Fh1hVNodH755Rj0FPdnthFm9qln1aRleoZYOF2ocOAf0NXtC1CdKCpfAVGgFYc9EFp4sz+6T5rV04GibaFatnPVB7W9WDqQHuAmNaprTADi6VOOoTgMbcJyAWMNpWCgSMlRf8TetvJitvEuR5cnVKHvUlVl4UKkljtvK/dqm4BX/mTHD8Nsea7ABSFoivHXUvBYdHvnyhTgP3SJelRWY519f2VKaXnUnT5uZ6ttKWLWLjogJneOzJeMxbW7DY4X9LZOYH29RkaSdRn9QFgOEBVs+r2ar6eNJvNNAZMLg8rHOfr6K9s3Cf1jtKPlnbXEwWYXLafojsGu7UQM7kGA/vF6LqPcD5PWa7jG6+YHhJn4IQuHtktlwAAAAAAAAAAAJUAngQQCRAQEjQQJHwQSP8NEI3/+SBeAVABVpBX/xIGAAAAAAAA' },
+  {
+    label: 'text, default',
+    input: textInput,
+    base64:
+      'JsAJcmVwbGF5IHNxbGl0ZSBzcWxpdGUgbHphdhMBy3ZsaW5rIHRvcGljEwGACi9jYW1lcmEvZnJvbnQgcmVjb3JkaW5nIGJ50gIABXZsaW5rIGFuZCBiYWcgbHphdiBieVIEhW1jYXAgUgeFZnJhbWUYAURtY2FwEQFEbHphdhICEBwExmFnIGJhZ1MJhmFuZCBiedoCUS7DYmFnkgkBYtQOh2FuZCBhbmTRBgRtY2FwkwSEbHphdlAEAJEjSGFuZCBsemF2UwzDYW5kkwCEbWNhcJUOAmJ5kwHVSFknmQNSRchsemF2IGJhZxoIkVaVElIrWRTVBxErFQTRD1MomQ3SEoRsemF2UhIVDhESkghRUxIqEgXEbHphdpIdDmx6YXYgcmVjb3JkaW5n',
+  },
+  {
+    label: 'text, hi',
+    input: textInput,
+    base64:
+      'JcAJcmVwbGF5IHNxbGl0ZSBzcWxpdGUgbHphdhQBy3ZsaW5rIHRvcGljFAGACi9jYW1lcmEvZnJvbnQgcmVjb3JkaW5nIGJ50wKNdmxpbmsgYW5kIGJhZ9IEAmJ5UwSFbWNhcCBTB4VmcmFtZRkBEQOEbWNhcFIDUggQHAVCYWcRBpMtERyBedsCUi7DYmFnkwnCYnnYAsNhbmQXB5g/kBEAkiNDYW5k0glTMcNhbmSUANESlToCYnmUAdZI2hVcNtFiEReDYmFn2wESVZYSEGMLEivWC9IPVChaHhg+3BkSEpMIEjbajNErUgYObHphdiByZWNvcmRpbmc=',
+  },
+  {
+    label: 'mid, default',
+    input: midInput,
+    base64:
+      'JgCkAmMDR0nL80MED08BCoOKy0+396SCu1Fh1hVNodH755Rj0FPdnthFm9qln1aRleoZYOF2ocOAf0NXtC1CdKCpfAVGgFYc9EFp4sz+6T5rV04GibaFatnPVB7W9WDqQHuAmNaprTADi6VOOoTgMbcJyAWMNpWCgSMlRf8TetvJitvEuR5cnVKHvUlVl4UKkljtvK/dqm4BX/mTHD8Nsea7ABSFoivHXUvBYdHvnyhTgP3SJelRWY519f2VKaXnUnT5uZ6ttKWLWLjogJneOzJeMxbW7DY4X9LZOYH29RkaSdRn9QFgOEBVs+r2ar6eNJvNNAZMLg8rHOfr6K9s3Cf1jtKPlnbXEwWYXLafojsGu7UQM7kGA/vF6LqPcD5PWa7jG6+YHhJn4IQuHtktlwAAAAAAAAAAkwATAhsEEAgLEBArECBrEEDrEID/7CAAAS8gXgFPAlaLkFf/EAYAAAAAAAA=',
+  },
+  {
+    label: 'mid, hi',
+    input: midInput,
+    base64:
+      'JUClAmMDR0nL80MED08BCoOKy0+396SCu1Fh1hVNodH755Rj0FPdnthFm9qln1aRleoZYOF2ocOAf0NXtC1CdKCpfAVGgFYc9EFp4sz+6T5rV04GibaFatnPVB7W9WDqQHuAmNaprTADi6VOOoTgMbcJyAWMNpWCgSMlRf8TetvJitvEuR5cnVKHvUlVl4UKkljtvK/dqm4BX/mTHD8Nsea7ABSFoivHXUvBYdHvnyhTgP3SJelRWY519f2VKaXnUnT5uZ6ttKWLWLjogJneOzJeMxbW7DY4X9LZOYH29RkaSdRn9QFgOEBVs+r2ar6eNJvNNAZMLg8rHOfr6K9s3Cf1jtKPlnbXEwWYXLafojsGu7UQM7kGA/vF6LqPcD5PWa7jG6+YHhJn4IQuHtktlwAAAAAAAAAAAJUAngQQCRAQEjQQJHwQSP8NEI3/+SBeAVABVpBX/xIGAAAAAAAA',
+  },
 ];
 
 /**
@@ -111,7 +144,9 @@ function buildStream(seed: number, mref: number): { stream: Uint8Array; data: Ui
     const lits = randomBytes(litCount);
     data.push(...lits);
     const far = rand() % 4 === 0 && data.length > 1 << 18;
-    const dist = far ? (1 << 18) + (rand() % (data.length - (1 << 18))) : 8 + (rand() % Math.min(data.length - 8, 5000));
+    const dist = far
+      ? (1 << 18) + (rand() % (data.length - (1 << 18)))
+      : 8 + (rand() % Math.min(data.length - 8, 5000));
     const len = Math.min(dist, mref + (rand() % 2 === 0 ? rand() % 12 : rand() % 520));
     for (let i = 0; i < len; i++) data.push(data[data.length - dist]);
     writer.block(lits, len, dist);
@@ -132,7 +167,11 @@ describe('lzav: format 2 (LZAV 4.x) streams', () => {
   }
 
   it('decodes hand-built streams with far offsets, carries and long lengths (mref 5 and 6)', () => {
-    for (const [seed, mref] of [[1, 5], [2, 6], [3, 4]]) {
+    for (const [seed, mref] of [
+      [1, 5],
+      [2, 6],
+      [3, 4],
+    ]) {
       const { stream, data } = buildStream(seed, mref);
       assert.deepEqual(lzav.decompress(stream, data.length), data, `seed ${seed}`);
     }

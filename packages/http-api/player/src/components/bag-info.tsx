@@ -5,12 +5,24 @@ import { formatBytes, formatCount, formatDuration, formatTime, tzLabel } from '.
 export function BagInfo({ info }: { info: Info }) {
   const urls = new Set(info.urls.map((u) => u.url)).size;
   const cards: Array<[string, string, string?]> = [
-    ['Duration', formatDuration(info.totalDuration), `${info.totalDuration} ms; first message at ${formatDuration(info.blankDuration)}`],
+    [
+      'Duration',
+      formatDuration(info.totalDuration),
+      `${info.totalDuration} ms; first message at ${formatDuration(info.blankDuration)}`,
+    ],
     ['Messages', formatCount(info.messageCount)],
     ['Urls', String(urls)],
-    ['Size', formatBytes(info.fileSize), `${formatBytes(info.totalRawSize)} of payload, ${info.compressionType || 'no'} compression`],
+    [
+      'Size',
+      formatBytes(info.fileSize),
+      `${formatBytes(info.totalRawSize)} of payload, ${info.compressionType || 'no'} compression`,
+    ],
     ['Format', `${info.format} ${info.version}`, info.storageType],
-    ['Start', formatTime({ mode: 'local', startMs: info.startTimestamp, timezone: info.timezone }, 0), `${tzLabel(info.timezone)} (the recording's zone)`],
+    [
+      'Start',
+      formatTime({ mode: 'local', startMs: info.startTimestamp, timezone: info.timezone }, 0),
+      `${tzLabel(info.timezone)} (the recording's zone)`,
+    ],
   ];
   return (
     <section class="cards" data-testid="bag-info" aria-label="Bag info">

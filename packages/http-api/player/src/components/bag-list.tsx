@@ -22,7 +22,13 @@ export function BagList({ bags, error, selected, onOpen, onReload }: BagListProp
         </button>
       </div>
       {bags && bags.length > 8 ? (
-        <input class="filter" type="search" placeholder="Filter…" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
+        <input
+          class="filter"
+          type="search"
+          placeholder="Filter…"
+          value={filter}
+          onInput={(e) => setFilter(e.currentTarget.value)}
+        />
       ) : null}
       {error ? <p class="error">{error}</p> : null}
       {!bags && !error ? <p class="muted">Loading…</p> : null}
@@ -30,10 +36,20 @@ export function BagList({ bags, error, selected, onOpen, onReload }: BagListProp
       <ul data-testid="bag-list">
         {shown.map((b) => (
           <li key={b.id}>
-            <button class={'bag' + (b.id === selected ? ' selected' : '') + (b.error ? ' broken' : '')} onClick={() => onOpen(b.id)} title={b.error ? `${b.error.code}: ${b.error.message}` : b.id}>
+            <button
+              class={`bag${b.id === selected ? ' selected' : ''}${b.error ? ' broken' : ''}`}
+              onClick={() => onOpen(b.id)}
+              title={b.error ? `${b.error.code}: ${b.error.message}` : b.id}
+            >
               <span class="bag-id">{b.id}</span>
               <span class="bag-meta">
-                {b.format} · {b.messageCount === null ? <span class="error">{b.error?.code ?? 'unreadable'}</span> : `${formatCount(b.messageCount)} msgs`} · {formatBytes(b.size)}
+                {b.format} ·{' '}
+                {b.messageCount === null ? (
+                  <span class="error">{b.error?.code ?? 'unreadable'}</span>
+                ) : (
+                  `${formatCount(b.messageCount)} msgs`
+                )}{' '}
+                · {formatBytes(b.size)}
               </span>
             </button>
           </li>

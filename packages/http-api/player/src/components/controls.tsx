@@ -52,10 +52,21 @@ export function Controls(p: ControlsProps) {
   const ready = p.state !== 'connecting' && p.state !== 'closed';
   return (
     <section class="controls" aria-label="Replay controls">
-      <button class="primary" data-testid="play" onClick={p.onPlayPause} disabled={!ready || (!p.canPlay && !playing)} title="Play / pause (Space)">
+      <button
+        class="primary"
+        data-testid="play"
+        onClick={p.onPlayPause}
+        disabled={!ready || (!p.canPlay && !playing)}
+        title="Play / pause (Space)"
+      >
         {playing ? '❚❚ Pause' : p.state === 'paused' ? '▶ Resume' : '▶ Play'}
       </button>
-      <button data-testid="step" onClick={p.onStep} disabled={!ready || playing || !p.canPlay} title="One frame (. or →)">
+      <button
+        data-testid="step"
+        onClick={p.onStep}
+        disabled={!ready || playing || !p.canPlay}
+        title="One frame (. or →)"
+      >
         Step ›
       </button>
       <button data-testid="stop" onClick={p.onStop} disabled={!ready || p.state === 'stopped'} title="Stop">
@@ -70,9 +81,13 @@ export function Controls(p: ControlsProps) {
       >
         <input
           data-testid="time"
-          class={'mono' + (bad ? ' invalid' : '')}
+          class={`mono${bad ? ' invalid' : ''}`}
           aria-label="Replay time; type a time and press Enter to seek"
-          title={p.clock.mode === 'relative' ? 'Seek: [h:]m:ss.mmm or seconds, then Enter' : 'Seek: hh:mm:ss.mmm or YYYY-MM-DD hh:mm:ss.mmm, then Enter'}
+          title={
+            p.clock.mode === 'relative'
+              ? 'Seek: [h:]m:ss.mmm or seconds, then Enter'
+              : 'Seek: hh:mm:ss.mmm or YYYY-MM-DD hh:mm:ss.mmm, then Enter'
+          }
           value={editing ?? now}
           size={p.clock.mode === 'relative' ? 12 : 24}
           onFocus={() => setEditing(now)}
@@ -98,14 +113,30 @@ export function Controls(p: ControlsProps) {
         </select>
       </label>
       <label title="Start again at the end (L)">
-        <input type="checkbox" data-testid="loop" checked={p.loop} onChange={(e) => p.onLoop(e.currentTarget.checked)} /> Loop
+        <input
+          type="checkbox"
+          data-testid="loop"
+          checked={p.loop}
+          onChange={(e) => p.onLoop(e.currentTarget.checked)}
+        />{' '}
+        Loop
       </label>
       <label title="Start at the first message instead of at the recording start">
-        <input type="checkbox" data-testid="skip-blank" checked={p.skipBlank} onChange={(e) => p.onSkipBlank(e.currentTarget.checked)} /> Skip blank
+        <input
+          type="checkbox"
+          data-testid="skip-blank"
+          checked={p.skipBlank}
+          onChange={(e) => p.onSkipBlank(e.currentTarget.checked)}
+        />{' '}
+        Skip blank
       </label>
       <label title="How times are shown; local is the recording's own zone">
         Time{' '}
-        <select data-testid="time-mode" value={p.clock.mode} onChange={(e) => p.onTimeMode(e.currentTarget.value as TimeMode)}>
+        <select
+          data-testid="time-mode"
+          value={p.clock.mode}
+          onChange={(e) => p.onTimeMode(e.currentTarget.value as TimeMode)}
+        >
           <option value="relative">relative</option>
           <option value="local">local ({tzLabel(p.clock.timezone)})</option>
           <option value="utc">UTC</option>
@@ -122,7 +153,7 @@ export function Controls(p: ControlsProps) {
           fit
         </button>
       </span>
-      <span class={'state state-' + p.state} data-testid="state">
+      <span class={`state state-${p.state}`} data-testid="state">
         {p.state}
       </span>
       {p.dropped > 0 ? (
@@ -130,7 +161,11 @@ export function Controls(p: ControlsProps) {
           {p.dropped} dropped
         </span>
       ) : null}
-      {p.error ? <span class="error small" data-testid="replay-error">{p.error}</span> : null}
+      {p.error ? (
+        <span class="error small" data-testid="replay-error">
+          {p.error}
+        </span>
+      ) : null}
     </section>
   );
 }

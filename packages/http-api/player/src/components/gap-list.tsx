@@ -9,7 +9,8 @@ export interface GapRow {
 
 export function gapRows(timing: Timing | undefined): GapRow[] {
   const rows: GapRow[] = [];
-  for (const u of timing?.urls ?? []) for (const g of u.gaps) rows.push({ url: u.url, startMs: g.startUs / 1000, lengthMs: g.lengthUs / 1000 });
+  for (const u of timing?.urls ?? [])
+    for (const g of u.gaps) rows.push({ url: u.url, startMs: g.startUs / 1000, lengthMs: g.lengthUs / 1000 });
   return rows.sort((a, b) => a.startMs - b.startMs || (a.url < b.url ? -1 : 1));
 }
 
@@ -29,7 +30,10 @@ export function GapList({ rows, loading, error, factor, clock, onFactor, onShow 
     <section class="panel gaps" aria-label="Gaps">
       <div class="panel-head">
         <h2>
-          Gaps <span class={rows.length > 0 ? 'badge warn' : 'badge'} data-testid="gap-count">{loading ? '…' : rows.length}</span>
+          Gaps{' '}
+          <span class={rows.length > 0 ? 'badge warn' : 'badge'} data-testid="gap-count">
+            {loading ? '…' : rows.length}
+          </span>
         </h2>
         <label title="A gap is an interval longer than this many times the url's median period">
           factor{' '}

@@ -41,7 +41,11 @@ export function Inspector({ urls, url, frame, received, decoder, clock, onUrl }:
   useEffect(() => {
     let live = true;
     if (!shown || !decoder) setDecoded(undefined);
-    else decoder.decode(shown).then((d) => live && setDecoded(d), (e: Error) => live && setDecoded({ kind: 'hex', reason: e.message }));
+    else
+      decoder.decode(shown).then(
+        (d) => live && setDecoded(d),
+        (e: Error) => live && setDecoded({ kind: 'hex', reason: e.message }),
+      );
     return () => {
       live = false;
     };
@@ -58,14 +62,18 @@ export function Inspector({ urls, url, frame, received, decoder, clock, onUrl }:
           <pre class="payload hex" data-testid="payload">
             {shown.data.length === 0 ? '(empty payload)' : hexDump(shown.data, limit)}
           </pre>
-          {shown.data.length > limit ? <p class="muted">First {formatBytes(limit)} of {formatBytes(shown.data.length)}.</p> : null}
+          {shown.data.length > limit ? (
+            <p class="muted">
+              First {formatBytes(limit)} of {formatBytes(shown.data.length)}.
+            </p>
+          ) : null}
         </>
       );
     }
     const text = decoded.kind === 'text' ? decoded.value : JSON.stringify(decoded.value, null, 2);
     return (
       <pre class="payload" data-testid="payload">
-        {text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) + '\n…' : text}
+        {text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}\n…` : text}
       </pre>
     );
   })();
@@ -74,7 +82,12 @@ export function Inspector({ urls, url, frame, received, decoder, clock, onUrl }:
     <section class="panel inspector" aria-label="Message inspector">
       <div class="panel-head">
         <h2>Inspector</h2>
-        <select data-testid="inspector-url" value={url ?? ''} onChange={(e) => onUrl(e.currentTarget.value)} aria-label="Url to inspect">
+        <select
+          data-testid="inspector-url"
+          value={url ?? ''}
+          onChange={(e) => onUrl(e.currentTarget.value)}
+          aria-label="Url to inspect"
+        >
           {urls.map((u) => (
             <option key={u} value={u}>
               {u}
@@ -88,17 +101,20 @@ export function Inspector({ urls, url, frame, received, decoder, clock, onUrl }:
       {shown ? (
         <dl class="frame-meta" data-testid="frame-meta">
           <dt>time</dt>
-          <dd class="mono" data-testid="frame-time">{formatTime(clock, shown.timestamp / 1000)}</dd>
+          <dd class="mono" data-testid="frame-time">
+            {formatTime(clock, shown.timestamp / 1000)}
+          </dd>
           <dt>action</dt>
           <dd>{ACTIONS[shown.actionType] ?? shown.actionType}</dd>
           <dt>ser</dt>
           <dd class="mono">
-            {serForAction(shown.serType, shown.actionType)} <span class="muted">({SCHEMA_LABELS[shown.schemaType] ?? shown.schemaType})</span>
+            {serForAction(shown.serType, shown.actionType)}{' '}
+            <span class="muted">({SCHEMA_LABELS[shown.schemaType] ?? shown.schemaType})</span>
           </dd>
           <dt>size</dt>
           <dd>{formatBytes(shown.data.length)}</dd>
           <dt>decoded</dt>
-          <dd data-testid="decoded-kind">{hex ? 'hex' : decoded?.kind ?? '…'}</dd>
+          <dd data-testid="decoded-kind">{hex ? 'hex' : (decoded?.kind ?? '…')}</dd>
         </dl>
       ) : null}
       <div class="scroll">{body}</div>

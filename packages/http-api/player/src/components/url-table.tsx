@@ -24,7 +24,16 @@ export function urlRows(info: Info, timing: Timing | undefined): UrlRow[] {
     let row = rows.get(u.url);
     if (!row) {
       const t = measured.get(u.url);
-      row = { url: u.url, kinds: '', ser: u.ser, schema: SCHEMA_LABELS[u.schemaType] ?? String(u.schemaType), count: 0, size: 0, rateHz: t ? t.rateHz : u.freq, gaps: t?.gaps.length ?? 0 };
+      row = {
+        url: u.url,
+        kinds: '',
+        ser: u.ser,
+        schema: SCHEMA_LABELS[u.schemaType] ?? String(u.schemaType),
+        count: 0,
+        size: 0,
+        rateHz: t ? t.rateHz : u.freq,
+        gaps: t?.gaps.length ?? 0,
+      };
       rows.set(u.url, row);
     }
     const kind = u.action ?? u.type;
@@ -63,12 +72,18 @@ export function UrlTable({ rows, mode, chosen, selected, onMode, onToggle, onSel
         <table>
           <thead>
             <tr>
-              {mode !== 'all' ? <th title={mode === 'whitelist' ? 'Replay these' : 'Leave these out'}>{mode === 'whitelist' ? 'keep' : 'drop'}</th> : null}
+              {mode !== 'all' ? (
+                <th title={mode === 'whitelist' ? 'Replay these' : 'Leave these out'}>
+                  {mode === 'whitelist' ? 'keep' : 'drop'}
+                </th>
+              ) : null}
               <th>url</th>
               <th>kind</th>
               <th>ser</th>
               <th class="num">count</th>
-              <th class="num" title="Measured by /timing (messages per second)">rate</th>
+              <th class="num" title="Measured by /timing (messages per second)">
+                rate
+              </th>
               <th class="num">size</th>
             </tr>
           </thead>
@@ -77,19 +92,30 @@ export function UrlTable({ rows, mode, chosen, selected, onMode, onToggle, onSel
               <tr key={r.url} class={r.url === selected ? 'selected' : ''} onClick={() => onSelect(r.url)}>
                 {mode !== 'all' ? (
                   <td onClick={(e) => e.stopPropagation()}>
-                    <input type="checkbox" aria-label={`${mode} ${r.url}`} checked={chosen.has(r.url)} onChange={() => onToggle(r.url)} />
+                    <input
+                      type="checkbox"
+                      aria-label={`${mode} ${r.url}`}
+                      checked={chosen.has(r.url)}
+                      onChange={() => onToggle(r.url)}
+                    />
                   </td>
                 ) : null}
                 <td class="mono" title={r.url}>
                   {r.url}
-                  {r.gaps > 0 ? <span class="badge warn" title={`${r.gaps} gap(s)`}>{r.gaps}</span> : null}
+                  {r.gaps > 0 ? (
+                    <span class="badge warn" title={`${r.gaps} gap(s)`}>
+                      {r.gaps}
+                    </span>
+                  ) : null}
                 </td>
                 <td>{r.kinds}</td>
                 <td class="mono" title={`${r.schema}: ${r.ser}`}>
                   {r.ser || r.schema}
                 </td>
                 <td class="num">{formatCount(r.count)}</td>
-                <td class="num">{r.rateHz > 0 ? `${r.rateHz >= 100 ? r.rateHz.toFixed(0) : r.rateHz.toFixed(1)} Hz` : '–'}</td>
+                <td class="num">
+                  {r.rateHz > 0 ? `${r.rateHz >= 100 ? r.rateHz.toFixed(0) : r.rateHz.toFixed(1)} Hz` : '–'}
+                </td>
                 <td class="num">{formatBytes(r.size)}</td>
               </tr>
             ))}

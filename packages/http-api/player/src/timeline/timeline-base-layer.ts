@@ -1,9 +1,28 @@
 import type { Density } from '../api.js';
 import { formatTick, tickStep } from '../time-format.js';
 import type { TimelineData } from './timeline-data.js';
-import { AXIS_HEIGHT, LABEL_WIDTH, LANE_HEIGHT, laneTop, plotWidthOf, xOf, type TimelineGeometry } from './timeline-layout.js';
+import {
+  AXIS_HEIGHT,
+  LABEL_WIDTH,
+  LANE_HEIGHT,
+  laneTop,
+  plotWidthOf,
+  xOf,
+  type TimelineGeometry,
+} from './timeline-layout.js';
 
-const COLORS = ['#2563eb', '#0d9488', '#9333ea', '#ca8a04', '#db2777', '#0891b2', '#65a30d', '#ea580c', '#4f46e5', '#059669'];
+const COLORS = [
+  '#2563eb',
+  '#0d9488',
+  '#9333ea',
+  '#ca8a04',
+  '#db2777',
+  '#0891b2',
+  '#65a30d',
+  '#ea580c',
+  '#4f46e5',
+  '#059669',
+];
 const GAP_FILL = 'rgba(220, 38, 38, 0.22)';
 const GAP_EDGE = '#dc2626';
 
@@ -59,7 +78,12 @@ function drawAxis(ctx: CanvasRenderingContext2D, data: TimelineData, g: Timeline
   }
 }
 
-function drawLanes(ctx: CanvasRenderingContext2D, data: TimelineData, g: TimelineGeometry, density: Density | undefined): void {
+function drawLanes(
+  ctx: CanvasRenderingContext2D,
+  data: TimelineData,
+  g: TimelineGeometry,
+  density: Density | undefined,
+): void {
   const plotRight = g.width;
   const byUrl = new Map(density?.urls.map((u) => [u.url, u]) ?? []);
   data.lanes.forEach((url, lane) => {
@@ -143,7 +167,13 @@ function drawLabels(ctx: CanvasRenderingContext2D, data: TimelineData, g: Timeli
 function densityForView(data: TimelineData, g: TimelineGeometry): Density | undefined {
   const d = data.detail;
   const tolerance = (g.endMs - g.beginMs) * 0.01;
-  if (d && d.beginMs <= g.beginMs + tolerance && d.endMs >= g.endMs - tolerance && d.endMs - d.beginMs <= (g.endMs - g.beginMs) * 4) return d;
+  if (
+    d &&
+    d.beginMs <= g.beginMs + tolerance &&
+    d.endMs >= g.endMs - tolerance &&
+    d.endMs - d.beginMs <= (g.endMs - g.beginMs) * 4
+  )
+    return d;
   return data.overview;
 }
 
@@ -153,8 +183,8 @@ function ellipsize(ctx: CanvasRenderingContext2D, text: string, max: number): st
   let hi = text.length;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
-    if (ctx.measureText('…' + text.slice(text.length - mid)).width <= max) lo = mid;
+    if (ctx.measureText(`…${text.slice(text.length - mid)}`).width <= max) lo = mid;
     else hi = mid - 1;
   }
-  return '…' + text.slice(text.length - lo);
+  return `…${text.slice(text.length - lo)}`;
 }

@@ -7,7 +7,13 @@ import { AXIS_HEIGHT, LABEL_WIDTH, msAt, type TimelineGeometry } from './timelin
  * with a marker on the axis) and the time under the pointer. `cursorX` is NaN when there is no cursor to show;
  * `hoverX` undefined when the pointer is not over the timeline.
  */
-export function drawOverlayLayer(ctx: CanvasRenderingContext2D, data: TimelineData, g: TimelineGeometry, cursorX: number, hoverX: number | undefined): void {
+export function drawOverlayLayer(
+  ctx: CanvasRenderingContext2D,
+  data: TimelineData,
+  g: TimelineGeometry,
+  cursorX: number,
+  hoverX: number | undefined,
+): void {
   if (hoverX !== undefined && hoverX > LABEL_WIDTH) {
     ctx.strokeStyle = 'rgba(55, 65, 81, 0.35)';
     ctx.setLineDash([3, 3]);

@@ -1,6 +1,14 @@
 import { drawBaseLayer } from './timeline-base-layer.js';
 import type { TimelineCallbacks, TimelineData } from './timeline-data.js';
-import { LABEL_WIDTH, laneUrlAt, msAt, plotWidthOf, timelineHeight, xOf, type TimelineGeometry } from './timeline-layout.js';
+import {
+  LABEL_WIDTH,
+  laneUrlAt,
+  msAt,
+  plotWidthOf,
+  timelineHeight,
+  xOf,
+  type TimelineGeometry,
+} from './timeline-layout.js';
 import { drawOverlayLayer } from './timeline-overlay-layer.js';
 
 export type { TimelineCallbacks, TimelineData } from './timeline-data.js';
@@ -191,7 +199,8 @@ export class TimelineView {
     this.lastCursorMs = cursorMs;
     if (this.drag || !Number.isFinite(cursorMs) || !(last >= this.v0 && last <= this.v1)) return;
     const span = this.v1 - this.v0;
-    if (cursorMs > this.v1 && cursorMs - last < span && this.v1 < this.duration()) this.setView(cursorMs - span * 0.05, cursorMs + span * 0.95);
+    if (cursorMs > this.v1 && cursorMs - last < span && this.v1 < this.duration())
+      this.setView(cursorMs - span * 0.05, cursorMs + span * 0.95);
   }
 
   private drawBase(): void {
