@@ -28,6 +28,7 @@ const guide: DefaultTheme.SidebarItem[] = [
     items: [
       { text: 'CLI reference', link: '/reference/cli' },
       { text: 'HTTP API', link: '/reference/http-api' },
+      { text: 'File formats reference', link: '/reference/format' },
       { text: 'API reference', link: '/api/' },
       { text: 'Performance', link: '/performance' },
     ],
