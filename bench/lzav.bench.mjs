@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// LZAV codec benchmark: for each vector in shared/fixtures/lzav (plus two synthetic 1 MiB inputs) measures our
+// LZAV codec benchmark: for each vector in fixtures/lzav (plus two synthetic 1 MiB inputs) measures our
 // compressor (default and high-ratio), decompressor and compression-frame round trip, and compares our compressed
 // sizes with the reference C output (.lzav / .lzavhi). Prints a table and merges the numbers, keyed by runtime,
 // into bench/results/lzav.json.
@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lzav } from '../packages/core/dist/codecs/lzav/index.js';
 import { compressFrame, decompressFrame } from '../packages/core/dist/codecs/compression-frame.js';
-import { sharedFixturesDir } from '../packages/core/dist/testing/fixtures.js';
+import { fixturesDir } from '@vlink/fixtures';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const quick = process.argv.includes('--quick');
@@ -47,7 +47,12 @@ function throughput(bytes, fn) {
 
 function synthetic() {
   let s = 12345;
-  const next = () => ((s ^= s << 13), (s ^= s >>> 17), (s ^= s << 5), s >>> 0);
+  const next = () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return s >>> 0;
+  };
   const words = ['frame', 'url', '/camera/front', 'elapsed', 'lidar', 'points', 'x', 'y', 'z', '0.125', 'odom', 'imu'];
   const text = new Uint8Array(1 << 20);
   for (let i = 0; i < text.length; ) {
@@ -64,7 +69,7 @@ function synthetic() {
   ];
 }
 
-const dir = join(sharedFixturesDir(), 'lzav');
+const dir = join(fixturesDir, 'lzav');
 const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
 const inputs = [
   ...manifest.vectors.map((v) => ({

@@ -73,7 +73,8 @@ function command(bench, runtime) {
   if (runtime === 'deno' && typeof bench.deno === 'string') return { skip: bench.deno };
   if (bench.python) {
     if (!existsSync(PYTHON)) return { skip: 'clients/python/.venv is missing (scripts/test-python.sh creates it)' };
-    const out = join(resultsDir, `${bench.name}-${runtime}.json`);
+    // Relative to the repository (the child runs there), so the run log names no path of this machine.
+    const out = relative(REPO, join(resultsDir, `${bench.name}-${runtime}.json`));
     return { exe: PYTHON, args: [join('bench', bench.script), ...flag, '--runtime', runtime, '--out', out] };
   }
   const rt = runtimeCommand(runtime);

@@ -7,7 +7,7 @@ import { loadCorpus, type JsonRecord, type JsonValue } from './corpus.test.fixtu
 import { streamRecords } from './record-stream.js';
 import type { McapRecord } from './records.js';
 
-// The MCAP conformance corpus (shared/fixtures/mcap-conformance): every .mcap has a .json twin with the records a
+// The MCAP conformance corpus (fixtures/mcap-conformance): every .mcap has a .json twin with the records a
 // reader must produce. Numbers in the JSON are strings; byte arrays are arrays of strings.
 
 const FIELDS: Record<string, string[]> = {
@@ -77,7 +77,7 @@ describe('MCAP conformance corpus', () => {
   const bytesOf = new Map(corpus.map((c) => [c.path, c.bytes]));
   const twinOf = new Map(corpus.map((c) => [c.path, c.records.map(normalise)]));
 
-  test('the corpus is there (LFS pointers rebuilt from their twins and verified by SHA-256)', () => {
+  test("the corpus is there, every file verified against upstream's SHA-256", () => {
     assert.ok(files.length >= 200, `found ${files.length} files`);
   });
 

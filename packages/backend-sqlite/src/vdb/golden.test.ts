@@ -3,23 +3,23 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { ActionType, SchemaType } from '@vlink/bag-core';
-import { sharedFixturesDir } from '@vlink/bag-core/testing';
+import { fixturesDir } from '@vlink/fixtures';
 import { loadDriver, type SqlValue } from '../driver/driver.js';
 import { tempDir, withDb } from '../test-util.js';
 import { VdbReader } from './reader.js';
 
 /**
- * Golden files: `.vdb` files built by hand with plain SQL from the spec's DDL (not with our writer), as VLink would
+ * Golden files: `.vdb` files built by hand with plain SQL from the DDL of the format reference (§2.2) (not with our writer), as VLink would
  * have written them, then read back through our reader.
  */
 const driver = await loadDriver();
 const tmp = tempDir('golden');
 after(() => tmp.cleanup());
 
-const lzavDir = join(sharedFixturesDir(), 'lzav');
+const lzavDir = join(fixturesDir, 'lzav');
 const fixture = (name: string) => new Uint8Array(readFileSync(join(lzavDir, name)));
 
-/** VLink's compression frame around a reference LZAV stream: magic | u32 BE size | stream | magic (spec §3.1). */
+/** VLink's compression frame around a reference LZAV stream: magic | u32 BE size | stream | magic (format reference §3.1). */
 function vlinkFrame(stream: Uint8Array, rawSize: number): Uint8Array {
   const out = new Uint8Array(stream.length + 12);
   out.set([0x17, 0x49, 0xb2, 0x6f], 0);
@@ -113,7 +113,7 @@ function build(v: Variant = {}): string {
 
 const PC = ['shm://lidar', ActionType.Publish, 'raw', SchemaType.Raw];
 
-describe('golden .vdb built by hand from the spec DDL', () => {
+describe('golden .vdb built by hand from the DDL of the format reference', () => {
   test('info: header, urls (sparse ids, encoding-less ser inference), schemas, durations', () => {
     const reader = VdbReader.open(driver, build());
     const info = reader.info();

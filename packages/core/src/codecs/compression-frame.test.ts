@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { BagError } from '../errors.js';
-import { sharedFixturesDir } from '../testing/fixtures.js';
+import { fixturesDir } from '@vlink/fixtures';
 import {
   CompressionDecider,
   FRAME_FOOTER_MAGIC,
@@ -18,7 +18,7 @@ import {
 } from './compression-frame.js';
 import { lzav } from './lzav/index.js';
 
-const fixture = (file: string): Uint8Array => new Uint8Array(readFileSync(join(sharedFixturesDir(), 'lzav', file)));
+const fixture = (file: string): Uint8Array => new Uint8Array(readFileSync(join(fixturesDir, 'lzav', file)));
 const isCorrupt = (e: unknown): boolean => BagError.isInstance(e) && e.code === 'CORRUPT_DATA';
 
 function noise(length: number, seed: number): Uint8Array {

@@ -1,4 +1,3 @@
-export { sharedFixturesDir } from './fixtures.js';
 export { createTestContext } from './context.js';
 export { noiseBytes, patternBytes, sampleFrames, SAMPLE_PROTO_SCHEMA } from './sample-frames.js';
 export { memoryBackend } from './memory-backend.js';

@@ -19,7 +19,7 @@ export interface SplitRecoveryOptions {
 }
 
 /**
- * What every split format must do with a recording that was interrupted (spec §4.2: the segment being written is not
+ * What every split format must do with a recording that was interrupted (format reference §4.2: the segment being written is not
  * in the manifest until it is closed): `tryToFix` reads the unlisted segments, `check()` fails until `fix()` lists
  * them, and the repaired manifest has the totals a clean close would have written. The interruption is simulated by
  * copying the recording's directory while the writer is still open (after a commit), so the copy is exactly what a

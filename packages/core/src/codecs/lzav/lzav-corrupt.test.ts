@@ -3,10 +3,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { BagError } from '../../errors.js';
-import { sharedFixturesDir } from '../../testing/fixtures.js';
+import { fixturesDir } from '@vlink/fixtures';
 import { lzav } from './index.js';
 
-const dir = join(sharedFixturesDir(), 'lzav');
+const dir = join(fixturesDir, 'lzav');
 const read = (file: string): Uint8Array => new Uint8Array(readFileSync(join(dir, file)));
 
 function xorshift(seed: number): () => number {

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { sharedFixturesDir } from '../../testing/fixtures.js';
+import { fixturesDir } from '@vlink/fixtures';
 import { lzav } from './index.js';
 
 interface Vector {
@@ -14,7 +14,7 @@ interface Vector {
   lzavhi_size: number;
 }
 
-const dir = join(sharedFixturesDir(), 'lzav');
+const dir = join(fixturesDir, 'lzav');
 const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { vectors: Vector[] };
 const read = (file: string): Uint8Array => new Uint8Array(readFileSync(join(dir, file)));
 
