@@ -108,7 +108,11 @@ function startChild(childArgs) {
   state.stop = () => child.kill();
   return ready;
 }
-process.on('exit', () => children.forEach((c) => c.kill()));
+process.on('exit', () =>
+  children.forEach((c) => {
+    c.kill();
+  }),
+);
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;

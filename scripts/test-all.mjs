@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Runs the one compiled test suite (packages/*/dist/**/*.test.js) under Node, Bun and Deno, then the Python client's
-// tests, the examples, the browser tests of the web player, the install test of the packed tarballs, and a smoke run
-// of the benchmark harness.
-// Usage: node scripts/test-all.mjs [node|bun|deno|packaging|python|examples|browser|install|bench ...]   (default: all)
+// Checks that no tracked file points outside the repository, runs the linter (Biome), then the one compiled test
+// suite (packages/*/dist/**/*.test.js) under Node, Bun and Deno, then the Python client's tests, the examples, the
+// browser tests of the web player, the install test of the packed tarballs, and a smoke run of the benchmarks.
+// Usage: node scripts/test-all.mjs [repository|lint|node|bun|deno|packaging|python|examples|browser|install|bench ...]   (default: all)
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -36,6 +36,10 @@ const commands = {
   node: ['node', ['--test', '--test-concurrency=1', ...testFiles]],
   bun: [bin('bun'), ['test', '--timeout=120000', ...testFiles.map((f) => `./${f.slice(root.length + 1)}`)]],
   deno: [bin('deno'), ['test', '-A', '--no-check', '--node-modules-dir=manual', ...testFiles]],
+  // The linter and formatter (Biome) first: a formatting slip fails in seconds, before the long suites.
+  lint: [bin('biome'), ['check', '.']],
+  // No tracked file may point outside the repository (a clone has nothing beside it).
+  repository: ['node', [join(root, 'scripts', 'check-repository.mjs')]],
   python: ['bash', [join(root, 'scripts', 'test-python.sh')]],
   browser: ['node', [join(root, 'scripts', 'test-browser.mjs')]],
   packaging: ['node', [join(root, 'scripts', 'test-packaging.mjs')]],

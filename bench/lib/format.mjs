@@ -38,7 +38,7 @@ export const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-const escape = (cell) =>
+const escapeCell = (cell) =>
   String(cell ?? '–')
     .replace(/\|/g, '\\|')
     .replace(/\n/g, ' ');
@@ -48,7 +48,7 @@ export function table(titles, rows) {
   const right = titles.map(
     (_, i) => i > 0 && rows.length > 0 && rows.every((r) => /^[-–\d]/.test(String(r[i] ?? '–'))),
   );
-  const head = `| ${titles.map(escape).join(' | ')} |`;
+  const head = `| ${titles.map(escapeCell).join(' | ')} |`;
   const rule = `|${right.map((r) => (r ? '---:' : '---')).join('|')}|`;
-  return [head, rule, ...rows.map((r) => `| ${r.map(escape).join(' | ')} |`)].join('\n');
+  return [head, rule, ...rows.map((r) => `| ${r.map(escapeCell).join(' | ')} |`)].join('\n');
 }

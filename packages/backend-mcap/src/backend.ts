@@ -8,8 +8,8 @@ import { openVcapx, tagVcapx } from './vcapx/vcapx-reader.js';
 import { createVcapxWriter } from './vcapx/vcapx-writer.js';
 
 /**
- * The `.vcap` backend: VLink's MCAP mapping (spec §5), written by our own chunk writer, read with `VcapReader`; and
- * `.vcapx` split recordings of such segments (spec §6).
+ * The `.vcap` backend: VLink's MCAP mapping (format reference §5), written by our own chunk writer, read with `VcapReader`; and
+ * `.vcapx` split recordings of such segments (format reference §6).
  */
 export const mcapBackend: Backend = {
   name: 'mcap',
@@ -31,7 +31,7 @@ export const mcapBackend: Backend = {
     if (extensionOf(path) === '.vcapx') return openVcapx(path, options);
     return VcapReader.open(path, options, await loadCodecs());
   },
-  /** A single `.vcap` has no rewritable tag (spec §5.4 step 9); a `.vcapx` has it in its manifest (§6). */
+  /** A single `.vcap` has no rewritable tag (format reference §5.4 step 9); a `.vcapx` has it in its manifest (§6). */
   async tag(path, name) {
     return extensionOf(path) === '.vcapx' ? tagVcapx(path, name) : false;
   },

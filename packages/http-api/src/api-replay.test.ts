@@ -22,7 +22,9 @@ describe('WS replay', () => {
     const got = ws.binaries();
     const encoder = new FrameEncoder();
     assert.equal(got.length, replay.frames.length);
-    got.forEach((bytes, i) => assert.deepEqual(bytes, encoder.encode(replay.frames[i]!), `frame ${i}`));
+    got.forEach((bytes, i) => {
+      assert.deepEqual(bytes, encoder.encode(replay.frames[i]!), `frame ${i}`);
+    });
     assert.equal((await ws.event('status')).status, 'stopped');
   });
 

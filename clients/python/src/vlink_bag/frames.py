@@ -118,7 +118,7 @@ class Message:
 
 
 def data_type_for(ser: str, action: int) -> str:
-    """The type name that applies to ``action``: RPC urls carry ``"Req|Resp"`` (VLink spec §2.6)."""
+    """The type name that applies to ``action``: RPC urls carry ``"Req|Resp"`` (format reference §2.6)."""
     if 1 <= action <= 4:
         bar = ser.find("|")
         if bar >= 0:

@@ -7,7 +7,7 @@ import type { ChannelTally } from './vlink-channel-meta.js';
 const URL_KINDS = new Set(['Method', 'Event', 'Field', 'Unknown']);
 
 /**
- * The VLink metadata of a `.vcap` (spec §5.2): exactly one `VLinkHeader` with its keys and a usable version, and one
+ * The VLink metadata of a `.vcap` (format reference §5.2): exactly one `VLinkHeader` with its keys and a usable version, and one
  * `VLinkChannel_<id>` per channel with messages whose index, counts and values agree with the data.
  */
 export function checkVlinkMetadata(

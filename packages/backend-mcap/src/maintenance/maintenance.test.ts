@@ -69,9 +69,13 @@ async function crashed(frames: Frame[], committed: number, config: Partial<Write
     context: testContext(),
     file: 'mem.vcap',
   });
-  frames.slice(0, committed).forEach((f) => writer.write(f));
+  frames.slice(0, committed).forEach((f) => {
+    writer.write(f);
+  });
   writer.commit();
-  frames.slice(committed).forEach((f) => writer.write(f));
+  frames.slice(committed).forEach((f) => {
+    writer.write(f);
+  });
   return writable.bytes(); // never closed: no VLinkChannel_*, no summary, no footer
 }
 
@@ -240,9 +244,13 @@ describe('.vcap fix', () => {
       file: path,
     });
     const frames = mixedFrames(200);
-    frames.slice(0, 150).forEach((f) => writer.write(f));
+    frames.slice(0, 150).forEach((f) => {
+      writer.write(f);
+    });
     writer.commit();
-    frames.slice(150).forEach((f) => writer.write(f));
+    frames.slice(150).forEach((f) => {
+      writer.write(f);
+    });
     const readOnly = (await mcapBackend.openReader(path, { tryToFix: true })) as VcapReader;
     assert.equal(await readOnly.check(), false);
     await assert.rejects(readOnly.fix!(false), (e: unknown) => BagError.isInstance(e) && e.code === 'NOT_SUPPORTED');

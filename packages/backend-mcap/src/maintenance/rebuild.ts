@@ -132,7 +132,8 @@ class Rebuilder implements ChunkRebuildContext {
         return;
       }
       case 'record':
-        return this.record(item);
+        this.record(item);
+        return;
     }
   }
 
@@ -143,9 +144,13 @@ class Rebuilder implements ChunkRebuildContext {
     switch (item.opcode) {
       case Opcode.Message: {
         const channelId = item.view.getUint16(item.at + 9, true);
-        if (!this.channels.has(channelId)) return this.dropMessage(item.length);
+        if (!this.channels.has(channelId)) {
+          this.dropMessage(item.length);
+          return;
+        }
         this.countMessage(channelId, item.view.getBigUint64(item.at + 15, true), item.length - 31);
-        return this.out.write(bytes);
+        this.out.write(bytes);
+        return;
       }
       case Opcode.Schema:
       case Opcode.Channel: {
@@ -171,11 +176,13 @@ class Rebuilder implements ChunkRebuildContext {
           else return;
         }
         this.metadataIndexes.push({ offset: BigInt(this.out.position()), length: BigInt(item.length), name: m.name });
-        return this.out.write(bytes);
+        this.out.write(bytes);
+        return;
       }
       case Opcode.Attachment:
         this.attachmentCount++;
-        return this.out.write(bytes);
+        this.out.write(bytes);
+        return;
       case Opcode.MessageIndex:
       case Opcode.ChunkIndex:
       case Opcode.AttachmentIndex:
@@ -186,7 +193,8 @@ class Rebuilder implements ChunkRebuildContext {
         return;
       default:
         // Private or future opcodes: kept in place.
-        return this.out.write(bytes);
+        this.out.write(bytes);
+        return;
     }
   }
 

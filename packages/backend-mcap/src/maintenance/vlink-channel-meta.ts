@@ -30,7 +30,7 @@ export class ChannelTally {
 }
 
 /**
- * The `VLinkChannel_<id>` values (spec §5.2) for a channel, from what the file still says: the keys of an existing
+ * The `VLinkChannel_<id>` values (format reference §5.2) for a channel, from what the file still says: the keys of an existing
  * record where they are present, else the channel record (action from its metadata, ser and family from its schema or
  * message encoding); `count`, `size` and `freq` always from the tally. `loss` is not recorded anywhere else, so a
  * rebuilt record says 0 as a writer that never got `setUrlLoss` does.

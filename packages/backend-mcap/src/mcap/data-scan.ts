@@ -79,10 +79,22 @@ export function scanDataSection(readable: Readable, start: number, end: number, 
     const cid = view.getUint16(at + 9, true);
     const lo = view.getUint32(at + 15, true);
     const hi = view.getUint32(at + 19, true);
-    if (messageCount === 0 || hi < minHi || (hi === minHi && lo < minLo)) (minHi = hi), (minLo = lo);
-    if (messageCount === 0 || hi > maxHi || (hi === maxHi && lo > maxLo)) (maxHi = hi), (maxLo = lo);
-    if (bCount === 0 || hi < bMinHi || (hi === bMinHi && lo < bMinLo)) (bMinHi = hi), (bMinLo = lo);
-    if (bCount === 0 || hi > bMaxHi || (hi === bMaxHi && lo > bMaxLo)) (bMaxHi = hi), (bMaxLo = lo);
+    if (messageCount === 0 || hi < minHi || (hi === minHi && lo < minLo)) {
+      minHi = hi;
+      minLo = lo;
+    }
+    if (messageCount === 0 || hi > maxHi || (hi === maxHi && lo > maxLo)) {
+      maxHi = hi;
+      maxLo = lo;
+    }
+    if (bCount === 0 || hi < bMinHi || (hi === bMinHi && lo < bMinLo)) {
+      bMinHi = hi;
+      bMinLo = lo;
+    }
+    if (bCount === 0 || hi > bMaxHi || (hi === bMaxHi && lo > bMaxLo)) {
+      bMaxHi = hi;
+      bMaxLo = lo;
+    }
     messageCount++;
     bCount++;
     bChannels.add(cid);
@@ -148,7 +160,7 @@ export function scanDataSection(readable: Readable, start: number, end: number, 
           break;
         case Opcode.Chunk: {
           closeSpan();
-          let records;
+          let records: ReturnType<typeof loader.decode>;
           try {
             records = loader.decode(buf, view, i, length, at);
           } catch (error) {

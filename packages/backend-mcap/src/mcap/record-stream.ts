@@ -46,7 +46,7 @@ export function* streamRecords(readable: Readable, options: StreamOptions): Gene
     if (record.type === 'Chunk' && (options.expandChunks ?? true)) {
       const r = loader.decode(win.buf, win.view, win.at, length, at);
       for (let p = r.start; p < r.end; ) {
-        let inner;
+        let inner: ReturnType<typeof parseRecord>;
         try {
           inner = parseRecord(r.bytes, r.view, p, r.end);
         } catch (error) {

@@ -29,7 +29,12 @@ describe('zstd frame headers', () => {
     const stored = codecs['zstd']!.compress!(records, 1);
     const asked: number[] = [];
     const spy: Codecs = {
-      zstd: { decompress: (data, size) => (asked.push(size), codecs['zstd']!.decompress(data, size)) },
+      zstd: {
+        decompress: (data, size) => {
+          asked.push(size);
+          return codecs['zstd']!.decompress(data, size);
+        },
+      },
     };
     for (const claim of [50_000, 50_001, 40_000_000]) {
       const bytes = chunkRecord(stored, claim);
@@ -43,7 +48,14 @@ describe('zstd frame headers', () => {
     }
     assert.deepEqual(asked, [50_000]);
     // lz4 cannot expand more than ~255:1, so a larger claim is refused before the codec sees it too.
-    const lz4: Codecs = { lz4: { decompress: (_data, size) => (asked.push(size), new Uint8Array(size)) } };
+    const lz4: Codecs = {
+      lz4: {
+        decompress: (_data, size) => {
+          asked.push(size);
+          return new Uint8Array(size);
+        },
+      },
+    };
     const bytes = chunkRecord(stored, stored.length * 1000, 'lz4');
     assert.throws(
       () => new ChunkLoader(new MemoryReadable(bytes), lz4, true, 'mem.vcap').load(0, bytes.length),

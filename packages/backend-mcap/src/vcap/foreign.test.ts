@@ -61,7 +61,10 @@ async function ros2File(options: { compression?: 'zstd' | 'lz4'; chunks?: boolea
   let size = 0n;
   const writer = new FoxgloveWriter({
     writable: {
-      write: async (b: Uint8Array) => void (parts.push(b.slice()), (size += BigInt(b.length))),
+      write: async (b: Uint8Array) => {
+        parts.push(b.slice());
+        size += BigInt(b.length);
+      },
       position: () => size,
     },
     useChunks: options.chunks ?? true,

@@ -107,9 +107,13 @@ describe('damaged .vcap files', () => {
       file: path,
     });
     const frames = mixedFrames(50);
-    frames.slice(0, 30).forEach((f) => writer.write(f));
+    frames.slice(0, 30).forEach((f) => {
+      writer.write(f);
+    });
     writer.commit();
-    frames.slice(30).forEach((f) => writer.write(f)); // still in the open chunk when the process "dies"
+    frames.slice(30).forEach((f) => {
+      writer.write(f);
+    }); // still in the open chunk when the process "dies"
     const bytes = new Uint8Array(readFileSync(path));
     await assert.rejects(mcapBackend.openReader(path, { tryToFix: false }), isBagError('CORRUPT_FILE'));
     const reader = await mcapBackend.openReader(path, { tryToFix: true });
@@ -137,13 +141,17 @@ describe('damaged .vcap files', () => {
       file: path,
     });
     const frames = mixedFrames(40, 4); // 300 kB payloads go straight to the file, behind a placeholder chunk header
-    frames.slice(0, 20).forEach((f) => writer.write(f));
+    frames.slice(0, 20).forEach((f) => {
+      writer.write(f);
+    });
     writer.tick(Date.now());
     const before = await mcapBackend.openReader(path, { tryToFix: true });
     assert.equal([...before.frames({})].length, 0, 'nothing flushed before 3 s');
     before.close();
     writer.tick(Date.now() + 3001);
-    frames.slice(20).forEach((f) => writer.write(f));
+    frames.slice(20).forEach((f) => {
+      writer.write(f);
+    });
     const reader = await mcapBackend.openReader(path, { tryToFix: true });
     const got: string[] = [];
     for (const f of reader.frames({})) got.push(key(f));
@@ -168,7 +176,9 @@ describe('damaged .vcap files', () => {
   test('a file written by the backend verifies its trailing magic and reads back', async () => {
     const path = join(dir, 'backend.vcap');
     const writer = await mcapBackend.createWriter(path, resolveWriterConfig({}), testContext());
-    mixedFrames(10).forEach((f) => writer.write(f));
+    mixedFrames(10).forEach((f) => {
+      writer.write(f);
+    });
     assert.equal(writer.currentFile(), path);
     writer.close();
     writer.close();

@@ -94,7 +94,7 @@ const NO_CHANNELS: Array<ChannelState | undefined> = [];
 const MAX_CHUNK_SIZE = 256 * 1024 * 1024;
 
 /**
- * Writes one `.vcap` file with VLink's MCAP mapping (spec §5): profile `vlink`, `VLinkHeader` metadata after the
+ * Writes one `.vcap` file with VLink's MCAP mapping (format reference §5): profile `vlink`, `VLinkHeader` metadata after the
  * header, one channel per (url, action) with metadata `{action}`, schema records for protobuf/flatbuffers only,
  * per-channel 1-based sequences, log time = publish time = `timestamp_us*1000 + start_ms*1e6` ns, chunks of
  * `cacheSize` bytes (zstd when `compress` is Auto or Zstd), and `VLinkChannel_<id>` metadata at close.
@@ -331,7 +331,7 @@ export class VcapFileWriter {
     ch.lastType = frame.schemaType;
   }
 
-  /** The schema for a ser (an RPC half for Method actions) and the family it implies (spec §10.1 `resolve_type`). */
+  /** The schema for a ser (an RPC half for Method actions) and the family it implies (format reference §10.1 `resolve_type`). */
   private resolve(
     ser: string,
     explicit: SchemaType,

@@ -26,7 +26,7 @@ export interface ChannelTemplate {
 
 export interface VcapLayout {
   info: Info;
-  /** Recording start in ns since the epoch (possibly lowered to the first message, spec §5.4 step 5). */
+  /** Recording start in ns since the epoch (possibly lowered to the first message, format reference §5.4 step 5). */
   startNs: bigint;
   /** By channel id. */
   templates: Map<number, ChannelTemplate>;
@@ -37,7 +37,7 @@ export interface VcapLayout {
 const UNKNOWN = 'Unknown';
 
 /**
- * Recovers a `.vcap`'s Info and per-channel frame templates as VLink's reader does (spec §5.4). Foreign MCAP files
+ * Recovers a `.vcap`'s Info and per-channel frame templates as VLink's reader does (format reference §5.4). Foreign MCAP files
  * (any other profile) get urls from topics, sers from schema names, families from schema or message encodings and a
  * start time at their first message.
  */

@@ -63,7 +63,9 @@ describe('vcap round trips', () => {
     const reader = await openBytes(await recordToBytes(frames, { cacheSize: 0 }));
     const got = readFrames(reader);
     assert.equal(got.length, frames.length);
-    got.forEach((f, i) => assert.deepEqual(f.data, frames[i]!.data, `frame ${i}`));
+    got.forEach((f, i) => {
+      assert.deepEqual(f.data, frames[i]!.data, `frame ${i}`);
+    });
     assert.deepEqual(
       readFrames(reader, { urls: ['big'] }).map((f) => f.data.length),
       [5 * 1024 * 1024],
@@ -102,7 +104,7 @@ describe('vcap round trips', () => {
     assert.deepEqual(seen.get(`dds://blob ${ActionType.Publish}`), ['', SchemaType.Unknown]);
   });
 
-  test('info follows spec §5.4', async () => {
+  test('info follows format reference §5.4', async () => {
     const frames = mixedFrames(60);
     const context = testContext({ startTimestamp: START, processName: 'proc', tagName: '', timezone: -300 });
     const bytes = await recordToBytes(frames, { compress: 'zstd' }, context, (w) => w.setUrlLoss('dds://camera', 0.5));
@@ -262,7 +264,7 @@ describe('vcap writer rules', () => {
       readFrames(reader).map((f) => f.timestamp),
       [1, 4, 5],
     );
-    // Two channels of one url disagree on ser and family: the url-level values become unknown (spec §5.4 step 8).
+    // Two channels of one url disagree on ser and family: the url-level values become unknown (format reference §5.4 step 8).
     assert.deepEqual(
       readFrames(reader).map((f) => [f.serType, f.schemaType]),
       [
@@ -364,7 +366,7 @@ describe('vcap writer rules', () => {
   });
 });
 
-describe('vcap metadata recovery edge cases (spec §5.4)', () => {
+describe('vcap metadata recovery edge cases (format reference §5.4)', () => {
   async function vlinkFile(
     header: Array<[string, string]>,
     messagesMs: number[],
@@ -385,7 +387,9 @@ describe('vcap metadata recovery edge cases (spec §5.4)', () => {
     w.start();
     w.addMetadata('VLinkHeader', header);
     const ch = w.addChannel('dds://x', 'raw', 0, new Map([['action', 'Sub']]));
-    messagesMs.forEach((ms, i) => w.addMessage(ch, i + 1, ms * 1_000_000 + 250_000, patternBytes(4, i)));
+    messagesMs.forEach((ms, i) => {
+      w.addMessage(ch, i + 1, ms * 1_000_000 + 250_000, patternBytes(4, i));
+    });
     extra?.(w);
     w.end();
     return writable.bytes();

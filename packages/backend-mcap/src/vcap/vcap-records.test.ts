@@ -6,7 +6,7 @@ import { SAMPLE_PROTO_SCHEMA } from '@vlink/bag-core/testing';
 import { VCAP_LIBRARY } from './vcap-format.js';
 import { FB_SCHEMA, mcapIndexed, mcapStream, mixedFrames, recordToBytes, testContext } from './vcap.test.helpers.js';
 
-// Our output checked record by record with @mcap/core's readers (CRC validation on), against spec §5.1–5.3.
+// Our output checked record by record with @mcap/core's readers (CRC validation on), against format reference §5.1–5.3.
 
 const VARIANTS: Array<{
   name: string;
@@ -167,7 +167,7 @@ for (const v of VARIANTS) {
         s.encoding,
         Buffer.from(s.data).equals(Buffer.from(s.name === 'pb.Image' ? SAMPLE_PROTO_SCHEMA.data : FB_SCHEMA.data)),
       ]);
-      // Method urls never reference their RPC schemas, so those are never written (lazy records, spec §5.2).
+      // Method urls never reference their RPC schemas, so those are never written (lazy records, format reference §5.2).
       assert.deepEqual(schemas, [
         [1, 'pb.Image', 'protobuf', true],
         [2, 'fb.Pose', 'flatbuffers', true],

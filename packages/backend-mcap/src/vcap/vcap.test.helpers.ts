@@ -91,7 +91,7 @@ export async function mcapStream(bytes: Uint8Array): Promise<McapTypes.TypedMcap
   });
   reader.append(bytes);
   const out: McapTypes.TypedMcapRecord[] = [];
-  for (let r; (r = reader.nextRecord()); ) out.push(r);
+  for (let r = reader.nextRecord(); r; r = reader.nextRecord()) out.push(r);
   if (!reader.done()) throw new Error('stream reader did not reach the end');
   return out;
 }

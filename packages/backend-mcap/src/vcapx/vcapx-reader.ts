@@ -3,7 +3,7 @@ import { loadCodecs } from '../codecs.js';
 import { VcapReader } from '../vcap/vcap-reader.js';
 
 /**
- * Opens a `.vcapx` as one bag (spec §6): core's `SplitReader` over one `VcapReader` per segment. Timestamps are put
+ * Opens a `.vcapx` as one bag (format reference §6): core's `SplitReader` over one `VcapReader` per segment. Timestamps are put
  * on the first segment's start (VLink's `total_start_timestamp_ns`); each segment's channels resolve through its own
  * `VLinkChannel_*` records.
  */

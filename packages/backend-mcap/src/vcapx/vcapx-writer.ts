@@ -34,7 +34,7 @@ export interface VcapxWriterOptions {
 }
 
 /**
- * Opens a `.vcapx` recording (spec §6): core's `SplitWriter` drives manifest, naming, splits and retention; each
+ * Opens a `.vcapx` recording (format reference §6): core's `SplitWriter` drives manifest, naming, splits and retention; each
  * segment is a `VcapFileWriter` whose channels get their recording-global (url, action) index through `indexFor`.
  */
 export async function createVcapxWriter(

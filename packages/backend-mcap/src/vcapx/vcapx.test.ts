@@ -113,7 +113,7 @@ describe('.vcapx writer', () => {
           info.dateTime,
           formatVlinkDate(context.startTimestamp + (i === 0 ? 0 : Math.trunc(first.timestamp / 1000))),
         );
-        // Channel records stay per file (index = channel id − 1, spec §5.4); their pairs are the manifest's.
+        // Channel records stay per file (index = channel id − 1, format reference §5.4); their pairs are the manifest's.
         for (const u of info.urls) {
           assert.ok(m.VLinkUrls.some((g: { url: string; action: string }) => g.url === u.url && g.action === u.action));
         }

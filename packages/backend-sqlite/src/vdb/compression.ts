@@ -2,12 +2,12 @@ import { CompressionDecider, CompressType, type ResolvedWriterConfig } from '@vl
 
 export { decompressFrame, frameOriginalSize, isCompressionFrame } from '@vlink/bag-core';
 
-/** `compress` is `auto` or `lzav`: LZAV per message for `.vdb` (spec §1.2). */
+/** `compress` is `auto` or `lzav`: LZAV per message for `.vdb` (format reference §1.2). */
 export function compressionEnabled(config: ResolvedWriterConfig): boolean {
   return config.compress === CompressType.Auto || config.compress === CompressType.Lzav;
 }
 
-/** The recording's compression rules (spec §3.3), or undefined when compression is off. */
+/** The recording's compression rules (format reference §3.3), or undefined when compression is off. */
 export function createDecider(config: ResolvedWriterConfig): CompressionDecider | undefined {
   if (!compressionEnabled(config)) return undefined;
   return new CompressionDecider({

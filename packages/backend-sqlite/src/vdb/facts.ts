@@ -12,7 +12,7 @@ import {
 import type { SqliteConnection, SqlValue } from '../driver/driver.js';
 import * as SQL from './sql.js';
 
-/** What the reader keeps per url id to fill frames (spec §7.2: ser and family come from the url maps). */
+/** What the reader keeps per url id to fill frames (format reference §7.2: ser and family come from the url maps). */
 export interface UrlEntry {
   url: string;
   ser: string;
@@ -22,7 +22,7 @@ export interface UrlEntry {
 const NONE_LIKE = new Set(['', 'None', 'NONE', 'none']);
 const URL_KINDS = new Set<string>(['Method', 'Event', 'Field', 'Unknown']);
 
-/** The facts of a `.vdb` the reader derives at open (spec §2.10). */
+/** The facts of a `.vdb` the reader derives at open (format reference §2.10). */
 export interface VdbFacts {
   info: Info;
   /** Header `compress` is not None-like: rows are checked for the compression frame (§3.2). */
@@ -39,7 +39,7 @@ export interface VdbFacts {
   idsByUrl: Map<string, number[]>;
 }
 
-/** Header validation, url maps, index detection, blank and total duration (spec §2.10). */
+/** Header validation, url maps, index detection, blank and total duration (format reference §2.10). */
 export function readFacts(db: SqliteConnection, path: string, tolerant = false): VdbFacts {
   // `tryToFix`: the header row is required, everything else falls back to "absent" when SQLite cannot read it.
   const soft = <T>(fallback: T, read: () => T): T => {

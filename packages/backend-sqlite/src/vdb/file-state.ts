@@ -26,7 +26,7 @@ export interface FileUrl {
 
 type SavedUrl = [count: number, size: number, firstTs: number, lastTs: number, rowSer: string, rowType: SchemaType];
 
-/** Everything a failed transaction must undo, taken at `BEGIN` (spec §2.7, failure handling). */
+/** Everything a failed transaction must undo, taken at `BEGIN` (format reference §2.7, failure handling). */
 export interface FileSnapshot {
   rows: number;
   bytes: number;

@@ -45,7 +45,7 @@ function query(path: string, sql: string, ...params: (string | number)[]): SqlRo
 const strip = (ddl: string) => ddl.replace(' IF NOT EXISTS', '').replace(/;$/, '');
 
 describe('VdbFileWriter: file layout', () => {
-  test('DDL equals the spec text, in creation order, index last', () => {
+  test('DDL equals the text of the format reference, in creation order, index last', () => {
     const { path, writer } = open();
     writer.close();
     const rows = query(path, 'SELECT type, name, sql FROM sqlite_master ORDER BY rowid');
@@ -448,7 +448,9 @@ describe('VdbFileWriter: limits', () => {
     const path = tmp.path('evict.vdb');
     const writer = VdbFileWriter.open(driver, path, resolved, createTestContext(), recording);
     const sizes = [10, 20, 30, 40, 50, 60, 70];
-    sizes.forEach((n, i) => writer.write(frame(1_000_000 * (i + 1), i % 2 ? 'dds://b' : 'dds://a', pattern(n))));
+    sizes.forEach((n, i) => {
+      writer.write(frame(1_000_000 * (i + 1), i % 2 ? 'dds://b' : 'dds://a', pattern(n)));
+    });
     // rows > 3 triggers eviction before inserting: at most 4 rows remain, the newest ones.
     assert.equal(writer.rows, 4);
     assert.equal(writer.bytes, 40 + 50 + 60 + 70);

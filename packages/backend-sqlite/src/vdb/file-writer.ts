@@ -38,7 +38,7 @@ const CLOCK_GAP_MIN_MS = 0.5;
 const CLOCK_GAP_MAX_MS = 2;
 
 /**
- * Writes one `.vdb` file exactly as VLink's `VDBWriter` does (spec §2.1–§2.9). Recording-wide state (global url ids,
+ * Writes one `.vdb` file exactly as VLink's `VDBWriter` does (format reference §2.1–§2.9). Recording-wide state (global url ids,
  * totals, compression counters, losses) lives in the `VdbRecording` it is given, so a split layer can chain files.
  *
  * Not thread-safe and synchronous by design: the writer engine in core serialises calls.
@@ -102,7 +102,7 @@ export class VdbFileWriter implements BackendWriter {
 
   /**
    * Creates the file: deletes an existing one (and its journal/WAL leftovers), creates missing directories, applies
-   * the pragmas, and creates tables, header row and statements inside one transaction (spec §2.1, §2.2).
+   * the pragmas, and creates tables, header row and statements inside one transaction (format reference §2.1, §2.2).
    */
   static open(
     driver: SqliteDriver,
@@ -158,7 +158,7 @@ export class VdbFileWriter implements BackendWriter {
     }
   }
 
-  /** Stores one frame (spec §2.7). Throws `SCHEMA_CONFLICT`/`LIMIT_REACHED` for a rejected frame, `IO_ERROR` on failure. */
+  /** Stores one frame (format reference §2.7). Throws `SCHEMA_CONFLICT`/`LIMIT_REACHED` for a rejected frame, `IO_ERROR` on failure. */
   write(frame: Frame): void {
     if (this.closed) throw new BagError('CLOSED', 'write after close', { file: this.path });
     const url = frame.url;
@@ -186,7 +186,7 @@ export class VdbFileWriter implements BackendWriter {
     let accounted = length;
     if (this.compressing) {
       blob = this.recording.decider!.maybeCompress(url, data);
-      // A payload the caller already framed counts its original size (spec §2.4 `size`).
+      // A payload the caller already framed counts its original size (format reference §2.4 `size`).
       if (blob === data && isCompressionFrame(data)) accounted = frameOriginalSize(data);
     }
     try {
@@ -243,7 +243,7 @@ export class VdbFileWriter implements BackendWriter {
     }
   }
 
-  /** VLink `push_schema` for this file: inserts the schema unless this file already has it (spec §2.5). */
+  /** VLink `push_schema` for this file: inserts the schema unless this file already has it (format reference §2.5). */
   writeSchema(schema: SchemaData): void {
     if (this.closed) throw new BagError('CLOSED', 'writeSchema after close', { file: this.path });
     if (!this.inTransaction) this.begin();
@@ -268,7 +268,7 @@ export class VdbFileWriter implements BackendWriter {
     this.snapshot = undefined;
   }
 
-  /** The async writer's 1-second timer: commits a transaction that has been open for more than 3 s (spec §2.8). */
+  /** The async writer's 1-second timer: commits a transaction that has been open for more than 3 s (format reference §2.8). */
   tick(): void {
     if (this.inTransaction && this.now() - this.transactionStart > STALE_TRANSACTION_MS) this.commit();
   }
@@ -301,7 +301,7 @@ export class VdbFileWriter implements BackendWriter {
     return this.state.urls.size;
   }
 
-  /** Clean close (`close_segment`, spec §2.8): final metadata, loss, `complete=1`, optional pragmas. Idempotent. */
+  /** Clean close (`close_segment`, format reference §2.8): final metadata, loss, `complete=1`, optional pragmas. Idempotent. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -405,7 +405,7 @@ export class VdbFileWriter implements BackendWriter {
         fu.rowSer = ser;
         fu.rowType = type;
       }
-      // The schema of this message: for RPC, the request or response half of `Req|Resp` (spec §2.6).
+      // The schema of this message: for RPC, the request or response half of `Req|Resp` (format reference §2.6).
       const half = serForActionFast(ser, action);
       if (half !== '') {
         const halfFamily = resolveSchemaType(frame.schemaType, half);
@@ -511,7 +511,7 @@ export class VdbFileWriter implements BackendWriter {
     return length ?? 0;
   }
 
-  /** SQL failure: `ROLLBACK`, restore every counter and map to the state at `BEGIN` (spec §2.7), return the error. */
+  /** SQL failure: `ROLLBACK`, restore every counter and map to the state at `BEGIN` (format reference §2.7), return the error. */
   private fail(error: unknown, message: string, url?: string): BagError {
     const wrapped = sqliteError(error, 'IO_ERROR', `${message}; the uncommitted batch was rolled back`, this.path, url);
     if (BagError.isInstance(error)) return error;

@@ -6,7 +6,7 @@ import * as SQL from './sql.js';
 import { sqliteError } from './sqlite-errors.js';
 
 /**
- * VLink `check()` for one `.vdb` (spec §2.12): a file flagged broken at open fails at once; then
+ * VLink `check()` for one `.vdb` (format reference §2.12): a file flagged broken at open fails at once; then
  * `PRAGMA integrity_check` must answer only `ok`, and the Info/url/schema invariants must hold.
  * Answers false for a file that fails any of them; `complete` is deliberately not checked (VLink doesn't).
  */
@@ -45,7 +45,7 @@ export function checkVdb(db: SqliteConnection, facts: VdbFacts, schemas: SchemaD
   return true;
 }
 
-/** VLink `reindex()`: drop every known index and create `idx_elapsed_url` (spec §2.12). */
+/** VLink `reindex()`: drop every known index and create `idx_elapsed_url` (format reference §2.12). */
 export function reindexVdb(db: SqliteConnection, path: string): boolean {
   try {
     for (const sql of SQL.REINDEX) db.exec(sql);
@@ -56,7 +56,7 @@ export function reindexVdb(db: SqliteConnection, path: string): boolean {
 }
 
 /**
- * VLink `fix(rebuild)` for a single `.vdb` opened read-write (spec §2.12): recompute url counts/freq and the header
+ * VLink `fix(rebuild)` for a single `.vdb` opened read-write (format reference §2.12): recompute url counts/freq and the header
  * count/duration/complete from the rows in one transaction, apply the writer pragmas, optionally `VACUUM` and
  * reindex, then `PRAGMA optimize`. `size` and `loss` are not touched, as in VLink.
  */

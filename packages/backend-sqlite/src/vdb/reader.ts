@@ -20,7 +20,7 @@ import { sqliteError } from './sqlite-errors.js';
 export { readFacts, type VdbFacts } from './facts.js';
 
 /**
- * Reads one `.vdb` file (spec §2.10, §2.11, §7.5). Opens read-only unless `readOnly: false`, which the mutating
+ * Reads one `.vdb` file (format reference §2.10, §2.11, §7.5). Opens read-only unless `readOnly: false`, which the mutating
  * maintenance verbs (`reindex`, `fix`) need.
  */
 export class VdbReader implements BackendReader {

@@ -2,7 +2,7 @@ import type { ResolvedWriterConfig, SchemaType, UrlKind } from '@vlink/bag-core'
 import type { CompressionDecider, CompressionDeciderSnapshot } from '@vlink/bag-core';
 import { createDecider } from './compression.js';
 
-/** A url as the whole recording knows it; `index` is the global id stored in `VLinkDatas.url` (spec §2.4). */
+/** A url as the whole recording knows it; `index` is the global id stored in `VLinkDatas.url` (format reference §2.4). */
 export interface RecordingUrl {
   readonly index: number;
   readonly url: string;
@@ -37,7 +37,7 @@ export interface RecordingSnapshot {
 
 /**
  * Bookkeeping that outlives one file: global url ids, recording totals, per-url losses and the compression failure
- * counters (which survive splits, spec §3.3). A single `.vdb` owns one; a split layer shares one across segments.
+ * counters (which survive splits, format reference §3.3). A single `.vdb` owns one; a split layer shares one across segments.
  */
 export class VdbRecording {
   /** In order of first appearance, so iteration order = global index order. */
@@ -72,7 +72,7 @@ export class VdbRecording {
     return entry;
   }
 
-  /** Loss ratio of a url; values > 1 mean unknown and are kept as −1 (spec §2.4). */
+  /** Loss ratio of a url; values > 1 mean unknown and are kept as −1 (format reference §2.4). */
   setLoss(url: string, loss: number): void {
     this.losses.set(url, loss > 1 || !Number.isFinite(loss) ? -1 : loss);
   }

@@ -1,6 +1,6 @@
 /**
- * Every SQL text of the `.vdb` format (spec §2.1, §2.2, §2.10, §2.12), quoted exactly where VLink's text is known.
- * Kept in one file so a reviewer can diff it against the spec.
+ * Every SQL text of the `.vdb` format (format reference §2.1, §2.2, §2.10, §2.12), quoted exactly where VLink's text is known.
+ * Kept in one file so a reviewer can diff it against the format reference (§2.2).
  */
 
 /** Writer pragmas, in VLink's order (§2.1 step 3); `journal_mode` depends on `walMode`. */

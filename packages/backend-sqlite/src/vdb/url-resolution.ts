@@ -11,7 +11,7 @@ import {
 /** Stored action text by `ActionType` value (§10.2), for the hot path. */
 export const ACTION_TEXT: readonly string[] = Array.from({ length: 9 }, (_, i) => actionText(i as ActionType));
 
-/** The per-file schema dedupe key: name + 0x1F + family label (spec §2.5). */
+/** The per-file schema dedupe key: name + 0x1F + family label (format reference §2.5). */
 export function schemaKey(name: string, family: SchemaType): string {
   return `${name}\x1f${schemaTypeLabel(family)}`;
 }
@@ -26,7 +26,7 @@ export function serForActionFast(ser: string, action: ActionType): string {
 
 /**
  * The url's family for this message: the explicit type, else the one its ser implies. For RPC `Req|Resp`, both
- * halves are resolved and a disagreement makes the family unknown (spec §2.6).
+ * halves are resolved and a disagreement makes the family unknown (format reference §2.6).
  */
 export function urlFamily(ser: string, explicit: SchemaType, action: ActionType): SchemaType {
   const bar = isRpcAction(action) ? ser.indexOf('|') : -1;

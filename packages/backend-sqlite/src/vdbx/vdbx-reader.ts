@@ -3,7 +3,7 @@ import type { SqliteDriver } from '../driver/driver.js';
 import { VdbReader } from '../vdb/reader.js';
 
 /**
- * Opens a `.vdbx` as one bag (spec §4.4): core's `SplitReader` over one `VdbReader` per segment, so each segment's
+ * Opens a `.vdbx` as one bag (format reference §4.4): core's `SplitReader` over one `VdbReader` per segment, so each segment's
  * url ids resolve through its own `VLinkUrls` and its own indexes decide its read order.
  */
 export function openVdbx(

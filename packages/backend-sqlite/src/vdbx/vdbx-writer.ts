@@ -28,7 +28,7 @@ export interface VdbxWriterOptions {
 }
 
 /**
- * Opens a `.vdbx` recording (spec §4): core's `SplitWriter` drives manifest, naming, splits and retention; each
+ * Opens a `.vdbx` recording (format reference §4): core's `SplitWriter` drives manifest, naming, splits and retention; each
  * segment is a `VdbFileWriter` sharing one `VdbRecording`, so url ids, compression counters and losses are
  * recording-wide and every segment's `VLinkUrls.id` is the global index.
  */

@@ -47,7 +47,7 @@ export interface KillRunResult {
 
 /**
  * What a kill may lose of the frames reported written: the commit window (plus one frame in flight); for split
- * recordings too: tryToFix reads the segment the manifest does not list yet (spec §4.2), and a split closes the old
+ * recordings too: tryToFix reads the segment the manifest does not list yet (format reference §4.2), and a split closes the old
  * segment before the manifest names it. An async `.vcap`/`.vcapx` with zstd chunks of ≥ 1 MiB compresses each chunk on a
  * thread of its own while the next one fills (`ThreadedCompressor`): that chunk may be lost as well.
  */
@@ -135,7 +135,7 @@ export async function killRun(options: KillRunOptions): Promise<KillRunResult> {
 
   const verifyStart = performance.now();
   try {
-    await verify(options, result, violation);
+    await verify(result, violation);
   } finally {
     result.ms.verify = performance.now() - verifyStart;
     if (!options.keep) rmSync(dir, { recursive: true, force: true });
@@ -143,11 +143,7 @@ export async function killRun(options: KillRunOptions): Promise<KillRunResult> {
   return result;
 }
 
-async function verify(
-  options: KillRunOptions,
-  result: KillRunResult,
-  violation: (text: string) => void,
-): Promise<void> {
+async function verify(result: KillRunResult, violation: (text: string) => void): Promise<void> {
   const path = result.path;
   let reader: BagReader;
   try {

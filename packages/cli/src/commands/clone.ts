@@ -33,7 +33,7 @@ export function registerClone(program: Command): void {
       const info = reader.getInfo();
       const selection = selectUrls(bagUrls(info), flags.urls, flags.skipUrls);
       const window = windowMs(flags);
-      // Same recording start and tag as the source, so every frame keeps its timestamp (spec §2.9, §5.3).
+      // Same recording start and tag as the source, so every frame keeps its timestamp (format reference §2.9, §5.3).
       const sink = await CopySink.open(dst, {
         tagName: info.tagName,
         ...writerOptions(flags),

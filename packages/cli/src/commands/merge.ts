@@ -78,7 +78,7 @@ async function mergeInto(sources: string[], readers: BagReader[], flags: MergeFl
     startTimestamp: outStart,
   });
   const progress = new Progress(liveOutput(flags.quiet), 'merge');
-  // BagProcessor (spec §8) with data time = the merged timeline: the k-way merge below already delivers frames in
+  // BagProcessor (format reference §8) with data time = the merged timeline: the k-way merge below already delivers frames in
   // order, the processor adds VLink's output rule (strictly increasing: equal instants 1 µs apart). A failed write
   // inside its output callback is kept and rethrown here (the processor itself would only report it and go on).
   const processor = new BagProcessor();

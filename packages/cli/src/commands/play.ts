@@ -169,20 +169,25 @@ function onKey(reader: BagReader, key: KeyName, quit: () => void): void {
       else reader.pause();
       return;
     case 'left':
-      return seek(-1000);
+      seek(-1000);
+      return;
     case 'right':
-      return seek(1000);
+      seek(1000);
+      return;
     case 'up':
-      return seek(5000);
+      seek(5000);
+      return;
     case 'down':
-      return seek(-5000);
+      seek(-5000);
+      return;
     case 'p':
       reader.pauseToNext();
       return;
     case 'q':
     case 'escape':
     case 'ctrl-c':
-      return quit();
+      quit();
+      return;
   }
 }
 

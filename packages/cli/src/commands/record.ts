@@ -73,7 +73,7 @@ export function registerRecord(program: Command): void {
       keys: !flags.stdin,
     });
     const accept = urlPredicate(flags.urls, flags.skipUrls);
-    let result;
+    let result: Awaited<ReturnType<typeof session.finish>>;
     try {
       if (flags.stdin) await recordFromStdin(session, accept);
       else await (await import('../lib/ws-source.js')).recordFromWebSocket(session, flags.from!, accept, flags.time);

@@ -25,7 +25,7 @@ export function assertSupported(path: string): void {
 
 /** Opens an existing bag, turning "missing", "a directory" and "wrong extension" into one-line errors. */
 export async function openBag(path: string, options: ReaderOptions = {}): Promise<BagReader> {
-  let stats;
+  let stats: ReturnType<typeof statSync>;
   try {
     stats = statSync(path);
   } catch (error) {
@@ -82,10 +82,10 @@ export async function prepareOutput(path: string, options: OutputOptions = {}): 
     // may land on a segment being read.
     const realDir = realPathOf(dir);
     const segmentExt = extensionOf(path).slice(0, -1);
-    const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const ownName = options.splitNameByTime
-      ? new RegExp(`^\\d{4}-\\d{2}-\\d{2}_.*${escape(segmentExt)}$`, 'i')
-      : new RegExp(`^${escape(stemOf(basename(path)))}\\.\\d+${escape(segmentExt)}$`, 'i');
+      ? new RegExp(`^\\d{4}-\\d{2}-\\d{2}_.*${escapeRegExp(segmentExt)}$`, 'i')
+      : new RegExp(`^${escapeRegExp(stemOf(basename(path)))}\\.\\d+${escapeRegExp(segmentExt)}$`, 'i');
     for (const file of protectedFiles) {
       const name = basename(file);
       if (dirname(file) === realDir && ownName.test(name)) {

@@ -54,7 +54,10 @@ export function formatRate(bytesPerSecond: number): string {
 /** Left-aligned columns separated by two spaces; the last column is not padded. */
 export function table(rows: readonly (readonly string[])[], indent = ''): string[] {
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, displayWidth(cell))));
+  for (const row of rows)
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, displayWidth(cell));
+    });
   return rows.map(
     (row) =>
       indent +

@@ -10,10 +10,7 @@ export class Progress {
   private readonly bar: cliProgress.SingleBar | undefined;
   private started = false;
 
-  constructor(
-    enabled: boolean,
-    private readonly label: string,
-  ) {
+  constructor(enabled: boolean, label: string) {
     if (!enabled) return;
     this.bar = new cliProgress.SingleBar(
       {

@@ -20,7 +20,7 @@ export async function recordFromStdin(session: RecordSession, accept: (url: stri
     for await (const line of lines) {
       lineNo++;
       if (session.isStopping) break;
-      let parsed;
+      let parsed: ReturnType<typeof parseLine>;
       try {
         parsed = parseLine(line);
       } catch (error) {

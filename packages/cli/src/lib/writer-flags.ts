@@ -12,7 +12,7 @@ import {
 const GiB = 1024 * 1024 * 1024;
 const MiB = 1024 * 1024;
 
-/** Writer flags shared by record, clone and merge (VLink's `BagWriter::Config`, spec §1.2). */
+/** Writer flags shared by record, clone and merge (VLink's `BagWriter::Config`, format reference §1.2). */
 export interface WriterFlags {
   compress?: CompressChoice;
   compressLevel?: number;

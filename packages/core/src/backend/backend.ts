@@ -45,7 +45,7 @@ export interface RecordingContext {
    * schema callback. Backends call it when a url first needs its schema in a file.
    */
   resolveSchema(name: string, schemaType: SchemaType): SchemaData | undefined;
-  /** Called by split backends around a segment switch (VLink split callback semantics, spec §4.3). */
+  /** Called by split backends around a segment switch (VLink split callback semantics, format reference §4.3). */
   onSplit?(index: number, file: string, before: boolean): void;
   /**
    * True when the backend runs on the async writer's own thread, not on a caller's: it may then block that thread
@@ -95,7 +95,7 @@ export interface BackendReader {
    */
   frames(query: CursorQuery): IterableIterator<Frame>;
   close(): void;
-  /** VLink maintenance verbs (spec §2.12); absent where the format has none. */
+  /** VLink maintenance verbs (format reference §2.12); absent where the format has none. */
   check?(): Promise<boolean>;
   reindex?(): Promise<boolean>;
   fix?(rebuild: boolean): Promise<boolean>;

@@ -3,7 +3,7 @@ import { compressRaw } from './lzav/index.js';
 import { decompress } from './lzav/decompress.js';
 
 /**
- * VLink's per-message compression blob (`Bytes::compress_data`, spec §3):
+ * VLink's per-message compression blob (`Bytes::compress_data`, format reference §3):
  * `17 49 B2 6F | original size, u32 big-endian | raw LZAV stream | A7 05 ED 71`.
  * Readers tell compressed rows from raw ones by the two magics alone, so both must be checked.
  */
@@ -29,7 +29,7 @@ const F0 = 0xa7,
   F2 = 0xed,
   F3 = 0x71;
 
-/** True when `blob` is at least 13 bytes and carries both magics (spec §3.2); the LZAV body is not inspected. */
+/** True when `blob` is at least 13 bytes and carries both magics (format reference §3.2); the LZAV body is not inspected. */
 export function isCompressionFrame(blob: Uint8Array): boolean {
   const n = blob.length;
   return (
@@ -99,7 +99,7 @@ export interface CompressionDeciderOptions {
 export type CompressionDeciderSnapshot = ReadonlyMap<string, number>;
 
 /**
- * VLink's writer-side rules for compressing `.vdb` payloads (spec §3.3): try only payloads of at least `startSize`
+ * VLink's writer-side rules for compressing `.vdb` payloads (format reference §3.3): try only payloads of at least `startSize`
  * bytes on URLs not ignored and with fewer than 5 failures in a row; keep the frame only if it is smaller than 95%
  * of the payload. A success resets the URL's counter, anything else increments it; at 5 the URL is given up on for
  * the writer's lifetime (splits included). The SQLite writer snapshots the counters when a transaction starts and

@@ -1,4 +1,4 @@
-/** What a message was in the middleware (VLink `ActionType`, spec §10.2). Integer values are VLink's. */
+/** What a message was in the middleware (VLink `ActionType`, format reference §10.2). Integer values are VLink's. */
 export enum ActionType {
   Unknown = 0,
   ClientRequest = 1,
@@ -39,7 +39,7 @@ export function isRpcAction(action: ActionType): boolean {
   return urlKindOf(action) === 'Method';
 }
 
-/** Pub/Sub/Set/Get: the actions whose timestamps feed a url's frequency (spec §2.4). */
+/** Pub/Sub/Set/Get: the actions whose timestamps feed a url's frequency (format reference §2.4). */
 export function countsForFrequency(action: ActionType): boolean {
   return action >= ActionType.Publish && action <= ActionType.Get;
 }
@@ -49,7 +49,7 @@ export function isRequestAction(action: ActionType): boolean {
 }
 
 /**
- * RPC urls carry `"Req|Resp"` as their ser; a request uses the left half, a response the right (spec §2.6).
+ * RPC urls carry `"Req|Resp"` as their ser; a request uses the left half, a response the right (format reference §2.6).
  * Other actions use the whole string.
  */
 export function serForAction(ser: string, action: ActionType): string {

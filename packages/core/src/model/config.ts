@@ -1,4 +1,4 @@
-/** VLink `BagWriter::CompressType` (spec §10.3). */
+/** VLink `BagWriter::CompressType` (format reference §10.3). */
 export enum CompressType {
   None = 0,
   /** LZAV per message for `.vdb`, zstd chunks for `.vcap`. */
@@ -27,7 +27,7 @@ export function parseCompress(value: CompressType | CompressName | undefined): C
 }
 
 /**
- * `BagWriter.Config` (VLink `BagWriter::Config`, spec §1.2, camelCase). Sizes are bytes, times ms.
+ * `BagWriter.Config` (VLink `BagWriter::Config`, format reference §1.2, camelCase). Sizes are bytes, times ms.
  * Fields marked "not yet" are accepted and documented but only take effect once their feature lands.
  */
 export interface WriterConfig {

@@ -2,7 +2,7 @@ import { ActionType } from './action-type.js';
 import { SchemaType } from './schema-type.js';
 
 /**
- * The unit recorded and replayed (VLink `Frame`, spec §1.1).
+ * The unit recorded and replayed (VLink `Frame`, format reference §1.1).
  *
  * `timestamp` is microseconds since recording start (not wall clock); on the writer side a negative value asks the
  * writer to assign its own clock. A frame's `data` returned by a reader is a view that is valid until the next read:

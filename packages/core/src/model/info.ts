@@ -1,7 +1,7 @@
 import type { ActionText, UrlKind } from './action-type.js';
 import type { SchemaType } from './schema-type.js';
 
-/** Per-url (per url + action for MCAP) metadata of a bag (VLink `UrlMeta`, spec §2.4 and §2.10). */
+/** Per-url (per url + action for MCAP) metadata of a bag (VLink `UrlMeta`, format reference §2.4 and §2.10). */
 export interface UrlMeta {
   /** Recording-global index (`VLinkUrls.id`, MCAP channel id − 1). */
   index: number;
@@ -20,7 +20,7 @@ export interface UrlMeta {
   freq: number;
 }
 
-/** What a reader knows about a bag (VLink `Info`, spec §2.10; camelCase). Durations are ms, sizes bytes. */
+/** What a reader knows about a bag (VLink `Info`, format reference §2.10; camelCase). Durations are ms, sizes bytes. */
 export interface Info {
   path: string;
   /** `vdb`, `vdbx`, `vcap` or `vcapx`. */

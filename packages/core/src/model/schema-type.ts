@@ -1,4 +1,4 @@
-/** Coarse serialization family of a url (VLink `SchemaType`, spec §10.1). Integer values are VLink's. */
+/** Coarse serialization family of a url (VLink `SchemaType`, format reference §10.1). Integer values are VLink's. */
 export enum SchemaType {
   Unknown = 0,
   Raw = 1,

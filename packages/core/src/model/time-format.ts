@@ -8,7 +8,7 @@ export function formatVlinkDate(epochMs: number): string {
   );
 }
 
-/** Segment/dump names by time: local `YYYY-MM-DD_hh-mm-ss-mmm` (spec §4.3). */
+/** Segment/dump names by time: local `YYYY-MM-DD_hh-mm-ss-mmm` (format reference §4.3). */
 export function formatFileTime(epochMs: number): string {
   const d = new Date(epochMs);
   const p = (n: number, w = 2) => String(n).padStart(w, '0');
@@ -20,7 +20,7 @@ export function formatFileTime(epochMs: number): string {
 
 /**
  * Parses a VLink date (`%Y/%m/%d %H:%M:%S` with optional `:ms`) as local time into ms since epoch; the fallback when
- * a manifest or MCAP header lacks `start_timestamp` (spec §4.4 step 6). Returns undefined when it does not parse.
+ * a manifest or MCAP header lacks `start_timestamp` (format reference §4.4 step 6). Returns undefined when it does not parse.
  */
 export function parseVlinkDate(text: string): number | undefined {
   const m = /^(\d{4})\/(\d{1,2})\/(\d{1,2}) (\d{1,2}):(\d{1,2}):(\d{1,2})(?::(\d{1,3}))?$/.exec(text.trim());

@@ -1,7 +1,7 @@
 const now = () => performance.now();
 
 /**
- * The timing state of one pass (spec §7.3): "play time" is wall time since the pass began minus the time spent
+ * The timing state of one pass (format reference §7.3): "play time" is wall time since the pass began minus the time spent
  * paused. Freezing it at `pause()` is what makes a pause during a wait remember the remaining wait: after `resume()`
  * the same frame is still exactly that far away.
  */

@@ -1,7 +1,7 @@
 import { BagError } from '../errors.js';
 
 /**
- * Playback configuration (VLink `BagReader::Config`, spec §7.1, camelCase). Times are ms since recording start.
+ * Playback configuration (VLink `BagReader::Config`, format reference §7.1, camelCase). Times are ms since recording start.
  * Every field is optional; defaults are VLink's.
  */
 export interface PlayConfig {

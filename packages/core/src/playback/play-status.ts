@@ -1,4 +1,4 @@
-/** Playback status (VLink `BagReader::Status`, spec §10.3). The integer values are VLink's. */
+/** Playback status (VLink `BagReader::Status`, format reference §10.3). The integer values are VLink's. */
 export enum PlayStatus {
   Stopped = 0,
   Paused = 1,

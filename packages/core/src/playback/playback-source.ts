@@ -7,7 +7,7 @@ export interface PassWindow {
   filterUrls: readonly string[];
 }
 
-/** The read side of a bag plugin as the player uses it (spec §7.4): reset per session, read per frame, flush per pass. */
+/** The read side of a bag plugin as the player uses it (format reference §7.4): reset per session, read per frame, flush per pass. */
 export interface ReadPlugin {
   onRead(frame: Frame): void;
   onReset(): void;

@@ -73,7 +73,7 @@ export class PlayerState {
     this.lastEmitWall = now();
   }
 
-  /** Position in ms (spec §7.4): the last frame's time plus the time since, scaled by the rate. */
+  /** Position in ms (format reference §7.4): the last frame's time plus the time since, scaled by the rate. */
   timestamp(): number {
     if (this.status === PlayStatus.Stopped) return 0;
     if (this.seeking || !this.clock) return Math.floor(this.realElapsedUs / 1000);

@@ -20,7 +20,7 @@ async function open(rows: ReadonlyArray<readonly [number, string]> = THREE) {
   return { reader, ...recordEvents(reader) };
 }
 
-describe('Player: sessions and callbacks (spec §7.4)', () => {
+describe('Player: sessions and callbacks (format reference §7.4)', () => {
   test('loops go Playing → Stopped → Playing; ready fires per pass; one finish at the end', async () => {
     const { reader, events } = await open();
     const playback = reader.play({ forceDelay: 0, times: 2 }); // before asyncRun: play starts the loop
@@ -217,7 +217,7 @@ describe('Player: sessions and callbacks (spec §7.4)', () => {
   });
 });
 
-describe('Player: pacing (spec §7.3)', () => {
+describe('Player: pacing (format reference §7.3)', () => {
   test('frames are never early, rate scales the schedule, skipBlank starts at the first frame', async () => {
     const rows: Array<[number, string]> = Array.from({ length: 12 }, (_, i) => [
       300_000 + i * 10_000,

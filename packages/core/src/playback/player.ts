@@ -32,7 +32,7 @@ export type {
 } from './player-state.js';
 
 /**
- * The playback engine behind `BagReader` (VLink's reader loop thread, spec §7.3–7.4): the controls and the session
+ * The playback engine behind `BagReader` (VLink's reader loop thread, format reference §7.3–7.4): the controls and the session
  * queue; `session-loop.ts` paces the passes. JavaScript has one thread, so "the loop thread" is an async loop driven
  * by timers: it never blocks the event loop, waits with `Alarm`, and yields every few ms while emitting back to back.
  * Controls may be called from anywhere, callbacks included.
@@ -214,7 +214,7 @@ export class Player {
     return this.state.status;
   }
 
-  /** Playback position in ms (spec §7.4): the last frame's time plus the time since, scaled by the rate. */
+  /** Playback position in ms (format reference §7.4): the last frame's time plus the time since, scaled by the rate. */
   getTimestamp(): number {
     return this.state.timestamp();
   }

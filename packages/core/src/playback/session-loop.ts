@@ -14,7 +14,7 @@ const SLICE_MS = 8;
 const now = () => performance.now();
 
 /**
- * Runs one session (spec §7.4 steps 1–4): reset the plugin, apply `autoPause`, play the passes, flush the plugin
+ * Runs one session (format reference §7.4 steps 1–4): reset the plugin, apply `autoPause`, play the passes, flush the plugin
  * after each natural end, finish. Resolves `'jump'` when a jump ended it (no finish fired), else `'finished'`.
  */
 export async function runSession(
@@ -61,7 +61,7 @@ export async function runSession(
   return 'finished';
 }
 
-/** One pass (spec §7.3, and §7.4 steps 1–6): ready, no-data check, timing reset, then pace and emit every frame. */
+/** One pass (format reference §7.3, and §7.4 steps 1–6): ready, no-data check, timing reset, then pace and emit every frame. */
 async function runPass(state: PlayerState, source: PlaybackSource, s: Session, beginMs: number): Promise<PassEnd> {
   const beginUs = Math.round(beginMs * 1000);
   const iterator = source.open({
@@ -128,7 +128,7 @@ function dueNow(state: PlayerState, s: Session, timestampUs: number, clock: Pass
 }
 
 /**
- * Waits until a frame may be emitted: its wait (spec §7.3 step 5), then a pause (step 6). Returns how the pass ends
+ * Waits until a frame may be emitted: its wait (format reference §7.3 step 5), then a pause (step 6). Returns how the pass ends
  * when it was interrupted, undefined when the frame may go out (due, or stepped).
  */
 async function waitFor(

@@ -4,7 +4,7 @@ import type { ResolvedPlayConfig } from './play-config.js';
 /** How a pass ended: naturally, by stop/quit/error, by a jump, or with nothing to play. */
 export type PassEnd = 'end' | 'interrupted' | 'jump' | 'empty';
 
-/** One session (spec §7.4): a `play()` or a jump, with its own stop/jump/quit flags. */
+/** One session (format reference §7.4): a `play()` or a jump, with its own stop/jump/quit flags. */
 export interface Session {
   config: ResolvedPlayConfig;
   /** Begin of the first pass (ms); later passes start at the config's begin. */

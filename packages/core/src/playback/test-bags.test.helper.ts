@@ -30,7 +30,9 @@ export class TempBags {
   async write(rows: ReadonlyArray<readonly [number, string]>, startTimestamp = 1_700_000_000_000): Promise<string> {
     const path = this.path();
     const writer = await BagWriter.create(path, { syncMode: true, startTimestamp });
-    rows.forEach(([timestamp, url], i) => writer.push(rawFrame(timestamp, url, i)));
+    rows.forEach(([timestamp, url], i) => {
+      writer.push(rawFrame(timestamp, url, i));
+    });
     await writer.close();
     return path;
   }

@@ -23,7 +23,7 @@ function make(config: Partial<ProcessorConfig> = {}) {
   return { processor, out };
 }
 
-describe('BagProcessor (spec §8)', () => {
+describe('BagProcessor (format reference §8)', () => {
   test('interleaved sources come out in data time; one frame released per check', async () => {
     const { processor, out } = make();
     processor.push(1_000_000, frame(0, 'A'));

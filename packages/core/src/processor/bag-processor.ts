@@ -8,7 +8,7 @@ import { ReorderQueue, type QueueEntry } from './reorder-queue.js';
 const SLICE_MS = 8;
 
 /**
- * A reorder buffer keyed by a data-plane timestamp (VLink `BagProcessor`, spec §8, newest algorithm): frames pushed
+ * A reorder buffer keyed by a data-plane timestamp (VLink `BagProcessor`, format reference §8, newest algorithm): frames pushed
  * out of order (several sensors, several files) come out in data time, with output timestamps mapped onto one
  * strictly increasing timeline.
  *
@@ -30,7 +30,7 @@ export class BagProcessor {
   private roomWaiters: Array<() => void> = [];
   private idleWaiters: Array<() => void> = [];
   private closed = false;
-  // Input anchor (spec §8 steps 2–4) and output timeline (spec §8 "output timestamp mapping").
+  // Input anchor (format reference §8 steps 2–4) and output timeline (format reference §8 "output timestamp mapping").
   private lastDataTs: number | undefined;
   private lastFrameTs = 0;
   private dataAnchor: number | undefined;

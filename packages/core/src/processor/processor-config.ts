@@ -1,6 +1,6 @@
 import { BagError } from '../errors.js';
 
-/** `BagProcessor` configuration (VLink `BagProcessor::Config`, spec §8, camelCase) plus two JS-side options. */
+/** `BagProcessor` configuration (VLink `BagProcessor::Config`, format reference §8, camelCase) plus two JS-side options. */
 export interface ProcessorConfig {
   /** The reorder window in ms: the oldest frame is released once the newest is this much newer (default 500). */
   minCacheTime: number;

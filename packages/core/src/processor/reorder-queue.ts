@@ -5,7 +5,7 @@ export interface QueueEntry {
   frame: Frame;
   /** Resolved data timestamp (µs); −1 while invalid. */
   dataTs: number;
-  /** False for frames pushed with a negative data timestamp before any valid one (spec §8 step 2). */
+  /** False for frames pushed with a negative data timestamp before any valid one (format reference §8 step 2). */
   valid: boolean;
   /** `dataTs` when valid, else `frame.timestamp`: what the window rule and the order use. */
   key: number;

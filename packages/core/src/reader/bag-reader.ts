@@ -151,7 +151,7 @@ export class BagReader {
     }
   }
 
-  // --- playback (spec §7.3–7.4; semantics in Player) ----------------------------------------------------------------
+  // --- playback (format reference §7.3–7.4; semantics in Player) ----------------------------------------------------------------
 
   /** Frame callback for playback; a returned promise is awaited before the next frame. */
   registerOutputCallback(callback: OutputCallback | undefined): void {

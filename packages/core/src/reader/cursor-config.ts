@@ -1,7 +1,7 @@
 import type { CursorQuery } from '../backend/backend.js';
 import { BagError } from '../errors.js';
 
-/** What a cursor or frame iterator reads (VLink `BagReader::Config` fields a cursor uses, spec §7.5). */
+/** What a cursor or frame iterator reads (VLink `BagReader::Config` fields a cursor uses, format reference §7.5). */
 export interface CursorConfig {
   /** Urls to keep; empty or undefined = all. */
   filterUrls?: readonly string[];

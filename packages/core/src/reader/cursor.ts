@@ -4,7 +4,7 @@ import type { Frame } from '../model/frame.js';
 import { toCursorQuery, type CursorConfig } from './cursor-config.js';
 
 /**
- * VLink's synchronous cursor state (spec §7.5): `openCursor` (re)opens and clears `eof`/`fail`, `next` reads,
+ * VLink's synchronous cursor state (format reference §7.5): `openCursor` (re)opens and clears `eof`/`fail`, `next` reads,
  * errors set `fail()` instead of throwing.
  */
 export class SyncCursor {

@@ -5,7 +5,7 @@ import type { ReadUrlMap } from './url-map.js';
 /**
  * Opens a backend cursor for a query on playback urls: without a plugin the backend's own iterator (no extra cost
  * per frame), with one the remapped stream. Used by cursors, `frames()` and playback alike, so all three see the same
- * urls (spec §7.5: remap and exclusions apply to cursors too; `onRead` does not).
+ * urls (format reference §7.5: remap and exclusions apply to cursors too; `onRead` does not).
  */
 export function openFrames(
   backend: BackendReader,

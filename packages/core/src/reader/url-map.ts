@@ -5,7 +5,7 @@ import type { SchemaType } from '../model/schema-type.js';
 import { UrlRemapCache, type BagPluginInterface } from '../plugins/bag-plugin.js';
 
 /**
- * A read plugin's url decisions for one bag (spec §7.2–7.5): stored url → playback url (or dropped), and the
+ * A read plugin's url decisions for one bag (format reference §7.2–7.5): stored url → playback url (or dropped), and the
  * playback url's ser and family. Built once per bound plugin from the bag's url table, so `convertUrlMeta` runs once
  * per url and a frame costs one map lookup.
  */

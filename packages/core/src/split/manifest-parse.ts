@@ -6,7 +6,7 @@ import { parseVlinkDate } from '../model/time-format.js';
 import type { ManifestFlavor } from './manifest.js';
 import { isBareFileName } from './split-files.js';
 
-/** A manifest as a reader uses it (spec §4.4), with VLink's defaults applied. */
+/** A manifest as a reader uses it (format reference §4.4), with VLink's defaults applied. */
 export interface ParsedManifest {
   /** Undefined when the manifest has no `major`; the reader then reports the first segment's version. */
   version: { major: number; minor: number; patch: number } | undefined;
@@ -80,7 +80,7 @@ export function parseManifest(text: string, file: string, flavor: ManifestFlavor
 }
 
 /**
- * The segment names an existing manifest lists, for the writer's clean-up of an old recording (spec §4.2 step 5):
+ * The segment names an existing manifest lists, for the writer's clean-up of an old recording (format reference §4.2 step 5):
  * only bare names; undefined when the text is not a manifest at all (the caller warns and goes on).
  */
 export function listedSegments(text: string): { names: string[]; skipped: unknown[] } | undefined {

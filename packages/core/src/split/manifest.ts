@@ -1,7 +1,7 @@
 import { dumpJson, type JsonValue } from './json-dump.js';
 
 /**
- * The manifest of a split recording (`.vdbx` spec §4.1, `.vcapx` §6): what VLink's `ordered_json` holds, in its key
+ * The manifest of a split recording (`.vdbx` format reference §4.1, `.vcapx` §6): what VLink's `ordered_json` holds, in its key
  * order. Sizes are bytes, `duration` µs, `splitByTime` and `startTimestamp` ms.
  */
 export interface SplitManifest {

@@ -29,7 +29,7 @@ export interface Totals {
 }
 
 /**
- * The segments a split recording keeps (spec §4.3 `max_split_count`): oldest first, the open one last. Opening a
+ * The segments a split recording keeps (format reference §4.3 `max_split_count`): oldest first, the open one last. Opening a
  * segment beyond the limit drops the oldest entries and hands them back for deletion; totals are recomputed from the
  * retained segments plus the open one, while the recording's largest timestamp remembers dropped segments too.
  */

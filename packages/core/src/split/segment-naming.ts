@@ -10,7 +10,7 @@ export interface SegmentNamingOptions {
 }
 
 /**
- * Segment file names (spec §4.3): `<stem>.<n><ext>` with n = split index + 1, or by time, where a name that repeats
+ * Segment file names (format reference §4.3): `<stem>.<n><ext>` with n = split index + 1, or by time, where a name that repeats
  * the previous segment's millisecond or a name already used gets `.<n>` before the extension
  * (`2026-03-17_10-00-00-123.3.vdb`).
  */

@@ -8,7 +8,7 @@ import { stemOf } from './split-files.js';
 
 /*
  * A split recording that was interrupted (power loss, kill -9) leaves the segment it was writing out of the manifest:
- * the writer lists a segment only once it is closed (spec §4.2). A crash in the middle of a split can leave two (the
+ * the writer lists a segment only once it is closed (format reference §4.2). A crash in the middle of a split can leave two (the
  * closed old one and the new open one). This module finds those files and folds them into the manifest's totals.
  */
 
@@ -16,7 +16,7 @@ const TIME_NAME = /^(\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d-\d{3})(?:\.(\d+))?$/;
 
 /**
  * The segment files a crashed recording wrote after the last listed one, in recording order. `names` is the manifest
- * directory's listing. Segments are named `<stem>.<n><ext>` or by time (`YYYY-MM-DD_hh-mm-ss-mmm[.n]<ext>`, spec
+ * directory's listing. Segments are named `<stem>.<n><ext>` or by time (`YYYY-MM-DD_hh-mm-ss-mmm[.n]<ext>`, format reference
  * §4.3), and the naming scheme is not recorded in the manifest, so the listed names decide it (both when none is
  * listed). Index names must continue the listed sequence without a gap (a stale `<stem>.7.vdb` of an older recording
  * is not picked up after `.2`); time names must sort after the last listed one. The caller still checks each

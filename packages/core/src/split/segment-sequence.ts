@@ -2,7 +2,7 @@ import type { BackendReader, CursorQuery } from '../backend/backend.js';
 import type { Frame } from '../model/frame.js';
 
 /**
- * The segment a time window starts in (spec §7.3): the first segment whose end (ms) is ≥ the begin time while the
+ * The segment a time window starts in (format reference §7.3): the first segment whose end (ms) is ≥ the begin time while the
  * previous segment's end is ≤ it. Begin times are compared in whole ms as VLink's integer `begin_time`. Returns
  * `endsMs.length` when no segment qualifies (nothing to read).
  */
@@ -25,7 +25,7 @@ export interface SequencedSegment {
 }
 
 /**
- * Frames of several segments in order, from `start` on, every segment with the same bounds (spec §7.5). A plain
+ * Frames of several segments in order, from `start` on, every segment with the same bounds (format reference §7.5). A plain
  * iterator (no generator per segment) that ends the open segment cursor when it is returned early.
  */
 export class SegmentChain implements IterableIterator<Frame> {

@@ -102,7 +102,7 @@ describe('segment ledger (maxSplitCount)', () => {
   });
 });
 
-describe('start segment (spec §7.3)', () => {
+describe('start segment (format reference §7.3)', () => {
   test('first segment whose end reaches the begin time, after the previous end', () => {
     const ends = [100, 200, 300];
     assert.equal(startSegment(ends, undefined), 0);

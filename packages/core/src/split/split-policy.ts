@@ -1,6 +1,6 @@
 import type { ResolvedWriterConfig } from '../model/config.js';
 
-/** The split settings of a recording (spec §1.2, §4.3). Sizes bytes, times ms. */
+/** The split settings of a recording (format reference §1.2, §4.3). Sizes bytes, times ms. */
 export interface SplitRule {
   splitBySize: number;
   splitByTime: number;
@@ -19,7 +19,7 @@ export function manifestSplitBySize(rule: SplitRule): number {
 }
 
 /**
- * Whether the message about to be written opens a new segment (spec §4.3). Time takes priority: split when
+ * Whether the message about to be written opens a new segment (format reference §4.3). Time takes priority: split when
  * `ts − beginTime·1000 > splitByTime·1000·(index+1)` (fixed boundaries; one split per message however many intervals
  * were skipped); else when the segment's accounted (uncompressed) bytes plus this payload exceed `splitBySize`.
  * The caller checks this only once the current segment holds at least one url; the message goes to the new segment.

@@ -37,7 +37,7 @@ export interface SplitReaderOptions extends ReaderOptions {
 const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
 
 /**
- * Reads a split recording as one bag (spec §4.4, §6): totals from the manifest, segments in manifest order, each
+ * Reads a split recording as one bag (format reference §4.4, §6): totals from the manifest, segments in manifest order, each
  * segment's url ids resolved through its own tables (the segment readers do that), schemas merged.
  *
  * Bad input: a missing manifest is `NOT_FOUND`; garbled JSON, a wrong shape or a segment entry that is a path is
@@ -182,7 +182,7 @@ export class SplitReader implements BackendReader {
   }
 
   /**
-   * Frames of every segment in manifest order. A window starts in the segment spec §7.3 picks; the bounds (and the
+   * Frames of every segment in manifest order. A window starts in the segment format reference §7.3 picks; the bounds (and the
    * url filter) then apply to every segment read (§7.5).
    */
   frames(query: CursorQuery = {}): IterableIterator<Frame> {

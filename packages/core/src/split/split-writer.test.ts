@@ -228,7 +228,7 @@ describe('SplitWriter', () => {
       m.VLinkUrls.map((u: { url: string; index: number }) => [u.url, u.index]),
       [['dds://a', 1]],
     );
-    // The deletion comes after the manifest rewrite (spec §4.3 steps 6–7).
+    // The deletion comes after the manifest rewrite (format reference §4.3 steps 6–7).
     const log = files.log.join('\n');
     assert.ok(log.indexOf('manifest drive.2.seg complete=false') < log.indexOf('remove /rec/drive.1.seg'));
   });

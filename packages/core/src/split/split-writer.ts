@@ -25,7 +25,7 @@ export interface SegmentWriter {
   /** Accounted (uncompressed) payload bytes in the segment, net of evictions. */
   bytes(): number;
   /**
-   * True when the segment's row/byte limit is already exceeded (spec §2.8). VLink's limit loop runs before the split
+   * True when the segment's row/byte limit is already exceeded (format reference §2.8). VLink's limit loop runs before the split
    * check, so with `enableLimit` off such a frame is rejected by the full segment rather than starting a new one.
    */
   overLimit?(): boolean;
@@ -74,7 +74,7 @@ export interface SplitWriterOptions {
 const defaultWarn = (message: string): void => console.warn(`vlink-bag: ${message}`);
 
 /**
- * Writes a split recording (`.vdbx`, `.vcapx`; spec §4.2–§4.3, §6) through a backend's `SplitFormat`: the manifest
+ * Writes a split recording (`.vdbx`, `.vcapx`; format reference §4.2–§4.3, §6) through a backend's `SplitFormat`: the manifest
  * at construction, after every split and at close; segment naming; the size/time split decision; the split callback
  * sequence; `maxSplitCount` retention with recomputed totals; clean-up of an old recording at the same path.
  */
@@ -199,7 +199,7 @@ export class SplitWriter implements BackendWriter {
     const urls: ManifestUrl[] = [];
     for (const u of this.format.urls()) {
       const c = totals.urls.get(u.index) ?? { count: 0, size: 0, firstTs: -1, lastTs: -1 };
-      // With retention, totals cover the kept segments only and urls left with nothing are omitted (spec §4.1).
+      // With retention, totals cover the kept segments only and urls left with nothing are omitted (format reference §4.1).
       if (retaining && c.count === 0) continue;
       urls.push({
         index: u.index,
@@ -280,7 +280,7 @@ export class SplitWriter implements BackendWriter {
     this.files.remove(this.path);
   }
 
-  /** The split sequence of spec §4.3. */
+  /** The split sequence of format reference §4.3. */
   private split(timestampUs: number): void {
     const old = this.segment();
     const index = this.index + 1;

@@ -53,7 +53,7 @@ export function joinPath(dir: string, name: string): string {
 }
 
 /**
- * An auto-named dump's path (spec §9.2 step 2): `dir/<nameHint or local time>` with `/` and `\` replaced by `_`, plus
+ * An auto-named dump's path (format reference §9.2 step 2): `dir/<nameHint or local time>` with `/` and `\` replaced by `_`, plus
  * the extension; `base_1`, `base_2`, … when taken.
  */
 export async function autoDumpPath(
@@ -70,7 +70,7 @@ export async function autoDumpPath(
 }
 
 /**
- * Rotation before writing an auto-named dump (spec §9.2 step 4.4): when `dir` holds `max` or more files of the
+ * Rotation before writing an auto-named dump (format reference §9.2 step 4.4): when `dir` holds `max` or more files of the
  * extension, deletes the oldest by modification time so that, with the new dump, `max` remain. Returns what it deleted.
  */
 export async function rotateDumps(files: DumpFiles, dir: string, extension: string, max: number): Promise<string[]> {

@@ -18,7 +18,7 @@ export interface DumpPlan {
 }
 
 /**
- * Writes one dump (spec §9.2 steps 5–7): a sync-mode writer tagged with the reason, frames re-timed to the dump's
+ * Writes one dump (format reference §9.2 steps 5–7): a sync-mode writer tagged with the reason, frames re-timed to the dump's
  * start, recorded as the subscriber saw them (`Get` for fields, `Sub` for events), an optional bag plugin, and the
  * optional throttle.
  */

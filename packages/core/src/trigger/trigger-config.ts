@@ -20,7 +20,7 @@ export interface UrlConfig {
 export type OverflowPolicy = 'dropNewest' | 'coverOldest';
 
 /**
- * `TriggerRecorder` configuration (VLink `TriggerRecorder::Config`, spec §9.3, newest defaults, camelCase; sizes in
+ * `TriggerRecorder` configuration (VLink `TriggerRecorder::Config`, format reference §9.3, newest defaults, camelCase; sizes in
  * bytes, times in ms). Bus-only fields (`discoveryFilter`, `destroyOnOffline`) have no meaning here: frames come
  * from `ingest()`.
  */
@@ -99,7 +99,7 @@ export interface TriggerParams {
 }
 
 /** VLink's `kMaxWindowMs = INT64_MAX / 4000`. */
-export const MAX_WINDOW_MS = 9223372036854775807 / 4000;
+export const MAX_WINDOW_MS = Number(9223372036854775807n / 4000n);
 
 export function resolveTriggerConfig(config: Partial<TriggerConfig> = {}): TriggerConfig {
   const resolved: TriggerConfig = { ...DEFAULT_TRIGGER_CONFIG };

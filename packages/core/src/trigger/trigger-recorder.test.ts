@@ -110,7 +110,7 @@ const merged = (...lists: ReadonlyArray<ReadonlyArray<readonly [string, number]>
     .sort((x, y) => x[1] - y[1])
     .map(([u, t]) => `${u}@${t}`);
 
-describe('TriggerRecorder (spec §9)', () => {
+describe('TriggerRecorder (format reference §9)', () => {
   test('writes pre + post around the trigger after the post window + guard, re-timed to the dump start', async () => {
     const events: string[] = [];
     const { time, recorder, feed, dumpDir } = setup(
@@ -335,7 +335,13 @@ describe('TriggerRecorder (spec §9)', () => {
       ['pub', 50_000, ActionType.Subscribe],
     ]);
     await recorder.quit();
-    assert.throws(() => (recorder.start(), recorder.ingest({ ...frame('x'), url: '' })), { code: 'INVALID_ARGUMENT' });
+    assert.throws(
+      () => {
+        recorder.start();
+        recorder.ingest({ ...frame('x'), url: '' });
+      },
+      { code: 'INVALID_ARGUMENT' },
+    );
     await recorder.quit();
   });
 });

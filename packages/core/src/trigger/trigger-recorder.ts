@@ -21,7 +21,7 @@ interface PendingDump {
 }
 
 /**
- * A dashcam/EDR recorder (VLink `TriggerRecorder`, spec §9): keeps a time ring per url and, on `trigger()`, writes
+ * A dashcam/EDR recorder (VLink `TriggerRecorder`, format reference §9): keeps a time ring per url and, on `trigger()`, writes
  * the pre + post window around the trigger instant to a new bag.
  *
  * There is no bus here: the caller feeds frames with `ingest(frame)`. A frame's `timestamp` is its capture time in
@@ -88,7 +88,7 @@ export class TriggerRecorder {
     return this.store.add(frame, captureUs, now, this.config.busySkipData && this.writing);
   }
 
-  /** Requests a dump of the window around now (spec §9.2); see the class notes for how it settles. */
+  /** Requests a dump of the window around now (format reference §9.2); see the class notes for how it settles. */
   trigger(params: TriggerParams = {}): Promise<DumpResult> {
     const refusal = this.refusal(params);
     if (refusal) {

@@ -1,6 +1,6 @@
 import type { TriggerConfig, TriggerParams, UrlConfig } from './trigger-config.js';
 
-/** A url's effective windows and limits after `UrlConfig` overrides (spec §9.3). */
+/** A url's effective windows and limits after `UrlConfig` overrides (format reference §9.3). */
 export interface UrlRule {
   enabled: boolean;
   preMs: number;

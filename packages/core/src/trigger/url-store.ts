@@ -3,7 +3,7 @@ import { TimeRing } from './time-ring.js';
 import type { TriggerConfig } from './trigger-config.js';
 import { urlRule, type UrlRule } from './url-rules.js';
 
-/** Why ingested frames were not kept (spec §9.1 drop rules, in the order they are checked). */
+/** Why ingested frames were not kept (format reference §9.1 drop rules, in the order they are checked). */
 export interface TriggerDrops {
   notRunning: number;
   disabled: number;
@@ -26,7 +26,7 @@ interface UrlState {
 }
 
 /**
- * The per-url rings with their byte caps, retention and counters (spec §9.1). Each url keeps
+ * The per-url rings with their byte caps, retention and counters (format reference §9.1). Each url keeps
  * `pre + maxPostAll + 2 × retentionGuard` of history, where `maxPostAll` is the largest post window of any known
  * enabled url, so a dump written `post + guard` after its trigger still finds its whole pre window.
  */

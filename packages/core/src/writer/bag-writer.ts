@@ -122,7 +122,7 @@ export class BagWriter extends EventTarget {
     return this.engine.mode;
   }
 
-  /** Starts async recording and restarts the writer clock (spec §2.9); the first `push` starts it too. */
+  /** Starts async recording and restarts the writer clock (format reference §2.9); the first `push` starts it too. */
   asyncRun(): void {
     if (this.running || this.closed || this.config.syncMode) return;
     this.running = true;
@@ -140,7 +140,7 @@ export class BagWriter extends EventTarget {
     const accepted = this.accept(frame);
     if (accepted === undefined) return -1;
     if (this.plugin) {
-      // The timestamp is resolved before the plugin (spec §2.9); what it emits is stored as emitted.
+      // The timestamp is resolved before the plugin (format reference §2.9); what it emits is stored as emitted.
       this.plugin.onWrite(accepted);
       return accepted.timestamp;
     }
@@ -203,7 +203,7 @@ export class BagWriter extends EventTarget {
     this.errorCallbacks.push(callback);
   }
 
-  /** Split callback `(index, file, before)` for split recordings; see spec §4.3. In worker mode it is a notification. */
+  /** Split callback `(index, file, before)` for split recordings; see format reference §4.3. In worker mode it is a notification. */
   registerSplitCallback(callback: (index: number, file: string) => void, before = false): void {
     (before ? this.splitBefore : this.splitAfter).push(callback);
   }

@@ -22,7 +22,7 @@ export function createRecordingContext(
   };
 }
 
-/** Config tag → env `VLINK_BAG_TAG` → `"Empty"` (spec §1.2). */
+/** Config tag → env `VLINK_BAG_TAG` → `"Empty"` (format reference §1.2). */
 export function resolveTag(tag: string): string {
   if (tag) return tag;
   return envVar('VLINK_BAG_TAG') || 'Empty';

@@ -7,7 +7,7 @@ export type SchemaCallback = (name: string, schemaType: SchemaType) => SchemaDat
 
 /**
  * The recording-wide schema cache: `pushSchema` fills it, backends ask it through `RecordingContext.resolveSchema`,
- * and a registered callback answers what the cache does not know (spec §2.5, sources tried in that order).
+ * and a registered callback answers what the cache does not know (format reference §2.5, sources tried in that order).
  */
 export class SchemaRegistry {
   private readonly byKey = new Map<string, SchemaData>();

@@ -36,7 +36,10 @@ export function registerTerminateSignal(
     };
     return adapter.listen(signal, handler);
   });
-  return () => removers.forEach((remove) => remove());
+  return () =>
+    removers.forEach((remove) => {
+      remove();
+    });
 }
 
 async function shutDown(target: BagWriter | readonly BagWriter[] | (() => unknown)): Promise<void> {

@@ -223,7 +223,10 @@ export class WorkerEngine implements WriteEngine {
   quit(): void {
     if (this.quitting) return;
     this.quitting = true;
-    if (this.gone) return this.host.finished();
+    if (this.gone) {
+      this.host.finished();
+      return;
+    }
     this.flush();
     this.link.ref();
     this.link.post({ k: 'quit' });
@@ -283,16 +286,20 @@ export class WorkerEngine implements WriteEngine {
   private receive(message: FromWorker): void {
     switch (message.k) {
       case 'ack':
-        return this.onAck(message);
+        this.onAck(message);
+        return;
       case 'opened':
         this.file = message.currentFile;
-        return this.opened?.resolve();
+        this.opened?.resolve();
+        return;
       case 'openFailed':
         this.gone = true;
-        return this.opened?.reject(dataToError(message.error));
+        this.opened?.reject(dataToError(message.error));
+        return;
       case 'split':
         if (!message.before) this.file = message.file;
-        return this.host.split(message.index, message.file, message.before);
+        this.host.split(message.index, message.file, message.before);
+        return;
       case 'error':
         if (message.fatal) this.reportFatal(dataToError(message.error));
         else this.host.warn(dataToError(message.error));

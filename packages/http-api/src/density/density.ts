@@ -52,7 +52,7 @@ export async function computeDensity(reader: BagReader, options: DensityOptions)
     lastUrl = frame.url;
     lastCounts = counts;
     const i = Math.floor((frame.timestamp - beginUs) * scale);
-    counts[i < 0 ? 0 : i > last ? last : i]!++;
+    counts[Math.max(0, Math.min(i, last))]!++;
     total++;
   }
   const out: Density['urls'] = [];

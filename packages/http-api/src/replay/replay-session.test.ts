@@ -22,7 +22,11 @@ function fakeOutput() {
   };
   let onFinish: (() => void) | undefined;
   const out: ReplayOutput = {
-    buffered: () => (state.highCalls > 0 ? (state.highCalls--, SEND_BUFFER_HIGH + 1) : state.buffered),
+    buffered: () => {
+      if (state.highCalls === 0) return state.buffered;
+      state.highCalls--;
+      return SEND_BUFFER_HIGH + 1;
+    },
     frame: (f: Frame) => void state.frames.push(f.timestamp),
     status: (e) => void state.statuses.push(e),
     finished: (interrupted, dropped) => {

@@ -71,7 +71,7 @@ async function manifestSegments(path: string): Promise<string[]> {
 
 /** Cheap sniff (first bytes) so big binary bags are never read whole: a VLink manifest starts with `{"VLinkHeader"`. */
 async function looksLikeManifest(path: string): Promise<boolean> {
-  let handle;
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
     handle = await open(path, 'r');
     const { size } = await handle.stat();

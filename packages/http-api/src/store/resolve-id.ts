@@ -39,7 +39,7 @@ export function resolveBagId(realRoot: string, id: string): ResolvedBag {
   const notFound = () => new BagError('NOT_FOUND', `no such bag "${id}"`);
   if (!isSafeRelative(id)) throw notFound();
   let real: string;
-  let info;
+  let info: ReturnType<typeof statSync>;
   try {
     real = realpath(join(realRoot, id));
     if (!isInside(realRoot, real)) throw notFound();

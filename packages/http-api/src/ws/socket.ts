@@ -5,7 +5,7 @@ import type { UpgradeWebSocket, WSContext } from 'hono/ws';
  * how to read a socket's queued bytes (the backpressure signal), which every runtime names differently.
  */
 export interface WebSocketSupport {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: each runtime's adapter types its socket and event differently; the app only passes them through
   upgradeWebSocket: UpgradeWebSocket<any, any>;
   /** Bytes accepted by `send` but not yet written to the socket. Default: `raw.bufferedAmount` / `raw.getBufferedAmount()`. */
   bufferedAmount?(ws: WSContext<unknown>): number;

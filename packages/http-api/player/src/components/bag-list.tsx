@@ -17,7 +17,7 @@ export function BagList({ bags, error, selected, onOpen, onReload }: BagListProp
     <nav class="bags" aria-label="Bags">
       <div class="panel-head">
         <h2>Bags {bags ? <span class="muted">({bags.length})</span> : null}</h2>
-        <button class="small" onClick={onReload} title="Reload the list">
+        <button type="button" class="small" onClick={onReload} title="Reload the list">
           ⟳
         </button>
       </div>
@@ -37,6 +37,7 @@ export function BagList({ bags, error, selected, onOpen, onReload }: BagListProp
         {shown.map((b) => (
           <li key={b.id}>
             <button
+              type="button"
               class={`bag${b.id === selected ? ' selected' : ''}${b.error ? ' broken' : ''}`}
               onClick={() => onOpen(b.id)}
               title={b.error ? `${b.error.code}: ${b.error.message}` : b.id}

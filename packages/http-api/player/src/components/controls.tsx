@@ -53,6 +53,7 @@ export function Controls(p: ControlsProps) {
   return (
     <section class="controls" aria-label="Replay controls">
       <button
+        type="button"
         class="primary"
         data-testid="play"
         onClick={p.onPlayPause}
@@ -62,6 +63,7 @@ export function Controls(p: ControlsProps) {
         {playing ? '❚❚ Pause' : p.state === 'paused' ? '▶ Resume' : '▶ Play'}
       </button>
       <button
+        type="button"
         data-testid="step"
         onClick={p.onStep}
         disabled={!ready || playing || !p.canPlay}
@@ -69,7 +71,13 @@ export function Controls(p: ControlsProps) {
       >
         Step ›
       </button>
-      <button data-testid="stop" onClick={p.onStop} disabled={!ready || p.state === 'stopped'} title="Stop">
+      <button
+        type="button"
+        data-testid="stop"
+        onClick={p.onStop}
+        disabled={!ready || p.state === 'stopped'}
+        title="Stop"
+      >
         ■
       </button>
       <form
@@ -143,13 +151,13 @@ export function Controls(p: ControlsProps) {
         </select>
       </label>
       <span class="zoom">
-        <button class="small" onClick={() => p.onZoom('in')} title="Zoom in (+)">
+        <button type="button" class="small" onClick={() => p.onZoom('in')} title="Zoom in (+)">
           +
         </button>
-        <button class="small" onClick={() => p.onZoom('out')} title="Zoom out (-)">
+        <button type="button" class="small" onClick={() => p.onZoom('out')} title="Zoom out (-)">
           −
         </button>
-        <button class="small" onClick={() => p.onZoom('fit')} title="Whole recording (0)">
+        <button type="button" class="small" onClick={() => p.onZoom('fit')} title="Whole recording (0)">
           fit
         </button>
       </span>

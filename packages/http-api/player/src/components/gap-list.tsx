@@ -56,7 +56,7 @@ export function GapList({ rows, loading, error, factor, clock, onFactor, onShow 
         <ul data-testid="gap-list">
           {rows.map((g) => (
             <li key={`${g.url}@${g.startMs}`}>
-              <button class="gap" onClick={() => onShow(g)} title="Seek to the gap and zoom to it">
+              <button type="button" class="gap" onClick={() => onShow(g)} title="Seek to the gap and zoom to it">
                 <span class="mono gap-url">{g.url}</span>
                 <span class="mono">{formatTime(clock, g.startMs)}</span>
                 <span class="gap-len">{formatDuration(g.lengthMs)}</span>
