@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// Packaging checks for every public package: publint, the manifest fields users rely on, `changeset status`, and a
-// `changeset version` rehearsal in a scratch copy that must bump internal dependencies and write a CHANGELOG each.
+// Packaging checks for every public package: publint, the manifest fields users rely on, engines that every
+// dependency supports and that the suite runs on, `changeset status`, and a `changeset version` rehearsal in a scratch copy that must bump internal dependencies and write a CHANGELOG each.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { publint } from 'publint';
+import semver from 'semver';
 
 const root = resolve(import.meta.dirname, '..');
 const PUBLIC = ['core', 'backend-sqlite', 'backend-mcap', 'bag', 'http-api', 'cli'];
@@ -47,6 +48,70 @@ for (const dir of PUBLIC) {
     }
   });
 }
+
+// Engines. Every package declares the root's ranges; every runtime dependency's own `engines.node` must contain our
+// whole Node range (so `npm ci` never warns EBADENGINE for a supported Node), and the suite must run on the floor of
+// each runtime: Node is whatever runs this script (it must satisfy the range), Bun and Deno are the versions the lock
+// file installs (they must be the declared minimums, so the floor is what the tests exercise).
+const rootPkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
+// Optional dependencies load only on some Nodes: better-sqlite3 only where node:sqlite is missing or behind a flag
+// (before 22.13 and 23.4; 23.0-23.3 are past end of life, so the bound is the later one). Node 21 has neither, which
+// is why our range skips it.
+const LOADED_BELOW = { 'better-sqlite3': '23.4.0' };
+/**
+ * Whether every version in `range` is in `theirs`. `semver.subset` misses a piece that spans two alternatives
+ * (`>=22 <23.4` of `22.x || 23.x`), so the range is cut major by major first.
+ */
+const coveredBy = (range, theirs) => {
+  for (let major = 0; major <= 99; major++) {
+    const slice = `${major}.x`;
+    if (!semver.intersects(range, slice)) continue;
+    const piece = new semver.Range(range).set
+      .map((set) => [...set.map((c) => c.value), `>=${major}.0.0`, `<${major + 1}.0.0-0`].join(' '))
+      .filter((alt) => semver.validRange(alt) && semver.intersects(alt, slice))
+      .join(' || ');
+    if (!semver.subset(piece, theirs)) return false;
+  }
+  return true;
+};
+/** `range` cut at `<below`, alternative by alternative. */
+const below = (range, version) =>
+  new semver.Range(range).set.map((set) => [...set.map((c) => c.value), `<${version}`].join(' ')).join(' || ');
+await check('engines: every public package declares the root ranges', () => {
+  for (const dir of PUBLIC) {
+    const pkg = JSON.parse(readFileSync(join(root, 'packages', dir, 'package.json'), 'utf8'));
+    const want = JSON.stringify(rootPkg.engines);
+    if (JSON.stringify(pkg.engines) !== want)
+      throw new Error(`${pkg.name} engines ${JSON.stringify(pkg.engines)}, root ${want}`);
+  }
+});
+await check('engines: every dependency supports our whole Node range, and the Node running this one', () => {
+  const ours = rootPkg.engines.node;
+  const bad = [];
+  for (const [path, entry] of Object.entries(lock.packages)) {
+    const theirs = entry.engines?.node;
+    if (!path || !theirs || typeof theirs !== 'string') continue;
+    const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
+    if (!semver.satisfies(process.version, theirs)) bad.push(`${name} needs ${theirs}, this is ${process.version}`);
+    if (entry.dev) continue; // dev tools run only here, on the Node just checked
+    const range = LOADED_BELOW[name] ? below(ours, LOADED_BELOW[name]) : ours;
+    if (!coveredBy(range, theirs)) bad.push(`${name} supports ${theirs}, not all of ${range}`);
+  }
+  if (!semver.satisfies(process.version, ours)) bad.push(`this Node ${process.version} is outside ${ours}`);
+  if (bad.length) throw new Error(bad.join('; '));
+});
+await check('engines: the Bun and Deno the suite runs are the declared minimums', () => {
+  for (const runtime of ['bun', 'deno']) {
+    const installed = lock.packages[`node_modules/${runtime}`]?.version;
+    const floor = semver.minVersion(rootPkg.engines[runtime])?.version;
+    if (installed !== floor)
+      throw new Error(`${runtime}: the lock installs ${installed}, engines say ${rootPkg.engines[runtime]}`);
+    const bin = join(root, 'node_modules', '.bin', runtime);
+    const printed = execFileSync(bin, ['--version'], { encoding: 'utf8' });
+    if (!printed.includes(floor)) throw new Error(`${runtime} --version printed ${printed.trim()}, expected ${floor}`);
+  }
+});
 
 const changeset = join(root, 'node_modules', '.bin', 'changeset');
 await check('changeset status', () => execFileSync(changeset, ['status'], { cwd: root, stdio: 'pipe' }));

@@ -3,13 +3,14 @@
 #
 #   scripts/test-python.sh [pytest args…]
 #
-# Creates (or reuses) the virtualenv clients/python/.venv, installs the client editable with its `test` and `pandas`
-# extras into it (again only when clients/python/pyproject.toml changed), and runs pytest on clients/python/tests.
+# Creates (or reuses) the virtualenv clients/python/.venv, installs the client into it with the README's command
+# (`pip install './clients/python[notebook]'`, plus the `test` extra; again only when the client's files changed),
+# and runs pytest on clients/python/tests.
 # Nothing is installed outside that venv. The tests start real servers with `node` (the CLI, or serve() when the CLI
 # is not built) and run the example notebook in an ipykernel of this venv.
 #
 # Environment: PYTHON  interpreter to build the venv with (default: the newest python3.x ≥ 3.10 on PATH)
-#              VLINK_PY_REINSTALL=1  reinstall the dependencies even if pyproject.toml did not change
+#              VLINK_PY_REINSTALL=1  reinstall even if the client's files did not change
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -58,14 +59,18 @@ if ! venv_ok; then
 fi
 
 VPY="$VENV/bin/python"
-WANT="$(cat "$CLIENT/pyproject.toml" | "$VPY" -c 'import hashlib, sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())')"
+# What is installed must be what the tree holds: the stamp is a hash of pyproject.toml and every source file.
+WANT="$(cd "$CLIENT" && "$VPY" -c 'import hashlib, pathlib; h = hashlib.sha256(); [h.update(p.as_posix().encode() + p.read_bytes()) for p in [pathlib.Path("pyproject.toml"), *sorted(pathlib.Path("src").rglob("*.py"))]]; print(h.hexdigest())')"
 if [ "${VLINK_PY_REINSTALL:-0}" = 1 ] || [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ] || ! "$VPY" -c 'import vlink_bag, pytest, nbclient, ipykernel, pandas, google.protobuf, matplotlib' >/dev/null 2>&1; then
-  # Editable installs of pyproject projects need pip ≥ 21.3.
+  # Extras that name their own package ([notebook] includes [pandas]) need pip >= 21.2.
   if ! "$VPY" -c 'import sys, pip; sys.exit(0 if tuple(int(x) for x in pip.__version__.split(".")[:2]) >= (21, 3) else 1)' >/dev/null 2>&1; then
     "$VPY" -m pip install -q --upgrade pip
   fi
-  say "installing clients/python[test,pandas] into $VENV"
-  "$VPY" -m pip install -q -e "$CLIENT[test,pandas]"
+  # The README's install command (from the repository root), plus the test extra.
+  say "installing ./clients/python[notebook,test] into $VENV"
+  (cd "$ROOT" && "$VPY" -m pip install -q './clients/python[notebook,test]')
+  # pip keeps an installed copy of the same version; the client's sources changed, so replace it (not its deps).
+  (cd "$ROOT" && "$VPY" -m pip install -q --no-deps --force-reinstall './clients/python')
   echo "$WANT" >"$STAMP"
 fi
 

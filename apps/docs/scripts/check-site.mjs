@@ -34,6 +34,7 @@ const EXPECT = {
     'vlink-bag serve',
     '--gaps',
   ],
+  'reference/format.html': ['VLinkDatas', 'VLinkHeader', 'compression frame', 'TriggerRecorder'],
   'reference/http-api.html': ['/v1/bags', '/v1/bags/{id}/messages', '/v1/bags/{id}/replay', 'MessagePage', 'cursor'],
   'performance.html': ['vcap-node.json', 'vdb-node.json', 'http-node.json'],
   'api/index.html': ['@vlink/bag', '@vlink/bag-server'],

@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { fail, fromDocs, fromRoot, generatedBy, vueSafe, writeIfChanged } from './lib.mjs';
+import { fail, fromDocs, fromRoot, generatedBy, rebaseLinks, vueSafe, writeIfChanged } from './lib.mjs';
 
 const run = promisify(execFile);
 const SCRIPT = 'gen-cli.mjs';
@@ -93,7 +93,7 @@ function guide() {
     '',
     'Every flag of every verb: [CLI reference](../reference/cli).',
     '',
-    vueSafe(body),
+    vueSafe(rebaseLinks(body, 'packages/cli', 'guide')),
     '',
   ].join('\n');
 }

@@ -1,10 +1,9 @@
 // guide/python.md from the Python client's README (clients/python/README.md), so the docs say what the package
 // says. Links into the client's folder point at the repository; headings move one level down under the page title.
 import { readFileSync } from 'node:fs';
-import { fail, fromDocs, fromRoot, generatedBy, vueSafe, writeIfChanged } from './lib.mjs';
+import { fail, fromDocs, fromRoot, generatedBy, rebaseLinks, vueSafe, writeIfChanged } from './lib.mjs';
 
 const SCRIPT = 'gen-python.mjs';
-const REPO = 'https://github.com/vlink-bag/vlink-bag/blob/main';
 
 export async function generate() {
   const source = readFileSync(fromRoot('clients/python/README.md'), 'utf8');
@@ -15,9 +14,14 @@ export async function generate() {
     .replace(/^# .*\n/, '')
     // A bare ALL_CAPS line is a placeholder another script fills in (e.g. RESULTS_PYTHON): not for readers.
     .split('\n')
-    .filter((line) => (/^[A-Z][A-Z0-9_]{3,}$/.test(line.trim()) ? (dropped.push(line.trim()), false) : true))
+    .filter((line) => {
+      if (!/^[A-Z][A-Z0-9_]{3,}$/.test(line.trim())) return true;
+      dropped.push(line.trim());
+      return false;
+    })
     .join('\n')
-    .replace(/\]\((?!https?:|#|\/)([^)]+)\)/g, (_, target) => `](${REPO}/clients/python/${target})`);
+    .trim();
+  const linked = rebaseLinks(body, 'clients/python', 'guide');
   if (dropped.length > 0)
     console.warn(`  ${SCRIPT}: left out placeholder lines of clients/python/README.md: ${dropped.join(', ')}`);
   const text = [
@@ -30,7 +34,7 @@ export async function generate() {
     'The example `examples/serve-python.ts` in the repository starts a server and runs a snippet of this client against it.',
     ':::',
     '',
-    vueSafe(body.trim()),
+    vueSafe(linked),
     '',
   ].join('\n');
   writeIfChanged(fromDocs('guide/python.md'), text);

@@ -1,6 +1,6 @@
 // Shared helpers of the docs generators: paths, idempotent writes, markdown escaping.
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 
 export const docsDir = resolve(import.meta.dirname, '..');
 export const repoRoot = resolve(docsDir, '../..');
@@ -115,4 +115,24 @@ export function vueSafe(markdown) {
         .join('');
     })
     .join('\n');
+}
+
+const REPO_BLOB = 'https://github.com/vlink-bag/vlink-bag/blob/main';
+
+/**
+ * Relative links of a README copied into a page: those into the docs site become links between pages (the page is at
+ * `pageDir`, relative to the docs root), the rest point at the repository on GitHub, where the README's folder is
+ * `sourceDir` (relative to the repository root).
+ */
+export function rebaseLinks(markdown, sourceDir, pageDir) {
+  return markdown.replace(/\]\((?!https?:|#|\/)([^)]+)\)/g, (_, target) => {
+    const [path, hash = ''] = target.split('#');
+    const inRepo = relative(repoRoot, resolve(repoRoot, sourceDir, path));
+    const docsRel = relative(repoRoot, docsDir);
+    if (inRepo.startsWith(`${docsRel}/`)) {
+      const page = relative(pageDir, inRepo.slice(docsRel.length + 1)).replace(/\.md$/, '');
+      return `](${page}${hash ? `#${hash}` : ''})`;
+    }
+    return `](${REPO_BLOB}/${inRepo}${hash ? `#${hash}` : ''})`;
+  });
 }
