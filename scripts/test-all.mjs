@@ -13,7 +13,7 @@ const wanted = process.argv.slice(2);
 const runtimes =
   wanted.length > 0
     ? wanted
-    : ['node', 'bun', 'deno', 'packaging', 'python', 'examples', 'browser', 'install', 'bench'];
+    : ['repository', 'lint', 'node', 'bun', 'deno', 'packaging', 'python', 'examples', 'browser', 'install', 'bench'];
 
 function findTests(dir, out = []) {
   if (!existsSync(dir)) return out;
