@@ -289,7 +289,7 @@ class Writer:
                 "accuracy": "MicroSecond",
                 "compress": "zstd" if self.zstd else "None",
                 "process": self.process,
-                "date": vlink_date(self.start_ms),
+                "date": vlink_date(self.start_ms, self.timezone),
                 "tag": self.tag,
                 "split_by_size": self.split_by_size,
                 "split_by_time": self.split_by_time_ms,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, linkSync, lstatSync, mkdirSync, openSync, realpathSync, unlinkSync, writeSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { BagError, BagReader, extensionOf } from '@vlink/bag';
 import { toErrorResponse } from '../http/errors.js';
