@@ -101,30 +101,33 @@ class BagBase:
         Each :class:`Message` unpacks like Apollo's tuples: ``for topic, data, data_type, t in …``."""
         begin, end = self.window_us(start_time, end_time, unit=unit, start_s=start_s, end_s=end_s)
         wanted = url_list(urls)
+        # Floats in µs spanning less than 1 ms are most likely seconds given without unit='s'.
+        looks_like_seconds = unit == "us" and start_s is None and isinstance(start_time, float) and end is not None and end - begin < 1000
         if (wanted is not None and not wanted) or (end is not None and end < begin):
-            self._warn_empty(begin, end)
+            self._warn_empty(begin, end, looks_like_seconds)
             return iter(())
-        return self._watch_empty(self._messages(begin, end, wanted), begin, end)
+        return self._watch_empty(self._messages(begin, end, wanted), begin, end, looks_like_seconds)
 
-    def _watch_empty(self, messages: Iterator[Message], begin: int, end: int | None) -> Iterator[Message]:
+    def _watch_empty(self, messages: Iterator[Message], begin: int, end: int | None, seconds_hint: bool) -> Iterator[Message]:
         any_message = False
         for m in messages:
             any_message = True
             yield m
         if not any_message:
-            self._warn_empty(begin, end)
+            self._warn_empty(begin, end, seconds_hint)
 
-    def _warn_empty(self, begin: int, end: int | None) -> None:
-        """Warns (once per bag) when a window that gave nothing lies outside the recording."""
+    def _warn_empty(self, begin: int, end: int | None, seconds_hint: bool = False) -> None:
+        """Warns (once per bag) when a window that gave nothing lies outside the recording, or looks like seconds
+        passed as µs."""
         duration = self.duration_us
-        outside = begin > duration + 999 or (end is not None and end < 0) or (end is not None and end < begin)
-        if not outside or self._warned_empty:
+        outside = begin > duration + 999 or (end is not None and end < 0)
+        if not (outside or seconds_hint) or self._warned_empty:
             return
         self._warned_empty = True
-        hint = " (floats are µs unless unit='s' or start_s=/end_s= say seconds)" if end is not None and end < 1000 else ""
+        where = f"is outside the recording (0 … {duration} µs)" if outside else f"is less than 1 ms wide (the recording: 0 … {duration} µs)"
+        hint = "; floats are µs unless unit='s' (or start_s=/end_s=) says seconds" if seconds_hint else ""
         warnings.warn(
-            f"the window [{begin}, {'end' if end is None else end}] µs since start is outside the recording "
-            f"(0 … {duration} µs): no messages{hint}",
+            f"the window [{begin}, {'end' if end is None else end}] µs since start {where}: no messages{hint}",
             EmptyWindowWarning,
             stacklevel=3,
         )

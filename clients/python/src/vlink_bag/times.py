@@ -61,6 +61,8 @@ def to_relative_us(value: Any, *, name: str, start_us: int, tz: dt.tzinfo, unit:
     if unit not in UNITS:
         raise BadRequest(f"unit must be one of {sorted(UNITS)}, not {unit!r}", code="INVALID_ARGUMENT")
     type_name = type(value).__module__ + "." + type(value).__name__
+    if type_name.endswith("NaTType"):
+        raise _bad(name, value, "a time (NaT is none)")
     # pandas/numpy types first: pd.Timestamp is a datetime, pd.Timedelta a timedelta, but both carry ns.
     if type_name == "numpy.datetime64" or type_name == "numpy.timedelta64":
         import numpy as np
@@ -136,7 +138,7 @@ def window(
     if end is not None and end >= OPEN_END_US:
         end = None
     if end is not None and end < begin:
-        if end < 0:
-            return begin, -1  # entirely before the recording: an empty window
+        if end < 0 or end == begin - 1:
+            return begin, end  # before the recording, or a sub-µs window that rounding emptied: nothing in it
         raise BadRequest(f"end_time {end_time!r} is before start_time {start_time!r}", code="INVALID_ARGUMENT")
     return begin, end
