@@ -197,7 +197,7 @@ class AsyncRemoteBag(RemoteBag):
     async def to_dataframe(self, urls: str | Sequence[str] | None = None, start_time: Any = 0, end_time: Any = None, decode: bool = True, **window: Any) -> pd.DataFrame:  # type: ignore[override]
         decoder = await self.get_decoder() if decode else None
         rows = [m async for m in self.read_messages(start_time, end_time, urls, **window)]
-        return build_dataframe(rows, decoder, self.timezone)
+        return build_dataframe(rows, decoder, self.timezone, self.start_timestamp_us)
 
 
 def _complete_prefix(data: bytes) -> int:

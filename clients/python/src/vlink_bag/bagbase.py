@@ -101,12 +101,16 @@ class BagBase:
         Each :class:`Message` unpacks like Apollo's tuples: ``for topic, data, data_type, t in …``."""
         begin, end = self.window_us(start_time, end_time, unit=unit, start_s=start_s, end_s=end_s)
         wanted = url_list(urls)
-        # Floats in µs spanning less than 1 ms are most likely seconds given without unit='s'.
-        looks_like_seconds = unit == "us" and start_s is None and isinstance(start_time, float) and end is not None and end - begin < 1000
+        looks_like_seconds = self._seconds_hint(start_time, begin, end, {"unit": unit, "start_s": start_s})
         if (wanted is not None and not wanted) or (end is not None and end < begin):
             self._warn_empty(begin, end, looks_like_seconds)
             return iter(())
         return self._watch_empty(self._messages(begin, end, wanted), begin, end, looks_like_seconds)
+
+    @staticmethod
+    def _seconds_hint(start_time: Any, begin: int, end: int | None, window: dict[str, Any]) -> bool:
+        """Floats in µs spanning less than 1 ms are most likely seconds given without ``unit='s'``."""
+        return window.get("unit", "us") == "us" and window.get("start_s") is None and isinstance(start_time, float) and end is not None and end - begin < 1000
 
     def _watch_empty(self, messages: Iterator[Message], begin: int, end: int | None, seconds_hint: bool) -> Iterator[Message]:
         any_message = False
@@ -164,7 +168,7 @@ class BagBase:
         (recording's timezone), ``elapsed`` (Timedelta), ``topic``, ``action``, ``data_type``, ``size``, then decoded
         fields (``decode=True``) or ``message`` bytes. See the README, "Decoding and DataFrames"."""
         messages = self.read_messages(start_time, end_time, urls, unit=unit, start_s=start_s, end_s=end_s)
-        return build_dataframe(messages, self.decoder if decode else None, self.timezone)
+        return build_dataframe(messages, self.decoder if decode else None, self.timezone, self.start_timestamp_us)
 
     def to_arrow(self, *args: Any, **kwargs: Any) -> Any:
         """:meth:`to_dataframe` as a ``pyarrow.Table`` (``pip install 'vlink-bag[arrow]'``)."""
