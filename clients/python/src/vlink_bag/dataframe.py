@@ -64,7 +64,7 @@ class Columns:
         return out
 
     def __len__(self) -> int:
-        return len(self.timestamps)
+        return len(self.payloads)
 
 
 def _pandas() -> Any:
@@ -89,8 +89,8 @@ def build_dataframe(rows: Columns | Iterable[Message], decoder: PayloadDecoder |
 
     cols = rows if isinstance(rows, Columns) else Columns.of(rows)
     n = len(cols)
-    timestamps = np.array(cols.timestamps, dtype=np.int64)
-    codes = np.array(cols.keys, dtype=np.int32)
+    timestamps = np.asarray(cols.timestamps, dtype=np.int64)
+    codes = np.asarray(cols.keys, dtype=np.int32)
     payloads = cols.payloads
     kinds = cols.kinds
     frame = pd.DataFrame(
@@ -117,8 +117,8 @@ def build_dataframe(rows: Columns | Iterable[Message], decoder: PayloadDecoder |
     if any(decodable):
         wanted = np.flatnonzero(np.array(decodable, dtype=bool)[codes])
         for i in wanted.tolist():
-            topic, action, data_type, schema_type = kinds[cols.keys[i]]
-            m = Message(topic, payloads[i], data_type, cols.timestamps[i], 0, action, schema_type)
+            topic, action, data_type, schema_type = kinds[int(codes[i])]
+            m = Message(topic, payloads[i], data_type, int(timestamps[i]), 0, action, schema_type)
             fields, why = decoder.fields(m)
             if fields is None:
                 if why is not None:

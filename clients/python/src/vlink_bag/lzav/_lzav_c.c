@@ -202,11 +202,92 @@ static PyObject *lzav_decode(PyObject *self, PyObject *args) {
   return result;
 }
 
+/*
+ * split_frames(body) -> (payloads: list[bytes], timestamps: bytes (int64 LE per frame), kinds: bytes (int32 per frame),
+ * headers: list[bytes]): the server's binary frame layout (vlink_bag/frames.py) cut in one pass. `headers` holds each
+ * distinct header tail (from `action` to the end of `ser`) once, in first-seen order; `kinds` indexes it. The
+ * DataFrame path of the remote reader uses it instead of a Python loop; frames.frames_to_columns is the fallback and
+ * the reference (the tests compare both). Errors are ValueError(text).
+ */
+#define MAX_KINDS 4096
+static PyObject *split_frames(PyObject *self, PyObject *args) {
+  Py_buffer buf;
+  (void)self;
+  if (!PyArg_ParseTuple(args, "y*", &buf)) return NULL;
+  const uint8_t *b = (const uint8_t *)buf.buf;
+  size_t n = (size_t)buf.len, pos = 0, count = 0;
+  const char *error = NULL;
+  while (pos < n) {
+    if (n - pos < 20) { error = "the stream ended inside a frame header"; break; }
+    uint32_t hl = (uint32_t)b[pos] | (uint32_t)b[pos + 1] << 8 | (uint32_t)b[pos + 2] << 16 | (uint32_t)b[pos + 3] << 24;
+    uint32_t pl = (uint32_t)b[pos + 4] | (uint32_t)b[pos + 5] << 8 | (uint32_t)b[pos + 6] << 16 | (uint32_t)b[pos + 7] << 24;
+    if (hl < 14) { error = "frame header too short"; break; }
+    uint64_t end = (uint64_t)pos + 8 + hl + pl;
+    if (end > n) { error = "the stream ended inside a frame"; break; }
+    pos = (size_t)end;
+    count++;
+  }
+  if (error) {
+    PyBuffer_Release(&buf);
+    PyErr_SetString(PyExc_ValueError, error);
+    return NULL;
+  }
+  PyObject *payloads = PyList_New((Py_ssize_t)count);
+  PyObject *times = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(count * 8));
+  PyObject *kinds = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(count * 4));
+  PyObject *headers = PyList_New(0);
+  size_t starts[MAX_KINDS], lens[MAX_KINDS], nkinds = 0, last = 0;
+  if (!payloads || !times || !kinds || !headers) goto fail;
+  int64_t *t = (int64_t *)PyBytes_AS_STRING(times);
+  int32_t *k = (int32_t *)PyBytes_AS_STRING(kinds);
+  pos = 0;
+  for (size_t i = 0; i < count; i++) {
+    uint32_t hl = (uint32_t)b[pos] | (uint32_t)b[pos + 1] << 8 | (uint32_t)b[pos + 2] << 16 | (uint32_t)b[pos + 3] << 24;
+    uint32_t pl = (uint32_t)b[pos + 4] | (uint32_t)b[pos + 5] << 8 | (uint32_t)b[pos + 6] << 16 | (uint32_t)b[pos + 7] << 24;
+    int64_t ts;
+    memcpy(&ts, b + pos + 8, 8); /* little-endian hosts (x86, arm): the layout's byte order */
+    t[i] = ts;
+    size_t hstart = pos + 16, hlen = (size_t)hl - 8, found = nkinds;
+    if (nkinds > 0 && lens[last] == hlen && memcmp(b + starts[last], b + hstart, hlen) == 0) {
+      found = last;
+    } else {
+      for (size_t j = 0; j < nkinds; j++)
+        if (lens[j] == hlen && memcmp(b + starts[j], b + hstart, hlen) == 0) { found = j; break; }
+    }
+    if (found == nkinds) {
+      if (nkinds == MAX_KINDS) { PyErr_SetString(PyExc_ValueError, "more than 4096 distinct url/type pairs"); goto fail; }
+      PyObject *h = PyBytes_FromStringAndSize((const char *)b + hstart, (Py_ssize_t)hlen);
+      if (!h || PyList_Append(headers, h) < 0) { Py_XDECREF(h); goto fail; }
+      Py_DECREF(h);
+      starts[nkinds] = hstart;
+      lens[nkinds] = hlen;
+      nkinds++;
+    }
+    last = found;
+    k[i] = (int32_t)found;
+    size_t body = pos + 8 + hl;
+    PyObject *p = PyBytes_FromStringAndSize((const char *)b + body, (Py_ssize_t)pl);
+    if (!p) goto fail;
+    PyList_SET_ITEM(payloads, (Py_ssize_t)i, p);
+    pos = body + pl;
+  }
+  PyBuffer_Release(&buf);
+  return Py_BuildValue("(NNNN)", payloads, times, kinds, headers);
+fail:
+  PyBuffer_Release(&buf);
+  Py_XDECREF(payloads);
+  Py_XDECREF(times);
+  Py_XDECREF(kinds);
+  Py_XDECREF(headers);
+  return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"decode", lzav_decode, METH_VARARGS, "decode(src, raw_length, dry=False) -> bytes: an LZAV format 3 or 2 stream."},
+    {"split_frames", split_frames, METH_VARARGS, "split_frames(body) -> (payloads, timestamps, kinds, headers)."},
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_lzav_c", "LZAV decoder (C).", -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_lzav_c", "LZAV decoder and binary frame splitter (C).", -1, methods};
 
 PyMODINIT_FUNC PyInit__lzav_c(void) { return PyModule_Create(&module); }
