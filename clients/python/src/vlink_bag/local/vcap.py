@@ -43,14 +43,31 @@ class VcapFile:
         try:
             self.reader = make_reader(self.file)
             header = self.reader.get_header()
-            summary = self.reader.get_summary()
-            metadata = list(self.reader.iter_metadata()) if summary is not None else []
-            if summary is None:
-                if header.profile == "vlink":
+            try:
+                summary = self.reader.get_summary()
+            except (McapError, struct.error, EOFError, ValueError):
+                summary = None  # a damaged footer or summary: read by a linear scan, as a missing one
+            # As the TypeScript reader: a summary that lacks what it should index is completed by scanning the data
+            # section; a file without one is read by a linear scan (foreign files only: a VLink file needs a fix).
+            self.linear = summary is None or not _sufficient(summary)
+            file_statistics = summary is not None and summary.statistics is not None
+            if not self.linear:
+                metadata = list(self.reader.iter_metadata())
+            else:
+                if summary is None and header.profile == "vlink":
                     raise CorruptBag(f"{self.path} has no summary (an unfinished recording): repair it with `vlink-bag fix`", code="CORRUPT_FILE")
-                summary, metadata = _scan(self.file)
+                scan, metadata = _scan(self.file)
+                if summary is not None:
+                    scan.schemas = {**scan.schemas, **summary.schemas}
+                    scan.channels = {**scan.channels, **summary.channels}
+                    scan.statistics = summary.statistics or scan.statistics
+                summary = scan
             self.summary = summary
-            self.layout = describe(header.profile, summary, metadata, display_path or str(self.path), self.path.stat().st_size)
+            self.layout = describe(
+                header.profile, summary, metadata, display_path or str(self.path), self.path.stat().st_size,
+                recovered=file_statistics is False and self.linear and not summary.chunk_indexes and not file_statistics,
+                file_statistics=file_statistics,
+            )
         except McapError as error:
             self.close()
             raise CorruptBag(f"{self.path} is not a readable MCAP file: {error}", code="CORRUPT_FILE") from error
@@ -94,7 +111,7 @@ class VcapFile:
         if lo > hi:
             return
         rel_start_us = self.info["startTimestamp"] * 1000
-        chunk_indexes = sorted(self.summary.chunk_indexes, key=lambda c: c.chunk_start_offset)
+        chunk_indexes = [] if self.linear else sorted(self.summary.chunk_indexes, key=lambda c: c.chunk_start_offset)
         if not chunk_indexes:
             yield from self._unchunked(lo, hi, keep, start_ns, rel_start_us)
             return
@@ -145,6 +162,20 @@ class VcapFile:
                 continue
             ts = (record.log_time - start_ns) // 1000
             yield Message(t[0], bytes(record.data), t[1], ts, rel_start_us + ts, t[2], t[3])
+
+
+def _sufficient(s: Any) -> bool:
+    """The summary indexes everything (``isSufficient`` of ``packages/backend-mcap/src/mcap/mcap-reader.ts``)."""
+    st = s.statistics
+    if st is None or len(s.channels) < st.channel_count:
+        return False
+    if any(cid not in s.channels for cid in st.channel_message_counts):
+        return False
+    if any(c.schema_id != 0 and c.schema_id not in s.schemas for c in s.channels.values()):
+        return False
+    if len(s.chunk_indexes) < st.chunk_count or (st.chunk_count > 0 and not s.chunk_indexes):
+        return False
+    return len(s.metadata_indexes) >= st.metadata_count
 
 
 def _scan(f: io.BufferedReader) -> tuple[Any, list[Any]]:

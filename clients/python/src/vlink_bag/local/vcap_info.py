@@ -66,11 +66,11 @@ def parse_vlink_date(text: str) -> int | None:
     return int(local.timestamp() * 1000)
 
 
-def describe(profile: str, summary: Any, metadata: list[Any], path: str, file_size: int) -> Layout:
+def describe(profile: str, summary: Any, metadata: list[Any], path: str, file_size: int, *, recovered: bool = False, file_statistics: bool = True) -> Layout:
     vlink = profile == "vlink"
-    complete = True
+    complete = not recovered  # a file read by a linear scan for want of a summary is not complete
     stats = summary.statistics
-    if stats is None:
+    if not file_statistics:
         if vlink:
             raise CorruptBag(f"{path}: vcap file has no Statistics record", code="CORRUPT_FILE")
         complete = False
