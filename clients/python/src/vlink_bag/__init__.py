@@ -45,9 +45,9 @@ from .writer import Writer
 #: ``vlink_bag.open(path)``: a bag file on disk, read without a server (the same API as :class:`RemoteBag`).
 open = open_bag  # noqa: A001 - the module-level name users expect, as ``gzip.open``
 
+# `open` is deliberately not in __all__: `from vlink_bag import *` must not shadow the builtin.
 __all__ = [
     "__version__",
-    "open",
     "open_bag",
     "LocalBag",
     "Writer",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -100,7 +101,7 @@ class Writer:
             self.start_ms = int(start_time)
         self.timezone = _local_tz_minutes(self.start_ms) if timezone is None else int(timezone)
         self.tag = tag or "Empty"
-        self.process = process or Path(os.environ.get("_", "") or "python").name or "python"
+        self.process = process or Path(sys.argv[0] if sys.argv and sys.argv[0] else "python").stem or "python"
         self.zstd = compress == "zstd"
         self.chunk_size = int(chunk_size)
         interval = segment_interval.total_seconds() if isinstance(segment_interval, dt.timedelta) else segment_interval
