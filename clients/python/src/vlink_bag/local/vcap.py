@@ -126,8 +126,7 @@ class VcapFile:
             f.seek(ci.chunk_start_offset + 1 + 8)
             try:
                 chunk = Chunk.read(ReadDataStream(f))
-                stream, length = get_chunk_data_stream(chunk, validate_crc=False)
-                data = stream.read(length)
+                data = _chunk_records(chunk)
             except (McapError, EOFError, ValueError, RuntimeError) as error:
                 raise CorruptBag(f"{self.path}: damaged chunk at offset {ci.chunk_start_offset}: {error}", code="CORRUPT_FILE") from error
             pos = 0
@@ -162,6 +161,19 @@ class VcapFile:
                 continue
             ts = (record.log_time - start_ns) // 1000
             yield Message(t[0], bytes(record.data), t[1], ts, rel_start_us + ts, t[2], t[3])
+
+
+def _chunk_records(chunk: Chunk) -> bytes:
+    """A chunk's records, decompressed. Uncompressed chunks are used as read (no copy); zstd and lz4 go through the
+    libraries the ``mcap`` package uses, and anything else through its own ``get_chunk_data_stream``."""
+    if not chunk.compression:
+        return chunk.data if isinstance(chunk.data, bytes) else bytes(chunk.data)
+    if chunk.compression == "zstd":
+        import zstandard
+
+        return zstandard.decompress(chunk.data, chunk.uncompressed_size)
+    stream, length = get_chunk_data_stream(chunk, validate_crc=False)
+    return stream.read(length)
 
 
 def _sufficient(s: Any) -> bool:

@@ -172,6 +172,37 @@ class VdbFile:
         return out
 
     # -- rows (§7.5) --------------------------------------------------------------------------------------------
+    def _rowid_ordered(self) -> bool:
+        """Whether rowid order is (elapsed, rowid) order: true when no row's elapsed goes backwards, which VLink's
+        writers guarantee for in-order data. Then rows are read by rowid, 2-3× faster than through the elapsed index.
+        Checked once per file (one pass over the elapsed column), and only for a completed file (one still being
+        written may grow out of order)."""
+        known = getattr(self, "_monotonic", None)
+        if known is not None:
+            return known
+        monotonic = False
+        if self.indexed and self.info["hasCompleted"]:
+            monotonic = True
+            last = -(2**63)
+            for (elapsed,) in self.db.execute("SELECT elapsed FROM VLinkDatas ORDER BY rowid"):
+                if elapsed is None or elapsed < last:
+                    monotonic = False
+                    break
+                last = elapsed
+        self._monotonic = monotonic
+        return monotonic
+
+    def _rowid_range(self, begin_us: int, end_us: int | None) -> tuple[int, int] | None:
+        """The rows of [begin, end] as a rowid range (rowid-ordered files only), found through the elapsed index."""
+        first = self.db.execute("SELECT rowid FROM VLinkDatas WHERE elapsed >= ? ORDER BY elapsed, rowid LIMIT 1", (begin_us,)).fetchone()
+        if end_us is None:
+            last = self.db.execute("SELECT MAX(rowid) FROM VLinkDatas").fetchone()
+        else:
+            last = self.db.execute("SELECT rowid FROM VLinkDatas WHERE elapsed <= ? ORDER BY elapsed DESC, rowid DESC LIMIT 1", (end_us,)).fetchone()
+        if first is None or last is None or last[0] is None or first[0] > last[0]:
+            return None
+        return int(first[0]), int(last[0])
+
     def messages(self, begin_us: int, end_us: int | None, urls: Sequence[str] | None, start_us: int) -> Iterator[Message]:
         where: list[str] = []
         params: list[Any] = []
@@ -181,16 +212,25 @@ class VdbFile:
                 return
             where.append(f"url IN ({','.join('?' * len(ids))})")
             params.extend(ids)
-        if begin_us > 0:
-            where.append("elapsed >= ?")
-            params.append(begin_us)
-        if end_us is not None:
-            where.append("elapsed <= ?")
-            params.append(end_us)
+        by_rowid = self._rowid_ordered()
+        if by_rowid:
+            if begin_us > 0 or end_us is not None:
+                span = self._rowid_range(begin_us, end_us)
+                if span is None:
+                    return
+                where.append("rowid BETWEEN ? AND ?")
+                params.extend(span)
+        else:
+            if begin_us > 0:
+                where.append("elapsed >= ?")
+                params.append(begin_us)
+            if end_us is not None:
+                where.append("elapsed <= ?")
+                params.append(end_us)
         sql = "SELECT elapsed, url, action, data FROM VLinkDatas"
         if where:
             sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY elapsed, rowid;" if self.indexed else " ORDER BY rowid;"
+        sql += " ORDER BY elapsed, rowid;" if self.indexed and not by_rowid else " ORDER BY rowid;"
         by_id = self.by_id
         compressed = self.compressed
         head, foot = lzav.FRAME_HEAD, lzav.FRAME_FOOT
