@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Python client read throughput: ``RemoteBag.read_messages`` over loopback against the official ``mcap`` reader on
-the same ``.vcap`` file locally.
+"""Python client read throughput, remote (``RemoteBag`` over loopback) and local (``vlink_bag.open``), against the
+official ``mcap`` reader on the same ``.vcap`` file.
 
-  1. msg/s for 64 B frames (goal ≥ 100 000 msg/s),
-  2. MB/s for 1 MiB frames (goal ≥ 300 MB/s, MB = 10^6 bytes),
+  1. msg/s for 64 B frames (goal ≥ 100 000 msg/s over loopback),
+  2. MB/s for 1 MiB frames (goal ≥ 300 MB/s over loopback, MB = 10^6 bytes),
+  3. local reading: ``.vcap`` ≥ the ``mcap`` reader (``make_reader(f).iter_messages()``) on the same file, and
+     ``.vdb`` ≥ 300 000 msg/s at 64 B,
+  4. ``to_dataframe(decode=True)`` over loopback ≥ 500 000 msg/s at 64 B,
+  5. the LZAV decoders (C extension and pure Python) in MB/s of output on the reference vectors,
 
-each beside: the ``mcap`` PyPI reader (``make_reader(f).iter_messages()``) on the same .vcap file, the HTTP transport
-alone (httpx streaming the same binary response without parsing), and the .vdb bag of the same frames.
+each beside: the HTTP transport alone (httpx streaming the same binary response without parsing) and the .vdb bag
+of the same frames.
 
 Run with the client's venv (scripts/test-python.sh makes it; `mcap` is installed into that venv on first use):
 
@@ -171,6 +175,30 @@ def main() -> None:
 
                 return run
 
+            def local(name: str) -> Callable[[], tuple[int, int]]:
+                path = root / name
+
+                def run() -> tuple[int, int]:
+                    n = size = 0
+                    with vlink_bag.open(path) as bag:
+                        for m in bag.read_messages():
+                            n += 1
+                            size += len(m.message)
+                    return n, size
+
+                return run
+
+            def dataframe(bag_id: str | None, name: str) -> Callable[[], tuple[int, int]]:
+                def run() -> tuple[int, int]:
+                    if bag_id is not None:
+                        df = client.bag(bag_id).to_dataframe(decode=True)
+                    else:
+                        with vlink_bag.open(root / name) as bag:
+                            df = bag.to_dataframe(decode=True)
+                    return len(df), int(df["size"].sum())
+
+                return run
+
             for label, size_name in (("smallFrames", "small"), ("bigFrames", "big")):
                 print(f"{label}: read_messages .vcap …", flush=True)
                 section: dict[str, Any] = {"payloadBytes": 64 if size_name == "small" else MiB}
@@ -183,6 +211,14 @@ def main() -> None:
                 section["httpTransportOnlyVcap"]["responseBytes"] = transport_rate["payloadBytes"]
                 print(f"{label}: mcap reader, local file …", flush=True)
                 section["mcapPyLocalVcap"] = timed(reps, local_mcap(f"{size_name}.vcap"))
+                print(f"{label}: vlink_bag.open, local .vcap and .vdb …", flush=True)
+                section["localVcap"] = timed(reps, local(f"{size_name}.vcap"))
+                section["localVdb"] = timed(reps, local(f"{size_name}.vdb"))
+                if size_name == "small":
+                    print(f"{label}: to_dataframe(decode=True), remote and local …", flush=True)
+                    section["dataframeRemoteVcap"] = timed(reps, dataframe(f"{size_name}.vcap", ""))
+                    section["dataframeRemoteVdb"] = timed(reps, dataframe(f"{size_name}.vdb", ""))
+                    section["dataframeLocalVcap"] = timed(reps, dataframe(None, f"{size_name}.vcap"))
                 results[label] = section
     finally:
         process.terminate()
@@ -192,6 +228,8 @@ def main() -> None:
             process.kill()
 
     from importlib.metadata import version
+
+    results["lzav"] = lzav_rates(reps)
 
     small = results["smallFrames"]
     big = results["bigFrames"]
@@ -208,11 +246,20 @@ def main() -> None:
         "packages": {"vlink-bag": vlink_bag.__version__, "httpx": version("httpx"), "mcap": version("mcap")},
         "smallFrames": {"frames": small_n, **small},
         "bigFrames": {"frames": big_n, **big},
+        "lzav": results["lzav"],
         "goals": {
             "smallMsgPerS": 100_000,
             "bigMBPerS": 300,
             "smallMet": small["readMessagesVcap"]["msgPerS"] >= 100_000,
             "bigMet": big["readMessagesVcap"]["MBPerS"] >= 300,
+            "localVcapOverMcap": round(small["localVcap"]["msgPerS"] / small["mcapPyLocalVcap"]["msgPerS"], 2),
+            "localVcapOverMcapBig": round(big["localVcap"]["MBPerS"] / big["mcapPyLocalVcap"]["MBPerS"], 2),
+            "localVcapMet": small["localVcap"]["msgPerS"] >= small["mcapPyLocalVcap"]["msgPerS"],
+            "localVdbOver300k": round(small["localVdb"]["msgPerS"] / 300_000, 2),
+            "localVdbMet": small["localVdb"]["msgPerS"] >= 300_000,
+            "dataframeRemoteOver500k": round(small["dataframeRemoteVcap"]["msgPerS"] / 500_000, 2),
+            "dataframeRemoteMet": small["dataframeRemoteVcap"]["msgPerS"] >= 500_000,
+            "lzavCOverPython": results["lzav"].get("cOverPython"),
         },
     }
     out = Path(args.out or HERE / "results" / ("smoke" if args.smoke else "") / "python.json")
@@ -221,8 +268,41 @@ def main() -> None:
     print()
     print(f"64 B frames   read_messages .vcap {small['readMessagesVcap']['msgPerS']:>9,} msg/s   .vdb {small['readMessagesVdb']['msgPerS']:>9,} msg/s   mcap local {small['mcapPyLocalVcap']['msgPerS']:>9,} msg/s   (goal 100,000)")
     print(f"1 MiB frames  read_messages .vcap {big['readMessagesVcap']['MBPerS']:>9} MB/s    .vdb {big['readMessagesVdb']['MBPerS']:>9} MB/s    mcap local {big['mcapPyLocalVcap']['MBPerS']:>9} MB/s    (goal 300)   httpx alone {big['httpTransportOnlyVcap']['MBPerS']} MB/s")
+    g = report["goals"]
+    print(f"local 64 B    .vcap {small['localVcap']['msgPerS']:>9,} msg/s (× {g['localVcapOverMcap']} the mcap reader)   .vdb {small['localVdb']['msgPerS']:>9,} msg/s (× {g['localVdbOver300k']} of 300k)")
+    print(f"to_dataframe(decode=True) over loopback, 64 B: .vcap {small['dataframeRemoteVcap']['msgPerS']:,} msg/s (× {g['dataframeRemoteOver500k']} of 500k), .vdb {small['dataframeRemoteVdb']['msgPerS']:,}; local .vcap {small['dataframeLocalVcap']['msgPerS']:,}")
+    print(f"LZAV decode: C {results['lzav'].get('c', {}).get('MBPerS')} MB/s, Python {results['lzav']['python']['MBPerS']} MB/s")
     print("(medians; the same bags' best runs: " f"{small['readMessagesVcap']['bestMsgPerS']:,} msg/s, {big['readMessagesVcap']['bestMBPerS']} MB/s)")
     print(f"written to {out}")
+
+
+def lzav_rates(reps: int) -> dict[str, Any]:
+    """MB/s of decompressed output over every reference vector (fixtures/lzav), per implementation."""
+    from vlink_bag import lzav
+    from vlink_bag.lzav import _pure
+
+    vectors = []
+    manifest = json.loads((REPO / "fixtures" / "lzav" / "manifest.json").read_text())
+    for v in manifest["vectors"]:
+        for ext in ("lzav", "lzavhi"):
+            vectors.append(((REPO / "fixtures" / "lzav" / f"{v['name']}.{ext}").read_bytes(), v["raw_size"]))
+    out: dict[str, Any] = {"vectors": len(vectors), "rawBytes": sum(n for _d, n in vectors)}
+
+    def rate(decode: Callable[[bytes, int], bytes], rounds: int) -> dict[str, Any]:
+        def run() -> tuple[int, int]:
+            total = 0
+            for _ in range(rounds):
+                for data, n in vectors:
+                    total += len(decode(data, n))
+            return 0, total
+
+        return {k: v for k, v in timed(reps, run).items() if k in ("medianSeconds", "MBPerS", "bestMBPerS")}
+
+    out["python"] = rate(_pure.decode, 2)
+    if lzav.IMPLEMENTATION == "c":
+        out["c"] = rate(lzav.decompress, 40)
+        out["cOverPython"] = round(out["c"]["MBPerS"] / out["python"]["MBPerS"], 1)
+    return out
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@
 #
 # Creates (or reuses) the virtualenv clients/python/.venv, installs the client into it with the README's command
 # (`pip install './clients/python[notebook]'`, plus the `test` extra; again only when the client's files changed),
-# and runs pytest on clients/python/tests.
+# and runs pytest on clients/python/tests. The install builds the C LZAV decoder when a compiler is there; one test
+# installs only the [notebook] extra, without the extension, into a venv of its own and runs the notebook with it.
 # Nothing is installed outside that venv. The tests start real servers with `node` (the CLI, or serve() when the CLI
 # is not built) and run the example notebook in an ipykernel of this venv.
 #
@@ -60,8 +61,8 @@ fi
 
 VPY="$VENV/bin/python"
 # What is installed must be what the tree holds: the stamp is a hash of pyproject.toml and every source file.
-WANT="$(cd "$CLIENT" && "$VPY" -c 'import hashlib, pathlib; h = hashlib.sha256(); [h.update(p.as_posix().encode() + p.read_bytes()) for p in [pathlib.Path("pyproject.toml"), *sorted(pathlib.Path("src").rglob("*.py"))]]; print(h.hexdigest())')"
-if [ "${VLINK_PY_REINSTALL:-0}" = 1 ] || [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ] || ! "$VPY" -c 'import vlink_bag, pytest, nbclient, ipykernel, pandas, google.protobuf, matplotlib' >/dev/null 2>&1; then
+WANT="$(cd "$CLIENT" && "$VPY" -c 'import hashlib, pathlib; h = hashlib.sha256(); [h.update(p.as_posix().encode() + p.read_bytes()) for p in [pathlib.Path("pyproject.toml"), pathlib.Path("setup.py"), *sorted(pathlib.Path("src").rglob("*.py")), *sorted(pathlib.Path("src").rglob("*.c"))]]; print(h.hexdigest())')"
+if [ "${VLINK_PY_REINSTALL:-0}" = 1 ] || [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ] || ! "$VPY" -c 'import vlink_bag, pytest, nbclient, ipykernel, pandas, google.protobuf, matplotlib, mcap, pyarrow, polars, mcap_ros2' >/dev/null 2>&1; then
   # Extras that name their own package ([notebook] includes [pandas]) need pip >= 21.2.
   if ! "$VPY" -c 'import sys, pip; sys.exit(0 if tuple(int(x) for x in pip.__version__.split(".")[:2]) >= (21, 3) else 1)' >/dev/null 2>&1; then
     "$VPY" -m pip install -q --upgrade pip

@@ -223,6 +223,13 @@ const HEADLINES = [
     'python',
     (r) => r.smallFrames?.readMessagesVcap?.msgPerS,
   ],
+  ['Python local read, 64 B frames, `.vcap` (msg/s)', 'python', (r) => r.smallFrames?.localVcap?.msgPerS],
+  ['Python local read, 64 B frames, `.vdb` (msg/s)', 'python', (r) => r.smallFrames?.localVdb?.msgPerS],
+  [
+    'Python `to_dataframe(decode=True)`, 64 B frames, `.vcap` (msg/s; server on Node)',
+    'python',
+    (r) => r.smallFrames?.dataframeRemoteVcap?.msgPerS,
+  ],
 ];
 
 function headlines(dir, files) {

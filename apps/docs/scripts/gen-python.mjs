@@ -30,7 +30,7 @@ export async function generate() {
     '# Python client',
     '',
     '::: tip',
-    'The client talks to the HTTP API of `vlink-bag serve` (see [Serving](./serving) and the [HTTP API reference](../reference/http-api)).',
+    'The client reads and writes bag files on disk without a server (`vlink_bag.open`, `Writer`), and talks to the HTTP API of `vlink-bag serve` (see [Serving](./serving) and the [HTTP API reference](../reference/http-api)) with the same API.',
     'The example `examples/serve-python.ts` in the repository starts a server and runs a snippet of this client against it.',
     ':::',
     '',

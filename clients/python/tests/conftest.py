@@ -189,7 +189,25 @@ BAG_IDS = ["drive.vdb", "runs/drive.vcap"]
 
 @pytest.fixture(params=BAG_IDS)
 def bag(request: pytest.FixtureRequest, client: Any) -> Any:
+    """A bag read through the server."""
     return client.bag(request.param)
+
+
+remote_bag = bag
+
+
+@pytest.fixture(params=[f"{kind}:{bag_id}" for kind in ("remote", "local") for bag_id in BAG_IDS])
+def any_bag(request: pytest.FixtureRequest, client: Any, bag_dir: Path) -> Iterator[Any]:
+    """The same bags read through the server and read locally (vlink_bag.open): every test using it must pass both
+    ways."""
+    import vlink_bag
+
+    kind, bag_id = request.param.split(":", 1)
+    if kind == "remote":
+        yield client.bag(bag_id)
+        return
+    with vlink_bag.open(bag_dir / bag_id) as local:
+        yield local
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -148,3 +148,29 @@ def test_memory_stays_bounded_by_the_largest_frame() -> None:
     assert count == 100 * 201
     assert total == 100 * (1024 * 1024 + 200 * 64)
     assert peak < 8 * 1024 * 1024, f"peak {peak / 1e6:.1f} MB"
+
+
+def test_frames_to_columns_native_and_python_agree() -> None:
+    """The C splitter and the Python loop give the same columns, and refuse the same truncated bodies."""
+    import numpy as np
+
+    from vlink_bag import lzav
+    from vlink_bag.dataframe import Columns
+    from vlink_bag.frames import frames_to_columns
+
+    if lzav.IMPLEMENTATION != "c":
+        pytest.skip("the C extension is not built here")
+    body = b"".join(
+        encode(ts, url, data, ser, 5, 3 if ser.startswith("demo") else 1)
+        for ts, url, data, ser in [(0, "a", b"x", "raw"), (5, "b", b"", "demo.P"), (7, "a", b"yz" * 500, "raw"), (9, "c,d", b"\x00", "json")]
+    )
+    native = frames_to_columns(body, Columns())
+    python = frames_to_columns(body, Columns(), native=False)
+    assert native.kinds == python.kinds == [("a", "Pub", "raw", 1), ("b", "Pub", "demo.P", 3), ("c,d", "Pub", "json", 1)]
+    assert list(np.asarray(native.timestamps)) == python.timestamps == [0, 5, 7, 9]
+    assert list(np.asarray(native.keys)) == python.keys == [0, 1, 0, 2]
+    assert native.payloads == python.payloads == [b"x", b"", b"yz" * 500, b"\x00"]
+    for cut in (3, 25, len(body) - 1):
+        for use_native in (True, False):
+            with pytest.raises(StreamError):
+                frames_to_columns(body[:cut], Columns(), native=use_native)

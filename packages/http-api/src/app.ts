@@ -11,6 +11,7 @@ import { bagsRoute, healthRoute, infoRoute, messagesRoute, schemasRoute, timingR
 import { messageQuery, optionalNumber } from './http/query.js';
 import { documentWebSockets } from './http/ws-docs.js';
 import { registerDensity } from './density/density-route.js';
+import { registerUpload } from './upload/upload-route.js';
 import { isPlayerPath, registerPlayer } from './player/player-assets.js';
 import { toBase64 } from './messages/base64.js';
 import { BINARY_FRAMES_CONTENT_TYPE } from './messages/binary-frame.js';
@@ -214,6 +215,7 @@ export function createApp(options: AppOptions): BagApp {
   });
 
   registerDensity(app, store);
+  registerUpload(app, { root: realRoot, token: options.token });
 
   // WebSockets: the bag is resolved and opened before the upgrade, so a bad id still gets a normal HTTP error.
   const ws = options.websocket;

@@ -27,9 +27,16 @@ class PayloadDecoder:
     says so)."""
 
     def __init__(self, schemas: Iterable[Mapping[str, Any]]) -> None:
+        schemas = list(schemas)
         self._schemas = [s for s in schemas if s.get("schemaType") == PROTOBUF]
+        # MCAP channels whose schema is a JSON Schema carry JSON, whatever the type is named.
+        self._json_types = frozenset(str(s.get("name")) for s in schemas if str(s.get("encoding", "")).strip().lower() in ("jsonschema", "json"))
+        self._cdr = {str(s.get("name")): s for s in schemas if str(s.get("encoding", "")).strip().lower() in ("ros2msg", "ros2idl")}
+        self._cdr_decoders: dict[str, Any] = {}
         self._pool: Any = None
         self._build_errors: list[str] = []
+        # Why a schema could not be used, by the file or schema name it concerns (not shown for other types).
+        self._errors_by_name: dict[str, str] = {}
         self._classes: dict[str, Any] = {}
         self._plans: dict[str, list[tuple[Any, ...]]] = {}
 
@@ -49,7 +56,9 @@ class PayloadDecoder:
             try:
                 fds.ParseFromString(bytes(schema["data"]))
             except Exception as error:  # noqa: BLE001 - any parse failure means "not a FileDescriptorSet"
-                self._build_errors.append(f"schema {schema.get('name')} is not a FileDescriptorSet: {error}")
+                why = f"schema {schema.get('name')} is not a FileDescriptorSet: {error}"
+                self._build_errors.append(why)
+                self._errors_by_name[str(schema.get("name"))] = why
                 continue
             for file in fds.file:
                 files.setdefault(file.name, file)
@@ -117,8 +126,22 @@ class PayloadDecoder:
         return cls
 
     def _missing(self, type_name: str) -> str:
-        why = f" ({self._build_errors[0]})" if self._build_errors else ""
-        return f"no descriptor embedded for {type_name}{why}"
+        # Only a failure that concerns this type explains its absence (another url's broken schema does not).
+        why = self._errors_by_name.get(type_name)
+        if why is None and self._pool is False and self._build_errors:
+            why = self._build_errors[0]  # protobuf itself is missing: that concerns every type
+        return f"no descriptor embedded for {type_name}" + (f" ({why})" if why else "")
+
+    def may_decode(self, message: Message) -> bool:
+        """Whether payloads of this message's type and family are meant to decode (protobuf, JSON, text, CDR);
+        rows of other types keep their bytes without a ``decode_error``."""
+        return (
+            message.schema_type == PROTOBUF
+            or message.data_type in JSON_SERS
+            or message.data_type in TEXT_SERS
+            or message.data_type in self._json_types
+            or message.data_type in self._cdr
+        )
 
     # -- decoding -----------------------------------------------------------------------------------------------
     def decode(self, message: Message) -> tuple[str | None, Any, str | None]:
@@ -135,7 +158,9 @@ class PayloadDecoder:
                 return None, None, f"protobuf decode failed: {error}"
             return "protobuf", value, None
         ser = message.data_type
-        if ser in JSON_SERS:
+        if ser in self._cdr:
+            return self._decode_cdr(message)
+        if ser in JSON_SERS or ser in self._json_types:
             try:
                 text = message.message.decode("utf-8")
             except UnicodeDecodeError:
@@ -153,6 +178,29 @@ class PayloadDecoder:
                 return None, None, "payload is not UTF-8"
         return None, None, None
 
+    def _decode_cdr(self, message: Message) -> tuple[str | None, Any, str | None]:
+        """ROS 2 CDR through ``mcap-ros2-support`` (the ``[ros2]`` extra), from the bag's embedded ``ros2msg`` schema."""
+        name = message.data_type
+        decoder = self._cdr_decoders.get(name)
+        if decoder is None:
+            try:
+                from mcap.records import Schema
+                from mcap_ros2.decoder import DecoderFactory
+            except ImportError:
+                return None, None, "CDR decoding needs mcap-ros2-support: pip install 'vlink-bag[ros2]'"
+            schema = self._cdr[name]
+            try:
+                decoder = DecoderFactory().decoder_for("cdr", Schema(id=1, name=name, encoding=str(schema["encoding"]), data=bytes(schema["data"])))
+            except Exception as error:  # noqa: BLE001 - a bad schema concerns this type only
+                return None, None, f"schema {name} does not parse: {error}"
+            self._cdr_decoders[name] = decoder
+        if decoder is None:
+            return None, None, f"no CDR decoder for {name}"
+        try:
+            return "cdr", decoder(message.message), None
+        except Exception as error:  # noqa: BLE001
+            return None, None, f"CDR decode failed: {error}"
+
     def fields(self, message: Message) -> tuple[dict[str, Any] | None, str | None]:
         """The decoded payload as flat columns: protobuf fields and JSON object keys (nested ones joined with ``.``),
         ``{"value": …}`` for other JSON values, ``{"text": …}`` for text; None when it does not decode."""
@@ -163,6 +211,10 @@ class PayloadDecoder:
             out: dict[str, Any] = {}
             _flatten_proto(value, self._plan(value.DESCRIPTOR), out)
             return out, None
+        if kind == "cdr":
+            flat_cdr: dict[str, Any] = {}
+            _flatten_json(_ros_to_python(value), "", flat_cdr, 0)
+            return flat_cdr, None
         if kind == "json":
             if isinstance(value, dict):
                 flat: dict[str, Any] = {}
@@ -258,3 +310,13 @@ def _flatten_json(value: Mapping[str, Any], prefix: str, out: dict[str, Any], de
             _flatten_json(item, name + ".", out, depth + 1)
         else:
             out[name] = item
+
+
+def _ros_to_python(value: Any) -> Any:
+    """A decoded ROS 2 message (mcap_ros2's dynamic classes, with ``__slots__``) as plain dicts and lists."""
+    slots = getattr(value, "__slots__", None)
+    if slots:
+        return {name: _ros_to_python(getattr(value, name)) for name in slots}
+    if isinstance(value, (list, tuple)):
+        return [_ros_to_python(v) for v in value]
+    return value

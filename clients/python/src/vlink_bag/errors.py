@@ -12,6 +12,7 @@ __all__ = [
     "UnsupportedFormat",
     "CorruptBag",
     "Conflict",
+    "TooLarge",
     "NotSupported",
     "ServerError",
     "ServerUnavailable",
@@ -79,9 +80,15 @@ class CorruptBag(VlinkBagError):
 
 
 class Conflict(VlinkBagError):
-    """409 ``SCHEMA_CONFLICT``."""
+    """409 ``SCHEMA_CONFLICT``, or ``ALREADY_EXISTS`` (an upload to an id that exists: uploads never overwrite)."""
 
     default_code = "SCHEMA_CONFLICT"
+
+
+class TooLarge(VlinkBagError):
+    """413 ``TOO_LARGE``: an upload beyond the server's limit."""
+
+    default_code = "TOO_LARGE"
 
 
 class NotSupported(VlinkBagError):
@@ -131,6 +138,8 @@ _BY_CODE: dict[str, type[VlinkBagError]] = {
     "CORRUPT_DATA": CorruptBag,
     "VERSION_MISMATCH": CorruptBag,
     "SCHEMA_CONFLICT": Conflict,
+    "ALREADY_EXISTS": Conflict,
+    "TOO_LARGE": TooLarge,
     "NOT_SUPPORTED": NotSupported,
     "CLOSED": ServerUnavailable,
     "QUEUE_FULL": ServerUnavailable,
@@ -146,6 +155,7 @@ _BY_STATUS: dict[int, type[VlinkBagError]] = {
     403: Unauthorized,
     404: NotFound,
     409: Conflict,
+    413: TooLarge,
     415: UnsupportedFormat,
     422: CorruptBag,
     501: NotSupported,

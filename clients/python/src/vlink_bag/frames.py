@@ -252,3 +252,66 @@ def iter_frames(chunks: Iterable[bytes], start_us: int = 0, *, source: str | Non
             buf = bytes(buf)
         pos = 0
         n = len(buf)
+
+
+def frames_to_columns(buf: bytes, columns: Any, *, source: str | None = None, native: bool = True) -> Any:
+    """Fills an empty :class:`~vlink_bag.dataframe.Columns` from a complete binary body, without a Message per frame:
+    with the C extension one pass in C (``split_frames``), else one ``unpack_from`` and one dict lookup (on the
+    header bytes from ``action`` to the end of ``ser``) per frame. Raises :class:`StreamError` for a truncated or
+    malformed body."""
+    split = _native_split() if native else None
+    if split is not None:
+        try:
+            payloads, times, kinds, headers = split(buf)
+        except ValueError as error:
+            raise StreamError(f"{error} (a body of {len(buf)} bytes)", url=source) from None
+        import numpy as np
+
+        ids = []
+        for header in headers:
+            action, schema_type, url_len = header[0], header[1], header[2] | (header[3] << 8)
+            url, types = _Names().lookup(header[4:], url_len)
+            act = action if action < len(ACTIONS) else 0
+            ids.append(columns.kind(url, ACTIONS[act], types[act], schema_type))
+        columns.timestamps = np.frombuffer(times, dtype="<i8")
+        columns.keys = np.array(ids, dtype=np.int32)[np.frombuffer(kinds, dtype=np.int32)] if ids else np.zeros(0, dtype=np.int32)
+        columns.payloads = payloads
+        return columns
+    unpack = _HEAD.unpack_from
+    seen: dict[bytes, int] = {}
+    timestamps, keys, payloads = columns.timestamps, columns.keys, columns.payloads
+    n = len(buf)
+    pos = 0
+    while pos < n:
+        if n - pos < _HEAD_BYTES:
+            raise StreamError(f"the stream ended inside a frame ({n - pos} of {_HEAD_BYTES} header bytes)", url=source)
+        header_len, payload_len, ts, action, schema_type, url_len = unpack(buf, pos)
+        if header_len < _MIN_HEADER:
+            raise StreamError(f"frame header too short ({header_len} bytes)", url=source)
+        body = pos + 8 + header_len
+        end = body + payload_len
+        if end > n:
+            raise StreamError(f"the stream ended inside a frame ({n - pos} of {end - pos} bytes)", url=source)
+        key = buf[pos + 16 : body]
+        k = seen.get(key)
+        if k is None:
+            url, types = _Names().lookup(buf[pos + 20 : body], url_len)
+            act = action if action < len(ACTIONS) else 0
+            k = seen[key] = columns.kind(url, ACTIONS[act], types[act], schema_type)
+        timestamps.append(ts)
+        keys.append(k)
+        payloads.append(buf[body:end])
+        pos = end
+    return columns
+
+
+def _native_split() -> Any:
+    try:
+        from .lzav import _c_decode
+
+        if _c_decode is None:
+            return None
+        from .lzav._lzav_c import split_frames
+    except ImportError:
+        return None
+    return split_frames

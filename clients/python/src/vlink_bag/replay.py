@@ -77,6 +77,7 @@ class Replay:
         self._closed = False
         self.status: dict[str, Any] | None = None
         self.finished: dict[str, Any] | None = None
+        self._finished_seen = asyncio.Event()  # set when the current play's `finished` event has arrived
 
     @property
     def dropped(self) -> int:
@@ -179,6 +180,9 @@ class Replay:
                     self.status = event
                 elif kind == "finished":
                     if self._moving is None:  # else it ends the play that a seek or play is leaving
+                        # Known at once (stop() waits for it), not only once the iterator reaches it.
+                        self.finished = event
+                        self._finished_seen.set()
                         await self._put(queue, (self._epoch, "finished", event))
                 elif kind == "error" and (future is None or future.done()):  # no caller waits for it: the iteration
                     await self._put(queue, (self._epoch, "error", event))
@@ -298,6 +302,7 @@ class Replay:
         self._new_epoch()
         self._iterating = True
         self.finished = None
+        self._finished_seen.clear()
         return await self._command(command, moving=True)
 
     async def pause(self) -> dict[str, Any]:
@@ -325,6 +330,7 @@ class Replay:
         self._new_epoch()
         self._iterating = True
         self.finished = None
+        self._finished_seen.clear()
         return await self._command({"op": "seek", "time": float(ms)}, moving=True)
 
     async def set_rate(self, rate: float) -> dict[str, Any]:
@@ -335,8 +341,15 @@ class Replay:
 
     async def stop(self) -> dict[str, Any]:
         """Stops the replay and returns once it has stopped; the iteration ends once the messages already sent are
-        read (``finished["interrupted"]`` is True). ``play()`` or ``seek()`` start again on the same connection."""
-        return await self._command({"op": "stop"})
+        read; ``finished`` is set when this returns (``finished["interrupted"]`` is True for a replay it cut short).
+        ``play()`` or ``seek()`` start again on the same connection."""
+        answer = await self._command({"op": "stop"})
+        if self._iterating and self.finished is None:
+            try:
+                await asyncio.wait_for(self._finished_seen.wait(), timeout=self._open_timeout or 10.0)
+            except asyncio.TimeoutError:
+                pass  # a server that sends no `finished` for a stop: the status answer is all there is
+        return answer
 
     # -- iteration ----------------------------------------------------------------------------------------------
     def __aiter__(self) -> Replay:

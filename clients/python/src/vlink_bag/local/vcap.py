@@ -1,0 +1,225 @@
+"""``.vcap`` (VLink's MCAP profile, format reference §5) and any ``.mcap`` file, read through the official ``mcap``
+library: its seeking reader gives the header, summary, statistics, chunk indexes and metadata; chunks are loaded and
+decompressed with its ``Chunk``/``get_chunk_data_stream``. Only the message records inside a chunk are cut here
+(``struct.unpack_from`` in one loop, no object per record besides the message itself): that loop is the difference in
+speed against ``iter_messages`` (see ``bench/python_read.py``). Order and times follow the TypeScript reader
+(``packages/backend-mcap/src/vcap``): file order inside the window, ``timestamp = (logTime − start_ns) // 1000``.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import struct
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from mcap.exceptions import McapError
+from mcap.reader import make_reader
+from mcap.records import Chunk, Message as McapMessage
+from mcap.stream_reader import StreamReader, get_chunk_data_stream
+from mcap.data_stream import ReadDataStream
+
+from ..errors import CorruptBag, NotFound
+from ..frames import ACTIONS, Message, data_type_for
+from .vcap_info import describe
+
+__all__ = ["VcapFile"]
+
+_MSG = struct.Struct("<HIQQ")  # channel id, sequence, log time, publish time
+_REC = struct.Struct("<BQ")
+_MESSAGE_OPCODE = 0x05
+
+
+class VcapFile:
+    """One MCAP file (VLink profile or foreign) opened read-only."""
+
+    def __init__(self, path: str | os.PathLike[str], *, display_path: str | None = None) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise NotFound(f"no such file: {self.path}", url=str(self.path))
+        self.file = open(self.path, "rb")
+        try:
+            self.reader = make_reader(self.file)
+            header = self.reader.get_header()
+            try:
+                summary = self.reader.get_summary()
+            except (McapError, struct.error, EOFError, ValueError):
+                summary = None  # a damaged footer or summary: read by a linear scan, as a missing one
+            # As the TypeScript reader: a summary that lacks what it should index is completed by scanning the data
+            # section; a file without one is read by a linear scan (foreign files only: a VLink file needs a fix).
+            self.linear = summary is None or not _sufficient(summary)
+            file_statistics = summary is not None and summary.statistics is not None
+            if not self.linear:
+                metadata = list(self.reader.iter_metadata())
+            else:
+                if summary is None and header.profile == "vlink":
+                    raise CorruptBag(f"{self.path} has no summary (an unfinished recording): repair it with `vlink-bag fix`", code="CORRUPT_FILE")
+                scan, metadata = _scan(self.file)
+                if summary is not None:
+                    scan.schemas = {**scan.schemas, **summary.schemas}
+                    scan.channels = {**scan.channels, **summary.channels}
+                    scan.statistics = summary.statistics or scan.statistics
+                summary = scan
+            self.summary = summary
+            self.layout = describe(
+                header.profile, summary, metadata, display_path or str(self.path), self.path.stat().st_size,
+                recovered=file_statistics is False and self.linear and not summary.chunk_indexes and not file_statistics,
+                file_statistics=file_statistics,
+            )
+        except McapError as error:
+            self.close()
+            raise CorruptBag(f"{self.path} is not a readable MCAP file: {error}", code="CORRUPT_FILE") from error
+        except (struct.error, EOFError, ValueError) as error:
+            self.close()
+            raise CorruptBag(f"{self.path} is not a readable MCAP file: {error}", code="CORRUPT_FILE") from error
+        except BaseException:
+            self.close()
+            raise
+        self.info = self.layout.info
+        # channel id → (url, data type: the RPC half for its action, action text, family)
+        self.templates: dict[int, tuple[str, str, str, int]] = {
+            cid: (t.url, data_type_for(t.ser, t.action), ACTIONS[t.action], t.family) for cid, t in self.layout.templates.items()
+        }
+
+    def close(self) -> None:
+        f = getattr(self, "file", None)
+        if f is not None:
+            f.close()
+
+    def schemas(self) -> list[dict[str, Any]]:
+        from ..model import RAW, parse_schema_type
+
+        return [
+            {"name": s.name, "encoding": s.encoding, "schemaType": RAW if s.encoding.strip().lower() == "jsonschema" else parse_schema_type(s.encoding), "data": bytes(s.data)}
+            for s in self.summary.schemas.values()
+        ]
+
+    def messages(self, begin_us: int, end_us: int | None, urls: Sequence[str] | None, start_us: int) -> Iterator[Message]:
+        templates = self.templates
+        if urls is not None:
+            wanted = frozenset(urls)
+            keep = {cid for cid, t in templates.items() if t[0] in wanted}
+            if not keep:
+                return
+        else:
+            keep = None
+        start_ns = self.layout.start_ns
+        lo = start_ns + begin_us * 1000 if begin_us > 0 else 0
+        hi = start_ns + end_us * 1000 + 999 if end_us is not None else 2**64 - 1
+        if lo > hi:
+            return
+        rel_start_us = self.info["startTimestamp"] * 1000
+        chunk_indexes = [] if self.linear else sorted(self.summary.chunk_indexes, key=lambda c: c.chunk_start_offset)
+        if not chunk_indexes:
+            yield from self._unchunked(lo, hi, keep, start_ns, rel_start_us)
+            return
+        f = self.file
+        unpack_msg = _MSG.unpack_from
+        unpack_rec = _REC.unpack_from
+        for ci in chunk_indexes:
+            if ci.message_end_time < lo or ci.message_start_time > hi:
+                continue
+            if keep is not None and ci.message_index_offsets and not keep.intersection(ci.message_index_offsets):
+                continue
+            f.seek(ci.chunk_start_offset + 1 + 8)
+            try:
+                chunk = Chunk.read(ReadDataStream(f))
+                data = _chunk_records(chunk)
+            except (McapError, EOFError, ValueError, RuntimeError) as error:
+                raise CorruptBag(f"{self.path}: damaged chunk at offset {ci.chunk_start_offset}: {error}", code="CORRUPT_FILE") from error
+            pos = 0
+            n = len(data)
+            while pos + 9 <= n:
+                opcode, rec_len = unpack_rec(data, pos)
+                body = pos + 9
+                pos = body + rec_len
+                if opcode != _MESSAGE_OPCODE:
+                    continue
+                if pos > n:
+                    raise CorruptBag(f"{self.path}: a message record overruns its chunk at offset {ci.chunk_start_offset}", code="CORRUPT_FILE")
+                cid, _seq, log_time, _pub = unpack_msg(data, body)
+                if log_time < lo or log_time > hi:
+                    continue
+                t = templates.get(cid)
+                if t is None or (keep is not None and cid not in keep):
+                    continue
+                ts = (log_time - start_ns) // 1000
+                yield Message(t[0], data[body + 22 : pos], t[1], ts, rel_start_us + ts, t[2], t[3])
+
+    def _unchunked(self, lo: int, hi: int, keep: set[int] | None, start_ns: int, rel_start_us: int) -> Iterator[Message]:
+        """Files without chunks (or without a summary): the official reader's linear pass, in file order."""
+        from mcap.reader import NonSeekingReader
+
+        self.file.seek(0)
+        for _schema, channel, record in NonSeekingReader(self.file).iter_messages(log_time_order=False):
+            if record.log_time < lo or record.log_time > hi or (keep is not None and channel.id not in keep):
+                continue
+            t = self.templates.get(channel.id)
+            if t is None:
+                continue
+            ts = (record.log_time - start_ns) // 1000
+            yield Message(t[0], bytes(record.data), t[1], ts, rel_start_us + ts, t[2], t[3])
+
+
+def _chunk_records(chunk: Chunk) -> bytes:
+    """A chunk's records, decompressed. Uncompressed chunks are used as read (no copy); zstd and lz4 go through the
+    libraries the ``mcap`` package uses, and anything else through its own ``get_chunk_data_stream``."""
+    if not chunk.compression:
+        return chunk.data if isinstance(chunk.data, bytes) else bytes(chunk.data)
+    if chunk.compression == "zstd":
+        import zstandard
+
+        return zstandard.decompress(chunk.data, chunk.uncompressed_size)
+    stream, length = get_chunk_data_stream(chunk, validate_crc=False)
+    return stream.read(length)
+
+
+def _sufficient(s: Any) -> bool:
+    """The summary indexes everything (``isSufficient`` of ``packages/backend-mcap/src/mcap/mcap-reader.ts``)."""
+    st = s.statistics
+    if st is None or len(s.channels) < st.channel_count:
+        return False
+    if any(cid not in s.channels for cid in st.channel_message_counts):
+        return False
+    if any(c.schema_id != 0 and c.schema_id not in s.schemas for c in s.channels.values()):
+        return False
+    if len(s.chunk_indexes) < st.chunk_count or (st.chunk_count > 0 and not s.chunk_indexes):
+        return False
+    return len(s.metadata_indexes) >= st.metadata_count
+
+
+def _scan(f: io.BufferedReader) -> tuple[Any, list[Any]]:
+    """A summary rebuilt by reading every record (foreign files written without one)."""
+    from mcap.records import Channel, Metadata, Schema, Statistics
+    from mcap.summary import Summary
+
+    f.seek(0)
+    summary = Summary()
+    metadata = []
+    counts: dict[int, int] = {}
+    first = last = None
+    for record in StreamReader(f, skip_magic=False, emit_chunks=False).records:
+        if isinstance(record, Schema):
+            summary.schemas[record.id] = record
+        elif isinstance(record, Channel):
+            summary.channels[record.id] = record
+        elif isinstance(record, Metadata):
+            metadata.append(record)
+        elif isinstance(record, McapMessage):
+            counts[record.channel_id] = counts.get(record.channel_id, 0) + 1
+            first = record.log_time if first is None else min(first, record.log_time)
+            last = record.log_time if last is None else max(last, record.log_time)
+    summary.statistics = Statistics(
+        message_count=sum(counts.values()),
+        schema_count=len(summary.schemas),
+        channel_count=len(summary.channels),
+        attachment_count=0,
+        metadata_count=len(metadata),
+        chunk_count=0,
+        message_start_time=first or 0,
+        message_end_time=last or 0,
+        channel_message_counts=counts,
+    )
+    return summary, metadata

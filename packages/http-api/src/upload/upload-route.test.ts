@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { createApp, type BagApp } from '../index.js';
+import { buildFixtureRoot, type FixtureRoot } from '../testing/fixtures.js';
+import { registerUpload } from './upload-route.js';
+
+const TOKEN = 'upload-token';
+let fx: FixtureRoot;
+let app: BagApp;
+let open: BagApp;
+let vcap: Uint8Array<ArrayBuffer>;
+
+before(async () => {
+  fx = await buildFixtureRoot();
+  app = createApp({ root: fx.root, token: TOKEN });
+  open = createApp({ root: fx.root });
+  vcap = new Uint8Array(readFileSync(join(fx.root, 'runs', 'drive.vcap')));
+  symlinkSync(fx.outside, join(fx.root, 'out'));
+});
+after(async () => {
+  await app?.close();
+  await open?.close();
+  fx?.cleanup();
+});
+
+const put = (target: BagApp | OpenAPIHono, id: string, body: Uint8Array | string, token: string | null = TOKEN) =>
+  target.request(`/v1/bags/${id}`, {
+    method: 'PUT',
+    body: body as BodyInit,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
+
+async function code(res: Response): Promise<string> {
+  const body = (await res.json()) as { error: { code: string; message: string } };
+  assert.ok(!body.error.message.includes(fx.root), `server path leaked: ${body.error.message}`);
+  return body.error.code;
+}
+
+/** No stray temporary file anywhere under the root after a request. */
+function noTempFiles(dir = fx.root): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    assert.ok(!entry.name.includes('.upload-'), `left behind: ${entry.name}`);
+    if (entry.isDirectory() && !entry.isSymbolicLink()) noTempFiles(join(dir, entry.name));
+  }
+}
+
+describe('PUT /v1/bags/{id} (upload)', () => {
+  test('stores a bag once, byte for byte, and serves it', async () => {
+    const res = await put(app, 'results%2Fday1%2Fcopy.vcap', vcap);
+    assert.equal(res.status, 201);
+    const body = (await res.json()) as { id: string; format: string; size: number; messageCount: number };
+    assert.deepEqual(body, { id: 'results/day1/copy.vcap', format: 'vcap', size: vcap.length, messageCount: 120 });
+    assert.deepEqual(new Uint8Array(readFileSync(join(fx.root, 'results', 'day1', 'copy.vcap'))), vcap);
+    const info = await app.request('/v1/bags/results%2Fday1%2Fcopy.vcap/info', {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    assert.equal(((await info.json()) as { messageCount: number }).messageCount, 120);
+    noTempFiles();
+  });
+
+  test('never overwrites', async () => {
+    const first = await put(app, 'once.vcap', vcap);
+    assert.equal(first.status, 201);
+    await first.body?.cancel();
+    const again = await put(app, 'once.vcap', new Uint8Array([1, 2, 3]));
+    assert.equal(again.status, 409);
+    assert.equal(await code(again), 'ALREADY_EXISTS');
+    assert.deepEqual(new Uint8Array(readFileSync(join(fx.root, 'once.vcap'))), vcap);
+    const existing = await put(app, 'drive.vdb', vcap);
+    assert.equal(existing.status, 409, 'a bag the server already serves is never replaced');
+    await existing.body?.cancel();
+  });
+
+  test('needs the token, and a server that has one', async () => {
+    const anonymous = await put(app, 'anon.vcap', vcap, null);
+    assert.equal(anonymous.status, 401);
+    await anonymous.body?.cancel();
+    const wrong = await put(app, 'anon.vcap', vcap, 'nope');
+    assert.equal(wrong.status, 401);
+    await wrong.body?.cancel();
+    const tokenless = await put(open, 'anon.vcap', vcap, null);
+    assert.equal(tokenless.status, 403);
+    assert.equal(await code(tokenless), 'UNAUTHORIZED');
+    assert.ok(!existsSync(join(fx.root, 'anon.vcap')));
+  });
+
+  test('stays inside the root and takes single-file bag names only', async () => {
+    for (const id of [
+      '..%2Fescaped.vcap',
+      'a%2F..%2F..%2Fescaped.vcap',
+      '%2Ftmp%2Fescaped.vcap',
+      '.hidden.vcap',
+      'runs%2F.x.vcap',
+      'notes.txt',
+      'split.vcapx',
+      'split.vdbx',
+      'nul%00.vcap',
+    ]) {
+      const res = await put(app, id, vcap);
+      assert.equal(res.status, 400, id);
+      assert.equal(await code(res), 'INVALID_ARGUMENT');
+    }
+    const out = await put(app, 'out%2Fescaped.vcap', vcap);
+    assert.equal(out.status, 404, 'a symlinked directory leading outside is refused');
+    await out.body?.cancel();
+    assert.deepEqual(readdirSync(fx.outside).sort(), ['secret.vdb']);
+    noTempFiles();
+  });
+
+  test('keeps only what opens as a bag', async () => {
+    const res = await put(app, 'garbage.vcap', new TextEncoder().encode('not an mcap file at all'));
+    assert.equal(res.status, 422);
+    assert.match(await code(res), /CORRUPT_FILE|UNSUPPORTED_FORMAT/);
+    const empty = await put(app, 'empty.vcap', new Uint8Array(0));
+    assert.equal(empty.status, 400);
+    await empty.body?.cancel();
+    assert.ok(!existsSync(join(fx.root, 'garbage.vcap')) && !existsSync(join(fx.root, 'empty.vcap')));
+    noTempFiles();
+  });
+
+  test('bounds the size, declared or streamed', async () => {
+    const small = new OpenAPIHono();
+    mkdirSync(join(fx.root, 'small'));
+    registerUpload(small, { root: join(fx.root, 'small'), token: TOKEN, maxBytes: 1000 });
+    const declared = await put(small, 'x.vcap', vcap);
+    assert.equal(declared.status, 413);
+    assert.equal(await code(declared), 'TOO_LARGE');
+    const chunks = [vcap.subarray(0, 600), vcap.subarray(600, 1200)];
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = chunks.shift();
+        if (next) controller.enqueue(next);
+        else controller.close();
+      },
+    });
+    const streamed = await small.request('/v1/bags/y.vcap', {
+      method: 'PUT',
+      body: stream,
+      headers: { authorization: `Bearer ${TOKEN}` },
+      duplex: 'half',
+    } as RequestInit);
+    assert.equal(streamed.status, 413);
+    await streamed.body?.cancel();
+    assert.deepEqual(readdirSync(join(fx.root, 'small')), []);
+    writeFileSync(join(fx.root, 'small', 'keep.txt'), 'x');
+  });
+});
