@@ -1,7 +1,7 @@
 import type { Backend } from '@vlink/bag-core';
-import { loadCodecs } from '@vlink/bag-mcap';
 import { ApolloReader } from './apollo/apollo-reader.js';
 import { readOnly } from './common/errors.js';
+import { loadMcapCodecs } from './common/lz4.js';
 import { McapForeignReader } from './mcap/mcap-reader.js';
 import { Ros1Reader } from './ros1/ros1-reader.js';
 import { Ros2Reader } from './ros2/ros2-reader.js';
@@ -17,7 +17,7 @@ export const mcapInteropBackend: Backend = {
   readOnly: true,
   magic: [MCAP_MAGIC],
   createWriter: (path) => readOnly('MCAP', path),
-  openReader: async (path, options) => McapForeignReader.open(path, options, await loadCodecs()),
+  openReader: async (path, options) => McapForeignReader.open(path, options, await loadMcapCodecs()),
 };
 
 /** ROS 1 bags, format 2.0 (`#ROSBAG V2.0`). */

@@ -8,6 +8,7 @@ import {
 } from '@vlink/bag-core';
 import { FileReadable } from '@vlink/bag-mcap';
 import { maxBig, minBig } from '../common/bigints.js';
+import { asCorrupt } from '../common/errors.js';
 import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-info.js';
 import { ForeignReader } from '../common/reader-base.js';
 import { inWindow, TimeBase } from '../common/time-base.js';
@@ -15,6 +16,14 @@ import { RecordFile } from './record-file.js';
 import { protoDescToFileDescriptorSet } from './record-proto.js';
 
 const COMPRESSION = ['none', 'bz2', 'lz4'];
+
+function descriptorSet(protoDesc: Uint8Array, channel: string, path: string): Uint8Array {
+  try {
+    return protoDescToFileDescriptorSet(protoDesc);
+  } catch (error) {
+    throw asCorrupt(error, `bad proto descriptor of channel ${channel}`, path);
+  }
+}
 
 /**
  * An Apollo Cyber RT `.record` through the Backend seam, our own reader of the published format (no maintained
@@ -51,7 +60,7 @@ export class ApolloReader extends ForeignReader {
           name: c.messageType,
           encoding: 'protobuf',
           schemaType: SchemaType.Protobuf,
-          data: protoDescToFileDescriptorSet(c.protoDesc),
+          data: descriptorSet(c.protoDesc, c.name, path),
         });
     }
     const h = record.header;

@@ -70,7 +70,9 @@ export class McapForeignReader extends ForeignReader {
         const why = mcap.stopReason?.message ?? `${mcap.damagedChunks} damaged chunk(s)`;
         throw damaged(path, `damaged MCAP file (${why})`, `the ${mcap.statistics.messageCount} intact messages`);
       }
-      return McapForeignReader.build(path, mcap, readable, !broken);
+      // Complete: nothing damaged, and the file was finished (a summary, or at least its footer and closing magic).
+      const finished = mcap.mode !== 'recovered' || endsWithMagic(readable);
+      return McapForeignReader.build(path, mcap, readable, !broken && finished);
     } catch (error) {
       readable.close();
       throw error;
@@ -100,8 +102,12 @@ export class McapForeignReader extends ForeignReader {
       .sort((a, b) => a.id - b.id)
       .map((s) => ({ name: s.name, encoding: s.encoding, schemaType: familyOf('', s.encoding), data: s.data }));
     const attachments = findAttachments(mcap, readable, path);
+    // The header, each channel's own metadata (e.g. rosbag2's QoS profiles), then the file's metadata records.
     const metadata: InfoMetadata[] = [
       metadataEntry('mcap.header', { profile: mcap.header.profile, library: mcap.header.library }),
+      ...ordered
+        .filter((c) => c.metadata.size > 0)
+        .map((c) => ({ name: `mcap.channel.${c.topic}`, values: Object.fromEntries(c.metadata) })),
       ...mcap.metadata().map((m) => ({ name: m.name, values: Object.fromEntries(m.metadata) })),
     ];
     const compressions = new Set(mcap.chunkIndexes.map((c) => c.compression || 'none'));
@@ -176,6 +182,15 @@ export class McapForeignReader extends ForeignReader {
     this.mcap.close();
   }
 }
+
+function endsWithMagic(readable: Readable): boolean {
+  const size = readable.size();
+  if (size < 16) return false;
+  const tail = readable.read(size - 8, 8);
+  return MAGIC.every((b, i) => tail[i] === b);
+}
+
+const MAGIC = [0x89, 0x4d, 0x43, 0x41, 0x50, 0x30, 0x0d, 0x0a];
 
 function template(mcap: McapFileReader, channel: Channel): ChannelTemplate {
   const schema = channel.schemaId === 0 ? undefined : mcap.schemas.get(channel.schemaId);

@@ -24,7 +24,7 @@ export class ChunkMessages {
     readonly bytes: Uint8Array,
     expected: number,
     file: string,
-    chunkOffset: number,
+    readonly chunkOffset: number,
   ) {
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     let capacity = Math.max(expected, 16);

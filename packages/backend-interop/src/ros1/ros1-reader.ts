@@ -7,6 +7,7 @@ import {
   SchemaType,
 } from '@vlink/bag-core';
 import { FileReadable } from '@vlink/bag-mcap';
+import { corrupt } from '../common/errors.js';
 import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-info.js';
 import { ForeignReader, keysForUrls } from '../common/reader-base.js';
 import { applyRos1Header } from '../common/ros-header.js';
@@ -164,7 +165,8 @@ export class Ros1Reader extends ForeignReader {
       const id = m.conn[i]!;
       if (wanted && !wanted.has(id)) continue;
       const connection = connections[id];
-      if (!connection) continue; // BagFile checked every chunk's connections against the index
+      if (!connection)
+        throw corrupt(`message of connection ${id}, which the index does not define`, this.path, m.chunkOffset);
       const timestamp = base.usFromSecNsec(m.sec[i]!, m.nsec[i]!);
       if ((beginUs !== undefined && timestamp < beginUs) || (endUs !== undefined && timestamp > endUs)) continue;
       frame.timestamp = timestamp;

@@ -10,10 +10,10 @@ import {
   type SchemaData,
   SchemaType,
 } from '@vlink/bag-core';
-import { loadCodecs } from '@vlink/bag-mcap';
 import { loadDriver } from '@vlink/bag-sqlite';
 import { maxBig, minBig } from '../common/bigints.js';
 import { familyOf } from '../common/encodings.js';
+import { loadMcapCodecs } from '../common/lz4.js';
 import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-info.js';
 import { ForeignReader } from '../common/reader-base.js';
 import { applyCdrHeader, startsWithHeader } from '../common/ros-header.js';
@@ -151,7 +151,7 @@ export class Ros2Reader extends ForeignReader {
         const driver = await loadDriver();
         for (const file of files) storages.push(SqliteStorage.open(driver, file));
       } else if (identifier === 'mcap') {
-        const codecs = await loadCodecs();
+        const codecs = await loadMcapCodecs();
         for (const file of files) storages.push(McapStorage.open(file, codecs, options.tryToFix === true));
       } else {
         throw new BagError('UNSUPPORTED_FORMAT', `rosbag2 storage "${identifier}" is not supported (sqlite3, mcap)`, {
