@@ -48,7 +48,8 @@ describe('plain MCAP files written by the mcap Python writers read as mcap.reade
           })),
           (expected.attachments ?? []).map(({ sha256: _s, ...a }) => a),
         );
-        (expected.attachments ?? []).forEach((a, i) => assert.equal(sha256(reader.getAttachment(i)), a.sha256));
+        for (const [i, a] of (expected.attachments ?? []).entries())
+          assert.equal(sha256(reader.getAttachment(i)), a.sha256);
         assert.throws(() => reader.getAttachment(attachments.length), { code: 'NOT_FOUND' });
       } finally {
         reader.close();

@@ -30,7 +30,7 @@ export function assertFields(actual: unknown, expected: unknown, path = '$'): vo
           : actual;
     assert.ok(Array.isArray(items), `${path}: expected an array, got ${typeof actual}`);
     assert.equal(items.length, expected.length, `${path}: length`);
-    expected.forEach((item, i) => assertFields(items[i], item, `${path}[${i}]`));
+    for (const [i, item] of expected.entries()) assertFields(items[i], item, `${path}[${i}]`);
   } else if (typeof expected === 'object') {
     assert.ok(actual !== null && typeof actual === 'object', `${path}: expected an object, got ${String(actual)}`);
     for (const [key, value] of Object.entries(expected as Record<string, unknown>))
