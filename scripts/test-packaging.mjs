@@ -9,7 +9,7 @@ import { publint } from 'publint';
 import semver from 'semver';
 
 const root = resolve(import.meta.dirname, '..');
-const PUBLIC = ['core', 'backend-sqlite', 'backend-mcap', 'bag', 'http-api', 'cli'];
+const PUBLIC = ['core', 'backend-sqlite', 'backend-mcap', 'backend-interop', 'bag', 'http-api', 'cli'];
 let passed = 0;
 let failed = 0;
 async function check(name, fn) {

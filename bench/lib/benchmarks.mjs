@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { summarize as httpSummary } from './summaries/http.mjs';
+import { summarize as interopSummary } from './summaries/interop.mjs';
 import { summarize as lzavSummary } from './summaries/lzav.mjs';
 import { summarize as openInfoSummary } from './summaries/open-info.mjs';
 import { summarize as playbackSummary } from './summaries/playback.mjs';
@@ -55,6 +56,7 @@ export const BENCHMARKS = [
   },
   { name: 'open-info', script: 'open-info.bench.mjs', load: perRuntime('open-info'), summarize: openInfoSummary },
   { name: 'read-rss', script: 'read-rss.bench.mjs', load: perRuntime('read-rss'), summarize: readRssSummary },
+  { name: 'interop', script: 'interop.bench.mjs', load: perRuntime('interop'), summarize: interopSummary },
 ];
 
 /** The sections of BENCHMARKS.md, one per row of issue 12's table (and its memory line), in order. */
@@ -108,6 +110,12 @@ export const SECTIONS = [
     id: 'lzav',
     title: 'LZAV codec',
     about: 'The TypeScript codec: MB/s, and compressed size vs the C reference output of each shared fixture vector.',
+  },
+  {
+    id: 'interop',
+    title: 'Foreign-format import',
+    about:
+      'Opening and reading every message of ROS 1 `.bag`, `.mcap` and `.ulg` files through BagReader (@vlink/bag-interop) vs the reference TypeScript reader of each format in the same process: `@foxglove/rosbag`, `@mcap/core` McapIndexedReader, `@foxglove/ulog`.',
   },
   {
     id: 'memory',

@@ -16,6 +16,7 @@ export const ENTRY_POINTS = {
   'packages/core/src/testing/index.ts': '@vlink/bag-core/testing',
   'packages/backend-sqlite/src/index.ts': '@vlink/bag-sqlite',
   'packages/backend-mcap/src/index.ts': '@vlink/bag-mcap',
+  'packages/backend-interop/src/index.ts': '@vlink/bag-interop',
   'packages/http-api/src/index.ts': '@vlink/bag-server',
   'packages/cli/src/index.ts': '@vlink/bag-cli',
 };

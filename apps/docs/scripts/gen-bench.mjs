@@ -33,6 +33,7 @@ const META = [
 // Which README explains each bench (the prose, the goals, the caveats of the machine).
 const EXPLAINED = {
   http: ['@vlink/bag-server', 'packages/http-api/README.md'],
+  interop: ['@vlink/bag-interop', 'packages/backend-interop/README.md'],
   lzav: ['@vlink/bag-core codecs', 'packages/core/README.md'],
   playback: ['@vlink/bag-core playback', 'packages/core/README.md'],
   python: ['the Python client', 'clients/python/README.md'],

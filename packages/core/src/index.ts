@@ -22,7 +22,7 @@ export {
 export type { ActionText, UrlKind } from './model/action-type.js';
 export { createFrame } from './model/frame.js';
 export type { Frame, SchemaData } from './model/frame.js';
-export type { Info, UrlMeta } from './model/info.js';
+export type { Info, UrlMeta, InfoMetadata, AttachmentMeta } from './model/info.js';
 export {
   CompressType,
   DEFAULT_WRITER_CONFIG,
@@ -33,7 +33,15 @@ export type { CompressName, WriterConfig, ResolvedWriterConfig, ReaderOptions } 
 export { formatVlinkDate, formatFileTime, parseVlinkDate, localTimezoneMinutes } from './model/time-format.js';
 export { FORMAT_VERSION, FORMAT_VERSION_TEXT } from './model/version.js';
 export type { Backend, BackendWriter, BackendReader, CursorQuery, RecordingContext } from './backend/backend.js';
-export { registerBackend, registeredExtensions, findBackend, backendFor, extensionOf } from './backend/registry.js';
+export {
+  registerBackend,
+  registeredExtensions,
+  findBackend,
+  backendFor,
+  detectBackend,
+  extensionOf,
+} from './backend/registry.js';
+export type { BackendPurpose } from './backend/registry.js';
 export { BagWriter } from './writer/bag-writer.js';
 export type { WriterErrorCallback } from './writer/bag-writer.js';
 export type { SchemaCallback } from './writer/schema-registry.js';

@@ -1,8 +1,10 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import {
   BagError,
   BagReader,
+  type BackendPurpose,
+  detectBackend,
   extensionOf,
   findBackend,
   listedSegments,
@@ -13,17 +15,21 @@ import {
 import { confirm } from './confirm.js';
 import { CliError } from './errors.js';
 
-/** Fails with one clear line unless `path` has an extension a registered backend reads and writes. */
-export function assertSupported(path: string): void {
-  if (findBackend(path)) return;
+/** Fails with one clear line unless `path` has an extension a registered backend reads (or writes). */
+export function assertSupported(path: string, purpose: BackendPurpose = 'write'): void {
+  if (findBackend(path, purpose)) return;
   const ext = extensionOf(path);
+  const readOnly = purpose === 'write' && findBackend(path, 'read') ? `; ${ext} is read-only` : '';
   throw new CliError(
-    `unsupported bag extension "${ext || '(none)'}" (supported: ${registeredExtensions().join(', ')})`,
+    `unsupported bag extension "${ext || '(none)'}"${readOnly} (supported: ${registeredExtensions(purpose).join(', ')})`,
     path,
   );
 }
 
-/** Opens an existing bag, turning "missing", "a directory" and "wrong extension" into one-line errors. */
+/**
+ * Opens an existing bag, turning "missing", "a directory" and "wrong extension" into one-line errors. A file or
+ * directory without a known extension is opened when a backend recognises its content (MCAP magic, a rosbag2 folder).
+ */
 export async function openBag(path: string, options: ReaderOptions = {}): Promise<BagReader> {
   let stats: ReturnType<typeof statSync>;
   try {
@@ -32,8 +38,16 @@ export async function openBag(path: string, options: ReaderOptions = {}): Promis
     const code = (error as NodeJS.ErrnoException).code;
     throw new CliError(code === 'ENOENT' ? 'no such file' : `cannot open: ${(error as Error).message}`, path);
   }
-  if (stats.isDirectory()) throw new CliError('is a directory, not a bag file', path);
-  assertSupported(path);
+  let marker: string | undefined;
+  try {
+    marker = (await detectBackend(path)).directoryMarker;
+  } catch (error) {
+    if (stats.isDirectory()) throw new CliError('is a directory, not a bag file', path);
+    if (BagError.isInstance(error) && error.code === 'UNSUPPORTED_FORMAT') assertSupported(path, 'read');
+    throw error;
+  }
+  if (stats.isDirectory() && !(marker && existsSync(join(path, marker))))
+    throw new CliError('is a directory, not a bag file', path);
   try {
     return await BagReader.create(path, options);
   } catch (error) {

@@ -16,6 +16,21 @@ export interface Backend {
   readonly name: string;
   /** Lower-case extensions with the dot, e.g. `['.vdb', '.vdbx']`. */
   readonly extensions: readonly string[];
+  /**
+   * A backend that only reads (foreign formats): writers never pick it for an extension, and its `createWriter`
+   * throws `NOT_SUPPORTED`. A writing backend registered for the same extension keeps writing it.
+   */
+  readonly readOnly?: boolean;
+  /**
+   * Leading bytes that identify this backend's files whatever their name (MCAP's `\x89MCAP0\r\n`): `detectBackend`
+   * tries them for a file whose extension no backend claims. Any one of them matching is enough.
+   */
+  readonly magic?: readonly Uint8Array[];
+  /**
+   * A file whose presence makes a directory one bag of this backend (rosbag2's `metadata.yaml`): `detectBackend`
+   * tries it for directories.
+   */
+  readonly directoryMarker?: string;
   createWriter(path: string, config: ResolvedWriterConfig, context: RecordingContext): Promise<BackendWriter>;
   openReader(path: string, options: ReaderOptions): Promise<BackendReader>;
   /**
@@ -94,6 +109,11 @@ export interface BackendReader {
    * `data` may be reused by the next step: copy what you keep.
    */
   frames(query: CursorQuery): IterableIterator<Frame>;
+  /**
+   * The bytes of attachment `index` of `info().attachments` (foreign formats that have attachments, e.g. MCAP).
+   * Throws `NOT_FOUND` for an index outside the list.
+   */
+  attachment?(index: number): Uint8Array;
   close(): void;
   /** VLink maintenance verbs (format reference §2.12); absent where the format has none. */
   check?(): Promise<boolean>;

@@ -15,6 +15,14 @@ export interface Frame {
   serType: string;
   schemaType: SchemaType;
   actionType: ActionType;
+  /**
+   * Set by readers of foreign formats that record a second time per message: µs since recording start (same base
+   * and flooring as `timestamp`; may be negative). MCAP's `publish_time`; for ROS 1 bags and ROS 2 sqlite3 bags,
+   * which have none, the `std_msgs/Header` stamp of message types that start with one. Writers ignore it.
+   */
+  publishTime?: number;
+  /** Set by readers of foreign formats with a per-message sequence number (MCAP's `sequence`, ROS 1 `Header.seq`). */
+  sequence?: number;
 }
 
 /** Builds a frame with VLink's defaults (auto timestamp, Pub, unknown family). */

@@ -18,12 +18,37 @@ export interface UrlMeta {
   loss: number;
   /** Average rate in Hz over Pub/Sub/Set/Get messages. */
   freq: number;
+  /**
+   * Foreign formats: the payload encoding under MCAP's well-known name (`ros1`, `cdr`, `protobuf`, `json`, …, or
+   * the format's own, e.g. `ulog`). The family in `schemaType` is coarser (ROS 1 and ULog have none of their own).
+   */
+  encoding?: string;
+}
+
+/** One key/value record of a foreign file (an MCAP metadata record, rosbag2's `custom_data`, ULog info, …). */
+export interface InfoMetadata {
+  name: string;
+  values: Record<string, string>;
+}
+
+/** An attachment of a foreign file (MCAP); `BagReader.getAttachment(index)` reads its bytes. */
+export interface AttachmentMeta {
+  /** Position in `Info.attachments`, the argument of `getAttachment`. */
+  index: number;
+  name: string;
+  mediaType: string;
+  /** ns since the Unix epoch as a decimal string (exact: too large for a number). */
+  logTime: string;
+  /** ns since the Unix epoch as a decimal string; `"0"` when unknown. */
+  createTime: string;
+  /** Bytes. */
+  size: number;
 }
 
 /** What a reader knows about a bag (VLink `Info`, format reference §2.10; camelCase). Durations are ms, sizes bytes. */
 export interface Info {
   path: string;
-  /** `vdb`, `vdbx`, `vcap` or `vcapx`. */
+  /** `vdb`, `vdbx`, `vcap` or `vcapx`; for foreign formats `mcap`, `bag`, `rosbag2`, `record` or `ulog`. */
   format: string;
   version: string;
   /** `SQLite3` or `vcap` as VLink reports it. */
@@ -52,4 +77,12 @@ export interface Info {
   /** Bytes on disk (all segments for split recordings). */
   fileSize: number;
   urls: UrlMeta[];
+  /**
+   * Foreign formats only: the file's own key/value records, in file order, after the reader's description of the
+   * file's header under a `<format>.` name (e.g. `mcap.header`, `rosbag2.metadata`, `ulog.parameters`). See the
+   * format guide for what each reader lists.
+   */
+  metadata?: InfoMetadata[];
+  /** Foreign formats only: the file's attachments (MCAP). */
+  attachments?: AttachmentMeta[];
 }

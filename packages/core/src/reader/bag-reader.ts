@@ -1,5 +1,5 @@
 import type { BackendReader, CursorQuery } from '../backend/backend.js';
-import { backendFor } from '../backend/registry.js';
+import { detectBackend } from '../backend/registry.js';
 import { BagError } from '../errors.js';
 import type { ReaderOptions } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
@@ -31,7 +31,7 @@ export interface FramesOptions extends CursorConfig {
 const YIELD_EVERY = 512;
 
 /**
- * Reads a bag; the extension picks the backend. Three ways to read, all with url and time filters: the VLink
+ * Reads a bag; the extension picks the backend, else the content (`detectBackend`: magic bytes, a bag directory). Three ways to read, all with url and time filters: the VLink
  * synchronous cursor (`openCursor` / `readNext`), an async iterator (`frames()`), and paced playback (`play()` with
  * VLink's callbacks and controls, or `for await (const frame of reader.play(config))`; see {@link Player}).
  *
@@ -62,7 +62,7 @@ export class BagReader {
   static async create(path: string, options: ReaderOptions = {}): Promise<BagReader> {
     if (typeof path !== 'string' || path.length === 0)
       throw new BagError('INVALID_ARGUMENT', 'bag path must not be empty');
-    const backend = backendFor(path);
+    const backend = await detectBackend(path);
     const reader = await backend.openReader(path, {
       readOnly: options.readOnly ?? true,
       tryToFix: options.tryToFix ?? false,
@@ -73,6 +73,17 @@ export class BagReader {
   getInfo(): Info {
     this.ensureOpen();
     return (this.info ??= this.backend.info());
+  }
+
+  /**
+   * The bytes of attachment `index` of `getInfo().attachments` (foreign formats with attachments, e.g. MCAP). Throws
+   * `NOT_FOUND` when the bag has no such attachment.
+   */
+  getAttachment(index: number): Uint8Array {
+    this.ensureOpen();
+    if (!this.backend.attachment)
+      throw new BagError('NOT_FOUND', `this bag has no attachment ${index}`, { file: this.path });
+    return this.backend.attachment(index);
   }
 
   getSchemas(): SchemaData[] {

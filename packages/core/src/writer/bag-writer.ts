@@ -72,7 +72,7 @@ export class BagWriter extends EventTarget {
     if (typeof path !== 'string' || path.length === 0)
       throw new BagError('INVALID_ARGUMENT', 'bag path must not be empty');
     const { worker, transferPayloads, ...config } = options;
-    const backend = backendFor(path);
+    const backend = backendFor(path, 'write');
     const resolved = resolveWriterConfig(config);
     const schemas = new SchemaRegistry();
     let writer: BagWriter | undefined;

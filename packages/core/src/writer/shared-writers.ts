@@ -20,7 +20,7 @@ export class SharedWriters<W extends Closable, O extends { tagName?: string }> {
   global(): Promise<W | null> {
     if (this.globalWriter) return this.globalWriter;
     const path = envVar('VLINK_BAG_PATH');
-    if (!path || !findBackend(path)) return Promise.resolve(null);
+    if (!path || !findBackend(path, 'write')) return Promise.resolve(null);
     const created = this.open(path, { tagName: envVar('VLINK_BAG_TAG') ?? '' } as O, () => {
       if (this.globalWriter === created) this.globalWriter = undefined;
     });
@@ -31,7 +31,7 @@ export class SharedWriters<W extends Closable, O extends { tagName?: string }> {
   filter(path: string, options: O): Promise<W | null> {
     const known = this.byPath.get(path);
     if (known) return known;
-    if (!path || !findBackend(path)) return Promise.resolve(null);
+    if (!path || !findBackend(path, 'write')) return Promise.resolve(null);
     const created = this.open(path, options, () => {
       if (this.byPath.get(path) === created) this.byPath.delete(path);
     });

@@ -1,0 +1,146 @@
+import { BagError } from '@vlink/bag-core';
+import type { Readable } from '@vlink/bag-mcap';
+import { asCorrupt, corrupt } from '../common/errors.js';
+import {
+  type ChannelCache,
+  type ChunkHeaderCache,
+  decodeChannel,
+  decodeChunkHeader,
+  decodeHeader,
+  decodeIndex,
+  eachSingleMessage,
+  type RecordHeader,
+  SectionType,
+} from './record-proto.js';
+
+/** `struct Section { int32 type; (4 bytes padding) int64 size; }`, then `size` bytes of one protobuf message. */
+const SECTION = 16;
+/** The header section's message is padded to this many bytes. */
+const HEADER_LENGTH = 2048;
+/** Sections larger than this are refused rather than allocated (a damaged size field). */
+const MAX_SECTION = 1 << 30;
+
+/** One chunk: its header (times, count) and where its body section starts. */
+export interface RecordChunk extends ChunkHeaderCache {
+  body: number;
+}
+
+/**
+ * The layout of an Apollo Cyber RT `.record` (a header section padded to 2048 bytes, then channel, chunk header and
+ * chunk body sections, and an index section at `index_position`): from the index when the record was closed, else
+ * (`tryToFix`) by walking the sections, which stops at the first truncated one.
+ */
+export class RecordFile {
+  readonly header: RecordHeader;
+  readonly channels: ChannelCache[];
+  readonly chunks: RecordChunk[];
+  /** How the layout was found; `scan` means the record was not closed or its index is damaged. */
+  readonly mode: 'indexed' | 'scan';
+  readonly problem: string | undefined;
+
+  constructor(
+    readonly path: string,
+    private readonly readable: Readable,
+    tryToFix: boolean,
+  ) {
+    const first = this.section(0);
+    if (first.type !== SectionType.Header || first.size > HEADER_LENGTH)
+      throw corrupt('not an Apollo record (no header section)', path, 0);
+    try {
+      this.header = decodeHeader(first.bytes);
+    } catch (error) {
+      throw asCorrupt(error, 'bad record header', path, 0);
+    }
+    let problem: string | undefined;
+    let index: ReturnType<typeof decodeIndex> | undefined;
+    const at = Number(this.header.indexPosition);
+    if (!this.header.isComplete) problem = 'the record was not closed (is_complete is false)';
+    else if (at < SECTION + HEADER_LENGTH || at >= readable.size())
+      problem = `index position ${at} is outside the file`;
+    else {
+      try {
+        const section = this.section(at);
+        if (section.type !== SectionType.Index)
+          throw new RangeError(`section at the index position has type ${section.type}`);
+        index = decodeIndex(section.bytes);
+        if (index.chunkHeaders.length !== index.chunkBodies.length)
+          throw new RangeError(`${index.chunkHeaders.length} chunk headers but ${index.chunkBodies.length} bodies`);
+      } catch (error) {
+        problem = `bad index section (${(error as Error).message})`;
+        index = undefined;
+      }
+    }
+    this.problem = problem;
+    if (index) {
+      this.mode = 'indexed';
+      this.channels = index.channels;
+      this.chunks = index.chunkHeaders.map((h, i) => ({ ...h, body: index.chunkBodies[i]! }));
+    } else {
+      if (!tryToFix)
+        throw new BagError('CORRUPT_FILE', `${problem}; open with tryToFix to read the intact chunks`, { file: path });
+      this.mode = 'scan';
+      ({ channels: this.channels, chunks: this.chunks } = this.scan());
+    }
+    // cyber_record and Apollo's reader play chunks by begin time; ties keep file order.
+    this.chunks.sort((a, b) =>
+      a.beginTime < b.beginTime ? -1 : a.beginTime > b.beginTime ? 1 : a.position - b.position,
+    );
+  }
+
+  /** Calls `visit` for each message of a chunk, in body order. */
+  readChunk(chunk: RecordChunk, visit: (channel: string, time: bigint, content: Uint8Array) => void): void {
+    const section = this.section(chunk.body);
+    if (section.type !== SectionType.ChunkBody)
+      throw corrupt(`section at ${chunk.body} is not a chunk body`, this.path, chunk.body);
+    try {
+      eachSingleMessage(section.bytes, visit);
+    } catch (error) {
+      throw asCorrupt(error, 'bad chunk body', this.path, chunk.body);
+    }
+  }
+
+  private section(at: number): { type: number; size: number; bytes: Uint8Array; end: number } {
+    const fileSize = this.readable.size();
+    if (at + SECTION > fileSize) throw corrupt('section header runs past the end of the file', this.path, at);
+    const head = this.readable.read(at, SECTION);
+    const view = new DataView(head.buffer, head.byteOffset, SECTION);
+    const type = view.getInt32(0, true);
+    const size = Number(view.getBigInt64(8, true));
+    if (size < 0 || size > MAX_SECTION || at + SECTION + size > fileSize)
+      throw corrupt(`section of ${size} bytes runs past the end of the file`, this.path, at);
+    const bytes = this.readable.read(at + SECTION, size).slice();
+    return { type, size, bytes, end: at + SECTION + (type === SectionType.Header ? HEADER_LENGTH : size) };
+  }
+
+  /** Channels and chunks from the sections themselves, up to the first one that does not parse. */
+  private scan(): { channels: ChannelCache[]; chunks: RecordChunk[] } {
+    const channels = new Map<string, ChannelCache>();
+    const chunks: RecordChunk[] = [];
+    let pending: ChunkHeaderCache | undefined;
+    for (let at = SECTION + HEADER_LENGTH; at < this.readable.size(); ) {
+      let section: ReturnType<RecordFile['section']>;
+      try {
+        section = this.section(at);
+        if (section.type === SectionType.Channel) {
+          const c = decodeChannel(section.bytes, false);
+          if (!channels.has(c.name)) channels.set(c.name, c);
+        } else if (section.type === SectionType.ChunkHeader) pending = decodeChunkHeader(section.bytes, at, false);
+        else if (section.type === SectionType.ChunkBody && pending) {
+          const chunk = { ...pending, body: at };
+          const counts = new Map<string, number>();
+          eachSingleMessage(section.bytes, (name) => counts.set(name, (counts.get(name) ?? 0) + 1));
+          for (const [name, n] of counts) {
+            const c = channels.get(name);
+            if (c) c.messageNumber += n;
+          }
+          chunks.push(chunk);
+          pending = undefined;
+        }
+      } catch {
+        break; // truncated or damaged: everything before it is kept
+      }
+      at = section.end;
+    }
+    return { channels: [...channels.values()], chunks };
+  }
+}

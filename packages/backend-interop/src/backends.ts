@@ -1,0 +1,69 @@
+import type { Backend } from '@vlink/bag-core';
+import { ApolloReader } from './apollo/apollo-reader.js';
+import { readOnly } from './common/errors.js';
+import { loadMcapCodecs } from './common/lz4.js';
+import { McapForeignReader } from './mcap/mcap-reader.js';
+import { Ros1Reader } from './ros1/ros1-reader.js';
+import { Ros2Reader } from './ros2/ros2-reader.js';
+import { UlogReader } from './ulog/ulog-reader.js';
+
+/** MCAP's magic, the first 8 bytes of every MCAP file (any profile). */
+export const MCAP_MAGIC = new Uint8Array([0x89, 0x4d, 0x43, 0x41, 0x50, 0x30, 0x0d, 0x0a]);
+
+/** `.mcap` of any profile, also found by its magic (a file without the extension). */
+export const mcapInteropBackend: Backend = {
+  name: 'mcap-foreign',
+  extensions: ['.mcap'],
+  readOnly: true,
+  magic: [MCAP_MAGIC],
+  createWriter: (path) => readOnly('MCAP', path),
+  openReader: async (path, options) => McapForeignReader.open(path, options, await loadMcapCodecs()),
+};
+
+/** ROS 1 bags, format 2.0 (`#ROSBAG V2.0`). */
+export const rosbagBackend: Backend = {
+  name: 'rosbag',
+  extensions: ['.bag'],
+  readOnly: true,
+  magic: [new TextEncoder().encode('#ROSBAG V2.0\n')],
+  createWriter: (path) => readOnly('ROS 1 .bag', path),
+  openReader: (path, options) => Ros1Reader.open(path, options),
+};
+
+/** ROS 2 bags: a bag folder (`metadata.yaml`; sqlite3 or mcap storage) or a single `.db3`. */
+export const rosbag2Backend: Backend = {
+  name: 'rosbag2',
+  extensions: ['.db3'],
+  readOnly: true,
+  directoryMarker: 'metadata.yaml',
+  createWriter: (path) => readOnly('ROS 2 bag', path),
+  openReader: (path, options) => Ros2Reader.open(path, options),
+};
+
+/** Apollo Cyber RT records. */
+export const cyberRecordBackend: Backend = {
+  name: 'cyber-record',
+  extensions: ['.record'],
+  readOnly: true,
+  createWriter: (path) => readOnly('Apollo .record', path),
+  openReader: (path, options) => ApolloReader.open(path, options),
+};
+
+/** PX4 ULog (`ULog\x01\x12\x35`). */
+export const ulogBackend: Backend = {
+  name: 'ulog',
+  extensions: ['.ulg'],
+  readOnly: true,
+  magic: [new Uint8Array([0x55, 0x4c, 0x6f, 0x67, 0x01, 0x12, 0x35])],
+  createWriter: (path) => readOnly('PX4 .ulg', path),
+  openReader: (path, options) => UlogReader.open(path, options),
+};
+
+/** Every read-only backend of this package, in the order `@vlink/bag` registers them. */
+export const interopBackends: readonly Backend[] = [
+  mcapInteropBackend,
+  rosbagBackend,
+  rosbag2Backend,
+  cyberRecordBackend,
+  ulogBackend,
+];

@@ -1,0 +1,202 @@
+import {
+  ActionType,
+  BagError,
+  type CursorQuery,
+  type Frame,
+  type InfoMetadata,
+  type ReaderOptions,
+  type SchemaData,
+  SchemaType,
+} from '@vlink/bag-core';
+import {
+  type Channel,
+  type Codecs,
+  FileReadable,
+  McapFileReader,
+  type Readable,
+  VLINK_PROFILE,
+  VcapReader,
+} from '@vlink/bag-mcap';
+import { familyOf } from '../common/encodings.js';
+import { damaged } from '../common/errors.js';
+import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-info.js';
+import { ForeignReader, keysForUrls } from '../common/reader-base.js';
+import { TimeBase } from '../common/time-base.js';
+import { type AttachmentLocation, findAttachments, readAttachment } from './attachments.js';
+
+interface ChannelTemplate {
+  url: string;
+  serType: string;
+  schemaType: SchemaType;
+}
+
+/**
+ * Any MCAP file through the Backend seam (`@vlink/bag-mcap`'s record reader underneath): topic → url, schema name →
+ * ser, encodings → family, `log_time` → timestamp and `publish_time` → publishTime (µs since the start, floored),
+ * `sequence`, metadata records and attachments into Info. Files of the VLink profile are handed to `VcapReader`,
+ * which knows VLink's channel metadata (actions, losses).
+ */
+export class McapForeignReader extends ForeignReader {
+  private readonly byId: Array<ChannelTemplate | undefined> = [];
+  private readonly urlOf = new Map<number, string>();
+
+  private constructor(
+    path: string,
+    private readonly mcap: McapFileReader,
+    private readonly readable: Readable,
+    private readonly base: TimeBase,
+    private readonly attachmentList: AttachmentLocation[],
+    channels: Map<number, ChannelTemplate>,
+    facts: ReturnType<typeof foreignInfo>,
+    schemas: SchemaData[],
+  ) {
+    super(path, facts, schemas);
+    for (const [id, t] of channels) {
+      this.byId[id] = t;
+      this.urlOf.set(id, t.url);
+    }
+  }
+
+  static open(path: string, options: ReaderOptions, codecs: Codecs): McapForeignReader | VcapReader {
+    const readable = new FileReadable(path);
+    try {
+      const mcap = McapFileReader.open(readable, { codecs, file: path, allowScan: () => true });
+      if (mcap.header.profile === VLINK_PROFILE) {
+        readable.close();
+        return VcapReader.open(path, options, codecs);
+      }
+      const broken = mcap.mode === 'recovered' && (mcap.stoppedAt !== undefined || mcap.damagedChunks > 0);
+      if (broken && options.tryToFix !== true) {
+        const why = mcap.stopReason?.message ?? `${mcap.damagedChunks} damaged chunk(s)`;
+        throw damaged(path, `damaged MCAP file (${why})`, `the ${mcap.statistics.messageCount} intact messages`);
+      }
+      // Complete: nothing damaged, and the file was finished (a summary, or at least its footer and closing magic).
+      const finished = mcap.mode !== 'recovered' || endsWithMagic(readable);
+      return McapForeignReader.build(path, mcap, readable, !broken && finished);
+    } catch (error) {
+      readable.close();
+      throw error;
+    }
+  }
+
+  private static build(path: string, mcap: McapFileReader, readable: Readable, complete: boolean): McapForeignReader {
+    const stats = mcap.statistics;
+    const hasMessages = stats.messageCount > 0n;
+    const base = TimeBase.fromFirstNs(hasMessages ? stats.messageStartTime : undefined);
+    const channels = new Map<number, ChannelTemplate>();
+    const urls: ForeignUrl[] = [];
+    const ordered = [...mcap.channels.values()].sort((a, b) => a.id - b.id);
+    for (const channel of ordered) {
+      const t = template(mcap, channel);
+      channels.set(channel.id, t);
+      urls.push({
+        url: t.url,
+        ser: t.serType,
+        schemaType: t.schemaType,
+        encoding: channel.messageEncoding,
+        count: Number(stats.channelMessageCounts.get(channel.id) ?? 0n),
+        size: 0,
+      });
+    }
+    const schemas: SchemaData[] = [...mcap.schemas.values()]
+      .sort((a, b) => a.id - b.id)
+      .map((s) => ({ name: s.name, encoding: s.encoding, schemaType: familyOf('', s.encoding), data: s.data }));
+    const attachments = findAttachments(mcap, readable, path);
+    // The header, each channel's own metadata (e.g. rosbag2's QoS profiles), then the file's metadata records.
+    const metadata: InfoMetadata[] = [
+      metadataEntry('mcap.header', { profile: mcap.header.profile, library: mcap.header.library }),
+      ...ordered
+        .filter((c) => c.metadata.size > 0)
+        .map((c) => ({ name: `mcap.channel.${c.topic}`, values: Object.fromEntries(c.metadata) })),
+      ...mcap.metadata().map((m) => ({ name: m.name, values: Object.fromEntries(m.metadata) })),
+    ];
+    const compressions = new Set(mcap.chunkIndexes.map((c) => c.compression || 'none'));
+    const facts = foreignInfo({
+      path,
+      format: 'mcap',
+      version: '0',
+      storageType: 'mcap',
+      compressionType: compressions.size > 0 ? [...compressions].sort().join(',') : 'none',
+      processName: mcap.header.library,
+      base,
+      firstNs: hasMessages ? stats.messageStartTime : undefined,
+      lastNs: hasMessages ? stats.messageEndTime : undefined,
+      hasCompleted: complete,
+      fileSize: readable.size(),
+      hasSchema: schemas.some((s) => s.data.length > 0),
+      urls,
+      metadata,
+      attachments: attachments.map(({ offset: _o, length: _l, ...meta }) => meta),
+    });
+    return new McapForeignReader(path, mcap, readable, base, attachments, channels, facts, schemas);
+  }
+
+  *frames(query: CursorQuery = {}): IterableIterator<Frame> {
+    this.ensureOpen();
+    const channelIds = keysForUrls(this.urlOf, query.urls);
+    if (channelIds?.length === 0) return;
+    const { beginUs, endUs } = query;
+    const startTime = beginUs === undefined ? undefined : this.base.nsAtUs(beginUs);
+    const endTime = endUs === undefined ? undefined : this.base.nsAtEndOfUs(endUs);
+    if (startTime !== undefined && endTime !== undefined && startTime > endTime) return;
+    const cursor = this.mcap.cursor({
+      ...(startTime === undefined ? {} : { startTime: startTime < 0n ? 0n : startTime }),
+      ...(endTime === undefined ? {} : { endTime }),
+      ...(channelIds ? { channelIds } : {}),
+    });
+    const frame: Frame = {
+      timestamp: 0,
+      url: '',
+      data: cursor.data,
+      serType: '',
+      schemaType: SchemaType.Unknown,
+      actionType: ActionType.Publish,
+      publishTime: 0,
+      sequence: 0,
+    };
+    const byId = this.byId;
+    const base = this.base;
+    while (cursor.next()) {
+      const t = byId[cursor.channelId];
+      if (t === undefined) continue; // a message of a channel the file never defined: no url to give it
+      frame.timestamp = base.usFromHalves(cursor.timeHi, cursor.timeLo);
+      frame.publishTime = base.usFromHalves(cursor.publishHi, cursor.publishLo);
+      frame.sequence = cursor.sequence;
+      frame.url = t.url;
+      frame.data = cursor.data;
+      frame.serType = t.serType;
+      frame.schemaType = t.schemaType;
+      yield frame;
+      if (this.closed) return;
+    }
+  }
+
+  attachment(index: number): Uint8Array {
+    this.ensureOpen();
+    const location = this.attachmentList[index];
+    if (!location) throw new BagError('NOT_FOUND', `no attachment ${index}`, { file: this.path });
+    return readAttachment(this.readable, location, this.path);
+  }
+
+  protected release(): void {
+    this.mcap.close();
+  }
+}
+
+function endsWithMagic(readable: Readable): boolean {
+  const size = readable.size();
+  if (size < 16) return false;
+  const tail = readable.read(size - 8, 8);
+  return MAGIC.every((b, i) => tail[i] === b);
+}
+
+const MAGIC = [0x89, 0x4d, 0x43, 0x41, 0x50, 0x30, 0x0d, 0x0a];
+
+function template(mcap: McapFileReader, channel: Channel): ChannelTemplate {
+  const schema = channel.schemaId === 0 ? undefined : mcap.schemas.get(channel.schemaId);
+  return {
+    url: channel.topic,
+    serType: schema?.name ?? '',
+    schemaType: familyOf(channel.messageEncoding, schema?.encoding),
+  };
+}

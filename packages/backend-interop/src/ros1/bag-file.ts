@@ -1,0 +1,193 @@
+import { BagError } from '@vlink/bag-core';
+import type { Readable } from '@vlink/bag-mcap';
+import { asCorrupt, corrupt } from '../common/errors.js';
+import { startsWithHeader } from '../common/ros-header.js';
+import type { ChunkDecompress } from './codecs.js';
+import { type Fields, MAGIC, Op, op, parseFields, text, time, u32, u64 } from './records.js';
+
+export interface Ros1Connection {
+  id: number;
+  topic: string;
+  type: string;
+  md5sum: string;
+  definition: string;
+  callerid: string | undefined;
+  latching: string | undefined;
+  /** The type starts with a std_msgs/Header: its stamp and seq are read from every payload. */
+  header: boolean;
+}
+
+export interface Ros1Chunk {
+  /** Offset of the chunk record. */
+  position: number;
+  start: [number, number];
+  end: [number, number];
+  count: number;
+  /** Messages per connection id in this chunk. */
+  connections: Map<number, number>;
+}
+
+/** Records larger than this are refused rather than allocated (a damaged length field). */
+const MAX_RECORD = 1 << 30;
+
+/**
+ * The index of a ROS 1 bag v2.0: bag header, then the connection and chunk-info records at `index_pos` (written when
+ * the bag is closed). Chunks are read on demand.
+ */
+export class BagFile {
+  readonly connections = new Map<number, Ros1Connection>();
+  readonly chunks: Ros1Chunk[] = [];
+  readonly indexPosition: number;
+
+  constructor(
+    readonly path: string,
+    private readonly readable: Readable,
+  ) {
+    const size = readable.size();
+    const magic = new TextDecoder().decode(readable.read(0, Math.min(size, MAGIC.length)));
+    if (magic !== MAGIC) {
+      if (magic.startsWith('#ROSBAG V'))
+        throw new BagError('UNSUPPORTED_FORMAT', `ROS bag ${magic.trim().slice(9)} (only 2.0 is read)`, { file: path });
+      throw corrupt('not a ROS 1 bag (bad magic)', path, 0);
+    }
+    const header = this.readRecord(MAGIC.length, false);
+    let connectionCount: number;
+    let chunkCount: number;
+    try {
+      if (op(header.fields) !== Op.BagHeader) throw new RangeError('the first record is not the bag header');
+      this.indexPosition = u64(header.fields, 'index_pos');
+      connectionCount = u32(header.fields, 'conn_count');
+      chunkCount = u32(header.fields, 'chunk_count');
+    } catch (error) {
+      throw asCorrupt(error, 'bad bag header', path, MAGIC.length);
+    }
+    if (this.indexPosition === 0 || this.indexPosition >= size)
+      throw corrupt('the bag has no index (it was not closed; `rosbag reindex` rebuilds it)', path, MAGIC.length);
+    let at = this.indexPosition;
+    for (let i = 0; i < connectionCount + chunkCount; i++) {
+      const record = this.readRecord(at, false);
+      try {
+        const kind = op(record.fields);
+        if (kind === Op.Connection) this.addConnection(record.fields, record.data);
+        else if (kind === Op.ChunkInfo) this.chunks.push(chunkInfo(record.fields, record.data));
+        else throw new RangeError(`unexpected record op ${kind} in the index`);
+      } catch (error) {
+        throw asCorrupt(error, 'bad index record', path, at);
+      }
+      at = record.end;
+    }
+    for (const chunk of this.chunks)
+      for (const id of chunk.connections.keys())
+        if (!this.connections.has(id)) throw corrupt(`chunk info names unknown connection ${id}`, path, chunk.position);
+    // Log-time order of chunks (rosbag's own readers merge by time); ties keep file order.
+    this.chunks.sort((a, b) => compareTime(a.start, b.start) || a.position - b.position);
+  }
+
+  /** The records of a chunk, decompressed. */
+  readChunk(chunk: Ros1Chunk, codecs: Record<string, ChunkDecompress>): Uint8Array {
+    const record = this.readRecord(chunk.position, true);
+    let compression: string;
+    let size: number;
+    try {
+      if (op(record.fields) !== Op.Chunk) throw new RangeError('chunk info does not point at a chunk');
+      compression = text(record.fields, 'compression') ?? '';
+      size = u32(record.fields, 'size');
+    } catch (error) {
+      throw asCorrupt(error, 'bad chunk record', this.path, chunk.position);
+    }
+    const decompress = codecs[compression];
+    if (!decompress)
+      throw new BagError('UNSUPPORTED_FORMAT', `chunk compression "${compression}" is not supported`, {
+        file: this.path,
+        offset: chunk.position,
+      });
+    let out: Uint8Array;
+    try {
+      out = decompress(record.data, size);
+    } catch (error) {
+      throw asCorrupt(error, `${compression} chunk does not decompress`, this.path, chunk.position);
+    }
+    if (out.length !== size)
+      throw corrupt(`chunk decompressed to ${out.length} bytes, not ${size}`, this.path, chunk.position);
+    return out;
+  }
+
+  /** The compression of the first chunk (bags use one for all), `none` for a bag without chunks. */
+  compression(): string {
+    const first = this.chunks[0];
+    if (!first) return 'none';
+    try {
+      return text(this.readRecord(first.position, false).fields, 'compression') || 'none';
+    } catch {
+      return 'unknown';
+    }
+  }
+
+  /** One record at `at`: its header fields and (when `withData` or small) its data. */
+  private readRecord(at: number, withData: boolean): { fields: Fields; data: Uint8Array; end: number } {
+    const size = this.readable.size();
+    try {
+      if (at + 4 > size) throw new RangeError('record starts past the end of the file');
+      const headerLength = this.u32At(at);
+      if (headerLength > MAX_RECORD || at + 8 + headerLength > size)
+        throw new RangeError('record header runs past the end');
+      const header = this.readable.read(at + 4, headerLength).slice();
+      const fields = parseFields(header, 0, header.length);
+      const dataAt = at + 4 + headerLength;
+      const dataLength = this.u32At(dataAt);
+      if (dataLength > MAX_RECORD || dataAt + 4 + dataLength > size)
+        throw new RangeError('record data runs past the end');
+      const kind = fields.get('op')?.[0];
+      const read = withData || kind === Op.Connection || kind === Op.ChunkInfo || kind === Op.BagHeader;
+      const data = read ? this.readable.read(dataAt + 4, dataLength).slice() : new Uint8Array(0);
+      return { fields, data, end: dataAt + 4 + dataLength };
+    } catch (error) {
+      throw asCorrupt(error, 'bad record', this.path, at);
+    }
+  }
+
+  private u32At(at: number): number {
+    const b = this.readable.read(at, 4);
+    return new DataView(b.buffer, b.byteOffset, 4).getUint32(0, true);
+  }
+
+  private addConnection(fields: Fields, data: Uint8Array): void {
+    const id = u32(fields, 'conn');
+    const header = parseFields(data, 0, data.length);
+    const definition = text(header, 'message_definition') ?? '';
+    this.connections.set(id, {
+      id,
+      topic: text(header, 'topic') ?? text(fields, 'topic') ?? '',
+      type: text(header, 'type') ?? '',
+      md5sum: text(header, 'md5sum') ?? '',
+      definition,
+      callerid: text(header, 'callerid'),
+      latching: text(header, 'latching'),
+      header: startsWithHeader(definition, false),
+    });
+  }
+}
+
+function chunkInfo(fields: Fields, data: Uint8Array): Ros1Chunk {
+  const count = u32(fields, 'count');
+  if (data.length < count * 8) throw new RangeError('chunk info data is shorter than its count');
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const connections = new Map<number, number>();
+  let total = 0;
+  for (let i = 0; i < count; i++) {
+    const n = view.getUint32(i * 8 + 4, true);
+    connections.set(view.getUint32(i * 8, true), n);
+    total += n;
+  }
+  return {
+    position: u64(fields, 'chunk_pos'),
+    start: time(fields, 'start_time'),
+    end: time(fields, 'end_time'),
+    count: total,
+    connections,
+  };
+}
+
+export function compareTime(a: readonly [number, number], b: readonly [number, number]): number {
+  return a[0] - b[0] || a[1] - b[1];
+}

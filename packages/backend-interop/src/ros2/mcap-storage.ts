@@ -1,0 +1,86 @@
+import { BagError } from '@vlink/bag-core';
+import { type Codecs, FileReadable, McapFileReader } from '@vlink/bag-mcap';
+import { damaged } from '../common/errors.js';
+import type { TimeBase } from '../common/time-base.js';
+import type { MessageWindow, Ros2Storage, StorageMessage, StorageTopic } from './storage.js';
+
+const decoder = new TextDecoder();
+
+/**
+ * A rosbag2 mcap storage file through `@vlink/bag-mcap`'s record reader: channels are topics, schema records the
+ * message definitions, messages in file order with their `publish_time` and `sequence`.
+ */
+export class McapStorage implements Ros2Storage {
+  readonly identifier = 'mcap';
+  readonly topics: StorageTopic[] = [];
+  readonly definitions = new Map<string, { encoding: string; text: string }>();
+  readonly counts = new Map<number, number>();
+  readonly firstNs: bigint | undefined;
+  readonly lastNs: bigint | undefined;
+  readonly complete: boolean;
+
+  private constructor(
+    readonly file: string,
+    private readonly mcap: McapFileReader,
+    readonly fileSize: number,
+  ) {
+    const stats = mcap.statistics;
+    for (const channel of [...mcap.channels.values()].sort((a, b) => a.id - b.id)) {
+      const schema = mcap.schemas.get(channel.schemaId);
+      this.topics.push({
+        key: channel.id,
+        name: channel.topic,
+        type: schema?.name ?? '',
+        encoding: channel.messageEncoding,
+      });
+      if (schema && !this.definitions.has(schema.name))
+        this.definitions.set(schema.name, { encoding: schema.encoding, text: decoder.decode(schema.data) });
+      this.counts.set(channel.id, Number(stats.channelMessageCounts.get(channel.id) ?? 0n));
+    }
+    const any = stats.messageCount > 0n;
+    this.firstNs = any ? stats.messageStartTime : undefined;
+    this.lastNs = any ? stats.messageEndTime : undefined;
+    this.complete = mcap.mode !== 'recovered' || (mcap.stoppedAt === undefined && mcap.damagedChunks === 0);
+  }
+
+  static open(file: string, codecs: Codecs, tryToFix: boolean): McapStorage {
+    const readable = new FileReadable(file);
+    try {
+      const mcap = McapFileReader.open(readable, { codecs, file, allowScan: () => true });
+      const storage = new McapStorage(file, mcap, readable.size());
+      if (!storage.complete && !tryToFix) {
+        throw damaged(
+          file,
+          `damaged mcap storage (${mcap.stopReason?.message ?? 'damaged chunks'})`,
+          'the intact messages',
+        );
+      }
+      return storage;
+    } catch (error) {
+      readable.close();
+      throw BagError.isInstance(error) ? error : BagError.wrap(error, 'CORRUPT_FILE', 'bad mcap storage', { file });
+    }
+  }
+
+  *messages(window: MessageWindow, base: TimeBase): IterableIterator<StorageMessage> {
+    if (window.keys?.length === 0) return;
+    const cursor = this.mcap.cursor({
+      ...(window.beginUs === undefined ? {} : { startTime: base.nsAtUs(window.beginUs) }),
+      ...(window.endUs === undefined ? {} : { endTime: base.nsAtEndOfUs(window.endUs) }),
+      ...(window.keys ? { channelIds: window.keys } : {}),
+    });
+    const out: StorageMessage = { key: 0, timestamp: 0, publishTime: 0, sequence: 0, data: cursor.data };
+    while (cursor.next()) {
+      out.key = cursor.channelId;
+      out.timestamp = base.usFromHalves(cursor.timeHi, cursor.timeLo);
+      out.publishTime = base.usFromHalves(cursor.publishHi, cursor.publishLo);
+      out.sequence = cursor.sequence;
+      out.data = cursor.data;
+      yield out;
+    }
+  }
+
+  close(): void {
+    this.mcap.close();
+  }
+}

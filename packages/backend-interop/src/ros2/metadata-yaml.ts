@@ -1,0 +1,86 @@
+import { parse } from 'yaml';
+import { corrupt } from '../common/errors.js';
+
+/** A topic as `metadata.yaml` lists it. */
+export interface Ros2TopicMetadata {
+  name: string;
+  type: string;
+  serializationFormat: string;
+  /** QoS profiles as written: a YAML string (before version 9) or a list, kept as JSON text. */
+  qos: string;
+  typeDescriptionHash: string;
+  messageCount: number;
+}
+
+/** What a rosbag2 `metadata.yaml` (`rosbag2_bagfile_information`, versions 1–9) says about the bag. */
+export interface Ros2Metadata {
+  version: number;
+  storageIdentifier: string;
+  relativeFilePaths: string[];
+  /** ns since the epoch as the file wrote it (a YAML integer, read exactly). */
+  startingTimeNs: bigint | undefined;
+  durationNs: bigint | undefined;
+  messageCount: number;
+  compressionFormat: string;
+  compressionMode: string;
+  rosDistro: string;
+  customData: Record<string, string>;
+  topics: Ros2TopicMetadata[];
+}
+
+/** Parses `metadata.yaml`; integers are read as bigint so nanosecond times stay exact. */
+export function parseMetadataYaml(text: string, file: string): Ros2Metadata {
+  let doc: unknown;
+  try {
+    doc = parse(text, { intAsBigInt: true });
+  } catch (error) {
+    throw corrupt(`metadata.yaml is not YAML (${(error as Error).message})`, file, undefined, error);
+  }
+  const info = record(record(doc)['rosbag2_bagfile_information']);
+  if (Object.keys(info).length === 0) throw corrupt('metadata.yaml has no rosbag2_bagfile_information', file);
+  const topics = list(info['topics_with_message_count']).map((entry) => {
+    const e = record(entry);
+    const t = record(e['topic_metadata']);
+    const qos = t['offered_qos_profiles'];
+    return {
+      name: str(t['name']),
+      type: str(t['type']),
+      serializationFormat: str(t['serialization_format']) || 'cdr',
+      qos:
+        typeof qos === 'string' ? qos : JSON.stringify(qos ?? [], (_k, v) => (typeof v === 'bigint' ? Number(v) : v)),
+      typeDescriptionHash: str(t['type_description_hash']),
+      messageCount: num(e['message_count']),
+    };
+  });
+  const customData: Record<string, string> = {};
+  for (const [k, v] of Object.entries(record(info['custom_data']))) customData[k] = String(v);
+  return {
+    version: num(info['version']),
+    storageIdentifier: str(info['storage_identifier']),
+    relativeFilePaths: list(info['relative_file_paths']).map(str),
+    startingTimeNs: big(record(info['starting_time'])['nanoseconds_since_epoch']),
+    durationNs: big(record(info['duration'])['nanoseconds']),
+    messageCount: num(info['message_count']),
+    compressionFormat: str(info['compression_format']),
+    compressionMode: str(info['compression_mode']),
+    rosDistro: str(info['ros_distro']),
+    customData,
+    topics,
+  };
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+function str(value: unknown): string {
+  return value === undefined || value === null ? '' : String(value);
+}
+function num(value: unknown): number {
+  return typeof value === 'bigint' ? Number(value) : typeof value === 'number' ? value : 0;
+}
+function big(value: unknown): bigint | undefined {
+  return typeof value === 'bigint' ? value : typeof value === 'number' ? BigInt(Math.trunc(value)) : undefined;
+}

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { BagReader, SchemaType } from '@vlink/bag-core';
+import { checkFixture } from '../testing/check-fixture.js';
+import { expectedUs, foreignPath, loadExpected } from '../testing/expected.js';
+import { streamMessages } from '../testing/mcap-stream.js';
+import { readAll } from '../testing/read-all.js';
+import { registerAll } from '../testing/register.js';
+
+registerAll();
+
+function checkBagMetadata(info: ReturnType<BagReader['getInfo']>, relative: string): void {
+  const expected = loadExpected(relative);
+  const entry = (name: string) => info.metadata?.find((m) => m.name === name)?.values;
+  assert.deepEqual(entry('rosbag2.custom_data'), expected['custom_data']);
+  const bag = entry('rosbag2.metadata')!;
+  assert.equal(bag['version'], String(expected['rosbag2_version']));
+  assert.equal(bag['storage_identifier'], expected['storage_identifier']);
+  assert.equal(bag['relative_file_paths'], (expected['relative_file_paths'] as string[]).join(','));
+  assert.equal(bag['ros_distro'], expected['ros_distro']);
+  const topics = info.metadata!.filter((m) => m.name === 'rosbag2.topic');
+  assert.deepEqual(
+    topics.map((t) => [
+      t.values['name'],
+      t.values['type'],
+      t.values['serialization_format'],
+      t.values['type_description_hash'],
+    ]),
+    expected.topics.map((t) => [t.topic, t.type, t.encoding, t['type_description_hash' as keyof typeof t]]),
+  );
+  for (const t of topics) assert.match(t.values['offered_qos_profiles']!, /reliab/);
+  assert.equal(info.format, 'rosbag2');
+  assert.ok(info.urls.every((u) => u.schemaType === SchemaType.Cdr && u.encoding === 'cdr'));
+}
+
+describe('ROS 2 bag folders written by rosbags read as rosbags reads them', () => {
+  test('sqlite3 storage: messages in timestamp order, header stamps as publish times', async () => {
+    const { reader, info, frames } = await checkFixture('ros2/sqlite3');
+    try {
+      checkBagMetadata(info, 'ros2/sqlite3');
+      assert.equal(info.storageType, 'rosbag2-sqlite3');
+      for (let i = 1; i < frames.length; i++) assert.ok(frames[i]!.timestamp >= frames[i - 1]!.timestamp);
+    } finally {
+      reader.close();
+    }
+  });
+
+  test('mcap storage: file order, publish time and sequence from the MCAP records', async () => {
+    const stream = await streamMessages(foreignPath('ros2', 'mcap', 'mcap.mcap'));
+    const byKey = new Map(stream.map((m) => [`${m.topic} ${m.logTime} ${m.sha256}`, m]));
+    const of = (m: { topic: string; log_time_ns: string; sha256: string }) =>
+      byKey.get(`${m.topic} ${m.log_time_ns} ${m.sha256}`)!;
+    const { reader, info, frames, startMs } = await checkFixture('ros2/mcap', {
+      // rosbags yields log-time order; the storage is read in file order (one message was written late).
+      sorted: true,
+      publishTime: (m, start) => expectedUs(String(of(m).publishTime), start),
+      sequence: (m) => of(m).sequence,
+    });
+    try {
+      checkBagMetadata(info, 'ros2/mcap');
+      assert.equal(info.storageType, 'rosbag2-mcap');
+      assert.deepEqual(
+        frames.map((f) => [f.url, f.timestamp, f.sha256]),
+        stream.map((m) => [m.topic, expectedUs(String(m.logTime), startMs), m.sha256]),
+      );
+    } finally {
+      reader.close();
+    }
+  });
+
+  test('a single .db3 opens on its own, with its folder metadata', async () => {
+    const folder = await readAll(foreignPath('ros2', 'sqlite3'));
+    const file = await readAll(foreignPath('ros2', 'sqlite3', 'sqlite3.db3'));
+    try {
+      assert.deepEqual(
+        file.frames.map((f) => [f.url, f.timestamp, f.sha256, f.publishTime]),
+        folder.frames.map((f) => [f.url, f.timestamp, f.sha256, f.publishTime]),
+      );
+      assert.deepEqual(file.reader.getInfo().metadata, folder.reader.getInfo().metadata);
+    } finally {
+      folder.reader.close();
+      file.reader.close();
+    }
+  });
+
+  test('url and time filters', async () => {
+    const reader = await BagReader.create(foreignPath('ros2', 'sqlite3'));
+    try {
+      const all: Array<[string, number]> = [];
+      for await (const f of reader.frames()) all.push([f.url, f.timestamp]);
+      const window: Array<[string, number]> = [];
+      for await (const f of reader.frames({ filterUrls: ['/imu'], beginTime: 500, endTime: 1000 }))
+        window.push([f.url, f.timestamp]);
+      assert.deepEqual(
+        window,
+        all.filter(([url, t]) => url === '/imu' && t >= 500_000 && t <= 1_000_999),
+      );
+      assert.ok(window.length > 5);
+    } finally {
+      reader.close();
+    }
+  });
+});

@@ -1,0 +1,235 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import {
+  ActionType,
+  BagError,
+  type CursorQuery,
+  type Frame,
+  type InfoMetadata,
+  type ReaderOptions,
+  type SchemaData,
+  SchemaType,
+} from '@vlink/bag-core';
+import { loadDriver } from '@vlink/bag-sqlite';
+import { maxBig, minBig } from '../common/bigints.js';
+import { familyOf } from '../common/encodings.js';
+import { loadMcapCodecs } from '../common/lz4.js';
+import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-info.js';
+import { ForeignReader } from '../common/reader-base.js';
+import { applyCdrHeader, startsWithHeader } from '../common/ros-header.js';
+import { TimeBase } from '../common/time-base.js';
+import { McapStorage } from './mcap-storage.js';
+import { parseMetadataYaml, type Ros2Metadata } from './metadata-yaml.js';
+import { SqliteStorage } from './sqlite-storage.js';
+import type { Ros2Storage } from './storage.js';
+
+/** What frames of one storage topic carry. */
+interface TopicTemplate {
+  url: string;
+  serType: string;
+  schemaType: SchemaType;
+  header: boolean;
+}
+
+/**
+ * A ROS 2 bag through the Backend seam: a bag folder (`metadata.yaml` + its storage files, sqlite3 or mcap) or a
+ * single `.db3`. Storage files are read one after the other, as rosbag2's sequential reader does: sqlite3 in
+ * `ORDER BY timestamp`, mcap in file order. topic → url, type → ser, `cdr` → family Cdr, message definitions
+ * (`ros2msg`/`ros2idl`) → schemas; the storage's receive time → timestamp; publishTime: mcap's `publish_time`, or
+ * (sqlite3, which has none) the `std_msgs/Header` stamp of types that start with one.
+ */
+export class Ros2Reader extends ForeignReader {
+  /** Per storage: its topic key → template. */
+  private readonly templates: Array<Map<number, TopicTemplate>>;
+
+  private constructor(
+    path: string,
+    private readonly storages: Ros2Storage[],
+    private readonly base: TimeBase,
+    metadata: Ros2Metadata | undefined,
+  ) {
+    const urls = new Map<string, ForeignUrl>();
+    const schemas = new Map<string, SchemaData>();
+    const templates = storages.map(() => new Map<number, TopicTemplate>());
+    const described = new Map((metadata?.topics ?? []).map((t) => [t.name, t]));
+    storages.forEach((storage, s) => {
+      for (const topic of storage.topics) {
+        const definition = storage.definitions.get(topic.type);
+        const schemaType = familyOf(topic.encoding, definition?.encoding);
+        templates[s]!.set(topic.key, {
+          url: topic.name,
+          serType: topic.type,
+          schemaType,
+          header: startsWithHeader(definition?.encoding === 'ros2msg' ? definition.text : '', true),
+        });
+        const count = storage.counts.get(topic.key) ?? 0;
+        const known = urls.get(topic.name);
+        if (known) known.count += count;
+        else
+          urls.set(topic.name, {
+            url: topic.name,
+            ser: topic.type,
+            schemaType,
+            encoding: topic.encoding,
+            count,
+            size: 0,
+          });
+        if (definition && !schemas.has(topic.type))
+          schemas.set(topic.type, {
+            name: topic.type,
+            encoding: definition.encoding,
+            schemaType: familyOf('', definition.encoding),
+            data: new TextEncoder().encode(definition.text),
+          });
+      }
+    });
+    const first = minBig(storages.map((s) => s.firstNs));
+    const last = maxBig(storages.map((s) => s.lastNs));
+    const identifier = storages[0]?.identifier ?? metadata?.storageIdentifier ?? 'sqlite3';
+    const info: InfoMetadata[] = [];
+    if (metadata) {
+      info.push(
+        metadataEntry('rosbag2.metadata', {
+          version: metadata.version,
+          storage_identifier: metadata.storageIdentifier,
+          relative_file_paths: metadata.relativeFilePaths.join(','),
+          starting_time_ns: metadata.startingTimeNs,
+          duration_ns: metadata.durationNs,
+          message_count: metadata.messageCount,
+          compression_format: metadata.compressionFormat,
+          compression_mode: metadata.compressionMode,
+          ros_distro: metadata.rosDistro,
+        }),
+      );
+      if (Object.keys(metadata.customData).length > 0)
+        info.push({ name: 'rosbag2.custom_data', values: { ...metadata.customData } });
+    }
+    for (const url of urls.values()) {
+      const t = described.get(url.url);
+      info.push(
+        metadataEntry('rosbag2.topic', {
+          name: url.url,
+          type: url.ser,
+          serialization_format: url.encoding,
+          type_description_hash: t?.typeDescriptionHash,
+          offered_qos_profiles: t?.qos,
+        }),
+      );
+    }
+    const facts = foreignInfo({
+      path,
+      format: 'rosbag2',
+      version: String(metadata?.version ?? ''),
+      storageType: `rosbag2-${identifier}`,
+      compressionType: 'none',
+      base,
+      firstNs: first,
+      lastNs: last,
+      hasCompleted: storages.every((s) => s.complete),
+      fileSize: storages.reduce((sum, s) => sum + s.fileSize, 0),
+      splitCount: storages.length,
+      hasSchema: schemas.size > 0,
+      urls: [...urls.values()],
+      metadata: info,
+    });
+    super(path, facts, [...schemas.values()]);
+    this.templates = templates;
+  }
+
+  static async open(path: string, options: ReaderOptions): Promise<Ros2Reader> {
+    const { metadata, files, identifier } = locate(path);
+    if (metadata && metadata.compressionMode !== '') {
+      throw new BagError(
+        'UNSUPPORTED_FORMAT',
+        `compressed rosbag2 bags (compression_mode: ${metadata.compressionMode}, ${metadata.compressionFormat}) are not read yet; decompress with \`ros2 bag convert\``,
+        { file: path },
+      );
+    }
+    const storages: Ros2Storage[] = [];
+    try {
+      if (identifier === 'sqlite3') {
+        const driver = await loadDriver();
+        for (const file of files) storages.push(SqliteStorage.open(driver, file));
+      } else if (identifier === 'mcap') {
+        const codecs = await loadMcapCodecs();
+        for (const file of files) storages.push(McapStorage.open(file, codecs, options.tryToFix === true));
+      } else {
+        throw new BagError('UNSUPPORTED_FORMAT', `rosbag2 storage "${identifier}" is not supported (sqlite3, mcap)`, {
+          file: path,
+        });
+      }
+    } catch (error) {
+      for (const storage of storages) storage.close();
+      throw error;
+    }
+    const base = TimeBase.fromFirstNs(minBig(storages.map((s) => s.firstNs)));
+    return new Ros2Reader(path, storages, base, metadata);
+  }
+
+  *frames(query: CursorQuery = {}): IterableIterator<Frame> {
+    this.ensureOpen();
+    const wanted = query.urls ? new Set(query.urls) : undefined;
+    const frame: Frame = {
+      timestamp: 0,
+      url: '',
+      data: new Uint8Array(0),
+      serType: '',
+      schemaType: SchemaType.Unknown,
+      actionType: ActionType.Publish,
+      publishTime: undefined,
+    };
+    const base = this.base;
+    for (let s = 0; s < this.storages.length; s++) {
+      const templates = this.templates[s]!;
+      const keys = wanted ? [...templates].filter(([, t]) => wanted.has(t.url)).map(([key]) => key) : undefined;
+      const window = { keys, beginUs: query.beginUs, endUs: query.endUs };
+      for (const message of this.storages[s]!.messages(window, base)) {
+        const t = templates.get(message.key);
+        if (!t) continue; // a message whose topic id the storage does not define
+        frame.timestamp = message.timestamp;
+        frame.url = t.url;
+        frame.serType = t.serType;
+        frame.schemaType = t.schemaType;
+        frame.data = message.data;
+        if (message.publishTime !== undefined) {
+          frame.publishTime = message.publishTime;
+          frame.sequence = message.sequence;
+        } else if (t.header) applyCdrHeader(frame, message.data, base);
+        else frame.publishTime = undefined;
+        yield frame;
+        if (this.closed) return;
+      }
+    }
+  }
+
+  protected release(): void {
+    for (const storage of this.storages) storage.close();
+  }
+}
+
+/** The storage files of a bag folder or a single `.db3`, with the folder's `metadata.yaml` when there is one. */
+function locate(path: string): { metadata: Ros2Metadata | undefined; files: string[]; identifier: string } {
+  let directory: boolean;
+  try {
+    directory = statSync(path).isDirectory();
+  } catch (error) {
+    throw new BagError('NOT_FOUND', 'no such bag', { file: path, cause: error });
+  }
+  const folder = directory ? path : dirname(path);
+  const yamlPath = join(folder, 'metadata.yaml');
+  let metadata: Ros2Metadata | undefined;
+  if (existsSync(yamlPath)) metadata = parseMetadataYaml(readFileSync(yamlPath, 'utf8'), yamlPath);
+  else if (directory) throw new BagError('NOT_FOUND', 'a rosbag2 folder needs its metadata.yaml', { file: path });
+  if (!directory) {
+    // A single storage file: the folder's metadata describes it only when it lists it.
+    if (metadata && !metadata.relativeFilePaths.includes(basename(path))) metadata = undefined;
+    return { metadata, files: [path], identifier: path.toLowerCase().endsWith('.mcap') ? 'mcap' : 'sqlite3' };
+  }
+  const m = metadata!;
+  const files = m.relativeFilePaths.map((name) => join(folder, name));
+  for (const file of files)
+    if (!existsSync(file)) throw new BagError('NOT_FOUND', `storage file ${basename(file)} is missing`, { file: path });
+  if (files.length === 0)
+    throw new BagError('CORRUPT_FILE', 'metadata.yaml lists no storage files', { file: yamlPath });
+  return { metadata: m, files, identifier: m.storageIdentifier || 'sqlite3' };
+}

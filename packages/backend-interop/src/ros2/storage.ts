@@ -1,0 +1,43 @@
+import type { TimeBase } from '../common/time-base.js';
+
+/** A topic (connection) of one storage file, keyed by the file's own id (sqlite topic id, MCAP channel id). */
+export interface StorageTopic {
+  key: number;
+  name: string;
+  type: string;
+  /** Serialization format (`cdr`). */
+  encoding: string;
+}
+
+/** One message as a storage hands it out; the object is reused by the next step. */
+export interface StorageMessage {
+  key: number;
+  timestamp: number;
+  /** The storage's own publish time (MCAP), µs since the start; undefined where the storage has none. */
+  publishTime: number | undefined;
+  sequence: number | undefined;
+  data: Uint8Array;
+}
+
+export interface MessageWindow {
+  keys: number[] | undefined;
+  beginUs: number | undefined;
+  endUs: number | undefined;
+}
+
+/** One storage file of a rosbag2 bag (sqlite3 `.db3` or `.mcap`). */
+export interface Ros2Storage {
+  readonly file: string;
+  readonly identifier: 'sqlite3' | 'mcap';
+  readonly topics: StorageTopic[];
+  /** Message definitions by type: encoding (`ros2msg`, `ros2idl`) and text. */
+  readonly definitions: Map<string, { encoding: string; text: string }>;
+  readonly counts: Map<number, number>;
+  readonly firstNs: bigint | undefined;
+  readonly lastNs: bigint | undefined;
+  readonly fileSize: number;
+  /** Whether the file was complete (an MCAP storage read by recovery scan is not). */
+  readonly complete: boolean;
+  messages(window: MessageWindow, base: TimeBase): IterableIterator<StorageMessage>;
+  close(): void;
+}

@@ -1,0 +1,80 @@
+import { readFileSync } from 'node:fs';
+import { fixturePath } from '@vlink/fixtures';
+
+/** A fixture's `<file>.expected.json` (see fixtures/foreign/README.md): what its reference reader read from it. */
+export interface ExpectedTopic {
+  topic: string;
+  type: string;
+  encoding: string;
+  count: number;
+  schema_encoding?: string;
+  schema_sha256?: string;
+  descriptor_files?: string[];
+  channel_metadata?: Record<string, string>;
+}
+
+export interface ExpectedMessage {
+  topic: string;
+  log_time_ns: string;
+  publish_time_ns?: string;
+  sequence?: number;
+  header_stamp_ns?: string;
+  header_seq?: number;
+  size: number;
+  sha256: string;
+}
+
+export interface ExpectedDecoded {
+  index: number;
+  topic: string;
+  fields: unknown;
+}
+
+export interface Expected {
+  format: string;
+  reader: string;
+  topics: ExpectedTopic[];
+  messages: ExpectedMessage[];
+  decoded: ExpectedDecoded[];
+  metadata?: Array<{ name: string; metadata: Record<string, string> }>;
+  attachments?: Array<{
+    name: string;
+    media_type: string;
+    log_time_ns: string;
+    create_time_ns: string;
+    size: number;
+    sha256: string;
+  }>;
+  [key: string]: unknown;
+}
+
+/** The path of a fixture under fixtures/foreign. */
+export function foreignPath(...parts: string[]): string {
+  return fixturePath('foreign', ...parts);
+}
+
+export function loadExpected(relative: string): Expected {
+  return JSON.parse(readFileSync(foreignPath(`${relative}.expected.json`), 'utf8')) as Expected;
+}
+
+/**
+ * The µs our readers must report for a nanosecond time (decimal string): floored to the µs, relative to the
+ * recording start, which is the earliest log time floored to the ms.
+ */
+export function expectedUs(ns: string, startMs: number): number {
+  const t = BigInt(ns);
+  const start = BigInt(startMs) * 1_000_000n;
+  const rel = t - start;
+  const q = rel / 1000n;
+  return Number(rel < 0n && q * 1000n !== rel ? q - 1n : q);
+}
+
+/** The recording start (ms) the reference messages imply: the earliest log time, floored to the ms. */
+export function expectedStartMs(messages: readonly { log_time_ns: string }[]): number {
+  let min: bigint | undefined;
+  for (const m of messages) {
+    const t = BigInt(m.log_time_ns);
+    if (min === undefined || t < min) min = t;
+  }
+  return min === undefined ? 0 : Number(min / 1_000_000n);
+}

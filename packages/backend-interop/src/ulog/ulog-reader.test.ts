@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { decodePayload } from '../testing/decode.js';
+import { foreignPath, loadExpected } from '../testing/expected.js';
+import { assertUlogFields } from '../testing/fields.js';
+import { readAll, type ReadFrame } from '../testing/read-all.js';
+import { registerAll } from '../testing/register.js';
+import { ULOG_URLS } from './ulog-reader.js';
+
+registerAll();
+
+interface UlogExpected {
+  start_timestamp_us: number;
+  datasets: Array<{ name: string; multi_id: number; count: number }>;
+  messages: Array<{ name: string; multi_id: number; timestamp_us: number; size: number; sha256: string }>;
+  decoded: Array<{ name: string; multi_id: number; row: number; fields: Record<string, unknown> }>;
+  info: Record<string, unknown>;
+  info_multiple: Record<string, unknown>;
+  initial_parameters: Record<string, unknown>;
+  default_parameters: Record<string, Record<string, unknown>>;
+  changed_parameters: Array<[number, string, number]>;
+  logged_messages: Array<{ timestamp_us: number; log_level: number; message: string }>;
+  logged_messages_tagged: Array<{ tag: number; timestamp_us: number; log_level: number; message: string }>;
+  dropouts: Array<{ timestamp_us: number; duration_ms: number }>;
+}
+
+const urlOf = (name: string, multiId: number) => (multiId === 0 ? name : `${name}[${multiId}]`);
+const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+const view = (f: ReadFrame) => new DataView(f.data.buffer, f.data.byteOffset, f.data.byteLength);
+
+test('a ULog written by pyulog reads as pyulog reads it', async () => {
+  const expected = loadExpected('ulog/flight.ulg') as unknown as UlogExpected;
+  const { reader, frames } = await readAll(foreignPath('ulog', 'flight.ulg'));
+  try {
+    const info = reader.getInfo();
+    const times = [
+      ...expected.messages.map((m) => m.timestamp_us),
+      ...expected.logged_messages.map((m) => m.timestamp_us),
+    ];
+    const startMs = Math.floor(Math.min(expected.start_timestamp_us, ...times) / 1000);
+    assert.equal(info.startTimestamp, startMs);
+    const us = (t: number) => t - startMs * 1000;
+    assert.equal(info.format, 'ulog');
+    assert.equal(info.hasCompleted, true);
+
+    // Every sample of every topic instance: time, size and payload bytes, in file order per url.
+    for (const dataset of expected.datasets) {
+      const url = urlOf(dataset.name, dataset.multi_id);
+      const meta = info.urls.find((u) => u.url === url);
+      assert.ok(meta, url);
+      assert.equal(meta.ser, dataset.name);
+      assert.equal(meta.encoding, 'ulog');
+      assert.equal(meta.count, dataset.count);
+      assert.deepEqual(
+        frames.filter((f) => f.url === url).map((f) => [f.timestamp, f.size, f.sha256]),
+        expected.messages
+          .filter((m) => m.name === dataset.name && m.multi_id === dataset.multi_id)
+          .map((m) => [us(m.timestamp_us), m.size, m.sha256]),
+        url,
+      );
+    }
+    for (const sample of expected.decoded) {
+      const url = urlOf(sample.name, sample.multi_id);
+      const frame = frames.filter((f) => f.url === url)[sample.row]!;
+      const schema = reader.getSchemas().find((s) => s.name === sample.name);
+      assertUlogFields(decodePayload('ulog', schema, frame.data) as Record<string, unknown>, sample.fields);
+    }
+
+    const logging = frames.filter((f) => f.url === ULOG_URLS.logging);
+    assert.deepEqual(
+      logging.map((f) => [f.timestamp, f.data[0], text(f.data.subarray(9))]),
+      expected.logged_messages.map((m) => [us(m.timestamp_us), m.log_level, m.message]),
+    );
+    const tagged = frames.filter((f) => f.url === ULOG_URLS.loggingTagged);
+    assert.deepEqual(
+      tagged.map((f) => [f.timestamp, f.data[0], view(f).getUint16(1, true), text(f.data.subarray(11))]),
+      expected.logged_messages_tagged.map((m) => [us(m.timestamp_us), m.log_level, m.tag, m.message]),
+    );
+    const dropouts = frames.filter((f) => f.url === ULOG_URLS.dropout);
+    assert.deepEqual(
+      dropouts.map((f) => [f.timestamp, view(f).getUint16(0, true)]),
+      expected.dropouts.map((d) => [us(d.timestamp_us), d.duration_ms]),
+    );
+    const changes = frames.filter((f) => f.url === ULOG_URLS.parameter);
+    assert.deepEqual(
+      changes.map((f) => [
+        f.timestamp,
+        text(f.data.subarray(1, 1 + f.data[0]!)),
+        view(f).getFloat32(1 + f.data[0]!, true),
+      ]),
+      expected.changed_parameters.map(([t, name, value]) => [us(t), `float ${name}`, value]),
+    );
+    assert.equal(frames.length, info.messageCount);
+
+    const entry = (name: string) => info.metadata?.find((m) => m.name === name)?.values;
+    const strings = (o: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
+    assert.deepEqual(entry('ulog.info'), strings(expected.info));
+    assert.deepEqual(entry('ulog.parameters'), strings(expected.initial_parameters));
+    for (const [bit, values] of Object.entries(expected.default_parameters))
+      assert.deepEqual(entry(`ulog.parameters_default.${bit}`), strings(values));
+    assert.deepEqual(
+      Object.fromEntries(Object.entries(entry('ulog.info_multiple') ?? {}).map(([k, v]) => [k, JSON.parse(v)])),
+      expected.info_multiple,
+    );
+    assert.equal(entry('ulog.header')?.['timestamp_us'], String(expected.start_timestamp_us));
+  } finally {
+    reader.close();
+  }
+});
