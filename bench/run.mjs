@@ -9,7 +9,7 @@
 // Build first (`npm run bench` does). Exits 1 when a benchmark failed (a skipped one is not a failure).
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, isAbsolute, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCHMARKS, RUNTIMES } from './lib/benchmarks.mjs';
 import { isLoaded, startLoadSampler } from './lib/load.mjs';
@@ -66,6 +66,12 @@ mkdirSync(logDir, { recursive: true });
 // A smoke run checks the harness, so a benchmark gets at most this long; full ones may legitimately take long.
 const TIMEOUT_S = { smoke: 120, quick: 20 * 60, full: 60 * 60 }[mode];
 const quiet = mode === 'smoke';
+
+/** An executable as the run log shows it: relative inside the repository, else its name (no machine's paths). */
+function displayExe(exe) {
+  const inside = relative(REPO, exe);
+  return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : basename(exe);
+}
 
 /** The command for one benchmark on one runtime, or why it is skipped. */
 function command(bench, runtime) {
@@ -161,7 +167,7 @@ for (const bench of BENCHMARKS) {
       endedAt: new Date().toISOString(),
       seconds,
       load,
-      command: `${relative(REPO, cmd.exe) || cmd.exe} ${cmd.args.join(' ')}`,
+      command: `${displayExe(cmd.exe)} ${cmd.args.join(' ')}`,
     };
     if (r.timedOut) Object.assign(entry, { status: 'failed', reason: `timed out after ${TIMEOUT_S} s` });
     else if (r.code !== 0) Object.assign(entry, { status: 'failed', reason: `exit ${r.code ?? r.signal}` });
