@@ -10,7 +10,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from mcap.writer import CompressionType, IndexType, Writer as McapWriter
+from mcap.writer import CompressionType, Writer as McapWriter
 
 from . import __version__
 from .errors import Conflict
@@ -66,13 +66,10 @@ class VcapSegment:
         self.stream = stream
         self.start_ns = start_ms * 1_000_000
         self.schemas = schemas  # name → (encoding, data, family), recording-wide
-        # No attachment index: VLink files have no attachments, and an empty summary group is what
-        # `vlink-bag check` refuses (a summary offset must point at records of its opcode).
         self.writer = McapWriter(
             stream,
             chunk_size=chunk_size,
             compression=CompressionType.ZSTD if zstd else CompressionType.NONE,
-            index_types=IndexType.ALL & ~IndexType.ATTACHMENT,
         )
         self.writer.start(profile="vlink", library=LIBRARY)
         self.writer.add_metadata(
@@ -164,21 +161,5 @@ class VcapSegment:
                     "freq": f"{ch.freq:.6f}",
                 },
             )
-        self._no_empty_summary_groups()
         self.writer.finish()
         self.stream.close()
-
-    def _no_empty_summary_groups(self) -> None:
-        """The mcap writer writes a schema, channel and chunk-index group (and a summary offset to it) even when the
-        group is empty; ``vlink-bag check`` refuses offsets to empty groups. Its settings have no public setter after
-        construction, so the groups that would be empty are turned off here (name-mangled private attributes; a
-        test writes files without schemas, channels and messages and checks them with ``vlink-bag check``)."""
-        w = self.writer
-        if hasattr(w, "_Writer__repeat_schemas"):
-            w._Writer__repeat_schemas = bool(getattr(w, "_Writer__schemas", True))  # type: ignore[attr-defined]
-        if hasattr(w, "_Writer__repeat_channels"):
-            w._Writer__repeat_channels = bool(getattr(w, "_Writer__channels", True))  # type: ignore[attr-defined]
-        if hasattr(w, "_Writer__index_types") and not getattr(w, "_Writer__chunk_indices", True):
-            pending = getattr(w, "_Writer__chunk_builder", None)
-            if pending is None or getattr(pending, "num_messages", 0) == 0:
-                w._Writer__index_types = w._Writer__index_types & ~IndexType.CHUNK  # type: ignore[attr-defined]
