@@ -84,3 +84,7 @@ export type { DumpFiles } from './trigger/dump-files.js';
 export { analyzeTiming, urlTiming, DEFAULT_GAP_FACTOR } from './analysis/timing.js';
 export type { TimingOptions, TimingSource, UrlTiming } from './analysis/timing.js';
 export * from './split/index.js';
+export { repairBag } from './maintenance/repair.js';
+export type { RepairOptions, RepairReport, SalvageResult, UrlRepair } from './maintenance/repair-report.js';
+export { formatCheckProblem, ProblemList, MAX_CHECK_PROBLEMS } from './maintenance/check-report.js';
+export type { CheckOptions, CheckProblem, CheckReport } from './maintenance/check-report.js';

@@ -101,13 +101,17 @@ export function scanDataSection(
         switch (item.kind) {
           case 'damaged':
             problem(
-              `${item.chunk ? 'damaged chunk' : 'unreadable bytes'} at ${item.offset} (${item.length} bytes): ${item.reason.message}`,
+              `${item.chunk ? 'damaged chunk' : 'unreadable bytes'} (${item.length} bytes): ${item.reason.message}`,
+              item.offset,
             );
+            return;
+          case 'salvaged':
+            problem(`chunk cut short or undecodable (${item.length} bytes): ${item.reason.message}`, item.offset);
             return;
           case 'end':
             if (item.opcode === Opcode.DataEnd)
               dataEnd = { offset: item.offset, crc: item.view.getUint32(item.at + 9, true) };
-            else problem(`footer at ${item.offset} without a DataEnd record before it`);
+            else problem('footer without a DataEnd record before it', item.offset);
             return;
           case 'chunk': {
             const { chunk, records, inner } = item;
@@ -143,7 +147,8 @@ export function scanDataSection(
             }
             if (facts.messages > 0 && (facts.headerStart !== facts.start || facts.headerEnd !== facts.end)) {
               problem(
-                `chunk at ${item.offset}: header times ${facts.headerStart}..${facts.headerEnd} disagree with its messages ${facts.start}..${facts.end}`,
+                `chunk header times ${facts.headerStart}..${facts.headerEnd} disagree with its messages ${facts.start}..${facts.end}`,
+                item.offset,
               );
             }
             chunks.push(facts);
@@ -164,15 +169,14 @@ export function scanDataSection(
             else if (record.type === 'Metadata') metadata.push({ offset: item.offset, length: item.length, record });
             else if (record.type === 'Attachment') attachments++;
             else if (record.type === 'MessageIndex') {
-              if (!lastChunk) problem(`message index at ${item.offset} does not follow a chunk`);
+              if (!lastChunk) problem('message index does not follow a chunk', item.offset);
               else {
                 if (lastChunk.indexes.has(record.channelId))
                   problem(`two message indexes for channel ${record.channelId} after the chunk at ${lastChunk.offset}`);
                 lastChunk.indexes.set(record.channelId, { offset: item.offset, entries: indexEntries(record) });
                 lastChunk.indexLength += item.length;
               }
-            } else if (record.type !== 'Unknown')
-              problem(`${record.type} record at ${item.offset} in the data section`);
+            } else if (record.type !== 'Unknown') problem(`${record.type} record in the data section`, item.offset);
             return;
           }
         }

@@ -277,7 +277,12 @@ export class VcapFileWriter {
       if (schema) schemaId = this.schemaIdFor(schema, family);
       messageEncoding = schema?.encoding || schemaTypeLabel(family);
     }
-    const id = this.mcap.addChannel(frame.url, messageEncoding, schemaId, new Map([['action', actionText(action)]]));
+    // `ser` and `encoding` (vlink-bag, beyond VLink's `{action}`): the channel record is written with the channel's
+    // first message, so a file cut before its VLinkChannel_* records still names a raw or RPC url's type (fix).
+    const metadata = new Map<string, string>([['action', actionText(action)]]);
+    if (ser) metadata.set('ser', ser);
+    if (family !== SchemaType.Unknown) metadata.set('encoding', schemaTypeLabel(family));
+    const id = this.mcap.addChannel(frame.url, messageEncoding, schemaId, metadata);
     const globalIndex = this.indexFor ? this.indexFor(frame.url, action) : id - 1;
     const ch = new ChannelState(
       id,

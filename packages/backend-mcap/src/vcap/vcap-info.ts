@@ -158,8 +158,11 @@ export function describeVcap(reader: McapFileReader, path: string, fileSize: num
       url: channel.topic,
       type: 'Event',
       action: actionText(actionType),
-      ser: reader.schemas.get(channel.schemaId)?.name ?? '',
-      schemaType: familyOf(reader, channel),
+      // vlink-bag writers put `ser` and `encoding` in the channel record too (kept when VLinkChannel_* are lost).
+      ser: channel.metadata.get('ser') ?? reader.schemas.get(channel.schemaId)?.name ?? '',
+      schemaType: channel.metadata.has('encoding')
+        ? resolveSchemaType(parseSchemaType(channel.metadata.get('encoding')), channel.metadata.get('ser') ?? '')
+        : familyOf(reader, channel),
       count: Number(counts.get(channel.id) ?? 0n),
       size: 0,
       loss: 0,

@@ -71,6 +71,17 @@ export const LAST_ELAPSED_INDEXED = 'SELECT elapsed FROM VLinkDatas ORDER BY ela
 /** Cursor (§7.5): `WHERE` parts are added by the reader. */
 export const SELECT_FRAMES = 'SELECT elapsed, url, action, data FROM VLinkDatas';
 
+/**
+ * vlink-bag extension (format reference §2.13): frames that never reached the file, per url and cause, stored at
+ * close. Created only when there is something to store; VLink's readers only query their own tables.
+ */
+export const CREATE_COUNTERS =
+  'CREATE TABLE IF NOT EXISTS VLinkBagCounters(url TEXT, cause TEXT, count INTEGER, PRIMARY KEY (url, cause));';
+export const INSERT_COUNTER =
+  'INSERT INTO VLinkBagCounters(url, cause, count) VALUES (?, ?, ?) ON CONFLICT(url, cause) DO UPDATE SET count = excluded.count;';
+export const SELECT_COUNTERS = 'SELECT url, cause, count FROM VLinkBagCounters;';
+export const HAS_COUNTERS_TABLE = "SELECT 1 FROM sqlite_master WHERE type='table' AND name='VLinkBagCounters' LIMIT 1;";
+
 // Maintenance (§2.12).
 export const INTEGRITY_CHECK = 'PRAGMA integrity_check;';
 export const REINDEX = [
