@@ -137,11 +137,14 @@ export function reindexVdb(db: SqliteConnection, path: string): boolean {
 /**
  * VLink `fix(rebuild)` for a single `.vdb` opened read-write (format reference §2.12): recompute url counts/freq and the header
  * count/duration/complete from the rows in one transaction, apply the writer pragmas, optionally `VACUUM` and
- * reindex, then `PRAGMA optimize`. `size` and `loss` are not touched, as in VLink.
+ * reindex, then `PRAGMA optimize`. Beyond VLink, each url's `size` is recomputed from the rows too (a crashed file's
+ * sizes are those of its last metadata refresh, which the full check holds against the rows); `loss` is kept.
  */
 export function fixVdb(db: SqliteConnection, path: string, rebuild: boolean): boolean {
   try {
     for (const sql of SQL.FIX_METADATA) db.exec(sql);
+    const compress = String(db.prepare('SELECT compress FROM VLinkHeader LIMIT 1;').get()?.['compress'] ?? '');
+    db.exec(SQL.fixSizes(!['', 'None', 'NONE', 'none'].includes(compress)));
   } catch (error) {
     try {
       db.exec('ROLLBACK;');

@@ -99,6 +99,20 @@ export const FIX_METADATA = [
   'DROP TABLE IF EXISTS temp._vlink_fix_stats;',
   'COMMIT;',
 ] as const;
+/**
+ * Beyond VLink's fix (which leaves `size` alone): each url's `size` recomputed from its rows, as the writer counts it
+ * (§2.4): a compression frame (§3.1) counts the original size in its bytes 4–7 (big-endian), anything else its
+ * length. `compressed`: the header's `compress` is not None-like (§3.2), so frames are recognised at all.
+ */
+export function fixSizes(compressed: boolean): string {
+  const hexDigit = (i: number) => `(instr('0123456789ABCDEF', substr(hex(substr(data, 5, 4)), ${i + 1}, 1)) - 1)`;
+  const original = Array.from({ length: 8 }, (_, i) => `${hexDigit(i)} * ${16 ** (7 - i)}`).join(' + ');
+  const size = compressed
+    ? `CASE WHEN length(data) >= 13 AND substr(data, 1, 4) = X'1749B26F' AND substr(data, -4, 4) = X'A705ED71' THEN ${original} ELSE length(data) END`
+    : 'length(data)';
+  return `UPDATE VLinkUrls SET size = IFNULL((SELECT SUM(${size}) FROM VLinkDatas WHERE url = VLinkUrls.id), 0);`;
+}
+
 export const FIX_PRAGMAS = [
   'PRAGMA synchronous = OFF;',
   'PRAGMA temp_store = MEMORY;',

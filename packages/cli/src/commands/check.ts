@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { formatCheckProblem } from '@vlink/bag';
+import { BagError, extensionOf, formatCheckProblem, type BagReader } from '@vlink/bag';
 import { openBag } from '../lib/bag-io.js';
 import { CliError } from '../lib/errors.js';
 import { examples } from '../lib/filter-flags.js';
@@ -15,7 +15,7 @@ export function registerCheck(program: Command): void {
     .option('--json', 'print the report (ok, frames, problems with their location) as JSON')
     .option('-q, --quiet', 'print nothing when the bag is ok')
     .action(async (path: string, flags: { quick?: boolean; json?: boolean; quiet?: boolean }) => {
-      const reader = await openBag(path);
+      const reader = await openForCheck(path);
       try {
         const report = await reader.verify({ quick: flags.quick === true });
         if (flags.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -26,7 +26,7 @@ export function registerCheck(program: Command): void {
         if (!report.ok) {
           const n = report.problems.length + report.moreProblems;
           throw new CliError(
-            `check failed: ${n} problem${n === 1 ? '' : 's'} (${report.problems[0]?.message ?? ''}); vlink-bag fix may repair it`,
+            `check failed: ${n} problem${n === 1 ? '' : 's'}${flags.json ? '' : ' (listed above)'}; vlink-bag fix may repair it`,
             path,
           );
         }
@@ -41,4 +41,23 @@ export function registerCheck(program: Command): void {
     'vlink-bag check --json /tmp/bag.vcap',
     'vlink-bag check -q /tmp/bag.vcap && echo fine',
   ]);
+}
+
+/**
+ * A `.vcap` whose summary or footer is damaged only opens with `tryToFix`; opened that way it can still be checked
+ * record by record, so the report says where the damage is. (`.vdb` files are not reopened: `tryToFix` rolls back a
+ * hot journal, and check must not change the file.)
+ */
+async function openForCheck(path: string): Promise<BagReader> {
+  try {
+    return await openBag(path);
+  } catch (error) {
+    if (!BagError.isInstance(error) || error.code !== 'CORRUPT_FILE' || !extensionOf(path).startsWith('.vcap'))
+      throw error;
+    try {
+      return await openBag(path, { tryToFix: true });
+    } catch {
+      throw error;
+    }
+  }
 }
