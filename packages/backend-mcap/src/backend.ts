@@ -60,6 +60,9 @@ class VcapBackendWriter implements BackendWriter {
   tick(): void {
     this.writer.tick();
   }
+  setCounters(table: Record<string, Record<string, number>>): void {
+    this.writer.setCounters(table);
+  }
   currentFile(): string {
     return this.writer.file;
   }

@@ -79,6 +79,11 @@ export interface BackendWriter {
   tick(): void;
   /** The file currently being written (a segment for split recordings). */
   currentFile(): string;
+  /**
+   * The recording's frames that did not reach the file, per url and cause (see `UrlCounters`); the latest table
+   * replaces the one before and is stored at close (beyond VLink). Optional: a backend without it stores none.
+   */
+  setCounters?(table: Record<string, Record<string, number>>): void;
   /** Finishes the recording cleanly (the `complete` flag, summaries, manifest). Idempotent. */
   close(): void;
 }

@@ -103,7 +103,17 @@ export function buildInfo(
     totalRawSize: totals.urls.reduce((sum, u) => sum + u.size, 0),
     fileSize: opened.reduce((sum, o) => sum + Math.max(0, files.size(dir + o.name)), 0),
     urls,
+    // The recording's drop counters are stored in the segment open at close: the last one that has them.
+    ...(lastCounters(segmentInfos) ?? {}),
   };
+}
+
+function lastCounters(infos: readonly Info[]): { counters: NonNullable<Info['counters']> } | undefined {
+  for (let i = infos.length - 1; i >= 0; i--) {
+    const counters = infos[i]!.counters;
+    if (counters) return { counters };
+  }
+  return undefined;
 }
 
 /** Count, duration and url totals of a recording computed from its segments alone. */
