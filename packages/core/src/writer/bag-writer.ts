@@ -171,6 +171,11 @@ export class BagWriter extends EventTarget {
     return new Promise((resolve, reject) => this.waiting.push({ frame: accepted, resolve, reject }));
   }
 
+  /** True when `write()` would wait (the queue is above its high-water mark, or writes are waiting already). */
+  get writableNeedDrain(): boolean {
+    return this.waiting.length > 0 || !this.engine.hasRoom(0);
+  }
+
   /**
    * Resolves when the queue is below its high-water mark (at once when it is): for stream-style producers that check
    * before they produce. A `'drain'` event is dispatched at the same moment.
