@@ -52,12 +52,12 @@ const ACCOUNT_BLOBS = VERIFY_ITERATION;
 const ACCOUNT_MIN = 64 * 1024;
 
 /** Held (one at a time) so no optimiser can drop the allocation as unused. */
-let accounted: ArrayBuffer | undefined;
+let _accounted: ArrayBuffer | undefined;
 
 function accountBlobs(row: Record<string, SqlValue>): void {
   for (const key in row) {
     const value = row[key];
-    if (value instanceof Uint8Array && value.byteLength >= ACCOUNT_MIN) accounted = new ArrayBuffer(value.byteLength);
+    if (value instanceof Uint8Array && value.byteLength >= ACCOUNT_MIN) _accounted = new ArrayBuffer(value.byteLength);
   }
 }
 
