@@ -80,7 +80,7 @@ export function checkVcapReadable(readable: Readable, codecs: Codecs, file?: str
     if (summary && summary.footer.summaryStart !== 0n && dataEnd.offset + 13 !== summary.dataEnd)
       problem('DataEnd is not the last record before the summary');
     if (dataEnd.crc !== 0) {
-      const crc = crcOf(readable, dataEnd.offset);
+      const crc = data.dataCrc ?? crcOf(readable, dataEnd.offset);
       if (crc !== dataEnd.crc)
         problem(`data section CRC mismatch (stored ${dataEnd.crc}, computed ${crc})`, dataEnd.offset);
     }

@@ -160,3 +160,16 @@ describe('salvaging a cut .vcap', () => {
     assert.deepEqual(checkVcapReadable(new MemoryReadable(repaired), codecs).problems, []);
   });
 });
+
+describe('the data-section CRC', () => {
+  test('a flipped byte outside any chunk (a metadata value) fails check, found on the walk', async () => {
+    const bytes = await recordToBytes(mixedFrames(20), { cacheSize: 1500 });
+    assert.deepEqual(checkVcapReadable(new MemoryReadable(bytes), codecs).problems, []);
+    const at = Buffer.from(bytes).indexOf('Empty');
+    assert.ok(at > 0, 'the VLinkHeader tag is in the data section');
+    const damaged = bytes.slice();
+    damaged[at] = 'F'.charCodeAt(0);
+    const problems = checkVcapReadable(new MemoryReadable(damaged), codecs).problems;
+    assert.ok(problems.some((p) => /data section CRC mismatch/.test(p)), problems.join('\n'));
+  });
+});

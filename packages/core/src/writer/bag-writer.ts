@@ -340,7 +340,11 @@ export class BagWriter extends EventTarget {
   };
 
   /** Stores a frame that passed the plugin stage; false (counted) when it was refused. */
-  private store(frame: Frame, durable?: { resolve(ts: number): void; reject(error: unknown): void }): boolean {
+  private store(
+    frame: Frame,
+    durable?: { resolve(ts: number): void; reject(error: unknown): void },
+    lazy = false,
+  ): boolean {
     let target = frame;
     if (this.remap) {
       const url = this.remap.map(frame.url, frame.serType, frame.schemaType);
@@ -358,7 +362,7 @@ export class BagWriter extends EventTarget {
     if (this.closed)
       return this.refuse('closed', new BagError('CLOSED', 'writer is closed', { file: this.path })) ?? false;
     if (this.failed) return this.refuse('storageError', this.lastError!) ?? false;
-    return this.engine.submit(target, durable);
+    return this.engine.submit(target, durable, lazy);
   }
 
   /** Validates and timestamps a frame; undefined (counted) when it is refused before the queue. */
@@ -406,7 +410,7 @@ export class BagWriter extends EventTarget {
       this.plugin.onWrite(frame);
       return Promise.resolve(frame.timestamp);
     }
-    return this.store(frame)
+    return this.store(frame, undefined, true)
       ? Promise.resolve(frame.timestamp)
       : Promise.reject(this.lastRejection ?? new BagError('INTERNAL', 'frame refused'));
   }

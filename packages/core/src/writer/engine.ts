@@ -52,8 +52,12 @@ export interface WriteEngine {
   queuedBytes(): number;
   /** Starts background work (no-op for sync); the first submit starts it too. */
   start(): void;
-  /** Takes a validated, timestamped, remapped frame; false when it was refused (already reported to the host). */
-  submit(frame: Frame, durable?: Durable): boolean;
+  /**
+   * Takes a validated, timestamped, remapped frame; false when it was refused (already reported to the host). `lazy`
+   * (from `write()`): the producer awaits between frames, so hand batches over when the event loop is free, not
+   * after each frame's microtask.
+   */
+  submit(frame: Frame, durable?: Durable, lazy?: boolean): boolean;
   /**
    * Whether a frame of `size` bytes may be queued without waiting: below half the queue's limits (its high-water
    * mark), so `write()` never meets a full queue. The engine calls `host.room()` when it gets there again.

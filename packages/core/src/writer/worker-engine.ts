@@ -151,7 +151,7 @@ export class WorkerEngine implements WriteEngine {
 
   start(): void {}
 
-  submit(frame: Frame, durable?: Durable): boolean {
+  submit(frame: Frame, durable?: Durable, lazy = false): boolean {
     if (this.gone)
       return this.refuse(
         'storageError',
@@ -191,7 +191,12 @@ export class WorkerEngine implements WriteEngine {
       this.batch.markDurable(index, id);
     }
     if (this.batch.count >= this.batchFrames || this.batch.bytes >= this.batchBytes) this.flush();
-    else if (!this.flushScheduled) {
+    else if (!this.flushScheduled && lazy) {
+      // An `await write()` loop runs from microtask to microtask: a promise reaction would hand over one frame per
+      // batch. It fills batches instead, handed over once the loop waits or the event loop turns.
+      this.flushScheduled = true;
+      scheduleSoon(this.flushSoon);
+    } else if (!this.flushScheduled) {
       // Handed over when this task's pushes are done. Arming a promise reaction instead of setImmediate takes µs off
       // the first push() of every task (what a paced producer pays: bench/writer.bench.mjs pushWarmth). A producer
       // that pushes one frame per task then posts one batch per frame, which MAX_SMALL_INFLIGHT caps while the
