@@ -170,6 +170,9 @@ describe('the data-section CRC', () => {
     const damaged = bytes.slice();
     damaged[at] = 'F'.charCodeAt(0);
     const problems = checkVcapReadable(new MemoryReadable(damaged), codecs).problems;
-    assert.ok(problems.some((p) => /data section CRC mismatch/.test(p)), problems.join('\n'));
+    assert.ok(
+      problems.some((p) => /data section CRC mismatch/.test(p)),
+      problems.join('\n'),
+    );
   });
 });

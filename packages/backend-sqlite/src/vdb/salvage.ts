@@ -264,14 +264,18 @@ function copyRows(db: SqliteConnection, keep: (row: SqlRow) => void, problem: (l
   let last = 0;
   let skipped = 0;
   for (let attempts = 0; attempts < 10_000; attempts++) {
+    let progressed = false;
     try {
       for (const row of db.prepare(select).iterate(last as SqlValue)) {
         keep(row);
         last = Number(row['rowid']);
+        progressed = true;
       }
       return skipped;
     } catch (error) {
-      const from = last;
+      // No row since the last resume: the row right after `last` is the unreadable one; look past it. Every attempt
+      // thus moves on by at least one rowid.
+      const from = progressed ? last : last + 1;
       let next: number | undefined;
       for (let step = 1; step <= MAX_SKIP && next === undefined; step *= 2) {
         try {
@@ -286,7 +290,7 @@ function copyRows(db: SqliteConnection, keep: (row: SqlRow) => void, problem: (l
         `VLinkDatas after row ${from}: ${(error as Error).message}${next === undefined ? '; nothing readable after it' : `; rows resume at ${next}`}`,
       );
       if (next === undefined) return skipped;
-      skipped += next - from - 1;
+      skipped += next - last - 1;
       last = next - 1;
     }
   }

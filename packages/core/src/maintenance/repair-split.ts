@@ -30,7 +30,8 @@ export async function repairSplit(path: string, options: RepairOptions, fs: Repa
     root?.['VLinkHeader'] && (root['VLinkHeader'] as Record<string, unknown>)['complete'] === true
       ? []
       : unlistedSegmentNames(fs.list(dir), name, segmentExt, listed);
-  const names = [...listed, ...unlisted].filter((n) => fs.exists(dir + n));
+  // A damaged manifest may list a segment many times: each is repaired (and listed) once.
+  const names = [...new Set([...listed, ...unlisted])].filter((n) => fs.exists(dir + n));
   const problems: string[] = [];
   for (const missing of listed.filter((n) => !fs.exists(dir + n))) problems.push(`segment ${missing} is missing`);
 
