@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, openSync, readSync, rmSync, statSync, truncateSync } from 'node:fs';
 import {
   BagError,
   countsForFrequency,
@@ -61,6 +61,9 @@ export function salvageVdb(driver: SqliteDriver, source: string, target: string)
   let src: SqliteConnection | undefined;
   let out: SqliteConnection | undefined;
   try {
+    const padded = padToHeaderSize(work);
+    if (padded > 0)
+      problem(`the file is ${padded} bytes shorter than its header says (cut short): the rest reads as zeros`);
     if (needsRecovery(work)) {
       try {
         recoverInterrupted(driver, work);
@@ -118,9 +121,16 @@ export function salvageVdb(driver: SqliteDriver, source: string, target: string)
     let lostRows = 0;
     let lostBytes = 0;
     const keep = (row: SqlRow) => {
+      // Rows the writer wrote have an integer time and url id and a blob (NULL: empty); anything else is not a row.
+      const blob = row['data'];
+      if (!isInteger(row['elapsed']) || !isInteger(row['url']) || !(blob instanceof Uint8Array || blob === null)) {
+        lostRows++;
+        problem(`row ${String(row['rowid'])}: not a row the writer wrote (NULL or mistyped columns); dropped`);
+        return;
+      }
       const id = Number(row['url']);
       const u = urls.get(id);
-      let data = row['data'] instanceof Uint8Array ? row['data'] : bytes(row['data']);
+      let data = blob instanceof Uint8Array ? blob : new Uint8Array(0);
       let size = data.length;
       if (compressed && isCompressionFrame(data)) {
         try {
@@ -215,6 +225,43 @@ export function salvageVdb(driver: SqliteDriver, source: string, target: string)
     for (const path of copies) rmSync(path, { force: true });
     rmSync(`${work}-shm`, { force: true });
   }
+}
+
+/**
+ * A cut file: SQLite refuses every query when the file is shorter than the page count in its header says, so the
+ * private copy is extended with zeros to that size. The pages that are there read as before; the missing ones are
+ * empty pages, which SQLite reports as damage where a b-tree reaches them (and the row walk steps past). Returns the
+ * bytes added.
+ */
+function padToHeaderSize(path: string): number {
+  const head = new Uint8Array(100);
+  const fd = openSync(path, 'r');
+  let n: number;
+  try {
+    n = readSync(fd, head, 0, 100, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (n < 100) return 0;
+  const view = new DataView(head.buffer);
+  const rawPageSize = view.getUint16(16, false);
+  const pageSize = rawPageSize === 1 ? 65536 : rawPageSize;
+  const pages = view.getUint32(28, false);
+  if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0 || pages === 0) return 0;
+  const want = pageSize * pages;
+  const size = statSync(path).size;
+  const whole = Math.floor(size / pageSize) * pageSize;
+  const target = Math.max(want, Math.ceil(size / pageSize) * pageSize);
+  if (target <= size || target > size + 1024 * 1024 * 1024) return 0;
+  // The page the cut went through is zeroed whole, not only its missing part: its surviving cells could otherwise read
+  // as rows whose payloads end in zeros. A zeroed page is no b-tree page at all, which SQLite reports as damage.
+  truncateSync(path, whole);
+  truncateSync(path, target);
+  return target - size;
+}
+
+function isInteger(value: SqlValue | undefined): boolean {
+  return typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value));
 }
 
 function tryRead<T>(read: () => T, problem: (line: string) => void, what: string): T | undefined {
