@@ -218,7 +218,11 @@ export class WorkerEngine implements WriteEngine {
   }
 
   hasRoom(size: number): boolean {
-    return this.queuedFrames() < this.depth() / 2 && this.queuedBytes() + size <= this.maxBytes / 2;
+    const frames = this.depth() / 2;
+    const bytes = this.maxBytes / 2;
+    // What the last ack said first (no shared-memory read); only near the mark the live figures.
+    if (this.pushedFrames - this.doneFrames < frames && this.pushedBytes - this.doneBytes + size <= bytes) return true;
+    return this.queuedFrames() < frames && this.queuedBytes() + size <= bytes;
   }
 
   /** The schema callback changed: pairs it could not answer before are asked again. */
