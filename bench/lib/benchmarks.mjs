@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { summarize as httpSummary } from './summaries/http.mjs';
 import { summarize as interopSummary } from './summaries/interop.mjs';
+import { summarize as integritySummary } from './summaries/integrity.mjs';
 import { summarize as lzavSummary } from './summaries/lzav.mjs';
 import { summarize as openInfoSummary } from './summaries/open-info.mjs';
 import { summarize as playbackSummary } from './summaries/playback.mjs';
@@ -57,6 +58,7 @@ export const BENCHMARKS = [
   { name: 'open-info', script: 'open-info.bench.mjs', load: perRuntime('open-info'), summarize: openInfoSummary },
   { name: 'read-rss', script: 'read-rss.bench.mjs', load: perRuntime('read-rss'), summarize: readRssSummary },
   { name: 'interop', script: 'interop.bench.mjs', load: perRuntime('interop'), summarize: interopSummary },
+  { name: 'integrity', script: 'integrity.bench.mjs', load: perRuntime('integrity'), summarize: integritySummary },
 ];
 
 /** The sections of BENCHMARKS.md, one per row of issue 12's table (and its memory line), in order. */

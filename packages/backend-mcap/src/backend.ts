@@ -4,6 +4,7 @@ import { FileWritable } from './io/file-writable.js';
 import { VcapFileWriter } from './vcap/vcap-file-writer.js';
 import { VcapReader } from './vcap/vcap-reader.js';
 import { verifyTrailingMagic } from './vcap/verify-tail.js';
+import { salvageVcap } from './maintenance/fix-file.js';
 import { openVcapx, tagVcapx } from './vcapx/vcapx-reader.js';
 import { createVcapxWriter } from './vcapx/vcapx-writer.js';
 
@@ -31,6 +32,10 @@ export const mcapBackend: Backend = {
     if (extensionOf(path) === '.vcapx') return openVcapx(path, options);
     return VcapReader.open(path, options, await loadCodecs());
   },
+  /** A repaired copy of one `.vcap` (`repairBag`); split recordings are repaired segment by segment by core. */
+  async salvage(source, target) {
+    return salvageVcap(source, target, await loadCodecs());
+  },
   /** A single `.vcap` has no rewritable tag (format reference §5.4 step 9); a `.vcapx` has it in its manifest (§6). */
   async tag(path, name) {
     return extensionOf(path) === '.vcapx' ? tagVcapx(path, name) : false;
@@ -54,6 +59,9 @@ class VcapBackendWriter implements BackendWriter {
   }
   tick(): void {
     this.writer.tick();
+  }
+  setCounters(table: Record<string, Record<string, number>>): void {
+    this.writer.setCounters(table);
   }
   currentFile(): string {
     return this.writer.file;

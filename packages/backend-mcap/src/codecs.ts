@@ -1,4 +1,5 @@
 import zstd from '@foxglove/wasm-zstd';
+import { Decompress as ZstdStream } from 'fzstd';
 import lz4 from '@foxglove/wasm-lz4';
 import { BagError } from '@vlink/bag-core';
 
@@ -10,6 +11,11 @@ export interface ChunkCodec {
   compress?(data: Uint8Array, level: number): Uint8Array;
   /** Must return exactly `uncompressedSize` bytes or throw. */
   decompress(data: Uint8Array, uncompressedSize: number): Uint8Array;
+  /**
+   * Repair only: what the longest decodable prefix of `data` (a cut or damaged stream) decompresses to, at most
+   * `limit` bytes. Absent where the codec cannot decode a prefix.
+   */
+  decompressPrefix?(data: Uint8Array, limit: number): Uint8Array;
 }
 
 export type Codecs = Readonly<Record<string, ChunkCodec>>;
@@ -28,6 +34,7 @@ export function loadCodecs(): Promise<Codecs> {
         zstd: {
           compress: (data, level) => plain(zstd.compress(data, level)),
           decompress: (data, size) => plain(zstd.decompress(data, size)),
+          decompressPrefix: zstdPrefix,
         },
         lz4: { decompress: (data, size) => plain(lz4(data, size)) },
       }),
@@ -37,6 +44,34 @@ export function loadCodecs(): Promise<Codecs> {
     },
   );
   return loaded;
+}
+
+/**
+ * The blocks of a zstd stream that decode, in order, up to the first that is cut or broken. The WebAssembly zstd only
+ * decodes whole frames, so this uses fzstd (a pure-JavaScript streaming decoder, MIT), which hands out each block as
+ * soon as it is complete; only `fix` needs it, on chunks that are cut short.
+ */
+function zstdPrefix(data: Uint8Array, limit: number): Uint8Array {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  const stream = new ZstdStream((chunk) => {
+    if (total >= limit) return;
+    const take = chunk.subarray(0, limit - total);
+    parts.push(take.slice());
+    total += take.length;
+  });
+  try {
+    stream.push(data, false);
+  } catch {
+    // the damage: keep the blocks before it
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
 }
 
 /** The codecs return Node Buffers; frames must be plain Uint8Arrays (same bytes, no copy). */

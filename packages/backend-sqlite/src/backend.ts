@@ -12,6 +12,7 @@ import { loadDriver, type SqliteDriver } from './driver/driver.js';
 import { VdbFileWriter } from './vdb/file-writer.js';
 import { tagVdb } from './vdb/maintenance.js';
 import { VdbReader } from './vdb/reader.js';
+import { salvageVdb } from './vdb/salvage.js';
 import { VdbRecording } from './vdb/recording.js';
 import { openVdbx } from './vdbx/vdbx-reader.js';
 import { tagVdbx } from './vdbx/vdbx-tag.js';
@@ -45,6 +46,11 @@ export function createSqliteBackend(options: SqliteBackendOptions = {}): Backend
     async openReader(path: string, options: ReaderOptions): Promise<BackendReader> {
       if (assertVdb(path)) return openVdbx(await driver(), path, options);
       return VdbReader.open(await driver(), path, options);
+    },
+    /** A repaired copy of one `.vdb` (`repairBag`); `.vdbx` recordings are repaired segment by segment by core. */
+    async salvage(source: string, target: string) {
+      if (assertVdb(source)) throw new BagError('INVALID_ARGUMENT', 'salvage takes one .vdb file', { file: source });
+      return salvageVdb(await driver(), source, target);
     },
     async tag(path: string, name: string): Promise<boolean> {
       if (assertVdb(path)) return tagVdbx(await driver(), path, name);

@@ -8,7 +8,8 @@ export { VdbRecording, frequency } from './vdb/recording.js';
 export type { RecordingUrl } from './vdb/recording.js';
 export { VdbReader, readFacts } from './vdb/reader.js';
 export type { VdbFacts } from './vdb/reader.js';
-export { checkVdb, fixVdb, reindexVdb, tagVdb } from './vdb/maintenance.js';
+export { checkVdb, fixVdb, reindexVdb, tagVdb, verifyVdb } from './vdb/maintenance.js';
+export { salvageVdb } from './vdb/salvage.js';
 export * as VDB_SQL from './vdb/sql.js';
 export { loadDriver, loadNamedDriver, pickDriver, DRIVER_NAMES, isDriverName } from './driver/driver.js';
 export type {

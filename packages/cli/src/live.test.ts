@@ -288,15 +288,15 @@ describe('keys on a terminal', { skip: !hasScript() && 'util-linux `script` is n
   test('fix asks before changing the file: n keeps it, y fixes it', SLOW, async () => {
     const copy = tmp.path('ask.vdb');
     copyFileSync(vdb, copy);
-    const no = new PtySession(['fix', copy]);
-    await no.waitFor(/Fix .*ask\.vdb\? This will rewrite its metadata\. \[y\/N\] /);
+    const no = new PtySession(['fix', '--rebuild', copy]);
+    await no.waitFor(/Repair .*ask\.vdb in place, keeping the original as .*ask\.vdb\.bak\? \[y\/N\] /);
     no.send('n\r');
     await no.waitFor(/not fixed \(not confirmed\)/);
     assert.equal(await no.exit(), 1);
-    const yes = new PtySession(['fix', copy]);
+    const yes = new PtySession(['fix', '--rebuild', copy]);
     await yes.waitFor(/\[y\/N\] /);
     yes.send('y\r');
-    await yes.waitFor(/ask\.vdb: fixed/);
+    await yes.waitFor(/ask\.vdb: fixed: \d+ frames/);
     assert.equal(await yes.exit(), 0);
   });
 

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { BIN, cliEnv, runCli, tempDir, writeBag, SLOW } from './testing/harness.js';
 
 const tmp = tempDir();
+const esc = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const vdb = tmp.path('drive.vdb');
 const vcap = tmp.path('drive.vcap');
 
@@ -27,11 +28,16 @@ describe('check, reindex, fix, tag', () => {
       runCli(['check', truncatedVcap]),
       runCli(['check', garbage]),
     ]);
-    assert.deepEqual([good.code, good.stdout, good.stderr], [0, `${vdb}: ok\n`, '']);
-    assert.deepEqual([goodVcap.code, goodVcap.stdout], [0, `${vcap}: ok\n`]);
+    assert.deepEqual([good.code, good.stdout, good.stderr], [0, `${vdb}: ok (200 frames checked)\n`, '']);
+    assert.deepEqual([goodVcap.code, goodVcap.stdout], [0, `${vcap}: ok (200 frames checked)\n`]);
     assert.deepEqual([quiet.code, quiet.stdout], [0, '']);
     assert.equal(cut.code, 1);
-    assert.match(cut.stderr, /^vlink-bag check: .*cut\.vcap: .*(truncated|unfinished|check failed).*\n$/);
+    assert.match(
+      cut.stderr,
+      /^vlink-bag check: .*cut\.vcap: check failed: \d+ problems? \(.+\); vlink-bag fix may repair it\n$/,
+    );
+    // Each problem on stdout, with where it is.
+    assert.match(cut.stdout, /cut\.vcap: offset \d+: /);
     assert.equal(junk.code, 1);
     assert.match(junk.stderr, /^vlink-bag check: .*garbage\.vdb: /);
   });
@@ -57,19 +63,25 @@ describe('check, reindex, fix, tag', () => {
       new RegExp(`^vlink-bag check: ${crashed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .+\n$`),
     );
     const fixed = await runCli(['fix', crashed, '-y']);
-    assert.deepEqual([fixed.code, fixed.stdout], [0, `${crashed}: fixed\n`], fixed.stderr);
+    assert.equal(fixed.code, 0, fixed.stderr);
+    assert.match(
+      fixed.stdout,
+      new RegExp(
+        `^${esc(crashed)}: fixed: \\d+ frames \\(.+\\) recovered, nothing lost; original kept as ${esc(crashed)}\\.bak\n$`,
+      ),
+    );
+    assert.ok(existsSync(`${crashed}.bak`), 'the original is kept');
     const after = await runCli(['check', crashed]);
     assert.equal(after.code, 0, after.stderr);
     const info = await runCli(['info', crashed, '--json']);
     const parsed = JSON.parse(info.stdout) as { hasCompleted: boolean; messageCount: number };
     assert.equal(parsed.hasCompleted, true);
     assert.ok(parsed.messageCount > 0);
+    const again = await runCli(['fix', crashed]);
+    assert.deepEqual([again.code, again.stdout], [0, `${crashed}: ok, nothing to fix\n`]);
     const rebuilt = await runCli(['fix', crashed, '--rebuild']);
-    assert.deepEqual(
-      [rebuilt.code, rebuilt.stdout],
-      [0, `${crashed}: fixed and rebuilt\n`],
-      'no terminal: no question asked',
-    );
+    assert.equal(rebuilt.code, 0, 'no terminal: no question asked');
+    assert.match(rebuilt.stdout, new RegExp(`original kept as ${esc(crashed)}\\.bak\\.1\n$`), 'a second backup');
   });
 
   test('reindex and fix work on .vdb and .vcap; a single .vcap has no tag', SLOW, async () => {
@@ -80,10 +92,12 @@ describe('check, reindex, fix, tag', () => {
     assert.deepEqual([a.code, a.stdout], [0, `${copyVdb}: reindexed\n`], a.stderr);
     assert.deepEqual([b.code, b.stdout], [0, `${copyVcap}: reindexed\n`], b.stderr);
     const [fixVcap, tagVcap] = await Promise.all([
-      runCli(['fix', '-y', '--rebuild', copyVcap]),
+      runCli(['fix', '-y', '--rebuild', '--no-backup', copyVcap]),
       runCli(['tag', vcap, 'x']),
     ]);
-    assert.deepEqual([fixVcap.code, fixVcap.stdout], [0, `${copyVcap}: fixed and rebuilt\n`], fixVcap.stderr);
+    assert.equal(fixVcap.code, 0, fixVcap.stderr);
+    assert.match(fixVcap.stdout, /recovered, nothing lost; original replaced\n$/);
+    assert.ok(!existsSync(`${copyVcap}.bak`));
     assert.deepEqual(
       [tagVcap.code, tagVcap.stderr],
       [1, `vlink-bag tag: ${vcap}: tagging is not supported for .vcap files (a single .vcap has no rewritable tag)\n`],

@@ -1,6 +1,7 @@
 import type { Codecs } from '../codecs.js';
 import type { Readable } from '../io/readable.js';
 import { Opcode } from '../mcap/constants.js';
+import { crc32, crc32Append } from '../mcap/crc32.js';
 import { parseRecord } from '../mcap/record-parser.js';
 import type { Channel, McapRecord, MessageIndex, Metadata, Schema } from '../mcap/records.js';
 import { errorMessage, type ReportProblem } from './check-problems.js';
@@ -39,6 +40,8 @@ export interface DataSectionFacts {
   end: bigint;
   attachments: number;
   dataEnd: { offset: number; crc: number } | undefined;
+  /** CRC-32 of the bytes before DataEnd, computed on the way (undefined when damage interrupted the walk). */
+  dataCrc: number | undefined;
 }
 
 /**
@@ -65,6 +68,9 @@ export function scanDataSection(
   let attachments = 0;
   let dataEnd: { offset: number; crc: number } | undefined;
   let lastChunk: ChunkFacts | undefined;
+  // The data-section CRC, from the bytes the walk reads anyway (the file is not read a second time for it).
+  let dataCrc: number | undefined = crc32(readable.read(0, headerEnd, new Uint8Array(headerEnd)));
+  let crcDone = false;
   const count = (channelId: number, time: bigint, payload: number) => {
     if (!channels.has(channelId)) problem(`message on channel ${channelId} before its channel record`);
     if (messageCount === 0 || time < start) start = time;
@@ -98,16 +104,25 @@ export function scanDataSection(
       { codecs, validateCrcs: true, resync: true, ...(file === undefined ? {} : { file }) },
       (item) => {
         if (item.kind !== 'record' || item.opcode !== Opcode.MessageIndex) lastChunk = undefined;
+        if (item.kind === 'record' || item.kind === 'chunk') {
+          if (dataCrc !== undefined && !crcDone)
+            dataCrc = crc32Append(dataCrc, item.buf.subarray(item.at, item.at + item.length));
+        } else if (item.kind === 'end') crcDone = true;
+        else dataCrc = undefined;
         switch (item.kind) {
           case 'damaged':
             problem(
-              `${item.chunk ? 'damaged chunk' : 'unreadable bytes'} at ${item.offset} (${item.length} bytes): ${item.reason.message}`,
+              `${item.chunk ? 'damaged chunk' : 'unreadable bytes'} (${item.length} bytes): ${item.reason.message}`,
+              item.offset,
             );
+            return;
+          case 'salvaged':
+            problem(`chunk cut short or undecodable (${item.length} bytes): ${item.reason.message}`, item.offset);
             return;
           case 'end':
             if (item.opcode === Opcode.DataEnd)
               dataEnd = { offset: item.offset, crc: item.view.getUint32(item.at + 9, true) };
-            else problem(`footer at ${item.offset} without a DataEnd record before it`);
+            else problem('footer without a DataEnd record before it', item.offset);
             return;
           case 'chunk': {
             const { chunk, records, inner } = item;
@@ -143,7 +158,8 @@ export function scanDataSection(
             }
             if (facts.messages > 0 && (facts.headerStart !== facts.start || facts.headerEnd !== facts.end)) {
               problem(
-                `chunk at ${item.offset}: header times ${facts.headerStart}..${facts.headerEnd} disagree with its messages ${facts.start}..${facts.end}`,
+                `chunk header times ${facts.headerStart}..${facts.headerEnd} disagree with its messages ${facts.start}..${facts.end}`,
+                item.offset,
               );
             }
             chunks.push(facts);
@@ -164,15 +180,14 @@ export function scanDataSection(
             else if (record.type === 'Metadata') metadata.push({ offset: item.offset, length: item.length, record });
             else if (record.type === 'Attachment') attachments++;
             else if (record.type === 'MessageIndex') {
-              if (!lastChunk) problem(`message index at ${item.offset} does not follow a chunk`);
+              if (!lastChunk) problem('message index does not follow a chunk', item.offset);
               else {
                 if (lastChunk.indexes.has(record.channelId))
                   problem(`two message indexes for channel ${record.channelId} after the chunk at ${lastChunk.offset}`);
                 lastChunk.indexes.set(record.channelId, { offset: item.offset, entries: indexEntries(record) });
                 lastChunk.indexLength += item.length;
               }
-            } else if (record.type !== 'Unknown')
-              problem(`${record.type} record at ${item.offset} in the data section`);
+            } else if (record.type !== 'Unknown') problem(`${record.type} record in the data section`, item.offset);
             return;
           }
         }
@@ -181,7 +196,19 @@ export function scanDataSection(
   } catch (error) {
     problem(`data section: ${errorMessage(error)}`);
   }
-  return { schemas, channels, tallies, chunks, metadata, messageCount, start, end, attachments, dataEnd };
+  return {
+    schemas,
+    channels,
+    tallies,
+    chunks,
+    metadata,
+    messageCount,
+    start,
+    end,
+    attachments,
+    dataEnd,
+    dataCrc: crcDone ? dataCrc : undefined,
+  };
 }
 
 /** Message indexes against the chunks they follow. */

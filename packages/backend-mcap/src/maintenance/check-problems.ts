@@ -1,7 +1,7 @@
 import { BagError } from '@vlink/bag-core';
 
-/** Adds one line to a check's problem list (the list keeps the first 100; see `checkVcapReadable`). */
-export type ReportProblem = (text: string) => void;
+/** Adds one problem to a check's list, with the byte offset it is at when one is known. */
+export type ReportProblem = (text: string, offset?: number) => void;
 
 /** The text of what was thrown, for a problem line. */
 export function errorMessage(error: unknown): string {

@@ -1,6 +1,6 @@
 import type { Codecs } from '../codecs.js';
 import type { Readable } from '../io/readable.js';
-import { CRC32_INIT, crc32Final, crc32Update } from '../mcap/crc32.js';
+import { crc32Append } from '../mcap/crc32.js';
 import { readHeader, readSummary, type Summary } from '../mcap/summary.js';
 import { VLINK_PROFILE } from '../vcap/vcap-format.js';
 import { checkMessageIndexes, scanDataSection } from './check-data-section.js';
@@ -13,6 +13,10 @@ export interface VcapCheckReport {
   ok: boolean;
   /** One line per problem (the first 100). */
   problems: string[];
+  /** The same problems with the byte offset each is at, when known. */
+  located: Array<{ text: string; offset: number | undefined }>;
+  /** Problems beyond the first 100. */
+  more: number;
   /** Messages and chunks found in the data section. */
   messages: number;
   chunks: number;
@@ -28,12 +32,21 @@ const MAX_PROBLEMS = 100;
  */
 export function checkVcapReadable(readable: Readable, codecs: Codecs, file?: string): VcapCheckReport {
   const problems: string[] = [];
-  const problem = (text: string) => {
-    if (problems.length < MAX_PROBLEMS) problems.push(text);
+  const located: Array<{ text: string; offset: number | undefined }> = [];
+  let more = 0;
+  const problem = (text: string, offset?: number) => {
+    if (problems.length >= MAX_PROBLEMS) {
+      more++;
+      return;
+    }
+    problems.push(offset === undefined ? text : `${text} (offset ${offset})`);
+    located.push({ text, offset });
   };
   const report = (messages = 0, chunks = 0): VcapCheckReport => ({
     ok: problems.length === 0,
     problems,
+    located,
+    more,
     messages,
     chunks,
   });
@@ -67,8 +80,9 @@ export function checkVcapReadable(readable: Readable, codecs: Codecs, file?: str
     if (summary && summary.footer.summaryStart !== 0n && dataEnd.offset + 13 !== summary.dataEnd)
       problem('DataEnd is not the last record before the summary');
     if (dataEnd.crc !== 0) {
-      const crc = crcOf(readable, dataEnd.offset);
-      if (crc !== dataEnd.crc) problem(`data section CRC mismatch (stored ${dataEnd.crc}, computed ${crc})`);
+      const crc = data.dataCrc ?? crcOf(readable, dataEnd.offset);
+      if (crc !== dataEnd.crc)
+        problem(`data section CRC mismatch (stored ${dataEnd.crc}, computed ${crc})`, dataEnd.offset);
     }
   }
 
@@ -82,8 +96,8 @@ export function checkVcapReadable(readable: Readable, codecs: Codecs, file?: str
 /** CRC-32 of the file bytes [0, end). */
 function crcOf(readable: Readable, end: number): number {
   const block = new Uint8Array(Math.min(4 * 1024 * 1024, Math.max(1, end)));
-  let crc = CRC32_INIT;
+  let crc = 0;
   for (let pos = 0; pos < end; pos += block.length)
-    crc = crc32Update(crc, readable.read(pos, Math.min(block.length, end - pos), block));
-  return crc32Final(crc);
+    crc = crc32Append(crc, readable.read(pos, Math.min(block.length, end - pos), block));
+  return crc;
 }

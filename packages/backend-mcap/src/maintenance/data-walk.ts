@@ -7,6 +7,7 @@ import { asBagError, corrupt } from '../mcap/corruption.js';
 import { parseRecord } from '../mcap/record-parser.js';
 import { RecordWindow } from '../mcap/record-window.js';
 import type { Chunk, McapRecord } from '../mcap/records.js';
+import { salvageChunk, type SalvagedChunk } from './chunk-salvage.js';
 
 /** One record inside a decoded chunk: `records.bytes[at..at+length)`. */
 export interface InnerRecord {
@@ -36,7 +37,20 @@ export type WalkItem =
     } & RecordBytes)
   /** Bytes that cannot be used: a chunk that does not decode (`chunk`), a record that does not parse, or a stretch of
    * garbage / a truncated tail up to the next recognisable record. */
-  | { kind: 'damaged'; offset: number; length: number; chunk: boolean; reason: BagError }
+  | {
+      kind: 'damaged';
+      offset: number;
+      length: number;
+      chunk: boolean;
+      reason: BagError;
+      /** A chunk dropped whole although its records parse (a CRC mismatch): its messages per channel. */
+      lostMessages?: Map<number, number>;
+    }
+  /**
+   * `salvage` only: a chunk cut short (a truncated file) or, without a CRC, one that does not decode as a whole; what
+   * could be taken out of it. `length` is the bytes it spans in the file.
+   */
+  | { kind: 'salvaged'; offset: number; length: number; salvaged: SalvagedChunk; reason: BagError }
   /** A DataEnd or Footer record: the data section ends here. */
   | ({ kind: 'end'; offset: number; length: number; opcode: number } & RecordBytes);
 
@@ -49,8 +63,16 @@ export interface WalkOptions {
    * metadata or DataEnd record that validates completely, and continue there. Without it the walk ends at the damage.
    */
   resync: boolean;
+  /**
+   * Take the complete records out of chunks that are cut short, and out of chunks without a CRC that do not decode as a
+   * whole (`salvaged` items), and count the messages of chunks dropped for a CRC mismatch (`lostMessages`).
+   */
+  salvage?: boolean;
   file?: string;
 }
+
+/** The most of a cut record read into memory to salvage it. */
+const MAX_SALVAGE_READ = 512 * 1024 * 1024;
 
 /**
  * Visits every record of the data section in [start, end) in file order, classifying what is usable and what is
@@ -92,7 +114,7 @@ export function walkDataSection(
         const decoded = decodeChunk(loader, buf, view, i, length, at, file);
         if (BagError.isInstance(decoded)) {
           if (decoded.code === 'NOT_SUPPORTED') throw decoded;
-          visit({ kind: 'damaged', offset: at, length, chunk: true, reason: decoded });
+          visit(damagedChunk(buf, view, i, length, at, decoded, options, file));
         } else visit({ kind: 'chunk', offset: at, length, ...decoded, ...bytes });
         continue;
       }
@@ -106,11 +128,65 @@ export function walkDataSection(
     }
     bad ??= corrupt('data section ends in the middle of a record', file, at);
     const next = options.resync ? findNextRecord(readable, loader, at + 1, end, file) : -1;
-    visit({ kind: 'damaged', offset: at, length: (next < 0 ? end : next) - at, chunk: false, reason: bad });
+    const stop = next < 0 ? end : next;
+    const salvaged = options.salvage ? salvageCut(readable, at, stop, options.codecs) : undefined;
+    if (salvaged) visit({ kind: 'salvaged', offset: at, length: stop - at, salvaged, reason: bad });
+    else visit({ kind: 'damaged', offset: at, length: stop - at, chunk: false, reason: bad });
     if (next < 0) return;
     win = new RecordWindow(readable, next, end);
   }
 }
+
+/** A chunk record that is whole but does not decode: what `salvage` can still say about it or take out of it. */
+function damagedChunk(
+  buf: Uint8Array,
+  view: DataView,
+  i: number,
+  length: number,
+  offset: number,
+  reason: BagError,
+  options: WalkOptions,
+  file: string | undefined,
+): WalkItem {
+  const damaged: WalkItem = { kind: 'damaged', offset, length, chunk: true, reason };
+  if (!options.salvage) return damaged;
+  const crc = view.getUint32(i + RECORD_PREFIX + 24, true);
+  if (crc === 0) {
+    // Nothing to check the records against: keep what decodes, up to the first broken record.
+    const salvaged = salvageChunk(buf.subarray(i, i + length), options.codecs);
+    if (salvaged && salvaged.inner.length > 0) return { kind: 'salvaged', offset, length, salvaged, reason };
+    return damaged;
+  }
+  // A CRC mismatch cannot say which record is wrong, so the chunk goes whole; its messages are counted as lost.
+  const unchecked = decodeChunk(
+    new ChunkLoader(EMPTY_READABLE, options.codecs, false, file),
+    buf,
+    view,
+    i,
+    length,
+    offset,
+    file,
+  );
+  if (BagError.isInstance(unchecked)) return damaged;
+  const lostMessages = new Map<number, number>();
+  for (const r of unchecked.inner) {
+    if (r.opcode !== Opcode.Message) continue;
+    const channelId = unchecked.records.view.getUint16(r.at + 9, true);
+    lostMessages.set(channelId, (lostMessages.get(channelId) ?? 0) + 1);
+  }
+  return { ...damaged, lostMessages };
+}
+
+/** The record cut short at `at` (the data ends at `stop` before it does), salvaged when it is a chunk. */
+function salvageCut(readable: Readable, at: number, stop: number, codecs: Codecs): SalvagedChunk | undefined {
+  const n = Math.min(stop - at, MAX_SALVAGE_READ);
+  if (n < RECORD_PREFIX) return undefined;
+  const first = readable.read(at, 1)[0];
+  if (first !== Opcode.Chunk) return undefined;
+  return salvageChunk(readable.read(at, n, new Uint8Array(n)), codecs);
+}
+
+const EMPTY_READABLE: Readable = { size: () => 0, read: () => new Uint8Array(0), close() {} };
 
 /** Decodes a chunk and walks its records; a `BagError` says why it is unusable. */
 function decodeChunk(

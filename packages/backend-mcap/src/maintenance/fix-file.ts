@@ -1,6 +1,6 @@
 import { chmodSync, closeSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { BagError } from '@vlink/bag-core';
+import { BagError, type SalvageResult } from '@vlink/bag-core';
 import { loadCodecs, type Codecs } from '../codecs.js';
 import { FileReadable } from '../io/file-readable.js';
 import { FileWritable } from '../io/file-writable.js';
@@ -41,6 +41,10 @@ export async function fixVcap(
       if (check.ok) {
         return {
           kept: check.messages,
+          channels: [],
+          lostMessages: 0,
+          salvagedChunks: 0,
+          problems: [],
           droppedChunks: 0,
           droppedBytes: 0,
           droppedMessages: 0,
@@ -89,5 +93,37 @@ function syncDirectory(dir: string): void {
     // see above
   } finally {
     if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * `Backend.salvage` for a `.vcap`: `rebuildVcap` from `source` into a new file `target` (fsynced); `source` is only
+ * read. Per url: messages kept and known lost.
+ */
+export async function salvageVcap(source: string, target: string, codecs?: Codecs): Promise<SalvageResult> {
+  const readable = new FileReadable(source);
+  try {
+    const sink = new FileWritable(target);
+    let report: VcapFixReport;
+    try {
+      report = rebuildVcap(readable, sink, codecs ?? (await loadCodecs()), source);
+      sink.sync();
+    } finally {
+      sink.close();
+    }
+    return {
+      urls: report.channels.map((c) => ({
+        url: c.topic,
+        ...(c.action === undefined ? {} : { action: c.action }),
+        recoveredFrames: c.keptMessages,
+        recoveredBytes: c.keptBytes,
+        lostFrames: c.lostMessages,
+        lostBytes: c.lostBytes,
+      })),
+      lostBytes: report.droppedBytes,
+      problems: report.problems,
+    };
+  } finally {
+    readable.close();
   }
 }

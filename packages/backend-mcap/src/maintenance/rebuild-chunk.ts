@@ -18,7 +18,12 @@ export interface ChunkRebuildContext {
   /** A message was kept: counted for the statistics and its channel's `VLinkChannel_*` record. */
   countMessage(channelId: number, time: bigint, payload: number): void;
   /** A message was left out (its channel record was lost). */
-  dropMessage(length: number): void;
+  dropMessage(length: number, channelId?: number): void;
+  /**
+   * A message whose channel record is not (yet) in the data: defines it from the summary, when the summary has it,
+   * writing its schema and channel records (outside chunks) ahead of what comes next. False when nothing knows it.
+   */
+  recoverChannel(channelId: number): boolean;
 }
 
 export type ChunkWalkItem = Extract<WalkItem, { kind: 'chunk' }>;
@@ -28,13 +33,20 @@ export type ChunkWalkItem = Extract<WalkItem, { kind: 'chunk' }>;
  * messages, else re-encoded (dropped records left out, times corrected), followed by fresh message indexes. Returns
  * the chunk's index entry, or `undefined` when no message was left and the remaining records went out loose.
  */
-export function rebuildChunk(item: ChunkWalkItem, ctx: ChunkRebuildContext): Omit<ChunkIndex, 'type'> | undefined {
+export function rebuildChunk(
+  item: ChunkWalkItem,
+  ctx: ChunkRebuildContext,
+  /** Always re-encode (a salvaged chunk: its stored header and lengths describe more than `inner`). */
+  reencode = false,
+): Omit<ChunkIndex, 'type'> | undefined {
   const { chunk, records, inner } = item;
   const rb = records.bytes;
   const rv = records.view;
   const channels = ctx.definitions.channels;
   // Decide record by record; `rebuilt` collects the records when anything had to change.
-  let rebuilt: ByteWriter | undefined;
+  let rebuilt: ByteWriter | undefined = reencode
+    ? new ByteWriter(Math.max(64, records.end - records.start))
+    : undefined;
   const entries = new Map<number, Array<[bigint, number]>>();
   const pendingTallies: Array<[number, bigint, number]> = [];
   let min = 0n;
@@ -48,9 +60,9 @@ export function rebuildChunk(item: ChunkWalkItem, ctx: ChunkRebuildContext): Omi
     const raw = rb.subarray(r.at, r.at + r.length);
     if (r.opcode === Opcode.Message) {
       const channelId = rv.getUint16(r.at + 9, true);
-      if (!channels.has(channelId)) {
+      if (!channels.has(channelId) && !ctx.recoverChannel(channelId)) {
         if (!rebuilt) startRebuild(r);
-        ctx.dropMessage(r.length);
+        ctx.dropMessage(r.length, channelId);
         continue;
       }
       const time = rv.getBigUint64(r.at + 15, true);
@@ -101,7 +113,8 @@ export function rebuildChunk(item: ChunkWalkItem, ctx: ChunkRebuildContext): Omi
       const codec = compression ? ctx.codecs[compression] : undefined;
       stored = codec?.compress ? codec.compress(plain, 1) : plain;
       if (!codec?.compress) compression = '';
-      if (crc !== 0) crc = crc32(plain);
+      // A checksummed file stays checksummed; a salvaged chunk gets one (nothing else vouches for its bytes any more).
+      if (crc !== 0 || reencode) crc = crc32(plain);
     } else stored = item.buf.subarray(chunk.recordsOffset, chunk.recordsOffset + chunk.recordsLength);
     storedSize = stored.length;
     const w = ctx.scratch;

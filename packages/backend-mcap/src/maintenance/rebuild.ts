@@ -5,20 +5,48 @@ import { ByteWriter } from '../mcap/byte-writer.js';
 import { MAGIC, Opcode } from '../mcap/constants.js';
 import { writeMetadata } from '../mcap/record-encoder.js';
 import type { Channel, ChunkIndex, Metadata, MetadataIndex, Schema } from '../mcap/records.js';
-import { readHeader } from '../mcap/summary.js';
+import { readHeader, readSummary, type Summary } from '../mcap/summary.js';
+import { writeChannel, writeSchema } from '../mcap/record-encoder.js';
 import { writeFileTail } from '../mcap/summary-writer.js';
 import { CHANNEL_METADATA_PREFIX, HEADER_METADATA, VLINK_PROFILE } from '../vcap/vcap-format.js';
 import { BufferedSink } from './buffered-sink.js';
+import type { SalvagedChunk } from './chunk-salvage.js';
 import { walkDataSection, type WalkItem } from './data-walk.js';
 import { KeptDefinitions } from './kept-definitions.js';
 import { rebuildChunk, type ChunkRebuildContext } from './rebuild-chunk.js';
 import { channelMetadataEntries, ChannelTally } from './vlink-channel-meta.js';
 import { headerNeedsRepair, repairedHeader } from './vlink-header.js';
 
+/** What a repair kept of one channel and what it lost. */
+export interface ChannelRepair {
+  channelId: number;
+  topic: string;
+  /** The channel's `action` metadata (VLink files), else undefined. */
+  action: string | undefined;
+  keptMessages: number;
+  /** Payload bytes kept. */
+  keptBytes: number;
+  /**
+   * Messages known to be lost: in chunks dropped whole (counted from their records or message indexes), cut at the
+   * end of a salvaged chunk, or missing against what the file's own statistics or `VLinkChannel_*` record said.
+   */
+  lostMessages: number;
+  /** Payload bytes lost: what the channel's `VLinkChannel_*` record said beyond what was kept (0 without one). */
+  lostBytes: number;
+}
+
 /** What a repair kept and what it had to leave out. */
 export interface VcapFixReport {
   /** Messages in the repaired file. */
   kept: number;
+  /** Per channel (id order): kept and lost. */
+  channels: ChannelRepair[];
+  /** Messages known to be lost, all channels (see `ChannelRepair.lostMessages`); some losses cannot be counted. */
+  lostMessages: number;
+  /** Chunks cut short or undecodable whose complete records were taken out and kept. */
+  salvagedChunks: number;
+  /** What went wrong where: one line per dropped or salvaged stretch (the first 100). */
+  problems: string[];
   /** Chunk records that did not decode (bad CRC, compression or structure) and were left out with their messages. */
   droppedChunks: number;
   /** Data-section bytes left out: damaged chunks and records, unreadable stretches, a truncated tail. */
@@ -45,8 +73,27 @@ export interface VcapFixReport {
  */
 export function rebuildVcap(source: Readable, sink: Writable, codecs: Codecs, file?: string): VcapFixReport {
   const { header, headerEnd } = readHeader(source, file);
-  return new Rebuilder(source, new BufferedSink(sink), codecs, header.profile === VLINK_PROFILE, file).run(headerEnd);
+  let expected: Map<number, number> | undefined;
+  let summary: Summary | undefined;
+  try {
+    summary = readSummary(source, headerEnd, file);
+    const st = summary.statistics;
+    if (st) expected = new Map([...st.channelMessageCounts].map(([id, n]) => [id, Number(n)]));
+  } catch {
+    // no usable summary: the VLinkChannel_* counts (if any survived) say what was there
+  }
+  return new Rebuilder(
+    source,
+    new BufferedSink(sink),
+    codecs,
+    header.profile === VLINK_PROFILE,
+    file,
+    expected,
+    summary,
+  ).run(headerEnd);
 }
+
+const MAX_PROBLEMS = 100;
 
 /**
  * One rebuild: walks the data section, writes loose records here and chunks through `rebuildChunk` (it is their
@@ -68,8 +115,16 @@ class Rebuilder implements ChunkRebuildContext {
   private startTime = 0n;
   private endTime = 0n;
   private attachmentCount = 0;
+  /** Messages counted as lost, per channel. */
+  private readonly lost = new Map<number, number>();
+  /** The last item was a chunk dropped without its messages counted: the message indexes after it count them. */
+  private countIndexesAsLost = false;
   readonly report: VcapFixReport = {
     kept: 0,
+    channels: [],
+    lostMessages: 0,
+    salvagedChunks: 0,
+    problems: [],
     droppedChunks: 0,
     droppedBytes: 0,
     droppedMessages: 0,
@@ -84,7 +139,33 @@ class Rebuilder implements ChunkRebuildContext {
     readonly codecs: Codecs,
     private readonly vlink: boolean,
     private readonly file: string | undefined,
+    /** Messages per channel by the file's own statistics, when its summary survived. */
+    private readonly expected: Map<number, number> | undefined,
+    /** The file's summary, when it survived: it repeats the schema and channel records a damaged chunk took along. */
+    private readonly summary: Summary | undefined,
   ) {}
+
+  recoverChannel(channelId: number): boolean {
+    const channel = this.summary?.channels.get(channelId);
+    if (!channel) return false;
+    if (channel.schemaId !== 0 && !this.schemas.has(channel.schemaId)) {
+      const schema = this.summary!.schemas.get(channel.schemaId);
+      if (schema && this.definitions.define(schema) === 'keep') this.writeDefinition(schema);
+    }
+    const verdict = this.definitions.define(channel);
+    if (verdict === 'drop') return false;
+    if (verdict === 'keep') this.writeDefinition(channel);
+    else this.out.write(verdict);
+    return true;
+  }
+
+  private writeDefinition(record: Schema | Channel): void {
+    const w = this.scratch;
+    w.reset();
+    if (record.type === 'Schema') writeSchema(w, record);
+    else writeChannel(w, record);
+    this.out.write(w.view8().slice());
+  }
 
   private get schemas(): Map<number, Schema> {
     return this.definitions.schemas;
@@ -105,6 +186,7 @@ class Rebuilder implements ChunkRebuildContext {
         codecs: this.codecs,
         validateCrcs: true,
         resync: true,
+        salvage: true,
         ...(this.file === undefined ? {} : { file: this.file }),
       },
       (item) => this.visit(item),
@@ -113,15 +195,56 @@ class Rebuilder implements ChunkRebuildContext {
     this.writeTail();
     this.out.flush();
     this.report.kept = this.messageCount;
+    this.report.channels = this.channelReport();
+    this.report.lostMessages = this.report.channels.reduce((n, c) => n + c.lostMessages, 0);
     return this.report;
   }
 
+  private problem(text: string): void {
+    if (this.report.problems.length < MAX_PROBLEMS) this.report.problems.push(text);
+  }
+
+  private loseMessages(channelId: number, n: number): void {
+    this.lost.set(channelId, (this.lost.get(channelId) ?? 0) + n);
+  }
+
   private visit(item: WalkItem): void {
+    if (item.kind !== 'record' || item.opcode !== Opcode.MessageIndex) this.countIndexesAsLost = false;
     switch (item.kind) {
-      case 'damaged':
+      case 'damaged': {
         this.report.droppedBytes += item.length;
         if (item.chunk) this.report.droppedChunks++;
+        let lost = 0;
+        for (const [id, n] of item.lostMessages ?? []) {
+          this.loseMessages(id, n);
+          lost += n;
+        }
+        this.countIndexesAsLost = item.chunk && item.lostMessages === undefined;
+        this.problem(
+          `${item.chunk ? 'chunk' : 'bytes'} at offset ${item.offset} (${item.length} bytes) dropped${lost > 0 ? ` with ${lost} messages` : ''}: ${item.reason.message}`,
+        );
         return;
+      }
+      case 'salvaged': {
+        const { salvaged } = item;
+        this.report.salvagedChunks++;
+        this.report.droppedBytes += salvaged.lostBytes;
+        if (salvaged.cutMessageChannel !== undefined) this.loseMessages(salvaged.cutMessageChannel, 1);
+        const before = this.messageCount;
+        const index = rebuildChunk(
+          { kind: 'chunk', offset: item.offset, length: item.length, ...salvaged, ...salvagedBytes(salvaged) },
+          this,
+          true,
+        );
+        if (index) {
+          if (index.compression) this.compressions.add(index.compression);
+          this.chunkIndexes.push(index);
+        }
+        this.problem(
+          `chunk at offset ${item.offset}: ${this.messageCount - before} complete messages salvaged, ${salvaged.lostBytes} bytes lost (${item.reason.message})`,
+        );
+        return;
+      }
       case 'end':
         return;
       case 'chunk': {
@@ -144,8 +267,8 @@ class Rebuilder implements ChunkRebuildContext {
     switch (item.opcode) {
       case Opcode.Message: {
         const channelId = item.view.getUint16(item.at + 9, true);
-        if (!this.channels.has(channelId)) {
-          this.dropMessage(item.length);
+        if (!this.channels.has(channelId) && !this.recoverChannel(channelId)) {
+          this.dropMessage(item.length, channelId);
           return;
         }
         this.countMessage(channelId, item.view.getBigUint64(item.at + 15, true), item.length - 31);
@@ -184,6 +307,10 @@ class Rebuilder implements ChunkRebuildContext {
         this.out.write(bytes);
         return;
       case Opcode.MessageIndex:
+        // The index of a chunk that was dropped still says how many of its channel's messages went with it.
+        if (this.countIndexesAsLost && parsed?.type === 'MessageIndex')
+          this.loseMessages(parsed.channelId, parsed.records.length);
+        return;
       case Opcode.ChunkIndex:
       case Opcode.AttachmentIndex:
       case Opcode.Statistics:
@@ -207,9 +334,40 @@ class Rebuilder implements ChunkRebuildContext {
     tally.add(time, payload);
   }
 
-  dropMessage(length: number): void {
+  dropMessage(length: number, channelId?: number): void {
     this.report.droppedMessages++;
     this.report.droppedBytes += length;
+    if (channelId !== undefined) this.loseMessages(channelId, 1);
+  }
+
+  /** Kept and lost per channel, lost at least what the file's own counts say is missing. */
+  private channelReport(): ChannelRepair[] {
+    const said = new Map(this.expected ?? []);
+    const saidSize = new Map<number, number>();
+    for (const [id, m] of this.channelMetadata) {
+      const count = Number(m.metadata.get('count'));
+      const size = Number(m.metadata.get('size'));
+      if (!said.has(id) && Number.isSafeInteger(count) && count >= 0) said.set(id, count);
+      if (Number.isSafeInteger(size) && size >= 0) saidSize.set(id, size);
+    }
+    const ids = new Set([...this.channels.keys(), ...this.lost.keys(), ...said.keys()]);
+    return [...ids]
+      .sort((a, b) => a - b)
+      .map((id) => {
+        const channel = this.channels.get(id);
+        const tally = this.tallies.get(id);
+        const kept = tally?.count ?? 0;
+        const lost = Math.max(this.lost.get(id) ?? 0, (said.get(id) ?? 0) - kept);
+        return {
+          channelId: id,
+          topic: channel?.topic ?? '',
+          action: channel?.metadata.get('action'),
+          keptMessages: kept,
+          keptBytes: tally?.size ?? 0,
+          lostMessages: lost,
+          lostBytes: Math.max(0, (saidSize.get(id) ?? 0) - (tally?.size ?? 0)),
+        };
+      });
   }
 
   /** The VLinkHeader if it was lost, and a `VLinkChannel_<id>` per channel, corrected from the counts. */
@@ -250,6 +408,7 @@ class Rebuilder implements ChunkRebuildContext {
     const tail = new ByteWriter(64 * 1024);
     const ids = [...this.channels.keys()].sort((a, b) => a - b);
     writeFileTail(tail, this.out.position(), {
+      dataSectionCrc: this.out.crc(),
       schemas: [...this.schemas.values()].sort((a, b) => a.id - b.id),
       channels: ids.map((id) => this.channels.get(id)!),
       statistics: {
@@ -268,6 +427,11 @@ class Rebuilder implements ChunkRebuildContext {
     });
     this.out.write(tail.view8());
   }
+}
+
+/** The buffer fields `rebuildChunk` takes from a walk item, for a salvaged chunk (re-encoded, so never copied from). */
+function salvagedBytes(s: SalvagedChunk): { buf: Uint8Array; view: DataView; at: number } {
+  return { buf: s.records.bytes, view: s.records.view, at: 0 };
 }
 
 /** Whether an existing VLinkChannel record says exactly what the rebuilt one would (same keys, order and values). */

@@ -32,8 +32,8 @@ export class ChannelTally {
 /**
  * The `VLinkChannel_<id>` values (format reference §5.2) for a channel, from what the file still says: the keys of an existing
  * record where they are present, else the channel record (action from its metadata, ser and family from its schema or
- * message encoding); `count`, `size` and `freq` always from the tally. `loss` is not recorded anywhere else, so a
- * rebuilt record says 0 as a writer that never got `setUrlLoss` does.
+ * message encoding; vlink-bag writers also put `ser` and `encoding` there); `count`, `size` and `freq` always from the
+ * tally. `loss` is not recorded anywhere else, so a record rebuilt without one says −1 (unknown).
  */
 export function channelMetadataEntries(
   channel: Channel,
@@ -67,11 +67,12 @@ export function channelMetadataEntries(
     ['index', String(channel.id - 1)],
     ['type', type && URL_KINDS.has(type) ? type : urlKindOf(action)],
     ['action', actionText(action)],
-    ['encoding', existing?.get('encoding') ?? schemaTypeLabel(family)],
-    ['ser', existing?.get('ser') ?? schema?.name ?? ''],
+    ['encoding', existing?.get('encoding') ?? channel.metadata.get('encoding') ?? schemaTypeLabel(family)],
+    ['ser', existing?.get('ser') ?? channel.metadata.get('ser') ?? schema?.name ?? ''],
     ['count', String(count)],
     ['size', String(tally?.size ?? 0)],
-    ['loss', lossOk ? lossText! : fixed6(0)],
+    // The loss is only in the VLinkChannel_* record: without it, it is unknown (−1), not 0.
+    ['loss', lossOk ? lossText! : fixed6(existing === undefined ? -1 : 0)],
     ['freq', fixed6(freq)],
   ];
 }

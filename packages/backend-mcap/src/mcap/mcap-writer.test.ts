@@ -6,7 +6,7 @@ import { loadCodecs } from '../codecs.js';
 import { MemoryReadable } from '../io/memory-readable.js';
 import { MemoryWritable } from '../io/memory-writable.js';
 import type { Writable } from '../io/writable.js';
-import { crc32, crc32Final, crc32Update, CRC32_INIT } from './crc32.js';
+import { crc32 } from './crc32.js';
 import { McapFileReader } from './mcap-reader.js';
 import { McapWriter, type McapWriterOptions } from './mcap-writer.js';
 
@@ -49,12 +49,33 @@ async function build(
 }
 
 describe('McapWriter', () => {
-  test('CRC-32 matches the standard check value, incrementally too', () => {
-    const input = new TextEncoder().encode('123456789');
-    assert.equal(crc32(input), 0xcbf43926);
-    assert.equal(crc32Final(crc32Update(crc32Update(CRC32_INIT, input.subarray(0, 4)), input.subarray(4))), 0xcbf43926);
-    const big = patternBytes(100_003, 9);
-    assert.equal(crc32Final(crc32Update(crc32Update(CRC32_INIT, big.subarray(0, 77)), big.subarray(77))), crc32(big));
+  test('the DataEnd record carries the CRC of every byte before it, spilled and compressed chunks included', async () => {
+    const messages: Array<[number, number, Uint8Array]> = [];
+    for (let i = 0; i < 60; i++) messages.push([i % 2, i * 1_000_000, patternBytes(i % 7 === 0 ? 150_000 : 90, i)]);
+    const cases: Array<[string, Partial<McapWriterOptions>, () => Writable]> = [
+      ['spilled payloads', { directWriteThreshold: 1024 }, () => new MemoryWritable()],
+      ['copied payloads', {}, () => new PlainWritable()],
+      ['zstd chunks', { compression: 'zstd' }, () => new MemoryWritable()],
+      ['no chunks', { chunkSize: 0, directWriteThreshold: 1024 }, () => new MemoryWritable()],
+    ];
+    for (const [name, options, make] of cases) {
+      const writable = make() as Writable & { bytes(): Uint8Array };
+      await build(writable, options, messages);
+      const bytes = writable.bytes();
+      const reader = McapFileReader.open(new MemoryReadable(bytes), { codecs: await loadCodecs() });
+      const dataEnd = Number(reader.footer!.summaryStart) - 13;
+      assert.equal(bytes[dataEnd], 0x0f, `${name}: DataEnd where the summary says`);
+      const stored = new DataView(bytes.buffer, bytes.byteOffset).getUint32(dataEnd + 9, true);
+      assert.notEqual(stored, 0, name);
+      assert.equal(stored, crc32(bytes.subarray(0, dataEnd)), name);
+      // Without checksums the field says "not computed", and chunks carry none either.
+      const plain = make() as Writable & { bytes(): Uint8Array };
+      await build(plain, { ...options, chunkCrc: false }, messages);
+      const p = plain.bytes();
+      const end = p.length - 8 - 20 - 9;
+      const summaryStart = Number(new DataView(p.buffer, p.byteOffset).getBigUint64(end + 9, true));
+      assert.equal(new DataView(p.buffer, p.byteOffset).getUint32(summaryStart - 4, true), 0, `${name}: no CRC`);
+    }
   });
 
   test('big payloads written around the chunk buffer give the same bytes as copying them', async () => {

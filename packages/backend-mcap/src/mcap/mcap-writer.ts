@@ -4,7 +4,7 @@ import type { PipelinedCompressor } from '../compress/pipelined-compressor.js';
 import type { Writable } from '../io/writable.js';
 import { ByteWriter } from './byte-writer.js';
 import { Opcode, TWO_32 } from './constants.js';
-import { CRC32_INIT, crc32Final, crc32Update } from './crc32.js';
+import { crc32Append, crc32Combine } from './crc32.js';
 import { PLAIN_CHUNK_HEADER, writeChunkHeader, writeMessageIndex } from './chunk-encoders.js';
 import { writeChannel, writeHeader, writeMagic, writeMetadata, writeSchema } from './record-encoder.js';
 import type { ChunkIndex, MetadataIndex } from './records.js';
@@ -27,7 +27,10 @@ export interface McapWriterOptions {
    * take are compressed with the codec. The file is the same either way.
    */
   compressor?: PipelinedCompressor;
-  /** Compute each chunk's `uncompressed_crc` (0 = not computed, as MCAP allows). */
+  /**
+   * Checksums: each chunk's `uncompressed_crc` and the DataEnd `data_section_crc` (0 = not computed, as MCAP
+   * allows). Each byte is checksummed once: an uncompressed chunk's records CRC also serves the data section's.
+   */
   chunkCrc: boolean;
   /** Absolute time in ns since the epoch that message time offsets count from. */
   timeBase: bigint;
@@ -138,7 +141,12 @@ export class McapWriter {
   private chunkMessages = 0;
   private chunkStartRel = 0;
   private chunkEndRel = 0;
-  private chunkCrc = CRC32_INIT;
+  /** CRC of the open chunk's records so far (those already spilled to disk). */
+  private chunkCrc = 0;
+  /** CRC of every data-section byte handed to the writable, in file order (see `trackData`). */
+  private dataCrc = 0;
+  /** A spilled chunk: the data-section CRC up to its placeholder header, which is only known at close. */
+  private dataCrcBeforeSpill = 0;
   private chunkChannels: number[] = [];
   /** File offset of the placeholder header once part of the chunk went to disk, else −1. */
   private spilledAt = -1;
@@ -258,7 +266,10 @@ export class McapWriter {
       this.markOut();
       this.encodeMessage(this.out, channelId, sequence, timeNs, size);
       if (size >= this.direct && this.w.writev) {
-        this.w.writev([this.out.view8(), data]);
+        const head = this.out.view8();
+        this.trackData(head);
+        this.trackData(data);
+        this.w.writev([head, data]);
         this.out.reset();
       } else {
         this.out.raw(data);
@@ -341,7 +352,10 @@ export class McapWriter {
     this.settle();
     this.ended = true;
     const written = this.channels.filter((c) => c.written);
+    // The loose records still in `out` come before DataEnd; nothing after it belongs to the data section.
+    const dataSectionCrc = this.opts.chunkCrc ? crc32Append(this.dataCrc, this.out.view8()) : 0;
     writeFileTail(this.out, this.w.position(), {
+      dataSectionCrc,
       schemas: this.schemas.filter((s) => s.written),
       channels: written,
       statistics: {
@@ -381,8 +395,15 @@ export class McapWriter {
   private flushOut(): void {
     this.settle();
     if (this.out.length === 0) return;
-    this.w.write(this.out.view8());
+    const bytes = this.out.view8();
+    this.trackData(bytes);
+    this.w.write(bytes);
     this.out.reset();
+  }
+
+  /** Adds bytes about to reach the writable (in file order) to the data-section CRC. */
+  private trackData(bytes: Uint8Array): void {
+    if (this.opts.chunkCrc && !this.ended && bytes.length > 0) this.dataCrc = crc32Append(this.dataCrc, bytes);
   }
 
   private openChunk(): void {
@@ -390,7 +411,7 @@ export class McapWriter {
     this.chunkOpenedAt = Date.now();
     this.chunkRecords = 0;
     this.chunkMessages = 0;
-    this.chunkCrc = CRC32_INIT;
+    this.chunkCrc = 0;
     this.spilledAt = -1;
     this.chunk.reset();
   }
@@ -434,9 +455,14 @@ export class McapWriter {
   private spill(payload: Uint8Array): void {
     this.settle();
     const parts: Uint8Array[] = [];
-    if (this.out.length > 0) parts.push(this.out.view8());
+    if (this.out.length > 0) {
+      parts.push(this.out.view8());
+      this.trackData(this.out.view8());
+    }
     if (this.spilledAt < 0) {
       this.spilledAt = this.w.position() + this.out.length;
+      // The data-section CRC goes on from here once the header is known (writeSpilled).
+      this.dataCrcBeforeSpill = this.dataCrc;
       // Placeholder: a chunk opcode with length 0, so a crash mid-chunk leaves a record scanners stop at.
       const s = this.scratch;
       s.reset();
@@ -448,8 +474,8 @@ export class McapWriter {
     }
     const records = this.chunk.view8();
     if (this.opts.chunkCrc) {
-      this.chunkCrc = crc32Update(this.chunkCrc, records);
-      this.chunkCrc = crc32Update(this.chunkCrc, payload);
+      this.chunkCrc = crc32Append(this.chunkCrc, records);
+      this.chunkCrc = crc32Append(this.chunkCrc, payload);
     }
     parts.push(records, payload);
     this.w.writev!(parts);
@@ -510,7 +536,7 @@ export class McapWriter {
       startRel: this.chunkStartRel,
       endRel: this.chunkEndRel,
       uncompressedSize: this.chunkRecords,
-      crc: this.opts.chunkCrc ? crc32Final(crc32Update(this.chunkCrc, records)) : 0,
+      crc: this.opts.chunkCrc ? crc32Append(this.chunkCrc, records) : 0,
       index: idx.view8(),
       indexIds: ids,
       indexOffsets: offsets,
@@ -570,6 +596,14 @@ export class McapWriter {
     const header = this.chunkHeader(sealed, compression, stored.length);
     const chunkOffset = this.w.position() + (before?.length ?? 0);
     const parts = before ? [before, header, stored, sealed.index] : [header, stored, sealed.index];
+    if (this.opts.chunkCrc) {
+      if (before) this.trackData(before);
+      this.trackData(header);
+      // Stored uncompressed, the records are what the chunk CRC covers: no second pass over them.
+      if (useCompressed) this.trackData(stored);
+      else this.dataCrc = crc32Combine(this.dataCrc, sealed.crc, stored.length);
+      this.trackData(sealed.index);
+    }
     if (this.w.writev) this.w.writev(parts);
     else for (const p of parts) this.w.write(p);
     this.addChunkEntry(sealed, chunkOffset, header.length, stored.length, compression);
@@ -585,6 +619,11 @@ export class McapWriter {
     if (sealed.index.length > 0) parts.push(sealed.index);
     if (parts.length) this.w.writev!(parts);
     this.w.writeAt!(header, this.spilledAt);
+    if (this.opts.chunkCrc) {
+      const withHeader = crc32Append(this.dataCrcBeforeSpill, header);
+      this.dataCrc = crc32Combine(withHeader, sealed.crc, sealed.uncompressedSize);
+      this.trackData(sealed.index);
+    }
     this.addChunkEntry(sealed, this.spilledAt, header.length, sealed.uncompressedSize, '');
   }
 

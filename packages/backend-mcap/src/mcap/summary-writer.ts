@@ -1,6 +1,6 @@
 import type { ByteWriter } from './byte-writer.js';
 import { Opcode } from './constants.js';
-import { CRC32_INIT, crc32Final, crc32Update } from './crc32.js';
+import { crc32 } from './crc32.js';
 import {
   writeChannel,
   writeChunkIndex,
@@ -20,15 +20,18 @@ export interface SummaryContent {
   statistics: Omit<Statistics, 'type'>;
   chunkIndexes: Iterable<Omit<ChunkIndex, 'type'>>;
   metadataIndexes: Iterable<Omit<MetadataIndex, 'type'>>;
+  /** CRC-32 of every byte before the DataEnd record (magic included); 0 = not computed. */
+  dataSectionCrc?: number;
 }
 
 /**
- * Appends the end of an MCAP file to `o`, whose first byte lands at file offset `base`: DataEnd (no data CRC), the
+ * Appends the end of an MCAP file to `o`, whose first byte lands at file offset `base`: DataEnd (with
+ * `content.dataSectionCrc`, which must already cover whatever `o` holds before it), the
  * summary (schemas, channels, statistics, chunk indexes, metadata indexes, as mcap's C++ writer orders them), summary
  * offsets for the non-empty groups, the footer with the summary CRC, and the closing magic.
  */
 export function writeFileTail(o: ByteWriter, base: number, content: SummaryContent): void {
-  writeDataEnd(o, 0);
+  writeDataEnd(o, content.dataSectionCrc ?? 0);
   const summaryStart = o.length;
   const groups: Array<Omit<SummaryOffset, 'type'>> = [];
   const group = (opcode: number, write: () => void) => {
@@ -57,6 +60,6 @@ export function writeFileTail(o: ByteWriter, base: number, content: SummaryConte
   o.u64(20);
   o.u64(base + summaryStart);
   o.u64(summaryOffsetStart);
-  o.u32(crc32Final(crc32Update(CRC32_INIT, o.view8(summaryStart, o.length))));
+  o.u32(crc32(o.view8(summaryStart, o.length)));
   writeMagic(o);
 }

@@ -19,6 +19,7 @@ import type { Writable } from '../io/writable.js';
 import { McapWriter } from '../mcap/mcap-writer.js';
 import {
   CHANNEL_METADATA_PREFIX,
+  COUNTERS_METADATA,
   embedsSchema,
   fixed6,
   frequency,
@@ -193,6 +194,15 @@ export class VcapFileWriter {
     if (id) this.mcap.writeSchemaNow(id);
   }
 
+  /**
+   * The recording's drop counters: a `VLinkBagCounters` metadata record at close (vlink-bag, format reference §5.5),
+   * one entry per url whose value is the JSON object cause → count. Nothing is written when nothing was dropped.
+   */
+  setCounters(table: Record<string, Record<string, number>>): void {
+    this.counters = table;
+  }
+  private counters: Record<string, Record<string, number>> | undefined;
+
   /** Loss ratio of a url, written into its channels' `VLinkChannel_*` at close (> 1 → −1, unknown). */
   setUrlLoss(url: string, loss: number): void {
     this.losses.set(url, loss > 1 ? -1 : loss);
@@ -255,6 +265,12 @@ export class VcapFileWriter {
           ['freq', fixed6(s.freq)],
         ]);
       }
+      const counters = Object.entries(this.counters ?? {}).filter(([, causes]) => Object.keys(causes).length > 0);
+      if (counters.length > 0)
+        this.mcap.addMetadata(
+          COUNTERS_METADATA,
+          counters.map(([url, causes]) => [url, JSON.stringify(causes)]),
+        );
       this.mcap.end();
     } finally {
       try {
@@ -277,7 +293,12 @@ export class VcapFileWriter {
       if (schema) schemaId = this.schemaIdFor(schema, family);
       messageEncoding = schema?.encoding || schemaTypeLabel(family);
     }
-    const id = this.mcap.addChannel(frame.url, messageEncoding, schemaId, new Map([['action', actionText(action)]]));
+    // `ser` and `encoding` (vlink-bag, beyond VLink's `{action}`): the channel record is written with the channel's
+    // first message, so a file cut before its VLinkChannel_* records still names a raw or RPC url's type (fix).
+    const metadata = new Map<string, string>([['action', actionText(action)]]);
+    if (ser) metadata.set('ser', ser);
+    if (family !== SchemaType.Unknown) metadata.set('encoding', schemaTypeLabel(family));
+    const id = this.mcap.addChannel(frame.url, messageEncoding, schemaId, metadata);
     const globalIndex = this.indexFor ? this.indexFor(frame.url, action) : id - 1;
     const ch = new ChannelState(
       id,

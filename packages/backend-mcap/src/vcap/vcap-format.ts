@@ -16,6 +16,8 @@ export function writesZstdChunks(config: Pick<ResolvedWriterConfig, 'cacheSize' 
 
 export const HEADER_METADATA = 'VLinkHeader';
 export const CHANNEL_METADATA_PREFIX = 'VLinkChannel_';
+/** vlink-bag (format reference §5.5): frames that never reached the file, per url (JSON cause → count). */
+export const COUNTERS_METADATA = 'VLinkBagCounters';
 /** Separator of the (url, action) channel key (VLink's `url + 0x1F + action`). */
 export const KEY_SEPARATOR = '\x1f';
 

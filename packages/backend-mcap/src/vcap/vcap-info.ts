@@ -7,6 +7,7 @@ import {
   localTimezoneMinutes,
   parseAction,
   parseSchemaType,
+  sanitizeCounterTable,
   parseVlinkDate,
   resolveSchemaType,
   SchemaType,
@@ -14,7 +15,7 @@ import {
 import type { Info, UrlKind, UrlMeta } from '@vlink/bag-core';
 import type { McapFileReader } from '../mcap/mcap-reader.js';
 import type { Channel, Statistics } from '../mcap/records.js';
-import { CHANNEL_METADATA_PREFIX, HEADER_METADATA, VLINK_PROFILE } from './vcap-format.js';
+import { CHANNEL_METADATA_PREFIX, COUNTERS_METADATA, HEADER_METADATA, VLINK_PROFILE } from './vcap-format.js';
 
 /** What frames of one channel carry besides data and time. */
 export interface ChannelTemplate {
@@ -158,8 +159,11 @@ export function describeVcap(reader: McapFileReader, path: string, fileSize: num
       url: channel.topic,
       type: 'Event',
       action: actionText(actionType),
-      ser: reader.schemas.get(channel.schemaId)?.name ?? '',
-      schemaType: familyOf(reader, channel),
+      // vlink-bag writers put `ser` and `encoding` in the channel record too (kept when VLinkChannel_* are lost).
+      ser: channel.metadata.get('ser') ?? reader.schemas.get(channel.schemaId)?.name ?? '',
+      schemaType: channel.metadata.has('encoding')
+        ? resolveSchemaType(parseSchemaType(channel.metadata.get('encoding')), channel.metadata.get('ser') ?? '')
+        : familyOf(reader, channel),
       count: Number(counts.get(channel.id) ?? 0n),
       size: 0,
       loss: 0,
@@ -216,7 +220,30 @@ export function describeVcap(reader: McapFileReader, path: string, fileSize: num
     fileSize,
     urls,
   };
+  const counters = readCounters(reader);
+  if (counters) info.counters = counters;
   return { info, startNs: BigInt(startTimestamp) * 1_000_000n, templates, vlink };
+}
+
+/** The last `VLinkBagCounters` record (vlink-bag, format reference §5.5): url → JSON cause → count. */
+function readCounters(reader: McapFileReader): Record<string, Record<string, number>> | undefined {
+  let record: ReadonlyMap<string, string> | undefined;
+  try {
+    record = reader.metadata(COUNTERS_METADATA).at(-1)?.metadata;
+  } catch {
+    return undefined; // a damaged record says nothing
+  }
+  if (!record) return undefined;
+  const table: Record<string, unknown> = {};
+  for (const [url, json] of record) {
+    try {
+      table[url] = JSON.parse(json) as unknown;
+    } catch {
+      // a garbled entry is left out
+    }
+  }
+  const clean = sanitizeCounterTable(table);
+  return Object.keys(clean).length > 0 ? clean : undefined;
 }
 
 /** Family from the channel's schema encoding, else from its message encoding (foreign files). */

@@ -1,5 +1,14 @@
-import { ActionType, BagError, parseSchemaType, SchemaType } from '@vlink/bag-core';
-import type { BackendReader, CursorQuery, Frame, Info, ReaderOptions, SchemaData } from '@vlink/bag-core';
+import { ActionType, BagError, parseSchemaType, ProblemList, SchemaType } from '@vlink/bag-core';
+import type {
+  BackendReader,
+  CheckOptions,
+  CheckReport,
+  CursorQuery,
+  Frame,
+  Info,
+  ReaderOptions,
+  SchemaData,
+} from '@vlink/bag-core';
 import type { Codecs } from '../codecs.js';
 import { FileReadable } from '../io/file-readable.js';
 import type { Readable } from '../io/readable.js';
@@ -56,6 +65,7 @@ export class VcapReader implements BackendReader {
       const mcap = McapFileReader.open(readable, {
         codecs,
         file: path,
+        validateCrcs: options.verifyCrc !== false,
         allowScan: (header) => header.profile !== VLINK_PROFILE || options.tryToFix === true,
       });
       return { mcap, layout: describeVcap(mcap, path, readable.size(), options.tryToFix === true) };
@@ -138,10 +148,30 @@ export class VcapReader implements BackendReader {
    * metadata); `lastCheckReport` lists what failed.
    */
   async check(): Promise<boolean> {
+    return (await this.verify({})).ok;
+  }
+
+  /**
+   * Full: `checkVcapReadable` (every record, every chunk decoded and its CRC checked, the data-section CRC, the
+   * summary and the VLink metadata against the data). Quick: what opening the file found (an intact summary, no
+   * damaged chunk, complete VLink metadata) and the `VLinkChannel_*` counts against the statistics.
+   */
+  async verify(options: CheckOptions): Promise<CheckReport> {
     if (this.closed) throw new BagError('CLOSED', 'reader is closed', { file: this.path });
-    if (!this.context) return false;
-    this.lastCheckReport = checkVcapReadable(this.context.readable, this.context.codecs, this.path);
-    return this.lastCheckReport.ok;
+    const problems = new ProblemList(this.path);
+    if (options.quick) {
+      quickCheck(this.mcap, this.layout, problems);
+      return problems.report(this.path, true, this.layout.info.messageCount);
+    }
+    if (!this.context) {
+      problems.add('this reader was not opened on a file it can check');
+      return problems.report(this.path, false, 0);
+    }
+    const report = checkVcapReadable(this.context.readable, this.context.codecs, this.path);
+    this.lastCheckReport = report;
+    for (const p of report.located) problems.add(p.text, p.offset === undefined ? {} : { offset: p.offset });
+    problems.more += report.more;
+    return problems.report(this.path, false, report.messages);
   }
 
   /** Rebuilds the summary (and message indexes, `VLinkChannel_*`) by rewriting the file; needs `readOnly: false`. */
@@ -183,5 +213,23 @@ export class VcapReader implements BackendReader {
     if (this.closed) return;
     this.closed = true;
     this.mcap.close();
+  }
+}
+
+/** The metadata-only check: what opening the file found, and the VLinkChannel_* counts against the statistics. */
+function quickCheck(mcap: McapFileReader, layout: VcapLayout, problems: ProblemList): void {
+  if (mcap.mode !== 'indexed')
+    problems.add(`no usable summary (${mcap.summaryError?.message ?? 'incomplete summary section'})`);
+  if (mcap.damagedChunks > 0) problems.add(`${mcap.damagedChunks} damaged chunks`);
+  if (mcap.stopReason) problems.add(`the data ends early: ${mcap.stopReason.message}`, { offset: mcap.stoppedAt ?? 0 });
+  if (!layout.info.hasCompleted) problems.add('the file is incomplete (VLinkHeader or VLinkChannel_* records missing)');
+  const counts = mcap.statistics.channelMessageCounts;
+  for (const meta of layout.info.urls) {
+    const channelId = meta.index + 1;
+    const stored = Number(counts.get(channelId) ?? 0n);
+    if (mcap.header.profile === VLINK_PROFILE && stored !== meta.count)
+      problems.add(`VLinkChannel_${channelId} says ${meta.count} messages, the statistics ${stored}`, {
+        url: meta.url,
+      });
   }
 }

@@ -138,6 +138,14 @@ for (const v of VARIANTS) {
       for (const f of frames)
         if (!firstSeen.includes(`${f.url} ${actionText(f.actionType)}`))
           firstSeen.push(`${f.url} ${actionText(f.actionType)}`);
+      const channelExtras: Record<string, Record<string, string>> = {
+        'dds://camera': { ser: 'pb.Image', encoding: 'protobuf' },
+        'dds://pose': { ser: 'fb.Pose', encoding: 'flatbuffers' },
+        'dds://imu': { ser: 'json', encoding: 'raw' },
+        'dds://svc': { ser: 'pb.Req|pb.Resp', encoding: 'protobuf' },
+        'dds://param': { ser: 'raw', encoding: 'raw' },
+        'dds://blob': {},
+      };
       const encodingOf: Record<string, [string, string]> = {
         'dds://camera': ['protobuf', 'pb.Image'],
         'dds://pose': ['flatbuffers', 'fb.Pose'],
@@ -155,7 +163,8 @@ for (const v of VARIANTS) {
             topic,
             messageEncoding: encodingOf[topic]![0],
             schema: encodingOf[topic]![1],
-            metadata: { action },
+            // vlink-bag adds the ser and family label to VLink's {action} (kept when VLinkChannel_* are lost).
+            metadata: { action, ...channelExtras[topic]! },
           };
         }),
       );

@@ -260,6 +260,10 @@ class VcapSegment implements SegmentWriter {
     verifyTrailingMagic(this.path);
   }
 
+  setCounters(table: Record<string, Record<string, number>>): void {
+    this.writer.setCounters(table);
+  }
+
   /** Channels are never removed from a `.vcap`, so "holds a url" is "holds a message". */
   urlCount(): number {
     return this.rows > 0 ? 1 : 0;

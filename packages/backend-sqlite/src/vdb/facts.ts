@@ -4,6 +4,7 @@ import {
   FORMAT_VERSION,
   parseSchemaType,
   resolveSchemaType,
+  sanitizeCounterTable,
   type Info,
   type SchemaType,
   type UrlKind,
@@ -143,6 +144,7 @@ export function readFacts(db: SqliteConnection, path: string, tolerant = false):
     }
   }
 
+  const counters = soft(undefined, () => readCounters(db));
   const tag = header['tag'];
   const info: Info = {
     path,
@@ -167,6 +169,7 @@ export function readFacts(db: SqliteConnection, path: string, tolerant = false):
     totalRawSize,
     fileSize: fileSize(path),
     urls: metas,
+    ...(counters ? { counters } : {}),
   };
   let byIndex: (UrlEntry | undefined)[] | undefined = [];
   for (const [id, entry] of byId) {
@@ -177,6 +180,18 @@ export function readFacts(db: SqliteConnection, path: string, tolerant = false):
     byIndex[id] = entry;
   }
   return { info, compressed: !NONE_LIKE.has(compress), hasElapsedIndex, hasUrlIndex, broken, byId, byIndex, idsByUrl };
+}
+
+/** The `VLinkBagCounters` table (vlink-bag, format reference §2.13), when the file has one with counts in it. */
+function readCounters(db: SqliteConnection): Record<string, Record<string, number>> | undefined {
+  if (db.prepare(SQL.HAS_COUNTERS_TABLE).get() === undefined) return undefined;
+  const table: Record<string, Record<string, number>> = {};
+  for (const row of db.prepare(SQL.SELECT_COUNTERS).all()) {
+    const url = text(row['url']);
+    (table[url] ??= {})[text(row['cause'])] = int(row['count']);
+  }
+  const clean = sanitizeCounterTable(table);
+  return Object.keys(clean).length > 0 ? clean : undefined;
 }
 
 /** Rows, first and last elapsed per url id, counted from `VLinkDatas` (what fix() writes back). */

@@ -301,6 +301,24 @@ export class VdbFileWriter implements BackendWriter {
     return this.state.urls.size;
   }
 
+  /** The recording's drop counters, stored at close in the `VLinkBagCounters` table (vlink-bag, format reference §2.13). */
+  setCounters(table: Record<string, Record<string, number>>): void {
+    this.counters = table;
+  }
+  private counters: Record<string, Record<string, number>> | undefined;
+
+  /** Creates the table only when there is something to store: a file without drops keeps VLink's tables alone. */
+  private storeCounters(): void {
+    const rows = Object.entries(this.counters ?? {}).flatMap(([url, causes]) =>
+      Object.entries(causes).map(([cause, n]) => [url, cause, n] as const),
+    );
+    if (rows.length === 0) return;
+    this.db.exec(SQL.CREATE_COUNTERS);
+    const insert = this.db.prepare(SQL.INSERT_COUNTER);
+    for (const [url, cause, n] of rows) insert.run(url, cause, n);
+    insert.finalize();
+  }
+
   /** Clean close (`close_segment`, format reference §2.8): final metadata, loss, `complete=1`, optional pragmas. Idempotent. */
   close(): void {
     if (this.closed) return;
@@ -314,6 +332,7 @@ export class VdbFileWriter implements BackendWriter {
       }
       this.updateHeaderCount.run(this.state.rows, this.state.lastTs);
       for (const [url, loss] of this.recording.losses) this.updateUrlLoss.run(loss, url);
+      this.storeCounters();
       this.updateComplete.run();
       this.db.exec('COMMIT;');
       if (this.config.walMode) {

@@ -74,7 +74,7 @@ describe('.vdb maintenance', () => {
     assert.deepEqual(indexes(path), ['idx_elapsed_url']);
   });
 
-  test('fix() repairs count, freq, duration and complete after a crash; size and loss untouched', async () => {
+  test('fix() repairs count, freq, duration, complete and (beyond VLink) size after a crash; loss untouched', async () => {
     const path = await record();
     withDb(driver, path, (db) =>
       db.exec(
@@ -85,8 +85,9 @@ describe('.vdb maintenance', () => {
     const reader = VdbReader.open(spy, path, { readOnly: false });
     assert.equal(reader.info().hasCompleted, false);
     assert.equal(await reader.fix(false), true);
-    assert.deepEqual(log.calls.slice(-(SQL.FIX_METADATA.length + SQL.FIX_PRAGMAS.length + 1)), [
+    assert.deepEqual(log.calls.slice(-(SQL.FIX_METADATA.length + SQL.FIX_PRAGMAS.length + 2)), [
       ...SQL.FIX_METADATA,
+      SQL.fixSizes(false),
       ...SQL.FIX_PRAGMAS,
       'PRAGMA optimize;',
     ]);
@@ -110,11 +111,15 @@ describe('.vdb maintenance', () => {
         r['size'],
         r['loss'],
       ]),
-      [
-        ['dds://b', 5, 1.25, 1, 0.5],
-        ['dds://a', 5, 1.25, 1, 0.5],
-      ],
+      query(path, 'SELECT url, SUM(length(data)) AS n FROM VLinkDatas GROUP BY url ORDER BY url').map((r) => [
+        r['url'] === 0 ? 'dds://b' : 'dds://a',
+        5,
+        1.25,
+        r['n'],
+        0.5,
+      ]),
     );
+    assert.equal(await VdbReader.open(driver, path).check(), true, 'the full check agrees with the repaired sizes');
   });
 
   test('fix(true) vacuums and reindexes', async () => {

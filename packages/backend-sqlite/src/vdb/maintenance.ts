@@ -1,48 +1,127 @@
 import { existsSync } from 'node:fs';
-import { BagError, inferSchemaType, isValidSchemaType, SchemaType, type SchemaData } from '@vlink/bag-core';
+import {
+  BagError,
+  decompressFrame,
+  inferSchemaType,
+  isCompressionFrame,
+  isValidSchemaType,
+  ProblemList,
+  SchemaType,
+  type CheckReport,
+  type SchemaData,
+} from '@vlink/bag-core';
+import { bytes } from './facts.js';
 import type { SqliteConnection, SqliteDriver } from '../driver/driver.js';
 import type { VdbFacts } from './facts.js';
 import * as SQL from './sql.js';
 import { sqliteError } from './sqlite-errors.js';
 
 /**
- * VLink `check()` for one `.vdb` (format reference §2.12): a file flagged broken at open fails at once; then
- * `PRAGMA integrity_check` must answer only `ok`, and the Info/url/schema invariants must hold.
- * Answers false for a file that fails any of them; `complete` is deliberately not checked (VLink doesn't).
+ * VLink `check()` for one `.vdb` (format reference §2.12), with what failed where: a file flagged broken at open fails
+ * at once; then `PRAGMA integrity_check` must answer only `ok`, and the Info/url/schema invariants must hold
+ * (`complete` is deliberately not checked: VLink doesn't). Beyond VLink, unless `quick`: every row is read, every
+ * compressed payload decoded, and each url's count and size and the header count are held against the rows.
  */
-export function checkVdb(db: SqliteConnection, facts: VdbFacts, schemas: SchemaData[]): boolean {
-  if (facts.broken) return false;
-  let emptyTypes: number;
+export function verifyVdb(
+  db: SqliteConnection,
+  facts: VdbFacts,
+  schemas: SchemaData[],
+  path: string,
+  quick: boolean,
+): CheckReport {
+  const problems = new ProblemList(path);
+  const info = facts.info;
+  if (facts.broken) problems.add('start_timestamp is negative');
+  let emptyTypes = 0;
   try {
     const rows = db.prepare(SQL.INTEGRITY_CHECK).all();
-    if (rows.length === 0 || !rows.every((row) => Object.values(row)[0] === 'ok')) return false;
+    if (rows.length === 0) problems.add('integrity_check answered nothing');
+    for (const row of rows) {
+      const answer = String(Object.values(row)[0]);
+      if (answer !== 'ok') problems.add(`integrity_check: ${answer}`);
+    }
     emptyTypes = Number(
       db.prepare("SELECT COUNT(*) AS n FROM VLinkUrls WHERE type IS NULL OR type = '';").get()?.['n'] ?? 0,
     );
-  } catch {
-    return false; // a file SQLite cannot even check is not ok; that is the verb's answer, not an error
+  } catch (error) {
+    problems.add(`SQLite cannot check the file: ${(error as Error).message}`);
+    return problems.report(path, quick, 0);
   }
-  const info = facts.info;
-  if (info.totalDuration < info.blankDuration) return false;
-  if (info.messageCount !== 0 && info.urls.length === 0) return false;
-  if (emptyTypes > 0) return false;
+  if (info.totalDuration < info.blankDuration)
+    problems.add(
+      `duration ${info.totalDuration} ms is shorter than the first message's offset ${info.blankDuration} ms`,
+    );
+  if (info.messageCount !== 0 && info.urls.length === 0) problems.add(`${info.messageCount} messages but no url`);
+  if (emptyTypes > 0) problems.add(`${emptyTypes} urls without a type`);
   let count = 0;
   let size = 0;
   for (const m of info.urls) {
-    if (!m.url || !m.type) return false;
-    if (m.count > 0 && !m.ser) return false;
-    if (!isValidSchemaType(m.schemaType)) return false;
-    if (m.schemaType === SchemaType.Unknown && inferSchemaType(m.ser) !== SchemaType.Unknown) return false;
-    if (!Number.isFinite(m.loss) || (m.loss !== -1 && (m.loss < 0 || m.loss > 1))) return false;
-    if (!(m.freq >= 0)) return false;
+    const at = { url: m.url };
+    if (!m.url) problems.add(`url ${m.index} has no name`);
+    if (m.count > 0 && !m.ser) problems.add('no ser type although it has messages', at);
+    if (!isValidSchemaType(m.schemaType)) problems.add(`family ${m.schemaType} is not valid`, at);
+    if (m.schemaType === SchemaType.Unknown && inferSchemaType(m.ser) !== SchemaType.Unknown)
+      problems.add(`family unknown although ser "${m.ser}" names one`, at);
+    if (!Number.isFinite(m.loss) || (m.loss !== -1 && (m.loss < 0 || m.loss > 1)))
+      problems.add(`loss ${m.loss} is not −1 or in [0, 1]`, at);
+    if (!(m.freq >= 0)) problems.add(`freq ${m.freq} is not ≥ 0`, at);
     count += m.count;
     size += m.size;
   }
-  if (count !== info.messageCount || size !== info.totalRawSize) return false;
+  if (count !== info.messageCount) problems.add(`the urls count ${count} messages, the header ${info.messageCount}`);
+  if (size !== info.totalRawSize) problems.add(`the url sizes add up to ${size}, not ${info.totalRawSize}`);
   for (const s of schemas) {
-    if (!s.name || !s.encoding || s.schemaType === SchemaType.Unknown) return false;
+    if (!s.name || !s.encoding || s.schemaType === SchemaType.Unknown)
+      problems.add(`schema "${s.name}" has no name, encoding or known family`);
   }
-  return true;
+  if (quick) return problems.report(path, true, info.messageCount);
+  const frames = verifyRows(db, facts, problems);
+  return problems.report(path, false, frames);
+}
+
+/** Reads every row: its url known, its compressed payload decodable; then the counts and sizes against the rows. */
+function verifyRows(db: SqliteConnection, facts: VdbFacts, problems: ProblemList): number {
+  const counted = new Map<number, { n: number; size: number }>();
+  let frames = 0;
+  try {
+    for (const row of db.prepare('SELECT rowid, elapsed, url, data FROM VLinkDatas ORDER BY rowid;').iterate()) {
+      frames++;
+      const id = Number(row['url']);
+      const entry = facts.byId.get(id);
+      const where = { row: Number(row['rowid']), timeUs: Number(row['elapsed']), ...(entry ? { url: entry.url } : {}) };
+      if (!entry) problems.add(`url id ${id} is not in VLinkUrls`, where);
+      let data = row['data'] as Uint8Array | null;
+      if (data !== null && !(data instanceof Uint8Array)) data = bytes(data);
+      let size = data?.length ?? 0;
+      if (data && facts.compressed && isCompressionFrame(data)) {
+        try {
+          size = decompressFrame(data).length;
+        } catch (error) {
+          problems.add(`the compressed payload does not decode: ${(error as Error).message}`, where);
+        }
+      }
+      const c = counted.get(id);
+      if (c) {
+        c.n++;
+        c.size += size;
+      } else counted.set(id, { n: 1, size });
+    }
+  } catch (error) {
+    problems.add(`VLinkDatas cannot be read to the end (after ${frames} rows): ${(error as Error).message}`);
+    return frames;
+  }
+  for (const meta of facts.info.urls) {
+    const c = counted.get(meta.index) ?? { n: 0, size: 0 };
+    if (c.n !== meta.count) problems.add(`VLinkUrls says ${meta.count} messages, the rows ${c.n}`, { url: meta.url });
+    else if (c.size !== meta.size)
+      problems.add(`VLinkUrls says ${meta.size} bytes, the rows ${c.size}`, { url: meta.url });
+  }
+  return frames;
+}
+
+/** VLink `check()`'s answer: true when `verifyVdb` finds nothing. */
+export function checkVdb(db: SqliteConnection, facts: VdbFacts, schemas: SchemaData[], quick = false): boolean {
+  return verifyVdb(db, facts, schemas, facts.info.path, quick).ok;
 }
 
 /** VLink `reindex()`: drop every known index and create `idx_elapsed_url` (format reference §2.12). */
@@ -58,11 +137,14 @@ export function reindexVdb(db: SqliteConnection, path: string): boolean {
 /**
  * VLink `fix(rebuild)` for a single `.vdb` opened read-write (format reference §2.12): recompute url counts/freq and the header
  * count/duration/complete from the rows in one transaction, apply the writer pragmas, optionally `VACUUM` and
- * reindex, then `PRAGMA optimize`. `size` and `loss` are not touched, as in VLink.
+ * reindex, then `PRAGMA optimize`. Beyond VLink, each url's `size` is recomputed from the rows too (a crashed file's
+ * sizes are those of its last metadata refresh, which the full check holds against the rows); `loss` is kept.
  */
 export function fixVdb(db: SqliteConnection, path: string, rebuild: boolean): boolean {
   try {
     for (const sql of SQL.FIX_METADATA) db.exec(sql);
+    const compress = String(db.prepare('SELECT compress FROM VLinkHeader LIMIT 1;').get()?.['compress'] ?? '');
+    db.exec(SQL.fixSizes(!['', 'None', 'NONE', 'none'].includes(compress)));
   } catch (error) {
     try {
       db.exec('ROLLBACK;');

@@ -5,6 +5,8 @@ import {
   type BackendReader,
   type CursorQuery,
   type Frame,
+  type CheckOptions,
+  type CheckReport,
   type Info,
   type ReaderOptions,
   type SchemaData,
@@ -12,7 +14,7 @@ import {
 import type { SqlRow, SqliteConnection, SqliteDriver, SqliteStatement, SqlValue } from '../driver/driver.js';
 import { bytes, readFacts, text, type VdbFacts } from './facts.js';
 import { FrameCursor } from './frame-cursor.js';
-import { checkVdb, fixVdb, reindexVdb } from './maintenance.js';
+import { fixVdb, reindexVdb, verifyVdb } from './maintenance.js';
 import * as SQL from './sql.js';
 import { hotJournalError, needsRecovery, recoverInterrupted } from './recover.js';
 import { sqliteError } from './sqlite-errors.js';
@@ -144,8 +146,19 @@ export class VdbReader implements BackendReader {
   }
 
   async check(): Promise<boolean> {
+    return (await this.verify({})).ok;
+  }
+
+  /** `check()` with its findings; unless `quick`, every row is read and every compressed payload decoded. */
+  async verify(options: CheckOptions): Promise<CheckReport> {
     this.assertOpen();
-    return checkVdb(this.db, this.facts, this.schemas());
+    let schemas: SchemaData[] = [];
+    try {
+      schemas = this.schemas();
+    } catch {
+      // integrity_check reports the damage
+    }
+    return verifyVdb(this.db, this.facts, schemas, this.path, options.quick === true);
   }
 
   async reindex(): Promise<boolean> {

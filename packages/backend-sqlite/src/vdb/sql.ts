@@ -71,6 +71,17 @@ export const LAST_ELAPSED_INDEXED = 'SELECT elapsed FROM VLinkDatas ORDER BY ela
 /** Cursor (§7.5): `WHERE` parts are added by the reader. */
 export const SELECT_FRAMES = 'SELECT elapsed, url, action, data FROM VLinkDatas';
 
+/**
+ * vlink-bag extension (format reference §2.13): frames that never reached the file, per url and cause, stored at
+ * close. Created only when there is something to store; VLink's readers only query their own tables.
+ */
+export const CREATE_COUNTERS =
+  'CREATE TABLE IF NOT EXISTS VLinkBagCounters(url TEXT, cause TEXT, count INTEGER, PRIMARY KEY (url, cause));';
+export const INSERT_COUNTER =
+  'INSERT INTO VLinkBagCounters(url, cause, count) VALUES (?, ?, ?) ON CONFLICT(url, cause) DO UPDATE SET count = excluded.count;';
+export const SELECT_COUNTERS = 'SELECT url, cause, count FROM VLinkBagCounters;';
+export const HAS_COUNTERS_TABLE = "SELECT 1 FROM sqlite_master WHERE type='table' AND name='VLinkBagCounters' LIMIT 1;";
+
 // Maintenance (§2.12).
 export const INTEGRITY_CHECK = 'PRAGMA integrity_check;';
 export const REINDEX = [
@@ -88,6 +99,20 @@ export const FIX_METADATA = [
   'DROP TABLE IF EXISTS temp._vlink_fix_stats;',
   'COMMIT;',
 ] as const;
+/**
+ * Beyond VLink's fix (which leaves `size` alone): each url's `size` recomputed from its rows, as the writer counts it
+ * (§2.4): a compression frame (§3.1) counts the original size in its bytes 4–7 (big-endian), anything else its
+ * length. `compressed`: the header's `compress` is not None-like (§3.2), so frames are recognised at all.
+ */
+export function fixSizes(compressed: boolean): string {
+  const hexDigit = (i: number) => `(instr('0123456789ABCDEF', substr(hex(substr(data, 5, 4)), ${i + 1}, 1)) - 1)`;
+  const original = Array.from({ length: 8 }, (_, i) => `${hexDigit(i)} * ${16 ** (7 - i)}`).join(' + ');
+  const size = compressed
+    ? `CASE WHEN length(data) >= 13 AND substr(data, 1, 4) = X'1749B26F' AND substr(data, -4, 4) = X'A705ED71' THEN ${original} ELSE length(data) END`
+    : 'length(data)';
+  return `UPDATE VLinkUrls SET size = IFNULL((SELECT SUM(${size}) FROM VLinkDatas WHERE url = VLinkUrls.id), 0);`;
+}
+
 export const FIX_PRAGMAS = [
   'PRAGMA synchronous = OFF;',
   'PRAGMA temp_store = MEMORY;',

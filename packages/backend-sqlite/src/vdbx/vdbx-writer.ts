@@ -121,6 +121,10 @@ class VdbSegment implements SegmentWriter {
     this.file.close();
   }
 
+  setCounters(table: Record<string, Record<string, number>>): void {
+    this.file.setCounters(table);
+  }
+
   urlCount(): number {
     return this.file.urlCount;
   }

@@ -1,6 +1,16 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ActionType, BagError, BagReader, BagWriter, SchemaType, type Frame, type WriterConfig } from '../index.js';
+import {
+  ActionType,
+  BagError,
+  BagReader,
+  BagWriter,
+  extensionOf,
+  repairBag,
+  SchemaType,
+  type Frame,
+  type WriterConfig,
+} from '../index.js';
 import { patternBytes, SAMPLE_PROTO_SCHEMA } from '@vlink/bag-core/testing';
 
 /**
@@ -17,6 +27,8 @@ export interface FuzzBase {
   name: string;
   main: string;
   files: Map<string, Uint8Array>;
+  /** Every message sits in a chunk with a CRC: no read may return a frame that differs from what was written. */
+  checksummed: boolean;
 }
 
 export interface FuzzCase {
@@ -27,12 +39,13 @@ export interface FuzzCase {
   mutation: string;
   main: string;
   files: Map<string, Uint8Array>;
+  checksummed: boolean;
 }
 
 export interface CaseOutcome {
   /** `ok`: everything ran or failed with a `BagError`. */
   status: 'ok' | 'finding';
-  kind?: 'untyped-error' | 'fix-then-check' | 'memory';
+  kind?: 'untyped-error' | 'fix-then-check' | 'memory' | 'corrupted-frame' | 'repair-lost-readable';
   detail?: string;
   /** How many of the two opens (strict, tryToFix) succeeded, and the frames read by the tryToFix one. */
   opened: number;
@@ -100,12 +113,25 @@ function fuzzFrames(): Frame[] {
   return frames;
 }
 
+// CRCs are on by default; they are spelled out here because the harness relies on them (see `checksummed`).
 const CONFIGS: Record<FuzzFormat, Array<Partial<WriterConfig>>> = {
-  '.vcap': [{ compress: 'zstd', enableChunkCrc: true, cacheSize: 3000 }, { cacheSize: 4096 }, { cacheSize: 0 }],
+  '.vcap': [
+    { compress: 'zstd', enableChunkCrc: true, cacheSize: 3000 },
+    { cacheSize: 4096, enableChunkCrc: true },
+    { cacheSize: 0, enableChunkCrc: true },
+  ],
   '.vdb': [{ compress: 'lzav' }, {}],
   '.vdbx': [{ compress: 'lzav', splitBySize: 24 * 1024 }],
   '.vcapx': [{ compress: 'zstd', cacheSize: 3000, enableChunkCrc: true, splitBySize: 24 * 1024 }],
 };
+
+const ORIGINALS = new Map(fuzzFrames().map((f) => [`${f.url}@${f.timestamp}`, f.data]));
+
+/** A frame as one of `fuzzFrames` was written (same url, time and bytes). */
+function isOriginal(frame: Frame): boolean {
+  const data = ORIGINALS.get(`${frame.url}@${frame.timestamp}`);
+  return data !== undefined && data.length === frame.data.length && data.every((b, i) => b === frame.data[i]);
+}
 
 /** Records the base files of a format into `dir` and loads them. */
 export async function buildBases(format: FuzzFormat, dir: string): Promise<FuzzBase[]> {
@@ -127,7 +153,8 @@ export async function buildBases(format: FuzzFormat, dir: string): Promise<FuzzB
     await writer.close();
     const files = new Map<string, Uint8Array>();
     for (const name of readdirSync(sub).sort()) files.set(name, new Uint8Array(readFileSync(join(sub, name))));
-    bases.push({ name: `${format}#${n}`, main, files });
+    const checksummed = format.startsWith('.vcap') && (config.cacheSize ?? 1) > 0 && config.enableChunkCrc !== false;
+    bases.push({ name: `${format}#${n}`, main, files, checksummed });
   }
   return bases;
 }
@@ -147,7 +174,7 @@ export function makeCase(bases: readonly FuzzBase[], seed: number, index: number
   else [mutation, bytes] = mutateBinary(original, target, rand);
   const files = new Map(base.files);
   files.set(target, bytes);
-  return { index, base: base.name, target, mutation, main: base.main, files };
+  return { index, base: base.name, target, mutation, main: base.main, files, checksummed: base.checksummed };
 }
 
 function mutateBinary(original: Uint8Array, name: string, rand: () => number): [string, Uint8Array] {
@@ -393,7 +420,12 @@ export async function runCase(fuzzCase: FuzzCase, dir: string): Promise<CaseOutc
       reader.getSchemas();
       let n = 0;
       try {
-        for await (const _ of reader.frames()) n++;
+        for await (const frame of reader.frames()) {
+          n++;
+          // Chunks with CRCs: a damaged byte must surface as an error, never as a frame with other bytes.
+          if (fuzzCase.checksummed && !isOriginal(frame))
+            finding('corrupted-frame', `${frame.url} @${frame.timestamp}: bytes differ from what was written`);
+        }
       } catch (error) {
         untyped('frames()', error);
       }
@@ -434,6 +466,16 @@ export async function runCase(fuzzCase: FuzzCase, dir: string): Promise<CaseOutc
     } catch (error) {
       untyped('close after fix', error);
     }
+  }
+
+  // repairBag on a copy: the repaired bag never holds fewer frames than a reader could read from the damaged one.
+  const input = place('repair');
+  try {
+    const report = await repairBag(input, { output: join(dir, 'repair', `out${extensionOf(input)}`) });
+    if (report.frames < report.readableFrames)
+      finding('repair-lost-readable', `${report.frames} frames repaired, ${report.readableFrames} were readable`);
+  } catch (error) {
+    untyped('repairBag', error);
   }
 
   // A buffer sized from an untrusted length would show here (live ArrayBuffers right after the case, before a GC).

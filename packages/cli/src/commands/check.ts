@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { BagError, extensionOf, formatCheckProblem, type BagReader } from '@vlink/bag';
 import { openBag } from '../lib/bag-io.js';
 import { CliError } from '../lib/errors.js';
 import { examples } from '../lib/filter-flags.js';
@@ -7,23 +8,56 @@ export function registerCheck(program: Command): void {
   const command = program
     .command('check')
     .description(
-      'verify a bag (.vdb: SQLite integrity and metadata; .vcap: records, CRCs, summary and metadata); exit 0 when ok',
+      'verify a bag: every checksum and every payload decoded, the metadata against the data, split manifests against their segments; exit 0 when ok',
     )
     .argument('<path>', 'bag file (.vdb, .vdbx, .vcap, .vcapx)')
+    .option('--quick', 'metadata and structure only, without decoding every payload')
+    .option('--json', 'print the report (ok, frames, problems with their location) as JSON')
     .option('-q, --quiet', 'print nothing when the bag is ok')
-    .action(async (path: string, flags: { quiet?: boolean }) => {
-      const reader = await openBag(path);
+    .action(async (path: string, flags: { quick?: boolean; json?: boolean; quiet?: boolean }) => {
+      const reader = await openForCheck(path);
       try {
-        if (!(await reader.check())) {
+        const report = await reader.verify({ quick: flags.quick === true });
+        if (flags.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        else if (!report.ok) {
+          for (const p of report.problems) process.stdout.write(`${formatCheckProblem(p)}\n`);
+          if (report.moreProblems > 0) process.stdout.write(`… and ${report.moreProblems} more problems\n`);
+        }
+        if (!report.ok) {
+          const n = report.problems.length + report.moreProblems;
           throw new CliError(
-            'check failed: the file is damaged, incomplete or its metadata is inconsistent (vlink-bag fix may repair it)',
+            `check failed: ${n} problem${n === 1 ? '' : 's'}${flags.json ? '' : ' (listed above)'}; vlink-bag fix may repair it`,
             path,
           );
         }
-        if (!flags.quiet) process.stdout.write(`${path}: ok\n`);
+        if (!flags.quiet && !flags.json)
+          process.stdout.write(`${path}: ok (${report.frames} frames${report.quick ? ', quick check' : ' checked'})\n`);
       } finally {
         reader.close();
       }
     });
-  examples(command, ['vlink-bag check /tmp/bag.vdb', 'vlink-bag check -q /tmp/bag.vcap && echo fine']);
+  examples(command, [
+    'vlink-bag check /tmp/bag.vdb',
+    'vlink-bag check --json /tmp/bag.vcap',
+    'vlink-bag check -q /tmp/bag.vcap && echo fine',
+  ]);
+}
+
+/**
+ * A `.vcap` whose summary or footer is damaged only opens with `tryToFix`; opened that way it can still be checked
+ * record by record, so the report says where the damage is. (`.vdb` files are not reopened: `tryToFix` rolls back a
+ * hot journal, and check must not change the file.)
+ */
+async function openForCheck(path: string): Promise<BagReader> {
+  try {
+    return await openBag(path);
+  } catch (error) {
+    if (!BagError.isInstance(error) || error.code !== 'CORRUPT_FILE' || !extensionOf(path).startsWith('.vcap'))
+      throw error;
+    try {
+      return await openBag(path, { tryToFix: true });
+    } catch {
+      throw error;
+    }
+  }
 }

@@ -33,8 +33,6 @@ export class RecordSession {
   private pausedAt: number | undefined;
   private pausedTotal = 0;
   private firstError: BagError | undefined;
-  private lastThrottleCheck = 0;
-  private bytesSinceCheck = 0;
   frames = 0;
   bytes = 0;
   skippedWhilePaused = 0;
@@ -113,22 +111,35 @@ export class RecordSession {
   }
 
   /**
-   * Queues a frame (skipped, and counted, while paused). Frames still arrive after a stop was asked for, from what the
-   * source had already received; sources stop producing new ones themselves.
+   * Records a frame without ever dropping it for a full queue (`BagWriter.write`): resolves once the writer took it,
+   * which is at once while its queue is below the high-water mark. Skipped (and counted) while paused. Frames still
+   * arrive after a stop was asked for, from what the source had already received; sources stop producing new ones.
    */
-  push(frame: Frame): void {
-    if (!this.writer) return;
+  write(frame: Frame): Promise<void> {
+    if (!this.writer) return Promise.resolve();
     if (this.paused) {
       this.skippedWhilePaused++;
-      return;
+      return Promise.resolve();
     }
-    if (this.writer.push(frame) < 0) {
-      this.refused++;
-      return;
-    }
-    this.frames++;
-    this.bytes += frame.data.byteLength;
-    this.bytesSinceCheck += frame.data.byteLength;
+    const size = frame.data.byteLength;
+    return this.writer.write(frame).then(
+      () => {
+        this.frames++;
+        this.bytes += size;
+      },
+      () => {
+        this.refused++;
+      },
+    );
+  }
+
+  /** True while the writer's queue is above its high-water mark: a source that can should pause until `ready()`. */
+  get mustWait(): boolean {
+    return this.writer?.writableNeedDrain ?? false;
+  }
+
+  ready(): Promise<void> {
+    return this.writer?.ready() ?? Promise.resolve();
   }
 
   pushSchema(schema: SchemaData): void {
@@ -138,25 +149,6 @@ export class RecordSession {
 
   setUrlLoss(url: string, loss: number): void {
     this.writer?.setUrlLoss(url, loss);
-  }
-
-  /**
-   * Backpressure for sources that can wait (stdin): resolves once the writer's queue is below half its depth and
-   * memory limits, so a fast producer is paced instead of losing frames to a full queue.
-   */
-  async throttle(): Promise<void> {
-    const writer = this.writer;
-    if (!writer || writer.config.syncMode) return;
-    if (this.frames - this.lastThrottleCheck < 64 && this.bytesSinceCheck < 8 * 1024 * 1024) return;
-    this.lastThrottleCheck = this.frames;
-    this.bytesSinceCheck = 0;
-    const { maxTaskDepth, maxMemorySize } = writer.config;
-    for (;;) {
-      const stats = writer.stats();
-      if (stats.queuedFrames < maxTaskDepth / 2 && stats.queuedBytes < maxMemorySize / 2) return;
-      if (writer.fail() || this.stopReason !== undefined) return;
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
   }
 
   /** Closes the file and tears down keys, signals and timers; throws when storage failed. */

@@ -48,8 +48,8 @@ export async function recordFromStdin(session: RecordSession, accept: (url: stri
         case 'frame':
           if (!accept(parsed.frame.url)) break;
           await session.open(overrides);
-          session.push(parsed.frame);
-          await session.throttle();
+          // Waits while the writer's queue is full: stdin is paced instead of losing frames.
+          await session.write(parsed.frame);
           break;
       }
     }

@@ -27,6 +27,8 @@ export interface WriterFlags {
   enableLimit?: boolean;
   maxRowCount?: number;
   maxBytesSize?: number;
+  /** commander's `--no-chunk-crc`: false when given. */
+  chunkCrc?: boolean;
   force?: boolean;
 }
 
@@ -76,6 +78,7 @@ export function addWriterOptions(command: Command, options: { splitNameShort: bo
     .addOption(
       new Option('--max-bytes-size <GB>', 'payload byte limit per file in GB (.vdb)').argParser(parseNonNegative),
     )
+    .addOption(new Option('--no-chunk-crc', '.vcap: write no chunk and data-section CRCs (written by default)'))
     .addOption(new Option('-f, --force', 'overwrite an existing output without asking'));
 }
 
@@ -95,5 +98,6 @@ export function writerOptions(flags: WriterFlags): BagWriterOptions {
   if (flags.enableLimit) options.enableLimit = true;
   if (flags.maxRowCount !== undefined) options.maxRowCount = flags.maxRowCount;
   if (flags.maxBytesSize !== undefined) options.maxBytesSize = Math.round(flags.maxBytesSize * GiB);
+  if (flags.chunkCrc === false) options.enableChunkCrc = false;
   return options;
 }

@@ -106,7 +106,13 @@ export async function recordFromWebSocket(
       timestamp = us < 0n ? 0 : Number(us);
     }
     const data = new Uint8Array(message.data.buffer, message.data.byteOffset, message.data.byteLength);
-    session.push({ ...sub.frame, timestamp, data });
+    void session.write({ ...sub.frame, timestamp, data });
+    // Backpressure instead of drops: stop reading the socket while the writer's queue is above its high-water mark
+    // (TCP then paces the server), and go on once it has drained.
+    if (session.mustWait && !ws.isPaused) {
+      ws.pause();
+      void session.ready().then(() => ws.resume());
+    }
   };
   // With log time the file opens with the first message; messages arriving meanwhile queue behind it, in order.
   let chain = Promise.resolve();

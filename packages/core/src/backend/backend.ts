@@ -1,6 +1,8 @@
 import type { ReaderOptions, ResolvedWriterConfig } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import type { Info } from '../model/info.js';
+import type { CheckOptions, CheckReport } from '../maintenance/check-report.js';
+import type { SalvageResult } from '../maintenance/repair-report.js';
 import type { SchemaType } from '../model/schema-type.js';
 
 /**
@@ -41,6 +43,11 @@ export interface Backend {
   readonly workerModule?: string;
   /** Rewrites the recording's tag (VLink `tag()`); resolves false where the format does not support it. */
   tag?(path: string, name: string): Promise<boolean>;
+  /**
+   * Beyond VLink, for `repairBag`: writes a complete, fsynced copy of the single file `source` (not a split manifest)
+   * to `target` with everything that can be read from it, and says what was kept and lost. Never touches `source`.
+   */
+  salvage?(source: string, target: string): Promise<SalvageResult>;
 }
 
 /** What the writer engine decided for the whole recording and hands to every file it opens. */
@@ -87,6 +94,11 @@ export interface BackendWriter {
   tick(): void;
   /** The file currently being written (a segment for split recordings). */
   currentFile(): string;
+  /**
+   * The recording's frames that did not reach the file, per url and cause (see `UrlCounters`); the latest table
+   * replaces the one before and is stored at close (beyond VLink). Optional: a backend without it stores none.
+   */
+  setCounters?(table: Record<string, Record<string, number>>): void;
   /** Finishes the recording cleanly (the `complete` flag, summaries, manifest). Idempotent. */
   close(): void;
 }
@@ -117,6 +129,11 @@ export interface BackendReader {
   close(): void;
   /** VLink maintenance verbs (format reference §2.12); absent where the format has none. */
   check?(): Promise<boolean>;
+  /**
+   * The full check with what was found where: every checksum, every payload decoded, the bookkeeping against the data
+   * (`quick`: metadata and structure only). `check()` is `verify()`'s `ok` where a backend has both.
+   */
+  verify?(options: CheckOptions): Promise<CheckReport>;
   reindex?(): Promise<boolean>;
   fix?(rebuild: boolean): Promise<boolean>;
 }

@@ -41,6 +41,10 @@ export interface WriterConfig {
   /** Write on the caller's thread (no queue, no commit timer). */
   syncMode: boolean;
   optimizeOnExit: boolean;
+  /**
+   * `.vcap`: each chunk's CRC and the data-section CRC, verified by readers and `check()`. On by default here (VLink's
+   * default is off; a VLink reader reads either); `false` writes neither.
+   */
   enableChunkCrc: boolean;
   maxRowCount: number;
   maxBytesSize: number;
@@ -69,7 +73,7 @@ export const DEFAULT_WRITER_CONFIG: Readonly<WriterConfig> = Object.freeze({
   splitNameByTime: false,
   syncMode: false,
   optimizeOnExit: false,
-  enableChunkCrc: false,
+  enableChunkCrc: true,
   maxRowCount: 5_000_000_000,
   maxBytesSize: 512 * GiB,
   splitBySize: GiB,
@@ -110,4 +114,10 @@ export interface ReaderOptions {
   readOnly?: boolean;
   /** Open what can be read of a damaged file instead of failing. */
   tryToFix?: boolean;
+  /**
+   * Check stored checksums while reading (default true): a `.vcap` chunk whose CRC does not match is `CORRUPT_FILE`
+   * instead of frames that differ from what was written. `false` skips the check (e.g. to salvage what a damaged
+   * chunk still holds); formats without checksums ignore it.
+   */
+  verifyCrc?: boolean;
 }

@@ -85,4 +85,9 @@ export interface Info {
   metadata?: InfoMetadata[];
   /** Foreign formats only: the file's attachments (MCAP). */
   attachments?: AttachmentMeta[];
+  /**
+   * Frames that did not reach the file, per url and cause (`url → cause → count`), as the writer stored them at close
+   * (beyond VLink; absent when the file holds none: nothing was dropped, or it was written without this record).
+   */
+  counters?: Record<string, Record<string, number>>;
 }

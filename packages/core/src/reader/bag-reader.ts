@@ -1,6 +1,7 @@
 import type { BackendReader, CursorQuery } from '../backend/backend.js';
 import { detectBackend } from '../backend/registry.js';
 import { BagError } from '../errors.js';
+import type { CheckOptions, CheckReport } from '../maintenance/check-report.js';
 import type { ReaderOptions } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import type { Info } from '../model/info.js';
@@ -66,6 +67,7 @@ export class BagReader {
     const reader = await backend.openReader(path, {
       readOnly: options.readOnly ?? true,
       tryToFix: options.tryToFix ?? false,
+      verifyCrc: options.verifyCrc ?? true,
     });
     return new this(path, reader);
   }
@@ -235,8 +237,29 @@ export class BagReader {
 
   // --- maintenance and lifecycle -----------------------------------------------------------------------------------
 
+  /** VLink `check()`: true when the bag passes the full check (`verify()` says what failed). */
   check(): Promise<boolean> {
     return this.maintenance(() => this.backend.check?.());
+  }
+
+  /**
+   * The full check with its findings (beyond VLink): every checksum verified and every payload decoded, the bookkeeping
+   * (counts, sizes, durations, manifests) against the data, each problem with its location. `quick`: metadata and
+   * structure only. A backend without it answers with `check()` alone.
+   */
+  async verify(options: CheckOptions = {}): Promise<CheckReport> {
+    this.ensureOpen();
+    const quick = options.quick === true;
+    if (this.backend.verify) return this.backend.verify({ quick });
+    const ok = (await this.backend.check?.()) ?? false;
+    return {
+      ok,
+      path: this.path,
+      quick,
+      frames: this.getInfo().messageCount,
+      problems: ok ? [] : [{ file: this.path, message: 'check failed' }],
+      moreProblems: 0,
+    };
   }
 
   reindex(): Promise<boolean> {

@@ -26,6 +26,11 @@ export interface ParsedManifest {
   urls: UrlMeta[];
   /** Bare segment names, manifest order. */
   files: string[];
+  /**
+   * Bookkeeping values that cannot be true (a count of −5 or 1e300, a fractional size): each is read as absent, and
+   * readers compute the totals from the segments instead (`hasCompleted` false, `check` fails, `fix` rewrites them).
+   */
+  problems: string[];
 }
 
 const URL_KINDS = new Set<string>(['Method', 'Event', 'Field', 'Unknown']);
@@ -56,14 +61,15 @@ export function parseManifest(text: string, file: string, flavor: ManifestFlavor
   const urlsValue = root['VLinkUrls'] ?? [];
   if (!Array.isArray(urlsValue)) throw corrupt('VLinkUrls is not an array', file);
 
-  const h = new Fields(header, 'VLinkHeader', file);
+  const problems: string[] = [];
+  const h = new Fields(header, 'VLinkHeader', file, problems);
   const major = h.int('major');
   const date = h.str('date') ?? '';
-  const urls = urlsValue.map((entry, i) => parseUrl(entry, `VLinkUrls[${i}]`, file, flavor));
+  const urls = urlsValue.map((entry, i) => parseUrl(entry, `VLinkUrls[${i}]`, file, flavor, problems));
   return {
     version: major === undefined ? undefined : { major, minor: h.int('minor') ?? 0, patch: h.int('patch') ?? 0 },
-    count: h.int('count') ?? 0,
-    duration: h.int('duration') ?? 0,
+    count: h.count('count') ?? 0,
+    duration: h.count('duration') ?? 0,
     accuracy: h.str('accuracy') ?? '',
     compress: h.str('compress') ?? '',
     process: h.str('process') ?? '',
@@ -76,6 +82,7 @@ export function parseManifest(text: string, file: string, flavor: ManifestFlavor
     splitByTime: h.int('split_by_time') ?? 0,
     urls,
     files: files as string[],
+    problems,
   };
 }
 
@@ -112,9 +119,9 @@ export function parseJsonObject(text: string, file: string): Record<string, unkn
   return root;
 }
 
-function parseUrl(entry: unknown, where: string, file: string, flavor: ManifestFlavor): UrlMeta {
+function parseUrl(entry: unknown, where: string, file: string, flavor: ManifestFlavor, problems: string[]): UrlMeta {
   if (!isObject(entry)) throw corrupt(`${where} is not an object`, file);
-  const f = new Fields(entry, where, file);
+  const f = new Fields(entry, where, file, problems);
   const ser = f.str('ser') ?? '';
   const type = f.str('type') ?? 'Unknown';
   const meta: UrlMeta = {
@@ -123,8 +130,8 @@ function parseUrl(entry: unknown, where: string, file: string, flavor: ManifestF
     type: (URL_KINDS.has(type) ? type : 'Unknown') as UrlKind,
     ser,
     schemaType: resolveSchemaType(parseSchemaType(f.str('encoding')), ser),
-    count: f.int('count') ?? 0,
-    size: f.int('size') ?? 0,
+    count: f.count('count') ?? 0,
+    size: f.count('size') ?? 0,
     loss: f.num('loss') ?? 0,
     freq: f.num('freq') ?? 0,
   };
@@ -138,7 +145,17 @@ class Fields {
     private readonly object: Record<string, unknown>,
     private readonly where: string,
     private readonly file: string,
+    private readonly problems: string[],
   ) {}
+
+  /** A count, size or duration: a non-negative safe integer; anything else is noted and read as absent. */
+  count(key: string): number | undefined {
+    const v = this.num(key);
+    if (v === undefined) return undefined;
+    if (Number.isSafeInteger(v) && v >= 0) return v;
+    this.problems.push(`${this.where}.${key} is ${v}, not a count`);
+    return undefined;
+  }
 
   num(key: string): number | undefined {
     const v = this.object[key];

@@ -8,7 +8,8 @@ import type { ManifestFlavor } from './manifest.js';
 import { parseManifest, type ParsedManifest } from './manifest-parse.js';
 import { SegmentChain, startSegment, type SequencedSegment } from './segment-sequence.js';
 import { addRecoveredTotals, repairedManifestText, unlistedSegmentNames } from './segment-recovery.js';
-import { buildInfo, openUnlisted, type OpenedSegment } from './split-segments.js';
+import { buildInfo, openUnlisted, segmentTotals, type OpenedSegment } from './split-segments.js';
+import { ProblemList, type CheckOptions, type CheckReport } from '../maintenance/check-report.js';
 import { nodeSplitFiles, splitPath, type SplitFiles } from './split-files.js';
 
 /** What a backend supplies to read its split format: how to open one segment. */
@@ -190,12 +191,62 @@ export class SplitReader implements BackendReader {
     return new SegmentChain(this.sequence, startSegment(this.endsMs, query.beginUs), query);
   }
 
-  /** True when every segment passes its own check, none was skipped at open and none is missing from the manifest. */
+  /** True when `verify()` finds nothing. */
   async check(): Promise<boolean> {
+    return (await this.verify({})).ok;
+  }
+
+  /**
+   * Every segment's own check, then the manifest against them: no segment skipped at open or missing from the
+   * manifest, and its count, duration and per-url counts and sizes equal to the segments' totals.
+   */
+  async verify(options: CheckOptions): Promise<CheckReport> {
     this.assertOpen();
-    if (this.skipped > 0 || this.pending.length > 0 || this.opened.some((o) => o.unlisted)) return false;
-    for (const { reader } of this.sequence) if (!reader.check || !(await reader.check())) return false;
-    return true;
+    const quick = options.quick === true;
+    const problems = new ProblemList(this.path);
+    for (const text of this.manifest.problems) problems.add(`manifest: ${text}`);
+    if (this.skipped > 0) problems.add(`${this.skipped} listed segment(s) could not be opened`);
+    for (const name of [...this.pending, ...this.opened.filter((o) => o.unlisted).map((o) => o.name)])
+      problems.add(`segment ${name} of the interrupted recording is not listed in the manifest (fix adds it)`);
+    let frames = 0;
+    for (const { reader } of this.sequence) {
+      if (!reader.verify) {
+        const ok = reader.check ? await reader.check() : false;
+        if (!ok) problems.add('check failed', { file: reader.path });
+        frames += reader.info().messageCount;
+        continue;
+      }
+      const report = await reader.verify({ quick });
+      frames += report.frames;
+      for (const p of report.problems) problems.add(p.message, p);
+      problems.more += report.moreProblems;
+    }
+    if (this.manifest.problems.length === 0) this.compareTotals(problems);
+    return problems.report(this.path, quick, frames);
+  }
+
+  /** The manifest's bookkeeping against the totals of the segments it lists. */
+  private compareTotals(problems: ProblemList): void {
+    const infos = this.opened.map((o) => o.reader.info());
+    const totals = segmentTotals(this.manifest, this.opened, infos, this.sequence, this.format);
+    const m = this.manifest;
+    if (m.count !== totals.count) problems.add(`manifest count is ${m.count}, the segments hold ${totals.count}`);
+    // Segments report their duration in ms: the manifest's µs must fall inside that millisecond.
+    if (m.duration < totals.duration || m.duration >= totals.duration + 1000)
+      problems.add(`manifest duration is ${m.duration} µs, the segments end at ${totals.duration} µs`);
+    const key = (u: UrlMeta) => (this.format.flavor === 'vcapx' ? `${u.url}\x1f${u.action ?? 'Unknown'}` : u.url);
+    const counted = new Map(totals.urls.map((u) => [key(u), u]));
+    for (const u of m.urls) {
+      const c = counted.get(key(u));
+      counted.delete(key(u));
+      if ((c?.count ?? 0) !== u.count || (c?.size ?? 0) !== u.size)
+        problems.add(
+          `manifest says ${u.count} frames (${u.size} bytes), the segments hold ${c?.count ?? 0} (${c?.size ?? 0} bytes)`,
+          { url: u.url },
+        );
+    }
+    for (const c of counted.values())
+      if (c.count > 0) problems.add(`${c.count} frames in the segments, none in the manifest`, { url: c.url });
   }
 
   async reindex(): Promise<boolean> {

@@ -69,10 +69,13 @@ export function buildInfo(
   const recovered = opened
     .map((o, i) => ({ name: o.name, info: segmentInfos[i]!, offsetUs: sequence[i]!.offsetUs, unlisted: o.unlisted }))
     .filter((r) => r.unlisted);
+  // A manifest whose bookkeeping cannot be true is not believed: the totals come from the segments themselves.
   const totals =
-    recovered.length > 0
-      ? addRecoveredTotals(m, recovered, format.flavor)
-      : { count: m.count, duration: m.duration, urls: m.urls };
+    m.problems.length > 0
+      ? segmentTotals(m, opened, segmentInfos, sequence, format)
+      : recovered.length > 0
+        ? addRecoveredTotals(m, recovered, format.flavor)
+        : { count: m.count, duration: m.duration, urls: m.urls };
   // The first message's offset: the earliest over segments that hold messages (an empty segment has no first row).
   const withMessages = segmentInfos.filter((i) => i.messageCount > 0);
   const blankDuration = withMessages.length > 0 ? Math.min(...withMessages.map((i) => i.blankDuration)) : 0;
@@ -90,7 +93,7 @@ export function buildInfo(
     processName: m.process,
     dateTime: m.date,
     tagName: m.tag,
-    hasCompleted: m.complete && skipped === 0,
+    hasCompleted: m.complete && skipped === 0 && m.problems.length === 0,
     timezone: m.timezone,
     startTimestamp: m.startTimestamp,
     splitCount: opened.length,
@@ -100,5 +103,30 @@ export function buildInfo(
     totalRawSize: totals.urls.reduce((sum, u) => sum + u.size, 0),
     fileSize: opened.reduce((sum, o) => sum + Math.max(0, files.size(dir + o.name)), 0),
     urls,
+    // The recording's drop counters are stored in the segment open at close: the last one that has them.
+    ...(lastCounters(segmentInfos) ?? {}),
   };
+}
+
+function lastCounters(infos: readonly Info[]): { counters: NonNullable<Info['counters']> } | undefined {
+  for (let i = infos.length - 1; i >= 0; i--) {
+    const counters = infos[i]!.counters;
+    if (counters) return { counters };
+  }
+  return undefined;
+}
+
+/** Count, duration and url totals of a recording computed from its segments alone. */
+export function segmentTotals(
+  m: ParsedManifest,
+  opened: readonly OpenedSegment[],
+  infos: readonly Info[],
+  sequence: readonly SequencedSegment[],
+  format: SplitReaderFormat,
+): { count: number; duration: number; urls: Info['urls'] } {
+  return addRecoveredTotals(
+    { ...m, count: 0, duration: 0, urls: [] },
+    opened.map((o, i) => ({ name: o.name, info: infos[i]!, offsetUs: sequence[i]!.offsetUs })),
+    format.flavor,
+  );
 }

@@ -20,6 +20,8 @@ export interface SegmentWriter {
   tick(): void;
   /** Finishes the segment file (header `complete`, summaries). */
   close(): void;
+  /** The recording's drop counters, stored in this segment when it closes (see `BackendWriter.setCounters`). */
+  setCounters?(table: Record<string, Record<string, number>>): void;
   /** Urls (`.vdb`) or channels (`.vcap`) the segment holds: splits are considered only from 1 on. */
   urlCount(): number;
   /** Accounted (uncompressed) payload bytes in the segment, net of evictions. */
@@ -167,6 +169,12 @@ export class SplitWriter implements BackendWriter {
     return this.current?.path ?? this.lastFile;
   }
 
+  /** The recording's drop counters: stored in the segment open at close (readers take the last segment's). */
+  setCounters(table: Record<string, Record<string, number>>): void {
+    this.counters = table;
+  }
+  private counters: Record<string, Record<string, number>> | undefined;
+
   /** Closes the open segment, then writes the final manifest (`complete: true` unless something failed). Idempotent. */
   close(): void {
     if (this.closed) return;
@@ -177,6 +185,7 @@ export class SplitWriter implements BackendWriter {
     if (segment) {
       const stats = segment.stats();
       try {
+        if (this.counters) segment.setCounters?.(this.counters);
         segment.close();
       } catch (cause) {
         error = BagError.wrap(cause, 'IO_ERROR', 'cannot close segment', { file: segment.path });

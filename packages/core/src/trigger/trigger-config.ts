@@ -70,7 +70,7 @@ export const DEFAULT_TRIGGER_CONFIG: Readonly<TriggerConfig> = Object.freeze({
   retentionGuardMs: 500,
   maxDumpFileCount: 10,
   enableCompress: false,
-  enableChunkCrc: false,
+  enableChunkCrc: true,
   busySkipData: false,
   overflow: 'dropNewest' as OverflowPolicy,
   sleepInterval: 4 * MiB,

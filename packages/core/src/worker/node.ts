@@ -1,3 +1,4 @@
+import { workerExecArgv } from './exec-argv.js';
 import type { WorkerLink } from './link.js';
 
 /**
@@ -7,7 +8,9 @@ import type { WorkerLink } from './link.js';
  */
 export async function spawnNodeWorker(): Promise<WorkerLink> {
   const { Worker } = await import('node:worker_threads');
-  const worker = new Worker(new URL('./entry-node.js', import.meta.url));
+  const parentArgv = (globalThis as { process?: { execArgv?: string[] } }).process?.execArgv ?? [];
+  // Not the parent's flags as they are (see exec-argv.ts): `node --input-type=module -` would fail the worker.
+  const worker = new Worker(new URL('./entry-node.js', import.meta.url), { execArgv: workerExecArgv(parentArgv) });
   let exited = false;
   let failure: ((error: Error) => void) | undefined;
   const gone = new Promise<void>((resolve) =>

@@ -63,6 +63,8 @@ export interface LossMessage {
 
 export interface QuitMessage {
   k: 'quit';
+  /** Drops the producer counted (queue full, plugin, …), per url and cause: stored with the worker's at close. */
+  counters?: Record<string, Record<string, number>>;
 }
 
 export type ToWorker = OpenMessage | BatchMessage | SchemaMessage | LossMessage | QuitMessage;
@@ -76,6 +78,10 @@ export interface AckMessage {
   written: number;
   writtenBytes: number;
   dropped: Partial<Record<DropReason, number>>;
+  /** The same drops per url: `[url, reason, count]`. */
+  droppedUrls: Array<[string, DropReason, number]>;
+  /** Time the worker spent writing these batches (ms): the producer's measure of the writer's sustained rate. */
+  busyMs: number;
   /** Rejections worth a callback (capped per ack; `dropped` has the exact counts). */
   errors: ErrorData[];
   /** The storage error that just failed the writer (sent once). */

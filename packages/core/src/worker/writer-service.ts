@@ -6,6 +6,7 @@ import type { DropReason } from '../writer/writer-stats.js';
 import { scheduleSoon } from '../util/schedule.js';
 import type { ParentLink } from './link.js';
 import { SharedProgress } from './progress.js';
+import { mergeCounterTables, DropCounters } from '../writer/drop-counters.js';
 import {
   errorToData,
   FIELDS,
@@ -47,6 +48,8 @@ export function serveWriter(link: ParentLink): void {
   const strings: string[] = [];
   const slabs = new Map<number, SharedArrayBuffer>();
   const schemas = new Map<string, SchemaData>();
+  /** Frames this side could not store, per url and cause: stored at close with the producer's. */
+  const counters = new DropCounters();
   const send = (message: FromWorker) => link.post(message);
   const fail = (error: unknown, what: string): BagError => {
     const bagError = BagError.wrap(error, 'IO_ERROR', what, { file: path });
@@ -114,6 +117,8 @@ export function serveWriter(link: ParentLink): void {
     written: 0,
     writtenBytes: 0,
     dropped: {},
+    droppedUrls: [],
+    busyMs: 0,
     errors: [],
     commits: 0,
     durableOk: [],
@@ -132,6 +137,13 @@ export function serveWriter(link: ParentLink): void {
     }
     const ack = pending;
     const wasFailed = failed;
+    const started = performance.now();
+    const dropsByUrl = new Map<string, number>();
+    const countDrop = (url: string, reason: DropReason, n = 1) => {
+      counters.add(url, reason, n);
+      const key = `${reason}\x1f${url}`;
+      dropsByUrl.set(key, (dropsByUrl.get(key) ?? 0) + n);
+    };
     // Why a durable frame was not stored, by frame index (other rejections are only counted and sampled).
     const durableIndex = batch.durable.length > 0 ? new Set(batch.durable.filter((_, j) => j % 2 === 0)) : undefined;
     const durableErrors = new Map<number, ErrorData>();
@@ -165,6 +177,7 @@ export function serveWriter(link: ParentLink): void {
         }
         rejected++;
         ack.dropped[reason] = (ack.dropped[reason] ?? 0) + 1;
+        countDrop(frame.url, reason);
         if (ack.errors.length < MAX_ERRORS_PER_ACK || durableIndex?.has(i)) {
           const data = errorToData(bagError);
           if (ack.errors.length < MAX_ERRORS_PER_ACK) ack.errors.push(data);
@@ -175,7 +188,17 @@ export function serveWriter(link: ParentLink): void {
     ack.written += stored;
     // The frame that hit a storage error and every frame after it are dropped, as the same-thread writer does.
     const lost = batch.count - stored - rejected;
-    if (lost > 0) ack.dropped.storageError = (ack.dropped.storageError ?? 0) + lost;
+    if (lost > 0) {
+      ack.dropped.storageError = (ack.dropped.storageError ?? 0) + lost;
+      // The frame that failed and those after it, by url.
+      for (let i = batch.count - lost; i < batch.count; i++)
+        countDrop(strings[m[i * FIELDS + F_URL]! | 0]!, 'storageError');
+    }
+    for (const [key, n] of dropsByUrl) {
+      const cut = key.indexOf('\x1f');
+      ack.droppedUrls.push([key.slice(cut + 1), key.slice(0, cut) as DropReason, n]);
+    }
+    ack.busyMs += performance.now() - started;
     let committed = false;
     if (batch.commit && !failed) {
       try {
@@ -212,11 +235,12 @@ export function serveWriter(link: ParentLink): void {
     }
   }
 
-  function close(): void {
+  function close(producerCounters: Record<string, Record<string, number>> | undefined): void {
     flushAck();
     if (tickTimer !== undefined) clearInterval(tickTimer);
     let error: ErrorData | undefined;
     try {
+      writer?.setCounters?.(mergeCounterTables(producerCounters ?? {}, counters.table()));
       writer?.close();
     } catch (cause) {
       error = errorToData(fail(cause, 'close failed'));
@@ -248,7 +272,7 @@ export function serveWriter(link: ParentLink): void {
         writer?.setUrlLoss(message.url, message.loss);
         return;
       case 'quit':
-        return close();
+        return close(message.counters);
     }
   }
 

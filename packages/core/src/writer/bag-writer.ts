@@ -11,10 +11,11 @@ import { createRecordingContext } from './recording-context.js';
 import { SchemaRegistry, type SchemaCallback } from './schema-registry.js';
 import { SharedWriters } from './shared-writers.js';
 import { WorkerEngine } from './worker-engine.js';
-import { pickRuntime, WriterErrorEvent, type BagWriterOptions } from './writer-options.js';
+import { pickRuntime, WriterDropEvent, WriterErrorEvent, type BagWriterOptions } from './writer-options.js';
+import { DropCounters } from './drop-counters.js';
 import { emptyDropCounters, type DropReason, type WriterStats } from './writer-stats.js';
 
-export { WriterErrorEvent } from './writer-options.js';
+export { WriterDropEvent, WriterErrorEvent } from './writer-options.js';
 export type { BagWriterOptions } from './writer-options.js';
 
 export type WriterErrorCallback = (error: BagError) => void;
@@ -45,6 +46,13 @@ export class BagWriter extends EventTarget {
   private writtenBytes = 0;
   private commits = 0;
   private readonly dropped = emptyDropCounters();
+  /** Every drop per url and cause, and those counted on this side only (a worker counts and stores its own). */
+  private readonly counters = new DropCounters();
+  private readonly producerCounters = new DropCounters();
+  private lastDropAt = Number.NEGATIVE_INFINITY;
+  /** `write()` calls waiting for room, in order; each holds its accepted frame. */
+  private readonly waiting: Array<{ frame: Frame; resolve(ts: number): void; reject(error: unknown): void }> = [];
+  private readyWaiters: Array<() => void> = [];
   private readonly errorCallbacks: WriterErrorCallback[] = [];
   private readonly splitBefore: Array<(index: number, file: string) => void> = [];
   private readonly splitAfter: Array<(index: number, file: string) => void> = [];
@@ -71,7 +79,7 @@ export class BagWriter extends EventTarget {
   static async create(path: string, options: BagWriterOptions = {}): Promise<BagWriter> {
     if (typeof path !== 'string' || path.length === 0)
       throw new BagError('INVALID_ARGUMENT', 'bag path must not be empty');
-    const { worker, transferPayloads, ...config } = options;
+    const { worker, transferPayloads, maxQueueTimeMs, ...config } = options;
     const backend = backendFor(path, 'write');
     const resolved = resolveWriterConfig(config);
     const schemas = new SchemaRegistry();
@@ -89,6 +97,7 @@ export class BagWriter extends EventTarget {
         schemas,
         runtime,
         transfer: transferPayloads === true,
+        maxQueueTimeMs: maxQueueTimeMs ?? 250,
         backend: backend as Backend & { workerModule: string },
       });
     } else {
@@ -145,6 +154,35 @@ export class BagWriter extends EventTarget {
       return accepted.timestamp;
     }
     return this.store(accepted) ? accepted.timestamp : -1;
+  }
+
+  /**
+   * Lossless `push` for producers that can wait (beyond VLink): resolves with the timestamp at once while the queue is
+   * below its high-water mark (half its limits), and otherwise once it has drained below it, so a full queue never
+   * drops a frame. Frames keep their order, also when several `write()`s wait. Rejects (and drops nothing silently)
+   * when the frame is refused for a reason waiting cannot fix: an empty url, a closed or failed writer. The payload
+   * must stay unchanged until the promise resolves (it is then copied, as `push` copies it).
+   */
+  write(frame: Frame): Promise<number> {
+    const accepted = this.accept(frame);
+    if (accepted === undefined)
+      return Promise.reject(this.lastRejection ?? new BagError('INVALID_ARGUMENT', 'frame refused'));
+    if (this.waiting.length === 0 && this.engine.hasRoom(accepted.data.byteLength)) return this.storeOrReject(accepted);
+    return new Promise((resolve, reject) => this.waiting.push({ frame: accepted, resolve, reject }));
+  }
+
+  /** True when `write()` would wait (the queue is above its high-water mark, or writes are waiting already). */
+  get writableNeedDrain(): boolean {
+    return this.waiting.length > 0 || !this.engine.hasRoom(0);
+  }
+
+  /**
+   * Resolves when the queue is below its high-water mark (at once when it is): for stream-style producers that check
+   * before they produce. A `'drain'` event is dispatched at the same moment.
+   */
+  ready(): Promise<void> {
+    if (this.waiting.length === 0 && this.engine.hasRoom(0)) return Promise.resolve();
+    return new Promise((resolve) => this.readyWaiters.push(resolve));
   }
 
   /** Like `push`, but resolves once the frame is committed to disk; rejects with the reason it was not. */
@@ -221,6 +259,7 @@ export class BagWriter extends EventTarget {
       writtenFrames: this.writtenFrames,
       writtenBytes: this.writtenBytes,
       dropped: { ...this.dropped },
+      droppedByUrl: this.counters.table(),
       commits: this.commits,
       currentFile: this.closed ? '' : this.engine.currentFile(),
       lastError: this.lastError,
@@ -237,6 +276,8 @@ export class BagWriter extends EventTarget {
       for (const renamed of this.renamedUrls.get(url) ?? []) this.engine.setUrlLoss(renamed, loss);
     }
     this.quitting = true;
+    // Writes still waiting for room go in now (the queue then may exceed its high-water mark, never silently).
+    this.onRoom();
     this.engine.quit();
   }
 
@@ -246,6 +287,8 @@ export class BagWriter extends EventTarget {
   }
 
   async close(): Promise<void> {
+    // Waiting writes first, as the queue drains: closing never turns them into drops.
+    while (this.waiting.length > 0 && !this.failed && !this.quitting) await this.ready();
     this.quit();
     await this.quitPromise;
   }
@@ -268,15 +311,22 @@ export class BagWriter extends EventTarget {
       this.writtenBytes += bytes;
     },
     committed: () => void this.commits++,
-    dropped: (reason, error, report, count = 1) => {
+    dropped: (reason, error, report, count = 1, url, storageSide = false) => {
       this.dropped[reason] += count;
+      this.countDrop(reason, url ?? error.url ?? '', count, error, storageSide);
       this.lastRejection = error;
       if (report) this.report(error);
     },
+    counters: () => this.counters.table(),
+    producerCounters: () => this.producerCounters.table(),
+    room: () => this.onRoom(),
     failed: (error) => {
       this.failed = true;
       this.lastError = error;
       this.report(error);
+      // Nothing will make room any more: waiting writes fail with the reason, `ready()` waiters go on.
+      for (const w of this.waiting.splice(0)) w.reject(error);
+      for (const resolve of this.readyWaiters.splice(0)) resolve();
     },
     warn: (error) => this.report(error),
     split: (index, file, before) => {
@@ -290,7 +340,11 @@ export class BagWriter extends EventTarget {
   };
 
   /** Stores a frame that passed the plugin stage; false (counted) when it was refused. */
-  private store(frame: Frame, durable?: { resolve(ts: number): void; reject(error: unknown): void }): boolean {
+  private store(
+    frame: Frame,
+    durable?: { resolve(ts: number): void; reject(error: unknown): void },
+    lazy = false,
+  ): boolean {
     let target = frame;
     if (this.remap) {
       const url = this.remap.map(frame.url, frame.serType, frame.schemaType);
@@ -308,7 +362,7 @@ export class BagWriter extends EventTarget {
     if (this.closed)
       return this.refuse('closed', new BagError('CLOSED', 'writer is closed', { file: this.path })) ?? false;
     if (this.failed) return this.refuse('storageError', this.lastError!) ?? false;
-    return this.engine.submit(target, durable);
+    return this.engine.submit(target, durable, lazy);
   }
 
   /** Validates and timestamps a frame; undefined (counted) when it is refused before the queue. */
@@ -337,8 +391,44 @@ export class BagWriter extends EventTarget {
 
   private refuse(reason: DropReason, error: BagError): undefined {
     this.dropped[reason]++;
+    this.countDrop(reason, error.url ?? '', 1, error, false);
     this.lastRejection = error;
     return undefined;
+  }
+
+  private countDrop(reason: DropReason, url: string, count: number, error: BagError, storageSide: boolean): void {
+    this.counters.add(url, reason, count);
+    if (!storageSide) this.producerCounters.add(url, reason, count);
+    const now = performance.now();
+    // One event when drops start, not one per frame: again only after a second without any.
+    if (now - this.lastDropAt > 1000) this.dispatchEvent(new WriterDropEvent(reason, url || undefined, error));
+    this.lastDropAt = now;
+  }
+
+  private storeOrReject(frame: Frame): Promise<number> {
+    if (this.plugin) {
+      this.plugin.onWrite(frame);
+      return Promise.resolve(frame.timestamp);
+    }
+    return this.store(frame, undefined, true)
+      ? Promise.resolve(frame.timestamp)
+      : Promise.reject(this.lastRejection ?? new BagError('INTERNAL', 'frame refused'));
+  }
+
+  /** The queue has room again: waiting writes go first, in order, while it lasts; then `ready()` and `'drain'`. */
+  private onRoom(): void {
+    while (this.waiting.length > 0) {
+      const next = this.waiting[0]!;
+      if (!this.engine.hasRoom(next.frame.data.byteLength) && !this.closed && !this.quitting) return;
+      this.waiting.shift();
+      if (this.closed) next.reject(new BagError('CLOSED', 'writer is closed', { file: this.path }));
+      else this.storeOrReject(next.frame).then(next.resolve, next.reject);
+    }
+    if (this.readyWaiters.length === 0) return;
+    const waiters = this.readyWaiters;
+    this.readyWaiters = [];
+    for (const resolve of waiters) resolve();
+    this.dispatchEvent(new Event('drain'));
   }
 
   private report(error: BagError): void {

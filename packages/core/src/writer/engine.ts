@@ -1,5 +1,6 @@
 import type { BagError } from '../errors.js';
 import type { Frame, SchemaData } from '../model/frame.js';
+import type { CounterTable } from './drop-counters.js';
 import type { DropReason } from './writer-stats.js';
 
 /** Where a writer's frames are stored: on the caller's stack, in a same-thread queue, or in a worker. */
@@ -17,8 +18,24 @@ export interface Durable {
 export interface EngineHost {
   written(frames: number, bytes: number): void;
   committed(): void;
-  /** `count` frames did not reach the file; `report` asks for the error callbacks too. */
-  dropped(reason: DropReason, error: BagError, report: boolean, count?: number): void;
+  /**
+   * `count` frames of `url` (undefined: not known) did not reach the file; `report` asks for the error callbacks too.
+   * `storageSide`: counted where the file is written (the worker), which stores it with its own counts at close.
+   */
+  dropped(
+    reason: DropReason,
+    error: BagError,
+    report: boolean,
+    count?: number,
+    url?: string,
+    storageSide?: boolean,
+  ): void;
+  /** Every drop so far, per url and cause: what a same-thread engine stores at close. */
+  counters(): CounterTable;
+  /** The drops counted on the producer's side only (what the worker did not see): sent with `quit`. */
+  producerCounters(): CounterTable;
+  /** The queue went below its high-water mark again: waiting `write()`s may go on. */
+  room(): void;
   /** A storage error: the writer has failed (reported once, then recorded in stats). */
   failed(error: BagError): void;
   /** A non-fatal error worth a callback (a rejected schema). */
@@ -35,8 +52,17 @@ export interface WriteEngine {
   queuedBytes(): number;
   /** Starts background work (no-op for sync); the first submit starts it too. */
   start(): void;
-  /** Takes a validated, timestamped, remapped frame; false when it was refused (already reported to the host). */
-  submit(frame: Frame, durable?: Durable): boolean;
+  /**
+   * Takes a validated, timestamped, remapped frame; false when it was refused (already reported to the host). `lazy`
+   * (from `write()`): the producer awaits between frames, so hand batches over when the event loop is free, not
+   * after each frame's microtask.
+   */
+  submit(frame: Frame, durable?: Durable, lazy?: boolean): boolean;
+  /**
+   * Whether a frame of `size` bytes may be queued without waiting: below half the queue's limits (its high-water
+   * mark), so `write()` never meets a full queue. The engine calls `host.room()` when it gets there again.
+   */
+  hasRoom(size: number): boolean;
   writeSchema(schema: SchemaData): void;
   setUrlLoss(url: string, loss: number): void;
   currentFile(): string;

@@ -56,6 +56,14 @@ export class LocalEngine implements WriteEngine {
     this.scheduleDrain();
   }
 
+  hasRoom(size: number): boolean {
+    if (this.mode === 'sync') return true;
+    return (
+      this.queue.length - this.head < Math.max(1, this.config.maxTaskDepth >> 1) &&
+      (this.bytes === 0 || this.bytes + size <= this.config.maxMemorySize / 2)
+    );
+  }
+
   submit(frame: Frame, durable?: Durable): boolean {
     if (this.mode === 'sync') {
       if (!this.writeNow(frame)) {
@@ -121,6 +129,7 @@ export class LocalEngine implements WriteEngine {
     scheduleSoon(() => {
       this.drainScheduled = false;
       this.drain(performance.now() + DRAIN_SLICE_MS);
+      if (this.hasRoom(0)) this.host.room();
       if (this.head < this.queue.length) this.scheduleDrain();
       else if (this.quitting) this.finish();
     });
@@ -159,7 +168,7 @@ export class LocalEngine implements WriteEngine {
 
   /** Writes one frame; false (counted and reported through the host) when it was not stored. */
   private writeNow(frame: Frame): boolean {
-    if (this.failed) return this.drop('storageError', this.failed, false);
+    if (this.failed) return this.drop('storageError', this.failed, false, frame.url);
     try {
       this.backend.write(frame);
       this.host.written(1, frame.data.length);
@@ -174,19 +183,19 @@ export class LocalEngine implements WriteEngine {
             : 'storageError';
       // A storage error is reported once, as the writer's failure; a rejection is reported as itself.
       if (reason === 'storageError') this.fail(bagError);
-      return this.drop(reason, bagError, reason !== 'storageError');
+      return this.drop(reason, bagError, reason !== 'storageError', frame.url);
     }
   }
 
   private refuseFull(reason: DropReason, what: string, frame: Frame, durable: Durable | undefined): false {
     const error = new BagError('QUEUE_FULL', `${what} limit reached; frame dropped`, { url: frame.url });
     durable?.reject(error);
-    return this.drop(reason, error, false);
+    return this.drop(reason, error, false, frame.url);
   }
 
-  private drop(reason: DropReason, error: BagError, report: boolean): false {
+  private drop(reason: DropReason, error: BagError, report: boolean, url: string): false {
     this.lastDrop = error;
-    this.host.dropped(reason, error, report);
+    this.host.dropped(reason, error, report, 1, url);
     return false;
   }
 
@@ -221,6 +230,7 @@ export class LocalEngine implements WriteEngine {
     this.closed = true;
     if (this.tickTimer !== undefined) clearInterval(this.tickTimer);
     try {
+      this.backend.setCounters?.(this.host.counters());
       this.backend.close();
     } catch (error) {
       this.fail(BagError.wrap(error, 'IO_ERROR', 'close failed', { file: this.path }));

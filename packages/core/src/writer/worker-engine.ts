@@ -30,6 +30,8 @@ export interface WorkerEngineOptions {
   schemas: SchemaRegistry;
   runtime: WorkerRuntime;
   transfer: boolean;
+  /** How long a queue may take to drain at the writer's measured rate (ms): the depth allowance beyond `maxTaskDepth`. */
+  maxQueueTimeMs: number;
 }
 
 /**
@@ -61,6 +63,8 @@ export class WorkerEngine implements WriteEngine {
   private pushedBytes = 0;
   private doneFrames = 0;
   private doneBytes = 0;
+  /** Frames per ms the worker writes while busy (smoothed over its acks); 0 until measured. */
+  private ratePerMs = 0;
   private flushScheduled = false;
   private quitting = false;
   private gone = false;
@@ -147,12 +151,13 @@ export class WorkerEngine implements WriteEngine {
 
   start(): void {}
 
-  submit(frame: Frame, durable?: Durable): boolean {
+  submit(frame: Frame, durable?: Durable, lazy = false): boolean {
     if (this.gone)
       return this.refuse(
         'storageError',
         new BagError('IO_ERROR', 'writer worker is gone', { file: this.options.path }),
         durable,
+        frame.url,
       );
     const size = frame.data.byteLength;
     // Cheap check against what the last ack said; only near a limit ask the shared counters for the live figure.
@@ -160,7 +165,7 @@ export class WorkerEngine implements WriteEngine {
       this.pushedFrames - this.doneFrames >= this.maxFrames ||
       this.pushedBytes - this.doneBytes + size > this.maxBytes
     ) {
-      if (this.queuedFrames() >= this.maxFrames) return this.refuseFull('queueDepth', 'queue depth', frame, durable);
+      if (this.queuedFrames() >= this.depth()) return this.refuseFull('queueDepth', 'queue depth', frame, durable);
       if (this.queuedBytes() + size > this.maxBytes)
         return this.refuseFull('queueMemory', 'queue memory', frame, durable);
     }
@@ -186,7 +191,12 @@ export class WorkerEngine implements WriteEngine {
       this.batch.markDurable(index, id);
     }
     if (this.batch.count >= this.batchFrames || this.batch.bytes >= this.batchBytes) this.flush();
-    else if (!this.flushScheduled) {
+    else if (!this.flushScheduled && lazy) {
+      // An `await write()` loop runs from microtask to microtask: a promise reaction would hand over one frame per
+      // batch. It fills batches instead, handed over once the loop waits or the event loop turns.
+      this.flushScheduled = true;
+      scheduleSoon(this.flushSoon);
+    } else if (!this.flushScheduled) {
       // Handed over when this task's pushes are done. Arming a promise reaction instead of setImmediate takes µs off
       // the first push() of every task (what a paced producer pays: bench/writer.bench.mjs pushWarmth). A producer
       // that pushes one frame per task then posts one batch per frame, which MAX_SMALL_INFLIGHT caps while the
@@ -195,6 +205,24 @@ export class WorkerEngine implements WriteEngine {
       afterCurrentTask(this.flushSoon);
     }
     return true;
+  }
+
+  /**
+   * The frame limit: `maxTaskDepth`, or as many frames as the worker writes in `maxQueueTimeMs` at its measured rate
+   * when that is more. A queue sized only in frames is short for small frames (20,000 frames of 64 B are ~11 ms of
+   * a 1.8M frames/s writer, less than one chunk write plus an fsync); sized in time, the writer's own stalls (chunk
+   * flush, fsync, GC) are absorbed while `maxMemorySize` still bounds the bytes.
+   */
+  private depth(): number {
+    return Math.max(this.maxFrames, Math.floor(this.ratePerMs * this.options.maxQueueTimeMs));
+  }
+
+  hasRoom(size: number): boolean {
+    const frames = this.depth() / 2;
+    const bytes = this.maxBytes / 2;
+    // What the last ack said first (no shared-memory read); only near the mark the live figures.
+    if (this.pushedFrames - this.doneFrames < frames && this.pushedBytes - this.doneBytes + size <= bytes) return true;
+    return this.queuedFrames() < frames && this.queuedBytes() + size <= bytes;
   }
 
   /** The schema callback changed: pairs it could not answer before are asked again. */
@@ -229,7 +257,7 @@ export class WorkerEngine implements WriteEngine {
     }
     this.flush();
     this.link.ref();
-    this.link.post({ k: 'quit' });
+    this.link.post({ k: 'quit', counters: this.host.producerCounters() });
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -322,23 +350,25 @@ export class WorkerEngine implements WriteEngine {
     if (ack.written > 0) this.host.written(ack.written, ack.writtenBytes);
     const fatal = ack.fatal ? this.reportFatal(dataToError(ack.fatal)) : undefined;
     const errors = ack.errors.map(dataToError);
-    const reported = new Map<DropReason, number>();
-    for (const error of errors) {
-      const reason: DropReason = error.code === 'SCHEMA_CONFLICT' ? 'schemaConflict' : 'limit';
-      reported.set(reason, (reported.get(reason) ?? 0) + 1);
-      this.host.dropped(reason, error, true, 1);
+    if (ack.busyMs > 1 && ack.count > 0) {
+      const rate = ack.count / ack.busyMs;
+      this.ratePerMs = this.ratePerMs === 0 ? rate : this.ratePerMs * 0.8 + rate * 0.2;
     }
-    for (const [key, count] of Object.entries(ack.dropped)) {
-      const reason = key as DropReason;
-      const rest = (count ?? 0) - (reported.get(reason) ?? 0);
-      const error = reason === 'storageError' ? (fatal ?? this.failure) : errors[errors.length - 1];
-      if (rest > 0)
-        this.host.dropped(
-          reason,
-          error ?? new BagError('IO_ERROR', `frame dropped (${reason})`, { file: this.options.path }),
-          false,
-          rest,
-        );
+    // Rejections worth a callback (sampled), then every drop counted by url and cause.
+    for (const error of errors) this.host.warn(error);
+    for (const [url, reason, count] of ack.droppedUrls) {
+      const error =
+        reason === 'storageError'
+          ? (fatal ?? this.failure)
+          : errors.findLast((e) => (e.code === 'SCHEMA_CONFLICT') === (reason === 'schemaConflict'));
+      this.host.dropped(
+        reason,
+        error ?? new BagError('IO_ERROR', `frame dropped (${reason})`, { file: this.options.path, url }),
+        false,
+        count,
+        url,
+        true,
+      );
     }
     for (let i = 0; i < ack.commits; i++) this.host.committed();
     for (const id of ack.durableOk) this.settleDurable(id);
@@ -349,6 +379,7 @@ export class WorkerEngine implements WriteEngine {
       scheduleSoon(this.flushSoon);
     }
     if (this.inflight === 0 && !this.quitting) this.link.unref();
+    if (this.hasRoom(0)) this.host.room();
   }
 
   private settleDurable(id: number, error?: BagError): void {
@@ -390,8 +421,8 @@ export class WorkerEngine implements WriteEngine {
     });
   }
 
-  private refuse(reason: DropReason, error: BagError, durable: Durable | undefined): false {
-    this.host.dropped(reason, error, false, 1);
+  private refuse(reason: DropReason, error: BagError, durable: Durable | undefined, url?: string): false {
+    this.host.dropped(reason, error, false, 1, url);
     durable?.reject(error);
     return false;
   }
@@ -401,6 +432,7 @@ export class WorkerEngine implements WriteEngine {
       reason,
       new BagError('QUEUE_FULL', `${what} limit reached; frame dropped`, { url: frame.url }),
       durable,
+      frame.url,
     );
   }
 }

@@ -17,6 +17,24 @@ export interface BagWriterOptions extends Partial<WriterConfig> {
    * buffer is yours to give away. Default false: payloads are copied once.
    */
   transferPayloads?: boolean;
+  /**
+   * Worker mode: the queue also takes as many frames as the worker writes in this many ms at its measured rate, when
+   * that is more than `maxTaskDepth` (default 250; 0 keeps VLink's plain frame limit). `maxMemorySize` still bounds the
+   * queued bytes. Small frames then ride out the writer's own stalls (a chunk write, an fsync, a GC pause) instead of
+   * being dropped.
+   */
+  maxQueueTimeMs?: number;
+}
+
+/** Dispatched as `'drop'` when frames start being dropped (the first drop after a second without any). */
+export class WriterDropEvent extends Event {
+  constructor(
+    readonly reason: string,
+    readonly url: string | undefined,
+    readonly error: BagError,
+  ) {
+    super('drop');
+  }
 }
 
 /** Dispatched as `'error'` (like the error callbacks) for every error a writer reports. */

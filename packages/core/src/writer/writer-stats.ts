@@ -21,6 +21,8 @@ export interface WriterStats {
   writtenFrames: number;
   writtenBytes: number;
   dropped: Record<DropReason, number>;
+  /** The same drops per url and cause (`url → cause → count`); what the file stores at close. */
+  droppedByUrl: Record<string, Record<string, number>>;
   /** Durable commits asked of the backend (durable pushes, timer commits not included). */
   commits: number;
   currentFile: string;

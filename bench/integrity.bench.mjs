@@ -1,0 +1,261 @@
+#!/usr/bin/env node
+// Issue 20's writer and check figures, one process, results to bench/results/integrity-<runtime>.json:
+//   awaitWrite  1,000,000 × 64 B .vcap frames through `await writer.write()` (the default worker BagWriter, lossless
+//               backpressure) against a `syncMode` push loop of the same frames; throughput and drops.
+//   burst       frames dropped by plain `push()` (worker mode, default limits) for bursts fed at 50 %, 90 % and 150 % of
+//               the writer's sustained rate (measured first, lossless, per size). 64 B: bursts of 100k and 1M frames;
+//               16 KiB and 1 MiB: bursts capped at 256 MiB and 1 GiB of payload (1M frames of 16 KiB or 1 MiB would not
+//               fit this machine's disk), the frame counts are in the table.
+//   check       `BagReader.verify()` (every CRC, every chunk / LZAV row decoded, the metadata against the data) against
+//               reading every payload with the cursor, on the same bag (page cache warm for both), .vcap and .vdb.
+//
+//   node bench/integrity.bench.mjs [--quick]       bun …       deno run -A --node-modules-dir=manual bench/integrity.bench.mjs
+//   --quick: 200k awaited writes, the small bursts only, a 256 MiB check bag; --smoke: tiny, harness check only.
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ActionType, BagReader, BagWriter, SchemaType } from '../packages/bag/dist/index.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const smoke = args.includes('--smoke');
+const runtime = typeof Bun !== 'undefined' ? 'bun' : typeof Deno !== 'undefined' ? 'deno' : 'node';
+const runtimeVersion = runtime === 'bun' ? Bun.version : runtime === 'deno' ? Deno.version.deno : process.versions.node;
+const dir = mkdtempSync(join(tmpdir(), 'vlink-integrity-bench-'));
+const KiB = 1024;
+const MiB = 1024 * KiB;
+const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+let fileNo = 0;
+const nextPath = (ext) => join(dir, `f${fileNo++}${ext}`);
+const yieldNow = () => new Promise((resolve) => setImmediate(resolve));
+
+function payloads(size, count = 8) {
+  return Array.from({ length: count }, (_, k) => {
+    const out = new Uint8Array(size);
+    let x = (k + 1) * 2654435761;
+    for (let i = 0; i < size; i++) {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      out[i] = (i >> 5) & 1 ? x & 0xff : i & 0x3f;
+    }
+    return out;
+  });
+}
+
+const frameOf = (data, i) => ({
+  timestamp: i,
+  url: 'dds://bench',
+  data,
+  serType: 'raw',
+  schemaType: SchemaType.Raw,
+  actionType: ActionType.Publish,
+});
+
+const dropsOf = (stats) => Object.values(stats.dropped).reduce((a, b) => a + b, 0);
+
+// --- awaitWrite -------------------------------------------------------------------------------------------------
+
+async function awaitLoop(n, data) {
+  const path = nextPath('.vcap');
+  const t0 = performance.now();
+  const writer = await BagWriter.create(path);
+  for (let i = 0; i < n; i++) await writer.write(frameOf(data[i & 7], i));
+  await writer.close();
+  const ms = performance.now() - t0;
+  const drops = dropsOf(writer.stats());
+  rmSync(path, { force: true });
+  return { ms, drops, framesPerS: n / (ms / 1000) };
+}
+
+async function syncLoop(n, data) {
+  const path = nextPath('.vcap');
+  const t0 = performance.now();
+  const writer = await BagWriter.create(path, { syncMode: true });
+  for (let i = 0; i < n; i++) writer.push(frameOf(data[i & 7], i));
+  await writer.close();
+  const ms = performance.now() - t0;
+  const drops = dropsOf(writer.stats());
+  rmSync(path, { force: true });
+  return { ms, drops, framesPerS: n / (ms / 1000) };
+}
+
+async function awaitWrite() {
+  const n = smoke ? 20_000 : quick ? 200_000 : 1_000_000;
+  const data = payloads(64);
+  await awaitLoop(Math.min(n, 50_000), data); // warm-up
+  await syncLoop(Math.min(n, 50_000), data);
+  const runs = { awaitWrite: [], sync: [] };
+  for (let rep = 0; rep < (smoke ? 1 : 3); rep++) {
+    const order = rep % 2 ? ['sync', 'awaitWrite'] : ['awaitWrite', 'sync'];
+    for (const name of order) runs[name].push(await (name === 'sync' ? syncLoop : awaitLoop)(n, data));
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  const a = median(runs.awaitWrite.map((r) => r.framesPerS));
+  const s = median(runs.sync.map((r) => r.framesPerS));
+  const result = {
+    frames: n,
+    size: 64,
+    awaitWriteFramesPerS: Math.round(a),
+    syncFramesPerS: Math.round(s),
+    ratio: round(a / s),
+    awaitWriteDrops: Math.max(...runs.awaitWrite.map((r) => r.drops)),
+    runs,
+  };
+  console.log(
+    `awaitWrite: ${n} × 64 B: await write() ${result.awaitWriteFramesPerS} frames/s, syncMode ${result.syncFramesPerS} frames/s, ratio ${result.ratio}, drops ${result.awaitWriteDrops}`,
+  );
+  return result;
+}
+
+// --- burst ------------------------------------------------------------------------------------------------------
+
+/** Pushes `n` frames at `perS` frames/s, in slices between event-loop turns (as a producer with other work does). */
+async function pacedBurst(n, size, perS) {
+  const data = payloads(size, 4);
+  const path = nextPath('.vcap');
+  const writer = await BagWriter.create(path);
+  const t0 = performance.now();
+  let pushed = 0;
+  while (pushed < n) {
+    const due = Math.min(n, Math.floor(((performance.now() - t0) / 1000) * perS) + 1);
+    while (pushed < due) writer.push(frameOf(data[pushed & 3], pushed++));
+    await yieldNow();
+  }
+  const fedMs = performance.now() - t0;
+  await writer.close();
+  const stats = writer.stats();
+  rmSync(path, { force: true });
+  return { dropped: dropsOf(stats), written: stats.writtenFrames, fedMs: round(fedMs) };
+}
+
+/** The writer's sustained rate for a frame size: a lossless `write()` run, frames/s end to end. */
+async function sustained(n, size) {
+  const data = payloads(size, 4);
+  const path = nextPath('.vcap');
+  const t0 = performance.now();
+  const writer = await BagWriter.create(path);
+  for (let i = 0; i < n; i++) await writer.write(frameOf(data[i & 3], i));
+  await writer.close();
+  rmSync(path, { force: true });
+  return n / ((performance.now() - t0) / 1000);
+}
+
+async function burst() {
+  const cases = smoke
+    ? [{ size: 64, bursts: [5_000] }]
+    : quick
+      ? [
+          { size: 64, bursts: [100_000] },
+          { size: 16 * KiB, bursts: [4_000] },
+          { size: MiB, bursts: [64] },
+        ]
+      : [
+          { size: 64, bursts: [100_000, 1_000_000] },
+          { size: 16 * KiB, bursts: [16_384, 65_536] },
+          { size: MiB, bursts: [256, 1024] },
+        ];
+  const rows = [];
+  for (const { size, bursts } of cases) {
+    const rate = await sustained(Math.max(...bursts), size);
+    for (const n of bursts) {
+      for (const fraction of [0.5, 0.9, 1.5]) {
+        const r = await pacedBurst(n, size, rate * fraction);
+        rows.push({ size, frames: n, fraction, ratePerS: Math.round(rate * fraction), ...r });
+        console.log(
+          `burst: ${n} × ${size} B at ${fraction * 100} % of ${Math.round(rate)} frames/s: ${r.dropped} dropped (fed in ${r.fedMs} ms)`,
+        );
+      }
+    }
+  }
+  return rows;
+}
+
+// --- check vs read ----------------------------------------------------------------------------------------------
+
+async function writeBag(path, mib) {
+  const data = payloads(MiB, 4);
+  const writer = await BagWriter.create(path, { syncMode: true, compress: path.endsWith('.vdb') ? 'lzav' : 'zstd' });
+  for (let i = 0; i < mib; i++) writer.push(frameOf(data[i & 3], i * 10_000));
+  await writer.close();
+}
+
+async function timeRead(path) {
+  const t0 = performance.now();
+  const reader = await BagReader.create(path);
+  let bytes = 0;
+  reader.openCursor();
+  for (let f = reader.next(); f; f = reader.next()) bytes += f.data.length + (f.data[f.data.length >> 1] & 0);
+  reader.close();
+  return { ms: performance.now() - t0, bytes };
+}
+
+async function timeCheck(path) {
+  const t0 = performance.now();
+  const reader = await BagReader.create(path);
+  const report = await reader.verify();
+  reader.close();
+  if (!report.ok) throw new Error(`check failed on a clean bag: ${report.problems[0]?.message}`);
+  return { ms: performance.now() - t0, frames: report.frames };
+}
+
+async function checkVsRead() {
+  const mib = smoke ? 16 : quick ? 256 : 2048;
+  const rows = [];
+  for (const ext of ['.vcap', '.vdb']) {
+    const path = nextPath(ext);
+    await writeBag(path, mib);
+    const fileBytes = statSync(path).size;
+    await timeRead(path); // page cache warm for both contenders
+    const read = [];
+    const check = [];
+    for (let rep = 0; rep < (smoke ? 1 : 3); rep++) {
+      read.push((await timeRead(path)).ms);
+      check.push((await timeCheck(path)).ms);
+    }
+    rmSync(path, { force: true });
+    const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+    const row = {
+      format: ext.slice(1),
+      bagMiB: mib,
+      fileBytes,
+      compression: ext === '.vdb' ? 'lzav per row' : 'zstd chunks',
+      readMs: round(median(read)),
+      checkMs: round(median(check)),
+      ratio: round(median(read) / median(check)),
+    };
+    rows.push(row);
+    console.log(
+      `check: ${ext} ${mib} MiB: read ${row.readMs} ms, check ${row.checkMs} ms, check/read speed ${row.ratio}`,
+    );
+  }
+  return rows;
+}
+
+const out = {
+  bench: 'integrity',
+  runtime,
+  runtimeVersion,
+  date: new Date().toISOString(),
+  quick,
+  machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, tmpdir: tmpdir() },
+  contenders: {
+    awaitWrite:
+      'BagWriter defaults (worker mode, .vcap, 4 MiB uncompressed chunks, chunk and data-section CRCs, fsync at close): `await writer.write(frame)` per frame',
+    sync: 'BagWriter { syncMode: true } (same file settings, written on the caller’s thread): `push(frame)` per frame',
+    burst:
+      'BagWriter defaults (worker mode, maxTaskDepth 20000 frames, maxMemorySize 2 GiB, maxQueueTimeMs 250): plain `push()`, paced by the clock with an event-loop turn between slices',
+    check:
+      'BagReader.verify(): every CRC, every chunk decompressed / every LZAV row decoded, the metadata against the data',
+    read: 'BagReader cursor reading every payload (touching one byte of each), CRCs verified (the default)',
+  },
+  awaitWrite: await awaitWrite(),
+  burst: await burst(),
+  check: await checkVsRead(),
+};
+const resultsDir = join(here, 'results', smoke ? 'smoke' : '');
+mkdirSync(resultsDir, { recursive: true });
+writeFileSync(join(resultsDir, `integrity-${runtime}.json`), `${JSON.stringify(out, null, 2)}\n`);
+rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,67 @@
+// bench/results/integrity-<runtime>.json (bench/integrity.bench.mjs) → tables and goals (issue 20).
+import { sig, times } from '../format.mjs';
+
+const size = (b) => (b >= 1024 * 1024 ? `${b / (1024 * 1024)} MiB` : b >= 1024 ? `${b / 1024} KiB` : `${b} B`);
+
+export function summarize(r) {
+  const a = r.awaitWrite;
+  const tables = [
+    {
+      section: 'writer',
+      title: `\`await writer.write()\` loop vs syncMode push loop, ${a.frames.toLocaleString('en-US')} × 64 B .vcap frames (${r.contenders.awaitWrite}; baseline: ${r.contenders.sync})`,
+      columns: ['await write() frames/s', 'syncMode frames/s', 'ratio', 'drops (await write)'],
+      rows: [[sig(a.awaitWriteFramesPerS), sig(a.syncFramesPerS), times(a.ratio), String(a.awaitWriteDrops)]],
+    },
+    {
+      section: 'writer',
+      title: `frames dropped by plain push() in bursts fed at a fraction of the writer's sustained rate (${r.contenders.burst})`,
+      columns: ['payload', 'burst frames', 'fed at', 'frames/s', 'dropped', 'written'],
+      rows: r.burst.map((b) => [
+        size(b.size),
+        b.frames.toLocaleString('en-US'),
+        `${b.fraction * 100} %`,
+        sig(b.ratePerS),
+        String(b.dropped),
+        String(b.written),
+      ]),
+    },
+    {
+      section: 'read',
+      title: `check (${r.contenders.check}) vs reading every payload (${r.contenders.read}), page cache warm`,
+      columns: ['format', 'bag', 'compression', 'read ms', 'check ms', 'check speed / read speed'],
+      rows: r.check.map((c) => [
+        `.${c.format}`,
+        `${c.bagMiB} MiB`,
+        c.compression,
+        sig(c.readMs),
+        sig(c.checkMs),
+        times(c.ratio),
+      ]),
+    },
+  ];
+  const below = r.burst.filter((b) => b.fraction < 1);
+  const full = !r.quick && a.frames >= 1_000_000;
+  return {
+    tables,
+    goals: [
+      {
+        goal: '`await writer.write()` loop of 1,000,000 × 64 B: 0 drops, vs syncMode throughput',
+        target: '0 drops, ≥ 90 %',
+        measured: `${times(a.ratio)}, ${a.awaitWriteDrops} drops (${a.frames.toLocaleString('en-US')} frames)`,
+        met: full ? a.awaitWriteDrops === 0 && a.ratio >= 0.9 : undefined,
+      },
+      {
+        goal: 'push() bursts below the sustained rate (50 %, 90 %): no drops',
+        target: '0 dropped',
+        measured: below.map((b) => `${size(b.size)}×${b.frames} @${b.fraction * 100}%: ${b.dropped}`).join(', '),
+        met: below.length > 0 ? below.every((b) => b.dropped === 0) : undefined,
+      },
+      {
+        goal: 'check (full: CRCs, payload decode) vs reading every payload',
+        target: '≥ 50 % of the read speed (2 GiB bag)',
+        measured: r.check.map((c) => `.${c.format} ${c.bagMiB} MiB ${times(c.ratio)}`).join(', '),
+        met: r.check.every((c) => c.bagMiB >= 2048) ? r.check.every((c) => c.ratio >= 0.5) : undefined,
+      },
+    ],
+  };
+}

@@ -1,0 +1,345 @@
+import { closeSync, copyFileSync, existsSync, openSync, readSync, rmSync, statSync, truncateSync } from 'node:fs';
+import {
+  BagError,
+  countsForFrequency,
+  decompressFrame,
+  isCompressionFrame,
+  parseAction,
+  type SalvageResult,
+  type UrlRepair,
+} from '@vlink/bag-core';
+import type { SqlRow, SqliteConnection, SqliteDriver, SqlValue } from '../driver/driver.js';
+import { frameOriginalSize } from './compression.js';
+import { bytes, text } from './facts.js';
+import { frequency } from './recording.js';
+import { recoverInterrupted, needsRecovery } from './recover.js';
+import * as SQL from './sql.js';
+import { fsyncPath } from './fsync.js';
+
+const MAX_PROBLEMS = 100;
+/** The most rows a probe skips at once looking for readable rows after damaged pages. */
+const MAX_SKIP = 1 << 24;
+
+interface UrlRow {
+  id: number;
+  url: string;
+  type: string;
+  ser: string;
+  encoding: string;
+  /** What the file said (its last metadata refresh): the measure of what was lost. */
+  saidCount: number;
+  saidSize: number;
+  loss: number;
+  count: number;
+  size: number;
+  /** Rows dropped because their payload did not decode. */
+  dropped: number;
+  droppedBytes: number;
+  firstTs: number;
+  lastTs: number;
+}
+
+/**
+ * `Backend.salvage` for a `.vdb`: copies into a new file at `target` everything SQLite can read of `source` — the
+ * header, schemas and urls, and every row of `VLinkDatas` it can reach, walking past damaged pages by rowid — with
+ * the VLink DDL, the counts, sizes, durations and frequencies recomputed from the rows kept, `complete = 1`, the index
+ * and a clean close. A row whose compressed payload does not decode is dropped. `source` is never written: a hot
+ * journal or WAL is rolled back on a private copy. What the header and `VLinkUrls` said beforehand measures the loss.
+ */
+export function salvageVdb(driver: SqliteDriver, source: string, target: string): SalvageResult {
+  const problems: string[] = [];
+  const problem = (textLine: string) => {
+    if (problems.length < MAX_PROBLEMS) problems.push(textLine);
+  };
+  const work = `${target}.source`;
+  const copies: string[] = [];
+  for (const suffix of ['', '-journal', '-wal']) {
+    if (!existsSync(source + suffix)) continue;
+    copyFileSync(source + suffix, work + suffix);
+    copies.push(work + suffix);
+  }
+  let src: SqliteConnection | undefined;
+  let out: SqliteConnection | undefined;
+  try {
+    const padded = padToHeaderSize(work);
+    if (padded > 0)
+      problem(`the file is ${padded} bytes shorter than its header says (cut short): the rest reads as zeros`);
+    if (needsRecovery(work)) {
+      try {
+        recoverInterrupted(driver, work);
+      } catch (error) {
+        problem(`the unfinished transaction could not be rolled back: ${(error as Error).message}`);
+      }
+    }
+    src = driver.open(work, { readOnly: true });
+    src.exec(SQL.BUSY_TIMEOUT_READER);
+    const header = tryRead(() => src!.prepare(SQL.SELECT_HEADER).get(), problem, 'VLinkHeader');
+    if (!header)
+      throw new BagError('CORRUPT_FILE', 'VLinkHeader cannot be read: nothing to rebuild from', { file: source });
+    const urls = readUrls(src, problem);
+    const schemas = tryRead(() => src!.prepare(SQL.SELECT_SCHEMAS).all(), problem, 'VLinkSchemas') ?? [];
+    const counters = tryRead(
+      () => src!.prepare('SELECT url, cause, count FROM VLinkBagCounters;').all(),
+      () => {},
+      '',
+    );
+    const compressed = !['', 'None', 'NONE', 'none'].includes(text(header['compress']));
+
+    for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(target + suffix, { force: true });
+    out = driver.open(target);
+    out.exec(SQL.BUSY_TIMEOUT_WRITER);
+    for (const pragma of SQL.writerPragmas(false)) out.exec(pragma);
+    out.exec('BEGIN;');
+    out.exec(SQL.CREATE_HEADER);
+    const h = (key: string) => header[key] ?? null;
+    out
+      .prepare(SQL.INSERT_HEADER)
+      .run(
+        h('major'),
+        h('minor'),
+        h('patch'),
+        0,
+        0,
+        h('accuracy'),
+        h('compress'),
+        h('process'),
+        h('date'),
+        h('tag'),
+        0,
+        h('timezone'),
+        h('start_timestamp'),
+      );
+    out.exec(SQL.CREATE_SCHEMAS);
+    out.exec(SQL.CREATE_URLS);
+    out.exec(SQL.CREATE_DATAS);
+    const insertSchema = out.prepare(SQL.INSERT_SCHEMA);
+    for (const s of schemas) insertSchema.run(s['ser'] ?? null, s['encoding'] ?? null, bytes(s['data']));
+
+    const insert = out.prepare(SQL.INSERT_DATA);
+    let rows = 0;
+    let lastTs = 0;
+    let lostRows = 0;
+    let lostBytes = 0;
+    const keep = (row: SqlRow) => {
+      // Rows the writer wrote have an integer time and url id and a blob (NULL: empty); anything else is not a row.
+      const blob = row['data'];
+      if (!isInteger(row['elapsed']) || !isInteger(row['url']) || !(blob instanceof Uint8Array || blob === null)) {
+        lostRows++;
+        problem(`row ${String(row['rowid'])}: not a row the writer wrote (NULL or mistyped columns); dropped`);
+        return;
+      }
+      const id = Number(row['url']);
+      const u = urls.get(id);
+      let data = blob instanceof Uint8Array ? blob : new Uint8Array(0);
+      let size = data.length;
+      if (compressed && isCompressionFrame(data)) {
+        try {
+          size = decompressFrame(data).length;
+        } catch {
+          lostRows++;
+          const original = frameOriginalSize(data) ?? data.length;
+          if (u) {
+            u.dropped++;
+            u.droppedBytes += original;
+          } else lostBytes += original;
+          problem(
+            `row ${String(row['rowid'])}${u ? ` (${u.url})` : ''}: its compressed payload does not decode; dropped`,
+          );
+          return;
+        }
+      }
+      if (!u) {
+        lostRows++;
+        lostBytes += size;
+        problem(`row ${String(row['rowid'])}: url id ${id} is not in VLinkUrls; dropped`);
+        return;
+      }
+      if (!(data instanceof Uint8Array) || data.constructor !== Uint8Array) data = new Uint8Array(data);
+      const elapsed = Number(row['elapsed']);
+      insert.run(row['elapsed'] ?? 0, id, row['action'] ?? null, data);
+      rows++;
+      u.count++;
+      u.size += size;
+      if (elapsed > lastTs) lastTs = elapsed;
+      if (countsForFrequency(parseAction(text(row['action'])))) {
+        if (u.firstTs < 0 || elapsed < u.firstTs) u.firstTs = elapsed;
+        if (elapsed > u.lastTs) u.lastTs = elapsed;
+      }
+      if ((rows & 8191) === 0) {
+        out!.exec('COMMIT;');
+        out!.exec('BEGIN;');
+      }
+    };
+    const skipped = copyRows(src, keep, problem);
+
+    const insertUrl = out.prepare(SQL.INSERT_URL);
+    for (const u of urls.values()) {
+      insertUrl.run(
+        u.id,
+        u.url,
+        u.type,
+        u.ser,
+        u.encoding,
+        u.count,
+        u.loss,
+        u.size,
+        frequency(u.count, u.firstTs, u.lastTs),
+      );
+    }
+    if (counters && counters.length > 0) {
+      out.exec(SQL.CREATE_COUNTERS);
+      const c = out.prepare(SQL.INSERT_COUNTER);
+      for (const row of counters) c.run(row['url'] ?? '', row['cause'] ?? '', row['count'] ?? 0);
+    }
+    out.prepare(SQL.UPDATE_HEADER_COUNT).run(rows, lastTs);
+    out.exec(SQL.CREATE_INDEX);
+    out.prepare(SQL.UPDATE_HEADER_COMPLETE).run();
+    out.exec('COMMIT;');
+    out.close();
+    out = undefined;
+    fsyncPath(target);
+
+    const saidTotal = Math.trunc(Number(header['count']) || 0);
+    // Lost: what the file's own bookkeeping (its last metadata refresh) said beyond what was kept, and at least the
+    // rows dropped for a payload that does not decode.
+    const result: UrlRepair[] = [...urls.values()].map((u) => ({
+      url: u.url,
+      recoveredFrames: u.count,
+      recoveredBytes: u.size,
+      lostFrames: Math.max(u.dropped, u.saidCount - u.count),
+      lostBytes: Math.max(u.droppedBytes, u.saidSize - u.size),
+    }));
+    const lostFrames = result.reduce((n, u) => n + u.lostFrames, 0);
+    if (skipped > 0) problem(`${skipped} rowids past damaged pages could not be read`);
+    if (saidTotal > rows + lostRows && lostFrames < saidTotal - rows)
+      problem(`the header counted ${saidTotal} rows; ${rows} could be kept`);
+    const lost = lostBytes + result.reduce((n, u) => n + u.lostBytes, 0);
+    return { urls: result, lostBytes: lost > 0 || skipped === 0 ? lost : skipped, problems };
+  } finally {
+    try {
+      out?.close();
+    } catch {
+      // a failure above is the one to report
+    }
+    src?.close();
+    for (const path of copies) rmSync(path, { force: true });
+    rmSync(`${work}-shm`, { force: true });
+  }
+}
+
+/**
+ * A cut file: SQLite refuses every query when the file is shorter than the page count in its header says, so the
+ * private copy is extended with zeros to that size. The pages that are there read as before; the missing ones are
+ * empty pages, which SQLite reports as damage where a b-tree reaches them (and the row walk steps past). Returns the
+ * bytes added.
+ */
+function padToHeaderSize(path: string): number {
+  const head = new Uint8Array(100);
+  const fd = openSync(path, 'r');
+  let n: number;
+  try {
+    n = readSync(fd, head, 0, 100, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (n < 100) return 0;
+  const view = new DataView(head.buffer);
+  const rawPageSize = view.getUint16(16, false);
+  const pageSize = rawPageSize === 1 ? 65536 : rawPageSize;
+  const pages = view.getUint32(28, false);
+  if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0 || pages === 0) return 0;
+  const want = pageSize * pages;
+  const size = statSync(path).size;
+  const whole = Math.floor(size / pageSize) * pageSize;
+  const target = Math.max(want, Math.ceil(size / pageSize) * pageSize);
+  if (target <= size || target > size + 1024 * 1024 * 1024) return 0;
+  // The page the cut went through is zeroed whole, not only its missing part: its surviving cells could otherwise read
+  // as rows whose payloads end in zeros. A zeroed page is no b-tree page at all, which SQLite reports as damage.
+  truncateSync(path, whole);
+  truncateSync(path, target);
+  return target - size;
+}
+
+function isInteger(value: SqlValue | undefined): boolean {
+  return typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value));
+}
+
+function tryRead<T>(read: () => T, problem: (line: string) => void, what: string): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    if (what) problem(`${what} cannot be read: ${(error as Error).message}`);
+    return undefined;
+  }
+}
+
+function readUrls(db: SqliteConnection, problem: (line: string) => void): Map<number, UrlRow> {
+  const out = new Map<number, UrlRow>();
+  for (const row of tryRead(() => db.prepare(SQL.SELECT_URLS).all(), problem, 'VLinkUrls') ?? []) {
+    const id = Number(row['id']);
+    if (!Number.isSafeInteger(id) || out.has(id)) continue;
+    const loss = Number(row['loss']);
+    const said = Number(row['count']);
+    const saidSize = Number(row['size']);
+    out.set(id, {
+      id,
+      url: text(row['url']),
+      type: text(row['type']),
+      ser: text(row['ser']),
+      encoding: text(row['encoding']),
+      saidCount: Number.isSafeInteger(said) && said > 0 ? said : 0,
+      saidSize: Number.isSafeInteger(saidSize) && saidSize > 0 ? saidSize : 0,
+      loss: Number.isFinite(loss) ? loss : 0,
+      count: 0,
+      size: 0,
+      dropped: 0,
+      droppedBytes: 0,
+      firstTs: -1,
+      lastTs: -1,
+    });
+  }
+  return out;
+}
+
+/**
+ * Every row SQLite can reach, in rowid order. When a step fails (a damaged page), the walk probes forward by
+ * growing rowid steps for the next row it can read and goes on from there. Returns how many rowids were jumped over.
+ */
+function copyRows(db: SqliteConnection, keep: (row: SqlRow) => void, problem: (line: string) => void): number {
+  const select = `${SQL.SELECT_FRAMES.replace('SELECT ', 'SELECT rowid, ')} WHERE rowid > ? ORDER BY rowid;`;
+  const probe = 'SELECT rowid FROM VLinkDatas WHERE rowid > ? ORDER BY rowid LIMIT 1;';
+  let last = 0;
+  let skipped = 0;
+  for (let attempts = 0; attempts < 10_000; attempts++) {
+    let progressed = false;
+    try {
+      for (const row of db.prepare(select).iterate(last as SqlValue)) {
+        keep(row);
+        last = Number(row['rowid']);
+        progressed = true;
+      }
+      return skipped;
+    } catch (error) {
+      // No row since the last resume: the row right after `last` is the unreadable one; look past it. Every attempt
+      // thus moves on by at least one rowid.
+      const from = progressed ? last : last + 1;
+      let next: number | undefined;
+      for (let step = 1; step <= MAX_SKIP && next === undefined; step *= 2) {
+        try {
+          const found = db.prepare(probe).get((from + step) as SqlValue);
+          if (found === undefined) break;
+          next = Number(found['rowid']);
+        } catch {
+          // still inside the damage
+        }
+      }
+      problem(
+        `VLinkDatas after row ${from}: ${(error as Error).message}${next === undefined ? '; nothing readable after it' : `; rows resume at ${next}`}`,
+      );
+      if (next === undefined) return skipped;
+      skipped += next - last - 1;
+      last = next - 1;
+    }
+  }
+  return skipped;
+}

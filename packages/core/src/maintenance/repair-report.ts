@@ -1,0 +1,59 @@
+/** What a repair kept and lost of one url (one url + action for formats that key channels so). */
+export interface UrlRepair {
+  url: string;
+  /** Formats that key channels by url + action (`.vcap`). */
+  action?: string;
+  recoveredFrames: number;
+  /** Payload bytes recovered. */
+  recoveredBytes: number;
+  /**
+   * Frames known to be lost: counted in damaged data, or missing against what the file's own bookkeeping said. A
+   * file cut before its bookkeeping was written can lose frames nobody counted; `lostBytes` of the repair still says
+   * how much of the file could not be used.
+   */
+  lostFrames: number;
+  /** Payload bytes known to be lost (the same measures as `lostFrames`). */
+  lostBytes: number;
+}
+
+/** What a backend salvaged from one file into its repaired copy (`Backend.salvage`). */
+export interface SalvageResult {
+  urls: UrlRepair[];
+  /** Bytes of the input that could not be used (damaged or cut records, garbage, unreadable pages). */
+  lostBytes: number;
+  /** What went wrong where, one line each (capped). */
+  problems: string[];
+}
+
+/** The outcome of `repairBag`. */
+export interface RepairReport {
+  /** The bag that was repaired. */
+  path: string;
+  /** Where the repaired bag is: `path` itself when it was replaced, else the `output` asked for. */
+  output: string;
+  /** The original, kept when `path` was replaced (unless `backup: false`). */
+  backup: string | undefined;
+  /** `path` now holds the repaired copy. */
+  replaced: boolean;
+  /** Frames a reader could read from the input before the repair (`tryToFix`, stopping at the first damage). */
+  readableFrames: number;
+  /** Frames in the repaired copy, which passed a full check before anything was replaced. */
+  frames: number;
+  /** Payload bytes in the repaired copy. */
+  bytes: number;
+  lostFrames: number;
+  lostBytes: number;
+  /** Nothing was lost: no frame and no byte of data. */
+  lossless: boolean;
+  urls: UrlRepair[];
+  problems: string[];
+  /** Split recordings: one report per segment, in recording order. */
+  segments?: RepairReport[];
+}
+
+export interface RepairOptions {
+  /** Write the repaired bag here and leave the input as it is. */
+  output?: string;
+  /** Keep the original as `<path>.bak` when replacing it (default true). */
+  backup?: boolean;
+}

@@ -1,0 +1,209 @@
+import { backendFor, extensionOf } from '../backend/registry.js';
+import { BagError } from '../errors.js';
+import type { Info } from '../model/info.js';
+import { schemaTypeLabel } from '../model/schema-type.js';
+import { dumpJson, type JsonValue } from '../split/json-dump.js';
+import { MANIFEST_FLOAT_KEYS, type ManifestFlavor } from '../split/manifest.js';
+import { listedSegments } from '../split/manifest-parse.js';
+import { addRecoveredTotals } from '../split/segment-recovery.js';
+import { splitPath, stemOf } from '../split/split-files.js';
+import { unlistedSegmentNames } from '../split/segment-recovery.js';
+import { BagReader } from '../reader/bag-reader.js';
+import { repairFile, sumUrls } from './repair.js';
+import { replaceFile, type RepairFs } from './repair-fs.js';
+import type { RepairOptions, RepairReport } from './repair-report.js';
+
+/**
+ * A split recording: every segment the manifest lists, and those an interrupted recording left out of it, repaired
+ * one by one as single files (each replaced only once its repaired copy passed check, or written next to `output`
+ * as `<stem>.<n><ext>`); then a manifest whose totals are computed from the repaired segments (VLink's keys and
+ * order, `complete: true`) replaces the old one the same way.
+ */
+export async function repairSplit(path: string, options: RepairOptions, fs: RepairFs): Promise<RepairReport> {
+  const flavor: ManifestFlavor = extensionOf(path) === '.vcapx' ? 'vcapx' : 'vdbx';
+  const segmentExt = flavor === 'vcapx' ? '.vcap' : '.vdb';
+  const { dir, name } = splitPath(path);
+  const text = fs.readText(path);
+  const root = parseLoosely(text);
+  const listed = listedSegments(text)?.names ?? [];
+  const unlisted =
+    root?.['VLinkHeader'] && (root['VLinkHeader'] as Record<string, unknown>)['complete'] === true
+      ? []
+      : unlistedSegmentNames(fs.list(dir), name, segmentExt, listed);
+  // A damaged manifest may list a segment many times: each is repaired (and listed) once.
+  const names = [...new Set([...listed, ...unlisted])].filter((n) => fs.exists(dir + n));
+  const problems: string[] = [];
+  for (const missing of listed.filter((n) => !fs.exists(dir + n))) problems.push(`segment ${missing} is missing`);
+
+  const output = options.output;
+  const outDir = output === undefined ? dir : splitPath(output).dir;
+  const outStem = output === undefined ? undefined : stemOf(splitPath(output).name);
+  const segments: RepairReport[] = [];
+  const kept: Array<{ name: string; info: Info; offsetUs: number }> = [];
+  let firstStart: number | undefined;
+  for (const segment of names) {
+    const outName = outStem === undefined ? segment : `${outStem}.${kept.length + 1}${segmentExt}`;
+    let report: RepairReport;
+    try {
+      report = await repairFile(
+        dir + segment,
+        { ...(output === undefined ? {} : { output: outDir + outName }), backup: options.backup !== false },
+        fs,
+      );
+    } catch (error) {
+      problems.push(
+        `segment ${segment} could not be repaired: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      continue;
+    }
+    segments.push(report);
+    const info = await segmentInfo(outDir + outName);
+    firstStart ??= info.startTimestamp;
+    kept.push({ name: outName, info, offsetUs: flavor === 'vcapx' ? (info.startTimestamp - firstStart) * 1000 : 0 });
+  }
+  if (kept.length === 0)
+    throw new BagError('CORRUPT_FILE', 'no segment of the recording could be repaired', { file: path });
+
+  const manifestText = rebuiltManifest(root, kept, flavor);
+  const destination = output ?? path;
+  const temp = fs.siblingTemp(destination, extensionOf(path));
+  let backup: string | undefined;
+  try {
+    fs.writeText(temp, manifestText);
+    const check = await verifyManifest(temp);
+    if (!check.ok)
+      throw new BagError('INTERNAL', `the repaired manifest does not pass check: ${check.first}`, { file: path });
+    if (output !== undefined) {
+      fs.rename(temp, output);
+      fs.fsyncDir(output);
+    } else backup = replaceFile(fs, path, temp, options.backup !== false);
+  } finally {
+    fs.remove(temp);
+  }
+  const urls = sumUrls(segments.map((s) => s.urls));
+  const report: RepairReport = {
+    path,
+    output: destination,
+    backup,
+    replaced: output === undefined,
+    readableFrames: segments.reduce((n, s) => n + s.readableFrames, 0),
+    frames: segments.reduce((n, s) => n + s.frames, 0),
+    bytes: segments.reduce((n, s) => n + s.bytes, 0),
+    lostFrames: segments.reduce((n, s) => n + s.lostFrames, 0),
+    lostBytes: segments.reduce((n, s) => n + s.lostBytes, 0),
+    lossless: false,
+    urls,
+    problems: [...problems, ...segments.flatMap((s) => s.problems.map((p) => `${splitPath(s.path).name}: ${p}`))],
+    segments,
+  };
+  report.lossless = report.lostFrames === 0 && report.lostBytes === 0 && problems.length === 0;
+  return report;
+}
+
+async function segmentInfo(path: string): Promise<Info> {
+  const reader = await backendFor(path).openReader(path, { readOnly: true, tryToFix: false });
+  try {
+    return reader.info();
+  } finally {
+    reader.close();
+  }
+}
+
+async function verifyManifest(path: string): Promise<{ ok: boolean; first: string }> {
+  const reader = await BagReader.create(path);
+  try {
+    const report = await reader.verify({ quick: true });
+    return { ok: report.ok, first: report.problems[0]?.message ?? '' };
+  } finally {
+    reader.close();
+  }
+}
+
+function parseLoosely(text: string): Record<string, unknown> | undefined {
+  try {
+    const root = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown;
+    return typeof root === 'object' && root !== null && !Array.isArray(root)
+      ? (root as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The manifest for the repaired segments: the old header's keys where they hold values of the right kind, else the
+ * first segment's; count, duration and every url's totals from the segments; `complete: true`; the segments listed.
+ */
+function rebuiltManifest(
+  root: Record<string, unknown> | undefined,
+  segments: ReadonlyArray<{ name: string; info: Info; offsetUs: number }>,
+  flavor: ManifestFlavor,
+): string {
+  const first = segments[0]!.info;
+  const old = (root?.['VLinkHeader'] ?? {}) as Record<string, unknown>;
+  const int = (key: string, fallback: number) => {
+    const v = old[key];
+    return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : fallback;
+  };
+  const str = (key: string, fallback: string) => (typeof old[key] === 'string' ? (old[key] as string) : fallback);
+  const [major, minor, patch] = first.version.split('.').map((n) => Number.parseInt(n, 10) || 0);
+  const totals = addRecoveredTotals(
+    {
+      version: undefined,
+      count: 0,
+      duration: 0,
+      accuracy: '',
+      compress: '',
+      process: '',
+      date: '',
+      tag: '',
+      complete: true,
+      timezone: 0,
+      startTimestamp: 0,
+      splitBySize: 0,
+      splitByTime: 0,
+      urls: [],
+      files: [],
+      problems: [],
+    },
+    segments,
+    flavor,
+  );
+  const header: { [key: string]: JsonValue } = {
+    major: int('major', major ?? 2),
+    minor: int('minor', minor ?? 0),
+    patch: int('patch', patch ?? 0),
+    count: totals.count,
+    duration: totals.duration,
+    accuracy: str('accuracy', first.timeAccuracy),
+    compress: str('compress', first.compressionType),
+    process: str('process', first.processName),
+    date: str('date', first.dateTime),
+    tag: str('tag', first.tagName),
+    split_by_size: int('split_by_size', 0),
+    split_by_time: int('split_by_time', 0),
+    complete: true,
+    timezone:
+      typeof old['timezone'] === 'number' && Number.isSafeInteger(old['timezone'])
+        ? (old['timezone'] as number)
+        : first.timezone,
+    start_timestamp: int('start_timestamp', first.startTimestamp),
+  };
+  const manifest = {
+    VLinkHeader: header,
+    VLinkUrls: totals.urls.map((u) => ({
+      index: u.index,
+      url: u.url,
+      type: u.type,
+      ...(flavor === 'vcapx' ? { action: u.action ?? 'Unknown' } : {}),
+      ser: u.ser,
+      encoding: schemaTypeLabel(u.schemaType),
+      count: u.count,
+      size: u.size,
+      loss: u.loss,
+      freq: u.freq,
+    })),
+    VLinkFiles: segments.map((s) => s.name),
+  };
+  return dumpJson(manifest, { floatKeys: MANIFEST_FLOAT_KEYS });
+}

@@ -1,0 +1,45 @@
+/**
+ * The process flags a writer worker inherits. Node's `Worker` takes the parent's `execArgv` as they are, so a process
+ * started as `node --input-type=module -` (or `-e`, `-p`, `--test`, `--watch`, `--inspect` …) would hand the worker
+ * flags that make no sense for a module file and fail it ("--input-type can only be used with string input"). Only
+ * flags about how modules are found and loaded, and a few harmless diagnostics, are passed on: `--import`/`--require`
+ * hooks (a TypeScript loader the backend module may need), `--conditions`, `--experimental-*`, warnings, source maps.
+ */
+const KEEP_WITH_VALUE = new Set([
+  '--import',
+  '--require',
+  '-r',
+  '--loader',
+  '--experimental-loader',
+  '--conditions',
+  '-C',
+  '--disable-warning',
+  '--stack-trace-limit',
+  '--unhandled-rejections',
+]);
+const KEEP = new Set([
+  '--no-warnings',
+  '--no-deprecation',
+  '--trace-warnings',
+  '--trace-uncaught',
+  '--enable-source-maps',
+  '--preserve-symlinks',
+  '--preserve-symlinks-main',
+  '--expose-gc',
+]);
+
+export function workerExecArgv(parent: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < parent.length; i++) {
+    const arg = parent[i]!;
+    const eq = arg.indexOf('=');
+    const name = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
+    if (KEEP_WITH_VALUE.has(name)) {
+      if (name !== arg) out.push(arg);
+      else if (i + 1 < parent.length) out.push(arg, parent[++i]!);
+    } else if (KEEP.has(name) || /^--(no-)?experimental-[a-z0-9-]+$/.test(name) || /^--harmony/.test(name)) {
+      out.push(arg);
+    }
+  }
+  return out;
+}
