@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test } from '@vlink/fixtures/test';
 import { actionText } from '@vlink/bag';
 import {
   BIN,

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test } from '@vlink/fixtures/test';
 import foxglove from '@foxglove/ws-protocol';
 import type { Channel, MessageData, ServerInfo } from '@foxglove/ws-protocol';
 import { WebSocket, WebSocketServer } from 'ws';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test } from '@vlink/fixtures/test';
 import { BIN, cliEnv, runCli, tempDir, writeBag, SLOW } from './testing/harness.js';
 
 const tmp = tempDir();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test } from '@vlink/fixtures/test';
 import { fileURLToPath } from 'node:url';
 import { BIN, cliEnv, runCli, tempDir, writeBag, SLOW } from './testing/harness.js';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test } from '@vlink/fixtures/test';
 import { BagError } from '@vlink/bag';
 import { createApp, serve, type RunningServer } from './index.js';
 import { buildFixtureRoot, type FixtureRoot } from './testing/fixtures.js';
