@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from '@vlink/fixtures/test';
-import { BIN, cliEnv, runCli, tempDir, writeBag, SLOW } from './testing/harness.js';
+import { CLI, cliArgs, cliEnv, runCli, tempDir, writeBag, SLOW } from './testing/harness.js';
 
 const tmp = tempDir();
 const vdb = tmp.path('drive.vdb');
@@ -39,7 +39,7 @@ describe('check, reindex, fix, tag', () => {
   test('a recording killed mid-way fails check; fix repairs it', SLOW, async () => {
     const crashed = tmp.path('crashed.vdb');
     // What a power cut leaves: a sync-mode recording with frequent commits, killed before it could close the file.
-    const child = spawn('node', [BIN, 'record', '--stdin', '-q', '-s', '-c', '0.001', crashed], {
+    const child = spawn(CLI[0], cliArgs(['record', '--stdin', '-q', '-s', '-c', '0.001', crashed]), {
       env: cliEnv(),
       stdio: ['pipe', 'ignore', 'ignore'],
     });
