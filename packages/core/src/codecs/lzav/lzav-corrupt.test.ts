@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from '@vlink/fixtures/test';
+import { describe, it, testSeed } from '@vlink/fixtures/test';
 import { BagError } from '../../errors.js';
 import { fixturesDir } from '@vlink/fixtures';
 import { lzav } from './index.js';
@@ -87,7 +87,7 @@ describe('lzav: damaged input', () => {
   });
 
   it('survives random bit flips and byte changes: decoded or CORRUPT_DATA, never longer than rawLength', () => {
-    const rand = xorshift(7);
+    const rand = xorshift(testSeed('lzav bit flips', 7));
     const pool = [...vectors.filter((v) => v.packed.length < 5000), ...mine];
     for (let round = 0; round < 3000; round++) {
       const v = pool[rand() % pool.length];
@@ -101,7 +101,7 @@ describe('lzav: damaged input', () => {
   });
 
   it('survives pure garbage of many lengths and both format ids', () => {
-    const rand = xorshift(11);
+    const rand = xorshift(testSeed('lzav garbage', 11));
     for (let round = 0; round < 2000; round++) {
       const bad = new Uint8Array(rand() % 200);
       for (let i = 0; i < bad.length; i++) bad[i] = rand() & 0xff;
