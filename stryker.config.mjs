@@ -23,9 +23,20 @@ export default {
   concurrency: Number(process.env.VLINK_MUTATE_CONCURRENCY ?? 2),
   timeoutMS: 20_000,
   // Only what the build and the tests read: the sandbox copy stays small.
-  ignorePatterns: ['/apps', '/bench', '/clients', '/examples', '/coverage', '/reports', '**/dist', '**/*.tsbuildinfo'],
+  ignorePatterns: [
+    '/apps',
+    '/bench',
+    '/clients',
+    '/examples',
+    '/coverage',
+    '/reports',
+    '/.stryker-tmp*',
+    '**/dist',
+    '**/*.tsbuildinfo',
+  ],
   reporters: ['clear-text', 'json', 'progress'],
   jsonReporter: { fileName: `reports/mutation/${name}.json` },
-  tempDirName: '.stryker-tmp',
+  // One sandbox folder per group, so two groups may run side by side.
+  tempDirName: `.stryker-tmp-${name}`,
   cleanTempDir: 'always',
 };

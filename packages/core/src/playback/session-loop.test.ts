@@ -86,6 +86,24 @@ describe('session loop: pacing decisions', () => {
   });
 });
 
+describe('session loop: the position while a pass plays', () => {
+  // The pass clears `seeking` once it is open; left set, getTimestamp() would stick at the last frame's time.
+  test('getTimestamp() moves on between two frames 1 s apart, and stops at 0 after the pass', async () => {
+    const { reader, at } = await open([
+      [0, 'a'],
+      [1_000_000, 'b'],
+    ]);
+    const playback = reader.play();
+    await until(() => at.has('a'));
+    await sleep(400);
+    const midway = reader.getTimestamp();
+    assert.ok(midway >= 300 && midway < 1000, `getTimestamp() ${midway} ms, 400 ms after a frame at 0`);
+    assert.equal(await playback.finished, false);
+    assert.equal(reader.getTimestamp(), 0, 'stopped');
+    reader.close();
+  });
+});
+
 describe('session loop: control before the first frame and session ends', () => {
   test('stop from the ready callback ends the pass before its first frame', async () => {
     const { reader, events, order } = await open([[0, 'a']]);
