@@ -8,7 +8,8 @@ export function referenceDecodeV3(src: Uint8Array, dstLen: number): Uint8Array |
   if (src.length < 11 || src[0] >>> 4 !== 3 || dstLen <= 0) return undefined;
   const mref = src[0] & 15;
   if (mref < 1 || mref > 6) return undefined;
-  const out: number[] = [];
+  const out = new Uint8Array(dstLen);
+  let n = 0; // bytes decoded so far
   const lastHeader = src.length - 9; // a block header must start before the last 9 input bytes
   let ip = 1;
   let carry = 0; // low offset bits carried by the previous block for the next reference
@@ -33,8 +34,8 @@ export function referenceDecodeV3(src: Uint8Array, dstLen: number): Uint8Array |
       carry |= (header >>> 6) << carryBits;
       carryBits += 2;
       const count = length(header & 15);
-      if (out.length + count > dstLen || ip + count > src.length) return undefined;
-      for (let i = 0; i < count; i++) out.push(src[ip++]);
+      if (n + count > dstLen || ip + count > src.length) return undefined;
+      for (let i = 0; i < count; i++) out[n++] = src[ip++];
       if (ip >= lastHeader) break; // the closing literal block: the rest is padding
       header = src[ip++]; // a reference always follows a literal block
     }
@@ -59,10 +60,10 @@ export function referenceDecodeV3(src: Uint8Array, dstLen: number): Uint8Array |
     carryBits = nextCarryBits;
     const count = length(header & 15) + mref - 1;
     // The reference must lie in what was already decoded, at least 8 bytes back, and end 8 bytes before the end.
-    if (distance < 8 || distance > out.length) return undefined;
-    if (out.length + count > dstLen - 8) return undefined;
-    const from = out.length - distance;
-    for (let i = 0; i < count; i++) out.push(out[from + i]);
+    if (distance < 8 || distance > n) return undefined;
+    if (n + count > dstLen - 8) return undefined;
+    const from = n - distance;
+    for (let i = 0; i < count; i++) out[n++] = out[from + i];
   }
-  return out.length === dstLen ? Uint8Array.from(out) : undefined;
+  return n === dstLen ? out : undefined;
 }
