@@ -5,6 +5,7 @@
 // the reason it is left (scripts/mutation/explained.json) or "not explained yet".
 // Usage: node scripts/mutation.mjs [group ...]      (default: every group)
 //        node scripts/mutation.mjs --report        (only rewrite the report from reports/mutation/*.json)
+//        --no-build: skip the build (another run just did it); VLINK_MUTATE_CONCURRENCY (default 2) sets Stryker's.
 // Not part of `npm test`: a full run takes an hour or more.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,8 +22,10 @@ const GOAL = 85;
 
 if (!reportOnly) {
   // The sandbox builds from the sources; the dependencies' dist must exist for the package's tsc.
-  const build = spawnSync('npx', ['turbo', 'run', 'build', '--filter=!@vlink/docs'], { cwd: root, stdio: 'inherit' });
-  if (build.status !== 0) process.exit(1);
+  if (!args.includes('--no-build')) {
+    const build = spawnSync('npx', ['turbo', 'run', 'build', '--filter=!@vlink/docs'], { cwd: root, stdio: 'inherit' });
+    if (build.status !== 0) process.exit(1);
+  }
   for (const name of wanted.length > 0 ? wanted : Object.keys(groups)) {
     console.log(`\n=== mutation: ${name} (${groups[name].title}) ===`);
     const run = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs'], {

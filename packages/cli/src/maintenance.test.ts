@@ -43,7 +43,17 @@ describe('check, reindex, fix, tag', () => {
       env: cliEnv(),
       stdio: ['pipe', 'ignore', 'ignore'],
     });
-    child.stdin.write((await runCli(['cat', vdb])).stdout);
+    // Fifty copies of the bag, later and later: the recorder is still writing when it is killed, on a loaded machine
+    // and under every runtime (one copy could be all committed before the kill, leaving a consistent file).
+    child.stdin.on('error', () => {}); // the kill leaves input unread (EPIPE)
+    const lines = (await runCli(['cat', vdb])).stdout.trimEnd().split('\n');
+    for (let copy = 0; copy < 50; copy++) {
+      const shifted = lines.map((line) => {
+        const frame = JSON.parse(line) as { timestamp: number };
+        return JSON.stringify({ ...frame, timestamp: frame.timestamp + copy * 3_000_000 });
+      });
+      child.stdin.write(`${shifted.join('\n')}\n`);
+    }
     for (const deadline = Date.now() + 10_000; !(existsSync(crashed) && statSync(crashed).size > 100_000); ) {
       if (Date.now() > deadline) throw new Error('the recording did not start');
       await new Promise((resolve) => setTimeout(resolve, 20));
