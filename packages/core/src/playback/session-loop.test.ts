@@ -34,6 +34,9 @@ describe('session loop: pacing decisions', () => {
     ]);
     const playback = reader.play({ forceDelay: 0, autoPause: true });
     await until(() => reader.getStatus() === 1);
+    // Step to a: b then waits, paused, in waitFor(); after the resume it must go at once, not at 5 s.
+    reader.pauseToNext();
+    await until(() => order.length === 1 && reader.getStatus() === 1);
     reader.resume();
     assert.equal(await within(playback.finished, 2500), false);
     assert.deepEqual(order, ['a', 'b']);
