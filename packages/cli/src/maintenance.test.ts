@@ -43,21 +43,28 @@ describe('check, reindex, fix, tag', () => {
       env: cliEnv(),
       stdio: ['pipe', 'ignore', 'ignore'],
     });
-    // Fifty copies of the bag, later and later: the recorder is still writing when it is killed, on a loaded machine
-    // and under every runtime (one copy could be all committed before the kill, leaving a consistent file).
+    // Copies of the bag, later and later, fed until the file has grown, then one more batch right before the kill:
+    // the recorder is then mid-write on a loaded machine and under every runtime (a recorder that had caught up and
+    // committed everything would leave a consistent file).
     child.stdin.on('error', () => {}); // the kill leaves input unread (EPIPE)
     const lines = (await runCli(['cat', vdb])).stdout.trimEnd().split('\n');
-    for (let copy = 0; copy < 50; copy++) {
-      const shifted = lines.map((line) => {
-        const frame = JSON.parse(line) as { timestamp: number };
-        return JSON.stringify({ ...frame, timestamp: frame.timestamp + copy * 3_000_000 });
-      });
-      child.stdin.write(`${shifted.join('\n')}\n`);
-    }
+    let copy = 0;
+    const feed = (copies: number) => {
+      for (const end = copy + copies; copy < end; copy++) {
+        const shifted = lines.map((line) => {
+          const frame = JSON.parse(line) as { timestamp: number };
+          return JSON.stringify({ ...frame, timestamp: frame.timestamp + copy * 3_000_000 });
+        });
+        child.stdin.write(`${shifted.join('\n')}\n`);
+      }
+    };
+    feed(5);
     for (const deadline = Date.now() + 10_000; !(existsSync(crashed) && statSync(crashed).size > 100_000); ) {
       if (Date.now() > deadline) throw new Error('the recording did not start');
       await new Promise((resolve) => setTimeout(resolve, 20));
+      feed(1);
     }
+    feed(20);
     child.kill('SIGKILL');
     await new Promise((resolve) => child.on('close', resolve));
     const before = await runCli(['check', crashed]);
