@@ -8,7 +8,7 @@
 //        --no-build: skip the build (another run just did it); VLINK_MUTATE_CONCURRENCY (default 2) sets Stryker's.
 // Not part of `npm test`: a full run takes an hour or more.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { groups } from './mutation/groups.mjs';
 
@@ -54,15 +54,15 @@ const lines = [
   'The last column leaves out the survivors explained below as equivalent, performance only or responsiveness only (no',
   'output, order or timing of the module tells them apart); every other survivor still counts against it.',
   '',
-  '| group | modules | killed | timeout | survived | no coverage | compile errors | score | without equivalent mutants |',
-  '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  '| group | modules | run (UTC) | killed | timeout | survived | no coverage | compile errors | score | without equivalent mutants |',
+  '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
 ];
 const survivors = [];
 let missing = 0;
 for (const [name, group] of Object.entries(groups)) {
   const path = join(root, 'reports', 'mutation', `${name}.json`);
   if (!existsSync(path)) {
-    lines.push(`| ${name} | ${group.title} | – | – | – | – | – | not run | – |`);
+    lines.push(`| ${name} | ${group.title} | – | – | – | – | – | – | not run | – |`);
     missing++;
     continue;
   }
@@ -94,7 +94,7 @@ for (const [name, group] of Object.entries(groups)) {
   const s = score(counts);
   const adjusted = score({ detected: counts.detected, undetected: counts.undetected - counts.equivalent });
   lines.push(
-    `| ${name} | ${group.title} | ${counts.Killed} | ${counts.Timeout} | ${counts.Survived} | ${counts.NoCoverage} | ${counts.CompileError} | ${s.toFixed(1)} % | ${adjusted.toFixed(1)} %${adjusted >= GOAL ? '' : ' (below goal)'} |`,
+    `| ${name} | ${group.title} | ${statSync(path).mtime.toISOString().slice(0, 16).replace('T', ' ')} | ${counts.Killed} | ${counts.Timeout} | ${counts.Survived} | ${counts.NoCoverage} | ${counts.CompileError} | ${s.toFixed(1)} % | ${adjusted.toFixed(1)} %${adjusted >= GOAL ? '' : ' (below goal)'} |`,
   );
 }
 lines.push('', '## Surviving mutants', '');
