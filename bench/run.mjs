@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { BENCHMARKS, RUNTIMES } from './lib/benchmarks.mjs';
 import { isLoaded, startLoadSampler } from './lib/load.mjs';
 import { machineInfo, PYTHON, REPO, runtimeCommand, runtimeVersions } from './lib/machine.mjs';
-import { generateReport, readRunInfo } from './report.mjs';
+import { generateReport, readRunInfo, updateReadmeBlocks } from './report.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -217,6 +217,8 @@ if (!opts['no-report']) {
   const outFile = mode === 'smoke' ? join(resultsDir, 'BENCHMARKS.md') : join(REPO, 'BENCHMARKS.md');
   writeFileSync(outFile, generateReport(resultsDir));
   console.log(`wrote ${relative(REPO, outFile)}`);
+  // The READMEs' generated blocks quote the report: they follow it (not from smoke results).
+  if (mode !== 'smoke') for (const file of updateReadmeBlocks()) console.log(`wrote ${file}`);
 }
 const failed = outcomes.filter((o) => o.status === 'failed');
 const ran = outcomes.filter((o) => o.status === 'ok').length;

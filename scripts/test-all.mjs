@@ -3,8 +3,10 @@
 // suite (packages/*/dist/**/*.test.js) under Node, Bun and Deno, then the Python client's tests, the examples, the
 // browser tests of the web player, the install test of the packed tarballs, and a smoke run of the benchmarks.
 // Usage: node scripts/test-all.mjs [repository|lint|node|bun|deno|packaging|python|examples|browser|install|bench ...]   (default: all)
+// `node` also checks the coverage of its run (scripts/check-coverage.mjs); `coverage` alone re-checks the last run.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
@@ -32,10 +34,28 @@ const packageDirs = ['packages', 'examples']
   .flatMap((d) => readdirSync(d).map((p) => join(d, p)));
 const testFiles = packageDirs.flatMap((p) => findTests(join(p, 'dist'))).sort();
 
+// Timeouts: every test takes describe/test/it from @vlink/fixtures/test, which gives each test a 120 s timeout that
+// all three runtimes honour and kills (naming it) a test that blocks its thread. On top of that, Node bounds each
+// file (its --test-timeout is per file on Node 20) and Bun each hook.
+// Coverage: the Node run is measured by c8 (V8's own coverage, mapped back to the TypeScript through the source
+// maps) and checked against per-package thresholds by scripts/check-coverage.mjs. c8 rather than Node's
+// --experimental-test-coverage, which on Node 20 has no thresholds, no include/exclude and no source maps.
 const commands = {
-  node: ['node', ['--test', '--test-concurrency=1', ...testFiles]],
+  node: [
+    bin('c8'),
+    [
+      '--config',
+      join(root, '.c8rc.json'),
+      'node',
+      '--test',
+      '--test-concurrency=1',
+      '--test-timeout=900000',
+      ...testFiles,
+    ],
+  ],
   bun: [bin('bun'), ['test', '--timeout=120000', ...testFiles.map((f) => `./${f.slice(root.length + 1)}`)]],
   deno: [bin('deno'), ['test', '-A', '--no-check', '--node-modules-dir=manual', ...testFiles]],
+  coverage: ['node', [join(root, 'scripts', 'check-coverage.mjs')]],
   // The linter and formatter (Biome) first: a formatting slip fails in seconds, before the long suites.
   lint: [bin('biome'), ['check', '.']],
   // No tracked file may point outside the repository (a clone has nothing beside it).
@@ -50,6 +70,7 @@ const commands = {
 };
 const scriptOf = {
   bench: '../bench/run.mjs',
+  coverage: 'check-coverage.mjs',
   packaging: 'test-packaging.mjs',
   examples: 'test-examples.mjs',
   python: 'test-python.sh',
@@ -57,8 +78,13 @@ const scriptOf = {
   install: 'test-install.mjs',
 };
 
+// The watchdog of a test that blocked its thread writes its name here too: Deno holds a test's output until the
+// test ends, so a killed Deno run would otherwise not say which test it was.
+const watchdogDir = mkdtempSync(join(tmpdir(), 'vlink-watchdog-'));
 const failed = [];
-for (const runtime of runtimes) {
+// The node run's coverage is checked right after it.
+const stages = runtimes.flatMap((r) => (r === 'node' ? ['node', 'coverage'] : [r]));
+for (const runtime of stages) {
   const command = commands[runtime];
   if (!command) throw new Error(`unknown runtime ${runtime}`);
   if (scriptOf[runtime] && !existsSync(join(root, 'scripts', scriptOf[runtime])))
@@ -67,10 +93,12 @@ for (const runtime of runtimes) {
   const result = spawnSync(command[0], command[1], {
     stdio: 'inherit',
     cwd: root,
-    env: { ...process.env, VLINK_TEST_RUNTIME: runtime },
+    env: { ...process.env, VLINK_TEST_RUNTIME: runtime, VLINK_TEST_WATCHDOG_LOG: join(watchdogDir, runtime) },
   });
-  if (result.status !== 0) failed.push(runtime);
+  if (existsSync(join(watchdogDir, runtime))) console.error(readFileSync(join(watchdogDir, runtime), 'utf8'));
+  if (result.status !== 0) failed.push(runtime === 'coverage' ? 'node (coverage)' : runtime);
 }
+rmSync(watchdogDir, { recursive: true, force: true });
 if (failed.length > 0) {
   console.error(`\nFailed runtimes: ${failed.join(', ')}`);
   process.exit(1);

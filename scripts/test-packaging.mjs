@@ -113,6 +113,11 @@ await check('engines: the Bun and Deno the suite runs are the declared minimums'
   }
 });
 
+// READMEs quote benchmark figures only through blocks generated from the last report (bench/report.mjs).
+await check('README benchmark figures are those of the last report', () =>
+  execFileSync('node', [join(root, 'bench', 'report.mjs'), '--check'], { cwd: root, stdio: 'pipe' }),
+);
+
 const changeset = join(root, 'node_modules', '.bin', 'changeset');
 await check('changeset status', () => execFileSync(changeset, ['status'], { cwd: root, stdio: 'pipe' }));
 await check('changeset version writes CHANGELOGs and bumps internal dependencies', () => {

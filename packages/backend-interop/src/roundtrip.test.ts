@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, describe, test } from '@vlink/fixtures/test';
 import { BagReader, BagWriter } from '@vlink/bag-core';
 import { foreignPath } from './testing/expected.js';
 import { type ReadFrame, readAll } from './testing/read-all.js';

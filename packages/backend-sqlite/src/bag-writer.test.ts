@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { after, test } from '@vlink/fixtures/test';
 import { ActionType, BagWriter, registerBackend, SchemaType } from '@vlink/bag-core';
 import { sqliteBackend } from './backend.js';
 import { tempDir, pattern } from './test-util.js';

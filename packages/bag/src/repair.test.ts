@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test } from '@vlink/fixtures/test';
 import { ActionType, BagError, BagReader, BagWriter, type Frame, repairBag, SchemaType } from './index.js';
 
 // repairBag on every runtime: it never loses a frame a reader can read, keeps the original (or writes elsewhere),

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test } from '@vlink/fixtures/test';
 import { actionText } from '@vlink/bag';
 import {
-  BIN,
+  CLI,
+  cliArgs,
   cliEnv,
   fixtureFrames,
   ndjson,
@@ -116,7 +117,7 @@ describe('vlink-bag cat', () => {
   });
 
   test('a closed stdout (`| head`) ends the process quietly', SLOW, async () => {
-    const child = spawn('node', [BIN, 'cat', vdb], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(CLI[0], cliArgs(['cat', vdb]), { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { symlinkSync, writeFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test } from '@vlink/fixtures/test';
 import { ActionType, BagReader, SchemaType, type Frame } from '@vlink/bag';
 import { ndjson, runCli, START_MS, tempDir, writeBag, SLOW } from './testing/harness.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test } from '@vlink/fixtures/test';
 import { BagReader } from '@vlink/bag';
 import { createProgram } from './program.js';
 import { runCli, tempDir, writeBag, START_MS, SLOW } from './testing/harness.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test } from '@vlink/fixtures/test';
 import { ActionType, type Frame, SchemaType } from '@vlink/bag';
 import { runCli, SLOW, tempDir, writeBag } from './testing/harness.js';
 

@@ -3,13 +3,14 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test } from '@vlink/fixtures/test';
 import foxglove from '@foxglove/ws-protocol';
 import type { Channel, MessageData, ServerInfo } from '@foxglove/ws-protocol';
 import { WebSocket, WebSocketServer } from 'ws';
 import { BagReader, SchemaType } from '@vlink/bag';
 import {
-  BIN,
+  CLI,
+  cliArgs,
   cliEnv,
   fixtureFrames,
   hasScript,
@@ -107,8 +108,8 @@ describe('record --from (Foxglove WebSocket client)', () => {
     try {
       const out = tmp.path('fox.vdb');
       const child = spawn(
-        'node',
-        [BIN, 'record', out, '--from', server.url, '-k', '/ignored', '-d', '1', '--time', 'log'],
+        CLI[0],
+        cliArgs(['record', out, '--from', server.url, '-k', '/ignored', '-d', '1', '--time', 'log']),
         { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let stderr = '';
@@ -157,7 +158,7 @@ describe('record --from (Foxglove WebSocket client)', () => {
   });
 
   test('an unreachable server is one error line', SLOW, async () => {
-    const child = spawn('node', [BIN, 'record', tmp.path('never.vdb'), '--from', 'ws://127.0.0.1:9'], {
+    const child = spawn(CLI[0], cliArgs(['record', tmp.path('never.vdb'), '--from', 'ws://127.0.0.1:9']), {
       env: cliEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -171,7 +172,7 @@ describe('record --from (Foxglove WebSocket client)', () => {
 
 describe('play --serve (Foxglove WebSocket server)', () => {
   test('a FoxgloveClient gets the channels with schemas, every frame in order and the time', SLOW, async () => {
-    const child = spawn('node', [BIN, 'play', vdb, '--serve', '127.0.0.1:0', '-r', '4'], {
+    const child = spawn(CLI[0], cliArgs(['play', vdb, '--serve', '127.0.0.1:0', '-r', '4']), {
       env: cliEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -226,7 +227,7 @@ describe('play --serve (Foxglove WebSocket server)', () => {
 
 describe('play --serve → record --from --time log', () => {
   test("keeps every frame's url, time and payload", SLOW, async () => {
-    const player = spawn('node', [BIN, 'play', vdb, '--serve', '127.0.0.1:0', '-r', '4'], {
+    const player = spawn(CLI[0], cliArgs(['play', vdb, '--serve', '127.0.0.1:0', '-r', '4']), {
       env: cliEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test } from '@vlink/fixtures/test';
 import { fileURLToPath } from 'node:url';
-import { BIN, cliEnv, runCli, tempDir, writeBag, SLOW } from './testing/harness.js';
+import { BIN, CLI, cliArgs, cliEnv, runCli, tempDir, writeBag, SLOW } from './testing/harness.js';
 
 const tmp = tempDir();
 
@@ -13,7 +13,7 @@ after(() => tmp.cleanup());
 
 describe('serve', () => {
   test('serves a directory with @vlink/bag-server until SIGINT', SLOW, async () => {
-    const child = spawn('node', [BIN, 'serve', tmp.dir, '--port', '0'], {
+    const child = spawn(CLI[0], cliArgs(['serve', tmp.dir, '--port', '0']), {
       env: cliEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test } from '@vlink/fixtures/test';
 import foxglove from '@foxglove/ws-protocol';
 import type { Channel, MessageData, ServerInfo } from '@foxglove/ws-protocol';
 import { fromBinary } from '@bufbuild/protobuf';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from '@vlink/fixtures/test';
 import { decodeFrameAt, FrameEncoder } from './messages/binary-frame.js';
 import { replayServer } from './testing/replay-server.js';
 import { QueuedSocket } from './testing/ws-client.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test } from '@vlink/fixtures/test';
 import { BagError } from '@vlink/bag';
 import { createApp, serve, type RunningServer } from './index.js';
 import { buildFixtureRoot, type FixtureRoot } from './testing/fixtures.js';
@@ -140,6 +140,7 @@ describe('security and bad input', () => {
     );
     assert.equal((await ws.event('status')).status, 'stopped');
     await ws.close();
+    // Bun's and Deno's WebSocket clients cannot set headers: ws-header-auth.test.ts checks the header on every runtime.
     if (!(globalThis as { Bun?: unknown; Deno?: unknown }).Bun && !(globalThis as { Deno?: unknown }).Deno) {
       const viaHeader = await QueuedSocket.connect(
         `${locked.url.replace('http', 'ws')}/v1/bags/drive.vdb/replay`,

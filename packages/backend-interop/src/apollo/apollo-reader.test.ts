@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from '@vlink/fixtures/test';
 import { SchemaType } from '@vlink/bag-core';
 import { checkFixture } from '../testing/check-fixture.js';
 import { descriptorFiles } from '../testing/decode.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from '@vlink/fixtures/test';
 import { SchemaType } from '@vlink/bag-core';
 import { checkFixture } from '../testing/check-fixture.js';
 import { registerAll } from '../testing/register.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from '@vlink/fixtures/test';
 import { decodePayload } from '../testing/decode.js';
 import { foreignPath, loadExpected } from '../testing/expected.js';
 import { assertUlogFields } from '../testing/fields.js';

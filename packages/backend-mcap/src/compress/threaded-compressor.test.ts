@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from '@vlink/fixtures/test';
 import { resolveWriterConfig, type RecordingContext } from '@vlink/bag-core';
 import { noiseBytes, patternBytes } from '@vlink/bag-core/testing';
 import { loadCodecs } from '../codecs.js';
@@ -119,7 +119,10 @@ describe('McapWriter with a ThreadedCompressor writes the very same file', () =>
   }
 
   test('chunks of every kind, and records between them, land where the single-threaded writer puts them', async () => {
+    const positions: number[][] = [];
     const plan = (w: McapWriter, [a, b]: number[]) => {
+      const seen: number[] = [];
+      positions.push(seen);
       let t = 0;
       for (let i = 0; i < 300; i++) {
         // Compressible frames, noise (a chunk that stays uncompressed), one frame bigger than the compressor's room.
@@ -134,12 +137,17 @@ describe('McapWriter with a ThreadedCompressor writes the very same file', () =>
         if (i % 97 === 0) w.addMetadata(`m${i}`, [['i', String(i)]]);
         if (i === 150) w.writeSchemaNow(w.addSchema('T', 'protobuf', patternBytes(20, 2)));
         if (i % 61 === 0) w.flush();
-        assert.ok(w.position() >= 0);
+        seen.push(w.position());
       }
     };
     const plain = await write(false, 64 * KiB, plan);
     const threaded = await write(true, 64 * KiB, plan);
     assert.deepEqual(threaded, plain);
+    // position() estimates the file size (an open chunk at its uncompressed size): past the magic and header from
+    // the first message on, and the same in both writers right after each flush(), when nothing is in compression.
+    const flushed = (seen: number[]) => seen.filter((_, i) => i % 61 === 0);
+    assert.ok(positions[0]!.length === 300 && positions[0]!.every((p) => p > 8));
+    assert.deepEqual(flushed(positions[1]!), flushed(positions[0]!));
     const reader = McapFileReader.open(new MemoryReadable(threaded), { codecs: await loadCodecs() });
     assert.equal(reader.mode, 'indexed');
     const zstdChunks = reader.chunkIndexes.filter((chunk) => chunk.compression === 'zstd').length;

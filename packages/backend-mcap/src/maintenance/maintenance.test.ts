@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, describe, test } from '@vlink/fixtures/test';
 import { BagError, resolveWriterConfig } from '@vlink/bag-core';
 import type { Frame, WriterConfig } from '@vlink/bag-core';
 import { mcapBackend } from '../backend.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from '@vlink/fixtures/test';
 import type { Frame, WriterConfig } from '@vlink/bag-core';
 import { loadCodecs } from '../codecs.js';
 import { MemoryReadable } from '../io/memory-readable.js';

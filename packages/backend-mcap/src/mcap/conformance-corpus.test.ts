@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { before, describe, test } from 'node:test';
+import { before, describe, test } from '@vlink/fixtures/test';
 import { loadCodecs, type Codecs } from '../codecs.js';
 import { MemoryReadable } from '../io/memory-readable.js';
 import { McapFileReader } from './mcap-reader.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from '@vlink/fixtures/test';
 import { patternBytes } from '@vlink/bag-core/testing';
 import {
   CRC32_IMPLEMENTATION,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from '@vlink/fixtures/test';
 import { BagError } from '@vlink/bag-core';
 import { patternBytes } from '@vlink/bag-core/testing';
 import { loadCodecs, type Codecs } from '../codecs.js';

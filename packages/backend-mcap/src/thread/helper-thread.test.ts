@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from '@vlink/fixtures/test';
 import { BagError } from '@vlink/bag-core';
 import { HelperThread } from './helper-thread.js';
 import { createThreadControl, FAILED, STATE } from './thread-control.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from '@vlink/fixtures/test';
 import { McapWriter as FoxgloveWriter } from '@mcap/core';
 import { ActionType, SchemaType } from '@vlink/bag-core';
 import { loadCodecs } from '../codecs.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from '@vlink/fixtures/test';
 import { actionText, formatVlinkDate } from '@vlink/bag-core';
 import type { Frame, WriterConfig } from '@vlink/bag-core';
 import { SAMPLE_PROTO_SCHEMA } from '@vlink/bag-core/testing';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { after, describe, test } from '@vlink/fixtures/test';
 import { tempDir } from '../test-util.js';
 import { loadNamedDriver, type DriverName, type SqliteDriver } from './driver.js';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from '@vlink/fixtures/test';
 import { BagError } from '@vlink/bag-core';
 import { isBun, loadDriver, pickDriver, type DriverName } from './driver.js';
 

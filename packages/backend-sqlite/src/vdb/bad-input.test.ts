@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
-import { after, describe, test } from 'node:test';
+import { after, describe, test } from '@vlink/fixtures/test';
 import { ActionType, BagError, resolveWriterConfig, SchemaType, type BagErrorCode } from '@vlink/bag-core';
 import { createTestContext } from '@vlink/bag-core/testing';
 import { createSqliteBackend } from '../backend.js';

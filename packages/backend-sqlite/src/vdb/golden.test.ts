@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, describe, test } from '@vlink/fixtures/test';
 import { ActionType, SchemaType } from '@vlink/bag-core';
 import { fixturesDir } from '@vlink/fixtures';
 import { loadDriver, type SqlValue } from '../driver/driver.js';

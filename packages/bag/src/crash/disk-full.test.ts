@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, describe, test } from '@vlink/fixtures/test';
 import { loadCodecs, FileWritable, VcapFileWriter } from '@vlink/bag-mcap';
 import { loadDriver, VdbFileWriter, VdbRecording, type SqliteDriver } from '@vlink/bag-sqlite';
 import {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from '@vlink/fixtures/test';
 import { registeredExtensions } from '../index.js';
 import { FUZZ_FORMATS, type FuzzFormat } from './fuzz.js';
 import { runFuzz, type FuzzSummary } from './fuzz-runner.js';

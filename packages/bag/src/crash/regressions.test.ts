@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from '@vlink/fixtures/test';
 import { BagError, parseManifest } from '../index.js';
 
 // One test per bug the crash and fuzz harnesses found, so each fix stays fixed (the cases are described in the

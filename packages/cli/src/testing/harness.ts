@@ -17,8 +17,31 @@ import { ActionType, BagWriter, SchemaType, type Frame } from '@vlink/bag';
  */
 export const SLOW = { timeout: 60_000 } as const;
 
-/** The built CLI entry point; the tests always run it with `node` (the CLI targets Node ≥ 20). */
+/** The built CLI entry point. */
 export const BIN = fileURLToPath(new URL('../bin.js', import.meta.url));
+
+/**
+ * The runtime the CLI runs under: the one running the tests, so the Bun and Deno runs of the suite test the CLI on
+ * Bun (`bun bin.js`, what `bunx vlink-bag` runs) and on Deno (`deno run -A bin.js` over the installed node_modules),
+ * not the Node CLI again. VLINK_CLI_RUNTIME=node|bun|deno overrides it.
+ */
+export const CLI_RUNTIME: 'node' | 'bun' | 'deno' =
+  (process.env['VLINK_CLI_RUNTIME'] as 'node' | 'bun' | 'deno' | undefined) ??
+  (process.versions['bun'] ? 'bun' : 'Deno' in globalThis ? 'deno' : 'node');
+
+/** The command and leading arguments that start the CLI under CLI_RUNTIME: `spawn(CLI[0], [...CLI[1], ...args])`. */
+export const CLI: readonly [string, readonly string[]] =
+  CLI_RUNTIME === 'bun'
+    ? [process.versions['bun'] ? process.execPath : 'bun', [BIN]]
+    : CLI_RUNTIME === 'deno'
+      ? [
+          'Deno' in globalThis ? process.execPath : 'deno',
+          ['run', '-A', '--no-check', '--node-modules-dir=manual', BIN],
+        ]
+      : [process.versions['bun'] || 'Deno' in globalThis ? 'node' : process.execPath, [BIN]];
+
+/** `spawn` arguments for `vlink-bag …args` under CLI_RUNTIME. */
+export const cliArgs = (args: readonly string[]): string[] => [...CLI[1], ...args];
 
 /** Recording start of the fixture bags (ms since epoch). */
 export const START_MS = 1_773_712_800_123;
@@ -38,13 +61,14 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Runs `node bin.js …args` to completion, optionally feeding `input` on stdin. */
+/** Runs `vlink-bag …args` under CLI_RUNTIME (or `runtime`) to completion, optionally feeding `input` on stdin. */
 export function runCli(
   args: readonly string[],
   options: { input?: string | Buffer; timeoutMs?: number; runtime?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(options.runtime ?? 'node', [BIN, ...args], { env: cliEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const [command, argv] = options.runtime ? [options.runtime, [BIN, ...args]] : [CLI[0], cliArgs(args)];
+    const child = spawn(command, argv, { env: cliEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
@@ -82,7 +106,7 @@ export class PtySession {
 
   constructor(args: readonly string[]) {
     const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-    const command = ['node', BIN, ...args].map(quote).join(' ');
+    const command = [CLI[0], ...cliArgs(args)].map(quote).join(' ');
     this.child = spawn('script', ['-qfec', command, '/dev/null'], {
       env: cliEnv({ COLUMNS: '200', LINES: '40' }),
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { after, describe, test } from '@vlink/fixtures/test';
 import { TempBags } from '../playback/test-bags.test.helper.js';
 import { BagReader } from '../reader/bag-reader.js';
 import { analyzeTiming, urlTiming } from './timing.js';

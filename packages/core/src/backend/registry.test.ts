@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, describe, test } from '@vlink/fixtures/test';
 import { BagError } from '../errors.js';
 import type { Backend } from './backend.js';
 import { backendFor, detectBackend, findBackend, registerBackend, registeredExtensions } from './registry.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it } from '@vlink/fixtures/test';
 import { BagError } from '../errors.js';
 import { fixturesDir } from '@vlink/fixtures';
 import {

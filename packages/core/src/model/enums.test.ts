@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from '@vlink/fixtures/test';
 import { ActionType, actionText, parseAction, serForAction, urlKindOf } from './action-type.js';
 import { CompressType, parseCompress, resolveWriterConfig } from './config.js';
 import { inferSchemaType, parseSchemaType, resolveSchemaType, SchemaType, schemaTypeLabel } from './schema-type.js';

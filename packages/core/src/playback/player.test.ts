@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { after, describe, test } from '@vlink/fixtures/test';
 import { BagError } from '../errors.js';
 import { BagReader } from '../reader/bag-reader.js';
 import { PlayStatus } from './play-status.js';

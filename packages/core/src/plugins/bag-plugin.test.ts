@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { after, test } from '@vlink/fixtures/test';
 import { registerBackend } from '../backend/registry.js';
 import { createFrame, type Frame } from '../model/frame.js';
 import { BagReader } from '../reader/bag-reader.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { after, describe, test } from '@vlink/fixtures/test';
 import { ActionType } from '../model/action-type.js';
 import type { Frame } from '../model/frame.js';
 import { SchemaType } from '../model/schema-type.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from '@vlink/fixtures/test';
 import { BagError } from '../errors.js';
 import { SchemaType } from '../model/schema-type.js';
 import { serializeManifest, type SplitManifest } from './manifest.js';

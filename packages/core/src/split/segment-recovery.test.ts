@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from '@vlink/fixtures/test';
 import type { Info, UrlMeta } from '../model/info.js';
 import { SchemaType } from '../model/schema-type.js';
 import { parseManifest } from './manifest-parse.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from '@vlink/fixtures/test';
 import { formatFileTime } from '../model/time-format.js';
 import { SegmentLedger, urlFrequency, type SegmentStats } from './segment-ledger.js';
 import { SegmentNamer } from './segment-naming.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from '@vlink/fixtures/test';
 import type { BackendReader, CursorQuery } from '../backend/backend.js';
 import { BagError } from '../errors.js';
 import { ActionType, urlKindOf } from '../model/action-type.js';

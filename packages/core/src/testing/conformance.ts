@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, describe, test as nodeTest } from 'node:test';
 import type { Backend, BackendReader } from '../backend/backend.js';
 import { BagError } from '../errors.js';
 import { resolveWriterConfig, type WriterConfig } from '../model/config.js';
@@ -10,6 +10,9 @@ import type { Frame } from '../model/frame.js';
 import { SchemaType } from '../model/schema-type.js';
 import { createTestContext } from './context.js';
 import { patternBytes, SAMPLE_PROTO_SCHEMA, sampleFrames } from './sample-frames.js';
+
+/** Every case has a timeout on every runtime (Deno's test runner has none of its own; the suite's is 120 s too). */
+const test = (name: string, fn: () => Promise<void>) => nodeTest(name, { timeout: 120_000 }, fn);
 
 export interface ConformanceOptions {
   backend: Backend;

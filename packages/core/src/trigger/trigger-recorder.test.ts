@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, describe, test } from '@vlink/fixtures/test';
 import { BagError } from '../errors.js';
 import { ActionType } from '../model/action-type.js';
 import type { Frame } from '../model/frame.js';

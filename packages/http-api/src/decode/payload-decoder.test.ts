@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from '@vlink/fixtures/test';
 import { create, createFileRegistry, toBinary } from '@bufbuild/protobuf';
 import {
   FieldDescriptorProto_Label,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test } from '@vlink/fixtures/test';
 import { serve, type RunningServer } from '../index.js';
 import { buildFixtureRoot, readAll, type FixtureRoot } from '../testing/fixtures.js';
 

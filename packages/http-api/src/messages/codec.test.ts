@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from '@vlink/fixtures/test';
 import { ActionType, SchemaType } from '@vlink/bag';
 import { fromBase64, fromBase64Url, toBase64, toBase64Portable, toBase64Url } from './base64.js';
 import { decodeFrameAt, decodeFrames, FrameEncoder } from './binary-frame.js';

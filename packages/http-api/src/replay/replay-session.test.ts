@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test } from '@vlink/fixtures/test';
 import { join } from 'node:path';
 import { BagReader, type Frame } from '@vlink/bag';
 import { buildFixtureRoot, type FixtureRoot } from '../testing/fixtures.js';

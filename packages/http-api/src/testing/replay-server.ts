@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { after, before } from 'node:test';
+import { after, before } from '@vlink/fixtures/test';
 import type { Frame } from '@vlink/bag';
 import { serve, type RunningServer } from '../index.js';
 import { buildFixtureRoot, readAll, type FixtureRoot } from './fixtures.js';

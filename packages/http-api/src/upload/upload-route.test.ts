@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test } from '@vlink/fixtures/test';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { createApp, type BagApp } from '../index.js';
 import { buildFixtureRoot, type FixtureRoot } from '../testing/fixtures.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from '@vlink/fixtures/test';
 import { BagError } from '../../errors.js';
 import { lzav } from './index.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it } from '@vlink/fixtures/test';
 import { fixturesDir } from '@vlink/fixtures';
 import { lzav } from './index.js';
 
