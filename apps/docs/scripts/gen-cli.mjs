@@ -53,7 +53,8 @@ export async function generate() {
     '| Verb | |',
     '| --- | --- |',
     ...verbs.map(
-      (verb, i) => `| [\`vlink-bag ${verb}\`](#vlink-bag-${verb}) | ${summaryOf(pages[i]).replace(/\|/g, '\\|')} |`,
+      (verb, i) =>
+        `| [\`vlink-bag ${verb}\`](#vlink-bag-${verb}) | ${vueSafe(summaryOf(pages[i])).replace(/\|/g, '\\|')} |`,
     ),
     '',
     '## `vlink-bag --help`',
