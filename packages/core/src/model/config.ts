@@ -110,4 +110,10 @@ export interface ReaderOptions {
   readOnly?: boolean;
   /** Open what can be read of a damaged file instead of failing. */
   tryToFix?: boolean;
+  /**
+   * A directory every file the reader opens must stay in: the bag, its split segments and sidecar files (a SQLite
+   * journal) are resolved to their real paths (symbolic links followed) and refused when they lead outside it. For
+   * servers of untrusted folders; anything that is not a regular file (a FIFO, device or socket) is refused anyway.
+   */
+  confineTo?: string;
 }

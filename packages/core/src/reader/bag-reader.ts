@@ -66,6 +66,7 @@ export class BagReader {
     const reader = await backend.openReader(path, {
       readOnly: options.readOnly ?? true,
       tryToFix: options.tryToFix ?? false,
+      ...(options.confineTo === undefined ? {} : { confineTo: options.confineTo }),
     });
     return new this(path, reader);
   }
