@@ -33,6 +33,8 @@ export async function openBag(path: string, options: ReaderOptions = {}): Promis
     throw new CliError(code === 'ENOENT' ? 'no such file' : `cannot open: ${(error as Error).message}`, path);
   }
   if (stats.isDirectory()) throw new CliError('is a directory, not a bag file', path);
+  // Opening a FIFO blocks until something writes to it; a device reads forever.
+  if (!stats.isFile()) throw new CliError('is not a regular file (a FIFO, device or socket): refused', path);
   assertSupported(path);
   try {
     return await BagReader.create(path, options);
