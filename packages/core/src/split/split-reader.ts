@@ -120,7 +120,9 @@ export class SplitReader implements BackendReader {
     const { dir, name: manifestName } = splitPath(path);
     // Every listed segment must exist before any is opened (VLink aborts on a missing one).
     for (const name of manifest.files) {
-      if (files.size(dir + name) < 0)
+      // `exists`, not `size`: a segment that is there but is no regular file (a FIFO) is refused when it is opened,
+      // with that reason, rather than reported missing.
+      if (!files.exists(dir + name))
         throw new BagError('NOT_FOUND', `segment "${name}" listed in the manifest does not exist`, {
           file: dir + name,
         });

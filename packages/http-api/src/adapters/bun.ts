@@ -2,6 +2,7 @@ import { BagError } from '@vlink/bag';
 import { upgradeWebSocket, websocket } from 'hono/bun';
 import { createApp } from '../app.js';
 import { internalErrorResponse } from '../http/internal-error.js';
+import { DEFAULT_DEADLINES } from '../work/limits.js';
 import { boundHostNames, serverUrl, type Adapter } from '../serve.js';
 
 /** The parts of Bun's API this adapter uses (no bun-types dependency). */
@@ -37,6 +38,8 @@ export const serveBun: Adapter = async (options) => {
       // Ours, not Bun's: its development mode (the default outside NODE_ENV=production) answers with the stack.
       development: false,
       error: () => internalErrorResponse(),
+      // Bun closes a connection idle for 10 s by default: a JSON answer may take up to the request deadline.
+      idleTimeout: Math.min(255, Math.ceil((options.deadlines?.requestMs ?? DEFAULT_DEADLINES.requestMs) / 1000) + 30),
       websocket: {
         ...websocket,
         backpressureLimit: BACKPRESSURE_LIMIT,

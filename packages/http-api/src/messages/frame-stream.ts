@@ -14,6 +14,11 @@ export interface FrameStreamOptions {
   cursor: QueryCursor;
   /** Stop after this many frames; undefined = the whole range. */
   limit?: number;
+  /**
+   * Bytes read ahead of the consumer (default HIGH_WATER_BYTES). The pool's workers use 0: they read only while a
+   * pull job runs, so a worker does nothing between jobs and a read that hangs is the running job's.
+   */
+  highWaterBytes?: number;
 }
 
 type Controller = ReadableStreamDefaultController<Uint8Array>;
@@ -35,6 +40,7 @@ interface ChunkWriter {
  */
 function frameStream(options: FrameStreamOptions, writer: ChunkWriter): ReadableStream<Uint8Array> {
   const { lease, cursor, limit } = options;
+  const highWater = options.highWaterBytes ?? HIGH_WATER_BYTES;
   let sent = 0;
   let ended = false;
   let failure: { error: unknown } | undefined;
@@ -52,7 +58,7 @@ function frameStream(options: FrameStreamOptions, writer: ChunkWriter): Readable
       async pull(controller) {
         if (failure) {
           // Called again on every read; the queue is empty once the consumer has taken the last chunk.
-          if ((controller.desiredSize ?? 0) >= HIGH_WATER_BYTES) controller.error(failure.error);
+          if ((controller.desiredSize ?? 0) >= highWater) controller.error(failure.error);
           return;
         }
         try {
@@ -70,12 +76,12 @@ function frameStream(options: FrameStreamOptions, writer: ChunkWriter): Readable
           await end().catch(() => undefined);
           writer.finish(controller);
           failure = { error };
-          if ((controller.desiredSize ?? 0) >= HIGH_WATER_BYTES) controller.error(error);
+          if ((controller.desiredSize ?? 0) >= highWater) controller.error(error);
         }
       },
       cancel: end,
     },
-    { highWaterMark: HIGH_WATER_BYTES, size: (chunk) => chunk.byteLength },
+    { highWaterMark: highWater, size: (chunk) => chunk.byteLength },
   );
 }
 

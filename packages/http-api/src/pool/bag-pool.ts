@@ -1,7 +1,7 @@
 import { BagError, defaultWorkerRuntime, type WorkerRuntime } from '@vlink/bag';
 import { HttpError } from '../http/errors.js';
 import type { ResolvedBag } from '../store/resolve-id.js';
-import { PoolWorker, lostWorker } from './pool-worker.js';
+import { lostWorker, PoolWorker } from './pool-worker.js';
 import type { InitMessage, Job } from './protocol.js';
 
 /** How long a worker has to answer `alive` after a `cancel` before it counts as stuck and is terminated. */
@@ -10,6 +10,7 @@ const GRACE_MS = 2_000;
 const QUARANTINE_MS = 10 * 60_000;
 
 export interface RunOptions {
+  /** Longest run once started, and longest wait for a free worker before that. */
   deadlineMs: number;
   /** The bag the job is about: for quarantine, worker affinity and the timeout message. */
   bag?: ResolvedBag;
@@ -21,19 +22,35 @@ export interface RunOptions {
   what: string;
 }
 
+interface Queued {
+  job: Job;
+  options: RunOptions;
+  resolve(result: { value: unknown; worker: PoolWorker }): void;
+  reject(error: Error): void;
+  /** Clears the wait timer and the abort listener. */
+  cleanup(): void;
+}
+
 /**
  * A fixed set of worker threads doing the server's bag work (opening, info, SQLite reads, decompression, decoding,
- * JSON), so the event loop that answers `/v1/health` and every other client only moves bytes. Each job has a deadline;
- * past it the request fails with `TIMEOUT` and the worker is asked to drop the job. A worker that cannot even answer
- * that (its thread is stuck in a synchronous call: a SQLite statement cannot be interrupted) is terminated, the jobs it
- * held fail with `UNAVAILABLE`, and the bag that hung it is refused until its file changes. A replacement starts with
- * the next job.
+ * JSON), so the event loop that answers `/v1/health` and every other client only moves bytes.
+ *
+ * Each worker runs one job at a time; jobs wait in a queue for a free worker (a stream's pulls for the worker holding
+ * the stream). So a stuck worker delays no other bag as long as another worker is free, and when one gets stuck the
+ * job that did it is known: past its deadline the request fails with `TIMEOUT` and the worker is asked to drop the
+ * job; a worker that cannot even answer that (its thread is stuck in a synchronous call: a SQLite statement cannot be
+ * interrupted) is terminated, the streams it held fail with `UNAVAILABLE`, and that bag is refused until its file
+ * changes. A replacement worker starts with the next job.
  */
 export class BagPool {
   private readonly workers: PoolWorker[] = [];
+  private readonly waiting: Queued[] = [];
+  private readonly pinned = new Map<PoolWorker, Queued[]>();
   private spawning: Promise<void> | undefined;
   private readonly quarantine = new Map<string, { size: number; mtimeMs: number; until: number }>();
   private closed = false;
+  /** Why workers could not be started, once that happened: the server then does the work itself. */
+  private spawnFailure: unknown;
 
   constructor(
     private readonly size: number,
@@ -41,63 +58,139 @@ export class BagPool {
     private readonly runtime: WorkerRuntime | undefined = defaultWorkerRuntime(),
   ) {}
 
-  /** Why workers could not be started, once that happened: the server then does the work itself. */
-  private spawnFailure: unknown;
-
   /** Whether this runtime has worker threads that start (else the server does the work itself). */
   get available(): boolean {
     return this.runtime !== undefined && this.size > 0 && this.spawnFailure === undefined;
   }
 
-  async run(job: Job, options: RunOptions): Promise<{ value: unknown; worker: PoolWorker }> {
-    if (this.closed) throw new BagError('CLOSED', 'the server is closing');
-    const { bag } = options;
-    if (bag) this.assertNotQuarantined(bag);
-    const worker = options.worker ?? (await this.pick(bag));
-    let jid = 0;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let onAbort: (() => void) | undefined;
-    const answer = worker.call(job, (id) => (jid = id));
-    const limits = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        reject(timeout(options));
-        this.giveUp(worker, jid, bag);
-      }, options.deadlineMs);
-      if (options.signal) {
-        onAbort = () => {
-          reject(new BagError('ABORTED', 'the client went away'));
-          worker.forget(jid);
-          worker.cancel(jid);
-        };
-        if (options.signal.aborted) onAbort();
-        else options.signal.addEventListener('abort', onAbort, { once: true });
-      }
-    });
-    try {
-      return { value: await Promise.race([answer, limits]), worker };
-    } finally {
-      clearTimeout(timer);
-      if (onAbort) options.signal?.removeEventListener('abort', onAbort);
-      answer.catch(() => undefined);
+  run(job: Job, options: RunOptions): Promise<{ value: unknown; worker: PoolWorker }> {
+    if (this.closed) return Promise.reject(new BagError('CLOSED', 'the server is closing'));
+    if (options.bag) {
+      const refused = this.quarantined(options.bag);
+      if (refused) return Promise.reject(refused);
     }
+    if (options.worker?.dead) return Promise.reject(lostWorker());
+    return new Promise((resolve, reject) => {
+      const queue = options.worker ? this.queueOf(options.worker) : this.waiting;
+      let waitTimer: ReturnType<typeof setTimeout> | undefined;
+      const onAbort = () => {
+        remove(queue, queued);
+        queued.cleanup();
+        reject(new BagError('ABORTED', 'the client went away'));
+      };
+      const queued: Queued = {
+        job,
+        options,
+        resolve,
+        reject,
+        cleanup: () => {
+          clearTimeout(waitTimer);
+          options.signal?.removeEventListener('abort', onAbort);
+        },
+      };
+      if (options.signal?.aborted) return reject(new BagError('ABORTED', 'the client went away'));
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      waitTimer = setTimeout(() => {
+        remove(queue, queued);
+        queued.cleanup();
+        reject(
+          new HttpError(
+            'TIMEOUT',
+            `${options.what}${subject(options)} waited ${seconds(options)} s for a free worker; the server is busy`,
+          ),
+        );
+      }, options.deadlineMs);
+      queue.push(queued);
+      this.pump();
+    });
   }
 
   async close(): Promise<void> {
     this.closed = true;
     await this.spawning?.catch(() => undefined);
-    await Promise.all(this.workers.splice(0).map((w) => w.terminate(new BagError('CLOSED', 'the server is closing'))));
+    const closing = new BagError('CLOSED', 'the server is closing');
+    for (const queued of [...this.waiting.splice(0), ...[...this.pinned.values()].flat()]) {
+      queued.cleanup();
+      queued.reject(closing);
+    }
+    this.pinned.clear();
+    await Promise.all(this.workers.splice(0).map((w) => w.terminate(closing)));
   }
 
   /**
-   * Past the deadline: drop the job, ask the worker to cancel it, and terminate the worker when it does not answer
-   * within GRACE_MS (stuck in a synchronous call); the bag that did that is quarantined.
+   * Hands queued jobs to idle workers: a worker's own queue (stream pulls) first, then a shared job whose bag hashes
+   * to it (its readers are cached there), then any shared job.
+   */
+  private pump(): void {
+    if (this.closed) return;
+    if (this.workers.length < this.size && this.waiting.length > 0)
+      void this.fill().then(
+        () => this.pump(),
+        () => this.failQueue(),
+      );
+    const idle = () => this.workers.filter((w) => !w.current && !w.dead);
+    for (const worker of idle()) {
+      const own = this.pinned.get(worker)?.shift();
+      if (own) {
+        this.start(worker, own);
+        continue;
+      }
+      const index = this.workers.indexOf(worker);
+      const at = this.waiting.findIndex(
+        (q) => q.options.bag && hash(q.options.bag.path) % this.workers.length === index,
+      );
+      if (at >= 0) this.start(worker, this.waiting.splice(at, 1)[0]!);
+    }
+    for (const worker of idle()) {
+      const next = this.waiting.shift();
+      if (!next) break;
+      this.start(worker, next);
+    }
+  }
+
+  private start(worker: PoolWorker, queued: Queued): void {
+    queued.cleanup();
+    const { job, options } = queued;
+    let answered = false;
+    let deadline: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
+    const finish = () => {
+      answered = true;
+      clearTimeout(deadline);
+      if (onAbort) options.signal?.removeEventListener('abort', onAbort);
+      running.settle = undefined;
+    };
+    const running = worker.start(job, (error, value) => {
+      if (answered) return;
+      finish();
+      if (error) queued.reject(error);
+      else queued.resolve({ value, worker });
+    });
+    deadline = setTimeout(() => {
+      finish();
+      queued.reject(timeout(options));
+      this.giveUp(worker, running.jid, options.bag);
+    }, options.deadlineMs);
+    if (options.signal) {
+      onAbort = () => {
+        finish();
+        queued.reject(new BagError('ABORTED', 'the client went away'));
+        worker.cancel(running.jid);
+      };
+      options.signal.addEventListener('abort', onAbort, { once: true });
+    }
+  }
+
+  /**
+   * Past the deadline: ask the worker to cancel the job, and terminate it when it does not answer within GRACE_MS
+   * (stuck in a synchronous call); the bag whose job did that is quarantined. A worker that answers stays busy until
+   * the job really ends.
    */
   private giveUp(worker: PoolWorker, jid: number, bag: ResolvedBag | undefined): void {
-    worker.forget(jid);
     const asked = performance.now();
     worker.cancel(jid);
     const check = setTimeout(() => {
-      if (worker.dead || worker.lastHeard >= asked) return;
+      if (worker.dead || worker.lastHeard >= asked || worker.current?.jid !== jid) return;
       if (bag)
         this.quarantine.set(bag.path, { size: bag.size, mtimeMs: bag.mtimeMs, until: Date.now() + QUARANTINE_MS });
       this.remove(worker, lostWorker());
@@ -105,41 +198,49 @@ export class BagPool {
     (check as { unref?: () => void }).unref?.();
   }
 
-  private assertNotQuarantined(bag: ResolvedBag): void {
+  private quarantined(bag: ResolvedBag): HttpError | undefined {
     const entry = this.quarantine.get(bag.path);
-    if (!entry) return;
+    if (!entry) return undefined;
     if (entry.size !== bag.size || entry.mtimeMs !== bag.mtimeMs || entry.until < Date.now()) {
       this.quarantine.delete(bag.path);
-      return;
+      return undefined;
     }
-    throw new HttpError(
+    return new HttpError(
       'TIMEOUT',
       `bag "${bag.id}" made a worker hang and is refused until the file changes (or for ${QUARANTINE_MS / 60_000} minutes)`,
     );
   }
 
-  /** The least loaded worker; among equals the one the bag hashes to, so its readers and caches get reused. */
-  private async pick(bag: ResolvedBag | undefined): Promise<PoolWorker> {
-    if (this.workers.length < this.size) await this.fill();
-    if (this.workers.length === 0) throw lostWorker();
-    const least = Math.min(...this.workers.map((w) => w.load));
-    const preferred = this.workers[bag ? hash(bag.path) % this.workers.length : 0]!;
-    return preferred.load <= least ? preferred : this.workers.find((w) => w.load === least)!;
+  private queueOf(worker: PoolWorker): Queued[] {
+    let queue = this.pinned.get(worker);
+    if (!queue) this.pinned.set(worker, (queue = []));
+    return queue;
   }
 
+  /** Starts the missing workers, all at once (each one imports the backends: a few hundred ms). */
   private fill(): Promise<void> {
     this.spawning ??= (async () => {
       try {
-        while (!this.closed && this.workers.length < this.size) {
-          let worker: PoolWorker;
-          try {
-            worker = await PoolWorker.spawn(this.runtime!, this.init(), (w) => this.remove(w, lostWorker()));
-          } catch (error) {
-            if (this.workers.length === 0) this.spawnFailure = error;
-            throw error;
-          }
-          if (this.closed) await worker.terminate();
-          else this.workers.push(worker);
+        const missing = this.size - this.workers.length;
+        const started = await Promise.allSettled(
+          Array.from({ length: missing }, () =>
+            PoolWorker.spawn(
+              this.runtime!,
+              this.init(),
+              () => this.pump(),
+              (w) => this.remove(w, lostWorker()),
+            ),
+          ),
+        );
+        for (const result of started) {
+          if (result.status === 'rejected') continue;
+          if (this.closed) await result.value.terminate();
+          else this.workers.push(result.value);
+        }
+        const failure = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+        if (failure && this.workers.length === 0) {
+          this.spawnFailure = failure.reason;
+          throw failure.reason;
         }
       } finally {
         this.spawning = undefined;
@@ -148,18 +249,45 @@ export class BagPool {
     return this.spawning;
   }
 
+  /** No worker could be started: the jobs waiting fail (later ones run on the server's own thread). */
+  private failQueue(): void {
+    if (this.workers.length > 0) return;
+    for (const queued of this.waiting.splice(0)) {
+      queued.cleanup();
+      queued.reject(lostWorker());
+    }
+  }
+
   private remove(worker: PoolWorker, error: Error): void {
     const at = this.workers.indexOf(worker);
     if (at >= 0) this.workers.splice(at, 1);
+    for (const queued of this.pinned.get(worker) ?? []) {
+      queued.cleanup();
+      queued.reject(error);
+    }
+    this.pinned.delete(worker);
     void worker.terminate(error);
+    this.pump();
   }
 }
 
+function remove<T>(list: T[], item: T): void {
+  const at = list.indexOf(item);
+  if (at >= 0) list.splice(at, 1);
+}
+
+function subject(options: RunOptions): string {
+  return options.bag ? ` bag "${options.bag.id}"` : ' the stream';
+}
+
+function seconds(options: RunOptions): number {
+  return options.deadlineMs / 1000;
+}
+
 function timeout(options: RunOptions): HttpError {
-  const subject = options.bag ? ` bag "${options.bag.id}"` : ' the stream';
   return new HttpError(
     'TIMEOUT',
-    `${options.what}${subject} took longer than ${options.deadlineMs / 1000} s; the server gave up on it`,
+    `${options.what}${subject(options)} took longer than ${seconds(options)} s; the server gave up on it`,
   );
 }
 

@@ -8,36 +8,43 @@ const ENTRIES = {
   label: 'bag',
 };
 
-interface Pending {
-  resolve(value: unknown): void;
-  reject(error: Error): void;
+/** The job a worker is running, as the pool tracks it. */
+export interface Running {
+  jid: number;
+  job: Job;
+  /** Settles the caller's promise; undefined once the caller was answered otherwise (deadline, client gone). */
+  settle: ((error: Error | undefined, value?: unknown) => void) | undefined;
 }
 
 /**
- * One worker thread of the pool, from the server's side: posts jobs, matches answers to them, and remembers when it
- * last heard from the thread (a thread that answers nothing after a `cancel` is stuck). Messages wait until the
- * worker said `hello`, since a Web Worker drops messages that arrive before it listens.
+ * One worker thread of the pool, from the server's side. It runs one job at a time (the pool hands it the next one
+ * when it reports the current one done), so when the thread gets stuck the job that did it is known. Messages wait
+ * until the worker said `hello`, since a Web Worker drops messages that arrive before it listens.
  */
 export class PoolWorker {
   /** ms (performance.now) of the last message from the thread. */
   lastHeard = 0;
-  /** Streams open on this worker (they count towards its load). */
+  /** Streams open on this worker: their pulls must run here. */
   streams = 0;
   dead = false;
-  private readonly pending = new Map<number, Pending>();
+  current: Running | undefined;
   private readonly outbox: Array<[ToWorker, ArrayBuffer[] | undefined]> = [];
   private greeted = false;
   private nextJob = 1;
   private link: WorkerLink | undefined;
 
-  private constructor(private readonly onFailure: (worker: PoolWorker, error: Error) => void) {}
+  private constructor(
+    private readonly onIdle: (worker: PoolWorker) => void,
+    private readonly onFailure: (worker: PoolWorker, error: Error) => void,
+  ) {}
 
   static async spawn(
     runtime: WorkerRuntime,
     init: InitMessage,
+    onIdle: (worker: PoolWorker) => void,
     onFailure: (worker: PoolWorker, error: Error) => void,
   ): Promise<PoolWorker> {
-    const worker = new PoolWorker(onFailure);
+    const worker = new PoolWorker(onIdle, onFailure);
     const link = await spawnWorker(runtime, ENTRIES);
     worker.link = link;
     link.onMessage((message) => worker.receive(message as FromWorker));
@@ -47,38 +54,26 @@ export class PoolWorker {
     return worker;
   }
 
-  get load(): number {
-    return this.pending.size + this.streams;
-  }
-
-  /** Posts a job; `onPosted` gets its id (for `cancel`). Settles with the worker's answer. */
-  call(job: Job, onPosted: (jid: number) => void): Promise<unknown> {
-    if (this.dead) return Promise.reject(lostWorker());
-    const jid = this.nextJob++;
-    onPosted(jid);
-    return new Promise((resolve, reject) => {
-      this.pending.set(jid, { resolve, reject });
-      this.link!.ref();
-      this.post({ k: 'job', jid, job });
-    });
-  }
-
-  /** Gives up on a job: its promise is no longer settled by the worker (the caller has already answered). */
-  forget(jid: number): void {
-    this.pending.delete(jid);
-    if (this.pending.size === 0) this.link?.unref();
+  /** Starts a job; the worker must be idle. */
+  start(job: Job, settle: Running['settle']): Running {
+    const running: Running = { jid: this.nextJob++, job, settle };
+    this.current = running;
+    this.link!.ref();
+    this.post({ k: 'job', jid: running.jid, job });
+    return running;
   }
 
   cancel(jid: number): void {
     if (!this.dead) this.post({ k: 'cancel', jid });
   }
 
-  /** Ends the thread; every job still waiting fails with `error`. */
+  /** Ends the thread; the running job (if its caller still waits) fails with `error`. */
   async terminate(error: Error = lostWorker()): Promise<void> {
     if (this.dead) return;
     this.dead = true;
-    for (const pending of this.pending.values()) pending.reject(error);
-    this.pending.clear();
+    const settle = this.current?.settle;
+    this.current = undefined;
+    settle?.(error);
     await this.link?.exit().catch(() => undefined);
   }
 
@@ -99,11 +94,13 @@ export class PoolWorker {
         return;
       case 'done':
       case 'failed': {
-        const pending = this.pending.get(message.jid);
-        this.forget(message.jid);
-        if (!pending) return;
-        if (message.k === 'done') pending.resolve(message.value);
-        else pending.reject(dataToError(message.error));
+        const running = this.current;
+        if (!running || running.jid !== message.jid) return;
+        this.current = undefined;
+        this.link!.unref();
+        if (message.k === 'done') running.settle?.(undefined, message.value);
+        else running.settle?.(dataToError(message.error));
+        if (!this.dead) this.onIdle(this);
       }
     }
   }

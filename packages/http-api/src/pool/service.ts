@@ -127,7 +127,8 @@ async function init(message: InitMessage): Promise<LocalBagWork> {
     cacheSize: message.readerCache,
     decode: { maxBytes: message.limits.maxDecodeBytes, maxDepth: message.limits.maxDecodeDepth },
   });
-  return new LocalBagWork(store, message.limits);
+  // No read-ahead: a worker reads only inside a job, so the job running when a worker hangs is the one that hung it.
+  return new LocalBagWork(store, message.limits, 0);
 }
 
 /** Imports `Backend.workerModule` and takes the backend of that name, registered for the parent's extensions only. */

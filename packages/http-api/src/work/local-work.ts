@@ -23,6 +23,8 @@ export class LocalBagWork implements BagWork {
   constructor(
     private readonly store: BagStore,
     private readonly limits: WorkLimits,
+    /** Bytes a stream reads ahead of its consumer (see `FrameStreamOptions.highWaterBytes`). */
+    private readonly streamReadAhead?: number,
   ) {}
 
   info(bag: ResolvedBag): Promise<Info> {
@@ -98,7 +100,12 @@ export class LocalBagWork implements BagWork {
       lease.release();
       throw error;
     }
-    const options = { lease, cursor, ...(request.limit === undefined ? {} : { limit: request.limit }) };
+    const options = {
+      lease,
+      cursor,
+      ...(request.limit === undefined ? {} : { limit: request.limit }),
+      ...(this.streamReadAhead === undefined ? {} : { highWaterBytes: this.streamReadAhead }),
+    };
     return json ? ndjsonStream(options, json) : binaryStream(options);
   }
 
