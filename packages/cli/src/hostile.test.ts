@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { renameSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { BagWriter } from '@vlink/bag';
+import { ActionType, BagWriter, SchemaType } from '@vlink/bag';
 import { sampleFrames } from '@vlink/bag-core/testing';
 import { loadDriver } from '@vlink/bag-sqlite';
 import { runCli, SLOW, tempDir, writeBag } from './testing/harness.js';
@@ -29,6 +29,20 @@ before(async () => {
   await writer.close();
   renameSync(tmp.path('split.2.vdb'), tmp.path('split.2.vdb.orig'));
   if (hasFifo) spawnSync('mkfifo', [tmp.path('split.2.vdb')]);
+  const deep = await BagWriter.create(tmp.path('deep.vdb'), { syncMode: true });
+  for (const [timestamp, text] of [
+    [1_000, `${'['.repeat(8000)}${']'.repeat(8000)}`],
+    [2_000, '{"ok":true}'],
+  ] as const)
+    deep.push({
+      timestamp,
+      url: 'json/deep',
+      data: new TextEncoder().encode(text),
+      serType: 'json',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    });
+  await deep.close();
 });
 after(() => tmp.cleanup());
 
@@ -62,6 +76,15 @@ describe('hostile inputs', () => {
     const result = await runCli(['info', tmp.path('view.vdb')], PROMPT);
     assert.equal(result.code, 1);
     assert.match(result.stderr, /defines the view "VLinkHeader"; refused/);
+  });
+
+  test('cat --decode of JSON nested 8000 levels deep leaves that payload undecoded and goes on', SLOW, async () => {
+    const result = await runCli(['cat', tmp.path('deep.vdb'), '--decode'], PROMPT);
+    assert.equal(result.code, 0, result.stderr);
+    const lines = result.stdout.trim().split('\n');
+    assert.equal(lines.length, 2);
+    assert.match(lines[0]!, /"decoded":null/);
+    assert.match(lines[1]!, /"decoded":\{"ok":true\}/);
   });
 
   test('serve --cors without a token or --allow-origin is refused', SLOW, async () => {
