@@ -30,8 +30,12 @@ registerBackend(hangBackend);
 
 const TOKEN = 'hostile-suite-token';
 const OPEN_DEADLINE_MS = 1500;
-/** What "keeps answering" means here: health and a normal bag answer within this while a hostile bag is opened. */
-const ANSWER_WITHIN_MS = 1000;
+/**
+ * What "keeps answering" means here: health and a normal bag answer within this while a hostile bag is opened. A
+ * server whose event loop a hostile bag blocked would not answer at all (those opens never end); the margin is for a
+ * machine shared with other work.
+ */
+const ANSWER_WITHIN_MS = 2000;
 
 const base = mkdtempSync(join(tmpdir(), 'vlink-hostile-'));
 const root = join(base, 'root');
@@ -219,9 +223,9 @@ describe('hostile bags and requests (issue 21)', () => {
     const stuck = await keepsAnswering(get('/v1/bags/stuck.hang/info'));
     assert.equal(stuck.status, 503, stuck.text);
     assert.equal(errorOf(stuck.text).code, 'TIMEOUT');
-    assert.ok(stuck.ms >= OPEN_DEADLINE_MS - 50 && stuck.ms < OPEN_DEADLINE_MS + 1000, `${stuck.ms} ms`);
-    // The worker does not answer its cancel: after the grace period it is terminated and the bag refused at once.
-    await keepsAnswering(new Promise((r) => setTimeout(r, 2500)));
+    assert.ok(stuck.ms >= OPEN_DEADLINE_MS - 50 && stuck.ms < OPEN_DEADLINE_MS + 3000, `${stuck.ms} ms`);
+    // The worker does not answer its cancel: after the grace period (2 s) it is terminated and the bag refused at once.
+    await keepsAnswering(new Promise((r) => setTimeout(r, 4000)));
     const again = await get('/v1/bags/stuck.hang/info');
     assert.equal(again.status, 503);
     assert.match(errorOf(again.text).message, /made a worker hang and is refused until the file changes/);
