@@ -118,8 +118,10 @@ export class BagPool {
   }
 
   /**
-   * Hands queued jobs to idle workers: a worker's own queue (stream pulls) first, then a shared job whose bag hashes
-   * to it (its readers are cached there), then any shared job.
+   * Hands queued jobs to idle workers: a worker's own queue (stream pulls) first; then the shared jobs in arrival
+   * order, each to the idle worker its bag hashes to when that one is free (its readers are cached there), else to
+   * the idle worker with the fewest open streams. A new stream always goes to the latter, so concurrent streams of
+   * one bag spread over the cores instead of sharing a thread.
    */
   private pump(): void {
     if (this.closed) return;
@@ -131,20 +133,16 @@ export class BagPool {
     const idle = () => this.workers.filter((w) => !w.current && !w.dead);
     for (const worker of idle()) {
       const own = this.pinned.get(worker)?.shift();
-      if (own) {
-        this.start(worker, own);
-        continue;
-      }
-      const index = this.workers.indexOf(worker);
-      const at = this.waiting.findIndex(
-        (q) => q.options.bag && hash(q.options.bag.path) % this.workers.length === index,
-      );
-      if (at >= 0) this.start(worker, this.waiting.splice(at, 1)[0]!);
+      if (own) this.start(worker, own);
     }
-    for (const worker of idle()) {
-      const next = this.waiting.shift();
-      if (!next) break;
-      this.start(worker, next);
+    for (let free = idle(); free.length > 0 && this.waiting.length > 0; free = idle()) {
+      const queued = this.waiting.shift()!;
+      const bag = queued.options.bag;
+      const preferred =
+        bag && queued.job.k !== 'stream' ? this.workers[hash(bag.path) % this.workers.length] : undefined;
+      const target =
+        preferred && free.includes(preferred) ? preferred : free.reduce((a, b) => (b.streams < a.streams ? b : a));
+      this.start(target, queued);
     }
   }
 
