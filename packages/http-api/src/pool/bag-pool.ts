@@ -90,17 +90,23 @@ export class BagPool {
       };
       if (options.signal?.aborted) return reject(new BagError('ABORTED', 'the client went away'));
       options.signal?.addEventListener('abort', onAbort, { once: true });
-      waitTimer = setTimeout(() => {
-        remove(queue, queued);
-        queued.cleanup();
-        reject(
-          new HttpError(
-            'TIMEOUT',
-            `${options.what}${subject(options)} waited ${seconds(options)} s for a free worker; the server is busy`,
-          ),
-        );
-      }, options.deadlineMs);
+      const armWait = () => {
+        if (!queue.includes(queued)) return; // started (or gone) already
+        waitTimer = setTimeout(() => {
+          remove(queue, queued);
+          queued.cleanup();
+          reject(
+            new HttpError(
+              'TIMEOUT',
+              `${options.what}${subject(options)} waited ${seconds(options)} s for a free worker; the server is busy`,
+            ),
+          );
+        }, options.deadlineMs);
+      };
       queue.push(queued);
+      // Starting the workers (each imports the backends) is not waiting for a free one: the wait counts from then.
+      if (this.workers.length === 0 && !options.worker) void this.fill().then(armWait, armWait);
+      else armWait();
       this.pump();
     });
   }
