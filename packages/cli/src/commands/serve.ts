@@ -9,13 +9,13 @@ interface ServeFlags {
   port: number;
   token?: string;
   cors?: boolean;
-  allowOrigin: string[];
-  allowHost: string[];
+  allowOrigin?: string[];
+  allowHost?: string[];
   workers?: number;
   quiet?: boolean;
 }
 
-const collect = (value: string, previous: string[]) => [...previous, value];
+const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerServe(program: Command): void {
   const command = program
@@ -29,13 +29,11 @@ export function registerServe(program: Command): void {
       '--allow-origin <origin>',
       "a browser origin (besides the server's own) that may use the API and its WebSockets, e.g. https://app.foxglove.dev for Foxglove Studio; repeatable",
       collect,
-      [],
     )
     .option(
       '--allow-host <name>',
       'another host name (or name:port) clients may reach the server by, e.g. behind a proxy; repeatable',
       collect,
-      [],
     )
     .option('--cors', 'send CORS headers for the --allow-origin origins (for any origin only with --token)')
     .addOption(
@@ -60,8 +58,8 @@ export function registerServe(program: Command): void {
         port: flags.port,
         ...(flags.token ? { token: flags.token } : {}),
         ...(flags.cors ? { cors: true } : {}),
-        ...(flags.allowOrigin.length > 0 ? { allowOrigins: flags.allowOrigin } : {}),
-        ...(flags.allowHost.length > 0 ? { allowHosts: flags.allowHost } : {}),
+        ...(flags.allowOrigin ? { allowOrigins: flags.allowOrigin } : {}),
+        ...(flags.allowHost ? { allowHosts: flags.allowHost } : {}),
         ...(flags.workers === undefined ? {} : { workers: flags.workers }),
       });
       if (!flags.quiet) {
