@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ActionType, BagError, BagWriter, registerBackend, SchemaType, type Frame } from '@vlink/bag';
-import { sampleFrames } from '@vlink/bag-core/testing';
+import { memoryBackend, sampleFrames } from '@vlink/bag-core/testing';
 import { createApp, serve, type RunningServer } from './index.js';
 import { decodeFrames } from './messages/binary-frame.js';
 import { hangBackend } from './testing/hang-backend.js';
@@ -27,6 +27,14 @@ import { rawGet, upgradeHeaders, type RawResponse } from './testing/raw-http.js'
 // answering, and no byte any client receives names a server path.
 
 registerBackend(hangBackend);
+registerBackend(memoryBackend);
+/** A backend whose `workerModule` does not export it (a program's mistake): the workers cannot load it. */
+registerBackend({
+  ...memoryBackend,
+  name: 'test-unloadable',
+  extensions: ['.unloadable'],
+  workerModule: new URL('./testing/hang-backend.js', import.meta.url).href,
+});
 
 const TOKEN = 'hostile-suite-token';
 const OPEN_DEADLINE_MS = 1500;
@@ -62,6 +70,8 @@ before(async () => {
   await deepJsonBag(join(root, 'deep.vdb'), 8000);
   await manyUrlsBag(join(root, 'many-urls.vdb'), 300);
   framesBeforeCorruption = await corruptMidwayVcap(join(root, 'corrupt.vcap'));
+  await write(join(root, 'mem.memjson'), sampleFrames(12));
+  renameSync(join(root, 'mem.memjson'), join(root, 'mem.unloadable'));
   server = await serve({
     root,
     port: 0,
@@ -234,6 +244,14 @@ describe('hostile bags and requests (issue 21)', () => {
     assert.equal(stream.status, 200);
     assert.equal(stream.text.trim().split('\n').length, 120, 'a replacement worker serves the other bags');
     rmSync(join(root, 'stuck.hang'));
+  });
+
+  test('a backend the workers cannot load takes no other bag down; its bags are read on the server thread', async () => {
+    const res = await get('/v1/bags/mem.unloadable/info');
+    assert.equal(res.status, 200, res.text);
+    assert.equal((JSON.parse(res.text) as { messageCount: number }).messageCount, 12);
+    const good = await get('/v1/bags/good.vdb/messages?format=ndjson');
+    assert.equal(good.text.trim().split('\n').length, 120);
   });
 
   test('JSON nested 8000 levels deep decodes to a typed decode error for that frame; the page still answers', async () => {

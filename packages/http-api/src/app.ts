@@ -93,7 +93,7 @@ export function createApp(options: AppOptions): BagApp {
   const work = new RoutedWork(
     new LocalBagWork(store, limits),
     new PooledBagWork(pool, deadlines),
-    () => pool.available,
+    (extension) => pool.available && !pool.unavailable.has(extension),
   );
   const version = options.version ?? SERVER_VERSION;
   const sockets = new Set<WSContext<unknown>>();

@@ -51,6 +51,8 @@ export class BagPool {
   private closed = false;
   /** Why workers could not be started, once that happened: the server then does the work itself. */
   private spawnFailure: unknown;
+  /** Extensions whose backend a worker could not load: their bags are read on the server's thread. */
+  readonly unavailable = new Set<string>();
 
   constructor(
     private readonly size: number,
@@ -233,6 +235,9 @@ export class BagPool {
               this.init(),
               () => this.pump(),
               (w) => this.remove(w, lostWorker()),
+              (extensions) => {
+                for (const extension of extensions) this.unavailable.add(extension);
+              },
             ),
           ),
         );

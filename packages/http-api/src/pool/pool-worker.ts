@@ -36,6 +36,7 @@ export class PoolWorker {
   private constructor(
     private readonly onIdle: (worker: PoolWorker) => void,
     private readonly onFailure: (worker: PoolWorker, error: Error) => void,
+    private readonly onUnavailable: (extensions: string[]) => void,
   ) {}
 
   static async spawn(
@@ -43,8 +44,9 @@ export class PoolWorker {
     init: InitMessage,
     onIdle: (worker: PoolWorker) => void,
     onFailure: (worker: PoolWorker, error: Error) => void,
+    onUnavailable: (extensions: string[]) => void = () => undefined,
   ): Promise<PoolWorker> {
-    const worker = new PoolWorker(onIdle, onFailure);
+    const worker = new PoolWorker(onIdle, onFailure, onUnavailable);
     const link = await spawnWorker(runtime, ENTRIES);
     worker.link = link;
     link.onMessage((message) => worker.receive(message as FromWorker));
@@ -90,6 +92,8 @@ export class PoolWorker {
         for (const [queued, transfer] of this.outbox.splice(0)) this.link!.post(queued, transfer);
         return;
       case 'ready':
+        if (message.unavailable.length > 0) this.onUnavailable(message.unavailable);
+        return;
       case 'alive':
         return;
       case 'done':

@@ -50,7 +50,8 @@ export interface PullResult {
 export type FromWorker =
   /** Sent once the worker listens: messages posted earlier could be lost by a Web Worker. */
   | { k: 'hello' }
-  | { k: 'ready' }
+  /** Init done; `unavailable`: extensions whose backend module could not be loaded there. */
+  | { k: 'ready'; unavailable: string[] }
   | { k: 'done'; jid: number; value: unknown }
   | { k: 'failed'; jid: number; error: ErrorData }
   | { k: 'alive'; jid: number };

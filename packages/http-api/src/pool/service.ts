@@ -1,4 +1,4 @@
-import { registerBackend, type Backend, type ParentLink } from '@vlink/bag';
+import { BagError, registerBackend, type Backend, type ParentLink } from '@vlink/bag';
 import { BagStore } from '../store/bag-store.js';
 import { LocalBagWork } from '../work/local-work.js';
 import {
@@ -19,7 +19,7 @@ import {
  * a hung thread.
  */
 export function serveBagWork(link: ParentLink): void {
-  let ready: Promise<LocalBagWork> | undefined;
+  let ready: Promise<{ work: LocalBagWork; unavailable: string[] }> | undefined;
   const running = new Map<number, AbortController>();
   const streams = new Map<number, ReadableStreamDefaultReader<Uint8Array>>();
   let nextStream = 1;
@@ -93,7 +93,7 @@ export function serveBagWork(link: ParentLink): void {
     if (message.k === 'init') {
       ready = init(message);
       ready.then(
-        () => post({ k: 'ready' }),
+        ({ unavailable }) => post({ k: 'ready', unavailable }),
         () => undefined,
       );
       return;
@@ -109,7 +109,7 @@ export function serveBagWork(link: ParentLink): void {
     void (async () => {
       try {
         if (!ready) throw new Error('bag worker used before init');
-        const { value, transfer } = await run(await ready, job, abort.signal);
+        const { value, transfer } = await run((await ready).work, job, abort.signal);
         post({ k: 'done', jid, value }, transfer);
       } catch (error) {
         post({ k: 'failed', jid, error: errorToData(error) });
@@ -121,14 +121,34 @@ export function serveBagWork(link: ParentLink): void {
   post({ k: 'hello' });
 }
 
-async function init(message: InitMessage): Promise<LocalBagWork> {
-  for (const backend of message.backends) registerBackend(await loadBackend(backend));
+async function init(message: InitMessage): Promise<{ work: LocalBagWork; unavailable: string[] }> {
+  const unavailable: string[] = [];
+  for (const spec of message.backends) {
+    try {
+      registerBackend(await loadBackend(spec));
+    } catch (error) {
+      // One backend whose module cannot be loaded here must not take the others down: its bags fail with why,
+      // and the server reads them on its own thread from then on (it learns this from `ready`).
+      registerBackend(unavailableBackend(spec, error));
+      unavailable.push(...spec.extensions);
+    }
+  }
   const store = new BagStore(message.root, {
     cacheSize: message.readerCache,
     decode: { maxBytes: message.limits.maxDecodeBytes, maxDepth: message.limits.maxDecodeDepth },
   });
   // No read-ahead: a worker reads only inside a job, so the job running when a worker hangs is the one that hung it.
-  return new LocalBagWork(store, message.limits, 0);
+  return { work: new LocalBagWork(store, message.limits, 0), unavailable };
+}
+
+function unavailableBackend(spec: BackendModule, error: unknown): Backend {
+  const refuse = () =>
+    Promise.reject(
+      new BagError('NOT_SUPPORTED', `the ${spec.name} backend cannot be loaded in a bag worker`, {
+        cause: error,
+      }),
+    );
+  return { name: spec.name, extensions: spec.extensions, createWriter: refuse, openReader: refuse };
 }
 
 /** Imports `Backend.workerModule` and takes the backend of that name, registered for the parent's extensions only. */

@@ -1,4 +1,4 @@
-import { findBackend, type Info, type SchemaData } from '@vlink/bag';
+import { extensionOf, findBackend, type Info, type SchemaData } from '@vlink/bag';
 import type { ResolvedBag } from '../store/resolve-id.js';
 import type { BagWork, DensityRequest, PageRequest, StreamRequest, TimingRequest } from './bag-work.js';
 
@@ -23,7 +23,8 @@ export class RoutedWork implements BagWork {
   constructor(
     private readonly local: BagWork,
     private readonly pooled: BagWork | undefined,
-    private readonly pooledAvailable: () => boolean,
+    /** Whether the pool can read bags of this extension (workers start, and load its backend). */
+    private readonly pooledAvailable: (extension: string) => boolean,
   ) {}
 
   /** `path` is the id asked with (two ids can name one file through a symlink inside the root). */
@@ -59,7 +60,11 @@ export class RoutedWork implements BagWork {
 
   /** Whether this bag's work runs in a worker thread. */
   isPooled(bag: ResolvedBag): boolean {
-    return this.pooled !== undefined && this.pooledAvailable() && findBackend(bag.path)?.workerModule !== undefined;
+    return (
+      this.pooled !== undefined &&
+      findBackend(bag.path)?.workerModule !== undefined &&
+      this.pooledAvailable(extensionOf(bag.path))
+    );
   }
 
   private of(bag: ResolvedBag): BagWork {
