@@ -269,7 +269,7 @@ async function measure(workers) {
       out.hang = { health: stats(await probe(server.base, hangRun)), answers: await hangRun };
       console.log(`  workers ${workers}: hanging opens ${JSON.stringify(out.hang)}`);
       // Let the last stuck workers be replaced before the export.
-      await sleep((DEADLINE_MS * 2 + 500) / 1000);
+      await sleep((DEADLINE_MS + 5000 + 500) / 1000);
     }
     out.exportOne = await exportRun(server.base, 1);
     console.log(`  workers ${workers}: one exporter ${JSON.stringify(out.exportOne)}`);

@@ -234,8 +234,8 @@ describe('hostile bags and requests (issue 21)', () => {
     assert.equal(stuck.status, 503, stuck.text);
     assert.equal(errorOf(stuck.text).code, 'TIMEOUT');
     assert.ok(stuck.ms >= OPEN_DEADLINE_MS - 50 && stuck.ms < OPEN_DEADLINE_MS + 3000, `${stuck.ms} ms`);
-    // The worker does not answer its cancel: after the grace period (2 s) it is terminated and the bag refused at once.
-    await keepsAnswering(new Promise((r) => setTimeout(r, 4000)));
+    // The worker does not answer its cancel: after the grace period (5 s) it is terminated and the bag refused at once.
+    await keepsAnswering(new Promise((r) => setTimeout(r, 7000)));
     const again = await get('/v1/bags/stuck.hang/info');
     assert.equal(again.status, 503);
     assert.match(errorOf(again.text).message, /made a worker hang and is refused until the file changes/);

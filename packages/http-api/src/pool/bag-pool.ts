@@ -5,7 +5,7 @@ import { lostWorker, PoolWorker } from './pool-worker.js';
 import type { InitMessage, Job } from './protocol.js';
 
 /** How long a worker has to answer `alive` after a `cancel` before it counts as stuck and is terminated. */
-const GRACE_MS = 2_000;
+const GRACE_MS = 5_000;
 /** How long a bag that hung a worker is refused (unless the file changes first). */
 const QUARANTINE_MS = 10 * 60_000;
 

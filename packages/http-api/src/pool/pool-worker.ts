@@ -2,6 +2,9 @@ import { spawnWorker, type WorkerLink, type WorkerRuntime } from '@vlink/bag';
 import { HttpError } from '../http/errors.js';
 import { dataToError, type FromWorker, type InitMessage, type Job, type ToWorker } from './protocol.js';
 
+/** Longest a worker may take to start and load its backends before it counts as failed. */
+const STARTUP_MS = 60_000;
+
 const ENTRIES = {
   node: new URL('./entry-node.js', import.meta.url),
   web: new URL('./entry-web.js', import.meta.url),
@@ -30,6 +33,8 @@ export class PoolWorker {
   current: Running | undefined;
   private readonly outbox: Array<[ToWorker, ArrayBuffer[] | undefined]> = [];
   private greeted = false;
+  private isReady = false;
+  private whenReady: () => void = () => undefined;
   private nextJob = 1;
   private link: WorkerLink | undefined;
 
@@ -39,6 +44,10 @@ export class PoolWorker {
     private readonly onUnavailable: (extensions: string[]) => void,
   ) {}
 
+  /**
+   * Starts a worker and resolves once it has loaded its backends (`ready`): starting a thread and importing modules
+   * takes a few hundred ms, seconds on a busy machine, and must not count against the deadline of its first job.
+   */
   static async spawn(
     runtime: WorkerRuntime,
     init: InitMessage,
@@ -46,13 +55,37 @@ export class PoolWorker {
     onFailure: (worker: PoolWorker, error: Error) => void,
     onUnavailable: (extensions: string[]) => void = () => undefined,
   ): Promise<PoolWorker> {
-    const worker = new PoolWorker(onIdle, onFailure, onUnavailable);
+    let started!: (error?: Error) => void;
+    const ready = new Promise<void>((resolve, reject) => {
+      started = (error) => (error ? reject(error) : resolve());
+    });
+    const worker = new PoolWorker(
+      onIdle,
+      (w, error) => (w.isReady ? onFailure(w, error) : started(error)),
+      (extensions) => {
+        onUnavailable(extensions);
+      },
+    );
+    worker.whenReady = () => started();
     const link = await spawnWorker(runtime, ENTRIES);
     worker.link = link;
     link.onMessage((message) => worker.receive(message as FromWorker));
     link.onFailure((error) => worker.onFailure(worker, error));
-    link.unref();
     worker.post(init);
+    const timer = setTimeout(
+      () => started(new Error(`a bag worker did not start within ${STARTUP_MS / 1000} s`)),
+      STARTUP_MS,
+    );
+    try {
+      await ready;
+    } catch (error) {
+      await worker.terminate();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+    worker.isReady = true;
+    link.unref();
     return worker;
   }
 
@@ -93,6 +126,7 @@ export class PoolWorker {
         return;
       case 'ready':
         if (message.unavailable.length > 0) this.onUnavailable(message.unavailable);
+        this.whenReady();
         return;
       case 'alive':
         return;

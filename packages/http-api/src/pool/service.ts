@@ -94,7 +94,8 @@ export function serveBagWork(link: ParentLink): void {
       ready = init(message);
       ready.then(
         ({ unavailable }) => post({ k: 'ready', unavailable }),
-        () => undefined,
+        // Every job will fail with the reason; the worker itself is up.
+        () => post({ k: 'ready', unavailable: [] }),
       );
       return;
     }
