@@ -8,6 +8,7 @@ import type { InitMessage, Job } from './protocol.js';
 const GRACE_MS = 5_000;
 /** How long a bag that hung a worker is refused (unless the file changes first). */
 const QUARANTINE_MS = 10 * 60_000;
+const QUARANTINE_ENTRIES = 1000;
 
 export interface RunOptions {
   /** Longest run once started, and longest wait for a free worker before that. */
@@ -197,8 +198,11 @@ export class BagPool {
     worker.cancel(jid);
     const check = setTimeout(() => {
       if (worker.dead || worker.lastHeard >= asked || worker.current?.jid !== jid) return;
-      if (bag)
+      if (bag) {
         this.quarantine.set(bag.path, { size: bag.size, mtimeMs: bag.mtimeMs, until: Date.now() + QUARANTINE_MS });
+        // Bounded: the oldest entries go first (each one cost a worker, so there are never many).
+        while (this.quarantine.size > QUARANTINE_ENTRIES) this.quarantine.delete(this.quarantine.keys().next().value!);
+      }
       this.remove(worker, lostWorker());
     }, GRACE_MS);
     (check as { unref?: () => void }).unref?.();

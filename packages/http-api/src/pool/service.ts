@@ -1,5 +1,6 @@
 import { BagError, registerBackend, type Backend, type ParentLink } from '@vlink/bag';
 import { BagStore } from '../store/bag-store.js';
+import { lowerThreadPriority, WORKER_NICE } from './priority.js';
 import { LocalBagWork } from '../work/local-work.js';
 import {
   errorToData,
@@ -123,6 +124,7 @@ export function serveBagWork(link: ParentLink): void {
 }
 
 async function init(message: InitMessage): Promise<{ work: LocalBagWork; unavailable: string[] }> {
+  lowerThreadPriority(WORKER_NICE);
   const unavailable: string[] = [];
   for (const spec of message.backends) {
     try {
