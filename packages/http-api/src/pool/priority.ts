@@ -7,7 +7,7 @@ import { getPriority, setPriority } from 'node:os';
  * work (and a worker stuck spinning on a hostile bag until it is terminated) takes the rest. An idle machine runs the
  * workers at full speed all the same.
  */
-export const WORKER_NICE = 10;
+export const WORKER_NICE = 5;
 
 /**
  * Lowers the calling thread's priority by `by` steps: Linux applies `setpriority` to a single thread when given its
