@@ -2,9 +2,16 @@
 // Child process of bench/http.bench.mjs: serves a root with @vlink/bag-server (or a raw TCP sender for the loopback
 // baseline) so the server and the measuring client never share an event loop.
 //
+// Also the server of bench/health.bench.mjs (--workers, --deadline, --hang, --quiet).
+//
 //   <runtime> bench/http-server.mjs --root DIR [--cache N]     → prints {"port":…} then {"rss":…} every 250 ms
+//     [--workers N]   bag worker threads (0: bag work on the event loop)
+//     [--deadline MS] the open deadline (deadlines.openMs)
+//     [--hang]        registers the test backend whose .hang bags never open (packages/http-api/dist/testing)
+//     [--quiet]       no RSS lines
 //   <runtime> bench/http-server.mjs --raw BYTES --chunk BYTES   → TCP server writing BYTES per connection
 import { createServer } from 'node:net';
+import { registerBackend } from '../packages/bag/dist/index.js';
 import { serve } from '../packages/http-api/dist/index.js';
 
 const args = process.argv.slice(2);
@@ -35,12 +42,19 @@ if (arg('--raw')) {
   server.listen(0, '127.0.0.1', () => say({ port: server.address().port }));
 } else {
   const cache = arg('--cache');
+  const workers = arg('--workers');
+  const deadline = arg('--deadline');
+  if (args.includes('--hang'))
+    registerBackend((await import('../packages/http-api/dist/testing/hang-backend.js')).hangBackend);
   const server = await serve({
     root: arg('--root'),
     port: 0,
     ...(cache === undefined ? {} : { readerCache: Number(cache) }),
+    ...(workers === undefined ? {} : { workers: Number(workers) }),
+    ...(deadline === undefined ? {} : { deadlines: { openMs: Number(deadline) } }),
   });
   say({ port: server.port, runtime: server.runtime });
+  if (args.includes('--quiet')) await new Promise(() => {});
   // Heap after a full GC (when the runtime lets us force one) separates a leak from garbage not yet collected.
   const gc = typeof Bun !== 'undefined' ? () => Bun.gc(true) : globalThis.gc;
   let ticks = 0;

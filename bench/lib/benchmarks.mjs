@@ -1,6 +1,7 @@
 // The benchmarks bench/run.mjs knows: how to run each, where it writes its results, and how to summarize them.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { summarize as healthSummary } from './summaries/health.mjs';
 import { summarize as httpSummary } from './summaries/http.mjs';
 import { summarize as interopSummary } from './summaries/interop.mjs';
 import { summarize as integritySummary } from './summaries/integrity.mjs';
@@ -33,6 +34,7 @@ export const BENCHMARKS = [
   { name: 'writer', script: 'writer.bench.mjs', load: perRuntime('writer'), summarize: writerSummary },
   { name: 'playback', script: 'playback.bench.mjs', load: perRuntime('playback'), summarize: playbackSummary },
   { name: 'http', script: 'http.bench.mjs', load: perRuntime('http'), summarize: httpSummary },
+  { name: 'health', script: 'health.bench.mjs', load: perRuntime('health'), summarize: healthSummary },
   {
     name: 'python',
     script: 'python_read.py',
@@ -140,6 +142,12 @@ export const SECTIONS = [
     title: 'HTTP API',
     about:
       'The server (in a child process of the same runtime) over loopback: NDJSON, JSON pages, binary stream, WebSocket replay, vs a raw loopback socket copy of the same bytes; reader cache; 100 concurrent replay clients.',
+  },
+  {
+    id: 'health',
+    title: 'Server health under hostile and heavy load',
+    about:
+      '`/v1/health` latency while hostile bags are opened and while two clients export a large bag as NDJSON with decode, with bag work in worker threads (as shipped) vs on the event loop (`workers: 0`, as before issue 21); export throughput of one client vs two.',
   },
   {
     id: 'python',

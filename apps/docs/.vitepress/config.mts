@@ -17,6 +17,7 @@ const guide: DefaultTheme.SidebarItem[] = [
       { text: 'Recording', link: '/guide/recording' },
       { text: 'Replay', link: '/guide/replay' },
       { text: 'Serving over HTTP', link: '/guide/serving' },
+      { text: 'Serving untrusted bags', link: '/guide/security' },
       { text: 'The command line', link: '/guide/cli' },
       { text: 'Python client', link: '/guide/python' },
       { text: 'Formats', link: '/guide/formats' },

@@ -22,6 +22,7 @@ const EXPECT = {
   ],
   'guide/replay.html': ['openCursor', 'pauseToNext', 'forceDelay', 'BagProcessor', 'minCacheTime', 'analyzeTiming'],
   'guide/serving.html': ['/v1/bags', 'foxglove'],
+  'guide/security.html': ['DNS rebinding', '--allow-origin https://app.foxglove.dev', 'CORRUPT_FILE'],
   'guide/cli.html': ['NDJSON'],
   'guide/python.html': ['vlink_bag', 'read_messages', 'to_dataframe'],
   'guide/formats.html': ['.vdbx', 'our-choices-where-the-spec-leaves-room'],

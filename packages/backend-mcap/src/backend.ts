@@ -1,4 +1,4 @@
-import { extensionOf, type Backend, type BackendWriter, type Frame, type SchemaData } from '@vlink/bag-core';
+import { extensionOf, guardFile, type Backend, type BackendWriter, type Frame, type SchemaData } from '@vlink/bag-core';
 import { loadCodecs } from './codecs.js';
 import { FileWritable } from './io/file-writable.js';
 import { VcapFileWriter } from './vcap/vcap-file-writer.js';
@@ -30,6 +30,7 @@ export const mcapBackend: Backend = {
   },
   async openReader(path, options) {
     if (extensionOf(path) === '.vcapx') return openVcapx(path, options);
+    await guardFile(path, { confineTo: options.confineTo });
     return VcapReader.open(path, options, await loadCodecs());
   },
   /** A repaired copy of one `.vcap` (`repairBag`); split recordings are repaired segment by segment by core. */

@@ -13,6 +13,7 @@ import { VdbFileWriter } from './vdb/file-writer.js';
 import { tagVdb } from './vdb/maintenance.js';
 import { VdbReader } from './vdb/reader.js';
 import { salvageVdb } from './vdb/salvage.js';
+import { guardVdbFiles } from './vdb/file-guard.js';
 import { VdbRecording } from './vdb/recording.js';
 import { openVdbx } from './vdbx/vdbx-reader.js';
 import { tagVdbx } from './vdbx/vdbx-tag.js';
@@ -45,6 +46,7 @@ export function createSqliteBackend(options: SqliteBackendOptions = {}): Backend
     },
     async openReader(path: string, options: ReaderOptions): Promise<BackendReader> {
       if (assertVdb(path)) return openVdbx(await driver(), path, options);
+      await guardVdbFiles(path, options, 'bag');
       return VdbReader.open(await driver(), path, options);
     },
     /** A repaired copy of one `.vdb` (`repairBag`); `.vdbx` recordings are repaired segment by segment by core. */

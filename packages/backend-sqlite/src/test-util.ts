@@ -54,6 +54,7 @@ export function spyDriver(
       const db = base.open(path, options);
       const conn: SqliteConnection = {
         driver: db.driver,
+        defensive: db.defensive,
         exec(sql) {
           log.calls.push(sql);
           db.exec(sql);

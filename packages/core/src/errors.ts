@@ -37,12 +37,19 @@ export class BagError extends Error {
   readonly file?: string;
   readonly offset?: number;
   readonly url?: string;
+  /**
+   * The message as written by our code: without the context suffix (`file`, `offset`, `url`) and without the text
+   * of a wrapped driver or OS error (`wrap`). What a server may show a client that must see neither paths nor a
+   * library's internals; `message` has everything.
+   */
+  readonly reason: string;
   readonly [MARKER] = true;
 
   constructor(code: BagErrorCode, message: string, context: BagErrorContext = {}) {
     super(formatMessage(message, context), context.cause === undefined ? undefined : { cause: context.cause });
     this.name = 'BagError';
     this.code = code;
+    this.reason = message;
     if (context.file !== undefined) this.file = context.file;
     if (context.offset !== undefined) this.offset = context.offset;
     if (context.url !== undefined) this.url = context.url;
@@ -56,7 +63,9 @@ export class BagError extends Error {
   static wrap(error: unknown, code: BagErrorCode, message: string, context: BagErrorContext = {}): BagError {
     if (BagError.isInstance(error)) return error;
     const detail = error instanceof Error ? error.message : String(error);
-    return new BagError(code, `${message}: ${detail}`, { ...context, cause: error });
+    const wrapped = new BagError(code, `${message}: ${detail}`, { ...context, cause: error });
+    (wrapped as { reason: string }).reason = message;
+    return wrapped;
   }
 }
 

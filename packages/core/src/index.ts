@@ -42,6 +42,8 @@ export {
   extensionOf,
 } from './backend/registry.js';
 export type { BackendPurpose } from './backend/registry.js';
+export { guardFile, guardSidecars } from './backend/file-guard.js';
+export type { FileGuardOptions, GuardedRole } from './backend/file-guard.js';
 export { BagWriter } from './writer/bag-writer.js';
 export type { WriterErrorCallback } from './writer/bag-writer.js';
 export type { SchemaCallback } from './writer/schema-registry.js';
@@ -57,7 +59,9 @@ export { DropCounters, mergeCounterTables, sanitizeCounterTable } from './writer
 export type { CounterTable } from './writer/drop-counters.js';
 export type { BagWriterOptions } from './writer/bag-writer.js';
 export type { WriterMode } from './writer/engine.js';
-export type { WorkerRuntime } from './worker/link.js';
+export type { ParentLink, WorkerLink, WorkerRuntime } from './worker/link.js';
+export { availableWorkerRuntimes, defaultWorkerRuntime, parentLink, spawnWorker } from './worker/spawn.js';
+export type { WorkerEntries } from './worker/spawn.js';
 export { tapSource } from './writer/tap-source.js';
 export type { TapSource, TapOptions, TapDisposer, EmitterLike } from './writer/tap-source.js';
 export { registerTerminateSignal } from './writer/terminate-signal.js';

@@ -1,56 +1,73 @@
 import { realpathSync, statSync } from 'node:fs';
+import { availableParallelism, cpus } from 'node:os';
 import { OpenAPIHono } from '@hono/zod-openapi';
 // Importing the umbrella registers the .vdb and .vcap backends, so the server serves them out of the box.
-import { BagError, DEFAULT_GAP_FACTOR, analyzeTiming, extensionOf } from '@vlink/bag';
+import { BagError, findBackend, registeredExtensions } from '@vlink/bag';
 import type { WSContext } from 'hono/ws';
-import { bearerAuth } from './http/auth.js';
-import { cors, type CorsOptions } from './http/cors.js';
-import { DOCS_HTML } from './http/docs-page.js';
-import { HttpError, badParameter, toErrorResponse } from './http/errors.js';
-import { bagsRoute, healthRoute, infoRoute, messagesRoute, schemasRoute, timingRoute } from './http/routes.js';
-import { messageQuery, optionalNumber } from './http/query.js';
-import { documentWebSockets } from './http/ws-docs.js';
 import { registerDensity } from './density/density-route.js';
+import { bearerAuth } from './http/auth.js';
+import { corsAnyOrigin, corsMiddleware, corsOrigins, type CorsOptions } from './http/cors.js';
+import { DOCS_HTML } from './http/docs-page.js';
+import { badParameter, pathScrubber, toErrorResponse } from './http/errors.js';
+import { normalizeOrigin, parseHostName, requestGuard, type HostName } from './http/guard.js';
+import { healthRoute } from './http/routes.js';
+import { documentWebSockets } from './http/ws-docs.js';
 import { registerUpload } from './upload/upload-route.js';
 import { isPlayerPath, registerPlayer } from './player/player-assets.js';
-import { toBase64 } from './messages/base64.js';
-import { BINARY_FRAMES_CONTENT_TYPE } from './messages/binary-frame.js';
-import { decodeCursor, encodeCursor, sameQuery, type Position } from './messages/cursor-token.js';
-import { FrameJson, type MessageJson } from './messages/frame-json.js';
-import { binaryStream, ndjsonStream } from './messages/frame-stream.js';
-import { QueryCursor } from './messages/query-cursor.js';
-import { replaySocket } from './replay/replay-socket.js';
-import type { ReplaySource } from './replay/replay-session.js';
-import { assertFoxgloveProtocol, foxgloveSocket } from './foxglove/foxglove-socket.js';
+import { BagPool } from './pool/bag-pool.js';
+import { PooledBagWork } from './pool/pooled-work.js';
+import type { BackendModule } from './pool/protocol.js';
+import { registerBagRoutes } from './routes/bag-routes.js';
+import { registerSocketRoutes } from './routes/socket-routes.js';
 import { BagStore } from './store/bag-store.js';
-import { findBags } from './store/list-bags.js';
-import type { ResolvedBag } from './store/resolve-id.js';
 import { SERVER_VERSION } from './version.js';
-import { defaultBufferedAmount, type WebSocketSupport } from './ws/socket.js';
+import { LocalBagWork } from './work/local-work.js';
+import { DEFAULT_DEADLINES, DEFAULT_LIMITS, type Deadlines, type WorkLimits } from './work/limits.js';
+import { RoutedWork } from './work/routed-work.js';
+import type { WebSocketSupport } from './ws/socket.js';
 
 export interface AppOptions {
   /** Directory whose bags are served (recursively). Nothing outside it is reachable. */
   root: string;
   /** When set, every route but `/v1/health` (and the static docs page) needs `Authorization: Bearer <token>`. */
   token?: string;
-  /** CORS: off by default; `true` allows any origin; a string or list allows those origins; or hono's cors options. */
+  /**
+   * CORS: off by default. `true` answers the `allowOrigins` (any origin only when a token is set); a string or list
+   * names the origins; or hono's cors options.
+   */
   cors?: boolean | string | string[] | CorsOptions;
+  /**
+   * Browser origins, besides the server's own, that may call the API and open its WebSockets (e.g.
+   * `https://app.foxglove.dev` for Foxglove Studio in a browser). Requests from any other origin are refused (403).
+   */
+  allowOrigins?: string[];
+  /**
+   * Host names the server answers to (`Host` header), as `name` (any port) or `name:port`, besides its own address
+   * when started by `serve()`. Other hosts are refused (421), which stops DNS-rebinding pages. Without `serve()` and
+   * without this option the Host is not checked (the embedding server decides).
+   */
+  allowHosts?: string[];
   /** Reported by `/v1/health`; defaults to this package's version. */
   version?: string;
-  /** Bags whose readers/info are kept open (LRU); 0 opens a reader per request. Default 16. */
+  /** Bags whose readers/info are kept open (LRU), per worker; 0 opens a reader per request. Default 16. */
   readerCache?: number;
+  /**
+   * Worker threads doing the bag work (opening, reading, decoding) off the event loop. Default: the number of cores
+   * (at most 8); 0 does it on the server's own thread.
+   */
+  workers?: number;
+  /** How long bag work may take (ms); see `Deadlines`. */
+  deadlines?: Partial<Deadlines>;
+  /** Size limits of answers and decoding; see `WorkLimits`. */
+  limits?: Partial<WorkLimits>;
   /** Provided by the runtime adapters (`serve()` does it); without it the WebSocket routes answer 501. */
   websocket?: WebSocketSupport;
+  /** Provided by `serve()`: the names of the address it listens on (checked against `Host`). */
+  boundHosts?: () => readonly HostName[];
 }
 
 /** The Hono app plus `close()`, which ends live WebSocket sessions and closes cached readers. */
 export type BagApp = OpenAPIHono & { close(): Promise<void>; [Symbol.asyncDispose](): Promise<void> };
-
-const DEFAULT_PAGE = 1000;
-/** A JSON page is built in memory: it also ends once it holds this much payload (the `next` token continues). */
-const PAGE_PAYLOAD_BYTES = 8 * 1024 * 1024;
-const MAX_PAGE = 10_000;
-const LIST_CONCURRENCY = 8;
 
 /**
  * Builds the web-standard app (Request → Response) over a directory of bags. Runtime-neutral: run it with `serve()`
@@ -58,10 +75,30 @@ const LIST_CONCURRENCY = 8;
  */
 export function createApp(options: AppOptions): BagApp {
   const realRoot = realRootOf(options.root);
-  const store = new BagStore(realRoot, options.readerCache === undefined ? {} : { cacheSize: options.readerCache });
+  if (options.token !== undefined && options.token.length === 0)
+    throw new BagError('INVALID_ARGUMENT', 'token must not be empty');
+  const limits: WorkLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const deadlines: Deadlines = { ...DEFAULT_DEADLINES, ...options.deadlines };
+  const readerCache = options.readerCache ?? 16;
+  const store = new BagStore(realRoot, {
+    cacheSize: readerCache,
+    decode: { maxBytes: limits.maxDecodeBytes, maxDepth: limits.maxDecodeDepth },
+  });
+  const pool = new BagPool(options.workers ?? defaultWorkers(), () => ({
+    k: 'init',
+    root: realRoot,
+    backends: workerBackends(),
+    limits,
+    readerCache,
+  }));
+  const work = new RoutedWork(
+    new LocalBagWork(store, limits),
+    new PooledBagWork(pool, deadlines),
+    (extension) => pool.available && !pool.unavailable.has(extension),
+  );
   const version = options.version ?? SERVER_VERSION;
   const sockets = new Set<WSContext<unknown>>();
-  const scrub = (text: string) => text.split(`${realRoot}/`).join('').split(realRoot).join('.');
+  const scrub = pathScrubber(realRoot);
 
   const app = new OpenAPIHono({
     defaultHook: (result) => {
@@ -80,194 +117,36 @@ export function createApp(options: AppOptions): BagApp {
     c.json({ error: { code: 'ROUTE_NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}` } }, 404),
   );
 
-  const corsOption = options.cors;
-  if (corsOption !== undefined && corsOption !== false) app.use('*', cors(corsOption));
+  // Who may ask: the Host and Origin checks first, then CORS (which answers preflights), then the token.
+  const allowOrigins = [...(options.allowOrigins ?? []), ...corsOrigins(options.cors)];
+  const origins = new Set<string>();
+  for (const origin of allowOrigins) {
+    const normalized = normalizeOrigin(origin);
+    if (normalized === undefined) throw new BagError('INVALID_ARGUMENT', `not an origin: ${JSON.stringify(origin)}`);
+    origins.add(normalized);
+  }
+  const extraHosts = (options.allowHosts ?? []).map((text) => {
+    try {
+      return parseHostName(text);
+    } catch {
+      throw new BagError('INVALID_ARGUMENT', `not a host name: ${JSON.stringify(text)}`);
+    }
+  });
+  const bound = options.boundHosts;
+  const hosts = bound ? () => [...bound(), ...extraHosts] : extraHosts.length > 0 ? () => extraHosts : undefined;
+  app.use('*', requestGuard({ hosts, origins, anyOrigin: corsAnyOrigin(options.cors, options.allowOrigins ?? []) }));
+  const cors = corsMiddleware(options.cors, options.allowOrigins ?? [], options.token !== undefined);
+  if (cors) app.use('*', cors);
   if (options.token !== undefined) {
-    if (options.token.length === 0) throw new BagError('INVALID_ARGUMENT', 'token must not be empty');
     const auth = bearerAuth(options.token);
     app.use('*', async (c, next) => (c.req.path === '/v1/docs' || isPlayerPath(c.req.path) ? next() : auth(c, next)));
   }
 
-  const bag = (id: string) => store.resolve(id);
-
   app.openapi(healthRoute, (c) => c.json({ ok: true as const, version }, 200));
-
-  app.openapi(bagsRoute, async (c) => {
-    const bags = await findBags(realRoot);
-    const out: Array<Record<string, unknown>> = new Array(bags.length);
-    let next = 0;
-    const worker = async () => {
-      for (let i = next++; i < bags.length; i = next++) out[i] = await summary(bags[i]!);
-    };
-    await Promise.all(Array.from({ length: Math.min(LIST_CONCURRENCY, bags.length) }, worker));
-    return c.json({ bags: out } as never, 200);
-  });
-
-  async function summary(b: ResolvedBag): Promise<Record<string, unknown>> {
-    const base = {
-      id: b.id,
-      format: extensionOf(b.path).slice(1),
-      size: b.size,
-      modified: new Date(b.mtimeMs).toISOString(),
-    };
-    try {
-      const info = await store.info(b);
-      return { ...base, size: Math.max(b.size, info.fileSize || 0), messageCount: info.messageCount };
-    } catch (error) {
-      return { ...base, messageCount: null, error: toErrorResponse(error, scrub).body.error };
-    }
-  }
-
-  app.openapi(infoRoute, async (c) => c.json((await store.info(await bag(c.req.valid('param').id))) as never, 200));
-
-  app.openapi(schemasRoute, async (c) => {
-    const schemas = await store.schemas(await bag(c.req.valid('param').id));
-    return c.json(
-      {
-        schemas: schemas.map((s) => ({
-          name: s.name,
-          encoding: s.encoding,
-          schemaType: s.schemaType,
-          data: toBase64(s.data),
-        })),
-      },
-      200,
-    );
-  });
-
-  app.openapi(timingRoute, async (c) => {
-    const b = await bag(c.req.valid('param').id);
-    const q = c.req.valid('query');
-    const factor = q.factor === undefined ? DEFAULT_GAP_FACTOR : Number(q.factor);
-    if (!(factor > 0)) throw badParameter('factor', 'a number > 0');
-    const { urls } = messageQuery({ urls: q.urls });
-    const timing = await store.withReader(b, (reader) =>
-      analyzeTiming(reader, urls ? { factor, filterUrls: urls } : { factor }),
-    );
-    return c.json({ factor, urls: timing } as never, 200);
-  });
-
-  app.openapi(messagesRoute, async (c) => {
-    const q = c.req.valid('query');
-    const b = await bag(c.req.valid('param').id);
-    const format = q.format ?? 'json';
-    const decode = q.decode === 'true' || q.decode === '1';
-    if (decode && format === 'binary') throw badParameter('decode', 'not available with format=binary');
-    let query = messageQuery(q);
-    let position: Position | undefined;
-    if (q.cursor !== undefined) {
-      const token = decodeCursor(q.cursor, b.id);
-      const explicit = q.urls !== undefined || q.begin !== undefined || q.end !== undefined;
-      if (explicit && !sameQuery(token.query, query))
-        throw badParameter('cursor', 'the token was issued for other urls/begin/end');
-      query = token.query;
-      position = token.position;
-    }
-    const limit =
-      q.limit === undefined
-        ? format === 'json'
-          ? DEFAULT_PAGE
-          : undefined
-        : Math.min(MAX_PAGE, Math.max(1, Number(q.limit)));
-    const json = new FrameJson(decode ? await store.decoder(b) : undefined);
-    const lease = await store.lease(b);
-    let cursor: QueryCursor;
-    try {
-      cursor = new QueryCursor(lease.reader, query, position);
-    } catch (error) {
-      lease.release();
-      throw error;
-    }
-    if (format === 'json') {
-      try {
-        const messages: MessageJson[] = [];
-        let bytes = 0;
-        let exhausted = false;
-        while (messages.length < limit! && bytes < PAGE_PAYLOAD_BYTES) {
-          const frame = await cursor.next();
-          if (!frame) {
-            exhausted = true;
-            break;
-          }
-          bytes += frame.data.length;
-          messages.push(json.object(frame));
-        }
-        const more = !exhausted && (await cursor.hasMore());
-        const next = more ? encodeCursor(b.id, query, cursor.position()) : null;
-        return c.json({ messages, next } as never, 200);
-      } finally {
-        await cursor.close().catch(() => undefined);
-        lease.release();
-      }
-    }
-    const streamOptions = { lease, cursor, scrub, ...(limit === undefined ? {} : { limit }) };
-    if (format === 'ndjson') {
-      return c.body(ndjsonStream(streamOptions, json), 200, {
-        'content-type': 'application/x-ndjson; charset=utf-8',
-        'cache-control': 'no-store',
-      }) as never;
-    }
-    return c.body(binaryStream(streamOptions), 200, {
-      'content-type': BINARY_FRAMES_CONTENT_TYPE,
-      'x-vlink-frame-layout': '1',
-      'cache-control': 'no-store',
-    }) as never;
-  });
-
-  registerDensity(app, store);
+  registerBagRoutes(app, { store, work, scrub });
+  registerDensity(app, { store, work, maxCells: limits.maxDensityCells });
+  registerSocketRoutes(app, { store, work, websocket: options.websocket, sockets, serverName: `vlink-bag ${version}` });
   registerUpload(app, { root: realRoot, token: options.token });
-
-  // WebSockets: the bag is resolved and opened before the upgrade, so a bad id still gets a normal HTTP error.
-  const ws = options.websocket;
-  const bufferedAmount = ws?.bufferedAmount ?? defaultBufferedAmount;
-  const track = (socket: WSContext<unknown>, open: boolean) => (open ? sockets.add(socket) : sockets.delete(socket));
-  const replaySource = (b: ResolvedBag): ReplaySource => ({
-    lease: () => store.lease(b),
-    durationMs: async () => (await store.info(b)).totalDuration,
-  });
-  const needsUpgrade = (c: { req: { header(name: string): string | undefined } }) => {
-    if (!ws) throw new BagError('NOT_SUPPORTED', 'WebSockets need a runtime adapter: start the server with serve()');
-    if (c.req.header('upgrade')?.toLowerCase() !== 'websocket')
-      throw new HttpError('UPGRADE_REQUIRED', 'this is a WebSocket endpoint');
-    return ws;
-  };
-
-  app.get('/v1/bags/:id/replay', async (c) => {
-    const support = needsUpgrade(c);
-    const b = await bag(c.req.param('id'));
-    await store.info(b);
-    return support.upgradeWebSocket(
-      c,
-      replaySocket({ source: replaySource(b), bufferedAmount, track }),
-      support.upgradeOptions,
-    );
-  });
-
-  app.get('/v1/bags/:id/foxglove', async (c) => {
-    const support = needsUpgrade(c);
-    assertFoxgloveProtocol(c.req.header('sec-websocket-protocol'));
-    const b = await bag(c.req.param('id'));
-    const rate = optionalNumber(c.req.query('rate'), 'rate') ?? 1;
-    const beginMs = optionalNumber(c.req.query('begin'), 'begin') ?? 0;
-    const endMs = optionalNumber(c.req.query('end'), 'end');
-    const loop = c.req.query('loop');
-    if (loop !== undefined && !['true', 'false', '1', '0'].includes(loop)) throw badParameter('loop', 'true or false');
-    const [info, schemas] = await Promise.all([store.info(b), store.schemas(b)]);
-    const events = foxgloveSocket({
-      id: b.id,
-      info,
-      schemas,
-      source: replaySource(b),
-      rate,
-      beginMs,
-      loop: loop === 'true' || loop === '1',
-      serverName: `vlink-bag ${version}`,
-      bufferedAmount,
-      track,
-      ...(endMs === undefined ? {} : { endMs }),
-    });
-    return support.upgradeWebSocket(c, events, support.upgradeOptions);
-  });
 
   documentWebSockets(app);
   const openapi = () =>
@@ -287,21 +166,45 @@ export function createApp(options: AppOptions): BagApp {
   // `/` and `/player`: the web player (packages/http-api/player/); `/` falls back to the docs when it is not built.
   registerPlayer(app);
 
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    for (const socket of sockets) {
-      try {
-        socket.close(1001, 'server shutting down');
-      } catch {
-        // already closing
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      for (const socket of sockets) {
+        try {
+          socket.close(1001, 'server shutting down');
+        } catch {
+          // already closing
+        }
       }
-    }
-    sockets.clear();
-    store.close();
-  };
+      sockets.clear();
+      await work.close();
+    })());
   return Object.assign(app, { close, [Symbol.asyncDispose]: close });
+}
+
+/** One worker per core (the machine's, not the container's quota), at most 8: bag work is CPU and disk bound. */
+function defaultWorkers(): number {
+  let cores = 1;
+  try {
+    cores = typeof availableParallelism === 'function' ? availableParallelism() : cpus().length;
+  } catch {
+    // an unusual runtime: one worker still keeps the event loop free
+  }
+  return Math.max(1, Math.min(8, cores));
+}
+
+/** The registered backends a worker can load (`Backend.workerModule`), each with the extensions it serves here. */
+function workerBackends(): BackendModule[] {
+  const byBackend = new Map<string, BackendModule>();
+  for (const extension of registeredExtensions()) {
+    const backend = findBackend(`x${extension}`);
+    if (!backend?.workerModule) continue;
+    const key = `${backend.name}\u0000${backend.workerModule}`;
+    const entry = byBackend.get(key) ?? { name: backend.name, module: backend.workerModule, extensions: [] };
+    entry.extensions.push(extension);
+    byBackend.set(key, entry);
+  }
+  return [...byBackend.values()];
 }
 
 function realRootOf(root: string): string {

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { BagError } from '@vlink/bag-core';
 import type { Readable } from './readable.js';
 
@@ -11,6 +11,8 @@ export class FileReadable implements Readable {
   private readonly bytes: number;
 
   constructor(readonly path: string) {
+    // Before open(): opening a FIFO for reading blocks until a writer appears, forever for a planted one.
+    assertRegularFile(path);
     try {
       this.fd = openSync(path, 'r');
     } catch (error) {
@@ -20,7 +22,7 @@ export class FileReadable implements Readable {
     }
     try {
       const stat = fstatSync(this.fd);
-      if (stat.isDirectory()) throw new BagError('INVALID_ARGUMENT', 'is a directory', { file: path });
+      if (!stat.isFile()) throw new BagError('INVALID_ARGUMENT', 'not a regular file: refused', { file: path });
       this.bytes = stat.size;
     } catch (error) {
       closeSync(this.fd);
@@ -64,5 +66,22 @@ export class FileReadable implements Readable {
       closeSync(this.fd);
       this.fd = -1;
     }
+  }
+}
+
+/** Missing → `NOT_FOUND`; a directory, FIFO, device or socket → `INVALID_ARGUMENT` (see the constructor). */
+function assertRegularFile(path: string): void {
+  let stat: ReturnType<typeof statSync>;
+  try {
+    stat = statSync(path);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'ENOENT') throw new BagError('NOT_FOUND', 'no such bag', { file: path, cause: error });
+    throw BagError.wrap(error, 'IO_ERROR', 'cannot open bag', { file: path });
+  }
+  if (stat.isDirectory()) throw new BagError('INVALID_ARGUMENT', 'is a directory', { file: path });
+  if (!stat.isFile()) {
+    const kind = stat.isFIFO() ? 'a FIFO' : stat.isSocket() ? 'a socket' : 'a device';
+    throw new BagError('INVALID_ARGUMENT', `is ${kind}, not a regular file: refused`, { file: path });
   }
 }

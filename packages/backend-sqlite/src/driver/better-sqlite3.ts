@@ -1,5 +1,6 @@
 import {
   importModule,
+  READ_ONLY_PRAGMAS,
   type SqliteConnection,
   type SqliteDriver,
   type SqliteStatement,
@@ -28,7 +29,9 @@ export async function createBetterSqlite3Driver(): Promise<SqliteDriver> {
     name: 'better-sqlite3',
     open(path, options = {}) {
       const readOnly = options.readOnly === true;
-      return wrap(new Database(path, { readonly: readOnly, fileMustExist: readOnly }));
+      const db = wrap(new Database(path, { readonly: readOnly, fileMustExist: readOnly }));
+      if (readOnly) db.exec(READ_ONLY_PRAGMAS);
+      return db;
     },
   };
 }
@@ -36,6 +39,8 @@ export async function createBetterSqlite3Driver(): Promise<SqliteDriver> {
 function wrap(db: NativeDatabase): SqliteConnection {
   return {
     driver: 'better-sqlite3',
+    // better-sqlite3 opens every connection with SQLITE_DBCONFIG_DEFENSIVE (its database.cpp).
+    defensive: true,
     exec: (sql) => void db.exec(sql),
     prepare(sql): SqliteStatement {
       const s = db.prepare(sql);

@@ -1,5 +1,6 @@
 import {
   importModule,
+  READ_ONLY_PRAGMAS,
   type SqliteConnection,
   type SqliteDriver,
   type SqliteStatement,
@@ -32,7 +33,9 @@ export async function createBunSqliteDriver(): Promise<SqliteDriver> {
     name: 'bun:sqlite',
     open(path, options = {}) {
       const flags = options.readOnly === true ? { readonly: true } : { readwrite: true, create: true };
-      return wrap(new Database(path, flags));
+      const db = wrap(new Database(path, flags));
+      if (options.readOnly === true) db.exec(READ_ONLY_PRAGMAS);
+      return db;
     },
   };
 }
@@ -43,6 +46,8 @@ function wrap(db: NativeDatabase): SqliteConnection {
   const statements = new Set<NativeStatement>();
   return {
     driver: 'bun:sqlite',
+    // bun:sqlite has no way to set SQLITE_DBCONFIG_DEFENSIVE; the pragmas and the schema guard stand in for it.
+    defensive: false,
     exec: (sql) => db.exec(sql),
     prepare(sql): SqliteStatement {
       const s = db.prepare(sql);

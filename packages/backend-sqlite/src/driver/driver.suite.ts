@@ -152,6 +152,29 @@ export async function runDriverSuite(name: DriverName): Promise<void> {
       r.close();
     });
 
+    test('a read-only connection is hardened: query_only, trusted_schema off, defensive where the driver has it', () => {
+      const path = tmp.path('hardened.db');
+      const w = d.open(path);
+      w.exec('CREATE TABLE t(i INTEGER);');
+      const plain = [
+        w.prepare('PRAGMA query_only').get()!['query_only'],
+        w.prepare('PRAGMA trusted_schema').get()!['trusted_schema'],
+      ];
+      w.close();
+      assert.deepEqual(plain.map(Number), [0, 1], 'a read-write connection is left as SQLite opens it');
+      const r = d.open(path, { readOnly: true });
+      try {
+        assert.equal(Number(r.prepare('PRAGMA query_only').get()!['query_only']), 1);
+        assert.equal(Number(r.prepare('PRAGMA trusted_schema').get()!['trusted_schema']), 0);
+        // better-sqlite3 always has it; node:sqlite where it offers enableDefensive; bun:sqlite has no switch.
+        const expected = name === 'better-sqlite3' ? true : name === 'bun:sqlite' ? false : r.defensive;
+        assert.equal(r.defensive, expected);
+        if (r.defensive) assert.throws(() => r.exec('PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = 1;'));
+      } finally {
+        r.close();
+      }
+    });
+
     test('a file that is not a database fails with SQLite’s NOTADB error', async () => {
       const { writeFileSync } = await import('node:fs');
       const path = tmp.path('garbage.db');

@@ -27,21 +27,39 @@ export interface SqliteStatement {
 
 export interface SqliteConnection {
   readonly driver: DriverName;
+  /**
+   * Whether SQLite's defensive mode (`SQLITE_DBCONFIG_DEFENSIVE`) is on: better-sqlite3 always turns it on, `node:sqlite`
+   * where it offers `enableDefensive` (Deno, Bun, recent Node) on read-only connections; `bun:sqlite` has no switch.
+   */
+  readonly defensive: boolean;
   /** Runs one or more statements without results. */
   exec(sql: string): void;
   prepare(sql: string): SqliteStatement;
   close(): void;
   /**
    * Aborts a running statement (`sqlite3_interrupt`) where the driver exposes it. None of the three drivers do
-   * today, and every call here is synchronous on the caller's thread, so the readers stop between rows instead.
+   * today (nor a progress handler), and every call here is synchronous on the caller's thread: a statement runs to
+   * its end. Readers therefore refuse files whose queries could run without end (views, triggers, virtual tables,
+   * generated columns; see `vdb/schema-guard.ts`), and the HTTP server runs bag work in worker threads it can
+   * terminate.
    */
   interrupt?(): void;
 }
 
 export interface OpenOptions {
-  /** Open without write access; the file must exist. Default false (read-write, created when missing). */
+  /**
+   * Open without write access; the file must exist. Default false (read-write, created when missing). A read-only
+   * connection is also hardened for untrusted files (`READ_ONLY_PRAGMAS`, defensive mode where the driver has it).
+   */
   readOnly?: boolean;
 }
+
+/**
+ * Run on every read-only connection. `query_only` refuses any write even through a path read-only mode misses;
+ * `trusted_schema = OFF` keeps functions with side effects and virtual tables out of anything the file's own schema
+ * (views, triggers, defaults, index expressions) could make SQLite evaluate.
+ */
+export const READ_ONLY_PRAGMAS = 'PRAGMA query_only = ON; PRAGMA trusted_schema = OFF;';
 
 export interface SqliteDriver {
   readonly name: DriverName;

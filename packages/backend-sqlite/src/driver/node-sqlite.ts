@@ -1,5 +1,6 @@
 import {
   importModule,
+  READ_ONLY_PRAGMAS,
   type SqliteConnection,
   type SqliteDriver,
   type SqliteStatement,
@@ -17,6 +18,8 @@ interface NativeDatabase {
   exec(sql: string): void;
   prepare(sql: string): NativeStatement;
   close(): void;
+  /** Deno, Bun and recent Node: `SQLITE_DBCONFIG_DEFENSIVE`. */
+  enableDefensive?(active: boolean): void;
 }
 type DatabaseSyncConstructor = new (path: string, options: { readOnly: boolean }) => NativeDatabase;
 
@@ -28,7 +31,22 @@ export async function createNodeSqliteDriver(): Promise<SqliteDriver> {
   return {
     name: 'node:sqlite',
     open(path, options = {}) {
-      return wrap(new DatabaseSync(path, { readOnly: options.readOnly === true }));
+      const readOnly = options.readOnly === true;
+      const native = new DatabaseSync(path, { readOnly });
+      let defensive = false;
+      if (readOnly) {
+        try {
+          if (typeof native.enableDefensive === 'function') {
+            native.enableDefensive(true);
+            defensive = true;
+          }
+          native.exec(READ_ONLY_PRAGMAS);
+        } catch (error) {
+          native.close();
+          throw error;
+        }
+      }
+      return wrap(native, defensive);
     },
   };
 }
@@ -88,9 +106,10 @@ function accountBlobs(row: Record<string, SqlValue>): void {
   }
 }
 
-function wrap(db: NativeDatabase): SqliteConnection {
+function wrap(db: NativeDatabase, defensive: boolean): SqliteConnection {
   return {
     driver: 'node:sqlite',
+    defensive,
     exec: (sql) => db.exec(sql),
     prepare(sql): SqliteStatement {
       const s = db.prepare(sql);

@@ -11,6 +11,7 @@ import {
   type UrlMeta,
 } from '@vlink/bag-core';
 import type { SqliteConnection, SqlValue } from '../driver/driver.js';
+import { trustedIndexes } from './schema-guard.js';
 import * as SQL from './sql.js';
 
 /** What the reader keeps per url id to fill frames (format reference §7.2: ser and family come from the url maps). */
@@ -109,7 +110,8 @@ export function readFacts(db: SqliteConnection, path: string, tolerant = false):
   // VLink sorts by transport priority first; that is a VLink middleware notion with no meaning here.
   metas.sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : a.index - b.index));
 
-  const indexes = new Set(soft([], () => db.prepare(SQL.SELECT_INDEXES).all()).map((r) => text(r['name'])));
+  const named = soft([], () => db.prepare(SQL.SELECT_INDEXES).all()).map((r) => text(r['name']));
+  const indexes = soft(new Set<string>(), () => trustedIndexes(db, named));
   const hasUrlIndex = indexes.has('idx_elapsed_url');
   const hasElapsedIndex = hasUrlIndex || indexes.has('idx_elapsed');
 

@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
 import {
-  BagError,
   decompressFrame,
   inferSchemaType,
   isCompressionFrame,
@@ -13,6 +11,8 @@ import {
 import { bytes } from './facts.js';
 import type { SqliteConnection, SqliteDriver } from '../driver/driver.js';
 import type { VdbFacts } from './facts.js';
+import { assertRegularVdb } from './regular-file.js';
+import { assertNoExecutableSchema } from './schema-guard.js';
 import * as SQL from './sql.js';
 import { sqliteError } from './sqlite-errors.js';
 
@@ -168,7 +168,7 @@ export function fixVdb(db: SqliteConnection, path: string, rebuild: boolean): bo
 
 /** VLink `tag(name)` for one `.vdb`: add the column if an old file lacks it (failure ignored), then set it. */
 export function tagVdb(driver: SqliteDriver, path: string, name: string): boolean {
-  if (!existsSync(path)) throw new BagError('NOT_FOUND', 'no such .vdb file', { file: path });
+  assertRegularVdb(path);
   let db: SqliteConnection;
   try {
     db = driver.open(path);
@@ -177,6 +177,8 @@ export function tagVdb(driver: SqliteDriver, path: string, name: string): boolea
   }
   try {
     db.exec(SQL.BUSY_TIMEOUT_WRITER);
+    // The UPDATE below would run a planted trigger.
+    assertNoExecutableSchema(db, path);
     try {
       db.exec(SQL.TAG_ADD_COLUMN);
     } catch {

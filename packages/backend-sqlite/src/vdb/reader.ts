@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import {
   BagError,
   parseSchemaType,
@@ -17,6 +16,8 @@ import { FrameCursor } from './frame-cursor.js';
 import { fixVdb, reindexVdb, verifyVdb } from './maintenance.js';
 import * as SQL from './sql.js';
 import { hotJournalError, needsRecovery, recoverInterrupted } from './recover.js';
+import { assertRegularVdb } from './regular-file.js';
+import { assertVdbSchema } from './schema-guard.js';
 import { sqliteError } from './sqlite-errors.js';
 
 export { readFacts, type VdbFacts } from './facts.js';
@@ -51,7 +52,7 @@ export class VdbReader implements BackendReader {
   }
 
   static open(driver: SqliteDriver, path: string, options: ReaderOptions = {}): VdbReader {
-    if (!existsSync(path)) throw new BagError('NOT_FOUND', 'no such .vdb file', { file: path });
+    assertRegularVdb(path);
     const readOnly = options.readOnly !== false;
     const tryToFix = options.tryToFix === true;
     // A crashed writer's unfinished transaction: only a read-write open can roll it back (see recover.ts).
@@ -64,6 +65,7 @@ export class VdbReader implements BackendReader {
     }
     try {
       db.exec(SQL.BUSY_TIMEOUT_READER);
+      assertVdbSchema(db, path);
       return new VdbReader(db, path, readOnly, readFacts(db, path, tryToFix), tryToFix);
     } catch (error) {
       db.close();

@@ -1,5 +1,6 @@
 import { SplitReader, type ReaderOptions, type SplitFiles, type UrlMeta } from '@vlink/bag-core';
 import type { SqliteDriver } from '../driver/driver.js';
+import { guardVdbFiles } from '../vdb/file-guard.js';
 import { VdbReader } from '../vdb/reader.js';
 
 /**
@@ -17,7 +18,10 @@ export function openVdbx(
       flavor: 'vdbx',
       storageType: 'SQLite3',
       segmentExtension: '.vdb',
-      openSegment: async (segment, segmentOptions) => VdbReader.open(driver, segment, segmentOptions),
+      openSegment: async (segment, segmentOptions) => {
+        await guardVdbFiles(segment, segmentOptions, 'segment');
+        return VdbReader.open(driver, segment, segmentOptions);
+      },
       sortUrls: byUrlThenIndex,
     },
     options,

@@ -2,15 +2,20 @@ import { statSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { CliError } from '../lib/errors.js';
 import { examples } from '../lib/filter-flags.js';
-import { parsePort } from '../lib/parse.js';
+import { parseNonNegativeInteger, parsePort } from '../lib/parse.js';
 
 interface ServeFlags {
   host: string;
   port: number;
   token?: string;
   cors?: boolean;
+  allowOrigin?: string[];
+  allowHost?: string[];
+  workers?: number;
   quiet?: boolean;
 }
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerServe(program: Command): void {
   const command = program
@@ -20,7 +25,22 @@ export function registerServe(program: Command): void {
     .option('--host <host>', 'interface to bind; anything but loopback needs --token', '127.0.0.1')
     .addOption(new Option('--port <port>', 'port (0 picks a free one)').argParser(parsePort).default(8765))
     .addOption(new Option('--token <token>', 'require Authorization: Bearer <token>').env('VLINK_BAG_TOKEN'))
-    .option('--cors', 'allow cross-origin requests from any origin')
+    .option(
+      '--allow-origin <origin>',
+      "a browser origin (besides the server's own) that may use the API and its WebSockets, e.g. https://app.foxglove.dev for Foxglove Studio; repeatable",
+      collect,
+    )
+    .option(
+      '--allow-host <name>',
+      'another host name (or name:port) clients may reach the server by, e.g. behind a proxy; repeatable',
+      collect,
+    )
+    .option('--cors', 'send CORS headers for the --allow-origin origins (for any origin only with --token)')
+    .addOption(
+      new Option('--workers <n>', 'worker threads reading bags (default: one per core, at most 8; 0 = none)').argParser(
+        parseNonNegativeInteger,
+      ),
+    )
     .option('-q, --quiet', 'do not print the address')
     .action(async (dir: string, flags: ServeFlags) => {
       let isDir = false;
@@ -38,6 +58,9 @@ export function registerServe(program: Command): void {
         port: flags.port,
         ...(flags.token ? { token: flags.token } : {}),
         ...(flags.cors ? { cors: true } : {}),
+        ...(flags.allowOrigin ? { allowOrigins: flags.allowOrigin } : {}),
+        ...(flags.allowHost ? { allowHosts: flags.allowHost } : {}),
+        ...(flags.workers === undefined ? {} : { workers: flags.workers }),
       });
       if (!flags.quiet) {
         process.stdout.write(
@@ -54,5 +77,6 @@ export function registerServe(program: Command): void {
   examples(command, [
     'vlink-bag serve /data/bags',
     'vlink-bag serve /data/bags --host 0.0.0.0 --port 8080 --token s3cret',
+    'vlink-bag serve /data/bags --allow-origin https://app.foxglove.dev',
   ]);
 }

@@ -38,6 +38,9 @@ export async function openBag(path: string, options: ReaderOptions = {}): Promis
     const code = (error as NodeJS.ErrnoException).code;
     throw new CliError(code === 'ENOENT' ? 'no such file' : `cannot open: ${(error as Error).message}`, path);
   }
+  // Opening a FIFO blocks until something writes to it; a device reads forever.
+  if (!stats.isDirectory() && !stats.isFile())
+    throw new CliError('is not a regular file (a FIFO, device or socket): refused', path);
   let marker: string | undefined;
   try {
     marker = (await detectBackend(path)).directoryMarker;

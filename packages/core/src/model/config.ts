@@ -120,4 +120,10 @@ export interface ReaderOptions {
    * chunk still holds); formats without checksums ignore it.
    */
   verifyCrc?: boolean;
+  /**
+   * A directory every file the reader opens must stay in: the bag, its split segments and sidecar files (a SQLite
+   * journal) are resolved to their real paths (symbolic links followed) and refused when they lead outside it. For
+   * servers of untrusted folders; anything that is not a regular file (a FIFO, device or socket) is refused anyway.
+   */
+  confineTo?: string;
 }

@@ -68,6 +68,7 @@ export class BagReader {
       readOnly: options.readOnly ?? true,
       tryToFix: options.tryToFix ?? false,
       verifyCrc: options.verifyCrc ?? true,
+      ...(options.confineTo === undefined ? {} : { confineTo: options.confineTo }),
     });
     return new this(path, reader);
   }

@@ -1,4 +1,5 @@
 import type { BackendReader, CursorQuery } from '../backend/backend.js';
+import { guardFile } from '../backend/file-guard.js';
 import { BagError } from '../errors.js';
 import type { ReaderOptions } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
@@ -86,9 +87,26 @@ export class SplitReader implements BackendReader {
     this.refresh();
   }
 
-  static async open(path: string, format: SplitReaderFormat, options: SplitReaderOptions = {}): Promise<SplitReader> {
+  static async open(
+    path: string,
+    unguarded: SplitReaderFormat,
+    options: SplitReaderOptions = {},
+  ): Promise<SplitReader> {
     const files = options.files ?? (await nodeSplitFiles());
     const { files: _f, ...readerOptions } = options;
+    const { confineTo } = readerOptions;
+    // Confined (a server of untrusted folders): the manifest and every segment must resolve inside the directory.
+    const format: SplitReaderFormat =
+      confineTo === undefined
+        ? unguarded
+        : {
+            ...unguarded,
+            openSegment: async (segment, segmentOptions) => {
+              await guardFile(segment, { confineTo, role: 'segment' });
+              return unguarded.openSegment(segment, segmentOptions);
+            },
+          };
+    if (confineTo !== undefined) await guardFile(path, { confineTo });
     const size = files.size(path);
     if (size < 0) throw new BagError('NOT_FOUND', `no such .${format.flavor} manifest`, { file: path });
     if (size > MAX_MANIFEST_BYTES)
@@ -103,7 +121,9 @@ export class SplitReader implements BackendReader {
     const { dir, name: manifestName } = splitPath(path);
     // Every listed segment must exist before any is opened (VLink aborts on a missing one).
     for (const name of manifest.files) {
-      if (files.size(dir + name) < 0)
+      // `exists`, not `size`: a segment that is there but is no regular file (a FIFO) is refused when it is opened,
+      // with that reason, rather than reported missing.
+      if (!files.exists(dir + name))
         throw new BagError('NOT_FOUND', `segment "${name}" listed in the manifest does not exist`, {
           file: dir + name,
         });

@@ -6,18 +6,23 @@ import type { WorkerLink } from './link.js';
  * keep a Deno process alive forever, while its `node:worker_threads` can (see README "Recording off the event loop").
  * Loaded lazily so core still loads where `node:*` modules do not exist.
  */
-export async function spawnNodeWorker(): Promise<WorkerLink> {
+export async function spawnNodeWorker(
+  entry: URL | string = new URL('./entry-node.js', import.meta.url),
+  label = 'writer',
+): Promise<WorkerLink> {
   const { Worker } = await import('node:worker_threads');
   const parentArgv = (globalThis as { process?: { execArgv?: string[] } }).process?.execArgv ?? [];
   // Not the parent's flags as they are (see exec-argv.ts): `node --input-type=module -` would fail the worker.
-  const worker = new Worker(new URL('./entry-node.js', import.meta.url), { execArgv: workerExecArgv(parentArgv) });
+  const worker = new Worker(typeof entry === 'string' ? new URL(entry) : entry, {
+    execArgv: workerExecArgv(parentArgv),
+  });
   let exited = false;
   let failure: ((error: Error) => void) | undefined;
   const gone = new Promise<void>((resolve) =>
     worker.once('exit', (code) => {
       exited = true;
       resolve();
-      if (code !== 0) failure?.(new Error(`writer worker exited with code ${code}`));
+      if (code !== 0) failure?.(new Error(`${label} worker exited with code ${code}`));
     }),
   );
   return {

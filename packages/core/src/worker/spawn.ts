@@ -1,4 +1,4 @@
-import type { WorkerLink, WorkerRuntime } from './link.js';
+import type { ParentLink, WorkerLink, WorkerRuntime } from './link.js';
 
 interface RuntimeGlobals {
   Bun?: unknown;
@@ -28,8 +28,28 @@ export function availableWorkerRuntimes(): WorkerRuntime[] {
   return out;
 }
 
-/** Starts a writer worker through the chosen adapter; each adapter is imported only when used. */
-export async function spawnWorker(runtime: WorkerRuntime): Promise<WorkerLink> {
-  if (runtime === 'node') return (await import('./node.js')).spawnNodeWorker();
-  return (await import('./web.js')).spawnWebWorker();
+/**
+ * A worker program other than the writer: one module per adapter, because the worker side reaches its parent
+ * differently (`parentLink('node')` is `node:worker_threads`' `parentPort`, `parentLink('web')` the global scope).
+ */
+export interface WorkerEntries {
+  node: URL | string;
+  web: URL | string;
+  /** Names the worker in error messages (`… worker exited with code 1`). */
+  label: string;
+}
+
+/**
+ * Starts a worker through the chosen adapter: the writer's by default, or the program `entries` names (the HTTP
+ * server's bag pool uses it). Each adapter is imported only when used.
+ */
+export async function spawnWorker(runtime: WorkerRuntime, entries?: WorkerEntries): Promise<WorkerLink> {
+  if (runtime === 'node') return (await import('./node.js')).spawnNodeWorker(entries?.node, entries?.label);
+  return (await import('./web.js')).spawnWebWorker(entries?.web, entries?.label);
+}
+
+/** The worker side's handle on its parent, for a worker started with `spawnWorker(runtime, entries)`. */
+export async function parentLink(runtime: WorkerRuntime): Promise<ParentLink> {
+  if (runtime === 'node') return (await import('./parent-node.js')).nodeParentLink();
+  return (await import('./parent-web.js')).webParentLink();
 }

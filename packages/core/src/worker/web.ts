@@ -10,8 +10,11 @@ interface WebWorker extends Worker {
  * Standard Web Worker adapter (Bun, browsers; Deno when asked for explicitly). A Web Worker has no exit event, so
  * `exit()` terminates it once the worker has said `closed` (its file is already closed by then).
  */
-export async function spawnWebWorker(): Promise<WorkerLink> {
-  const worker = new Worker(new URL('./entry-web.js', import.meta.url), { type: 'module' }) as WebWorker;
+export async function spawnWebWorker(
+  entry: URL | string = new URL('./entry-web.js', import.meta.url),
+  label = 'writer',
+): Promise<WorkerLink> {
+  const worker = new Worker(entry, { type: 'module' }) as WebWorker;
   let failure: ((error: Error) => void) | undefined;
   return {
     runtime: 'web',
@@ -21,10 +24,10 @@ export async function spawnWebWorker(): Promise<WorkerLink> {
       failure = handler;
       worker.addEventListener('error', (event) => {
         (event as Event).preventDefault?.();
-        failure?.(toError((event as ErrorEvent).error ?? (event as ErrorEvent).message));
+        failure?.(toError((event as ErrorEvent).error ?? (event as ErrorEvent).message, label));
       });
       worker.addEventListener('messageerror', () =>
-        failure?.(new Error('writer worker could not deserialize a message')),
+        failure?.(new Error(`${label} worker could not deserialize a message`)),
       );
     },
     ref: () => worker.ref?.(),
@@ -35,6 +38,6 @@ export async function spawnWebWorker(): Promise<WorkerLink> {
   };
 }
 
-function toError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value || 'writer worker failed'));
+function toError(value: unknown, label: string): Error {
+  return value instanceof Error ? value : new Error(String(value || `${label} worker failed`));
 }

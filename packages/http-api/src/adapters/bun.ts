@@ -1,7 +1,9 @@
 import { BagError } from '@vlink/bag';
 import { upgradeWebSocket, websocket } from 'hono/bun';
 import { createApp } from '../app.js';
-import { serverUrl, type Adapter } from '../serve.js';
+import { internalErrorResponse } from '../http/internal-error.js';
+import { DEFAULT_DEADLINES } from '../work/limits.js';
+import { boundHostNames, serverUrl, type Adapter } from '../serve.js';
 
 /** The parts of Bun's API this adapter uses (no bun-types dependency). */
 interface BunServer {
@@ -18,12 +20,14 @@ const BACKPRESSURE_LIMIT = 64 * 1024 * 1024;
 /** Bun: `Bun.serve` with hono's Bun WebSocket handler. */
 export const serveBun: Adapter = async (options) => {
   const Bun = (globalThis as unknown as { Bun: BunGlobal }).Bun;
+  let port = options.port;
   const app = createApp({
     ...options,
     websocket: {
       upgradeWebSocket,
       bufferedAmount: (ws) => (ws.raw as { getBufferedAmount?: () => number } | undefined)?.getBufferedAmount?.() ?? 0,
     },
+    boundHosts: boundHostNames(options.host, () => port),
   });
   let server: BunServer;
   try {
@@ -31,6 +35,11 @@ export const serveBun: Adapter = async (options) => {
       hostname: options.host,
       port: options.port,
       fetch: app.fetch,
+      // Ours, not Bun's: its development mode (the default outside NODE_ENV=production) answers with the stack.
+      development: false,
+      error: () => internalErrorResponse(),
+      // Bun closes a connection idle for 10 s by default: a JSON answer may take up to the request deadline.
+      idleTimeout: Math.min(255, Math.ceil((options.deadlines?.requestMs ?? DEFAULT_DEADLINES.requestMs) / 1000) + 30),
       websocket: {
         ...websocket,
         backpressureLimit: BACKPRESSURE_LIMIT,
@@ -41,6 +50,7 @@ export const serveBun: Adapter = async (options) => {
   } catch (error) {
     throw BagError.wrap(error, 'IO_ERROR', `cannot listen on ${options.host}:${options.port}`);
   }
+  port = server.port;
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {

@@ -1,7 +1,8 @@
 import { BagError } from '@vlink/bag';
 import { upgradeWebSocket } from 'hono/deno';
 import { createApp } from '../app.js';
-import { serverUrl, type Adapter } from '../serve.js';
+import { internalErrorResponse } from '../http/internal-error.js';
+import { boundHostNames, serverUrl, type Adapter } from '../serve.js';
 
 /** The parts of Deno's API this adapter uses (no Deno types dependency). */
 interface DenoServer {
@@ -16,13 +17,23 @@ interface DenoGlobal {
 /** Deno: `Deno.serve` with hono's Deno WebSocket upgrade. */
 export const serveDeno: Adapter = async (options) => {
   const Deno = (globalThis as unknown as { Deno: DenoGlobal }).Deno;
-  const app = createApp({ ...options, websocket: { upgradeWebSocket, upgradeOptions: { idleTimeout: 0 } } });
+  let port = options.port;
+  const app = createApp({
+    ...options,
+    websocket: { upgradeWebSocket, upgradeOptions: { idleTimeout: 0 } },
+    boundHosts: boundHostNames(options.host, () => port),
+  });
   let server: DenoServer;
   try {
-    server = Deno.serve({ hostname: options.host, port: options.port, onListen() {} }, (request) => app.fetch(request));
+    server = Deno.serve(
+      // Ours, not Deno's default `onError` (which logs the error and answers plain text).
+      { hostname: options.host, port: options.port, onListen() {}, onError: () => internalErrorResponse() },
+      (request) => app.fetch(request),
+    );
   } catch (error) {
     throw BagError.wrap(error, 'IO_ERROR', `cannot listen on ${options.host}:${options.port}`);
   }
+  port = server.addr.port;
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {

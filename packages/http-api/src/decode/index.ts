@@ -5,4 +5,5 @@
 export { PayloadDecoder } from './payload-decoder.js';
 export type { DecodableFrame, Decoded, PayloadDecoderOptions } from './payload-decoder.js';
 export { ProtobufDecoder } from './protobuf-decoder.js';
+export { DEFAULT_MAX_DEPTH } from './depth.js';
 export type { DecoderSchema, ProtobufDecoderOptions } from './protobuf-decoder.js';

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_DEPTH, jsonDepthExceeds, valueDepthExceeds } from './depth.js';
 import { SCHEMA_PROTOBUF, SCHEMA_RAW, serForAction } from './frame-fields.js';
 // Type-only, so a bundle that never passes a ProtobufDecoder never loads @bufbuild/protobuf.
 import type { ProtobufDecoder } from './protobuf-decoder.js';
@@ -32,6 +33,11 @@ export interface PayloadDecoderOptions {
   rawAsText?: boolean;
   /** Past this many bytes a payload stays hex ("too large to decode"): the player's inspector is for looking. */
   maxBytes?: number;
+  /**
+   * JSON and protobuf values nested deeper than this stay hex ("nested deeper than … levels"), so a hostile payload
+   * cannot overflow the stack of whoever prints the value. Default `DEFAULT_MAX_DEPTH` (256).
+   */
+  maxDepth?: number;
 }
 
 const JSON_SERS = new Set(['json', 'application/json', 'text/json']);
@@ -47,11 +53,13 @@ export class PayloadDecoder {
   private readonly protobuf: ProtobufDecoder | undefined;
   private readonly rawAsText: boolean;
   private readonly maxBytes: number;
+  private readonly maxDepth: number;
 
   constructor(options: PayloadDecoderOptions = {}) {
     this.protobuf = options.protobuf;
     this.rawAsText = options.rawAsText ?? false;
     this.maxBytes = options.maxBytes ?? Infinity;
+    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   }
 
   decode(frame: DecodableFrame): Decoded {
@@ -60,12 +68,15 @@ export class PayloadDecoder {
     if (frame.schemaType === SCHEMA_PROTOBUF) {
       if (!this.protobuf) return { kind: 'hex', reason: `no descriptor embedded for ${ser}` };
       const result = this.protobuf.decode(ser, frame.data);
-      return 'error' in result ? { kind: 'hex', reason: result.error } : { kind: 'protobuf', value: result.value };
+      if ('error' in result) return { kind: 'hex', reason: result.error };
+      if (valueDepthExceeds(result.value, this.maxDepth)) return { kind: 'hex', reason: this.tooDeep() };
+      return { kind: 'protobuf', value: result.value };
     }
     if (JSON_SERS.has(ser)) {
       const text = utf8Text(frame.data);
       if (text === undefined) return { kind: 'hex', reason: 'payload is not UTF-8' };
       if (text.length === 0) return { kind: 'json', value: null };
+      if (jsonDepthExceeds(text, this.maxDepth)) return { kind: 'hex', reason: this.tooDeep() };
       try {
         return { kind: 'json', value: JSON.parse(text) };
       } catch {
@@ -78,6 +89,10 @@ export class PayloadDecoder {
       return text === undefined ? { kind: 'hex', reason: 'payload is not UTF-8' } : { kind: 'text', value: text };
     }
     return { kind: 'hex' };
+  }
+
+  private tooDeep(): string {
+    return `nested deeper than ${this.maxDepth} levels`;
   }
 }
 

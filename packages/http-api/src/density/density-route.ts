@@ -1,14 +1,16 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { badParameter } from '../http/errors.js';
+import { badParameter, HttpError } from '../http/errors.js';
 import { messageQuery } from '../http/query.js';
 import { ErrorSchema, IdParams } from '../http/schemas.js';
 import type { BagStore } from '../store/bag-store.js';
-import { computeDensity, type Density } from './density.js';
+import type { BagWork } from '../work/bag-work.js';
 
 export const DEFAULT_BUCKETS = 500;
 export const MAX_BUCKETS = 5000;
 /** Results kept per app (LRU): a player asks for the same overview each time a bag is opened. */
 const CACHE_ENTRIES = 32;
+/** …within this many bytes of JSON text in total. */
+const CACHE_BYTES = 32 * 1024 * 1024;
 
 const msNumber = /^\d+(\.\d+)?$/;
 const DensityQuery = z.object({
@@ -74,6 +76,7 @@ export const densityRoute = createRoute({
   responses: {
     200: { description: 'Counts per url, sorted by url', content: { 'application/json': { schema: DensitySchema } } },
     400: errorContent('Malformed parameter (the message names it)'),
+    413: errorContent('More than the counts one answer may hold (buckets × urls); the message says how many'),
     401: errorContent('Missing or wrong bearer token'),
     404: errorContent('No such bag under the root (also for paths leaving the root)'),
     415: errorContent('Not a supported bag format'),
@@ -83,28 +86,55 @@ export const densityRoute = createRoute({
 
 /** One computation, shared by identical requests; cancelled when every request waiting for it has gone. */
 interface Job {
-  readonly result: Promise<Density>;
+  readonly result: Promise<string>;
   readonly abort: AbortController;
   waiters: number;
   settled: boolean;
+  /** Bytes of the answer once it is there (the cache is bounded by the sum). */
+  bytes: number;
+}
+
+export interface DensityRouteContext {
+  store: BagStore;
+  work: BagWork;
+  /** Largest `buckets × urls` of one answer. */
+  maxCells: number;
 }
 
 /**
  * `GET /v1/bags/{id}/density?buckets=&begin=&end=&urls=`: per-url message counts over equal time buckets, so a
- * timeline of a million-message bag costs the browser `urls × buckets` numbers. Results are cached per bag version
- * (path, size, mtime) and query; concurrent identical requests share one pass, and a pass nobody waits for any more
- * (a player that zoomed on before the answer came) stops reading.
+ * timeline of a million-message bag costs the browser `urls × buckets` numbers, at most `maxCells` of them (413
+ * beyond, before any work; the pass itself also stops when the frames name more urls than the info said). Results
+ * (JSON text) are cached per bag version (path, size, mtime) and query, within CACHE_BYTES; concurrent identical
+ * requests share one pass, and a pass nobody waits for any more (a player that zoomed on before the answer came)
+ * stops reading.
  */
-export function registerDensity(app: OpenAPIHono, store: BagStore): void {
+export function registerDensity(app: OpenAPIHono, { store, work, maxCells }: DensityRouteContext): void {
   const cache = new Map<string, Job>();
   const forget = (key: string, job: Job) => cache.get(key) === job && cache.delete(key);
+  const trim = () => {
+    let total = 0;
+    for (const job of cache.values()) total += job.bytes;
+    for (const [key, job] of cache) {
+      if (cache.size <= CACHE_ENTRIES && total <= CACHE_BYTES) break;
+      total -= job.bytes;
+      cache.delete(key);
+    }
+  };
   app.openapi(densityRoute, async (c) => {
     const b = store.resolve(c.req.valid('param').id);
     const q = c.req.valid('query');
     const buckets = q.buckets === undefined ? DEFAULT_BUCKETS : Number(q.buckets);
     if (!(buckets >= 1 && buckets <= MAX_BUCKETS)) throw badParameter('buckets', `an integer in [1, ${MAX_BUCKETS}]`);
     const { urls } = messageQuery({ urls: q.urls });
-    const info = await store.info(b);
+    const info = await work.info(b);
+    const urlCount = urls?.length ?? new Set(info.urls.map((u) => u.url)).size;
+    if (urlCount * buckets > maxCells) {
+      throw new HttpError(
+        'TOO_LARGE',
+        `${urlCount} urls × ${buckets} buckets = ${urlCount * buckets} counts, over the limit of ${maxCells}; ask for fewer buckets or name fewer urls`,
+      );
+    }
     const beginMs = q.begin === undefined ? 0 : Number(q.begin);
     const endMs = q.end === undefined ? Math.max(beginMs, info.totalDuration) : Number(q.end);
     if (endMs < beginMs) throw badParameter('end', 'before begin');
@@ -114,13 +144,15 @@ export function registerDensity(app: OpenAPIHono, store: BagStore): void {
       cache.delete(key);
     } else {
       const abort = new AbortController();
-      const result = store.withReader(b, (reader) =>
-        computeDensity(reader, { buckets, beginMs, endMs, signal: abort.signal, ...(urls ? { urls } : {}) }),
-      );
-      const created: Job = { result, abort, waiters: 0, settled: false };
+      const result = work.density(b, { buckets, beginMs, endMs, ...(urls ? { urls } : {}) }, abort.signal);
+      const created: Job = { result, abort, waiters: 0, settled: false, bytes: 0 };
       // A failure is not kept: the file may be fixed or finish recording.
       result.then(
-        () => (created.settled = true),
+        (text) => {
+          created.settled = true;
+          created.bytes = text.length;
+          trim();
+        },
         () => {
           created.settled = true;
           forget(key, created);
@@ -129,7 +161,7 @@ export function registerDensity(app: OpenAPIHono, store: BagStore): void {
       job = created;
     }
     cache.set(key, job);
-    while (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+    trim();
 
     const current = job;
     current.waiters++;
@@ -145,7 +177,7 @@ export function registerDensity(app: OpenAPIHono, store: BagStore): void {
     const signal = c.req.raw.signal;
     signal.addEventListener('abort', leave, { once: true });
     try {
-      return c.json((await current.result) as never, 200);
+      return c.body(await current.result, 200, { 'content-type': 'application/json; charset=utf-8' }) as never;
     } finally {
       signal.removeEventListener('abort', leave);
       if (waiting) {

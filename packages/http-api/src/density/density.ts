@@ -1,4 +1,5 @@
 import type { BagReader } from '@vlink/bag';
+import { HttpError } from '../http/errors.js';
 
 /** Per-url message counts over equal time buckets: what a timeline draws instead of the messages themselves. */
 export interface Density {
@@ -21,6 +22,11 @@ export interface DensityOptions {
   /** Urls to count; undefined = all. Listed urls with no message in the window are reported with zeros. */
   urls?: readonly string[];
   signal?: AbortSignal;
+  /**
+   * Most urls counted (memory is `urls × buckets` counters): a bag whose frames name more urls fails with 413
+   * instead of growing without bound. Default: no limit.
+   */
+  maxUrls?: number;
 }
 
 /**
@@ -29,6 +35,13 @@ export interface DensityOptions {
  */
 export async function computeDensity(reader: BagReader, options: DensityOptions): Promise<Density> {
   const { buckets, beginMs, endMs, urls, signal } = options;
+  const maxUrls = options.maxUrls ?? Number.POSITIVE_INFINITY;
+  const tooMany = () =>
+    new HttpError(
+      'TOO_LARGE',
+      `density over more than ${maxUrls} urls at ${buckets} buckets is over the limit of ${maxUrls * buckets} cells; ask for fewer buckets or fewer urls`,
+    );
+  if ((urls?.length ?? 0) > maxUrls) throw tooMany();
   const beginUs = Math.round(beginMs * 1000);
   const spanUs = Math.max(1, Math.round(endMs * 1000) - beginUs);
   const scale = buckets / spanUs;
@@ -48,7 +61,10 @@ export async function computeDensity(reader: BagReader, options: DensityOptions)
   });
   for await (const frame of frames) {
     let counts = frame.url === lastUrl ? lastCounts : byUrl.get(frame.url);
-    if (!counts) byUrl.set(frame.url, (counts = new Uint32Array(buckets)));
+    if (!counts) {
+      if (byUrl.size >= maxUrls) throw tooMany();
+      byUrl.set(frame.url, (counts = new Uint32Array(buckets)));
+    }
     lastUrl = frame.url;
     lastCounts = counts;
     const i = Math.floor((frame.timestamp - beginUs) * scale);

@@ -1,5 +1,4 @@
 import type { Frame } from '@vlink/bag';
-import { toErrorResponse } from '../http/errors.js';
 import type { Lease } from '../store/bag-store.js';
 import { FrameEncoder } from './binary-frame.js';
 import type { FrameJson } from './frame-json.js';
@@ -15,7 +14,11 @@ export interface FrameStreamOptions {
   cursor: QueryCursor;
   /** Stop after this many frames; undefined = the whole range. */
   limit?: number;
-  scrub?: (text: string) => string;
+  /**
+   * Bytes read ahead of the consumer (default HIGH_WATER_BYTES). The pool's workers use 0: they read only while a
+   * pull job runs, so a worker does nothing between jobs and a read that hangs is the running job's.
+   */
+  highWaterBytes?: number;
 }
 
 type Controller = ReadableStreamDefaultController<Uint8Array>;
@@ -23,18 +26,24 @@ type Controller = ReadableStreamDefaultController<Uint8Array>;
 /** Turns frames into chunks. `add` returns true once it enqueued a chunk, which ends the current `pull`. */
 interface ChunkWriter {
   add(frame: Frame, controller: Controller): boolean;
+  /** Enqueues what is pending (at the end, and before a failure is reported). */
   finish(controller: Controller): void;
-  fail(error: unknown, controller: Controller): void;
 }
 
 /**
  * A pull-driven stream over a query: frames are read only when the consumer (the socket) has room, so memory stays
  * bounded by about HIGH_WATER_BYTES whatever the range. The lease is returned on end, error and cancel.
+ *
+ * A read that fails errors the stream with the BagError, but only once the consumer has taken every chunk enqueued
+ * before it (erroring a stream discards its queue), so nothing read before the failure is lost; what the client then
+ * sees (an NDJSON error line, an aborted connection) is the route's decision (`loud-stream.ts`).
  */
 function frameStream(options: FrameStreamOptions, writer: ChunkWriter): ReadableStream<Uint8Array> {
   const { lease, cursor, limit } = options;
+  const highWater = options.highWaterBytes ?? HIGH_WATER_BYTES;
   let sent = 0;
   let ended = false;
+  let failure: { error: unknown } | undefined;
   const end = async () => {
     if (ended) return;
     ended = true;
@@ -47,6 +56,11 @@ function frameStream(options: FrameStreamOptions, writer: ChunkWriter): Readable
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
+        if (failure) {
+          // Called again on every read; the queue is empty once the consumer has taken the last chunk.
+          if ((controller.desiredSize ?? 0) >= highWater) controller.error(failure.error);
+          return;
+        }
         try {
           for (;;) {
             if (limit !== undefined && sent >= limit) break;
@@ -60,16 +74,18 @@ function frameStream(options: FrameStreamOptions, writer: ChunkWriter): Readable
           controller.close();
         } catch (error) {
           await end().catch(() => undefined);
-          writer.fail(error, controller);
+          writer.finish(controller);
+          failure = { error };
+          if ((controller.desiredSize ?? 0) >= highWater) controller.error(error);
         }
       },
       cancel: end,
     },
-    { highWaterMark: HIGH_WATER_BYTES, size: (chunk) => chunk.byteLength },
+    { highWaterMark: highWater, size: (chunk) => chunk.byteLength },
   );
 }
 
-/** `format=ndjson`: one JSON object per line; an error after the first byte becomes a final `{"error":…}` line. */
+/** `format=ndjson`: one JSON object per line. */
 export function ndjsonStream(options: FrameStreamOptions, json: FrameJson): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let parts: string[] = [];
@@ -90,16 +106,10 @@ export function ndjsonStream(options: FrameStreamOptions, json: FrameJson): Read
       return true;
     },
     finish: emit,
-    fail(error, controller) {
-      emit(controller);
-      const { body } = toErrorResponse(error, options.scrub);
-      controller.enqueue(encoder.encode(`${JSON.stringify(body)}\n`));
-      controller.close();
-    },
   });
 }
 
-/** `format=binary`: frames back to back in the layout of `binary-frame.ts`; an error aborts the response. */
+/** `format=binary`: frames back to back in the layout of `binary-frame.ts`. */
 export function binaryStream(options: FrameStreamOptions): ReadableStream<Uint8Array> {
   const encoder = new FrameEncoder();
   let chunk = new Uint8Array(CHUNK_BYTES);
@@ -131,6 +141,5 @@ export function binaryStream(options: FrameStreamOptions): ReadableStream<Uint8A
       return true;
     },
     finish: emit,
-    fail: (error, controller) => controller.error(error),
   });
 }

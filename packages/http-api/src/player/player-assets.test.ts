@@ -33,7 +33,7 @@ describe('player routes', () => {
   const appFor = (web: string) => {
     const app = new Hono();
     app.onError((error, c) => {
-      const { status, body } = toErrorResponse(error, (t) => t);
+      const { status, body } = toErrorResponse(error);
       return c.json(body, status as 400);
     });
     registerPlayer(app, web);

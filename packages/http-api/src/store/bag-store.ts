@@ -27,6 +27,8 @@ export interface BagStoreOptions {
   cacheSize?: number;
   /** Idle readers kept per bag. Default 4. */
   idlePerBag?: number;
+  /** Limits of the `decode=true` decoder (payload size, nesting depth). */
+  decode?: { maxBytes?: number; maxDepth?: number };
 }
 
 /**
@@ -39,6 +41,7 @@ export class BagStore {
   private readonly entries = new Map<string, Entry>();
   private readonly cacheSize: number;
   private readonly idlePerBag: number;
+  private readonly decodeLimits: { maxBytes?: number; maxDepth?: number };
   private closed = false;
 
   constructor(
@@ -47,6 +50,7 @@ export class BagStore {
   ) {
     this.cacheSize = Math.max(0, options.cacheSize ?? 16);
     this.idlePerBag = Math.max(0, options.idlePerBag ?? 4);
+    this.decodeLimits = options.decode ?? {};
   }
 
   resolve(id: string): ResolvedBag {
@@ -55,7 +59,8 @@ export class BagStore {
 
   async lease(bag: ResolvedBag): Promise<Lease> {
     const entry = this.entry(bag);
-    const reader = entry.idle.pop() ?? (await BagReader.create(bag.path));
+    // Confined to the root: a split recording's segments and a SQLite journal are refused when they lead outside it.
+    const reader = entry.idle.pop() ?? (await BagReader.create(bag.path, { confineTo: this.realRoot }));
     let released = false;
     return {
       reader,
@@ -92,7 +97,7 @@ export class BagStore {
     return this.memo(
       this.entry(bag),
       'decoder',
-      async () => new PayloadDecoder({ protobuf: new ProtobufDecoder(await this.schemas(bag)) }),
+      async () => new PayloadDecoder({ ...this.decodeLimits, protobuf: new ProtobufDecoder(await this.schemas(bag)) }),
     );
   }
 

@@ -1,4 +1,5 @@
-import { open, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { extensionOf, registeredExtensions } from '@vlink/bag';
 import { isInside, type ResolvedBag } from './resolve-id.js';
@@ -8,6 +9,8 @@ const MAX_DEPTH = 32;
 const MAX_FILES = 100_000;
 /** Manifests are small JSON files; anything bigger is not read as one. */
 const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
+/** Read-only, and non-blocking where the platform has it (opening a FIFO for reading would block). */
+const NON_BLOCKING_READ = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 /**
  * Every file under `realRoot` whose extension is registered, recursively, following symlinks only while they stay
@@ -54,9 +57,10 @@ export async function findBags(realRoot: string): Promise<ResolvedBag[]> {
 
 /** Real paths of the segments a split-recording manifest lists; empty for anything that is not a manifest. */
 async function manifestSegments(path: string): Promise<string[]> {
-  if (!(await looksLikeManifest(path))) return [];
+  const text = await manifestText(path);
+  if (text === undefined) return [];
   try {
-    const doc = JSON.parse(await readFile(path, 'utf8')) as { VLinkFiles?: unknown };
+    const doc = JSON.parse(text) as { VLinkFiles?: unknown };
     if (!Array.isArray(doc.VLinkFiles)) return [];
     const dir = dirname(path);
     const names = doc.VLinkFiles.filter(
@@ -69,19 +73,26 @@ async function manifestSegments(path: string): Promise<string[]> {
   }
 }
 
-/** Cheap sniff (first bytes) so big binary bags are never read whole: a VLink manifest starts with `{"VLinkHeader"`. */
-async function looksLikeManifest(path: string): Promise<boolean> {
+/**
+ * The text of a VLink manifest, or undefined for anything else, decided by a cheap sniff (first bytes: a manifest
+ * starts with `{"VLinkHeader"`) so big binary bags are never read whole. Opened non-blocking and checked through the
+ * handle, so a file swapped for a FIFO after the walk's `stat` cannot block a thread of the I/O pool.
+ */
+async function manifestText(path: string): Promise<string | undefined> {
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
-    handle = await open(path, 'r');
-    const { size } = await handle.stat();
-    if (size > MAX_MANIFEST_BYTES) return false;
+    handle = await open(path, NON_BLOCKING_READ);
+    const info = await handle.stat();
+    if (!info.isFile() || info.size > MAX_MANIFEST_BYTES) return undefined;
     const head = new Uint8Array(256);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
     const text = new TextDecoder().decode(head.subarray(0, bytesRead)).replace(/\s+/g, '');
-    return text.startsWith('{"VLinkHeader"');
+    if (!text.startsWith('{"VLinkHeader"')) return undefined;
+    const whole = new Uint8Array(info.size);
+    const { bytesRead: all } = await handle.read(whole, 0, whole.length, 0);
+    return new TextDecoder().decode(whole.subarray(0, all));
   } catch {
-    return false;
+    return undefined;
   } finally {
     await handle?.close();
   }

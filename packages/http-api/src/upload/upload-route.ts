@@ -122,14 +122,18 @@ export function registerUpload(app: OpenAPIHono, options: UploadOptions): void {
       if (size === 0) return answer(fail(400, 'INVALID_ARGUMENT', 'the upload is empty'));
       let summary: { messageCount: number };
       try {
-        const reader = await BagReader.create(temp);
+        const reader = await BagReader.create(temp, { confineTo: options.root });
         try {
           summary = { messageCount: reader.getInfo().messageCount };
         } finally {
           reader.close();
         }
       } catch (error) {
-        const { body } = toErrorResponse(error, (text) => text.split(temp).join(id));
+        // The temporary name never reaches the client: it is reported as the id the upload asked for.
+        const { body } = toErrorResponse(error, {
+          text: (text) => text.split(temp).join(id),
+          path: (path) => (path === temp ? id : undefined),
+        });
         return answer(fail(422, body.error.code, `not a readable ${extensionOf(name)} bag: ${body.error.message}`));
       }
       try {

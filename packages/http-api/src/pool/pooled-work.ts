@@ -1,0 +1,109 @@
+import type { Info, SchemaData } from '@vlink/bag';
+import type { ResolvedBag } from '../store/resolve-id.js';
+import type { BagWork, DensityRequest, PageRequest, StreamRequest, TimingRequest } from '../work/bag-work.js';
+import type { Deadlines } from '../work/limits.js';
+import type { BagPool } from './bag-pool.js';
+import type { PoolWorker } from './pool-worker.js';
+import { dataToError, type PullResult } from './protocol.js';
+
+/** Bytes of a stream the server holds ahead of the socket (the worker holds about as much again). */
+const STREAM_BUFFER_BYTES = 1024 * 1024;
+
+/** BagWork done by the pool's worker threads; the answers are the workers' own (JSON text, chunks). */
+export class PooledBagWork implements BagWork {
+  constructor(
+    private readonly pool: BagPool,
+    private readonly deadlines: Deadlines,
+  ) {}
+
+  async info(bag: ResolvedBag): Promise<Info> {
+    return (await this.pool.run({ k: 'info', bag }, { bag, deadlineMs: this.deadlines.openMs, what: 'opening' }))
+      .value as Info;
+  }
+
+  async schemas(bag: ResolvedBag): Promise<SchemaData[]> {
+    const options = { bag, deadlineMs: this.deadlines.openMs, what: 'reading the schemas of' };
+    return (await this.pool.run({ k: 'schemas', bag }, options)).value as SchemaData[];
+  }
+
+  async timing(bag: ResolvedBag, request: TimingRequest, signal?: AbortSignal): Promise<string> {
+    const options = { bag, deadlineMs: this.deadlines.requestMs, what: 'timing of', ...(signal ? { signal } : {}) };
+    return (await this.pool.run({ k: 'timing', bag, request }, options)).value as string;
+  }
+
+  async density(bag: ResolvedBag, request: DensityRequest, signal?: AbortSignal): Promise<string> {
+    const options = { bag, deadlineMs: this.deadlines.requestMs, what: 'density of', ...(signal ? { signal } : {}) };
+    return (await this.pool.run({ k: 'density', bag, request }, options)).value as string;
+  }
+
+  async page(bag: ResolvedBag, request: PageRequest, signal?: AbortSignal): Promise<string> {
+    const options = { bag, deadlineMs: this.deadlines.requestMs, what: 'reading', ...(signal ? { signal } : {}) };
+    return (await this.pool.run({ k: 'page', bag, request }, options)).value as string;
+  }
+
+  /**
+   * Opens the stream in a worker and pulls it chunk by chunk, each pull with the request deadline. Chunks read before
+   * a failure are delivered before the stream errors (erroring a stream discards its queue, so the error waits until
+   * the consumer has drained it).
+   */
+  async stream(bag: ResolvedBag, request: StreamRequest): Promise<ReadableStream<Uint8Array>> {
+    const opened = await this.pool.run(
+      { k: 'stream', bag, request },
+      { bag, deadlineMs: this.deadlines.openMs, what: 'opening' },
+    );
+    const sid = opened.value as number;
+    const worker: PoolWorker = opened.worker;
+    worker.streams++;
+    let open = true;
+    const release = () => {
+      if (!open) return;
+      open = false;
+      worker.streams--;
+    };
+    let failure: { error: unknown } | undefined;
+    const drained = (c: ReadableStreamDefaultController<Uint8Array>) => (c.desiredSize ?? 0) >= STREAM_BUFFER_BYTES;
+    return new ReadableStream<Uint8Array>(
+      {
+        pull: async (controller) => {
+          if (failure) {
+            if (drained(controller)) controller.error(failure.error);
+            return;
+          }
+          try {
+            const { value } = await this.pool.run(
+              { k: 'pull', sid },
+              { worker, deadlineMs: this.deadlines.requestMs, what: 'reading' },
+            );
+            const result = value as PullResult;
+            for (const chunk of result.chunks) controller.enqueue(new Uint8Array(chunk));
+            if (result.error) throw dataToError(result.error);
+            if (result.done) {
+              release();
+              controller.close();
+            }
+          } catch (error) {
+            if (open) void this.end(worker, sid);
+            release();
+            failure = { error };
+            if (drained(controller)) controller.error(error);
+          }
+        },
+        cancel: async () => {
+          if (open) await this.end(worker, sid);
+          release();
+        },
+      },
+      { highWaterMark: STREAM_BUFFER_BYTES, size: (chunk) => chunk.byteLength },
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  private async end(worker: PoolWorker, sid: number): Promise<void> {
+    await this.pool
+      .run({ k: 'end', sid }, { worker, deadlineMs: this.deadlines.openMs, what: 'closing' })
+      .catch(() => undefined);
+  }
+}

@@ -1,0 +1,114 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { DEFAULT_GAP_FACTOR, extensionOf } from '@vlink/bag';
+import { badParameter, toErrorResponse, type PathScrubber } from '../http/errors.js';
+import { messageQuery } from '../http/query.js';
+import { bagsRoute, infoRoute, messagesRoute, schemasRoute, timingRoute } from '../http/routes.js';
+import { toBase64 } from '../messages/base64.js';
+import { BINARY_FRAMES_CONTENT_TYPE } from '../messages/binary-frame.js';
+import { decodeCursor, sameQuery, type Position } from '../messages/cursor-token.js';
+import { loudStream } from '../messages/loud-stream.js';
+import type { BagStore } from '../store/bag-store.js';
+import { findBags } from '../store/list-bags.js';
+import type { ResolvedBag } from '../store/resolve-id.js';
+import type { BagWork } from '../work/bag-work.js';
+
+const DEFAULT_PAGE = 1000;
+const MAX_PAGE = 10_000;
+/** Bags opened at once for `/v1/bags` (each open runs in a worker; the listing waits for all). */
+const LIST_CONCURRENCY = 8;
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export interface BagRouteContext {
+  store: BagStore;
+  work: BagWork;
+  scrub: PathScrubber;
+}
+
+/** `/v1/bags`, `…/info`, `…/schemas`, `…/timing`, `…/messages`: every answer comes from `work` (a worker, usually). */
+export function registerBagRoutes(app: OpenAPIHono, { store, work, scrub }: BagRouteContext): void {
+  const bag = (id: string) => store.resolve(id);
+  const encoder = new TextEncoder();
+  const errorLine = (error: unknown) => encoder.encode(`${JSON.stringify(toErrorResponse(error, scrub).body)}\n`);
+
+  app.openapi(bagsRoute, async (c) => {
+    const bags = await findBags(store.realRoot);
+    const out: Array<Record<string, unknown>> = new Array(bags.length);
+    let next = 0;
+    const lister = async () => {
+      for (let i = next++; i < bags.length; i = next++) out[i] = await summary(bags[i]!);
+    };
+    await Promise.all(Array.from({ length: Math.min(LIST_CONCURRENCY, bags.length) }, lister));
+    return c.json({ bags: out } as never, 200);
+  });
+
+  async function summary(b: ResolvedBag): Promise<Record<string, unknown>> {
+    const base = {
+      id: b.id,
+      format: extensionOf(b.path).slice(1),
+      size: b.size,
+      modified: new Date(b.mtimeMs).toISOString(),
+    };
+    try {
+      const info = await work.info(b);
+      return { ...base, size: Math.max(b.size, info.fileSize || 0), messageCount: info.messageCount };
+    } catch (error) {
+      return { ...base, messageCount: null, error: toErrorResponse(error, scrub).body.error };
+    }
+  }
+
+  app.openapi(infoRoute, async (c) => c.json((await work.info(bag(c.req.valid('param').id))) as never, 200));
+
+  app.openapi(schemasRoute, async (c) => {
+    const schemas = await work.schemas(bag(c.req.valid('param').id));
+    const body = {
+      schemas: schemas.map((s) => ({
+        name: s.name,
+        encoding: s.encoding,
+        schemaType: s.schemaType,
+        data: toBase64(s.data),
+      })),
+    };
+    return c.json(body, 200);
+  });
+
+  app.openapi(timingRoute, async (c) => {
+    const b = bag(c.req.valid('param').id);
+    const q = c.req.valid('query');
+    const factor = q.factor === undefined ? DEFAULT_GAP_FACTOR : Number(q.factor);
+    if (!(factor > 0)) throw badParameter('factor', 'a number > 0');
+    const { urls } = messageQuery({ urls: q.urls });
+    const text = await work.timing(b, urls ? { factor, urls } : { factor }, c.req.raw.signal);
+    return c.body(text, 200, { 'content-type': JSON_TYPE }) as never;
+  });
+
+  app.openapi(messagesRoute, async (c) => {
+    const q = c.req.valid('query');
+    const b = bag(c.req.valid('param').id);
+    const format = q.format ?? 'json';
+    const decode = q.decode === 'true' || q.decode === '1';
+    if (decode && format === 'binary') throw badParameter('decode', 'not available with format=binary');
+    let query = messageQuery(q);
+    let position: Position | undefined;
+    if (q.cursor !== undefined) {
+      const token = decodeCursor(q.cursor, b.id);
+      const explicit = q.urls !== undefined || q.begin !== undefined || q.end !== undefined;
+      if (explicit && !sameQuery(token.query, query))
+        throw badParameter('cursor', 'the token was issued for other urls/begin/end');
+      query = token.query;
+      position = token.position;
+    }
+    const limit = q.limit === undefined ? undefined : Math.min(MAX_PAGE, Math.max(1, Number(q.limit)));
+    const from = position === undefined ? {} : { position };
+    if (format === 'json') {
+      const text = await work.page(b, { query, ...from, limit: limit ?? DEFAULT_PAGE, decode }, c.req.raw.signal);
+      return c.body(text, 200, { 'content-type': JSON_TYPE }) as never;
+    }
+    const source = await work.stream(b, { query, ...from, ...(limit === undefined ? {} : { limit }), format, decode });
+    // The first chunk is read here: a bag that fails before any byte gets an error response, not an empty 200.
+    const body = await loudStream(source, format === 'ndjson' ? errorLine : undefined);
+    const type = format === 'ndjson' ? 'application/x-ndjson; charset=utf-8' : BINARY_FRAMES_CONTENT_TYPE;
+    const headers: Record<string, string> = { 'content-type': type, 'cache-control': 'no-store' };
+    if (format === 'binary') headers['x-vlink-frame-layout'] = '1';
+    return c.body(body, 200, headers) as never;
+  });
+}

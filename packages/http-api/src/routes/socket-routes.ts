@@ -1,0 +1,79 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { BagError } from '@vlink/bag';
+import type { WSContext } from 'hono/ws';
+import { assertFoxgloveProtocol, foxgloveSocket } from '../foxglove/foxglove-socket.js';
+import { badParameter, HttpError } from '../http/errors.js';
+import { optionalNumber } from '../http/query.js';
+import type { ReplaySource } from '../replay/replay-session.js';
+import { replaySocket } from '../replay/replay-socket.js';
+import type { BagStore } from '../store/bag-store.js';
+import type { ResolvedBag } from '../store/resolve-id.js';
+import type { BagWork } from '../work/bag-work.js';
+import { defaultBufferedAmount, type WebSocketSupport } from '../ws/socket.js';
+
+export interface SocketRouteContext {
+  store: BagStore;
+  work: BagWork;
+  websocket: WebSocketSupport | undefined;
+  sockets: Set<WSContext<unknown>>;
+  serverName: string;
+}
+
+/**
+ * `WS …/replay` and `WS …/foxglove`. The bag is resolved, and opened by the pool (`work.info`), before the upgrade:
+ * a bad id or a bag that does not open gets a normal HTTP error, and a hostile bag never reaches this thread. The
+ * replay itself then reads on this thread, one frame at a time at the client's pace (core's playback engine runs on
+ * a synchronous cursor), from a reader confined to the root.
+ */
+export function registerSocketRoutes(app: OpenAPIHono, context: SocketRouteContext): void {
+  const { store, work, websocket: ws, sockets, serverName } = context;
+  const bufferedAmount = ws?.bufferedAmount ?? defaultBufferedAmount;
+  const track = (socket: WSContext<unknown>, open: boolean) => (open ? sockets.add(socket) : sockets.delete(socket));
+  const replaySource = (b: ResolvedBag): ReplaySource => ({
+    lease: () => store.lease(b),
+    durationMs: async () => (await work.info(b)).totalDuration,
+  });
+  const needsUpgrade = (c: { req: { header(name: string): string | undefined } }) => {
+    if (!ws) throw new BagError('NOT_SUPPORTED', 'WebSockets need a runtime adapter: start the server with serve()');
+    if (c.req.header('upgrade')?.toLowerCase() !== 'websocket')
+      throw new HttpError('UPGRADE_REQUIRED', 'this is a WebSocket endpoint');
+    return ws;
+  };
+
+  app.get('/v1/bags/:id/replay', async (c) => {
+    const support = needsUpgrade(c);
+    const b = store.resolve(c.req.param('id'));
+    await work.info(b);
+    return support.upgradeWebSocket(
+      c,
+      replaySocket({ source: replaySource(b), bufferedAmount, track }),
+      support.upgradeOptions,
+    );
+  });
+
+  app.get('/v1/bags/:id/foxglove', async (c) => {
+    const support = needsUpgrade(c);
+    assertFoxgloveProtocol(c.req.header('sec-websocket-protocol'));
+    const b = store.resolve(c.req.param('id'));
+    const rate = optionalNumber(c.req.query('rate'), 'rate') ?? 1;
+    const beginMs = optionalNumber(c.req.query('begin'), 'begin') ?? 0;
+    const endMs = optionalNumber(c.req.query('end'), 'end');
+    const loop = c.req.query('loop');
+    if (loop !== undefined && !['true', 'false', '1', '0'].includes(loop)) throw badParameter('loop', 'true or false');
+    const [info, schemas] = await Promise.all([work.info(b), work.schemas(b)]);
+    const events = foxgloveSocket({
+      id: b.id,
+      info,
+      schemas,
+      source: replaySource(b),
+      rate,
+      beginMs,
+      loop: loop === 'true' || loop === '1',
+      serverName,
+      bufferedAmount,
+      track,
+      ...(endMs === undefined ? {} : { endMs }),
+    });
+    return support.upgradeWebSocket(c, events, support.upgradeOptions);
+  });
+}

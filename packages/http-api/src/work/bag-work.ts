@@ -1,0 +1,54 @@
+import type { Info, SchemaData } from '@vlink/bag';
+import type { MessageQuery, Position } from '../messages/cursor-token.js';
+import type { ResolvedBag } from '../store/resolve-id.js';
+
+/** `GET …/messages?format=json`: one page. */
+export interface PageRequest {
+  query: MessageQuery;
+  position?: Position;
+  limit: number;
+  decode: boolean;
+}
+
+/** `GET …/messages?format=ndjson|binary`: the whole window as a stream. */
+export interface StreamRequest {
+  query: MessageQuery;
+  position?: Position;
+  /** A cap on frames; undefined = the whole window. */
+  limit?: number;
+  format: 'ndjson' | 'binary';
+  decode: boolean;
+}
+
+export interface DensityRequest {
+  buckets: number;
+  beginMs: number;
+  endMs: number;
+  urls?: string[];
+}
+
+export interface TimingRequest {
+  factor: number;
+  urls?: string[];
+}
+
+/**
+ * Everything the HTTP routes ask of a bag, as one seam with two implementations: `LocalBagWork` does the work on the
+ * calling thread (inside the pool's workers, and for backends that cannot run in a worker), `PooledBagWork` sends it
+ * to a worker thread with a deadline so the server's event loop only moves bytes. Answers that can be large come back
+ * as finished JSON text, serialised where the work ran; a stream errors (with the BagError) when reading fails after
+ * it started, and the route decides what the client sees.
+ */
+export interface BagWork {
+  /** The bag's Info with `path` = the id (server paths never leave the server). */
+  info(bag: ResolvedBag): Promise<Info>;
+  schemas(bag: ResolvedBag): Promise<SchemaData[]>;
+  /** `{ factor, urls: [...] }` as JSON text. A long pass stops (`ABORTED`) when `signal` aborts. */
+  timing(bag: ResolvedBag, request: TimingRequest, signal?: AbortSignal): Promise<string>;
+  /** The Density as JSON text. */
+  density(bag: ResolvedBag, request: DensityRequest, signal?: AbortSignal): Promise<string>;
+  /** `{ messages, next }` as JSON text. */
+  page(bag: ResolvedBag, request: PageRequest, signal?: AbortSignal): Promise<string>;
+  stream(bag: ResolvedBag, request: StreamRequest): Promise<ReadableStream<Uint8Array>>;
+  close(): Promise<void>;
+}
