@@ -52,12 +52,15 @@ describe('bearer token: the header', () => {
     assert.equal((await status('/v1/health')).status, 200);
     assert.equal((await status('/v1/health/x')).status, 401);
     assert.equal((await status(`/v1/bags?token=${TOKEN}`)).status, 401);
-    const upgrade = await status(`/v1/bags/day1%2Fa.vdb/replay?token=${TOKEN}`, { upgrade: 'WebSocket' });
+    const handshake = { upgrade: 'WebSocket', connection: 'keep-alive, Upgrade' };
+    const upgrade = await status(`/v1/bags/day1%2Fa.vdb/replay?token=${TOKEN}`, handshake);
     assert.notEqual(upgrade.status, 401, 'past the token check (no WebSocket adapter here: 501)');
-    assert.equal(
-      (await status('/v1/bags/day1%2Fa.vdb/replay?token=nope', { upgrade: 'websocket' })).body,
-      'invalid bearer token',
-    );
+    assert.equal((await status('/v1/bags/day1%2Fa.vdb/replay?token=nope', handshake)).body, 'invalid bearer token');
+    // An Upgrade header alone is not a handshake: the token in the URL is ignored there.
+    const halfHandshake = await status(`/v1/bags/day1%2Fa.vdb/replay?token=${TOKEN}`, { upgrade: 'websocket' });
+    assert.equal(halfHandshake.body, 'missing bearer token');
+    // Nor is a handshake on a route that is not a WebSocket endpoint.
+    assert.equal((await status(`/v1/bags?token=${TOKEN}`, handshake)).body, 'missing bearer token');
   });
 });
 
