@@ -56,10 +56,7 @@ describe('bearer token: the header', () => {
     const handshake = { upgrade: 'WebSocket', connection: 'keep-alive, Upgrade' };
     const upgrade = await status(`/v1/bags/day1%2Fa.vdb/replay?token=${TOKEN}`, handshake);
     assert.notEqual(upgrade.status, 401, 'past the token check (no WebSocket adapter here: 501)');
-    assert.equal(
-      (await status('/v1/bags/day1%2Fa.vdb/replay?token=nope', handshake)).body,
-      'invalid bearer token',
-    );
+    assert.equal((await status('/v1/bags/day1%2Fa.vdb/replay?token=nope', handshake)).body, 'invalid bearer token');
   });
 });
 
