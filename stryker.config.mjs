@@ -1,8 +1,9 @@
 // StrykerJS over the modules where a bug loses or corrupts data or opens a hole (issue #28). One module group per
 // run, chosen by VLINK_MUTATE (scripts/mutation.mjs runs them one after another and writes the report):
-// the TypeScript sources are mutated in a sandbox, compiled by the package's own tsc (buildCommand), type-checked
-// per mutant (the TypeScript checker discards mutants that would not compile), and each mutant runs only the
-// compiled test files that reached it (the tap runner runs a node:test file per process and reads its TAP).
+// the TypeScript sources are mutated in a sandbox, compiled by the package's test build (buildCommand:
+// tsconfig.test.json, the product and its tests into dist-test), type-checked per mutant (the TypeScript checker
+// discards mutants that would not compile), and each mutant runs only the compiled test files that reached it (the
+// tap runner runs a node:test file per process and reads its TAP).
 import { groups } from './scripts/mutation/groups.mjs';
 
 const name = process.env.VLINK_MUTATE;
@@ -12,9 +13,9 @@ if (!group) throw new Error(`VLINK_MUTATE must name a module group: ${Object.key
 export default {
   packageManager: 'npm',
   mutate: group.mutate,
-  buildCommand: `npx tsc -p packages/${group.pkg}/tsconfig.json`,
+  buildCommand: `npx tsc -p packages/${group.pkg}/tsconfig.test.json`,
   checkers: ['typescript'],
-  tsconfigFile: `packages/${group.pkg}/tsconfig.json`,
+  tsconfigFile: `packages/${group.pkg}/tsconfig.test.json`,
   typescriptChecker: { prioritizePerformanceOverAccuracy: true },
   testRunner: 'tap',
   tap: { testFiles: group.tests, forceBail: true },
@@ -32,6 +33,7 @@ export default {
     '/reports',
     '/.stryker-tmp*',
     '**/dist',
+    '**/dist-test',
     '**/*.tsbuildinfo',
   ],
   reporters: ['clear-text', 'json', 'progress'],

@@ -7,7 +7,7 @@
 //   <runtime> bench/http-server.mjs --root DIR [--cache N]     → prints {"port":…} then {"rss":…} every 250 ms
 //     [--workers N]   bag worker threads (0: bag work on the event loop)
 //     [--deadline MS] the open deadline (deadlines.openMs)
-//     [--hang]        registers the test backend whose .hang bags never open (packages/http-api/dist/testing)
+//     [--hang]        registers the test backend whose .hang bags never open (packages/http-api/dist-test/testing)
 //     [--quiet]       no RSS lines
 //   <runtime> bench/http-server.mjs --raw BYTES --chunk BYTES   → TCP server writing BYTES per connection
 import { createServer } from 'node:net';
@@ -45,7 +45,7 @@ if (arg('--raw')) {
   const workers = arg('--workers');
   const deadline = arg('--deadline');
   if (args.includes('--hang'))
-    registerBackend((await import('../packages/http-api/dist/testing/hang-backend.js')).hangBackend);
+    registerBackend((await import('../packages/http-api/dist-test/testing/hang-backend.js')).hangBackend);
   const server = await serve({
     root: arg('--root'),
     port: 0,

@@ -16,14 +16,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadDriver, sqliteBackend, VDB_SQL } from '../packages/backend-sqlite/dist/index.js';
-import {
-  ActionType,
-  CompressionDecider,
-  decompressFrame,
-  isCompressionFrame,
-  resolveWriterConfig,
-  SchemaType,
-} from '../packages/core/dist/index.js';
+import { ActionType, resolveWriterConfig, SchemaType } from '../packages/core/dist/index.js';
+import { CompressionDecider, decompressFrame, isCompressionFrame } from '../packages/core/dist/internal.js';
 import { createTestContext } from '../packages/core/dist/testing/index.js';
 
 const args = process.argv.slice(2);

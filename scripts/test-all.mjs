@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// Checks that no tracked file points outside the repository, runs the linter (Biome), then the one compiled test
-// suite (packages/*/dist/**/*.test.js) under Node, Bun and Deno, then the Python client's tests, the examples, the
+// Checks that no tracked file points outside the repository, runs the linter (Biome) and the import-cycle check,
+// then the one compiled test suite (packages/*/dist-test/**/*.test.js: each package's test build, beside its product
+// build in dist, which holds no test) under Node, Bun and Deno, then the Python client's tests, the examples, the
 // browser tests of the web player, the install test of the packed tarballs, and a smoke run of the benchmarks.
 // Usage: node scripts/test-all.mjs [repository|lint|node|bun|deno|packaging|python|examples|browser|install|bench ...]   (default: all)
 // `node` also checks the coverage of its run (scripts/check-coverage.mjs); `coverage` alone re-checks the last run.
+// `lint` also checks the compiled import graph for cycles (scripts/check-cycles.mjs; `cycles` alone runs only that).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,7 +34,7 @@ const packageDirs = ['packages', 'examples']
   .map((d) => join(root, d))
   .filter(existsSync)
   .flatMap((d) => readdirSync(d).map((p) => join(d, p)));
-const testFiles = packageDirs.flatMap((p) => findTests(join(p, 'dist'))).sort();
+const testFiles = packageDirs.flatMap((p) => findTests(join(p, 'dist-test'))).sort();
 
 // Timeouts: every test takes describe/test/it from @vlink/fixtures/test, which gives each test a 120 s timeout that
 // all three runtimes honour and kills (naming it) a test that blocks its thread. On top of that, Node bounds each
@@ -58,6 +60,8 @@ const commands = {
   coverage: ['node', [join(root, 'scripts', 'check-coverage.mjs')]],
   // The linter and formatter (Biome) first: a formatting slip fails in seconds, before the long suites.
   lint: [bin('biome'), ['check', '.']],
+  // Part of `lint`: no import cycle inside a package (the compiled import graph, so after the build).
+  cycles: ['node', [join(root, 'scripts', 'check-cycles.mjs')]],
   // No tracked file may point outside the repository (a clone has nothing beside it).
   repository: ['node', [join(root, 'scripts', 'check-repository.mjs')]],
   python: ['bash', [join(root, 'scripts', 'test-python.sh')]],
@@ -71,6 +75,7 @@ const commands = {
 const scriptOf = {
   bench: '../bench/run.mjs',
   coverage: 'check-coverage.mjs',
+  cycles: 'check-cycles.mjs',
   packaging: 'test-packaging.mjs',
   examples: 'test-examples.mjs',
   python: 'test-python.sh',
@@ -82,8 +87,8 @@ const scriptOf = {
 // test ends, so a killed Deno run would otherwise not say which test it was.
 const watchdogDir = mkdtempSync(join(tmpdir(), 'vlink-watchdog-'));
 const failed = [];
-// The node run's coverage is checked right after it.
-const stages = runtimes.flatMap((r) => (r === 'node' ? ['node', 'coverage'] : [r]));
+// The node run's coverage is checked right after it, and the import graph right after the linter.
+const stages = runtimes.flatMap((r) => (r === 'node' ? ['node', 'coverage'] : r === 'lint' ? ['lint', 'cycles'] : [r]));
 for (const runtime of stages) {
   const command = commands[runtime];
   if (!command) throw new Error(`unknown runtime ${runtime}`);

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Packaging checks for every public package: publint, the manifest fields users rely on, engines that every
+// Packaging checks for every public package: publint, the manifest fields users rely on, a tarball without test code
+// (`npm pack --dry-run`), engines that every
 // dependency supports and that the suite runs on, `changeset status`, and a `changeset version` rehearsal in a scratch copy that must bump internal dependencies and write a CHANGELOG each.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,6 +11,31 @@ import semver from 'semver';
 
 const root = resolve(import.meta.dirname, '..');
 const PUBLIC = ['core', 'backend-sqlite', 'backend-mcap', 'backend-interop', 'bag', 'http-api', 'cli'];
+/**
+ * Test code, by the suite's naming convention: `*.test.*` files and their `*.test.<role>.*` companions, `testing/`
+ * folders, the crash harness, the test build (`dist-test/`) and the older names (`*.suite.*`, `test-util.*`).
+ */
+const TEST_CODE = /(^|\/)(dist-test|crash)\/|\.test\.|\.suite\.|(^|\/)test-util\./;
+const TESTING_DIR = /(^|\/)testing\//;
+
+/** The paths `npm pack` would put in the package's tarball. */
+function packedFiles(pkgDir) {
+  const [report] = JSON.parse(
+    execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: pkgDir }),
+  );
+  return report.files.map((f) => f.path);
+}
+
+/**
+ * Folders a subpath export deliberately publishes: `@vlink/bag-core/testing` is the conformance kit third-party
+ * backends run (dist/testing), so its folder is product there, not test code.
+ */
+function publishedDirs(pkg) {
+  return Object.entries(pkg.exports)
+    .filter(([entry]) => entry.endsWith('/testing'))
+    .map(([, target]) => target.default.replace(/^\.\//, '').replace(/[^/]*$/, ''));
+}
+
 let passed = 0;
 let failed = 0;
 async function check(name, fn) {
@@ -46,6 +72,15 @@ for (const dir of PUBLIC) {
       if (typeof target === 'object' && Object.keys(target)[0] !== 'types')
         throw new Error(`exports["${entry}"] must list types first`);
     }
+  });
+  await check(`${pkg.name}: the tarball holds no test code`, () => {
+    const listed = packedFiles(pkgDir);
+    if (!listed.some((f) => f.startsWith('dist/'))) throw new Error('nothing from dist is packed: build first');
+    const published = publishedDirs(pkg);
+    const tests = listed.filter(
+      (f) => TEST_CODE.test(f) || (TESTING_DIR.test(f) && !published.some((dir) => f.startsWith(dir))),
+    );
+    if (tests.length) throw new Error(`test code in the tarball: ${tests.slice(0, 5).join(', ')}`);
   });
 }
 
@@ -112,6 +147,12 @@ await check('engines: the Bun and Deno the suite runs are the declared minimums'
     if (!printed.includes(floor)) throw new Error(`${runtime} --version printed ${printed.trim()}, expected ${floor}`);
   }
 });
+
+// Every export of every public package is in its API report (scripts/api-report.mjs), so an export that changes is
+// a reviewed diff of packages/<dir>/api-report.md.
+await check('the exports match the API reports', () =>
+  execFileSync('node', [join(root, 'scripts', 'api-report.mjs'), '--check'], { cwd: root, stdio: 'pipe' }),
+);
 
 // READMEs quote benchmark figures only through blocks generated from the last report (bench/report.mjs).
 await check('README benchmark figures are those of the last report', () =>

@@ -17,7 +17,7 @@ export const groups = {
       'packages/core/src/codecs/lzav/format.ts',
       'packages/core/src/codecs/compression-frame.ts',
     ],
-    tests: ['packages/core/dist/codecs/**/*.test.js'],
+    tests: ['packages/core/dist-test/codecs/**/*.test.js'],
   },
   vdb: {
     pkg: 'backend-sqlite',
@@ -29,13 +29,13 @@ export const groups = {
       'packages/backend-sqlite/src/vdb/recording.ts',
       'packages/backend-sqlite/src/vdb/compression.ts',
     ],
-    tests: ['packages/backend-sqlite/dist/vdb/*.test.js', 'packages/backend-sqlite/dist/conformance.test.js'],
+    tests: ['packages/backend-sqlite/dist-test/vdb/*.test.js', 'packages/backend-sqlite/dist-test/conformance.test.js'],
   },
   mcap: {
     pkg: 'backend-mcap',
     title: 'MCAP record parser and chunk loader',
     mutate: ['packages/backend-mcap/src/mcap/record-parser.ts', 'packages/backend-mcap/src/mcap/chunk-loader.ts'],
-    tests: ['packages/backend-mcap/dist/mcap/*.test.js', 'packages/backend-mcap/dist/vcap/*.test.js'],
+    tests: ['packages/backend-mcap/dist-test/mcap/*.test.js', 'packages/backend-mcap/dist-test/vcap/*.test.js'],
   },
   split: {
     pkg: 'core',
@@ -45,18 +45,18 @@ export const groups = {
       'packages/core/src/split/manifest.ts',
       'packages/core/src/split/segment-recovery.ts',
     ],
-    tests: ['packages/core/dist/split/*.test.js'],
+    tests: ['packages/core/dist-test/split/*.test.js'],
   },
   playback: {
     pkg: 'core',
     title: 'playback session loop and clock',
     mutate: ['packages/core/src/playback/session-loop.ts', 'packages/core/src/playback/pass-clock.ts'],
-    tests: ['packages/core/dist/playback/*.test.js', 'packages/core/dist/reader/*.test.js'],
+    tests: ['packages/core/dist-test/playback/*.test.js', 'packages/core/dist-test/reader/*.test.js'],
   },
   server: {
     pkg: 'http-api',
     title: 'id resolution and auth in the server',
     mutate: ['packages/http-api/src/store/resolve-id.ts', 'packages/http-api/src/http/auth.ts'],
-    tests: ['packages/http-api/dist/*.test.js', 'packages/http-api/dist/store/*.test.js'],
+    tests: ['packages/http-api/dist-test/*.test.js', 'packages/http-api/dist-test/store/*.test.js'],
   },
 };

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { after, test } from '@vlink/fixtures/test';
 import { ActionType, BagWriter, registerBackend, SchemaType } from '@vlink/bag-core';
 import { sqliteBackend } from './backend.js';
-import { tempDir, pattern } from './test-util.js';
+import { tempDir, pattern } from './testing/util.js';
 
 registerBackend(sqliteBackend);
 const tmp = tempDir('bagwriter');

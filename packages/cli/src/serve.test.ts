@@ -12,8 +12,9 @@ before(() => writeBag(tmp.path('drive.vdb')));
 after(() => tmp.cleanup());
 
 describe('serve', () => {
-  test('serves a directory with @vlink/bag-server until SIGINT', SLOW, async () => {
-    const child = spawn(CLI[0], cliArgs(['serve', tmp.dir, '--port', '0']), {
+  test('serves a directory with @vlink/bag-server until SIGINT; --allow-origin repeats', SLOW, async () => {
+    const origins = ['--allow-origin', 'http://a.example', '--allow-origin', 'http://b.example'];
+    const child = spawn(CLI[0], cliArgs(['serve', tmp.dir, '--port', '0', ...origins]), {
       env: cliEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -32,6 +33,16 @@ describe('serve', () => {
     assert.equal(health.status, 200);
     const list = (await (await fetch(`${url}/v1/bags`)).json()) as unknown;
     assert.match(JSON.stringify(list), /drive\.vdb/);
+    // Both listed origins pass the server's Origin check; any other is refused.
+    const from = async (origin: string) => {
+      const res = await fetch(`${url}/v1/health`, { headers: { origin } });
+      await res.body?.cancel();
+      return res.status;
+    };
+    assert.deepEqual(
+      [await from('http://a.example'), await from('http://b.example'), await from('http://c.example')],
+      [200, 200, 403],
+    );
     child.kill('SIGINT');
     const [code, signal] = (await once(child, 'exit')) as [number | null, string | null];
     // Deno's child_process reports a child that handled SIGINT and exited 0 as killed by SIGINT.

@@ -53,10 +53,7 @@ export type { FramesOptions } from './reader/bag-reader.js';
 export type { CursorConfig } from './reader/cursor-config.js';
 export { BagPluginInterface, PluginDirection, UrlRemapCache } from './plugins/bag-plugin.js';
 export { lzav } from './codecs/lzav/index.js';
-export * from './codecs/compression-frame.js';
 export { WriterDropEvent, WriterErrorEvent } from './writer/bag-writer.js';
-export { DropCounters, mergeCounterTables, sanitizeCounterTable } from './writer/drop-counters.js';
-export type { CounterTable } from './writer/drop-counters.js';
 export type { BagWriterOptions } from './writer/bag-writer.js';
 export type { WriterMode } from './writer/engine.js';
 export type { ParentLink, WorkerLink, WorkerRuntime } from './worker/link.js';
@@ -97,8 +94,12 @@ export type { TriggerDrops } from './trigger/url-store.js';
 export type { DumpFiles } from './trigger/dump-files.js';
 export { analyzeTiming, urlTiming, DEFAULT_GAP_FACTOR } from './analysis/timing.js';
 export type { TimingOptions, TimingSource, UrlTiming } from './analysis/timing.js';
-export * from './split/index.js';
+// Split recordings: the manifest model and its parser. The machinery that writes and reads split recordings is in
+// `@vlink/bag-core/internal` (internal.ts), for our backends only.
+export type { SplitManifest, ManifestHeader, ManifestUrl, ManifestFlavor } from './split/manifest.js';
+export { parseManifest } from './split/manifest-parse.js';
+export type { ParsedManifest } from './split/manifest-parse.js';
 export { repairBag } from './maintenance/repair.js';
 export type { RepairOptions, RepairReport, SalvageResult, UrlRepair } from './maintenance/repair-report.js';
-export { formatCheckProblem, ProblemList, MAX_CHECK_PROBLEMS } from './maintenance/check-report.js';
+export { formatCheckProblem } from './maintenance/check-report.js';
 export type { CheckOptions, CheckProblem, CheckReport } from './maintenance/check-report.js';

@@ -52,6 +52,7 @@ describe('bearer token: the header', () => {
     assert.equal((await status('/v1/health')).status, 200);
     assert.equal((await status('/v1/health/x')).status, 401);
     assert.equal((await status(`/v1/bags?token=${TOKEN}`)).status, 401);
+    // A real handshake: `Upgrade: websocket` and `Connection: upgrade` (http/auth.ts accepts ?token= only then).
     const handshake = { upgrade: 'WebSocket', connection: 'keep-alive, Upgrade' };
     const upgrade = await status(`/v1/bags/day1%2Fa.vdb/replay?token=${TOKEN}`, handshake);
     assert.notEqual(upgrade.status, 401, 'past the token check (no WebSocket adapter here: 501)');

@@ -1,77 +1,8 @@
-import { hostname, networkInterfaces } from 'node:os';
 import { BagError } from '@vlink/bag';
-import type { AppOptions } from './app.js';
-import type { HostName } from './http/guard.js';
+import { type Adapter, isLoopbackHost, type RunningServer, type ServeOptions } from './adapters/contract.js';
 
-export interface ServeOptions extends Omit<AppOptions, 'websocket' | 'boundHosts'> {
-  /** Interface to bind. Default `127.0.0.1`. Anything but loopback requires `token`. */
-  host?: string;
-  /** Port; 0 picks a free one. Default 8765. */
-  port?: number;
-}
-
-/** A listening server. `close()` ends WebSocket sessions, stops listening and closes cached readers. */
-export interface RunningServer {
-  readonly port: number;
-  /** `http://host:port` (IPv6 hosts in brackets). */
-  readonly url: string;
-  /** Which adapter is serving: `node`, `bun` or `deno`. */
-  readonly runtime: 'node' | 'bun' | 'deno';
-  close(): Promise<void>;
-  [Symbol.asyncDispose](): Promise<void>;
-}
-
-/** What every runtime adapter implements: start the app on host:port. */
-export type Adapter = (options: ServeOptions & { host: string; port: number }) => Promise<RunningServer>;
-
-export function isLoopbackHost(host: string): boolean {
-  const h = host
-    .trim()
-    .toLowerCase()
-    .replace(/^\[|\]$/g, '');
-  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === '::ffff:127.0.0.1';
-}
-
-export function serverUrl(host: string, port: number): string {
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-}
-
-/** Interface addresses are read again at most this often (a laptop changes networks). */
-const INTERFACES_TTL_MS = 30_000;
-
-/**
- * The `Host` values a server bound to `host` answers to, on the port it got: for loopback the loopback names, for a
- * wildcard address (`0.0.0.0`, `::`) every interface address and this machine's name, else the address itself.
- * Anything else in a `Host` header is a name the server was not asked to serve (a DNS-rebinding page, a misdirected
- * proxy) and is refused unless `allowHosts` lists it.
- */
-export function boundHostNames(host: string, port: () => number): () => HostName[] {
-  const bare = host
-    .trim()
-    .toLowerCase()
-    .replace(/^\[|\]$/g, '');
-  const literal = bare.includes(':') ? `[${bare}]` : bare;
-  const loopback = ['localhost', '127.0.0.1', '[::1]'];
-  let cached: { names: string[]; at: number } | undefined;
-  const names = (): string[] => {
-    if (isLoopbackHost(bare)) return [...new Set([literal, ...loopback])];
-    if (bare !== '0.0.0.0' && bare !== '::' && bare !== '') return [literal];
-    const now = Date.now();
-    if (!cached || now - cached.at > INTERFACES_TTL_MS) {
-      const found = new Set([...loopback]);
-      for (const list of Object.values(networkInterfaces()))
-        for (const address of list ?? []) {
-          const ip = address.address.toLowerCase().replace(/%.*$/, '');
-          found.add(address.family === 'IPv6' || ip.includes(':') ? `[${ip}]` : ip);
-        }
-      const machine = hostname().toLowerCase();
-      if (machine) found.add(machine).add(`${machine}.local`);
-      cached = { names: [...found], at: now };
-    }
-    return cached.names;
-  };
-  return () => names().map((name) => ({ name, port: port() }));
-}
+export { isLoopbackHost } from './adapters/contract.js';
+export type { Adapter, RunningServer, ServeOptions } from './adapters/contract.js';
 
 /** Picks the adapter of the running runtime: Bun (`Bun.serve`), Deno (`Deno.serve`) or Node (`@hono/node-server`). */
 export function detectRuntime(): 'node' | 'bun' | 'deno' {

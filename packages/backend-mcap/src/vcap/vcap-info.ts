@@ -7,11 +7,11 @@ import {
   localTimezoneMinutes,
   parseAction,
   parseSchemaType,
-  sanitizeCounterTable,
   parseVlinkDate,
   resolveSchemaType,
   SchemaType,
 } from '@vlink/bag-core';
+import { sanitizeCounterTable } from '@vlink/bag-core/internal';
 import type { Info, UrlKind, UrlMeta } from '@vlink/bag-core';
 import type { McapFileReader } from '../mcap/mcap-reader.js';
 import type { Channel, Statistics } from '../mcap/records.js';

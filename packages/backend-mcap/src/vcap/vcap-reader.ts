@@ -1,4 +1,5 @@
-import { ActionType, BagError, parseSchemaType, ProblemList, SchemaType } from '@vlink/bag-core';
+import { ActionType, BagError, parseSchemaType, SchemaType } from '@vlink/bag-core';
+import { ProblemList } from '@vlink/bag-core/internal';
 import type {
   BackendReader,
   CheckOptions,

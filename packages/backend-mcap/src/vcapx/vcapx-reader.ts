@@ -1,4 +1,5 @@
-import { retagManifest, SplitReader, type ReaderOptions, type SplitFiles, type UrlMeta } from '@vlink/bag-core';
+import type { ReaderOptions, UrlMeta } from '@vlink/bag-core';
+import { retagManifest, SplitReader, type SplitFiles } from '@vlink/bag-core/internal';
 import { loadCodecs } from '../codecs.js';
 import { VcapReader } from '../vcap/vcap-reader.js';
 

@@ -6,20 +6,22 @@ import {
   SchemaType,
   schemaTypeLabel,
   serForAction,
-  SplitWriter,
   urlKindOf,
   type Frame,
   type RecordingContext,
-  type RecordingUrlIdentity,
   type ResolvedWriterConfig,
   type SchemaData,
+  type UrlKind,
+} from '@vlink/bag-core';
+import {
+  SplitWriter,
+  type RecordingUrlIdentity,
   type SegmentStats,
   type SegmentWriter,
   type SplitFiles,
   type SplitFormat,
   type UrlCounters,
-  type UrlKind,
-} from '@vlink/bag-core';
+} from '@vlink/bag-core/internal';
 import { loadCodecs, type Codecs } from '../codecs.js';
 import { FileWritable } from '../io/file-writable.js';
 import { VcapFileWriter } from '../vcap/vcap-file-writer.js';

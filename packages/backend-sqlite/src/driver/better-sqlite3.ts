@@ -5,7 +5,7 @@ import {
   type SqliteDriver,
   type SqliteStatement,
   type SqlValue,
-} from './driver.js';
+} from './contract.js';
 
 /** The slice of better-sqlite3 (v12) we use. */
 interface NativeStatement {

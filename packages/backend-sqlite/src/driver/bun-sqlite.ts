@@ -5,7 +5,7 @@ import {
   type SqliteDriver,
   type SqliteStatement,
   type SqlValue,
-} from './driver.js';
+} from './contract.js';
 
 /** The slice of `bun:sqlite` we use. */
 interface NativeStatement {

@@ -1,3 +1,3 @@
-import { runDriverSuite } from './driver.suite.js';
+import { runDriverSuite } from '../testing/driver-suite.js';
 
 await runDriverSuite('node:sqlite');

@@ -5,7 +5,7 @@ import {
   type SqliteDriver,
   type SqliteStatement,
   type SqlValue,
-} from './driver.js';
+} from './contract.js';
 
 /** The slice of `node:sqlite` (`DatabaseSync`, Node ≥ 22.5, Deno, Bun) we use. */
 interface NativeStatement {

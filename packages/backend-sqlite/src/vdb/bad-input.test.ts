@@ -5,7 +5,7 @@ import { ActionType, BagError, resolveWriterConfig, SchemaType, type BagErrorCod
 import { createTestContext } from '@vlink/bag-core/testing';
 import { createSqliteBackend } from '../backend.js';
 import { loadDriver } from '../driver/driver.js';
-import { noise, tempDir, withDb } from '../test-util.js';
+import { noise, tempDir, withDb } from '../testing/util.js';
 
 const driver = await loadDriver();
 const backend = createSqliteBackend({ driver });

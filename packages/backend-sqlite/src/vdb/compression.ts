@@ -1,6 +1,7 @@
-import { CompressionDecider, CompressType, type ResolvedWriterConfig } from '@vlink/bag-core';
+import { CompressType, type ResolvedWriterConfig } from '@vlink/bag-core';
+import { CompressionDecider } from '@vlink/bag-core/internal';
 
-export { decompressFrame, frameOriginalSize, isCompressionFrame } from '@vlink/bag-core';
+export { decompressFrame, frameOriginalSize, isCompressionFrame } from '@vlink/bag-core/internal';
 
 /** `compress` is `auto` or `lzav`: LZAV per message for `.vdb` (format reference §1.2). */
 export function compressionEnabled(config: ResolvedWriterConfig): boolean {

@@ -4,12 +4,12 @@ import {
   FORMAT_VERSION,
   parseSchemaType,
   resolveSchemaType,
-  sanitizeCounterTable,
   type Info,
   type SchemaType,
   type UrlKind,
   type UrlMeta,
 } from '@vlink/bag-core';
+import { sanitizeCounterTable } from '@vlink/bag-core/internal';
 import type { SqliteConnection, SqlValue } from '../driver/driver.js';
 import { trustedIndexes } from './schema-guard.js';
 import * as SQL from './sql.js';

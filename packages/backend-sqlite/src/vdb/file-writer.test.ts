@@ -13,7 +13,7 @@ import {
 } from '@vlink/bag-core';
 import { createTestContext } from '@vlink/bag-core/testing';
 import { loadDriver, type SqlRow } from '../driver/driver.js';
-import { pattern, spyDriver, tempDir, withDb } from '../test-util.js';
+import { pattern, spyDriver, tempDir, withDb } from '../testing/util.js';
 import { VdbFileWriter, type VdbFileOptions } from './file-writer.js';
 import { VdbRecording } from './recording.js';
 import * as SQL from './sql.js';

@@ -5,7 +5,7 @@ import { after, describe, test } from '@vlink/fixtures/test';
 import { ActionType, SchemaType } from '@vlink/bag-core';
 import { fixturesDir } from '@vlink/fixtures';
 import { loadDriver, type SqlValue } from '../driver/driver.js';
-import { tempDir, withDb } from '../test-util.js';
+import { tempDir, withDb } from '../testing/util.js';
 import { VdbReader } from './reader.js';
 
 /**

@@ -7,7 +7,7 @@ import { ActionType, BagError, resolveWriterConfig, SchemaType } from '@vlink/ba
 import { createTestContext } from '@vlink/bag-core/testing';
 import { createSqliteBackend } from '../backend.js';
 import { loadDriver } from '../driver/driver.js';
-import { tempDir, withDb } from '../test-util.js';
+import { tempDir, withDb } from '../testing/util.js';
 import { readFacts } from './facts.js';
 import { tagVdb } from './maintenance.js';
 import { VdbReader } from './reader.js';

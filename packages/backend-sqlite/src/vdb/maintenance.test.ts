@@ -4,7 +4,7 @@ import { ActionType, BagError, resolveWriterConfig, SchemaType, type Frame } fro
 import { createTestContext } from '@vlink/bag-core/testing';
 import { createSqliteBackend } from '../backend.js';
 import { loadDriver, type SqlRow } from '../driver/driver.js';
-import { pattern, spyDriver, tempDir, withDb } from '../test-util.js';
+import { pattern, spyDriver, tempDir, withDb } from '../testing/util.js';
 import { VdbReader } from './reader.js';
 import * as SQL from './sql.js';
 

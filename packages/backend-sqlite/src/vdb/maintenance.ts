@@ -1,13 +1,5 @@
-import {
-  decompressFrame,
-  inferSchemaType,
-  isCompressionFrame,
-  isValidSchemaType,
-  ProblemList,
-  SchemaType,
-  type CheckReport,
-  type SchemaData,
-} from '@vlink/bag-core';
+import { inferSchemaType, isValidSchemaType, SchemaType, type CheckReport, type SchemaData } from '@vlink/bag-core';
+import { decompressFrame, isCompressionFrame, ProblemList } from '@vlink/bag-core/internal';
 import { bytes } from './facts.js';
 import type { SqliteConnection, SqliteDriver } from '../driver/driver.js';
 import type { VdbFacts } from './facts.js';

@@ -1,18 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from '@vlink/fixtures/test';
-import {
-  ActionType,
-  BagError,
-  compressFrame,
-  resolveWriterConfig,
-  SchemaType,
-  type Frame,
-  type WriterConfig,
-} from '@vlink/bag-core';
+import { ActionType, BagError, resolveWriterConfig, SchemaType, type Frame, type WriterConfig } from '@vlink/bag-core';
+import { compressFrame } from '@vlink/bag-core/internal';
 import { createTestContext } from '@vlink/bag-core/testing';
 import { createSqliteBackend } from '../backend.js';
 import { loadDriver, type SqlRow } from '../driver/driver.js';
-import { noise, pattern, tempDir, withDb } from '../test-util.js';
+import { noise, pattern, tempDir, withDb } from '../testing/util.js';
 import { VdbFileWriter } from './file-writer.js';
 import { VdbReader } from './reader.js';
 import { VdbRecording } from './recording.js';

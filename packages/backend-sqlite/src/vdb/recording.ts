@@ -1,5 +1,5 @@
 import type { ResolvedWriterConfig, SchemaType, UrlKind } from '@vlink/bag-core';
-import type { CompressionDecider, CompressionDeciderSnapshot } from '@vlink/bag-core';
+import type { CompressionDecider, CompressionDeciderSnapshot } from '@vlink/bag-core/internal';
 import { createDecider } from './compression.js';
 
 /** A url as the whole recording knows it; `index` is the global id stored in `VLinkDatas.url` (format reference §2.4). */

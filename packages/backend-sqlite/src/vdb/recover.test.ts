@@ -5,7 +5,7 @@ import { ActionType, BagError, resolveWriterConfig, SchemaType } from '@vlink/ba
 import { createTestContext } from '@vlink/bag-core/testing';
 import { createSqliteBackend } from '../backend.js';
 import { loadDriver } from '../driver/driver.js';
-import { noise, tempDir } from '../test-util.js';
+import { noise, tempDir } from '../testing/util.js';
 import type { VdbReader } from './reader.js';
 
 const driver = await loadDriver();

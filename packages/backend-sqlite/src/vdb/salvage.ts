@@ -1,13 +1,6 @@
 import { closeSync, copyFileSync, existsSync, openSync, readSync, rmSync, statSync, truncateSync } from 'node:fs';
-import {
-  BagError,
-  countsForFrequency,
-  decompressFrame,
-  isCompressionFrame,
-  parseAction,
-  type SalvageResult,
-  type UrlRepair,
-} from '@vlink/bag-core';
+import { BagError, countsForFrequency, parseAction, type SalvageResult, type UrlRepair } from '@vlink/bag-core';
+import { decompressFrame, isCompressionFrame } from '@vlink/bag-core/internal';
 import type { SqlRow, SqliteConnection, SqliteDriver, SqlValue } from '../driver/driver.js';
 import { frameOriginalSize } from './compression.js';
 import { bytes, text } from './facts.js';

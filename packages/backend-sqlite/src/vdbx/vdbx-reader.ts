@@ -1,4 +1,5 @@
-import { SplitReader, type ReaderOptions, type SplitFiles, type UrlMeta } from '@vlink/bag-core';
+import type { ReaderOptions, UrlMeta } from '@vlink/bag-core';
+import { SplitReader, type SplitFiles } from '@vlink/bag-core/internal';
 import type { SqliteDriver } from '../driver/driver.js';
 import { guardVdbFiles } from '../vdb/file-guard.js';
 import { VdbReader } from '../vdb/reader.js';

@@ -1,4 +1,5 @@
-import { BagError, nodeSplitFiles, parseManifest, retagManifest, splitPath, type SplitFiles } from '@vlink/bag-core';
+import { BagError, parseManifest } from '@vlink/bag-core';
+import { nodeSplitFiles, retagManifest, splitPath, type SplitFiles } from '@vlink/bag-core/internal';
 import type { SqliteDriver } from '../driver/driver.js';
 import { tagVdb } from '../vdb/maintenance.js';
 

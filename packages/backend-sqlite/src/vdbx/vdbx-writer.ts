@@ -1,18 +1,20 @@
 import {
   formatVlinkDate,
   schemaTypeLabel,
-  SplitWriter,
   type Frame,
   type RecordingContext,
-  type RecordingUrlIdentity,
   type ResolvedWriterConfig,
   type SchemaData,
+} from '@vlink/bag-core';
+import {
+  SplitWriter,
+  type RecordingUrlIdentity,
   type SegmentStats,
   type SegmentWriter,
   type SplitFiles,
   type SplitFormat,
   type UrlCounters,
-} from '@vlink/bag-core';
+} from '@vlink/bag-core/internal';
 import type { SqliteDriver } from '../driver/driver.js';
 import { compressionEnabled } from '../vdb/compression.js';
 import { VdbFileWriter } from '../vdb/file-writer.js';

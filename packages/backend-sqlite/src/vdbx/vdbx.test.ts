@@ -23,7 +23,7 @@ import {
 } from '@vlink/bag-core/testing';
 import { createSqliteBackend, sqliteBackend } from '../backend.js';
 import { loadDriver } from '../driver/driver.js';
-import { pattern, tempDir } from '../test-util.js';
+import { pattern, tempDir } from '../testing/util.js';
 
 const driver = await loadDriver();
 const backend = createSqliteBackend({ driver });

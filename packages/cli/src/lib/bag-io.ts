@@ -7,11 +7,10 @@ import {
   detectBackend,
   extensionOf,
   findBackend,
-  listedSegments,
   registeredExtensions,
-  stemOf,
   type ReaderOptions,
 } from '@vlink/bag';
+import { listedSegments, stemOf } from '@vlink/bag-core/internal';
 import { confirm } from './confirm.js';
 import { CliError } from './errors.js';
 

@@ -9,7 +9,7 @@ import { addRecoveredTotals } from '../split/segment-recovery.js';
 import { splitPath, stemOf } from '../split/split-files.js';
 import { unlistedSegmentNames } from '../split/segment-recovery.js';
 import { BagReader } from '../reader/bag-reader.js';
-import { repairFile, sumUrls } from './repair.js';
+import { repairFile, sumUrls } from './repair-file.js';
 import { replaceFile, type RepairFs } from './repair-fs.js';
 import type { RepairOptions, RepairReport } from './repair-report.js';
 

@@ -1,10 +1,9 @@
-import { backendFor, extensionOf } from '../backend/registry.js';
+import { extensionOf } from '../backend/registry.js';
 import { BagError } from '../errors.js';
-import { BagReader } from '../reader/bag-reader.js';
-import { stemOf } from '../split/split-files.js';
+import { repairFile } from './repair-file.js';
 import { repairSplit } from './repair-split.js';
-import type { RepairOptions, RepairReport, UrlRepair } from './repair-report.js';
-import { replaceFile, type RepairFs, repairFs } from './repair-fs.js';
+import type { RepairOptions, RepairReport } from './repair-report.js';
+import { repairFs } from './repair-fs.js';
 
 /**
  * Repairs a bag without ever putting its data at risk (beyond VLink's in-place `fix()`): the backend salvages
@@ -20,117 +19,4 @@ export async function repairBag(path: string, options: RepairOptions = {}): Prom
   const ext = extensionOf(path);
   if (ext.endsWith('x')) return repairSplit(path, options, fs);
   return repairFile(path, options, fs);
-}
-
-/** One single file (a `.vdb`, a `.vcap`, or one segment of a split recording). */
-export async function repairFile(path: string, options: RepairOptions, fs: RepairFs): Promise<RepairReport> {
-  const backend = backendFor(path);
-  if (!backend.salvage) {
-    throw new BagError('NOT_SUPPORTED', `the ${backend.name} backend cannot repair files`, { file: path });
-  }
-  const destination = options.output ?? path;
-  const temp = fs.siblingTemp(destination, extensionOf(path));
-  try {
-    const readableFrames = await countReadable(path);
-    const salvage = await backend.salvage(path, temp);
-    const verified = await verifyCopy(temp);
-    const frames = verified.frames;
-    const report: RepairReport = {
-      path,
-      output: destination,
-      backup: undefined,
-      replaced: false,
-      readableFrames,
-      frames,
-      bytes: salvage.urls.reduce((n, u) => n + u.recoveredBytes, 0),
-      lostFrames: salvage.urls.reduce((n, u) => n + u.lostFrames, 0),
-      lostBytes: salvage.lostBytes,
-      lossless: false,
-      urls: salvage.urls,
-      problems: salvage.problems,
-    };
-    report.lossless = report.lostFrames === 0 && report.lostBytes === 0;
-    if (frames < readableFrames && options.output === undefined) {
-      throw new BagError(
-        'CORRUPT_DATA',
-        `the repaired copy holds ${frames} frames, fewer than the ${readableFrames} a reader can read from the file: left as it is`,
-        { file: path },
-      );
-    }
-    fs.fsyncFile(temp);
-    if (options.output !== undefined) {
-      fs.rename(temp, options.output);
-      fs.fsyncDir(options.output);
-    } else {
-      report.backup = replaceFile(fs, path, temp, options.backup !== false);
-      report.replaced = true;
-    }
-    return report;
-  } finally {
-    fs.remove(temp);
-  }
-}
-
-/** The frames a reader gets from the file as it is: opened with `tryToFix`, read until the first damage. */
-export async function countReadable(path: string): Promise<number> {
-  let reader: BagReader;
-  try {
-    reader = await BagReader.create(path, { tryToFix: true });
-  } catch {
-    return 0;
-  }
-  let n = 0;
-  try {
-    for (reader.openCursor(); reader.next(); ) n++;
-  } finally {
-    reader.close();
-  }
-  return n;
-}
-
-/** The repaired copy must open without `tryToFix` and pass the full check. */
-async function verifyCopy(temp: string): Promise<{ frames: number }> {
-  let reader: BagReader;
-  try {
-    reader = await BagReader.create(temp);
-  } catch (error) {
-    throw BagError.wrap(error, 'INTERNAL', 'the repaired copy does not open', { file: temp });
-  }
-  try {
-    const check = await reader.verify();
-    if (!check.ok) {
-      throw new BagError(
-        'INTERNAL',
-        `the repaired copy does not pass check: ${check.problems[0]?.message ?? 'unknown problem'}`,
-        { file: temp },
-      );
-    }
-    return { frames: check.frames };
-  } finally {
-    reader.close();
-  }
-}
-
-/** Sums reports of several files (the segments of a split recording). */
-export function sumUrls(lists: readonly UrlRepair[][]): UrlRepair[] {
-  const byKey = new Map<string, UrlRepair>();
-  for (const list of lists) {
-    for (const u of list) {
-      const key = `${u.url}\x1f${u.action ?? ''}`;
-      const known = byKey.get(key);
-      if (!known) byKey.set(key, { ...u });
-      else {
-        known.recoveredFrames += u.recoveredFrames;
-        known.recoveredBytes += u.recoveredBytes;
-        known.lostFrames += u.lostFrames;
-        known.lostBytes += u.lostBytes;
-      }
-    }
-  }
-  return [...byKey.values()];
-}
-
-/** `<stem>.<n><ext>` next to a split output manifest. */
-export function segmentNameFor(manifest: string, index: number, segmentExt: string): string {
-  return `${stemOf(manifest.slice(manifest.lastIndexOf('/') + 1))}.${index}${segmentExt}`;
 }

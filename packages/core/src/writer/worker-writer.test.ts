@@ -13,7 +13,7 @@ import { memoryBackend } from '../testing/memory-backend.js';
 import { patternBytes } from '../testing/sample-frames.js';
 import { availableWorkerRuntimes } from '../worker/spawn.js';
 import { BagWriter, type WriterErrorEvent } from './bag-writer.js';
-import { faultBackend, lostBackend } from './test-backends.js';
+import { faultBackend, lostBackend } from './fault-backends.test.helper.js';
 
 registerBackend(memoryBackend);
 registerBackend(faultBackend);

@@ -12,7 +12,7 @@ import { BagReader } from '../reader/bag-reader.js';
 import { memoryBackend } from '../testing/memory-backend.js';
 import { patternBytes } from '../testing/sample-frames.js';
 import { BagWriter, type BagWriterOptions } from './bag-writer.js';
-import { faultBackend } from './test-backends.js';
+import { faultBackend } from './fault-backends.test.helper.js';
 
 registerBackend(memoryBackend);
 registerBackend(faultBackend);

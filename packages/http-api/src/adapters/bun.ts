@@ -3,7 +3,7 @@ import { upgradeWebSocket, websocket } from 'hono/bun';
 import { createApp } from '../app.js';
 import { internalErrorResponse } from '../http/internal-error.js';
 import { DEFAULT_DEADLINES } from '../work/limits.js';
-import { boundHostNames, serverUrl, type Adapter } from '../serve.js';
+import { boundHostNames, serverUrl, type Adapter } from './contract.js';
 
 /** The parts of Bun's API this adapter uses (no bun-types dependency). */
 interface BunServer {

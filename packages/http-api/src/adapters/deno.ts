@@ -2,7 +2,7 @@ import { BagError } from '@vlink/bag';
 import { upgradeWebSocket } from 'hono/deno';
 import { createApp } from '../app.js';
 import { internalErrorResponse } from '../http/internal-error.js';
-import { boundHostNames, serverUrl, type Adapter } from '../serve.js';
+import { boundHostNames, serverUrl, type Adapter } from './contract.js';
 
 /** The parts of Deno's API this adapter uses (no Deno types dependency). */
 interface DenoServer {

@@ -6,7 +6,7 @@ import { BagError } from '@vlink/bag';
 import type { Hono } from 'hono';
 import { createApp } from '../app.js';
 import { internalErrorResponse } from '../http/internal-error.js';
-import { boundHostNames, serverUrl, type Adapter, type RunningServer } from '../serve.js';
+import { boundHostNames, serverUrl, type Adapter, type RunningServer } from './contract.js';
 
 /**
  * Node: `@hono/node-server`'s request listener on our own `http.Server` (so its error handler is ours: node-server's

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Long kill -9 run: for every format, a child records at full speed and is killed with SIGKILL at a random moment,
 // --runs times (default 25), alternating durable pushes every 64 frames and pure cacheSize commits, in sync mode and
-// worker mode (--worker-runs); each bag is then checked as in src/crash/kill9.test.ts. Build first.
+// worker mode (--worker-runs); each bag is then checked as in packages/testing/src/crash/kill9.test.ts. Build first.
 //
-//   node packages/bag/scripts/kill9-long.mjs [--runs 25] [--format .vdb] [--max-delay 2000] [--cache 1048576] [--worker-runs 10] [--compress zstd]
-//   bun packages/bag/scripts/kill9-long.mjs       # children run with the same runtime as the script
+//   node packages/testing/scripts/kill9-long.mjs [--runs 25] [--format .vdb] [--max-delay 2000] [--cache 1048576] [--worker-runs 10] [--compress zstd]
+//   bun packages/testing/scripts/kill9-long.mjs       # children run with the same runtime as the script
 //
 // Prints one line per format and mode (runs, frames read, the largest loss seen against the bound, time) and every
 // violation; exits 1 when there are violations.
@@ -12,8 +12,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { registeredExtensions } from '../dist/index.js';
-import { allowedLoss, killRun } from '../dist/crash/kill9.js';
+import { registeredExtensions } from '@vlink/bag';
+import { allowedLoss, killRun } from '../dist-test/crash/kill9.js';
 
 const { values } = parseArgs({
   options: {

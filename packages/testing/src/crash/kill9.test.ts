@@ -3,14 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from '@vlink/fixtures/test';
-import { registeredExtensions } from '../index.js';
+import { registeredExtensions } from '@vlink/bag';
 import { prng } from './fuzz.js';
 import { killRun, type CrashFormat, type KillRunOptions } from './kill9.js';
 import { currentRuntime } from './runtime.js';
 
 // A child records at full speed and is killed with SIGKILL at a random moment; the bag must open (tryToFix), hold
 // exactly a prefix of what was pushed, byte for byte, lose no more than one commit window of what the child reported
-// written and nothing it reported committed, and pass check() after fix(). Longer: packages/bag/scripts/kill9-long.mjs.
+// written and nothing it reported committed, and pass check() after fix(). Longer: packages/testing/scripts/kill9-long.mjs.
 
 const RUNS = Number(process.env['VLINK_KILL9_RUNS'] ?? 5);
 // The kill delays are random, from a seed printed here: VLINK_KILL9_SEED=<seed> replays the same delays.

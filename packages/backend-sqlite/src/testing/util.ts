@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SqliteConnection, SqliteDriver, SqliteStatement, SqlValue } from './driver/driver.js';
+import type { SqliteConnection, SqliteDriver, SqliteStatement, SqlValue } from '../driver/driver.js';
 
 /** A fresh temp dir for one test file; `cleanup()` removes it (call from `after`). */
 export function tempDir(prefix: string): { dir: string; path(name: string): string; cleanup(): void } {

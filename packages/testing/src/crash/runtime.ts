@@ -10,10 +10,10 @@ export function currentRuntime(): RuntimeName {
   return 'node';
 }
 
-/** The monorepo root (this file is at packages/bag/{src,dist}/crash/). */
+/** The monorepo root (this file is at packages/testing/{src,dist-test}/crash/). */
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 
-/** A compiled script next to this module (`dist/crash/<name>.js`). */
+/** A compiled script next to this module (`dist-test/crash/<name>.js`). */
 export function crashScript(name: string): string {
   return join(dirname(fileURLToPath(import.meta.url)), `${name}.js`);
 }

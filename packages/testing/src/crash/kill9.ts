@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { MIN_THREADED_CHUNK_SIZE } from '@vlink/bag-mcap';
-import { BagReader } from '../index.js';
+import { BagReader } from '@vlink/bag';
 import { crashFrameSize, frameMismatch } from './payload.js';
 import { childCommand, crashScript, repoRoot, type RuntimeName } from './runtime.js';
 

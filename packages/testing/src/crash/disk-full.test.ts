@@ -14,7 +14,7 @@ import {
   registeredExtensions,
   type Backend,
   type BackendWriter,
-} from '../index.js';
+} from '@vlink/bag';
 import { crashFrame, frameMismatch } from './payload.js';
 import { currentRuntime } from './runtime.js';
 

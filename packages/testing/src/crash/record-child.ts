@@ -9,7 +9,7 @@
  *
  * Usage: record-child <path> <sync|worker> <cacheSize> <durableEvery (0 = never)> [splitBySize] [none|zstd]
  */
-import { BagWriter } from '../index.js';
+import { BagWriter } from '@vlink/bag';
 import { crashFrame } from './payload.js';
 
 const [path, mode = 'sync', cacheArg = '262144', everyArg = '64', splitArg = '524288', compressArg = 'none'] =

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
-import { registeredExtensions } from '../index.js';
+import { registeredExtensions } from '@vlink/bag';
 import { FUZZ_FORMATS, type FuzzFormat } from './fuzz.js';
 import { runFuzz, type FuzzSummary } from './fuzz-runner.js';
 import { currentRuntime } from './runtime.js';
 
 // Mutated recordings of every format (seeded, reproducible by seed and case index) must only ever fail with a typed
 // BagError: no other exception, no hang (5 s per case), no crash, no huge allocation; a .vcap repaired by fix() must
-// pass check(). 10,000 cases per format: packages/bag/scripts/fuzz-long.mjs.
+// pass check(). 10,000 cases per format: packages/testing/scripts/fuzz-long.mjs.
 
 const CASES = Number(process.env['VLINK_FUZZ_CASES'] ?? 200);
 const SEED = Number(process.env['VLINK_FUZZ_SEED'] ?? 20260317);

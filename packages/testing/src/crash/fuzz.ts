@@ -10,7 +10,7 @@ import {
   SchemaType,
   type Frame,
   type WriterConfig,
-} from '../index.js';
+} from '@vlink/bag';
 import { patternBytes, SAMPLE_PROTO_SCHEMA } from '@vlink/bag-core/testing';
 
 /**

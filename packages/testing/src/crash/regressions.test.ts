@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
-import { BagError, parseManifest } from '../index.js';
+import { BagError, parseManifest } from '@vlink/bag';
 
 // One test per bug the crash and fuzz harnesses found, so each fix stays fixed (the cases are described in the
 // package README, "Crash safety"). Regressions covered by a whole harness case are named there instead:

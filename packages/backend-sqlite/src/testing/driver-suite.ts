@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from '@vlink/fixtures/test';
-import { tempDir } from '../test-util.js';
-import { loadNamedDriver, type DriverName, type SqliteDriver } from './driver.js';
+import { tempDir } from './util.js';
+import { loadNamedDriver, type DriverName, type SqliteDriver } from '../driver/driver.js';
 
 /**
  * The behaviour every driver adapter must share (db0's idea: one suite, a few lines per driver). Each driver's test

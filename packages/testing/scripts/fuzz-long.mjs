@@ -1,18 +1,18 @@
 #!/usr/bin/env node
 // Long fuzz run: 10,000 mutated files per format by default, each case in a child process of this runtime under a
-// 5 s watchdog (see src/crash/fuzz.ts). Build first (tsc -p packages/bag).
+// 5 s watchdog (see packages/testing/src/crash/fuzz.ts). Build first (npx turbo run build).
 //
-//   node packages/bag/scripts/fuzz-long.mjs [--cases 10000] [--seed 1] [--format .vcap] [--start 0] [--timeout 5000]
-//   node packages/bag/scripts/fuzz-long.mjs --format .vdb --seed 1 --case 4711 --keep /tmp/case   # replay one case
+//   node packages/testing/scripts/fuzz-long.mjs [--cases 10000] [--seed 1] [--format .vcap] [--start 0] [--timeout 5000]
+//   node packages/testing/scripts/fuzz-long.mjs --format .vdb --seed 1 --case 4711 --keep /tmp/case   # replay one case
 //
-// Runs under Bun too (`bun packages/bag/scripts/fuzz-long.mjs`). Prints one line per format and every finding with
+// Runs under Bun too (`bun packages/testing/scripts/fuzz-long.mjs`). Prints one line per format and every finding with
 // the seed and case index that reproduce it; exits 1 when there are findings.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { registeredExtensions } from '../dist/index.js';
-import { buildBases, FUZZ_FORMATS, makeCase, runCase } from '../dist/crash/fuzz.js';
-import { runFuzz } from '../dist/crash/fuzz-runner.js';
+import { registeredExtensions } from '@vlink/bag';
+import { buildBases, FUZZ_FORMATS, makeCase, runCase } from '../dist-test/crash/fuzz.js';
+import { runFuzz } from '../dist-test/crash/fuzz-runner.js';
 
 const { values } = parseArgs({
   options: {

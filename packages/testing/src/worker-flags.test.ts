@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, describe, test } from '@vlink/fixtures/test';
-import { BagReader } from './index.js';
+import { BagReader } from '@vlink/bag';
 import { currentRuntime, repoRoot } from './crash/runtime.js';
 
 // A worker-mode BagWriter must not depend on how its process was started: a script piped to `node --input-type=module

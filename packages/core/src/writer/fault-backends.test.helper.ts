@@ -1,4 +1,4 @@
-// Backends for the writer's own tests (not exported from the package). Like every worker-capable backend they live in
+// Backends for the writer's own tests (test-only: never built into dist). Like every worker-capable backend they live in
 // a module the worker can import, and say so through `workerModule`.
 import type { Backend, BackendWriter } from '../backend/backend.js';
 import { BagError } from '../errors.js';

@@ -1,0 +1,34 @@
+/**
+ * `@vlink/bag-core/internal`: the building blocks our own backends and tools share — the split-recording machinery
+ * (`SplitWriter`, `SplitReader`, the segment ledger, manifest writing and recovery), the compression frame around
+ * LZAV blobs, counter tables and the check-report list.
+ *
+ * **Unstable.** Not part of the public API and not covered by semver: any release may change or remove these. They
+ * are exported only because `@vlink/bag-sqlite`, `@vlink/bag-mcap` and `@vlink/bag-cli` are separate packages.
+ * Applications and third-party backends use `@vlink/bag-core` (or `@vlink/bag`) and `@vlink/bag-core/testing`.
+ */
+export { dumpJson, formatJsonDouble } from './split/json-dump.js';
+export type { JsonValue, DumpOptions } from './split/json-dump.js';
+export { manifestJson, serializeManifest, MANIFEST_FLOAT_KEYS } from './split/manifest.js';
+export { listedSegments } from './split/manifest-parse.js';
+export { retagManifest } from './split/manifest-tag.js';
+export { SegmentNamer } from './split/segment-naming.js';
+export type { SegmentNamingOptions } from './split/segment-naming.js';
+export { shouldSplit, splitRuleOf, manifestSplitBySize } from './split/split-policy.js';
+export type { SplitRule } from './split/split-policy.js';
+export { SegmentLedger, urlFrequency } from './split/segment-ledger.js';
+export type { SegmentStats, UrlCounters, LedgerEntry, Totals } from './split/segment-ledger.js';
+export { nodeSplitFiles, isBareFileName, splitPath, stemOf, directoryOf } from './split/split-files.js';
+export type { SplitFiles } from './split/split-files.js';
+export { SplitWriter } from './split/split-writer.js';
+export type { SegmentWriter, SplitFormat, SplitWriterOptions, RecordingUrlIdentity } from './split/split-writer.js';
+export { SplitReader } from './split/split-reader.js';
+export type { SplitReaderFormat, SplitReaderOptions } from './split/split-reader.js';
+export { startSegment, SegmentChain } from './split/segment-sequence.js';
+export type { SequencedSegment } from './split/segment-sequence.js';
+export { unlistedSegmentNames, addRecoveredTotals, repairedManifestText } from './split/segment-recovery.js';
+export type { RecoveredSegment, RecoveredTotals } from './split/segment-recovery.js';
+export * from './codecs/compression-frame.js';
+export { DropCounters, mergeCounterTables, sanitizeCounterTable } from './writer/drop-counters.js';
+export type { CounterTable } from './writer/drop-counters.js';
+export { ProblemList, MAX_CHECK_PROBLEMS } from './maintenance/check-report.js';
