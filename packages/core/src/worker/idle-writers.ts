@@ -15,11 +15,6 @@ const IDLE_MS = 10_000;
  * `release()` parks it for the next `writerWorker()` of the same runtime (one at most per runtime; a second is ended).
  */
 export class WriterWorker {
-  /**
-   * Frames per ms this worker wrote while busy in its last recording: the next one starts its time-sized queue from
-   * it instead of from `maxTaskDepth` alone (a burst right after `create()` is what a cold estimate drops).
-   */
-  ratePerMs = 0;
   private messageHandler: (message: unknown) => void = () => {};
   private failureHandler: (error: Error) => void = () => {};
   private dead = false;

@@ -92,7 +92,6 @@ export class WorkerEngine implements WriteEngine {
     this.maxFrames = maxTaskDepth;
     this.maxBytes = maxMemorySize;
     this.transfer = options.transfer;
-    this.ratePerMs = link.ratePerMs;
     // An eighth of the queue limits: enough batches in flight to keep both threads busy during a synchronous burst,
     // few enough hand-overs that their cost stays out of push()'s p99. With tiny limits (≤ 64 frames, ≤ 1 MiB) a
     // batch is handed over once per task or when the queue is full, which keeps their refusals deterministic.
@@ -371,7 +370,6 @@ export class WorkerEngine implements WriteEngine {
     if (ack.busyMs > 1 && ack.count > 0) {
       const rate = ack.count / ack.busyMs;
       this.ratePerMs = this.ratePerMs === 0 ? rate : this.ratePerMs * 0.8 + rate * 0.2;
-      this.link.ratePerMs = this.ratePerMs;
     }
     // Rejections worth a callback (sampled), then every drop counted by url and cause.
     for (const error of errors) this.host.warn(error);
