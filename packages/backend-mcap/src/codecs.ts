@@ -2,6 +2,7 @@ import zstd from '@foxglove/wasm-zstd';
 import { Decompress as ZstdStream } from 'fzstd';
 import lz4 from '@foxglove/wasm-lz4';
 import { BagError } from '@vlink/bag-core';
+import { zstdCompress } from './compress/zstd-compress.js';
 
 /**
  * One chunk compression, passed to the reader and writer as a map keyed by the MCAP compression name (the way
@@ -23,7 +24,8 @@ export type Codecs = Readonly<Record<string, ChunkCodec>>;
 let loaded: Promise<Codecs> | undefined;
 
 /**
- * The default codecs: zstd (compress and decompress, `@foxglove/wasm-zstd`) and lz4 (decompress only,
+ * The default codecs: zstd (compress and decompress, `@foxglove/wasm-zstd`; compression natively where the runtime has
+ * zstd, see zstd-compress.ts) and lz4 (decompress only,
  * `@foxglove/wasm-lz4`). VLink compiles lz4 out and never writes it; we read it for foreign files, and asking the
  * writer for lz4 chunks fails with `NOT_SUPPORTED`. Both WebAssembly modules load asynchronously, once per process.
  */
@@ -32,7 +34,7 @@ export function loadCodecs(): Promise<Codecs> {
     (): Codecs =>
       Object.freeze({
         zstd: {
-          compress: (data, level) => plain(zstd.compress(data, level)),
+          compress: zstdCompress,
           decompress: (data, size) => plain(zstd.decompress(data, size)),
           decompressPrefix: zstdPrefix,
         },

@@ -10,12 +10,13 @@ import {
   TAIL,
   waitForWork,
 } from '../thread/thread-control.js';
+import { zstdCompress } from './zstd-compress.js';
 import { lengthAt, levelAt, resultAt, SLOTS, type CompressorThreadData } from './threaded-compressor.js';
 
 /**
  * The thread of a `ThreadedCompressor`: compresses each chunk the writer puts into a slot's input with zstd and
  * leaves the result in that slot's output, in order, until told to stop. It has its own instance of the WebAssembly
- * codec.
+ * codec (used where the runtime has no zstd of its own, see zstd-compress.ts).
  */
 const data = workerData as CompressorThreadData;
 const t = openThreadControl(data.control);
@@ -29,7 +30,7 @@ try {
   while (waitForWork(t, tail) !== undefined) {
     const slot = tail & (SLOTS - 1);
     const output = outputs[slot]!;
-    const compressed = zstd.compress(
+    const compressed = zstdCompress(
       inputs[slot]!.subarray(0, Atomics.load(t.extra, lengthAt(slot))),
       Atomics.load(t.extra, levelAt(slot)),
     );

@@ -2,6 +2,8 @@ import { closeSync, fsyncSync, openSync, writeSync, writevSync } from 'node:fs';
 import { BagError } from '@vlink/bag-core';
 import type { Writable } from './writable.js';
 
+const SLOW_WRITEV = typeof (globalThis as { Deno?: unknown }).Deno !== 'undefined';
+
 /**
  * A writable over a file descriptor (node:fs, so Node, Bun and Deno). Every write passes its position explicitly
  * (pwrite/pwritev), so `writeAt` never disturbs appends whatever the runtime does with the file offset. Unbuffered:
@@ -30,6 +32,12 @@ export class FileWritable implements Writable {
   }
 
   writev(chunks: readonly Uint8Array[]): void {
+    if (SLOW_WRITEV) {
+      // Deno's node:fs writevSync costs 5–8× a writeSync of the same bytes (1 MiB payloads: 690 ms vs 80 ms for
+      // 192 MiB, measured); one positioned write per part is what its own writes cost.
+      for (const c of chunks) this.write(c);
+      return;
+    }
     const fd = this.open();
     let total = 0;
     for (const c of chunks) total += c.length;

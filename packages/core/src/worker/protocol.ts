@@ -92,8 +92,11 @@ export interface AckMessage {
   durableOk: number[];
   durableFailed: Array<{ id: number; error: ErrorData }>;
   currentFile?: string;
-  /** Shared slabs the batches used, free for reuse (backends do not keep `frame.data` after `write` returns). */
-  release: number[];
+  /**
+   * The last batch handled: its shared slabs and those of every batch before it are free for reuse (backends do not
+   * keep `frame.data` after `write` returns).
+   */
+  seq: number;
 }
 
 export type FromWorker =

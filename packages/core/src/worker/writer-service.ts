@@ -39,6 +39,17 @@ const ACK_DELAY_MS = 2;
  * reports every outcome back. It never decides policy: queue limits, timestamps and plugins stay on the producer.
  */
 export function serveWriter(link: ParentLink): void {
+  // One recording after another: a worker whose file closed cleanly is kept for the next (idle-writers.ts), and each
+  // `open` starts a session with state of its own. Messages of one session never interleave with the next's: the
+  // producer sends `open` only after `closed`.
+  let session: ((message: ToWorker) => void) | undefined;
+  link.onMessage((message) => {
+    if ((message as ToWorker).k === 'open' || !session) session = writerSession(link);
+    session(message as ToWorker);
+  });
+}
+
+function writerSession(link: ParentLink): (message: ToWorker) => void {
   let writer: BackendWriter | undefined;
   let path = '';
   let failed: BagError | undefined;
@@ -123,7 +134,7 @@ export function serveWriter(link: ParentLink): void {
     commits: 0,
     durableOk: [],
     durableFailed: [],
-    release: [],
+    seq: 0,
   });
 
   function writeBatch(batch: BatchMessage): void {
@@ -149,7 +160,8 @@ export function serveWriter(link: ParentLink): void {
     const durableErrors = new Map<number, ErrorData>();
     const bytesOf = (ref: ChunkRef) => (typeof ref === 'number' ? slabs.get(ref)! : ref);
     const m = new Float64Array(bytesOf(batch.meta));
-    const chunks = batch.chunks.map((ref) => new Uint8Array(bytesOf(ref)));
+    // A view per frame made straight on the buffer: `subarray` looks up the species constructor each time.
+    const chunks = batch.chunks.map(bytesOf);
     let stored = 0;
     let rejected = 0;
     // One frame object for the whole batch: like `data`, a backend may not keep it after `write` returns.
@@ -163,7 +175,7 @@ export function serveWriter(link: ParentLink): void {
       frame.serType = strings[m[base + F_SER]! | 0]!;
       frame.schemaType = m[base + F_SCHEMA]!;
       frame.actionType = m[base + F_ACTION]!;
-      frame.data = chunks[m[base + F_CHUNK]! | 0]!.subarray(offset, offset + length);
+      frame.data = new Uint8Array(chunks[m[base + F_CHUNK]! | 0]!, offset, length);
       try {
         writer!.write(frame);
         stored++;
@@ -225,9 +237,9 @@ export function serveWriter(link: ParentLink): void {
     ack.batches++;
     ack.count += batch.count;
     ack.bytes += batch.bytes;
-    progress?.add(batch.count, batch.bytes);
-    // Release the shared slabs: the producer reuses them for later batches instead of allocating new ones.
-    for (const ref of [batch.meta, ...batch.chunks]) if (typeof ref === 'number') ack.release.push(ref);
+    // From here on the batch's shared slabs are the producer's again (it reuses them for later batches).
+    ack.seq = batch.seq;
+    progress?.add(batch.count, batch.bytes, batch.seq);
     if (batch.durable.length > 0 || ack.fatal || performance.now() - pendingSince > ACK_DELAY_MS) flushAck();
     else if (!ackScheduled) {
       ackScheduled = true;
@@ -246,7 +258,8 @@ export function serveWriter(link: ParentLink): void {
       error = errorToData(fail(cause, 'close failed'));
     }
     send(error ? { k: 'closed', error } : { k: 'closed' });
-    link.close();
+    // A clean close leaves the worker to the producer, which reuses or ends it; a failed one ends here.
+    if (error) link.close();
   }
 
   function handle(message: ToWorker): void | Promise<void> {
@@ -278,13 +291,13 @@ export function serveWriter(link: ParentLink): void {
 
   // `open` is the only asynchronous step; chaining keeps later messages behind it and in order.
   let chain: Promise<void> = Promise.resolve();
-  link.onMessage((message) => {
+  return (message) => {
     chain = chain
-      .then(() => handle(message as ToWorker))
+      .then(() => handle(message))
       .catch((error) => {
         send({ k: 'error', error: errorToData(fail(error, 'writer worker error')), fatal: true });
       });
-  });
+  };
 }
 
 async function importBackend(specifier: string, name: string): Promise<Backend> {

@@ -25,12 +25,23 @@ export class SlabPool {
   private announce: Array<[number, SharedArrayBuffer]> = [];
   private forget: number[] = [];
 
-  constructor(private readonly maxIdleBytes: number) {}
+  /**
+   * `reclaim` is asked to release the slabs the worker is done with before a new one is allocated: the producer learns
+   * that from shared memory long before the ack arrives (a producer that never yields gets no ack at all).
+   */
+  constructor(
+    private readonly maxIdleBytes: number,
+    private readonly reclaim: () => void = () => {},
+  ) {}
 
   /** A slab of exactly `capacity` bytes (a value from `capacityFor`): an idle one when there is one. */
   take(capacity: number): Slab {
     if (!this.shared) return { id: -1, buffer: new ArrayBuffer(capacity) };
-    const slab = this.free.get(capacity)?.pop();
+    let slab = this.free.get(capacity)?.pop();
+    if (!slab) {
+      this.reclaim();
+      slab = this.free.get(capacity)?.pop();
+    }
     if (slab) {
       this.idleBytes -= capacity;
       return slab;

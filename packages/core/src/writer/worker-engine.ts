@@ -3,10 +3,10 @@ import { BagError } from '../errors.js';
 import type { ResolvedWriterConfig } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import { afterCurrentTask, scheduleSoon } from '../util/schedule.js';
-import type { WorkerLink, WorkerRuntime } from '../worker/link.js';
+import type { WorkerRuntime } from '../worker/link.js';
+import { WriterWorker } from '../worker/idle-writers.js';
 import { SharedProgress } from '../worker/progress.js';
 import { dataToError, type AckMessage, type FromWorker, type OpenMessage } from '../worker/protocol.js';
-import { spawnWorker } from '../worker/spawn.js';
 import type { Durable, EngineHost, WriteEngine } from './engine.js';
 import { BatchBuilder } from './frame-batch.js';
 import { SlabPool } from './slab-pool.js';
@@ -55,6 +55,12 @@ export class WorkerEngine implements WriteEngine {
   private readonly forwarder: SchemaForwarder;
   private readonly progress = SharedProgress.create();
   private readonly durables = new Map<number, { durable: Durable; timestamp: number }>();
+  /** Batches posted whose shared slabs the worker still uses, oldest first: `[seq, slab ids…]` each. */
+  private readonly slabsInUse: number[][] = [];
+  private slabsInUseHead = 0;
+  /** The worker's progress as last read from shared memory (it only grows): saves a read per push. */
+  private liveFrames = 0;
+  private liveBytes = 0;
   private nextString = 0;
   private nextDurable = 0;
   private seq = 0;
@@ -78,7 +84,7 @@ export class WorkerEngine implements WriteEngine {
   };
 
   private constructor(
-    private readonly link: WorkerLink,
+    private readonly link: WriterWorker,
     private readonly host: EngineHost,
     private readonly options: WorkerEngineOptions,
   ) {
@@ -91,7 +97,7 @@ export class WorkerEngine implements WriteEngine {
     // batch is handed over once per task or when the queue is full, which keeps their refusals deterministic.
     this.batchFrames = clamp(maxTaskDepth >> 3, 64, 4096);
     this.batchBytes = clamp(Math.floor(maxMemorySize / 8), MiB, 64 * MiB);
-    this.pool = new SlabPool(clamp(Math.floor(maxMemorySize / 8), MiB, 32 * MiB));
+    this.pool = new SlabPool(clamp(Math.floor(maxMemorySize / 8), MiB, 32 * MiB), () => this.reclaim());
     this.batch = new BatchBuilder(this.pool);
     this.forwarder = new SchemaForwarder(
       options.schemas,
@@ -102,9 +108,9 @@ export class WorkerEngine implements WriteEngine {
 
   /** Starts the worker and opens the file there; rejects with the backend's error if the file cannot be opened. */
   static async open(host: EngineHost, options: WorkerEngineOptions): Promise<WorkerEngine> {
-    let link: WorkerLink;
+    let link: WriterWorker;
     try {
-      link = await spawnWorker(options.runtime);
+      link = await WriterWorker.take(options.runtime);
     } catch (cause) {
       throw new BagError(
         'INTERNAL',
@@ -126,6 +132,7 @@ export class WorkerEngine implements WriteEngine {
       backendName: options.backend.name,
       ...(engine.progress ? { progress: engine.progress.buffer } : {}),
     };
+    link.ref();
     link.post(open);
     try {
       await opened;
@@ -142,11 +149,13 @@ export class WorkerEngine implements WriteEngine {
   }
 
   queuedFrames(): number {
-    return this.pushedFrames - (this.progress ? Math.max(this.doneFrames, this.progress.frames()) : this.doneFrames);
+    if (this.progress) this.liveFrames = this.progress.frames();
+    return this.pushedFrames - Math.max(this.doneFrames, this.liveFrames);
   }
 
   queuedBytes(): number {
-    return this.pushedBytes - (this.progress ? Math.max(this.doneBytes, this.progress.bytes()) : this.doneBytes);
+    if (this.progress) this.liveBytes = this.progress.bytes();
+    return this.pushedBytes - Math.max(this.doneBytes, this.liveBytes);
   }
 
   start(): void {}
@@ -160,10 +169,10 @@ export class WorkerEngine implements WriteEngine {
         frame.url,
       );
     const size = frame.data.byteLength;
-    // Cheap check against what the last ack said; only near a limit ask the shared counters for the live figure.
+    // Cheap check against what the last ack or read said; only near a limit ask the shared counters for the live figure.
     if (
-      this.pushedFrames - this.doneFrames >= this.maxFrames ||
-      this.pushedBytes - this.doneBytes + size > this.maxBytes
+      this.pushedFrames - Math.max(this.doneFrames, this.liveFrames) >= this.maxFrames ||
+      this.pushedBytes - Math.max(this.doneBytes, this.liveBytes) + size > this.maxBytes
     ) {
       if (this.queuedFrames() >= this.depth()) return this.refuseFull('queueDepth', 'queue depth', frame, durable);
       if (this.queuedBytes() + size > this.maxBytes)
@@ -220,8 +229,12 @@ export class WorkerEngine implements WriteEngine {
   hasRoom(size: number): boolean {
     const frames = this.depth() / 2;
     const bytes = this.maxBytes / 2;
-    // What the last ack said first (no shared-memory read); only near the mark the live figures.
-    if (this.pushedFrames - this.doneFrames < frames && this.pushedBytes - this.doneBytes + size <= bytes) return true;
+    // What the last ack or read said first (no shared-memory read); only near the mark the live figures.
+    if (
+      this.pushedFrames - Math.max(this.doneFrames, this.liveFrames) < frames &&
+      this.pushedBytes - Math.max(this.doneBytes, this.liveBytes) + size <= bytes
+    )
+      return true;
     return this.queuedFrames() < frames && this.queuedBytes() + size <= bytes;
   }
 
@@ -287,6 +300,9 @@ export class WorkerEngine implements WriteEngine {
     if (this.inflight++ === 0) this.link.ref();
     try {
       this.link.post(message, transfer);
+      const ids = [message.seq];
+      for (const ref of [message.meta, ...message.chunks]) if (typeof ref === 'number') ids.push(ref);
+      if (ids.length > 1) this.slabsInUse.push(ids);
     } catch (error) {
       // Only a caller that detached a buffer it lent us with `transferPayloads` gets here. The frames are lost, but
       // the names and schemas the batch introduced still go over, or later ids would point at the wrong strings.
@@ -336,7 +352,8 @@ export class WorkerEngine implements WriteEngine {
         if (message.error) this.reportFatal(dataToError(message.error));
         this.gone = true;
         this.file = '';
-        void this.link.exit().then(() => this.host.finished());
+        // A worker that closed its file cleanly serves the next recording (see idle-writers.ts).
+        void (message.error || this.failure ? this.link.exit() : this.link.release()).then(() => this.host.finished());
         return;
     }
   }
@@ -345,7 +362,7 @@ export class WorkerEngine implements WriteEngine {
     this.inflight -= ack.batches;
     this.doneFrames += ack.count;
     this.doneBytes += ack.bytes;
-    for (const id of ack.release) this.pool.release(id);
+    this.releaseSlabs(ack.seq);
     if (ack.currentFile !== undefined) this.file = ack.currentFile;
     if (ack.written > 0) this.host.written(ack.written, ack.writtenBytes);
     const fatal = ack.fatal ? this.reportFatal(dataToError(ack.fatal)) : undefined;
@@ -380,6 +397,29 @@ export class WorkerEngine implements WriteEngine {
     }
     if (this.inflight === 0 && !this.quitting) this.link.unref();
     if (this.hasRoom(0)) this.host.room();
+  }
+
+  /** Before a new slab is allocated: reuse those of the batches the worker has finished (shared memory says which). */
+  private reclaim(): void {
+    if (this.progress && this.slabsInUseHead < this.slabsInUse.length) this.releaseSlabs(this.progress.batches());
+  }
+
+  /** The worker is done with every batch up to `seq`: their slabs go back to the pool. */
+  private releaseSlabs(seq: number): void {
+    const list = this.slabsInUse;
+    let head = this.slabsInUseHead;
+    while (head < list.length && list[head]![0]! <= seq) {
+      const ids = list[head++]!;
+      for (let i = 1; i < ids.length; i++) this.pool.release(ids[i]!);
+    }
+    if (head === list.length) {
+      list.length = 0;
+      head = 0;
+    } else if (head > 1024) {
+      list.splice(0, head);
+      head = 0;
+    }
+    this.slabsInUseHead = head;
   }
 
   private settleDurable(id: number, error?: BagError): void {
