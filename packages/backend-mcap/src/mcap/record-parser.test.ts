@@ -182,6 +182,8 @@ describe('recordLengthAt', () => {
     // Fewer than the 9 prefix bytes: -1 without reading the length (here 0xff bytes that would be implausible).
     const prefixOnly = Uint8Array.of(5, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0);
     assert.equal(recordLengthAt(viewOf(prefixOnly), 0, 8), -1);
+    const shiftedPrefix = Uint8Array.of(0, 0, 0, 0, ...prefixOnly);
+    assert.equal(recordLengthAt(viewOf(shiftedPrefix), 4, 12), -1);
   });
 
   test('a length above 2^53 is corruption; up to it, a long claim is only a truncated record', () => {
