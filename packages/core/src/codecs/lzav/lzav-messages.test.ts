@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
 import { BagError } from '../../errors.js';
 import {
+  CompressionDecider,
   compressFrame,
   decompressFrame,
   FRAME_FOOTER_MAGIC,
@@ -129,5 +130,34 @@ describe('compression frame: what each refusal says', () => {
       'compression frame claims 268435457 bytes (allowed 1..268435456)',
     );
     refused(() => decompressFrame(claim(1)), 'CORRUPT_DATA', 'lzav: stream too short');
+    // 256 MiB itself is allowed: the claim passes and the 1-byte body is what is refused.
+    refused(() => decompressFrame(claim(268435456)), 'CORRUPT_DATA', 'lzav: stream too short');
+  });
+
+  test('decider options: startSize 0 is allowed, a negative or fractional one and a non-number level are not', () => {
+    const decider = new CompressionDecider({ enabled: true, startSize: 0 });
+    assert.equal(decider.startSize, 0);
+    assert.equal(decider.level, 3);
+    refused(
+      () => new CompressionDecider({ enabled: true, startSize: -1 }),
+      'INVALID_ARGUMENT',
+      'compression startSize must be a non-negative integer, got -1',
+    );
+    refused(
+      () => new CompressionDecider({ enabled: true, startSize: 2.5 }),
+      'INVALID_ARGUMENT',
+      'compression startSize must be a non-negative integer, got 2.5',
+    );
+    refused(
+      () => new CompressionDecider({ enabled: true, level: '4' as unknown as number }),
+      'INVALID_ARGUMENT',
+      'compression level must be a number, got 4',
+    );
+    refused(
+      () => new CompressionDecider({ enabled: true, level: Number.NaN }),
+      'INVALID_ARGUMENT',
+      'compression level must be a number, got NaN',
+    );
+    assert.equal(new CompressionDecider({ enabled: true, level: 7 }).level, 7);
   });
 });

@@ -1,0 +1,542 @@
+import assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
+import { after, describe, test } from '@vlink/fixtures/test';
+import {
+  ActionType,
+  BagError,
+  CompressType,
+  compressFrame,
+  resolveWriterConfig,
+  SchemaType,
+  type Frame,
+  type WriterConfig,
+} from '@vlink/bag-core';
+import { createTestContext } from '@vlink/bag-core/testing';
+import { loadDriver, type SqlRow } from '../driver/driver.js';
+import { noise, pattern, spyDriver, tempDir, withDb } from '../test-util.js';
+import { createDecider } from './compression.js';
+import { VdbFileWriter, type VdbFileOptions } from './file-writer.js';
+import { VdbReader } from './reader.js';
+import { frequency, VdbRecording } from './recording.js';
+import * as SQL from './sql.js';
+
+// What each refusal of the .vdb writer and reader says (code, message, file, url), the edges of the writer's
+// bookkeeping (first timestamps of 0, limits reached exactly, counters of evicted rows) and the adaptive clock
+// stride. Mutation testing (group vdb) found these unpinned.
+const driver = await loadDriver();
+const tmp = tempDir('vdb-details');
+after(() => tmp.cleanup());
+
+function frame(timestamp: number, url: string, data: Uint8Array, more: Partial<Frame> = {}): Frame {
+  return { timestamp, url, data, serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish, ...more };
+}
+
+let files = 0;
+function open(
+  config: Partial<WriterConfig> = {},
+  options: VdbFileOptions & { d?: typeof driver; recording?: VdbRecording; path?: string } = {},
+) {
+  const path = options.path ?? tmp.path(`d${files++}.vdb`);
+  const resolved = resolveWriterConfig(config);
+  const recording = options.recording ?? new VdbRecording(resolved);
+  const writer = VdbFileWriter.open(options.d ?? driver, path, resolved, createTestContext(), recording, options);
+  return { path, writer, recording };
+}
+
+const query = (path: string, sql: string): SqlRow[] => withDb(driver, path, (db) => db.prepare(sql).all(), true);
+
+function refused(fn: () => unknown, code: string, reason: string, more: { file?: string; url?: string } = {}): void {
+  assert.throws(fn, (error: unknown) => {
+    assert.ok(BagError.isInstance(error), String(error));
+    assert.equal(error.code, code);
+    assert.equal(error.reason, reason);
+    if ('file' in more) assert.equal(error.file, more.file);
+    if ('url' in more) assert.equal(error.url, more.url);
+    return true;
+  });
+}
+
+describe('.vdb writer: refusals', () => {
+  test('closed writer, empty url, an uncreatable file', () => {
+    const { path, writer } = open();
+    refused(() => writer.write(frame(1, '', pattern(4))), 'INVALID_ARGUMENT', 'frame url must not be empty', {
+      file: path,
+    });
+    writer.close();
+    refused(() => writer.write(frame(1, 'dds://a', pattern(4))), 'CLOSED', 'write after close', { file: path });
+    const schema = { name: 'pb.X', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: pattern(8) };
+    refused(() => writer.writeSchema(schema), 'CLOSED', 'writeSchema after close', { file: path });
+    const blocker = tmp.path('not-a-dir');
+    writeFileSync(blocker, 'x');
+    refused(() => open({}, { path: `${blocker}/sub/x.vdb` }), 'IO_ERROR', 'cannot create .vdb file', {
+      file: `${blocker}/sub/x.vdb`,
+    });
+  });
+
+  test('stale -journal, -wal and -shm files of an earlier recording are removed before the new file is created', () => {
+    const path = tmp.path('stale.vdb');
+    for (const suffix of ['', '-journal', '-wal', '-shm']) writeFileSync(path + suffix, 'junk from a crashed run');
+    const { writer } = open({}, { path });
+    writer.write(frame(1, 'dds://a', pattern(4)));
+    writer.close();
+    assert.equal(query(path, 'SELECT count(*) AS n FROM VLinkDatas')[0]!['n'], 1);
+    for (const suffix of ['-journal', '-wal', '-shm']) assert.equal(existsSync(path + suffix), false, suffix);
+  });
+
+  test('conflicting ser or schema family: the message names both, by label or number', () => {
+    const { path, writer } = open();
+    writer.write(frame(1, 'dds://a', pattern(4), { serType: 'pb.A', schemaType: SchemaType.Protobuf }));
+    refused(
+      () => writer.write(frame(2, 'dds://a', pattern(4), { serType: 'pb.B', schemaType: SchemaType.Protobuf })),
+      'SCHEMA_CONFLICT',
+      'ser type "pb.B" conflicts with the recorded "pb.A"',
+      { file: path, url: 'dds://a' },
+    );
+    refused(
+      () => writer.write(frame(3, 'dds://a', pattern(4), { serType: 'pb.A', schemaType: SchemaType.Cdr })),
+      'SCHEMA_CONFLICT',
+      'schema type cdr conflicts with the recorded protobuf',
+      { file: path, url: 'dds://a' },
+    );
+    writer.close();
+  });
+
+  test('the file limit: reached exactly is allowed, one byte or row over rejects the next frame', () => {
+    const { path, writer } = open({ maxBytesSize: 100 });
+    writer.write(frame(1, 'dds://a', pattern(60)));
+    writer.write(frame(2, 'dds://a', pattern(40))); // exactly 100
+    writer.write(frame(3, 'dds://a', pattern(1))); // 101: allowed, the check runs before the insert
+    refused(
+      () => writer.write(frame(4, 'dds://b', pattern(1))),
+      'LIMIT_REACHED',
+      'file limit reached (rows 3 > 5000000000 or bytes 101 > 100); frame rejected',
+      { file: path, url: 'dds://b' },
+    );
+    writer.close();
+  });
+
+  test('a failed statement names what failed and rolls back (url row, schema row, metadata, eviction, close)', () => {
+    let failOn = '';
+    const { driver: spy } = spyDriver(driver, (sql) => sql === failOn);
+    const { path, writer } = open({ maxRowCount: 1, enableLimit: true }, { d: spy });
+    failOn = SQL.INSERT_URL;
+    refused(
+      () => writer.write(frame(1, 'dds://a', pattern(4))),
+      'IO_ERROR',
+      'cannot register url; the uncommitted batch was rolled back',
+      { file: path, url: 'dds://a' },
+    );
+    failOn = SQL.INSERT_SCHEMA;
+    const schema = { name: 'pb.X', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: pattern(8) };
+    refused(
+      () => writer.writeSchema(schema),
+      'IO_ERROR',
+      'cannot insert schema pb.X; the uncommitted batch was rolled back',
+    );
+    failOn = '';
+    writer.write(frame(1, 'dds://a', pattern(4)));
+    writer.write(frame(2, 'dds://a', pattern(4)));
+    failOn = SQL.DELETE_ROW;
+    refused(
+      () => writer.write(frame(3, 'dds://a', pattern(4))),
+      'IO_ERROR',
+      'cannot evict old rows; the uncommitted batch was rolled back',
+      { url: 'dds://a' },
+    );
+    failOn = SQL.UPDATE_HEADER_COUNT;
+    assert.throws(
+      () => writer.close(),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'IO_ERROR' && e.reason === 'cannot close .vdb file cleanly',
+    );
+  });
+
+  test('a failed metadata refresh names it', () => {
+    let clock = 0;
+    let fail = false;
+    const { driver: spy } = spyDriver(driver, (sql) => fail && sql === SQL.UPDATE_URL_COUNT);
+    const { writer } = open({}, { d: spy, now: () => clock });
+    writer.write(frame(1, 'dds://a', pattern(4)));
+    fail = true;
+    clock = 5000;
+    refused(
+      () => {
+        for (let i = 2; i < 10; i++) writer.write(frame(i, 'dds://a', pattern(4)));
+      },
+      'IO_ERROR',
+      'cannot refresh metadata; the uncommitted batch was rolled back',
+      { url: 'dds://a' },
+    );
+    fail = false;
+    writer.close();
+  });
+});
+
+describe('.vdb writer: bookkeeping edges', () => {
+  test('a first timestamp of 0 counts for the frequency; the recording keeps the largest timestamp', () => {
+    const { path, writer, recording } = open();
+    writer.write(frame(0, 'dds://a', pattern(4)));
+    writer.write(frame(2_000_000, 'dds://a', pattern(4)));
+    writer.write(frame(1_000_000, 'dds://a', pattern(4)));
+    assert.equal(recording.maxTimestamp, 2_000_000);
+    assert.equal(recording.urls.get('dds://a')!.firstTs, 0);
+    assert.equal(recording.urls.get('dds://a')!.lastTs, 1_000_000);
+    writer.close();
+    assert.deepEqual(
+      query(path, 'SELECT count, freq FROM VLinkUrls').map((r) => [r['count'], r['freq']]),
+      [[3, 3]],
+    );
+  });
+
+  test('an action outside 0..8 is stored as Unknown; 0 and 8 are kept', () => {
+    const { path, writer } = open();
+    writer.write(frame(1, 'dds://a', pattern(4), { actionType: 9 as ActionType }));
+    writer.write(frame(2, 'dds://a', pattern(4), { actionType: -1 as ActionType }));
+    writer.write(frame(3, 'dds://a', pattern(4), { actionType: ActionType.Get }));
+    writer.write(frame(4, 'dds://b', pattern(4), { actionType: ActionType.Unknown }));
+    writer.close();
+    assert.deepEqual(
+      query(path, 'SELECT action FROM VLinkDatas ORDER BY rowid').map((r) => r['action']),
+      ['Unknown', 'Unknown', 'Get', 'Unknown'],
+    );
+  });
+
+  test('commits when more than cacheSize bytes are pending, not at exactly cacheSize', () => {
+    const { driver: spy, log } = spyDriver(driver);
+    const { writer } = open({ cacheSize: 100 }, { d: spy });
+    const start = log.calls.length;
+    writer.write(frame(1, 'dds://a', pattern(50)));
+    writer.write(frame(2, 'dds://a', pattern(50)));
+    assert.equal(log.calls.slice(start).includes('COMMIT;'), false);
+    writer.write(frame(3, 'dds://a', pattern(1)));
+    assert.equal(log.calls.at(-1), 'COMMIT;');
+    writer.close();
+  });
+
+  test('tick() measures the transaction age from its BEGIN, on a clock that does not start at 0', () => {
+    let clock = 50_000;
+    const { driver: spy, log } = spyDriver(driver);
+    const { writer } = open({}, { d: spy, now: () => clock });
+    writer.write(frame(1, 'dds://a', pattern(4)));
+    clock = 50_100;
+    writer.tick();
+    assert.notEqual(log.calls.at(-1), 'COMMIT;');
+    clock = 53_001;
+    writer.tick();
+    assert.equal(log.calls.at(-1), 'COMMIT;');
+    writer.close();
+  });
+
+  test('a url known from an earlier file of the same recording keeps its id and its first timestamp', () => {
+    const resolved = resolveWriterConfig({});
+    const recording = new VdbRecording(resolved);
+    const first = open({}, { recording });
+    first.writer.write(frame(10, 'dds://a', pattern(4)));
+    first.writer.write(frame(11, 'dds://b', pattern(4)));
+    first.writer.close();
+    const second = open({}, { recording });
+    second.writer.write(frame(20, 'dds://b', pattern(4)));
+    second.writer.write(frame(21, 'dds://c', pattern(4)));
+    second.writer.close();
+    assert.deepEqual(
+      query(second.path, 'SELECT id, url FROM VLinkUrls ORDER BY id').map((r) => [r['id'], r['url']]),
+      [
+        [1, 'dds://b'],
+        [2, 'dds://c'],
+      ],
+    );
+    assert.equal(recording.urls.get('dds://b')!.firstTs, 11);
+    assert.equal(recording.urls.get('dds://b')!.count, 2);
+  });
+
+  test('an empty ser is filled in the url row by the first frame that has one', () => {
+    const { path, writer } = open();
+    writer.write(frame(1, 'dds://a', pattern(4), { serType: '', schemaType: SchemaType.Unknown }));
+    writer.write(frame(2, 'dds://a', pattern(4), { serType: 'pb.A', schemaType: SchemaType.Protobuf }));
+    writer.close();
+    assert.deepEqual(
+      query(path, 'SELECT ser, encoding FROM VLinkUrls').map((r) => [r['ser'], r['encoding']]),
+      [['pb.A', 'protobuf']],
+    );
+  });
+
+  test('counters are stored at close only when there are some', () => {
+    const without = open();
+    without.writer.write(frame(1, 'dds://a', pattern(4)));
+    without.writer.setCounters({});
+    without.writer.close();
+    assert.equal(
+      query(without.path, "SELECT count(*) AS n FROM sqlite_master WHERE name = 'VLinkBagCounters'")[0]!['n'],
+      0,
+    );
+    const withDrops = open();
+    withDrops.writer.write(frame(1, 'dds://a', pattern(4)));
+    withDrops.writer.setCounters({ 'dds://a': { queue: 3, size: 1 } });
+    withDrops.writer.close();
+    assert.deepEqual(
+      query(withDrops.path, 'SELECT * FROM VLinkBagCounters ORDER BY 1, 2').map((r) => Object.values(r)),
+      [
+        ['dds://a', 'queue', 3],
+        ['dds://a', 'size', 1],
+      ],
+    );
+  });
+
+  test('close switches the journal and optimizes only when configured', () => {
+    const { driver: spy, log } = spyDriver(driver);
+    const { writer } = open({}, { d: spy });
+    writer.write(frame(1, 'dds://a', pattern(4)));
+    const start = log.calls.length;
+    writer.close();
+    const closing = log.calls.slice(start);
+    assert.equal(closing.at(-1), 'COMMIT;');
+    assert.equal(
+      closing.some((c) => c.startsWith('PRAGMA')),
+      false,
+    );
+  });
+});
+
+describe('.vdb writer: compressed rows and eviction', () => {
+  test('a raw payload is accounted at its length when compression is on; a pre-framed one at its original size', () => {
+    const { writer, recording } = open({ compress: CompressType.Lzav });
+    writer.write(frame(1, 'dds://a', noise(100, 3)));
+    assert.equal(recording.size, 100);
+    const framed = compressFrame(pattern(500), 3)!;
+    writer.write(frame(2, 'dds://a', framed));
+    assert.equal(recording.size, 600);
+    writer.close();
+  });
+
+  test('eviction subtracts what each row counted: raw length, a frame’s original size, a frame stored raw', () => {
+    // Compression on: an incompressible raw row (its length), a pre-framed row (its original size).
+    const on = open({ compress: CompressType.Lzav, maxRowCount: 1, enableLimit: true });
+    on.writer.write(frame(1, 'dds://a', noise(100, 4)));
+    on.writer.write(frame(2, 'dds://a', compressFrame(pattern(300), 3)!));
+    assert.equal(on.writer.bytes, 400);
+    on.writer.write(frame(3, 'dds://a', noise(7, 5))); // evicts the raw row: 400 - 100 + 7
+    assert.deepEqual([on.writer.rows, on.writer.bytes, on.recording.size], [2, 307, 307]);
+    on.writer.write(frame(4, 'dds://a', noise(9, 8))); // evicts the framed row: 307 - 300 + 9
+    assert.deepEqual([on.writer.rows, on.writer.bytes, on.recording.size], [2, 16, 16]);
+    on.writer.close();
+    // Compression off: a payload that happens to be a frame counts its length, in and out.
+    const off = open({ maxRowCount: 1, enableLimit: true });
+    const frameBytes = compressFrame(pattern(300), 3)!;
+    off.writer.write(frame(1, 'dds://a', frameBytes));
+    off.writer.write(frame(2, 'dds://a', noise(5, 6)));
+    off.writer.write(frame(3, 'dds://a', noise(6, 7))); // evicts the frame-shaped row at its length
+    assert.deepEqual([off.writer.rows, off.writer.bytes], [2, 11]);
+    off.writer.close();
+  });
+
+  test('eviction moves a url’s first timestamp to its next row, or to none', () => {
+    const { writer, recording } = open({ maxRowCount: 2, enableLimit: true });
+    writer.write(frame(0, 'dds://a', pattern(4)));
+    writer.write(frame(5, 'dds://b', pattern(4)));
+    writer.write(frame(9, 'dds://a', pattern(4)));
+    writer.write(frame(12, 'dds://b', pattern(4))); // evicts a@0: a's first becomes 9
+    assert.equal(recording.urls.get('dds://a')!.firstTs, 9);
+    writer.write(frame(13, 'dds://b', pattern(4))); // evicts b@5: b's first becomes 12
+    assert.equal(recording.urls.get('dds://b')!.firstTs, 12);
+    writer.write(frame(14, 'dds://b', pattern(4))); // evicts a@9: a has no row left
+    const a = recording.urls.get('dds://a')!;
+    assert.deepEqual([a.firstTs, a.lastTs, a.count], [-1, -1, 0]);
+    writer.close();
+  });
+});
+
+describe('.vdb writer: the clock is read about once a millisecond', () => {
+  /** Writes `n` frames `step` ms apart on an injected clock; returns how often the writer read it. */
+  function reads(steps: Array<[number, number]>): number[] {
+    let clock = 0;
+    let count = 0;
+    const { writer } = open(
+      {},
+      {
+        now: () => {
+          count++;
+          return clock;
+        },
+      },
+    );
+    const out: number[] = [];
+    let ts = 0;
+    for (const [n, step] of steps) {
+      const before = count;
+      for (let i = 0; i < n; i++) {
+        writer.write(frame(ts++, 'dds://a', pattern(4)));
+        clock += step;
+      }
+      out.push(count - before);
+    }
+    writer.close();
+    return out;
+  }
+
+  test('fast writes widen the stride up to 256 frames; slow ones narrow it to 2 (1 ms a frame)', () => {
+    // 0.001 ms a frame: the stride doubles while reads are < 0.5 ms apart, up to its cap of 256.
+    const [fast, slow, fastAgain] = reads([
+      [100_000, 0.001],
+      [1000, 1],
+      [100_000, 0.001],
+    ]);
+    // The transaction's BEGIN reads it once; 1 + 2 + … + 256 = 511 frames (9 reads) reach the cap, then one read
+    // per 256 frames.
+    assert.equal(fast, 1 + 9 + Math.floor((100_000 - 511) / 256));
+    // 1 ms a frame: from 256 the stride halves at each read (reads are then more than 2 ms apart): reads at frames
+    // 94, 222 (+128), 286 (+64), … 350 (+2), then every 2 frames: 8 + (1000 - 350) / 2 = 333.
+    assert.equal(slow, 333);
+    // Back to 0.001 ms: the stride widens again as it did at the start (without the BEGIN's read).
+    assert.equal(fastAgain, fast - 1);
+  });
+
+  test('the metadata refresh comes a few ms after the second is up at a steady rate, fast or slow', () => {
+    let clock = 0;
+    let refreshes = 0;
+    const { driver: spy } = spyDriver(driver, (sql) => {
+      if (sql === SQL.UPDATE_HEADER_COUNT) refreshes++;
+      return false;
+    });
+    const { writer } = open({}, { d: spy, now: () => clock });
+    const refreshedAt: number[] = [];
+    for (let i = 0; i < 200_000 && refreshedAt.length < 3; i++) {
+      writer.write(frame(i, 'dds://a', pattern(4)));
+      clock += clock < 1500 ? 0.01 : 0.9;
+      if (refreshes > refreshedAt.length) refreshedAt.push(clock);
+    }
+    writer.close();
+    assert.equal(refreshedAt.length, 3);
+    for (const [k, at] of refreshedAt.entries())
+      assert.ok(at > 1000 * (k + 1) && at <= 1000 * (k + 1) + 4, `refresh ${k} at ${at}`);
+  });
+});
+
+describe('VdbRecording', () => {
+  test('frequency: count over the first-to-last span in seconds, 0 without a positive span', () => {
+    assert.equal(frequency(10, 0, 2_000_000), 5);
+    assert.equal(frequency(4, 1_000_000, 3_000_000), 2);
+    assert.equal(frequency(4, -1, 3_000_000), 0);
+    assert.equal(frequency(4, 5, 5), 0);
+  });
+
+  test('losses above 1 or not finite are unknown (-1); 1 and below are kept', () => {
+    const r = new VdbRecording(resolveWriterConfig({}));
+    for (const [loss, stored] of [
+      [1, 1],
+      [0.25, 0.25],
+      [1.5, -1],
+      [Number.NaN, -1],
+      [Number.POSITIVE_INFINITY, -1],
+    ]) {
+      r.setLoss('u', loss!);
+      assert.equal(r.losses.get('u'), stored, `loss ${loss}`);
+    }
+  });
+
+  test('a new url starts with no timestamps; restore forgets urls added after the snapshot, keeps the others', () => {
+    const r = new VdbRecording(resolveWriterConfig({}));
+    const a = r.addUrl('a', 'Topic' as never, 'raw', SchemaType.Raw);
+    assert.deepEqual([a.index, a.firstTs, a.lastTs, a.count, a.size], [0, -1, -1, 0, 0]);
+    a.count = 2;
+    const saved = r.snapshot();
+    a.count = 5;
+    r.addUrl('b', 'Topic' as never, 'raw', SchemaType.Raw);
+    r.restore(saved);
+    assert.deepEqual([...r.urls.keys()], ['a']);
+    assert.equal(r.urls.get('a')!.count, 2);
+    assert.equal(r.addUrl('c', 'Topic' as never, 'raw', SchemaType.Raw).index, 1);
+  });
+
+  test('compression rules exist only when compression is on', () => {
+    assert.equal(new VdbRecording(resolveWriterConfig({ compress: CompressType.None })).decider, undefined);
+    assert.equal(createDecider(resolveWriterConfig({ compress: CompressType.None })), undefined);
+    const decider = createDecider(resolveWriterConfig({ compress: CompressType.Auto, compressStartSize: 64 }))!;
+    assert.equal(decider.startSize, 64);
+  });
+});
+
+/** Keeps the frame's header, 12 body bytes and its footer: still a frame, no longer a decodable one. */
+function damageRow(path: string): void {
+  withDb(driver, path, (db) => {
+    const row = db.prepare('SELECT data FROM VLinkDatas').get()!['data'] as Uint8Array;
+    assert.deepEqual([...row.subarray(0, 4)], [0x17, 0x49, 0xb2, 0x6f]);
+    const broken = Uint8Array.of(...row.subarray(0, 20), ...row.subarray(row.length - 4));
+    db.prepare('UPDATE VLinkDatas SET data = ?').run(broken);
+  });
+}
+
+describe('.vdb reader: refusals and options', () => {
+  async function recorded(frames: Frame[], config: Partial<WriterConfig> = {}): Promise<string> {
+    const { path, writer } = open(config);
+    for (const f of frames) writer.write(f);
+    writer.close();
+    return path;
+  }
+
+  test('closed reader, read-only maintenance, bounds that are not finite', async () => {
+    const path = await recorded([frame(1, 'dds://a', pattern(4))]);
+    const reader = VdbReader.open(driver, path);
+    refused(() => reader.frames({ beginUs: Number.NaN }), 'INVALID_ARGUMENT', 'beginUs must be a finite number');
+    refused(
+      () => reader.frames({ endUs: Number.POSITIVE_INFINITY }),
+      'INVALID_ARGUMENT',
+      'endUs must be a finite number',
+    );
+    await assert.rejects(reader.reindex(), (e: unknown) => {
+      assert.ok(BagError.isInstance(e));
+      assert.equal(e.code, 'NOT_SUPPORTED');
+      assert.equal(e.reason, 'reindex changes the file: open the reader with readOnly: false');
+      assert.equal(e.file, path);
+      return true;
+    });
+    await assert.rejects(reader.fix(false), (e: unknown) => {
+      assert.ok(BagError.isInstance(e));
+      assert.equal(e.reason, 'fix changes the file: open the reader with readOnly: false');
+      return true;
+    });
+    reader.close();
+    refused(() => reader.info(), 'CLOSED', 'reader is closed', { file: path });
+  });
+
+  test('a file that is not a .vdb is CORRUPT_FILE "cannot read .vdb file"', () => {
+    const path = tmp.path('other.vdb');
+    withDb(driver, path, (db) => db.exec('CREATE TABLE t(x); INSERT INTO t VALUES (1);'));
+    assert.throws(
+      () => VdbReader.open(driver, path),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE' && e.file === path,
+    );
+  });
+
+  test('a damaged compressed row: CORRUPT_DATA saying what is wrong; with tryToFix the cursor ends and records it', async () => {
+    const path = await recorded([frame(1, 'dds://a', pattern(4000))], { compress: CompressType.Lzav });
+    damageRow(path);
+    const reader = VdbReader.open(driver, path);
+    assert.throws(
+      () => [...reader.frames()],
+      (e: unknown) =>
+        BagError.isInstance(e) && e.code === 'CORRUPT_DATA' && e.reason === 'lzav: literals overrun the input',
+    );
+    reader.close();
+    const fixing = VdbReader.open(driver, path, { tryToFix: true });
+    assert.deepEqual([...fixing.frames()], []);
+    assert.ok(BagError.isInstance(fixing.damage) && fixing.damage.code === 'CORRUPT_DATA');
+    fixing.close();
+  });
+
+  test('quick verification skips decoding payloads; the full one decodes them', async () => {
+    const path = await recorded([frame(1, 'dds://a', pattern(4000))], { compress: CompressType.Lzav });
+    damageRow(path);
+    const reader = VdbReader.open(driver, path);
+    assert.equal((await reader.verify({ quick: true })).ok, true);
+    assert.equal((await reader.verify({})).ok, false);
+    assert.equal((await reader.verify({ quick: false })).ok, false);
+    reader.close();
+  });
+
+  test('a file whose schema table is gone reads no schemas instead of failing', async () => {
+    const path = await recorded([frame(1, 'dds://a', pattern(4))]);
+    withDb(driver, path, (db) => db.exec('DROP TABLE VLinkSchemas;'));
+    const reader = VdbReader.open(driver, path);
+    assert.deepEqual(reader.schemas(), []);
+    reader.close();
+  });
+});
