@@ -63,9 +63,13 @@ export class FrameCursor implements IterableIterator<Frame> {
           data = decompressFrame(data);
         } catch (error) {
           this.release();
-          const bagError = BagError.wrap(error, 'CORRUPT_DATA', 'cannot decompress a row', {
+          // Not `BagError.wrap`: the codec's own BagError would pass through it unchanged and name neither the file
+          // nor the url of the damaged row.
+          const detail = BagError.isInstance(error) ? error.reason : String((error as Error)?.message ?? error);
+          const bagError = new BagError('CORRUPT_DATA', `cannot decompress a row: ${detail}`, {
             file: this.path,
             url: entry.url,
+            cause: error,
           });
           if (this.onDamage) {
             this.onDamage(bagError);

@@ -5,15 +5,15 @@ import {
   ActionType,
   BagError,
   CompressType,
-  compressFrame,
   resolveWriterConfig,
   SchemaType,
   type Frame,
   type WriterConfig,
 } from '@vlink/bag-core';
+import { compressFrame } from '@vlink/bag-core/internal';
 import { createTestContext } from '@vlink/bag-core/testing';
 import { loadDriver, type SqlRow } from '../driver/driver.js';
-import { noise, pattern, spyDriver, tempDir, withDb } from '../test-util.js';
+import { noise, pattern, spyDriver, tempDir, withDb } from '../testing/util.js';
 import { createDecider } from './compression.js';
 import { VdbFileWriter, type VdbFileOptions } from './file-writer.js';
 import { VdbReader } from './reader.js';
@@ -506,14 +506,18 @@ describe('.vdb reader: refusals and options', () => {
     );
   });
 
-  test('a damaged compressed row: CORRUPT_DATA saying what is wrong; with tryToFix the cursor ends and records it', async () => {
+  test('a damaged compressed row: CORRUPT_DATA saying what is wrong, in which file and url; with tryToFix the cursor ends and records it', async () => {
     const path = await recorded([frame(1, 'dds://a', pattern(4000))], { compress: CompressType.Lzav });
     damageRow(path);
     const reader = VdbReader.open(driver, path);
     assert.throws(
       () => [...reader.frames()],
       (e: unknown) =>
-        BagError.isInstance(e) && e.code === 'CORRUPT_DATA' && e.reason === 'lzav: literals overrun the input',
+        BagError.isInstance(e) &&
+        e.code === 'CORRUPT_DATA' &&
+        e.reason === 'cannot decompress a row: lzav: literals overrun the input' &&
+        e.file === path &&
+        e.url === 'dds://a',
     );
     reader.close();
     const fixing = VdbReader.open(driver, path, { tryToFix: true });
