@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { createProgram } from './program.js';
-import { vlinkFlagAliases } from './lib/aliases.js';
+import { verbOf, vlinkFlagAliases } from './lib/aliases.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE, errorDetails, errorLine } from './lib/errors.js';
 
 /**
@@ -17,6 +17,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     operand = typeof first === 'string' ? first : undefined;
   });
   try {
+    verb = verbOf(argv) ?? '';
     await program.parseAsync(vlinkFlagAliases(argv), { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {

@@ -127,8 +127,7 @@ describe('clone', () => {
       vdb,
       out,
       '-u',
-      '/imu',
-      '/camera',
+      '/imu,/camera',
       '-k',
       '/camera',
       '-b',
@@ -222,7 +221,7 @@ describe('merge', () => {
     const a = tmp.path('a.vdb');
     const b = tmp.path('b.vcap');
     const out = tmp.path('merged-window.vcap');
-    const r = await runCli(['merge', a, b, '-o', out, '-b', '0.45', '-e', '0.9', '-u', '/b', '/a']);
+    const r = await runCli(['merge', a, b, '-o', out, '-b', '0.45', '-e', '0.9', '-u', '/b', '-u', '/a']);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(
       ndjson(await catOf(out)).map((l) => `${l['url']}@${l['timestamp']}`),

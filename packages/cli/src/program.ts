@@ -3,13 +3,14 @@ import { Command } from 'commander';
 import { registerCat } from './commands/cat.js';
 import { registerCheck } from './commands/check.js';
 import { registerClone } from './commands/clone.js';
-import { registerFix } from './commands/fix.js';
+import { registerFix, registerRecover } from './commands/fix.js';
 import { registerInfo } from './commands/info.js';
 import { registerMerge } from './commands/merge.js';
 import { registerPlay } from './commands/play.js';
 import { registerRecord } from './commands/record.js';
 import { registerReindex } from './commands/reindex.js';
 import { registerServe } from './commands/serve.js';
+import { registerSplit } from './commands/split.js';
 import { registerTag } from './commands/tag.js';
 
 export const CLI_VERSION: string = (
@@ -40,6 +41,8 @@ export function createProgram(): Command {
     registerFix,
     registerTag,
     registerServe,
+    registerSplit,
+    registerRecover,
   ]) {
     register(program);
   }

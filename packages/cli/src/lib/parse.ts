@@ -63,9 +63,9 @@ export function parseCompressLevel(value: string): number {
 export const COMPRESS_CHOICES = ['none', 'auto', 'zstd', 'lzav'] as const;
 export type CompressChoice = (typeof COMPRESS_CHOICES)[number];
 
-/** `-p` alone means `auto` (VLink's `-p` switch); `-p lzav` picks one. */
+/** `-p` alone (`--compress=` after argv normalisation) means `auto` (VLink's `-p` switch); `-p lzav` picks one. */
 export function parseCompressChoice(value: string): CompressChoice {
-  const v = value.trim().toLowerCase();
+  const v = value.trim().toLowerCase() || 'auto';
   if (!(COMPRESS_CHOICES as readonly string[]).includes(v)) {
     throw new InvalidArgumentError(`must be one of ${COMPRESS_CHOICES.join(', ')}`);
   }
