@@ -86,9 +86,9 @@ export function registerPlay(program: Command): void {
     if (files.length === 0) throw usageError('play needs a bag: play <path> or play -f <path> [-f <path> …]');
     if (flags.json && flags.stdout) throw usageError('--json and --stdout both write to stdout: pick one');
     if (flags.wait === true && !flags.serve) throw usageError('-w/--wait waits for a Foxglove client: add --serve');
-    if (!flags.stdout && !flags.serve && !liveOutput(flags.quiet))
+    if (!flags.stdout && !flags.serve && !flags.json && !liveOutput(flags.quiet))
       throw usageError(
-        'nothing to play to: stdout is not a terminal (or -q); add --stdout (NDJSON frames) or --serve (Foxglove WebSocket)',
+        'nothing to play to: stderr is not a terminal (or -q); add --stdout (NDJSON frames), --serve (Foxglove WebSocket) or --json (a summary)',
       );
     if (flags.loop) flags.times = 0;
     const plugin = await loadPlugin(flags.plugin);
