@@ -12,7 +12,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   let verb = '';
   let operand: string | undefined;
   program.hook('preAction', (_program, action) => {
-    verb = action.name();
+    verb = action.parent && action.parent !== program ? `${action.parent.name()} ${action.name()}` : action.name();
     const first = action.args[0];
     operand = typeof first === 'string' ? first : undefined;
   });

@@ -95,7 +95,10 @@ describe('cat | record --stdin', () => {
       runCli(['record', '--stdin', vdb], { input: '' }),
     ]);
     assert.equal(none.code, 2);
-    assert.match(none.stderr, /record needs a source: --stdin or --from ws:\/\/host:port/);
+    assert.match(
+      none.stderr,
+      /record needs a source: --stdin, --from ws:\/\/host:port or --from rosbridge:\/\/host:port/,
+    );
     assert.equal(exists.code, 1);
     assert.match(exists.stderr, /drive\.vdb: already exists \(pass -f\/--force to overwrite\)/);
   });

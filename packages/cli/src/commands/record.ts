@@ -3,7 +3,7 @@ import { prepareOutput } from '../lib/bag-io.js';
 import { usageError } from '../lib/errors.js';
 import { examples } from '../lib/filter-flags.js';
 import { formatSize } from '../lib/format.js';
-import { parseNonNegative, parseNonNegativeInteger, parseWsUrl } from '../lib/parse.js';
+import { parseNonNegative, parseNonNegativeInteger, parseSourceUrl } from '../lib/parse.js';
 import { liveOutput } from '../lib/progress.js';
 import { RecordSession } from '../lib/record-session.js';
 import { recordFromStdin } from '../lib/stdin-source.js';
@@ -38,8 +38,11 @@ export function registerRecord(program: Command): void {
     .argument('<out>', 'bag to write; its extension picks the format (.vdb, .vdbx, .vcap, .vcapx)')
     .option('--stdin', 'read NDJSON frames (the `vlink-bag cat` shape) from stdin')
     .addOption(
-      new Option('--from <url>', 'record from a Foxglove WebSocket server, e.g. ws://127.0.0.1:8765')
-        .argParser(parseWsUrl)
+      new Option(
+        '--from <url>',
+        'record from a Foxglove WebSocket (ws://127.0.0.1:8765) or a rosbridge server (rosbridge://127.0.0.1:9090)',
+      )
+        .argParser(parseSourceUrl)
         .conflicts('stdin'),
     )
     .addOption(listOption('-u, --urls <urls>', 'only these urls / topics (exact match; default: all)'))
@@ -76,7 +79,8 @@ export function registerRecord(program: Command): void {
   addWriterOptions(command, { splitNameShort: true });
   addPluginOptions(command, 'write');
   command.action(async (out: string, flags: RecordFlags) => {
-    if (!flags.stdin && !flags.from) throw usageError('record needs a source: --stdin or --from ws://host:port');
+    if (!flags.stdin && !flags.from)
+      throw usageError('record needs a source: --stdin, --from ws://host:port or --from rosbridge://host:port');
     const writer = writerOptions(flags);
     const [plugin, schemas] = [await loadPlugin(flags.plugin), await loadSchemas(flags.importSchema)];
     await prepareOutput(out, { force: flags.force === true, quiet: flags.quiet === true || flags.json === true });
@@ -96,7 +100,14 @@ export function registerRecord(program: Command): void {
     let result: Awaited<ReturnType<typeof session.finish>>;
     try {
       if (flags.stdin) await recordFromStdin(session, accept);
-      else await (await import('../lib/ws-source.js')).recordFromWebSocket(session, flags.from!, accept, flags.time);
+      else
+        await (await import('../lib/live-source.js')).recordFromUrl(
+          session,
+          flags.from!,
+          accept,
+          flags.time,
+          flags.urls,
+        );
     } finally {
       result = await session.finish();
     }
@@ -123,5 +134,6 @@ export function registerRecord(program: Command): void {
     'vlink-bag cat in.vdb | vlink-bag record --stdin out.vcap',
     'vlink-bag record /tmp/live.vdb --from ws://127.0.0.1:8765 -u /camera,/imu -d 60 -p',
     'vlink-bag record /tmp/live.vcap --from ws://robot:8765 --time log -p zstd',
+    'vlink-bag record /tmp/ros.vdb --from rosbridge://robot:9090 -u /imu,/odom -d 30',
   ]);
 }

@@ -37,6 +37,12 @@ const OPTIONAL_VALUE_FLAGS: readonly OptionalValueFlag[] = [
     looksLikeValue: /^(\[[0-9a-f:.]+\]:|[\w.-]*:)?\d{1,5}$/i,
   },
   {
+    verbs: ['trigger'],
+    names: ['--http'],
+    canonical: '--http',
+    looksLikeValue: /^(\[[0-9a-f:.]+\]:|[\w.-]*:)?\d{1,5}$/i,
+  },
+  {
     verbs: ['record', 'clone', 'merge', 'split'],
     names: ['-p', '--compress'],
     canonical: '--compress',
@@ -49,13 +55,19 @@ export function verbOf(argv: readonly string[]): string | undefined {
   return argv.find((arg) => !arg.startsWith('-'));
 }
 
+/** The verb, or `trigger dump` for the trigger daemon's client (whose `--http` takes a required value). */
+function commandPath(argv: readonly string[]): string | undefined {
+  const words = argv.filter((arg) => !arg.startsWith('-'));
+  return words[0] === 'trigger' && words[1] === 'dump' ? 'trigger dump' : words[0];
+}
+
 /**
  * Rewrites an argument list before commander parses it: VLink's long flags (`--begin_time 10`, `--split_by_size=2`,
  * `--local_time`) and Apollo's (`--white-channel`) become ours, and bare optional-value flags become `--flag=` so they
  * never swallow the next word. Only flags before a bare `--` are touched; values and positionals are left alone.
  */
 export function vlinkFlagAliases(argv: readonly string[]): string[] {
-  const verb = verbOf(argv);
+  const verb = commandPath(argv);
   const out: string[] = [];
   let passthrough = false;
   for (let i = 0; i < argv.length; i++) {

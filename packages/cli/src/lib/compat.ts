@@ -239,6 +239,13 @@ export const COMPAT_ROWS: readonly CompatRow[] = [
     ours: '↑ forward, ↓ back (as mpv); `--vlink-keys` swaps them to VLink’s',
   },
   {
+    id: 'trigger-daemon',
+    flag: '`vlink-trigger` daemon and its dump command',
+    vlink: 'a trigger recorder daemon on the bus, dumps on request',
+    apollo: '—',
+    ours: '`vlink-bag trigger <dir> --from …` and `vlink-bag trigger dump` (key, SIGUSR1, stdin line, HTTP); tested in trigger.test.ts',
+  },
+  {
     id: 'play-no-output',
     flag: '`play` without a terminal',
     vlink: '—',

@@ -166,6 +166,41 @@ const repairReport: Schema = {
   ],
 };
 
+const dumpResult: Schema = {
+  type: 'object',
+  description: "core's DumpResult",
+  required: ['file', 'reason', 'frames', 'bytes', 'urls', 'startTimestamp', 'durationUs', 'triggerUs', 'rotated'],
+  properties: {
+    file: str,
+    reason: str,
+    frames: int,
+    bytes: int,
+    urls: int,
+    startTimestamp: num,
+    durationUs: num,
+    triggerUs: num,
+    rotated: { type: 'array', items: str },
+  },
+};
+
+const triggerEvent: Schema = {
+  description: 'one line per event',
+  oneOf: [
+    object({ event: { const: 'listening' }, url: str }),
+    object({ event: { const: 'ready' }, pid: int }),
+    {
+      ...dumpResult,
+      required: ['event', 'via', ...(dumpResult['required'] as string[])],
+      properties: {
+        event: { const: 'dump' },
+        via: { enum: ['key', 'SIGUSR1', 'stdin', 'http'] },
+        ...(dumpResult['properties'] as object),
+      },
+    },
+    object({ event: { const: 'error' }, via: str, message: str }),
+  ],
+};
+
 export const JSON_SCHEMAS: Readonly<Record<string, Schema>> = {
   info,
   cat: frameLine,
@@ -194,6 +229,8 @@ export const JSON_SCHEMAS: Readonly<Record<string, Schema>> = {
   recover: repairReport,
   tag: object({ path: str, tag: str }),
   serve: object({ url: str, root: str }),
+  trigger: triggerEvent,
+  'trigger dump': dumpResult,
 };
 
 /** Prints one `--json` document. */

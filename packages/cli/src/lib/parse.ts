@@ -119,3 +119,18 @@ export function parseWsUrl(value: string): string {
   }
   return url.toString();
 }
+
+/** A live source for `record --from` / `trigger --from`: `ws://`/`wss://` (Foxglove WebSocket) or `rosbridge://host:port`. */
+export function parseSourceUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('must be a url such as ws://127.0.0.1:8765 or rosbridge://127.0.0.1:9090');
+  }
+  if (!['ws:', 'wss:', 'rosbridge:', 'rosbridge+wss:'].includes(url.protocol))
+    throw new InvalidArgumentError('must be a ws://, wss:// (Foxglove WebSocket) or rosbridge:// url');
+  if (url.protocol.startsWith('rosbridge') && !url.port)
+    throw new InvalidArgumentError('rosbridge:// needs a port (9090 usually)');
+  return url.toString();
+}
