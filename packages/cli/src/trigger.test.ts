@@ -10,7 +10,6 @@ import {
   CLI,
   cliArgs,
   cliEnv,
-  fixtureFrames,
   hasScript,
   PtySession,
   runCli,
