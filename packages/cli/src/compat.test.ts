@@ -271,6 +271,20 @@ describe('compatibility table: every VLink and Apollo example behaves as documen
     });
   }
 
+  test('`play --plugin` binds a read plugin: its url remap and drops apply to what is played', SLOW, async () => {
+    const r = await runCli(['play', vdb, '--plugin', pluginFile, '--stdout', '--force-delay', '0']);
+    assert.equal(r.code, 0, r.stderr);
+    const got = ndjson(r.stdout).map((line) => [line['timestamp'], line['url']]);
+    const want = frames.filter((f) => f.url !== '/lidar').map((f) => [f.timestamp, f.url === '/imu' ? '/imu2' : f.url]);
+    assert.deepEqual(got, want);
+  });
+
+  test('`--plugin` that is not a plugin fails with one line', SLOW, async () => {
+    const r = await runCli(['clone', vdb, tmp.path('never.vdb'), '--plugin', schemaFile]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /--plugin: the default export is not a BagPluginInterface/);
+  });
+
   test('`play -l` keeps playing after one pass', SLOW, async () => {
     const row = COMPAT_ROWS.find((r) => r.id === 'play-loop')!;
     const { args } = materialize(row.example!);

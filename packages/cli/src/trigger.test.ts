@@ -6,17 +6,7 @@ import { after, before, describe, test } from '@vlink/fixtures/test';
 import { BagReader } from '@vlink/bag';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import { JSON_SCHEMAS } from './lib/json-schemas.js';
-import {
-  CLI,
-  cliArgs,
-  cliEnv,
-  hasScript,
-  PtySession,
-  runCli,
-  SLOW,
-  tempDir,
-  writeBag,
-} from './testing/harness.js';
+import { CLI, cliArgs, cliEnv, hasScript, PtySession, runCli, SLOW, tempDir, writeBag } from './testing/harness.js';
 import { RosbridgeTestServer } from './testing/rosbridge-server.js';
 
 /**
