@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { fail, fromDocs, fromRoot, generatedBy, rebaseLinks, vueSafe, writeIfChanged } from './lib.mjs';
 
@@ -31,6 +32,10 @@ export async function generate() {
   if (verbs.length < 5) fail(SCRIPT, `found only ${verbs.length} verbs in \`vlink-bag --help\`:\n${top}`);
   const pages = await Promise.all(verbs.map((verb) => help([verb])));
   const version = (await run(process.execPath, [bin, '--version'])).stdout.trim();
+  // One JSON Schema per verb's --json output: the same objects the CLI tests validate real output against.
+  const { JSON_SCHEMAS } = await import(pathToFileURL(fromRoot('packages/cli/dist/lib/json-schemas.js')).href);
+  // VLink / Apollo / ours: the table whose every example the CLI tests run (src/compat.test.ts).
+  const { compatMarkdown } = await import(pathToFileURL(fromRoot('packages/cli/dist/lib/compat.js')).href);
 
   const text = [
     '---',
@@ -57,6 +62,14 @@ export async function generate() {
         `| [\`vlink-bag ${verb}\`](#vlink-bag-${verb}) | ${vueSafe(summaryOf(pages[i])).replace(/\|/g, '\\|')} |`,
     ),
     '',
+    '## Coming from VLink or Apollo {#compatibility}',
+    '',
+    "What VLink's `vlink-bag` and Apollo's `cyber_recorder` flags do here. Every row with an example is run by the CLI",
+    'tests on Node, Bun and Deno; the reasons for the two deliberate differences (`fix -y`, ↑/↓ in `play`) are in',
+    '[the CLI guide](../guide/cli#coming-from-vlink-or-apollo).',
+    '',
+    vueSafe(compatMarkdown()),
+    '',
     '## `vlink-bag --help`',
     '',
     '```text',
@@ -68,6 +81,25 @@ export async function generate() {
       '',
       '```text',
       pages[i],
+      '```',
+    ]),
+    '',
+    '## JSON output {#json-output}',
+    '',
+    'Every verb takes `--json` and then prints one JSON document on stdout (`cat --json`: one frame object per line;',
+    '`serve --json`: one line once listening); warnings stay on stderr, progress and summaries are off. The schemas',
+    '(JSON Schema 2020-12) below are the ones the CLI tests validate real output against',
+    '(`packages/cli/src/lib/json-schemas.ts`).',
+    ...Object.entries(JSON_SCHEMAS).flatMap(([verb, schema]) => [
+      '',
+      `### \`vlink-bag ${verb} --json\` {#json-${verb}}`,
+      '',
+      '```json',
+      JSON.stringify(
+        { $schema: 'https://json-schema.org/draft/2020-12/schema', title: `vlink-bag ${verb} --json`, ...schema },
+        null,
+        2,
+      ),
       '```',
     ]),
     '',

@@ -68,8 +68,8 @@ describe('vlink-bag cat', () => {
 
   test('filters: -u whitelist, -k blacklist, -b/-e window in seconds (inclusive)', SLOW, async () => {
     const [only, skip, window] = await Promise.all([
-      runCli(['cat', vdb, '-u', '/imu', '/log']),
-      runCli(['cat', vdb, '-k', '/lidar', '/rpc']),
+      runCli(['cat', vdb, '-u', '/imu,/log']),
+      runCli(['cat', vdb, '-k', '/lidar', '-k', '/rpc']),
       runCli(['cat', vdb, '-b', '0.5', '-e', '1.0', '-u', '/camera']),
     ]);
     const urls = (out: string) => new Set(ndjson(out).map((line) => line['url']));
@@ -102,14 +102,14 @@ describe('vlink-bag cat', () => {
   });
 
   test('--format csv and text', SLOW, async () => {
-    const csv = await runCli(['cat', vdb, '--format', 'csv', '--decode', '-u', '/log', '/rpc', '-e', '0.07']);
+    const csv = await runCli(['cat', vdb, '--format', 'csv', '--decode', '-u', '/log,/rpc', '-e', '0.07']);
     assert.equal(csv.code, 0, csv.stderr);
     assert.deepEqual(csv.stdout.trimEnd().split('\n'), [
       'timestamp,url,action,serType,schemaType,size,data,decoded',
       `40000,/log,Pub,text,1,16,${Buffer.from('line 2, "quoted"').toString('base64')},"""line 2, \\""quoted\\"""""`,
       `60000,/rpc,C/Req,test.Req|test.Resp,3,3,${Buffer.from([4, 1, 2]).toString('base64')},`,
     ]);
-    const text = await runCli(['cat', vdb, '--format', 'text', '--decode', '-u', '/camera', '/lidar', '-e', '0.06']);
+    const text = await runCli(['cat', vdb, '--format', 'text', '--decode', '-u', '/camera,/lidar', '-e', '0.06']);
     assert.deepEqual(text.stdout.trimEnd().split('\n'), [
       '0.020000s  /camera  Pub  22B  test.Point  {"x":0.5,"y":0,"label":"p0"}',
       '0.050000s  /lidar  Sub  256.00KB  raw  03 22 41 60 7f 9e bd dc fb 1a 39 58 77 96 b5 d4 f3 12 31 50 6f 8e ad cc …',

@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { createProgram } from './program.js';
-import { vlinkFlagAliases } from './lib/aliases.js';
+import { verbOf, vlinkFlagAliases } from './lib/aliases.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE, errorDetails, errorLine } from './lib/errors.js';
 
 /**
@@ -12,11 +12,12 @@ export async function run(argv: readonly string[]): Promise<number> {
   let verb = '';
   let operand: string | undefined;
   program.hook('preAction', (_program, action) => {
-    verb = action.name();
+    verb = action.parent && action.parent !== program ? `${action.parent.name()} ${action.name()}` : action.name();
     const first = action.args[0];
     operand = typeof first === 'string' ? first : undefined;
   });
   try {
+    verb = verbOf(argv) ?? '';
     await program.parseAsync(vlinkFlagAliases(argv), { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {

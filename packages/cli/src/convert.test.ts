@@ -95,7 +95,10 @@ describe('cat | record --stdin', () => {
       runCli(['record', '--stdin', vdb], { input: '' }),
     ]);
     assert.equal(none.code, 2);
-    assert.match(none.stderr, /record needs a source: --stdin or --from ws:\/\/host:port/);
+    assert.match(
+      none.stderr,
+      /record needs a source: --stdin, --from ws:\/\/host:port or --from rosbridge:\/\/host:port/,
+    );
     assert.equal(exists.code, 1);
     assert.match(exists.stderr, /drive\.vdb: already exists \(pass -f\/--force to overwrite\)/);
   });
@@ -127,8 +130,7 @@ describe('clone', () => {
       vdb,
       out,
       '-u',
-      '/imu',
-      '/camera',
+      '/imu,/camera',
       '-k',
       '/camera',
       '-b',
@@ -222,7 +224,7 @@ describe('merge', () => {
     const a = tmp.path('a.vdb');
     const b = tmp.path('b.vcap');
     const out = tmp.path('merged-window.vcap');
-    const r = await runCli(['merge', a, b, '-o', out, '-b', '0.45', '-e', '0.9', '-u', '/b', '/a']);
+    const r = await runCli(['merge', a, b, '-o', out, '-b', '0.45', '-e', '0.9', '-u', '/b', '-u', '/a']);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(
       ndjson(await catOf(out)).map((l) => `${l['url']}@${l['timestamp']}`),

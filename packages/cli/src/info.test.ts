@@ -83,7 +83,7 @@ describe('vlink-bag info', () => {
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, /^Timing \(gaps > 1.5 × median interval\):$/m);
     assert.match(text.stdout, /\/imu +34 +16\.\d\dHz +60\.000ms/);
-    const json = await runCli(['info', vdb, '--json', '--gaps', '2']);
+    const json = await runCli(['info', vdb, '--json', '--gaps=2']);
     const parsed = JSON.parse(json.stdout) as {
       messageCount: number;
       timing: { factor: number; urls: Array<{ url: string; count: number; gaps: unknown[] }> };
@@ -158,10 +158,13 @@ describe('errors are one line naming the file, without a stack trace', () => {
         /^vlink-bag play: option '-r, --rate <x>' argument '500' is invalid\. must be between 0\.01 and 100$/,
       ],
       [['play', vdb, '-r', 'fast'], /argument 'fast' is invalid\. not a number/],
-      [['cat', vdb, '-b', '-1'], /option '-b, --begin <s>' argument '-1' is invalid/],
+      [['cat', vdb, '-b', '-1'], /option '-b, --begin <time>' argument '-1' is invalid/],
       [['cat', vdb, '--format', 'xml'], /argument 'xml' is invalid\. Allowed choices are ndjson, csv, text/],
-      [['cat', vdb, '-b', '3', '-e', '1'], /^vlink-bag cat: --end \(1 s\) is before --begin \(3 s\)$/],
-      [['clone', vdb, tmp.path('x.vdb'), '-p', 'gzip'], /must be one of none, auto, zstd, lzav/],
+      [
+        ['cat', vdb, '-b', '1.5', '-e', '1'],
+        /^vlink-bag cat: Invalid time: -e\/--end \(1 s\) is before the window start \(1\.5 s\)$/,
+      ],
+      [['clone', vdb, tmp.path('x.vdb'), '--compress=gzip'], /must be one of none, auto, zstd, lzav/],
       [['info'], /missing required argument 'path'/],
       [['frobnicate'], /unknown command 'frobnicate'/],
     ];
@@ -201,7 +204,21 @@ describe('help', () => {
 
   test('every verb has help with examples, and README.md shows the same text', SLOW, () => {
     const top = helpText([]);
-    const verbs = ['info', 'cat', 'record', 'play', 'clone', 'merge', 'check', 'reindex', 'fix', 'tag', 'serve'];
+    const verbs = [
+      'info',
+      'cat',
+      'record',
+      'play',
+      'clone',
+      'merge',
+      'check',
+      'reindex',
+      'fix',
+      'tag',
+      'serve',
+      'split',
+      'recover',
+    ];
     for (const verb of verbs) assert.match(top, new RegExp(`^  ${verb} `, 'm'));
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     const stale = 'README.md reference is stale: run `node scripts/gen-help.mjs` in packages/cli';

@@ -172,7 +172,7 @@ describe('record --from (Foxglove WebSocket client)', () => {
 
 describe('play --serve (Foxglove WebSocket server)', () => {
   test('a FoxgloveClient gets the channels with schemas, every frame in order and the time', SLOW, async () => {
-    const child = spawn(CLI[0], cliArgs(['play', vdb, '--serve', '127.0.0.1:0', '-r', '4']), {
+    const child = spawn(CLI[0], cliArgs(['play', vdb, '--serve=127.0.0.1:0', '-r', '4']), {
       env: cliEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -227,7 +227,7 @@ describe('play --serve (Foxglove WebSocket server)', () => {
 
 describe('play --serve → record --from --time log', () => {
   test("keeps every frame's url, time and payload", SLOW, async () => {
-    const player = spawn(CLI[0], cliArgs(['play', vdb, '--serve', '127.0.0.1:0', '-r', '4']), {
+    const player = spawn(CLI[0], cliArgs(['play', vdb, '--serve=127.0.0.1:0', '-r', '4']), {
       env: cliEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });

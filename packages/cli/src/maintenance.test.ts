@@ -56,7 +56,7 @@ describe('check, reindex, fix, tag', () => {
       before.stderr,
       new RegExp(`^vlink-bag check: ${crashed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .+\n$`),
     );
-    const fixed = await runCli(['fix', crashed, '-y']);
+    const fixed = await runCli(['fix', crashed, '--yes']);
     assert.equal(fixed.code, 0, fixed.stderr);
     assert.match(
       fixed.stdout,
@@ -86,7 +86,7 @@ describe('check, reindex, fix, tag', () => {
     assert.deepEqual([a.code, a.stdout], [0, `${copyVdb}: reindexed\n`], a.stderr);
     assert.deepEqual([b.code, b.stdout], [0, `${copyVcap}: reindexed\n`], b.stderr);
     const [fixVcap, tagVcap] = await Promise.all([
-      runCli(['fix', '-y', '--rebuild', '--no-backup', copyVcap]),
+      runCli(['fix', '--yes', '--rebuild', '--no-backup', copyVcap]),
       runCli(['tag', vcap, 'x']),
     ]);
     assert.equal(fixVcap.code, 0, fixVcap.stderr);

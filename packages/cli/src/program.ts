@@ -1,15 +1,17 @@
 import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { registerCat } from './commands/cat.js';
 import { registerCheck } from './commands/check.js';
 import { registerClone } from './commands/clone.js';
-import { registerFix } from './commands/fix.js';
+import { registerFix, registerRecover } from './commands/fix.js';
 import { registerInfo } from './commands/info.js';
 import { registerMerge } from './commands/merge.js';
 import { registerPlay } from './commands/play.js';
 import { registerRecord } from './commands/record.js';
 import { registerReindex } from './commands/reindex.js';
 import { registerServe } from './commands/serve.js';
+import { registerSplit } from './commands/split.js';
+import { registerTrigger } from './commands/trigger.js';
 import { registerTag } from './commands/tag.js';
 
 export const CLI_VERSION: string = (
@@ -40,11 +42,23 @@ export function createProgram(): Command {
     registerFix,
     registerTag,
     registerServe,
+    registerSplit,
+    registerRecover,
+    registerTrigger,
   ]) {
     register(program);
   }
-  for (const command of program.commands)
-    command.exitOverride().configureOutput({ outputError: usageLine(`vlink-bag ${command.name()}`) });
+  // Positional options: a verb's flags after it are its own (`trigger dump --json` is the client's, not the
+  // daemon's); so every verb also takes the global --verbose.
+  program.enablePositionalOptions();
+  const withSubcommands = program.commands.flatMap((command) => [command, ...command.commands]);
+  for (const command of withSubcommands) {
+    const name = command.parent === program ? command.name() : `${command.parent?.name()} ${command.name()}`;
+    command
+      .addOption(new Option('--verbose', 'print stack traces with errors').hideHelp())
+      .exitOverride()
+      .configureOutput({ outputError: usageLine(`vlink-bag ${name}`) });
+  }
   program.addHelpText(
     'after',
     '\nRun `vlink-bag <command> --help` for the flags and examples of a command.\n' +

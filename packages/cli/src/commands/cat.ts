@@ -2,19 +2,24 @@ import { Option, type Command } from 'commander';
 import { actionText, type Frame, type SchemaData } from '@vlink/bag';
 import { openBag } from '../lib/bag-io.js';
 import type { Decoded, PayloadDecoder } from '@vlink/bag-server/decode';
-import { addFilterOptions, examples, windowMs, type FilterFlags } from '../lib/filter-flags.js';
+import { actionPredicate, addFilterOptions, examples, windowMs, type FilterFlags } from '../lib/filter-flags.js';
 import { formatSeconds, formatSize } from '../lib/format.js';
 import { frameLine, metaLine, schemaLine, toBase64 } from '../lib/ndjson.js';
 import { exitQuietlyOnEpipe, LineOutput } from '../lib/output.js';
 import { cursorFrames } from '../lib/read.js';
-import { bagUrls, selectUrls } from '../lib/url-filter.js';
+import { liveOutput, Progress } from '../lib/progress.js';
+import { bagUrls, selectUrls, warnSelection } from '../lib/url-filter.js';
+import { formatWallTime } from '../lib/wall-time.js';
 
 type Format = 'ndjson' | 'csv' | 'text';
 
 interface CatFlags extends FilterFlags {
   format: Format;
+  json?: boolean;
   decode?: boolean;
   meta?: boolean;
+  localTime?: boolean;
+  utcTime?: boolean;
   quiet?: boolean;
 }
 
@@ -24,19 +29,26 @@ export function registerCat(program: Command): void {
     .description('write the frames of a bag to stdout (NDJSON, CSV or text)')
     .argument('<path>', 'bag file (.vdb, .vdbx, .vcap, .vcapx)')
     .addOption(new Option('--format <format>', 'output format').choices(['ndjson', 'csv', 'text']).default('ndjson'))
+    .addOption(new Option('--json', 'NDJSON, one frame object per line (same as --format ndjson)').conflicts('format'))
     .option('--decode', 'add each payload as JSON: protobuf via the embedded descriptors, JSON and text payloads as is')
     .option('--meta', 'NDJSON only: start with a {"meta":…} line and one {"schema":…} line per embedded schema')
-    .option('-q, --quiet', 'no warnings on stderr');
+    .addOption(new Option('--local-time', 'text: wall-clock local time instead of seconds since the start'))
+    .addOption(
+      new Option('--utc-time', 'text: wall-clock UTC instead of seconds since the start').conflicts('localTime'),
+    )
+    .option('-q, --quiet', 'no warnings and no progress bar on stderr');
   addFilterOptions(command).action(async (path: string, flags: CatFlags) => {
     const reader = await openBag(path);
     try {
       exitQuietlyOnEpipe();
+      if (flags.json) flags.format = 'ndjson';
       const info = reader.getInfo();
-      const selection = selectUrls(bagUrls(info), flags.urls, flags.skipUrls);
-      if (!flags.quiet)
-        for (const url of selection.unknown)
-          process.stderr.write(`vlink-bag cat: ${path}: warning: no url ${url} in this bag\n`);
-      const window = windowMs(flags);
+      const selection = selectUrls(bagUrls(info), flags);
+      const window = windowMs(flags, info);
+      warnSelection('cat', path, selection, flags.quiet);
+      const keepAction = actionPredicate(flags.actions);
+      // A bar only when the frames go to a file or pipe and stderr is a terminal (never over the frames themselves).
+      const progress = new Progress(liveOutput(flags.quiet) && process.stdout.isTTY !== true, 'cat');
       const out = new LineOutput();
       const decoder = flags.decode ? await payloadDecoder(reader.getSchemas()) : undefined;
       if (flags.format === 'ndjson' && flags.meta) {
@@ -46,12 +58,23 @@ export function registerCat(program: Command): void {
       if (flags.format === 'csv') out.write(`${CSV_HEADER + (decoder ? ',decoded' : '')}\n`);
       if (!selection.none) {
         const config = { ...window, ...(selection.filterUrls ? { filterUrls: selection.filterUrls } : {}) };
-        const render = renderer(flags.format, decoder);
+        const clock =
+          flags.localTime || flags.utcTime
+            ? (us: number) => formatWallTime(info.startTimestamp + us / 1000, flags.utcTime === true)
+            : formatSeconds;
+        const render = renderer(flags.format, decoder, clock);
+        const endMs = window.endTime > 0 ? Math.min(window.endTime, info.totalDuration) : info.totalDuration;
+        progress.start(Math.max(1, endMs - window.beginTime));
+        let frames = 0;
         for (const frame of cursorFrames(reader, config)) {
+          if (keepAction && !keepAction(frame)) continue;
           const pending = out.write(render(frame));
+          if ((++frames & 1023) === 0) progress.update(frame.timestamp / 1000 - window.beginTime, frames);
           if (pending) await pending;
         }
+        progress.update(endMs - window.beginTime, frames);
       }
+      progress.stop();
       await out.end();
     } finally {
       reader.close();
@@ -59,7 +82,8 @@ export function registerCat(program: Command): void {
   });
   examples(command, [
     'vlink-bag cat /tmp/bag.vdb | head -3',
-    'vlink-bag cat /tmp/bag.vdb --format text --decode -u dds://imu',
+    'vlink-bag cat /tmp/bag.vdb --format text --decode -u dds://imu,dds://gps',
+    'vlink-bag cat /tmp/bag.vdb --format text -i camera -s Pub --utc-time',
     'vlink-bag cat /tmp/bag.vcap --format csv -b 10 -e 20 > frames.csv',
     'vlink-bag cat /tmp/bag.vdb --meta | vlink-bag record --stdin /tmp/copy.vcap',
   ]);
@@ -76,7 +100,11 @@ async function payloadDecoder(schemas: readonly SchemaData[]): Promise<PayloadDe
   return new PayloadDecoder({ protobuf: new ProtobufDecoder(schemas), rawAsText: true });
 }
 
-function renderer(format: Format, decoder: PayloadDecoder | undefined): (frame: Frame) => string {
+function renderer(
+  format: Format,
+  decoder: PayloadDecoder | undefined,
+  clock: (us: number) => string,
+): (frame: Frame) => string {
   const decode = (frame: Frame): Decoded | undefined => decoder?.decode(frame);
   switch (format) {
     case 'ndjson':
@@ -103,7 +131,7 @@ function renderer(format: Format, decoder: PayloadDecoder | undefined): (frame: 
       return (frame) => {
         const decoded = decode(frame);
         const payload = decoded && decoded.kind !== 'hex' ? JSON.stringify(decoded.value) : hexPreview(frame.data);
-        return `${formatSeconds(frame.timestamp)}  ${frame.url}  ${actionText(frame.actionType)}  ${formatSize(frame.data.byteLength)}  ${frame.serType || '-'}  ${payload}\n`;
+        return `${clock(frame.timestamp)}  ${frame.url}  ${actionText(frame.actionType)}  ${formatSize(frame.data.byteLength)}  ${frame.serType || '-'}  ${payload}\n`;
       };
   }
 }

@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
-import { BagError, extensionOf, formatCheckProblem, type BagReader } from '@vlink/bag';
+import { BagError, extensionOf, formatCheckProblem, type BagReader, type CheckReport } from '@vlink/bag';
+import { formatSize, table } from '../lib/format.js';
+import { printJson } from '../lib/json-schemas.js';
+import { Activity, liveOutput } from '../lib/progress.js';
 import { openBag } from '../lib/bag-io.js';
 import { CliError } from '../lib/errors.js';
 import { examples } from '../lib/filter-flags.js';
@@ -13,12 +16,20 @@ export function registerCheck(program: Command): void {
     .argument('<path>', 'bag file (.vdb, .vdbx, .vcap, .vcapx)')
     .option('--quick', 'metadata and structure only, without decoding every payload')
     .option('--json', 'print the report (ok, frames, problems with their location) as JSON')
+    .option('-l, --detail', "VLink's detail: the counts per url and every problem, also when the bag is ok")
     .option('-q, --quiet', 'print nothing when the bag is ok')
-    .action(async (path: string, flags: { quick?: boolean; json?: boolean; quiet?: boolean }) => {
+    .action(async (path: string, flags: { quick?: boolean; json?: boolean; quiet?: boolean; detail?: boolean }) => {
       const reader = await openForCheck(path);
       try {
-        const report = await reader.verify({ quick: flags.quick === true });
-        if (flags.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        const activity = new Activity(liveOutput(flags.quiet || flags.json), `check ${path}`);
+        let report: Awaited<ReturnType<typeof reader.verify>>;
+        try {
+          report = await reader.verify({ quick: flags.quick === true });
+        } finally {
+          activity.stop();
+        }
+        if (flags.json) printJson(report);
+        else if (flags.detail) process.stdout.write(detail(reader, report));
         else if (!report.ok) {
           for (const p of report.problems) process.stdout.write(`${formatCheckProblem(p)}\n`);
           if (report.moreProblems > 0) process.stdout.write(`… and ${report.moreProblems} more problems\n`);
@@ -30,7 +41,7 @@ export function registerCheck(program: Command): void {
             path,
           );
         }
-        if (!flags.quiet && !flags.json)
+        if (!flags.quiet && !flags.json && !flags.detail)
           process.stdout.write(`${path}: ok (${report.frames} frames${report.quick ? ', quick check' : ' checked'})\n`);
       } finally {
         reader.close();
@@ -40,7 +51,24 @@ export function registerCheck(program: Command): void {
     'vlink-bag check /tmp/bag.vdb',
     'vlink-bag check --json /tmp/bag.vcap',
     'vlink-bag check -q /tmp/bag.vcap && echo fine',
+    'vlink-bag check -l /tmp/bag.vdb',
   ]);
+}
+
+/** `-l/--detail`: the bag's frames per url (from its metadata), then every problem with its place. */
+function detail(reader: BagReader, report: CheckReport): string {
+  const info = reader.getInfo();
+  const rows = [
+    ['[Url]', '[Action]', '[Count]', '[Size]'],
+    ...info.urls.map((m) => [m.url, m.action ?? '', String(m.count), formatSize(m.size)]),
+  ];
+  const lines = [
+    `${report.path}: ${report.ok ? 'ok' : 'damaged'}; ${report.frames} frames ${report.quick ? 'in the metadata (quick check)' : 'read and decoded'}`,
+    ...table(rows, '  '),
+    ...report.problems.map((p) => `  problem: ${formatCheckProblem(p)}`),
+    ...(report.moreProblems > 0 ? [`  … and ${report.moreProblems} more problems`] : []),
+  ];
+  return `${lines.join('\n')}\n`;
 }
 
 /**

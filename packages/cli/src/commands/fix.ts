@@ -1,13 +1,16 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { repairBag, type RepairReport } from '@vlink/bag';
 import { openBag, prepareOutput } from '../lib/bag-io.js';
 import { confirm } from '../lib/confirm.js';
-import { CliError } from '../lib/errors.js';
+import { CliError, usageError } from '../lib/errors.js';
+import { printJson } from '../lib/json-schemas.js';
+import { Activity, liveOutput } from '../lib/progress.js';
 import { examples } from '../lib/filter-flags.js';
 import { formatSize } from '../lib/format.js';
 
 interface FixFlags {
   yes?: boolean;
+  vlinkY?: boolean;
   rebuild?: boolean;
   backup?: boolean;
   output?: string;
@@ -23,39 +26,69 @@ export function registerFix(program: Command): void {
       'repair a damaged or unfinished bag: salvage every readable frame into a new copy, check it, then replace the bag (the original kept as <path>.bak) or write --output; exit 1 when anything was lost',
     )
     .argument('<path>', 'bag file (.vdb, .vdbx, .vcap, .vcapx)')
-    .option('-y, --yes', 'do not ask for confirmation on a terminal')
+    .option('--yes', 'do not ask for confirmation on a terminal')
+    .addOption(new Option('-y, --vlink-y', 'refused: VLink -y means rebuild, ours meant --yes').hideHelp())
     .option('-O, --output <file>', 'write the repaired bag here and leave <path> as it is')
     .option('--no-backup', 'replace <path> without keeping the original as <path>.bak')
     .option('--rebuild', 'rewrite the bag even when it passes check')
     .option('--json', 'print the report (frames and bytes recovered and lost, per url) as JSON')
     .option('-f, --force', 'with --output: overwrite an existing file')
     .option('-q, --quiet', 'print nothing when nothing was lost')
-    .action(async (path: string, flags: FixFlags) => {
-      if (flags.output !== undefined)
-        await prepareOutput(flags.output, { inputs: [path], force: flags.force === true, quiet: flags.quiet === true });
-      else if (!flags.rebuild && (await passesCheck(path))) {
-        if (flags.json) process.stdout.write(`${JSON.stringify({ path, ok: true, rewritten: false })}\n`);
-        else if (!flags.quiet) process.stdout.write(`${path}: ok, nothing to fix\n`);
-        return;
-      }
-      if (flags.output === undefined && !flags.yes && process.stdin.isTTY && process.stderr.isTTY) {
-        const keep = flags.backup === false ? 'without a backup' : `keeping the original as ${path}.bak`;
-        if (!(await confirm(`Repair ${path} in place, ${keep}? [y/N] `)))
-          throw new CliError('not fixed (not confirmed)', path);
-      }
-      const report = await repairBag(path, {
-        ...(flags.output === undefined ? {} : { output: flags.output }),
-        backup: flags.backup !== false,
-      });
-      if (flags.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-      else if (!flags.quiet || !report.lossless) process.stdout.write(describe(report));
-      if (!report.lossless) process.exitCode = 1;
-    });
+    .action((path: string, flags: FixFlags) => fixBag(path, flags));
   examples(command, [
     'vlink-bag fix /tmp/broken.vcap',
     'vlink-bag fix /tmp/broken.vdb --output /tmp/repaired.vdb',
-    'vlink-bag fix -y --no-backup --json /tmp/broken.vcapx',
+    'vlink-bag fix --yes --no-backup --json /tmp/broken.vcapx',
   ]);
+}
+
+/** Apollo's `cyber_recorder recover -f <in> -o <out>`: `fix <in> --output <out>`. */
+export function registerRecover(program: Command): void {
+  const command = program
+    .command('recover')
+    .description("Apollo's recover: write the repaired copy of a bag to -o (fix --output); the input is left as it is")
+    .requiredOption('-f, --file <path>', 'the damaged bag')
+    .requiredOption('-o, --output <file>', 'where the repaired bag goes')
+    .option('--force', 'overwrite an existing output')
+    .option('--json', 'print the report as JSON (the fix schema)')
+    .option('-q, --quiet', 'print nothing when nothing was lost')
+    .action((flags: { file: string; output: string; force?: boolean; json?: boolean; quiet?: boolean }) => {
+      const { file, ...rest } = flags;
+      return fixBag(file, { ...rest, rebuild: true });
+    });
+  examples(command, ['vlink-bag recover -f /tmp/broken.vcap -o /tmp/recovered.vcap']);
+}
+
+async function fixBag(path: string, flags: FixFlags): Promise<void> {
+  if (flags.vlinkY)
+    throw usageError(
+      "-y is not accepted: in VLink's fix it means rebuild (here --rebuild), here it used to mean --yes; write the one you mean",
+    );
+  if (flags.output !== undefined)
+    await prepareOutput(flags.output, { inputs: [path], force: flags.force === true, quiet: flags.quiet === true });
+  else if (!flags.rebuild && (await passesCheck(path))) {
+    if (flags.json) printJson({ path, ok: true, rewritten: false });
+    else if (!flags.quiet) process.stdout.write(`${path}: ok, nothing to fix\n`);
+    return;
+  }
+  if (flags.output === undefined && !flags.yes && process.stdin.isTTY && process.stderr.isTTY) {
+    const keep = flags.backup === false ? 'without a backup' : `keeping the original as ${path}.bak`;
+    if (!(await confirm(`Repair ${path} in place, ${keep}? [y/N] `)))
+      throw new CliError('not fixed (not confirmed)', path);
+  }
+  const activity = new Activity(liveOutput(flags.quiet || flags.json), `fix ${path}`);
+  let report: RepairReport;
+  try {
+    report = await repairBag(path, {
+      ...(flags.output === undefined ? {} : { output: flags.output }),
+      backup: flags.backup !== false,
+    });
+  } finally {
+    activity.stop();
+  }
+  if (flags.json) printJson(report);
+  else if (!flags.quiet || !report.lossless) process.stdout.write(describe(report));
+  if (!report.lossless) process.exitCode = 1;
 }
 
 async function passesCheck(path: string): Promise<boolean> {

@@ -13,13 +13,23 @@ import {
   table,
 } from '../lib/format.js';
 import { exitQuietlyOnEpipe, LineOutput } from '../lib/output.js';
+import { printJson } from '../lib/json-schemas.js';
 import { parsePositive } from '../lib/parse.js';
+import { formatWallTime } from '../lib/wall-time.js';
 import { cursorFrames } from '../lib/read.js';
 
 interface InfoFlags {
   list?: boolean;
+  detail?: boolean;
   json?: boolean;
   gaps?: number | true;
+  localTime?: boolean;
+  utcTime?: boolean;
+}
+
+/** `--gaps` alone arrives as `--gaps=` (see aliases.ts): the default factor. */
+function parseGapFactor(value: string): number | true {
+  return value.trim() === '' ? true : parsePositive(value);
 }
 
 export function registerInfo(program: Command): void {
@@ -30,13 +40,16 @@ export function registerInfo(program: Command): void {
     .addOption(
       new Option('-l, --list', 'list every frame (time, url, action, size) instead of the summary').conflicts('json'),
     )
+    .addOption(new Option('--detail', "VLink's -l/--detail: the same frame list as -l").conflicts('json'))
     .option('--json', 'print the Info object (camelCase) as JSON and nothing else')
     .addOption(
       new Option(
         '--gaps [factor]',
-        `add a timing analysis: per-url intervals and gaps longer than factor × the median (default ${DEFAULT_GAP_FACTOR})`,
-      ).argParser(parsePositive),
+        `add a timing analysis: per-url intervals and gaps longer than factor × the median (default ${DEFAULT_GAP_FACTOR}; a factor only as --gaps=<factor>)`,
+      ).argParser(parseGapFactor),
     )
+    .option('--local-time', 'show times as local wall-clock datetimes (Date Time line, -l list)')
+    .addOption(new Option('--utc-time', 'show times as UTC datetimes (Date Time line, -l list)').conflicts('localTime'))
     .action(async (path: string, flags: InfoFlags) => {
       const reader = await openBag(path);
       try {
@@ -44,14 +57,20 @@ export function registerInfo(program: Command): void {
         const factor = flags.gaps === undefined ? undefined : flags.gaps === true ? DEFAULT_GAP_FACTOR : flags.gaps;
         const timing = factor === undefined ? undefined : { factor, urls: await analyzeTiming(reader, { factor }) };
         if (flags.json) {
-          process.stdout.write(`${JSON.stringify(timing ? { ...info, timing } : info, null, 2)}\n`);
+          printJson(timing ? { ...info, timing } : info);
           return;
         }
-        if (flags.list) {
-          await listFrames(reader, info);
+        const utc = flags.utcTime === true;
+        const wall = flags.localTime || flags.utcTime ? (ms: number) => formatWallTime(ms, utc) : undefined;
+        if (flags.list || flags.detail) {
+          await listFrames(reader, info, wall);
           return;
         }
         const lines = summary(info);
+        if (wall) {
+          const at = lines.findIndex((line) => line.startsWith('Date Time:'));
+          if (at >= 0) lines[at] = `${'Date Time:'.padEnd(15)}${wall(info.startTimestamp)}`;
+        }
         if (timing) lines.push('', ...timingLines(timing));
         process.stdout.write(`${lines.join('\n')}\n`);
       } finally {
@@ -62,7 +81,8 @@ export function registerInfo(program: Command): void {
     'vlink-bag info /tmp/bag.vdb',
     'vlink-bag info /tmp/bag.vcap --json',
     'vlink-bag info /tmp/bag.vdb -l | head',
-    'vlink-bag info /tmp/bag.vdb --gaps 5',
+    'vlink-bag info /tmp/bag.vdb --gaps=5',
+    'vlink-bag info /tmp/bag.vdb -l --utc-time',
   ]);
 }
 
@@ -165,14 +185,15 @@ function timingLines(report: { factor: number; urls: UrlTiming[] }): string[] {
   return lines;
 }
 
-async function listFrames(reader: BagReader, info: Info): Promise<void> {
+async function listFrames(reader: BagReader, info: Info, wall: ((ms: number) => string) | undefined): Promise<void> {
   exitQuietlyOnEpipe();
   const out = new LineOutput();
   const urlWidth = Math.max(10, ...info.urls.map((meta) => displayWidth(meta.url)));
-  const timeWidth = formatSeconds(info.totalDuration * 1000).length;
+  const time = wall ? (us: number) => wall(info.startTimestamp + us / 1000) : formatSeconds;
+  const timeWidth = time(info.totalDuration * 1000).length;
   for (const frame of cursorFrames(reader)) {
     const pending = out.write(
-      `${formatSeconds(frame.timestamp).padStart(timeWidth)}  ${frame.url}${' '.repeat(urlWidth - displayWidth(frame.url))}  ${actionText(frame.actionType).padEnd(6)}  ${formatSize(frame.data.byteLength)}\n`,
+      `${time(frame.timestamp).padStart(timeWidth)}  ${frame.url}${' '.repeat(urlWidth - displayWidth(frame.url))}  ${actionText(frame.actionType).padEnd(6)}  ${formatSize(frame.data.byteLength)}\n`,
     );
     if (pending) await pending;
   }

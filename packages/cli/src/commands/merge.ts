@@ -2,18 +2,21 @@ import { Option, type Command } from 'commander';
 import { BagProcessor, type BagReader, type Frame } from '@vlink/bag';
 import { openBag, prepareOutput } from '../lib/bag-io.js';
 import { CliError, usageError } from '../lib/errors.js';
-import { addFilterOptions, examples, windowMs, type FilterFlags } from '../lib/filter-flags.js';
+import { actionPredicate, addFilterOptions, examples, windowMs, type FilterFlags } from '../lib/filter-flags.js';
+import { printJson } from '../lib/json-schemas.js';
+import { addPluginOptions, applyToWriter, loadPlugin, loadSchemas, type PluginFlags } from '../lib/plugins.js';
 import { formatSize } from '../lib/format.js';
 import { parseNonNegative } from '../lib/parse.js';
 import { liveOutput, Progress } from '../lib/progress.js';
 import { cursorFrames } from '../lib/read.js';
 import { CopySink } from '../lib/sink.js';
-import { selectUrls } from '../lib/url-filter.js';
+import { selectUrls, warnSelection } from '../lib/url-filter.js';
 import { addWriterOptions, writerOptions, type WriterFlags } from '../lib/writer-flags.js';
 
-interface MergeFlags extends FilterFlags, WriterFlags {
+export interface MergeFlags extends FilterFlags, WriterFlags, PluginFlags {
   output: string;
   checkGap: number;
+  json?: boolean;
   quiet?: boolean;
 }
 
@@ -28,23 +31,31 @@ export function registerMerge(program: Command): void {
         .argParser(parseNonNegative)
         .default(3600),
     )
+    .option('--json', 'print the result (sources, output, frames, bytes, warnings) as JSON')
     .option('-q, --quiet', 'no progress bar and no summary');
   addFilterOptions(command);
   addWriterOptions(command, { splitNameShort: false });
+  addPluginOptions(command, 'write');
   command.action(async (sources: string[], flags: MergeFlags) => {
     if (sources.length < 2) throw usageError('merge needs at least two input bags');
-    const readers: BagReader[] = [];
-    try {
-      for (const src of sources) readers.push(await openBag(src));
-      await mergeInto(sources, readers, flags);
-    } finally {
-      for (const reader of readers) reader.close();
-    }
+    writerOptions(flags); // usage errors before any file is opened
+    await mergeFiles(sources, flags);
   });
   examples(command, [
     'vlink-bag merge /tmp/a.vdb /tmp/b.vcap -o /tmp/merged.vdb',
     'vlink-bag merge cam.vdb lidar.vdb -o both.vcap -p zstd -b 5 -e 65',
   ]);
+}
+
+/** Merges `sources` into `flags.output` (also used by `play -f a -f b`). */
+export async function mergeFiles(sources: string[], flags: MergeFlags): Promise<void> {
+  const readers: BagReader[] = [];
+  try {
+    for (const src of sources) readers.push(await openBag(src));
+    await mergeInto(sources, readers, flags);
+  } finally {
+    for (const reader of readers) reader.close();
+  }
 }
 
 async function mergeInto(sources: string[], readers: BagReader[], flags: MergeFlags): Promise<void> {
@@ -59,16 +70,20 @@ async function mergeInto(sources: string[], readers: BagReader[], flags: MergeFl
       sources[starts.indexOf(Math.max(...starts))],
     );
   }
+  const allUrls = [...new Set(infos.flatMap((info) => info.urls.map((meta) => meta.url)))];
+  const selection = selectUrls(allUrls, flags);
+  // The window is relative to the earliest recording start (as VLink's merge does).
+  const lastMs = Math.max(...infos.map((info, i) => starts[i]! - outStart + info.totalDuration));
+  const window = windowMs(flags, { startTimestamp: outStart, totalDuration: lastMs });
+  const [plugin, schemas] = [await loadPlugin(flags.plugin), await loadSchemas(flags.importSchema)];
   await prepareOutput(dst, {
     inputs: sources,
     force: flags.force === true,
-    quiet: flags.quiet === true,
+    quiet: flags.quiet === true || flags.json === true,
     splitNameByTime: flags.splitNameByTime === true,
   });
-  const allUrls = [...new Set(infos.flatMap((info) => info.urls.map((meta) => meta.url)))];
-  const selection = selectUrls(allUrls, flags.urls, flags.skipUrls);
-  // The window is relative to the earliest recording start (as VLink's merge does).
-  const window = windowMs(flags);
+  warnSelection('merge', sources.join(', '), selection, flags.quiet);
+  const keepAction = actionPredicate(flags.actions);
   const beginUs = window.beginTime * 1000;
   const endUs = window.endTime > 0 ? window.endTime * 1000 : Number.POSITIVE_INFINITY;
 
@@ -77,7 +92,8 @@ async function mergeInto(sources: string[], readers: BagReader[], flags: MergeFl
     ...writerOptions(flags),
     startTimestamp: outStart,
   });
-  const progress = new Progress(liveOutput(flags.quiet), 'merge');
+  const progress = new Progress(liveOutput(flags.quiet || flags.json), 'merge');
+  applyToWriter(sink.writer, plugin, schemas);
   // BagProcessor (format reference §8) with data time = the merged timeline: the k-way merge below already delivers frames in
   // order, the processor adds VLink's output rule (strictly increasing: equal instants 1 µs apart). A failed write
   // inside its output callback is kept and rethrown here (the processor itself would only report it and go on).
@@ -106,6 +122,7 @@ async function mergeInto(sources: string[], readers: BagReader[], flags: MergeFl
       progress.start(Math.max(1, totalUs / 1000));
       for (const { frame, atUs } of mergeByTime(readers, starts, outStart, beginUs, selection.filterUrls)) {
         if (atUs > endUs) break;
+        if (keepAction && !keepAction(frame)) continue;
         if (!processor.push(atUs, { ...frame, timestamp: atUs })) await processor.waitForRoom();
         if (writeError !== undefined) throw writeError;
         if ((sink.frames & 1023) === 0) progress.update((atUs - beginUs) / 1000, sink.frames, formatSize(sink.bytes));
@@ -119,7 +136,9 @@ async function mergeInto(sources: string[], readers: BagReader[], flags: MergeFl
     progress.stop();
     await sink.close();
   }
-  if (!flags.quiet)
+  if (flags.json)
+    printJson({ sources, output: dst, frames: sink.frames, bytes: sink.bytes, warnings: selection.warnings });
+  else if (!flags.quiet)
     process.stdout.write(
       `${dst}: ${sink.frames} frames (${formatSize(sink.bytes)}) merged from ${sources.length} bags\n`,
     );

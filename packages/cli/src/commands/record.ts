@@ -3,19 +3,26 @@ import { prepareOutput } from '../lib/bag-io.js';
 import { usageError } from '../lib/errors.js';
 import { examples } from '../lib/filter-flags.js';
 import { formatSize } from '../lib/format.js';
-import { parseNonNegative, parseNonNegativeInteger, parseWsUrl } from '../lib/parse.js';
+import { parseNonNegative, parseNonNegativeInteger, parseSourceUrl } from '../lib/parse.js';
 import { liveOutput } from '../lib/progress.js';
 import { RecordSession } from '../lib/record-session.js';
 import { recordFromStdin } from '../lib/stdin-source.js';
 import { urlPredicate } from '../lib/url-filter.js';
+import { listOption } from '../lib/list-option.js';
+import { printJson } from '../lib/json-schemas.js';
+import { addPluginOptions, applyToWriter, loadPlugin, loadSchemas, type PluginFlags } from '../lib/plugins.js';
 import { addWriterOptions, writerOptions, type WriterFlags } from '../lib/writer-flags.js';
 import type { TimeSource } from '../lib/ws-source.js';
 
-interface RecordFlags extends WriterFlags {
+interface RecordFlags extends WriterFlags, PluginFlags {
   stdin?: boolean;
   from?: string;
   urls?: string[];
   skipUrls?: string[];
+  filter?: string[];
+  all?: boolean;
+  maxPacketSize?: number;
+  json?: boolean;
   duration?: number;
   sync?: boolean;
   time: TimeSource;
@@ -31,12 +38,23 @@ export function registerRecord(program: Command): void {
     .argument('<out>', 'bag to write; its extension picks the format (.vdb, .vdbx, .vcap, .vcapx)')
     .option('--stdin', 'read NDJSON frames (the `vlink-bag cat` shape) from stdin')
     .addOption(
-      new Option('--from <url>', 'record from a Foxglove WebSocket server, e.g. ws://127.0.0.1:8765')
-        .argParser(parseWsUrl)
+      new Option(
+        '--from <url>',
+        'record from a Foxglove WebSocket (ws://127.0.0.1:8765) or a rosbridge server (rosbridge://127.0.0.1:9090)',
+      )
+        .argParser(parseSourceUrl)
         .conflicts('stdin'),
     )
-    .addOption(new Option('-u, --urls <urls...>', 'only these urls / topics (exact match; default: all)'))
-    .addOption(new Option('-k, --skip-urls <urls...>', 'leave these urls / topics out'))
+    .addOption(listOption('-u, --urls <urls>', 'only these urls / topics (exact match; default: all)'))
+    .addOption(listOption('-k, --skip-urls <urls>', 'leave these urls / topics out'))
+    .addOption(listOption('-i, --filter <keywords>', 'only urls / topics containing one of these keywords (VLink -i)'))
+    .addOption(new Option('-a, --all', "every url / topic (Apollo's -a; the default)").conflicts(['urls', 'filter']))
+    .addOption(
+      new Option(
+        '-x, --max-packet-size <MB>',
+        'leave out (and count) frames whose payload is larger (0 = no limit)',
+      ).argParser(parseNonNegative),
+    )
     .addOption(
       new Option('-d, --duration <s>', 'stop after this many seconds (0 = no limit)').argParser(parseNonNegative),
     )
@@ -56,12 +74,16 @@ export function registerRecord(program: Command): void {
         .argParser(parseNonNegative)
         .conflicts('sync'),
     )
+    .option('--json', 'print the result (output, frames, bytes, drops, reason) as JSON on stdout')
     .option('-q, --quiet', 'no status line and no summary');
   addWriterOptions(command, { splitNameShort: true });
+  addPluginOptions(command, 'write');
   command.action(async (out: string, flags: RecordFlags) => {
-    if (!flags.stdin && !flags.from) throw usageError('record needs a source: --stdin or --from ws://host:port');
-    await prepareOutput(out, { force: flags.force === true, quiet: flags.quiet === true });
+    if (!flags.stdin && !flags.from)
+      throw usageError('record needs a source: --stdin, --from ws://host:port or --from rosbridge://host:port');
     const writer = writerOptions(flags);
+    const [plugin, schemas] = [await loadPlugin(flags.plugin), await loadSchemas(flags.importSchema)];
+    await prepareOutput(out, { force: flags.force === true, quiet: flags.quiet === true || flags.json === true });
     if (flags.sync) writer.syncMode = true;
     if (flags.maxTaskDepth !== undefined) writer.maxTaskDepth = flags.maxTaskDepth;
     if (flags.maxMemorySize !== undefined) writer.maxMemorySize = Math.round(flags.maxMemorySize * 1024 ** 3);
@@ -69,19 +91,39 @@ export function registerRecord(program: Command): void {
       out,
       writer,
       ...(flags.duration ? { durationS: flags.duration } : {}),
-      interactive: liveOutput(flags.quiet),
+      interactive: liveOutput(flags.quiet || flags.json),
       keys: !flags.stdin,
+      setup: (created) => applyToWriter(created, plugin, schemas),
+      ...(flags.maxPacketSize ? { maxPacketSize: Math.round(flags.maxPacketSize * 1024 * 1024) } : {}),
     });
-    const accept = urlPredicate(flags.urls, flags.skipUrls);
+    const accept = urlPredicate(flags);
     let result: Awaited<ReturnType<typeof session.finish>>;
     try {
       if (flags.stdin) await recordFromStdin(session, accept);
-      else await (await import('../lib/ws-source.js')).recordFromWebSocket(session, flags.from!, accept, flags.time);
+      else
+        await (await import('../lib/live-source.js')).recordFromUrl(
+          session,
+          flags.from!,
+          accept,
+          flags.time,
+          flags.urls,
+        );
     } finally {
       result = await session.finish();
     }
-    if (!flags.quiet) {
-      const drops = result.dropped > 0 ? `, ${result.dropped} dropped` : '';
+    if (flags.json) {
+      printJson({
+        output: out,
+        frames: result.frames,
+        bytes: result.bytes,
+        dropped: result.dropped,
+        oversize: session.oversize,
+        skippedWhilePaused: session.skippedWhilePaused,
+        reason: result.reason,
+      });
+    } else if (!flags.quiet) {
+      const oversize = session.oversize > 0 ? `, ${session.oversize} over --max-packet-size left out` : '';
+      const drops = (result.dropped > 0 ? `, ${result.dropped} dropped` : '') + oversize;
       const skipped = session.skippedWhilePaused > 0 ? `, ${session.skippedWhilePaused} skipped while paused` : '';
       process.stderr.write(
         `${out}: ${result.frames} frames (${formatSize(result.bytes)}) recorded${drops}${skipped} (${result.reason})\n`,
@@ -90,7 +132,8 @@ export function registerRecord(program: Command): void {
   });
   examples(command, [
     'vlink-bag cat in.vdb | vlink-bag record --stdin out.vcap',
-    'vlink-bag record /tmp/live.vdb --from ws://127.0.0.1:8765 -u /camera /imu -d 60 -p',
+    'vlink-bag record /tmp/live.vdb --from ws://127.0.0.1:8765 -u /camera,/imu -d 60 -p',
     'vlink-bag record /tmp/live.vcap --from ws://robot:8765 --time log -p zstd',
+    'vlink-bag record /tmp/ros.vdb --from rosbridge://robot:9090 -u /imu,/odom -d 30',
   ]);
 }

@@ -2,18 +2,29 @@ import type { Command } from 'commander';
 import { openBag } from '../lib/bag-io.js';
 import { CliError } from '../lib/errors.js';
 import { examples } from '../lib/filter-flags.js';
+import { printJson } from '../lib/json-schemas.js';
+import { Activity, liveOutput } from '../lib/progress.js';
 
 export function registerReindex(program: Command): void {
   const command = program
     .command('reindex')
     .description('rebuild the indexes of a bag (.vdb: idx_elapsed_url; .vcap: summary and message indexes)')
     .argument('<path>', 'bag file (.vdb, .vdbx, .vcap, .vcapx)')
+    .option('--json', 'print the result ({path, ok}) as JSON')
     .option('-q, --quiet', 'print nothing on success')
-    .action(async (path: string, flags: { quiet?: boolean }) => {
+    .action(async (path: string, flags: { quiet?: boolean; json?: boolean }) => {
       const reader = await openBag(path, { readOnly: false });
       try {
-        if (!(await reader.reindex())) throw new CliError('reindex failed', path);
-        if (!flags.quiet) process.stdout.write(`${path}: reindexed\n`);
+        const activity = new Activity(liveOutput(flags.quiet || flags.json), `reindex ${path}`);
+        let ok = false;
+        try {
+          ok = await reader.reindex();
+        } finally {
+          activity.stop(ok ? 'done' : 'failed');
+        }
+        if (!ok) throw new CliError('reindex failed', path);
+        if (flags.json) printJson({ path, ok: true });
+        else if (!flags.quiet) process.stdout.write(`${path}: reindexed\n`);
       } finally {
         reader.close();
       }

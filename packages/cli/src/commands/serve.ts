@@ -13,6 +13,7 @@ interface ServeFlags {
   allowHost?: string[];
   workers?: number;
   quiet?: boolean;
+  json?: boolean;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -41,6 +42,7 @@ export function registerServe(program: Command): void {
         parseNonNegativeInteger,
       ),
     )
+    .option('--json', 'print {"url","root"} as one JSON line once listening (instead of the sentence)')
     .option('-q, --quiet', 'do not print the address')
     .action(async (dir: string, flags: ServeFlags) => {
       let isDir = false;
@@ -62,7 +64,8 @@ export function registerServe(program: Command): void {
         ...(flags.allowHost ? { allowHosts: flags.allowHost } : {}),
         ...(flags.workers === undefined ? {} : { workers: flags.workers }),
       });
-      if (!flags.quiet) {
+      if (flags.json) process.stdout.write(`${JSON.stringify({ url: server.url, root: dir })}\n`);
+      else if (!flags.quiet) {
         process.stdout.write(
           `Serving ${dir} on ${server.url} (${server.runtime}); API docs at ${server.url}/v1/docs. Ctrl-C to stop.\n`,
         );

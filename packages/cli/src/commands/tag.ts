@@ -4,6 +4,7 @@ import { backendFor, extensionOf } from '@vlink/bag';
 import { assertSupported } from '../lib/bag-io.js';
 import { CliError } from '../lib/errors.js';
 import { examples } from '../lib/filter-flags.js';
+import { printJson } from '../lib/json-schemas.js';
 
 export function registerTag(program: Command): void {
   const command = program
@@ -11,8 +12,9 @@ export function registerTag(program: Command): void {
     .description('set the tag name of a bag (.vdb, .vdbx, .vcapx; a single .vcap has no rewritable tag)')
     .argument('<path>', 'bag file (.vdb, .vdbx, .vcapx)')
     .argument('<name>', 'new tag name')
+    .option('--json', 'print the result ({path, tag}) as JSON')
     .option('-q, --quiet', 'print nothing on success')
-    .action(async (path: string, name: string, flags: { quiet?: boolean }) => {
+    .action(async (path: string, name: string, flags: { quiet?: boolean; json?: boolean }) => {
       try {
         if (!statSync(path).isFile()) throw new CliError('is not a file', path);
       } catch (error) {
@@ -31,7 +33,8 @@ export function registerTag(program: Command): void {
           path,
         );
       }
-      if (!flags.quiet) process.stdout.write(`${path}: tag set to ${JSON.stringify(name)}\n`);
+      if (flags.json) printJson({ path, tag: name });
+      else if (!flags.quiet) process.stdout.write(`${path}: tag set to ${JSON.stringify(name)}\n`);
     });
   examples(command, ["vlink-bag tag /tmp/bag.vdb 'highway_test_20260317'"]);
 }

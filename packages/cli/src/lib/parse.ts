@@ -63,9 +63,9 @@ export function parseCompressLevel(value: string): number {
 export const COMPRESS_CHOICES = ['none', 'auto', 'zstd', 'lzav'] as const;
 export type CompressChoice = (typeof COMPRESS_CHOICES)[number];
 
-/** `-p` alone means `auto` (VLink's `-p` switch); `-p lzav` picks one. */
+/** `-p` alone (`--compress=` after argv normalisation) means `auto` (VLink's `-p` switch); `-p lzav` picks one. */
 export function parseCompressChoice(value: string): CompressChoice {
-  const v = value.trim().toLowerCase();
+  const v = value.trim().toLowerCase() || 'auto';
   if (!(COMPRESS_CHOICES as readonly string[]).includes(v)) {
     throw new InvalidArgumentError(`must be one of ${COMPRESS_CHOICES.join(', ')}`);
   }
@@ -117,5 +117,20 @@ export function parseWsUrl(value: string): string {
   if (url.protocol !== 'ws:' && url.protocol !== 'wss:') {
     throw new InvalidArgumentError('must be a ws:// or wss:// url');
   }
+  return url.toString();
+}
+
+/** A live source for `record --from` / `trigger --from`: `ws://`/`wss://` (Foxglove WebSocket) or `rosbridge://host:port`. */
+export function parseSourceUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('must be a url such as ws://127.0.0.1:8765 or rosbridge://127.0.0.1:9090');
+  }
+  if (!['ws:', 'wss:', 'rosbridge:', 'rosbridge+wss:'].includes(url.protocol))
+    throw new InvalidArgumentError('must be a ws://, wss:// (Foxglove WebSocket) or rosbridge:// url');
+  if (url.protocol.startsWith('rosbridge') && !url.port)
+    throw new InvalidArgumentError('rosbridge:// needs a port (9090 usually)');
   return url.toString();
 }

@@ -1,4 +1,5 @@
 import cliProgress from 'cli-progress';
+import { StatusLine } from './status-line.js';
 
 /** Whether live terminal output (bars, status lines) may be drawn: stderr is a terminal and not `--quiet`/`--json`. */
 export function liveOutput(quiet: boolean | undefined): boolean {
@@ -40,5 +41,35 @@ export class Progress {
       this.bar.stop();
       this.started = false;
     }
+  }
+}
+
+/**
+ * An activity line on stderr for verbs whose work core does not report in steps (check, fix, reindex): what is being
+ * done and for how long, redrawn while the event loop is free. Nothing when the output is not live.
+ */
+export class Activity {
+  private readonly status: StatusLine;
+  private readonly startedAt = Date.now();
+  private readonly timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    enabled: boolean,
+    private readonly label: string,
+  ) {
+    this.status = new StatusLine(enabled);
+    if (!enabled) return;
+    this.draw(true);
+    this.timer = setInterval(() => this.draw(), 200);
+  }
+
+  private draw(force = false): void {
+    this.status.set(`${this.label} … ${((Date.now() - this.startedAt) / 1000).toFixed(1)} s`, force);
+  }
+
+  /** Ends the line with the time taken. */
+  stop(outcome = 'done'): void {
+    if (this.timer) clearInterval(this.timer);
+    this.status.finish(`${this.label}: ${outcome} in ${((Date.now() - this.startedAt) / 1000).toFixed(1)} s`);
   }
 }

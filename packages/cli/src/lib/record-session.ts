@@ -13,6 +13,10 @@ export interface RecordSessionOptions {
   interactive: boolean;
   /** Read Space/q/Esc/Ctrl-C from stdin (not when stdin carries the data). */
   keys: boolean;
+  /** Runs once the writer exists (binds `--plugin`, `--import-schema`). */
+  setup?: (writer: BagWriter) => void;
+  /** `-x/--max-packet-size`: frames with larger payloads are not recorded, and counted (0/undefined = no limit). */
+  maxPacketSize?: number;
 }
 
 /**
@@ -36,6 +40,8 @@ export class RecordSession {
   frames = 0;
   bytes = 0;
   skippedWhilePaused = 0;
+  /** Frames left out for `-x/--max-packet-size`. */
+  oversize = 0;
   refused = 0;
 
   constructor(private readonly options: RecordSessionOptions) {
@@ -71,6 +77,7 @@ export class RecordSession {
         this.firstError ??= error;
         if (writer.fail()) this.stop(`storage error: ${error.message}`);
       });
+      this.options.setup?.(writer);
       this.writer = writer;
       // `-d` counts from the moment the file can take frames.
       const seconds = this.options.durationS;
@@ -122,6 +129,10 @@ export class RecordSession {
       return Promise.resolve();
     }
     const size = frame.data.byteLength;
+    if (this.options.maxPacketSize && size > this.options.maxPacketSize) {
+      this.oversize++;
+      return Promise.resolve();
+    }
     return this.writer.write(frame).then(
       () => {
         this.frames++;

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { CliError } from './errors.js';
 import { LineError, parseLine } from './ndjson.js';
-import type { RecordSession } from './record-session.js';
+import type { LiveSink } from './live-sink.js';
 
 /**
  * `record --stdin`: NDJSON lines in the `cat` shape (see ndjson.ts). A leading `meta` line sets the recording start
@@ -9,7 +9,7 @@ import type { RecordSession } from './record-session.js';
  * (a missing or negative one takes the writer's clock). The file is created when the first frame or schema arrives.
  * Ends at the end of input or when the session stops; a malformed line stops the recording with its line number.
  */
-export async function recordFromStdin(session: RecordSession, accept: (url: string) => boolean): Promise<void> {
+export async function recordFromStdin(session: LiveSink, accept: (url: string) => boolean): Promise<void> {
   const lines = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
   const stop = () => lines.close();
   void session.stopped.then(stop);
@@ -20,6 +20,18 @@ export async function recordFromStdin(session: RecordSession, accept: (url: stri
     for await (const line of lines) {
       lineNo++;
       if (session.isStopping) break;
+      if (session.onTriggerLine && line.startsWith('{"trigger"')) {
+        let control: { trigger?: unknown };
+        try {
+          control = JSON.parse(line) as { trigger?: unknown };
+        } catch {
+          throw new CliError(`line ${lineNo}: a trigger line must be {"trigger":{…}}`, '<stdin>');
+        }
+        session.onTriggerLine(
+          typeof control.trigger === 'object' && control.trigger ? (control.trigger as Record<string, unknown>) : {},
+        );
+        continue;
+      }
       let parsed: ReturnType<typeof parseLine>;
       try {
         parsed = parseLine(line);

@@ -1,5 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { BagWriterOptions } from '@vlink/bag';
+import { usageError } from './errors.js';
+import { listOption } from './list-option.js';
 import {
   parseCompressChoice,
   parseCompressLevel,
@@ -38,9 +40,10 @@ export interface WriterFlags {
 export function addWriterOptions(command: Command, options: { splitNameShort: boolean }): Command {
   return command
     .addOption(
-      new Option('-p, --compress [type]', 'compression: none, auto, zstd (.vcap), lzav (.vdb); -p alone = auto')
-        .argParser(parseCompressChoice)
-        .preset('auto'),
+      new Option(
+        '-p, --compress [type]',
+        'compression: none, auto, zstd (.vcap), lzav (.vdb); -p alone = auto; other values as --compress=<type>',
+      ).argParser(parseCompressChoice),
     )
     .addOption(
       new Option(
@@ -48,7 +51,7 @@ export function addWriterOptions(command: Command, options: { splitNameShort: bo
         'compression level 1-5 (0 = default 3; > 3 picks the high-ratio LZAV)',
       ).argParser(parseCompressLevel),
     )
-    .addOption(new Option('--ignore-compress <urls...>', 'urls whose payloads are never compressed (.vdb)'))
+    .addOption(listOption('--ignore-compress <urls>', 'urls whose payloads are never compressed (.vdb)'))
     .addOption(new Option('-z, --split-by-size <GB>', 'split size in GB (.vdbx/.vcapx)').argParser(parsePositive))
     .addOption(
       new Option('-y, --split-by-time <s>', 'split interval in seconds (.vdbx/.vcapx; wins over size)').argParser(
@@ -82,9 +85,14 @@ export function addWriterOptions(command: Command, options: { splitNameShort: bo
     .addOption(new Option('-f, --force', 'overwrite an existing output without asking'));
 }
 
-/** Maps the flags onto `BagWriter.create` options; unset flags keep VLink's defaults. */
+/**
+ * Maps the flags onto `BagWriter.create` options; unset flags keep VLink's defaults. A level without compression is
+ * a usage error in VLink's words ("Must set compress [-p]"), not silently ignored.
+ */
 export function writerOptions(flags: WriterFlags): BagWriterOptions {
   const options: BagWriterOptions = {};
+  if (flags.compressLevel !== undefined && (flags.compress === undefined || flags.compress === 'none'))
+    throw usageError(`--compress-level ${flags.compressLevel}: Must set compress [-p]`);
   if (flags.compress !== undefined) options.compress = flags.compress;
   if (flags.compressLevel !== undefined && flags.compressLevel > 0) options.compressLevel = flags.compressLevel;
   if (flags.ignoreCompress) options.ignoreCompressUrls = flags.ignoreCompress;

@@ -4,7 +4,7 @@ import { WebSocket } from 'ws';
 import { ActionType, type Frame } from '@vlink/bag';
 import { CliError } from './errors.js';
 import { embedsBinarySchema, FOXGLOVE_SUBPROTOCOL, schemaTypeOfEncoding } from './foxglove.js';
-import type { RecordSession } from './record-session.js';
+import type { LiveSink } from './live-sink.js';
 
 const { FoxgloveClient } = foxglove;
 
@@ -27,7 +27,7 @@ interface Subscribed {
  * that start are stored at 0. Ends when the session stops or the server closes the connection.
  */
 export async function recordFromWebSocket(
-  session: RecordSession,
+  session: LiveSink,
   url: string,
   accept: (url: string) => boolean,
   time: TimeSource,
@@ -154,7 +154,7 @@ export async function recordFromWebSocket(
   if (failure) throw failure;
 }
 
-function pushChannelSchema(session: RecordSession, channel: Channel, schemaType: number): void {
+function pushChannelSchema(session: LiveSink, channel: Channel, schemaType: number): void {
   const bytes = Buffer.from(channel.schema, 'base64');
   session.pushSchema({
     name: channel.schemaName,

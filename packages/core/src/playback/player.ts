@@ -210,6 +210,22 @@ export class Player {
     return this.quitWaiters?.promise ?? Promise.resolve();
   }
 
+  /** Whether the loop runs (`asyncRun`, `play`, `jump` until `quit`). */
+  isRunning(): boolean {
+    return this.running;
+  }
+
+  /** Resolves once no session is playing or queued (each chain, jumps included, has finished). */
+  async waitForIdle(): Promise<void> {
+    for (;;) {
+      const session = this.state.current ?? this.pending;
+      if (!session) return;
+      await session.chain.finished;
+      // The loop clears `current` after the chain settles: let it run before looking again.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+  }
+
   getStatus(): PlayStatus {
     return this.state.status;
   }

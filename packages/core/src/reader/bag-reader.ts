@@ -231,6 +231,18 @@ export class BagReader {
   quit(): void {
     this.playerInstance?.quit();
   }
+  /** VLink `is_running`: the playback loop is running (from `asyncRun()`, `play()` or `jump()` until `quit()`). */
+  isRunning(): boolean {
+    return this.playerInstance?.isRunning() ?? false;
+  }
+  /** VLink `wait_for_idle`: resolves once no playback session is running or queued (at once when none is). */
+  waitForIdle(): Promise<void> {
+    return this.playerInstance?.waitForIdle() ?? Promise.resolve();
+  }
+  /** VLink `is_split_mode`: the bag is a split recording (a `.vdbx`/`.vcapx` manifest and its segments). */
+  isSplitMode(): boolean {
+    return this.getInfo().format.endsWith('x');
+  }
   /** Resolves when the playback loop has ended (after `quit()` or `autoQuit`); at once if it is not running. */
   waitForQuit(): Promise<void> {
     return this.playerInstance?.waitForQuit() ?? Promise.resolve();

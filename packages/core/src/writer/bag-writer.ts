@@ -1,5 +1,5 @@
 import type { Backend, BackendWriter, RecordingContext } from '../backend/backend.js';
-import { backendFor } from '../backend/registry.js';
+import { backendFor, extensionOf } from '../backend/registry.js';
 import { BagError } from '../errors.js';
 import { resolveWriterConfig, type ResolvedWriterConfig } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
@@ -62,6 +62,11 @@ export class BagWriter extends EventTarget {
   private readonly losses = new Map<string, number>();
   private readonly quitPromise: Promise<void>;
   private resolveQuit!: () => void;
+  /** The segment being written (split recordings), from the split notifications. */
+  private splitIndex = 0;
+  /** Frames handed to the engine, and those it has reported back as written or dropped (for `waitForIdle`). */
+  private handedOver = 0;
+  private settled = 0;
 
   private constructor(path: string, config: ResolvedWriterConfig, context: RecordingContext, schemas: SchemaRegistry) {
     super();
@@ -129,6 +134,37 @@ export class BagWriter extends EventTarget {
   /** Where frames are stored: `'worker'`, `'queue'` (same-thread fallback) or `'sync'`. */
   get mode(): WriterMode {
     return this.engine.mode;
+  }
+
+  /**
+   * VLink `is_running`: true while the writer records — from `asyncRun()` (or the first push; at once in sync mode)
+   * until `quit()`/`close()`.
+   */
+  isRunning(): boolean {
+    return !this.quitting && !this.closed && (this.running || this.config.syncMode);
+  }
+
+  /**
+   * VLink `wait_for_idle`: resolves once every frame accepted so far has been written or counted as dropped, and
+   * `stats()` says so (nothing queued, no `write()` waiting for room), or the writer failed or closed. Polls every few
+   * ms: the engines report writes in batches, not an "empty" event, and an idle wait is not a hot path.
+   */
+  async waitForIdle(): Promise<void> {
+    const busy = () => this.waiting.length > 0 || this.engine.queuedFrames() > 0 || this.settled < this.handedOver;
+    while (!this.closed && !this.failed && busy()) await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+
+  /** VLink `is_split_mode`: the recording is split into segments (`.vdbx`, `.vcapx`: a manifest plus segment files). */
+  isSplitMode(): boolean {
+    return extensionOf(this.path).endsWith('x');
+  }
+
+  /**
+   * VLink `get_split_index`: the index of the segment being written (0 for the first; always 0 when not split). In
+   * worker mode it follows the split notifications, so it may trail the worker by a moment.
+   */
+  getSplitIndex(): number {
+    return this.splitIndex;
   }
 
   /** Starts async recording and restarts the writer clock (format reference §2.9); the first `push` starts it too. */
@@ -307,11 +343,13 @@ export class BagWriter extends EventTarget {
   /** The engines' view of this writer: counters and callbacks live here, whichever thread writes. */
   private readonly host: EngineHost = {
     written: (frames, bytes) => {
+      this.settled += frames;
       this.writtenFrames += frames;
       this.writtenBytes += bytes;
     },
     committed: () => void this.commits++,
     dropped: (reason, error, report, count = 1, url, storageSide = false) => {
+      this.settled += count;
       this.dropped[reason] += count;
       this.countDrop(reason, url ?? error.url ?? '', count, error, storageSide);
       this.lastRejection = error;
@@ -330,6 +368,7 @@ export class BagWriter extends EventTarget {
     },
     warn: (error) => this.report(error),
     split: (index, file, before) => {
+      this.splitIndex = index;
       for (const callback of before ? this.splitBefore : this.splitAfter) callback(index, file);
     },
     finished: () => {
@@ -362,6 +401,7 @@ export class BagWriter extends EventTarget {
     if (this.closed)
       return this.refuse('closed', new BagError('CLOSED', 'writer is closed', { file: this.path })) ?? false;
     if (this.failed) return this.refuse('storageError', this.lastError!) ?? false;
+    this.handedOver++;
     return this.engine.submit(target, durable, lazy);
   }
 

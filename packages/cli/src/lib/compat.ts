@@ -1,0 +1,267 @@
+/**
+ * The compatibility table of the CLI docs: what VLink's `vlink-bag` and Apollo's `cyber_recorder` users type, and
+ * what it does here. `example` is a command run by the tests (compat.test.ts) with `drive.vdb`/`drive.vcap` standing
+ * for a fixture recording and `out.*` for a new file; `behaviour` is what the docs promise and the tests check.
+ * scripts/gen-help.mjs renders the table into the README (and from there the docs' CLI guide).
+ */
+export interface CompatRow {
+  id: string;
+  flag: string;
+  vlink: string;
+  apollo: string;
+  ours: string;
+  example?: readonly string[];
+  behaviour?: string;
+}
+
+export const COMPAT_ROWS: readonly CompatRow[] = [
+  {
+    id: 'urls',
+    flag: '`-u`',
+    vlink: 'urls to keep',
+    apollo: '`-c/--white-channel` (record, play, split)',
+    ours: '`-u a,b` or `-u a -u b`; `--white-channel` and split `-c` too',
+    example: ['cat', 'drive.vdb', '-u', '/imu,/log', '--format', 'text'],
+    behaviour: 'only /imu and /log frames',
+  },
+  {
+    id: 'skip',
+    flag: '`-k`',
+    vlink: 'switch: `-u` lists urls to leave out',
+    apollo: '`-k/--black-channel`',
+    ours: '`-k` takes the urls to leave out (as Apollo); unknown ones are warned about like `-u`',
+    example: ['cat', 'drive.vdb', '-k', '/lidar', '-k', '/nope', '--format', 'text'],
+    behaviour: 'every frame but /lidar; a warning names /nope; `--format text` is not read as a url',
+  },
+  {
+    id: 'filter',
+    flag: '`-i/--filter`',
+    vlink: 'keep urls containing a keyword',
+    apollo: '`record -i` is the segment interval (here `-y`)',
+    ours: "VLink's meaning",
+    example: ['cat', 'drive.vdb', '-i', 'cam,lid', '--format', 'text'],
+    behaviour: 'only /camera and /lidar frames',
+  },
+  {
+    id: 'actions',
+    flag: '`-s/--actions`',
+    vlink: 'keep these actions',
+    apollo: '`play -s` is the start second (here `-b`)',
+    ours: "VLink's meaning (`record -s` stays VLink's sync mode)",
+    example: ['cat', 'drive.vdb', '-s', 'Sub,C/Req', '--format', 'text'],
+    behaviour: 'only Sub and C/Req frames',
+  },
+  {
+    id: 'begin-datetime',
+    flag: '`-b/-e`',
+    vlink: 'seconds since the start',
+    apollo: 'datetimes, `2026-03-17-10:00:05` (local time)',
+    ours: 'both: a number is seconds, a datetime is wall clock (local unless `Z`/`±HH:MM`)',
+    example: ['cat', 'drive.vdb', '-b', '<start+1s local>', '-e', '1.5', '--format', 'text'],
+    behaviour: 'frames from 1 s (the wall-clock instant) to 1.5 s',
+  },
+  {
+    id: 'rel-time',
+    flag: '`--rel_begin_time/--rel_end_time`',
+    vlink: 'window in seconds',
+    apollo: '—',
+    ours: 'same (also `--rel-begin-time`)',
+    example: ['cat', 'drive.vdb', '--rel_begin_time', '1', '--rel_end_time', '1.5'],
+    behaviour: 'the same frames as `-b 1 -e 1.5`',
+  },
+  {
+    id: 'utc-time-window',
+    flag: '`--local_begin_time/--utc_begin_time` (and `_end_`)',
+    vlink: 'window as wall-clock datetimes',
+    apollo: '—',
+    ours: 'same',
+    example: ['cat', 'drive.vdb', '--utc_begin_time', '<start+1s utc>', '--utc_end_time', '<start+1.5s utc>'],
+    behaviour: 'the same frames as `-b 1 -e 1.5`',
+  },
+  {
+    id: 'utc-time',
+    flag: '`--local_time/--utc_time`',
+    vlink: 'show wall-clock times',
+    apollo: '—',
+    ours: '`info` (Date Time, `-l`) and `cat --format text`',
+    example: ['info', 'drive.vdb', '--utc_time'],
+    behaviour: 'the Date Time line is the UTC datetime of the recording start',
+  },
+  {
+    id: 'detail',
+    flag: '`-l/--detail`',
+    vlink: 'detailed output',
+    apollo: '`play -l` loops',
+    ours: '`check -l` counts per url and every problem; `info -l`/`--detail` lists frames; `play -l` loops (Apollo)',
+    example: ['check', 'drive.vdb', '-l'],
+    behaviour: 'a per-url table and the verdict, exit 0',
+  },
+  {
+    id: 'gaps',
+    flag: '`info --gaps[=factor]`',
+    vlink: '—',
+    apollo: '—',
+    ours: 'the factor only as `--gaps=5`, so `info --gaps drive.vdb` works',
+    example: ['info', '--gaps', 'drive.vdb'],
+    behaviour: 'the summary and the timing table, exit 0',
+  },
+  {
+    id: 'wait',
+    flag: '`-w/--wait`',
+    vlink: 'wait for subscribers before playing',
+    apollo: '—',
+    ours: 'with `--serve`: wait for the first Foxglove client (the default); alone: exit 2 naming `--serve`',
+    example: ['play', 'drive.vdb', '-w', '--stdout'],
+    behaviour: 'exit 2: -w/--wait waits for a Foxglove client: add --serve',
+  },
+  {
+    id: 'max-packet',
+    flag: '`-x/--max_packet_size`',
+    vlink: 'largest payload recorded (MB)',
+    apollo: '—',
+    ours: '`record -x <MB>`: larger frames are left out and counted in the summary',
+    example: ['record', '--stdin', 'out.vdb', '-x', '0.1', '--json'],
+    behaviour: 'the 256 KiB /lidar frame is left out: 199 frames, oversize 1',
+  },
+  {
+    id: 'plugin',
+    flag: '`--plugin module.js`',
+    vlink: 'load a bag plugin',
+    apollo: '—',
+    ours: 'a `BagPluginInterface` module for record, clone, merge (writer) and play (reader)',
+    example: ['clone', 'drive.vdb', 'out.vdb', '--plugin', 'plugin.mjs'],
+    behaviour: 'the plugin drops /lidar and renames /imu to /imu2',
+  },
+  {
+    id: 'import-schema',
+    flag: '`--import_schema module.js`',
+    vlink: 'load schemas to embed',
+    apollo: '—',
+    ours: 'an array of `SchemaData` or a provider, for record, clone and merge',
+    example: ['clone', 'drive.vdb', 'out.vdb', '--import_schema', 'schemas.mjs'],
+    behaviour: 'the output embeds the module’s schema besides the source’s',
+  },
+  {
+    id: 'compress',
+    flag: '`-p`',
+    vlink: 'switch: compress',
+    apollo: '—',
+    ours: '`-p` alone = auto; `-p zstd` (a keyword) or `--compress=zstd`',
+    example: ['clone', 'drive.vdb', '-p', 'out.vcap'],
+    behaviour: 'out.vcap is zstd-compressed; `out.vcap` is not read as the compression',
+  },
+  {
+    id: 'compress-level',
+    flag: '`--compress_level` without `-p`',
+    vlink: '"Must set compress [-p]"',
+    apollo: '—',
+    ours: 'the same error, exit 2',
+    example: ['clone', 'drive.vdb', 'out.vdb', '--compress_level', '4'],
+    behaviour: 'exit 2: Must set compress [-p]',
+  },
+  {
+    id: 'invalid-time',
+    flag: '`-b` past the end',
+    vlink: '"Invalid time"',
+    apollo: '—',
+    ours: 'the same, exit 2 (also for an end before the begin)',
+    example: ['cat', 'drive.vdb', '-b', '50'],
+    behaviour: 'exit 2: Invalid time',
+  },
+  {
+    id: 'record-all',
+    flag: '`record -a`',
+    vlink: '—',
+    apollo: 'record every channel',
+    ours: 'accepted (every url is the default); conflicts with `-u`/`-i`',
+    example: ['record', '--stdin', '-a', 'out.vdb', '-q'],
+    behaviour: 'all 200 frames recorded',
+  },
+  {
+    id: 'play-files',
+    flag: '`play -f a -f b`',
+    vlink: '—',
+    apollo: 'play several files as one',
+    ours: 'merged in absolute time (through a temporary `.vdb`)',
+    example: ['play', '-f', 'drive.vdb', '-f', 'later.vdb', '--stdout', '--force-delay', '0'],
+    behaviour: 'the frames of both bags, in time order',
+  },
+  {
+    id: 'play-delay',
+    flag: '`play -d <s>`',
+    vlink: '—',
+    apollo: 'wait before playing',
+    ours: 'same',
+    example: ['play', 'drive.vdb', '-d', '0.5', '--stdout', '--force-delay', '0'],
+    behaviour: 'playback starts that much later (the test compares -d 2 with no delay)',
+  },
+  {
+    id: 'play-loop',
+    flag: '`play -l`',
+    vlink: '`-t 0`',
+    apollo: 'loop',
+    ours: 'same as `-t 0`',
+    example: ['play', 'drive.vdb', '-l', '--stdout', '--force-delay', '0'],
+    behaviour: 'frames keep coming after the 200 of one pass',
+  },
+  {
+    id: 'split',
+    flag: '`split -f in -o out -b -e`',
+    vlink: '—',
+    apollo: 'cut a window into a new file',
+    ours: 'a windowed `clone`; `-c`/`-k` channels, datetimes or seconds',
+    example: ['split', '-f', 'drive.vdb', '-o', 'out.vdb', '-b', '1', '-e', '1.5', '-c', '/imu'],
+    behaviour: 'out.vdb holds the /imu frames from 1 s to 1.5 s',
+  },
+  {
+    id: 'recover',
+    flag: '`recover -f in -o out`',
+    vlink: '—',
+    apollo: 'repair into a new file',
+    ours: '`fix --output`',
+    example: ['recover', '-f', 'drive.vdb', '-o', 'out.vdb', '--json'],
+    behaviour: 'out.vdb holds every frame; the input is untouched',
+  },
+  {
+    id: 'fix-y',
+    flag: '`fix -y`',
+    vlink: 'rebuild',
+    apollo: '—',
+    ours: '`--rebuild` (and `--yes` skips the question); `-y` exits 2 naming both, as it meant `--yes` here before',
+    example: ['fix', 'drive.vdb', '-y'],
+    behaviour: 'exit 2 naming --rebuild and --yes',
+  },
+  {
+    id: 'keys',
+    flag: '↑/↓ in `play`',
+    vlink: '↑ back 5 s, ↓ forward 5 s',
+    apollo: '—',
+    ours: '↑ forward, ↓ back (as mpv); `--vlink-keys` swaps them to VLink’s',
+  },
+  {
+    id: 'trigger-daemon',
+    flag: '`vlink-trigger` daemon and its dump command',
+    vlink: 'a trigger recorder daemon on the bus, dumps on request',
+    apollo: '—',
+    ours: '`vlink-bag trigger <dir> --from …` and `vlink-bag trigger dump` (key, SIGUSR1, stdin line, HTTP); tested in trigger.test.ts',
+  },
+  {
+    id: 'play-no-output',
+    flag: '`play` without a terminal',
+    vlink: '—',
+    apollo: '—',
+    ours: 'exit 2 unless `--stdout` or `--serve` (nothing would happen)',
+    example: ['play', 'drive.vdb'],
+    behaviour: 'exit 2 naming --stdout and --serve',
+  },
+];
+
+/** The table as Markdown (flag | VLink | Apollo | ours). */
+export function compatMarkdown(): string {
+  const cell = (text: string) => text.replace(/\|/g, '\\|');
+  return [
+    '| Flag | VLink `vlink-bag` | Apollo `cyber_recorder` | `vlink-bag` here |',
+    '| --- | --- | --- | --- |',
+    ...COMPAT_ROWS.map((row) => `| ${[row.flag, row.vlink, row.apollo, row.ours].map(cell).join(' | ')} |`),
+  ].join('\n');
+}

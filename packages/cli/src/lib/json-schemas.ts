@@ -1,0 +1,239 @@
+/**
+ * The JSON Schema (draft 2020-12) of every verb's `--json` output: one document on stdout, except `cat --json`,
+ * which writes one frame object per line (the schema describes one line). The docs' CLI reference prints these, and
+ * the tests validate every verb's output against them, so neither can drift.
+ */
+type Schema = Record<string, unknown>;
+
+const int = { type: 'integer', minimum: 0 } as const;
+const num = { type: 'number' } as const;
+const str = { type: 'string' } as const;
+const bool = { type: 'boolean' } as const;
+
+function object(properties: Record<string, unknown>, required: readonly string[] = Object.keys(properties)): Schema {
+  return { type: 'object', properties, required: [...required], additionalProperties: false };
+}
+
+const urlMeta: Schema = {
+  type: 'object',
+  required: ['index', 'url', 'type', 'ser', 'schemaType', 'count', 'size', 'loss', 'freq'],
+  properties: {
+    index: int,
+    url: str,
+    type: { enum: ['Method', 'Event', 'Field', 'Unknown'] },
+    action: str,
+    ser: str,
+    schemaType: { type: 'integer', minimum: 0, maximum: 5 },
+    count: int,
+    size: int,
+    loss: num,
+    freq: num,
+    encoding: str,
+  },
+};
+
+const urlTiming: Schema = {
+  type: 'object',
+  required: ['url', 'count', 'rateHz', 'gaps'],
+  properties: {
+    url: str,
+    count: int,
+    rateHz: num,
+    gaps: { type: 'array', items: { type: 'object', required: ['startUs', 'lengthUs'] } },
+  },
+};
+
+const info: Schema = {
+  type: 'object',
+  description: "BagReader.getInfo() (core's Info), plus `timing` with --gaps",
+  required: [
+    'path',
+    'format',
+    'version',
+    'storageType',
+    'messageCount',
+    'totalDuration',
+    'blankDuration',
+    'compressionType',
+    'tagName',
+    'hasCompleted',
+    'startTimestamp',
+    'splitCount',
+    'fileSize',
+    'urls',
+  ],
+  properties: {
+    path: str,
+    format: str,
+    version: str,
+    storageType: str,
+    messageCount: int,
+    totalDuration: num,
+    blankDuration: num,
+    compressionType: str,
+    tagName: str,
+    hasCompleted: bool,
+    startTimestamp: num,
+    splitCount: int,
+    fileSize: int,
+    urls: { type: 'array', items: urlMeta },
+    timing: object({ factor: num, urls: { type: 'array', items: urlTiming } }),
+  },
+};
+
+const frameLine: Schema = {
+  type: 'object',
+  description: 'one line per frame: the NDJSON frame shape (`cat`, `play --stdout`, `record --stdin`)',
+  required: ['timestamp', 'url', 'action', 'serType', 'schemaType', 'size', 'data'],
+  properties: {
+    timestamp: num,
+    url: str,
+    action: { enum: ['Unknown', 'C/Req', 'C/Resp', 'S/Req', 'S/Resp', 'Pub', 'Sub', 'Set', 'Get'] },
+    serType: str,
+    schemaType: { type: 'integer', minimum: 0, maximum: 5 },
+    size: int,
+    data: { type: 'string', contentEncoding: 'base64' },
+    decoded: {},
+  },
+  additionalProperties: false,
+};
+
+const copyResult = (inputs: Schema): Schema =>
+  object({ ...inputs, output: str, frames: int, bytes: int, warnings: { type: 'array', items: str } });
+
+const checkReport: Schema = object({
+  ok: bool,
+  path: str,
+  quick: bool,
+  frames: int,
+  problems: {
+    type: 'array',
+    items: {
+      type: 'object',
+      required: ['file', 'message'],
+      properties: { file: str, message: str, offset: int, row: int, url: str, timeUs: num },
+      additionalProperties: false,
+    },
+  },
+  moreProblems: int,
+});
+
+const urlRepair: Schema = {
+  type: 'object',
+  required: ['url', 'recoveredFrames', 'recoveredBytes', 'lostFrames', 'lostBytes'],
+  properties: { url: str, action: str, recoveredFrames: int, recoveredBytes: int, lostFrames: int, lostBytes: int },
+  additionalProperties: false,
+};
+
+const repairReport: Schema = {
+  oneOf: [
+    {
+      description: 'the bag passed check: nothing was rewritten',
+      ...object({ path: str, ok: { const: true }, rewritten: { const: false } }),
+    },
+    {
+      description: "core's RepairReport",
+      type: 'object',
+      required: [
+        'path',
+        'output',
+        'replaced',
+        'readableFrames',
+        'frames',
+        'bytes',
+        'lostFrames',
+        'lostBytes',
+        'lossless',
+        'urls',
+        'problems',
+      ],
+      properties: {
+        path: str,
+        output: str,
+        backup: str,
+        replaced: bool,
+        readableFrames: int,
+        frames: int,
+        bytes: int,
+        lostFrames: int,
+        lostBytes: int,
+        lossless: bool,
+        urls: { type: 'array', items: urlRepair },
+        problems: { type: 'array', items: str },
+        segments: { type: 'array' },
+      },
+    },
+  ],
+};
+
+const dumpResult: Schema = {
+  type: 'object',
+  description: "core's DumpResult",
+  required: ['file', 'reason', 'frames', 'bytes', 'urls', 'startTimestamp', 'durationUs', 'triggerUs', 'rotated'],
+  properties: {
+    file: str,
+    reason: str,
+    frames: int,
+    bytes: int,
+    urls: int,
+    startTimestamp: num,
+    durationUs: num,
+    triggerUs: num,
+    rotated: { type: 'array', items: str },
+  },
+};
+
+const triggerEvent: Schema = {
+  description: 'one line per event',
+  oneOf: [
+    object({ event: { const: 'listening' }, url: str }),
+    object({ event: { const: 'ready' }, pid: int }),
+    {
+      ...dumpResult,
+      required: ['event', 'via', ...(dumpResult['required'] as string[])],
+      properties: {
+        event: { const: 'dump' },
+        via: { enum: ['key', 'SIGUSR1', 'stdin', 'http'] },
+        ...(dumpResult['properties'] as object),
+      },
+    },
+    object({ event: { const: 'error' }, via: str, message: str }),
+  ],
+};
+
+export const JSON_SCHEMAS: Readonly<Record<string, Schema>> = {
+  info,
+  cat: frameLine,
+  record: object({
+    output: str,
+    frames: int,
+    bytes: int,
+    dropped: int,
+    oversize: int,
+    skippedWhilePaused: int,
+    reason: str,
+  }),
+  play: object({
+    path: str,
+    frames: int,
+    bytes: int,
+    interrupted: bool,
+    warnings: { type: 'array', items: str },
+  }),
+  clone: copyResult({ source: str }),
+  split: copyResult({ source: str }),
+  merge: copyResult({ sources: { type: 'array', items: str, minItems: 2 } }),
+  check: checkReport,
+  reindex: object({ path: str, ok: { const: true } }),
+  fix: repairReport,
+  recover: repairReport,
+  tag: object({ path: str, tag: str }),
+  serve: object({ url: str, root: str }),
+  trigger: triggerEvent,
+  'trigger dump': dumpResult,
+};
+
+/** Prints one `--json` document. */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}

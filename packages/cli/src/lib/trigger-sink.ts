@@ -1,0 +1,66 @@
+import type { BagWriterOptions, Frame, SchemaData, TriggerRecorder } from '@vlink/bag';
+import type { LiveSink } from './live-sink.js';
+
+/**
+ * A live source's frames into a `TriggerRecorder`'s rings instead of a file: every frame is stamped on arrival
+ * (the recorder clock), so the pre window is "the last N seconds received" whatever timeline the source had.
+ */
+export class TriggerSink implements LiveSink {
+  readonly stopped: Promise<string>;
+  private resolveStopped!: (reason: string) => void;
+  private stopReason: string | undefined;
+  private opened = false;
+  private schemaNoted = false;
+  frames = 0;
+  refused = 0;
+
+  constructor(
+    private readonly recorder: TriggerRecorder,
+    private readonly logLine: (message: string) => void,
+    onTrigger?: (params: Record<string, unknown>) => void,
+  ) {
+    this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
+    if (onTrigger) this.onTriggerLine = onTrigger;
+  }
+
+  onTriggerLine?: (params: Record<string, unknown>) => void;
+
+  get isOpen(): boolean {
+    return this.opened;
+  }
+  get isStopping(): boolean {
+    return this.stopReason !== undefined;
+  }
+  get mustWait(): boolean {
+    return false;
+  }
+
+  async open(_overrides?: Partial<BagWriterOptions>): Promise<void> {
+    this.opened = true;
+  }
+
+  async write(frame: Frame): Promise<void> {
+    if (this.recorder.ingest({ ...frame, timestamp: -1 })) this.frames++;
+    else this.refused++;
+  }
+
+  async ready(): Promise<void> {}
+
+  pushSchema(schema: SchemaData): void {
+    if (this.schemaNoted) return;
+    this.schemaNoted = true;
+    this.logLine(`note: dumps do not embed schemas (first one seen: ${schema.name})`);
+  }
+
+  setUrlLoss(_url: string, _loss: number): void {}
+
+  stop(reason: string): void {
+    if (this.stopReason !== undefined) return;
+    this.stopReason = reason;
+    this.resolveStopped(reason);
+  }
+
+  log(message: string): void {
+    this.logLine(message);
+  }
+}
