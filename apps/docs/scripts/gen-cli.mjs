@@ -92,7 +92,7 @@ export async function generate() {
     '(`packages/cli/src/lib/json-schemas.ts`).',
     ...Object.entries(JSON_SCHEMAS).flatMap(([verb, schema]) => [
       '',
-      `### \`vlink-bag ${verb} --json\` {#json-${verb}}`,
+      `### \`vlink-bag ${verb} --json\` {#json-${verb.replace(/ /g, '-')}}`,
       '',
       '```json',
       JSON.stringify(
