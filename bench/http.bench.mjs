@@ -131,7 +131,16 @@ async function timed(fn) {
 function streamGet(url) {
   return new Promise((resolve, reject) => {
     httpGet(url, (res) => {
-      if (res.statusCode !== 200) reject(new Error(`${url}: ${res.statusCode}`));
+      if (res.statusCode !== 200) {
+        // The server's answer says why (busy, deadline, …): keep it in the error.
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => {
+          text += chunk;
+        });
+        res.on('end', () => reject(new Error(`${url}: ${res.statusCode} ${text.slice(0, 300)}`)));
+        return;
+      }
       let bytes = 0;
       let lines = 0;
       res.on('data', (value) => {

@@ -31,6 +31,12 @@ const ways: Record<string, Array<{ name: string; args: (code: string, out: strin
   node: [
     { name: 'node --input-type=module -', args: () => ['--input-type=module', '-'], stdin: true },
     { name: 'node --input-type=module -e', args: (code) => ['--input-type=module', '-e', code] },
+    // Per-process V8 flags that Node refuses in a Worker's execArgv.
+    {
+      name: 'node --expose-gc --stack-trace-limit=50 --input-type=module -',
+      args: () => ['--expose-gc', '--stack-trace-limit=50', '--input-type=module', '-'],
+      stdin: true,
+    },
     {
       name: 'node --import <hooks> --input-type=module -',
       args: () => ['--import', pathToFileURL(join(dir, 'hooks.mjs')).href, '--input-type=module', '-'],

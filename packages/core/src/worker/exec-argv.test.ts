@@ -24,6 +24,9 @@ describe('workerExecArgv', () => {
         '--enable-source-maps',
         '--no-warnings',
         '--max-old-space-size=64',
+        '--expose-gc',
+        '--stack-trace-limit=50',
+        '--harmony',
       ]),
       [
         '--import',
@@ -40,5 +43,38 @@ describe('workerExecArgv', () => {
     );
     assert.deepEqual(workerExecArgv([]), []);
     assert.deepEqual(workerExecArgv(['--import']), [], 'a flag missing its value is dropped');
+  });
+
+  // Node refuses per-process flags in a Worker's execArgv, and the whole worker with them: every flag kept must start
+  // one (a process started with `node --expose-gc` once failed its first bag worker this way).
+  const onNode =
+    typeof (globalThis as { Bun?: unknown }).Bun === 'undefined' &&
+    typeof (globalThis as { Deno?: unknown }).Deno === 'undefined';
+  test('every flag it keeps starts a Node worker', {
+    skip: onNode ? false : 'Node only: other runtimes ignore execArgv',
+  }, async () => {
+    const { Worker } = await import('node:worker_threads');
+    const kept = workerExecArgv([
+      '--no-warnings',
+      '--no-deprecation',
+      '--trace-warnings',
+      '--trace-uncaught',
+      '--enable-source-maps',
+      '--preserve-symlinks',
+      '--preserve-symlinks-main',
+      '--unhandled-rejections=strict',
+      '--disable-warning=DEP0040',
+      '--conditions=development',
+      '--experimental-vm-modules',
+      '--expose-gc',
+      '--stack-trace-limit=50',
+      '--harmony',
+    ]);
+    assert.ok(kept.length >= 11, `kept ${kept.join(' ')}`);
+    assert.ok(!kept.includes('--expose-gc'));
+    for (const flag of kept) {
+      const worker = new Worker('0', { eval: true, execArgv: [flag] });
+      assert.equal(await new Promise((resolve) => worker.once('exit', resolve)), 0, flag);
+    }
   });
 });

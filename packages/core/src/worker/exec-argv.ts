@@ -4,6 +4,8 @@
  * flags that make no sense for a module file and fail it ("--input-type can only be used with string input"). Only
  * flags about how modules are found and loaded, and a few harmless diagnostics, are passed on: `--import`/`--require`
  * hooks (a TypeScript loader the backend module may need), `--conditions`, `--experimental-*`, warnings, source maps.
+ * Per-process V8 flags (`--expose-gc`, `--stack-trace-limit`, `--harmony*`, `--max-old-space-size` …) are not passed:
+ * Node refuses them in a Worker's `execArgv` (ERR_WORKER_INVALID_EXEC_ARGV) — V8 flags hold for every thread anyway.
  */
 const KEEP_WITH_VALUE = new Set([
   '--import',
@@ -14,7 +16,6 @@ const KEEP_WITH_VALUE = new Set([
   '--conditions',
   '-C',
   '--disable-warning',
-  '--stack-trace-limit',
   '--unhandled-rejections',
 ]);
 const KEEP = new Set([
@@ -25,7 +26,6 @@ const KEEP = new Set([
   '--enable-source-maps',
   '--preserve-symlinks',
   '--preserve-symlinks-main',
-  '--expose-gc',
 ]);
 
 export function workerExecArgv(parent: readonly string[]): string[] {
@@ -37,7 +37,7 @@ export function workerExecArgv(parent: readonly string[]): string[] {
     if (KEEP_WITH_VALUE.has(name)) {
       if (name !== arg) out.push(arg);
       else if (i + 1 < parent.length) out.push(arg, parent[++i]!);
-    } else if (KEEP.has(name) || /^--(no-)?experimental-[a-z0-9-]+$/.test(name) || /^--harmony/.test(name)) {
+    } else if (KEEP.has(name) || /^--(no-)?experimental-[a-z0-9-]+$/.test(name)) {
       out.push(arg);
     }
   }
