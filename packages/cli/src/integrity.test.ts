@@ -32,6 +32,18 @@ before(async () => {
   await writeBag(vdb, { frames: bigFrames(120) });
 });
 
+test('check without a terminal on stderr: no progress bar or activity line, only the verdict on stdout', async () => {
+  for (const [path, frames] of [
+    [original, 300],
+    [vdb, 120],
+  ] as const) {
+    const run = await runCli(['check', path]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stderr, '');
+    assert.equal(run.stdout, `${path}: ok (${frames} frames checked)\n`);
+  }
+});
+
 interface JsonReport {
   frames: number;
   lostFrames: number;
