@@ -34,8 +34,8 @@ export const mcapBackend: Backend = {
     return VcapReader.open(path, options, await loadCodecs());
   },
   /** A repaired copy of one `.vcap` (`repairBag`); split recordings are repaired segment by segment by core. */
-  async salvage(source, target) {
-    return salvageVcap(source, target, await loadCodecs());
+  async salvage(source, target, options) {
+    return salvageVcap(source, target, await loadCodecs(), options?.onProgress);
   },
   /** A single `.vcap` has no rewritable tag (format reference §5.4 step 9); a `.vcapx` has it in its manifest (§6). */
   async tag(path, name) {

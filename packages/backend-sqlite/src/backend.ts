@@ -7,6 +7,7 @@ import {
   type ReaderOptions,
   type RecordingContext,
   type ResolvedWriterConfig,
+  type SalvageOptions,
 } from '@vlink/bag-core';
 import { loadDriver, type SqliteDriver } from './driver/driver.js';
 import { VdbFileWriter } from './vdb/file-writer.js';
@@ -50,9 +51,9 @@ export function createSqliteBackend(options: SqliteBackendOptions = {}): Backend
       return VdbReader.open(await driver(), path, options);
     },
     /** A repaired copy of one `.vdb` (`repairBag`); `.vdbx` recordings are repaired segment by segment by core. */
-    async salvage(source: string, target: string) {
+    async salvage(source: string, target: string, options?: SalvageOptions) {
       if (assertVdb(source)) throw new BagError('INVALID_ARGUMENT', 'salvage takes one .vdb file', { file: source });
-      return salvageVdb(await driver(), source, target);
+      return salvageVdb(await driver(), source, target, options?.onProgress);
     },
     async tag(path: string, name: string): Promise<boolean> {
       if (assertVdb(path)) return tagVdbx(await driver(), path, name);

@@ -12,7 +12,16 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from '@vlink/fixtures/test';
-import { ActionType, BagError, BagReader, BagWriter, type Frame, repairBag, SchemaType } from './index.js';
+import {
+  ActionType,
+  BagError,
+  BagReader,
+  BagWriter,
+  type Frame,
+  type MaintenanceProgress,
+  repairBag,
+  SchemaType,
+} from './index.js';
 
 // repairBag on every runtime: it never loses a frame a reader can read, keeps the original (or writes elsewhere),
 // reports per url, and rewrites manifests whose counts cannot be true.
@@ -139,6 +148,41 @@ describe('repairBag', () => {
     assert.deepEqual([report.frames, report.lostFrames, report.lostBytes, report.lossless], [300, 0, 0, true]);
     assert.deepEqual(await readAll(copy), expected);
   });
+
+  for (const ext of ['.vcap', '.vdb', '.vcapx', '.vdbx']) {
+    test(`${ext}: onProgress reports done growing monotonically to total, with steps on the way`, async () => {
+      const path = join(dir, `progress${ext}`);
+      const n = 2600; // more than two of the .vdb salvage's 1024-row steps
+      const writer = await BagWriter.create(path, { syncMode: true, cacheSize: 16 * 1024, splitBySize: 40_000 });
+      for (let i = 0; i < n; i++)
+        writer.push({
+          timestamp: 1000 + i * 1000,
+          url: '/cam',
+          data: new Uint8Array(48).fill(i & 0xff),
+          serType: 'raw.Cam',
+          schemaType: SchemaType.Raw,
+          actionType: ActionType.Publish,
+        });
+      await writer.close();
+      const seen: MaintenanceProgress[] = [];
+      const report = await repairBag(path, { backup: false, onProgress: (p) => seen.push({ ...p }) });
+      assert.equal(report.frames, n);
+      assert.ok(seen.length >= 2, `${seen.length} reports`);
+      const { total, unit } = seen[0]!;
+      assert.equal(unit, ext.endsWith('x') ? 'segments' : ext === '.vdb' ? 'rows' : 'bytes');
+      let last = 0;
+      for (const p of seen) {
+        assert.deepEqual([p.total, p.unit], [total, unit]);
+        assert.ok(p.done >= last && p.done <= total, `done ${p.done} after ${last} of ${total}`);
+        last = p.done;
+      }
+      assert.equal(last, total);
+      assert.ok(
+        seen.some((p) => p.done > 0 && p.done < total),
+        'steps on the way',
+      );
+    });
+  }
 
   for (const bad of ['1e300', '-5']) {
     test(`.vcapx whose manifest count is ${bad}: read from the segments, check fails, repair rewrites it`, async () => {

@@ -32,6 +32,23 @@ before(async () => {
   await writeBag(vdb, { frames: bigFrames(120) });
 });
 
+test('check and fix without a terminal on stderr: no progress bar or activity line, only the verdict on stdout', async () => {
+  for (const [path, frames] of [
+    [original, 300],
+    [vdb, 120],
+  ] as const) {
+    const run = await runCli(['check', path]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stderr, '');
+    assert.equal(run.stdout, `${path}: ok (${frames} frames checked)\n`);
+    const out = tmp.path(`quiet-fix-${frames}${path.slice(path.lastIndexOf('.'))}`);
+    const fix = await runCli(['fix', path, '--output', out]);
+    assert.equal(fix.code, 0, fix.stderr);
+    assert.equal(fix.stderr, '');
+    assert.match(fix.stdout, new RegExp(`^${path}: fixed: ${frames} frames .* nothing lost into ${out}\n$`));
+  }
+});
+
 interface JsonReport {
   frames: number;
   lostFrames: number;

@@ -100,6 +100,18 @@ export type { SplitManifest, ManifestHeader, ManifestUrl, ManifestFlavor } from 
 export { parseManifest } from './split/manifest-parse.js';
 export type { ParsedManifest } from './split/manifest-parse.js';
 export { repairBag } from './maintenance/repair.js';
-export type { RepairOptions, RepairReport, SalvageResult, UrlRepair } from './maintenance/repair-report.js';
+export type {
+  RepairOptions,
+  RepairReport,
+  SalvageOptions,
+  SalvageResult,
+  UrlRepair,
+} from './maintenance/repair-report.js';
 export { formatCheckProblem } from './maintenance/check-report.js';
-export type { CheckOptions, CheckProblem, CheckReport } from './maintenance/check-report.js';
+export type {
+  CheckOptions,
+  CheckProblem,
+  CheckReport,
+  MaintenanceProgress,
+  ProgressCallback,
+} from './maintenance/check-report.js';

@@ -1,3 +1,4 @@
+import type { ProgressCallback } from '@vlink/bag-core';
 import type { Codecs } from '../codecs.js';
 import type { Readable } from '../io/readable.js';
 import { Opcode } from '../mcap/constants.js';
@@ -56,6 +57,7 @@ export function scanDataSection(
   codecs: Codecs,
   file: string | undefined,
   problem: ReportProblem,
+  onProgress?: ProgressCallback,
 ): DataSectionFacts {
   const schemas = new Map<number, Schema>();
   const channels = new Map<number, Channel>();
@@ -103,6 +105,9 @@ export function scanDataSection(
       walkEnd,
       { codecs, validateCrcs: true, resync: true, ...(file === undefined ? {} : { file }) },
       (item) => {
+        // Bytes of the data section walked, reported once per chunk (the unit of work worth a redraw).
+        if (onProgress && item.kind === 'chunk')
+          onProgress({ done: Math.min(item.offset + item.length, walkEnd), total: walkEnd, unit: 'bytes' });
         if (item.kind !== 'record' || item.opcode !== Opcode.MessageIndex) lastChunk = undefined;
         if (item.kind === 'record' || item.kind === 'chunk') {
           if (dataCrc !== undefined && !crcDone)
@@ -196,6 +201,7 @@ export function scanDataSection(
   } catch (error) {
     problem(`data section: ${errorMessage(error)}`);
   }
+  onProgress?.({ done: walkEnd, total: walkEnd, unit: 'bytes' });
   return {
     schemas,
     channels,

@@ -1,3 +1,4 @@
+import type { ProgressCallback } from '@vlink/bag-core';
 import type { Codecs } from '../codecs.js';
 import type { Readable } from '../io/readable.js';
 import { crc32Append } from '../mcap/crc32.js';
@@ -30,7 +31,12 @@ const MAX_PROBLEMS = 100;
  * data (statistics, schemas, channels, chunk indexes with their message indexes, metadata indexes, summary offsets).
  * For VLink files also the `VLinkHeader` keys and a `VLinkChannel_<id>` per channel whose counts agree.
  */
-export function checkVcapReadable(readable: Readable, codecs: Codecs, file?: string): VcapCheckReport {
+export function checkVcapReadable(
+  readable: Readable,
+  codecs: Codecs,
+  file?: string,
+  onProgress?: ProgressCallback,
+): VcapCheckReport {
   const problems: string[] = [];
   const located: Array<{ text: string; offset: number | undefined }> = [];
   let more = 0;
@@ -71,7 +77,7 @@ export function checkVcapReadable(readable: Readable, codecs: Codecs, file?: str
 
   // --- the data section ------------------------------------------------------------------------------------------
   const walkEnd = summary ? summary.dataEnd : readable.size();
-  const data = scanDataSection(readable, headerEnd, walkEnd, codecs, file, problem);
+  const data = scanDataSection(readable, headerEnd, walkEnd, codecs, file, problem, onProgress);
   checkMessageIndexes(data.chunks, problem);
 
   const dataEnd = data.dataEnd;

@@ -1,6 +1,6 @@
 import { chmodSync, closeSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { BagError, type SalvageResult } from '@vlink/bag-core';
+import { BagError, type ProgressCallback, type SalvageResult } from '@vlink/bag-core';
 import { loadCodecs, type Codecs } from '../codecs.js';
 import { FileReadable } from '../io/file-readable.js';
 import { FileWritable } from '../io/file-writable.js';
@@ -100,13 +100,18 @@ function syncDirectory(dir: string): void {
  * `Backend.salvage` for a `.vcap`: `rebuildVcap` from `source` into a new file `target` (fsynced); `source` is only
  * read. Per url: messages kept and known lost.
  */
-export async function salvageVcap(source: string, target: string, codecs?: Codecs): Promise<SalvageResult> {
+export async function salvageVcap(
+  source: string,
+  target: string,
+  codecs?: Codecs,
+  onProgress?: ProgressCallback,
+): Promise<SalvageResult> {
   const readable = new FileReadable(source);
   try {
     const sink = new FileWritable(target);
     let report: VcapFixReport;
     try {
-      report = rebuildVcap(readable, sink, codecs ?? (await loadCodecs()), source);
+      report = rebuildVcap(readable, sink, codecs ?? (await loadCodecs()), source, onProgress);
       sink.sync();
     } finally {
       sink.close();

@@ -1,3 +1,4 @@
+import type { ProgressCallback } from '@vlink/bag-core';
 import type { Codecs } from '../codecs.js';
 import type { Readable } from '../io/readable.js';
 import type { Writable } from '../io/writable.js';
@@ -71,7 +72,13 @@ export interface VcapFixReport {
  * Damaged chunks and garbage are left out and counted; the walk resynchronises after them (see `walkDataSection`).
  * Throws `CORRUPT_FILE` when not even the MCAP header is readable.
  */
-export function rebuildVcap(source: Readable, sink: Writable, codecs: Codecs, file?: string): VcapFixReport {
+export function rebuildVcap(
+  source: Readable,
+  sink: Writable,
+  codecs: Codecs,
+  file?: string,
+  onProgress?: ProgressCallback,
+): VcapFixReport {
   const { header, headerEnd } = readHeader(source, file);
   let expected: Map<number, number> | undefined;
   let summary: Summary | undefined;
@@ -90,7 +97,7 @@ export function rebuildVcap(source: Readable, sink: Writable, codecs: Codecs, fi
     file,
     expected,
     summary,
-  ).run(headerEnd);
+  ).run(headerEnd, onProgress);
 }
 
 const MAX_PROBLEMS = 100;
@@ -175,13 +182,14 @@ class Rebuilder implements ChunkRebuildContext {
     return this.definitions.channels;
   }
 
-  run(headerEnd: number): VcapFixReport {
+  run(headerEnd: number, onProgress?: ProgressCallback): VcapFixReport {
+    const total = this.source.size();
     this.out.write(MAGIC);
     this.out.write(this.source.read(MAGIC.length, headerEnd - MAGIC.length).slice());
     walkDataSection(
       this.source,
       headerEnd,
-      this.source.size(),
+      total,
       {
         codecs: this.codecs,
         validateCrcs: true,
@@ -189,8 +197,14 @@ class Rebuilder implements ChunkRebuildContext {
         salvage: true,
         ...(this.file === undefined ? {} : { file: this.file }),
       },
-      (item) => this.visit(item),
+      (item) => {
+        this.visit(item);
+        // Bytes of the source walked, once per chunk (the unit of work worth a redraw).
+        if (onProgress && item.kind === 'chunk')
+          onProgress({ done: Math.min(item.offset + item.length, total), total, unit: 'bytes' });
+      },
     );
+    onProgress?.({ done: total, total, unit: 'bytes' });
     if (this.vlink) this.writeVlinkMetadata();
     this.writeTail();
     this.out.flush();

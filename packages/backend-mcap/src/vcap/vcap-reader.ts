@@ -168,7 +168,7 @@ export class VcapReader implements BackendReader {
       problems.add('this reader was not opened on a file it can check');
       return problems.report(this.path, false, 0);
     }
-    const report = checkVcapReadable(this.context.readable, this.context.codecs, this.path);
+    const report = checkVcapReadable(this.context.readable, this.context.codecs, this.path, options.onProgress);
     this.lastCheckReport = report;
     for (const p of report.located) problems.add(p.text, p.offset === undefined ? {} : { offset: p.offset });
     problems.more += report.more;

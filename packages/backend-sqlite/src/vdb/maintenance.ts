@@ -1,4 +1,11 @@
-import { inferSchemaType, isValidSchemaType, SchemaType, type CheckReport, type SchemaData } from '@vlink/bag-core';
+import {
+  inferSchemaType,
+  isValidSchemaType,
+  SchemaType,
+  type CheckReport,
+  type ProgressCallback,
+  type SchemaData,
+} from '@vlink/bag-core';
 import { decompressFrame, isCompressionFrame, ProblemList } from '@vlink/bag-core/internal';
 import { bytes } from './facts.js';
 import type { SqliteConnection, SqliteDriver } from '../driver/driver.js';
@@ -20,6 +27,7 @@ export function verifyVdb(
   schemas: SchemaData[],
   path: string,
   quick: boolean,
+  onProgress?: ProgressCallback,
 ): CheckReport {
   const problems = new ProblemList(path);
   const info = facts.info;
@@ -67,17 +75,24 @@ export function verifyVdb(
       problems.add(`schema "${s.name}" has no name, encoding or known family`);
   }
   if (quick) return problems.report(path, true, info.messageCount);
-  const frames = verifyRows(db, facts, problems);
+  const frames = verifyRows(db, facts, problems, onProgress);
   return problems.report(path, false, frames);
 }
 
 /** Reads every row: its url known, its compressed payload decodable; then the counts and sizes against the rows. */
-function verifyRows(db: SqliteConnection, facts: VdbFacts, problems: ProblemList): number {
+function verifyRows(
+  db: SqliteConnection,
+  facts: VdbFacts,
+  problems: ProblemList,
+  onProgress: ProgressCallback | undefined,
+): number {
   const counted = new Map<number, { n: number; size: number }>();
   let frames = 0;
+  const progress = onProgress && rowProgress(db, onProgress);
   try {
     for (const row of db.prepare('SELECT rowid, elapsed, url, data FROM VLinkDatas ORDER BY rowid;').iterate()) {
       frames++;
+      if (progress && frames % PROGRESS_ROWS === 0) progress.at(frames);
       const id = Number(row['url']);
       const entry = facts.byId.get(id);
       const where = { row: Number(row['rowid']), timeUs: Number(row['elapsed']), ...(entry ? { url: entry.url } : {}) };
@@ -101,6 +116,8 @@ function verifyRows(db: SqliteConnection, facts: VdbFacts, problems: ProblemList
   } catch (error) {
     problems.add(`VLinkDatas cannot be read to the end (after ${frames} rows): ${(error as Error).message}`);
     return frames;
+  } finally {
+    progress?.end();
   }
   for (const meta of facts.info.urls) {
     const c = counted.get(meta.index) ?? { n: 0, size: 0 };
@@ -109,6 +126,23 @@ function verifyRows(db: SqliteConnection, facts: VdbFacts, problems: ProblemList
       problems.add(`VLinkUrls says ${meta.size} bytes, the rows ${c.size}`, { url: meta.url });
   }
   return frames;
+}
+
+/** Rows between two progress reports: often enough for a bar, rare enough to cost nothing. */
+const PROGRESS_ROWS = 1024;
+
+/** Reports rows read of the table's row count; `done` never passes `total` and ends equal to it. */
+function rowProgress(db: SqliteConnection, onProgress: ProgressCallback) {
+  let total = 0;
+  try {
+    total = Number(db.prepare('SELECT COUNT(*) AS n FROM VLinkDatas;').get()?.['n'] ?? 0);
+  } catch {
+    // the read below reports the damage; the bar just ends at once
+  }
+  return {
+    at: (done: number) => onProgress({ done: Math.min(done, total), total, unit: 'rows' }),
+    end: () => onProgress({ done: total, total, unit: 'rows' }),
+  };
 }
 
 /** VLink `check()`'s answer: true when `verifyVdb` finds nothing. */

@@ -160,7 +160,7 @@ export class VdbReader implements BackendReader {
     } catch {
       // integrity_check reports the damage
     }
-    return verifyVdb(this.db, this.facts, schemas, this.path, options.quick === true);
+    return verifyVdb(this.db, this.facts, schemas, this.path, options.quick === true, options.onProgress);
   }
 
   async reindex(): Promise<boolean> {

@@ -1,5 +1,12 @@
 import { closeSync, copyFileSync, existsSync, openSync, readSync, rmSync, statSync, truncateSync } from 'node:fs';
-import { BagError, countsForFrequency, parseAction, type SalvageResult, type UrlRepair } from '@vlink/bag-core';
+import {
+  BagError,
+  countsForFrequency,
+  parseAction,
+  type ProgressCallback,
+  type SalvageResult,
+  type UrlRepair,
+} from '@vlink/bag-core';
 import { decompressFrame, isCompressionFrame } from '@vlink/bag-core/internal';
 import type { SqlRow, SqliteConnection, SqliteDriver, SqlValue } from '../driver/driver.js';
 import { frameOriginalSize } from './compression.js';
@@ -39,7 +46,12 @@ interface UrlRow {
  * and a clean close. A row whose compressed payload does not decode is dropped. `source` is never written: a hot
  * journal or WAL is rolled back on a private copy. What the header and `VLinkUrls` said beforehand measures the loss.
  */
-export function salvageVdb(driver: SqliteDriver, source: string, target: string): SalvageResult {
+export function salvageVdb(
+  driver: SqliteDriver,
+  source: string,
+  target: string,
+  onProgress?: ProgressCallback,
+): SalvageResult {
   const problems: string[] = [];
   const problem = (textLine: string) => {
     if (problems.length < MAX_PROBLEMS) problems.push(textLine);
@@ -163,7 +175,7 @@ export function salvageVdb(driver: SqliteDriver, source: string, target: string)
         out!.exec('BEGIN;');
       }
     };
-    const skipped = copyRows(src, keep, problem);
+    const skipped = copyRows(src, keep, problem, onProgress);
 
     const insertUrl = out.prepare(SQL.INSERT_URL);
     for (const u of urls.values()) {
@@ -298,7 +310,39 @@ function readUrls(db: SqliteConnection, problem: (line: string) => void): Map<nu
  * Every row SQLite can reach, in rowid order. When a step fails (a damaged page), the walk probes forward by
  * growing rowid steps for the next row it can read and goes on from there. Returns how many rowids were jumped over.
  */
-function copyRows(db: SqliteConnection, keep: (row: SqlRow) => void, problem: (line: string) => void): number {
+function copyRows(
+  db: SqliteConnection,
+  keep: (row: SqlRow) => void,
+  problem: (line: string) => void,
+  onProgress: ProgressCallback | undefined,
+): number {
+  // Progress by rowid against the largest one (the writer's rowids are dense; skipped damage still moves it on).
+  let total = 0;
+  if (onProgress) {
+    try {
+      total = Number(db.prepare('SELECT MAX(rowid) AS n FROM VLinkDatas;').get()?.['n'] ?? 0);
+    } catch {
+      // a damaged table: no steps, only the end
+    }
+  }
+  let reported = 0;
+  const report = (rowid: number) => {
+    const done = Math.min(rowid, total);
+    if (done > reported) onProgress?.({ done: (reported = done), total, unit: 'rows' });
+  };
+  try {
+    return copyRowsFrom(db, keep, problem, onProgress ? report : undefined);
+  } finally {
+    onProgress?.({ done: total, total, unit: 'rows' });
+  }
+}
+
+function copyRowsFrom(
+  db: SqliteConnection,
+  keep: (row: SqlRow) => void,
+  problem: (line: string) => void,
+  report: ((rowid: number) => void) | undefined,
+): number {
   const select = `${SQL.SELECT_FRAMES.replace('SELECT ', 'SELECT rowid, ')} WHERE rowid > ? ORDER BY rowid;`;
   const probe = 'SELECT rowid FROM VLinkDatas WHERE rowid > ? ORDER BY rowid LIMIT 1;';
   let last = 0;
@@ -310,6 +354,7 @@ function copyRows(db: SqliteConnection, keep: (row: SqlRow) => void, problem: (l
         keep(row);
         last = Number(row['rowid']);
         progressed = true;
+        if (report && (last & 1023) === 0) report(last);
       }
       return skipped;
     } catch (error) {

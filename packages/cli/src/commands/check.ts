@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { BagError, extensionOf, formatCheckProblem, type BagReader, type CheckReport } from '@vlink/bag';
 import { formatSize, table } from '../lib/format.js';
 import { printJson } from '../lib/json-schemas.js';
-import { Activity, liveOutput } from '../lib/progress.js';
+import { Activity, liveOutput, StepBar } from '../lib/progress.js';
 import { openBag } from '../lib/bag-io.js';
 import { CliError } from '../lib/errors.js';
 import { examples } from '../lib/filter-flags.js';
@@ -21,12 +21,18 @@ export function registerCheck(program: Command): void {
     .action(async (path: string, flags: { quick?: boolean; json?: boolean; quiet?: boolean; detail?: boolean }) => {
       const reader = await openForCheck(path);
       try {
-        const activity = new Activity(liveOutput(flags.quiet || flags.json), `check ${path}`);
+        // The full check reports rows/bytes/segments read (a bar); the quick one only says it is busy.
+        const live = liveOutput(flags.quiet || flags.json);
+        const quick = flags.quick === true;
+        const activity = quick ? new Activity(live, `check ${path}`) : undefined;
+        const bar = quick ? undefined : new StepBar(live, `check ${path}`);
         let report: Awaited<ReturnType<typeof reader.verify>>;
         try {
-          report = await reader.verify({ quick: flags.quick === true });
+          const onProgress = bar?.onProgress;
+          report = await reader.verify(onProgress ? { quick, onProgress } : { quick });
         } finally {
-          activity.stop();
+          activity?.stop();
+          bar?.stop();
         }
         if (flags.json) printJson(report);
         else if (flags.detail) process.stdout.write(detail(reader, report));

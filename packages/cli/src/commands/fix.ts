@@ -4,7 +4,7 @@ import { openBag, prepareOutput } from '../lib/bag-io.js';
 import { confirm } from '../lib/confirm.js';
 import { CliError, usageError } from '../lib/errors.js';
 import { printJson } from '../lib/json-schemas.js';
-import { Activity, liveOutput } from '../lib/progress.js';
+import { liveOutput, StepBar } from '../lib/progress.js';
 import { examples } from '../lib/filter-flags.js';
 import { formatSize } from '../lib/format.js';
 
@@ -76,15 +76,17 @@ async function fixBag(path: string, flags: FixFlags): Promise<void> {
     if (!(await confirm(`Repair ${path} in place, ${keep}? [y/N] `)))
       throw new CliError('not fixed (not confirmed)', path);
   }
-  const activity = new Activity(liveOutput(flags.quiet || flags.json), `fix ${path}`);
+  const bar = new StepBar(liveOutput(flags.quiet || flags.json), `fix ${path}`);
   let report: RepairReport;
   try {
+    const onProgress = bar.onProgress;
     report = await repairBag(path, {
       ...(flags.output === undefined ? {} : { output: flags.output }),
       backup: flags.backup !== false,
+      ...(onProgress ? { onProgress } : {}),
     });
   } finally {
-    activity.stop();
+    bar.stop();
   }
   if (flags.json) printJson(report);
   else if (!flags.quiet || !report.lossless) process.stdout.write(describe(report));

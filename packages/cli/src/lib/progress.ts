@@ -1,5 +1,7 @@
 import cliProgress from 'cli-progress';
 import { StatusLine } from './status-line.js';
+import type { MaintenanceProgress } from '@vlink/bag';
+import { formatSize } from './format.js';
 
 /** Whether live terminal output (bars, status lines) may be drawn: stderr is a terminal and not `--quiet`/`--json`. */
 export function liveOutput(quiet: boolean | undefined): boolean {
@@ -72,4 +74,55 @@ export class Activity {
     if (this.timer) clearInterval(this.timer);
     this.status.finish(`${this.label}: ${outcome} in ${((Date.now() - this.startedAt) / 1000).toFixed(1)} s`);
   }
+}
+
+/**
+ * A bar on stderr for a maintenance run that reports its steps (core's `onProgress`: rows, bytes or segments): drawn
+ * from the first report on, so a run that reports nothing draws nothing. Nothing when the output is not live.
+ */
+export class StepBar {
+  private readonly bar: cliProgress.SingleBar | undefined;
+  private started = false;
+
+  constructor(enabled: boolean, label: string) {
+    if (!enabled) return;
+    this.bar = new cliProgress.SingleBar(
+      {
+        format: `${label} [{bar}] {percentage}% | {amount} | {duration_formatted}`,
+        stream: process.stderr,
+        hideCursor: true,
+        clearOnComplete: false,
+        fps: 10,
+        barsize: 30,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+  }
+
+  /** The callback to hand to core (`verify({ onProgress })`); undefined when nothing is drawn. */
+  get onProgress(): ((p: MaintenanceProgress) => void) | undefined {
+    return this.bar ? (p) => this.update(p) : undefined;
+  }
+
+  private update({ done, total, unit }: MaintenanceProgress): void {
+    if (!this.bar) return;
+    const amount = unit === 'bytes' ? `${formatSize(done)} / ${formatSize(total)}` : `${fixed(done)}/${total} ${unit}`;
+    if (!this.started) {
+      this.bar.start(Math.max(1, total), 0, { amount });
+      this.started = true;
+    }
+    this.bar.setTotal(Math.max(1, total));
+    this.bar.update(done, { amount });
+  }
+
+  stop(): void {
+    if (this.bar && this.started) {
+      this.bar.stop();
+      this.started = false;
+    }
+  }
+}
+
+function fixed(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(1);
 }

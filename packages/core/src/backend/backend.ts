@@ -2,7 +2,7 @@ import type { ReaderOptions, ResolvedWriterConfig } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import type { Info } from '../model/info.js';
 import type { CheckOptions, CheckReport } from '../maintenance/check-report.js';
-import type { SalvageResult } from '../maintenance/repair-report.js';
+import type { SalvageOptions, SalvageResult } from '../maintenance/repair-report.js';
 import type { SchemaType } from '../model/schema-type.js';
 
 /**
@@ -47,7 +47,7 @@ export interface Backend {
    * Beyond VLink, for `repairBag`: writes a complete, fsynced copy of the single file `source` (not a split manifest)
    * to `target` with everything that can be read from it, and says what was kept and lost. Never touches `source`.
    */
-  salvage?(source: string, target: string): Promise<SalvageResult>;
+  salvage?(source: string, target: string, options?: SalvageOptions): Promise<SalvageResult>;
 }
 
 /** What the writer engine decided for the whole recording and hands to every file it opens. */

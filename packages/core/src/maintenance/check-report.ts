@@ -32,7 +32,24 @@ export interface CheckReport {
 export interface CheckOptions {
   /** Metadata and structure only (today's VLink `check()`), without decoding every payload. */
   quick?: boolean;
+  /**
+   * Called as the full check advances (not for `quick`): `done` grows monotonically and ends equal to `total`. Called
+   * synchronously from the check's loop, so keep it cheap (a progress bar's update).
+   */
+  onProgress?: ProgressCallback;
 }
+
+/**
+ * How far a maintenance run is: `done` of `total` in `unit` (`.vdb`: rows of `VLinkDatas`; `.vcap`: bytes of the data
+ * section; split recordings: segments, `done` fractional within the segment being checked).
+ */
+export interface MaintenanceProgress {
+  done: number;
+  total: number;
+  unit: 'rows' | 'bytes' | 'segments';
+}
+
+export type ProgressCallback = (progress: MaintenanceProgress) => void;
 
 export const MAX_CHECK_PROBLEMS = 100;
 

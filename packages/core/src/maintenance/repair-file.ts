@@ -17,7 +17,7 @@ export async function repairFile(path: string, options: RepairOptions, fs: Repai
   const temp = fs.siblingTemp(destination, extensionOf(path));
   try {
     const readableFrames = await countReadable(path);
-    const salvage = await backend.salvage(path, temp);
+    const salvage = await backend.salvage(path, temp, options.onProgress ? { onProgress: options.onProgress } : {});
     const verified = await verifyCopy(temp);
     const frames = verified.frames;
     const report: RepairReport = {

@@ -1,3 +1,4 @@
+import type { ProgressCallback } from './check-report.js';
 /** What a repair kept and lost of one url (one url + action for formats that key channels so). */
 export interface UrlRepair {
   url: string;
@@ -56,4 +57,14 @@ export interface RepairOptions {
   output?: string;
   /** Keep the original as `<path>.bak` when replacing it (default true). */
   backup?: boolean;
+  /**
+   * Called as the salvage advances (`.vdb`: rows by rowid; `.vcap`: bytes of the source per chunk; split recordings:
+   * segments, fractional within the one being repaired); `done` grows monotonically and ends equal to `total`.
+   */
+  onProgress?: ProgressCallback;
+}
+
+/** What `Backend.salvage` may be told beyond its source and target. */
+export interface SalvageOptions {
+  onProgress?: ProgressCallback;
 }

@@ -41,21 +41,35 @@ export async function repairSplit(path: string, options: RepairOptions, fs: Repa
   const segments: RepairReport[] = [];
   const kept: Array<{ name: string; info: Info; offsetUs: number }> = [];
   let firstStart: number | undefined;
-  for (const segment of names) {
+  for (const [index, segment] of names.entries()) {
+    // A segment's own progress becomes a fraction of its place in the recording.
+    const progress = options.onProgress;
+    const inSegment = (p: { done: number; total: number }) =>
+      progress?.({
+        done: index + (p.total > 0 ? Math.min(1, p.done / p.total) : 1),
+        total: names.length,
+        unit: 'segments',
+      });
     const outName = outStem === undefined ? segment : `${outStem}.${kept.length + 1}${segmentExt}`;
     let report: RepairReport;
     try {
       report = await repairFile(
         dir + segment,
-        { ...(output === undefined ? {} : { output: outDir + outName }), backup: options.backup !== false },
+        {
+          ...(output === undefined ? {} : { output: outDir + outName }),
+          backup: options.backup !== false,
+          ...(progress ? { onProgress: inSegment } : {}),
+        },
         fs,
       );
     } catch (error) {
+      progress?.({ done: index + 1, total: names.length, unit: 'segments' });
       problems.push(
         `segment ${segment} could not be repaired: ${error instanceof Error ? error.message : String(error)}`,
       );
       continue;
     }
+    progress?.({ done: index + 1, total: names.length, unit: 'segments' });
     segments.push(report);
     const info = await segmentInfo(outDir + outName);
     firstStart ??= info.startTimestamp;

@@ -263,7 +263,8 @@ export class BagReader {
   async verify(options: CheckOptions = {}): Promise<CheckReport> {
     this.ensureOpen();
     const quick = options.quick === true;
-    if (this.backend.verify) return this.backend.verify({ quick });
+    if (this.backend.verify)
+      return this.backend.verify(quick || !options.onProgress ? { quick } : { quick, onProgress: options.onProgress });
     const ok = (await this.backend.check?.()) ?? false;
     return {
       ok,

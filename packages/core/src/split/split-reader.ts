@@ -229,14 +229,21 @@ export class SplitReader implements BackendReader {
     for (const name of [...this.pending, ...this.opened.filter((o) => o.unlisted).map((o) => o.name)])
       problems.add(`segment ${name} of the interrupted recording is not listed in the manifest (fix adds it)`);
     let frames = 0;
-    for (const { reader } of this.sequence) {
+    const total = this.sequence.length;
+    const progress = quick ? undefined : options.onProgress; // the quick check is metadata only: nothing to follow
+    for (const [index, { reader }] of this.sequence.entries()) {
       if (!reader.verify) {
         const ok = reader.check ? await reader.check() : false;
         if (!ok) problems.add('check failed', { file: reader.path });
         frames += reader.info().messageCount;
+        progress?.({ done: index + 1, total, unit: 'segments' });
         continue;
       }
-      const report = await reader.verify({ quick });
+      // A segment's own progress becomes a fraction of its place in the recording.
+      const inSegment = (p: { done: number; total: number }) =>
+        progress?.({ done: index + (p.total > 0 ? Math.min(1, p.done / p.total) : 1), total, unit: 'segments' });
+      const report = await reader.verify(quick || !progress ? { quick } : { quick, onProgress: inSegment });
+      progress?.({ done: index + 1, total, unit: 'segments' });
       frames += report.frames;
       for (const p of report.problems) problems.add(p.message, p);
       problems.more += report.moreProblems;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, describe, test as nodeTest } from 'node:test';
 import type { Backend, BackendReader } from '../backend/backend.js';
 import { BagError } from '../errors.js';
+import type { MaintenanceProgress } from '../maintenance/check-report.js';
 import { resolveWriterConfig, type WriterConfig } from '../model/config.js';
 import type { Frame } from '../model/frame.js';
 import { SchemaType } from '../model/schema-type.js';
@@ -217,6 +218,38 @@ export function runBackendConformance({ backend, extension, config = {} }: Confo
       const garbage = join(dir, `garbage${extension}`);
       writeFileSync(garbage, patternBytes(4096, 7));
       await assert.rejects(backend.openReader(garbage, { readOnly: true }), (e: unknown) => BagError.isInstance(e));
+    });
+
+    test('a full verify reports progress: done grows monotonically to total; quick reports none', async () => {
+      const { path } = await record(sampleFrames(2400));
+      const reader = await backend.openReader(path, { readOnly: true });
+      try {
+        if (!reader.verify) return; // a backend without the full check has nothing to report
+        const seen: MaintenanceProgress[] = [];
+        const report = await reader.verify({ onProgress: (p) => seen.push({ ...p }) });
+        assert.equal(report.ok, true);
+        assert.equal(report.frames, 2400);
+        assert.ok(seen.length >= 2, `${seen.length} progress reports`);
+        const { total, unit } = seen[0]!;
+        assert.ok(total > 0);
+        let last = 0;
+        for (const p of seen) {
+          assert.equal(p.total, total, 'total stays the same');
+          assert.equal(p.unit, unit, 'unit stays the same');
+          assert.ok(p.done >= last && p.done <= total, `done ${p.done} after ${last} of ${total}`);
+          last = p.done;
+        }
+        assert.equal(last, total);
+        assert.ok(
+          seen.some((p) => p.done > 0 && p.done < total),
+          'reports on the way, not only at the end',
+        );
+        const quickSeen: MaintenanceProgress[] = [];
+        await reader.verify({ quick: true, onProgress: (p) => quickSeen.push(p) });
+        assert.deepEqual(quickSeen, []);
+      } finally {
+        reader.close();
+      }
     });
 
     test('an existing file is replaced by a new recording', async () => {
