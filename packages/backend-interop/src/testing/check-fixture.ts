@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { BagReader, Info, SchemaData } from '@vlink/bag-core';
-import { decodePayload } from './decode.js';
+import { PayloadDecoder } from '@vlink/bag-decode';
 import {
   type Expected,
   type ExpectedMessage,
@@ -91,13 +91,12 @@ export async function checkFixture(relative: string, options: FixtureOptions = {
   const order = (list: typeof want) => (options.sorted ? [...list].sort((a, b) => (key(a) < key(b) ? -1 : 1)) : list);
   assert.deepEqual(order(got), order(want));
 
+  const decoder = new PayloadDecoder({ schemas, urls: info.urls });
   for (const sample of expected.decoded) {
     const m = want[sample.index]!;
     const frame = frames.find((f) => f.url === m.url && f.timestamp === m.timestamp && f.sha256 === m.sha256);
     assert.ok(frame, `decoded sample ${sample.index} found`);
-    const encoding = info.urls.find((u) => u.url === frame.url)!.encoding!;
-    const schema = schemas.find((s) => s.name === frame.serType);
-    assertFields(decodePayload(encoding, schema, frame.data), sample.fields, `${relative}#${sample.index}`);
+    assertFields(decoder.decodeOrThrow(frame), sample.fields, `${relative}#${sample.index}`);
   }
   return { expected, reader, info, frames, schemas, startMs };
 }

@@ -9,6 +9,7 @@ export interface ReadFrame {
   sequence: number | undefined;
   serType: string;
   schemaType: number;
+  actionType: number;
   size: number;
   sha256: string;
   data: Uint8Array;
@@ -26,6 +27,7 @@ export function snapshot(frame: Frame): ReadFrame {
     sequence: frame.sequence,
     serType: frame.serType,
     schemaType: frame.schemaType,
+    actionType: frame.actionType,
     size: frame.data.length,
     sha256: sha256(frame.data),
     data: frame.data.slice(),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from '@vlink/fixtures/test';
-import { decodePayload } from '../testing/decode.js';
+import { decodeFrame } from '../testing/decode.js';
 import { foreignPath, loadExpected } from '../testing/expected.js';
 import { assertUlogFields } from '../testing/fields.js';
 import { readAll, type ReadFrame } from '../testing/read-all.js';
@@ -62,8 +62,7 @@ test('a ULog written by pyulog reads as pyulog reads it', async () => {
     for (const sample of expected.decoded) {
       const url = urlOf(sample.name, sample.multi_id);
       const frame = frames.filter((f) => f.url === url)[sample.row]!;
-      const schema = reader.getSchemas().find((s) => s.name === sample.name);
-      assertUlogFields(decodePayload('ulog', schema, frame.data) as Record<string, unknown>, sample.fields);
+      assertUlogFields(decodeFrame(info, reader.getSchemas(), frame) as Record<string, unknown>, sample.fields);
     }
 
     const logging = frames.filter((f) => f.url === ULOG_URLS.logging);

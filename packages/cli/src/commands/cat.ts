@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
-import { actionText, type Frame, type SchemaData } from '@vlink/bag';
+import { actionText, type Frame, type Info, type SchemaData } from '@vlink/bag';
 import { openBag } from '../lib/bag-io.js';
-import type { Decoded, PayloadDecoder } from '@vlink/bag-server/decode';
+import type { Decoded, PayloadDecoder } from '@vlink/bag-decode';
 import { actionPredicate, addFilterOptions, examples, windowMs, type FilterFlags } from '../lib/filter-flags.js';
 import { formatSeconds, formatSize } from '../lib/format.js';
 import { frameLine, metaLine, schemaLine, toBase64 } from '../lib/ndjson.js';
@@ -50,7 +50,7 @@ export function registerCat(program: Command): void {
       // A bar only when the frames go to a file or pipe and stderr is a terminal (never over the frames themselves).
       const progress = new Progress(liveOutput(flags.quiet) && process.stdout.isTTY !== true, 'cat');
       const out = new LineOutput();
-      const decoder = flags.decode ? await payloadDecoder(reader.getSchemas()) : undefined;
+      const decoder = flags.decode ? await payloadDecoder(reader.getInfo(), reader.getSchemas()) : undefined;
       if (flags.format === 'ndjson' && flags.meta) {
         out.write(metaLine(info));
         for (const schema of reader.getSchemas()) out.write(schemaLine(schema));
@@ -92,12 +92,13 @@ export function registerCat(program: Command): void {
 const CSV_HEADER = 'timestamp,url,action,serType,schemaType,size,data';
 
 /**
- * The server's payload decoder, loaded only with `--decode` (it brings @bufbuild/protobuf). Raw payloads that are
- * UTF-8 print as text: a terminal reader wants the line, not its bytes.
+ * `@vlink/bag-decode`, the decoder the server and the web player use, loaded only with `--decode` (it brings the
+ * protobuf and ROS libraries). Raw payloads that are UTF-8 print as text: a terminal reader wants the line, not its
+ * bytes.
  */
-async function payloadDecoder(schemas: readonly SchemaData[]): Promise<PayloadDecoder> {
-  const { PayloadDecoder, ProtobufDecoder } = await import('@vlink/bag-server/decode');
-  return new PayloadDecoder({ protobuf: new ProtobufDecoder(schemas), rawAsText: true });
+async function payloadDecoder(info: Info, schemas: readonly SchemaData[]): Promise<PayloadDecoder> {
+  const { PayloadDecoder } = await import('@vlink/bag-decode');
+  return new PayloadDecoder({ schemas, urls: info.urls, rawAsText: true });
 }
 
 function renderer(

@@ -4,7 +4,7 @@ import foxglove from '@foxglove/ws-protocol';
 import { WebSocketServer } from 'ws';
 import type { Frame, Info, SchemaData } from '@vlink/bag';
 import { CliError } from './errors.js';
-import { channelsForBag } from './foxglove.js';
+import { foxgloveChannels } from '@vlink/bag-decode';
 import type { HostPort } from './parse.js';
 
 const { FoxgloveServer } = foxglove;
@@ -38,7 +38,7 @@ export class PlayServer {
       capabilities: ['time'],
       metadata: { bag: info.path, format: info.format, startTimestamp: String(info.startTimestamp) },
     });
-    for (const channel of channelsForBag(info, schemas)) {
+    for (const channel of foxgloveChannels(info.urls, schemas)) {
       if (keep && !keep.has(channel.topic)) continue;
       this.channelByUrl.set(channel.topic, this.server.addChannel(channel));
     }

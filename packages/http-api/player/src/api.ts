@@ -20,6 +20,8 @@ export interface UrlMeta {
   size: number;
   loss: number;
   freq: number;
+  /** Foreign formats (and `.vcap` files that declare one): the payload encoding (`ros1`, `cdr`, `json`, …). */
+  encoding?: string;
 }
 
 export interface Info {

@@ -128,7 +128,8 @@ export function App() {
     const abort = new AbortController();
     let replay: ReplayClient | undefined;
     const base = bagPath(bagId);
-    getJson<Info>(`${base}/info`, abort.signal).then(
+    const infoRequest = getJson<Info>(`${base}/info`, abort.signal);
+    infoRequest.then(
       (i) => {
         if (abort.signal.aborted) return;
         setInfo(i);
@@ -140,8 +141,12 @@ export function App() {
       },
       (e) => onApiError(e, setInfoError),
     );
-    getJson<{ schemas: SchemaJson[] }>(`${base}/schemas`, abort.signal).then(
-      (r) => setDecoder(new InspectorDecoder(r.schemas)),
+    // The decoder needs the urls' declared encodings (foreign bags) as well as the schemas.
+    Promise.all([
+      getJson<{ schemas: SchemaJson[] }>(`${base}/schemas`, abort.signal),
+      infoRequest.catch(() => undefined),
+    ]).then(
+      ([r, i]) => setDecoder(new InspectorDecoder(r.schemas, i?.urls ?? [])),
       (e) => {
         if (!isAbort(e)) setDecoder(new InspectorDecoder([]));
       },

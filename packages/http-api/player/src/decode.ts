@@ -1,44 +1,48 @@
-import { SCHEMA_PROTOBUF } from '../../src/decode/frame-fields.js';
-import {
-  PayloadDecoder,
-  type DecodableFrame,
-  type Decoded,
-  type PayloadDecoderOptions,
-} from '../../src/decode/payload-decoder.js';
+import type { DecodableFrame, Decoded, PayloadDecoder } from '@vlink/bag-decode';
 import { fromBase64 } from '../../src/messages/base64.js';
-import type { SchemaJson } from './api.js';
+import type { SchemaJson, UrlMeta } from './api.js';
 
 export type { Decoded };
-export { serForAction } from '../../src/decode/frame-fields.js';
+
+/**
+ * RPC urls store `Req|Resp` as their ser; requests show the left part, responses the right (core's `serForAction`,
+ * copied: importing @vlink/bag-decode here would put it in the first chunk).
+ */
+export function serForAction(ser: string, action: number): string {
+  if (action < 1 || action > 4) return ser;
+  const bar = ser.indexOf('|');
+  if (bar < 0) return ser;
+  return action === 1 || action === 3 ? ser.slice(0, bar) : ser.slice(bar + 1);
+}
 
 /** Past this, a payload is shown as hex rather than parsed (the inspector is for looking, not for bulk). */
 const MAX_DECODE_BYTES = 4 * 1024 * 1024;
-const OPTIONS: PayloadDecoderOptions = { maxBytes: MAX_DECODE_BYTES };
 
 /**
- * The inspector's front to the server's payload decoder (`src/decode/`): protobuf through the bag's embedded
- * FileDescriptorSets, JSON and text by their ser name, anything else hex. The protobuf half (@bufbuild/protobuf) is a
- * separate chunk, loaded on the first protobuf frame of a bag that embeds descriptors, so other bags never download it.
+ * The inspector's front to `@vlink/bag-decode`, the decoder the CLI and the server use: protobuf through the bag's
+ * embedded FileDescriptorSets (every field shown, defaults too), JSON, text, ROS 1, CDR and ULog through their
+ * schemas, anything else hex. The decoder and its libraries are a separate chunk, loaded on the first frame the
+ * inspector shows, so the player's first load stays small.
  */
 export class InspectorDecoder {
-  private readonly plain = new PayloadDecoder(OPTIONS);
-  private full: Promise<PayloadDecoder> | undefined;
-  private readonly hasProtobuf: boolean;
+  private decoder: Promise<PayloadDecoder> | undefined;
 
-  constructor(private readonly schemas: SchemaJson[]) {
-    this.hasProtobuf = schemas.some((s) => s.schemaType === SCHEMA_PROTOBUF);
-  }
+  constructor(
+    private readonly schemas: SchemaJson[],
+    private readonly urls: readonly Pick<UrlMeta, 'url' | 'encoding'>[] = [],
+  ) {}
 
   async decode(frame: DecodableFrame): Promise<Decoded> {
-    // The plain decoder already answers these: not protobuf, no descriptors at all, or too large to look at.
-    const needsProtobuf =
-      this.hasProtobuf && frame.schemaType === SCHEMA_PROTOBUF && frame.data.length <= MAX_DECODE_BYTES;
-    if (!needsProtobuf) return this.plain.decode(frame);
-    this.full ??= import('../../src/decode/protobuf-decoder.js').then((m) => {
-      const schemas = this.schemas.map((s) => ({ ...s, data: fromBase64(s.data) }));
-      return new PayloadDecoder({ ...OPTIONS, protobuf: new m.ProtobufDecoder(schemas, { alwaysEmitImplicit: true }) });
-    });
-    return (await this.full).decode(frame);
+    this.decoder ??= import('@vlink/bag-decode').then(
+      (m) =>
+        new m.PayloadDecoder({
+          schemas: this.schemas.map((s) => ({ ...s, data: fromBase64(s.data) })),
+          urls: this.urls,
+          maxBytes: MAX_DECODE_BYTES,
+          alwaysEmitImplicit: true,
+        }),
+    );
+    return (await this.decoder).decode(frame);
   }
 }
 

@@ -102,7 +102,7 @@ export const MessageSchema = z
       description: 'base64 payload; with decode=true the decoded JSON value or text when `decoded` is not null',
     }),
     decoded: z
-      .enum(['protobuf', 'json', 'text'])
+      .enum(['protobuf', 'json', 'ros1', 'cdr', 'ulog', 'text'])
       .nullable()
       .optional()
       .openapi({ description: 'Only with decode=true' }),

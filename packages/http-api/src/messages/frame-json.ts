@@ -1,9 +1,12 @@
 import { actionText, type Frame } from '@vlink/bag';
-import type { Decoded, PayloadDecoder } from '../decode/payload-decoder.js';
+import type { Decoded, DecodedKind as PayloadKind, PayloadDecoder } from '@vlink/bag-decode';
 import { toBase64 } from './base64.js';
 
-/** How `decode=true` turned a payload into `data`; `null` when it was left base64. */
-export type DecodedKind = 'protobuf' | 'json' | 'text' | null;
+/**
+ * How `decode=true` turned a payload into `data` (the encoding that decoded it: `protobuf`, `json`, `ros1`, `cdr`,
+ * `ulog`, or `text`); `null` when it was left base64.
+ */
+export type DecodedKind = PayloadKind | null;
 
 /** A message as `format=json` and `format=ndjson` return it. */
 export interface MessageJson {

@@ -1,6 +1,5 @@
 import { BagReader, type Info, type SchemaData } from '@vlink/bag';
-import { PayloadDecoder } from '../decode/payload-decoder.js';
-import { ProtobufDecoder } from '../decode/protobuf-decoder.js';
+import { PayloadDecoder } from '@vlink/bag-decode';
 import { resolveBagId, type ResolvedBag } from './resolve-id.js';
 
 /** A reader borrowed from the store; give it back with `release()` (idempotent). */
@@ -97,7 +96,12 @@ export class BagStore {
     return this.memo(
       this.entry(bag),
       'decoder',
-      async () => new PayloadDecoder({ ...this.decodeLimits, protobuf: new ProtobufDecoder(await this.schemas(bag)) }),
+      async () =>
+        new PayloadDecoder({
+          ...this.decodeLimits,
+          schemas: await this.schemas(bag),
+          urls: (await this.info(bag)).urls,
+        }),
     );
   }
 

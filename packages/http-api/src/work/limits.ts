@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_DEPTH } from '../decode/depth.js';
+import { DEFAULT_MAX_DEPTH } from '@vlink/bag-decode';
 
 /**
  * What one request may cost. Every answer the server builds in memory is bounded by one of these, so a request

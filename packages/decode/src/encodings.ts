@@ -1,0 +1,60 @@
+import { SCHEMA_CDR, SCHEMA_FLATBUFFERS, SCHEMA_PROTOBUF, SCHEMA_RAW } from './frame-fields.js';
+
+/**
+ * The payload encodings the decoder knows, by MCAP's well-known message-encoding names (`flatbuffer`, not VLink's
+ * older `flatbuffers`), plus `ulog` (PX4) and two VLink Raw flavours: `text` (a ser of `text`/`string`) and `raw`.
+ */
+export type PayloadEncoding = 'protobuf' | 'json' | 'ros1' | 'cdr' | 'ulog' | 'flatbuffer' | 'text' | 'raw';
+
+const ALIASES = new Map<string, PayloadEncoding>([
+  ['protobuf', 'protobuf'],
+  ['proto', 'protobuf'],
+  ['json', 'json'],
+  ['application/json', 'json'],
+  ['text/json', 'json'],
+  ['ros1', 'ros1'],
+  ['cdr', 'cdr'],
+  ['ros2msg', 'cdr'],
+  ['ros2idl', 'cdr'],
+  ['ulog', 'ulog'],
+  ['flatbuffer', 'flatbuffer'],
+  ['flatbuffers', 'flatbuffer'],
+]);
+
+/** VLink ser names that mean "this Raw payload is JSON" / "is text" (as core's `inferSchemaType` reads them). */
+export const JSON_SERS: ReadonlySet<string> = new Set(['json', 'application/json', 'text/json']);
+export const TEXT_SERS: ReadonlySet<string> = new Set(['text', 'string', 'std::string']);
+
+/**
+ * A channel's declared message encoding under its well-known name, or undefined when it is empty (VLink's old RPC
+ * channels) or one the decoder does not know (then the VLink family decides). Trimmed, ASCII case-insensitive.
+ */
+export function wellKnownEncoding(encoding: string | undefined): PayloadEncoding | undefined {
+  if (!encoding) return undefined;
+  return ALIASES.get(encoding.trim().toLowerCase());
+}
+
+/**
+ * The encoding of a payload: the channel's declared one when known, else from the VLink family and the ser (which
+ * for RPC urls is already the request or response half): Protobuf → protobuf, Flatbuffers → flatbuffer, Cdr → cdr,
+ * Raw or untyped with a JSON ser → json, with a text ser → text, other Raw → raw; undefined for the rest.
+ */
+export function payloadEncoding(
+  declared: string | undefined,
+  schemaType: number,
+  ser: string,
+): PayloadEncoding | undefined {
+  const known = wellKnownEncoding(declared);
+  if (known) return known;
+  switch (schemaType) {
+    case SCHEMA_PROTOBUF:
+      return 'protobuf';
+    case SCHEMA_FLATBUFFERS:
+      return 'flatbuffer';
+    case SCHEMA_CDR:
+      return 'cdr';
+  }
+  if (JSON_SERS.has(ser)) return 'json';
+  if (TEXT_SERS.has(ser)) return 'text';
+  return schemaType === SCHEMA_RAW ? 'raw' : undefined;
+}

@@ -1,0 +1,88 @@
+import { payloadEncoding } from './encodings.js';
+import { ACTION_CLIENT_REQUEST, serForAction } from './frame-fields.js';
+import type { DecoderSchema } from './protobuf.js';
+
+/** A url of the bag as `Info.urls` lists it (one entry per url + action for `.vcap`; they share the channel). */
+export interface ChannelSource {
+  url: string;
+  ser: string;
+  schemaType: number;
+  encoding?: string | undefined;
+}
+
+/** A Foxglove WebSocket channel without its id (`Omit<Channel, 'id'>` of `@foxglove/ws-protocol`). */
+export interface FoxgloveChannel {
+  topic: string;
+  encoding: string;
+  schemaName: string;
+  schema: string;
+  schemaEncoding?: string;
+}
+
+/** Schema encodings that are bytes: the ws-protocol carries them base64-encoded, the text ones as they are. */
+const BINARY_SCHEMAS: ReadonlySet<string> = new Set(['protobuf', 'flatbuffer']);
+const CDR_SCHEMAS: ReadonlySet<string> = new Set(['ros2msg', 'ros2idl', 'omgidl']);
+
+/**
+ * The one Foxglove channel mapping, shared by `vlink-bag play --serve` and the server's Foxglove endpoint: one
+ * channel per url, in `Info.urls` order, with MCAP's well-known message encodings (`protobuf`, `json`, `flatbuffer`,
+ * `cdr`, `ros1`; `ulog` and other encodings under their own name) and the matching schema encodings (`protobuf`,
+ * `jsonschema`, `flatbuffer`, `ros2msg`/`ros2idl`/`omgidl`, `ros1msg`, `ulog`). As the ws-protocol says, binary
+ * schemas (protobuf FileDescriptorSets, flatbuffers bfbs) travel base64-encoded and text schemas as text. VLink Raw
+ * urls are Foxglove's schemaless `json`; RPC urls (`Req|Resp`) advertise their request type, so Studio can decode the
+ * requests. A url whose schema is not embedded gets an empty schema.
+ */
+export function foxgloveChannels(urls: readonly ChannelSource[], schemas: readonly DecoderSchema[]): FoxgloveChannel[] {
+  const byName = new Map<string, DecoderSchema>();
+  for (const schema of schemas) if (!byName.has(schema.name)) byName.set(schema.name, schema);
+  const channels: FoxgloveChannel[] = [];
+  const seen = new Set<string>();
+  for (const meta of urls) {
+    if (seen.has(meta.url)) continue;
+    seen.add(meta.url);
+    const schemaName = serForAction(meta.ser, ACTION_CLIENT_REQUEST);
+    const encoding = payloadEncoding(meta.encoding, meta.schemaType, schemaName);
+    const found = byName.get(schemaName) ?? byName.get(meta.ser);
+    const channel = (messageEncoding: string, schemaEncoding: string | undefined): FoxgloveChannel => {
+      if (!found || schemaEncoding === undefined)
+        return { topic: meta.url, encoding: messageEncoding, schemaName, schema: '' };
+      const schema = BINARY_SCHEMAS.has(schemaEncoding) ? toBase64(found.data) : new TextDecoder().decode(found.data);
+      return { topic: meta.url, encoding: messageEncoding, schemaName, schema, schemaEncoding };
+    };
+    const declared = (found?.encoding ?? '').toLowerCase();
+    switch (encoding) {
+      case 'protobuf':
+        channels.push(channel('protobuf', 'protobuf'));
+        break;
+      case 'flatbuffer':
+        channels.push(channel('flatbuffer', 'flatbuffer'));
+        break;
+      case 'cdr':
+        channels.push(channel('cdr', CDR_SCHEMAS.has(declared) ? declared : 'ros2msg'));
+        break;
+      case 'ros1':
+        channels.push(channel('ros1', 'ros1msg'));
+        break;
+      case 'ulog':
+        channels.push(channel('ulog', 'ulog'));
+        break;
+      case 'json':
+      case 'text':
+      case 'raw':
+        // Foxglove's json channels may carry a JSON Schema; VLink's Raw urls have none (schemaless JSON).
+        channels.push(channel('json', declared === 'jsonschema' ? 'jsonschema' : undefined));
+        break;
+      default:
+        channels.push({ topic: meta.url, encoding: meta.encoding || 'unknown', schemaName, schema: '' });
+    }
+  }
+  return channels;
+}
+
+/** Standard base64 without Node's Buffer (this package runs in the browser too). */
+export function toBase64(data: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < data.length; i += 0x8000)
+    binary += String.fromCharCode(...data.subarray(i, Math.min(i + 0x8000, data.length)));
+  return btoa(binary);
+}

@@ -1,0 +1,259 @@
+import type { BagError } from '@vlink/bag-core/errors';
+import { DEFAULT_MAX_DEPTH, jsonDepthExceeds, valueDepthExceeds } from './depth.js';
+import { payloadEncoding, type PayloadEncoding } from './encodings.js';
+import { decodeError, messageOf } from './errors.js';
+import { SCHEMA_PROTOBUF, serForAction } from './frame-fields.js';
+import { plainValue, TooDeepError } from './plain-value.js';
+import { ProtobufRegistry, type DecoderSchema, type ProtobufOptions } from './protobuf.js';
+import { cdrDecoder, ros1Decoder, type MessageDecoder } from './ros.js';
+import { ulogDecoder } from './ulog.js';
+
+/** The frame fields decoding looks at; a `Frame` from @vlink/bag fits. */
+export interface DecodableFrame {
+  /** Picks the channel's declared encoding (from `urls`); frames without one are decoded by their family. */
+  url?: string;
+  serType: string;
+  actionType: number;
+  schemaType: number;
+  data: Uint8Array;
+}
+
+/** A url of the bag as `Info.urls` lists it; only `url` and `encoding` are read. */
+export interface DecoderChannel {
+  url: string;
+  /** The channel's message encoding (foreign formats, and `.vcap` files that declare one). */
+  encoding?: string | undefined;
+}
+
+/** What a payload decoded as: the encoding that decoded it (`text` for Raw payloads shown as text). */
+export type DecodedKind = 'protobuf' | 'json' | 'ros1' | 'cdr' | 'ulog' | 'text';
+
+/**
+ * A payload made displayable. `hex` means it stays bytes (callers show base64 or a hex dump); `reason` and `error`
+ * (a BagError naming the type, with the url) say why when the payload looked decodable (bad UTF-8, no schema, bytes
+ * that do not fit the schema, too large or deep) and are absent for payloads of an encoding nobody decodes.
+ */
+export type Decoded =
+  | { kind: Exclude<DecodedKind, 'text'>; value: unknown }
+  | { kind: 'text'; value: string }
+  | { kind: 'hex'; reason?: string; error?: BagError };
+
+/** Where the callers differ; the defaults are the HTTP API's `decode=true`. */
+export interface PayloadDecoderOptions extends ProtobufOptions {
+  /** The bag's embedded schemas (`BagReader.getSchemas()`); without them only JSON and text decode. */
+  schemas?: readonly DecoderSchema[];
+  /** The bag's urls (`Info.urls`): their declared encodings say how to decode each url's payloads. */
+  urls?: readonly DecoderChannel[];
+  /**
+   * Show Raw payloads whose encoding is neither JSON nor text as text when they are valid UTF-8, as `vlink-bag cat
+   * --decode` does (on a terminal a readable line beats a hex preview). Off by default: the HTTP API and the player
+   * keep them as bytes, since a binary payload can happen to be valid UTF-8 and their clients may need it exact.
+   */
+  rawAsText?: boolean;
+  /** Past this many bytes a payload stays hex ("too large to decode"): the player's inspector is for looking. */
+  maxBytes?: number;
+  /**
+   * Values nested deeper than this stay hex ("nested deeper than … levels"), so a hostile payload cannot overflow
+   * the stack of whoever prints the value. Default `DEFAULT_MAX_DEPTH` (256).
+   */
+  maxDepth?: number;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const text = new TextDecoder();
+type Built = MessageDecoder | { error: BagError };
+
+/**
+ * The one payload decoder of vlink-bag (CLI `cat --decode`, the HTTP API's `decode=true` in the server and its
+ * worker pool, the Foxglove endpoints' checks, the web player's inspector): protobuf through the embedded
+ * FileDescriptorSets, JSON, text, ROS 1 through `ros1msg` schemas, CDR through `ros2msg`/`ros2idl` schemas, PX4 ULog
+ * samples; anything else stays bytes. Built once per bag; each (type, encoding) decoder is built on first use and
+ * cached. Synchronous, and `decode` never throws, so it can sit on a streaming hot path (`decodeOrThrow` throws the
+ * BagError instead).
+ */
+export class PayloadDecoder {
+  private readonly schemas: readonly DecoderSchema[];
+  private readonly encodings = new Map<string, string | undefined>();
+  private readonly options: ProtobufOptions;
+  private readonly rawAsText: boolean;
+  private readonly maxBytes: number;
+  private readonly maxDepth: number;
+  private protobuf: ProtobufRegistry | undefined;
+  private readonly built = new Map<string, Built>();
+
+  constructor(options: PayloadDecoderOptions = {}) {
+    this.schemas = options.schemas ?? [];
+    for (const channel of options.urls ?? []) {
+      if (!this.encodings.has(channel.url)) this.encodings.set(channel.url, channel.encoding);
+    }
+    this.options = {
+      ...(options.jsonNames === undefined ? {} : { jsonNames: options.jsonNames }),
+      ...(options.alwaysEmitImplicit === undefined ? {} : { alwaysEmitImplicit: options.alwaysEmitImplicit }),
+    };
+    this.rawAsText = options.rawAsText ?? false;
+    this.maxBytes = options.maxBytes ?? Infinity;
+    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  }
+
+  /** How many per-type decoders have been built so far (each (type, encoding) once). */
+  get builtDecoders(): number {
+    return this.built.size;
+  }
+
+  /** The encoding a frame's payload is decoded as, or undefined when it stays bytes. */
+  encodingOf(frame: DecodableFrame): PayloadEncoding | undefined {
+    const declared = frame.url === undefined ? undefined : this.encodings.get(frame.url);
+    return payloadEncoding(declared, frame.schemaType, serForAction(frame.serType, frame.actionType));
+  }
+
+  decode(frame: DecodableFrame): Decoded {
+    const type = serForAction(frame.serType, frame.actionType);
+    const encoding = this.encodingOf(frame);
+    const fail = (code: Parameters<typeof decodeError>[0], reason: string, cause?: unknown): Decoded => ({
+      kind: 'hex',
+      reason,
+      error: decodeError(code, reason, frame.url, cause),
+    });
+    if (frame.data.length > this.maxBytes) return fail('LIMIT_REACHED', 'too large to decode');
+    switch (encoding) {
+      case 'json':
+        return this.json(frame.data, fail);
+      case 'text':
+        return this.text(frame.data, fail);
+      case 'raw':
+        return this.rawAsText ? this.text(frame.data, fail) : { kind: 'hex' };
+      case 'protobuf':
+      case 'ros1':
+      case 'cdr':
+      case 'ulog': {
+        const decoder = this.decoderFor(type, encoding);
+        if ('error' in decoder)
+          return { kind: 'hex', reason: decoder.error.reason, error: withUrl(decoder.error, frame.url) };
+        let value: unknown;
+        try {
+          value = decoder.decode(frame.data);
+        } catch (error) {
+          return fail('CORRUPT_DATA', `${encoding} decode of ${type} failed: ${messageOf(error)}`, error);
+        }
+        try {
+          value = encoding === 'protobuf' ? checkDepth(value, this.maxDepth) : plainValue(value, this.maxDepth);
+        } catch (error) {
+          if (error instanceof TooDeepError) return fail('LIMIT_REACHED', this.tooDeep());
+          throw error;
+        }
+        return { kind: encoding, value };
+      }
+      default:
+        return { kind: 'hex' };
+    }
+  }
+
+  /** The decoded value, or the BagError that says why the payload did not decode (`NOT_SUPPORTED` for bytes). */
+  decodeOrThrow(frame: DecodableFrame): unknown {
+    const decoded = this.decode(frame);
+    if (decoded.kind !== 'hex') return decoded.value;
+    throw (
+      decoded.error ??
+      decodeError(
+        'NOT_SUPPORTED',
+        `no decoder for ${serForAction(frame.serType, frame.actionType) || 'untyped'} payloads (${this.encodingOf(frame) ?? 'no encoding'})`,
+        frame.url,
+      )
+    );
+  }
+
+  private json(data: Uint8Array, fail: (code: 'LIMIT_REACHED' | 'CORRUPT_DATA', reason: string) => Decoded): Decoded {
+    const value = utf8Text(data);
+    if (value === undefined) return fail('CORRUPT_DATA', 'payload is not UTF-8');
+    if (value.length === 0) return { kind: 'json', value: null };
+    if (jsonDepthExceeds(value, this.maxDepth)) return fail('LIMIT_REACHED', this.tooDeep());
+    try {
+      return { kind: 'json', value: JSON.parse(value) };
+    } catch {
+      // A json url with a payload that is not JSON still reads better as text than as bytes.
+      return { kind: 'text', value };
+    }
+  }
+
+  private text(data: Uint8Array, fail: (code: 'CORRUPT_DATA', reason: string) => Decoded): Decoded {
+    const value = utf8Text(data);
+    return value === undefined ? fail('CORRUPT_DATA', 'payload is not UTF-8') : { kind: 'text', value };
+  }
+
+  /** The decoder of one (type, encoding), built on first use from the schema of that name, and cached. */
+  private decoderFor(type: string, encoding: 'protobuf' | 'ros1' | 'cdr' | 'ulog'): Built {
+    const key = `${encoding}\u0000${type}`;
+    let built = this.built.get(key);
+    if (built === undefined) {
+      built = this.build(type, encoding);
+      this.built.set(key, built);
+    }
+    return built;
+  }
+
+  private build(type: string, encoding: 'protobuf' | 'ros1' | 'cdr' | 'ulog'): Built {
+    if (encoding === 'protobuf') {
+      this.protobuf ??= new ProtobufRegistry(
+        this.schemas.filter((s) => s.schemaType === SCHEMA_PROTOBUF || s.encoding === 'protobuf'),
+        this.options,
+      );
+      const desc = this.protobuf.message(type);
+      if (typeof desc === 'string') return { error: decodeError('NOT_FOUND', desc, undefined) };
+      const registry = this.protobuf;
+      return { decode: (data) => registry.decode(desc, data) };
+    }
+    const schema = this.schemaFor(type, encoding);
+    if (!schema)
+      return {
+        error: decodeError('NOT_FOUND', `no ${encoding} schema embedded for ${type || 'untyped payloads'}`, undefined),
+      };
+    const definition = text.decode(schema.data);
+    try {
+      if (encoding === 'ros1') return ros1Decoder(definition);
+      if (encoding === 'cdr') return cdrDecoder(schema.encoding ?? '', definition);
+      return ulogDecoder(type, definition);
+    } catch (error) {
+      return {
+        error: decodeError(
+          'CORRUPT_DATA',
+          `the ${schema.encoding || encoding} schema of ${type} does not parse: ${messageOf(error)}`,
+          undefined,
+          error,
+        ),
+      };
+    }
+  }
+
+  /** The schema of a type whose encoding fits: ros1msg for ros1; ros2msg/ros2idl (or VLink's untagged) for cdr. */
+  private schemaFor(type: string, encoding: 'ros1' | 'cdr' | 'ulog'): DecoderSchema | undefined {
+    const fits = (schema: DecoderSchema) => {
+      const schemaEncoding = (schema.encoding ?? '').toLowerCase();
+      if (encoding === 'ros1') return schemaEncoding === 'ros1msg' || schemaEncoding === '';
+      if (encoding === 'cdr') return ['ros2msg', 'ros2idl', 'cdr', ''].includes(schemaEncoding);
+      return schemaEncoding === 'ulog';
+    };
+    return this.schemas.find((s) => s.name === type && fits(s));
+  }
+
+  private tooDeep(): string {
+    return `nested deeper than ${this.maxDepth} levels`;
+  }
+}
+
+function checkDepth(value: unknown, maxDepth: number): unknown {
+  if (valueDepthExceeds(value, maxDepth)) throw new TooDeepError();
+  return value;
+}
+
+/** A cached build error is shared by every frame of the type; each answer names its own url. */
+function withUrl(error: BagError, url: string | undefined): BagError {
+  return url === undefined ? error : decodeError(error.code as 'NOT_FOUND', error.reason, url, error.cause);
+}
+
+function utf8Text(data: Uint8Array): string | undefined {
+  try {
+    return utf8.decode(data);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { describe, test } from '@vlink/fixtures/test';
+import { parseRos2idl } from '@foxglove/ros2idl-parser';
+import { parse } from '@foxglove/rosmsg';
+import { MessageWriter as Ros1Writer } from '@foxglove/rosmsg-serialization';
+import { MessageWriter as CdrWriter } from '@foxglove/rosmsg2-serialization';
+import { BagError } from '@vlink/bag-core/errors';
+import { SchemaType } from '@vlink/bag-core';
+import { PayloadDecoder, type DecodableFrame } from './index.js';
+import { plainValue, TooDeepError } from './plain-value.js';
+
+const utf8 = (text: string) => new TextEncoder().encode(text);
+const ROS1_DEF = `time stamp
+int64 big
+int64 small
+uint8[] bytes
+float64[3] xyz
+Inner inner
+================================================================================
+MSG: pkg/Inner
+string name
+`;
+const ROS2_DEF = `builtin_interfaces/Time stamp
+int64 big
+uint8[] bytes
+string name
+================================================================================
+MSG: builtin_interfaces/Time
+int32 sec
+uint32 nanosec
+`;
+const IDL_DEF = `module pkg {
+  module msg {
+    struct Thing {
+      int32 count;
+      string label;
+    };
+  };
+};
+`;
+const message = (time: object) => ({
+  stamp: time,
+  big: 2n ** 62n,
+  small: -5n,
+  bytes: new Uint8Array([1, 2, 250]),
+  xyz: new Float64Array([0.5, -1, 2]),
+  name: 'n',
+  inner: { name: 'in' },
+});
+const frame = (url: string, serType: string, data: Uint8Array): DecodableFrame => ({
+  url,
+  serType,
+  schemaType: SchemaType.Unknown,
+  actionType: 0,
+  data,
+});
+
+describe('PayloadDecoder: ROS 1, CDR', () => {
+  const decoder = new PayloadDecoder({
+    schemas: [
+      { name: 'pkg/Thing', encoding: 'ros1msg', schemaType: SchemaType.Unknown, data: utf8(ROS1_DEF) },
+      { name: 'pkg/msg/Thing', encoding: 'ros2msg', schemaType: SchemaType.Cdr, data: utf8(ROS2_DEF) },
+      { name: 'pkg::msg::Thing', encoding: 'ros2idl', schemaType: SchemaType.Cdr, data: utf8(IDL_DEF) },
+      { name: 'bad/Def', encoding: 'ros1msg', schemaType: SchemaType.Unknown, data: utf8('int32[') },
+    ],
+    urls: [
+      { url: '/ros1', encoding: 'ros1' },
+      { url: '/cdr', encoding: 'cdr' },
+    ],
+  });
+
+  test('ROS 1 through its ros1msg schema, as plain JSON (int64 as numbers when safe, else strings; arrays)', () => {
+    const bytes = new Ros1Writer(parse(ROS1_DEF)).writeMessage(message({ sec: 3, nsec: 4 }));
+    assert.deepEqual(decoder.decode(frame('/ros1', 'pkg/Thing', bytes)), {
+      kind: 'ros1',
+      value: {
+        stamp: { sec: 3, nsec: 4 },
+        big: '4611686018427387904',
+        small: -5,
+        bytes: [1, 2, 250],
+        xyz: [0.5, -1, 2],
+        inner: { name: 'in' },
+      },
+    });
+  });
+
+  test('CDR through ros2msg and ros2idl schemas', () => {
+    const bytes = new CdrWriter(parse(ROS2_DEF, { ros2: true })).writeMessage(message({ sec: 3, nanosec: 4 }));
+    assert.deepEqual(decoder.decode(frame('/cdr', 'pkg/msg/Thing', bytes)), {
+      kind: 'cdr',
+      value: { stamp: { sec: 3, nanosec: 4 }, big: '4611686018427387904', bytes: [1, 2, 250], name: 'n' },
+    });
+    const idl = new CdrWriter(parseRos2idl(IDL_DEF) as never).writeMessage({ count: 9, label: 'l' });
+    assert.deepEqual(decoder.decode(frame('/cdr', 'pkg::msg::Thing', idl)), {
+      kind: 'cdr',
+      value: { count: 9, label: 'l' },
+    });
+  });
+
+  test('truncated payloads, missing and broken schemas: typed errors naming url and type', () => {
+    const bytes = new Ros1Writer(parse(ROS1_DEF)).writeMessage(message({ sec: 3, nsec: 4 }));
+    const cut = decoder.decode(frame('/ros1', 'pkg/Thing', bytes.subarray(0, 10)));
+    assert.equal(cut.kind, 'hex');
+    assert.match((cut as { reason: string }).reason, /^ros1 decode of pkg\/Thing failed: /);
+    assert.throws(
+      () => decoder.decodeOrThrow(frame('/ros1', 'pkg/Absent', bytes)),
+      (e: unknown) =>
+        BagError.isInstance(e) && e.code === 'NOT_FOUND' && e.url === '/ros1' && /pkg\/Absent/.test(e.message),
+    );
+    assert.throws(
+      () => decoder.decodeOrThrow(frame('/ros1', 'bad/Def', bytes)),
+      (e: unknown) =>
+        BagError.isInstance(e) && e.code === 'CORRUPT_DATA' && /ros1msg schema of bad\/Def/.test(e.message),
+    );
+    // A ros1msg schema is not taken for a cdr payload of the same name.
+    assert.throws(
+      () => decoder.decodeOrThrow(frame('/cdr', 'pkg/Thing', bytes)),
+      (e: unknown) =>
+        BagError.isInstance(e) && e.code === 'NOT_FOUND' && /no cdr schema embedded for pkg\/Thing/.test(e.message),
+    );
+  });
+
+  test('plainValue: bigints, typed arrays, nesting limit', () => {
+    assert.deepEqual(plainValue({ a: [1n, new BigInt64Array([2n ** 63n - 1n])] }, 10), {
+      a: [1, ['9223372036854775807']],
+    });
+    assert.throws(() => plainValue({ a: { b: { c: {} } } }, 2), TooDeepError);
+    assert.deepEqual(plainValue({ a: { b: 1 } }, 2), { a: { b: 1 } });
+  });
+});
