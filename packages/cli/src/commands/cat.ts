@@ -30,7 +30,10 @@ export function registerCat(program: Command): void {
     .argument('<path>', 'bag file (.vdb, .vdbx, .vcap, .vcapx)')
     .addOption(new Option('--format <format>', 'output format').choices(['ndjson', 'csv', 'text']).default('ndjson'))
     .addOption(new Option('--json', 'NDJSON, one frame object per line (same as --format ndjson)').conflicts('format'))
-    .option('--decode', 'add each payload as JSON: protobuf via the embedded descriptors, JSON and text payloads as is')
+    .option(
+      '--decode',
+      'add each payload as JSON: protobuf, ROS 1, CDR and ULog via the embedded schemas, JSON and text payloads as is',
+    )
     .option('--meta', 'NDJSON only: start with a {"meta":…} line and one {"schema":…} line per embedded schema')
     .addOption(new Option('--local-time', 'text: wall-clock local time instead of seconds since the start'))
     .addOption(
