@@ -4,6 +4,7 @@ import {
   type CursorQuery,
   type Frame,
   type InfoMetadata,
+  parseAction,
   type ReaderOptions,
   type SchemaData,
   SchemaType,
@@ -14,6 +15,7 @@ import {
   FileReadable,
   HEADER_METADATA,
   McapFileReader,
+  PLAIN_ACTION_KEY,
   PLAIN_SER_KEY,
   type Readable,
   VLINK_PROFILE,
@@ -30,6 +32,7 @@ interface ChannelTemplate {
   url: string;
   serType: string;
   schemaType: SchemaType;
+  actionType: ActionType;
 }
 
 /**
@@ -172,6 +175,7 @@ export class McapForeignReader extends ForeignReader {
       frame.data = cursor.data;
       frame.serType = t.serType;
       frame.schemaType = t.schemaType;
+      frame.actionType = t.actionType;
       yield frame;
       if (this.closed) return;
     }
@@ -202,8 +206,11 @@ function template(mcap: McapFileReader, channel: Channel): ChannelTemplate {
   const schema = channel.schemaId === 0 ? undefined : mcap.schemas.get(channel.schemaId);
   return {
     url: channel.topic,
-    // vlink-bag's plain `.mcap` names the type of a channel without a schema in its metadata.
-    serType: schema?.name ?? channel.metadata.get(PLAIN_SER_KEY) ?? '',
+    // vlink-bag's plain `.mcap` names in the channel metadata a type no schema record names, and actions but Pub.
+    serType: channel.metadata.get(PLAIN_SER_KEY) ?? schema?.name ?? '',
+    actionType: channel.metadata.has(PLAIN_ACTION_KEY)
+      ? parseAction(channel.metadata.get(PLAIN_ACTION_KEY))
+      : ActionType.Publish,
     schemaType: familyOf(channel.messageEncoding, schema?.encoding),
   };
 }

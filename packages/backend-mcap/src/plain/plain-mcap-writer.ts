@@ -48,7 +48,8 @@ const NS_PER_US = 1000;
  *
  * The recording header (tag, process, timezone, start) goes into a `VLinkHeader` metadata record, as in `.vcap`, so
  * `clone` round trips keep it; no other VLink bookkeeping is written (no `VLinkChannel_*`: actions other than Pub are
- * noted in the channel metadata `vlink.action`, a ser without a schema in `vlink.ser`, losses are not stored).
+ * noted in the channel metadata `vlink.action`, a ser that no schema record names (none, or an RPC half) in
+ * `vlink.ser`; losses are not stored). `McapForeignReader` reads both back.
  */
 export class PlainMcapWriter {
   readonly file: string;
@@ -184,8 +185,9 @@ export class PlainMcapWriter {
     const schemaId = schema ? this.schemaIdFor(schema) : 0;
     const metadata = new Map(this.channelMetadata.get(frame.url) ?? []);
     if (action !== ActionType.Publish) metadata.set(PLAIN_ACTION_KEY, actionText(action));
-    // A type name without a schema (ULog's logging messages, a raw url's ser) has no Schema record to live in.
-    if (ser && schemaId === 0) metadata.set(PLAIN_SER_KEY, ser);
+    // A type name without a schema (ULog's logging messages, a raw url's ser) has no Schema record to live in, and an
+    // RPC channel's schema names only its half of `Req|Resp`.
+    if (ser && (schemaId === 0 || schema?.name !== ser)) metadata.set(PLAIN_SER_KEY, ser);
     const id = this.mcap.addChannel(frame.url, this.encodingOf(frame.url, family, ser, schema), schemaId, metadata);
     const ch = { id, count: 0 };
     this.channels.set(key, ch);
