@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from '@vlink/fixtures/test';
-import { copyBag } from './testing/copy.js';
+import { copyBag, FIXTURES } from './testing/copy.js';
 import { foreignPath } from './testing/expected.js';
 import { type ReadFrame, readAll } from './testing/read-all.js';
 import { registerAll } from './testing/register.js';
@@ -11,21 +11,6 @@ import { registerAll } from './testing/register.js';
 registerAll();
 const dir = mkdtempSync(join(tmpdir(), 'vlink-interop-roundtrip-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-
-export const FIXTURES = [
-  'mcap/json.mcap',
-  'mcap/protobuf.mcap',
-  'mcap/ros1.mcap',
-  'mcap/ros2.mcap',
-  'mcap/unchunked.mcap',
-  'ros1/plain.bag',
-  'ros1/bz2.bag',
-  'ros1/lz4.bag',
-  'ros2/sqlite3',
-  'ros2/mcap',
-  'apollo/sensors.record',
-  'ulog/flight.ulg',
-];
 
 /** A frame as every format keeps it; .vdb reads in time order, so lists are compared sorted. */
 const kept = (frames: ReadFrame[]) =>
