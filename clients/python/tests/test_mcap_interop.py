@@ -119,6 +119,21 @@ def test_official_reader_and_decoders(tmp_path: Path, fixture: str, ext: str) ->
                 assert decoder is not None, f"{channel.topic}: no official decoder for {channel.message_encoding}"
             decoded.append(decoder(message.data) if decoder else None)
 
+        if ext == ".mcap":
+            # A copy keeps an MCAP source's attachments (times in ns, exact; CRCs checked) and metadata records.
+            attachments = [
+                (a.name, a.media_type, a.log_time, a.create_time, hashlib.sha256(a.data).hexdigest())
+                for a in reader.iter_attachments()
+            ]
+            records = {m.name: m.metadata for m in reader.iter_metadata()}
+    if ext == ".mcap":
+        assert attachments == [
+            (a["name"], a["media_type"], int(a["log_time_ns"]), int(a["create_time_ns"]), a["sha256"])
+            for a in expected.get("attachments", [])
+        ]
+        for record in expected.get("metadata", []):
+            assert records[record["name"]] == record["metadata"]
+
     want = [(m["topic"], int(m["log_time_ns"]) // 1000 * 1000, m["sha256"]) for m in expected["messages"]]
     if fixture in FILE_ORDER:
         assert sorted(got) == sorted(want)
