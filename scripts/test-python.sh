@@ -62,7 +62,7 @@ fi
 VPY="$VENV/bin/python"
 # What is installed must be what the tree holds: the stamp is a hash of pyproject.toml and every source file.
 WANT="$(cd "$CLIENT" && "$VPY" -c 'import hashlib, pathlib; h = hashlib.sha256(); [h.update(p.as_posix().encode() + p.read_bytes()) for p in [pathlib.Path("pyproject.toml"), pathlib.Path("setup.py"), *sorted(pathlib.Path("src").rglob("*.py")), *sorted(pathlib.Path("src").rglob("*.c"))]]; print(h.hexdigest())')"
-if [ "${VLINK_PY_REINSTALL:-0}" = 1 ] || [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ] || ! "$VPY" -c 'import vlink_bag, pytest, nbclient, ipykernel, pandas, google.protobuf, matplotlib, mcap, pyarrow, polars, mcap_ros2' >/dev/null 2>&1; then
+if [ "${VLINK_PY_REINSTALL:-0}" = 1 ] || [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ] || ! "$VPY" -c 'import vlink_bag, pytest, nbclient, ipykernel, pandas, google.protobuf, matplotlib, mcap, pyarrow, polars, mcap_ros2, mcap_ros1, mcap_protobuf' >/dev/null 2>&1; then
   # Extras that name their own package ([notebook] includes [pandas]) need pip >= 21.2.
   if ! "$VPY" -c 'import sys, pip; sys.exit(0 if tuple(int(x) for x in pip.__version__.split(".")[:2]) >= (21, 3) else 1)' >/dev/null 2>&1; then
     "$VPY" -m pip install -q --upgrade pip

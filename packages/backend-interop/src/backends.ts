@@ -3,6 +3,7 @@ import { ApolloReader } from './apollo/apollo-reader.js';
 import { readOnly } from './common/errors.js';
 import { loadMcapCodecs } from './common/lz4.js';
 import { McapForeignReader } from './mcap/mcap-reader.js';
+import { createPlainMcapWriter } from './mcap/mcap-writer-backend.js';
 import { Ros1Reader } from './ros1/ros1-reader.js';
 import { Ros2Reader } from './ros2/ros2-reader.js';
 import { UlogReader } from './ulog/ulog-reader.js';
@@ -10,13 +11,18 @@ import { UlogReader } from './ulog/ulog-reader.js';
 /** MCAP's magic, the first 8 bytes of every MCAP file (any profile). */
 export const MCAP_MAGIC = new Uint8Array([0x89, 0x4d, 0x43, 0x41, 0x50, 0x30, 0x0d, 0x0a]);
 
-/** `.mcap` of any profile, also found by its magic (a file without the extension). */
+/**
+ * `.mcap`: read in any profile (also found by its magic, a file without the extension) by `McapForeignReader`;
+ * written profile-neutral with the well-known encodings by `@vlink/bag-mcap`'s `PlainMcapWriter`. The one backend
+ * that owns the extension for both (ARCHITECTURE.md); `.vcap` (VLink's profile) stays with `@vlink/bag-mcap`.
+ */
 export const mcapInteropBackend: Backend = {
   name: 'mcap-foreign',
   extensions: ['.mcap'],
-  readOnly: true,
   magic: [MCAP_MAGIC],
-  createWriter: (path) => readOnly('MCAP', path),
+  // Async BagWriters import this module in a worker and pick the backend by name.
+  workerModule: import.meta.url,
+  createWriter: (path, config, context) => createPlainMcapWriter(path, config, context),
   openReader: async (path, options) => McapForeignReader.open(path, options, await loadMcapCodecs()),
 };
 
@@ -59,7 +65,7 @@ export const ulogBackend: Backend = {
   openReader: (path, options) => UlogReader.open(path, options),
 };
 
-/** Every read-only backend of this package, in the order `@vlink/bag` registers them. */
+/** Every backend of this package (all read-only but `.mcap`), in the order `@vlink/bag` registers them. */
 export const interopBackends: readonly Backend[] = [
   mcapInteropBackend,
   rosbagBackend,

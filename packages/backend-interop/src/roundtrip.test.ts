@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from '@vlink/fixtures/test';
-import { BagReader, BagWriter } from '@vlink/bag-core';
+import { copyBag, FIXTURES } from './testing/copy.js';
 import { foreignPath } from './testing/expected.js';
 import { type ReadFrame, readAll } from './testing/read-all.js';
 import { registerAll } from './testing/register.js';
@@ -12,45 +12,11 @@ registerAll();
 const dir = mkdtempSync(join(tmpdir(), 'vlink-interop-roundtrip-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const FIXTURES = [
-  'mcap/json.mcap',
-  'mcap/protobuf.mcap',
-  'mcap/ros1.mcap',
-  'mcap/ros2.mcap',
-  'mcap/unchunked.mcap',
-  'ros1/plain.bag',
-  'ros1/bz2.bag',
-  'ros1/lz4.bag',
-  'ros2/sqlite3',
-  'ros2/mcap',
-  'apollo/sensors.record',
-  'ulog/flight.ulg',
-];
-
-/** Copies a bag with BagReader + BagWriter (what `clone` does): same start, every schema, every frame. */
-async function copy(from: string, to: string): Promise<void> {
-  const reader = await BagReader.create(from);
-  const info = reader.getInfo();
-  const writer = await BagWriter.create(to, { startTimestamp: info.startTimestamp, syncMode: true });
-  try {
-    for (const schema of reader.getSchemas()) writer.pushSchema(schema);
-    for await (const frame of reader.frames()) assert.notEqual(writer.push(frame), -1);
-  } finally {
-    await writer.close();
-    reader.close();
-  }
-  assert.equal(writer.fail(), false);
-  assert.ok(
-    Object.values(writer.stats().dropped).every((n) => n === 0),
-    `nothing dropped: ${JSON.stringify(writer.stats().dropped)}`,
-  );
-}
-
 /** A frame as every format keeps it; .vdb reads in time order, so lists are compared sorted. */
 const kept = (frames: ReadFrame[]) =>
   frames.map((f) => `${f.url}|${f.timestamp}|${f.serType}|${f.schemaType}|${f.size}|${f.sha256}`).sort();
 
-describe('foreign → .vdb → .vcap keeps every message (url, time, type, family, payload bytes)', () => {
+describe('foreign → .vdb → .vcap and → .mcap keep every message (url, time, type, family, payload bytes)', () => {
   for (const fixture of FIXTURES) {
     test(fixture, async () => {
       const name = fixture.replace(/[/.]/g, '_');
@@ -58,12 +24,17 @@ describe('foreign → .vdb → .vcap keeps every message (url, time, type, famil
       const start = source.reader.getInfo().startTimestamp;
       source.reader.close();
       const vdb = join(dir, `${name}.vdb`);
-      await copy(foreignPath(fixture), vdb);
+      await copyBag(foreignPath(fixture), vdb);
       const fromVdb = await readAll(vdb);
       const vcap = join(dir, `${name}.vcap`);
-      await copy(vdb, vcap);
+      await copyBag(vdb, vcap);
       const fromVcap = await readAll(vcap);
+      const mcap = join(dir, `${name}.mcap`);
+      await copyBag(vdb, mcap);
+      const fromMcap = await readAll(mcap);
       try {
+        assert.deepEqual(kept(fromMcap.frames), kept(source.frames));
+        assert.equal(fromMcap.reader.getInfo().startTimestamp, start);
         assert.ok(source.frames.length > 10);
         assert.deepEqual(kept(fromVdb.frames), kept(source.frames));
         assert.deepEqual(kept(fromVcap.frames), kept(source.frames));
@@ -72,6 +43,7 @@ describe('foreign → .vdb → .vcap keeps every message (url, time, type, famil
       } finally {
         fromVdb.reader.close();
         fromVcap.reader.close();
+        fromMcap.reader.close();
       }
     });
   }

@@ -31,3 +31,8 @@ export type { VcapxWriterOptions } from './vcapx/vcapx-writer.js';
 export { openVcapx, tagVcapx } from './vcapx/vcapx-reader.js';
 export { checkVcap, checkVcapReadable, fixVcap, rebuildVcap } from './maintenance/index.js';
 export type { VcapCheckReport, VcapFixReport, VcapMaintenanceOptions } from './maintenance/index.js';
+export { PlainMcapWriter } from './plain/plain-mcap-writer.js';
+export type { PlainMcapWriterOptions } from './plain/plain-mcap-writer.js';
+export { PLAIN_ACTION_KEY, PLAIN_SER_KEY } from './plain/carried.js';
+export { messageEncodingFor, wellKnownSchemaEncoding } from './encodings/well-known.js';
+export { HEADER_METADATA } from './vcap/vcap-format.js';

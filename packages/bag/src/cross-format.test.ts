@@ -81,8 +81,10 @@ async function assertSame(path: string, want: Frame[]): Promise<void> {
       );
       assert.deepEqual(g.data, w.data, `${path}: payload #${i}`);
     }
+    // .vcap stores schema encodings under MCAP's well-known names (`flatbuffers` → `flatbuffer`), and copies keep them.
+    const wellKnown = (encoding: string) => (encoding === 'flatbuffers' ? 'flatbuffer' : encoding);
     const schemaKey = (s: SchemaData) =>
-      `${s.name} ${s.encoding} ${schemaTypeLabel(s.schemaType)} ${Buffer.from(s.data).toString('hex')}`;
+      `${s.name} ${wellKnown(s.encoding)} ${schemaTypeLabel(s.schemaType)} ${Buffer.from(s.data).toString('hex')}`;
     assert.deepEqual(reader.getSchemas().map(schemaKey).sort(), SCHEMAS.map(schemaKey).sort(), `${path}: schemas`);
     const info = reader.getInfo();
     assert.equal(info.startTimestamp, START);

@@ -105,6 +105,47 @@ describe('cat | record --stdin', () => {
 });
 
 describe('clone', () => {
+  test(
+    'copies the header (tag, process name, timezone) .vdb → .vcap → .mcap → .vdb; --no-header drops it',
+    SLOW,
+    async () => {
+      // A timezone no test machine has, so a copy that fell back to the local one would show.
+      const source = tmp.path('header.vdb');
+      await writeBag(source, { tag: 'run-42', processName: 'lidar_recorder', timezone: -347 });
+      const header = (info: { tagName: string; processName: string; timezone: number; startTimestamp: number }) => [
+        info.tagName,
+        info.processName,
+        info.timezone,
+        info.startTimestamp,
+      ];
+      const expected = ['run-42', 'lidar_recorder', -347, START_MS];
+      assert.deepEqual(header(await readBag(source, (r) => r.getInfo())), expected);
+      const chain = [source, tmp.path('header.vcap'), tmp.path('header.mcap'), tmp.path('header-back.vdb')];
+      for (let i = 1; i < chain.length; i++) {
+        const { code, stderr } = await runCli(['clone', chain[i - 1]!, chain[i]!, '-q']);
+        assert.equal(code, 0, stderr);
+        assert.deepEqual(header(await readBag(chain[i]!, (r) => r.getInfo())), expected, chain[i]);
+      }
+      assert.equal(await catOf(chain.at(-1)!), await catOf(source));
+      const dropped = tmp.path('header-dropped.vcap');
+      const { code, stderr } = await runCli(['clone', source, dropped, '-q', '--no-header']);
+      assert.equal(code, 0, stderr);
+      const info = await readBag(dropped, (r) => r.getInfo());
+      assert.notEqual(info.processName, 'lidar_recorder');
+      assert.notEqual(info.timezone, -347);
+      assert.equal(info.tagName, 'Empty');
+      // --tag still names the copy's tag when the header is kept.
+      const tagged = tmp.path('header-tagged.vcap');
+      assert.equal((await runCli(['clone', source, tagged, '-q', '-t', 'renamed'])).code, 0);
+      assert.deepEqual(header(await readBag(tagged, (r) => r.getInfo())), [
+        'renamed',
+        'lidar_recorder',
+        -347,
+        START_MS,
+      ]);
+    },
+  );
+
   test('converts .vdb ↔ .vcap byte-exactly, with compression', SLOW, async () => {
     const original = await originalCat();
     const toVcap = tmp.path('clone.vcap');

@@ -29,7 +29,14 @@ export {
   parseCompress,
   resolveWriterConfig,
 } from './model/config.js';
-export type { CompressName, WriterConfig, ResolvedWriterConfig, ReaderOptions } from './model/config.js';
+export type {
+  CarriedAttachment,
+  CarriedRecords,
+  CompressName,
+  WriterConfig,
+  ResolvedWriterConfig,
+  ReaderOptions,
+} from './model/config.js';
 export { formatVlinkDate, formatFileTime, parseVlinkDate, localTimezoneMinutes } from './model/time-format.js';
 export { FORMAT_VERSION, FORMAT_VERSION_TEXT } from './model/version.js';
 export type { Backend, BackendWriter, BackendReader, CursorQuery, RecordingContext } from './backend/backend.js';

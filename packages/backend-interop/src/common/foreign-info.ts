@@ -29,6 +29,9 @@ export interface ForeignFacts {
   storageType: string;
   compressionType: string;
   processName?: string;
+  /** A recording header the file carries (vlink-bag's `VLinkHeader` record in a plain `.mcap`). */
+  tagName?: string;
+  timezone?: number;
   base: TimeBase;
   /** Earliest and latest log time, ns since the epoch; undefined for a file without messages. */
   firstNs: bigint | undefined;
@@ -74,9 +77,9 @@ export function foreignInfo(f: ForeignFacts): Info {
     compressionType: f.compressionType,
     processName: f.processName || 'Unknown',
     dateTime: formatVlinkDate(startMs),
-    tagName: 'Empty',
+    tagName: f.tagName || 'Empty',
     hasCompleted: f.hasCompleted,
-    timezone: localTimezoneMinutes(startMs),
+    timezone: f.timezone ?? localTimezoneMinutes(startMs),
     startTimestamp: startMs,
     splitCount: f.splitCount ?? 1,
     splitBySize: 0,

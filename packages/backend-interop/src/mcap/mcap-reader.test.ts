@@ -128,10 +128,10 @@ test('a VLink-profile file named .mcap is read by the .vcap reader (actions kept
   }
 });
 
-test('writing .mcap is refused: the backend is read-only', async () => {
-  await assert.rejects(BagWriter.create(join(dir, 'out.mcap')), (error: Error & { code?: string }) => {
+test('writing a read-only foreign format is refused, naming why (.mcap is written, .bag is not)', async () => {
+  await assert.rejects(BagWriter.create(join(dir, 'out.bag')), (error: Error & { code?: string }) => {
     assert.equal(error.code, 'UNSUPPORTED_FORMAT');
-    assert.match(error.message, /\.mcap is read-only/);
+    assert.match(error.message, /\.bag is read-only/);
     return true;
   });
 });

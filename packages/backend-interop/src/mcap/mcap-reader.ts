@@ -4,6 +4,7 @@ import {
   type CursorQuery,
   type Frame,
   type InfoMetadata,
+  parseAction,
   type ReaderOptions,
   type SchemaData,
   SchemaType,
@@ -12,7 +13,10 @@ import {
   type Channel,
   type Codecs,
   FileReadable,
+  HEADER_METADATA,
   McapFileReader,
+  PLAIN_ACTION_KEY,
+  PLAIN_SER_KEY,
   type Readable,
   VLINK_PROFILE,
   VcapReader,
@@ -28,6 +32,7 @@ interface ChannelTemplate {
   url: string;
   serType: string;
   schemaType: SchemaType;
+  actionType: ActionType;
 }
 
 /**
@@ -82,7 +87,9 @@ export class McapForeignReader extends ForeignReader {
   private static build(path: string, mcap: McapFileReader, readable: Readable, complete: boolean): McapForeignReader {
     const stats = mcap.statistics;
     const hasMessages = stats.messageCount > 0n;
-    const base = TimeBase.fromFirstNs(hasMessages ? stats.messageStartTime : undefined);
+    const firstNs = hasMessages ? stats.messageStartTime : undefined;
+    const header = recordingHeader(mcap, firstNs);
+    const base = header?.startMs !== undefined ? new TimeBase(header.startMs) : TimeBase.fromFirstNs(firstNs);
     const channels = new Map<number, ChannelTemplate>();
     const urls: ForeignUrl[] = [];
     const ordered = [...mcap.channels.values()].sort((a, b) => a.id - b.id);
@@ -117,7 +124,9 @@ export class McapForeignReader extends ForeignReader {
       version: '0',
       storageType: 'mcap',
       compressionType: compressions.size > 0 ? [...compressions].sort().join(',') : 'none',
-      processName: mcap.header.library,
+      processName: header?.process || mcap.header.library,
+      ...(header?.tag ? { tagName: header.tag } : {}),
+      ...(header?.timezone !== undefined ? { timezone: header.timezone } : {}),
       base,
       firstNs: hasMessages ? stats.messageStartTime : undefined,
       lastNs: hasMessages ? stats.messageEndTime : undefined,
@@ -166,6 +175,7 @@ export class McapForeignReader extends ForeignReader {
       frame.data = cursor.data;
       frame.serType = t.serType;
       frame.schemaType = t.schemaType;
+      frame.actionType = t.actionType;
       yield frame;
       if (this.closed) return;
     }
@@ -196,7 +206,35 @@ function template(mcap: McapFileReader, channel: Channel): ChannelTemplate {
   const schema = channel.schemaId === 0 ? undefined : mcap.schemas.get(channel.schemaId);
   return {
     url: channel.topic,
-    serType: schema?.name ?? '',
+    // vlink-bag's plain `.mcap` names in the channel metadata a type no schema record names, and actions but Pub.
+    serType: channel.metadata.get(PLAIN_SER_KEY) ?? schema?.name ?? '',
+    actionType: channel.metadata.has(PLAIN_ACTION_KEY)
+      ? parseAction(channel.metadata.get(PLAIN_ACTION_KEY))
+      : ActionType.Publish,
     schemaType: familyOf(channel.messageEncoding, schema?.encoding),
+  };
+}
+
+/**
+ * The recording header vlink-bag writes into a plain `.mcap` (a `VLinkHeader` metadata record, as in `.vcap`): tag,
+ * process, timezone and the recording start, so a `clone` to `.mcap` and back keeps them. The start is used only when
+ * it is not after the first message (frames keep non-negative times).
+ */
+function recordingHeader(
+  mcap: McapFileReader,
+  firstNs: bigint | undefined,
+): { tag?: string; process?: string; timezone?: number; startMs?: number } | undefined {
+  const record = mcap.metadata().find((m) => m.name === HEADER_METADATA);
+  if (!record) return undefined;
+  const values = record.metadata;
+  const timezone = Number(values.get('timezone'));
+  const start = Number(values.get('start_timestamp'));
+  const startFits =
+    Number.isSafeInteger(start) && start >= 0 && (firstNs === undefined || BigInt(start) * 1_000_000n <= firstNs);
+  return {
+    ...(values.get('tag') ? { tag: values.get('tag')! } : {}),
+    ...(values.get('process') ? { process: values.get('process')! } : {}),
+    ...(values.has('timezone') && Number.isInteger(timezone) ? { timezone } : {}),
+    ...(startFits ? { startMs: start } : {}),
   };
 }

@@ -6,8 +6,15 @@ import { ByteWriter } from './byte-writer.js';
 import { Opcode, TWO_32 } from './constants.js';
 import { crc32Append, crc32Combine } from './crc32.js';
 import { PLAIN_CHUNK_HEADER, writeChunkHeader, writeMessageIndex } from './chunk-encoders.js';
-import { writeChannel, writeHeader, writeMagic, writeMetadata, writeSchema } from './record-encoder.js';
-import type { ChunkIndex, MetadataIndex } from './records.js';
+import {
+  writeAttachment,
+  writeChannel,
+  writeHeader,
+  writeMagic,
+  writeMetadata,
+  writeSchema,
+} from './record-encoder.js';
+import type { AttachmentIndex, ChunkIndex, MetadataIndex } from './records.js';
 import { writeFileTail } from './summary-writer.js';
 import { setTime } from './time-split.js';
 
@@ -106,7 +113,8 @@ const EMPTY_METADATA: ReadonlyMap<string, string> = new Map();
  * and never a data-section CRC, and for uncompressed chunks hands big payloads to the OS as they are: the chunk
  * header is written ahead as a placeholder and patched with `writeAt` when the chunk closes.
  *
- * Message times are offsets in ns (numbers) from `timeBase`; log time and publish time are equal (VLink's mapping).
+ * Message times are offsets in ns (numbers) from `timeBase`; publish time equals log time (VLink's mapping) unless
+ * given.
  * Schema and channel records are written lazily, inside the chunk of the first message that needs them.
  *
  * With a `compressor`, a full chunk is handed to it and written once the next one is full (or at any flush, metadata
@@ -133,6 +141,7 @@ export class McapWriter {
   private readonly channels: ChannelSlot[] = [];
   private readonly chunkIndexes: ChunkEntry[] = [];
   private readonly metadataIndexes: Array<Omit<MetadataIndex, 'type'>> = [];
+  private readonly attachmentIndexes: Array<Omit<AttachmentIndex, 'type'>> = [];
 
   // Open chunk state.
   private chunkOpen = false;
@@ -250,7 +259,17 @@ export class McapWriter {
    * Adds one message. `timeNs` is the offset from `timeBase` in ns (an integer, |value| < 2^53). The payload is
    * copied or written before this returns: the caller may reuse it afterwards.
    */
-  addMessage(channelId: number, sequence: number, timeNs: number, data: Uint8Array): void {
+  /**
+   * `publishNs` defaults to the log time: a number is an offset from `timeBase` like `timeNs` (may be negative, |n| <
+   * 2^53), a bigint an absolute time in ns (for publish times far from the recording, e.g. a zero ROS header stamp).
+   */
+  addMessage(
+    channelId: number,
+    sequence: number,
+    timeNs: number,
+    data: Uint8Array,
+    publishNs: number | bigint = timeNs,
+  ): void {
     const ch = this.channels[channelId - 1];
     if (!ch) throw new BagError('INTERNAL', `unknown channel id ${channelId}`);
     if (this.ended) throw new BagError('CLOSED', 'writer is closed', { file: this.opts.file });
@@ -264,7 +283,7 @@ export class McapWriter {
     const size = data.length;
     if (!this.chunking) {
       this.markOut();
-      this.encodeMessage(this.out, channelId, sequence, timeNs, size);
+      this.encodeMessage(this.out, channelId, sequence, timeNs, size, publishNs);
       if (size >= this.direct && this.w.writev) {
         const head = this.out.view8();
         this.trackData(head);
@@ -295,7 +314,7 @@ export class McapWriter {
     ch.indexLength = n;
 
     const c = this.chunk;
-    this.encodeMessage(c, channelId, sequence, timeNs, size);
+    this.encodeMessage(c, channelId, sequence, timeNs, size, publishNs);
     if (size >= this.direct && this.canSpill) this.spill(data);
     else c.raw(data);
     this.chunkRecords += 31 + size;
@@ -312,6 +331,26 @@ export class McapWriter {
     const length = writeMetadata(this.out, { name, metadata: new Map(metadata) });
     this.metadataIndexes.push({ offset: BigInt(offset), length: BigInt(length), name });
     this.metadataCount++;
+  }
+
+  /** Writes an Attachment record (outside chunks; an open chunk is closed first) and indexes it. Times in ns. */
+  addAttachment(name: string, mediaType: string, logTime: bigint, createTime: bigint, data: Uint8Array): void {
+    if (this.ended) throw new BagError('CLOSED', 'writer is closed', { file: this.opts.file });
+    this.closeChunk();
+    this.settle();
+    this.markOut();
+    const offset = this.w.position() + this.out.length;
+    const length = writeAttachment(this.out, { name, mediaType, logTime, createTime, data });
+    this.attachmentIndexes.push({
+      offset: BigInt(offset),
+      length: BigInt(length),
+      logTime,
+      createTime,
+      dataSize: BigInt(data.length),
+      name,
+      mediaType,
+    });
+    if (this.out.length >= OUT_FLUSH) this.flushOut();
   }
 
   /** ms since the open chunk (or pending unchunked bytes) started collecting, or −1 when nothing is pending. */
@@ -362,7 +401,7 @@ export class McapWriter {
         messageCount: BigInt(this.messageCount),
         schemaCount: this.schemasWritten,
         channelCount: this.channelsWritten,
-        attachmentCount: 0,
+        attachmentCount: this.attachmentIndexes.length,
         metadataCount: this.metadataCount,
         chunkCount: this.chunkCount,
         messageStartTime: this.messageCount ? this.absTime(this.startRel) : 0n,
@@ -371,6 +410,7 @@ export class McapWriter {
       },
       chunkIndexes: this.chunkIndexes.map((c) => this.chunkIndexRecord(c)),
       metadataIndexes: this.metadataIndexes,
+      attachmentIndexes: this.attachmentIndexes,
     });
     this.flushOut();
     this.w.flush();
@@ -436,7 +476,14 @@ export class McapWriter {
   }
 
   /** Opcode, length, channel, sequence, log and publish time; the payload follows. */
-  private encodeMessage(b: ByteWriter, channelId: number, sequence: number, timeNs: number, size: number): void {
+  private encodeMessage(
+    b: ByteWriter,
+    channelId: number,
+    sequence: number,
+    timeNs: number,
+    size: number,
+    publishNs: number | bigint,
+  ): void {
     b.reserve(31 + size);
     const v = b.view;
     const at = b.length;
@@ -447,7 +494,8 @@ export class McapWriter {
     v.setUint16(at + 9, channelId, true);
     v.setUint32(at + 11, sequence >>> 0, true);
     setTime(v, at + 15, this.baseHi, this.baseLo, timeNs);
-    setTime(v, at + 23, this.baseHi, this.baseLo, timeNs);
+    if (typeof publishNs === 'bigint') v.setBigUint64(at + 23, publishNs, true);
+    else setTime(v, at + 23, this.baseHi, this.baseLo, publishNs);
     b.length = at + 31;
   }
 

@@ -1,6 +1,17 @@
 import type { ByteWriter } from './byte-writer.js';
 import { MAGIC, Opcode } from './constants.js';
-import type { ChunkIndex, Header, Metadata, MetadataIndex, Schema, Statistics, SummaryOffset } from './records.js';
+import { crc32 } from './crc32.js';
+import type {
+  Attachment,
+  AttachmentIndex,
+  ChunkIndex,
+  Header,
+  Metadata,
+  MetadataIndex,
+  Schema,
+  Statistics,
+  SummaryOffset,
+} from './records.js';
 
 /** Encoders for the records that are not on the per-message path. Each returns the record's total size. */
 
@@ -105,5 +116,30 @@ export function writeSummaryOffset(w: ByteWriter, s: Omit<SummaryOffset, 'type'>
 export function writeDataEnd(w: ByteWriter, dataSectionCrc: number): number {
   const at = w.beginRecord(Opcode.DataEnd);
   w.u32(dataSectionCrc);
+  return w.endRecord(at);
+}
+
+/** An Attachment record; its CRC covers every field before it (MCAP spec). */
+export function writeAttachment(w: ByteWriter, a: Omit<Attachment, 'type' | 'crc'>): number {
+  const at = w.beginRecord(Opcode.Attachment);
+  w.u64big(a.logTime);
+  w.u64big(a.createTime);
+  w.string(a.name);
+  w.string(a.mediaType);
+  w.u64(a.data.length);
+  w.raw(a.data);
+  w.u32(crc32(w.view8(at + 9, w.length)));
+  return w.endRecord(at);
+}
+
+export function writeAttachmentIndex(w: ByteWriter, a: Omit<AttachmentIndex, 'type'>): number {
+  const at = w.beginRecord(Opcode.AttachmentIndex);
+  w.u64big(a.offset);
+  w.u64big(a.length);
+  w.u64big(a.logTime);
+  w.u64big(a.createTime);
+  w.u64big(a.dataSize);
+  w.string(a.name);
+  w.string(a.mediaType);
   return w.endRecord(at);
 }

@@ -3,6 +3,7 @@ import { Opcode } from './constants.js';
 import { crc32 } from './crc32.js';
 import {
   writeChannel,
+  writeAttachmentIndex,
   writeChunkIndex,
   writeDataEnd,
   writeMagic,
@@ -12,7 +13,7 @@ import {
   writeSummaryOffset,
   type ChannelFields,
 } from './record-encoder.js';
-import type { ChunkIndex, MetadataIndex, Schema, Statistics, SummaryOffset } from './records.js';
+import type { AttachmentIndex, ChunkIndex, MetadataIndex, Schema, Statistics, SummaryOffset } from './records.js';
 
 export interface SummaryContent {
   schemas: Iterable<Omit<Schema, 'type'>>;
@@ -20,6 +21,7 @@ export interface SummaryContent {
   statistics: Omit<Statistics, 'type'>;
   chunkIndexes: Iterable<Omit<ChunkIndex, 'type'>>;
   metadataIndexes: Iterable<Omit<MetadataIndex, 'type'>>;
+  attachmentIndexes?: Iterable<Omit<AttachmentIndex, 'type'>>;
   /** CRC-32 of every byte before the DataEnd record (magic included); 0 = not computed. */
   dataSectionCrc?: number;
 }
@@ -27,7 +29,7 @@ export interface SummaryContent {
 /**
  * Appends the end of an MCAP file to `o`, whose first byte lands at file offset `base`: DataEnd (with
  * `content.dataSectionCrc`, which must already cover whatever `o` holds before it), the
- * summary (schemas, channels, statistics, chunk indexes, metadata indexes, as mcap's C++ writer orders them), summary
+ * summary (schemas, channels, statistics, chunk indexes, attachment indexes, metadata indexes, as mcap's C++ writer orders them), summary
  * offsets for the non-empty groups, the footer with the summary CRC, and the closing magic.
  */
 export function writeFileTail(o: ByteWriter, base: number, content: SummaryContent): void {
@@ -49,6 +51,9 @@ export function writeFileTail(o: ByteWriter, base: number, content: SummaryConte
   group(Opcode.Statistics, () => writeStatistics(o, content.statistics));
   group(Opcode.ChunkIndex, () => {
     for (const c of content.chunkIndexes) writeChunkIndex(o, c);
+  });
+  group(Opcode.AttachmentIndex, () => {
+    for (const a of content.attachmentIndexes ?? []) writeAttachmentIndex(o, a);
   });
   group(Opcode.MetadataIndex, () => {
     for (const m of content.metadataIndexes) writeMetadataIndex(o, m);

@@ -16,6 +16,7 @@ import { zstdLevelFor, type Codecs } from '../codecs.js';
 import { openChunkCompressor } from '../compress/open-chunk-compressor.js';
 import type { PipelinedCompressor } from '../compress/pipelined-compressor.js';
 import type { Writable } from '../io/writable.js';
+import { isDecodableSchemaEncoding, messageEncodingFor, wellKnownSchemaEncoding } from '../encodings/well-known.js';
 import { McapWriter } from '../mcap/mcap-writer.js';
 import {
   CHANNEL_METADATA_PREFIX,
@@ -96,7 +97,8 @@ const MAX_CHUNK_SIZE = 256 * 1024 * 1024;
 
 /**
  * Writes one `.vcap` file with VLink's MCAP mapping (format reference §5): profile `vlink`, `VLinkHeader` metadata after the
- * header, one channel per (url, action) with metadata `{action}`, schema records for protobuf/flatbuffers only,
+ * header, one channel per (url, action) with metadata `{action}` and MCAP's well-known encoding names (see
+ * `messageEncodingFor`), schema records for protobuf/flatbuffers/CDR and other decodable schema encodings,
  * per-channel 1-based sequences, log time = publish time = `timestamp_us*1000 + start_ms*1e6` ns, chunks of
  * `cacheSize` bytes (zstd when `compress` is Auto or Zstd), and `VLinkChannel_<id>` metadata at close.
  *
@@ -186,7 +188,7 @@ export class VcapFileWriter {
     this.mcap.addMessage(ch.id, ch.count, us * 1000, data);
   }
 
-  /** Embeds a schema now (VLink `push_schema`); only protobuf/flatbuffers schemas with a name and data qualify. */
+  /** Embeds a schema now (VLink `push_schema`); schemas a reader can decode with, with a name and data, qualify. */
   writeSchema(schema: SchemaData): void {
     if (this.closed) throw new BagError('CLOSED', 'writer is closed', { file: this.file });
     const family = schema.schemaType !== SchemaType.Unknown ? schema.schemaType : parseSchemaType(schema.encoding);
@@ -287,12 +289,10 @@ export class VcapFileWriter {
     const ser = frame.serType ?? '';
     const kind = urlKindOf(action);
     const { family, schema } = this.resolve(ser, frame.schemaType, action);
-    let schemaId = 0;
-    let messageEncoding = '';
-    if (kind !== 'Method') {
-      if (schema) schemaId = this.schemaIdFor(schema, family);
-      messageEncoding = schema?.encoding || schemaTypeLabel(family);
-    }
+    // MCAP's well-known names (`flatbuffer`, `json`, `cdr`, …) and, unlike VLink, a schema and a declared encoding for
+    // RPC channels too: each (url, action) channel holds one half of `Req|Resp`, whose schema `resolve` picked.
+    const schemaId = schema ? this.schemaIdFor(schema, family) : 0;
+    const messageEncoding = messageEncodingFor(family, ser, schema?.encoding);
     // `ser` and `encoding` (vlink-bag, beyond VLink's `{action}`): the channel record is written with the channel's
     // first message, so a file cut before its VLinkChannel_* records still names a raw or RPC url's type (fix).
     const metadata = new Map<string, string>([['action', actionText(action)]]);
@@ -343,7 +343,7 @@ export class VcapFileWriter {
     if (nextSer !== ch.ser) {
       ch.ser = nextSer;
       // The channel record is already written (without a schema); still embed the schema the ser now names.
-      if (schema && ch.kind !== 'Method') {
+      if (schema) {
         const id = this.schemaIdFor(schema, ch.family);
         if (id) this.mcap.writeSchemaNow(id);
       }
@@ -365,8 +365,9 @@ export class VcapFileWriter {
 
   /** The schema record id for (name, family), registering it once per file; 0 when VLink would not embed it. */
   private schemaIdFor(schema: SchemaData, family: SchemaType): number {
-    const encoding = schema.encoding || schemaTypeLabel(family);
-    if (!embedsSchema(family) || !schema.name || !encoding || schema.data.length === 0) return 0;
+    const encoding = wellKnownSchemaEncoding(schema.encoding || schemaTypeLabel(family));
+    const embeds = embedsSchema(family) || isDecodableSchemaEncoding(encoding);
+    if (!embeds || !schema.name || !encoding || schema.data.length === 0) return 0;
     const key = `${schema.name}${KEY_SEPARATOR}${schemaTypeLabel(family)}`;
     let id = this.schemaIds.get(key);
     if (id === undefined) {

@@ -26,9 +26,13 @@ export function fixed6(value: number): string {
   return Number.isFinite(value) ? value.toFixed(6) : '0.000000';
 }
 
-/** Families that get MCAP Schema records (VLink: protobuf and flatbuffers only). */
+/**
+ * Families that get MCAP Schema records whatever the schema's encoding: VLink's protobuf and flatbuffers, plus CDR
+ * (its `ros2msg`/`ros2idl`/`omgidl` text is what Foxglove and ROS tools decode CDR with). Schemas of other families
+ * are embedded when their encoding is a decodable well-known one (`ros1msg`, `jsonschema`).
+ */
 export function embedsSchema(type: SchemaType): boolean {
-  return type === SchemaType.Protobuf || type === SchemaType.Flatbuffers;
+  return type === SchemaType.Protobuf || type === SchemaType.Flatbuffers || type === SchemaType.Cdr;
 }
 
 /** Hz over `count` messages between the first and last Pub/Sub/Set/Get timestamp (µs); 0 when the span is ≤ 0. */

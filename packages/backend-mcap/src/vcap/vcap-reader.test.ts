@@ -307,7 +307,7 @@ describe('vcap writer rules', () => {
     reader.close();
   });
 
-  test('writeSchema embeds protobuf/flatbuffers schemas now, once, and ignores other families', async () => {
+  test('writeSchema embeds decodable schemas now, once, under the well-known encoding name; ignores others', async () => {
     const bytes = await recordToBytes([], {}, testContext(), (w) => {
       const proto = {
         name: 'pb.Pushed',
@@ -326,7 +326,7 @@ describe('vcap writer rules', () => {
       reader.schemas().map((s) => [s.name, s.encoding, s.schemaType]),
       [
         ['pb.Pushed', 'protobuf', SchemaType.Protobuf],
-        ['fbs.T', 'fbs', SchemaType.Flatbuffers],
+        ['fbs.T', 'flatbuffer', SchemaType.Flatbuffers],
       ],
     );
     assert.equal(reader.info().hasSchema, true);

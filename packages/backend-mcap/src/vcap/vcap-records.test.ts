@@ -4,7 +4,16 @@ import { actionText, formatVlinkDate } from '@vlink/bag-core';
 import type { Frame, WriterConfig } from '@vlink/bag-core';
 import { SAMPLE_PROTO_SCHEMA } from '@vlink/bag-core/testing';
 import { VCAP_LIBRARY } from './vcap-format.js';
-import { FB_SCHEMA, mcapIndexed, mcapStream, mixedFrames, recordToBytes, testContext } from './vcap.test.helpers.js';
+import {
+  FB_SCHEMA,
+  RPC_REQ,
+  RPC_RESP,
+  mcapIndexed,
+  mcapStream,
+  mixedFrames,
+  recordToBytes,
+  testContext,
+} from './vcap.test.helpers.js';
 
 // Our output checked record by record with @mcap/core's readers (CRC validation on), against format reference §5.1–5.3.
 
@@ -147,12 +156,14 @@ for (const v of VARIANTS) {
         'dds://blob': {},
       };
       const encodingOf: Record<string, [string, string]> = {
+        // MCAP's well-known names (format reference §5.2): `flatbuffer`, `json` for a JSON ser, a declared encoding
+        // for RPC and opaque channels (the registry makes message_encoding mandatory).
         'dds://camera': ['protobuf', 'pb.Image'],
-        'dds://pose': ['flatbuffers', 'fb.Pose'],
-        'dds://imu': ['raw', ''],
-        'dds://svc': ['', ''],
+        'dds://pose': ['flatbuffer', 'fb.Pose'],
+        'dds://imu': ['json', ''],
+        'dds://svc': ['protobuf', 'the RPC half'],
         'dds://param': ['raw', ''],
-        'dds://blob': ['', ''],
+        'dds://blob': ['unknown', ''],
       };
       assert.deepEqual(
         channels,
@@ -162,7 +173,8 @@ for (const v of VARIANTS) {
             id: i + 1,
             topic,
             messageEncoding: encodingOf[topic]![0],
-            schema: encodingOf[topic]![1],
+            // Each RPC channel holds one half of `Req|Resp` and references that half's schema (vlink-bag, §5.2).
+            schema: topic === 'dds://svc' ? (action.endsWith('Req') ? 'pb.Req' : 'pb.Resp') : encodingOf[topic]![1],
             // vlink-bag adds the ser and family label to VLink's {action} (kept when VLinkChannel_* are lost).
             metadata: { action, ...channelExtras[topic]! },
           };
@@ -170,20 +182,30 @@ for (const v of VARIANTS) {
       );
       const idOf = (topic: string, action: string) =>
         channels.find((c) => c.topic === topic && c.metadata['action'] === action)!.id;
+      const dataOf: Record<string, Uint8Array> = {
+        'pb.Image': SAMPLE_PROTO_SCHEMA.data,
+        'fb.Pose': FB_SCHEMA.data,
+        'pb.Req': RPC_REQ.data,
+        'pb.Resp': RPC_RESP.data,
+      };
       const schemas = [...reader.schemasById.values()].map((s) => [
         s.id,
         s.name,
         s.encoding,
-        Buffer.from(s.data).equals(Buffer.from(s.name === 'pb.Image' ? SAMPLE_PROTO_SCHEMA.data : FB_SCHEMA.data)),
+        Buffer.from(s.data).equals(Buffer.from(dataOf[s.name]!)),
       ]);
-      // Method urls never reference their RPC schemas, so those are never written (lazy records, format reference §5.2).
+      const firstSvc = frames.find((f) => f.url === 'dds://svc')!;
+      const rpc = actionText(firstSvc.actionType).endsWith('Req') ? ['pb.Req', 'pb.Resp'] : ['pb.Resp', 'pb.Req'];
+      // Schema records are lazy (written with their first channel): camera, pose, then the RPC halves in use order.
       assert.deepEqual(schemas, [
         [1, 'pb.Image', 'protobuf', true],
-        [2, 'fb.Pose', 'flatbuffers', true],
+        [2, 'fb.Pose', 'flatbuffer', true],
+        [3, rpc[0], 'protobuf', true],
+        [4, rpc[1], 'protobuf', true],
       ]);
       const st = reader.statistics!;
       assert.equal(st.messageCount, BigInt(frames.length));
-      assert.equal(st.schemaCount, 2);
+      assert.equal(st.schemaCount, 4);
       assert.equal(st.channelCount, reader.channelsById.size);
       assert.equal(st.metadataCount, 1 + reader.channelsById.size);
       assert.equal(st.attachmentCount, 0);

@@ -6,6 +6,7 @@ import { printJson } from '../lib/json-schemas.js';
 import { addPluginOptions, applyToWriter, loadPlugin, loadSchemas, type PluginFlags } from '../lib/plugins.js';
 import { liveOutput, Progress } from '../lib/progress.js';
 import { cursorFrames } from '../lib/read.js';
+import { carriedRecords, headerOptions, warnUncarried } from '../lib/header-copy.js';
 import { CopySink } from '../lib/sink.js';
 import { bagUrls, selectUrls, warnSelection } from '../lib/url-filter.js';
 import { addWriterOptions, writerOptions, type WriterFlags } from '../lib/writer-flags.js';
@@ -13,16 +14,19 @@ import { addWriterOptions, writerOptions, type WriterFlags } from '../lib/writer
 export interface CloneFlags extends FilterFlags, WriterFlags, PluginFlags {
   json?: boolean;
   quiet?: boolean;
+  /** false with `--no-header`: the copy gets this machine's process name and timezone and the default tag. */
+  header?: boolean;
 }
 
 export function registerClone(program: Command): void {
   const command = program
     .command('clone')
     .description('copy a bag into a new file, converting between formats, with url/time filters and new compression')
-    .argument('<src>', 'source bag (.vdb, .vdbx, .vcap, .vcapx)')
+    .argument('<src>', 'source bag (.vdb, .vdbx, .vcap, .vcapx, .mcap, .bag, a ROS 2 bag, .record, .ulg)')
     .argument('<dst>', 'target bag; its extension picks the format')
     .option('--json', 'print the result (source, output, frames, bytes, warnings) as JSON')
-    .option('-q, --quiet', 'no progress bar and no summary');
+    .option('-q, --quiet', 'no progress bar and no summary')
+    .option('--no-header', "do not copy the source's header (tag, process name, timezone)");
   addFilterOptions(command);
   addWriterOptions(command, { splitNameShort: true });
   addPluginOptions(command, 'write');
@@ -31,6 +35,7 @@ export function registerClone(program: Command): void {
     'vlink-bag clone /tmp/capture.vcap /tmp/result.vdb',
     'vlink-bag clone /tmp/test.vdb /tmp/clipped.vdb -b 10 -e 60 -p lzav',
     'vlink-bag clone /tmp/test.vdb /tmp/imu.vcap -u dds://imu,dds://gps --compress=zstd',
+    'vlink-bag clone run.bag run.mcap',
   ]);
 }
 
@@ -51,8 +56,16 @@ export async function cloneBag(verb: string, src: string, dst: string, flags: Cl
     });
     warnSelection(verb, src, selection, flags.quiet);
     const keepAction = actionPredicate(flags.actions);
-    // Same recording start and tag as the source, so every frame keeps its timestamp (format reference §2.9, §5.3).
-    const sink = await CopySink.open(dst, { tagName: info.tagName, ...options, startTimestamp: info.startTimestamp });
+    warnUncarried(verb, dst, info, flags.quiet || flags.json);
+    const kept = selection.filterUrls ? new Set(selection.filterUrls) : undefined;
+    const keepUrl = (url: string) => !kept || kept.has(url);
+    // Same recording start and header as the source, so every frame keeps its timestamp (format reference §2.9, §5.3).
+    const sink = await CopySink.open(dst, {
+      ...headerOptions(info, flags.header !== false),
+      ...options,
+      startTimestamp: info.startTimestamp,
+      carry: carriedRecords(reader, info, keepUrl),
+    });
     const progress = new Progress(liveOutput(flags.quiet || flags.json), verb);
     try {
       applyToWriter(sink.writer, plugin, schemas);

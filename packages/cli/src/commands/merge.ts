@@ -9,6 +9,7 @@ import { formatSize } from '../lib/format.js';
 import { parseNonNegative } from '../lib/parse.js';
 import { liveOutput, Progress } from '../lib/progress.js';
 import { cursorFrames } from '../lib/read.js';
+import { carriedRecords, headerOptions, warnUncarried } from '../lib/header-copy.js';
 import { CopySink } from '../lib/sink.js';
 import { selectUrls, warnSelection } from '../lib/url-filter.js';
 import { addWriterOptions, writerOptions, type WriterFlags } from '../lib/writer-flags.js';
@@ -18,6 +19,8 @@ export interface MergeFlags extends FilterFlags, WriterFlags, PluginFlags {
   checkGap: number;
   json?: boolean;
   quiet?: boolean;
+  /** false with `--no-header`: the output gets this machine's process name and timezone and the default tag. */
+  header?: boolean;
 }
 
 export function registerMerge(program: Command): void {
@@ -32,7 +35,8 @@ export function registerMerge(program: Command): void {
         .default(3600),
     )
     .option('--json', 'print the result (sources, output, frames, bytes, warnings) as JSON')
-    .option('-q, --quiet', 'no progress bar and no summary');
+    .option('-q, --quiet', 'no progress bar and no summary')
+    .option('--no-header', "do not copy the first input's header (tag, process name, timezone)");
   addFilterOptions(command);
   addWriterOptions(command, { splitNameShort: false });
   addPluginOptions(command, 'write');
@@ -87,10 +91,20 @@ async function mergeInto(sources: string[], readers: BagReader[], flags: MergeFl
   const beginUs = window.beginTime * 1000;
   const endUs = window.endTime > 0 ? window.endTime * 1000 : Number.POSITIVE_INFINITY;
 
+  for (const info of infos) warnUncarried('merge', dst, info, flags.quiet || flags.json);
+  const kept = selection.filterUrls ? new Set(selection.filterUrls) : undefined;
+  const keepUrl = (url: string) => !kept || kept.has(url);
+  // The first input's header; every input's metadata records, attachments and url encodings (plain .mcap stores them).
+  const carried = readers.map((reader, i) => carriedRecords(reader, infos[i]!, keepUrl));
   const sink = await CopySink.open(dst, {
-    tagName: infos[0]!.tagName,
+    ...headerOptions(infos[0]!, flags.header !== false),
     ...writerOptions(flags),
     startTimestamp: outStart,
+    carry: {
+      metadata: carried.flatMap((c) => c.metadata ?? []),
+      attachments: carried.flatMap((c) => c.attachments ?? []),
+      urlEncodings: Object.assign({}, ...[...carried].reverse().map((c) => c.urlEncodings)),
+    },
   });
   const progress = new Progress(liveOutput(flags.quiet || flags.json), 'merge');
   applyToWriter(sink.writer, plugin, schemas);
@@ -123,7 +137,10 @@ async function mergeInto(sources: string[], readers: BagReader[], flags: MergeFl
       for (const { frame, atUs } of mergeByTime(readers, starts, outStart, beginUs, selection.filterUrls)) {
         if (atUs > endUs) break;
         if (keepAction && !keepAction(frame)) continue;
-        if (!processor.push(atUs, { ...frame, timestamp: atUs })) await processor.waitForRoom();
+        // A publish time counts from its own recording's start, like the frame's time: move it to the output's.
+        const shifted: Frame = { ...frame, timestamp: atUs };
+        if (frame.publishTime !== undefined) shifted.publishTime = frame.publishTime + (atUs - frame.timestamp);
+        if (!processor.push(atUs, shifted)) await processor.waitForRoom();
         if (writeError !== undefined) throw writeError;
         if ((sink.frames & 1023) === 0) progress.update((atUs - beginUs) / 1000, sink.frames, formatSize(sink.bytes));
       }

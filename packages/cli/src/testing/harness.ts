@@ -273,12 +273,14 @@ export function fixtureFrames(): Frame[] {
 /** Writes `frames` (default: the fixture recording, with the Point schema) to `path`. */
 export async function writeBag(
   path: string,
-  options: { frames?: Frame[]; startMs?: number; tag?: string } = {},
+  options: { frames?: Frame[]; startMs?: number; tag?: string; processName?: string; timezone?: number } = {},
 ): Promise<void> {
   const writer = await BagWriter.create(path, {
     syncMode: true,
     startTimestamp: options.startMs ?? START_MS,
     tagName: options.tag ?? 'fixture',
+    ...(options.processName ? { processName: options.processName } : {}),
+    ...(options.timezone !== undefined ? { timezone: options.timezone } : {}),
   });
   writer.pushSchema({
     name: 'test.Point',

@@ -61,6 +61,33 @@ export interface WriterConfig {
   /** Recording start (ms since epoch) when > 0; else the wall clock at construction. */
   startTimestamp: number;
   ignoreCompressUrls: Iterable<string>;
+  /** Header process name (beyond VLink, for copies such as `clone`); default the running program's basename. */
+  processName?: string;
+  /** Header timezone in minutes east of UTC (beyond VLink, for copies); default the local one at the start. */
+  timezone?: number;
+  /**
+   * Records of a source file to store beside the frames (beyond VLink, for `clone`/`merge` of foreign files): its
+   * metadata records and attachments. Only formats that have such records store them (plain `.mcap`); others ignore
+   * them.
+   */
+  carry?: CarriedRecords;
+}
+
+/** What `WriterConfig.carry` hands to a backend: a source's metadata records and attachments, bytes included. */
+export interface CarriedRecords {
+  metadata?: ReadonlyArray<{ readonly name: string; readonly values: Readonly<Record<string, string>> }>;
+  attachments?: ReadonlyArray<CarriedAttachment>;
+  /** The source's payload encoding per url (`UrlMeta.encoding`: `ros1`, `cdr`, `json`, …) where it names one. */
+  urlEncodings?: Readonly<Record<string, string>>;
+}
+
+export interface CarriedAttachment {
+  name: string;
+  mediaType: string;
+  /** ns since the Unix epoch as a decimal string (as `AttachmentMeta` gives it). */
+  logTime: string;
+  createTime: string;
+  data: Uint8Array;
 }
 
 const GiB = 1024 * 1024 * 1024;

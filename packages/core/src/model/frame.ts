@@ -18,7 +18,8 @@ export interface Frame {
   /**
    * Set by readers of foreign formats that record a second time per message: µs since recording start (same base
    * and flooring as `timestamp`; may be negative). MCAP's `publish_time`; for ROS 1 bags and ROS 2 sqlite3 bags,
-   * which have none, the `std_msgs/Header` stamp of message types that start with one. Writers ignore it.
+   * which have none, the `std_msgs/Header` stamp of message types that start with one. The plain `.mcap` writer stores
+   * it (as `publish_time`); the other writers ignore it.
    */
   publishTime?: number;
   /** Set by readers of foreign formats with a per-message sequence number (MCAP's `sequence`, ROS 1 `Header.seq`). */

@@ -32,5 +32,6 @@ export function parseVlinkDate(text: string): number | undefined {
 
 /** Local UTC offset in minutes east of UTC (480 for UTC+8), as VLink's `get_timezone_diff`. */
 export function localTimezoneMinutes(epochMs = Date.now()): number {
-  return -new Date(epochMs).getTimezoneOffset();
+  // `|| 0`: UTC would otherwise be −0, which no file stores and strict comparisons tell from 0.
+  return -new Date(epochMs).getTimezoneOffset() || 0;
 }

@@ -13,8 +13,11 @@ export function createRecordingContext(
   const startTimestamp = config.startTimestamp > 0 ? Math.floor(config.startTimestamp) : Date.now();
   return {
     startTimestamp,
-    timezone: localTimezoneMinutes(startTimestamp),
-    processName: processName(),
+    timezone:
+      config.timezone !== undefined && Number.isFinite(config.timezone)
+        ? Math.trunc(config.timezone)
+        : localTimezoneMinutes(startTimestamp),
+    processName: config.processName || processName(),
     tagName: resolveTag(config.tagName),
     version: FORMAT_VERSION,
     resolveSchema: (name, type) => schemas.resolve(name, type),

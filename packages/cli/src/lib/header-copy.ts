@@ -1,0 +1,35 @@
+import { type BagReader, type BagWriterOptions, type CarriedRecords, extensionOf, type Info } from '@vlink/bag';
+
+/**
+ * What `clone` and `merge` copy from a source besides its frames: the recording header (tag, process name,
+ * timezone; `--no-header` leaves the copy with this machine's), and the records only plain `.mcap` can store (the
+ * source's metadata records, attachments and per-url encodings).
+ */
+export function headerOptions(info: Info, keepHeader: boolean): Partial<BagWriterOptions> {
+  if (!keepHeader) return {};
+  return { tagName: info.tagName, processName: info.processName, timezone: info.timezone };
+}
+
+/** The source's metadata records, attachments (bytes read now) and url encodings, for a `.mcap` target. */
+export function carriedRecords(reader: BagReader, info: Info, keepUrl: (url: string) => boolean): CarriedRecords {
+  const urlEncodings: Record<string, string> = {};
+  for (const meta of info.urls) if (meta.encoding && keepUrl(meta.url)) urlEncodings[meta.url] ??= meta.encoding;
+  return {
+    ...(info.metadata?.length ? { metadata: info.metadata } : {}),
+    ...(info.attachments?.length
+      ? { attachments: info.attachments.map((a) => ({ ...a, data: reader.getAttachment(a.index) })) }
+      : {}),
+    urlEncodings,
+  };
+}
+
+/** Tells the user what a target other than `.mcap` does not store (nothing is dropped silently). */
+export function warnUncarried(verb: string, dst: string, info: Info, quiet: boolean | undefined): void {
+  if (quiet || extensionOf(dst) === '.mcap') return;
+  const records = info.metadata?.length ?? 0;
+  const attachments = info.attachments?.length ?? 0;
+  if (records === 0 && attachments === 0) return;
+  process.stderr.write(
+    `vlink-bag ${verb}: ${dst}: warning: ${records} metadata record(s) and ${attachments} attachment(s) of ${info.path} are not stored (only .mcap keeps them)\n`,
+  );
+}
