@@ -103,6 +103,7 @@ export { repairBag } from './maintenance/repair.js';
 export type {
   RepairOptions,
   RepairReport,
+  ReindexOptions,
   SalvageOptions,
   SalvageResult,
   UrlRepair,

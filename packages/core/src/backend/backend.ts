@@ -2,7 +2,7 @@ import type { ReaderOptions, ResolvedWriterConfig } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import type { Info } from '../model/info.js';
 import type { CheckOptions, CheckReport } from '../maintenance/check-report.js';
-import type { SalvageOptions, SalvageResult } from '../maintenance/repair-report.js';
+import type { ReindexOptions, SalvageOptions, SalvageResult } from '../maintenance/repair-report.js';
 import type { SchemaType } from '../model/schema-type.js';
 
 /**
@@ -134,6 +134,7 @@ export interface BackendReader {
    * (`quick`: metadata and structure only). `check()` is `verify()`'s `ok` where a backend has both.
    */
   verify?(options: CheckOptions): Promise<CheckReport>;
-  reindex?(): Promise<boolean>;
+  /** Rebuilds the format's indexes; `onProgress` (when given) is called as it advances. */
+  reindex?(options?: ReindexOptions): Promise<boolean>;
   fix?(rebuild: boolean): Promise<boolean>;
 }

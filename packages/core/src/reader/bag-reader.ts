@@ -2,6 +2,7 @@ import type { BackendReader, CursorQuery } from '../backend/backend.js';
 import { detectBackend } from '../backend/registry.js';
 import { BagError } from '../errors.js';
 import type { CheckOptions, CheckReport } from '../maintenance/check-report.js';
+import type { ReindexOptions } from '../maintenance/repair-report.js';
 import type { ReaderOptions } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import type { Info } from '../model/info.js';
@@ -276,8 +277,12 @@ export class BagReader {
     };
   }
 
-  reindex(): Promise<boolean> {
-    return this.maintenance(() => this.backend.reindex?.());
+  /**
+   * VLink `reindex()`: rebuilds the indexes (`.vdb`: `idx_elapsed_url`; `.vcap`: summary and message indexes). Beyond
+   * VLink, `onProgress` follows it (see `ReindexOptions`). Needs `readOnly: false`.
+   */
+  reindex(options: ReindexOptions = {}): Promise<boolean> {
+    return this.maintenance(() => this.backend.reindex?.(options.onProgress ? { onProgress: options.onProgress } : {}));
   }
 
   fix(rebuild = false): Promise<boolean> {

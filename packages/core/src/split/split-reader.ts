@@ -11,6 +11,7 @@ import { SegmentChain, startSegment, type SequencedSegment } from './segment-seq
 import { addRecoveredTotals, repairedManifestText, unlistedSegmentNames } from './segment-recovery.js';
 import { buildInfo, openUnlisted, segmentTotals, type OpenedSegment } from './split-segments.js';
 import { ProblemList, type CheckOptions, type CheckReport } from '../maintenance/check-report.js';
+import type { ReindexOptions } from '../maintenance/repair-report.js';
 import { nodeSplitFiles, splitPath, type SplitFiles } from './split-files.js';
 
 /** What a backend supplies to read its split format: how to open one segment. */
@@ -276,10 +277,18 @@ export class SplitReader implements BackendReader {
       if (c.count > 0) problems.add(`${c.count} frames in the segments, none in the manifest`, { url: c.url });
   }
 
-  async reindex(): Promise<boolean> {
+  async reindex(options: ReindexOptions = {}): Promise<boolean> {
     this.assertOpen();
     let ok = true;
-    for (const { reader } of this.sequence) ok = (reader.reindex ? await reader.reindex() : false) && ok;
+    const total = this.sequence.length;
+    const progress = options.onProgress;
+    for (const [index, { reader }] of this.sequence.entries()) {
+      // A segment's own progress becomes a fraction of its place in the recording.
+      const inSegment = (p: { done: number; total: number }) =>
+        progress?.({ done: index + (p.total > 0 ? Math.min(1, p.done / p.total) : 1), total, unit: 'segments' });
+      ok = (reader.reindex ? await reader.reindex(progress ? { onProgress: inSegment } : {}) : false) && ok;
+      progress?.({ done: index + 1, total, unit: 'segments' });
+    }
     return ok;
   }
 
