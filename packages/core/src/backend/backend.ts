@@ -126,6 +126,11 @@ export interface BackendReader {
    * Throws `NOT_FOUND` for an index outside the list.
    */
   attachment?(index: number): Uint8Array;
+  /**
+   * Split recordings: the segment (0-based, recording order) of the last frame a cursor of this reader handed out.
+   * Absent for single files (always segment 0).
+   */
+  splitIndex?(): number;
   close(): void;
   /** VLink maintenance verbs (format reference §2.12); absent where the format has none. */
   check?(): Promise<boolean>;

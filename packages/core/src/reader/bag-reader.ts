@@ -244,6 +244,14 @@ export class BagReader {
   isSplitMode(): boolean {
     return this.getInfo().format.endsWith('x');
   }
+  /**
+   * VLink `get_split_index`: the segment (0 for the first) holding the last frame read — by the cursor, `frames()` or
+   * playback, whichever read last; 0 before any read and always 0 when the bag is not split.
+   */
+  getSplitIndex(): number {
+    this.ensureOpen();
+    return this.backend.splitIndex?.() ?? 0;
+  }
   /** Resolves when the playback loop has ended (after `quit()` or `autoQuit`); at once if it is not running. */
   waitForQuit(): Promise<void> {
     return this.playerInstance?.waitForQuit() ?? Promise.resolve();
