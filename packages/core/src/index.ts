@@ -33,6 +33,7 @@ export type { CompressName, WriterConfig, ResolvedWriterConfig, ReaderOptions } 
 export { formatVlinkDate, formatFileTime, parseVlinkDate, localTimezoneMinutes } from './model/time-format.js';
 export { FORMAT_VERSION, FORMAT_VERSION_TEXT } from './model/version.js';
 export type { Backend, BackendWriter, BackendReader, CursorQuery, RecordingContext } from './backend/backend.js';
+export { registerByteSourceScheme, type ByteSource, type ByteSourceOpener } from './backend/byte-source.js';
 export {
   registerBackend,
   registeredExtensions,

@@ -31,6 +31,13 @@ export class S3Object {
     return new S3Object(url, client, location, objectSize, bytes.slice());
   }
 
+  /** The bytes at `offset` when the fetched tail holds all of them (no request), else undefined. */
+  cached(offset: number, length: number): Uint8Array | undefined {
+    const start = offset - (this.size - this.tail.length);
+    if (start < 0 || length < 0 || start + length > this.tail.length) return undefined;
+    return this.tail.subarray(start, start + length);
+  }
+
   /** Exactly `length` bytes at `offset`; a range outside the object is a `CORRUPT_FILE` (callers bounds-check first). */
   async read(offset: number, length: number): Promise<Uint8Array> {
     if (

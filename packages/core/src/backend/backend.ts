@@ -2,6 +2,7 @@ import type { ReaderOptions, ResolvedWriterConfig } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import type { Info } from '../model/info.js';
 import type { CheckOptions, CheckReport } from '../maintenance/check-report.js';
+import type { ByteSource } from './byte-source.js';
 import type { ReindexOptions, SalvageOptions, SalvageResult } from '../maintenance/repair-report.js';
 import type { SchemaType } from '../model/schema-type.js';
 
@@ -48,6 +49,11 @@ export interface Backend {
    * to `target` with everything that can be read from it, and says what was kept and lost. Never touches `source`.
    */
   salvage?(source: string, target: string, options?: SalvageOptions): Promise<SalvageResult>;
+  /**
+   * Opens a bag whose bytes come from a `ByteSource` (a url of a registered scheme, e.g. `s3://`) rather than a local
+   * path; read-only. Absent: the format needs a local file.
+   */
+  openSource?(source: ByteSource, options: ReaderOptions): Promise<BackendReader>;
 }
 
 /** What the writer engine decided for the whole recording and hands to every file it opens. */

@@ -1,5 +1,6 @@
 import type { BackendReader, CursorQuery } from '../backend/backend.js';
-import { detectBackend } from '../backend/registry.js';
+import { openByteSource, type ByteSource } from '../backend/byte-source.js';
+import { backendFor, detectBackend } from '../backend/registry.js';
 import { BagError } from '../errors.js';
 import type { CheckOptions, CheckReport } from '../maintenance/check-report.js';
 import type { ReindexOptions } from '../maintenance/repair-report.js';
@@ -64,14 +65,16 @@ export class BagReader {
   static async create(path: string, options: ReaderOptions = {}): Promise<BagReader> {
     if (typeof path !== 'string' || path.length === 0)
       throw new BagError('INVALID_ARGUMENT', 'bag path must not be empty');
-    const backend = await detectBackend(path);
-    const reader = await backend.openReader(path, {
+    const resolved: ReaderOptions = {
       readOnly: options.readOnly ?? true,
       tryToFix: options.tryToFix ?? false,
       verifyCrc: options.verifyCrc ?? true,
       ...(options.confineTo === undefined ? {} : { confineTo: options.confineTo }),
-    });
-    return new this(path, reader);
+    };
+    const source = await openByteSource(path);
+    if (source) return new this(path, await openFromSource(path, source, resolved));
+    const backend = await detectBackend(path);
+    return new this(path, await backend.openReader(path, resolved));
   }
 
   getInfo(): Info {
@@ -350,5 +353,20 @@ export class BagReader {
 
   private ensureOpen(): void {
     if (this.closed) throw new BagError('CLOSED', 'reader is closed', { file: this.path });
+  }
+}
+
+/** A url's bytes to the backend its extension names, when that backend reads from a byte source. */
+async function openFromSource(path: string, source: ByteSource, options: ReaderOptions): Promise<BackendReader> {
+  try {
+    const backend = backendFor(path, 'read');
+    if (!backend.openSource)
+      throw new BagError('NOT_SUPPORTED', `the ${backend.name} backend reads only local files`, { file: path });
+    if (options.readOnly === false)
+      throw new BagError('NOT_SUPPORTED', 'a bag behind a url is read-only', { file: path });
+    return await backend.openSource(source, options);
+  } catch (error) {
+    source.close();
+    throw error;
   }
 }
