@@ -15,7 +15,7 @@ import {
 import { S3ByteSource } from './s3-byte-source.js';
 import { S3Client } from './s3-client.js';
 import { parseS3Url } from './s3-location.js';
-import { MotoServer } from './testing/moto-server.js';
+import { MotoServer } from '@vlink/fixtures/s3';
 
 /** `BagReader.create('s3://…')` against a real S3 server (moto): the same info, schemas and frames as the local file. */
 const started = await MotoServer.start();

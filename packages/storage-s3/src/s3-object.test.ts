@@ -5,7 +5,7 @@ import { S3Client } from './s3-client.js';
 import { parseS3Url } from './s3-location.js';
 import { S3Object } from './s3-object.js';
 import { resolveS3Options } from './s3-options.js';
-import { MotoServer } from './testing/moto-server.js';
+import { MotoServer } from '@vlink/fixtures/s3';
 
 /** Range reads against a real S3-compatible server (moto) on loopback: the bytes equal the uploaded ones. */
 const started = await MotoServer.start();

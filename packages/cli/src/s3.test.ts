@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from '@vlink/fixtures/test';
+import { MotoServer } from '@vlink/fixtures/s3';
+import { parseS3Url, S3Client } from '@vlink/bag-s3';
+import { runCli, SLOW, tempDir, writeBag } from './testing/harness.js';
+
+/** `vlink-bag info` and `cat` on an s3:// url print what they print for the local file (moto on loopback). */
+const started = await MotoServer.start();
+const server = typeof started === 'string' ? undefined : started;
+const skip = typeof started === 'string' ? `no S3 server: ${started}` : false;
+const tmp = tempDir();
+after(() => {
+  server?.stop();
+  tmp.cleanup();
+});
+
+describe('info and cat on s3://', { skip }, () => {
+  const local = tmp.path('drive.vcap');
+  const url = 's3://bags/car-1/drive.vcap';
+  before(async () => {
+    await writeBag(local);
+    const client = new S3Client({ endpoint: server!.endpoint, accessKeyId: 'test', secretAccessKey: 'test' });
+    await client.createBucket('bags');
+    await client.put(parseS3Url(url), readFileSync(local));
+  });
+
+  for (const args of [['info'], ['info', '--json'], ['cat'], ['cat', '--format', 'text'], ['cat', '--meta']]) {
+    test(`${args.join(' ')} over S3 equals the local output`, SLOW, async () => {
+      const [remote, expected] = await Promise.all([
+        runCli([...args, url], { env: server!.env() }),
+        runCli([...args, local]),
+      ]);
+      assert.equal(remote.code, 0, remote.stderr);
+      assert.equal(expected.code, 0, expected.stderr);
+      assert.ok(expected.stdout.length > 100, 'the local output is not empty');
+      // The only difference allowed is the name of the file.
+      assert.equal(remote.stdout.replaceAll(url, local), expected.stdout);
+    });
+  }
+
+  test('a missing object is one error line, exit 1', SLOW, async () => {
+    const r = await runCli(['info', 's3://bags/none.vcap'], { env: server!.env() });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /none\.vcap.*not found on S3 \(404/);
+  });
+});
