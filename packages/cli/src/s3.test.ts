@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from '@vlink/fixtures/test';
+import { fixturePath } from '@vlink/fixtures';
 import { MotoServer } from '@vlink/fixtures/s3';
 import { parseS3Url, S3Client } from '@vlink/bag-s3';
 import { runCli, SLOW, tempDir, writeBag } from './testing/harness.js';
@@ -16,17 +17,22 @@ after(() => {
 });
 
 describe('info and cat on s3://', { skip }, () => {
-  const local = tmp.path('drive.vcap');
-  const url = 's3://bags/car-1/drive.vcap';
+  const vcap = tmp.path('drive.vcap');
+  // Ours, and a foreign MCAP file (Foxglove's protobuf example) read by @vlink/bag-interop.
+  const bags: Array<[string, string]> = [
+    [vcap, 's3://bags/car-1/drive.vcap'],
+    [fixturePath('foreign', 'mcap', 'protobuf.mcap'), 's3://bags/foreign/protobuf.mcap'],
+  ];
   before(async () => {
-    await writeBag(local);
+    await writeBag(vcap);
     const client = new S3Client({ endpoint: server!.endpoint, accessKeyId: 'test', secretAccessKey: 'test' });
     await client.createBucket('bags');
-    await client.put(parseS3Url(url), readFileSync(local));
+    for (const [local, url] of bags) await client.put(parseS3Url(url), readFileSync(local));
   });
 
-  for (const args of [['info'], ['info', '--json'], ['cat'], ['cat', '--format', 'text'], ['cat', '--meta']]) {
-    test(`${args.join(' ')} over S3 equals the local output`, SLOW, async () => {
+  const verbs = [['info'], ['info', '--json'], ['cat'], ['cat', '--format', 'text'], ['cat', '--meta']];
+  for (const [args, [local, url]] of verbs.flatMap((v) => bags.map((b) => [v, b] as const))) {
+    test(`${args.join(' ')} ${url} equals the local output`, SLOW, async () => {
       const [remote, expected] = await Promise.all([
         runCli([...args, url], { env: server!.env() }),
         runCli([...args, local]),
