@@ -18,13 +18,16 @@ after(() => {
 
 describe('info and cat on s3://', { skip }, () => {
   const vcap = tmp.path('drive.vcap');
-  // Ours, and a foreign MCAP file (Foxglove's protobuf example) read by @vlink/bag-interop.
+  const vdb = tmp.path('drive.vdb');
+  // Ours (a .vdb through the local cache), and a foreign MCAP file (Foxglove's protobuf example) read by @vlink/bag-interop.
   const bags: Array<[string, string]> = [
     [vcap, 's3://bags/car-1/drive.vcap'],
+    [vdb, 's3://bags/car-1/drive.vdb'],
     [fixturePath('foreign', 'mcap', 'protobuf.mcap'), 's3://bags/foreign/protobuf.mcap'],
   ];
   before(async () => {
     await writeBag(vcap);
+    await writeBag(vdb);
     const client = new S3Client({ endpoint: server!.endpoint, accessKeyId: 'test', secretAccessKey: 'test' });
     await client.createBucket('bags');
     for (const [local, url] of bags) await client.put(parseS3Url(url), readFileSync(local));
@@ -34,7 +37,7 @@ describe('info and cat on s3://', { skip }, () => {
   for (const [args, [local, url]] of verbs.flatMap((v) => bags.map((b) => [v, b] as const))) {
     test(`${args.join(' ')} ${url} equals the local output`, SLOW, async () => {
       const [remote, expected] = await Promise.all([
-        runCli([...args, url], { env: server!.env() }),
+        runCli([...args, url], { env: { ...server!.env(), VLINK_S3_CACHE_DIR: tmp.path('s3-cache') } }),
         runCli([...args, local]),
       ]);
       assert.equal(remote.code, 0, remote.stderr);

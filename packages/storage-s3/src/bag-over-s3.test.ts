@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from '@vlink/fixtures/test';
@@ -105,6 +105,61 @@ describe('BagReader over S3 (.vcap)', { skip }, () => {
       BagReader.create('s3://fleet/car-1/drive.vcap', { readOnly: false }),
       (e: unknown) => BagError.isInstance(e) && e.code === 'NOT_SUPPORTED',
     );
+  });
+});
+
+describe('BagReader over S3 (.vdb through the bounded local cache)', { skip }, () => {
+  const cacheDir = join(dir, 'cache');
+  const options = () => ({ ...credentials, endpoint: server!.endpoint, cacheDir, maxCacheBytes: 0 });
+  const sources: S3ByteSource[] = [];
+  const locals = [join(dir, 'a.vdb'), join(dir, 'b.vdb')];
+  before(async () => {
+    const client = new S3Client({ ...credentials, endpoint: server!.endpoint });
+    await client.createBucket('vdbs');
+    for (const [n, local] of locals.entries()) {
+      const writer = await BagWriter.create(local, { syncMode: true, startTimestamp: 1_700_000_000_000 + n });
+      writer.pushSchema({
+        name: 'pb.Pose',
+        encoding: 'protobuf',
+        schemaType: SchemaType.Protobuf,
+        data: new Uint8Array([n, 1]),
+      });
+      for (const f of frames().slice(0, 2000 + n)) writer.push(f);
+      await writer.close();
+      await client.put(parseS3Url(`s3://vdbs/${n}.vdb`), readFileSync(local));
+    }
+    registerByteSourceScheme('s3', async (url) => {
+      const source = await S3ByteSource.open(url, options());
+      sources.push(source);
+      return source;
+    });
+  });
+
+  test('info, schemas and every frame equal the local file; the url stays the path; a second open reuses the copy', async () => {
+    const [remote, expected] = [await readAll('s3://vdbs/0.vdb'), await readAll(locals[0]!)];
+    assert.equal(remote.info.path, 's3://vdbs/0.vdb');
+    assert.deepEqual({ ...remote.info, path: '' }, { ...expected.info, path: '' });
+    assert.deepEqual(remote.schemas, expected.schemas);
+    assert.equal(remote.frames.length, 2000);
+    assert.deepEqual(remote.frames, expected.frames);
+    const size = readFileSync(locals[0]!).length;
+    assert.ok(sources.at(-1)!.stats.bytes <= size, 'the open fetched at most the object');
+    const again = await BagReader.create('s3://vdbs/0.vdb');
+    assert.equal(again.getInfo().messageCount, 2000);
+    again.close();
+    assert.deepEqual(sources.at(-1)!.object.client.stats.requests, 1, 'only the open: the copy was reused');
+    const cached = readdirSync(cacheDir);
+    assert.equal(cached.length, 1);
+    assert.deepEqual(readFileSync(join(cacheDir, cached[0]!)), readFileSync(locals[0]!), 'the copy is byte for byte');
+  });
+
+  test('the cache keeps within its bound: the least recently used copy goes', async () => {
+    const reader = await BagReader.create('s3://vdbs/1.vdb');
+    assert.equal(reader.getInfo().messageCount, 2001);
+    reader.close();
+    const cached = readdirSync(cacheDir).filter((name) => name.endsWith('.vdb'));
+    assert.equal(cached.length, 1, 'a bound of 0 keeps only the copy just made');
+    assert.deepEqual(readFileSync(join(cacheDir, cached[0]!)), readFileSync(locals[1]!));
   });
 });
 

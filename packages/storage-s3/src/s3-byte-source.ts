@@ -1,8 +1,12 @@
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { BagError, type BagErrorCode, type ByteSource, registerByteSourceScheme } from '@vlink/bag-core';
+import { type LocalCacheOptions, localCopy } from './local-cache.js';
 import { parseS3Url } from './s3-location.js';
 import { S3Object } from './s3-object.js';
 import type { S3Options } from './s3-options.js';
+
+/** Where and as whom (`S3Options`, not `fetch`: the helper thread uses its own), the tail size and the local cache. */
+export type S3SourceOptions = Omit<S3Options, 'fetch'> & LocalCacheOptions & { tailBytes?: number };
 
 /** A miss fetches at least this much, so a header and the records after it cost one request. */
 export const READ_AHEAD_BYTES = 256 * 1024;
@@ -24,8 +28,9 @@ export class S3ByteSource implements ByteSource {
   private block: { offset: number; bytes: Uint8Array } = { offset: 0, bytes: new Uint8Array(0) };
 
   private constructor(
-    private readonly object: S3Object,
-    private readonly options: Omit<S3Options, 'fetch'>,
+    /** The object (its client's `stats` count the async requests: the open's and a local copy's). */
+    readonly object: S3Object,
+    private readonly options: S3SourceOptions,
   ) {
     this.stats.requests = object.client.stats.requests;
     this.stats.bytes = object.client.stats.bytes;
@@ -52,6 +57,15 @@ export class S3ByteSource implements ByteSource {
     const fetchLength = Math.min(Math.max(length, READ_AHEAD_BYTES), this.object.size - offset);
     this.block = { offset, bytes: this.fetch(offset, fetchLength) };
     return this.fromBlock(offset, length)!;
+  }
+
+  /** The whole object in the bounded local cache (`.vdb`: SQLite needs a file); see `localCopy`. */
+  localCopy(extension: string): Promise<string> {
+    const { cacheDir, maxCacheBytes } = this.options;
+    return localCopy(this.object, extension, {
+      ...(cacheDir === undefined ? {} : { cacheDir }),
+      ...(maxCacheBytes === undefined ? {} : { maxCacheBytes }),
+    });
   }
 
   close(): void {
@@ -108,6 +122,6 @@ export class S3ByteSource implements ByteSource {
 }
 
 /** Makes `BagReader.create('s3://bucket/key.vcap')` (and the CLI) read S3; options as `S3Options`, else `AWS_*`. */
-export function registerS3(options: Omit<S3Options, 'fetch'> = {}): void {
+export function registerS3(options: S3SourceOptions = {}): void {
   registerByteSourceScheme('s3', (url) => S3ByteSource.open(url, options));
 }

@@ -13,6 +13,8 @@ export interface S3TransferStats {
 export interface RangeAnswer {
   bytes: Uint8Array;
   objectSize: number;
+  /** The object's ETag (its version: a cached copy is reused only while it is the same). */
+  etag: string;
 }
 
 /**
@@ -57,9 +59,11 @@ export class S3Client {
     const total = /\/(\d+)\s*$/.exec(response.headers.get('content-range') ?? '');
     // A 200 instead of 206: the server ignored the range and sent the whole object.
     const objectSize = total ? Number(total[1]) : bytes.length;
-    if (response.status === 200 && offset >= 0) return { bytes: bytes.subarray(offset, offset + length), objectSize };
-    if (response.status === 200) return { bytes: bytes.subarray(Math.max(0, bytes.length + offset)), objectSize };
-    return { bytes, objectSize };
+    const etag = response.headers.get('etag') ?? '';
+    if (response.status === 200 && offset >= 0)
+      return { bytes: bytes.subarray(offset, offset + length), objectSize, etag };
+    if (response.status === 200) return { bytes: bytes.subarray(Math.max(0, bytes.length + offset)), objectSize, etag };
+    return { bytes, objectSize, etag };
   }
 
   /** Uploads a whole object in one PUT (tests, small files; multipart uploads are not implemented yet). */

@@ -18,6 +18,8 @@ export class S3Object {
     private readonly location: S3Location,
     readonly size: number,
     private readonly tail: Uint8Array,
+    /** The object's ETag when it was opened. */
+    readonly etag: string,
   ) {}
 
   static async open(
@@ -27,8 +29,8 @@ export class S3Object {
     const location = parseS3Url(url);
     const client = options.client ?? new S3Client(options);
     const tailBytes = Math.max(1, options.tailBytes ?? DEFAULT_TAIL_BYTES);
-    const { bytes, objectSize } = await client.getRange(location, -tailBytes, tailBytes);
-    return new S3Object(url, client, location, objectSize, bytes.slice());
+    const { bytes, objectSize, etag } = await client.getRange(location, -tailBytes, tailBytes);
+    return new S3Object(url, client, location, objectSize, bytes.slice(), etag);
   }
 
   /** The bytes at `offset` when the fetched tail holds all of them (no request), else undefined. */

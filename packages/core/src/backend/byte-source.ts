@@ -11,6 +11,11 @@ export interface ByteSource {
   size(): number;
   /** Exactly `length` bytes at `offset`; a range outside the source is a `CORRUPT_FILE`. */
   read(offset: number, length: number): Uint8Array;
+  /**
+   * A local file with the same bytes (a bounded cache), for backends that need a path (SQLite): `BagReader` opens that
+   * with the backend's `openReader` when the backend has no `openSource`.
+   */
+  localCopy?(extension: string): Promise<string>;
   close(): void;
 }
 

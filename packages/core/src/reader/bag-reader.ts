@@ -1,6 +1,6 @@
 import type { BackendReader, CursorQuery } from '../backend/backend.js';
-import { openByteSource, type ByteSource } from '../backend/byte-source.js';
-import { backendFor, detectBackend } from '../backend/registry.js';
+import { openByteSource, urlScheme, type ByteSource } from '../backend/byte-source.js';
+import { backendFor, detectBackend, extensionOf } from '../backend/registry.js';
 import { BagError } from '../errors.js';
 import type { CheckOptions, CheckReport } from '../maintenance/check-report.js';
 import type { ReindexOptions } from '../maintenance/repair-report.js';
@@ -79,7 +79,8 @@ export class BagReader {
 
   getInfo(): Info {
     this.ensureOpen();
-    return (this.info ??= this.backend.info());
+    // A bag read through a local copy (a url's cache) still names the url it was opened as.
+    return (this.info ??= withPath(this.backend.info(), this.path));
   }
 
   /**
@@ -360,13 +361,20 @@ export class BagReader {
 async function openFromSource(path: string, source: ByteSource, options: ReaderOptions): Promise<BackendReader> {
   try {
     const backend = backendFor(path, 'read');
-    if (!backend.openSource)
-      throw new BagError('NOT_SUPPORTED', `the ${backend.name} backend reads only local files`, { file: path });
     if (options.readOnly === false)
       throw new BagError('NOT_SUPPORTED', 'a bag behind a url is read-only', { file: path });
-    return await backend.openSource(source, options);
+    if (backend.openSource) return await backend.openSource(source, options);
+    if (!source.localCopy)
+      throw new BagError('NOT_SUPPORTED', `the ${backend.name} backend reads only local files`, { file: path });
+    const local = await source.localCopy(extensionOf(path));
+    source.close();
+    return await backend.openReader(local, options);
   } catch (error) {
     source.close();
     throw error;
   }
+}
+
+function withPath(info: Info, path: string): Info {
+  return info.path === path || urlScheme(path) === undefined ? info : { ...info, path };
 }
