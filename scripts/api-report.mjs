@@ -11,7 +11,17 @@ import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
 const root = resolve(import.meta.dirname, '..');
-export const PUBLIC = ['core', 'decode', 'backend-sqlite', 'backend-mcap', 'backend-interop', 'bag', 'http-api', 'cli'];
+export const PUBLIC = [
+  'core',
+  'decode',
+  'backend-sqlite',
+  'backend-mcap',
+  'backend-interop',
+  'storage-s3',
+  'bag',
+  'http-api',
+  'cli',
+];
 const check = process.argv.includes('--check');
 
 /** The entry points of a package: specifier users write → its declaration file. */

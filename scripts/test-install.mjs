@@ -9,7 +9,17 @@ import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
-const PUBLIC = ['core', 'decode', 'backend-sqlite', 'backend-mcap', 'backend-interop', 'bag', 'http-api', 'cli'];
+const PUBLIC = [
+  'core',
+  'decode',
+  'backend-sqlite',
+  'backend-mcap',
+  'backend-interop',
+  'storage-s3',
+  'bag',
+  'http-api',
+  'cli',
+];
 const work = mkdtempSync(join(tmpdir(), 'vlink-install-'));
 let passed = 0;
 let failed = 0;

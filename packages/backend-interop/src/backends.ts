@@ -1,4 +1,5 @@
 import type { Backend } from '@vlink/bag-core';
+import { SourceReadable } from '@vlink/bag-mcap';
 import { ApolloReader } from './apollo/apollo-reader.js';
 import { readOnly } from './common/errors.js';
 import { loadMcapCodecs } from './common/lz4.js';
@@ -24,6 +25,9 @@ export const mcapInteropBackend: Backend = {
   workerModule: import.meta.url,
   createWriter: (path, config, context) => createPlainMcapWriter(path, config, context),
   openReader: async (path, options) => McapForeignReader.open(path, options, await loadMcapCodecs()),
+  /** An `.mcap` behind a url (e.g. `s3://`): through its summary and indexes, a range at a time. */
+  openSource: async (source, options) =>
+    McapForeignReader.open(source.name, options, await loadMcapCodecs(), new SourceReadable(source)),
 };
 
 /** ROS 1 bags, format 2.0 (`#ROSBAG V2.0`). */

@@ -1,6 +1,15 @@
-import { extensionOf, guardFile, type Backend, type BackendWriter, type Frame, type SchemaData } from '@vlink/bag-core';
+import {
+  BagError,
+  extensionOf,
+  guardFile,
+  type Backend,
+  type BackendWriter,
+  type Frame,
+  type SchemaData,
+} from '@vlink/bag-core';
 import { loadCodecs } from './codecs.js';
 import { FileWritable } from './io/file-writable.js';
+import { SourceReadable } from './io/source-readable.js';
 import { VcapFileWriter } from './vcap/vcap-file-writer.js';
 import { VcapReader } from './vcap/vcap-reader.js';
 import { verifyTrailingMagic } from './vcap/verify-tail.js';
@@ -32,6 +41,12 @@ export const mcapBackend: Backend = {
     if (extensionOf(path) === '.vcapx') return openVcapx(path, options);
     await guardFile(path, { confineTo: options.confineTo });
     return VcapReader.open(path, options, await loadCodecs());
+  },
+  /** A `.vcap` behind a url (e.g. `s3://`): read through its summary and indexes, a range at a time. */
+  async openSource(source, options) {
+    if (extensionOf(source.name) === '.vcapx')
+      throw new BagError('NOT_SUPPORTED', 'a .vcapx behind a url is not readable yet', { file: source.name });
+    return VcapReader.open(source.name, options, await loadCodecs(), new SourceReadable(source));
   },
   /** A repaired copy of one `.vcap` (`repairBag`); split recordings are repaired segment by segment by core. */
   async salvage(source, target, options) {

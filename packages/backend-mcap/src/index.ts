@@ -5,6 +5,7 @@ export type { Readable } from './io/readable.js';
 export type { Writable } from './io/writable.js';
 export { FileReadable } from './io/file-readable.js';
 export { MemoryReadable } from './io/memory-readable.js';
+export { SourceReadable } from './io/source-readable.js';
 export { FileWritable } from './io/file-writable.js';
 export { MemoryWritable } from './io/memory-writable.js';
 export type { PipelinedCompressor } from './compress/pipelined-compressor.js';

@@ -89,6 +89,51 @@ describe('BagWriter VLink parity', () => {
 });
 
 describe('BagReader VLink parity', () => {
+  for (const extension of ['.vdbx', '.vcapx']) {
+    test(`getSplitIndex follows the segment of the last frame read (${extension})`, async () => {
+      const path = join(dir, `s${++n}${extension}`);
+      const writer = await BagWriter.create(path, { syncMode: true, splitByTime: 100, startTimestamp: 1_000 });
+      for (let ms = 0; ms < 360; ms += 10) writer.push(frame(ms));
+      await writer.close();
+      const reader = await BagReader.create(path);
+      try {
+        assert.equal(reader.getSplitIndex(), 0, 'before any read');
+        // Boundaries at 100, 200, 300 ms; a frame at a boundary still closes the segment before it.
+        const seen: Array<[number, number]> = [];
+        for (let f = reader.next(); f; f = reader.next()) seen.push([f.timestamp / 1000, reader.getSplitIndex()]);
+        assert.deepEqual(
+          seen,
+          Array.from({ length: 36 }, (_, i) => [i * 10, Math.max(0, Math.floor((i - 1) / 10))]),
+        );
+        assert.equal(reader.getSplitIndex(), 3, 'stays on the last segment read at the end');
+        reader.openCursor({ beginTime: 150, endTime: 160 });
+        assert.equal(reader.next()?.timestamp, 150_000);
+        assert.equal(reader.getSplitIndex(), 1, 'a window starting in the second segment');
+        for await (const f of reader.frames({ beginTime: 250 })) {
+          assert.equal(f.timestamp, 250_000);
+          assert.equal(reader.getSplitIndex(), 2, 'frames() moves it too');
+          break;
+        }
+      } finally {
+        reader.close();
+      }
+    });
+  }
+
+  test('getSplitIndex of a single file stays 0', async () => {
+    const path = join(dir, `s${++n}.vdb`);
+    const writer = await BagWriter.create(path, { syncMode: true });
+    for (let ms = 0; ms < 300; ms += 10) writer.push(frame(ms));
+    await writer.close();
+    const reader = await BagReader.create(path);
+    try {
+      while (reader.next());
+      assert.equal(reader.getSplitIndex(), 0);
+    } finally {
+      reader.close();
+    }
+  });
+
   test('isRunning and waitForIdle follow the playback loop and its sessions', async () => {
     const path = join(dir, `r${++n}.vdb`);
     const writer = await BagWriter.create(path, { syncMode: true });

@@ -32,7 +32,7 @@ before(async () => {
   await writeBag(vdb, { frames: bigFrames(120) });
 });
 
-test('check and fix without a terminal on stderr: no progress bar or activity line, only the verdict on stdout', async () => {
+test('check, fix and reindex without a terminal on stderr: no progress bar or activity line, only the verdict on stdout', async () => {
   for (const [path, frames] of [
     [original, 300],
     [vdb, 120],
@@ -46,6 +46,8 @@ test('check and fix without a terminal on stderr: no progress bar or activity li
     assert.equal(fix.code, 0, fix.stderr);
     assert.equal(fix.stderr, '');
     assert.match(fix.stdout, new RegExp(`^${path}: fixed: ${frames} frames .* nothing lost into ${out}\n$`));
+    const reindex = await runCli(['reindex', out]);
+    assert.deepEqual([reindex.code, reindex.stderr, reindex.stdout], [0, '', `${out}: reindexed\n`]);
   }
 });
 

@@ -100,7 +100,7 @@ describe('trigger plumbing', () => {
     assert.throws(() => paramsOf({ urls: '/a' }), /"urls" must be a list/);
   });
 
-  test('the sink feeds the recorder, notes schemas once, stops once', async () => {
+  test('the sink feeds the recorder frames and schemas, stops once', async () => {
     const recorder = new TriggerRecorder({ dumpDir: '/nonexistent' });
     recorder.start();
     const logged: string[] = [];
@@ -123,7 +123,7 @@ describe('trigger plumbing', () => {
     };
     await sink.write(frame);
     sink.setUrlLoss('/a', 0.5);
-    const schema = { name: 's.A', encoding: 'x', schemaType: SchemaType.Raw, data: new Uint8Array() };
+    const schema = { name: 's.A', encoding: 'x', schemaType: SchemaType.Raw, data: new Uint8Array([7]) };
     sink.pushSchema(schema);
     sink.pushSchema(schema);
     sink.log('hello');
@@ -132,7 +132,10 @@ describe('trigger plumbing', () => {
     sink.stop('second');
     assert.equal(await sink.stopped, 'first');
     assert.deepEqual([sink.frames, recorder.stats().frames], [1, 1]);
-    assert.deepEqual(logged, ['note: dumps do not embed schemas (first one seen: s.A)', 'hello']);
+    assert.deepEqual(logged, ['hello']);
+    // The recorder kept the sink's schema: other bytes under its name are a conflict.
+    assert.equal(recorder.pushSchema({ ...schema, data: new Uint8Array([8]) }), false);
+    assert.equal(recorder.pushSchema(schema), true);
     assert.deepEqual(triggers, [{ reason: 'x' }]);
     await recorder.quit();
     await sink.write(frame);

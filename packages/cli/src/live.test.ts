@@ -301,6 +301,27 @@ describe('keys on a terminal', { skip: !hasScript() && 'util-linux `script` is n
     assert.equal(await yes.exit(), 0);
   });
 
+  test(
+    'reindex draws a progress bar from core on a terminal: index steps of a .vdb, bytes of a .vcap',
+    SLOW,
+    async () => {
+      const copyVdb = tmp.path('bar.vdb');
+      copyFileSync(vdb, copyVdb);
+      const copyVcap = tmp.path('bar.vcap');
+      await writeBag(copyVcap);
+      for (const [path, amount] of [
+        [copyVdb, /5\/5 steps/],
+        [copyVcap, /(\d+(\.\d+)? ?[KMG]?i?B) \/ \1/],
+      ] as const) {
+        const pty = new PtySession(['reindex', path]);
+        const name = path.slice(path.lastIndexOf('/') + 1).replace('.', '\\.');
+        const at = await pty.waitFor(new RegExp(`reindex .*${name} \\[.*\\] 100% \\| ${amount.source}`));
+        await pty.waitFor(/reindexed/, at);
+        assert.equal(await pty.exit(), 0);
+      }
+    },
+  );
+
   test('record --from: Space pauses, q stops and the file is complete', SLOW, async () => {
     const server = await startFoxgloveServer();
     try {

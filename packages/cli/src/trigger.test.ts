@@ -3,10 +3,22 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from '@vlink/fixtures/test';
-import { BagReader } from '@vlink/bag';
+import { BagReader, SchemaType } from '@vlink/bag';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import { JSON_SCHEMAS } from './lib/json-schemas.js';
-import { CLI, cliArgs, cliEnv, hasScript, PtySession, runCli, SLOW, tempDir, writeBag } from './testing/harness.js';
+import { schemaLine } from './lib/ndjson.js';
+import {
+  CLI,
+  cliArgs,
+  cliEnv,
+  hasScript,
+  pointDescriptor,
+  PtySession,
+  runCli,
+  SLOW,
+  tempDir,
+  writeBag,
+} from './testing/harness.js';
 import { RosbridgeTestServer } from './testing/rosbridge-server.js';
 
 /**
@@ -90,6 +102,16 @@ class Daemon {
   }
 }
 
+/** The dump's embedded schemas as name → bytes. */
+async function dumpedSchemas(file: string): Promise<Map<string, Uint8Array>> {
+  const reader = await BagReader.create(file);
+  try {
+    return new Map(reader.getSchemas().map((s) => [s.name, s.data]));
+  } finally {
+    reader.close();
+  }
+}
+
 async function dumpedUrls(file: string): Promise<{ count: number; tag: string }> {
   const reader = await BagReader.create(file);
   try {
@@ -101,21 +123,36 @@ async function dumpedUrls(file: string): Promise<{ count: number; tag: string }>
 }
 
 describe('vlink-bag trigger', () => {
-  test('a {"trigger"} line on stdin dumps the pre window: only the frames of the last second', SLOW, async () => {
-    const dir = newDir();
-    const daemon = new Daemon([dir, '--stdin', '--pre', '60']);
-    validate('trigger', await daemon.waitFor('ready'));
-    daemon.child.stdin.write(early);
-    await sleep(1500);
-    daemon.child.stdin.write(late);
-    await sleep(200);
-    daemon.child.stdin.write('{"trigger":{"reason":"line","pre":1}}\n');
-    const dump = await daemon.waitFor('dump');
-    assert.equal(await daemon.end(), 0, daemon.err);
-    validate('trigger', dump);
-    assert.deepEqual([dump['via'], dump['reason'], dump['frames']], ['stdin', 'line', lines(late)]);
-    assert.deepEqual(await dumpedUrls(String(dump['file'])), { count: lines(late), tag: 'line' });
-  });
+  test(
+    'a {"trigger"} line on stdin dumps the pre window: only the frames of the last second, with their schemas',
+    SLOW,
+    async () => {
+      const dir = newDir();
+      const daemon = new Daemon([dir, '--stdin', '--pre', '60']);
+      validate('trigger', await daemon.waitFor('ready'));
+      // The schema line comes long before the dumped window: the dump embeds it all the same.
+      daemon.child.stdin.write(
+        `${schemaLine({ name: 'test.Point', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: pointDescriptor().fds })}\n`,
+      );
+      daemon.child.stdin.write(early);
+      await sleep(1500);
+      daemon.child.stdin.write(late);
+      await sleep(200);
+      daemon.child.stdin.write('{"trigger":{"reason":"line","pre":1}}\n');
+      const dump = await daemon.waitFor('dump');
+      assert.equal(await daemon.end(), 0, daemon.err);
+      validate('trigger', dump);
+      assert.deepEqual([dump['via'], dump['reason'], dump['frames']], ['stdin', 'line', lines(late)]);
+      assert.deepEqual(await dumpedUrls(String(dump['file'])), { count: lines(late), tag: 'line' });
+      const schemas = await dumpedSchemas(String(dump['file']));
+      assert.deepEqual(
+        [...schemas.keys()],
+        ['test.Point'],
+        '/camera (test.Point) is in the dump; json and text have none',
+      );
+      assert.deepEqual(schemas.get('test.Point'), pointDescriptor().fds);
+    },
+  );
 
   test('SIGUSR1 dumps everything in the pre window', SLOW, async (t) => {
     if (process.platform === 'win32') return t.skip('no SIGUSR1 on Windows');

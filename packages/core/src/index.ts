@@ -40,6 +40,7 @@ export type {
 export { formatVlinkDate, formatFileTime, parseVlinkDate, localTimezoneMinutes } from './model/time-format.js';
 export { FORMAT_VERSION, FORMAT_VERSION_TEXT } from './model/version.js';
 export type { Backend, BackendWriter, BackendReader, CursorQuery, RecordingContext } from './backend/backend.js';
+export { registerByteSourceScheme, type ByteSource, type ByteSourceOpener } from './backend/byte-source.js';
 export {
   registerBackend,
   registeredExtensions,
@@ -110,6 +111,7 @@ export { repairBag } from './maintenance/repair.js';
 export type {
   RepairOptions,
   RepairReport,
+  ReindexOptions,
   SalvageOptions,
   SalvageResult,
   UrlRepair,

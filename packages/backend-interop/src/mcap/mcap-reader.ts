@@ -62,14 +62,16 @@ export class McapForeignReader extends ForeignReader {
     }
   }
 
-  static open(path: string, options: ReaderOptions, codecs: Codecs): McapForeignReader | VcapReader {
-    const readable = new FileReadable(path);
+  static open(
+    path: string,
+    options: ReaderOptions,
+    codecs: Codecs,
+    readable: Readable = new FileReadable(path),
+  ): McapForeignReader | VcapReader {
     try {
       const mcap = McapFileReader.open(readable, { codecs, file: path, allowScan: () => true });
-      if (mcap.header.profile === VLINK_PROFILE) {
-        readable.close();
-        return VcapReader.open(path, options, codecs);
-      }
+      // A VLink file reads as one; the same readable serves it (a file, or a url's byte source).
+      if (mcap.header.profile === VLINK_PROFILE) return VcapReader.open(path, options, codecs, readable);
       const broken = mcap.mode === 'recovered' && (mcap.stoppedAt !== undefined || mcap.damagedChunks > 0);
       if (broken && options.tryToFix !== true) {
         const why = mcap.stopReason?.message ?? `${mcap.damagedChunks} damaged chunk(s)`;

@@ -26,11 +26,12 @@ export async function checkVcap(path: string, options: VcapMaintenanceOptions = 
 /**
  * Repairs a `.vcap` on disk: rewrites it with `rebuildVcap` into a temporary file next to it, fsyncs that, and renames
  * it over the original (then fsyncs the directory), so a crash during the repair leaves the original untouched.
- * With `onlyIfBroken`, a file that already passes `check()` is left alone (`rewritten: false`).
+ * With `onlyIfBroken`, a file that already passes `check()` is left alone (`rewritten: false`). `onProgress` follows
+ * the rewrite (bytes of the source, per chunk).
  */
 export async function fixVcap(
   path: string,
-  options: VcapMaintenanceOptions & { onlyIfBroken?: boolean } = {},
+  options: VcapMaintenanceOptions & { onlyIfBroken?: boolean; onProgress?: ProgressCallback } = {},
 ): Promise<VcapFixReport> {
   const codecs = options.codecs ?? (await loadCodecs());
   const source = new FileReadable(path);
@@ -58,7 +59,7 @@ export async function fixVcap(
     const sink = new FileWritable(temp);
     let report: VcapFixReport;
     try {
-      report = rebuildVcap(source, sink, codecs, path);
+      report = rebuildVcap(source, sink, codecs, path, options.onProgress);
       sink.sync();
     } finally {
       sink.close();

@@ -8,6 +8,8 @@ import type {
   Frame,
   Info,
   ReaderOptions,
+  ProgressCallback,
+  ReindexOptions,
   SchemaData,
 } from '@vlink/bag-core';
 import type { Codecs } from '../codecs.js';
@@ -175,9 +177,12 @@ export class VcapReader implements BackendReader {
     return problems.report(this.path, false, report.messages);
   }
 
-  /** Rebuilds the summary (and message indexes, `VLinkChannel_*`) by rewriting the file; needs `readOnly: false`. */
-  async reindex(): Promise<boolean> {
-    return this.repair(false);
+  /**
+   * Rebuilds the summary (and message indexes, `VLinkChannel_*`) by rewriting the file; needs `readOnly: false`.
+   * `onProgress` follows the rewrite in bytes of the source, per chunk.
+   */
+  async reindex(options: ReindexOptions = {}): Promise<boolean> {
+    return this.repair(false, options.onProgress);
   }
 
   /**
@@ -189,7 +194,7 @@ export class VcapReader implements BackendReader {
     return this.repair(!rebuild);
   }
 
-  private async repair(onlyIfBroken: boolean): Promise<boolean> {
+  private async repair(onlyIfBroken: boolean, onProgress?: ProgressCallback): Promise<boolean> {
     if (this.closed) throw new BagError('CLOSED', 'reader is closed', { file: this.path });
     const context = this.context;
     if (!context || !(context.readable instanceof FileReadable)) {
@@ -200,7 +205,11 @@ export class VcapReader implements BackendReader {
         file: this.path,
       });
     }
-    this.lastFixReport = await fixVcap(this.path, { codecs: context.codecs, onlyIfBroken });
+    this.lastFixReport = await fixVcap(this.path, {
+      codecs: context.codecs,
+      onlyIfBroken,
+      ...(onProgress ? { onProgress } : {}),
+    });
     if (!this.lastFixReport.rewritten) return true;
     this.mcap.close();
     const readable = new FileReadable(this.path);

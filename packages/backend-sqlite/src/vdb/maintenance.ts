@@ -150,10 +150,18 @@ export function checkVdb(db: SqliteConnection, facts: VdbFacts, schemas: SchemaD
   return verifyVdb(db, facts, schemas, facts.info.path, quick).ok;
 }
 
-/** VLink `reindex()`: drop every known index and create `idx_elapsed_url` (format reference §2.12). */
-export function reindexVdb(db: SqliteConnection, path: string): boolean {
+/**
+ * VLink `reindex()`: drop every known index and create `idx_elapsed_url` (format reference §2.12). SQLite reports no
+ * progress inside one `CREATE INDEX`, so `onProgress` counts the statements (`steps`): the bar moves per index.
+ */
+export function reindexVdb(db: SqliteConnection, path: string, onProgress?: ProgressCallback): boolean {
   try {
-    for (const sql of SQL.REINDEX) db.exec(sql);
+    const total = SQL.REINDEX.length;
+    onProgress?.({ done: 0, total, unit: 'steps' });
+    for (const [index, sql] of SQL.REINDEX.entries()) {
+      db.exec(sql);
+      onProgress?.({ done: index + 1, total, unit: 'steps' });
+    }
     return true;
   } catch (error) {
     throw sqliteError(error, 'IO_ERROR', 'reindex failed', path);

@@ -8,6 +8,7 @@ import {
   type CheckReport,
   type Info,
   type ReaderOptions,
+  type ReindexOptions,
   type SchemaData,
 } from '@vlink/bag-core';
 import type { SqlRow, SqliteConnection, SqliteDriver, SqliteStatement, SqlValue } from '../driver/driver.js';
@@ -163,9 +164,9 @@ export class VdbReader implements BackendReader {
     return verifyVdb(this.db, this.facts, schemas, this.path, options.quick === true, options.onProgress);
   }
 
-  async reindex(): Promise<boolean> {
+  async reindex(options: ReindexOptions = {}): Promise<boolean> {
     this.assertWritable('reindex');
-    const ok = reindexVdb(this.db, this.path);
+    const ok = reindexVdb(this.db, this.path, options.onProgress);
     this.refresh();
     return ok;
   }

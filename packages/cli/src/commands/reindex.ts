@@ -3,7 +3,7 @@ import { openBag } from '../lib/bag-io.js';
 import { CliError } from '../lib/errors.js';
 import { examples } from '../lib/filter-flags.js';
 import { printJson } from '../lib/json-schemas.js';
-import { Activity, liveOutput } from '../lib/progress.js';
+import { liveOutput, StepBar } from '../lib/progress.js';
 
 export function registerReindex(program: Command): void {
   const command = program
@@ -15,12 +15,14 @@ export function registerReindex(program: Command): void {
     .action(async (path: string, flags: { quiet?: boolean; json?: boolean }) => {
       const reader = await openBag(path, { readOnly: false });
       try {
-        const activity = new Activity(liveOutput(flags.quiet || flags.json), `reindex ${path}`);
+        // Core reports the reindex in steps (.vdb: index statements; .vcap: bytes per chunk; split: segments).
+        const bar = new StepBar(liveOutput(flags.quiet || flags.json), `reindex ${path}`);
         let ok = false;
         try {
-          ok = await reader.reindex();
+          const onProgress = bar.onProgress;
+          ok = await reader.reindex(onProgress ? { onProgress } : {});
         } finally {
-          activity.stop(ok ? 'done' : 'failed');
+          bar.stop();
         }
         if (!ok) throw new CliError('reindex failed', path);
         if (flags.json) printJson({ path, ok: true });

@@ -14,6 +14,18 @@ import { listedSegments, stemOf } from '@vlink/bag-core/internal';
 import { confirm } from './confirm.js';
 import { CliError } from './errors.js';
 
+let s3Registered = false;
+
+/** A bag on S3 (`s3://bucket/key.vcap`): read through `@vlink/bag-s3`, loaded only when such a url is given. */
+async function openS3Bag(path: string, options: ReaderOptions): Promise<BagReader> {
+  if (!s3Registered) {
+    const { registerS3 } = await import('@vlink/bag-s3');
+    registerS3();
+    s3Registered = true;
+  }
+  return BagReader.create(path, options);
+}
+
 /** Fails with one clear line unless `path` has an extension a registered backend reads (or writes). */
 export function assertSupported(path: string, purpose: BackendPurpose = 'write'): void {
   if (findBackend(path, purpose)) return;
@@ -30,6 +42,7 @@ export function assertSupported(path: string, purpose: BackendPurpose = 'write')
  * directory without a known extension is opened when a backend recognises its content (MCAP magic, a rosbag2 folder).
  */
 export async function openBag(path: string, options: ReaderOptions = {}): Promise<BagReader> {
+  if (/^s3:\/\//i.test(path)) return openS3Bag(path, options);
   let stats: ReturnType<typeof statSync>;
   try {
     stats = statSync(path);

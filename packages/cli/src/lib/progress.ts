@@ -47,7 +47,7 @@ export class Progress {
 }
 
 /**
- * An activity line on stderr for verbs whose work core does not report in steps (check, fix, reindex): what is being
+ * An activity line on stderr for work core does not report in steps (the quick check): what is being
  * done and for how long, redrawn while the event loop is free. Nothing when the output is not live.
  */
 export class Activity {

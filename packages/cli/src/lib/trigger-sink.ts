@@ -10,7 +10,6 @@ export class TriggerSink implements LiveSink {
   private resolveStopped!: (reason: string) => void;
   private stopReason: string | undefined;
   private opened = false;
-  private schemaNoted = false;
   frames = 0;
   refused = 0;
 
@@ -46,10 +45,9 @@ export class TriggerSink implements LiveSink {
 
   async ready(): Promise<void> {}
 
+  /** Kept by the recorder; each dump embeds those of the urls it holds. A conflicting one is warned about there. */
   pushSchema(schema: SchemaData): void {
-    if (this.schemaNoted) return;
-    this.schemaNoted = true;
-    this.logLine(`note: dumps do not embed schemas (first one seen: ${schema.name})`);
+    this.recorder.pushSchema(schema);
   }
 
   setUrlLoss(_url: string, _loss: number): void {}

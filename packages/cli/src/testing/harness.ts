@@ -64,11 +64,11 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 /** Runs `vlink-bag …args` under CLI_RUNTIME (or `runtime`) to completion, optionally feeding `input` on stdin. */
 export function runCli(
   args: readonly string[],
-  options: { input?: string | Buffer; timeoutMs?: number; runtime?: string } = {},
+  options: { input?: string | Buffer; timeoutMs?: number; runtime?: string; env?: Record<string, string> } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const [command, argv] = options.runtime ? [options.runtime, [BIN, ...args]] : [CLI[0], cliArgs(args)];
-    const child = spawn(command, argv, { env: cliEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, argv, { env: cliEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));

@@ -2,7 +2,8 @@ import type { ReaderOptions, ResolvedWriterConfig } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import type { Info } from '../model/info.js';
 import type { CheckOptions, CheckReport } from '../maintenance/check-report.js';
-import type { SalvageOptions, SalvageResult } from '../maintenance/repair-report.js';
+import type { ByteSource } from './byte-source.js';
+import type { ReindexOptions, SalvageOptions, SalvageResult } from '../maintenance/repair-report.js';
 import type { SchemaType } from '../model/schema-type.js';
 
 /**
@@ -48,6 +49,11 @@ export interface Backend {
    * to `target` with everything that can be read from it, and says what was kept and lost. Never touches `source`.
    */
   salvage?(source: string, target: string, options?: SalvageOptions): Promise<SalvageResult>;
+  /**
+   * Opens a bag whose bytes come from a `ByteSource` (a url of a registered scheme, e.g. `s3://`) rather than a local
+   * path; read-only. Absent: the format needs a local file.
+   */
+  openSource?(source: ByteSource, options: ReaderOptions): Promise<BackendReader>;
 }
 
 /** What the writer engine decided for the whole recording and hands to every file it opens. */
@@ -126,6 +132,11 @@ export interface BackendReader {
    * Throws `NOT_FOUND` for an index outside the list.
    */
   attachment?(index: number): Uint8Array;
+  /**
+   * Split recordings: the segment (0-based, recording order) of the last frame a cursor of this reader handed out.
+   * Absent for single files (always segment 0).
+   */
+  splitIndex?(): number;
   close(): void;
   /** VLink maintenance verbs (format reference §2.12); absent where the format has none. */
   check?(): Promise<boolean>;
@@ -134,6 +145,7 @@ export interface BackendReader {
    * (`quick`: metadata and structure only). `check()` is `verify()`'s `ok` where a backend has both.
    */
   verify?(options: CheckOptions): Promise<CheckReport>;
-  reindex?(): Promise<boolean>;
+  /** Rebuilds the format's indexes; `onProgress` (when given) is called as it advances. */
+  reindex?(options?: ReindexOptions): Promise<boolean>;
   fix?(rebuild: boolean): Promise<boolean>;
 }

@@ -40,13 +40,14 @@ export interface CheckOptions {
 }
 
 /**
- * How far a maintenance run is: `done` of `total` in `unit` (`.vdb`: rows of `VLinkDatas`; `.vcap`: bytes of the data
- * section; split recordings: segments, `done` fractional within the segment being checked).
+ * How far a maintenance run is: `done` of `total` in `unit` (`.vdb`: rows of `VLinkDatas`, or for a reindex the
+ * index statements run; `.vcap`: bytes of the data section; split recordings: segments, `done` fractional within the
+ * segment being worked on).
  */
 export interface MaintenanceProgress {
   done: number;
   total: number;
-  unit: 'rows' | 'bytes' | 'segments';
+  unit: 'rows' | 'bytes' | 'segments' | 'steps';
 }
 
 export type ProgressCallback = (progress: MaintenanceProgress) => void;

@@ -64,6 +64,16 @@ export interface RepairOptions {
   onProgress?: ProgressCallback;
 }
 
+/** What `reindex()` may be told (VLink's `reindex()` takes nothing). */
+export interface ReindexOptions {
+  /**
+   * Called as the reindex advances (`.vdb`: `steps`, one per index statement (drop, create, optimize); `.vcap`: bytes
+   * of the source per chunk rewritten; split recordings: segments, fractional within the one being reindexed); `done`
+   * grows monotonically and ends equal to `total`.
+   */
+  onProgress?: ProgressCallback;
+}
+
 /** What `Backend.salvage` may be told beyond its source and target. */
 export interface SalvageOptions {
   onProgress?: ProgressCallback;

@@ -1,7 +1,9 @@
 import type { BackendReader, CursorQuery } from '../backend/backend.js';
-import { detectBackend } from '../backend/registry.js';
+import { openByteSource, urlScheme, type ByteSource } from '../backend/byte-source.js';
+import { backendFor, detectBackend, extensionOf } from '../backend/registry.js';
 import { BagError } from '../errors.js';
 import type { CheckOptions, CheckReport } from '../maintenance/check-report.js';
+import type { ReindexOptions } from '../maintenance/repair-report.js';
 import type { ReaderOptions } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import type { Info } from '../model/info.js';
@@ -63,19 +65,22 @@ export class BagReader {
   static async create(path: string, options: ReaderOptions = {}): Promise<BagReader> {
     if (typeof path !== 'string' || path.length === 0)
       throw new BagError('INVALID_ARGUMENT', 'bag path must not be empty');
-    const backend = await detectBackend(path);
-    const reader = await backend.openReader(path, {
+    const resolved: ReaderOptions = {
       readOnly: options.readOnly ?? true,
       tryToFix: options.tryToFix ?? false,
       verifyCrc: options.verifyCrc ?? true,
       ...(options.confineTo === undefined ? {} : { confineTo: options.confineTo }),
-    });
-    return new this(path, reader);
+    };
+    const source = await openByteSource(path);
+    if (source) return new this(path, await openFromSource(path, source, resolved));
+    const backend = await detectBackend(path);
+    return new this(path, await backend.openReader(path, resolved));
   }
 
   getInfo(): Info {
     this.ensureOpen();
-    return (this.info ??= this.backend.info());
+    // A bag read through a local copy (a url's cache) still names the url it was opened as.
+    return (this.info ??= withPath(this.backend.info(), this.path));
   }
 
   /**
@@ -243,6 +248,14 @@ export class BagReader {
   isSplitMode(): boolean {
     return this.getInfo().format.endsWith('x');
   }
+  /**
+   * VLink `get_split_index`: the segment (0 for the first) holding the last frame read — by the cursor, `frames()` or
+   * playback, whichever read last; 0 before any read and always 0 when the bag is not split.
+   */
+  getSplitIndex(): number {
+    this.ensureOpen();
+    return this.backend.splitIndex?.() ?? 0;
+  }
   /** Resolves when the playback loop has ended (after `quit()` or `autoQuit`); at once if it is not running. */
   waitForQuit(): Promise<void> {
     return this.playerInstance?.waitForQuit() ?? Promise.resolve();
@@ -276,8 +289,12 @@ export class BagReader {
     };
   }
 
-  reindex(): Promise<boolean> {
-    return this.maintenance(() => this.backend.reindex?.());
+  /**
+   * VLink `reindex()`: rebuilds the indexes (`.vdb`: `idx_elapsed_url`; `.vcap`: summary and message indexes). Beyond
+   * VLink, `onProgress` follows it (see `ReindexOptions`). Needs `readOnly: false`.
+   */
+  reindex(options: ReindexOptions = {}): Promise<boolean> {
+    return this.maintenance(() => this.backend.reindex?.(options.onProgress ? { onProgress: options.onProgress } : {}));
   }
 
   fix(rebuild = false): Promise<boolean> {
@@ -338,4 +355,26 @@ export class BagReader {
   private ensureOpen(): void {
     if (this.closed) throw new BagError('CLOSED', 'reader is closed', { file: this.path });
   }
+}
+
+/** A url's bytes to the backend its extension names, when that backend reads from a byte source. */
+async function openFromSource(path: string, source: ByteSource, options: ReaderOptions): Promise<BackendReader> {
+  try {
+    const backend = backendFor(path, 'read');
+    if (options.readOnly === false)
+      throw new BagError('NOT_SUPPORTED', 'a bag behind a url is read-only', { file: path });
+    if (backend.openSource) return await backend.openSource(source, options);
+    if (!source.localCopy)
+      throw new BagError('NOT_SUPPORTED', `the ${backend.name} backend reads only local files`, { file: path });
+    const local = await source.localCopy(extensionOf(path));
+    source.close();
+    return await backend.openReader(local, options);
+  } catch (error) {
+    source.close();
+    throw error;
+  }
+}
+
+function withPath(info: Info, path: string): Info {
+  return info.path === path || urlScheme(path) === undefined ? info : { ...info, path };
 }

@@ -1,5 +1,6 @@
 import type { BackendReader, CursorQuery } from '../backend/backend.js';
 import type { Frame } from '../model/frame.js';
+import type { ProgressCallback } from '../maintenance/check-report.js';
 
 /**
  * The segment a time window starts in (format reference §7.3): the first segment whose end (ms) is ≥ the begin time while the
@@ -32,11 +33,14 @@ export class SegmentChain implements IterableIterator<Frame> {
   private inner: Iterator<Frame> | undefined;
   private position: number;
   private offset = 0;
+  /** The segment of the last frame handed out (-1 before the first), told to `onSegment` when it changes. */
+  private reported = -1;
 
   constructor(
     private readonly segments: readonly SequencedSegment[],
     start: number,
     private readonly query: CursorQuery,
+    private readonly onSegment?: (index: number) => void,
   ) {
     this.position = start;
   }
@@ -57,6 +61,7 @@ export class SegmentChain implements IterableIterator<Frame> {
       const step = this.inner.next();
       if (step.done !== true) {
         if (this.offset !== 0) step.value.timestamp += this.offset;
+        if (this.reported !== this.position - 1) this.onSegment?.((this.reported = this.position - 1));
         return step;
       }
       this.inner = undefined;
@@ -77,4 +82,9 @@ function shift(query: CursorQuery, byUs: number): CursorQuery {
   if (query.beginUs !== undefined) out.beginUs = query.beginUs + byUs;
   if (query.endUs !== undefined) out.endUs = query.endUs + byUs;
   return out;
+}
+
+/** A segment's own progress as a fraction of its place in the recording (`segments`, `done` fractional). */
+export function progressWithin(progress: ProgressCallback, index: number, total: number): ProgressCallback {
+  return (p) => progress({ done: index + (p.total > 0 ? Math.min(1, p.done / p.total) : 1), total, unit: 'segments' });
 }

@@ -7,10 +7,11 @@ import type { Info, UrlMeta } from '../model/info.js';
 import { schemaTypeLabel } from '../model/schema-type.js';
 import type { ManifestFlavor } from './manifest.js';
 import { parseManifest, type ParsedManifest } from './manifest-parse.js';
-import { SegmentChain, startSegment, type SequencedSegment } from './segment-sequence.js';
+import { progressWithin, SegmentChain, startSegment, type SequencedSegment } from './segment-sequence.js';
 import { addRecoveredTotals, repairedManifestText, unlistedSegmentNames } from './segment-recovery.js';
 import { buildInfo, openUnlisted, segmentTotals, type OpenedSegment } from './split-segments.js';
 import { ProblemList, type CheckOptions, type CheckReport } from '../maintenance/check-report.js';
+import type { ReindexOptions } from '../maintenance/repair-report.js';
 import { nodeSplitFiles, splitPath, type SplitFiles } from './split-files.js';
 
 /** What a backend supplies to read its split format: how to open one segment. */
@@ -65,6 +66,7 @@ export class SplitReader implements BackendReader {
   private endsMs: number[] = [];
   private infoValue!: Info;
   private closed = false;
+  private currentSegment = 0;
 
   private constructor(
     path: string,
@@ -208,7 +210,13 @@ export class SplitReader implements BackendReader {
    */
   frames(query: CursorQuery = {}): IterableIterator<Frame> {
     this.assertOpen();
-    return new SegmentChain(this.sequence, startSegment(this.endsMs, query.beginUs), query);
+    const start = startSegment(this.endsMs, query.beginUs);
+    return new SegmentChain(this.sequence, start, query, (index) => (this.currentSegment = index));
+  }
+
+  /** The segment (0-based, recording order) of the last frame any cursor of this reader handed out; 0 before that. */
+  splitIndex(): number {
+    return this.currentSegment;
   }
 
   /** True when `verify()` finds nothing. */
@@ -239,10 +247,8 @@ export class SplitReader implements BackendReader {
         progress?.({ done: index + 1, total, unit: 'segments' });
         continue;
       }
-      // A segment's own progress becomes a fraction of its place in the recording.
-      const inSegment = (p: { done: number; total: number }) =>
-        progress?.({ done: index + (p.total > 0 ? Math.min(1, p.done / p.total) : 1), total, unit: 'segments' });
-      const report = await reader.verify(quick || !progress ? { quick } : { quick, onProgress: inSegment });
+      const inSegment = progress && progressWithin(progress, index, total);
+      const report = await reader.verify(quick || !inSegment ? { quick } : { quick, onProgress: inSegment });
       progress?.({ done: index + 1, total, unit: 'segments' });
       frames += report.frames;
       for (const p of report.problems) problems.add(p.message, p);
@@ -276,10 +282,16 @@ export class SplitReader implements BackendReader {
       if (c.count > 0) problems.add(`${c.count} frames in the segments, none in the manifest`, { url: c.url });
   }
 
-  async reindex(): Promise<boolean> {
+  async reindex(options: ReindexOptions = {}): Promise<boolean> {
     this.assertOpen();
     let ok = true;
-    for (const { reader } of this.sequence) ok = (reader.reindex ? await reader.reindex() : false) && ok;
+    const total = this.sequence.length;
+    const progress = options.onProgress;
+    for (const [index, { reader }] of this.sequence.entries()) {
+      const inSegment = progress && progressWithin(progress, index, total);
+      ok = (reader.reindex ? await reader.reindex(inSegment ? { onProgress: inSegment } : {}) : false) && ok;
+      progress?.({ done: index + 1, total, unit: 'segments' });
+    }
     return ok;
   }
 

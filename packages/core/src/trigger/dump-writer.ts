@@ -1,6 +1,7 @@
 import { ActionType } from '../model/action-type.js';
 import type { Frame } from '../model/frame.js';
 import { BagWriter } from '../writer/bag-writer.js';
+import type { SchemaRegistry } from '../writer/schema-registry.js';
 import type { RingEntry } from './time-ring.js';
 import type { TriggerConfig } from './trigger-config.js';
 import type { TriggerHooks } from './trigger-types.js';
@@ -20,13 +21,15 @@ export interface DumpPlan {
 /**
  * Writes one dump (format reference §9.2 steps 5–7): a sync-mode writer tagged with the reason, frames re-timed to the dump's
  * start, recorded as the subscriber saw them (`Get` for fields, `Sub` for events), an optional bag plugin, and the
- * optional throttle.
+ * optional throttle. The writer asks `schemas` for each url it stores, so a dump embeds the schemas of the urls it
+ * holds and no others.
  */
 export async function writeDump(
   plan: DumpPlan,
   config: TriggerConfig,
   hooks: TriggerHooks,
   sleep: (ms: number) => Promise<void>,
+  schemas: SchemaRegistry,
 ): Promise<{ frames: number; bytes: number; urls: number; startTimestamp: number; durationUs: number }> {
   const { entries } = plan;
   const minCapture = Math.min(plan.triggerUs, entries[0]?.captureUs ?? plan.triggerUs);
@@ -43,6 +46,7 @@ export async function writeDump(
   let bytes = 0;
   let durationUs = 0;
   try {
+    writer.registerSchemaCallback((name, schemaType) => schemas.resolve(name, schemaType));
     if (config.bagPlugin) writer.bindPluginInterface(config.bagPlugin());
     for (const [url, loss] of plan.losses) writer.setUrlLoss(url, loss);
     hooks.onDumpStarted?.({ file: plan.file, reason: plan.reason, triggerUs: plan.triggerUs, frames: entries.length });

@@ -344,4 +344,43 @@ describe('TriggerRecorder (format reference §9)', () => {
     );
     await recorder.quit();
   });
+
+  test('dumps embed the schemas of the urls they hold (pushed or from the callback), byte for byte, and no others', async () => {
+    const warnings: string[] = [];
+    const { time, recorder } = setup({ defaultPostMs: 0 }, { onWarning: (m) => warnings.push(m) });
+    const bytes = (n: number, seed: number) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 0xff);
+    const pose = { name: 'pb.Pose', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: bytes(300, 7) };
+    const unused = { name: 'pb.Unused', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: bytes(40, 9) };
+    assert.equal(recorder.pushSchema(pose), true);
+    assert.equal(recorder.pushSchema(unused), true);
+    assert.equal(recorder.pushSchema({ ...pose, data: bytes(300, 8) }), false, 'a conflicting schema is refused');
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0]!, /pb\.Pose/);
+    const asked: string[] = [];
+    const map = { name: 'fb.Map', encoding: 'flatbuffer', schemaType: SchemaType.Flatbuffers, data: bytes(64, 3) };
+    recorder.registerSchemaCallback((name) => {
+      asked.push(name);
+      return name === map.name ? map : undefined;
+    });
+    await time.to(100_000);
+    const typed = (url: string, serType: string, schemaType: SchemaType): Frame => ({
+      ...frame(url, 8),
+      serType,
+      schemaType,
+    });
+    recorder.ingest(typed('/pose', 'pb.Pose', SchemaType.Protobuf));
+    recorder.ingest(typed('/map', 'fb.Map', SchemaType.Flatbuffers));
+    recorder.ingest(typed('/raw', 'raw', SchemaType.Raw));
+    const result = await recorder.trigger({ outFile: bags.path('schemas') });
+    const reader = await BagReader.create(result.file);
+    const schemas = reader.getSchemas();
+    reader.close();
+    const byName = new Map(schemas.map((s) => [s.name, s]));
+    assert.deepEqual([...byName.keys()].sort(), ['fb.Map', 'pb.Pose'], 'only the schemas of the dumped urls');
+    assert.deepEqual(byName.get('pb.Pose')!.data, pose.data);
+    assert.deepEqual(byName.get('fb.Map')!.data, map.data);
+    assert.equal(byName.get('pb.Pose')!.schemaType, SchemaType.Protobuf);
+    assert.ok(asked.includes('fb.Map'), 'the callback answered what was not pushed');
+    await recorder.quit();
+  });
 });

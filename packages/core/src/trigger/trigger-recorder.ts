@@ -1,5 +1,5 @@
 import { BagError } from '../errors.js';
-import type { Frame } from '../model/frame.js';
+import type { Frame, SchemaData } from '../model/frame.js';
 import { unrefTimer } from '../util/schedule.js';
 import { autoDumpPath, nodeDumpFiles, rotateDumps, type DumpFiles } from './dump-files.js';
 import { writeDump } from './dump-writer.js';
@@ -8,6 +8,7 @@ import { MAX_WINDOW_MS, resolveTriggerConfig, type TriggerConfig, type TriggerPa
 import type { DumpResult, TriggerEnvironment, TriggerHooks, TriggerStats, TriggerTimers } from './trigger-types.js';
 import { selectUrls, triggerWindow } from './url-rules.js';
 import { UrlStore } from './url-store.js';
+import { SchemaRegistry, type SchemaCallback } from '../writer/schema-registry.js';
 
 const realTimers: TriggerTimers = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
@@ -45,6 +46,7 @@ export class TriggerRecorder {
   private writing = false;
   private sweep: unknown;
   private readonly dumps = { finished: 0, failed: 0, rejected: 0 };
+  private readonly schemas = new SchemaRegistry();
 
   constructor(config: Partial<TriggerConfig> = {}, environment: TriggerEnvironment = {}) {
     this.config = resolveTriggerConfig(config);
@@ -86,6 +88,25 @@ export class TriggerRecorder {
     const now = this.clock();
     const captureUs = frame.timestamp >= 0 ? frame.timestamp : now;
     return this.store.add(frame, captureUs, now, this.config.busySkipData && this.writing);
+  }
+
+  /**
+   * Keeps a schema (protobuf descriptor set, flatbuffers bfbs, …) for the dumps: each dump embeds those of the urls it
+   * holds (as `BagWriter.pushSchema`). False, with a warning hook, on a conflict with one kept for the same name.
+   */
+  pushSchema(schema: SchemaData): boolean {
+    try {
+      this.schemas.add(schema);
+      return true;
+    } catch (error) {
+      this.hooks.onWarning?.(`pushSchema failed: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    }
+  }
+
+  /** Answers schemas the dumps need and `pushSchema` did not give (as `BagWriter.registerSchemaCallback`). */
+  registerSchemaCallback(callback: SchemaCallback | undefined): void {
+    this.schemas.setCallback(callback);
   }
 
   /** Requests a dump of the window around now (format reference §9.2); see the class notes for how it settles. */
@@ -183,7 +204,7 @@ export class TriggerRecorder {
         for (const path of rotated) this.hooks.onFileRotated?.(path);
       }
       const plan = { file, reason, triggerUs, entries, losses, wallAnchorUs: this.wallAnchorUs };
-      const written = await writeDump(plan, this.config, this.hooks, (ms) => this.wait(ms));
+      const written = await writeDump(plan, this.config, this.hooks, (ms) => this.wait(ms), this.schemas);
       const result: DumpResult = { file, reason, triggerUs, rotated, ...written };
       this.dumps.finished++;
       this.hooks.onDumpFinished?.(result);

@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BagError } from '@vlink/bag-core';
+import type { S3Object } from './s3-object.js';
+
+/** Where copies go and how much they may take; `VLINK_S3_CACHE_DIR` / `VLINK_S3_CACHE_BYTES` set the defaults. */
+export interface LocalCacheOptions {
+  /** Default `$VLINK_S3_CACHE_DIR`, else `<tmpdir>/vlink-s3-cache`. */
+  cacheDir?: string;
+  /** Total bytes of copies kept (least recently used removed first); default `$VLINK_S3_CACHE_BYTES`, else 4 GiB. */
+  maxCacheBytes?: number;
+}
+
+/** Bytes per ranged GET while copying (bounded memory whatever the object's size). */
+const PIECE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A local copy of an object, for formats that need a file (SQLite `.vdb`): named by the url, size and ETag, so a
+ * changed object is fetched again; reused (and marked recently used) while it is there; written to a temporary name
+ * and renamed, so a crash leaves no half copy; then the cache is trimmed to its bound, oldest use first (the copy just
+ * made is kept even when it alone exceeds the bound).
+ */
+export async function localCopy(object: S3Object, extension: string, options: LocalCacheOptions = {}): Promise<string> {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
+  const dir = options.cacheDir ?? env['VLINK_S3_CACHE_DIR'] ?? join(tmpdir(), 'vlink-s3-cache');
+  const bound = options.maxCacheBytes ?? (Number(env['VLINK_S3_CACHE_BYTES']) || 4 * 1024 ** 3);
+  mkdirSync(dir, { recursive: true });
+  const id = createHash('sha256').update(`${object.url}\n${object.size}\n${object.etag}`).digest('hex').slice(0, 32);
+  const path = join(dir, `${id}${extension}`);
+  if (existsSync(path) && statSync(path).size === object.size) {
+    const now = new Date();
+    utimesSync(path, now, now);
+    return path;
+  }
+  const temp = `${path}.${globalThis.crypto.randomUUID()}.part`;
+  const fd = openSync(temp, 'w');
+  try {
+    for (let offset = 0; offset < object.size; offset += PIECE_BYTES) {
+      const piece = await object.read(offset, Math.min(PIECE_BYTES, object.size - offset));
+      writeSync(fd, piece, 0, piece.length, offset);
+    }
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw BagError.wrap(error, 'IO_ERROR', 'cannot copy the object into the local cache', { file: object.url });
+  }
+  closeSync(fd);
+  renameSync(temp, path);
+  trim(dir, bound, path);
+  return path;
+}
+
+function trim(dir: string, bound: number, keep: string): void {
+  const files = readdirSync(dir)
+    .filter((name) => !name.endsWith('.part'))
+    .map((name) => join(dir, name))
+    .map((path) => ({ path, stat: statSync(path) }))
+    .filter((f) => f.stat.isFile())
+    .sort((a, b) => a.stat.mtimeMs - b.stat.mtimeMs);
+  let total = files.reduce((sum, f) => sum + f.stat.size, 0);
+  for (const f of files) {
+    if (total <= bound) break;
+    if (f.path === keep) continue;
+    rmSync(f.path, { force: true });
+    total -= f.stat.size;
+  }
+}

@@ -1,0 +1,127 @@
+import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { BagError, type BagErrorCode, type ByteSource, registerByteSourceScheme } from '@vlink/bag-core';
+import { type LocalCacheOptions, localCopy } from './local-cache.js';
+import { parseS3Url } from './s3-location.js';
+import { S3Object } from './s3-object.js';
+import type { S3Options } from './s3-options.js';
+
+/** Where and as whom (`S3Options`, not `fetch`: the helper thread uses its own), the tail size and the local cache. */
+export type S3SourceOptions = Omit<S3Options, 'fetch'> & LocalCacheOptions & { tailBytes?: number };
+
+/** A miss fetches at least this much, so a header and the records after it cost one request. */
+export const READ_AHEAD_BYTES = 256 * 1024;
+/** How long one range may take before the read fails (a stalled connection must not hang the reader). */
+const RANGE_TIMEOUT_MS = 120_000;
+
+/**
+ * An S3 object as core's synchronous `ByteSource`. Opening fetches the size and the tail (`S3Object.open`); a read
+ * outside what is held is one ranged GET of at least `READ_AHEAD_BYTES`, done on a helper thread while this thread
+ * waits (`Atomics.wait`): the backend reader seam is synchronous. The wait blocks this thread's event loop for the
+ * duration of the request, as a local file read would.
+ */
+export class S3ByteSource implements ByteSource {
+  /** Requests and bytes, the open's included. */
+  readonly stats = { requests: 0, bytes: 0 };
+  private worker: Worker | undefined;
+  private readonly reply = new MessageChannel();
+  private readonly signal = new Int32Array(new SharedArrayBuffer(4));
+  private block: { offset: number; bytes: Uint8Array } = { offset: 0, bytes: new Uint8Array(0) };
+
+  private constructor(
+    /** The object (its client's `stats` count the async requests: the open's and a local copy's). */
+    readonly object: S3Object,
+    private readonly options: S3SourceOptions,
+  ) {
+    this.stats.requests = object.client.stats.requests;
+    this.stats.bytes = object.client.stats.bytes;
+  }
+
+  static async open(
+    url: string,
+    options: Omit<S3Options, 'fetch'> & { tailBytes?: number } = {},
+  ): Promise<S3ByteSource> {
+    return new S3ByteSource(await S3Object.open(url, options), options);
+  }
+
+  get name(): string {
+    return this.object.url;
+  }
+
+  size(): number {
+    return this.object.size;
+  }
+
+  read(offset: number, length: number): Uint8Array {
+    const held = this.object.cached(offset, length) ?? this.fromBlock(offset, length);
+    if (held) return held;
+    const fetchLength = Math.min(Math.max(length, READ_AHEAD_BYTES), this.object.size - offset);
+    this.block = { offset, bytes: this.fetch(offset, fetchLength) };
+    return this.fromBlock(offset, length)!;
+  }
+
+  /** The whole object in the bounded local cache (`.vdb`: SQLite needs a file); see `localCopy`. */
+  localCopy(extension: string): Promise<string> {
+    const { cacheDir, maxCacheBytes } = this.options;
+    return localCopy(this.object, extension, {
+      ...(cacheDir === undefined ? {} : { cacheDir }),
+      ...(maxCacheBytes === undefined ? {} : { maxCacheBytes }),
+    });
+  }
+
+  close(): void {
+    this.worker?.terminate();
+    this.worker = undefined;
+    this.reply.port1.close();
+  }
+
+  private fromBlock(offset: number, length: number): Uint8Array | undefined {
+    const start = offset - this.block.offset;
+    if (start < 0 || start + length > this.block.bytes.length) return undefined;
+    return this.block.bytes.subarray(start, start + length);
+  }
+
+  private fetch(offset: number, length: number): Uint8Array {
+    if (!(offset >= 0 && length > 0 && offset + length <= this.object.size))
+      throw new BagError(
+        'CORRUPT_FILE',
+        `read of ${length} bytes at ${offset} is outside the ${this.object.size}-byte object`,
+        {
+          file: this.name,
+        },
+      );
+    const worker = this.startWorker();
+    Atomics.store(this.signal, 0, 0);
+    worker.postMessage({ offset, length });
+    if (Atomics.wait(this.signal, 0, 0, RANGE_TIMEOUT_MS) === 'timed-out')
+      throw new BagError('IO_ERROR', `no answer from S3 within ${RANGE_TIMEOUT_MS / 1000} s`, { file: this.name });
+    const answer = receiveMessageOnPort(this.reply.port1)?.message as
+      | { bytes: Uint8Array; requests: number; transferred: number }
+      | { error: { code: BagErrorCode; message: string } }
+      | undefined;
+    if (!answer) throw new BagError('INTERNAL', 'the S3 helper thread woke without an answer', { file: this.name });
+    if ('error' in answer) throw new BagError(answer.error.code, answer.error.message, { file: this.name });
+    this.stats.requests += answer.requests;
+    this.stats.bytes += answer.transferred;
+    if (answer.bytes.length !== length)
+      throw new BagError('IO_ERROR', `S3 sent ${answer.bytes.length} of ${length} bytes at ${offset}`, {
+        file: this.name,
+      });
+    return answer.bytes;
+  }
+
+  private startWorker(): Worker {
+    if (this.worker) return this.worker;
+    const location = parseS3Url(this.object.url);
+    this.worker = new Worker(new URL('./range-worker.js', import.meta.url), {
+      workerData: { options: this.options, location, reply: this.reply.port2, signal: this.signal },
+      transferList: [this.reply.port2],
+    });
+    this.worker.unref();
+    return this.worker;
+  }
+}
+
+/** Makes `BagReader.create('s3://bucket/key.vcap')` (and the CLI) read S3; options as `S3Options`, else `AWS_*`. */
+export function registerS3(options: S3SourceOptions = {}): void {
+  registerByteSourceScheme('s3', (url) => S3ByteSource.open(url, options));
+}

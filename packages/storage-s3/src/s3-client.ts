@@ -1,0 +1,110 @@
+import { AwsClient } from 'aws4fetch';
+import { BagError } from '@vlink/bag-core';
+import type { S3Location } from './s3-location.js';
+import { resolveS3Options, type ResolvedS3Options, type S3Options } from './s3-options.js';
+
+/** What a client has sent so far: requests and response body bytes (what the range-read goals are measured in). */
+export interface S3TransferStats {
+  requests: number;
+  bytes: number;
+}
+
+/** One ranged GET's answer: the bytes and the whole object's size (from `Content-Range`). */
+export interface RangeAnswer {
+  bytes: Uint8Array;
+  objectSize: number;
+  /** The object's ETag (its version: a cached copy is reused only while it is the same). */
+  etag: string;
+}
+
+/**
+ * A minimal S3 client over `fetch`, signed with AWS Signature V4 by `aws4fetch`: ranged GETs and whole-object PUTs
+ * are all the bag readers need, so no SDK (the AWS SDK pulls in dozens of packages and Node-only code).
+ */
+export class S3Client {
+  readonly options: ResolvedS3Options;
+  readonly stats: S3TransferStats = { requests: 0, bytes: 0 };
+  private readonly aws: AwsClient;
+
+  constructor(options: S3Options = {}) {
+    this.options = resolveS3Options(options);
+    const { accessKeyId, secretAccessKey, sessionToken, region } = this.options;
+    this.aws = new AwsClient({
+      accessKeyId,
+      secretAccessKey,
+      ...(sessionToken ? { sessionToken } : {}),
+      region,
+      service: 's3',
+      retries: 2,
+    });
+  }
+
+  /** The object's https url (path or virtual-hosted style), its key's segments percent-encoded. */
+  objectUrl({ bucket, key }: S3Location): string {
+    const path = key.split('/').map(encodeURIComponent).join('/');
+    const base = new URL(this.options.endpoint);
+    if (this.options.pathStyle) return `${base.origin}${trimSlash(base.pathname)}/${bucket}/${path}`;
+    return `${base.protocol}//${bucket}.${base.host}${trimSlash(base.pathname)}/${path}`;
+  }
+
+  /**
+   * `length` bytes at `offset` (or, with `offset < 0`, the last `-offset` bytes: a suffix range, which also tells the
+   * object's size in one request). Fewer bytes only at the object's end.
+   */
+  async getRange(location: S3Location, offset: number, length: number): Promise<RangeAnswer> {
+    const range = offset < 0 ? `bytes=${offset}` : `bytes=${offset}-${offset + length - 1}`;
+    const response = await this.send(location, { method: 'GET', headers: { range } });
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    this.stats.bytes += bytes.length;
+    const total = /\/(\d+)\s*$/.exec(response.headers.get('content-range') ?? '');
+    // A 200 instead of 206: the server ignored the range and sent the whole object.
+    const objectSize = total ? Number(total[1]) : bytes.length;
+    const etag = response.headers.get('etag') ?? '';
+    if (response.status === 200 && offset >= 0)
+      return { bytes: bytes.subarray(offset, offset + length), objectSize, etag };
+    if (response.status === 200) return { bytes: bytes.subarray(Math.max(0, bytes.length + offset)), objectSize, etag };
+    return { bytes, objectSize, etag };
+  }
+
+  /** Uploads a whole object in one PUT (tests, small files; multipart uploads are not implemented yet). */
+  async put(location: S3Location, body: Uint8Array): Promise<void> {
+    await this.send(location, { method: 'PUT', body: body.slice().buffer });
+  }
+
+  /** Creates a bucket (tests and first use of a local server). */
+  async createBucket(bucket: string): Promise<void> {
+    const url = this.objectUrl({ bucket, key: '' }).replace(/\/$/, '');
+    const response = await this.signedFetch(url, { method: 'PUT' });
+    if (!response.ok && response.status !== 409) throw await httpError(response, `s3://${bucket}`);
+  }
+
+  private async send(location: S3Location, init: RequestInit): Promise<Response> {
+    const response = await this.signedFetch(this.objectUrl(location), init);
+    if (!response.ok) throw await httpError(response, `s3://${location.bucket}/${location.key}`);
+    return response;
+  }
+
+  private async signedFetch(url: string, init: RequestInit): Promise<Response> {
+    this.stats.requests++;
+    const request = await this.aws.sign(url, init);
+    try {
+      return await this.options.fetch(request);
+    } catch (error) {
+      throw BagError.wrap(error, 'IO_ERROR', `cannot reach ${this.options.endpoint.origin}`, { file: url });
+    }
+  }
+}
+
+function trimSlash(path: string): string {
+  return path.replace(/\/+$/, '');
+}
+
+/** An S3 error answer as a typed error: 404 is `NOT_FOUND`, the rest `IO_ERROR` with S3's own code and message. */
+async function httpError(response: Response, file: string): Promise<BagError> {
+  const text = await response.text().catch(() => '');
+  const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1];
+  const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1];
+  const detail = [response.status, code, message].filter(Boolean).join(' ');
+  if (response.status === 404) return new BagError('NOT_FOUND', `not found on S3 (${detail})`, { file });
+  return new BagError('IO_ERROR', `S3 answered ${detail}`, { file });
+}
