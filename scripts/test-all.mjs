@@ -65,6 +65,8 @@ const commands = {
   // No tracked file may point outside the repository (a clone has nothing beside it).
   repository: ['node', [join(root, 'scripts', 'check-repository.mjs')]],
   python: ['bash', [join(root, 'scripts', 'test-python.sh')]],
+  // Before the first runtime suite: the Python venv, whose moto_server the S3 tests start (a real S3 server).
+  'python-env': ['bash', [join(root, 'scripts', 'test-python.sh')], { VLINK_PY_SETUP_ONLY: '1' }],
   browser: ['node', [join(root, 'scripts', 'test-browser.mjs')]],
   packaging: ['node', [join(root, 'scripts', 'test-packaging.mjs')]],
   examples: ['node', [join(root, 'scripts', 'test-examples.mjs')]],
@@ -79,6 +81,7 @@ const scriptOf = {
   packaging: 'test-packaging.mjs',
   examples: 'test-examples.mjs',
   python: 'test-python.sh',
+  'python-env': 'test-python.sh',
   browser: 'test-browser.mjs',
   install: 'test-install.mjs',
 };
@@ -88,7 +91,12 @@ const scriptOf = {
 const watchdogDir = mkdtempSync(join(tmpdir(), 'vlink-watchdog-'));
 const failed = [];
 // The node run's coverage is checked right after it, and the import graph right after the linter.
-const stages = runtimes.flatMap((r) => (r === 'node' ? ['node', 'coverage'] : r === 'lint' ? ['lint', 'cycles'] : [r]));
+const suites = ['node', 'bun', 'deno'];
+const firstSuite = runtimes.find((r) => suites.includes(r));
+const stages = runtimes.flatMap((r) => [
+  ...(r === firstSuite && !process.env.VLINK_MOTO_SERVER ? ['python-env'] : []),
+  ...(r === 'node' ? ['node', 'coverage'] : r === 'lint' ? ['lint', 'cycles'] : [r]),
+]);
 for (const runtime of stages) {
   const command = commands[runtime];
   if (!command) throw new Error(`unknown runtime ${runtime}`);
@@ -98,7 +106,12 @@ for (const runtime of stages) {
   const result = spawnSync(command[0], command[1], {
     stdio: 'inherit',
     cwd: root,
-    env: { ...process.env, VLINK_TEST_RUNTIME: runtime, VLINK_TEST_WATCHDOG_LOG: join(watchdogDir, runtime) },
+    env: {
+      ...process.env,
+      ...command[2],
+      VLINK_TEST_RUNTIME: runtime,
+      VLINK_TEST_WATCHDOG_LOG: join(watchdogDir, runtime),
+    },
   });
   if (existsSync(join(watchdogDir, runtime))) console.error(readFileSync(join(watchdogDir, runtime), 'utf8'));
   if (result.status !== 0) failed.push(runtime === 'coverage' ? 'node (coverage)' : runtime);

@@ -12,6 +12,8 @@
 #
 # Environment: PYTHON  interpreter to build the venv with (default: the newest python3.x ≥ 3.10 on PATH)
 #              VLINK_PY_REINSTALL=1  reinstall even if the client's files did not change
+#              VLINK_PY_SETUP_ONLY=1 make the venv and install, run no test (scripts/test-all.mjs does this before the
+#                                    runtime suites: their S3 tests start the venv's moto_server)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -62,7 +64,7 @@ fi
 VPY="$VENV/bin/python"
 # What is installed must be what the tree holds: the stamp is a hash of pyproject.toml and every source file.
 WANT="$(cd "$CLIENT" && "$VPY" -c 'import hashlib, pathlib; h = hashlib.sha256(); [h.update(p.as_posix().encode() + p.read_bytes()) for p in [pathlib.Path("pyproject.toml"), pathlib.Path("setup.py"), *sorted(pathlib.Path("src").rglob("*.py")), *sorted(pathlib.Path("src").rglob("*.c"))]]; print(h.hexdigest())')"
-if [ "${VLINK_PY_REINSTALL:-0}" = 1 ] || [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ] || ! "$VPY" -c 'import vlink_bag, pytest, nbclient, ipykernel, pandas, google.protobuf, matplotlib, mcap, pyarrow, polars, mcap_ros2, mcap_ros1, mcap_protobuf' >/dev/null 2>&1; then
+if [ "${VLINK_PY_REINSTALL:-0}" = 1 ] || [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ] || ! "$VPY" -c 'import vlink_bag, pytest, nbclient, ipykernel, pandas, google.protobuf, matplotlib, mcap, pyarrow, polars, mcap_ros2, mcap_ros1, mcap_protobuf, moto.server' >/dev/null 2>&1; then
   # Extras that name their own package ([notebook] includes [pandas]) need pip >= 21.2.
   if ! "$VPY" -c 'import sys, pip; sys.exit(0 if tuple(int(x) for x in pip.__version__.split(".")[:2]) >= (21, 3) else 1)' >/dev/null 2>&1; then
     "$VPY" -m pip install -q --upgrade pip
@@ -73,6 +75,11 @@ if [ "${VLINK_PY_REINSTALL:-0}" = 1 ] || [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")
   # pip keeps an installed copy of the same version; the client's sources changed, so replace it (not its deps).
   (cd "$ROOT" && "$VPY" -m pip install -q --no-deps --force-reinstall './clients/python')
   echo "$WANT" >"$STAMP"
+fi
+
+if [ "${VLINK_PY_SETUP_ONLY:-0}" = 1 ]; then
+  say "installed; VLINK_PY_SETUP_ONLY=1, so no test run"
+  exit 0
 fi
 
 cd "$ROOT"
