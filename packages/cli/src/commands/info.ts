@@ -161,11 +161,12 @@ export function summary(info: Info): string[] {
 function timingLines(report: { factor: number; urls: UrlTiming[] }): string[] {
   const lines = [`Timing (gaps > ${report.factor} × median interval):`];
   const ms = (us: number | undefined) => (us === undefined ? '-' : `${(us / 1000).toFixed(3)}ms`);
-  const rows = [['[Url]', '[Count]', '[Rate]', '[Min]', '[P50]', '[P99]', '[Max]', '[Gaps]']];
+  const rows = [['[Url]', '[Action]', '[Count]', '[Rate]', '[Min]', '[P50]', '[P99]', '[Max]', '[Gaps]']];
   for (const url of report.urls) {
     const i = url.intervalUs;
     rows.push([
       url.url,
+      url.action ?? '-',
       String(url.count),
       formatFreq(url.rateHz),
       ms(i?.min),
@@ -178,9 +179,9 @@ function timingLines(report: { factor: number; urls: UrlTiming[] }): string[] {
   lines.push(...table(rows, '  '));
   for (const url of report.urls) {
     for (const gap of url.gaps.slice(0, 20)) {
-      lines.push(`  gap  ${url.url}  at ${formatSeconds(gap.startUs)}  for ${ms(gap.lengthUs)}`);
+      lines.push(`  gap  ${url.url} ${url.action ?? '-'}  at ${formatSeconds(gap.startUs)}  for ${ms(gap.lengthUs)}`);
     }
-    if (url.gaps.length > 20) lines.push(`  gap  ${url.url}  … ${url.gaps.length - 20} more`);
+    if (url.gaps.length > 20) lines.push(`  gap  ${url.url} ${url.action ?? '-'}  … ${url.gaps.length - 20} more`);
   }
   return lines;
 }

@@ -50,6 +50,8 @@ export interface Gap {
 
 export interface UrlTiming {
   url: string;
+  /** A stream is a url AND an action: an RPC url has one entry for requests and one for responses. */
+  action: string | null;
   count: number;
   rateHz: number;
   intervalUs: { min: number; p50: number; p99: number; max: number } | null;
