@@ -82,22 +82,19 @@ describe('vlink-bag info', () => {
     const text = await runCli(['info', vdb, '--gaps']);
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, /^Timing \(gaps > 1.5 × median interval\):$/m);
-    assert.match(text.stdout, /\/imu +34 +16\.\d\dHz +60\.000ms/);
+    assert.match(text.stdout, /\/imu +Pub +34 +16\.\d\dHz +60\.000ms/);
     const json = await runCli(['info', vdb, '--json', '--gaps=2']);
     const parsed = JSON.parse(json.stdout) as {
       messageCount: number;
-      timing: { factor: number; urls: Array<{ url: string; count: number; gaps: unknown[] }> };
+      timing: { factor: number; urls: Array<{ url: string; action: string; count: number; gaps: unknown[] }> };
     };
     assert.equal(parsed.messageCount, 200);
     assert.equal(parsed.timing.factor, 2);
-    assert.deepEqual(parsed.timing.urls.map((u) => u.url).sort(), [
-      '/camera',
-      '/config',
-      '/imu',
-      '/lidar',
-      '/log',
-      '/rpc',
-    ]);
+    // One stream per url and action: /rpc's requests and responses are timed apart.
+    assert.deepEqual(
+      parsed.timing.urls.map((u) => `${u.url} ${u.action}`),
+      ['/camera Pub', '/config Get', '/config Set', '/imu Pub', '/lidar Sub', '/log Pub', '/rpc C/Req', '/rpc C/Resp'],
+    );
     assert.ok(parsed.timing.urls.every((u) => u.gaps.length === 0));
   });
 

@@ -21,6 +21,15 @@ export {
 } from './model/action-type.js';
 export type { ActionText, UrlKind } from './model/action-type.js';
 export { createFrame } from './model/frame.js';
+export {
+  COMPANION_META_SER,
+  COMPANION_META_SUFFIX,
+  companionMetaFrame,
+  companionMetaOf,
+  companionMetaUrl,
+  parseCompanionMeta,
+} from './model/companion-meta.js';
+export type { CompanionMeta } from './model/companion-meta.js';
 export type { Frame, SchemaData } from './model/frame.js';
 export type { Info, UrlMeta, InfoMetadata, AttachmentMeta } from './model/info.js';
 export {
@@ -32,7 +41,14 @@ export {
 export type { CompressName, WriterConfig, ResolvedWriterConfig, ReaderOptions } from './model/config.js';
 export { formatVlinkDate, formatFileTime, parseVlinkDate, localTimezoneMinutes } from './model/time-format.js';
 export { FORMAT_VERSION, FORMAT_VERSION_TEXT } from './model/version.js';
-export type { Backend, BackendWriter, BackendReader, CursorQuery, RecordingContext } from './backend/backend.js';
+export type {
+  Backend,
+  BackendWriter,
+  BackendReader,
+  CursorQuery,
+  RecordingContext,
+  TimeBase,
+} from './backend/backend.js';
 export {
   registerBackend,
   registeredExtensions,

@@ -106,7 +106,7 @@ const EMPTY_METADATA: ReadonlyMap<string, string> = new Map();
  * and never a data-section CRC, and for uncompressed chunks hands big payloads to the OS as they are: the chunk
  * header is written ahead as a placeholder and patched with `writeAt` when the chunk closes.
  *
- * Message times are offsets in ns (numbers) from `timeBase`; log time and publish time are equal (VLink's mapping).
+ * Message times are offsets in ns (numbers) from `timeBase`; publish time defaults to the log time (VLink's mapping).
  * Schema and channel records are written lazily, inside the chunk of the first message that needs them.
  *
  * With a `compressor`, a full chunk is handed to it and written once the next one is full (or at any flush, metadata
@@ -247,10 +247,11 @@ export class McapWriter {
   }
 
   /**
-   * Adds one message. `timeNs` is the offset from `timeBase` in ns (an integer, |value| < 2^53). The payload is
-   * copied or written before this returns: the caller may reuse it afterwards.
+   * Adds one message. `timeNs` (log time) and `publishNs` (publish time, default: the log time) are offsets from
+   * `timeBase` in ns (integers, |value| < 2^53). The payload is copied or written before this returns: the caller
+   * may reuse it afterwards.
    */
-  addMessage(channelId: number, sequence: number, timeNs: number, data: Uint8Array): void {
+  addMessage(channelId: number, sequence: number, timeNs: number, data: Uint8Array, publishNs = timeNs): void {
     const ch = this.channels[channelId - 1];
     if (!ch) throw new BagError('INTERNAL', `unknown channel id ${channelId}`);
     if (this.ended) throw new BagError('CLOSED', 'writer is closed', { file: this.opts.file });
@@ -264,7 +265,7 @@ export class McapWriter {
     const size = data.length;
     if (!this.chunking) {
       this.markOut();
-      this.encodeMessage(this.out, channelId, sequence, timeNs, size);
+      this.encodeMessage(this.out, channelId, sequence, timeNs, publishNs, size);
       if (size >= this.direct && this.w.writev) {
         const head = this.out.view8();
         this.trackData(head);
@@ -295,7 +296,7 @@ export class McapWriter {
     ch.indexLength = n;
 
     const c = this.chunk;
-    this.encodeMessage(c, channelId, sequence, timeNs, size);
+    this.encodeMessage(c, channelId, sequence, timeNs, publishNs, size);
     if (size >= this.direct && this.canSpill) this.spill(data);
     else c.raw(data);
     this.chunkRecords += 31 + size;
@@ -436,7 +437,14 @@ export class McapWriter {
   }
 
   /** Opcode, length, channel, sequence, log and publish time; the payload follows. */
-  private encodeMessage(b: ByteWriter, channelId: number, sequence: number, timeNs: number, size: number): void {
+  private encodeMessage(
+    b: ByteWriter,
+    channelId: number,
+    sequence: number,
+    timeNs: number,
+    publishNs: number,
+    size: number,
+  ): void {
     b.reserve(31 + size);
     const v = b.view;
     const at = b.length;
@@ -447,7 +455,7 @@ export class McapWriter {
     v.setUint16(at + 9, channelId, true);
     v.setUint32(at + 11, sequence >>> 0, true);
     setTime(v, at + 15, this.baseHi, this.baseLo, timeNs);
-    setTime(v, at + 23, this.baseHi, this.baseLo, timeNs);
+    setTime(v, at + 23, this.baseHi, this.baseLo, publishNs);
     b.length = at + 31;
   }
 

@@ -89,7 +89,7 @@ export function registerCat(program: Command): void {
   ]);
 }
 
-const CSV_HEADER = 'timestamp,url,action,serType,schemaType,size,data';
+const CSV_HEADER = 'timestamp,publishTime,url,action,serType,schemaType,size,data';
 
 /**
  * The server's payload decoder, loaded only with `--decode` (it brings @bufbuild/protobuf). Raw payloads that are
@@ -116,6 +116,7 @@ function renderer(
       return (frame) => {
         const cells = [
           String(frame.timestamp),
+          frame.publishTime === undefined ? '' : String(frame.publishTime),
           csvCell(frame.url),
           csvCell(actionText(frame.actionType)),
           csvCell(frame.serType),

@@ -34,9 +34,10 @@ const urlMeta: Schema = {
 
 const urlTiming: Schema = {
   type: 'object',
-  required: ['url', 'count', 'rateHz', 'gaps'],
+  required: ['url', 'action', 'count', 'rateHz', 'gaps'],
   properties: {
     url: str,
+    action: { type: ['string', 'null'], description: 'the stream is the url AND this action (C/Req, C/Resp, Pub…)' },
     count: int,
     rateHz: num,
     gaps: { type: 'array', items: { type: 'object', required: ['startUs', 'lengthUs'] } },
@@ -87,6 +88,7 @@ const frameLine: Schema = {
   required: ['timestamp', 'url', 'action', 'serType', 'schemaType', 'size', 'data'],
   properties: {
     timestamp: num,
+    publishTime: { type: 'number', description: 'publish (sample) time, µs since start; absent = the log time' },
     url: str,
     action: { enum: ['Unknown', 'C/Req', 'C/Resp', 'S/Req', 'S/Resp', 'Pub', 'Sub', 'Set', 'Get'] },
     serType: str,
