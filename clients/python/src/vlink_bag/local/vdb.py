@@ -154,6 +154,9 @@ class VdbFile:
             "fileSize": self.path.stat().st_size,
             "urls": metas,
         }
+        counters = _read_counters(db)
+        if counters:
+            self.info["counters"] = counters
 
     def schemas(self) -> list[dict[str, Any]]:
         """``name``, ``encoding``, ``schemaType``, ``data`` (bytes), once per (name, family)."""
@@ -265,3 +268,19 @@ class VdbFile:
                     yield Message(entry[0], data, entry[1][action], elapsed, start_us + elapsed, ACTIONS[action], entry[2], publish)
         finally:
             cursor.close()
+
+
+def _read_counters(db: Any) -> dict[str, dict[str, int]]:
+    """The recording's counters by cause (``VLinkBagCounters``, format reference §2.13): url → cause → count; rows that
+    are not a url, a cause and a positive integer are left out."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='VLinkBagCounters' LIMIT 1;").fetchone() is None:
+        return {}
+    table: dict[str, dict[str, int]] = {}
+    try:
+        rows = db.execute("SELECT url, cause, count FROM VLinkBagCounters;").fetchall()
+    except Exception:  # a damaged table says nothing
+        return {}
+    for url, cause, n in rows:
+        if isinstance(url, str) and isinstance(cause, str) and isinstance(n, int) and not isinstance(n, bool) and n > 0:
+            table.setdefault(url, {})[cause] = table.get(url, {}).get(cause, 0) + n
+    return {u: dict(sorted(c.items())) for u, c in sorted(table.items())}
