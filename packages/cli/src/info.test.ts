@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from '@vlink/fixtures/test';
-import { BagReader } from '@vlink/bag';
+import { ActionType, BagReader, BagWriter, SchemaType } from '@vlink/bag';
 import { createProgram } from './program.js';
 import { runCli, tempDir, writeBag, START_MS, SLOW } from './testing/harness.js';
 
@@ -96,6 +96,30 @@ describe('vlink-bag info', () => {
       ['/camera Pub', '/config Get', '/config Set', '/imu Pub', '/lidar Sub', '/log Pub', '/rpc C/Req', '/rpc C/Resp'],
     );
     assert.ok(parsed.timing.urls.every((u) => u.gaps.length === 0));
+  });
+
+  test('counters by cause: text table and --json', SLOW, async () => {
+    const path = tmp.path('counted.vcap');
+    const writer = await BagWriter.create(path, { syncMode: true, startTimestamp: START_MS });
+    const data = new Uint8Array([1, 2, 3]);
+    writer.push({
+      timestamp: 0,
+      url: '/act',
+      data,
+      serType: 'raw',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    });
+    writer.count('/act', 'submitFailed', 2);
+    writer.count('/cam', 'missedSlot');
+    await writer.close();
+    const text = await runCli(['info', path]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /^Counters: +\[Count\] +\[Cause\] +\[Url\]$/m);
+    assert.match(text.stdout, /^ +2 +submitFailed +\/act$/m);
+    assert.match(text.stdout, /^ +1 +missedSlot +\/cam$/m);
+    const json = JSON.parse((await runCli(['info', path, '--json'])).stdout) as { counters: unknown };
+    assert.deepEqual(json.counters, { '/act': { submitFailed: 2 }, '/cam': { missedSlot: 1 } });
   });
 
   test("the recording start and timezone are the bag's", SLOW, async () => {

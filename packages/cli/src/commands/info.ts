@@ -146,13 +146,14 @@ export function summary(info: Info): string[] {
   const [first, ...rest] = table([header, ...rows]);
   lines.push(`${'Meta List:'.padEnd(15)}${first}`);
   lines.push(...rest.map((row) => ' '.repeat(15) + row));
-  // Frames the writer could not store, as the file recorded them (beyond VLink).
+  // Counters by cause as the file recorded them (beyond VLink): frames the writer could not store, and causes the
+  // application counted with writer.count().
   const dropped = Object.entries(info.counters ?? {}).flatMap(([url, causes]) =>
     Object.entries(causes).map(([cause, n]) => [String(n), cause, url]),
   );
   if (dropped.length > 0) {
     const [head, ...more] = table([['[Count]', '[Cause]', '[Url]'], ...dropped]);
-    lines.push(`${'Dropped:'.padEnd(15)}${head}`);
+    lines.push(`${'Counters:'.padEnd(15)}${head}`);
     lines.push(...more.map((row) => ' '.repeat(15) + row));
   }
   return lines;

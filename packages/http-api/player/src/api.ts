@@ -41,6 +41,8 @@ export interface Info {
   totalRawSize: number;
   fileSize: number;
   urls: UrlMeta[];
+  /** Counters by cause, url → cause → count (drops the writer saw and causes the application counted). */
+  counters?: Record<string, Record<string, number>>;
 }
 
 export interface Gap {

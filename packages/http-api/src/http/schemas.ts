@@ -72,6 +72,10 @@ export const InfoSchema = z
     totalRawSize: z.number(),
     fileSize: z.number(),
     urls: z.array(UrlMetaSchema),
+    counters: z.record(z.string(), z.record(z.string(), z.number())).optional().openapi({
+      description:
+        'Counters by cause, url → cause → count: frames the writer could not store (queueDepth, queueMemory, limit, schemaConflict, storageError, …) and causes the application counted (writer.count); absent when none',
+    }),
   })
   .openapi('Info');
 
