@@ -1,9 +1,17 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from '@vlink/fixtures/test';
-import { ActionType, BagReader, BagWriter, type Frame, parseCompanionMeta, SchemaType } from './index.js';
+import {
+  ActionType,
+  BagReader,
+  type BagSummary,
+  BagWriter,
+  type Frame,
+  parseCompanionMeta,
+  SchemaType,
+} from './index.js';
 
 // A synthetic multi-rate session (issue #23): a 30 Hz camera with jitter and one skipped frame, a 100 Hz state, actions
 // at a variable commit rate with a failed submit the application counts, and a second camera whose queue overflows.
@@ -82,6 +90,40 @@ describe('multi-rate session: publish and log times, counters by cause', () => {
       const expected = { '/action': { submitFailed: 1 }, '/camera/rear': { queueDepth: 90 } };
       assert.equal(rear.length, 10);
       assert.deepEqual(counters, expected);
+      // The sidecar summary written at close.
+      const summary = JSON.parse(readFileSync(`${path}.json`, 'utf8')) as BagSummary;
+      assert.equal(summary.semantics, 1);
+      assert.deepEqual(summary.counters, expected);
+      assert.deepEqual(summary.errors, []);
+      assert.equal(summary.recording.end, 'clean');
+      assert.equal(summary.recording.startTimestamp, 1_700_000_000_000);
+      const stream = (url: string) => summary.streams.find((s) => s.url === url)!;
+      for (const [url, list] of [
+        ['/camera/front', frames.filter((f) => f.url === '/camera/front')],
+        ['/camera/rear', rear],
+        ['/state', frames.filter((f) => f.url === '/state')],
+        ['/action', frames.filter((f) => f.url === '/action')],
+      ] as const) {
+        const s = stream(url);
+        const logs = list.map((f) => f.timestamp);
+        const publishes = list.map((f) => f.publishTime!);
+        assert.deepEqual(
+          [s.action, s.count, s.firstLogUs, s.lastLogUs, s.firstPublishUs, s.lastPublishUs],
+          ['Pub', list.length, Math.min(...logs), Math.max(...logs), Math.min(...publishes), Math.max(...publishes)],
+          url,
+        );
+      }
+      assert.equal(stream('/camera/front').count, 59);
+      assert.deepEqual(stream('/state').intervalUs, { min: 10_000, p50: 10_000, p99: 10_000, max: 10_000 });
+      assert.equal(stream('/state').rateHz, 100);
+      // The skipped camera frame makes the largest interval: about two periods.
+      const front = frames.filter((f) => f.url === '/camera/front').map((f) => f.timestamp);
+      const intervals = front.slice(1).map((t, i) => t - front[i]!);
+      assert.equal(stream('/camera/front').intervalUs!.max, Math.max(...intervals));
+      assert.ok(Math.max(...intervals) > 60_000);
+      assert.equal(stream('/action/meta').count, 11);
+      const lastLog = Math.max(...frames.map((f) => f.timestamp), ...rear.map((f) => f.timestamp));
+      assert.equal(summary.recording.endTimestamp, 1_700_000_000_000 + Math.floor(lastLog / 1000));
       const reader = await BagReader.create(path);
       try {
         assert.deepEqual(reader.getInfo().counters, expected);

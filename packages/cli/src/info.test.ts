@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from '@vlink/fixtures/test';
-import { ActionType, BagReader, BagWriter, SchemaType } from '@vlink/bag';
+import { ActionType, BagReader, BagWriter, SchemaType, summarizeBag } from '@vlink/bag';
 import { createProgram } from './program.js';
 import { runCli, tempDir, writeBag, START_MS, SLOW } from './testing/harness.js';
 
@@ -55,13 +55,22 @@ describe('vlink-bag info', () => {
     assert.match(stdout, /Method +C\/Resp +.*\/rpc/);
   });
 
-  test('--json prints exactly BagReader.getInfo()', SLOW, async () => {
+  test('--json prints the summary document: BagReader.getInfo() plus streams, counters and errors', SLOW, async () => {
     for (const path of [vdb, vcap]) {
       const { code, stdout, stderr } = await runCli(['info', path, '--json']);
       assert.equal(code, 0, stderr);
       const reader = await BagReader.create(path);
       try {
-        assert.deepEqual(JSON.parse(stdout), JSON.parse(JSON.stringify(reader.getInfo())));
+        const { semantics, recording, streams, counters, errors, ...info } = JSON.parse(stdout);
+        assert.deepEqual(info, JSON.parse(JSON.stringify(reader.getInfo())));
+        assert.deepEqual(JSON.parse(stdout), JSON.parse(JSON.stringify(await summarizeBag(reader))));
+        assert.equal(semantics, 1);
+        assert.equal(recording.end, 'clean');
+        assert.deepEqual([counters, errors], [{}, []]);
+        assert.equal(
+          streams.reduce((n: number, s: { count: number }) => n + s.count, 0),
+          200,
+        );
       } finally {
         reader.close();
       }

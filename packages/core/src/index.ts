@@ -109,6 +109,9 @@ export type {
 export type { TriggerDrops } from './trigger/url-store.js';
 export type { DumpFiles } from './trigger/dump-files.js';
 export { analyzeTiming, urlTiming, DEFAULT_GAP_FACTOR } from './analysis/timing.js';
+export { SUMMARY_SEMANTICS, summarizeBag, summaryPath, writeSummaryFile } from './analysis/summary.js';
+export type { BagSummary, StreamSummary, SummarySource } from './analysis/summary.js';
+export { SUMMARY_JSON_SCHEMA } from './analysis/summary-schema.js';
 export type { TimingOptions, TimingSource, UrlTiming } from './analysis/timing.js';
 // Split recordings: the manifest model and its parser. The machinery that writes and reads split recordings is in
 // `@vlink/bag-core/internal` (internal.ts), for our backends only.

@@ -1,5 +1,13 @@
 import { Option, type Command } from 'commander';
-import { DEFAULT_GAP_FACTOR, actionText, analyzeTiming, type BagReader, type Info, type UrlTiming } from '@vlink/bag';
+import {
+  DEFAULT_GAP_FACTOR,
+  actionText,
+  analyzeTiming,
+  summarizeBag,
+  type BagReader,
+  type Info,
+  type UrlTiming,
+} from '@vlink/bag';
 import { openBag } from '../lib/bag-io.js';
 import { examples } from '../lib/filter-flags.js';
 import {
@@ -57,7 +65,9 @@ export function registerInfo(program: Command): void {
         const factor = flags.gaps === undefined ? undefined : flags.gaps === true ? DEFAULT_GAP_FACTOR : flags.gaps;
         const timing = factor === undefined ? undefined : { factor, urls: await analyzeTiming(reader, { factor }) };
         if (flags.json) {
-          printJson(timing ? { ...info, timing } : info);
+          // The same document as the sidecar summary written beside a recording, for any bag.
+          const document = await summarizeBag(reader);
+          printJson(timing ? { ...document, timing } : document);
           return;
         }
         const utc = flags.utcTime === true;

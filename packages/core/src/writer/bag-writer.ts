@@ -2,7 +2,9 @@ import type { Backend, BackendWriter, RecordingContext } from '../backend/backen
 import { backendFor, extensionOf } from '../backend/registry.js';
 import { BagError } from '../errors.js';
 import { resolveWriterConfig, type ResolvedWriterConfig } from '../model/config.js';
+import { summarizeBag, summaryPath, writeSummaryFile } from '../analysis/summary.js';
 import { companionMetaFrame, type CompanionMeta } from '../model/companion-meta.js';
+import { BagReader } from '../reader/bag-reader.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import { type BagPluginInterface, PluginDirection, UrlRemapCache } from '../plugins/bag-plugin.js';
 import { ElapsedClock } from './elapsed-clock.js';
@@ -85,7 +87,7 @@ export class BagWriter extends EventTarget {
   static async create(path: string, options: BagWriterOptions = {}): Promise<BagWriter> {
     if (typeof path !== 'string' || path.length === 0)
       throw new BagError('INVALID_ARGUMENT', 'bag path must not be empty');
-    const { worker, transferPayloads, maxQueueTimeMs, ...config } = options;
+    const { worker, transferPayloads, maxQueueTimeMs, summary, ...config } = options;
     const backend = backendFor(path, 'write');
     const resolved = resolveWriterConfig(config);
     const schemas = new SchemaRegistry();
@@ -94,6 +96,7 @@ export class BagWriter extends EventTarget {
       writer?.host.split(index, file, before),
     );
     writer = new BagWriter(path, resolved, context, schemas);
+    writer.summary = summary !== false;
     const runtime = resolved.syncMode ? undefined : pickRuntime(worker, backend);
     if (runtime && backend.workerModule) {
       writer.engine = await WorkerEngine.open(writer.host, {
@@ -359,6 +362,32 @@ export class BagWriter extends EventTarget {
     while (this.waiting.length > 0 && !this.failed && !this.quitting) await this.ready();
     this.quit();
     await this.quitPromise;
+    if (this.summary) {
+      this.summary = false;
+      await this.writeSummary();
+    }
+  }
+
+  private summary = true;
+
+  /**
+   * The sidecar summary (`<path>.json`), from the closed file read back once; the writer's failure is listed in its
+   * errors. A summary that cannot be made is reported (error callbacks, `'error'` event), never thrown: the
+   * recording itself is complete.
+   */
+  private async writeSummary(): Promise<void> {
+    const errors = this.lastError ? [`${this.lastError.code}: ${this.lastError.message}`] : [];
+    let reader: BagReader | undefined;
+    try {
+      reader = await BagReader.create(this.path, { tryToFix: true });
+      writeSummaryFile(this.path, await summarizeBag(reader, { errors }));
+    } catch (error) {
+      this.report(
+        BagError.wrap(error, 'IO_ERROR', 'cannot write the summary sidecar', { file: summaryPath(this.path) }),
+      );
+    } finally {
+      reader?.close();
+    }
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
