@@ -79,6 +79,29 @@ describe('the summary document (sidecar <file>.json and info --json)', () => {
     }
   });
 
+  test('fix rewrites the sidecar', SLOW, async () => {
+    const path = tmp.path('refix.vcap');
+    const writer = await BagWriter.create(path, { summary: false });
+    writer.push({
+      timestamp: 5,
+      url: '/x',
+      data: new Uint8Array(3),
+      serType: 'raw',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    });
+    await writer.close();
+    assert.throws(() => readFileSync(`${path}.json`), { code: 'ENOENT' });
+    const fixed = await runCli(['fix', path, '--yes']);
+    assert.equal(fixed.code, 0, fixed.stderr);
+    const sidecar = JSON.parse(readFileSync(`${path}.json`, 'utf8'));
+    assert.deepEqual(await json(['info', path, '--json']), sidecar);
+    assert.deepEqual(
+      sidecar.streams.map((s: { url: string; count: number }) => [s.url, s.count]),
+      [['/x', 1]],
+    );
+  });
+
   test('info --json of foreign bags validates too', SLOW, async () => {
     for (const foreign of [fixturePath('foreign', 'ros1', 'lz4.bag'), fixturePath('foreign', 'ros2', 'sqlite3')])
       validate('info', await json(['info', foreign, '--json']));
