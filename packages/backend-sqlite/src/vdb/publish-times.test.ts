@@ -108,6 +108,29 @@ describe('.vdb publish times', () => {
     assert.deepEqual(readTimes(path), want(Array.from({ length: 25 }, (_, k) => 2 * k)));
   });
 
+  // (That a tick's counters survive a kill is tested with kill -9 in packages/testing: the file is locked while open.)
+  test('counters handed over while no frame arrives are stored by the next tick; the latest table wins', async () => {
+    const path = tmp.path('ticked.vdb');
+    const writer = await backend.createWriter(path, resolveWriterConfig({ walMode: false }), createTestContext());
+    writer.write(frame(1));
+    writer.commit();
+    writer.setCounters?.({ 'dds://a': { missedSlot: 2 } });
+    writer.tick();
+    writer.setCounters?.({ 'dds://a': { missedSlot: 5 }, 'dds://b': { submitFailed: 1 } });
+    writer.write(frame(2)); // a frame without a refresh due: the counters wait for the next refresh or close
+    writer.close();
+    const closed = VdbReader.open(driver, path);
+    try {
+      assert.deepEqual(closed.info().counters, { 'dds://a': { missedSlot: 5 }, 'dds://b': { submitFailed: 1 } });
+      assert.deepEqual(
+        Array.from(closed.frames({}), (f) => f.publishTime),
+        [10_000, 20_000],
+      );
+    } finally {
+      closed.close();
+    }
+  });
+
   test('salvage copies publish times to the copied rows', async () => {
     const path = await record(40);
     withDb(driver, path, (db) => db.exec('DELETE FROM VLinkDatas WHERE rowid <= 5;'));
