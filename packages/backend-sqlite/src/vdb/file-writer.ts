@@ -587,14 +587,13 @@ export class VdbFileWriter implements BackendWriter {
     }
     this.inTransaction = false;
     this.sinceCommit = 0;
-    // The side table may have been created inside the rolled back transaction: find out again when next needed.
-    this.insertPublish?.finalize();
+    // The side table may have been created inside the rolled back transaction: find out again when next needed (the
+    // dropped statements are finalized when the connection closes).
     this.insertPublish = undefined;
-    this.deletePublish?.finalize();
     this.deletePublish = undefined;
     this.publishTable = undefined;
     // Counters stored in the rolled back transaction are gone: store them again at the next refresh.
-    if (this.counters) this.countersDirty = true;
+    this.countersDirty = this.counters !== undefined;
     const s = this.snapshot;
     this.snapshot = undefined;
     if (s) {

@@ -88,7 +88,8 @@ export class FrameCursor implements IterableIterator<Frame> {
         serType: entry.ser,
         schemaType: entry.schemaType,
         actionType: this.lastAction,
-        publishTime: typeof publish === 'number' ? publish : typeof publish === 'bigint' ? Number(publish) : elapsed,
+        // NULL (no side-table entry, or no side table): the log time; drivers may return a bigint.
+        publishTime: publish == null ? elapsed : Number(publish),
       };
       return this.result;
     }

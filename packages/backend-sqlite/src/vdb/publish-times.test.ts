@@ -115,16 +115,19 @@ describe('.vdb publish times', () => {
     writer.write(frame(1));
     writer.commit();
     writer.setCounters?.({ 'dds://a': { missedSlot: 2 } });
-    writer.tick();
+    writer.tick(); // no transaction open: one is begun for the counters and committed
+    writer.write(frame(2));
+    writer.setCounters?.({ 'dds://a': { missedSlot: 3 } });
+    writer.tick(); // inside the open transaction: stored with the frame and committed
     writer.setCounters?.({ 'dds://a': { missedSlot: 5 }, 'dds://b': { submitFailed: 1 } });
-    writer.write(frame(2)); // a frame without a refresh due: the counters wait for the next refresh or close
+    writer.write(frame(3)); // a frame without a refresh due: the counters wait for the next refresh or close
     writer.close();
     const closed = VdbReader.open(driver, path);
     try {
       assert.deepEqual(closed.info().counters, { 'dds://a': { missedSlot: 5 }, 'dds://b': { submitFailed: 1 } });
       assert.deepEqual(
         Array.from(closed.frames({}), (f) => f.publishTime),
-        [10_000, 20_000],
+        [10_000, 20_000, 30_000 - 2_500],
       );
     } finally {
       closed.close();
