@@ -31,9 +31,19 @@ describe('vlink-bag cat', () => {
     assert.equal(lines.length, frames.length);
     lines.forEach((line, i) => {
       const frame = frames[i]!;
-      assert.deepEqual(Object.keys(line), ['timestamp', 'url', 'action', 'serType', 'schemaType', 'size', 'data']);
+      assert.deepEqual(Object.keys(line), [
+        'timestamp',
+        'publishTime',
+        'url',
+        'action',
+        'serType',
+        'schemaType',
+        'size',
+        'data',
+      ]);
       assert.deepEqual(line, {
         timestamp: frame.timestamp,
+        publishTime: frame.publishTime ?? frame.timestamp,
         url: frame.url,
         action: actionText(frame.actionType),
         serType: frame.serType,
@@ -105,9 +115,9 @@ describe('vlink-bag cat', () => {
     const csv = await runCli(['cat', vdb, '--format', 'csv', '--decode', '-u', '/log,/rpc', '-e', '0.07']);
     assert.equal(csv.code, 0, csv.stderr);
     assert.deepEqual(csv.stdout.trimEnd().split('\n'), [
-      'timestamp,url,action,serType,schemaType,size,data,decoded',
-      `40000,/log,Pub,text,1,16,${Buffer.from('line 2, "quoted"').toString('base64')},"""line 2, \\""quoted\\"""""`,
-      `60000,/rpc,C/Req,test.Req|test.Resp,3,3,${Buffer.from([4, 1, 2]).toString('base64')},`,
+      'timestamp,publishTime,url,action,serType,schemaType,size,data,decoded',
+      `40000,40000,/log,Pub,text,1,16,${Buffer.from('line 2, "quoted"').toString('base64')},"""line 2, \\""quoted\\"""""`,
+      `60000,60000,/rpc,C/Req,test.Req|test.Resp,3,3,${Buffer.from([4, 1, 2]).toString('base64')},`,
     ]);
     const text = await runCli(['cat', vdb, '--format', 'text', '--decode', '-u', '/camera,/lidar', '-e', '0.06']);
     assert.deepEqual(text.stdout.trimEnd().split('\n'), [

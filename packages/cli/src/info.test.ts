@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from '@vlink/fixtures/test';
-import { BagReader } from '@vlink/bag';
+import { ActionType, BagReader, BagWriter, SchemaType, summarizeBag } from '@vlink/bag';
 import { createProgram } from './program.js';
 import { runCli, tempDir, writeBag, START_MS, SLOW } from './testing/harness.js';
 
@@ -55,13 +55,22 @@ describe('vlink-bag info', () => {
     assert.match(stdout, /Method +C\/Resp +.*\/rpc/);
   });
 
-  test('--json prints exactly BagReader.getInfo()', SLOW, async () => {
+  test('--json prints the summary document: BagReader.getInfo() plus streams, counters and errors', SLOW, async () => {
     for (const path of [vdb, vcap]) {
       const { code, stdout, stderr } = await runCli(['info', path, '--json']);
       assert.equal(code, 0, stderr);
       const reader = await BagReader.create(path);
       try {
-        assert.deepEqual(JSON.parse(stdout), JSON.parse(JSON.stringify(reader.getInfo())));
+        const { semantics, recording, streams, counters, errors, ...info } = JSON.parse(stdout);
+        assert.deepEqual(info, JSON.parse(JSON.stringify(reader.getInfo())));
+        assert.deepEqual(JSON.parse(stdout), JSON.parse(JSON.stringify(await summarizeBag(reader))));
+        assert.equal(semantics, 1);
+        assert.equal(recording.end, 'clean');
+        assert.deepEqual([counters, errors], [{}, []]);
+        assert.equal(
+          streams.reduce((n: number, s: { count: number }) => n + s.count, 0),
+          200,
+        );
       } finally {
         reader.close();
       }
@@ -82,23 +91,44 @@ describe('vlink-bag info', () => {
     const text = await runCli(['info', vdb, '--gaps']);
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, /^Timing \(gaps > 1.5 × median interval\):$/m);
-    assert.match(text.stdout, /\/imu +34 +16\.\d\dHz +60\.000ms/);
+    assert.match(text.stdout, /\/imu +Pub +34 +16\.\d\dHz +60\.000ms/);
     const json = await runCli(['info', vdb, '--json', '--gaps=2']);
     const parsed = JSON.parse(json.stdout) as {
       messageCount: number;
-      timing: { factor: number; urls: Array<{ url: string; count: number; gaps: unknown[] }> };
+      timing: { factor: number; urls: Array<{ url: string; action: string; count: number; gaps: unknown[] }> };
     };
     assert.equal(parsed.messageCount, 200);
     assert.equal(parsed.timing.factor, 2);
-    assert.deepEqual(parsed.timing.urls.map((u) => u.url).sort(), [
-      '/camera',
-      '/config',
-      '/imu',
-      '/lidar',
-      '/log',
-      '/rpc',
-    ]);
+    // One stream per url and action: /rpc's requests and responses are timed apart.
+    assert.deepEqual(
+      parsed.timing.urls.map((u) => `${u.url} ${u.action}`),
+      ['/camera Pub', '/config Get', '/config Set', '/imu Pub', '/lidar Sub', '/log Pub', '/rpc C/Req', '/rpc C/Resp'],
+    );
     assert.ok(parsed.timing.urls.every((u) => u.gaps.length === 0));
+  });
+
+  test('counters by cause: text table and --json', SLOW, async () => {
+    const path = tmp.path('counted.vcap');
+    const writer = await BagWriter.create(path, { syncMode: true, startTimestamp: START_MS });
+    const data = new Uint8Array([1, 2, 3]);
+    writer.push({
+      timestamp: 0,
+      url: '/act',
+      data,
+      serType: 'raw',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    });
+    writer.count('/act', 'submitFailed', 2);
+    writer.count('/cam', 'missedSlot');
+    await writer.close();
+    const text = await runCli(['info', path]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /^Counters: +\[Count\] +\[Cause\] +\[Url\]$/m);
+    assert.match(text.stdout, /^ +2 +submitFailed +\/act$/m);
+    assert.match(text.stdout, /^ +1 +missedSlot +\/cam$/m);
+    const json = JSON.parse((await runCli(['info', path, '--json'])).stdout) as { counters: unknown };
+    assert.deepEqual(json.counters, { '/act': { submitFailed: 2 }, '/cam': { missedSlot: 1 } });
   });
 
   test("the recording start and timezone are the bag's", SLOW, async () => {

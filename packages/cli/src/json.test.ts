@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ActionType, BagWriter, SchemaType, SUMMARY_JSON_SCHEMA } from '@vlink/bag';
+import { fixturePath } from '@vlink/fixtures';
 import { after, before, describe, test } from '@vlink/fixtures/test';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import { JSON_SCHEMAS } from './lib/json-schemas.js';
@@ -29,6 +32,81 @@ function validate(verb: string, value: unknown): void {
   const check = ajv.compile(schema);
   assert.ok(check(value), `${verb}: ${ajv.errorsText(check.errors)}\n${JSON.stringify(value).slice(0, 500)}`);
 }
+
+describe('the summary document (sidecar <file>.json and info --json)', () => {
+  test('sidecars written at close validate against the schema; the docs carry the same schema', SLOW, async () => {
+    const docs = fileURLToPath(new URL('../../../apps/docs/reference/summary.schema.json', import.meta.url));
+    assert.deepEqual(JSON.parse(readFileSync(docs, 'utf8')), JSON.parse(JSON.stringify(SUMMARY_JSON_SCHEMA)));
+    const check = ajv.compile(SUMMARY_JSON_SCHEMA);
+    for (const name of ['sidecar.vdbx', 'sidecar.vcap', 'empty.vdb']) {
+      const path = tmp.path(name);
+      const writer = await BagWriter.create(path, { splitBySize: 4096 });
+      const frames = name.startsWith('empty') ? 0 : 40;
+      for (let i = 0; i < frames; i++)
+        writer.push({
+          timestamp: i * 1000,
+          publishTime: i * 1000 - 7,
+          url: i % 2 ? '/a' : '/b',
+          data: new Uint8Array(300).fill(i),
+          serType: 'raw',
+          schemaType: SchemaType.Raw,
+          actionType: i % 4 === 3 ? ActionType.Subscribe : ActionType.Publish,
+        });
+      writer.count('/a', 'missedSlot', 3);
+      await writer.close();
+      const sidecar = JSON.parse(readFileSync(`${path}.json`, 'utf8'));
+      assert.ok(check(sidecar), `${name}: ${ajv.errorsText(check.errors)}`);
+      assert.deepEqual(sidecar.counters, { '/a': { missedSlot: 3 } });
+      assert.equal(
+        sidecar.streams.reduce((n: number, s: { count: number }) => n + s.count, 0),
+        frames,
+      );
+      if (frames > 0)
+        assert.deepEqual(
+          sidecar.streams.map((s: { url: string; action: string; firstPublishUs: number }) => [
+            s.url,
+            s.action,
+            s.firstPublishUs,
+          ]),
+          [
+            ['/a', 'Pub', 993],
+            ['/a', 'Sub', 2993],
+            ['/b', 'Pub', -7],
+          ],
+        );
+      // info --json gives the same document (the path as given on the command line).
+      assert.deepEqual(await json(['info', path, '--json']), sidecar);
+    }
+  });
+
+  test('fix rewrites the sidecar', SLOW, async () => {
+    const path = tmp.path('refix.vcap');
+    const writer = await BagWriter.create(path, { summary: false });
+    writer.push({
+      timestamp: 5,
+      url: '/x',
+      data: new Uint8Array(3),
+      serType: 'raw',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    });
+    await writer.close();
+    assert.throws(() => readFileSync(`${path}.json`), { code: 'ENOENT' });
+    const fixed = await runCli(['fix', path, '--yes']);
+    assert.equal(fixed.code, 0, fixed.stderr);
+    const sidecar = JSON.parse(readFileSync(`${path}.json`, 'utf8'));
+    assert.deepEqual(await json(['info', path, '--json']), sidecar);
+    assert.deepEqual(
+      sidecar.streams.map((s: { url: string; count: number }) => [s.url, s.count]),
+      [['/x', 1]],
+    );
+  });
+
+  test('info --json of foreign bags validates too', SLOW, async () => {
+    for (const foreign of [fixturePath('foreign', 'ros1', 'lz4.bag'), fixturePath('foreign', 'ros2', 'sqlite3')])
+      validate('info', await json(['info', foreign, '--json']));
+  });
+});
 
 async function json(args: string[], input?: string): Promise<unknown> {
   const r = await runCli(args, input === undefined ? {} : { input });

@@ -21,6 +21,15 @@ export {
 } from './model/action-type.js';
 export type { ActionText, UrlKind } from './model/action-type.js';
 export { createFrame } from './model/frame.js';
+export {
+  COMPANION_META_SER,
+  COMPANION_META_SUFFIX,
+  companionMetaFrame,
+  companionMetaOf,
+  companionMetaUrl,
+  parseCompanionMeta,
+} from './model/companion-meta.js';
+export type { CompanionMeta } from './model/companion-meta.js';
 export type { Frame, SchemaData } from './model/frame.js';
 export type { Info, UrlMeta, InfoMetadata, AttachmentMeta } from './model/info.js';
 export {
@@ -39,7 +48,14 @@ export type {
 } from './model/config.js';
 export { formatVlinkDate, formatFileTime, parseVlinkDate, localTimezoneMinutes } from './model/time-format.js';
 export { FORMAT_VERSION, FORMAT_VERSION_TEXT } from './model/version.js';
-export type { Backend, BackendWriter, BackendReader, CursorQuery, RecordingContext } from './backend/backend.js';
+export type {
+  Backend,
+  BackendWriter,
+  BackendReader,
+  CursorQuery,
+  RecordingContext,
+  TimeBase,
+} from './backend/backend.js';
 export { registerByteSourceScheme, type ByteSource, type ByteSourceOpener } from './backend/byte-source.js';
 export {
   registerBackend,
@@ -101,6 +117,9 @@ export type {
 export type { TriggerDrops } from './trigger/url-store.js';
 export type { DumpFiles } from './trigger/dump-files.js';
 export { analyzeTiming, urlTiming, DEFAULT_GAP_FACTOR } from './analysis/timing.js';
+export { SUMMARY_SEMANTICS, summarizeBag, summaryPath, writeSummaryFile } from './analysis/summary.js';
+export type { BagSummary, StreamSummary, SummarySource } from './analysis/summary.js';
+export { SUMMARY_JSON_SCHEMA } from './analysis/summary-schema.js';
 export type { TimingOptions, TimingSource, UrlTiming } from './analysis/timing.js';
 // Split recordings: the manifest model and its parser. The machinery that writes and reads split recordings is in
 // `@vlink/bag-core/internal` (internal.ts), for our backends only.

@@ -18,6 +18,7 @@ const getJson = async (path: string) => {
 const lineOf = (f: Frame) =>
   JSON.stringify({
     timestamp: f.timestamp,
+    ...(f.publishTime !== undefined ? { publishTime: f.publishTime } : {}),
     url: f.url,
     action: actionText(f.actionType),
     serType: f.serType,

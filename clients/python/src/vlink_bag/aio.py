@@ -188,7 +188,7 @@ class AsyncRemoteBag(RemoteBag):
         start_us = self.start_timestamp_us
         return Page(
             [
-                Message(m["url"], base64.b64decode(m.get("data") or ""), data_type_for(m.get("serType", ""), _ACTION_VALUES.get(m.get("action", ""), 0)), int(m["timestamp"]), start_us + int(m["timestamp"]), m.get("action", "Unknown"), int(m.get("schemaType", 0)))
+                Message(m["url"], base64.b64decode(m.get("data") or ""), data_type_for(m.get("serType", ""), _ACTION_VALUES.get(m.get("action", ""), 0)), int(m["timestamp"]), start_us + int(m["timestamp"]), m.get("action", "Unknown"), int(m.get("schemaType", 0)), int(m["publishTime"]) if m.get("publishTime") is not None else None)
                 for m in body["messages"]
             ],
             body.get("next"),

@@ -220,6 +220,13 @@ class BagBase:
                 return fds_to_proto_desc(data, name) if apollo else data
         return b""
 
+    @property
+    def counters(self) -> dict[str, dict[str, int]]:
+        """The recording's counters by cause, url → cause → count (format reference §2.13): what the writer could not
+        store (``queueDepth``, ``queueMemory``, ``limit``, ``schemaConflict``, ``storageError``, …) and the causes the
+        application counted with ``writer.count`` (``submitFailed``, ``missedSlot``, …). Empty when none."""
+        return dict(self._cached_info().get("counters") or {})
+
     def get_header(self) -> dict[str, Any]:
         """The bag's header: its info without the per-url table."""
         return {k: v for k, v in self._cached_info().items() if k != "urls"}

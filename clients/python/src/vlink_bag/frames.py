@@ -13,7 +13,8 @@ all integers little-endian::
     20      urlLen   url         UTF-8
     …       2        serLen      u16
     …       serLen   ser         UTF-8
-    (header bytes past ser are skipped: later versions may add fields)
+    …       8        publishTime i64 µs since recording start (version 2: only when it differs from timestamp)
+    (header bytes past these are skipped: later versions may add fields)
     8+headerLen  payloadLen  payload
 """
 
@@ -35,6 +36,7 @@ SCHEMA_TYPES: dict[int, str] = {0: "unknown", 1: "raw", 2: "zerocopy", 3: "proto
 _HEAD = struct.Struct("<IIqBBH")  # headerLen, payloadLen, timestamp, action, schemaType, urlLen: 20 bytes
 _HEAD_BYTES = _HEAD.size
 _MIN_HEADER = 14  # timestamp + action + schemaType + urlLen + serLen
+_PUBLISH = struct.Struct("<q")
 
 
 class Message:
@@ -45,7 +47,10 @@ class Message:
         message: the payload bytes, exactly as recorded.
         data_type: the message's type name (ser). For RPC urls, whose ser is ``"Req|Resp"``, the half that applies to
             this message's action (requests the left, responses the right), as the server's decoder picks it.
-        timestamp: µs since recording start (the bag's time base, and the unit of every ``start_time``/``end_time``).
+        timestamp: µs since recording start (the bag's time base, and the unit of every ``start_time``/``end_time``):
+            the log time, when the recorder received the message.
+        publish_time: the publish (sample) time, µs since recording start (may be negative): when the source
+            produced the message. Equal to ``timestamp`` where the writer was given none.
         abs_timestamp: µs since the Unix epoch (recording start + ``timestamp``).
         action: ``"Pub"``, ``"Sub"``, ``"Set"``, ``"Get"``, ``"C/Req"``, ``"C/Resp"``, ``"S/Req"``, ``"S/Resp"`` or
             ``"Unknown"``.
@@ -55,7 +60,7 @@ class Message:
     ``(topic, message, data_type, timestamp)``.
     """
 
-    __slots__ = ("topic", "message", "data_type", "timestamp", "abs_timestamp", "action", "schema_type")
+    __slots__ = ("topic", "message", "data_type", "timestamp", "abs_timestamp", "action", "schema_type", "publish_time")
 
     def __init__(
         self,
@@ -66,6 +71,7 @@ class Message:
         abs_timestamp: int,
         action: str = "Pub",
         schema_type: int = 1,
+        publish_time: int | None = None,
     ) -> None:
         self.topic = topic
         self.message = message
@@ -74,6 +80,7 @@ class Message:
         self.abs_timestamp = abs_timestamp
         self.action = action
         self.schema_type = schema_type
+        self.publish_time = timestamp if publish_time is None else publish_time
 
     # Apollo-style tuple unpacking: for topic, data, data_type, timestamp in bag.read_messages(): …
     def __iter__(self) -> Iterator[Any]:
@@ -100,7 +107,7 @@ class Message:
         return len(self.message)
 
     def _key(self) -> tuple[Any, ...]:
-        return (self.topic, self.message, self.data_type, self.timestamp, self.abs_timestamp, self.action, self.schema_type)
+        return (self.topic, self.message, self.data_type, self.timestamp, self.abs_timestamp, self.action, self.schema_type, self.publish_time)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Message):
@@ -132,9 +139,10 @@ class _Names:
     __slots__ = ("cache",)
 
     def __init__(self) -> None:
-        self.cache: dict[bytes, tuple[str, tuple[str, ...]]] = {}
+        self.cache: dict[bytes, tuple[str, tuple[str, ...], int]] = {}
 
-    def lookup(self, key: bytes, url_len: int) -> tuple[str, tuple[str, ...]]:
+    def lookup(self, key: bytes, url_len: int) -> tuple[str, tuple[str, ...], int]:
+        """(url, data type per action, the header length without a publish time: 14 + urlLen + serLen)."""
         found = self.cache.get(key)
         if found is not None:
             return found
@@ -148,7 +156,7 @@ class _Names:
             ser = key[url_len + 2 : url_len + 2 + ser_len].decode("utf-8")
         except UnicodeDecodeError as error:
             raise StreamError(f"frame url/ser is not UTF-8: {error}") from None
-        found = (url, tuple(data_type_for(ser, a) for a in range(len(ACTIONS))))
+        found = (url, tuple(data_type_for(ser, a) for a in range(len(ACTIONS))), 14 + url_len + ser_len)
         if len(self.cache) > 4096:
             self.cache.clear()
         self.cache[key] = found
@@ -175,6 +183,7 @@ def iter_frames(chunks: Iterable[bytes], start_us: int = 0, *, source: str | Non
     Raises :class:`StreamError` when the stream ends inside a frame or a header is malformed.
     """
     unpack = _HEAD.unpack_from
+    unpack_publish = _PUBLISH.unpack_from
     names = _Names()
     lookup = names.cache.get
     actions = ACTIONS
@@ -234,6 +243,7 @@ def iter_frames(chunks: Iterable[bytes], start_us: int = 0, *, source: str | Non
                 start_us + ts,
                 actions[action] if action < n_actions else "Unknown",
                 schema_type,
+                unpack_publish(key, names_[2] - 12)[0] if header_len >= names_[2] + 8 else ts,
             )
         # Need more bytes: gather chunks until `need` bytes follow pos, then join once.
         have = n - pos
@@ -270,7 +280,7 @@ def frames_to_columns(buf: bytes, columns: Any, *, source: str | None = None, na
         ids = []
         for header in headers:
             action, schema_type, url_len = header[0], header[1], header[2] | (header[3] << 8)
-            url, types = _Names().lookup(header[4:], url_len)
+            url, types, _ = _Names().lookup(header[4:], url_len)
             act = action if action < len(ACTIONS) else 0
             ids.append(columns.kind(url, ACTIONS[act], types[act], schema_type))
         columns.timestamps = np.frombuffer(times, dtype="<i8")
@@ -295,7 +305,7 @@ def frames_to_columns(buf: bytes, columns: Any, *, source: str | None = None, na
         key = buf[pos + 16 : body]
         k = seen.get(key)
         if k is None:
-            url, types = _Names().lookup(buf[pos + 20 : body], url_len)
+            url, types, _ = _Names().lookup(buf[pos + 20 : body], url_len)
             act = action if action < len(ACTIONS) else 0
             k = seen[key] = columns.kind(url, ACTIONS[act], types[act], schema_type)
         timestamps.append(ts)

@@ -194,6 +194,7 @@ class RemoteBag(BagBase):
                 start_us + int(m["timestamp"]),
                 m.get("action", "Unknown"),
                 int(m.get("schemaType", 0)),
+                int(m["publishTime"]) if m.get("publishTime") is not None else None,
             )
             for m in body["messages"]
         ]

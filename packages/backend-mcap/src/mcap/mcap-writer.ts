@@ -256,8 +256,9 @@ export class McapWriter {
   }
 
   /**
-   * Adds one message. `timeNs` is the offset from `timeBase` in ns (an integer, |value| < 2^53). The payload is
-   * copied or written before this returns: the caller may reuse it afterwards.
+   * Adds one message. `timeNs` (log time) and `publishNs` (publish time, default: the log time) are offsets from
+   * `timeBase` in ns (integers, |value| < 2^53). The payload is copied or written before this returns: the caller
+   * may reuse it afterwards.
    */
   /**
    * `publishNs` defaults to the log time: a number is an offset from `timeBase` like `timeNs` (may be negative, |n| <

@@ -99,7 +99,8 @@ const MAX_CHUNK_SIZE = 256 * 1024 * 1024;
  * Writes one `.vcap` file with VLink's MCAP mapping (format reference §5): profile `vlink`, `VLinkHeader` metadata after the
  * header, one channel per (url, action) with metadata `{action}` and MCAP's well-known encoding names (see
  * `messageEncodingFor`), schema records for protobuf/flatbuffers/CDR and other decodable schema encodings,
- * per-channel 1-based sequences, log time = publish time = `timestamp_us*1000 + start_ms*1e6` ns, chunks of
+ * per-channel 1-based sequences, log time = `timestamp_us*1000 + start_ms*1e6` ns, publish time the same from the
+ * frame's `publishTime` where it has one (VLink writes publish = log time; format reference §1.3), chunks of
  * `cacheSize` bytes (zstd when `compress` is Auto or Zstd), and `VLinkChannel_<id>` metadata at close.
  *
  * Split recordings (`.vcapx`) open one of these per segment and pass a shared `indexFor`.
@@ -185,7 +186,16 @@ export class VcapFileWriter {
       if (us > ch.lastUs) ch.lastUs = us;
     }
     if (us > this.maxTimestamp) this.maxTimestamp = us;
-    this.mcap.addMessage(ch.id, ch.count, us * 1000, data);
+    // MCAP publish_time: the frame's publish time, else its log time (VLink's mapping). A publish time before the
+    // Unix epoch cannot be stored (publish_time is unsigned): it is clamped to it.
+    const p = frame.publishTime;
+    const publishNs = p === undefined || p === us ? us * 1000 : Math.max(p * 1000, -this.context.startTimestamp * 1e6);
+    this.mcap.addMessage(ch.id, ch.count, us * 1000, data, publishNs);
+    // New counters (handed over at most once a second) reach the file with the next frame, also in sync mode.
+    if (this.countersDirty) {
+      this.writeCounters();
+      this.mcap.flush();
+    }
   }
 
   /** Embeds a schema now (VLink `push_schema`); schemas a reader can decode with, with a name and data, qualify. */
@@ -197,13 +207,27 @@ export class VcapFileWriter {
   }
 
   /**
-   * The recording's drop counters: a `VLinkBagCounters` metadata record at close (vlink-bag, format reference §5.5),
-   * one entry per url whose value is the JSON object cause → count. Nothing is written when nothing was dropped.
+   * The recording's counters by cause: a `VLinkBagCounters` metadata record (vlink-bag, format reference §5.5), one
+   * entry per url whose value is the JSON object cause → count, written at the next `tick`/`commit` after a change
+   * (a crash keeps the last one: readers take the last record in the file) and at close. Nothing is written while
+   * nothing was counted.
    */
   setCounters(table: Record<string, Record<string, number>>): void {
     this.counters = table;
+    this.countersDirty = true;
   }
   private counters: Record<string, Record<string, number>> | undefined;
+  private countersDirty = false;
+
+  private writeCounters(): void {
+    this.countersDirty = false;
+    const counters = Object.entries(this.counters ?? {}).filter(([, causes]) => Object.keys(causes).length > 0);
+    if (counters.length > 0)
+      this.mcap.addMetadata(
+        COUNTERS_METADATA,
+        counters.map(([url, causes]) => [url, JSON.stringify(causes)]),
+      );
+  }
 
   /** Loss ratio of a url, written into its channels' `VLinkChannel_*` at close (> 1 → −1, unknown). */
   setUrlLoss(url: string, loss: number): void {
@@ -212,12 +236,18 @@ export class VcapFileWriter {
 
   /** Closes the open chunk and fsyncs. */
   commit(): void {
-    if (!this.closed) this.mcap.sync();
+    if (this.closed) return;
+    if (this.countersDirty) this.writeCounters();
+    this.mcap.sync();
   }
 
   /** Flushes a chunk that has been collecting for more than 3 s, so a crash loses at most one chunk or 3 s. */
   tick(now = Date.now()): void {
-    if (!this.closed && this.mcap.pendingAgeMs(now) > 3000) this.mcap.sync();
+    if (this.closed) return;
+    if (this.countersDirty) {
+      this.writeCounters();
+      this.mcap.sync();
+    } else if (this.mcap.pendingAgeMs(now) > 3000) this.mcap.sync();
   }
 
   /** Bytes in the file so far, pending ones included (for size-based splits). */
@@ -267,12 +297,7 @@ export class VcapFileWriter {
           ['freq', fixed6(s.freq)],
         ]);
       }
-      const counters = Object.entries(this.counters ?? {}).filter(([, causes]) => Object.keys(causes).length > 0);
-      if (counters.length > 0)
-        this.mcap.addMetadata(
-          COUNTERS_METADATA,
-          counters.map(([url, causes]) => [url, JSON.stringify(causes)]),
-        );
+      this.writeCounters();
       this.mcap.end();
     } finally {
       try {

@@ -27,7 +27,7 @@ import { describeVcap, type ChannelTemplate, type VcapLayout } from './vcap-info
 /**
  * Reads one `.vcap` (or any MCAP file) through the Backend seam. Frames come in file order within the time window
  * (VLink's order; timestamp order for monotonic recordings), with `timestamp = (logTime − start_ns)/1000` µs,
- * truncated as C++ integer division does.
+ * truncated as C++ integer division does, and `publishTime` the same from `publish_time` (floored).
  */
 export class VcapReader implements BackendReader {
   private closed = false;
@@ -127,6 +127,7 @@ export class VcapReader implements BackendReader {
       serType: '',
       schemaType: SchemaType.Unknown,
       actionType: ActionType.Unknown,
+      publishTime: 0,
     };
     const byId = this.byId;
     const baseHi = this.baseHi;
@@ -136,6 +137,9 @@ export class VcapReader implements BackendReader {
       if (t === undefined) continue;
       const rel = (cursor.timeHi - baseHi) * TWO_32 + (cursor.timeLo - baseLo);
       frame.timestamp = (rel - (rel % 1000)) / 1000;
+      // MCAP publish_time (µs, floored: a sample may predate the start); equal to the log time unless a writer set it.
+      const publishRel = (cursor.publishHi - baseHi) * TWO_32 + (cursor.publishLo - baseLo);
+      frame.publishTime = publishRel === rel ? frame.timestamp : Math.floor(publishRel / 1000);
       frame.url = t.url;
       frame.data = cursor.data;
       frame.serType = t.serType;

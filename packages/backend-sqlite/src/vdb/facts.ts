@@ -39,6 +39,8 @@ export interface VdbFacts {
   /** `byId` as an array when the ids are small non-negative integers (always, for files we write): faster per row. */
   byIndex: (UrlEntry | undefined)[] | undefined;
   idsByUrl: Map<string, number[]>;
+  /** The `VLinkBagPublishTimes` table exists (vlink-bag, §2.14): the cursor joins it. */
+  hasPublishTimes: boolean;
 }
 
 /** Header validation, url maps, index detection, blank and total duration (format reference §2.10). */
@@ -181,7 +183,18 @@ export function readFacts(db: SqliteConnection, path: string, tolerant = false):
     }
     byIndex[id] = entry;
   }
-  return { info, compressed: !NONE_LIKE.has(compress), hasElapsedIndex, hasUrlIndex, broken, byId, byIndex, idsByUrl };
+  const hasPublishTimes = soft(false, () => db.prepare(SQL.HAS_PUBLISH_TABLE).get() !== undefined);
+  return {
+    info,
+    compressed: !NONE_LIKE.has(compress),
+    hasElapsedIndex,
+    hasUrlIndex,
+    broken,
+    byId,
+    byIndex,
+    idsByUrl,
+    hasPublishTimes,
+  };
 }
 
 /** The `VLinkBagCounters` table (vlink-bag, format reference §2.13), when the file has one with counts in it. */

@@ -189,8 +189,10 @@ export class VdbFileWriter implements BackendWriter {
       // A payload the caller already framed counts its original size (format reference §2.4 `size`).
       if (blob === data && isCompressionFrame(data)) accounted = frameOriginalSize(data);
     }
+    const publish = frame.publishTime;
     try {
-      this.insertData.run(ts, fu.id, ACTION_TEXT[action]!, blob);
+      const inserted = this.insertData.run(ts, fu.id, ACTION_TEXT[action]!, blob);
+      if (publish !== undefined && publish !== ts) this.storePublishTime(inserted.lastInsertRowid, publish);
     } catch (error) {
       throw this.fail(error, 'cannot insert a frame', url);
     }
@@ -219,6 +221,19 @@ export class VdbFileWriter implements BackendWriter {
     if (this.sinceCommit > this.config.cacheSize) this.commit();
   }
 
+  /** The side table of publish times (§2.14), created with the first frame whose publish time differs from its log time. */
+  private storePublishTime(rowid: number | bigint, publish: number): void {
+    if (this.insertPublish === undefined) {
+      this.db.exec(SQL.CREATE_PUBLISH_TIMES);
+      this.insertPublish = this.db.prepare(SQL.INSERT_PUBLISH_TIME);
+      this.publishTable = true;
+    }
+    this.insertPublish.run(rowid, Math.floor(publish));
+  }
+  private insertPublish: SqliteStatement | undefined;
+  /** Whether the side table exists: false in a new file, unknown (undefined) after a rollback. */
+  private publishTable: boolean | undefined = false;
+
   /**
    * Step 14 of §2.7 (refresh this url's counters and the header once a second). Reading a clock costs about as
    * much as the rest of our per-frame bookkeeping, so it is read every `clockEvery` frames, a stride that adapts
@@ -237,6 +252,7 @@ export class VdbFileWriter implements BackendWriter {
       try {
         this.updateUrlCount.run(fu.count, fu.size, frequency(fu.count, fu.firstTs, fu.lastTs), fu.url);
         this.updateHeaderCount.run(this.state.rows, this.state.lastTs);
+        if (this.countersDirty) this.storeCounters();
       } catch (error) {
         throw this.fail(error, 'cannot refresh metadata', fu.url);
       }
@@ -270,6 +286,17 @@ export class VdbFileWriter implements BackendWriter {
 
   /** The async writer's 1-second timer: commits a transaction that has been open for more than 3 s (format reference §2.8). */
   tick(): void {
+    if (this.countersDirty && !this.closed) {
+      // New counters while no frame arrives to refresh the metadata: stored and committed now.
+      if (!this.inTransaction) this.begin();
+      try {
+        this.storeCounters();
+      } catch (error) {
+        throw this.fail(error, 'cannot store the counters');
+      }
+      this.commit();
+      return;
+    }
     if (this.inTransaction && this.now() - this.transactionStart > STALE_TRANSACTION_MS) this.commit();
   }
 
@@ -301,17 +328,23 @@ export class VdbFileWriter implements BackendWriter {
     return this.state.urls.size;
   }
 
-  /** The recording's drop counters, stored at close in the `VLinkBagCounters` table (vlink-bag, format reference §2.13). */
+  /**
+   * The recording's counters by cause, stored in the `VLinkBagCounters` table (vlink-bag, format reference §2.13) at
+   * the next metadata refresh (once a second while frames arrive, else the next `tick`) and at close.
+   */
   setCounters(table: Record<string, Record<string, number>>): void {
     this.counters = table;
+    this.countersDirty = true;
   }
   private counters: Record<string, Record<string, number>> | undefined;
+  private countersDirty = false;
 
   /** Creates the table only when there is something to store: a file without drops keeps VLink's tables alone. */
   private storeCounters(): void {
     const rows = Object.entries(this.counters ?? {}).flatMap(([url, causes]) =>
       Object.entries(causes).map(([cause, n]) => [url, cause, n] as const),
     );
+    this.countersDirty = false;
     if (rows.length === 0) return;
     this.db.exec(SQL.CREATE_COUNTERS);
     const insert = this.db.prepare(SQL.INSERT_COUNTER);
@@ -488,6 +521,8 @@ export class VdbFileWriter implements BackendWriter {
         const rowid = row['rowid'] as number;
         const id = row['url'] as number;
         remove.run(rowid);
+        if ((this.publishTable ??= this.hasPublishTable()))
+          (this.deletePublish ??= this.db.prepare(SQL.DELETE_PUBLISH_TIME)).run(rowid);
         const size = this.evictedSize(row['n'] as number | null, row['head'], row['tail']);
         const fu = this.state.byId.get(id);
         this.state.rows--;
@@ -510,6 +545,17 @@ export class VdbFileWriter implements BackendWriter {
       }
     } catch (error) {
       throw this.fail(error, 'cannot evict old rows', url);
+    }
+  }
+
+  private deletePublish: SqliteStatement | undefined;
+
+  private hasPublishTable(): boolean {
+    const probe = this.db.prepare(SQL.HAS_PUBLISH_TABLE);
+    try {
+      return probe.get() !== undefined;
+    } finally {
+      probe.finalize();
     }
   }
 
@@ -541,6 +587,13 @@ export class VdbFileWriter implements BackendWriter {
     }
     this.inTransaction = false;
     this.sinceCommit = 0;
+    // The side table may have been created inside the rolled back transaction: find out again when next needed (the
+    // dropped statements are finalized when the connection closes).
+    this.insertPublish = undefined;
+    this.deletePublish = undefined;
+    this.publishTable = undefined;
+    // Counters stored in the rolled back transaction are gone: store them again at the next refresh.
+    this.countersDirty = this.counters !== undefined;
     const s = this.snapshot;
     this.snapshot = undefined;
     if (s) {

@@ -79,13 +79,17 @@ export class FrameCursor implements IterableIterator<Frame> {
         }
       }
       // One result object per cursor: for-of and spread read `value` before the next step, and each frame is new.
+      const elapsed = row['elapsed'] as number;
+      const publish = row['publish'];
       this.result.value = {
-        timestamp: row['elapsed'] as number,
+        timestamp: elapsed,
         url: entry.url,
         data,
         serType: entry.ser,
         schemaType: entry.schemaType,
         actionType: this.lastAction,
+        // NULL (no side-table entry, or no side table): the log time; drivers may return a bigint.
+        publishTime: publish == null ? elapsed : Number(publish),
       };
       return this.result;
     }

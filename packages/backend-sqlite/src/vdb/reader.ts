@@ -124,10 +124,11 @@ export class VdbReader implements BackendReader {
       where.push('elapsed <= ?');
       params.push(finite(query.endUs, 'endUs'));
     }
+    const withPublish = this.facts.hasPublishTimes;
     const sql =
-      SQL.SELECT_FRAMES +
+      (withPublish ? SQL.SELECT_FRAMES_WITH_PUBLISH : SQL.SELECT_FRAMES) +
       (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
-      (this.facts.hasElapsedIndex ? ' ORDER BY elapsed, rowid;' : ' ORDER BY rowid;');
+      (this.facts.hasElapsedIndex ? ' ORDER BY elapsed, VLinkDatas.rowid;' : ' ORDER BY VLinkDatas.rowid;');
     let statement: SqliteStatement;
     let rows: IterableIterator<SqlRow>;
     try {

@@ -88,6 +88,14 @@ export function salvageVdb(
       () => {},
       '',
     );
+    // Publish times (§2.14) by old rowid; the copies get new rowids, so the entries are rekeyed as rows are copied.
+    const publishTimes = new Map<number, SqlValue>();
+    for (const row of tryRead(
+      () => src!.prepare('SELECT id, publish FROM VLinkBagPublishTimes;').all(),
+      () => {},
+      '',
+    ) ?? [])
+      if (isInteger(row['id']) && isInteger(row['publish'])) publishTimes.set(Number(row['id']), row['publish']!);
     const compressed = !['', 'None', 'NONE', 'none'].includes(text(header['compress']));
 
     for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(target + suffix, { force: true });
@@ -121,6 +129,8 @@ export function salvageVdb(
     for (const s of schemas) insertSchema.run(s['ser'] ?? null, s['encoding'] ?? null, bytes(s['data']));
 
     const insert = out.prepare(SQL.INSERT_DATA);
+    if (publishTimes.size > 0) out.exec(SQL.CREATE_PUBLISH_TIMES);
+    const insertPublish = publishTimes.size > 0 ? out.prepare(SQL.INSERT_PUBLISH_TIME) : undefined;
     let rows = 0;
     let lastTs = 0;
     let lostRows = 0;
@@ -161,7 +171,9 @@ export function salvageVdb(
       }
       if (!(data instanceof Uint8Array) || data.constructor !== Uint8Array) data = new Uint8Array(data);
       const elapsed = Number(row['elapsed']);
-      insert.run(row['elapsed'] ?? 0, id, row['action'] ?? null, data);
+      const copied = insert.run(row['elapsed'] ?? 0, id, row['action'] ?? null, data);
+      const publish = publishTimes.get(Number(row['rowid']));
+      if (publish !== undefined) insertPublish!.run(copied.lastInsertRowid, publish);
       rows++;
       u.count++;
       u.size += size;

@@ -82,6 +82,21 @@ export const INSERT_COUNTER =
 export const SELECT_COUNTERS = 'SELECT url, cause, count FROM VLinkBagCounters;';
 export const HAS_COUNTERS_TABLE = "SELECT 1 FROM sqlite_master WHERE type='table' AND name='VLinkBagCounters' LIMIT 1;";
 
+/**
+ * vlink-bag extension (format reference §2.14): the publish time of every row whose frame had one different from its
+ * log time, keyed by the `VLinkDatas` rowid. Created with the first such frame; VLink's readers never look at it, and a
+ * row without an entry has publish time = elapsed. Rows evicted by `enable_limit` lose their entry with them.
+ */
+export const CREATE_PUBLISH_TIMES =
+  'CREATE TABLE IF NOT EXISTS VLinkBagPublishTimes(id INTEGER PRIMARY KEY, publish INTEGER NOT NULL);';
+export const INSERT_PUBLISH_TIME = 'INSERT OR REPLACE INTO VLinkBagPublishTimes(id, publish) VALUES (?, ?);';
+export const DELETE_PUBLISH_TIME = 'DELETE FROM VLinkBagPublishTimes WHERE id = ?;';
+export const HAS_PUBLISH_TABLE =
+  "SELECT 1 FROM sqlite_master WHERE type='table' AND name='VLinkBagPublishTimes' LIMIT 1;";
+/** The cursor of a file with publish times: the same rows and order, each with its publish time (or NULL). */
+export const SELECT_FRAMES_WITH_PUBLISH =
+  'SELECT elapsed, url, action, data, VLinkBagPublishTimes.publish AS publish FROM VLinkDatas LEFT JOIN VLinkBagPublishTimes ON VLinkBagPublishTimes.id = VLinkDatas.rowid';
+
 // Maintenance (§2.12).
 export const INTEGRITY_CHECK = 'PRAGMA integrity_check;';
 export const REINDEX = [

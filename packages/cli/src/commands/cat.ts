@@ -92,7 +92,7 @@ export function registerCat(program: Command): void {
   ]);
 }
 
-const CSV_HEADER = 'timestamp,url,action,serType,schemaType,size,data';
+const CSV_HEADER = 'timestamp,publishTime,url,action,serType,schemaType,size,data';
 
 /**
  * `@vlink/bag-decode`, the decoder the server and the web player use, loaded only with `--decode` (it brings the
@@ -120,6 +120,7 @@ function renderer(
       return (frame) => {
         const cells = [
           String(frame.timestamp),
+          frame.publishTime === undefined ? '' : String(frame.publishTime),
           csvCell(frame.url),
           csvCell(actionText(frame.actionType)),
           csvCell(frame.serType),

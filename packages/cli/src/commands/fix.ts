@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { repairBag, type RepairReport } from '@vlink/bag';
+import { repairBag, summarizeBag, writeSummaryFile, type RepairReport } from '@vlink/bag';
 import { openBag, prepareOutput } from '../lib/bag-io.js';
 import { confirm } from '../lib/confirm.js';
 import { CliError, usageError } from '../lib/errors.js';
@@ -67,6 +67,7 @@ async function fixBag(path: string, flags: FixFlags): Promise<void> {
   if (flags.output !== undefined)
     await prepareOutput(flags.output, { inputs: [path], force: flags.force === true, quiet: flags.quiet === true });
   else if (!flags.rebuild && (await passesCheck(path))) {
+    await rewriteSummary(path, []);
     if (flags.json) printJson({ path, ok: true, rewritten: false });
     else if (!flags.quiet) process.stdout.write(`${path}: ok, nothing to fix\n`);
     return;
@@ -88,9 +89,24 @@ async function fixBag(path: string, flags: FixFlags): Promise<void> {
   } finally {
     bar.stop();
   }
+  // The sidecar summary of the repaired bag, with what the repair found as its errors.
+  await rewriteSummary(report.output, [
+    ...(report.lossless ? [] : [`LOST: ${report.lostFrames} frames, ${report.lostBytes} bytes`]),
+    ...report.problems.map((p) => `REPAIRED: ${p}`),
+  ]);
   if (flags.json) printJson(report);
   else if (!flags.quiet || !report.lossless) process.stdout.write(describe(report));
   if (!report.lossless) process.exitCode = 1;
+}
+
+/** Rewrites `<path>.json` (format reference §13) from the bag as it now is. */
+async function rewriteSummary(path: string, errors: string[]): Promise<void> {
+  const reader = await openBag(path);
+  try {
+    writeSummaryFile(path, await summarizeBag(reader, { errors }));
+  } finally {
+    reader.close();
+  }
 }
 
 async function passesCheck(path: string): Promise<boolean> {

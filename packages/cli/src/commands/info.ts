@@ -1,5 +1,13 @@
 import { Option, type Command } from 'commander';
-import { DEFAULT_GAP_FACTOR, actionText, analyzeTiming, type BagReader, type Info, type UrlTiming } from '@vlink/bag';
+import {
+  DEFAULT_GAP_FACTOR,
+  actionText,
+  analyzeTiming,
+  summarizeBag,
+  type BagReader,
+  type Info,
+  type UrlTiming,
+} from '@vlink/bag';
 import { openBag } from '../lib/bag-io.js';
 import { examples } from '../lib/filter-flags.js';
 import {
@@ -57,7 +65,9 @@ export function registerInfo(program: Command): void {
         const factor = flags.gaps === undefined ? undefined : flags.gaps === true ? DEFAULT_GAP_FACTOR : flags.gaps;
         const timing = factor === undefined ? undefined : { factor, urls: await analyzeTiming(reader, { factor }) };
         if (flags.json) {
-          printJson(timing ? { ...info, timing } : info);
+          // The same document as the sidecar summary written beside a recording, for any bag.
+          const document = await summarizeBag(reader);
+          printJson(timing ? { ...document, timing } : document);
           return;
         }
         const utc = flags.utcTime === true;
@@ -146,13 +156,14 @@ export function summary(info: Info): string[] {
   const [first, ...rest] = table([header, ...rows]);
   lines.push(`${'Meta List:'.padEnd(15)}${first}`);
   lines.push(...rest.map((row) => ' '.repeat(15) + row));
-  // Frames the writer could not store, as the file recorded them (beyond VLink).
+  // Counters by cause as the file recorded them (beyond VLink): frames the writer could not store, and causes the
+  // application counted with writer.count().
   const dropped = Object.entries(info.counters ?? {}).flatMap(([url, causes]) =>
     Object.entries(causes).map(([cause, n]) => [String(n), cause, url]),
   );
   if (dropped.length > 0) {
     const [head, ...more] = table([['[Count]', '[Cause]', '[Url]'], ...dropped]);
-    lines.push(`${'Dropped:'.padEnd(15)}${head}`);
+    lines.push(`${'Counters:'.padEnd(15)}${head}`);
     lines.push(...more.map((row) => ' '.repeat(15) + row));
   }
   return lines;
@@ -161,11 +172,12 @@ export function summary(info: Info): string[] {
 function timingLines(report: { factor: number; urls: UrlTiming[] }): string[] {
   const lines = [`Timing (gaps > ${report.factor} × median interval):`];
   const ms = (us: number | undefined) => (us === undefined ? '-' : `${(us / 1000).toFixed(3)}ms`);
-  const rows = [['[Url]', '[Count]', '[Rate]', '[Min]', '[P50]', '[P99]', '[Max]', '[Gaps]']];
+  const rows = [['[Url]', '[Action]', '[Count]', '[Rate]', '[Min]', '[P50]', '[P99]', '[Max]', '[Gaps]']];
   for (const url of report.urls) {
     const i = url.intervalUs;
     rows.push([
       url.url,
+      url.action ?? '-',
       String(url.count),
       formatFreq(url.rateHz),
       ms(i?.min),
@@ -178,9 +190,9 @@ function timingLines(report: { factor: number; urls: UrlTiming[] }): string[] {
   lines.push(...table(rows, '  '));
   for (const url of report.urls) {
     for (const gap of url.gaps.slice(0, 20)) {
-      lines.push(`  gap  ${url.url}  at ${formatSeconds(gap.startUs)}  for ${ms(gap.lengthUs)}`);
+      lines.push(`  gap  ${url.url} ${url.action ?? '-'}  at ${formatSeconds(gap.startUs)}  for ${ms(gap.lengthUs)}`);
     }
-    if (url.gaps.length > 20) lines.push(`  gap  ${url.url}  … ${url.gaps.length - 20} more`);
+    if (url.gaps.length > 20) lines.push(`  gap  ${url.url} ${url.action ?? '-'}  … ${url.gaps.length - 20} more`);
   }
   return lines;
 }

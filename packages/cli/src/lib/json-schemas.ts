@@ -3,6 +3,8 @@
  * which writes one frame object per line (the schema describes one line). The docs' CLI reference prints these, and
  * the tests validate every verb's output against them, so neither can drift.
  */
+import { SUMMARY_JSON_SCHEMA } from '@vlink/bag';
+
 type Schema = Record<string, unknown>;
 
 const int = { type: 'integer', minimum: 0 } as const;
@@ -14,69 +16,26 @@ function object(properties: Record<string, unknown>, required: readonly string[]
   return { type: 'object', properties, required: [...required], additionalProperties: false };
 }
 
-const urlMeta: Schema = {
-  type: 'object',
-  required: ['index', 'url', 'type', 'ser', 'schemaType', 'count', 'size', 'loss', 'freq'],
-  properties: {
-    index: int,
-    url: str,
-    type: { enum: ['Method', 'Event', 'Field', 'Unknown'] },
-    action: str,
-    ser: str,
-    schemaType: { type: 'integer', minimum: 0, maximum: 5 },
-    count: int,
-    size: int,
-    loss: num,
-    freq: num,
-    encoding: str,
-  },
-};
-
 const urlTiming: Schema = {
   type: 'object',
-  required: ['url', 'count', 'rateHz', 'gaps'],
+  required: ['url', 'action', 'count', 'rateHz', 'gaps'],
   properties: {
     url: str,
+    action: { type: ['string', 'null'], description: 'the stream is the url AND this action (C/Req, C/Resp, Pub…)' },
     count: int,
     rateHz: num,
     gaps: { type: 'array', items: { type: 'object', required: ['startUs', 'lengthUs'] } },
   },
 };
 
+// `info --json` is the sidecar summary document (core's BagSummary, format reference §13), plus `timing` with --gaps.
+// Without its `$id`: this is a schema of its own (the summary plus `timing`), not the summary's.
 const info: Schema = {
-  type: 'object',
-  description: "BagReader.getInfo() (core's Info), plus `timing` with --gaps",
-  required: [
-    'path',
-    'format',
-    'version',
-    'storageType',
-    'messageCount',
-    'totalDuration',
-    'blankDuration',
-    'compressionType',
-    'tagName',
-    'hasCompleted',
-    'startTimestamp',
-    'splitCount',
-    'fileSize',
-    'urls',
-  ],
+  ...Object.fromEntries(Object.entries(SUMMARY_JSON_SCHEMA).filter(([key]) => key !== '$id')),
+  description:
+    "the recording summary (core's BagSummary: Info plus streams, counters, errors), plus `timing` with --gaps",
   properties: {
-    path: str,
-    format: str,
-    version: str,
-    storageType: str,
-    messageCount: int,
-    totalDuration: num,
-    blankDuration: num,
-    compressionType: str,
-    tagName: str,
-    hasCompleted: bool,
-    startTimestamp: num,
-    splitCount: int,
-    fileSize: int,
-    urls: { type: 'array', items: urlMeta },
+    ...SUMMARY_JSON_SCHEMA.properties,
     timing: object({ factor: num, urls: { type: 'array', items: urlTiming } }),
   },
 };
@@ -87,6 +46,7 @@ const frameLine: Schema = {
   required: ['timestamp', 'url', 'action', 'serType', 'schemaType', 'size', 'data'],
   properties: {
     timestamp: num,
+    publishTime: { type: 'number', description: 'publish (sample) time, µs since start; absent = the log time' },
     url: str,
     action: { enum: ['Unknown', 'C/Req', 'C/Resp', 'S/Req', 'S/Resp', 'Pub', 'Sub', 'Set', 'Get'] },
     serType: str,

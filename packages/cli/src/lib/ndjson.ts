@@ -17,7 +17,9 @@ import {
  *
  * `{"timestamp":1000,"url":"dds://imu","action":"Pub","serType":"json","schemaType":1,"size":64,"data":"<base64>"}`
  *
- * - `timestamp`: µs since recording start (the bag's own frame time, not wall clock).
+ * - `timestamp`: µs since recording start (the bag's own frame time, not wall clock): the log time.
+ * - `publishTime`: the publish (sample) time, µs since start; written when the reader has one (every format of ours),
+ *   optional for `record --stdin` (absent = the log time).
  * - `action`: VLink's stored text (`Pub`, `Sub`, `Set`, `Get`, `C/Req`, `C/Resp`, `S/Req`, `S/Resp`, `Unknown`).
  * - `schemaType`: VLink's integer (0 unknown, 1 raw, 2 zerocopy, 3 protobuf, 4 flatbuffers, 5 cdr).
  * - `size`: payload bytes; `data`: the payload, standard base64 (empty string for an empty payload).
@@ -29,6 +31,7 @@ import {
  */
 export interface FrameJson {
   timestamp: number;
+  publishTime?: number;
   url: string;
   action: string;
   serType: string;
@@ -61,6 +64,7 @@ export function toBase64(data: Uint8Array): string {
 export function frameLine(frame: Frame, decoded?: { value: unknown } | undefined): string {
   const json: FrameJson = {
     timestamp: frame.timestamp,
+    ...(frame.publishTime !== undefined ? { publishTime: frame.publishTime } : {}),
     url: frame.url,
     action: actionText(frame.actionType),
     serType: frame.serType,
@@ -151,19 +155,22 @@ export function parseLine(line: string): ParsedLine {
   if (rawTs !== undefined && (typeof rawTs !== 'number' || !Number.isFinite(rawTs))) {
     throw new LineError('"timestamp" must be a number of µs');
   }
+  const publishTime = record['publishTime'];
+  if (publishTime !== undefined && (typeof publishTime !== 'number' || !Number.isFinite(publishTime))) {
+    throw new LineError('"publishTime" must be a number of µs');
+  }
   const serType = record['serType'] ?? '';
   if (typeof serType !== 'string') throw new LineError('"serType" must be a string');
-  return {
-    kind: 'frame',
-    frame: {
-      timestamp: rawTs === undefined || rawTs < 0 ? -1 : Math.floor(rawTs),
-      url,
-      data,
-      serType,
-      schemaType: parseSchemaTypeField(record['schemaType'], serType),
-      actionType: parseActionField(record['action']),
-    },
+  const frame: Frame = {
+    timestamp: rawTs === undefined || rawTs < 0 ? -1 : Math.floor(rawTs),
+    url,
+    data,
+    serType,
+    schemaType: parseSchemaTypeField(record['schemaType'], serType),
+    actionType: parseActionField(record['action']),
   };
+  if (publishTime !== undefined) frame.publishTime = Math.floor(publishTime);
+  return { kind: 'frame', frame };
 }
 
 function parseMeta(value: unknown): MetaJson {

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from '@vlink/fixtures/test';
-import { TempBags } from '../playback/test-bags.test.helper.js';
+import { ActionType } from '../model/action-type.js';
+import { TempBags, rawFrame } from '../playback/test-bags.test.helper.js';
 import { BagReader } from '../reader/bag-reader.js';
+import { BagWriter } from '../writer/bag-writer.js';
 import { analyzeTiming, urlTiming } from './timing.js';
 
 const bags = new TempBags();
@@ -25,6 +27,7 @@ describe('analyzeTiming', () => {
     const [fast, slow] = await analyzeTiming(reader);
     assert.deepEqual(fast, {
       url: 'fast',
+      action: 'Pub',
       count: 101 - 10,
       rateHz: 90,
       intervalUs: { min: 10_000, p50: 10_000, p99: 110_000, max: 110_000 }, // 90 intervals: p99 is the largest
@@ -51,10 +54,11 @@ describe('analyzeTiming', () => {
     );
     const report = await analyzeTiming(reader, { filterUrls: ['none', 'one', 'two'] });
     assert.deepEqual(report, [
-      { url: 'none', count: 0, rateHz: 0, intervalUs: null, gaps: [] },
-      { url: 'one', count: 1, rateHz: 0, intervalUs: null, gaps: [] },
+      { url: 'none', action: null, count: 0, rateHz: 0, intervalUs: null, gaps: [] },
+      { url: 'one', action: 'Pub', count: 1, rateHz: 0, intervalUs: null, gaps: [] },
       {
         url: 'two',
+        action: 'Pub',
         count: 2,
         rateHz: 4,
         intervalUs: { min: 250_000, p50: 250_000, p99: 250_000, max: 250_000 },
@@ -62,6 +66,35 @@ describe('analyzeTiming', () => {
       },
     ]);
     reader.close();
+  });
+
+  test("an RPC url's requests and responses are separate streams: 10 Hz request/response has no gaps", async () => {
+    // 10 Hz requests for 2 s, each answered 3 ms later: over both actions as one stream the intervals alternate
+    // 3 ms / 97 ms, the median is 3 ms and every 97 ms interval would be a "gap".
+    const path = bags.path('rpc');
+    const writer = await BagWriter.create(path, { syncMode: true, startTimestamp: 1_700_000_000_000 });
+    for (let i = 0; i <= 20; i++) {
+      writer.push({ ...rawFrame(i * 100_000, '/svc', i), actionType: ActionType.ClientRequest });
+      // The request at 1.0 s is never answered: a real gap, in the responses only.
+      if (i !== 10) writer.push({ ...rawFrame(i * 100_000 + 3_000, '/svc', i), actionType: ActionType.ClientResponse });
+    }
+    await writer.close();
+    const reader = await BagReader.create(path);
+    const report = await analyzeTiming(reader);
+    reader.close();
+    assert.deepEqual(
+      report.map((t) => [t.url, t.action, t.count, t.rateHz, t.intervalUs?.p50, t.gaps]),
+      [
+        ['/svc', 'C/Req', 21, 10, 100_000, []],
+        ['/svc', 'C/Resp', 20, 19 / 2, 100_000, [{ startUs: 903_000, lengthUs: 200_000 }]],
+      ],
+    );
+    // The same frames as one stream (what the analysis did before): 20 false gaps.
+    const mixed = urlTiming('/svc', [
+      ...Array.from({ length: 21 }, (_, i) => i * 100_000),
+      ...Array.from({ length: 21 }, (_, i) => i * 100_000 + 3_000),
+    ]);
+    assert.equal(mixed.gaps.length, 20);
   });
 
   test('jitter is not a gap; percentiles are nearest-rank; bursts at one instant do not hide gaps', async () => {

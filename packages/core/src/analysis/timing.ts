@@ -1,4 +1,5 @@
 import { BagError } from '../errors.js';
+import { actionText, type ActionText } from '../model/action-type.js';
 import type { Frame } from '../model/frame.js';
 import type { FramesOptions } from '../reader/bag-reader.js';
 
@@ -16,9 +17,15 @@ export interface TimingOptions {
   signal?: AbortSignal;
 }
 
-/** One url's timing: counts, rate, interval statistics (µs) and the gaps found. */
+/**
+ * One stream's timing: counts, rate, interval statistics (µs) and the gaps found. A stream is a url AND an action: an
+ * RPC url's requests and responses (or a url both published and subscribed) are separate streams, since their
+ * interleaving would otherwise halve every interval and make each regular period look like a gap.
+ */
 export interface UrlTiming {
   url: string;
+  /** The stream's action (`Pub`, `C/Req`, …); null for a url asked for in `filterUrls` that has no frames. */
+  action: ActionText | null;
   count: number;
   /** `(count − 1) / span`; 0 with fewer than two frames or a zero span. */
   rateHz: number;
@@ -34,7 +41,7 @@ export interface TimingSource {
 }
 
 /**
- * Per-url timing of a bag: rate, interval percentiles and gaps (dropped messages, stalled sensors). Reads every
+ * Per-url-and-action timing of a bag: rate, interval percentiles and gaps (dropped messages, stalled sensors). Reads every
  * frame once through `frames()`, keeping only timestamps. The median period used for gaps ignores zero intervals
  * (frames stamped at the same instant are a burst, not a period); when a url has no positive interval it has no gaps.
  */
@@ -42,26 +49,40 @@ export async function analyzeTiming(source: TimingSource, options: TimingOptions
   const { factor = DEFAULT_GAP_FACTOR, filterUrls, signal } = options;
   if (!Number.isFinite(factor) || factor <= 0)
     throw new BagError('INVALID_ARGUMENT', `timing factor must be > 0, got ${factor}`);
-  const byUrl = new Map<string, number[]>();
-  for (const url of filterUrls ?? []) byUrl.set(url, []);
+  // url → action → timestamps
+  const byUrl = new Map<string, Map<number, number[]>>();
   const frameOptions: FramesOptions = {};
   if (filterUrls) frameOptions.filterUrls = filterUrls;
   if (signal) frameOptions.signal = signal;
   for await (const frame of source.frames(frameOptions)) {
-    let list = byUrl.get(frame.url);
-    if (!list) byUrl.set(frame.url, (list = []));
+    let actions = byUrl.get(frame.url);
+    if (!actions) byUrl.set(frame.url, (actions = new Map()));
+    let list = actions.get(frame.actionType);
+    if (!list) actions.set(frame.actionType, (list = []));
     list.push(frame.timestamp);
   }
-  return [...byUrl.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([url, times]) => urlTiming(url, times, factor));
+  const out: UrlTiming[] = [];
+  for (const url of filterUrls ?? []) if (!byUrl.has(url)) out.push(urlTiming(url, [], factor, null));
+  for (const [url, actions] of byUrl)
+    for (const [action, times] of actions) out.push(urlTiming(url, times, factor, actionText(action)));
+  const key = (t: UrlTiming) => [t.url, t.action ?? ''] as const;
+  return out.sort((a, b) => {
+    const [ua, aa] = key(a);
+    const [ub, ab] = key(b);
+    return ua < ub ? -1 : ua > ub ? 1 : aa < ab ? -1 : aa > ab ? 1 : 0;
+  });
 }
 
-/** The timing of one url from its frame timestamps (µs, any order). */
-export function urlTiming(url: string, timestamps: number[], factor = DEFAULT_GAP_FACTOR): UrlTiming {
+/** The timing of one stream (a url and an action) from its frame timestamps (µs, any order). */
+export function urlTiming(
+  url: string,
+  timestamps: number[],
+  factor = DEFAULT_GAP_FACTOR,
+  action: ActionText | null = null,
+): UrlTiming {
   const times = Float64Array.from(timestamps).sort();
   const count = times.length;
-  if (count < 2) return { url, count, rateHz: 0, intervalUs: null, gaps: [] };
+  if (count < 2) return { url, action, count, rateHz: 0, intervalUs: null, gaps: [] };
   const intervals = new Float64Array(count - 1);
   for (let i = 1; i < count; i++) intervals[i - 1] = times[i]! - times[i - 1]!;
   const sorted = intervals.slice().sort();
@@ -76,6 +97,7 @@ export function urlTiming(url: string, timestamps: number[], factor = DEFAULT_GA
   }
   return {
     url,
+    action,
     count,
     rateHz: span > 0 ? (count - 1) / (span / 1e6) : 0,
     intervalUs: { min: sorted[0]!, p50: rank(sorted, 0.5), p99: rank(sorted, 0.99), max: sorted[sorted.length - 1]! },

@@ -115,7 +115,16 @@ export interface CursorQuery {
   urls?: readonly string[];
   beginUs?: number;
   endUs?: number;
+  /**
+   * Which time the bounds apply to: `log` (default, `timestamp`) or `publish` (`publishTime`, or the log time for a
+   * frame without one). Backends only ever see `log` queries: core applies `publish` bounds itself (publish times
+   * are not indexed), reading the urls' frames in the usual (log) order and keeping those inside the window.
+   */
+  timeBase?: TimeBase;
 }
+
+/** Log time (when the recorder received a message) or publish time (when its source produced it); §1.3. */
+export type TimeBase = 'log' | 'publish';
 
 export interface BackendReader {
   readonly path: string;

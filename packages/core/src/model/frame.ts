@@ -16,10 +16,13 @@ export interface Frame {
   schemaType: SchemaType;
   actionType: ActionType;
   /**
-   * Set by readers of foreign formats that record a second time per message: µs since recording start (same base
-   * and flooring as `timestamp`; may be negative). MCAP's `publish_time`; for ROS 1 bags and ROS 2 sqlite3 bags,
-   * which have none, the `std_msgs/Header` stamp of message types that start with one. The plain `.mcap` writer stores
-   * it (as `publish_time`); the other writers ignore it.
+   * The publish (sample) time: when the data was produced or sampled at its source, while `timestamp` is the log
+   * time, when the recorder received it (format reference §1.3). µs since recording start (same base and flooring as
+   * `timestamp`; may be negative: a sample taken before the recording started). Optional on the writer side: absent
+   * (or not a finite number) means "the same as the log time". Every writer stores it (`.vcap` and plain `.mcap` as
+   * MCAP `publish_time`, `.vdb` in the `VLinkBagPublishTimes` side table) and every reader of our formats sets it, equal
+   * to `timestamp` where none was given. Foreign readers: MCAP's `publish_time`; for ROS 1 bags and ROS 2 sqlite3
+   * bags, which have none, the `std_msgs/Header` stamp of message types that start with one.
    */
   publishTime?: number;
   /** Set by readers of foreign formats with a per-message sequence number (MCAP's `sequence`, ROS 1 `Header.seq`). */

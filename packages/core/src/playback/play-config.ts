@@ -1,4 +1,6 @@
+import type { TimeBase } from '../backend/backend.js';
 import { BagError } from '../errors.js';
+import { checkTimeBase } from '../reader/cursor-config.js';
 
 /**
  * Playback configuration (VLink `BagReader::Config`, format reference §7.1, camelCase). Times are ms since recording start.
@@ -23,6 +25,12 @@ export interface PlayConfig {
   autoQuit?: boolean;
   /** Playback urls to keep (after a plugin's remap); empty = all. */
   filterUrls?: readonly string[];
+  /**
+   * `log` (default): pace by log times (`timestamp`). `publish`: pace by publish times (`publishTime`, the log time
+   * where a frame has none), and apply `beginTime`/`endTime` to them. Frames still arrive in the file's (log) order:
+   * one whose publish time is earlier than the one before goes out at once, never reordered (format reference §1.3).
+   */
+  timeBase?: TimeBase;
 }
 
 export type ResolvedPlayConfig = Required<PlayConfig>;
@@ -37,6 +45,7 @@ export const DEFAULT_PLAY_CONFIG: Readonly<ResolvedPlayConfig> = Object.freeze({
   autoPause: false,
   autoQuit: false,
   filterUrls: Object.freeze([]) as readonly string[],
+  timeBase: 'log',
 });
 
 /** Applies defaults and VLink's clamps (`rate <= 0` → 1); non-finite numbers are an `INVALID_ARGUMENT`. */
@@ -55,6 +64,7 @@ export function resolvePlayConfig(config: PlayConfig = {}): ResolvedPlayConfig {
   merged.beginTime = Math.max(0, merged.beginTime);
   merged.endTime = Math.max(0, merged.endTime);
   merged.filterUrls = [...(merged.filterUrls ?? [])];
+  merged.timeBase = checkTimeBase(merged.timeBase);
   return merged;
 }
 

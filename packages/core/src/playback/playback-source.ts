@@ -1,3 +1,4 @@
+import type { TimeBase } from '../backend/backend.js';
 import type { Frame } from '../model/frame.js';
 
 /** What one pass reads: µs bounds (inclusive; `endUs` 0 = open) and playback urls (empty = all). */
@@ -5,6 +6,8 @@ export interface PassWindow {
   beginUs: number;
   endUs: number;
   filterUrls: readonly string[];
+  /** Which time the bounds apply to (and the player paces by). */
+  timeBase: TimeBase;
 }
 
 /** The read side of a bag plugin as the player uses it (format reference §7.4): reset per session, read per frame, flush per pass. */

@@ -68,7 +68,9 @@ async function runPass(state: PlayerState, source: PlaybackSource, s: Session, b
     beginUs,
     endUs: Math.round(s.config.endTime * 1000),
     filterUrls: s.config.filterUrls,
+    timeBase: s.config.timeBase,
   });
+  const byPublish = s.config.timeBase === 'publish';
   try {
     const first = iterator.next();
     state.seeking = false;
@@ -87,16 +89,18 @@ async function runPass(state: PlayerState, source: PlaybackSource, s: Session, b
     let count = 0;
     for (let step: IteratorResult<Frame> = first; !step.done; step = iterator.next()) {
       const frame = step.value;
-      if (!dueNow(state, s, frame.timestamp, clock)) {
-        const end = await waitFor(state, s, frame.timestamp, clock);
+      // The time this frame is paced by; a publish time earlier than the last one is simply already due.
+      const at = byPublish ? (frame.publishTime ?? frame.timestamp) : frame.timestamp;
+      if (!dueNow(state, s, at, clock)) {
+        const end = await waitFor(state, s, at, clock);
         if (end !== undefined) return end;
       }
       if (state.step) {
         state.step = false;
-        clock.advanceTo(clock.dueMs(frame.timestamp));
+        clock.advanceTo(clock.dueMs(at));
       }
       state.setStatus(PlayStatus.Playing);
-      state.markEmitted(frame.timestamp);
+      state.markEmitted(at);
       const plugin = source.readPlugin();
       if (plugin) plugin.onRead(frame);
       else state.deliver(frame);

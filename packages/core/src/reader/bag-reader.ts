@@ -325,9 +325,10 @@ export class BagReader {
         const info = this.getInfo();
         return { totalMs: info.totalDuration, blankMs: info.blankDuration };
       },
-      open: ({ beginUs, endUs, filterUrls }) => {
+      open: ({ beginUs, endUs, filterUrls, timeBase }) => {
         this.ensureOpen();
         const query: CursorQuery = {};
+        if (timeBase === 'publish') query.timeBase = timeBase;
         if (filterUrls.length > 0) query.urls = filterUrls;
         if (beginUs > 0) query.beginUs = beginUs;
         if (endUs > 0) query.endUs = endUs;

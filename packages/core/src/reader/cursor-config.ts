@@ -1,4 +1,4 @@
-import type { CursorQuery } from '../backend/backend.js';
+import type { CursorQuery, TimeBase } from '../backend/backend.js';
 import { BagError } from '../errors.js';
 
 /** What a cursor or frame iterator reads (VLink `BagReader::Config` fields a cursor uses, format reference §7.5). */
@@ -9,6 +9,15 @@ export interface CursorConfig {
   beginTime?: number;
   /** Window end in ms since recording start (inclusive); 0 or undefined = to the end. */
   endTime?: number;
+  /** Which time `beginTime`/`endTime` apply to: `log` (default) or `publish` (see `Frame.publishTime`). */
+  timeBase?: TimeBase;
+}
+
+/** Checks a time base given by a caller (config objects come from JSON and the command line too). */
+export function checkTimeBase(timeBase: unknown): TimeBase {
+  if (timeBase === undefined || timeBase === 'log') return 'log';
+  if (timeBase === 'publish') return 'publish';
+  throw new BagError('INVALID_ARGUMENT', `timeBase must be 'log' or 'publish', got ${JSON.stringify(timeBase)}`);
 }
 
 export function toCursorQuery(config: CursorConfig = {}): CursorQuery {
@@ -20,5 +29,6 @@ export function toCursorQuery(config: CursorConfig = {}): CursorQuery {
   if (filterUrls && filterUrls.length > 0) query.urls = filterUrls;
   if (beginTime > 0) query.beginUs = Math.round(beginTime * 1000);
   if (endTime > 0) query.endUs = Math.round(endTime * 1000);
+  if (checkTimeBase(config.timeBase) === 'publish') query.timeBase = 'publish';
   return query;
 }

@@ -12,8 +12,20 @@ export function openFrames(
   query: CursorQuery,
   urls: ReadUrlMap | undefined,
 ): IterableIterator<Frame> {
+  if (query.timeBase === 'publish') {
+    const { beginUs, endUs, timeBase: _, ...byUrl } = query;
+    return inPublishWindow(openFrames(backend, byUrl, urls), beginUs ?? -Infinity, endUs ?? Infinity);
+  }
   if (!urls) return backend.frames(query);
   return remapped(backend.frames(urls.storedQuery(query)), urls);
+}
+
+/** The frames whose publish time (the log time where a frame has none) is in [begin, end]. */
+function* inPublishWindow(frames: IterableIterator<Frame>, begin: number, end: number): IterableIterator<Frame> {
+  for (const frame of frames) {
+    const t = frame.publishTime ?? frame.timestamp;
+    if (t >= begin && t <= end) yield frame;
+  }
 }
 
 function* remapped(frames: IterableIterator<Frame>, urls: ReadUrlMap): IterableIterator<Frame> {

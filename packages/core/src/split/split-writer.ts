@@ -169,9 +169,13 @@ export class SplitWriter implements BackendWriter {
     return this.current?.path ?? this.lastFile;
   }
 
-  /** The recording's drop counters: stored in the segment open at close (readers take the last segment's). */
+  /**
+   * The recording's counters by cause: handed to the open segment at once (it stores them at its metadata refresh),
+   * to every segment opened later, and at close (readers take the last segment's).
+   */
   setCounters(table: Record<string, Record<string, number>>): void {
     this.counters = table;
+    this.current?.setCounters?.(table);
   }
   private counters: Record<string, Record<string, number>> | undefined;
 
@@ -317,6 +321,7 @@ export class SplitWriter implements BackendWriter {
       throw this.fail(BagError.wrap(error, 'IO_ERROR', 'cannot open the next segment', { file: path }));
     }
     this.current = segment;
+    if (this.counters) segment.setCounters?.(this.counters);
     this.lastFile = path;
     this.index = index;
     const dropped = this.ledger.open(name, path);

@@ -73,6 +73,31 @@ export function runBackendConformance({ backend, extension, config = {} }: Confo
       });
     }
 
+    test('stores publish times: a given one as given (earlier, later, before the start), else the log time', async () => {
+      // Every third frame has none, every third one equal to its log time, the rest an earlier or later one; the
+      // first one predates the recording start.
+      const input = sampleFrames(90).map((f, i) => {
+        if (i % 3 === 0) return f;
+        if (i % 3 === 1) return { ...f, publishTime: f.timestamp };
+        return { ...f, publishTime: i === 2 ? -5_000 : f.timestamp + (i % 2 === 0 ? -1_234 - i : 777 + i) };
+      });
+      const { path } = await record(input, { compress: 'auto' });
+      const { reader, frames } = await readAll(path);
+      try {
+        assert.deepEqual(
+          frames.map((f) => [f.url, f.timestamp, f.publishTime]),
+          input.map((f) => [f.url, f.timestamp, f.publishTime ?? f.timestamp]),
+        );
+        // Frame objects may be reused by the next step: take the time as each one comes.
+        const imu = Array.from(reader.frames({ urls: ['dds://imu'] }), (f) => f.publishTime);
+        const want = input.filter((f) => f.url === 'dds://imu').map((f) => f.publishTime ?? f.timestamp);
+        assert.ok(want.length > 0);
+        assert.deepEqual(imu, want);
+      } finally {
+        reader.close();
+      }
+    });
+
     test('info reports counts, sizes, times and the header', async () => {
       const input = sampleFrames(120);
       const { path, context } = await record(input, { compress: 'auto' });

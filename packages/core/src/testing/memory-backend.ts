@@ -39,6 +39,8 @@ interface StoredFrame {
   s: string;
   k: number;
   d: string;
+  /** Publish time, when the frame had one. */
+  p?: number;
 }
 interface StoredDoc {
   start: number;
@@ -89,6 +91,7 @@ class MemoryWriter implements BackendWriter {
       s: frame.serType,
       k: frame.schemaType,
       d: b64(frame.data),
+      ...(frame.publishTime !== undefined ? { p: frame.publishTime } : {}),
     });
   }
   writeSchema(schema: SchemaData): void {
@@ -188,7 +191,15 @@ class MemoryReader implements BackendReader {
       if (urls && !urls.has(f.u)) continue;
       if (query.beginUs !== undefined && f.t < query.beginUs) continue;
       if (query.endUs !== undefined && f.t > query.endUs) continue;
-      yield { timestamp: f.t, url: f.u, data: unb64(f.d), serType: f.s, schemaType: f.k, actionType: f.a };
+      yield {
+        timestamp: f.t,
+        url: f.u,
+        data: unb64(f.d),
+        serType: f.s,
+        schemaType: f.k,
+        actionType: f.a,
+        publishTime: f.p ?? f.t,
+      };
     }
   }
   close(): void {}

@@ -45,6 +45,8 @@ export const nodeDumpFiles: DumpFiles = {
   async remove(path) {
     const fs = await import('node:fs/promises');
     await fs.rm(path, { force: true });
+    // A dump's summary sidecar (format reference §13) goes with it.
+    await fs.rm(`${path}.json`, { force: true });
   },
 };
 

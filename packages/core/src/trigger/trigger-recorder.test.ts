@@ -238,7 +238,15 @@ describe('TriggerRecorder (format reference §9)', () => {
       rotated.map((n) => n.split('/').pop()),
       ['dump.memjson'],
     );
-    assert.deepEqual(readdirSync(dumpDir).sort(), ['dump_1.memjson', 'dump_2.memjson', 'kept.memjson']);
+    // Each dump has its summary sidecar; a rotated dump's goes with it.
+    assert.deepEqual(readdirSync(dumpDir).sort(), [
+      'dump_1.memjson',
+      'dump_1.memjson.json',
+      'dump_2.memjson',
+      'dump_2.memjson.json',
+      'kept.memjson',
+      'kept.memjson.json',
+    ]);
     const auto = await recorder.trigger({});
     assert.match(auto.file, /\/\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d-\d\d\d\.memjson$/);
     // Rotation counts every file of the extension in the directory (kept.memjson too): 3 ≥ 2 → the two oldest go.

@@ -67,7 +67,13 @@ export interface QuitMessage {
   counters?: Record<string, Record<string, number>>;
 }
 
-export type ToWorker = OpenMessage | BatchMessage | SchemaMessage | LossMessage | QuitMessage;
+/** The producer's counters by cause so far (the whole table): the worker stores them with its own at a refresh. */
+export interface CountersMessage {
+  k: 'counters';
+  counters: Record<string, Record<string, number>>;
+}
+
+export type ToWorker = OpenMessage | BatchMessage | SchemaMessage | LossMessage | CountersMessage | QuitMessage;
 
 /** What happened to one or more batches (the worker coalesces the acks of batches handled in one turn). */
 export interface AckMessage {
@@ -107,7 +113,7 @@ export type FromWorker =
   | { k: 'error'; error: ErrorData; fatal: boolean }
   | { k: 'closed'; error?: ErrorData };
 
-export const FIELDS = 8;
+export const FIELDS = 9;
 export const F_TS = 0;
 export const F_URL = 1;
 export const F_SER = 2;
@@ -116,6 +122,8 @@ export const F_ACTION = 4;
 export const F_CHUNK = 5;
 export const F_OFFSET = 6;
 export const F_LENGTH = 7;
+/** The frame's publish time (µs since start), NaN when it has none (= its log time). */
+export const F_PUBLISH = 8;
 
 /** A BagError flattened for postMessage (structured clone keeps an Error's message but drops `code`). */
 export interface ErrorData {

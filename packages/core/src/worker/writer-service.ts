@@ -13,6 +13,7 @@ import {
   F_ACTION,
   F_CHUNK,
   F_LENGTH,
+  F_PUBLISH,
   F_OFFSET,
   F_SCHEMA,
   F_SER,
@@ -61,6 +62,9 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
   const schemas = new Map<string, SchemaData>();
   /** Frames this side could not store, per url and cause: stored at close with the producer's. */
   const counters = new DropCounters();
+  /** The producer's latest table, and whether either table changed since the backend last got them. */
+  let producerTable: Record<string, Record<string, number>> = {};
+  let countersDirty = false;
   const send = (message: FromWorker) => link.post(message);
   const fail = (error: unknown, what: string): BagError => {
     const bagError = BagError.wrap(error, 'IO_ERROR', what, { file: path });
@@ -96,6 +100,10 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
   function tick(): void {
     if (!writer || failed) return;
     try {
+      if (countersDirty) {
+        countersDirty = false;
+        writer.setCounters?.(mergeCounterTables(producerTable, counters.table()));
+      }
       writer.tick();
     } catch (error) {
       send({ k: 'error', error: errorToData(fail(error, 'periodic commit failed')), fatal: true });
@@ -152,6 +160,7 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
     const dropsByUrl = new Map<string, number>();
     const countDrop = (url: string, reason: DropReason, n = 1) => {
       counters.add(url, reason, n);
+      countersDirty = true;
       const key = `${reason}\x1f${url}`;
       dropsByUrl.set(key, (dropsByUrl.get(key) ?? 0) + n);
     };
@@ -176,6 +185,8 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
       frame.schemaType = m[base + F_SCHEMA]!;
       frame.actionType = m[base + F_ACTION]!;
       frame.data = new Uint8Array(chunks[m[base + F_CHUNK]! | 0]!, offset, length);
+      const publish = m[base + F_PUBLISH]!;
+      frame.publishTime = Number.isNaN(publish) ? undefined : publish;
       try {
         writer!.write(frame);
         stored++;
@@ -283,6 +294,10 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
         return;
       case 'loss':
         writer?.setUrlLoss(message.url, message.loss);
+        return;
+      case 'counters':
+        producerTable = message.counters;
+        countersDirty = true;
         return;
       case 'quit':
         return close(message.counters);

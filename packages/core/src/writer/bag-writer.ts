@@ -2,6 +2,9 @@ import type { Backend, BackendWriter, RecordingContext } from '../backend/backen
 import { backendFor, extensionOf } from '../backend/registry.js';
 import { BagError } from '../errors.js';
 import { resolveWriterConfig, type ResolvedWriterConfig } from '../model/config.js';
+import { summarizeBag, summaryPath, writeSummaryFile } from '../analysis/summary.js';
+import { companionMetaFrame, type CompanionMeta } from '../model/companion-meta.js';
+import { BagReader } from '../reader/bag-reader.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import { type BagPluginInterface, PluginDirection, UrlRemapCache } from '../plugins/bag-plugin.js';
 import { ElapsedClock } from './elapsed-clock.js';
@@ -84,7 +87,7 @@ export class BagWriter extends EventTarget {
   static async create(path: string, options: BagWriterOptions = {}): Promise<BagWriter> {
     if (typeof path !== 'string' || path.length === 0)
       throw new BagError('INVALID_ARGUMENT', 'bag path must not be empty');
-    const { worker, transferPayloads, maxQueueTimeMs, ...config } = options;
+    const { worker, transferPayloads, maxQueueTimeMs, summary, ...config } = options;
     const backend = backendFor(path, 'write');
     const resolved = resolveWriterConfig(config);
     const schemas = new SchemaRegistry();
@@ -93,6 +96,7 @@ export class BagWriter extends EventTarget {
       writer?.host.split(index, file, before),
     );
     writer = new BagWriter(path, resolved, context, schemas);
+    writer.summary = summary !== false;
     const runtime = resolved.syncMode ? undefined : pickRuntime(worker, backend);
     if (runtime && backend.workerModule) {
       writer.engine = await WorkerEngine.open(writer.host, {
@@ -190,6 +194,37 @@ export class BagWriter extends EventTarget {
       return accepted.timestamp;
     }
     return this.store(accepted) ? accepted.timestamp : -1;
+  }
+
+  /**
+   * Records companion metadata for a frame pushed before (format reference §1.3): a JSON frame on `<url>/meta` with
+   * the frame's log and publish times and action. Pass the frame with the timestamp `push` returned. Returns like
+   * `push`; throws `INVALID_ARGUMENT` for an unresolved timestamp or metadata that is not a JSON object.
+   */
+  pushMeta(frame: Pick<Frame, 'url' | 'timestamp' | 'publishTime' | 'actionType'>, meta: CompanionMeta): number {
+    return this.push(companionMetaFrame(frame, meta));
+  }
+
+  /**
+   * Counts `n` occurrences of `cause` on `url` in the recording's counters by cause (format reference §2.13): causes
+   * only the application knows (`readTimeout`, `missedSlot`, `duplicateSample`, `staleSnapshot`, `submitFailed`, …)
+   * beside the writer's own (`queueDepth`, `queueMemory`, `limit`, `schemaConflict`, `storageError`, …). Stored in
+   * the file with them: at every metadata refresh (about once a second while recording) and at close. Shown by
+   * `stats().droppedByUrl`, `info`, the HTTP API and the player. Throws `INVALID_ARGUMENT` for an empty url or
+   * cause or an `n` that is not a positive integer, `CLOSED` once the writer closed (the table is already stored).
+   */
+  count(url: string, cause: string, n = 1): void {
+    if (typeof url !== 'string' || url.length === 0)
+      throw new BagError('INVALID_ARGUMENT', 'count: url must be a non-empty string');
+    if (typeof cause !== 'string' || cause.length === 0)
+      throw new BagError('INVALID_ARGUMENT', 'count: cause must be a non-empty string', { url });
+    if (!Number.isSafeInteger(n) || n <= 0)
+      throw new BagError('INVALID_ARGUMENT', `count: n must be a positive integer, got ${n}`, { url });
+    if (this.closed || this.quitting)
+      throw new BagError('CLOSED', 'count after close: the counters are already stored', { file: this.path, url });
+    this.counters.add(url, cause, n);
+    this.producerCounters.add(url, cause, n);
+    this.engine.countersChanged();
   }
 
   /**
@@ -327,6 +362,32 @@ export class BagWriter extends EventTarget {
     while (this.waiting.length > 0 && !this.failed && !this.quitting) await this.ready();
     this.quit();
     await this.quitPromise;
+    if (this.summary) {
+      this.summary = false;
+      await this.writeSummary();
+    }
+  }
+
+  private summary = true;
+
+  /**
+   * The sidecar summary (`<path>.json`), from the closed file read back once; the writer's failure is listed in its
+   * errors. A summary that cannot be made is reported (error callbacks, `'error'` event), never thrown: the
+   * recording itself is complete.
+   */
+  private async writeSummary(): Promise<void> {
+    const errors = this.lastError ? [`${this.lastError.code}: ${this.lastError.message}`] : [];
+    let reader: BagReader | undefined;
+    try {
+      reader = await BagReader.create(this.path, { tryToFix: true });
+      writeSummaryFile(this.path, await summarizeBag(reader, { errors }));
+    } catch (error) {
+      this.report(
+        BagError.wrap(error, 'IO_ERROR', 'cannot write the summary sidecar', { file: summaryPath(this.path) }),
+      );
+    } finally {
+      reader?.close();
+    }
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -426,7 +487,14 @@ export class BagWriter extends EventTarget {
     if (!this.running && !this.config.syncMode) this.asyncRun();
     const timestamp =
       frame.timestamp < 0 || !Number.isFinite(frame.timestamp) ? this.clock.nowUs() : Math.floor(frame.timestamp);
-    return timestamp === frame.timestamp ? frame : { ...frame, timestamp };
+    // A publish time is floored like the log time; anything but a finite number means "none" (= the log time).
+    const p = frame.publishTime;
+    const publishTime = p === undefined || !Number.isFinite(p) ? undefined : Math.floor(p);
+    if (timestamp === frame.timestamp && publishTime === p) return frame;
+    const out = { ...frame, timestamp };
+    if (publishTime === undefined) delete out.publishTime;
+    else out.publishTime = publishTime;
+    return out;
   }
 
   private refuse(reason: DropReason, error: BagError): undefined {
@@ -438,7 +506,10 @@ export class BagWriter extends EventTarget {
 
   private countDrop(reason: DropReason, url: string, count: number, error: BagError, storageSide: boolean): void {
     this.counters.add(url, reason, count);
-    if (!storageSide) this.producerCounters.add(url, reason, count);
+    if (!storageSide) {
+      this.producerCounters.add(url, reason, count);
+      this.engine?.countersChanged();
+    }
     const now = performance.now();
     // One event when drops start, not one per frame: again only after a second without any.
     if (now - this.lastDropAt > 1000) this.dispatchEvent(new WriterDropEvent(reason, url || undefined, error));

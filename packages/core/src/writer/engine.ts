@@ -66,6 +66,11 @@ export interface WriteEngine {
   writeSchema(schema: SchemaData): void;
   setUrlLoss(url: string, loss: number): void;
   currentFile(): string;
+  /**
+   * The host's counters by cause changed (a drop, or `BagWriter.count`): the engine hands the table to the storage
+   * side within about a second, so the backend stores it at its next metadata refresh (a crash keeps the last one).
+   */
+  countersChanged(): void;
   /** Writes what is queued, closes the file, then calls `host.finished()`. */
   quit(): void;
 }

@@ -5,6 +5,7 @@ import {
   F_CHUNK,
   F_LENGTH,
   F_OFFSET,
+  F_PUBLISH,
   F_SCHEMA,
   F_SER,
   F_TS,
@@ -62,6 +63,7 @@ export class BatchBuilder {
     action: number,
     data: Uint8Array,
     transfer: boolean,
+    publishTime = Number.NaN,
   ): number {
     const index = this.count;
     if ((index + 1) * FIELDS > this.meta.length) this.growMeta();
@@ -93,6 +95,7 @@ export class BatchBuilder {
     m[base + F_CHUNK] = chunk;
     m[base + F_OFFSET] = offset;
     m[base + F_LENGTH] = length;
+    m[base + F_PUBLISH] = publishTime;
     this.count++;
     this.bytes += length;
     return index;

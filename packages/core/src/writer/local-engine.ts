@@ -30,6 +30,7 @@ export class LocalEngine implements WriteEngine {
   private closed = false;
   private failed: BagError | undefined;
   private tickTimer: ReturnType<typeof setInterval> | undefined;
+  private countersTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly backend: BackendWriter,
@@ -97,6 +98,21 @@ export class LocalEngine implements WriteEngine {
 
   setUrlLoss(url: string, loss: number): void {
     this.backend.setUrlLoss(url, loss);
+  }
+
+  countersChanged(): void {
+    if (this.countersTimer !== undefined || this.closed || !this.backend.setCounters) return;
+    // At most one hand-over a second: a firehose of drops costs one table, not one per drop.
+    this.countersTimer = setTimeout(() => {
+      this.countersTimer = undefined;
+      if (this.closed || this.failed) return;
+      try {
+        this.backend.setCounters?.(this.host.counters());
+      } catch (error) {
+        this.fail(BagError.wrap(error, 'IO_ERROR', 'storing the counters failed', { file: this.path }));
+      }
+    }, 1000);
+    unrefTimer(this.countersTimer);
   }
 
   currentFile(): string {
@@ -229,6 +245,7 @@ export class LocalEngine implements WriteEngine {
     if (this.closed) return;
     this.closed = true;
     if (this.tickTimer !== undefined) clearInterval(this.tickTimer);
+    if (this.countersTimer !== undefined) clearTimeout(this.countersTimer);
     try {
       this.backend.setCounters?.(this.host.counters());
       this.backend.close();

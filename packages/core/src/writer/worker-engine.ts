@@ -2,7 +2,7 @@ import type { Backend, RecordingContext } from '../backend/backend.js';
 import { BagError } from '../errors.js';
 import type { ResolvedWriterConfig } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
-import { afterCurrentTask, scheduleSoon } from '../util/schedule.js';
+import { afterCurrentTask, scheduleSoon, unrefTimer } from '../util/schedule.js';
 import type { WorkerRuntime } from '../worker/link.js';
 import { WriterWorker } from '../worker/idle-writers.js';
 import { SharedProgress } from '../worker/progress.js';
@@ -191,6 +191,7 @@ export class WorkerEngine implements WriteEngine {
       frame.actionType,
       frame.data,
       this.transfer,
+      frame.publishTime,
     );
     this.pushedFrames++;
     this.pushedBytes += size;
@@ -259,6 +260,18 @@ export class WorkerEngine implements WriteEngine {
 
   currentFile(): string {
     return this.file;
+  }
+
+  private countersTimer: ReturnType<typeof setTimeout> | undefined;
+
+  countersChanged(): void {
+    if (this.countersTimer !== undefined || this.gone) return;
+    // At most one table a second; the worker stores it at its next tick.
+    this.countersTimer = setTimeout(() => {
+      this.countersTimer = undefined;
+      if (!this.gone && !this.quitting) this.link.post({ k: 'counters', counters: this.host.producerCounters() });
+    }, 1000);
+    unrefTimer(this.countersTimer);
   }
 
   quit(): void {

@@ -24,6 +24,12 @@ export interface BagWriterOptions extends Partial<WriterConfig> {
    * being dropped.
    */
   maxQueueTimeMs?: number;
+  /**
+   * Write the sidecar summary `<path>.json` beside the recording at close (default true; format reference §13): per
+   * url and action the first/last log and publish times, count, rate and interval percentiles, the counters by cause,
+   * errors, and whether the recording ended cleanly. It costs one read of the file after it is closed.
+   */
+  summary?: boolean;
 }
 
 /** Dispatched as `'drop'` when frames start being dropped (the first drop after a second without any). */

@@ -43,6 +43,8 @@ export interface Info {
   totalRawSize: number;
   fileSize: number;
   urls: UrlMeta[];
+  /** Counters by cause, url → cause → count (drops the writer saw and causes the application counted). */
+  counters?: Record<string, Record<string, number>>;
 }
 
 export interface Gap {
@@ -52,6 +54,8 @@ export interface Gap {
 
 export interface UrlTiming {
   url: string;
+  /** A stream is a url AND an action: an RPC url has one entry for requests and one for responses. */
+  action: string | null;
   count: number;
   rateHz: number;
   intervalUs: { min: number; p50: number; p99: number; max: number } | null;

@@ -7,6 +7,7 @@ import {
   token,
   type BagSummary,
   type Density,
+  type Gap,
   type Info,
   type SchemaJson,
   type Timing,
@@ -223,7 +224,12 @@ export function App() {
   const rows = useMemo(() => (info ? urlRows(info, timing) : []), [info, timing]);
   const lanes = useMemo(() => rows.map((r) => r.url), [rows]);
   const gaps = useMemo(() => gapRows(timing), [timing]);
-  const gapsByUrl = useMemo(() => new Map(timing?.urls.map((u) => [u.url, u.gaps]) ?? []), [timing]);
+  // Gaps are found per url and action; a url's lane shows those of all its streams.
+  const gapsByUrl = useMemo(() => {
+    const byUrl = new Map<string, Gap[]>();
+    for (const u of timing?.urls ?? []) byUrl.set(u.url, [...(byUrl.get(u.url) ?? []), ...u.gaps]);
+    return byUrl;
+  }, [timing]);
   const playUrls = useMemo(() => {
     if (mode === 'all') return [];
     return mode === 'whitelist' ? lanes.filter((u) => chosen.has(u)) : lanes.filter((u) => !chosen.has(u));

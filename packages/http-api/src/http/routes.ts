@@ -91,7 +91,7 @@ export const messagesRoute = createRoute({
   description:
     'format=json: one page `{ messages, next }`; pass `next` as `cursor` for the following page (the token carries the query and survives restarts).\n' +
     'format=ndjson: every message of the window, one JSON object per line (same shape); an error after the first byte ends the body with an `{"error":…}` line.\n' +
-    'format=binary: frames back to back, little-endian: u32 headerLen, u32 payloadLen, then the header — i64 timestamp µs, u8 action, u8 schemaType, u16 urlLen, url UTF-8, u16 serLen, ser UTF-8 — then the payload. headerLen = 14 + urlLen + serLen; skip unknown trailing header bytes.',
+    'format=binary: frames back to back, little-endian: u32 headerLen, u32 payloadLen, then the header — i64 timestamp µs, u8 action, u8 schemaType, u16 urlLen, url UTF-8, u16 serLen, ser UTF-8, then (version 2, when the message has one) i64 publishTime µs — then the payload. headerLen = 14 + urlLen + serLen (+ 8 with a publish time); skip unknown trailing header bytes.',
   request: { params: IdParams, query: MessagesQuery },
   responses: {
     200: {

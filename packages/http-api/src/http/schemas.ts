@@ -72,6 +72,10 @@ export const InfoSchema = z
     totalRawSize: z.number(),
     fileSize: z.number(),
     urls: z.array(UrlMetaSchema),
+    counters: z.record(z.string(), z.record(z.string(), z.number())).optional().openapi({
+      description:
+        'Counters by cause, url → cause → count: frames the writer could not store (queueDepth, queueMemory, limit, schemaConflict, storageError, …) and causes the application counted (writer.count); absent when none',
+    }),
   })
   .openapi('Info');
 
@@ -90,7 +94,11 @@ export const SchemaListSchema = z
 
 export const MessageSchema = z
   .object({
-    timestamp: z.number().openapi({ description: 'µs since recording start' }),
+    timestamp: z.number().openapi({ description: 'log time: µs since recording start' }),
+    publishTime: z.number().optional().openapi({
+      description:
+        'publish (sample) time, µs since recording start (may be negative); every format of ours has one (= the log time unless the writer was given another); absent only where a foreign format has none',
+    }),
     url: z.string(),
     action: z.string().openapi({ example: 'Pub' }),
     serType: z.string(),
@@ -207,6 +215,10 @@ export const TimingSchema = z
     urls: z.array(
       z.object({
         url: z.string(),
+        action: z.string().nullable().openapi({
+          description:
+            'A stream is a url AND an action (C/Req, C/Resp, Pub…): an RPC url has one entry for its requests and one for its responses; null for a url asked for that has no messages',
+        }),
         count: z.number(),
         rateHz: z.number(),
         intervalUs: z

@@ -15,13 +15,19 @@ import type { ActionType, Frame, SchemaType } from '@vlink/bag';
  * 20      urlLen  url       UTF-8
  * …       2     serLen      u16
  * …       serLen  ser       UTF-8
+ * …       8     publishTime i64  µs since recording start (version 2; only when it differs from timestamp)
  * 8+headerLen  payloadLen  payload
  * ```
  *
- * headerLen = 14 + urlLen + serLen in version 1; a frame occupies 8 + headerLen + payloadLen bytes.
+ * headerLen = 14 + urlLen + serLen in version 1, + 8 with a publish time (version 2); a frame occupies
+ * 8 + headerLen + payloadLen bytes. Clients skip header bytes they do not know, so version 1 clients read version 2.
+ * A frame whose publish time equals its log time (every VLink recording) is sent without it, so its bytes and a
+ * client's per-(url, ser) header cache stay those of version 1: no publish time = the log time.
  */
 export const FRAME_PREFIX_BYTES = 8;
 export const FRAME_FIXED_HEADER_BYTES = 14;
+/** The optional publish time after ser. */
+export const FRAME_PUBLISH_BYTES = 8;
 export const BINARY_FRAMES_CONTENT_TYPE = 'application/vnd.vlink.frames';
 
 const encoder = new TextEncoder();
@@ -39,6 +45,7 @@ export class FrameEncoder {
       FRAME_FIXED_HEADER_BYTES +
       this.utf8(frame.url).length +
       this.utf8(frame.serType).length +
+      (hasOwnPublishTime(frame) ? FRAME_PUBLISH_BYTES : 0) +
       frame.data.length
     );
   }
@@ -47,7 +54,9 @@ export class FrameEncoder {
   writeInto(frame: Frame, out: Uint8Array, view: DataView, offset: number): number {
     const url = this.utf8(frame.url);
     const ser = this.utf8(frame.serType);
-    const headerLen = FRAME_FIXED_HEADER_BYTES + url.length + ser.length;
+    const publish = hasOwnPublishTime(frame) ? frame.publishTime! : undefined;
+    const headerLen =
+      FRAME_FIXED_HEADER_BYTES + url.length + ser.length + (publish === undefined ? 0 : FRAME_PUBLISH_BYTES);
     const ts = frame.timestamp;
     view.setUint32(offset, headerLen, true);
     view.setUint32(offset + 4, frame.data.length, true);
@@ -62,6 +71,11 @@ export class FrameEncoder {
     view.setUint16(at, ser.length, true);
     out.set(ser, at + 2);
     at += 2 + ser.length;
+    if (publish !== undefined) {
+      view.setUint32(at, publish >>> 0, true);
+      view.setInt32(at + 4, Math.floor(publish / TWO_32), true);
+      at += FRAME_PUBLISH_BYTES;
+    }
     out.set(frame.data, at);
     return at + frame.data.length;
   }
@@ -86,9 +100,16 @@ export class FrameEncoder {
   }
 }
 
+/** A publish time worth sending: one that differs from the log time. */
+function hasOwnPublishTime(frame: Frame): boolean {
+  return frame.publishTime !== undefined && frame.publishTime !== frame.timestamp;
+}
+
 /** A decoded frame; `data` is a view into the parsed buffer. */
 export interface DecodedFrame {
   timestamp: number;
+  /** Present when the frame carried one (version 2 header): a publish time other than `timestamp`. */
+  publishTime?: number;
   url: string;
   serType: string;
   actionType: ActionType;
@@ -114,17 +135,18 @@ export function decodeFrameAt(bytes: Uint8Array, offset = 0): { frame: DecodedFr
   const serLen = view.getUint16(serAt, true);
   const serType = textDecoder.decode(bytes.subarray(serAt + 2, serAt + 2 + serLen));
   const payloadAt = offset + FRAME_PREFIX_BYTES + headerLen;
-  return {
-    frame: {
-      timestamp,
-      url,
-      serType,
-      actionType: bytes[offset + 16] as ActionType,
-      schemaType: bytes[offset + 17] as SchemaType,
-      data: bytes.subarray(payloadAt, payloadAt + payloadLen),
-    },
-    end,
+  const frame: DecodedFrame = {
+    timestamp,
+    url,
+    serType,
+    actionType: bytes[offset + 16] as ActionType,
+    schemaType: bytes[offset + 17] as SchemaType,
+    data: bytes.subarray(payloadAt, payloadAt + payloadLen),
   };
+  const publishAt = serAt + 2 + serLen;
+  if (publishAt + FRAME_PUBLISH_BYTES <= payloadAt)
+    frame.publishTime = view.getUint32(publishAt, true) + view.getInt32(publishAt + 4, true) * TWO_32;
+  return { frame, end };
 }
 
 /** Decodes a whole buffer of back-to-back frames (e.g. a complete `format=binary` response). */

@@ -10,8 +10,10 @@ export type DecodedKind = PayloadKind | null;
 
 /** A message as `format=json` and `format=ndjson` return it. */
 export interface MessageJson {
-  /** µs since recording start. */
+  /** µs since recording start: the log time (when the recorder received the message). */
   timestamp: number;
+  /** The publish (sample) time, µs since start; absent where the bag's format has none (ROS 1 without a header). */
+  publishTime?: number;
   url: string;
   /** ActionType text as stored (`Pub`, `Sub`, `Set`, `Get`, `C/Req`, …). */
   action: string;
@@ -40,6 +42,7 @@ export class FrameJson {
   object(frame: Frame): MessageJson {
     const out: MessageJson = {
       timestamp: frame.timestamp,
+      ...(frame.publishTime !== undefined ? { publishTime: frame.publishTime } : {}),
       url: frame.url,
       action: actionText(frame.actionType),
       serType: frame.serType,
@@ -63,7 +66,8 @@ export class FrameJson {
       if (this.prefixes.size > 4096) this.prefixes.clear();
       this.prefixes.set(key, prefix);
     }
-    return `{"timestamp":${frame.timestamp}${prefix}${frame.data.length},"data":"${toBase64(frame.data)}"}`;
+    const publish = frame.publishTime === undefined ? '' : `,"publishTime":${frame.publishTime}`;
+    return `{"timestamp":${frame.timestamp}${publish}${prefix}${frame.data.length},"data":"${toBase64(frame.data)}"}`;
   }
 }
 

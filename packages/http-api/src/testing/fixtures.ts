@@ -163,9 +163,12 @@ export async function buildFixtureRoot(): Promise<FixtureRoot> {
 export async function readAll(path: string, urls?: string[]): Promise<Frame[]> {
   const frames = written.get(path);
   if (!frames) throw new Error(`${path} is not a fixture bag written by buildFixtureRoot()`);
-  return frames
-    .map((f, i) => ({ f, i }))
-    .sort((a, b) => a.f.timestamp - b.f.timestamp || a.i - b.i)
-    .map(({ f }) => ({ ...f, data: f.data.slice() }))
-    .filter((f) => !urls || urls.includes(f.url));
+  return (
+    frames
+      .map((f, i) => ({ f, i }))
+      .sort((a, b) => a.f.timestamp - b.f.timestamp || a.i - b.i)
+      // Our formats give every frame a publish time: the one it was written with, else its log time.
+      .map(({ f }) => ({ ...f, publishTime: f.publishTime ?? f.timestamp, data: f.data.slice() }))
+      .filter((f) => !urls || urls.includes(f.url))
+  );
 }

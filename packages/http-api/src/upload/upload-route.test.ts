@@ -106,7 +106,8 @@ describe('PUT /v1/bags/{id} (upload)', () => {
     const out = await put(app, 'out%2Fescaped.vcap', vcap);
     assert.equal(out.status, 404, 'a symlinked directory leading outside is refused');
     await out.body?.cancel();
-    assert.deepEqual(readdirSync(fx.outside).sort(), ['secret.vdb']);
+    // What the fixture wrote there (the bag and its summary sidecar), and nothing else.
+    assert.deepEqual(readdirSync(fx.outside).sort(), ['secret.vdb', 'secret.vdb.json']);
     noTempFiles();
   });
 

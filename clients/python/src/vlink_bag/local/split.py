@@ -93,6 +93,10 @@ class SplitRecording:
             "fileSize": sum(s.info["fileSize"] for s in self.segments),
             "urls": urls,
         }
+        # The recording's counters live in the segment open when they were last stored: the last one that has them.
+        counters = next((s.info["counters"] for s in reversed(self.segments) if s.info.get("counters")), None)
+        if counters:
+            self.info["counters"] = counters
 
     def close(self) -> None:
         for segment in self.segments:

@@ -23,11 +23,12 @@ def _num(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
 
 
-def url_timing(url: str, timestamps: list[int], factor: float) -> dict[str, Any]:
+def url_timing(url: str, timestamps: list[int], factor: float, action: str | None = None) -> dict[str, Any]:
+    """One stream's timing; a stream is a url AND an action (an RPC url's requests and responses are two)."""
     times = sorted(timestamps)
     count = len(times)
     if count < 2:
-        return {"url": url, "count": count, "rateHz": 0, "intervalUs": None, "gaps": []}
+        return {"url": url, "action": action, "count": count, "rateHz": 0, "intervalUs": None, "gaps": []}
     intervals = [times[i] - times[i - 1] for i in range(1, count)]
     ordered = sorted(intervals)
     span = times[-1] - times[0]
@@ -36,6 +37,7 @@ def url_timing(url: str, timestamps: list[int], factor: float) -> dict[str, Any]
     gaps = [{"startUs": times[i], "lengthUs": v} for i, v in enumerate(intervals) if period > 0 and v > factor * period]
     return {
         "url": url,
+        "action": action,
         "count": count,
         "rateHz": _num((count - 1) / (span / 1e6)) if span > 0 else 0,
         "intervalUs": {"min": ordered[0], "p50": _rank(ordered, 0.5), "p99": _rank(ordered, 0.99), "max": ordered[-1]},
@@ -46,10 +48,13 @@ def url_timing(url: str, timestamps: list[int], factor: float) -> dict[str, Any]
 def analyze_timing(messages: Iterable[Message], factor: float, urls: list[str] | None) -> list[dict[str, Any]]:
     if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not math.isfinite(factor) or factor <= 0:
         raise BadRequest(f"factor must be a positive number, not {factor!r}", code="INVALID_ARGUMENT")
-    by_url: dict[str, list[int]] = {u: [] for u in urls or ()}
+    by_stream: dict[tuple[str, str], list[int]] = {}
     for m in messages:
-        by_url.setdefault(m.topic, []).append(m.timestamp)
-    return [url_timing(url, by_url[url], factor) for url in sorted(by_url)]
+        by_stream.setdefault((m.topic, m.action), []).append(m.timestamp)
+    seen = {url for url, _ in by_stream}
+    out = [url_timing(url, [], factor) for url in urls or () if url not in seen]
+    out += [url_timing(url, times, factor, action) for (url, action), times in by_stream.items()]
+    return sorted(out, key=lambda t: (t["url"], t["action"] or ""))
 
 
 def density(bag: Any, buckets: int, begin_us: int, end_us: int | None, urls: Any) -> dict[str, Any]:

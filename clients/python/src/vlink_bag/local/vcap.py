@@ -139,14 +139,15 @@ class VcapFile:
                     continue
                 if pos > n:
                     raise CorruptBag(f"{self.path}: a message record overruns its chunk at offset {ci.chunk_start_offset}", code="CORRUPT_FILE")
-                cid, _seq, log_time, _pub = unpack_msg(data, body)
+                cid, _seq, log_time, pub = unpack_msg(data, body)
                 if log_time < lo or log_time > hi:
                     continue
                 t = templates.get(cid)
                 if t is None or (keep is not None and cid not in keep):
                     continue
                 ts = (log_time - start_ns) // 1000
-                yield Message(t[0], data[body + 22 : pos], t[1], ts, rel_start_us + ts, t[2], t[3])
+                publish = ts if pub == log_time else (pub - start_ns) // 1000
+                yield Message(t[0], data[body + 22 : pos], t[1], ts, rel_start_us + ts, t[2], t[3], publish)
 
     def _unchunked(self, lo: int, hi: int, keep: set[int] | None, start_ns: int, rel_start_us: int) -> Iterator[Message]:
         """Files without chunks (or without a summary): the official reader's linear pass, in file order."""
@@ -160,7 +161,8 @@ class VcapFile:
             if t is None:
                 continue
             ts = (record.log_time - start_ns) // 1000
-            yield Message(t[0], bytes(record.data), t[1], ts, rel_start_us + ts, t[2], t[3])
+            publish = ts if record.publish_time == record.log_time else (record.publish_time - start_ns) // 1000
+            yield Message(t[0], bytes(record.data), t[1], ts, rel_start_us + ts, t[2], t[3], publish)
 
 
 def _chunk_records(chunk: Chunk) -> bytes:

@@ -5,6 +5,7 @@ names, families from encodings and a start at their first message."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -230,7 +231,27 @@ def describe(profile: str, summary: Any, metadata: list[Any], path: str, file_si
         "fileSize": file_size,
         "urls": urls,
     }
+    counters = _counters((by_name.get("VLinkBagCounters") or [None])[-1])
+    if counters:
+        info["counters"] = counters
     return Layout(info, start * 1_000_000, templates, vlink)
+
+
+def _counters(record: dict[str, str] | None) -> dict[str, dict[str, int]]:
+    """The last ``VLinkBagCounters`` record (format reference §5.5): url → JSON object cause → count; anything else is
+    left out."""
+    table: dict[str, dict[str, int]] = {}
+    for url, text in (record or {}).items():
+        try:
+            causes = json.loads(text)
+        except ValueError:
+            continue
+        if not isinstance(causes, dict):
+            continue
+        clean = {c: n for c, n in causes.items() if isinstance(n, int) and not isinstance(n, bool) and n > 0}
+        if clean:
+            table[url] = dict(sorted(clean.items()))
+    return dict(sorted(table.items()))
 
 
 def _family_of(summary: Any, channel: Any) -> int:

@@ -129,6 +129,7 @@ class VdbFile:
             if last is not None and int(_int(last[0]) / 1000) > blank:
                 total = int(_int(last[0]) / 1000)
         self.compressed = compress not in _NONE_LIKE
+        self.has_publish_times = db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='VLinkBagPublishTimes' LIMIT 1;").fetchone() is not None
         self.info: dict[str, Any] = {
             "path": display_path,
             "format": "vdb",
@@ -153,6 +154,9 @@ class VdbFile:
             "fileSize": self.path.stat().st_size,
             "urls": metas,
         }
+        counters = _read_counters(db)
+        if counters:
+            self.info["counters"] = counters
 
     def schemas(self) -> list[dict[str, Any]]:
         """``name``, ``encoding``, ``schemaType``, ``data`` (bytes), once per (name, family)."""
@@ -218,7 +222,7 @@ class VdbFile:
                 span = self._rowid_range(begin_us, end_us)
                 if span is None:
                     return
-                where.append("rowid BETWEEN ? AND ?")
+                where.append("VLinkDatas.rowid BETWEEN ? AND ?")
                 params.extend(span)
         else:
             if begin_us > 0:
@@ -227,10 +231,14 @@ class VdbFile:
             if end_us is not None:
                 where.append("elapsed <= ?")
                 params.append(end_us)
-        sql = "SELECT elapsed, url, action, data FROM VLinkDatas"
+        # Publish times (format reference §2.14) live in a side table keyed by rowid; a row without one has elapsed.
+        if self.has_publish_times:
+            sql = "SELECT elapsed, url, action, data, VLinkBagPublishTimes.publish FROM VLinkDatas LEFT JOIN VLinkBagPublishTimes ON VLinkBagPublishTimes.id = VLinkDatas.rowid"
+        else:
+            sql = "SELECT elapsed, url, action, data, NULL FROM VLinkDatas"
         if where:
             sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY elapsed, rowid;" if self.indexed and not by_rowid else " ORDER BY rowid;"
+        sql += " ORDER BY elapsed, VLinkDatas.rowid;" if self.indexed and not by_rowid else " ORDER BY VLinkDatas.rowid;"
         by_id = self.by_id
         compressed = self.compressed
         head, foot = lzav.FRAME_HEAD, lzav.FRAME_FOOT
@@ -243,7 +251,7 @@ class VdbFile:
                 rows = cursor.fetchmany()
                 if not rows:
                     return
-                for elapsed, uid, action_text, data in rows:
+                for elapsed, uid, action_text, data, publish in rows:
                     entry = by_id.get(uid)
                     if entry is None:
                         continue  # a row of an unknown url is skipped, as VLink's readers do
@@ -257,6 +265,22 @@ class VdbFile:
                             data = unpack(data)
                         except VlinkBagError as error:
                             raise CorruptBag(f"cannot decompress a row of {entry[0]} at {elapsed} µs: {error.message}", code="CORRUPT_DATA", url=str(self.path)) from error
-                    yield Message(entry[0], data, entry[1][action], elapsed, start_us + elapsed, ACTIONS[action], entry[2])
+                    yield Message(entry[0], data, entry[1][action], elapsed, start_us + elapsed, ACTIONS[action], entry[2], publish)
         finally:
             cursor.close()
+
+
+def _read_counters(db: Any) -> dict[str, dict[str, int]]:
+    """The recording's counters by cause (``VLinkBagCounters``, format reference §2.13): url → cause → count; rows that
+    are not a url, a cause and a positive integer are left out."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='VLinkBagCounters' LIMIT 1;").fetchone() is None:
+        return {}
+    table: dict[str, dict[str, int]] = {}
+    try:
+        rows = db.execute("SELECT url, cause, count FROM VLinkBagCounters;").fetchall()
+    except Exception:  # a damaged table says nothing
+        return {}
+    for url, cause, n in rows:
+        if isinstance(url, str) and isinstance(cause, str) and isinstance(n, int) and not isinstance(n, bool) and n > 0:
+            table.setdefault(url, {})[cause] = table.get(url, {}).get(cause, 0) + n
+    return {u: dict(sorted(c.items())) for u, c in sorted(table.items())}

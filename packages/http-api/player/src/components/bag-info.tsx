@@ -24,6 +24,11 @@ export function BagInfo({ info }: { info: Info }) {
       `${tzLabel(info.timezone)} (the recording's zone)`,
     ],
   ];
+  // Counters by cause: the total on the card, every url and cause in its tooltip.
+  const counted = Object.entries(info.counters ?? {}).flatMap(([url, causes]) =>
+    Object.entries(causes).map(([cause, n]) => ({ url, cause, n })),
+  );
+  const total = counted.reduce((sum, c) => sum + c.n, 0);
   return (
     <section class="cards" data-testid="bag-info" aria-label="Bag info">
       {cards.map(([label, value, title]) => (
@@ -32,6 +37,16 @@ export function BagInfo({ info }: { info: Info }) {
           <div class="card-value">{value}</div>
         </div>
       ))}
+      {total > 0 ? (
+        <div
+          class="card warn"
+          data-testid="bag-counters"
+          title={counted.map((c) => `${c.url}  ${c.cause}: ${formatCount(c.n)}`).join('\n')}
+        >
+          <div class="card-label">Counters</div>
+          <div class="card-value">{formatCount(total)}</div>
+        </div>
+      ) : null}
       {!info.hasCompleted ? (
         <div class="card warn" title="The recording was not closed cleanly or is still being written">
           <div class="card-label">State</div>

@@ -3,6 +3,8 @@ import { formatDuration, formatTime, type Clock } from '../time-format.js';
 
 export interface GapRow {
   url: string;
+  /** The stream's action (gaps are found per url and action). */
+  action: string | null;
   startMs: number;
   lengthMs: number;
 }
@@ -10,7 +12,8 @@ export interface GapRow {
 export function gapRows(timing: Timing | undefined): GapRow[] {
   const rows: GapRow[] = [];
   for (const u of timing?.urls ?? [])
-    for (const g of u.gaps) rows.push({ url: u.url, startMs: g.startUs / 1000, lengthMs: g.lengthUs / 1000 });
+    for (const g of u.gaps)
+      rows.push({ url: u.url, action: u.action, startMs: g.startUs / 1000, lengthMs: g.lengthUs / 1000 });
   return rows.sort((a, b) => a.startMs - b.startMs || (a.url < b.url ? -1 : 1));
 }
 
@@ -55,9 +58,12 @@ export function GapList({ rows, loading, error, factor, clock, onFactor, onShow 
       <div class="scroll">
         <ul data-testid="gap-list">
           {rows.map((g) => (
-            <li key={`${g.url}@${g.startMs}`}>
+            <li key={`${g.url}/${g.action}@${g.startMs}`}>
               <button type="button" class="gap" onClick={() => onShow(g)} title="Seek to the gap and zoom to it">
-                <span class="mono gap-url">{g.url}</span>
+                <span class="mono gap-url">
+                  {g.url}
+                  {g.action && g.action !== 'Pub' ? ` ${g.action}` : ''}
+                </span>
                 <span class="mono">{formatTime(clock, g.startMs)}</span>
                 <span class="gap-len">{formatDuration(g.lengthMs)}</span>
               </button>

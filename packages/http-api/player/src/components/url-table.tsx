@@ -19,7 +19,12 @@ export interface UrlRow {
 /** One row per url (a .vcap lists a url once per action: they are merged). Rate is measured by /timing when loaded. */
 export function urlRows(info: Info, timing: Timing | undefined): UrlRow[] {
   const rows = new Map<string, UrlRow>();
-  const measured = new Map(timing?.urls.map((u) => [u.url, u]) ?? []);
+  // Timing is per url and action: a row's measured rate is its busiest stream's, its gaps those of all its streams.
+  const measured = new Map<string, { rateHz: number; gaps: number }>();
+  for (const t of timing?.urls ?? []) {
+    const m = measured.get(t.url);
+    measured.set(t.url, { rateHz: Math.max(m?.rateHz ?? 0, t.rateHz), gaps: (m?.gaps ?? 0) + t.gaps.length });
+  }
   for (const u of info.urls) {
     let row = rows.get(u.url);
     if (!row) {
@@ -32,7 +37,7 @@ export function urlRows(info: Info, timing: Timing | undefined): UrlRow[] {
         count: 0,
         size: 0,
         rateHz: t ? t.rateHz : u.freq,
-        gaps: t?.gaps.length ?? 0,
+        gaps: t?.gaps ?? 0,
       };
       rows.set(u.url, row);
     }

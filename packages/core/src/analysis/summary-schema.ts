@@ -1,0 +1,152 @@
+/**
+ * The JSON Schema (draft 2020-12) of the sidecar summary (`BagSummary`, format reference §13). The docs carry the same
+ * document as `apps/docs/reference/summary.schema.json`; a test keeps the two equal, and the writers' sidecars are
+ * validated against it. Info fields a format may add (`metadata`, `attachments`) are allowed, nothing else.
+ */
+const int = { type: 'integer', minimum: 0 };
+const integer = { type: 'integer' };
+const num = { type: 'number' };
+const str = { type: 'string' };
+const counters = {
+  type: 'object',
+  description: 'url → cause → count',
+  additionalProperties: { type: 'object', additionalProperties: { type: 'integer', minimum: 1 } },
+};
+const intervals = {
+  description: 'nearest-rank percentiles of the intervals between consecutive log times, µs; null with < 2 messages',
+  oneOf: [
+    {
+      type: 'object',
+      required: ['min', 'p50', 'p99', 'max'],
+      additionalProperties: false,
+      properties: { min: num, p50: num, p99: num, max: num },
+    },
+    { type: 'null' },
+  ],
+};
+
+export const SUMMARY_JSON_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'https://vlink-bag.dev/schemas/summary-1.json',
+  title: 'vlink-bag recording summary (sidecar <file>.json, info --json)',
+  type: 'object',
+  required: [
+    'path',
+    'format',
+    'version',
+    'storageType',
+    'messageCount',
+    'totalDuration',
+    'blankDuration',
+    'timeAccuracy',
+    'compressionType',
+    'processName',
+    'dateTime',
+    'tagName',
+    'hasCompleted',
+    'timezone',
+    'startTimestamp',
+    'splitCount',
+    'splitBySize',
+    'splitByTime',
+    'hasSchema',
+    'totalRawSize',
+    'fileSize',
+    'urls',
+    'semantics',
+    'recording',
+    'streams',
+    'counters',
+    'errors',
+  ],
+  additionalProperties: false,
+  properties: {
+    path: str,
+    format: str,
+    version: str,
+    storageType: str,
+    messageCount: int,
+    totalDuration: { ...num, description: 'ms from the start to the last message' },
+    blankDuration: { ...num, description: 'ms from the start to the first message' },
+    timeAccuracy: str,
+    compressionType: str,
+    processName: str,
+    dateTime: str,
+    tagName: str,
+    hasCompleted: { type: 'boolean' },
+    timezone: integer,
+    startTimestamp: { ...num, description: 'ms since the Unix epoch' },
+    splitCount: int,
+    splitBySize: num,
+    splitByTime: num,
+    hasSchema: { type: 'boolean' },
+    totalRawSize: int,
+    fileSize: int,
+    urls: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['index', 'url', 'type', 'ser', 'schemaType', 'count', 'size', 'loss', 'freq'],
+        properties: {
+          index: integer,
+          url: str,
+          type: { enum: ['Method', 'Event', 'Field', 'Unknown'] },
+          action: str,
+          ser: str,
+          schemaType: { type: 'integer', minimum: 0, maximum: 5 },
+          count: int,
+          size: int,
+          loss: num,
+          freq: num,
+          encoding: str,
+        },
+      },
+    },
+    metadata: { type: 'array' },
+    attachments: { type: 'array' },
+    semantics: { const: 1, description: 'version of these rules; bumped when a field changes meaning' },
+    recording: {
+      type: 'object',
+      required: ['startTimestamp', 'endTimestamp', 'end', 'segments'],
+      additionalProperties: false,
+      properties: {
+        startTimestamp: { ...num, description: 'ms since the Unix epoch' },
+        endTimestamp: { ...num, description: "the last message's log time, ms since the Unix epoch" },
+        end: { enum: ['clean', 'abnormal'], description: 'clean: the writer closed the file' },
+        segments: { type: 'integer', minimum: 1 },
+      },
+    },
+    streams: {
+      type: 'array',
+      description: 'one entry per url AND action',
+      items: {
+        type: 'object',
+        required: [
+          'url',
+          'action',
+          'count',
+          'firstLogUs',
+          'lastLogUs',
+          'firstPublishUs',
+          'lastPublishUs',
+          'rateHz',
+          'intervalUs',
+        ],
+        additionalProperties: false,
+        properties: {
+          url: str,
+          action: { enum: ['Unknown', 'C/Req', 'C/Resp', 'S/Req', 'S/Resp', 'Pub', 'Sub', 'Set', 'Get'] },
+          count: { type: 'integer', minimum: 1 },
+          firstLogUs: num,
+          lastLogUs: num,
+          firstPublishUs: num,
+          lastPublishUs: num,
+          rateHz: { type: 'number', minimum: 0 },
+          intervalUs: intervals,
+        },
+      },
+    },
+    counters,
+    errors: { type: 'array', items: str },
+  },
+} as const;
