@@ -81,6 +81,10 @@ const PLAY = {
   autoPause: ['', 'Start the session paused.'],
   autoQuit: ['', 'Stop the playback loop once the session ends (unless a jump ended it).'],
   filterUrls: ['', "Playback urls to keep (after a read plugin's remap); empty = all."],
+  timeBase: [
+    '',
+    "`'log'` paces frames by their log (receive) time, `'publish'` by their publish (sample) time; file order is kept either way.",
+  ],
 };
 
 const PROCESSOR = {
