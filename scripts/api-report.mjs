@@ -9,19 +9,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
+import { PUBLIC } from './public-packages.mjs';
+
+export { PUBLIC };
 
 const root = resolve(import.meta.dirname, '..');
-export const PUBLIC = [
-  'core',
-  'decode',
-  'backend-sqlite',
-  'backend-mcap',
-  'backend-interop',
-  'storage-s3',
-  'bag',
-  'http-api',
-  'cli',
-];
 const check = process.argv.includes('--check');
 
 /** The entry points of a package: specifier users write → its declaration file. */

@@ -6,20 +6,10 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { PUBLIC } from './public-packages.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
-const PUBLIC = [
-  'core',
-  'decode',
-  'backend-sqlite',
-  'backend-mcap',
-  'backend-interop',
-  'storage-s3',
-  'bag',
-  'http-api',
-  'cli',
-];
 const work = mkdtempSync(join(tmpdir(), 'vlink-install-'));
 let passed = 0;
 let failed = 0;

@@ -8,19 +8,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { publint } from 'publint';
 import semver from 'semver';
+import { PUBLIC } from './public-packages.mjs';
 
 const root = resolve(import.meta.dirname, '..');
-const PUBLIC = [
-  'core',
-  'decode',
-  'backend-sqlite',
-  'backend-mcap',
-  'backend-interop',
-  'storage-s3',
-  'bag',
-  'http-api',
-  'cli',
-];
 /**
  * Test code, by the suite's naming convention: `*.test.*` files and their `*.test.<role>.*` companions, `testing/`
  * folders, the crash harness, the test build (`dist-test/`) and the older names (`*.suite.*`, `test-util.*`).
