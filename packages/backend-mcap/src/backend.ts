@@ -1,18 +1,9 @@
-import {
-  BagError,
-  extensionOf,
-  guardFile,
-  type Backend,
-  type BackendWriter,
-  type Frame,
-  type SchemaData,
-} from '@vlink/bag-core';
+import { BagError, extensionOf, guardFile, type Backend } from '@vlink/bag-core';
 import { loadCodecs } from './codecs.js';
-import { FileWritable } from './io/file-writable.js';
+import { openMcapFileWriter } from './file-backend-writer.js';
 import { SourceReadable } from './io/source-readable.js';
 import { VcapFileWriter } from './vcap/vcap-file-writer.js';
 import { VcapReader } from './vcap/vcap-reader.js';
-import { verifyTrailingMagic } from './vcap/verify-tail.js';
 import { salvageVcap } from './maintenance/fix-file.js';
 import { openVcapx, tagVcapx } from './vcapx/vcapx-reader.js';
 import { createVcapxWriter } from './vcapx/vcapx-writer.js';
@@ -28,14 +19,10 @@ export const mcapBackend: Backend = {
   workerModule: import.meta.url,
   async createWriter(path, config, context) {
     if (extensionOf(path) === '.vcapx') return createVcapxWriter(path, config, context);
-    const codecs = await loadCodecs();
-    const writable = new FileWritable(path);
-    try {
-      return new VcapBackendWriter(new VcapFileWriter({ writable, codecs, config, context, file: path }));
-    } catch (error) {
-      writable.close();
-      throw error;
-    }
+    return openMcapFileWriter(
+      path,
+      (writable, codecs) => new VcapFileWriter({ writable, codecs, config, context, file: path }),
+    );
   },
   async openReader(path, options) {
     if (extensionOf(path) === '.vcapx') return openVcapx(path, options);
@@ -57,35 +44,3 @@ export const mcapBackend: Backend = {
     return extensionOf(path) === '.vcapx' ? tagVcapx(path, name) : false;
   },
 };
-
-class VcapBackendWriter implements BackendWriter {
-  private closed = false;
-  constructor(private readonly writer: VcapFileWriter) {}
-  write(frame: Frame): void {
-    this.writer.write(frame);
-  }
-  writeSchema(schema: SchemaData): void {
-    this.writer.writeSchema(schema);
-  }
-  setUrlLoss(url: string, loss: number): void {
-    this.writer.setUrlLoss(url, loss);
-  }
-  commit(): void {
-    this.writer.commit();
-  }
-  tick(): void {
-    this.writer.tick();
-  }
-  setCounters(table: Record<string, Record<string, number>>): void {
-    this.writer.setCounters(table);
-  }
-  currentFile(): string {
-    return this.writer.file;
-  }
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.writer.close();
-    verifyTrailingMagic(this.writer.file);
-  }
-}

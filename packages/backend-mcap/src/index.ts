@@ -1,4 +1,6 @@
 export { mcapBackend } from './backend.js';
+export { openMcapFileWriter } from './file-backend-writer.js';
+export type { McapFileWriterLike } from './file-backend-writer.js';
 export { loadCodecs, zstdLevelFor } from './codecs.js';
 export type { ChunkCodec, Codecs } from './codecs.js';
 export type { Readable } from './io/readable.js';

@@ -1,0 +1,66 @@
+import type { BackendWriter, Frame, SchemaData } from '@vlink/bag-core';
+import { type Codecs, loadCodecs } from './codecs.js';
+import { FileWritable } from './io/file-writable.js';
+import { verifyTrailingMagic } from './vcap/verify-tail.js';
+
+/** What this package's single-file writers (`VcapFileWriter`, `PlainMcapWriter`) offer the Backend seam. */
+export interface McapFileWriterLike {
+  readonly file: string;
+  write(frame: Frame): void;
+  writeSchema(schema: SchemaData): void;
+  setUrlLoss(url: string, loss: number): void;
+  commit(): void;
+  tick(): void;
+  setCounters(table: Record<string, Record<string, number>>): void;
+  close(): void;
+}
+
+/**
+ * A `BackendWriter` for one MCAP file at `path`: `make` builds the writer on a `FileWritable` (closed again if `make`
+ * throws); closing checks the file ends with the MCAP magic, so a close that did not reach the disk is an error.
+ */
+export async function openMcapFileWriter(
+  path: string,
+  make: (writable: FileWritable, codecs: Codecs) => McapFileWriterLike,
+): Promise<BackendWriter> {
+  const codecs = await loadCodecs();
+  const writable = new FileWritable(path);
+  try {
+    return new McapFileBackendWriter(make(writable, codecs));
+  } catch (error) {
+    writable.close();
+    throw error;
+  }
+}
+
+class McapFileBackendWriter implements BackendWriter {
+  private closed = false;
+  constructor(private readonly writer: McapFileWriterLike) {}
+  write(frame: Frame): void {
+    this.writer.write(frame);
+  }
+  writeSchema(schema: SchemaData): void {
+    this.writer.writeSchema(schema);
+  }
+  setUrlLoss(url: string, loss: number): void {
+    this.writer.setUrlLoss(url, loss);
+  }
+  commit(): void {
+    this.writer.commit();
+  }
+  tick(): void {
+    this.writer.tick();
+  }
+  setCounters(table: Record<string, Record<string, number>>): void {
+    this.writer.setCounters(table);
+  }
+  currentFile(): string {
+    return this.writer.file;
+  }
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.writer.close();
+    verifyTrailingMagic(this.writer.file);
+  }
+}
