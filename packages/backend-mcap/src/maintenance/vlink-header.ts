@@ -1,4 +1,21 @@
-import { formatVlinkDate, FORMAT_VERSION_TEXT, parseVlinkDate } from '@vlink/bag-core';
+import { formatVlinkDate, FORMAT_VERSION_TEXT, parseVlinkDate, type RecordingContext } from '@vlink/bag-core';
+
+/**
+ * The VLinkHeader entries a writer stores for `context` (format reference §5.2), in VLink's order: `.vcap` and plain
+ * `.mcap` write the same header. `dateMs` is the wall-clock time the `date` field shows.
+ */
+export function writtenHeader(context: RecordingContext, zstd: boolean, dateMs: number): Array<[string, string]> {
+  const v = context.version;
+  return [
+    ['tag', context.tagName],
+    ['version', `${v.major}.${v.minor}.${v.patch}`],
+    ['compress', zstd ? 'zstd' : 'None'],
+    ['process', context.processName],
+    ['date', formatVlinkDate(dateMs)],
+    ['timezone', String(context.timezone)],
+    ['start_timestamp', String(Math.trunc(context.startTimestamp))],
+  ];
+}
 
 const INTEGER = /^\s*-?\d+\s*$/;
 const VERSION = /^\d+\.\d+\.\d+$/;

@@ -2,7 +2,6 @@ import {
   ActionType,
   actionText,
   BagError,
-  formatVlinkDate,
   resolveSchemaType,
   schemaTypeLabel,
   serForAction,
@@ -21,6 +20,7 @@ import {
   writesZstdChunks,
 } from '../vcap/vcap-format.js';
 import { isReaderDescription, PLAIN_ACTION_KEY, PLAIN_SER_KEY, profileOf } from './carried.js';
+import { writtenHeader } from '../maintenance/vlink-header.js';
 
 export interface PlainMcapWriterOptions {
   writable: Writable;
@@ -87,16 +87,7 @@ export class PlainMcapWriter {
       file: options.file,
     });
     this.mcap.start();
-    const v = context.version;
-    this.mcap.addMetadata(HEADER_METADATA, [
-      ['tag', context.tagName],
-      ['version', `${v.major}.${v.minor}.${v.patch}`],
-      ['compress', zstd ? 'zstd' : 'None'],
-      ['process', context.processName],
-      ['date', formatVlinkDate(context.startTimestamp)],
-      ['timezone', String(context.timezone)],
-      ['start_timestamp', String(Math.trunc(context.startTimestamp))],
-    ]);
+    this.mcap.addMetadata(HEADER_METADATA, writtenHeader(context, zstd, context.startTimestamp));
     for (const record of carry.metadata ?? []) {
       const channelTopic = record.name.startsWith('mcap.channel.') ? record.name.slice('mcap.channel.'.length) : '';
       if (channelTopic) this.channelMetadata.set(channelTopic, new Map(Object.entries(record.values)));

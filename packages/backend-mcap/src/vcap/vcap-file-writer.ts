@@ -3,7 +3,6 @@ import {
   actionText,
   BagError,
   countsForFrequency,
-  formatVlinkDate,
   resolveSchemaType,
   schemaTypeLabel,
   SchemaType,
@@ -30,6 +29,7 @@ import {
   VLINK_PROFILE,
   writesZstdChunks,
 } from './vcap-format.js';
+import { writtenHeader } from '../maintenance/vlink-header.js';
 
 export interface VcapFileWriterOptions {
   writable: Writable;
@@ -145,16 +145,7 @@ export class VcapFileWriter {
         file: options.file,
       });
       this.mcap.start();
-      const v = context.version;
-      this.mcap.addMetadata(HEADER_METADATA, [
-        ['tag', context.tagName],
-        ['version', `${v.major}.${v.minor}.${v.patch}`],
-        ['compress', zstd ? 'zstd' : 'None'],
-        ['process', context.processName],
-        ['date', formatVlinkDate(options.openedAt ?? context.startTimestamp)],
-        ['timezone', String(context.timezone)],
-        ['start_timestamp', String(Math.trunc(context.startTimestamp))],
-      ]);
+      this.mcap.addMetadata(HEADER_METADATA, writtenHeader(context, zstd, options.openedAt ?? context.startTimestamp));
       this.mcap.flush();
     } catch (error) {
       this.compressor?.close();
