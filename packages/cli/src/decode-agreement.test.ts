@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { copyFileSync } from 'node:fs';
 import { after, before, describe, test } from '@vlink/fixtures/test';
 import foxglove from '@foxglove/ws-protocol';
@@ -9,7 +7,7 @@ import { WebSocket } from 'ws';
 import { fixturePath } from '@vlink/fixtures';
 import { PayloadDecoder, type DecoderSchema } from '@vlink/bag-decode';
 import { serve, type RunningServer } from '@vlink/bag-server';
-import { cliArgs, cliEnv, CLI, ndjson, runCli, SLOW, tempDir, writeBag } from './testing/harness.js';
+import { ndjson, runCli, SLOW, startPlayServe, tempDir, writeBag } from './testing/harness.js';
 
 // One bag, four surfaces: `cat --decode`, the HTTP API's `decode=true`, `play --serve` and the server's Foxglove
 // endpoint must show the same channels and the same decoded values (all go through @vlink/bag-decode).
@@ -63,23 +61,9 @@ async function foxgloveSession(url: string, ended: () => Promise<unknown>): Prom
 }
 
 async function playServe(bag: string): Promise<Received> {
-  const child = spawn(CLI[0], cliArgs(['play', bag, '--serve=127.0.0.1:0', '-r', '50']), {
-    env: cliEnv(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exit = once(child, 'close');
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /Serving foxglove\.websocket\.v1 on (ws:\/\/\S+)/.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    child.once('close', () => reject(new Error(`play exited: ${stderr}`)));
-  });
-  const got = await foxgloveSession(url, () => exit);
-  const [code] = (await exit) as [number];
-  assert.equal(code, 0, stderr);
+  const player = await startPlayServe([bag, '-r', '50']);
+  const got = await foxgloveSession(player.url, () => player.exit);
+  assert.equal(await player.exit, 0, player.stderr());
   return got;
 }
 

@@ -22,6 +22,7 @@ import {
   tempDir,
   writeBag,
   SLOW,
+  startPlayServe,
 } from './testing/harness.js';
 
 const { FoxgloveServer, FoxgloveClient } = foxglove;
@@ -227,26 +228,14 @@ describe('play --serve (Foxglove WebSocket server)', () => {
 
 describe('play --serve → record --from --time log', () => {
   test("keeps every frame's url, time and payload", SLOW, async () => {
-    const player = spawn(CLI[0], cliArgs(['play', vdb, '--serve=127.0.0.1:0', '-r', '4']), {
-      env: cliEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const playerExit = once(player, 'close');
-    let stderr = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      player.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        const match = /Serving foxglove\.websocket\.v1 on (ws:\/\/\S+)/.exec(stderr);
-        if (match) resolve(match[1]!);
-      });
-      player.once('close', () => reject(new Error(`play exited: ${stderr}`)));
-    });
+    const player = await startPlayServe([vdb, '-r', '4']);
+    const url = player.url;
     const out = tmp.path('relay.vcap');
     const recorded = await runCli(['record', out, '--from', url, '--time', 'log']);
     assert.equal(recorded.code, 0, recorded.stderr);
     assert.match(recorded.stderr, /relay\.vcap: 200 frames .* \(connection closed by the server\)/);
-    const [[code], again] = await Promise.all([playerExit, runCli(['cat', out])]);
-    assert.equal(code, 0, stderr);
+    const [code, again] = await Promise.all([player.exit, runCli(['cat', out])]);
+    assert.equal(code, 0, player.stderr());
     const seen = ndjson(again.stdout).map((l) => `${l['url']} ${l['timestamp']} ${l['data']}`);
     assert.deepEqual(
       seen,

@@ -301,3 +301,30 @@ export function ndjson(textOut: string): Array<Record<string, unknown>> {
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
+
+/** A running `vlink-bag play … --serve=127.0.0.1:0`: its Foxglove WebSocket url, its exit, what it wrote to stderr. */
+export interface PlayServe {
+  url: string;
+  /** Resolves with the exit code once the player has ended (it ends after its last pass). */
+  exit: Promise<number | null>;
+  stderr(): string;
+}
+
+/** Starts `vlink-bag play …args --serve=127.0.0.1:0` and waits for the line naming its Foxglove url. */
+export async function startPlayServe(args: readonly string[]): Promise<PlayServe> {
+  const child = spawn(CLI[0], cliArgs(['play', ...args, '--serve=127.0.0.1:0']), {
+    env: cliEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exit = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /Serving foxglove\.websocket\.v1 on (ws:\/\/\S+)/.exec(stderr);
+      if (match) resolve(match[1]!);
+    });
+    child.once('close', () => reject(new Error(`play exited: ${stderr}`)));
+  });
+  return { url, exit, stderr: () => stderr };
+}
