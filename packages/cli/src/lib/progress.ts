@@ -8,6 +8,14 @@ export function liveOutput(quiet: boolean | undefined): boolean {
   return !quiet && process.stderr.isTTY === true;
 }
 
+/** The look every bar of the CLI shares (cli-progress on stderr), with its own line format. */
+function stderrBar(format: string): cliProgress.SingleBar {
+  return new cliProgress.SingleBar(
+    { format, stream: process.stderr, hideCursor: true, clearOnComplete: false, fps: 10, barsize: 30 },
+    cliProgress.Presets.shades_classic,
+  );
+}
+
 /** A progress bar on stderr (cli-progress) that does nothing when the output is not live. */
 export class Progress {
   private readonly bar: cliProgress.SingleBar | undefined;
@@ -15,17 +23,7 @@ export class Progress {
 
   constructor(enabled: boolean, label: string) {
     if (!enabled) return;
-    this.bar = new cliProgress.SingleBar(
-      {
-        format: `${label} [{bar}] {percentage}% | {frames} frames | {detail}`,
-        stream: process.stderr,
-        hideCursor: true,
-        clearOnComplete: false,
-        fps: 10,
-        barsize: 30,
-      },
-      cliProgress.Presets.shades_classic,
-    );
+    this.bar = stderrBar(`${label} [{bar}] {percentage}% | {frames} frames | {detail}`);
   }
 
   start(total: number): void {
@@ -86,17 +84,7 @@ export class StepBar {
 
   constructor(enabled: boolean, label: string) {
     if (!enabled) return;
-    this.bar = new cliProgress.SingleBar(
-      {
-        format: `${label} [{bar}] {percentage}% | {amount} | {duration_formatted}`,
-        stream: process.stderr,
-        hideCursor: true,
-        clearOnComplete: false,
-        fps: 10,
-        barsize: 30,
-      },
-      cliProgress.Presets.shades_classic,
-    );
+    this.bar = stderrBar(`${label} [{bar}] {percentage}% | {amount} | {duration_formatted}`);
   }
 
   /** The callback to hand to core (`verify({ onProgress })`); undefined when nothing is drawn. */
