@@ -6,6 +6,7 @@ import {
   type ProgressCallback,
   type SalvageResult,
   type UrlRepair,
+  urlKindOf,
 } from '@vlink/bag-core';
 import { decompressFrame, isCompressionFrame } from '@vlink/bag-core/internal';
 import type { SqlRow, SqliteConnection, SqliteDriver, SqlValue } from '../driver/driver.js';
@@ -37,6 +38,16 @@ interface UrlRow {
   droppedBytes: number;
   firstTs: number;
   lastTs: number;
+  /** No `VLinkUrls` row names this id (damaged table): the rows are kept under a placeholder url. */
+  placeholder?: boolean;
+}
+
+/**
+ * The url under which rows are kept whose url id no readable `VLinkUrls` row names. Their payloads are intact; only
+ * the name is lost, and dropping them would lose data a reader could still use (the report names the placeholder).
+ */
+export function placeholderUrl(id: number): string {
+  return `/vlink-bag/unnamed-url-${id}`;
 }
 
 /**
@@ -134,17 +145,28 @@ export function salvageVdb(
     let rows = 0;
     let lastTs = 0;
     let lostRows = 0;
-    let lostBytes = 0;
+    /** Rows dropped that no url can be named for (mistyped columns). */
+    let unattributed = 0;
+    // Types the file had, to report the ones taken from the first kept message instead (format reference §2.4 rule).
+    const typeless = new Set([...urls.values()].filter((u) => !u.type).map((u) => u.id));
+    const placeholderFor = (id: number): UrlRow => {
+      const u: UrlRow = { ...emptyUrl(id, placeholderUrl(id)), ser: 'raw', encoding: 'raw', placeholder: true };
+      urls.set(id, u);
+      return u;
+    };
     const keep = (row: SqlRow) => {
       // Rows the writer wrote have an integer time and url id and a blob (NULL: empty); anything else is not a row.
       const blob = row['data'];
       if (!isInteger(row['elapsed']) || !isInteger(row['url']) || !(blob instanceof Uint8Array || blob === null)) {
         lostRows++;
+        const named = isInteger(row['url']) ? urls.get(Number(row['url'])) : undefined;
+        if (named) named.dropped++;
+        else unattributed++;
         problem(`row ${String(row['rowid'])}: not a row the writer wrote (NULL or mistyped columns); dropped`);
         return;
       }
       const id = Number(row['url']);
-      const u = urls.get(id);
+      const u = urls.get(id) ?? placeholderFor(id);
       let data = blob instanceof Uint8Array ? blob : new Uint8Array(0);
       let size = data.length;
       if (compressed && isCompressionFrame(data)) {
@@ -152,22 +174,11 @@ export function salvageVdb(
           size = decompressFrame(data).length;
         } catch {
           lostRows++;
-          const original = frameOriginalSize(data) ?? data.length;
-          if (u) {
-            u.dropped++;
-            u.droppedBytes += original;
-          } else lostBytes += original;
-          problem(
-            `row ${String(row['rowid'])}${u ? ` (${u.url})` : ''}: its compressed payload does not decode; dropped`,
-          );
+          u.dropped++;
+          u.droppedBytes += frameOriginalSize(data) ?? data.length;
+          problem(`row ${String(row['rowid'])} (${u.url}): its compressed payload does not decode; dropped`);
           return;
         }
-      }
-      if (!u) {
-        lostRows++;
-        lostBytes += size;
-        problem(`row ${String(row['rowid'])}: url id ${id} is not in VLinkUrls; dropped`);
-        return;
       }
       if (!(data instanceof Uint8Array) || data.constructor !== Uint8Array) data = new Uint8Array(data);
       const elapsed = Number(row['elapsed']);
@@ -177,6 +188,7 @@ export function salvageVdb(
       rows++;
       u.count++;
       u.size += size;
+      if (!u.type) u.type = urlKindOf(parseAction(text(row['action'])));
       if (elapsed > lastTs) lastTs = elapsed;
       if (countsForFrequency(parseAction(text(row['action'])))) {
         if (u.firstTs < 0 || elapsed < u.firstTs) u.firstTs = elapsed;
@@ -191,6 +203,13 @@ export function salvageVdb(
 
     const insertUrl = out.prepare(SQL.INSERT_URL);
     for (const u of urls.values()) {
+      if (u.placeholder)
+        problem(
+          `url id ${u.id} is not in VLinkUrls (its name is lost): its ${u.count} rows are kept under ${u.url} as ser raw`,
+        );
+      else if (typeless.has(u.id))
+        problem(`url ${u.url} had no type: set to ${u.type || 'Unknown'} from its first message`);
+      if (!u.type) u.type = 'Unknown';
       insertUrl.run(
         u.id,
         u.url,
@@ -226,12 +245,21 @@ export function salvageVdb(
       lostFrames: Math.max(u.dropped, u.saidCount - u.count),
       lostBytes: Math.max(u.droppedBytes, u.saidSize - u.size),
     }));
-    const lostFrames = result.reduce((n, u) => n + u.lostFrames, 0);
+    // A dropped row no url can be named for is, most likely, one of the rows a url's bookkeeping counts beyond what
+    // was kept; only what those shortfalls do not explain is lost on top.
+    const shortfall = [...urls.values()].reduce((n, u) => n + Math.max(0, u.saidCount - u.count - u.dropped), 0);
+    const unattributedLost = Math.max(0, unattributed - shortfall);
+    const lostFrames = unattributedLost + result.reduce((n, u) => n + u.lostFrames, 0);
     if (skipped > 0) problem(`${skipped} rowids past damaged pages could not be read`);
     if (saidTotal > rows + lostRows && lostFrames < saidTotal - rows)
       problem(`the header counted ${saidTotal} rows; ${rows} could be kept`);
-    const lost = lostBytes + result.reduce((n, u) => n + u.lostBytes, 0);
-    return { urls: result, lostBytes: lost > 0 || skipped === 0 ? lost : skipped, problems };
+    const lost = result.reduce((n, u) => n + u.lostBytes, 0);
+    return {
+      urls: result,
+      unattributedLostFrames: unattributedLost,
+      lostBytes: lost > 0 || skipped === 0 ? lost : skipped,
+      problems,
+    };
   } finally {
     try {
       out?.close();
@@ -299,23 +327,35 @@ function readUrls(db: SqliteConnection, problem: (line: string) => void): Map<nu
     const said = Number(row['count']);
     const saidSize = Number(row['size']);
     out.set(id, {
-      id,
-      url: text(row['url']),
+      ...emptyUrl(id, text(row['url'])),
       type: text(row['type']),
       ser: text(row['ser']),
       encoding: text(row['encoding']),
       saidCount: Number.isSafeInteger(said) && said > 0 ? said : 0,
       saidSize: Number.isSafeInteger(saidSize) && saidSize > 0 ? saidSize : 0,
       loss: Number.isFinite(loss) ? loss : 0,
-      count: 0,
-      size: 0,
-      dropped: 0,
-      droppedBytes: 0,
-      firstTs: -1,
-      lastTs: -1,
     });
   }
   return out;
+}
+
+function emptyUrl(id: number, url: string): UrlRow {
+  return {
+    id,
+    url,
+    type: '',
+    ser: '',
+    encoding: '',
+    saidCount: 0,
+    saidSize: 0,
+    loss: 0,
+    count: 0,
+    size: 0,
+    dropped: 0,
+    droppedBytes: 0,
+    firstTs: -1,
+    lastTs: -1,
+  };
 }
 
 /**

@@ -28,7 +28,7 @@ export async function repairFile(path: string, options: RepairOptions, fs: Repai
       readableFrames,
       frames,
       bytes: salvage.urls.reduce((n, u) => n + u.recoveredBytes, 0),
-      lostFrames: salvage.urls.reduce((n, u) => n + u.lostFrames, 0),
+      lostFrames: (salvage.unattributedLostFrames ?? 0) + salvage.urls.reduce((n, u) => n + u.lostFrames, 0),
       lostBytes: salvage.lostBytes,
       lossless: false,
       urls: salvage.urls,

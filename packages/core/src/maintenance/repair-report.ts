@@ -20,6 +20,8 @@ export interface UrlRepair {
 /** What a backend salvaged from one file into its repaired copy (`Backend.salvage`). */
 export interface SalvageResult {
   urls: UrlRepair[];
+  /** Frames lost that no url can be named for (e.g. `.vdb` rows with mistyped columns); part of the repair's total. */
+  unattributedLostFrames?: number;
   /** Bytes of the input that could not be used (damaged or cut records, garbage, unreadable pages). */
   lostBytes: number;
   /** What went wrong where, one line each (capped). */

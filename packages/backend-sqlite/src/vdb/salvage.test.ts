@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from '@vlink/fixtures/test';
+import { ActionType, resolveWriterConfig, SchemaType, type Frame, type SalvageResult } from '@vlink/bag-core';
+import { createTestContext } from '@vlink/bag-core/testing';
+import { createSqliteBackend } from '../backend.js';
+import { loadDriver } from '../driver/driver.js';
+import { pattern, tempDir, withDb } from '../testing/util.js';
+import { VdbReader } from './reader.js';
+import { placeholderUrl } from './salvage.js';
+
+// Salvage of a .vdb whose VLinkUrls is damaged: a row whose url id no readable VLinkUrls row names still holds an
+// intact payload, so it is kept under a placeholder url (and the report says so) rather than dropped; a url without
+// a type gets the one its first message decides (format reference §2.4). The repaired copy passes check.
+
+const driver = await loadDriver();
+const backend = createSqliteBackend({ driver });
+const tmp = tempDir('salvage');
+after(() => tmp.cleanup());
+
+const URLS = ['dds://cam', 'dds://state', 'dds://rpc'];
+
+function frame(i: number): Frame {
+  const rpc = i % 3 === 2;
+  return {
+    timestamp: i * 10_000,
+    url: URLS[i % 3]!,
+    data: pattern(32 + (i % 5), i),
+    serType: rpc ? 'pb.Req|pb.Resp' : 'raw',
+    schemaType: SchemaType.Raw,
+    actionType: rpc ? ActionType.ClientRequest : ActionType.Publish,
+  };
+}
+
+async function record(name: string, n: number): Promise<string> {
+  const path = tmp.path(name);
+  const writer = await backend.createWriter(path, resolveWriterConfig({ compress: 'lzav' }), createTestContext());
+  for (let i = 0; i < n; i++) writer.write(frame(i));
+  writer.close();
+  return path;
+}
+
+interface Copy {
+  frames: Frame[];
+  types: Map<string, string>;
+  ok: boolean;
+}
+
+async function readCopy(path: string): Promise<Copy> {
+  const reader = VdbReader.open(driver, path);
+  try {
+    const frames = [...reader.frames({})];
+    const types = new Map(
+      withDb(driver, path, (db) => db.prepare('SELECT url, type FROM VLinkUrls;').all(), true).map((r) => [
+        String(r['url']),
+        String(r['type']),
+      ]),
+    );
+    return { frames, types, ok: (await reader.verify({ quick: false })).ok };
+  } finally {
+    reader.close();
+  }
+}
+
+const bytesOf = (frames: Frame[]) =>
+  frames.map((f) => `${f.url}@${f.timestamp}:${Buffer.from(f.data).toString('hex')}`);
+
+async function salvage(path: string): Promise<{ result: SalvageResult; copy: Copy }> {
+  const target = `${path}.repaired.vdb`;
+  const result = await backend.salvage!(path, target);
+  return { result, copy: await readCopy(target) };
+}
+
+describe('.vdb salvage with a damaged VLinkUrls', () => {
+  test('a url row gone: its rows are kept under a placeholder url, named in the problems', async () => {
+    const path = await record('gone.vdb', 30);
+    const id = Number(
+      withDb(driver, path, (db) => db.prepare("SELECT id FROM VLinkUrls WHERE url = 'dds://state';").get())!['id'],
+    );
+    withDb(driver, path, (db) => db.exec("DELETE FROM VLinkUrls WHERE url = 'dds://state';"));
+    const { result, copy } = await salvage(path);
+    assert.equal(copy.ok, true);
+    const want = Array.from({ length: 30 }, (_, i) => frame(i)).map((f) =>
+      f.url === 'dds://state' ? { ...f, url: placeholderUrl(id) } : f,
+    );
+    assert.deepEqual(bytesOf(copy.frames), bytesOf(want), 'every payload, in order, the lost name replaced');
+    assert.equal(copy.types.get(placeholderUrl(id)), 'Event', 'type from its first message (a publish)');
+    const placeholder = result.urls.find((u) => u.url === placeholderUrl(id));
+    assert.deepEqual([placeholder?.recoveredFrames, placeholder?.lostFrames], [10, 0]);
+    assert.ok(
+      result.problems.some((p) => p.includes(`url id ${id} is not in VLinkUrls`) && p.includes('its 10 rows are kept')),
+      result.problems.join('\n'),
+    );
+  });
+
+  test('VLinkUrls unreadable as a whole: every row kept under placeholders, types from the first messages', async () => {
+    const path = await record('dropped.vdb', 30);
+    withDb(driver, path, (db) => db.exec('DROP TABLE VLinkUrls;'));
+    const { result, copy } = await salvage(path);
+    assert.equal(copy.ok, true);
+    assert.equal(copy.frames.length, 30);
+    assert.deepEqual(
+      bytesOf(copy.frames).map((line) => line.slice(line.indexOf('@'))),
+      bytesOf(Array.from({ length: 30 }, (_, i) => frame(i))).map((line) => line.slice(line.indexOf('@'))),
+    );
+    assert.deepEqual([...new Set(copy.frames.map((f) => copy.types.get(f.url)))].sort(), ['Event', 'Method']);
+    assert.ok(result.problems.some((p) => p.startsWith('VLinkUrls cannot be read')));
+  });
+
+  test('a url without a type gets the one its first message decides, and the report says so', async () => {
+    const path = await record('typeless.vdb', 30);
+    withDb(driver, path, (db) => db.exec("UPDATE VLinkUrls SET type = '' WHERE url = 'dds://rpc';"));
+    const { result, copy } = await salvage(path);
+    assert.equal(copy.ok, true);
+    assert.equal(copy.types.get('dds://rpc'), 'Method');
+    assert.ok(result.problems.includes('url dds://rpc had no type: set to Method from its first message'));
+  });
+
+  test('dropped rows count once: by their url when it is named, else beyond what the bookkeeping explains', async () => {
+    const path = await record('mistyped.vdb', 30);
+    // rowid 4 is frame 3 (dds://cam), its url id unreadable; rowid 9 is frame 8 (dds://rpc), its time unreadable
+    withDb(driver, path, (db) => {
+      db.exec("UPDATE VLinkDatas SET url = 'x' WHERE rowid = 4;");
+      db.exec("UPDATE VLinkDatas SET elapsed = 'x' WHERE rowid = 9;");
+    });
+    const { result, copy } = await salvage(path);
+    assert.equal(copy.ok, true);
+    assert.deepEqual(
+      bytesOf(copy.frames),
+      bytesOf(Array.from({ length: 30 }, (_, i) => frame(i)).filter((_, i) => i !== 3 && i !== 8)),
+    );
+    const lost = Object.fromEntries(result.urls.map((u) => [u.url, u.lostFrames]));
+    assert.deepEqual(lost, { 'dds://cam': 1, 'dds://state': 0, 'dds://rpc': 1 });
+    assert.equal(result.unattributedLostFrames, 0, 'the cam row is the one its bookkeeping misses');
+    assert.equal(result.problems.filter((p) => p.includes('mistyped columns')).length, 2);
+
+    // With no bookkeeping to explain it (VLinkUrls gone), the row of an unreadable url id is lost on top.
+    const bare = await record('mistyped-bare.vdb', 30);
+    withDb(driver, bare, (db) => {
+      db.exec("UPDATE VLinkDatas SET url = 'x' WHERE rowid = 4;");
+      db.exec('DROP TABLE VLinkUrls;');
+    });
+    const again = await salvage(bare);
+    assert.equal(again.copy.frames.length, 29);
+    assert.equal(again.result.unattributedLostFrames, 1);
+  });
+});
