@@ -246,13 +246,17 @@ describe('PayloadDecoder: JSON, text, bytes', () => {
     assertHex(decoder.decode(frame('text', SchemaType.Raw, NOT_UTF8)), /^payload is not UTF-8$/, 'CORRUPT_DATA');
   });
 
-  test('old and well-known encoding names alike: flatbuffers/flatbuffer stay bytes, an empty RPC encoding uses the family', () => {
+  test('old and well-known encoding names alike: flatbuffers/flatbuffer need a bfbs, an empty RPC encoding uses the family', () => {
     assert.equal(
       decoder.encodingOf(frame('fb.T', SchemaType.Flatbuffers, new Uint8Array(), 0, '/old/fb')),
       'flatbuffer',
     );
     assert.equal(decoder.encodingOf(frame('fb.T', SchemaType.Unknown, new Uint8Array(), 0, '/new/fb')), 'flatbuffer');
-    assert.deepEqual(decoder.decode(frame('fb.T', SchemaType.Flatbuffers, utf8('x'), 0, '/old/fb')), { kind: 'hex' });
+    assertHex(
+      decoder.decode(frame('fb.T', SchemaType.Flatbuffers, utf8('x'), 0, '/old/fb')),
+      /^no flatbuffer schema embedded for fb\.T$/,
+      'NOT_FOUND',
+    );
     assert.equal(
       decoder.encodingOf(frame('a.Req|a.Resp', SchemaType.Protobuf, new Uint8Array(), 1, '/rpc')),
       'protobuf',
@@ -266,7 +270,7 @@ describe('PayloadDecoder: JSON, text, bytes', () => {
     const cli = new PayloadDecoder({ rawAsText: true });
     assert.deepEqual(cli.decode(frame('raw', SchemaType.Raw, utf8('hello'))), { kind: 'text', value: 'hello' });
     assertHex(cli.decode(frame('raw', SchemaType.Raw, NOT_UTF8)), /^payload is not UTF-8$/, 'CORRUPT_DATA');
-    assert.deepEqual(cli.decode(frame('fb.Table', SchemaType.Flatbuffers, utf8('hello'))), { kind: 'hex' }, 'only Raw');
+    assert.deepEqual(cli.decode(frame('zc.Table', SchemaType.ZeroCopy, utf8('hello'))), { kind: 'hex' }, 'only Raw');
     assert.deepEqual(cli.decode(frame('json', SchemaType.Raw, utf8('[1]'))), { kind: 'json', value: [1] });
     assert.throws(
       () => decoder.decodeOrThrow(frame('raw', SchemaType.Raw, utf8('hello'), 0, '/r')),
@@ -303,12 +307,20 @@ describe('PayloadDecoder: garbage', () => {
       schema('std_msgs/String', utf8('string data'), SchemaType.Unknown, 'ros1msg'),
       schema('std_msgs/msg/String', utf8('string data'), SchemaType.Cdr, 'ros2msg'),
       schema('esc', utf8('esc:uint64_t timestamp;uint8_t[4] x;'), SchemaType.Unknown, 'ulog'),
+      // not a bfbs at all: building its decoder must fail as a typed error of the frames that need it
+      schema(
+        'fb.Garbage',
+        Uint8Array.from({ length: 64 }, (_, i) => (i * 97 + 13) & 0xff),
+        SchemaType.Flatbuffers,
+        'flatbuffer',
+      ),
     ];
     const urls = [
       { url: '/ros1', encoding: 'ros1' },
       { url: '/cdr', encoding: 'cdr' },
       { url: '/ulog', encoding: 'ulog' },
       { url: '/json', encoding: 'json' },
+      { url: '/fb', encoding: 'flatbuffer' },
     ];
     const decoders = [
       new PayloadDecoder({ schemas, urls }),
@@ -321,13 +333,14 @@ describe('PayloadDecoder: garbage', () => {
       'std_msgs/String',
       'std_msgs/msg/String',
       'esc',
+      'fb.Garbage',
       'json',
       'text',
       '',
       '|',
       '__proto__',
     ];
-    const urlNames = ['/ros1', '/cdr', '/ulog', '/json', '/other'];
+    const urlNames = ['/ros1', '/cdr', '/ulog', '/json', '/fb', '/other'];
     let seed = 12345;
     const random = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
     for (let i = 0; i < 3000; i++) {
@@ -335,7 +348,7 @@ describe('PayloadDecoder: garbage', () => {
       const f = frame(sers[i % sers.length]!, i % 6, data, i % 9, urlNames[i % urlNames.length]);
       for (const d of decoders) {
         const got = d.decode(f);
-        assert.ok(['protobuf', 'json', 'text', 'ros1', 'cdr', 'ulog', 'hex'].includes(got.kind));
+        assert.ok(['protobuf', 'json', 'text', 'ros1', 'cdr', 'ulog', 'flatbuffer', 'hex'].includes(got.kind));
         assert.doesNotThrow(() => JSON.stringify(got.kind === 'hex' ? null : got.value), 'plain JSON values');
       }
     }

@@ -2,8 +2,9 @@ import type { BagError } from '@vlink/bag-core/errors';
 import { DEFAULT_MAX_DEPTH, jsonDepthExceeds, valueDepthExceeds } from './depth.js';
 import { payloadEncoding, type PayloadEncoding } from './encodings.js';
 import { decodeError, messageOf } from './errors.js';
-import { SCHEMA_PROTOBUF, serForAction } from './frame-fields.js';
+import { SCHEMA_FLATBUFFERS, SCHEMA_PROTOBUF, serForAction } from './frame-fields.js';
 import { plainValue, TooDeepError } from './plain-value.js';
+import { flatbufferDecoder } from './flatbuffer.js';
 import { ProtobufRegistry, type DecoderSchema, type ProtobufOptions } from './protobuf.js';
 import { cdrDecoder, ros1Decoder, type MessageDecoder } from './ros.js';
 import { ulogDecoder } from './ulog.js';
@@ -26,7 +27,7 @@ export interface DecoderChannel {
 }
 
 /** What a payload decoded as: the encoding that decoded it (`text` for Raw payloads shown as text). */
-export type DecodedKind = 'protobuf' | 'json' | 'ros1' | 'cdr' | 'ulog' | 'text';
+export type DecodedKind = 'protobuf' | 'json' | 'ros1' | 'cdr' | 'ulog' | 'flatbuffer' | 'text';
 
 /**
  * A payload made displayable. `hex` means it stays bytes (callers show base64 or a hex dump); `reason` and `error`
@@ -59,6 +60,11 @@ export interface PayloadDecoderOptions extends ProtobufOptions {
   maxDepth?: number;
 }
 
+/** The encodings decoded through an embedded schema. */
+type SchemaEncoding = 'protobuf' | 'ros1' | 'cdr' | 'ulog' | 'flatbuffer';
+/** Schema encodings of a bfbs, as VLink (`flatbuffers`, §10.1) and MCAP (`flatbuffer`) spell them. */
+const FLATBUFFER_SCHEMAS: ReadonlySet<string> = new Set(['flatbuffer', 'flatbuffers', 'fbs', 'bfbs']);
+
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const text = new TextDecoder();
 type Built = MessageDecoder | { error: BagError };
@@ -67,7 +73,7 @@ type Built = MessageDecoder | { error: BagError };
  * The one payload decoder of vlink-bag (CLI `cat --decode`, the HTTP API's `decode=true` in the server and its
  * worker pool, the Foxglove endpoints' checks, the web player's inspector): protobuf through the embedded
  * FileDescriptorSets, JSON, text, ROS 1 through `ros1msg` schemas, CDR through `ros2msg`/`ros2idl` schemas, PX4 ULog
- * samples; anything else stays bytes. Built once per bag; each (type, encoding) decoder is built on first use and
+ * samples, flatbuffers through embedded `bfbs` schemas; anything else stays bytes. Built once per bag; each (type, encoding) decoder is built on first use and
  * cached. Synchronous, and `decode` never throws, so it can sit on a streaming hot path (`decodeOrThrow` throws the
  * BagError instead).
  */
@@ -125,7 +131,8 @@ export class PayloadDecoder {
       case 'protobuf':
       case 'ros1':
       case 'cdr':
-      case 'ulog': {
+      case 'ulog':
+      case 'flatbuffer': {
         const decoder = this.decoderFor(type, encoding);
         if ('error' in decoder)
           return { kind: 'hex', reason: decoder.error.reason, error: withUrl(decoder.error, frame.url) };
@@ -181,7 +188,7 @@ export class PayloadDecoder {
   }
 
   /** The decoder of one (type, encoding), built on first use from the schema of that name, and cached. */
-  private decoderFor(type: string, encoding: 'protobuf' | 'ros1' | 'cdr' | 'ulog'): Built {
+  private decoderFor(type: string, encoding: SchemaEncoding): Built {
     const key = `${encoding}\u0000${type}`;
     let built = this.built.get(key);
     if (built === undefined) {
@@ -191,7 +198,7 @@ export class PayloadDecoder {
     return built;
   }
 
-  private build(type: string, encoding: 'protobuf' | 'ros1' | 'cdr' | 'ulog'): Built {
+  private build(type: string, encoding: SchemaEncoding): Built {
     if (encoding === 'protobuf') {
       this.protobuf ??= new ProtobufRegistry(
         this.schemas.filter((s) => s.schemaType === SCHEMA_PROTOBUF || s.encoding === 'protobuf'),
@@ -207,8 +214,9 @@ export class PayloadDecoder {
       return {
         error: decodeError('NOT_FOUND', `no ${encoding} schema embedded for ${type || 'untyped payloads'}`, undefined),
       };
-    const definition = text.decode(schema.data);
     try {
+      if (encoding === 'flatbuffer') return flatbufferDecoder(type, schema.data);
+      const definition = text.decode(schema.data);
       if (encoding === 'ros1') return ros1Decoder(definition);
       if (encoding === 'cdr') return cdrDecoder(schema.encoding ?? '', definition);
       return ulogDecoder(type, definition);
@@ -225,9 +233,13 @@ export class PayloadDecoder {
   }
 
   /** The schema of a type whose encoding fits: ros1msg for ros1; ros2msg/ros2idl (or VLink's untagged) for cdr. */
-  private schemaFor(type: string, encoding: 'ros1' | 'cdr' | 'ulog'): DecoderSchema | undefined {
+  private schemaFor(type: string, encoding: Exclude<SchemaEncoding, 'protobuf'>): DecoderSchema | undefined {
     const fits = (schema: DecoderSchema) => {
       const schemaEncoding = (schema.encoding ?? '').toLowerCase();
+      if (encoding === 'flatbuffer')
+        return (
+          FLATBUFFER_SCHEMAS.has(schemaEncoding) || (schemaEncoding === '' && schema.schemaType === SCHEMA_FLATBUFFERS)
+        );
       if (encoding === 'ros1') return schemaEncoding === 'ros1msg' || schemaEncoding === '';
       if (encoding === 'cdr') return ['ros2msg', 'ros2idl', 'cdr', ''].includes(schemaEncoding);
       return schemaEncoding === 'ulog';

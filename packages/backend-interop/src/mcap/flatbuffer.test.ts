@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { describe, test } from '@vlink/fixtures/test';
+import { PayloadDecoder } from '@vlink/bag-decode';
+import { checkFixture } from '../testing/check-fixture.js';
+import { registerAll } from '../testing/register.js';
+
+registerAll();
+
+// Flatbuffer channels of a plain MCAP (payloads compiled by flatc from JSON, bfbs schemas by flatc, written by the
+// mcap Python writer): read as mcap's reader reads them, and every payload decodes to exactly what `flatc --json`
+// decodes it to — enums by name, absent fields absent, 64-bit integers past 2^53 as decimal strings.
+describe('flatbuffer payloads decode as flatc decodes them', () => {
+  test('flatbuffers/flatbuffer.mcap', async () => {
+    const { reader, info, frames, schemas, expected } = await checkFixture('flatbuffers/flatbuffer.mcap');
+    try {
+      const decoder = new PayloadDecoder({ schemas, urls: info.urls });
+      assert.equal(expected.decoded.length, frames.length, 'flatc decoded every message');
+      for (const sample of expected.decoded) {
+        const frame = frames[sample.index]!;
+        assert.deepEqual(
+          decoder.decode(frame),
+          { kind: 'flatbuffer', value: sample.fields },
+          `message ${sample.index}`,
+        );
+      }
+    } finally {
+      reader.close();
+    }
+  });
+
+  test('a damaged payload is an error of its frame, never a read outside it', async () => {
+    const { reader, info, frames, schemas } = await checkFixture('flatbuffers/flatbuffer.mcap');
+    try {
+      const decoder = new PayloadDecoder({ schemas, urls: info.urls });
+      const frame = frames.find((f) => f.url === '/fb/pose')!;
+      for (const data of [
+        frame.data.subarray(0, 3),
+        frame.data.subarray(0, frame.data.length >> 1),
+        Uint8Array.from(frame.data, (b, i) => (i < 4 ? 0xff : b)),
+      ]) {
+        const got = decoder.decode({ ...frame, data });
+        assert.equal(got.kind, 'hex');
+        assert.ok(got.kind === 'hex' && got.error?.code === 'CORRUPT_DATA', JSON.stringify(got));
+      }
+      const wrong = decoder.decode({ ...frame, serType: 'vlink.test.Nope' });
+      assert.equal(wrong.kind, 'hex');
+      assert.match(
+        wrong.kind === 'hex' ? (wrong.reason ?? '') : '',
+        /no flatbuffer schema embedded for vlink\.test\.Nope/,
+      );
+    } finally {
+      reader.close();
+    }
+  });
+});
