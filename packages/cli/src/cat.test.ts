@@ -109,6 +109,9 @@ describe('vlink-bag cat', () => {
     assert.equal(byUrl.get('/log')!['decoded'], 'line 2, "quoted"');
     assert.equal(byUrl.get('/rpc')!['decoded'], null, 'no descriptor for test.Req');
     assert.ok(typeof byUrl.get('/camera')!['data'] === 'string', 'data stays for record --stdin');
+    const named = await runCli(['cat', vdb, '--json-names', '-u', '/camera', '-e', '0.03']);
+    assert.equal(named.code, 0, named.stderr);
+    assert.deepEqual(ndjson(named.stdout)[0]!['decoded'], { x: 0.5, y: 0, labelText: 'p0' }, 'implies --decode');
   });
 
   test('--format csv and text', SLOW, async () => {

@@ -274,6 +274,12 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
       .map((l) => JSON.parse(l));
     assert.equal(lines.length, 10);
     assert.deepEqual(lines[9].data, { x: 27.5, y: -28, label: 'p27' });
+    const named = await getJson('/v1/bags/proto.vdb/messages?decode=true&jsonNames=true&urls=pb/point&limit=1');
+    assert.deepEqual(named.body.messages[0].data, { x: 0.5, y: -1, labelText: 'p0' }, 'the json_name');
+    const streamed = await (
+      await get('/v1/bags/proto.vdb/messages?decode=1&jsonNames=1&format=ndjson&urls=pb/point')
+    ).text();
+    assert.deepEqual(JSON.parse(streamed.split('\n')[9]!).data, { x: 27.5, y: -28, labelText: 'p27' });
   });
 
   test('openapi.json describes every route; docs page is self-contained; / leads to the player or the docs', async () => {

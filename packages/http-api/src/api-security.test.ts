@@ -74,6 +74,8 @@ describe('security and bad input', () => {
       ['cursor=%25%25%25', 'cursor'],
       ['cursor=eyJ2IjoxfQ', 'cursor'],
       ['decode=true&format=binary', 'decode'],
+      ['jsonNames=true', 'jsonNames'],
+      ['decode=true&jsonNames=yes', 'jsonNames'],
     ];
     for (const [query, name] of cases) {
       const res = await fetch(`${open.url}/v1/bags/drive.vdb/messages?${query}`);

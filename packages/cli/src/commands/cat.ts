@@ -17,6 +17,7 @@ interface CatFlags extends FilterFlags {
   format: Format;
   json?: boolean;
   decode?: boolean;
+  jsonNames?: boolean;
   meta?: boolean;
   localTime?: boolean;
   utcTime?: boolean;
@@ -33,6 +34,12 @@ export function registerCat(program: Command): void {
     .option(
       '--decode',
       'add each payload as JSON: protobuf, ROS 1, CDR and ULog via the embedded schemas, JSON and text payloads as is',
+    )
+    .addOption(
+      new Option(
+        '--json-names',
+        'with --decode (implied): protobuf fields by their JSON name (json_name, else lowerCamelCase), not the .proto name',
+      ).implies({ decode: true }),
     )
     .option('--meta', 'NDJSON only: start with a {"meta":…} line and one {"schema":…} line per embedded schema')
     .addOption(new Option('--local-time', 'text: wall-clock local time instead of seconds since the start'))
@@ -53,7 +60,9 @@ export function registerCat(program: Command): void {
       // A bar only when the frames go to a file or pipe and stderr is a terminal (never over the frames themselves).
       const progress = new Progress(liveOutput(flags.quiet) && process.stdout.isTTY !== true, 'cat');
       const out = new LineOutput();
-      const decoder = flags.decode ? await payloadDecoder(reader.getInfo(), reader.getSchemas()) : undefined;
+      const decoder = flags.decode
+        ? await payloadDecoder(reader.getInfo(), reader.getSchemas(), flags.jsonNames === true)
+        : undefined;
       if (flags.format === 'ndjson' && flags.meta) {
         out.write(metaLine(info));
         for (const schema of reader.getSchemas()) out.write(schemaLine(schema));
@@ -99,9 +108,9 @@ const CSV_HEADER = 'timestamp,publishTime,url,action,serType,schemaType,size,dat
  * protobuf and ROS libraries). Raw payloads that are UTF-8 print as text: a terminal reader wants the line, not its
  * bytes.
  */
-async function payloadDecoder(info: Info, schemas: readonly SchemaData[]): Promise<PayloadDecoder> {
+async function payloadDecoder(info: Info, schemas: readonly SchemaData[], jsonNames: boolean): Promise<PayloadDecoder> {
   const { PayloadDecoder } = await import('@vlink/bag-decode');
-  return new PayloadDecoder({ schemas, urls: info.urls, rawAsText: true });
+  return new PayloadDecoder({ schemas, urls: info.urls, rawAsText: true, jsonNames });
 }
 
 function renderer(

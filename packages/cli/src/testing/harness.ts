@@ -163,14 +163,17 @@ export function tempDir(): { dir: string; path(name: string): string; cleanup():
   return { dir, path: (name) => join(dir, name), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** `test.Point { double x = 1; double y = 2; string label = 3; }` as a FileDescriptorSet, and its message type. */
+/**
+ * `test.Point { double x = 1; double y = 2; string label = 3 [json_name = "labelText"]; }` as a FileDescriptorSet,
+ * and its message type (the json_name tells `--json-names` decoding from the default).
+ */
 export function pointDescriptor(): { fds: Uint8Array; Point: DescMessage } {
-  const field = (name: string, number: number, type: FieldDescriptorProto_Type) => ({
+  const field = (name: string, number: number, type: FieldDescriptorProto_Type, jsonName = name) => ({
     name,
     number,
     type,
     label: FieldDescriptorProto_Label.OPTIONAL,
-    jsonName: name,
+    jsonName,
   });
   const file = create(FileDescriptorProtoSchema, {
     name: 'test/point.proto',
@@ -182,7 +185,7 @@ export function pointDescriptor(): { fds: Uint8Array; Point: DescMessage } {
         field: [
           field('x', 1, FieldDescriptorProto_Type.DOUBLE),
           field('y', 2, FieldDescriptorProto_Type.DOUBLE),
-          field('label', 3, FieldDescriptorProto_Type.STRING),
+          field('label', 3, FieldDescriptorProto_Type.STRING, 'labelText'),
         ],
       },
     ],

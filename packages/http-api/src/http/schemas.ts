@@ -188,6 +188,14 @@ export const MessagesQuery = z.object({
       param: { name: 'decode', in: 'query' },
       description: 'Decode protobuf (embedded descriptors), JSON and text payloads',
     }),
+  jsonNames: z
+    .enum(['true', 'false', '1', '0'])
+    .optional()
+    .openapi({
+      param: { name: 'jsonNames', in: 'query' },
+      description:
+        'With decode=true: name protobuf fields by their JSON name (json_name, else lowerCamelCase) instead of the .proto name',
+    }),
 });
 
 export const TimingQuery = z.object({

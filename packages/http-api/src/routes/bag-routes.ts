@@ -86,7 +86,9 @@ export function registerBagRoutes(app: OpenAPIHono, { store, work, scrub }: BagR
     const b = bag(c.req.valid('param').id);
     const format = q.format ?? 'json';
     const decode = q.decode === 'true' || q.decode === '1';
+    const jsonNames = q.jsonNames === 'true' || q.jsonNames === '1';
     if (decode && format === 'binary') throw badParameter('decode', 'not available with format=binary');
+    if (jsonNames && !decode) throw badParameter('jsonNames', 'only with decode=true');
     let query = messageQuery(q);
     let position: Position | undefined;
     if (q.cursor !== undefined) {
@@ -100,10 +102,21 @@ export function registerBagRoutes(app: OpenAPIHono, { store, work, scrub }: BagR
     const limit = q.limit === undefined ? undefined : Math.min(MAX_PAGE, Math.max(1, Number(q.limit)));
     const from = position === undefined ? {} : { position };
     if (format === 'json') {
-      const text = await work.page(b, { query, ...from, limit: limit ?? DEFAULT_PAGE, decode }, c.req.raw.signal);
+      const text = await work.page(
+        b,
+        { query, ...from, limit: limit ?? DEFAULT_PAGE, decode, jsonNames },
+        c.req.raw.signal,
+      );
       return c.body(text, 200, { 'content-type': JSON_TYPE }) as never;
     }
-    const source = await work.stream(b, { query, ...from, ...(limit === undefined ? {} : { limit }), format, decode });
+    const source = await work.stream(b, {
+      query,
+      ...from,
+      ...(limit === undefined ? {} : { limit }),
+      format,
+      decode,
+      jsonNames,
+    });
     // The first chunk is read here: a bag that fails before any byte gets an error response, not an empty 200.
     const body = await loudStream(source, format === 'ndjson' ? errorLine : undefined);
     const type = format === 'ndjson' ? 'application/x-ndjson; charset=utf-8' : BINARY_FRAMES_CONTENT_TYPE;

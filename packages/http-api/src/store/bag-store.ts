@@ -19,6 +19,8 @@ interface Entry {
   info?: Promise<Info>;
   schemas?: Promise<SchemaData[]>;
   decoder?: Promise<PayloadDecoder>;
+  /** The decoder of `jsonNames=true` requests. */
+  jsonNamesDecoder?: Promise<PayloadDecoder>;
 }
 
 export interface BagStoreOptions {
@@ -92,13 +94,15 @@ export class BagStore {
     return this.memo(this.entry(bag), 'schemas', () => this.withReader(bag, (r) => r.getSchemas()));
   }
 
-  decoder(bag: ResolvedBag): Promise<PayloadDecoder> {
+  /** The bag's decoder; `jsonNames`: protobuf fields by their JSON name. One of each per file version. */
+  decoder(bag: ResolvedBag, jsonNames = false): Promise<PayloadDecoder> {
     return this.memo(
       this.entry(bag),
-      'decoder',
+      jsonNames ? 'jsonNamesDecoder' : 'decoder',
       async () =>
         new PayloadDecoder({
           ...this.decodeLimits,
+          ...(jsonNames ? { jsonNames } : {}),
           schemas: await this.schemas(bag),
           urls: (await this.info(bag)).urls,
         }),
@@ -111,7 +115,7 @@ export class BagStore {
     this.entries.clear();
   }
 
-  private memo<K extends 'info' | 'schemas' | 'decoder'>(
+  private memo<K extends 'info' | 'schemas' | 'decoder' | 'jsonNamesDecoder'>(
     entry: Entry,
     key: K,
     make: () => NonNullable<Entry[K]>,

@@ -14,14 +14,17 @@ import { memoryBackend, sampleFrames } from '@vlink/bag-core/testing';
 /** Recording start of every fixture bag (ms since epoch). */
 export const START_MS = 1_773_712_800_123;
 
-/** `test.Point { double x = 1; double y = 2; string label = 3; }` as an embedded FileDescriptorSet. */
+/**
+ * `test.Point { double x = 1; double y = 2; string label = 3 [json_name = "labelText"]; }` as an embedded
+ * FileDescriptorSet (the json_name tells `jsonNames` decoding from the default).
+ */
 export function pointDescriptor(): { fds: Uint8Array; Point: DescMessage } {
-  const field = (name: string, number: number, type: FieldDescriptorProto_Type) => ({
+  const field = (name: string, number: number, type: FieldDescriptorProto_Type, jsonName = name) => ({
     name,
     number,
     type,
     label: FieldDescriptorProto_Label.OPTIONAL,
-    jsonName: name,
+    jsonName,
   });
   const file = create(FileDescriptorProtoSchema, {
     name: 'test/point.proto',
@@ -33,7 +36,7 @@ export function pointDescriptor(): { fds: Uint8Array; Point: DescMessage } {
         field: [
           field('x', 1, FieldDescriptorProto_Type.DOUBLE),
           field('y', 2, FieldDescriptorProto_Type.DOUBLE),
-          field('label', 3, FieldDescriptorProto_Type.STRING),
+          field('label', 3, FieldDescriptorProto_Type.STRING, 'labelText'),
         ],
       },
     ],

@@ -8,6 +8,8 @@ export interface PageRequest {
   position?: Position;
   limit: number;
   decode: boolean;
+  /** With `decode`: protobuf fields by their JSON name (`PayloadDecoder`'s `jsonNames`). */
+  jsonNames?: boolean;
 }
 
 /** `GET …/messages?format=ndjson|binary`: the whole window as a stream. */
@@ -18,6 +20,8 @@ export interface StreamRequest {
   limit?: number;
   format: 'ndjson' | 'binary';
   decode: boolean;
+  /** With `decode`: protobuf fields by their JSON name (`PayloadDecoder`'s `jsonNames`). */
+  jsonNames?: boolean;
 }
 
 export interface DensityRequest {

@@ -56,7 +56,7 @@ export class LocalBagWork implements BagWork {
   }
 
   async page(bag: ResolvedBag, request: PageRequest, signal?: AbortSignal): Promise<string> {
-    const json = new FrameJson(request.decode ? await this.store.decoder(bag) : undefined);
+    const json = new FrameJson(request.decode ? await this.store.decoder(bag, request.jsonNames) : undefined);
     const lease = await this.store.lease(bag);
     let cursor: QueryCursor;
     try {
@@ -90,7 +90,7 @@ export class LocalBagWork implements BagWork {
   async stream(bag: ResolvedBag, request: StreamRequest): Promise<ReadableStream<Uint8Array>> {
     const json =
       request.format === 'ndjson'
-        ? new FrameJson(request.decode ? await this.store.decoder(bag) : undefined)
+        ? new FrameJson(request.decode ? await this.store.decoder(bag, request.jsonNames) : undefined)
         : undefined;
     const lease = await this.store.lease(bag);
     let cursor: QueryCursor;
