@@ -143,7 +143,7 @@ export function createApp(options: AppOptions): BagApp {
   }
 
   app.openapi(healthRoute, (c) => c.json({ ok: true as const, version }, 200));
-  registerBagRoutes(app, { store, work, scrub });
+  registerBagRoutes(app, { store, work, scrub, limits });
   registerDensity(app, { store, work, maxCells: limits.maxDensityCells });
   registerSocketRoutes(app, { store, work, websocket: options.websocket, sockets, serverName: `vlink-bag ${version}` });
   registerUpload(app, { root: realRoot, token: options.token });

@@ -81,6 +81,15 @@ class RemoteBag(BagBase):
             self._schemas = [{**s, "data": base64.b64decode(s.get("data") or "")} for s in raw]
         return self._schemas
 
+    def attachments(self) -> list[dict[str, Any]]:
+        """Attachments of a foreign bag (MCAP) as its info lists them: ``index``, ``name``, ``mediaType``, ``logTime``
+        and ``createTime`` (ns since the epoch, as strings) and ``size``; ``[]`` for formats without attachments."""
+        return [dict(a) for a in self.info().get("attachments") or []]
+
+    def attachment(self, index: int) -> bytes:
+        """``GET …/attachments/{index}``: the bytes of one attachment (:class:`NotFound` when there is none)."""
+        return self.client._request(f"{self._path}/attachments/{int(index)}").content
+
     # -- analyses ------------------------------------------------------------------------------------------------
     def _url_params(self, urls: str | Sequence[str] | None) -> tuple[list[tuple[str, str]], list[str] | None]:
         """The urls as query parameters; urls with a comma (which the server splits at) are filtered here instead."""

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { BINARY_FRAMES_CONTENT_TYPE } from '../messages/binary-frame.js';
 import {
+  AttachmentParams,
   BagListSchema,
   ErrorSchema,
   HealthSchema,
@@ -69,6 +70,20 @@ export const schemasRoute = createRoute({
   request: { params: IdParams },
   responses: {
     200: { description: 'Schemas', content: { 'application/json': { schema: SchemaListSchema } } },
+    ...bagErrors,
+  },
+});
+
+export const attachmentRoute = createRoute({
+  method: 'get',
+  path: '/v1/bags/{id}/attachments/{index}',
+  summary: 'The bytes of one attachment of a foreign bag (MCAP), listed in info `attachments`',
+  request: { params: AttachmentParams },
+  responses: {
+    200: {
+      description: "The attachment's bytes, with its media type and name (Content-Disposition)",
+      content: { 'application/octet-stream': { schema: z.string().openapi({ format: 'binary' }) } },
+    },
     ...bagErrors,
   },
 });

@@ -134,6 +134,17 @@ const idParam = z
     example: 'runs%2Fdrive.vdb',
   });
 export const IdParams = z.object({ id: idParam });
+export const AttachmentParams = z.object({
+  id: idParam,
+  index: z
+    .string()
+    .regex(/^\d{1,9}$/)
+    .openapi({
+      param: { name: 'index', in: 'path' },
+      description: "Position in the info's `attachments` (its `index`)",
+      example: '0',
+    }),
+});
 
 const msNumber = /^\d+(\.\d+)?$/;
 export const MessagesQuery = z.object({

@@ -26,6 +26,11 @@ export class PooledBagWork implements BagWork {
     return (await this.pool.run({ k: 'schemas', bag }, options)).value as SchemaData[];
   }
 
+  async attachment(bag: ResolvedBag, index: number): Promise<Uint8Array> {
+    const options = { bag, deadlineMs: this.deadlines.requestMs, what: 'reading an attachment of' };
+    return new Uint8Array((await this.pool.run({ k: 'attachment', bag, index }, options)).value as ArrayBuffer);
+  }
+
   async timing(bag: ResolvedBag, request: TimingRequest, signal?: AbortSignal): Promise<string> {
     const options = { bag, deadlineMs: this.deadlines.requestMs, what: 'timing of', ...(signal ? { signal } : {}) };
     return (await this.pool.run({ k: 'timing', bag, request }, options)).value as string;

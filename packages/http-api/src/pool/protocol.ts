@@ -28,6 +28,8 @@ export interface InitMessage {
 export type Job =
   | { k: 'info'; bag: ResolvedBag }
   | { k: 'schemas'; bag: ResolvedBag }
+  /** Answers the attachment's bytes as a transferred ArrayBuffer. */
+  | { k: 'attachment'; bag: ResolvedBag; index: number }
   | { k: 'timing'; bag: ResolvedBag; request: TimingRequest }
   | { k: 'density'; bag: ResolvedBag; request: DensityRequest }
   | { k: 'page'; bag: ResolvedBag; request: PageRequest }

@@ -36,6 +36,10 @@ export function serveBagWork(link: ParentLink): void {
         return { value: await work.info(job.bag) };
       case 'schemas':
         return { value: await work.schemas(job.bag) };
+      case 'attachment': {
+        const buffer = ownBuffer(await work.attachment(job.bag, job.index));
+        return { value: buffer, transfer: [buffer] };
+      }
       case 'timing':
         return { value: await work.timing(job.bag, job.request, signal) };
       case 'density':

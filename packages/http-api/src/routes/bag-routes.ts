@@ -1,8 +1,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { DEFAULT_GAP_FACTOR, extensionOf } from '@vlink/bag';
-import { badParameter, toErrorResponse, type PathScrubber } from '../http/errors.js';
+import { BagError, DEFAULT_GAP_FACTOR, extensionOf } from '@vlink/bag';
+import { badParameter, HttpError, toErrorResponse, type PathScrubber } from '../http/errors.js';
 import { messageQuery } from '../http/query.js';
-import { bagsRoute, infoRoute, messagesRoute, schemasRoute, timingRoute } from '../http/routes.js';
+import { attachmentRoute, bagsRoute, infoRoute, messagesRoute, schemasRoute, timingRoute } from '../http/routes.js';
 import { toBase64 } from '../messages/base64.js';
 import { BINARY_FRAMES_CONTENT_TYPE } from '../messages/binary-frame.js';
 import { decodeCursor, sameQuery, type Position } from '../messages/cursor-token.js';
@@ -11,6 +11,7 @@ import type { BagStore } from '../store/bag-store.js';
 import { findBags } from '../store/list-bags.js';
 import type { ResolvedBag } from '../store/resolve-id.js';
 import type { BagWork } from '../work/bag-work.js';
+import type { WorkLimits } from '../work/limits.js';
 
 const DEFAULT_PAGE = 1000;
 const MAX_PAGE = 10_000;
@@ -22,10 +23,11 @@ export interface BagRouteContext {
   store: BagStore;
   work: BagWork;
   scrub: PathScrubber;
+  limits: Pick<WorkLimits, 'maxResponseBytes'>;
 }
 
 /** `/v1/bags`, `…/info`, `…/schemas`, `…/timing`, `…/messages`: every answer comes from `work` (a worker, usually). */
-export function registerBagRoutes(app: OpenAPIHono, { store, work, scrub }: BagRouteContext): void {
+export function registerBagRoutes(app: OpenAPIHono, { store, work, scrub, limits }: BagRouteContext): void {
   const bag = (id: string) => store.resolve(id);
   const encoder = new TextEncoder();
   const errorLine = (error: unknown) => encoder.encode(`${JSON.stringify(toErrorResponse(error, scrub).body)}\n`);
@@ -69,6 +71,26 @@ export function registerBagRoutes(app: OpenAPIHono, { store, work, scrub }: BagR
       })),
     };
     return c.json(body, 200);
+  });
+
+  app.openapi(attachmentRoute, async (c) => {
+    const { id, index } = c.req.valid('param');
+    const b = bag(id);
+    const meta = (await work.info(b)).attachments?.[Number(index)];
+    if (!meta) throw new BagError('NOT_FOUND', `bag ${b.id} has no attachment ${index}`);
+    // The whole attachment is read into memory (the backend seam returns it whole): bounded like a JSON answer.
+    if (meta.size > limits.maxResponseBytes)
+      throw new HttpError(
+        'TOO_LARGE',
+        `attachment ${index} (${meta.name}) is ${meta.size} bytes, over the ${limits.maxResponseBytes}-byte answer limit`,
+      );
+    const data = await work.attachment(b, Number(index));
+    return c.body(data as never, 200, {
+      'content-type': meta.mediaType || 'application/octet-stream',
+      'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(meta.name)}`,
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-store',
+    }) as never;
   });
 
   app.openapi(timingRoute, async (c) => {

@@ -47,6 +47,8 @@ export interface BagWork {
   /** The bag's Info with `path` = the id (server paths never leave the server). */
   info(bag: ResolvedBag): Promise<Info>;
   schemas(bag: ResolvedBag): Promise<SchemaData[]>;
+  /** The bytes of attachment `index` of `info().attachments` (foreign formats that have them: MCAP). */
+  attachment(bag: ResolvedBag, index: number): Promise<Uint8Array>;
   /** `{ factor, urls: [...] }` as JSON text. A long pass stops (`ABORTED`) when `signal` aborts. */
   timing(bag: ResolvedBag, request: TimingRequest, signal?: AbortSignal): Promise<string>;
   /** The Density as JSON text. */

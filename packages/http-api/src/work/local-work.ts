@@ -35,6 +35,10 @@ export class LocalBagWork implements BagWork {
     return this.store.schemas(bag);
   }
 
+  attachment(bag: ResolvedBag, index: number): Promise<Uint8Array> {
+    return this.store.withReader(bag, (reader) => reader.getAttachment(index));
+  }
+
   async timing(bag: ResolvedBag, request: TimingRequest, signal?: AbortSignal): Promise<string> {
     const { factor, urls } = request;
     const timing = await this.store.withReader(bag, (reader) =>

@@ -37,6 +37,10 @@ export class RoutedWork implements BagWork {
     return this.remember(bag, 'schemas', () => this.of(bag).schemas(bag));
   }
 
+  attachment(bag: ResolvedBag, index: number): Promise<Uint8Array> {
+    return this.of(bag).attachment(bag, index);
+  }
+
   timing(bag: ResolvedBag, request: TimingRequest, signal?: AbortSignal): Promise<string> {
     return this.of(bag).timing(bag, request, signal);
   }

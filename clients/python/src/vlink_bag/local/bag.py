@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bagbase import BagBase
-from ..errors import UnsupportedFormat
+from ..errors import NotFound, UnsupportedFormat
 from ..frames import Message
 from .split import SplitRecording
 from .timing import analyze_timing, density
@@ -66,6 +66,19 @@ class LocalBag(BagBase):
     def schemas(self) -> list[dict[str, Any]]:
         """Embedded schemas: ``name``, ``encoding``, ``schemaType`` and ``data`` (bytes)."""
         return self._file.schemas()
+
+    def attachments(self) -> list[dict[str, Any]]:
+        """Attachments of an MCAP file: ``index``, ``name``, ``mediaType``, ``logTime`` and ``createTime`` (ns since the
+        epoch, as strings) and ``size``; ``[]`` for formats without attachments."""
+        list_attachments = getattr(self._file, "attachments", None)
+        return list_attachments() if list_attachments else []
+
+    def attachment(self, index: int) -> bytes:
+        """The bytes of attachment ``index`` of :meth:`attachments`; :class:`NotFound` when there is none."""
+        read = getattr(self._file, "attachment", None)
+        if read is None:
+            raise NotFound(f"{self.path} has no attachments", url=str(self.path))
+        return read(int(index))
 
     def _messages(self, begin_us: int, end_us: int | None, urls: list[str] | None) -> Iterator[Message]:
         return self._file.messages(begin_us, end_us, urls, self.start_timestamp_us)

@@ -17,7 +17,7 @@ from typing import Any
 
 from mcap.exceptions import McapError
 from mcap.reader import make_reader
-from mcap.records import Chunk, Message as McapMessage
+from mcap.records import Attachment, Chunk, Message as McapMessage
 from mcap.stream_reader import StreamReader, get_chunk_data_stream
 from mcap.data_stream import ReadDataStream
 
@@ -87,6 +87,31 @@ class VcapFile:
         f = getattr(self, "file", None)
         if f is not None:
             f.close()
+
+    def attachments(self) -> list[dict[str, Any]]:
+        """The file's attachments in file order, as the TypeScript reader lists them in ``Info.attachments``."""
+        return [
+            {"index": i, "name": a.name, "mediaType": a.media_type, "logTime": str(a.log_time), "createTime": str(a.create_time), "size": len(a.data)}
+            for i, a in enumerate(self._attachment_records())
+        ]
+
+    def attachment(self, index: int) -> bytes:
+        """The bytes of attachment ``index`` (its CRC checked by the mcap library when it has one)."""
+        records = self._attachment_records()
+        if not 0 <= index < len(records):
+            raise NotFound(f"{self.path} has no attachment {index}", url=str(self.path))
+        return bytes(records[index].data)
+
+    def _attachment_records(self) -> list[Attachment]:
+        # One pass over the file's records on first use (attachments are rare and small next to the data; the
+        # summary's attachment indexes are not trusted alone, as a file without a summary has them too).
+        if getattr(self, "_attachments", None) is None:
+            self.file.seek(0)
+            try:
+                self._attachments = [r for r in StreamReader(self.file, skip_magic=False, validate_crcs=True).records if isinstance(r, Attachment)]
+            except (McapError, struct.error, EOFError, ValueError) as error:
+                raise CorruptBag(f"{self.path}: its attachments cannot be read: {error}", code="CORRUPT_FILE") from error
+        return self._attachments
 
     def schemas(self) -> list[dict[str, Any]]:
         from ..model import RAW, parse_schema_type
