@@ -97,7 +97,10 @@ const stages = runtimes.flatMap((r) => [
   ...(r === firstSuite && !process.env.VLINK_MOTO_SERVER ? ['python-env'] : []),
   ...(r === 'node' ? ['node', 'coverage'] : r === 'lint' ? ['lint', 'cycles'] : [r]),
 ]);
+/** Seconds per stage, printed at the end: CI has about 30 minutes on 2 cores, and this says where they go. */
+const took = [];
 for (const runtime of stages) {
+  const started = performance.now();
   const command = commands[runtime];
   if (!command) throw new Error(`unknown runtime ${runtime}`);
   if (scriptOf[runtime] && !existsSync(join(root, 'scripts', scriptOf[runtime])))
@@ -115,8 +118,19 @@ for (const runtime of stages) {
   });
   if (existsSync(join(watchdogDir, runtime))) console.error(readFileSync(join(watchdogDir, runtime), 'utf8'));
   if (result.status !== 0) failed.push(runtime === 'coverage' ? 'node (coverage)' : runtime);
+  took.push([runtime, (performance.now() - started) / 1000]);
 }
 rmSync(watchdogDir, { recursive: true, force: true });
+if (took.length > 1) {
+  console.log('\nStage times:');
+  for (const [stage, s] of took) console.log(`  ${stage.padEnd(12)} ${s.toFixed(0).padStart(5)} s`);
+  console.log(
+    `  ${'total'.padEnd(12)} ${took
+      .reduce((n, [, s]) => n + s, 0)
+      .toFixed(0)
+      .padStart(5)} s`,
+  );
+}
 if (failed.length > 0) {
   console.error(`\nFailed runtimes: ${failed.join(', ')}`);
   process.exit(1);
