@@ -1,5 +1,5 @@
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
-import { BagError, type BagErrorCode, type ByteSource, registerByteSourceScheme } from '@vlink/bag-core';
+import { BagError, type BagErrorCode, type ByteSource } from '@vlink/bag-core';
 import { type LocalCacheOptions, localCopy } from './local-cache.js';
 import { parseS3Url } from './s3-location.js';
 import { S3Object } from './s3-object.js';
@@ -119,9 +119,4 @@ export class S3ByteSource implements ByteSource {
     this.worker.unref();
     return this.worker;
   }
-}
-
-/** Makes `BagReader.create('s3://bucket/key.vcap')` (and the CLI) read S3; options as `S3Options`, else `AWS_*`. */
-export function registerS3(options: S3SourceOptions = {}): void {
-  registerByteSourceScheme('s3', (url) => S3ByteSource.open(url, options));
 }
