@@ -117,6 +117,17 @@ describe('vlink-bag verbs on s3://', { skip }, () => {
     },
   );
 
+  test('cat s3://… | record --stdin s3://… round-trips byte for byte through S3', SLOW, async () => {
+    const original = await ok(['cat', '--format', 'ndjson', 's3://bags/car-1/drive.vcap']);
+    const rec = await runCli(['record', '--stdin', 's3://bags/out/piped.vdbx', '--split-by-time', '1', '-q'], {
+      input: original,
+      env: env(),
+    });
+    assert.equal(rec.code, 0, rec.stderr);
+    assert.equal(await ok(['cat', '--format', 'ndjson', 's3://bags/out/piped.vdbx']), original);
+    assert.equal(await ok(['cat', '--format', 'ndjson', vcap]), original);
+  });
+
   test('a verb that rewrites a bag in place refuses an s3:// url with one error line', SLOW, async () => {
     const r = await runCli(['reindex', 's3://bags/car-1/drive.vcap'], { env: env() });
     assert.equal(r.code, 1);
