@@ -5,7 +5,9 @@
 //   window   the frames of one second in the middle of the recording
 //   one url  every frame of the smallest url (interleaved with the others in every chunk)
 //   full     every frame of the bag (the issue's goal: ≥ 70 % of a plain GET's throughput)
-// each against a GET of the whole object timed in the same repetition. Needs moto_server (see
+// each against a GET of the whole object timed in the same repetition, and against the same number of ranges of the
+// same size fetched bare (what the server alone costs for them: moto reads the whole object for every range, so on
+// moto a full read by ranges is bound by that, not by the reader). Needs moto_server (see
 // packages/storage-s3/README.md); without it the script says so and exits 0 without a result. Not in run.mjs: the
 // bench smoke stage has no moto. The bag (4 KiB frames on 4 urls plus a 64-byte /pose, 100 µs apart) is written once
 // and cached in bench/tmp/s3-read-<MiB>/. Results: bench/results/s3-read-<runtime>.json (smoke: results/smoke/).
@@ -121,25 +123,39 @@ try {
     const runs = [];
     for (let rep = 0; rep < REPS; rep++) {
       const range = await measure(url, use, sources);
+      // The same number of ranges of the same size fetched bare (no reader): what the server alone costs for them.
+      // moto reads the whole object for every range, so on it this floor grows with the object's size.
+      const bare = new S3Client(options);
+      const piece = Math.max(1, Math.floor(range.bytes / Math.max(1, range.requests)));
+      const t0 = performance.now();
+      for (let i = 0; i < range.requests; i++) {
+        const offset = Math.floor((i * (fileBytes - piece)) / Math.max(1, range.requests));
+        await bare.getRange(parseS3Url(url), offset, piece);
+      }
+      const bareMs = performance.now() - t0;
       const t1 = performance.now();
       const whole = await new S3Client(options).getRange(parseS3Url(url), 0, fileBytes);
       const getMs = performance.now() - t1;
       if (whole.bytes.length !== fileBytes) throw new Error('the plain GET did not return the whole object');
-      runs.push({ ...range, getMs });
+      runs.push({ ...range, getMs, bareMs });
     }
     const frames = runs[0].frames;
     if (name === 'oneUrl' && frames !== poseCount) throw new Error(`one url read ${frames} of ${poseCount} frames`);
     if (name === 'full' && frames !== info.messageCount) throw new Error(`full read ${frames} of ${info.messageCount}`);
     const ms = median(runs.map((r) => r.ms));
     const getMs = median(runs.map((r) => r.getMs));
+    const bareMs = median(runs.map((r) => r.bareMs));
     rows[name] = {
       frames,
       requests: Math.max(...runs.map((r) => r.requests)),
       bytes: Math.max(...runs.map((r) => r.bytes)),
       ms: round(ms),
       fullGetMs: round(getMs),
+      bareRangesMs: round(bareMs),
       bytesRatio: round(Math.max(...runs.map((r) => r.bytes)) / fileBytes, 4),
       timeRatio: round(ms / getMs, 3),
+      // What the reader adds over fetching its ranges bare (1 = nothing).
+      overBareRanges: round(ms / Math.max(1, bareMs), 3),
     };
   }
   const result = {
@@ -158,7 +174,8 @@ try {
   for (const [name, r] of Object.entries(rows)) {
     console.log(
       `  ${name.padEnd(8)} ${String(r.requests).padStart(4)} requests ${round(r.bytes / 2 ** 20, 3)} MiB ` +
-        `(${round(r.bytesRatio * 100, 2)} % of the object) in ${r.ms} ms; a plain GET: ${r.fullGetMs} ms (time ×${r.timeRatio})`,
+        `(${round(r.bytesRatio * 100, 2)} % of the object) in ${r.ms} ms; a plain GET: ${r.fullGetMs} ms (time ×${r.timeRatio}); ` +
+        `the same ranges fetched bare: ${r.bareRangesMs} ms (×${r.overBareRanges})`,
     );
   }
   console.log(

@@ -61,7 +61,7 @@ export function createSqliteBackend(options: SqliteBackendOptions = {}): Backend
         if (assertVdb(source.name))
           return await openVdbx(await driver(), source.name, { ...options, files: await urlSplitFiles(source) });
         if (!source.localCopy)
-          throw new BagError('NOT_SUPPORTED', 'a .vdb is read from a local copy, and this source has none', {
+          throw new BagError('NOT_SUPPORTED', 'a .vdb is read from local files, and this source has no local copy', {
             file: source.name,
           });
         return await VdbReader.open(await driver(), await source.localCopy('.vdb'), options);

@@ -14,6 +14,20 @@ export const READ_AHEAD_BYTES = 256 * 1024;
 const RANGE_TIMEOUT_MS = 120_000;
 
 /**
+ * The helper thread doing ranged GETs for every source of one set of options, with its answer channel and wake-up
+ * word. One is enough: a reading thread waits for each request, so only one is ever in flight; sharing it keeps a
+ * split recording of a hundred segments at one thread. It ends when the last source using it closes.
+ */
+interface RangeHelper {
+  worker: Worker;
+  reply: MessageChannel;
+  signal: Int32Array;
+  users: number;
+}
+
+const helpers = new Map<string, RangeHelper>();
+
+/**
  * An S3 object as core's synchronous `ByteSource`. Opening fetches the size and the tail (`S3Object.open`); a read
  * outside what is held is one ranged GET of at least `READ_AHEAD_BYTES`, done on a helper thread while this thread
  * waits (`Atomics.wait`): the backend reader seam is synchronous. The wait blocks this thread's event loop for the
@@ -22,9 +36,8 @@ const RANGE_TIMEOUT_MS = 120_000;
 export class S3ByteSource implements ByteSource {
   /** Requests and bytes, the open's included. */
   readonly stats = { requests: 0, bytes: 0 };
-  private worker: Worker | undefined;
-  private readonly reply = new MessageChannel();
-  private readonly signal = new Int32Array(new SharedArrayBuffer(4));
+  private helper: RangeHelper | undefined;
+  private closed = false;
   private block: { offset: number; bytes: Uint8Array } = { offset: 0, bytes: new Uint8Array(0) };
 
   private constructor(
@@ -69,9 +82,14 @@ export class S3ByteSource implements ByteSource {
   }
 
   close(): void {
-    this.worker?.terminate();
-    this.worker = undefined;
-    this.reply.port1.close();
+    if (this.closed) return;
+    this.closed = true;
+    const helper = this.helper;
+    this.helper = undefined;
+    if (!helper || --helper.users > 0) return;
+    for (const [key, value] of helpers) if (value === helper) helpers.delete(key);
+    void helper.worker.terminate();
+    helper.reply.port1.close();
   }
 
   private fromBlock(offset: number, length: number): Uint8Array | undefined {
@@ -89,12 +107,12 @@ export class S3ByteSource implements ByteSource {
           file: this.name,
         },
       );
-    const worker = this.startWorker();
-    Atomics.store(this.signal, 0, 0);
-    worker.postMessage({ offset, length });
-    if (Atomics.wait(this.signal, 0, 0, RANGE_TIMEOUT_MS) === 'timed-out')
+    const { worker, signal, reply } = this.startHelper();
+    Atomics.store(signal, 0, 0);
+    worker.postMessage({ location: parseS3Url(this.object.url), offset, length });
+    if (Atomics.wait(signal, 0, 0, RANGE_TIMEOUT_MS) === 'timed-out')
       throw new BagError('IO_ERROR', `no answer from S3 within ${RANGE_TIMEOUT_MS / 1000} s`, { file: this.name });
-    const answer = receiveMessageOnPort(this.reply.port1)?.message as
+    const answer = receiveMessageOnPort(reply.port1)?.message as
       | { bytes: Uint8Array; requests: number; transferred: number }
       | { error: { code: BagErrorCode; message: string } }
       | undefined;
@@ -109,14 +127,24 @@ export class S3ByteSource implements ByteSource {
     return answer.bytes;
   }
 
-  private startWorker(): Worker {
-    if (this.worker) return this.worker;
-    const location = parseS3Url(this.object.url);
-    this.worker = new Worker(new URL('./range-worker.js', import.meta.url), {
-      workerData: { options: this.options, location, reply: this.reply.port2, signal: this.signal },
-      transferList: [this.reply.port2],
-    });
-    this.worker.unref();
-    return this.worker;
+  private startHelper(): RangeHelper {
+    if (this.helper) return this.helper;
+    if (this.closed) throw new BagError('CLOSED', 'the S3 source is closed', { file: this.name });
+    const key = JSON.stringify(this.options);
+    let helper = helpers.get(key);
+    if (!helper) {
+      const reply = new MessageChannel();
+      const signal = new Int32Array(new SharedArrayBuffer(4));
+      const worker = new Worker(new URL('./range-worker.js', import.meta.url), {
+        workerData: { options: this.options, reply: reply.port2, signal },
+        transferList: [reply.port2],
+      });
+      worker.unref();
+      helper = { worker, reply, signal, users: 0 };
+      helpers.set(key, helper);
+    }
+    helper.users++;
+    this.helper = helper;
+    return helper;
   }
 }

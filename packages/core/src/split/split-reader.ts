@@ -99,12 +99,8 @@ export class SplitReader implements BackendReader {
     const files = options.files ?? (await nodeSplitFiles());
     const { files: _f, ...readerOptions } = options;
     const { confineTo } = readerOptions;
-    // Behind a url (`s3://`): each segment is opened through its own byte source, only the range reads it needs.
+    // Behind a url (`s3://`, files from `urlSplitFiles`): each segment is opened through a byte source of its own.
     const remote = isRemotePath(path);
-    if (remote && !options.files)
-      throw new BagError('INVALID_ARGUMENT', 'a split recording behind a url needs its files (urlSplitFiles)', {
-        file: path,
-      });
     // Confined (a server of untrusted folders): the manifest and every segment must resolve inside the directory.
     const format: SplitReaderFormat = remote
       ? { ...unguarded, openSegment: openUrlReader }
