@@ -10,6 +10,14 @@ export type S3SourceOptions = Omit<S3Options, 'fetch'> & LocalCacheOptions & { t
 
 /** A miss fetches at least this much, so a header and the records after it cost one request. */
 export const READ_AHEAD_BYTES = 256 * 1024;
+/**
+ * While reads go forward through the object (a full read, chunk after chunk), each miss fetches twice as much as the
+ * one before, up to this: a full read then costs a few large requests instead of one per chunk (every request is a
+ * round trip, and some servers pay per request for the whole object), with memory bounded by this one block.
+ */
+export const MAX_READ_AHEAD_BYTES = 32 * 1024 * 1024;
+/** A read this far past the block held still counts as going forward (MCAP's message indexes sit between chunks). */
+const FORWARD_GAP_BYTES = 1024 * 1024;
 /** How long one range may take before the read fails (a stalled connection must not hang the reader). */
 const RANGE_TIMEOUT_MS = 120_000;
 
@@ -29,7 +37,8 @@ const helpers = new Map<string, RangeHelper>();
 
 /**
  * An S3 object as core's synchronous `ByteSource`. Opening fetches the size and the tail (`S3Object.open`); a read
- * outside what is held is one ranged GET of at least `READ_AHEAD_BYTES`, done on a helper thread while this thread
+ * outside what is held is one ranged GET of at least `READ_AHEAD_BYTES` (growing to `MAX_READ_AHEAD_BYTES` while reads
+ * go forward), done on a helper thread while this thread
  * waits (`Atomics.wait`): the backend reader seam is synchronous. The wait blocks this thread's event loop for the
  * duration of the request, as a local file read would.
  */
@@ -39,6 +48,8 @@ export class S3ByteSource implements ByteSource {
   private helper: RangeHelper | undefined;
   private closed = false;
   private block: { offset: number; bytes: Uint8Array } = { offset: 0, bytes: new Uint8Array(0) };
+  /** The read-ahead of the next miss: `READ_AHEAD_BYTES`, doubled while reads go forward. */
+  private readAhead = READ_AHEAD_BYTES;
 
   private constructor(
     /** The object (its client's `stats` count the async requests: the open's and a local copy's). */
@@ -67,7 +78,10 @@ export class S3ByteSource implements ByteSource {
   read(offset: number, length: number): Uint8Array {
     const held = this.object.cached(offset, length) ?? this.fromBlock(offset, length);
     if (held) return held;
-    const fetchLength = Math.min(Math.max(length, READ_AHEAD_BYTES), this.object.size - offset);
+    const blockEnd = this.block.offset + this.block.bytes.length;
+    const forward = this.block.bytes.length > 0 && offset >= blockEnd && offset <= blockEnd + FORWARD_GAP_BYTES;
+    this.readAhead = forward ? Math.min(this.readAhead * 2, MAX_READ_AHEAD_BYTES) : READ_AHEAD_BYTES;
+    const fetchLength = Math.min(Math.max(length, this.readAhead), this.object.size - offset);
     this.block = { offset, bytes: this.fetch(offset, fetchLength) };
     return this.fromBlock(offset, length)!;
   }

@@ -55,7 +55,10 @@ export interface UrlScheme {
 
 const schemes = new Map<string, UrlScheme>();
 
-/** Makes `<scheme>://…` paths readable through `opener` (e.g. `s3` by `@vlink/bag-s3`'s `registerS3()`). */
+/**
+ * Makes `<scheme>://…` paths readable through `opener`; the listing and staging the scheme already has (e.g. from
+ * `@vlink/bag-s3`'s `registerS3()`) are kept.
+ */
 export function registerByteSourceScheme(scheme: string, opener: ByteSourceOpener): void {
   registerUrlScheme(scheme, { ...schemes.get(scheme.toLowerCase()), open: opener });
 }
