@@ -1,4 +1,5 @@
-import { BagError, extensionOf, guardFile, type Backend } from '@vlink/bag-core';
+import { extensionOf, guardFile, type Backend } from '@vlink/bag-core';
+import { urlSplitFiles } from '@vlink/bag-core/internal';
 import { loadCodecs } from './codecs.js';
 import { openMcapFileWriter } from './file-backend-writer.js';
 import { SourceReadable } from './io/source-readable.js';
@@ -29,10 +30,18 @@ export const mcapBackend: Backend = {
     await guardFile(path, { confineTo: options.confineTo });
     return VcapReader.open(path, options, await loadCodecs());
   },
-  /** A `.vcap` behind a url (e.g. `s3://`): read through its summary and indexes, a range at a time. */
+  /**
+   * A `.vcap` behind a url (e.g. `s3://`): read through its summary and indexes, a range at a time. A `.vcapx`: its
+   * manifest read from the source, each segment through a source of its own.
+   */
   async openSource(source, options) {
-    if (extensionOf(source.name) === '.vcapx')
-      throw new BagError('NOT_SUPPORTED', 'a .vcapx behind a url is not readable yet', { file: source.name });
+    if (extensionOf(source.name) === '.vcapx') {
+      try {
+        return await openVcapx(source.name, { ...options, files: await urlSplitFiles(source) });
+      } finally {
+        source.close();
+      }
+    }
     return VcapReader.open(source.name, options, await loadCodecs(), new SourceReadable(source));
   },
   /** A repaired copy of one `.vcap` (`repairBag`); split recordings are repaired segment by segment by core. */

@@ -4,11 +4,13 @@ import {
   type Backend,
   type BackendReader,
   type BackendWriter,
+  type ByteSource,
   type ReaderOptions,
   type RecordingContext,
   type ResolvedWriterConfig,
   type SalvageOptions,
 } from '@vlink/bag-core';
+import { urlSplitFiles } from '@vlink/bag-core/internal';
 import { loadDriver, type SqliteDriver } from './driver/driver.js';
 import { VdbFileWriter } from './vdb/file-writer.js';
 import { tagVdb } from './vdb/maintenance.js';
@@ -49,6 +51,23 @@ export function createSqliteBackend(options: SqliteBackendOptions = {}): Backend
       if (assertVdb(path)) return openVdbx(await driver(), path, options);
       await guardVdbFiles(path, options, 'bag');
       return VdbReader.open(await driver(), path, options);
+    },
+    /**
+     * Behind a url (e.g. `s3://`): a `.vdb` through the source's local copy (SQLite needs a file); a `.vdbx` with its
+     * manifest read from the source and each segment copied when it is opened.
+     */
+    async openSource(source: ByteSource, options: ReaderOptions): Promise<BackendReader> {
+      try {
+        if (assertVdb(source.name))
+          return await openVdbx(await driver(), source.name, { ...options, files: await urlSplitFiles(source) });
+        if (!source.localCopy)
+          throw new BagError('NOT_SUPPORTED', 'a .vdb is read from local files, and this source has no local copy', {
+            file: source.name,
+          });
+        return await VdbReader.open(await driver(), await source.localCopy('.vdb'), options);
+      } finally {
+        source.close();
+      }
     },
     /** A repaired copy of one `.vdb` (`repairBag`); `.vdbx` recordings are repaired segment by segment by core. */
     async salvage(source: string, target: string, options?: SalvageOptions) {

@@ -56,7 +56,18 @@ export type {
   RecordingContext,
   TimeBase,
 } from './backend/backend.js';
-export { registerByteSourceScheme, type ByteSource, type ByteSourceOpener } from './backend/byte-source.js';
+export {
+  registerByteSourceScheme,
+  registerUrlScheme,
+  isRemotePath,
+  listUrl,
+  openByteSource,
+  type ByteSource,
+  type ByteSourceOpener,
+  type UrlEntry,
+  type UrlScheme,
+  type UrlStaging,
+} from './backend/byte-source.js';
 export {
   registerBackend,
   registeredExtensions,

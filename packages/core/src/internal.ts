@@ -23,6 +23,8 @@ export type { SplitFiles } from './split/split-files.js';
 export { SplitWriter } from './split/split-writer.js';
 export type { SegmentWriter, SplitFormat, SplitWriterOptions, RecordingUrlIdentity } from './split/split-writer.js';
 export { SplitReader } from './split/split-reader.js';
+export { urlSplitFiles } from './split/url-split-files.js';
+export { openSourceReader, openUrlReader } from './backend/open-source.js';
 export type { SplitReaderFormat, SplitReaderOptions } from './split/split-reader.js';
 export { startSegment, SegmentChain } from './split/segment-sequence.js';
 export type { SequencedSegment } from './split/segment-sequence.js';

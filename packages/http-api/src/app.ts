@@ -1,4 +1,3 @@
-import { realpathSync, statSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { OpenAPIHono } from '@hono/zod-openapi';
 // Importing the umbrella registers the .vdb and .vcap backends, so the server serves them out of the box.
@@ -19,6 +18,7 @@ import { PooledBagWork } from './pool/pooled-work.js';
 import type { BackendModule } from './pool/protocol.js';
 import { registerBagRoutes } from './routes/bag-routes.js';
 import { registerSocketRoutes } from './routes/socket-routes.js';
+import { placeOf } from './store/bag-place.js';
 import { BagStore } from './store/bag-store.js';
 import { SERVER_VERSION } from './version.js';
 import { LocalBagWork } from './work/local-work.js';
@@ -27,7 +27,10 @@ import { RoutedWork } from './work/routed-work.js';
 import type { WebSocketSupport } from './ws/socket.js';
 
 export interface AppOptions {
-  /** Directory whose bags are served (recursively). Nothing outside it is reachable. */
+  /**
+   * Directory whose bags are served (recursively), or a url prefix of a registered scheme (`s3://bucket/prefix`, with
+   * `registerS3()` of `@vlink/bag-s3`). Nothing outside it is reachable.
+   */
   root: string;
   /** When set, every route but `/v1/health` (and the static docs page) needs `Authorization: Bearer <token>`. */
   token?: string;
@@ -74,17 +77,18 @@ export type BagApp = OpenAPIHono & { close(): Promise<void>; [Symbol.asyncDispos
  * or pass `app.fetch` to any server; WebSockets need the adapter's `websocket` support.
  */
 export function createApp(options: AppOptions): BagApp {
-  const realRoot = realRootOf(options.root);
+  const place = placeOf(options.root);
+  const realRoot = place.root;
   if (options.token !== undefined && options.token.length === 0)
     throw new BagError('INVALID_ARGUMENT', 'token must not be empty');
   const limits: WorkLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const deadlines: Deadlines = { ...DEFAULT_DEADLINES, ...options.deadlines };
   const readerCache = options.readerCache ?? 16;
-  const store = new BagStore(realRoot, {
+  const store = new BagStore(place, {
     cacheSize: readerCache,
     decode: { maxBytes: limits.maxDecodeBytes, maxDepth: limits.maxDecodeDepth },
   });
-  const pool = new BagPool(options.workers ?? defaultWorkers(), () => ({
+  const pool = new BagPool(place.inWorkers ? (options.workers ?? defaultWorkers()) : 0, () => ({
     k: 'init',
     root: realRoot,
     backends: workerBackends(),
@@ -146,7 +150,8 @@ export function createApp(options: AppOptions): BagApp {
   registerBagRoutes(app, { store, work, scrub, limits });
   registerDensity(app, { store, work, maxCells: limits.maxDensityCells });
   registerSocketRoutes(app, { store, work, websocket: options.websocket, sockets, serverName: `vlink-bag ${version}` });
-  registerUpload(app, { root: realRoot, token: options.token });
+  // A url root is read-only: no upload route (POST answers 404 ROUTE_NOT_FOUND).
+  if (place.writable) registerUpload(app, { root: realRoot, token: options.token });
 
   documentWebSockets(app);
   const openapi = () =>
@@ -205,16 +210,4 @@ function workerBackends(): BackendModule[] {
     byBackend.set(key, entry);
   }
   return [...byBackend.values()];
-}
-
-function realRootOf(root: string): string {
-  if (typeof root !== 'string' || root.length === 0)
-    throw new BagError('INVALID_ARGUMENT', 'root must be a directory path');
-  try {
-    const real = realpathSync(root);
-    if (!statSync(real).isDirectory()) throw new Error('not a directory');
-    return real;
-  } catch (error) {
-    throw new BagError('NOT_FOUND', `root ${root} is not a readable directory`, { cause: error });
-  }
 }

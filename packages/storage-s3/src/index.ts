@@ -1,6 +1,10 @@
 export { S3Client, type RangeAnswer, type S3TransferStats } from './s3-client.js';
-export { isS3Url, parseS3Url, type S3Location } from './s3-location.js';
+export { isS3Url, parseS3Prefix, parseS3Url, type S3Location } from './s3-location.js';
 export { DEFAULT_TAIL_BYTES, S3Object } from './s3-object.js';
 export { resolveS3Options, type ResolvedS3Options, type S3Options } from './s3-options.js';
-export { READ_AHEAD_BYTES, registerS3, S3ByteSource, type S3SourceOptions } from './s3-byte-source.js';
+export { MAX_READ_AHEAD_BYTES, READ_AHEAD_BYTES, S3ByteSource, type S3SourceOptions } from './s3-byte-source.js';
 export { type LocalCacheOptions, localCopy } from './local-cache.js';
+export { listObjects, type S3ListedObject } from './s3-list.js';
+export { DEFAULT_PART_BYTES, MIN_PART_BYTES, type UploadOptions, uploadFile } from './s3-upload.js';
+export { stageS3, type StagingOptions } from './s3-staging.js';
+export { registerS3, type RegisterS3Options } from './register.js';

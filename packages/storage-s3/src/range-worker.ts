@@ -4,28 +4,30 @@ import type { S3Location } from './s3-location.js';
 import type { S3Options } from './s3-options.js';
 
 /**
- * The S3 byte source's helper thread: does the ranged GETs (async fetch) the reading thread waits for with
- * `Atomics.wait`, answers on `reply`, then wakes it through `signal`.
+ * The S3 byte sources' helper thread (one per set of options, shared by their sources): does the ranged GETs (async
+ * fetch) the reading thread waits for with `Atomics.wait`, answers on `reply`, then wakes it through `signal`.
  */
 interface Setup {
   options: Omit<S3Options, 'fetch'>;
-  location: S3Location;
   reply: MessagePort;
   signal: Int32Array;
 }
 
-const { options, location, reply, signal } = workerData as Setup;
+const { options, reply, signal } = workerData as Setup;
 const client = new S3Client(options);
 
-parentPort!.on('message', async ({ offset, length }: { offset: number; length: number }) => {
-  const before = { ...client.stats };
-  try {
-    const { bytes } = await client.getRange(location, offset, length);
-    reply.postMessage({ bytes, requests: client.stats.requests - before.requests, transferred: bytes.length });
-  } catch (error) {
-    const e = error as { code?: string; message?: string };
-    reply.postMessage({ error: { code: e.code ?? 'IO_ERROR', message: e.message ?? String(error) } });
-  }
-  Atomics.store(signal, 0, 1);
-  Atomics.notify(signal, 0);
-});
+parentPort!.on(
+  'message',
+  async ({ location, offset, length }: { location: S3Location; offset: number; length: number }) => {
+    const before = { ...client.stats };
+    try {
+      const { bytes } = await client.getRange(location, offset, length);
+      reply.postMessage({ bytes, requests: client.stats.requests - before.requests, transferred: bytes.length });
+    } catch (error) {
+      const e = error as { code?: string; message?: string };
+      reply.postMessage({ error: { code: e.code ?? 'IO_ERROR', message: e.message ?? String(error) } });
+    }
+    Atomics.store(signal, 0, 1);
+    Atomics.notify(signal, 0);
+  },
+);

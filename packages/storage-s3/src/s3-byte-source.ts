@@ -1,5 +1,5 @@
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
-import { BagError, type BagErrorCode, type ByteSource, registerByteSourceScheme } from '@vlink/bag-core';
+import { BagError, type BagErrorCode, type ByteSource } from '@vlink/bag-core';
 import { type LocalCacheOptions, localCopy } from './local-cache.js';
 import { parseS3Url } from './s3-location.js';
 import { S3Object } from './s3-object.js';
@@ -10,22 +10,46 @@ export type S3SourceOptions = Omit<S3Options, 'fetch'> & LocalCacheOptions & { t
 
 /** A miss fetches at least this much, so a header and the records after it cost one request. */
 export const READ_AHEAD_BYTES = 256 * 1024;
+/**
+ * While reads go forward through the object (a full read, chunk after chunk), each miss fetches twice as much as the
+ * one before, up to this: a full read then costs a few large requests instead of one per chunk (every request is a
+ * round trip, and some servers pay per request for the whole object), with memory bounded by this one block.
+ */
+export const MAX_READ_AHEAD_BYTES = 32 * 1024 * 1024;
+/** A read this far past the block held still counts as going forward (MCAP's message indexes sit between chunks). */
+const FORWARD_GAP_BYTES = 1024 * 1024;
 /** How long one range may take before the read fails (a stalled connection must not hang the reader). */
 const RANGE_TIMEOUT_MS = 120_000;
 
 /**
+ * The helper thread doing ranged GETs for every source of one set of options, with its answer channel and wake-up
+ * word. One is enough: a reading thread waits for each request, so only one is ever in flight; sharing it keeps a
+ * split recording of a hundred segments at one thread. It ends when the last source using it closes.
+ */
+interface RangeHelper {
+  worker: Worker;
+  reply: MessageChannel;
+  signal: Int32Array;
+  users: number;
+}
+
+const helpers = new Map<string, RangeHelper>();
+
+/**
  * An S3 object as core's synchronous `ByteSource`. Opening fetches the size and the tail (`S3Object.open`); a read
- * outside what is held is one ranged GET of at least `READ_AHEAD_BYTES`, done on a helper thread while this thread
+ * outside what is held is one ranged GET of at least `READ_AHEAD_BYTES` (growing to `MAX_READ_AHEAD_BYTES` while reads
+ * go forward), done on a helper thread while this thread
  * waits (`Atomics.wait`): the backend reader seam is synchronous. The wait blocks this thread's event loop for the
  * duration of the request, as a local file read would.
  */
 export class S3ByteSource implements ByteSource {
   /** Requests and bytes, the open's included. */
   readonly stats = { requests: 0, bytes: 0 };
-  private worker: Worker | undefined;
-  private readonly reply = new MessageChannel();
-  private readonly signal = new Int32Array(new SharedArrayBuffer(4));
+  private helper: RangeHelper | undefined;
+  private closed = false;
   private block: { offset: number; bytes: Uint8Array } = { offset: 0, bytes: new Uint8Array(0) };
+  /** The read-ahead of the next miss: `READ_AHEAD_BYTES`, doubled while reads go forward. */
+  private readAhead = READ_AHEAD_BYTES;
 
   private constructor(
     /** The object (its client's `stats` count the async requests: the open's and a local copy's). */
@@ -54,7 +78,10 @@ export class S3ByteSource implements ByteSource {
   read(offset: number, length: number): Uint8Array {
     const held = this.object.cached(offset, length) ?? this.fromBlock(offset, length);
     if (held) return held;
-    const fetchLength = Math.min(Math.max(length, READ_AHEAD_BYTES), this.object.size - offset);
+    const blockEnd = this.block.offset + this.block.bytes.length;
+    const forward = this.block.bytes.length > 0 && offset >= blockEnd && offset <= blockEnd + FORWARD_GAP_BYTES;
+    this.readAhead = forward ? Math.min(this.readAhead * 2, MAX_READ_AHEAD_BYTES) : READ_AHEAD_BYTES;
+    const fetchLength = Math.min(Math.max(length, this.readAhead), this.object.size - offset);
     this.block = { offset, bytes: this.fetch(offset, fetchLength) };
     return this.fromBlock(offset, length)!;
   }
@@ -69,9 +96,14 @@ export class S3ByteSource implements ByteSource {
   }
 
   close(): void {
-    this.worker?.terminate();
-    this.worker = undefined;
-    this.reply.port1.close();
+    if (this.closed) return;
+    this.closed = true;
+    const helper = this.helper;
+    this.helper = undefined;
+    if (!helper || --helper.users > 0) return;
+    for (const [key, value] of helpers) if (value === helper) helpers.delete(key);
+    void helper.worker.terminate();
+    helper.reply.port1.close();
   }
 
   private fromBlock(offset: number, length: number): Uint8Array | undefined {
@@ -89,12 +121,12 @@ export class S3ByteSource implements ByteSource {
           file: this.name,
         },
       );
-    const worker = this.startWorker();
-    Atomics.store(this.signal, 0, 0);
-    worker.postMessage({ offset, length });
-    if (Atomics.wait(this.signal, 0, 0, RANGE_TIMEOUT_MS) === 'timed-out')
+    const { worker, signal, reply } = this.startHelper();
+    Atomics.store(signal, 0, 0);
+    worker.postMessage({ location: parseS3Url(this.object.url), offset, length });
+    if (Atomics.wait(signal, 0, 0, RANGE_TIMEOUT_MS) === 'timed-out')
       throw new BagError('IO_ERROR', `no answer from S3 within ${RANGE_TIMEOUT_MS / 1000} s`, { file: this.name });
-    const answer = receiveMessageOnPort(this.reply.port1)?.message as
+    const answer = receiveMessageOnPort(reply.port1)?.message as
       | { bytes: Uint8Array; requests: number; transferred: number }
       | { error: { code: BagErrorCode; message: string } }
       | undefined;
@@ -109,19 +141,24 @@ export class S3ByteSource implements ByteSource {
     return answer.bytes;
   }
 
-  private startWorker(): Worker {
-    if (this.worker) return this.worker;
-    const location = parseS3Url(this.object.url);
-    this.worker = new Worker(new URL('./range-worker.js', import.meta.url), {
-      workerData: { options: this.options, location, reply: this.reply.port2, signal: this.signal },
-      transferList: [this.reply.port2],
-    });
-    this.worker.unref();
-    return this.worker;
+  private startHelper(): RangeHelper {
+    if (this.helper) return this.helper;
+    if (this.closed) throw new BagError('CLOSED', 'the S3 source is closed', { file: this.name });
+    const key = JSON.stringify(this.options);
+    let helper = helpers.get(key);
+    if (!helper) {
+      const reply = new MessageChannel();
+      const signal = new Int32Array(new SharedArrayBuffer(4));
+      const worker = new Worker(new URL('./range-worker.js', import.meta.url), {
+        workerData: { options: this.options, reply: reply.port2, signal },
+        transferList: [reply.port2],
+      });
+      worker.unref();
+      helper = { worker, reply, signal, users: 0 };
+      helpers.set(key, helper);
+    }
+    helper.users++;
+    this.helper = helper;
+    return helper;
   }
-}
-
-/** Makes `BagReader.create('s3://bucket/key.vcap')` (and the CLI) read S3; options as `S3Options`, else `AWS_*`. */
-export function registerS3(options: S3SourceOptions = {}): void {
-  registerByteSourceScheme('s3', (url) => S3ByteSource.open(url, options));
 }

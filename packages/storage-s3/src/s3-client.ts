@@ -66,9 +66,38 @@ export class S3Client {
     return { bytes, objectSize, etag };
   }
 
-  /** Uploads a whole object in one PUT (tests, small files; multipart uploads are not implemented yet). */
+  /** Uploads a whole object in one PUT (tests, small files; recordings go up in parts: `uploadFile`). */
   async put(location: S3Location, body: Uint8Array): Promise<void> {
-    await this.send(location, { method: 'PUT', body: body.slice().buffer });
+    // A copy of exactly these bytes: a Node Buffer's `slice()` is a view, and its `.buffer` may be a shared pool.
+    const copy = new Uint8Array(body.byteLength);
+    copy.set(body);
+    await this.send(location, { method: 'PUT', body: copy.buffer });
+  }
+
+  /** The bucket's url (path or virtual-hosted style) with a query, for bucket-level calls (listing). */
+  bucketUrl(bucket: string, query: Record<string, string>): string {
+    const url = new URL(this.objectUrl({ bucket, key: '' }).replace(/\/$/, '/'));
+    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+    return url.toString();
+  }
+
+  /**
+   * A signed request to the object's url with a query (`?uploads`, `?partNumber=…&uploadId=…`): the answer when it
+   * is a success, else the typed error (`NOT_FOUND`, `IO_ERROR`).
+   */
+  async request(location: S3Location, init: RequestInit, query: Record<string, string> = {}): Promise<Response> {
+    const url = new URL(this.objectUrl(location));
+    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+    // A bare flag (`?uploads`) goes out as `uploads=`, which S3 reads as the same flag.
+    return this.sendTo(url.toString(), init, `s3://${location.bucket}/${location.key}`);
+  }
+
+  /** A signed GET of a bucket-level url (`bucketUrl`); the body as text. */
+  async getText(url: string, file: string): Promise<string> {
+    const response = await this.sendTo(url, { method: 'GET' }, file);
+    const text = await response.text();
+    this.stats.bytes += text.length;
+    return text;
   }
 
   /** Creates a bucket (tests and first use of a local server). */
@@ -78,9 +107,13 @@ export class S3Client {
     if (!response.ok && response.status !== 409) throw await httpError(response, `s3://${bucket}`);
   }
 
-  private async send(location: S3Location, init: RequestInit): Promise<Response> {
-    const response = await this.signedFetch(this.objectUrl(location), init);
-    if (!response.ok) throw await httpError(response, `s3://${location.bucket}/${location.key}`);
+  private send(location: S3Location, init: RequestInit): Promise<Response> {
+    return this.sendTo(this.objectUrl(location), init, `s3://${location.bucket}/${location.key}`);
+  }
+
+  private async sendTo(url: string, init: RequestInit, file: string): Promise<Response> {
+    const response = await this.signedFetch(url, init);
+    if (!response.ok) throw await httpError(response, file);
     return response;
   }
 

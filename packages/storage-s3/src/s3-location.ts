@@ -20,3 +20,10 @@ export function parseS3Url(path: string): S3Location {
   if (!match) throw new BagError('INVALID_ARGUMENT', `not an s3://bucket/key url: ${path}`, { file: path });
   return { bucket: match[1]!, key: match[2]! };
 }
+
+/** `s3://bucket/some/prefix` (or `s3://bucket`, `s3://bucket/`) → `{ bucket, key: 'some/prefix' }` (key may be empty). */
+export function parseS3Prefix(path: string): S3Location {
+  const match = /^s3:\/\/([^/]+)(?:\/(.*))?$/i.exec(path);
+  if (!match) throw new BagError('INVALID_ARGUMENT', `not an s3://bucket/prefix url: ${path}`, { file: path });
+  return { bucket: match[1]!, key: match[2] ?? '' };
+}

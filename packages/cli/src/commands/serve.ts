@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { CliError } from '../lib/errors.js';
+import { ensureUrlSchemes, isUrl } from '../lib/bag-io.js';
 import { examples } from '../lib/filter-flags.js';
 import { parseNonNegativeInteger, parsePort } from '../lib/parse.js';
 
@@ -22,7 +23,7 @@ export function registerServe(program: Command): void {
   const command = program
     .command('serve')
     .description('serve a directory of bags over HTTP (REST, NDJSON, replay and Foxglove WebSockets) until Ctrl-C')
-    .argument('<dir>', 'directory whose bags are served (recursively)')
+    .argument('<dir>', 'directory whose bags are served (recursively), or an s3://bucket/prefix')
     .option('--host <host>', 'interface to bind; anything but loopback needs --token', '127.0.0.1')
     .addOption(new Option('--port <port>', 'port (0 picks a free one)').argParser(parsePort).default(8765))
     .addOption(new Option('--token <token>', 'require Authorization: Bearer <token>').env('VLINK_BAG_TOKEN'))
@@ -45,13 +46,16 @@ export function registerServe(program: Command): void {
     .option('--json', 'print {"url","root"} as one JSON line once listening (instead of the sentence)')
     .option('-q, --quiet', 'do not print the address')
     .action(async (dir: string, flags: ServeFlags) => {
-      let isDir = false;
-      try {
-        isDir = statSync(dir).isDirectory();
-      } catch {
-        throw new CliError('no such directory', dir);
+      if (isUrl(dir)) await ensureUrlSchemes(dir);
+      else {
+        let isDir = false;
+        try {
+          isDir = statSync(dir).isDirectory();
+        } catch {
+          throw new CliError('no such directory', dir);
+        }
+        if (!isDir) throw new CliError('is not a directory', dir);
       }
-      if (!isDir) throw new CliError('is not a directory', dir);
       // Loaded on demand: the server stack (Hono, zod, OpenAPI) would slow every other verb's start.
       const { serve } = await import('@vlink/bag-server');
       const server = await serve({
@@ -80,6 +84,7 @@ export function registerServe(program: Command): void {
   examples(command, [
     'vlink-bag serve /data/bags',
     'vlink-bag serve /data/bags --host 0.0.0.0 --port 8080 --token s3cret',
+    'vlink-bag serve s3://fleet/2026-12 --port 8080',
     'vlink-bag serve /data/bags --allow-origin https://app.foxglove.dev',
   ]);
 }

@@ -16,14 +16,20 @@ import { CliError } from './errors.js';
 
 let s3Registered = false;
 
-/** A bag on S3 (`s3://bucket/key.vcap`): read through `@vlink/bag-s3`, loaded only when such a url is given. */
-async function openS3Bag(path: string, options: ReaderOptions): Promise<BagReader> {
-  if (!s3Registered) {
-    const { registerS3 } = await import('@vlink/bag-s3');
-    registerS3();
-    s3Registered = true;
-  }
-  return BagReader.create(path, options);
+/** True for an object-storage url (`s3://bucket/key`), which verbs read, write and serve through `@vlink/bag-s3`. */
+export function isUrl(path: string): boolean {
+  return /^s3:\/\//i.test(path);
+}
+
+/**
+ * Makes `s3://` urls readable, listable and writable (`@vlink/bag-s3`, endpoint and credentials from the `AWS_*`
+ * variables); loaded only when such a url is given, so local verbs do not pay for it.
+ */
+export async function ensureUrlSchemes(path: string): Promise<void> {
+  if (!isUrl(path) || s3Registered) return;
+  const { registerS3 } = await import('@vlink/bag-s3');
+  registerS3();
+  s3Registered = true;
 }
 
 /** Fails with one clear line unless `path` has an extension a registered backend reads (or writes). */
@@ -42,7 +48,10 @@ export function assertSupported(path: string, purpose: BackendPurpose = 'write')
  * directory without a known extension is opened when a backend recognises its content (MCAP magic, a rosbag2 folder).
  */
 export async function openBag(path: string, options: ReaderOptions = {}): Promise<BagReader> {
-  if (/^s3:\/\//i.test(path)) return openS3Bag(path, options);
+  if (isUrl(path)) {
+    await ensureUrlSchemes(path);
+    return BagReader.create(path, options);
+  }
   let stats: ReturnType<typeof statSync>;
   try {
     stats = statSync(path);
@@ -101,6 +110,11 @@ export interface OutputOptions {
  */
 export async function prepareOutput(path: string, options: OutputOptions = {}): Promise<void> {
   assertSupported(path);
+  // An object is replaced whole when its upload completes (the inputs are read before): nothing to check locally.
+  if (isUrl(path)) {
+    if ((options.inputs ?? []).includes(path)) throw new CliError('refusing to overwrite the source bag', path);
+    return ensureUrlSchemes(path);
+  }
   const dir = dirname(resolve(path));
   if (!existsSync(dir)) throw new CliError(`directory ${dir} does not exist`, path);
   const target = realPathOf(path);

@@ -21,11 +21,51 @@ export interface ByteSource {
 
 export type ByteSourceOpener = (url: string) => Promise<ByteSource>;
 
-const openers = new Map<string, ByteSourceOpener>();
+/** One object under a url prefix (`UrlScheme.list`). */
+export interface UrlEntry {
+  /** The object's full url (`s3://bucket/dir/drive.vcap`). */
+  url: string;
+  size: number;
+  /** Last modification, ms since the Unix epoch (0 when the store does not say). */
+  mtimeMs: number;
+}
 
-/** Makes `<scheme>://…` paths readable through `opener` (e.g. `s3` by `@vlink/bag-s3`'s `registerS3()`). */
+/**
+ * A recording written to a url: the writer writes a local staging copy at `localPath`, hands over each finished
+ * file of a split recording as it is closed, and `commit()` uploads what is left (the manifest last). An upload that
+ * fails leaves no object presented as complete, and the staging copy is kept (the error names it).
+ */
+export interface UrlStaging {
+  /** Where the backend writes (a local file with the url's name and extension). */
+  readonly localPath: string;
+  /** A split recording moved on: every staged file but `current` and the manifest is final; uploads start now. */
+  segmentsClosed(current: string): void;
+  /** Uploads the rest (segments, the bag or manifest, a sidecar), then removes the staging copy. */
+  commit(): Promise<void>;
+}
+
+/** What a package that reaches a kind of url (`s3://`) offers: reading, and optionally listing and writing. */
+export interface UrlScheme {
+  open: ByteSourceOpener;
+  /** Every object whose url starts with `prefix` (recursively). */
+  list?(prefix: string): Promise<UrlEntry[]>;
+  /** A staging copy for a recording written to `url` (`BagWriter.create('s3://…')`). */
+  stage?(url: string): Promise<UrlStaging>;
+}
+
+const schemes = new Map<string, UrlScheme>();
+
+/**
+ * Makes `<scheme>://…` paths readable through `opener`; the listing and staging the scheme already has (e.g. from
+ * `@vlink/bag-s3`'s `registerS3()`) are kept.
+ */
 export function registerByteSourceScheme(scheme: string, opener: ByteSourceOpener): void {
-  openers.set(scheme.toLowerCase(), opener);
+  registerUrlScheme(scheme, { ...schemes.get(scheme.toLowerCase()), open: opener });
+}
+
+/** Makes `<scheme>://…` paths readable, listable (`serve`) and writable (`BagWriter`) as the scheme offers. */
+export function registerUrlScheme(scheme: string, handler: UrlScheme): void {
+  schemes.set(scheme.toLowerCase(), handler);
 }
 
 /** The url's scheme when the path is a url (`s3://…`), else undefined (a local path, also `C:\…` on Windows). */
@@ -33,17 +73,43 @@ export function urlScheme(path: string): string | undefined {
   return /^([a-z][a-z0-9+.-]+):\/\//i.exec(path)?.[1]?.toLowerCase();
 }
 
-/** Opens a registered scheme's source; undefined for a local path; `NOT_SUPPORTED` for an unregistered scheme. */
-export async function openByteSource(path: string): Promise<ByteSource | undefined> {
+/** True for a url a registered scheme (not `file://`) stands for; false for a local path. */
+export function isRemotePath(path: string): boolean {
   const scheme = urlScheme(path);
-  if (scheme === undefined || scheme === 'file') return undefined;
-  const opener = openers.get(scheme);
-  if (!opener) {
+  return scheme !== undefined && scheme !== 'file';
+}
+
+/** The scheme's handler; `NOT_SUPPORTED` when none is registered. */
+export function urlSchemeOf(path: string): UrlScheme {
+  const scheme = urlScheme(path) ?? '';
+  const handler = schemes.get(scheme);
+  if (!handler) {
     throw new BagError(
       'NOT_SUPPORTED',
       `no reader for ${scheme}:// urls is registered (s3://: call registerS3() of @vlink/bag-s3)`,
       { file: path },
     );
   }
-  return opener(path);
+  return handler;
+}
+
+/** Opens a registered scheme's source; undefined for a local path; `NOT_SUPPORTED` for an unregistered scheme. */
+export async function openByteSource(path: string): Promise<ByteSource | undefined> {
+  if (!isRemotePath(path)) return undefined;
+  return urlSchemeOf(path).open(path);
+}
+
+/** The objects under a url prefix; `NOT_SUPPORTED` when the scheme cannot list. */
+export async function listUrl(prefix: string): Promise<UrlEntry[]> {
+  const handler = urlSchemeOf(prefix);
+  if (!handler.list)
+    throw new BagError('NOT_SUPPORTED', `${urlScheme(prefix)}:// urls cannot be listed`, { file: prefix });
+  return handler.list(prefix);
+}
+
+/** A staging copy for writing to a url; `NOT_SUPPORTED` when the scheme is read-only. */
+export async function stageUrl(url: string): Promise<UrlStaging> {
+  const handler = urlSchemeOf(url);
+  if (!handler.stage) throw new BagError('NOT_SUPPORTED', `${urlScheme(url)}:// urls are read-only`, { file: url });
+  return handler.stage(url);
 }

@@ -1,6 +1,7 @@
 import type { BackendReader, CursorQuery } from '../backend/backend.js';
-import { openByteSource, urlScheme, type ByteSource } from '../backend/byte-source.js';
-import { backendFor, detectBackend, extensionOf } from '../backend/registry.js';
+import { openByteSource, urlScheme } from '../backend/byte-source.js';
+import { openSourceReader } from '../backend/open-source.js';
+import { detectBackend } from '../backend/registry.js';
 import { BagError } from '../errors.js';
 import type { CheckOptions, CheckReport } from '../maintenance/check-report.js';
 import type { ReindexOptions } from '../maintenance/repair-report.js';
@@ -72,7 +73,7 @@ export class BagReader {
       ...(options.confineTo === undefined ? {} : { confineTo: options.confineTo }),
     };
     const source = await openByteSource(path);
-    if (source) return new this(path, await openFromSource(path, source, resolved));
+    if (source) return new this(path, await openSourceReader(path, source, resolved));
     const backend = await detectBackend(path);
     return new this(path, await backend.openReader(path, resolved));
   }
@@ -355,24 +356,6 @@ export class BagReader {
 
   private ensureOpen(): void {
     if (this.closed) throw new BagError('CLOSED', 'reader is closed', { file: this.path });
-  }
-}
-
-/** A url's bytes to the backend its extension names, when that backend reads from a byte source. */
-async function openFromSource(path: string, source: ByteSource, options: ReaderOptions): Promise<BackendReader> {
-  try {
-    const backend = backendFor(path, 'read');
-    if (options.readOnly === false)
-      throw new BagError('NOT_SUPPORTED', 'a bag behind a url is read-only', { file: path });
-    if (backend.openSource) return await backend.openSource(source, options);
-    if (!source.localCopy)
-      throw new BagError('NOT_SUPPORTED', `the ${backend.name} backend reads only local files`, { file: path });
-    const local = await source.localCopy(extensionOf(path));
-    source.close();
-    return await backend.openReader(local, options);
-  } catch (error) {
-    source.close();
-    throw error;
   }
 }
 

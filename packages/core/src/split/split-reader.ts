@@ -1,5 +1,7 @@
 import type { BackendReader, CursorQuery } from '../backend/backend.js';
+import { isRemotePath } from '../backend/byte-source.js';
 import { guardFile } from '../backend/file-guard.js';
+import { openUrlReader } from '../backend/open-source.js';
 import { BagError } from '../errors.js';
 import type { ReaderOptions } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
@@ -97,9 +99,12 @@ export class SplitReader implements BackendReader {
     const files = options.files ?? (await nodeSplitFiles());
     const { files: _f, ...readerOptions } = options;
     const { confineTo } = readerOptions;
+    // Behind a url (`s3://`, files from `urlSplitFiles`): each segment is opened through a byte source of its own.
+    const remote = isRemotePath(path);
     // Confined (a server of untrusted folders): the manifest and every segment must resolve inside the directory.
-    const format: SplitReaderFormat =
-      confineTo === undefined
+    const format: SplitReaderFormat = remote
+      ? { ...unguarded, openSegment: openUrlReader }
+      : confineTo === undefined
         ? unguarded
         : {
             ...unguarded,
@@ -108,7 +113,7 @@ export class SplitReader implements BackendReader {
               return unguarded.openSegment(segment, segmentOptions);
             },
           };
-    if (confineTo !== undefined) await guardFile(path, { confineTo });
+    if (confineTo !== undefined && !remote) await guardFile(path, { confineTo });
     const size = files.size(path);
     if (size < 0) throw new BagError('NOT_FOUND', `no such .${format.flavor} manifest`, { file: path });
     if (size > MAX_MANIFEST_BYTES)

@@ -1,5 +1,6 @@
 import type { Backend, BackendWriter, RecordingContext } from '../backend/backend.js';
 import { backendFor, extensionOf } from '../backend/registry.js';
+import { isRemotePath, stageUrl, type UrlStaging } from '../backend/byte-source.js';
 import { BagError } from '../errors.js';
 import { resolveWriterConfig, type ResolvedWriterConfig } from '../model/config.js';
 import { summarizeBag, summaryPath, writeSummaryFile } from '../analysis/summary.js';
@@ -90,6 +91,9 @@ export class BagWriter extends EventTarget {
     const { worker, transferPayloads, maxQueueTimeMs, summary, ...config } = options;
     const backend = backendFor(path, 'write');
     const resolved = resolveWriterConfig(config);
+    // A url (`s3://…`): the backend writes a local staging copy, uploaded per closed segment and at close.
+    const staging = isRemotePath(path) ? await stageUrl(path) : undefined;
+    const local = staging?.localPath ?? path;
     const schemas = new SchemaRegistry();
     let writer: BagWriter | undefined;
     const context = createRecordingContext(resolved, schemas, (index, file, before) =>
@@ -97,10 +101,12 @@ export class BagWriter extends EventTarget {
     );
     writer = new BagWriter(path, resolved, context, schemas);
     writer.summary = summary !== false;
+    writer.staging = staging;
+    writer.localPath = local;
     const runtime = resolved.syncMode ? undefined : pickRuntime(worker, backend);
     if (runtime && backend.workerModule) {
       writer.engine = await WorkerEngine.open(writer.host, {
-        path,
+        path: local,
         config: resolved,
         context,
         schemas,
@@ -110,8 +116,8 @@ export class BagWriter extends EventTarget {
         backend: backend as Backend & { workerModule: string },
       });
     } else {
-      const backendWriter: BackendWriter = await backend.createWriter(path, resolved, context);
-      writer.engine = new LocalEngine(backendWriter, writer.host, path, resolved);
+      const backendWriter: BackendWriter = await backend.createWriter(local, resolved, context);
+      writer.engine = new LocalEngine(backendWriter, writer.host, local, resolved);
     }
     return writer;
   }
@@ -366,9 +372,17 @@ export class BagWriter extends EventTarget {
       this.summary = false;
       await this.writeSummary();
     }
+    const staging = this.staging;
+    this.staging = undefined;
+    // Rejects when the upload fails: the object is then absent (never half there) and the staging copy is kept.
+    await staging?.commit();
   }
 
   private summary = true;
+  /** Writing to a url: the staging copy being written, uploaded by `close()`. */
+  private staging: UrlStaging | undefined;
+  /** Where the backend writes: `path`, or the staging copy of a url. */
+  private localPath = '';
 
   /**
    * The sidecar summary (`<path>.json`), from the closed file read back once; the writer's failure is listed in its
@@ -379,8 +393,8 @@ export class BagWriter extends EventTarget {
     const errors = this.lastError ? [`${this.lastError.code}: ${this.lastError.message}`] : [];
     let reader: BagReader | undefined;
     try {
-      reader = await BagReader.create(this.path, { tryToFix: true });
-      writeSummaryFile(this.path, await summarizeBag(reader, { errors }));
+      reader = await BagReader.create(this.localPath, { tryToFix: true });
+      writeSummaryFile(this.localPath, await summarizeBag(reader, { errors }));
     } catch (error) {
       this.report(
         BagError.wrap(error, 'IO_ERROR', 'cannot write the summary sidecar', { file: summaryPath(this.path) }),
@@ -430,6 +444,7 @@ export class BagWriter extends EventTarget {
     warn: (error) => this.report(error),
     split: (index, file, before) => {
       this.splitIndex = index;
+      if (!before) this.staging?.segmentsClosed(file);
       for (const callback of before ? this.splitBefore : this.splitAfter) callback(index, file);
     },
     finished: () => {

@@ -1,4 +1,5 @@
 import { BagError, registerBackend, type Backend, type ParentLink } from '@vlink/bag';
+import { placeOf } from '../store/bag-place.js';
 import { BagStore } from '../store/bag-store.js';
 import { lowerThreadPriority, WORKER_NICE } from './priority.js';
 import { LocalBagWork } from '../work/local-work.js';
@@ -140,7 +141,7 @@ async function init(message: InitMessage): Promise<{ work: LocalBagWork; unavail
       unavailable.push(...spec.extensions);
     }
   }
-  const store = new BagStore(message.root, {
+  const store = new BagStore(placeOf(message.root), {
     cacheSize: message.readerCache,
     decode: { maxBytes: message.limits.maxDecodeBytes, maxDepth: message.limits.maxDecodeDepth },
   });

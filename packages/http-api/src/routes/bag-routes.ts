@@ -8,7 +8,6 @@ import { BINARY_FRAMES_CONTENT_TYPE } from '../messages/binary-frame.js';
 import { decodeCursor, sameQuery, type Position } from '../messages/cursor-token.js';
 import { loudStream } from '../messages/loud-stream.js';
 import type { BagStore } from '../store/bag-store.js';
-import { findBags } from '../store/list-bags.js';
 import type { ResolvedBag } from '../store/resolve-id.js';
 import type { BagWork } from '../work/bag-work.js';
 import type { WorkLimits } from '../work/limits.js';
@@ -33,7 +32,7 @@ export function registerBagRoutes(app: OpenAPIHono, { store, work, scrub, limits
   const errorLine = (error: unknown) => encoder.encode(`${JSON.stringify(toErrorResponse(error, scrub).body)}\n`);
 
   app.openapi(bagsRoute, async (c) => {
-    const bags = await findBags(store.realRoot);
+    const bags = await store.place.list();
     const out: Array<Record<string, unknown>> = new Array(bags.length);
     let next = 0;
     const lister = async () => {

@@ -1,6 +1,7 @@
 import { BagReader, type Info, type SchemaData } from '@vlink/bag';
 import { PayloadDecoder } from '@vlink/bag-decode';
-import { resolveBagId, type ResolvedBag } from './resolve-id.js';
+import type { BagPlace } from './bag-place.js';
+import type { ResolvedBag } from './resolve-id.js';
 
 /** A reader borrowed from the store; give it back with `release()` (idempotent). */
 export interface Lease {
@@ -46,7 +47,7 @@ export class BagStore {
   private closed = false;
 
   constructor(
-    readonly realRoot: string,
+    readonly place: BagPlace,
     options: BagStoreOptions = {},
   ) {
     this.cacheSize = Math.max(0, options.cacheSize ?? 16);
@@ -55,13 +56,13 @@ export class BagStore {
   }
 
   resolve(id: string): ResolvedBag {
-    return resolveBagId(this.realRoot, id);
+    return this.place.resolve(id);
   }
 
   async lease(bag: ResolvedBag): Promise<Lease> {
     const entry = this.entry(bag);
-    // Confined to the root: a split recording's segments and a SQLite journal are refused when they lead outside it.
-    const reader = entry.idle.pop() ?? (await BagReader.create(bag.path, { confineTo: this.realRoot }));
+    // A local root confines readers: a split recording's segments and a SQLite journal are refused outside it.
+    const reader = entry.idle.pop() ?? (await BagReader.create(bag.path, this.place.readerOptions));
     let released = false;
     return {
       reader,

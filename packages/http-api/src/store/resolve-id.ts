@@ -19,7 +19,7 @@ export interface ResolvedBag {
 }
 
 /** Everything that is not a plain relative path of plain names is refused before touching the file system. */
-function isSafeRelative(id: string): boolean {
+export function isSafeRelative(id: string): boolean {
   if (id.length === 0 || id.length > 4096 || id.includes('\0') || id.includes('\\')) return false;
   if (isAbsolute(id) || /^[a-zA-Z]:/.test(id)) return false;
   return id.split('/').every((part) => part !== '' && part !== '.' && part !== '..');

@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from '@vlink/fixtures/test';
+import { ActionType, BagReader, BagWriter, type Frame, registerByteSourceScheme, SchemaType } from '@vlink/bag';
+import { MotoServer } from '@vlink/fixtures/s3';
+import { registerS3 } from './register.js';
+import { S3ByteSource } from './s3-byte-source.js';
+import { S3Client } from './s3-client.js';
+
+/** `.vcapx`/`.vdbx` on a real S3 server (moto): read segment by segment, equal to the local recording. */
+const started = await MotoServer.start();
+const server = typeof started === 'string' ? undefined : started;
+const skip = typeof started === 'string' ? `no S3 server: ${started}` : false;
+const dir = mkdtempSync(join(tmpdir(), 'vlink-s3-split-'));
+after(() => {
+  server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const credentials = { accessKeyId: 'test', secretAccessKey: 'test', region: 'us-east-1' };
+/** Every byte source the readers open, to count what they fetched. */
+const opened: S3ByteSource[] = [];
+
+/** 6000 frames of 1–3 KiB on three urls over 6 s: three segments of 2 s. */
+function frames(): Frame[] {
+  return Array.from({ length: 6000 }, (_, i) => ({
+    timestamp: 1_000 + i * 1_000,
+    url: ['/lidar', '/pose', '/log'][i % 3]!,
+    data: Uint8Array.from({ length: 1024 + ((i * 37) % 2048) }, (_, j) => (i * 7 + j * 13) & 0xff),
+    serType: i % 3 === 2 ? 'text' : 'pb.Pose',
+    schemaType: i % 3 === 2 ? SchemaType.Raw : SchemaType.Protobuf,
+    actionType: ActionType.Publish,
+  }));
+}
+
+async function readAll(path: string) {
+  const reader = await BagReader.create(path);
+  try {
+    const got: Frame[] = [];
+    for await (const f of reader.frames()) got.push({ ...f, data: f.data.slice() });
+    return { info: reader.getInfo(), schemas: reader.getSchemas(), frames: got };
+  } finally {
+    reader.close();
+  }
+}
+
+for (const ext of ['.vcapx', '.vdbx']) {
+  describe(`BagReader over S3 (${ext})`, { skip }, () => {
+    const folder = mkdtempSync(join(dir, 'rec-'));
+    const local = join(folder, `drive${ext}`);
+    const url = `s3://fleet/split/${ext.slice(1)}/drive${ext}`;
+    let objectBytes = 0;
+    before(async () => {
+      const writer = await BagWriter.create(local, {
+        syncMode: true,
+        startTimestamp: 1_700_000_000_000,
+        tagName: 's3',
+        splitByTime: 2000,
+        summary: false,
+      });
+      writer.pushSchema({
+        name: 'pb.Pose',
+        encoding: 'protobuf',
+        schemaType: SchemaType.Protobuf,
+        data: new Uint8Array([10, 3]),
+      });
+      for (const f of frames()) writer.push(f);
+      await writer.close();
+      const client = new S3Client({ ...credentials, endpoint: server!.endpoint });
+      await client.createBucket('fleet');
+      const names = readdirSync(folder);
+      assert.ok(names.length >= 4, `a manifest and three segments: ${names.join(', ')}`);
+      for (const name of names) {
+        const bytes = readFileSync(join(folder, name));
+        objectBytes += bytes.length;
+        await client.put({ bucket: 'fleet', key: `split/${ext.slice(1)}/${name}` }, bytes);
+      }
+      registerS3({ ...credentials, endpoint: server!.endpoint, cacheDir: join(dir, 'cache') });
+      // Keeps registerS3's listing; only the opener is wrapped, to count each source's requests and bytes.
+      registerByteSourceScheme('s3', async (u) => {
+        const source = await S3ByteSource.open(u, { ...credentials, endpoint: server!.endpoint });
+        opened.push(source);
+        return source;
+      });
+    });
+
+    test('info, schemas and every frame equal the local recording, byte for byte', async () => {
+      const [remote, expected] = await Promise.all([readAll(url), readAll(local)]);
+      assert.equal(expected.info.splitCount, 3);
+      assert.equal(expected.frames.length, 6000);
+      assert.deepEqual(remote.info, { ...expected.info, path: url });
+      assert.deepEqual(remote.schemas, expected.schemas);
+      assert.deepEqual(remote.frames, expected.frames);
+    });
+
+    if (ext === '.vcapx') {
+      test('opening reads each segment through its summary: a fraction of the objects, no download', async () => {
+        opened.length = 0;
+        const reader = await BagReader.create(url);
+        assert.equal(reader.getInfo().messageCount, 6000);
+        reader.close();
+        assert.equal(opened.length, 4, 'the manifest and one source per segment');
+        const fetched = opened.reduce((sum, s) => sum + s.stats.bytes, 0);
+        assert.ok(fetched < objectBytes / 2, `${fetched} bytes fetched of ${objectBytes}`);
+      });
+    }
+
+    test('a missing segment is NOT_FOUND naming it; maintenance that rewrites is refused', async () => {
+      const client = new S3Client({ ...credentials, endpoint: server!.endpoint });
+      const manifest = readFileSync(local, 'utf8');
+      const broken = `s3://fleet/broken/${ext.slice(1)}/drive${ext}`;
+      await client.put(
+        { bucket: 'fleet', key: broken.slice('s3://fleet/'.length) },
+        new TextEncoder().encode(manifest),
+      );
+      await assert.rejects(BagReader.create(broken), (e: Error & { code?: string }) => {
+        assert.equal(e.code, 'NOT_FOUND');
+        assert.match(e.message, /segment ".*" listed in the manifest does not exist/);
+        return true;
+      });
+      await assert.rejects(BagReader.create(url, { readOnly: false }), /read-only/);
+    });
+  });
+}
