@@ -106,6 +106,40 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
     );
   });
 
+  test('report: per stream histograms, the groups asked for, counters; bad parameters are 400', async () => {
+    const { status, body } = await getJson(
+      '/v1/bags/drive.vdb/report?group=dds://camera/front,dds://imu&bins=4&tolerance=5000',
+    );
+    assert.equal(status, 200);
+    assert.equal(body.path, 'drive.vdb', 'the id, not the server path');
+    assert.equal(body.semantics, 1);
+    const cam = body.streams.find((s: { url: string }) => s.url === 'dds://camera/front');
+    assert.deepEqual([cam.action, cam.count, cam.intervalUs.p50, cam.time], ['Pub', 20, 60_000, 'log']);
+    // 19 intervals of 60 ms: the second of 4 bins over 0 … 180 ms.
+    assert.deepEqual(cam.intervalHistogram, {
+      edges: [0, 45_000, 90_000, 135_000, 180_000],
+      counts: [0, 19, 0, 0],
+      under: 0,
+      over: 0,
+    });
+    assert.deepEqual(
+      body.groups.map(
+        (g: { source: string; reference: string; toleranceUs: number; members: Array<{ url: string }> }) => [
+          g.source,
+          g.reference,
+          g.toleranceUs,
+          g.members.map((m) => m.url),
+        ],
+      ),
+      [['given', 'dds://camera/front', 5000, ['dds://imu']]],
+    );
+    assert.deepEqual(body.counters, {});
+    assert.equal((await getJson('/v1/bags/drive.vdb/report?bins=0')).status, 400);
+    const unknown = await getJson('/v1/bags/drive.vdb/report?group=dds://imu,nope');
+    assert.equal(unknown.status, 400);
+    assert.match(unknown.body.error.message, /nope/);
+  });
+
   test('json pages follow the cursor to the end and match the bag', async () => {
     const want = await readAll(join(fx.root, 'drive.vdb'));
     const got: string[] = [];
@@ -285,6 +319,7 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
       '/v1/bags/{id}/info',
       '/v1/bags/{id}/schemas',
       '/v1/bags/{id}/timing',
+      '/v1/bags/{id}/report',
       '/v1/bags/{id}/messages',
       '/v1/bags/{id}/replay',
       '/v1/bags/{id}/foxglove',

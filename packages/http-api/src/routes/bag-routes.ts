@@ -2,7 +2,8 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { DEFAULT_GAP_FACTOR, extensionOf } from '@vlink/bag';
 import { badParameter, toErrorResponse, type PathScrubber } from '../http/errors.js';
 import { messageQuery } from '../http/query.js';
-import { bagsRoute, infoRoute, messagesRoute, schemasRoute, timingRoute } from '../http/routes.js';
+import { bagsRoute, infoRoute, messagesRoute, reportRoute, schemasRoute, timingRoute } from '../http/routes.js';
+import type { ReportRequest } from '../work/bag-work.js';
 import { toBase64 } from '../messages/base64.js';
 import { BINARY_FRAMES_CONTENT_TYPE } from '../messages/binary-frame.js';
 import { decodeCursor, sameQuery, type Position } from '../messages/cursor-token.js';
@@ -24,7 +25,7 @@ export interface BagRouteContext {
   scrub: PathScrubber;
 }
 
-/** `/v1/bags`, `…/info`, `…/schemas`, `…/timing`, `…/messages`: every answer comes from `work` (a worker, usually). */
+/** `/v1/bags`, `…/info`, `…/schemas`, `…/timing`, `…/report`, `…/messages`: every answer comes from `work` (a worker, usually). */
 export function registerBagRoutes(app: OpenAPIHono, { store, work, scrub }: BagRouteContext): void {
   const bag = (id: string) => store.resolve(id);
   const encoder = new TextEncoder();
@@ -78,6 +79,27 @@ export function registerBagRoutes(app: OpenAPIHono, { store, work, scrub }: BagR
     if (!(factor > 0)) throw badParameter('factor', 'a number > 0');
     const { urls } = messageQuery({ urls: q.urls });
     const text = await work.timing(b, urls ? { factor, urls } : { factor }, c.req.raw.signal);
+    return c.body(text, 200, { 'content-type': JSON_TYPE }) as never;
+  });
+
+  app.openapi(reportRoute, async (c) => {
+    const b = bag(c.req.valid('param').id);
+    const q = c.req.valid('query');
+    const request: ReportRequest = {};
+    if (q.group !== undefined)
+      request.groups = (Array.isArray(q.group) ? q.group : [q.group]).map((g) =>
+        g
+          .split(',')
+          .map((u) => u.trim())
+          .filter((u) => u.length > 0),
+      );
+    if (q.bins !== undefined) {
+      const bins = Number(q.bins);
+      if (!(bins >= 1 && bins <= 1000)) throw badParameter('bins', 'an integer 1…1000');
+      request.bins = bins;
+    }
+    if (q.tolerance !== undefined) request.toleranceUs = Number(q.tolerance);
+    const text = await work.report(b, request, c.req.raw.signal);
     return c.body(text, 200, { 'content-type': JSON_TYPE }) as never;
   });
 
