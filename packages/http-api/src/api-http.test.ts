@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from '@vlink/fixtures/test';
-import { actionText, type Frame } from '@vlink/bag';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { ActionType, actionText, BagWriter, SchemaType, type Frame } from '@vlink/bag';
 import { serve, type RunningServer } from './index.js';
 import { decodeFrames, FrameEncoder } from './messages/binary-frame.js';
 import { toBase64 } from './messages/base64.js';
@@ -138,6 +140,61 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
     const unknown = await getJson('/v1/bags/drive.vdb/report?group=dds://imu,nope');
     assert.equal(unknown.status, 400);
     assert.match(unknown.body.error.message, /nope/);
+  });
+
+  test('timeBase=publish windows by publish time, in log order, across pages and in streams', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vlink-publish-'));
+    // Log times every 10 ms; every odd frame was sampled 25 ms before it was logged.
+    const writer = await BagWriter.create(join(dir, 'pub.vcap'), { syncMode: true });
+    for (let i = 0; i < 20; i++)
+      writer.push({
+        timestamp: i * 10_000,
+        publishTime: i * 10_000 - (i % 2 ? 25_000 : 0),
+        url: 'a',
+        data: new Uint8Array([i]),
+        serType: 'raw',
+        schemaType: SchemaType.Raw,
+        actionType: ActionType.Publish,
+      });
+    await writer.close();
+    const own = await serve({ root: dir, port: 0 });
+    try {
+      const want = Array.from({ length: 20 }, (_, i) => [i * 10_000, i * 10_000 - (i % 2 ? 25_000 : 0)])
+        .filter(([, p]) => p! >= 50_000 && p! <= 100_000)
+        .map(([t]) => t);
+      assert.deepEqual(want, [60_000, 80_000, 90_000, 100_000, 110_000]);
+      const got: number[] = [];
+      let cursor: string | null = null;
+      do {
+        const res: Response = await fetch(
+          `${own.url}/v1/bags/pub.vcap/messages?begin=50&end=100&timeBase=publish&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        );
+        assert.equal(res.status, 200);
+        const body = (await res.json()) as { messages: Array<{ timestamp: number }>; next: string | null };
+        got.push(...body.messages.map((m) => m.timestamp));
+        cursor = body.next;
+      } while (cursor);
+      assert.deepEqual(got, want);
+      const ndjson = await (
+        await fetch(`${own.url}/v1/bags/pub.vcap/messages?begin=50&end=100&timeBase=publish&format=ndjson`)
+      ).text();
+      assert.deepEqual(
+        ndjson
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line).timestamp),
+        want,
+      );
+      const log = await (await fetch(`${own.url}/v1/bags/pub.vcap/messages?begin=50&end=100`)).json();
+      assert.deepEqual(
+        log.messages.map((m: { timestamp: number }) => m.timestamp),
+        [50_000, 60_000, 70_000, 80_000, 90_000, 100_000],
+      );
+      assert.equal((await fetch(`${own.url}/v1/bags/pub.vcap/messages?timeBase=wall`)).status, 400);
+    } finally {
+      await own.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('json pages follow the cursor to the end and match the bag', async () => {

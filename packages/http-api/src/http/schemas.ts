@@ -161,6 +161,14 @@ export const MessagesQuery = z.object({
       param: { name: 'end', in: 'query' },
       description: 'Window end, ms since recording start (inclusive); default the end',
     }),
+  timeBase: z
+    .enum(['log', 'publish'])
+    .optional()
+    .openapi({
+      param: { name: 'timeBase', in: 'query' },
+      description:
+        'What begin/end apply to: log (default) or publish times (format reference §1.3); messages keep the file (log) order',
+    }),
   limit: z
     .string()
     .regex(/^-?\d+$/, 'an integer')

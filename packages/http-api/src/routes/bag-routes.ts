@@ -113,9 +113,9 @@ export function registerBagRoutes(app: OpenAPIHono, { store, work, scrub }: BagR
     let position: Position | undefined;
     if (q.cursor !== undefined) {
       const token = decodeCursor(q.cursor, b.id);
-      const explicit = q.urls !== undefined || q.begin !== undefined || q.end !== undefined;
+      const explicit = q.urls !== undefined || q.begin !== undefined || q.end !== undefined || q.timeBase !== undefined;
       if (explicit && !sameQuery(token.query, query))
-        throw badParameter('cursor', 'the token was issued for other urls/begin/end');
+        throw badParameter('cursor', 'the token was issued for other urls/begin/end/timeBase');
       query = token.query;
       position = token.position;
     }
