@@ -253,6 +253,9 @@ export const ReplayCommandDoc = z
     urls: z.array(z.string()).optional(),
     times: z.number().optional().openapi({ description: 'play: passes, ≤ 0 loops forever' }),
     paused: z.boolean().optional().openapi({ description: 'play: start paused' }),
+    timeBase: z.enum(['log', 'publish']).optional().openapi({
+      description: 'play: pace by log (default) or publish times; begin/end, seek and status times are then that time',
+    }),
     time: z.number().optional().openapi({ description: 'seek: ms' }),
     id: z
       .union([z.string().max(CONTROL_ID_MAX_LENGTH), z.number()])
