@@ -103,6 +103,9 @@ async function writeBags(dir) {
   const writer = await BagWriter.create(join(dir, 'gap.vdb'), { syncMode: true, startTimestamp: START_MS });
   writer.pushSchema({ name: 'test.Point', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: fds });
   for (const f of frames) writer.push(f);
+  // Counters by cause, for the report panel's bars.
+  writer.count(GAP.url, 'readTimeout', 3);
+  writer.count('dds://pose', 'missedSlot', 1);
   await writer.close();
   const other = await BagWriter.create(join(dir, 'other.vcap'), { syncMode: true, startTimestamp: START_MS });
   for (let t = 0; t < 2000; t += 100)
@@ -227,6 +230,26 @@ async function main() {
       await waitFor('the gap count', async () => (await text('gap-count')) === '1');
       const gap = await page.getByTestId('gap-list').innerText();
       assert(gap.includes(GAP.url) && gap.includes('0:04.000') && gap.includes('2.00 s'), `gap list: ${gap}`);
+    });
+
+    await check('the report panel plots interval histograms and counters by cause as bars', async () => {
+      const imu = page.getByTestId('report-streams').locator(`li[data-url="${GAP.url}"]`);
+      await imu.getByTestId('histogram').waitFor();
+      // 100 Hz with one 2 s hole: 789 intervals of 10 ms in the 10…11 ms bin (30 bins over 0 … 30 ms), 1 beyond.
+      const counts = await imu.locator('rect').evaluateAll((rs) => rs.map((r) => Number(r.getAttribute('data-count'))));
+      const want = Array.from({ length: 31 }, (_, i) => (i === 10 ? 789 : i === 30 ? 1 : 0));
+      assert(JSON.stringify(counts) === JSON.stringify(want), `imu histogram ${JSON.stringify(counts)}`);
+      const tallest = await imu.locator('rect').nth(10).boundingBox();
+      assert(tallest && tallest.height > 30, `the 10 ms bar is ${JSON.stringify(tallest)}`);
+      const bars = page.getByTestId('counter-bars').locator('li');
+      await waitFor('two counter bars', async () => (await bars.count()) === 2);
+      const rows = await bars.evaluateAll((lis) =>
+        lis.map((li) => [li.textContent, li.querySelector('.counter-bar').getBoundingClientRect().width]),
+      );
+      assert(rows[0][0].includes('readTimeout') && rows[0][0].endsWith('3'), `first counter row ${rows[0][0]}`);
+      assert(rows[1][0].includes('missedSlot') && rows[1][0].endsWith('1'), `second counter row ${rows[1][0]}`);
+      const ratio = rows[1][1] / rows[0][1];
+      assert(Math.abs(ratio - 1 / 3) < 0.05, `bar widths ${rows[0][1]} and ${rows[1][1]}`);
     });
 
     await check('densities come from /density; messages are never fetched', async () => {

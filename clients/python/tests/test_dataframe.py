@@ -29,7 +29,7 @@ def test_protobuf_columns(bag: Any, expected: Expected) -> None:
     df = bag.to_dataframe(urls=["pb/pose"])
     want = frames_of(expected, "pb/pose")
     assert len(df) == len(want) == 40
-    assert list(df.columns[:7]) == ["timestamp", "time", "elapsed", "topic", "action", "data_type", "size"]
+    assert list(df.columns[:8]) == ["timestamp", "publish_time", "time", "elapsed", "topic", "action", "data_type", "size"]
     assert {"seq", "x", "y", "frame", "vel.x", "vel.y", "vel.z", "tags", "mode"} <= set(df.columns)
     assert "message" not in df.columns  # every row decoded
     assert df["seq"].dtype == "uint64" or df["seq"].dtype == "int64"
@@ -78,7 +78,7 @@ def test_mixed_urls_text_raw_and_rpc(bag: Any, expected: Expected) -> None:
 
 def test_decode_false_keeps_bytes(bag: Any, expected: Expected) -> None:
     df = bag.to_dataframe(urls=["pb/pose", "imu"], decode=False)
-    assert list(df.columns) == ["timestamp", "time", "elapsed", "topic", "action", "data_type", "size", "message"]
+    assert list(df.columns) == ["timestamp", "publish_time", "time", "elapsed", "topic", "action", "data_type", "size", "message"]
     assert list(df["message"]) == [f["bytes"] for f in expected.frames if f["url"] in ("pb/pose", "imu")]
 
 
@@ -86,7 +86,7 @@ def test_empty_window(bag: Any) -> None:
     with pytest.warns(vlink_bag.EmptyWindowWarning, match="outside the recording"):
         df = bag.to_dataframe(urls=["imu"], start_time=5_000_000)
     assert len(df) == 0
-    assert list(df.columns) == ["timestamp", "time", "elapsed", "topic", "action", "data_type", "size"]
+    assert list(df.columns) == ["timestamp", "publish_time", "time", "elapsed", "topic", "action", "data_type", "size"]
 
 
 def test_message_class_and_decode(bag: Any) -> None:
@@ -186,7 +186,7 @@ def test_clashing_field_names_are_prefixed_and_failures_reported() -> None:
     with Client("http://mock", transport=httpx.MockTransport(handler)) as client:
         df = client.bag("c.vdb").to_dataframe()
     assert list(df.columns) == [
-        "timestamp", "time", "elapsed", "topic", "action", "data_type", "size",
+        "timestamp", "publish_time", "time", "elapsed", "topic", "action", "data_type", "size",
         "msg.timestamp", "msg.size", "msg.message", "value", "message", "decode_error",
     ]
     assert list(df["timestamp"]) == [1, 2]

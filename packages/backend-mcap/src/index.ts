@@ -38,4 +38,4 @@ export { PlainMcapWriter } from './plain/plain-mcap-writer.js';
 export type { PlainMcapWriterOptions } from './plain/plain-mcap-writer.js';
 export { PLAIN_ACTION_KEY, PLAIN_SER_KEY } from './plain/carried.js';
 export { messageEncodingFor, wellKnownSchemaEncoding } from './encodings/well-known.js';
-export { HEADER_METADATA } from './vcap/vcap-format.js';
+export { COUNTERS_METADATA, HEADER_METADATA } from './vcap/vcap-format.js';

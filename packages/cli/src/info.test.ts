@@ -236,6 +236,7 @@ describe('help', () => {
     const top = helpText([]);
     const verbs = [
       'info',
+      'report',
       'cat',
       'record',
       'play',

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ActionType, BagWriter, SchemaType, SUMMARY_JSON_SCHEMA } from '@vlink/bag';
+import { ActionType, BagWriter, REPORT_JSON_SCHEMA, SchemaType, SUMMARY_JSON_SCHEMA } from '@vlink/bag';
 import { fixturePath } from '@vlink/fixtures';
 import { after, before, describe, test } from '@vlink/fixtures/test';
 import Ajv2020Module from 'ajv/dist/2020.js';
@@ -153,6 +153,27 @@ describe('--json on every verb', () => {
     validate('tag', tag);
     assert.deepEqual(tag, { path: copy, tag: 'new-tag' });
     validate('reindex', await json(['reindex', copy, '--json']));
+  });
+
+  test('report: the schema the docs carry; groups given on the command line', SLOW, async () => {
+    const docs = fileURLToPath(new URL('../../../apps/docs/reference/report.schema.json', import.meta.url));
+    assert.deepEqual(JSON.parse(readFileSync(docs, 'utf8')), JSON.parse(JSON.stringify(REPORT_JSON_SCHEMA)));
+    const report = (await json(['report', vdb, '--json', '--group', '/camera,/imu', '--bins', '5'])) as {
+      groups: Array<{ source: string; reference: string; members: Array<{ url: string }> }>;
+      streams: Array<{ intervalHistogram: { counts: number[] } | null }>;
+    };
+    validate('report', report);
+    assert.deepEqual(
+      report.groups.map((g) => [g.source, g.reference, g.members.map((m) => m.url)]),
+      [['given', '/camera', ['/imu']]],
+    );
+    assert.ok(report.streams.every((s) => s.intervalHistogram === null || s.intervalHistogram.counts.length === 5));
+    const text = await runCli(['report', vdb]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /Interval histograms/);
+    const unknown = await runCli(['report', vdb, '--group', '/camera,/nope']);
+    assert.notEqual(unknown.code, 0);
+    assert.match(unknown.stderr, /\/nope/);
   });
 
   test('clone, split, merge, record, play', SLOW, async () => {

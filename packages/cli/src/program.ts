@@ -9,6 +9,7 @@ import { registerMerge } from './commands/merge.js';
 import { registerPlay } from './commands/play.js';
 import { registerRecord } from './commands/record.js';
 import { registerReindex } from './commands/reindex.js';
+import { registerReport } from './commands/report.js';
 import { registerServe } from './commands/serve.js';
 import { registerSplit } from './commands/split.js';
 import { registerTrigger } from './commands/trigger.js';
@@ -32,6 +33,7 @@ export function createProgram(): Command {
     .configureOutput({ outputError: usageLine('vlink-bag') });
   for (const register of [
     registerInfo,
+    registerReport,
     registerCat,
     registerRecord,
     registerPlay,

@@ -83,6 +83,18 @@ export { BagWriter } from './writer/bag-writer.js';
 export type { WriterErrorCallback } from './writer/bag-writer.js';
 export type { SchemaCallback } from './writer/schema-registry.js';
 export type { WriterStats, DropReason } from './writer/writer-stats.js';
+export { SnapshotSampler, SNAPSHOT_SKIP, MISSED_SLOT } from './recording/snapshot-sampler.js';
+export type {
+  SnapshotSamplerOptions,
+  SnapshotSkip,
+  Snapshot,
+  SnapshotComponent,
+  TickOutcome,
+  SamplerStats,
+} from './recording/snapshot-sampler.js';
+export { ActionRecorder, SUBMIT_CAUSE } from './recording/action-recorder.js';
+export type { ActionRecorderOptions, ActionRecord, SubmitResult, SubmitStamp } from './recording/action-recorder.js';
+export type { FrameSink, RecordingClock } from './recording/frame-sink.js';
 export { BagReader } from './reader/bag-reader.js';
 export type { FramesOptions } from './reader/bag-reader.js';
 export type { CursorConfig } from './reader/cursor-config.js';
@@ -132,6 +144,10 @@ export { SUMMARY_SEMANTICS, summarizeBag, summaryPath, writeSummaryFile } from '
 export type { BagSummary, StreamSummary, SummarySource } from './analysis/summary.js';
 export { SUMMARY_JSON_SCHEMA } from './analysis/summary-schema.js';
 export type { TimingOptions, TimingSource, UrlTiming } from './analysis/timing.js';
+export { REPORT_SEMANTICS, analyzeReport } from './analysis/report.js';
+export type { BagReport, StreamReport, OffsetGroup, OffsetReport, ReportOptions } from './analysis/report.js';
+export { REPORT_JSON_SCHEMA } from './analysis/report-schema.js';
+export type { Histogram } from './analysis/histogram.js';
 // Split recordings: the manifest model and its parser. The machinery that writes and reads split recordings is in
 // `@vlink/bag-core/internal` (internal.ts), for our backends only.
 export type { SplitManifest, ManifestHeader, ManifestUrl, ManifestFlavor } from './split/manifest.js';

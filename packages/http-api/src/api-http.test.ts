@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from '@vlink/fixtures/test';
-import { actionText, type Frame } from '@vlink/bag';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { ActionType, actionText, BagWriter, SchemaType, type Frame } from '@vlink/bag';
 import { serve, type RunningServer } from './index.js';
 import { decodeFrames, FrameEncoder } from './messages/binary-frame.js';
 import { toBase64 } from './messages/base64.js';
@@ -104,6 +106,95 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
       all.body.urls.map((u: { url: string }) => u.url),
       ['a', 'b'],
     );
+  });
+
+  test('report: per stream histograms, the groups asked for, counters; bad parameters are 400', async () => {
+    const { status, body } = await getJson(
+      '/v1/bags/drive.vdb/report?group=dds://camera/front,dds://imu&bins=4&tolerance=5000',
+    );
+    assert.equal(status, 200);
+    assert.equal(body.path, 'drive.vdb', 'the id, not the server path');
+    assert.equal(body.semantics, 1);
+    const cam = body.streams.find((s: { url: string }) => s.url === 'dds://camera/front');
+    assert.deepEqual([cam.action, cam.count, cam.intervalUs.p50, cam.time], ['Pub', 20, 60_000, 'log']);
+    // 19 intervals of 60 ms: the second of 4 bins over 0 … 180 ms.
+    assert.deepEqual(cam.intervalHistogram, {
+      edges: [0, 45_000, 90_000, 135_000, 180_000],
+      counts: [0, 19, 0, 0],
+      under: 0,
+      over: 0,
+    });
+    assert.deepEqual(
+      body.groups.map(
+        (g: { source: string; reference: string; toleranceUs: number; members: Array<{ url: string }> }) => [
+          g.source,
+          g.reference,
+          g.toleranceUs,
+          g.members.map((m) => m.url),
+        ],
+      ),
+      [['given', 'dds://camera/front', 5000, ['dds://imu']]],
+    );
+    assert.deepEqual(body.counters, {});
+    assert.equal((await getJson('/v1/bags/drive.vdb/report?bins=0')).status, 400);
+    const unknown = await getJson('/v1/bags/drive.vdb/report?group=dds://imu,nope');
+    assert.equal(unknown.status, 400);
+    assert.match(unknown.body.error.message, /nope/);
+  });
+
+  test('timeBase=publish windows by publish time, in log order, across pages and in streams', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vlink-publish-'));
+    // Log times every 10 ms; every odd frame was sampled 25 ms before it was logged.
+    const writer = await BagWriter.create(join(dir, 'pub.vcap'), { syncMode: true });
+    for (let i = 0; i < 20; i++)
+      writer.push({
+        timestamp: i * 10_000,
+        publishTime: i * 10_000 - (i % 2 ? 25_000 : 0),
+        url: 'a',
+        data: new Uint8Array([i]),
+        serType: 'raw',
+        schemaType: SchemaType.Raw,
+        actionType: ActionType.Publish,
+      });
+    await writer.close();
+    const own = await serve({ root: dir, port: 0 });
+    try {
+      const want = Array.from({ length: 20 }, (_, i) => [i * 10_000, i * 10_000 - (i % 2 ? 25_000 : 0)])
+        .filter(([, p]) => p! >= 50_000 && p! <= 100_000)
+        .map(([t]) => t);
+      assert.deepEqual(want, [60_000, 80_000, 90_000, 100_000, 110_000]);
+      const got: number[] = [];
+      let cursor: string | null = null;
+      do {
+        const res: Response = await fetch(
+          `${own.url}/v1/bags/pub.vcap/messages?begin=50&end=100&timeBase=publish&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        );
+        assert.equal(res.status, 200);
+        const body = (await res.json()) as { messages: Array<{ timestamp: number }>; next: string | null };
+        got.push(...body.messages.map((m) => m.timestamp));
+        cursor = body.next;
+      } while (cursor);
+      assert.deepEqual(got, want);
+      const ndjson = await (
+        await fetch(`${own.url}/v1/bags/pub.vcap/messages?begin=50&end=100&timeBase=publish&format=ndjson`)
+      ).text();
+      assert.deepEqual(
+        ndjson
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line).timestamp),
+        want,
+      );
+      const log = await (await fetch(`${own.url}/v1/bags/pub.vcap/messages?begin=50&end=100`)).json();
+      assert.deepEqual(
+        log.messages.map((m: { timestamp: number }) => m.timestamp),
+        [50_000, 60_000, 70_000, 80_000, 90_000, 100_000],
+      );
+      assert.equal((await fetch(`${own.url}/v1/bags/pub.vcap/messages?timeBase=wall`)).status, 400);
+    } finally {
+      await own.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('json pages follow the cursor to the end and match the bag', async () => {
@@ -291,6 +382,7 @@ describe(`HTTP API (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThi
       '/v1/bags/{id}/info',
       '/v1/bags/{id}/schemas',
       '/v1/bags/{id}/timing',
+      '/v1/bags/{id}/report',
       '/v1/bags/{id}/messages',
       '/v1/bags/{id}/replay',
       '/v1/bags/{id}/foxglove',

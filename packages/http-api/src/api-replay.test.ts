@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ActionType, BagWriter, SchemaType } from '@vlink/bag';
 import { describe, test } from '@vlink/fixtures/test';
+import { serve } from './index.js';
 import { decodeFrameAt, FrameEncoder } from './messages/binary-frame.js';
 import { replayServer } from './testing/replay-server.js';
 import { QueuedSocket } from './testing/ws-client.js';
@@ -104,6 +109,53 @@ describe('WS replay', () => {
       tail.every((t, i) => t > afterSeek!.timestamp && (i === 0 || t > tail[i - 1]!)),
       'the rate change re-sent nothing',
     );
+  });
+
+  test('timeBase publish: the window and the status time are publish times; frames keep log order', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vlink-replay-publish-'));
+    // Log times every 10 ms; every odd frame was sampled 25 ms before it was logged.
+    const writer = await BagWriter.create(join(dir, 'pub.vdb'), { syncMode: true });
+    for (let i = 0; i < 20; i++)
+      writer.push({
+        timestamp: i * 10_000,
+        publishTime: i * 10_000 - (i % 2 ? 25_000 : 0),
+        url: 'a',
+        data: new Uint8Array([i]),
+        serType: 'raw',
+        schemaType: SchemaType.Raw,
+        actionType: ActionType.Publish,
+      });
+    await writer.close();
+    const own = await serve({ root: dir, port: 0 });
+    const ws = await QueuedSocket.connect(`${own.url.replace('http', 'ws')}/v1/bags/pub.vdb/replay`);
+    try {
+      await ws.event('status');
+      ws.send({ op: 'play', rate: 0, begin: 50, end: 100, timeBase: 'publish' });
+      await ws.event('finished', () => true, 10_000);
+      const got = ws.binaries().map(decode);
+      assert.deepEqual(
+        got.map((f) => [f.timestamp, f.publishTime ?? f.timestamp]),
+        [
+          [60_000, 60_000],
+          [80_000, 80_000],
+          [90_000, 65_000],
+          [100_000, 100_000],
+          [110_000, 85_000],
+        ],
+      );
+      ws.clearEvents();
+      ws.send({ op: 'play', rate: 1, paused: true, begin: 60, timeBase: 'publish' });
+      await ws.event('status', (e) => e.status === 'paused');
+      ws.clearEvents();
+      ws.send({ op: 'step' });
+      // The first frame published at or after 60 ms is logged at 60 ms; the next step's is logged at 80 ms.
+      assert.equal((await ws.event('status', (e) => e.status === 'paused')).time, 60);
+      ws.send({ op: 'stop' });
+    } finally {
+      await ws.close();
+      await own.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('bad commands answer an error event and keep the connection', async () => {

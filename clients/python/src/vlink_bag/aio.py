@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 import httpx
 
-from .bagbase import url_list
+from .bagbase import check_time_base, url_list
 from .client import DEFAULT_TIMEOUT, connection_error
 from .dataframe import build_dataframe
 from .decode import PayloadDecoder
@@ -140,14 +140,16 @@ class AsyncRemoteBag(RemoteBag):
         return dict(await self.client._json(self._path + "/density", params + url_params))
 
     async def read_messages(self, start_time: Any = 0, end_time: Any = None, urls: str | Sequence[str] | None = None, **window: Any) -> AsyncIterator[Message]:  # type: ignore[override]
-        """``async for m in bag.read_messages(...)``: the binary stream, parsed as it arrives."""
+        """``async for m in bag.read_messages(...)``: the binary stream, parsed as it arrives (``time_base="publish"``:
+        the window applies to publish times)."""
+        publish = check_time_base(window.pop("time_base", "log"))
         begin, end = self.window_us(start_time, end_time, **window)
         wanted = url_list(urls)
         if (wanted is not None and not wanted) or (end is not None and end < begin):
             self._warn_empty(begin, end)
             return
         url_params, local = self._url_params(wanted)
-        params = self._window_params(begin, end) + url_params + [("format", "binary")]
+        params = self._window_params(begin, end) + url_params + [("format", "binary")] + ([("timeBase", "publish")] if publish else [])
         path = self._path + "/messages"
         keep = None if local is None else frozenset(local)
         start_us = self.start_timestamp_us

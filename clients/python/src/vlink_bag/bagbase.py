@@ -93,19 +93,28 @@ class BagBase:
         unit: str = "us",
         start_s: float | None = None,
         end_s: float | None = None,
+        time_base: str = "log",
     ) -> Iterator[Message]:
         """Yields the messages of the window in reading order (VLink's: ``elapsed, rowid`` for .vdb, file order for
         .vcap), optionally only those of ``urls``. Times: µs since start, ``unit=``, ``start_s``/``end_s``, datetimes,
-        timedeltas, pandas/numpy times (:mod:`vlink_bag.times`); both ends inclusive.
+        timedeltas, pandas/numpy times (:mod:`vlink_bag.times`); both ends inclusive. ``time_base="publish"`` applies
+        the window to the messages' publish (sample) times instead of their log times; they keep the reading order.
 
         Each :class:`Message` unpacks like Apollo's tuples: ``for topic, data, data_type, t in …``."""
+        publish = check_time_base(time_base)
         begin, end = self.window_us(start_time, end_time, unit=unit, start_s=start_s, end_s=end_s)
         wanted = url_list(urls)
         looks_like_seconds = self._seconds_hint(start_time, begin, end, {"unit": unit, "start_s": start_s})
         if (wanted is not None and not wanted) or (end is not None and end < begin):
             self._warn_empty(begin, end, looks_like_seconds)
             return iter(())
-        return self._watch_empty(self._messages(begin, end, wanted), begin, end, looks_like_seconds)
+        messages = self._publish_messages(begin, end, wanted) if publish else self._messages(begin, end, wanted)
+        return self._watch_empty(messages, begin, end, looks_like_seconds)
+
+    def _publish_messages(self, begin_us: int, end_us: int | None, urls: list[str] | None) -> Iterator[Message]:
+        """The messages whose publish time is in the window, in reading order. Publish times are not indexed: this
+        reads every message of ``urls`` (a server does the same, next to the file)."""
+        return (m for m in self._messages(0, None, urls) if m.publish_time >= begin_us and (end_us is None or m.publish_time <= end_us))
 
     @staticmethod
     def _seconds_hint(start_time: Any, begin: int, end: int | None, window: dict[str, Any]) -> bool:
@@ -163,11 +172,12 @@ class BagBase:
         unit: str = "us",
         start_s: float | None = None,
         end_s: float | None = None,
+        time_base: str = "log",
     ) -> pd.DataFrame:
         """The window's messages as a DataFrame, one row per message: ``timestamp`` (µs since start), ``time``
         (recording's timezone), ``elapsed`` (Timedelta), ``topic``, ``action``, ``data_type``, ``size``, then decoded
         fields (``decode=True``) or ``message`` bytes. See the README, "Decoding and DataFrames"."""
-        messages = self.read_messages(start_time, end_time, urls, unit=unit, start_s=start_s, end_s=end_s)
+        messages = self.read_messages(start_time, end_time, urls, unit=unit, start_s=start_s, end_s=end_s, time_base=time_base)
         return build_dataframe(messages, self.decoder if decode else None, self.timezone, self.start_timestamp_us)
 
     def to_arrow(self, *args: Any, **kwargs: Any) -> Any:
@@ -245,3 +255,10 @@ class BagBase:
         self._info = None
         self._decoder = None
         self._warned_empty = False
+
+
+def check_time_base(time_base: str) -> bool:
+    """True for ``"publish"``, False for ``"log"``; anything else is a :class:`BadRequest`."""
+    if time_base not in ("log", "publish"):
+        raise BadRequest(f"time_base must be 'log' or 'publish', not {time_base!r}", code="INVALID_ARGUMENT")
+    return time_base == "publish"

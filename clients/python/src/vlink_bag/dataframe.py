@@ -1,6 +1,8 @@
 """Messages → pandas DataFrame (and Arrow/Polars), shared by local and remote bags so both give identical frames.
 
-Columns: ``timestamp`` (int64 µs since recording start), ``time`` (datetime64 in the recording's timezone),
+Columns: ``timestamp`` (int64 µs since recording start: the log time), ``publish_time`` (int64 µs since recording
+start: the publish/sample time, equal to ``timestamp`` where the message has none), ``time`` (datetime64 of the log
+time in the recording's timezone),
 ``elapsed`` (Timedelta since recording start), ``topic``, ``action``, ``data_type`` (categoricals: a bag has a handful
 of each), ``size``; then the decoded payload's fields (protobuf, JSON, CDR), ``text``/``value``, and ``message``
 (bytes) with ``decode_error`` for rows that did not decode.
@@ -23,18 +25,20 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["build_dataframe", "Columns", "META_COLUMNS"]
 
-META_COLUMNS = ("timestamp", "time", "elapsed", "topic", "action", "data_type", "size")
+META_COLUMNS = ("timestamp", "publish_time", "time", "elapsed", "topic", "action", "data_type", "size")
 _RESERVED = frozenset(META_COLUMNS) | {"message", "decode_error"}
 
 
 class Columns:
-    """Rows as columns: ``timestamps`` (µs since start), ``keys`` (index into ``kinds``), ``payloads``; ``kinds`` holds
-    one (topic, action, data_type, schema_type) per distinct combination."""
+    """Rows as columns: ``timestamps`` (µs since start), ``publish_times`` (µs; None = all equal to the timestamps),
+    ``keys`` (index into ``kinds``), ``payloads``; ``kinds`` holds one (topic, action, data_type, schema_type) per
+    distinct combination."""
 
-    __slots__ = ("timestamps", "keys", "payloads", "kinds", "_index")
+    __slots__ = ("timestamps", "publish_times", "keys", "payloads", "kinds", "_index")
 
     def __init__(self) -> None:
         self.timestamps: list[int] = []
+        self.publish_times: Any = None
         self.keys: list[int] = []
         self.payloads: list[bytes] = []
         self.kinds: list[tuple[str, str, str, int]] = []
@@ -54,11 +58,14 @@ class Columns:
         index = out._index
         kind = out.kind
         ts, keys, payloads = out.timestamps, out.keys, out.payloads
+        publish: list[int] = []
+        out.publish_times = publish
         for m in messages:
             k = index.get((m.topic, m.action, m.data_type, m.schema_type))
             if k is None:
                 k = kind(m.topic, m.action, m.data_type, m.schema_type)
             ts.append(m.timestamp)
+            publish.append(m.publish_time)
             keys.append(k)
             payloads.append(m.message)
         return out
@@ -96,6 +103,7 @@ def build_dataframe(rows: Columns | Iterable[Message], decoder: PayloadDecoder |
     frame = pd.DataFrame(
         {
             "timestamp": timestamps,
+            "publish_time": timestamps if cols.publish_times is None else np.asarray(cols.publish_times, dtype=np.int64),
             "time": pd.to_datetime(timestamps + start_us, unit="us", utc=True).tz_convert(tz),
             "elapsed": pd.to_timedelta(timestamps, unit="us"),
             "topic": _categorical(pd, np, codes, kinds, 0),

@@ -278,18 +278,29 @@ def frames_to_columns(buf: bytes, columns: Any, *, source: str | None = None, na
         import numpy as np
 
         ids = []
+        # Per distinct header (from `action` on): its publish time (version 2: 8 bytes after ser), or None.
+        header_publish: list[int | None] = []
         for header in headers:
             action, schema_type, url_len = header[0], header[1], header[2] | (header[3] << 8)
-            url, types, _ = _Names().lookup(header[4:], url_len)
+            url, types, plain = _Names().lookup(header[4:], url_len)
             act = action if action < len(ACTIONS) else 0
             ids.append(columns.kind(url, ACTIONS[act], types[act], schema_type))
+            header_publish.append(_PUBLISH.unpack_from(header, plain - 8)[0] if len(header) >= plain else None)
         columns.timestamps = np.frombuffer(times, dtype="<i8")
-        columns.keys = np.array(ids, dtype=np.int32)[np.frombuffer(kinds, dtype=np.int32)] if ids else np.zeros(0, dtype=np.int32)
+        which = np.frombuffer(kinds, dtype=np.int32)
+        columns.keys = np.array(ids, dtype=np.int32)[which] if ids else np.zeros(0, dtype=np.int32)
         columns.payloads = payloads
+        if any(p is not None for p in header_publish):
+            own = np.array([p if p is not None else 0 for p in header_publish], dtype=np.int64)[which]
+            has = np.array([p is not None for p in header_publish], dtype=bool)[which]
+            columns.publish_times = np.where(has, own, columns.timestamps)
         return columns
     unpack = _HEAD.unpack_from
-    seen: dict[bytes, int] = {}
+    unpack_publish = _PUBLISH.unpack_from
+    seen: dict[bytes, tuple[int, int]] = {}
     timestamps, keys, payloads = columns.timestamps, columns.keys, columns.payloads
+    publish: list[int] = []
+    columns.publish_times = publish
     n = len(buf)
     pos = 0
     while pos < n:
@@ -303,11 +314,13 @@ def frames_to_columns(buf: bytes, columns: Any, *, source: str | None = None, na
         if end > n:
             raise StreamError(f"the stream ended inside a frame ({n - pos} of {end - pos} bytes)", url=source)
         key = buf[pos + 16 : body]
-        k = seen.get(key)
-        if k is None:
-            url, types, _ = _Names().lookup(buf[pos + 20 : body], url_len)
+        found = seen.get(key)
+        if found is None:
+            url, types, plain = _Names().lookup(buf[pos + 20 : body], url_len)
             act = action if action < len(ACTIONS) else 0
-            k = seen[key] = columns.kind(url, ACTIONS[act], types[act], schema_type)
+            found = seen[key] = (columns.kind(url, ACTIONS[act], types[act], schema_type), plain)
+        k, plain = found
+        publish.append(unpack_publish(buf, pos + 8 + plain)[0] if header_len >= plain + 8 else ts)
         timestamps.append(ts)
         keys.append(k)
         payloads.append(buf[body:end])

@@ -141,10 +141,14 @@ class RemoteBag(BagBase):
             params.append(("end", ms_text(end)))
         return params
 
-    def _messages(self, begin_us: int, end_us: int | None, urls: list[str] | None) -> Iterator[Message]:
+    def _publish_messages(self, begin_us: int, end_us: int | None, urls: list[str] | None) -> Iterator[Message]:
+        # The server applies a publish window next to the file (``timeBase=publish``).
+        return self._messages(begin_us, end_us, urls, publish=True)
+
+    def _messages(self, begin_us: int, end_us: int | None, urls: list[str] | None, *, publish: bool = False) -> Iterator[Message]:
         start_us = self.start_timestamp_us
         url_params, local = self._url_params(urls)
-        params = self._window_params(begin_us, end_us) + url_params
+        params = self._window_params(begin_us, end_us) + url_params + ([("timeBase", "publish")] if publish else [])
         params.append(("format", "binary"))
         frames = self._stream(params, start_us)
         if local is not None:
@@ -220,17 +224,20 @@ class RemoteBag(BagBase):
     def to_dataframe(self, urls: str | Sequence[str] | None = None, start_time: Any = 0, end_time: Any = None, decode: bool = True, **window: Any) -> Any:
         """See :meth:`BagBase.to_dataframe`. Reads the window's binary stream in one go and fills the columns straight
         from it (no Message object per row); the result is the same as reading the file locally."""
+        from .bagbase import check_time_base
         from .dataframe import Columns, build_dataframe
         from .frames import frames_to_columns
 
+        time_base = window.pop("time_base", "log")
+        publish = check_time_base(time_base)
         begin, end = self.window_us(start_time, end_time, **window)
         wanted = url_list(urls)
         url_params, local = self._url_params(wanted)
         if local is not None or (wanted is not None and not wanted) or (end is not None and end < begin):
-            return super().to_dataframe(urls, start_time, end_time, decode, **window)
+            return super().to_dataframe(urls, start_time, end_time, decode, time_base=time_base, **window)
         start_us = self.start_timestamp_us
         decoder = self.decoder if decode else None
-        params = self._window_params(begin, end) + url_params + [("format", "binary")]
+        params = self._window_params(begin, end) + url_params + [("format", "binary")] + ([("timeBase", "publish")] if publish else [])
         columns = frames_to_columns(self._fetch(params), Columns(), source=self.client._url(self._path + "/messages"))
         if not len(columns):
             self._warn_empty(begin, end, self._seconds_hint(start_time, begin, end, window))

@@ -9,9 +9,11 @@ import {
   type SchemaData,
   SchemaType,
 } from '@vlink/bag-core';
+import { sanitizeCounterTable } from '@vlink/bag-core/internal';
 import {
   type Channel,
   type Codecs,
+  COUNTERS_METADATA,
   FileReadable,
   HEADER_METADATA,
   McapFileReader,
@@ -139,6 +141,8 @@ export class McapForeignReader extends ForeignReader {
       metadata,
       attachments: attachments.map(({ offset: _o, length: _l, ...meta }) => meta),
     });
+    const counters = countersOf(mcap);
+    if (counters) facts.counters = counters;
     return new McapForeignReader(path, mcap, readable, base, attachments, channels, facts, schemas);
   }
 
@@ -215,6 +219,28 @@ function template(mcap: McapFileReader, channel: Channel): ChannelTemplate {
       : ActionType.Publish,
     schemaType: familyOf(channel.messageEncoding, schema?.encoding),
   };
+}
+
+/**
+ * The counters by cause vlink-bag writes into a plain `.mcap` (the last `VLinkBagCounters` metadata record, as in
+ * `.vcap`, format reference §5.5): url → JSON cause → count. Garbled entries are left out.
+ */
+function countersOf(mcap: McapFileReader): Record<string, Record<string, number>> | undefined {
+  const record = mcap
+    .metadata()
+    .filter((m) => m.name === COUNTERS_METADATA)
+    .at(-1);
+  if (!record) return undefined;
+  const table: Record<string, unknown> = {};
+  for (const [url, json] of record.metadata) {
+    try {
+      table[url] = JSON.parse(json) as unknown;
+    } catch {
+      // a garbled entry says nothing
+    }
+  }
+  const clean = sanitizeCounterTable(table);
+  return Object.keys(clean).length > 0 ? clean : undefined;
 }
 
 /**

@@ -3,7 +3,7 @@
  * which writes one frame object per line (the schema describes one line). The docs' CLI reference prints these, and
  * the tests validate every verb's output against them, so neither can drift.
  */
-import { SUMMARY_JSON_SCHEMA } from '@vlink/bag';
+import { REPORT_JSON_SCHEMA, SUMMARY_JSON_SCHEMA } from '@vlink/bag';
 
 type Schema = Record<string, unknown>;
 
@@ -163,6 +163,7 @@ const triggerEvent: Schema = {
 
 export const JSON_SCHEMAS: Readonly<Record<string, Schema>> = {
   info,
+  report: REPORT_JSON_SCHEMA,
   cat: frameLine,
   record: object({
     output: str,

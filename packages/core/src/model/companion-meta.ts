@@ -22,8 +22,13 @@ export interface CompanionMeta {
   deviceTimeUnit?: string;
   /** Clock domain of `deviceTime` (`camera-0`, `ptp`, `monotonic`, …). */
   clockDomain?: string;
-  /** Per component of a composite sample: when it was received (µs since recording start) and its version. */
-  components?: Record<string, { receivedUs?: number; version?: number | string }>;
+  /**
+   * Per component of a composite sample: when it was sampled at its source and received (µs since recording start),
+   * and its version.
+   */
+  components?: Record<string, { sampleUs?: number; receivedUs?: number; version?: number | string }>;
+  /** A submit's start and end (µs since recording start) and its result (`ActionRecorder`). */
+  submit?: { startUs: number; endUs: number; result: 'full' | 'partial' | 'failed'; detail?: string };
   [key: string]: unknown;
 }
 

@@ -186,6 +186,15 @@ export class BagWriter extends EventTarget {
   }
 
   /**
+   * The writer's clock: µs since recording start, the time a frame pushed now with a negative timestamp would get.
+   * The clock of the recording helpers (`SnapshotSampler`, `ActionRecorder`: `clock: () => writer.nowUs()`). The clock
+   * restarts when recording starts (`asyncRun()` or the first push), so call `asyncRun()` before reading it.
+   */
+  nowUs(): number {
+    return this.clock.nowUs();
+  }
+
+  /**
    * Queues a frame. A negative `timestamp` takes the writer's clock (µs since start). Returns the timestamp used, or
    * −1 when the frame was refused (empty url, writer closed or failed, queue full; in `syncMode` also a storage
    * rejection); `stats().dropped` counts why. The payload is copied (or, with `transferPayloads`, taken) before

@@ -67,6 +67,46 @@ export interface Timing {
   urls: UrlTiming[];
 }
 
+/** A histogram from `/report`: counts[i] in [edges[i], edges[i+1]); `over`: beyond the last edge. */
+export interface Histogram {
+  edges: number[];
+  counts: number[];
+  under: number;
+  over: number;
+}
+
+type Spread = { min: number; p50: number; p99: number; max: number } | null;
+
+/** `/report`: core's BagReport. */
+export interface Report {
+  semantics: number;
+  streams: Array<{
+    url: string;
+    action: string;
+    count: number;
+    rateHz: number;
+    intervalUs: Spread;
+    intervalHistogram: Histogram | null;
+    time: 'log' | 'publish' | 'mixed';
+    latencyUs: Spread;
+  }>;
+  groups: Array<{
+    source: 'given' | 'shared';
+    reference: string;
+    toleranceUs: number;
+    members: Array<{
+      url: string;
+      matched: number;
+      unmatched: number;
+      exact: number;
+      offsetUs: Spread;
+      offsetHistogram: Histogram | null;
+    }>;
+  }>;
+  counters: Record<string, Record<string, number>>;
+  errors: string[];
+}
+
 export interface Density {
   beginMs: number;
   endMs: number;

@@ -9,6 +9,7 @@ import {
   type Density,
   type Gap,
   type Info,
+  type Report,
   type SchemaJson,
   type Timing,
 } from './api.js';
@@ -17,6 +18,7 @@ import { BagList } from './components/bag-list.js';
 import { Controls } from './components/controls.js';
 import { GapList, gapRows, type GapRow } from './components/gap-list.js';
 import { Inspector } from './components/inspector.js';
+import { ReportPanel } from './components/report-panel.js';
 import { UrlTable, urlRows, type FilterMode } from './components/url-table.js';
 import { InspectorDecoder } from './decode.js';
 import { ReplayClient, type PlayOptions, type ReplaySnapshot } from './replay-client.js';
@@ -62,6 +64,8 @@ export function App() {
   const [timing, setTiming] = useState<Timing>();
   const [timingError, setTimingError] = useState<string>();
   const [factor, setFactor] = useState(DEFAULT_GAP_FACTOR);
+  const [report, setReport] = useState<Report>();
+  const [reportError, setReportError] = useState<string>();
   const [overview, setOverview] = useState<Density>();
   const [detail, setDetail] = useState<Density>();
   const [densityError, setDensityError] = useState<string>();
@@ -177,6 +181,16 @@ export function App() {
     );
     return () => abort.abort();
   }, [bagId, factor, auth]);
+
+  // The validation report (interval histograms, publish-time offsets, counters): one more pass, once per bag.
+  useEffect(() => {
+    setReport(undefined);
+    setReportError(undefined);
+    if (!bagId) return;
+    const abort = new AbortController();
+    getJson<Report>(`${bagPath(bagId)}/report`, abort.signal).then(setReport, (e) => onApiError(e, setReportError));
+    return () => abort.abort();
+  }, [bagId, auth]);
 
   // The detail density around the visible window (one view each side, so small pans need nothing new), fetched once
   // zooming or panning pauses. A superseded request is aborted, which also stops its pass on the server.
@@ -480,6 +494,7 @@ export function App() {
                 onFactor={setFactor}
                 onShow={actions.showGap}
               />
+              <ReportPanel report={report} loading={!report && !reportError} error={reportError} />
               <Inspector
                 urls={lanes}
                 url={inspectUrl}

@@ -1,13 +1,20 @@
 import { badParameter } from './errors.js';
 import type { MessageQuery } from '../messages/cursor-token.js';
 
-/** urls (repeated and/or comma-separated), begin/end ms → a query in µs; end before begin is a 400 naming `end`. */
+/**
+ * urls (repeated and/or comma-separated), begin/end ms, timeBase → a query in µs; end before begin is a 400 naming
+ * `end`.
+ */
 export function messageQuery(q: {
   urls?: string | string[] | undefined;
   begin?: string | undefined;
   end?: string | undefined;
+  timeBase?: string | undefined;
 }): MessageQuery {
   const query: MessageQuery = {};
+  if (q.timeBase !== undefined && q.timeBase !== 'log' && q.timeBase !== 'publish')
+    throw badParameter('timeBase', 'log or publish');
+  if (q.timeBase === 'publish') query.timeBase = 'publish';
   if (q.urls !== undefined) {
     const urls = (Array.isArray(q.urls) ? q.urls : [q.urls])
       .flatMap((u) => u.split(','))

@@ -13,6 +13,7 @@ import {
   TimingQuery,
   TimingSchema,
 } from './schemas.js';
+import { ReportQuery, ReportSchema } from './report-schemas.js';
 
 const errors = (...statuses: number[]) =>
   Object.fromEntries(
@@ -95,6 +96,19 @@ export const timingRoute = createRoute({
   request: { params: IdParams, query: TimingQuery },
   responses: {
     200: { description: 'Timing per url, sorted by url', content: { 'application/json': { schema: TimingSchema } } },
+    ...bagErrors,
+  },
+});
+
+export const reportRoute = createRoute({
+  method: 'get',
+  path: '/v1/bags/{id}/report',
+  summary: 'Validation report: per url and action frequency, interval histogram, time semantics; publish-time offsets',
+  description:
+    'Core analyzeReport (as `vlink-bag report --json`): one entry per url AND action (rate, interval percentiles and histogram, log/publish time semantics and latency), publish-time offsets of urls meant to be simultaneous (the groups given, or urls sharing publish times), the counters by cause.',
+  request: { params: IdParams, query: ReportQuery },
+  responses: {
+    200: { description: 'The report', content: { 'application/json': { schema: ReportSchema } } },
     ...bagErrors,
   },
 });

@@ -172,6 +172,14 @@ export const MessagesQuery = z.object({
       param: { name: 'end', in: 'query' },
       description: 'Window end, ms since recording start (inclusive); default the end',
     }),
+  timeBase: z
+    .enum(['log', 'publish'])
+    .optional()
+    .openapi({
+      param: { name: 'timeBase', in: 'query' },
+      description:
+        'What begin/end apply to: log (default) or publish times (format reference §1.3); messages keep the file (log) order',
+    }),
   limit: z
     .string()
     .regex(/^-?\d+$/, 'an integer')
@@ -264,6 +272,9 @@ export const ReplayCommandDoc = z
     urls: z.array(z.string()).optional(),
     times: z.number().optional().openapi({ description: 'play: passes, ≤ 0 loops forever' }),
     paused: z.boolean().optional().openapi({ description: 'play: start paused' }),
+    timeBase: z.enum(['log', 'publish']).optional().openapi({
+      description: 'play: pace by log (default) or publish times; begin/end, seek and status times are then that time',
+    }),
     time: z.number().optional().openapi({ description: 'seek: ms' }),
     id: z
       .union([z.string().max(CONTROL_ID_MAX_LENGTH), z.number()])

@@ -11,7 +11,7 @@ export function documentWebSockets(app: OpenAPIHono): void {
     path: '/v1/bags/{id}/replay',
     summary: 'WebSocket replay with VLink controls',
     description:
-      'Send JSON commands (ReplayCommand): play {rate, begin, end, urls, times, paused}, pause, resume, step, seek {time}, rate {rate}, stop.\n' +
+      'Send JSON commands (ReplayCommand): play {rate, begin, end, urls, times, paused, timeBase}, pause, resume, step, seek {time}, rate {rate}, stop.\n' +
       'Receive each frame as one binary message in the binary layout of GET …/messages?format=binary, and JSON events (ReplayEvent): ' +
       'status {status, time, rate, dropped}, finished {interrupted, dropped}, error {code, message}.\n' +
       `Any command may carry an id (string ≤ ${CONTROL_ID_MAX_LENGTH} characters, or number): the one status event that shows ` +

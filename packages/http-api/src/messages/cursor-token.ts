@@ -6,6 +6,8 @@ export interface MessageQuery {
   urls?: string[];
   beginUs?: number;
   endUs?: number;
+  /** `publish`: begin/end apply to publish times (format reference §1.3); absent: to log times. */
+  timeBase?: 'publish';
 }
 
 /**
@@ -58,6 +60,7 @@ export function decodeCursor(token: string, id: string): { query: MessageQuery; 
     (q.urls === undefined || (Array.isArray(q.urls) && q.urls.every((u) => typeof u === 'string'))) &&
     (q.beginUs === undefined || isTime(q.beginUs)) &&
     (q.endUs === undefined || isTime(q.endUs)) &&
+    (q.timeBase === undefined || q.timeBase === 'publish') &&
     typeof p === 'object' &&
     p !== null &&
     isTime(p.t) &&
@@ -69,10 +72,11 @@ export function decodeCursor(token: string, id: string): { query: MessageQuery; 
   if (q.urls !== undefined) query.urls = q.urls;
   if (q.beginUs !== undefined) query.beginUs = q.beginUs;
   if (q.endUs !== undefined) query.endUs = q.endUs;
+  if (q.timeBase === 'publish') query.timeBase = 'publish';
   return { query, position: { t: p.t, k: p.k, n: p.n } };
 }
 
 export function sameQuery(a: MessageQuery, b: MessageQuery): boolean {
   const urls = (q: MessageQuery) => (q.urls ? [...q.urls].sort().join('\n') : undefined);
-  return a.beginUs === b.beginUs && a.endUs === b.endUs && urls(a) === urls(b);
+  return a.beginUs === b.beginUs && a.endUs === b.endUs && a.timeBase === b.timeBase && urls(a) === urls(b);
 }

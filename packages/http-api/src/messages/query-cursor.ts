@@ -7,7 +7,8 @@ import type { MessageQuery, Position } from './cursor-token.js';
  * Resuming seeks with the backend's own time filter (`beginTime` = the last timestamp) and then skips the frames with
  * that timestamp that were already returned. This relies on the read order being by timestamp, which is VLink's
  * reading order (`ORDER BY elapsed, rowid`, and MCAP files written by a VLink writer, whose timestamps never go
- * backwards).
+ * backwards). With `timeBase: 'publish'` the window applies to publish times, which are not ordered: the backend
+ * reads the window by publish time in log order, and resuming skips the frames before the position's log time.
  */
 export class QueryCursor {
   private readonly iterator: AsyncGenerator<Frame, void, undefined>;
@@ -25,9 +26,11 @@ export class QueryCursor {
     this.sameT = from?.k ?? 0;
     this.count = from?.n ?? 0;
     this.toSkip = from?.k ?? 0;
-    const beginUs = Math.max(query.beginUs ?? 0, from?.t ?? 0);
+    const publish = query.timeBase === 'publish';
+    const beginUs = publish ? (query.beginUs ?? 0) : Math.max(query.beginUs ?? 0, from?.t ?? 0);
     const options: Parameters<BagReader['frames']>[0] = {};
     if (query.urls) options.filterUrls = query.urls;
+    if (publish) options.timeBase = 'publish';
     // Core takes ms and rounds to µs, so µs/1000 is exact; 0 means "open" there, which we handle ourselves below.
     if (beginUs > 0) options.beginTime = beginUs / 1000;
     if (query.endUs !== undefined && query.endUs > 0) options.endTime = query.endUs / 1000;
@@ -67,6 +70,7 @@ export class QueryCursor {
 
   private async pull(): Promise<Frame | undefined> {
     const { beginUs, endUs } = this.query;
+    const publish = this.query.timeBase === 'publish';
     while (!this.done) {
       const step = await this.iterator.next();
       if (step.done) {
@@ -74,8 +78,11 @@ export class QueryCursor {
         return undefined;
       }
       const frame = step.value;
-      if (beginUs !== undefined && frame.timestamp < beginUs) continue;
-      if (endUs !== undefined && frame.timestamp > endUs) continue;
+      const windowTime = publish ? (frame.publishTime ?? frame.timestamp) : frame.timestamp;
+      if (beginUs !== undefined && windowTime < beginUs) continue;
+      if (endUs !== undefined && windowTime > endUs) continue;
+      // A publish window is not a log window: frames before the position's log time were returned already.
+      if (publish && frame.timestamp < this.lastT) continue;
       if (this.toSkip > 0 && frame.timestamp === this.lastT) {
         this.toSkip--;
         continue;

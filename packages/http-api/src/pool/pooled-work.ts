@@ -1,6 +1,13 @@
 import type { Info, SchemaData } from '@vlink/bag';
 import type { ResolvedBag } from '../store/resolve-id.js';
-import type { BagWork, DensityRequest, PageRequest, StreamRequest, TimingRequest } from '../work/bag-work.js';
+import type {
+  BagWork,
+  DensityRequest,
+  PageRequest,
+  ReportRequest,
+  StreamRequest,
+  TimingRequest,
+} from '../work/bag-work.js';
 import type { Deadlines } from '../work/limits.js';
 import type { BagPool } from './bag-pool.js';
 import type { PoolWorker } from './pool-worker.js';
@@ -34,6 +41,11 @@ export class PooledBagWork implements BagWork {
   async timing(bag: ResolvedBag, request: TimingRequest, signal?: AbortSignal): Promise<string> {
     const options = { bag, deadlineMs: this.deadlines.requestMs, what: 'timing of', ...(signal ? { signal } : {}) };
     return (await this.pool.run({ k: 'timing', bag, request }, options)).value as string;
+  }
+
+  async report(bag: ResolvedBag, request: ReportRequest, signal?: AbortSignal): Promise<string> {
+    const options = { bag, deadlineMs: this.deadlines.requestMs, what: 'report of', ...(signal ? { signal } : {}) };
+    return (await this.pool.run({ k: 'report', bag, request }, options)).value as string;
   }
 
   async density(bag: ResolvedBag, request: DensityRequest, signal?: AbortSignal): Promise<string> {

@@ -1,7 +1,7 @@
 import { BagError, type BagErrorCode } from '@vlink/bag';
 import { HttpError, type HttpErrorCode } from '../http/errors.js';
 import type { ResolvedBag } from '../store/resolve-id.js';
-import type { DensityRequest, PageRequest, StreamRequest, TimingRequest } from '../work/bag-work.js';
+import type { DensityRequest, PageRequest, ReportRequest, StreamRequest, TimingRequest } from '../work/bag-work.js';
 import type { WorkLimits } from '../work/limits.js';
 
 /**
@@ -31,6 +31,7 @@ export type Job =
   /** Answers the attachment's bytes as a transferred ArrayBuffer. */
   | { k: 'attachment'; bag: ResolvedBag; index: number }
   | { k: 'timing'; bag: ResolvedBag; request: TimingRequest }
+  | { k: 'report'; bag: ResolvedBag; request: ReportRequest }
   | { k: 'density'; bag: ResolvedBag; request: DensityRequest }
   | { k: 'page'; bag: ResolvedBag; request: PageRequest }
   /** Opens a stream in the worker; answers its id. */

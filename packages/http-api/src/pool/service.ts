@@ -43,6 +43,8 @@ export function serveBagWork(link: ParentLink): void {
       }
       case 'timing':
         return { value: await work.timing(job.bag, job.request, signal) };
+      case 'report':
+        return { value: await work.report(job.bag, job.request, signal) };
       case 'density':
         return { value: await work.density(job.bag, job.request, signal) };
       case 'page':

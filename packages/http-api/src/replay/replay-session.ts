@@ -18,6 +18,11 @@ export interface ReplayConfig {
   times: number;
   /** Start paused (VLink `auto_pause`). */
   paused: boolean;
+  /**
+   * `publish`: pace by publish times, and begin/end, seeks and the status time are publish times (core `timeBase`,
+   * format reference §1.3); frames keep the file order. Default `log`.
+   */
+  timeBase?: 'log' | 'publish';
 }
 
 export interface StatusEvent {
@@ -125,6 +130,7 @@ export class ReplaySession {
         rate: this.coreRate(),
         autoPause: config.paused,
         filterUrls: config.urls ?? [],
+        timeBase: config.timeBase ?? 'log',
       });
       // The session starts on the next turn; pausing now too lets a `step` sent right after this `play` work.
       this.pauseRequested = config.paused;
@@ -279,7 +285,7 @@ export class ReplaySession {
     if (this.closed) return;
     const stepped = this.stepping;
     this.stepping = false;
-    this.positionUs = frame.timestamp;
+    this.positionUs = this.config?.timeBase === 'publish' ? (frame.publishTime ?? frame.timestamp) : frame.timestamp;
     this.passedAny = true;
     if (this.out.buffered() <= SEND_BUFFER_HIGH) return this.out.frame(frame);
     if (this.rate !== 0 && !stepped) return this.drop();

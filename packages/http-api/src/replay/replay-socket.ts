@@ -25,6 +25,7 @@ export const ReplayCommand = z.discriminatedUnion('op', [
     urls: z.array(z.string()).optional(),
     times: z.number().int().optional(),
     paused: z.boolean().optional(),
+    timeBase: z.enum(['log', 'publish']).optional(),
   }),
   z.object({ op: z.literal('pause'), id }),
   z.object({ op: z.literal('resume'), id }),
@@ -121,6 +122,7 @@ function run(session: ReplaySession, command: ReplayCommand): Promise<void> | vo
       };
       if (command.end !== undefined && command.end > 0) config.endMs = command.end;
       if (command.urls && command.urls.length > 0) config.urls = command.urls;
+      if (command.timeBase === 'publish') config.timeBase = 'publish';
       if (config.endMs !== undefined && config.endMs < config.beginMs)
         throw new BagError('INVALID_ARGUMENT', 'bad command: "end" is before "begin"');
       return session.play(config, id);

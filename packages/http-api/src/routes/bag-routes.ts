@@ -2,7 +2,16 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { BagError, DEFAULT_GAP_FACTOR, extensionOf } from '@vlink/bag';
 import { badParameter, HttpError, toErrorResponse, type PathScrubber } from '../http/errors.js';
 import { messageQuery } from '../http/query.js';
-import { attachmentRoute, bagsRoute, infoRoute, messagesRoute, schemasRoute, timingRoute } from '../http/routes.js';
+import {
+  attachmentRoute,
+  bagsRoute,
+  infoRoute,
+  messagesRoute,
+  reportRoute,
+  schemasRoute,
+  timingRoute,
+} from '../http/routes.js';
+import type { ReportRequest } from '../work/bag-work.js';
 import { toBase64 } from '../messages/base64.js';
 import { BINARY_FRAMES_CONTENT_TYPE } from '../messages/binary-frame.js';
 import { decodeCursor, sameQuery, type Position } from '../messages/cursor-token.js';
@@ -25,7 +34,10 @@ export interface BagRouteContext {
   limits: Pick<WorkLimits, 'maxResponseBytes'>;
 }
 
-/** `/v1/bags`, `…/info`, `…/schemas`, `…/timing`, `…/messages`: every answer comes from `work` (a worker, usually). */
+/**
+ * `/v1/bags`, `…/info`, `…/schemas`, `…/attachments/{index}`, `…/timing`, `…/report`, `…/messages`: every answer
+ * comes from `work` (a worker, usually).
+ */
 export function registerBagRoutes(app: OpenAPIHono, { store, work, scrub, limits }: BagRouteContext): void {
   const bag = (id: string) => store.resolve(id);
   const encoder = new TextEncoder();
@@ -102,6 +114,27 @@ export function registerBagRoutes(app: OpenAPIHono, { store, work, scrub, limits
     return c.body(text, 200, { 'content-type': JSON_TYPE }) as never;
   });
 
+  app.openapi(reportRoute, async (c) => {
+    const b = bag(c.req.valid('param').id);
+    const q = c.req.valid('query');
+    const request: ReportRequest = {};
+    if (q.group !== undefined)
+      request.groups = (Array.isArray(q.group) ? q.group : [q.group]).map((g) =>
+        g
+          .split(',')
+          .map((u) => u.trim())
+          .filter((u) => u.length > 0),
+      );
+    if (q.bins !== undefined) {
+      const bins = Number(q.bins);
+      if (!(bins >= 1 && bins <= 1000)) throw badParameter('bins', 'an integer 1…1000');
+      request.bins = bins;
+    }
+    if (q.tolerance !== undefined) request.toleranceUs = Number(q.tolerance);
+    const text = await work.report(b, request, c.req.raw.signal);
+    return c.body(text, 200, { 'content-type': JSON_TYPE }) as never;
+  });
+
   app.openapi(messagesRoute, async (c) => {
     const q = c.req.valid('query');
     const b = bag(c.req.valid('param').id);
@@ -114,9 +147,9 @@ export function registerBagRoutes(app: OpenAPIHono, { store, work, scrub, limits
     let position: Position | undefined;
     if (q.cursor !== undefined) {
       const token = decodeCursor(q.cursor, b.id);
-      const explicit = q.urls !== undefined || q.begin !== undefined || q.end !== undefined;
+      const explicit = q.urls !== undefined || q.begin !== undefined || q.end !== undefined || q.timeBase !== undefined;
       if (explicit && !sameQuery(token.query, query))
-        throw badParameter('cursor', 'the token was issued for other urls/begin/end');
+        throw badParameter('cursor', 'the token was issued for other urls/begin/end/timeBase');
       query = token.query;
       position = token.position;
     }

@@ -36,6 +36,13 @@ export interface TimingRequest {
   urls?: string[];
 }
 
+/** `GET …/report`: core's `ReportOptions` without the signal. */
+export interface ReportRequest {
+  groups?: string[][];
+  bins?: number;
+  toleranceUs?: number;
+}
+
 /**
  * Everything the HTTP routes ask of a bag, as one seam with two implementations: `LocalBagWork` does the work on the
  * calling thread (inside the pool's workers, and for backends that cannot run in a worker), `PooledBagWork` sends it
@@ -51,6 +58,8 @@ export interface BagWork {
   attachment(bag: ResolvedBag, index: number): Promise<Uint8Array>;
   /** `{ factor, urls: [...] }` as JSON text. A long pass stops (`ABORTED`) when `signal` aborts. */
   timing(bag: ResolvedBag, request: TimingRequest, signal?: AbortSignal): Promise<string>;
+  /** The validation report (core `analyzeReport`, `BagReport`) as JSON text, `path` = the bag's id. */
+  report(bag: ResolvedBag, request: ReportRequest, signal?: AbortSignal): Promise<string>;
   /** The Density as JSON text. */
   density(bag: ResolvedBag, request: DensityRequest, signal?: AbortSignal): Promise<string>;
   /** `{ messages, next }` as JSON text. */

@@ -1,4 +1,12 @@
-import { analyzeTiming, type BagReader, type Frame, type FramesOptions, type Info, type SchemaData } from '@vlink/bag';
+import {
+  analyzeReport,
+  analyzeTiming,
+  type BagReader,
+  type Frame,
+  type FramesOptions,
+  type Info,
+  type SchemaData,
+} from '@vlink/bag';
 import { computeDensity } from '../density/density.js';
 import { HttpError } from '../http/errors.js';
 import { encodeCursor } from '../messages/cursor-token.js';
@@ -7,7 +15,7 @@ import { binaryStream, ndjsonStream } from '../messages/frame-stream.js';
 import { QueryCursor } from '../messages/query-cursor.js';
 import type { BagStore } from '../store/bag-store.js';
 import type { ResolvedBag } from '../store/resolve-id.js';
-import type { BagWork, DensityRequest, PageRequest, StreamRequest, TimingRequest } from './bag-work.js';
+import type { BagWork, DensityRequest, PageRequest, ReportRequest, StreamRequest, TimingRequest } from './bag-work.js';
 import type { WorkLimits } from './limits.js';
 
 /** A JSON page is built in memory: it also ends once it holds this much payload (the `next` token continues). */
@@ -49,6 +57,16 @@ export class LocalBagWork implements BagWork {
       }),
     );
     return this.json('timing', { factor, urls: timing });
+  }
+
+  async report(bag: ResolvedBag, request: ReportRequest, signal?: AbortSignal): Promise<string> {
+    const report = await this.store.withReader(bag, (reader) =>
+      analyzeReport(
+        { getInfo: () => reader.getInfo(), frames: countedSource(reader, MAX_TIMING_MESSAGES).frames },
+        { ...request, ...(signal ? { signal } : {}) },
+      ),
+    );
+    return this.json('report', { ...report, path: bag.id });
   }
 
   async density(bag: ResolvedBag, request: DensityRequest, signal?: AbortSignal): Promise<string> {
@@ -132,7 +150,7 @@ export class LocalBagWork implements BagWork {
 }
 
 /** A reader whose `frames()` stops with 413 once more than `max` frames were read (timing keeps them all). */
-function countedSource(reader: BagReader, max: number): { frames(options: FramesOptions): AsyncIterable<Frame> } {
+function countedSource(reader: BagReader, max: number): { frames(options?: FramesOptions): AsyncIterable<Frame> } {
   return {
     async *frames(options: FramesOptions = {}) {
       let n = 0;

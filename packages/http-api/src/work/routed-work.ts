@@ -1,6 +1,6 @@
 import { extensionOf, findBackend, type Info, type SchemaData } from '@vlink/bag';
 import type { ResolvedBag } from '../store/resolve-id.js';
-import type { BagWork, DensityRequest, PageRequest, StreamRequest, TimingRequest } from './bag-work.js';
+import type { BagWork, DensityRequest, PageRequest, ReportRequest, StreamRequest, TimingRequest } from './bag-work.js';
 
 /** Bags whose info and schemas the server keeps (LRU); both are small and asked for on every player visit. */
 const MEMO_ENTRIES = 256;
@@ -43,6 +43,10 @@ export class RoutedWork implements BagWork {
 
   timing(bag: ResolvedBag, request: TimingRequest, signal?: AbortSignal): Promise<string> {
     return this.of(bag).timing(bag, request, signal);
+  }
+
+  report(bag: ResolvedBag, request: ReportRequest, signal?: AbortSignal): Promise<string> {
+    return this.of(bag).report(bag, request, signal);
   }
 
   density(bag: ResolvedBag, request: DensityRequest, signal?: AbortSignal): Promise<string> {
