@@ -40,7 +40,7 @@ export interface Refusal {
 }
 
 /**
- * The writer's per-source bounded queues (format reference §2.8 on order; docs guide "The writer's queues").
+ * The writer's per-source bounded queues (docs guide "The writer's queues"; file order: format reference §2.6, §2.10, §7.3).
  *
  * All sources share the writer's queue limits (`maxTaskDepth`, `maxMemorySize`) and each may have limits of its own.
  * Admission is where fairness lives: while the shared queue is below its limits any source may use it; once it is

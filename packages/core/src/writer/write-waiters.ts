@@ -15,6 +15,7 @@ export interface WaitingWrite {
  */
 export class WriteWaiters {
   private writes: Array<WaitingWrite & { source: SourceQueue }> = [];
+  /** Writes waiting per source; only sources with writes waiting have an entry. */
   private readonly perSource = new Map<SourceQueue, number>();
   private readies: Array<{ url: string | undefined; resolve(): void }> = [];
 
@@ -28,7 +29,7 @@ export class WriteWaiters {
   /** Whether a write of `url`'s source (of any source without `url`) waits already. */
   waiting(url?: string): boolean {
     if (url === undefined) return this.writes.length > 0;
-    return this.writes.length > 0 && (this.perSource.get(this.sources.of(url)) ?? 0) > 0;
+    return this.writes.length > 0 && this.perSource.has(this.sources.of(url));
   }
 
   wait(frame: Frame): Promise<number> {
@@ -55,13 +56,21 @@ export class WriteWaiters {
       const blocked = new Set<SourceQueue>();
       const writes = this.writes;
       this.writes = [];
-      for (const write of writes) {
+      for (let i = 0; i < writes.length; i++) {
+        const write = writes[i]!;
         if (!force && (blocked.has(write.source) || !hasRoom(write.frame.data.byteLength, write.frame.url))) {
           blocked.add(write.source);
           this.writes.push(write);
+          // Every source that has writes waiting is blocked: the rest wait too (no scan of a long list per ack).
+          if (blocked.size === this.perSource.size) {
+            for (let j = i + 1; j < writes.length; j++) this.writes.push(writes[j]!);
+            break;
+          }
           continue;
         }
-        this.perSource.set(write.source, this.perSource.get(write.source)! - 1);
+        const left = this.perSource.get(write.source)! - 1;
+        if (left === 0) this.perSource.delete(write.source);
+        else this.perSource.set(write.source, left);
         go(write);
       }
     }
