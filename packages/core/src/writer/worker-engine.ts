@@ -241,17 +241,15 @@ export class WorkerEngine implements WriteEngine {
   }
 
   hasRoom(size: number, url?: string): boolean {
-    if (url !== undefined)
-      return this.sources.hasRoom(url, size, this.queuedFrames(), this.queuedBytes(), this.depth(), this.maxBytes);
-    const frames = this.depth() / 2;
-    const bytes = this.maxBytes / 2;
+    const depth = this.depth();
     // What the last ack or read said first (no shared-memory read); only near the mark the live figures.
-    if (
-      this.pushedFrames - Math.max(this.doneFrames, this.liveFrames) < frames &&
-      this.pushedBytes - Math.max(this.doneBytes, this.liveBytes) + size <= bytes
-    )
-      return true;
-    return this.queuedFrames() < frames && this.queuedBytes() + size <= bytes;
+    const below =
+      this.pushedFrames - Math.max(this.doneFrames, this.liveFrames) < depth / 2 &&
+      this.pushedBytes - Math.max(this.doneBytes, this.liveBytes) + size <= this.maxBytes / 2;
+    const frames = below ? 0 : this.queuedFrames();
+    const bytes = below ? 0 : this.queuedBytes();
+    if (url !== undefined) return this.sources.hasRoom(url, size, frames, bytes, depth, this.maxBytes);
+    return below || (frames < depth / 2 && bytes + size <= this.maxBytes / 2);
   }
 
   /** The schema callback changed: pairs it could not answer before are asked again. */
