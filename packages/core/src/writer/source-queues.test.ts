@@ -35,6 +35,12 @@ describe('SourceQueues', () => {
     q.add(b, 10, false);
     assert.equal(q.admit(b, 10, 8, 80, 6, 1000)?.reason, 'queueDepth', 'b reached its share');
     assert.equal(q.admit(b, 10, 8, 80, 6, 1000)?.message, 'queue depth limit');
+    q.release(b, 2, 20);
+    assert.equal(q.admit(b, 10, 11, 110, 6, 1000), undefined, 'below its share and below twice the limit');
+    assert.equal(q.admit(b, 10, 12, 120, 6, 1000)?.reason, 'queueDepth', 'twice the shared limit is a hard cap');
+    assert.equal(q.admit(b, 10, 5, 1995, 6, 1000)?.reason, 'queueMemory', 'in bytes too');
+    q.add(b, 10, false);
+    q.add(b, 10, false);
     // Bytes: the shared memory is full. a (140 bytes) is over its share (270 / 2: b holds nothing), b is not (270 / 3).
     q.release(b, 2, 20);
     q.add(a, 100, false);

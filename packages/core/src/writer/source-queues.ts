@@ -49,8 +49,8 @@ export interface Refusal {
  * then takes frames in the order they were accepted: file order is what `.vcap` readers and VLink's `.vdb` readers
  * replay by, so reordering by source would replay a camera's old frames after newer state frames.
  *
- * The shared limits may therefore be exceeded by the fair shares of the sources below theirs: never more than twice
- * the limits, and only until the writer drains the firehose's frames (it is refused meanwhile).
+ * The shared limits may therefore be exceeded by the fair shares of the sources below theirs: never beyond twice the
+ * limits (a hard cap), and only until the writer drains the firehose's frames (it is refused meanwhile).
  */
 export class SourceQueues {
   /** Sources with frames queued: the divisor of the fair share. */
@@ -127,7 +127,9 @@ export class SourceQueues {
       };
     const fullFrames = queuedFrames >= depth;
     if (!fullFrames && queuedBytes + size <= maxBytes) return undefined;
-    if (this.withinShare(source, size, depth, maxBytes)) return undefined;
+    // Beyond the shared limits only by fair shares, and never beyond twice the limits (many sources at their share).
+    const underCap = queuedFrames < 2 * depth && queuedBytes + size <= 2 * maxBytes;
+    if (underCap && this.withinShare(source, size, depth, maxBytes)) return undefined;
     return fullFrames
       ? { reason: 'queueDepth', message: 'queue depth limit' }
       : { reason: 'queueMemory', message: 'queue memory limit' };
