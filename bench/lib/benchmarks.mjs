@@ -10,6 +10,7 @@ import { summarize as openInfoSummary } from './summaries/open-info.mjs';
 import { summarize as playbackSummary } from './summaries/playback.mjs';
 import { summarize as pythonSummary } from './summaries/python.mjs';
 import { summarize as readRssSummary } from './summaries/read-rss.mjs';
+import { summarize as sourceQueuesSummary } from './summaries/source-queues.mjs';
 import { summarize as vcapSummary } from './summaries/vcap.mjs';
 import { summarize as vdbSummary } from './summaries/vdb.mjs';
 import { summarize as writerSummary } from './summaries/writer.mjs';
@@ -61,6 +62,12 @@ export const BENCHMARKS = [
   { name: 'read-rss', script: 'read-rss.bench.mjs', load: perRuntime('read-rss'), summarize: readRssSummary },
   { name: 'interop', script: 'interop.bench.mjs', load: perRuntime('interop'), summarize: interopSummary },
   { name: 'integrity', script: 'integrity.bench.mjs', load: perRuntime('integrity'), summarize: integritySummary },
+  {
+    name: 'source-queues',
+    script: 'source-queues.bench.mjs',
+    load: perRuntime('source-queues'),
+    summarize: sourceQueuesSummary,
+  },
 ];
 
 /** The sections of BENCHMARKS.md, one per row of issue 12's table (and its memory line), in order. */

@@ -15,6 +15,7 @@ const guide: DefaultTheme.SidebarItem[] = [
       { text: 'Getting started', link: '/guide/getting-started' },
       { text: 'Concepts', link: '/guide/concepts' },
       { text: 'Recording', link: '/guide/recording' },
+      { text: "The writer's queues", link: '/guide/writer' },
       { text: 'Replay', link: '/guide/replay' },
       { text: 'Serving over HTTP', link: '/guide/serving' },
       { text: 'Serving untrusted bags', link: '/guide/security' },

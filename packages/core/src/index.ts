@@ -102,6 +102,7 @@ export { BagPluginInterface, PluginDirection, UrlRemapCache } from './plugins/ba
 export { lzav } from './codecs/lzav/index.js';
 export { WriterDropEvent, WriterErrorEvent } from './writer/bag-writer.js';
 export type { BagWriterOptions } from './writer/bag-writer.js';
+export type { SourceLimits } from './writer/source-queues.js';
 export type { WriterMode } from './writer/engine.js';
 export type { ParentLink, WorkerLink, WorkerRuntime } from './worker/link.js';
 export { availableWorkerRuntimes, defaultWorkerRuntime, parentLink, spawnWorker } from './worker/spawn.js';

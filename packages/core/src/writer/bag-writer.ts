@@ -17,6 +17,8 @@ import { SharedWriters } from './shared-writers.js';
 import { WorkerEngine } from './worker-engine.js';
 import { pickRuntime, WriterDropEvent, WriterErrorEvent, type BagWriterOptions } from './writer-options.js';
 import { DropCounters } from './drop-counters.js';
+import { SourceQueues } from './source-queues.js';
+import { WriteWaiters } from './write-waiters.js';
 import { emptyDropCounters, type DropReason, type WriterStats } from './writer-stats.js';
 
 export { WriterDropEvent, WriterErrorEvent } from './writer-options.js';
@@ -54,9 +56,8 @@ export class BagWriter extends EventTarget {
   private readonly counters = new DropCounters();
   private readonly producerCounters = new DropCounters();
   private lastDropAt = Number.NEGATIVE_INFINITY;
-  /** `write()` calls waiting for room, in order; each holds its accepted frame. */
-  private readonly waiting: Array<{ frame: Frame; resolve(ts: number): void; reject(error: unknown): void }> = [];
-  private readyWaiters: Array<() => void> = [];
+  /** `write()` and `ready()` calls waiting for room in their source's queue. */
+  private readonly waiters: WriteWaiters;
   private readonly errorCallbacks: WriterErrorCallback[] = [];
   private readonly splitBefore: Array<(index: number, file: string) => void> = [];
   private readonly splitAfter: Array<(index: number, file: string) => void> = [];
@@ -72,8 +73,15 @@ export class BagWriter extends EventTarget {
   private handedOver = 0;
   private settled = 0;
 
-  private constructor(path: string, config: ResolvedWriterConfig, context: RecordingContext, schemas: SchemaRegistry) {
+  private constructor(
+    path: string,
+    config: ResolvedWriterConfig,
+    context: RecordingContext,
+    schemas: SchemaRegistry,
+    sources: SourceQueues,
+  ) {
     super();
+    this.waiters = new WriteWaiters(sources);
     this.path = path;
     this.config = config;
     this.context = context;
@@ -88,7 +96,8 @@ export class BagWriter extends EventTarget {
   static async create(path: string, options: BagWriterOptions = {}): Promise<BagWriter> {
     if (typeof path !== 'string' || path.length === 0)
       throw new BagError('INVALID_ARGUMENT', 'bag path must not be empty');
-    const { worker, transferPayloads, maxQueueTimeMs, summary, ...config } = options;
+    const { worker, transferPayloads, maxQueueTimeMs, summary, sources: sourceLimits, ...config } = options;
+    const sources = new SourceQueues(sourceLimits);
     const backend = backendFor(path, 'write');
     const resolved = resolveWriterConfig(config);
     // A url (`s3://…`): the backend writes a local staging copy, uploaded per closed segment and at close.
@@ -99,7 +108,7 @@ export class BagWriter extends EventTarget {
     const context = createRecordingContext(resolved, schemas, (index, file, before) =>
       writer?.host.split(index, file, before),
     );
-    writer = new BagWriter(path, resolved, context, schemas);
+    writer = new BagWriter(path, resolved, context, schemas, sources);
     writer.summary = summary !== false;
     writer.staging = staging;
     writer.localPath = local;
@@ -113,11 +122,12 @@ export class BagWriter extends EventTarget {
         runtime,
         transfer: transferPayloads === true,
         maxQueueTimeMs: maxQueueTimeMs ?? 250,
+        sources,
         backend: backend as Backend & { workerModule: string },
       });
     } else {
       const backendWriter: BackendWriter = await backend.createWriter(local, resolved, context);
-      writer.engine = new LocalEngine(backendWriter, writer.host, local, resolved);
+      writer.engine = new LocalEngine(backendWriter, writer.host, local, resolved, sources);
     }
     return writer;
   }
@@ -160,7 +170,7 @@ export class BagWriter extends EventTarget {
    * ms: the engines report writes in batches, not an "empty" event, and an idle wait is not a hot path.
    */
   async waitForIdle(): Promise<void> {
-    const busy = () => this.waiting.length > 0 || this.engine.queuedFrames() > 0 || this.settled < this.handedOver;
+    const busy = () => this.waiters.count > 0 || this.engine.queuedFrames() > 0 || this.settled < this.handedOver;
     while (!this.closed && !this.failed && busy()) await new Promise((resolve) => setTimeout(resolve, 5));
   }
 
@@ -243,32 +253,35 @@ export class BagWriter extends EventTarget {
   }
 
   /**
-   * Lossless `push` for producers that can wait (beyond VLink): resolves with the timestamp at once while the queue is
-   * below its high-water mark (half its limits), and otherwise once it has drained below it, so a full queue never
-   * drops a frame. Frames keep their order, also when several `write()`s wait. Rejects (and drops nothing silently)
-   * when the frame is refused for a reason waiting cannot fix: an empty url, a closed or failed writer. The payload
-   * must stay unchanged until the promise resolves (it is then copied, as `push` copies it).
+   * Lossless `push` for producers that can wait (beyond VLink): resolves with the timestamp at once while the frame's
+   * source queue is below its high-water mark (half its limits, and half the shared limits or of its fair share), and
+   * otherwise once it has drained below it, so a full queue never drops a frame. A source's frames keep their order,
+   * also when several `write()`s wait; a source that waits does not hold back another's. Rejects (and drops nothing
+   * silently) when the frame is refused for a reason waiting cannot fix: an empty url, a closed or failed writer. The
+   * payload must stay unchanged until the promise resolves (it is then copied, as `push` copies it).
    */
   write(frame: Frame): Promise<number> {
     const accepted = this.accept(frame);
     if (accepted === undefined)
       return Promise.reject(this.lastRejection ?? new BagError('INVALID_ARGUMENT', 'frame refused'));
-    if (this.waiting.length === 0 && this.engine.hasRoom(accepted.data.byteLength)) return this.storeOrReject(accepted);
-    return new Promise((resolve, reject) => this.waiting.push({ frame: accepted, resolve, reject }));
+    if (!this.waiters.waiting(accepted.url) && this.engine.hasRoom(accepted.data.byteLength, accepted.url))
+      return this.storeOrReject(accepted);
+    return this.waiters.wait(accepted);
   }
 
   /** True when `write()` would wait (the queue is above its high-water mark, or writes are waiting already). */
   get writableNeedDrain(): boolean {
-    return this.waiting.length > 0 || !this.engine.hasRoom(0);
+    return this.waiters.waiting() || !this.engine.hasRoom(0);
   }
 
   /**
    * Resolves when the queue is below its high-water mark (at once when it is): for stream-style producers that check
-   * before they produce. A `'drain'` event is dispatched at the same moment.
+   * before they produce. With `url`: when that url's source queue is (what `write()` of it waits for). A `'drain'`
+   * event is dispatched at the same moment.
    */
-  ready(): Promise<void> {
-    if (this.waiting.length === 0 && this.engine.hasRoom(0)) return Promise.resolve();
-    return new Promise((resolve) => this.readyWaiters.push(resolve));
+  ready(url?: string): Promise<void> {
+    if (!this.waiters.waiting(url) && this.engine.hasRoom(0, url)) return Promise.resolve();
+    return this.waiters.whenReady(url);
   }
 
   /** Like `push`, but resolves once the frame is committed to disk; rejects with the reason it was not. */
@@ -374,7 +387,7 @@ export class BagWriter extends EventTarget {
 
   async close(): Promise<void> {
     // Waiting writes first, as the queue drains: closing never turns them into drops.
-    while (this.waiting.length > 0 && !this.failed && !this.quitting) await this.ready();
+    while (this.waiters.count > 0 && !this.failed && !this.quitting) await this.ready();
     this.quit();
     await this.quitPromise;
     if (this.summary) {
@@ -447,8 +460,7 @@ export class BagWriter extends EventTarget {
       this.lastError = error;
       this.report(error);
       // Nothing will make room any more: waiting writes fail with the reason, `ready()` waiters go on.
-      for (const w of this.waiting.splice(0)) w.reject(error);
-      for (const resolve of this.readyWaiters.splice(0)) resolve();
+      this.waiters.failAll(error);
     },
     warn: (error) => this.report(error),
     split: (index, file, before) => {
@@ -550,20 +562,15 @@ export class BagWriter extends EventTarget {
       : Promise.reject(this.lastRejection ?? new BagError('INTERNAL', 'frame refused'));
   }
 
-  /** The queue has room again: waiting writes go first, in order, while it lasts; then `ready()` and `'drain'`. */
+  /** Frames left the queue: waiting writes whose source has room go first, in order; then `ready()` and `'drain'`. */
   private onRoom(): void {
-    while (this.waiting.length > 0) {
-      const next = this.waiting[0]!;
-      if (!this.engine.hasRoom(next.frame.data.byteLength) && !this.closed && !this.quitting) return;
-      this.waiting.shift();
-      if (this.closed) next.reject(new BagError('CLOSED', 'writer is closed', { file: this.path }));
-      else this.storeOrReject(next.frame).then(next.resolve, next.reject);
-    }
-    if (this.readyWaiters.length === 0) return;
-    const waiters = this.readyWaiters;
-    this.readyWaiters = [];
-    for (const resolve of waiters) resolve();
-    this.dispatchEvent(new Event('drain'));
+    const force = this.closed || this.quitting;
+    const go = (w: { frame: Frame; resolve(ts: number): void; reject(error: unknown): void }) => {
+      if (this.closed) w.reject(new BagError('CLOSED', 'writer is closed', { file: this.path }));
+      else this.storeOrReject(w.frame).then(w.resolve, w.reject);
+    };
+    if (this.waiters.release((size, url) => this.engine.hasRoom(size, url), go, force))
+      this.dispatchEvent(new Event('drain'));
   }
 
   private report(error: BagError): void {

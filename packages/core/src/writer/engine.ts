@@ -34,7 +34,7 @@ export interface EngineHost {
   counters(): CounterTable;
   /** The drops counted on the producer's side only (what the worker did not see): sent with `quit`. */
   producerCounters(): CounterTable;
-  /** The queue went below its high-water mark again: waiting `write()`s may go on. */
+  /** Frames left the queue: waiting `write()`s and `ready()`s may go on if their source is below its mark. */
   room(): void;
   /** A storage error: the writer has failed (reported once, then recorded in stats). */
   failed(error: BagError): void;
@@ -60,9 +60,11 @@ export interface WriteEngine {
   submit(frame: Frame, durable?: Durable, lazy?: boolean): boolean;
   /**
    * Whether a frame of `size` bytes may be queued without waiting: below half the queue's limits (its high-water
-   * mark), so `write()` never meets a full queue. The engine calls `host.room()` when it gets there again.
+   * mark), so `write()` never meets a full queue. With `url`: below the high-water mark of that url's source (its own
+   * limits, and the shared ones or its fair share of them; see source-queues.ts). The engine calls `host.room()`
+   * whenever frames left the queue.
    */
-  hasRoom(size: number): boolean;
+  hasRoom(size: number, url?: string): boolean;
   writeSchema(schema: SchemaData): void;
   setUrlLoss(url: string, loss: number): void;
   currentFile(): string;

@@ -4,11 +4,14 @@ import type { ResolvedWriterConfig } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import { scheduleSoon, unrefTimer } from '../util/schedule.js';
 import type { Durable, EngineHost, WriteEngine } from './engine.js';
+import { queueFullError, type SourceQueue, type SourceQueues } from './source-queues.js';
 import type { DropReason } from './writer-stats.js';
 
 interface QueuedFrame {
   frame: Frame;
   durable: Durable | undefined;
+  /** Undefined in sync mode (no queue). */
+  source?: SourceQueue;
 }
 
 /** How long one drain turn may hold the event loop before yielding (ms). */
@@ -37,6 +40,8 @@ export class LocalEngine implements WriteEngine {
     private readonly host: EngineHost,
     private readonly path: string,
     private readonly config: Pick<ResolvedWriterConfig, 'syncMode' | 'maxTaskDepth' | 'maxMemorySize'>,
+    /** Per-source limits of the queue mode; sync mode has no queue, so nothing waits in it and they do not apply. */
+    private readonly sources: SourceQueues,
   ) {
     this.mode = config.syncMode ? 'sync' : 'queue';
   }
@@ -57,8 +62,13 @@ export class LocalEngine implements WriteEngine {
     this.scheduleDrain();
   }
 
-  hasRoom(size: number): boolean {
+  hasRoom(size: number, url?: string): boolean {
     if (this.mode === 'sync') return true;
+    if (url !== undefined) {
+      const { maxTaskDepth, maxMemorySize } = this.config;
+      const queued = this.queue.length - this.head;
+      return this.sources.hasRoom(url, size, queued, this.bytes, maxTaskDepth, maxMemorySize);
+    }
     return (
       this.queue.length - this.head < Math.max(1, this.config.maxTaskDepth >> 1) &&
       (this.bytes === 0 || this.bytes + size <= this.config.maxMemorySize / 2)
@@ -75,11 +85,23 @@ export class LocalEngine implements WriteEngine {
       return true;
     }
     const size = frame.data.length;
-    if (this.queue.length - this.head >= this.config.maxTaskDepth)
-      return this.refuseFull('queueDepth', 'queue depth', frame, durable);
-    if (this.bytes + size > this.config.maxMemorySize)
-      return this.refuseFull('queueMemory', 'queue memory', frame, durable);
-    this.queue.push({ frame, durable });
+    const source = this.sources.of(frame.url);
+    const { maxTaskDepth, maxMemorySize } = this.config;
+    const refusal = this.sources.admit(
+      source,
+      size,
+      this.queue.length - this.head,
+      this.bytes,
+      maxTaskDepth,
+      maxMemorySize,
+    );
+    if (refusal) {
+      const error = queueFullError(refusal, frame.url);
+      durable?.reject(error);
+      return this.drop(refusal.reason, error, false, frame.url);
+    }
+    this.queue.push({ frame, durable, source });
+    this.sources.add(source, size, false);
     this.bytes += size;
     // VLink needs an explicit async_run(); starting on the first push avoids silently filling the queue instead.
     if (!this.running) this.start();
@@ -145,7 +167,7 @@ export class LocalEngine implements WriteEngine {
     scheduleSoon(() => {
       this.drainScheduled = false;
       this.drain(performance.now() + DRAIN_SLICE_MS);
-      if (this.hasRoom(0)) this.host.room();
+      this.host.room();
       if (this.head < this.queue.length) this.scheduleDrain();
       else if (this.quitting) this.finish();
     });
@@ -174,6 +196,7 @@ export class LocalEngine implements WriteEngine {
     this.queue[this.head] = undefined as unknown as QueuedFrame;
     this.head++;
     this.bytes -= item.frame.data.length;
+    if (item.source) this.sources.release(item.source, 1, item.frame.data.length);
     // Compact now and then instead of shift()-ing every frame (shift is O(n) on long queues).
     if (this.head > 4096 && this.head * 2 > this.queue.length) {
       this.queue.splice(0, this.head);
@@ -201,12 +224,6 @@ export class LocalEngine implements WriteEngine {
       if (reason === 'storageError') this.fail(bagError);
       return this.drop(reason, bagError, reason !== 'storageError', frame.url);
     }
-  }
-
-  private refuseFull(reason: DropReason, what: string, frame: Frame, durable: Durable | undefined): false {
-    const error = new BagError('QUEUE_FULL', `${what} limit reached; frame dropped`, { url: frame.url });
-    durable?.reject(error);
-    return this.drop(reason, error, false, frame.url);
   }
 
   private drop(reason: DropReason, error: BagError, report: boolean, url: string): false {

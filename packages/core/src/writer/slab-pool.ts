@@ -23,6 +23,9 @@ export class SlabPool {
   private idleBytes = 0;
   private nextId = 0;
   private announce: Array<[number, SharedArrayBuffer]> = [];
+  /** Batches posted whose shared slabs the worker still uses, oldest first: `[seq, slab ids…]` each. */
+  private readonly lent: number[][] = [];
+  private lentHead = 0;
   private forget: number[] = [];
 
   /**
@@ -66,6 +69,29 @@ export class SlabPool {
     if (!list) this.free.set(size, (list = []));
     list.push(slab);
     this.idleBytes += size;
+  }
+
+  /** A batch was posted: `[seq, slab ids…]` are the worker's until `returnUpTo(seq)`. */
+  lend(ids: number[]): void {
+    this.lent.push(ids);
+  }
+
+  /** The worker is done with every batch up to `seq`: their slabs are released. */
+  returnUpTo(seq: number): void {
+    const list = this.lent;
+    let head = this.lentHead;
+    while (head < list.length && list[head]![0]! <= seq) {
+      const ids = list[head++]!;
+      for (let i = 1; i < ids.length; i++) this.release(ids[i]!);
+    }
+    if (head === list.length) {
+      list.length = 0;
+      head = 0;
+    } else if (head > 1024) {
+      list.splice(0, head);
+      head = 0;
+    }
+    this.lentHead = head;
   }
 
   /** Slabs created since the last call: the next batch introduces them to the worker. */

@@ -12,6 +12,7 @@ import { BatchBuilder } from './frame-batch.js';
 import { SlabPool } from './slab-pool.js';
 import { SchemaForwarder } from './schema-forwarder.js';
 import type { SchemaRegistry } from './schema-registry.js';
+import { queueFullError, type SourceQueue, type SourceQueues } from './source-queues.js';
 import type { DropReason } from './writer-stats.js';
 
 const MiB = 1024 * 1024;
@@ -32,6 +33,8 @@ export interface WorkerEngineOptions {
   transfer: boolean;
   /** How long a queue may take to drain at the writer's measured rate (ms): the depth allowance beyond `maxTaskDepth`. */
   maxQueueTimeMs: number;
+  /** The per-source limits and counts (see source-queues.ts). */
+  sources: SourceQueues;
 }
 
 /**
@@ -52,12 +55,10 @@ export class WorkerEngine implements WriteEngine {
   private readonly maxFrames: number;
   private readonly maxBytes: number;
   private readonly transfer: boolean;
+  private readonly sources: SourceQueues;
   private readonly forwarder: SchemaForwarder;
   private readonly progress = SharedProgress.create();
   private readonly durables = new Map<number, { durable: Durable; timestamp: number }>();
-  /** Batches posted whose shared slabs the worker still uses, oldest first: `[seq, slab ids…]` each. */
-  private readonly slabsInUse: number[][] = [];
-  private slabsInUseHead = 0;
   /** The worker's progress as last read from shared memory (it only grows): saves a read per push. */
   private liveFrames = 0;
   private liveBytes = 0;
@@ -92,6 +93,7 @@ export class WorkerEngine implements WriteEngine {
     this.maxFrames = maxTaskDepth;
     this.maxBytes = maxMemorySize;
     this.transfer = options.transfer;
+    this.sources = options.sources;
     // An eighth of the queue limits: enough batches in flight to keep both threads busy during a synchronous burst,
     // few enough hand-overs that their cost stays out of push()'s p99. With tiny limits (≤ 64 frames, ≤ 1 MiB) a
     // batch is handed over once per task or when the queue is full, which keeps their refusals deterministic.
@@ -169,20 +171,30 @@ export class WorkerEngine implements WriteEngine {
         frame.url,
       );
     const size = frame.data.byteLength;
-    // Cheap check against what the last ack or read said; only near a limit ask the shared counters for the live figure.
-    if (
-      this.pushedFrames - Math.max(this.doneFrames, this.liveFrames) >= this.maxFrames ||
-      this.pushedBytes - Math.max(this.doneBytes, this.liveBytes) + size > this.maxBytes
-    ) {
-      if (this.queuedFrames() >= this.depth()) return this.refuseFull('queueDepth', 'queue depth', frame, durable);
-      if (this.queuedBytes() + size > this.maxBytes)
-        return this.refuseFull('queueMemory', 'queue memory', frame, durable);
-    }
     // One map lookup per push: a url keeps its (ser, family) pair in nearly every recording, and while it does its
     // schemas are already on their way. Every object a push touches is one more cache miss for a paced producer.
     let entry = this.urls.get(frame.url);
     if (entry === undefined || entry.serType !== frame.serType || entry.schemaType !== frame.schemaType)
       entry = this.enter(frame, entry);
+    const source = entry.source;
+    // Cheap check against what the last ack or read said; only near a limit ask the shared counters for the live figure.
+    if (
+      source.frames >= source.maxFrames ||
+      source.bytes + size > source.maxBytes ||
+      this.pushedFrames - Math.max(this.doneFrames, this.liveFrames) >= this.maxFrames ||
+      this.pushedBytes - Math.max(this.doneBytes, this.liveBytes) + size > this.maxBytes
+    ) {
+      this.reclaim();
+      const refusal = this.sources.admit(
+        source,
+        size,
+        this.queuedFrames(),
+        this.queuedBytes(),
+        this.depth(),
+        this.maxBytes,
+      );
+      if (refusal) return this.refuse(refusal.reason, queueFullError(refusal, frame.url), durable, frame.url);
+    }
     const index = this.batch.add(
       frame.timestamp,
       entry.id,
@@ -195,6 +207,7 @@ export class WorkerEngine implements WriteEngine {
     );
     this.pushedFrames++;
     this.pushedBytes += size;
+    this.sources.add(source, size, true);
     if (durable) {
       const id = ++this.nextDurable;
       this.durables.set(id, { durable, timestamp: frame.timestamp });
@@ -227,16 +240,16 @@ export class WorkerEngine implements WriteEngine {
     return Math.max(this.maxFrames, Math.floor(this.ratePerMs * this.options.maxQueueTimeMs));
   }
 
-  hasRoom(size: number): boolean {
-    const frames = this.depth() / 2;
-    const bytes = this.maxBytes / 2;
+  hasRoom(size: number, url?: string): boolean {
+    const depth = this.depth();
     // What the last ack or read said first (no shared-memory read); only near the mark the live figures.
-    if (
-      this.pushedFrames - Math.max(this.doneFrames, this.liveFrames) < frames &&
-      this.pushedBytes - Math.max(this.doneBytes, this.liveBytes) + size <= bytes
-    )
-      return true;
-    return this.queuedFrames() < frames && this.queuedBytes() + size <= bytes;
+    const below =
+      this.pushedFrames - Math.max(this.doneFrames, this.liveFrames) < depth / 2 &&
+      this.pushedBytes - Math.max(this.doneBytes, this.liveBytes) + size <= this.maxBytes / 2;
+    const frames = below ? 0 : this.queuedFrames();
+    const bytes = below ? 0 : this.queuedBytes();
+    if (url !== undefined) return this.sources.hasRoom(url, size, frames, bytes, depth, this.maxBytes);
+    return below || (frames < depth / 2 && bytes + size <= this.maxBytes / 2);
   }
 
   /** The schema callback changed: pairs it could not answer before are asked again. */
@@ -297,6 +310,7 @@ export class WorkerEngine implements WriteEngine {
       serType: frame.serType,
       schemaType: frame.schemaType,
       ser,
+      source: known ? known.source : this.sources.of(frame.url),
     };
     this.urls.set(frame.url, entry);
     return entry;
@@ -310,12 +324,13 @@ export class WorkerEngine implements WriteEngine {
   private flush(): void {
     if (!this.batch.pending || this.gone) return;
     const [message, transfer] = this.batch.take(++this.seq);
+    this.sources.seal(message.seq);
     if (this.inflight++ === 0) this.link.ref();
     try {
       this.link.post(message, transfer);
       const ids = [message.seq];
       for (const ref of [message.meta, ...message.chunks]) if (typeof ref === 'number') ids.push(ref);
-      if (ids.length > 1) this.slabsInUse.push(ids);
+      if (ids.length > 1) this.pool.lend(ids);
     } catch (error) {
       // Only a caller that detached a buffer it lent us with `transferPayloads` gets here. The frames are lost, but
       // the names and schemas the batch introduced still go over, or later ids would point at the wrong strings.
@@ -329,6 +344,7 @@ export class WorkerEngine implements WriteEngine {
         commit: false,
       });
       for (const ref of [message.meta, ...message.chunks]) if (typeof ref === 'number') this.pool.release(ref);
+      this.sources.discard(message.seq);
       this.doneFrames += message.count;
       this.doneBytes += message.bytes;
       this.progress?.add(message.count, message.bytes);
@@ -409,30 +425,18 @@ export class WorkerEngine implements WriteEngine {
       scheduleSoon(this.flushSoon);
     }
     if (this.inflight === 0 && !this.quitting) this.link.unref();
-    if (this.hasRoom(0)) this.host.room();
+    this.host.room();
   }
 
   /** Before a new slab is allocated: reuse those of the batches the worker has finished (shared memory says which). */
   private reclaim(): void {
-    if (this.progress && this.slabsInUseHead < this.slabsInUse.length) this.releaseSlabs(this.progress.batches());
+    if (this.progress) this.releaseSlabs(this.progress.batches());
   }
 
-  /** The worker is done with every batch up to `seq`: their slabs go back to the pool. */
+  /** The worker is done with every batch up to `seq`: their slabs go back to the pool, their frames leave the sources. */
   private releaseSlabs(seq: number): void {
-    const list = this.slabsInUse;
-    let head = this.slabsInUseHead;
-    while (head < list.length && list[head]![0]! <= seq) {
-      const ids = list[head++]!;
-      for (let i = 1; i < ids.length; i++) this.pool.release(ids[i]!);
-    }
-    if (head === list.length) {
-      list.length = 0;
-      head = 0;
-    } else if (head > 1024) {
-      list.splice(0, head);
-      head = 0;
-    }
-    this.slabsInUseHead = head;
+    this.sources.doneUpTo(seq);
+    this.pool.returnUpTo(seq);
   }
 
   private settleDurable(id: number, error?: BagError): void {
@@ -463,6 +467,7 @@ export class WorkerEngine implements WriteEngine {
     );
     if (this.opened) this.opened.reject(error);
     const lost = this.pushedFrames - this.doneFrames;
+    this.sources.doneUpTo(Number.POSITIVE_INFINITY);
     this.doneFrames = this.pushedFrames;
     this.doneBytes = this.pushedBytes;
     this.reportFatal(error);
@@ -479,15 +484,6 @@ export class WorkerEngine implements WriteEngine {
     durable?.reject(error);
     return false;
   }
-
-  private refuseFull(reason: DropReason, what: string, frame: Frame, durable: Durable | undefined): false {
-    return this.refuse(
-      reason,
-      new BagError('QUEUE_FULL', `${what} limit reached; frame dropped`, { url: frame.url }),
-      durable,
-      frame.url,
-    );
-  }
 }
 
 interface UrlEntry {
@@ -496,6 +492,7 @@ interface UrlEntry {
   /** −1 once the schema callback changed: the next push re-checks the pair. */
   schemaType: number;
   readonly ser: number;
+  readonly source: SourceQueue;
 }
 
 function clamp(value: number, min: number, max: number): number {

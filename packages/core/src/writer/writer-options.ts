@@ -2,6 +2,7 @@ import type { Backend } from '../backend/backend.js';
 import type { BagError } from '../errors.js';
 import type { WriterConfig } from '../model/config.js';
 import type { WorkerRuntime } from '../worker/link.js';
+import type { SourceLimits } from './source-queues.js';
 import { defaultWorkerRuntime } from '../worker/spawn.js';
 
 /** `BagWriter.create` options: VLink's `Config` plus how async mode runs. */
@@ -30,6 +31,13 @@ export interface BagWriterOptions extends Partial<WriterConfig> {
    * errors, and whether the recording ended cleanly. It costs one read of the file after it is closed.
    */
   summary?: boolean;
+  /**
+   * Async mode: per-source queue limits (docs guide "The writer's queues"). Every url is a source of its own; a source
+   * named here groups `urls` (exact, or prefixes ending in `*`; default: the name itself is the url) under its own
+   * `maxFrames`/`maxBytes`, beside the shared `maxTaskDepth`/`maxMemorySize`. Once the shared queue is full, a source
+   * below its fair share of it is still admitted, so one firehose cannot starve the others. Ignored in `syncMode`.
+   */
+  sources?: Readonly<Record<string, SourceLimits>>;
 }
 
 /** Dispatched as `'drop'` when frames start being dropped (the first drop after a second without any). */

@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+// Issue 23's writer figure, one process, results to bench/results/source-queues-<runtime>.json: the writer's
+// throughput with per-source queues against one queue. The same frames (8 urls in turn, 64 B and 4 KiB, .vcap) go
+// through the default worker BagWriter with `await writer.write()` per frame (lossless: every frame is written, so
+// the figure is the writer's throughput, not how much it drops), three ways, alternating, median of the repetitions:
+//   oneQueue    `sources: { all: { urls: ['dds://*'] } }`: the 8 urls are one source, one queue (baseline)
+//   perSource   no `sources`: every url is a source of its own (the default)
+//   perLimits   every url a named source with its own frame and byte limits (checked, not reached)
+//
+//   node bench/source-queues.bench.mjs [--quick]       bun …       deno run -A --node-modules-dir=manual bench/source-queues.bench.mjs
+//   --quick: fewer frames and repetitions; --smoke: tiny, harness check only.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ActionType, BagWriter, SchemaType } from '../packages/bag/dist/index.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const smoke = args.includes('--smoke');
+const runtime = typeof Bun !== 'undefined' ? 'bun' : typeof Deno !== 'undefined' ? 'deno' : 'node';
+const runtimeVersion = runtime === 'bun' ? Bun.version : runtime === 'deno' ? Deno.version.deno : process.versions.node;
+const dir = mkdtempSync(join(tmpdir(), 'vlink-sources-bench-'));
+const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+let fileNo = 0;
+
+const URLS = Array.from({ length: 8 }, (_, i) => `dds://bench/source${i}`);
+const CASES = [
+  { size: 64, frames: smoke ? 20_000 : quick ? 200_000 : 500_000 },
+  { size: 4096, frames: smoke ? 5_000 : quick ? 50_000 : 150_000 },
+];
+const REPS = smoke ? 1 : quick ? 3 : 5;
+
+const CONTENDERS = {
+  oneQueue: () => ({ sources: { all: { urls: ['dds://*'] } } }),
+  perSource: () => ({}),
+  perLimits: () => ({
+    sources: Object.fromEntries(URLS.map((url) => [url, { maxFrames: 1_000_000, maxBytes: 1024 * 1024 * 1024 }])),
+  }),
+};
+
+function frames(size) {
+  return URLS.map((url, u) => {
+    const data = new Uint8Array(size);
+    for (let i = 0; i < size; i++) data[i] = (i * 31 + u) & 0xff;
+    return { timestamp: 0, url, data, serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish };
+  });
+}
+
+async function run(name, size, n) {
+  const path = join(dir, `f${fileNo++}.vcap`);
+  const templates = frames(size);
+  const t0 = performance.now();
+  const writer = await BagWriter.create(path, { ...CONTENDERS[name](), summary: false });
+  for (let i = 0; i < n; i++) {
+    const t = templates[i & 7];
+    await writer.write({ ...t, timestamp: i });
+  }
+  await writer.close();
+  const ms = performance.now() - t0;
+  const stats = writer.stats();
+  rmSync(path, { force: true });
+  if (stats.writtenFrames !== n) throw new Error(`${name}: ${stats.writtenFrames} of ${n} frames written`);
+  return n / (ms / 1000);
+}
+
+const rows = [];
+for (const { size, frames: n } of CASES) {
+  const rates = Object.fromEntries(Object.keys(CONTENDERS).map((k) => [k, []]));
+  await run('oneQueue', size, Math.min(n, 20_000)); // warm-up (JIT, worker pool)
+  for (let rep = 0; rep < REPS; rep++) {
+    // Alternating, so drift in the machine's load touches every contender alike.
+    const order = rep % 2 ? Object.keys(CONTENDERS).reverse() : Object.keys(CONTENDERS);
+    for (const name of order) rates[name].push(await run(name, size, n));
+  }
+  const row = {
+    size,
+    frames: n,
+    reps: REPS,
+    oneQueueFramesPerS: round(median(rates.oneQueue), 0),
+    perSourceFramesPerS: round(median(rates.perSource), 0),
+    perLimitsFramesPerS: round(median(rates.perLimits), 0),
+  };
+  row.perSourceRatio = round(row.perSourceFramesPerS / row.oneQueueFramesPerS, 3);
+  row.perLimitsRatio = round(row.perLimitsFramesPerS / row.oneQueueFramesPerS, 3);
+  rows.push(row);
+  console.log(
+    `${size} B × ${n}: one queue ${row.oneQueueFramesPerS} frames/s, per source ${row.perSourceFramesPerS} (${row.perSourceRatio}×), own limits ${row.perLimitsFramesPerS} (${row.perLimitsRatio}×)`,
+  );
+}
+
+const out = {
+  bench: 'source-queues',
+  runtime,
+  runtimeVersion,
+  date: new Date().toISOString(),
+  quick,
+  machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, tmpdir: tmpdir() },
+  contenders: {
+    oneQueue:
+      "BagWriter defaults (worker mode, .vcap, 4 MiB uncompressed chunks, fsync at close) with the 8 urls grouped into one source (`sources: { all: { urls: ['dds://*'] } }`): one queue",
+    perSource: 'the same, without `sources`: each url its own source (the default)',
+    perLimits:
+      'the same, each url a named source with its own limits (1,000,000 frames, 1 GiB: checked on every push, never reached, so only their cost shows)',
+    loop: '`await writer.write(frame)` per frame, 8 urls in turn',
+  },
+  rows,
+};
+const resultsDir = join(here, 'results', smoke ? 'smoke' : '');
+mkdirSync(resultsDir, { recursive: true });
+writeFileSync(join(resultsDir, `source-queues-${runtime}.json`), `${JSON.stringify(out, null, 2)}\n`);
+rmSync(dir, { recursive: true, force: true });
