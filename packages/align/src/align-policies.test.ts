@@ -152,7 +152,7 @@ describe('align: each matching policy under each missing policy equals the hand-
       base: { url: '/cam' },
       timeBase: 'publish',
       match: { '/state': 'previous' },
-      reorderWindow: 0,
+      reorderWindowUs: 0,
     });
     assert.equal(description.urls['/state']!.late, 1); // 1600 arrives after 2100 was released
     assert.deepEqual(

@@ -34,7 +34,7 @@ export interface AlignDescription {
     missing: MissingPolicy;
     startUs?: number;
     endUs?: number;
-    reorderWindow?: number;
+    reorderWindowUs?: number;
   };
   columns: AlignColumn[];
   rows: number;
@@ -74,14 +74,14 @@ export async function openAlignment(
     missing: resolved.missing,
     ...(resolved.startUs === undefined ? {} : { startUs: resolved.startUs }),
     ...(resolved.endUs === undefined ? {} : { endUs: resolved.endUs }),
-    ...(resolved.timeBase === 'publish' ? { reorderWindow: resolved.reorderWindow } : {}),
+    ...(resolved.timeBase === 'publish' ? { reorderWindowUs: resolved.reorderWindowUs } : {}),
   };
   return {
     columns,
     rows: () => aligner.rows(reader),
     description: () => ({
       alignVersion: 1,
-      bag: reader.path,
+      bag: options.bagName ?? reader.path,
       format,
       recordingStart: isoMicros(plan.info.startTimestamp * 1000),
       parameters,

@@ -50,7 +50,7 @@ export class Aligner {
     private readonly plan: AlignPlan,
     private readonly options: ResolvedAlignOptions,
   ) {
-    const window = options.timeBase === 'publish' ? options.reorderWindow : 0;
+    const window = options.timeBase === 'publish' ? options.reorderWindowUs : 0;
     if (plan.baseUrl !== undefined) {
       this.base = new UrlSeries(plan.baseUrl, 'previous', window);
       this.series.set(plan.baseUrl, this.base);
@@ -80,7 +80,16 @@ export class Aligner {
         continue;
       }
       const time = timeBase === 'publish' ? (frame.publishTime ?? frame.timestamp) : frame.timestamp;
-      series.push({ time, frame: { ...frame, data: frame.data.slice() } });
+      // the reader's data is a view valid until the next read: the sample keeps a copy
+      const copy: Frame = {
+        timestamp: frame.timestamp,
+        url: frame.url,
+        data: frame.data.slice(),
+        serType: frame.serType,
+        schemaType: frame.schemaType,
+        actionType: frame.actionType,
+      };
+      series.push({ time, frame: copy });
       this.logHorizon = frame.timestamp;
       const batch = this.drain();
       if (batch.length > 0) yield batch;
@@ -93,7 +102,7 @@ export class Aligner {
 
   private horizon(series: UrlSeries): number {
     if (series.ended) return Infinity;
-    return this.options.timeBase === 'log' ? this.logHorizon : series.lastReleased;
+    return this.options.timeBase === 'log' ? this.logHorizon : series.cutoff;
   }
 
   private ready(t: number): boolean {

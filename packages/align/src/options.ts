@@ -34,10 +34,13 @@ export interface AlignOptions {
   /** Fixed-rate base only: last tick at or before this, µs (default: the latest sample of the aligned urls). */
   endUs?: number;
   /**
-   * Publish time base only: how many samples of one url may arrive out of publish-time order and still be put back
-   * in order (default 1024). A sample later than that is left out and counted (`urls[].late`).
+   * Publish time base only: how far, in µs of publish time, a url's sample may arrive behind the newest sample of
+   * that url and still be put in order (default 1 s). A sample later than that is left out and counted
+   * (`urls[].late`). Rows wait this long (in publish time) before they are final, so memory holds this much data.
    */
-  reorderWindow?: number;
+  reorderWindowUs?: number;
+  /** What the description calls the bag (default: the reader's path; a server gives its bag id, not its path). */
+  bagName?: string;
   /** Parquet only: rows per row group, flushed as it fills (default 10,000). */
   rowGroupSize?: number;
   signal?: AbortSignal;
@@ -53,7 +56,7 @@ export interface ResolvedAlignOptions {
   missing: MissingPolicy;
   startUs: number | undefined;
   endUs: number | undefined;
-  reorderWindow: number;
+  reorderWindowUs: number;
   rowGroupSize: number;
   signal: AbortSignal | undefined;
 }
@@ -110,7 +113,8 @@ export function resolveAlignOptions(options: AlignOptions): ResolvedAlignOptions
     missing: oneOf('missing', options.missing, MISSING_POLICIES, 'null'),
     startUs,
     endUs,
-    reorderWindow: optionalNumber('reorderWindow', options.reorderWindow, (n) => count(n + 1)) ?? 1024,
+    reorderWindowUs:
+      optionalNumber('reorderWindowUs', options.reorderWindowUs, (n) => n >= 0 && Number.isFinite(n)) ?? 1_000_000,
     rowGroupSize: optionalNumber('rowGroupSize', options.rowGroupSize, count) ?? 10_000,
     signal: options.signal,
   };

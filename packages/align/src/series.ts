@@ -15,7 +15,7 @@ export interface UrlCounts {
   samples: number;
   /** RPC requests and responses of the url, not aligned (they are two streams, not one). */
   skippedActions: number;
-  /** Publish time base: samples further out of order than `reorderWindow`, left out. */
+  /** Publish time base: samples that arrived more than `reorderWindowUs` behind the url's newest, left out. */
   late: number;
   /** Picked messages whose payload did not decode (the row treats the url as missing). */
   decodeErrors: number;
@@ -47,9 +47,11 @@ export const newCounts = (): UrlCounts => ({
 });
 
 /**
- * A url's samples in time-base order. Log times arrive in order; publish times can arrive out of order, so a bounded
- * buffer of `window` samples puts them back in order before they are released to matching. `queue[head]` is the
- * newest released sample at or before the last base time matched; older ones are dropped as the base time moves on.
+ * A url's samples in time-base order. Log times arrive in order; publish times can arrive out of order, so samples
+ * wait in a buffer until they are `window` µs behind the url's newest sample, and are then released to matching in
+ * order. A sample arriving more than `window` behind the newest is late: counted and left out. So every sample with
+ * a time below `cutoff` has been released or counted, whatever comes later. `queue[head]` is the newest released
+ * sample at or before the last base time matched; older ones are dropped as the base time moves on.
  */
 export class UrlSeries {
   readonly url: string;
@@ -59,7 +61,8 @@ export class UrlSeries {
   private readonly pending: Sample[] = [];
   readonly queue: Sample[] = [];
   head = 0;
-  lastReleased = -Infinity;
+  /** The newest sample time seen. */
+  private newest = -Infinity;
   firstTime: number | undefined;
   lastTime: number | undefined;
   ended = false;
@@ -72,16 +75,29 @@ export class UrlSeries {
     this.window = window;
   }
 
+  /** Every sample with a time below this has been released or counted late. */
+  get cutoff(): number {
+    return this.newest - this.window;
+  }
+
   push(sample: Sample): void {
     this.counts.samples++;
-    if (sample.time < this.lastReleased) {
+    if (sample.time < this.cutoff) {
       this.counts.late++;
+      return;
+    }
+    if (sample.time > this.newest) this.newest = sample.time;
+    if (this.window === 0) {
+      this.release(sample);
       return;
     }
     let at = this.pending.length;
     while (at > 0 && this.pending[at - 1]!.time > sample.time) at--;
     this.pending.splice(at, 0, sample);
-    while (this.pending.length > this.window) this.release(this.pending.shift()!);
+    const cutoff = this.cutoff;
+    let n = 0;
+    while (n < this.pending.length && this.pending[n]!.time <= cutoff) this.release(this.pending[n++]!);
+    if (n > 0) this.pending.splice(0, n);
   }
 
   end(): void {
@@ -91,7 +107,6 @@ export class UrlSeries {
   }
 
   private release(sample: Sample): void {
-    this.lastReleased = sample.time;
     this.firstTime ??= sample.time;
     this.lastTime = sample.time;
     this.queue.push(sample);

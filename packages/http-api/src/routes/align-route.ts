@@ -117,6 +117,8 @@ export function registerAlignRoute(app: OpenAPIHono, store: BagStore): void {
       missing: q.missing ?? 'null',
       ...(q.tolerance === undefined ? {} : { toleranceUs: Number(q.tolerance) * 1000 }),
       signal: c.req.raw.signal,
+      // the description (in the Parquet footer) names the bag by its id: server paths never leave the server
+      bagName: b.id,
     };
     const lease = await store.lease(b);
     const chunks = alignChunks(lease.reader, options, format);
