@@ -63,7 +63,7 @@ function session() {
     const q = Array.from({ length: 7 }, (_, j) => Math.sin(t + j));
     add('/state', i * 10_000, 300, {
       joints: Object.fromEntries(q.map((v, j) => [`q${j}`, v])),
-      velocities: Object.fromEntries(q.map((v, j) => [`dq${j}`, Math.cos(t + j)])),
+      velocities: Object.fromEntries(q.map((_, j) => [`dq${j}`, Math.cos(t + j)])),
       pose: { x: Math.cos(t), y: Math.sin(t), z: 0.4 },
       mode: i % 1000 < 900 ? 'teleop' : 'hold',
     });
@@ -176,6 +176,7 @@ const cases = ['parquet', 'csv'].map((format) => {
 });
 
 const out = {
+  date: new Date().toISOString(),
   runtime,
   runtimeVersion,
   quick,

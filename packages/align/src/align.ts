@@ -133,8 +133,40 @@ export async function* alignChunks(
     epochOffsetUs: reader.getInfo().startTimestamp * 1000,
     rowGroupSize: resolveAlignOptions(options).rowGroupSize,
   });
-  for await (const batch of alignment.rows()) yield* sink.push(batch);
+  // Rows become ready a few at a time: small pieces are gathered into chunks of about CHUNK_BYTES, so a file gets
+  // one write (and an HTTP response one chunk) per chunk, not one per row.
+  const pending: Uint8Array[] = [];
+  let size = 0;
+  const take = (): Uint8Array => {
+    const out = pending.length === 1 ? pending[0]! : concat(pending, size);
+    pending.length = 0;
+    size = 0;
+    return out;
+  };
+  for await (const batch of alignment.rows()) {
+    for (const piece of sink.push(batch)) {
+      pending.push(piece);
+      size += piece.length;
+    }
+    if (size >= CHUNK_BYTES) yield take();
+  }
   const description = alignment.description();
-  yield* sink.finish(description);
+  for (const piece of sink.finish(description)) {
+    pending.push(piece);
+    size += piece.length;
+  }
+  if (size > 0) yield take();
   return description;
+}
+
+const CHUNK_BYTES = 256 * 1024;
+
+function concat(pieces: readonly Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const piece of pieces) {
+    out.set(piece, at);
+    at += piece.length;
+  }
+  return out;
 }
