@@ -186,6 +186,14 @@ describe('align: a fixed-rate base', () => {
     ]);
   });
 
+  test('nearest takes the earlier sample on a tie; linear halfway is the mean', async () => {
+    const at1850 = { base: { rateHz: 1000 }, startUs: 1850, endUs: 1850 } as const;
+    const nearest = await table(logBag, { ...at1850, match: { '/state': 'nearest' } });
+    assert.deepEqual(nearest.rows, [[1850, 1600, 16, 'b', 32]]); // 250 µs from 1600 and from 2100
+    const linear = await table(logBag, { ...at1850, match: { '/state': 'linear' } });
+    assert.deepEqual(linear.rows, [[1850, 1850, 18.5, 'b', 37]]);
+  });
+
   test('startUs and endUs bound the ticks', async () => {
     const { rows } = await table(logBag, {
       base: { rateHz: 2000 },
