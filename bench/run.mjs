@@ -53,7 +53,17 @@ const runtimes = opts.runtimes
 for (const rt of runtimes)
   if (!RUNTIMES.includes(rt)) throw new Error(`unknown runtime ${rt} (known: ${RUNTIMES.join(', ')})`);
 
-for (const pkg of ['core', 'backend-sqlite', 'backend-mcap', 'backend-interop', 'bag', 'http-api', 'cli']) {
+for (const pkg of [
+  'core',
+  'decode',
+  'backend-sqlite',
+  'backend-mcap',
+  'backend-interop',
+  'bag',
+  'align',
+  'http-api',
+  'cli',
+]) {
   if (!existsSync(join(REPO, 'packages', pkg, 'dist', 'index.js'))) {
     console.error(`packages/${pkg}/dist is missing: build first (npm run build; npm run bench does)`);
     process.exit(1);

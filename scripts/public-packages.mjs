@@ -8,6 +8,7 @@ export const PUBLIC = [
   'backend-interop',
   'storage-s3',
   'bag',
+  'align',
   'http-api',
   'cli',
 ];

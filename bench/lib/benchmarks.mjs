@@ -1,6 +1,7 @@
 // The benchmarks bench/run.mjs knows: how to run each, where it writes its results, and how to summarize them.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { summarize as alignSummary } from './summaries/align.mjs';
 import { summarize as healthSummary } from './summaries/health.mjs';
 import { summarize as httpSummary } from './summaries/http.mjs';
 import { summarize as interopSummary } from './summaries/interop.mjs';
@@ -68,6 +69,7 @@ export const BENCHMARKS = [
     load: perRuntime('source-queues'),
     summarize: sourceQueuesSummary,
   },
+  { name: 'align', script: 'align.bench.mjs', load: perRuntime('align'), summarize: alignSummary },
 ];
 
 /** The sections of BENCHMARKS.md, one per row of issue 12's table (and its memory line), in order. */
@@ -172,6 +174,12 @@ export const SECTIONS = [
     title: 'Foreign-format import',
     about:
       'Opening and reading every message of ROS 1 `.bag`, `.mcap` and `.ulg` files through BagReader (@vlink/bag-interop) vs the reference TypeScript reader of each format in the same process: `@foxglove/rosbag`, `@mcap/core` McapIndexedReader, `@foxglove/ulog`.',
+  },
+  {
+    id: 'align',
+    title: 'Offline alignment',
+    about:
+      '`@vlink/bag-align` on a synthetic 10-minute teleoperation session (camera 30 Hz, state 100 Hz, actions ~20 Hz, JSON): rows/s into Parquet and CSV, vs reading and decoding every frame of the same urls with the same `PayloadDecoder` in the same process.',
   },
   {
     id: 'memory',

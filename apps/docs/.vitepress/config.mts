@@ -21,6 +21,7 @@ const guide: DefaultTheme.SidebarItem[] = [
       { text: 'Serving untrusted bags', link: '/guide/security' },
       { text: 'The command line', link: '/guide/cli' },
       { text: 'Python client', link: '/guide/python' },
+      { text: 'Aligning into datasets', link: '/guide/alignment' },
       { text: 'Formats', link: '/guide/formats' },
       { text: 'Bags on object storage', link: '/guide/object-storage' },
       { text: 'Examples', link: '/guide/examples' },

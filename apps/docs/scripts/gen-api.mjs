@@ -17,6 +17,7 @@ export const ENTRY_POINTS = {
   'packages/backend-sqlite/src/index.ts': '@vlink/bag-sqlite',
   'packages/backend-mcap/src/index.ts': '@vlink/bag-mcap',
   'packages/backend-interop/src/index.ts': '@vlink/bag-interop',
+  'packages/align/src/index.ts': '@vlink/bag-align',
   'packages/http-api/src/index.ts': '@vlink/bag-server',
   'packages/cli/src/index.ts': '@vlink/bag-cli',
 };

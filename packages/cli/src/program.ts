@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
+import { registerAlign } from './commands/align.js';
 import { registerCat } from './commands/cat.js';
 import { registerCheck } from './commands/check.js';
 import { registerClone } from './commands/clone.js';
@@ -47,6 +48,7 @@ export function createProgram(): Command {
     registerSplit,
     registerRecover,
     registerTrigger,
+    registerAlign,
   ]) {
     register(program);
   }

@@ -16,6 +16,7 @@ import { isPlayerPath, registerPlayer } from './player/player-assets.js';
 import { BagPool } from './pool/bag-pool.js';
 import { PooledBagWork } from './pool/pooled-work.js';
 import type { BackendModule } from './pool/protocol.js';
+import { registerAlignRoute } from './routes/align-route.js';
 import { registerBagRoutes } from './routes/bag-routes.js';
 import { registerSocketRoutes } from './routes/socket-routes.js';
 import { placeOf } from './store/bag-place.js';
@@ -148,6 +149,7 @@ export function createApp(options: AppOptions): BagApp {
 
   app.openapi(healthRoute, (c) => c.json({ ok: true as const, version }, 200));
   registerBagRoutes(app, { store, work, scrub, limits });
+  registerAlignRoute(app, store);
   registerDensity(app, { store, work, maxCells: limits.maxDensityCells });
   registerSocketRoutes(app, { store, work, websocket: options.websocket, sockets, serverName: `vlink-bag ${version}` });
   // A url root is read-only: no upload route (POST answers 404 ROUTE_NOT_FOUND).

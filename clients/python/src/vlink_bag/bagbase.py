@@ -196,6 +196,33 @@ class BagBase:
             raise ImportError("to_polars needs polars: pip install 'vlink-bag[polars]'") from error
         return pl.from_arrow(self.to_arrow(*args, **kwargs))
 
+    # -- alignment ----------------------------------------------------------------------------------------------
+    def align(
+        self,
+        base: str | float,
+        *,
+        time_base: str = "log",
+        match: dict[str, str] | None = None,
+        default_match: str = "nearest",
+        tolerance_us: float | None = None,
+        missing: str = "null",
+    ) -> pd.DataFrame:
+        """The bag's urls aligned onto one timeline, decoded into columns (``@vlink/bag-align``, as ``vlink-bag
+        align``): ``base`` a url (one row per message) or a rate in Hz (``30`` or ``"30hz"``); ``time_base`` ``log``
+        or ``publish``; ``match`` url → ``nearest`` / ``previous`` / ``linear`` (default: every data url with
+        ``default_match``); ``tolerance_us`` the largest distance to a matched sample; ``missing`` ``null`` /
+        ``ffill`` / ``drop``. Columns: ``time`` then ``<url>.<field>`` (``<url>#time`` the time of the sample used),
+        times as UTC timestamps; the JSON description (columns, parameters, counts) is in ``df.attrs["align"]``.
+        Needs pyarrow (``vlink-bag[arrow]``); a local bag also needs the ``vlink-bag`` CLI (see the README)."""
+        from .align import align_query, check_urls, parquet_dataframe
+
+        query = align_query(base, time_base=time_base, match=match, default_match=default_match, tolerance_us=tolerance_us, missing=missing)
+        check_urls(self._cached_info(), query)
+        return parquet_dataframe(self._align_parquet(query))
+
+    def _align_parquet(self, query: dict[str, Any]) -> bytes:  # pragma: no cover - abstract
+        raise NotImplementedError
+
     # -- Apollo RecordReader getters -----------------------------------------------------------------------------
     def get_channellist(self) -> list[str]:
         """Every url once, sorted (Apollo's ``get_channellist`` order)."""

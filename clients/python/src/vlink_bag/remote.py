@@ -243,11 +243,20 @@ class RemoteBag(BagBase):
             self._warn_empty(begin, end, self._seconds_hint(start_time, begin, end, window))
         return build_dataframe(columns, decoder, self.timezone, start_us)
 
-    def _fetch(self, params: list[tuple[str, str]]) -> bytes:
+    def _align_parquet(self, query: dict[str, Any]) -> bytes:
+        """``GET …/align?format=parquet``: the server aligns, the Parquet comes back whole."""
+        params = [("base", query["base"]), ("timeBase", query["timeBase"]), ("defaultMatch", query["defaultMatch"])]
+        params += [("missing", query["missing"]), ("format", "parquet")]
+        params += [("match", item) for item in query["match"]]
+        if "toleranceUs" in query:
+            params.append(("tolerance", f"{query['toleranceUs'] / 1000:.3f}"))
+        return self._fetch(params, "/align")
+
+    def _fetch(self, params: list[tuple[str, str]], route: str = "/messages") -> bytes:
         """A whole binary response (a DataFrame holds every payload anyway)."""
         from .client import connection_error
 
-        path = self._path + "/messages"
+        path = self._path + route
         url = self.client._url(path)
         try:
             with self.client._http.stream("GET", path, params=httpx.QueryParams(tuple(params))) as response:
@@ -257,7 +266,7 @@ class RemoteBag(BagBase):
                 try:
                     return b"".join(response.iter_bytes())
                 except httpx.RemoteProtocolError as error:
-                    raise StreamError(f"the server ended the message stream early ({error})", url=url) from error
+                    raise StreamError(f"the server ended the {route[1:]} stream early ({error})", url=url) from error
         except httpx.TransportError as error:
             raise connection_error(url, error) from error
 

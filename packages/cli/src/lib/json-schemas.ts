@@ -192,6 +192,13 @@ export const JSON_SCHEMAS: Readonly<Record<string, Schema>> = {
   serve: object({ url: str, root: str }),
   trigger: triggerEvent,
   'trigger dump': dumpResult,
+  align: object({
+    outputs: {
+      type: 'array',
+      description: 'one output file per bag, with its JSON description (`<output>.json`) beside it',
+      items: object({ bag: str, output: str, description: str, rows: int, droppedRows: int }),
+    },
+  }),
 };
 
 /** Prints one `--json` document. */

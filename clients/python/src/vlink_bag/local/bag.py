@@ -90,6 +90,12 @@ class LocalBag(BagBase):
 
         return analyze_timing(self.read_messages(urls=urls), 1.5 if factor is None else factor, url_list(urls))
 
+    def _align_parquet(self, query: dict[str, Any]) -> bytes:
+        """Runs ``vlink-bag align`` on the file (the alignment is the TypeScript library's, so local = remote)."""
+        from ..align import run_cli_align
+
+        return run_cli_align(self.path, query)
+
     def density(self, buckets: int = 100, start_time: Any = 0, end_time: Any = None, urls: Any = None, **window: Any) -> dict[str, Any]:
         """Messages per url and time bucket, as the server's ``/density``."""
         begin, end = self.window_us(start_time, end_time, **window)
