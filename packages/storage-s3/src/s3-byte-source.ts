@@ -79,7 +79,8 @@ export class S3ByteSource implements ByteSource {
     const held = this.object.cached(offset, length) ?? this.fromBlock(offset, length);
     if (held) return held;
     const blockEnd = this.block.offset + this.block.bytes.length;
-    const forward = this.block.bytes.length > 0 && offset >= blockEnd && offset <= blockEnd + FORWARD_GAP_BYTES;
+    // Going forward: past the start of the block held (a chunk straddling its end counts) and not far beyond it.
+    const forward = this.block.bytes.length > 0 && offset > this.block.offset && offset <= blockEnd + FORWARD_GAP_BYTES;
     this.readAhead = forward ? Math.min(this.readAhead * 2, MAX_READ_AHEAD_BYTES) : READ_AHEAD_BYTES;
     const fetchLength = Math.min(Math.max(length, this.readAhead), this.object.size - offset);
     this.block = { offset, bytes: this.fetch(offset, fetchLength) };
