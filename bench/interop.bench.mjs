@@ -10,6 +10,10 @@
 //
 //   node bench/interop.bench.mjs [--quick] [--reps N]      bun bench/interop.bench.mjs      (build the packages first)
 //   --smoke: tiny sizes, one rep, only to check the harness works; results go to bench/results/smoke/.
+//   --python <interpreter> (or VLINK_BENCH_REFERENCE_PYTHON=<interpreter>): also time the Python reference readers
+//     (rosbags, mcap, pyulog: bench/interop_python.py) on the same files, with an interpreter that has them (e.g. a
+//     venv of fixtures/foreign/requirements.txt). Not a contender of the ratio (another runtime): reported beside it.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -30,6 +34,9 @@ const smoke = args.includes('--smoke');
 const repsArg = args.indexOf('--reps');
 const REPS = repsArg >= 0 ? Number(args[repsArg + 1]) : smoke ? 1 : quick ? 3 : 5;
 const TARGET = (smoke ? 1 : quick ? 16 : 64) * 2 ** 20;
+const pythonArg = args.indexOf('--python');
+// Also from the environment, so that `bench/run.mjs` (which passes no flags of its own) can ask for it.
+const PYTHON = pythonArg >= 0 ? args[pythonArg + 1] : process.env['VLINK_BENCH_REFERENCE_PYTHON'] || undefined;
 const runtime = typeof Bun !== 'undefined' ? 'bun' : typeof Deno !== 'undefined' ? 'deno' : 'node';
 const runtimeVersion = runtime === 'bun' ? Bun.version : runtime === 'deno' ? Deno.version.deno : process.versions.node;
 const here = dirname(fileURLToPath(import.meta.url));
@@ -266,6 +273,33 @@ for (const file of files) {
         .join(', ') +
       ` — ratio ${entry.ratio.toFixed(2)}× (cursor ${entry.ratioCursor.toFixed(2)}×)`,
   );
+}
+
+if (PYTHON) {
+  // One run of the Python script over every file, after ours (the files are still there).
+  const script = join(here, 'interop_python.py');
+  const run = spawnSync(PYTHON, [script, String(REPS), ...files.map((f) => `${f.format}=${f.path}`)], {
+    encoding: 'utf8',
+    maxBuffer: 16 * 2 ** 20,
+  });
+  if (run.status !== 0) throw new Error(`${PYTHON} ${script} failed:\n${run.stderr}`);
+  const timed = JSON.parse(run.stdout);
+  for (const [i, file] of files.entries()) {
+    const t = timed[file.path];
+    const entry = results[i];
+    entry.python = {
+      reader: t.reader,
+      medianMs: t.medianMs,
+      runsMs: t.runsMs,
+      MBs: entry.fileBytes / 1e3 / t.medianMs,
+      msgsPerS: (t.messagesRead / t.medianMs) * 1000,
+      messagesRead: t.messagesRead,
+      ratio: t.medianMs / entry.contenders['ours (async iterator)'].medianMs,
+    };
+    console.log(
+      `${file.format} ${file.variant}: ${t.reader} ${t.medianMs.toFixed(1)} ms — Python time / ours ${entry.python.ratio.toFixed(2)}×`,
+    );
+  }
 }
 
 rmSync(dir, { recursive: true, force: true });

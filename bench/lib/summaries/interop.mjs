@@ -33,8 +33,23 @@ export function summarize(r) {
       ];
     }),
   };
+  const python = r.results.filter((x) => x.python);
+  const pythonTable = {
+    section: 'interop',
+    title: `The Python reference readers on the same files (\`--python\`; another runtime, so no goal): ms (median of ${r.reps}); ratio = Python time / ours (async iterator)`,
+    columns: ['format', 'messages', 'Python reader', 'Python', 'messages/s', 'ours (async iterator)', 'ratio'],
+    rows: python.map((x) => [
+      `${x.format} (${x.variant})`,
+      num(x.python.messagesRead),
+      x.python.reader,
+      `${sig(x.python.medianMs)} ms (${sig(x.python.MBs)} MB/s)`,
+      num(Math.round(x.python.msgsPerS)),
+      `${sig(x.contenders['ours (async iterator)'].medianMs)} ms`,
+      `${x.python.ratio.toFixed(2)}×`,
+    ]),
+  };
   return {
-    tables: [table],
+    tables: python.length > 0 ? [table, pythonTable] : [table],
     goals: r.results.map((x) => ({
       goal: `${x.format} (${x.variant}) import vs ${x.reference}, BagReader's async iterator`,
       target: '≥ 1×',
