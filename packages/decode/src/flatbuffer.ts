@@ -1,5 +1,5 @@
 import { ByteBuffer } from 'flatbuffers';
-import { BaseType, Parser, Schema, Table } from 'flatbuffers_reflection';
+import { BaseType, Parser, Schema, Table } from './flatbuffers-reflection.js';
 import type { MessageDecoder } from './ros.js';
 
 /**

@@ -42,6 +42,14 @@ describe('flatbuffer payloads decode as flatc decodes them', () => {
         assert.equal(got.kind, 'hex');
         assert.ok(got.kind === 'hex' && got.error?.code === 'CORRUPT_DATA', JSON.stringify(got));
       }
+      // The bfbs stored under another name: a type it has is found by name, else its root table is the type.
+      const bfbs = schemas.find((s) => s.name === 'vlink.test.Pose')!;
+      const renamed = (name: string) =>
+        new PayloadDecoder({ schemas: [{ ...bfbs, name }], urls: info.urls }).decode({ ...frame, serType: name });
+      assert.deepEqual(renamed('Pose'), decoder.decode(frame), 'the root table under a VLink ser without namespace');
+      const struct = renamed('vlink.test.Vec3');
+      assert.equal(struct.kind, 'hex');
+      assert.match(struct.kind === 'hex' ? (struct.reason ?? '') : '', /vlink\.test\.Vec3 is a struct/);
       const wrong = decoder.decode({ ...frame, serType: 'vlink.test.Nope' });
       assert.equal(wrong.kind, 'hex');
       assert.match(
