@@ -36,7 +36,7 @@ export function summarize(r) {
   const python = r.results.filter((x) => x.python);
   const pythonTable = {
     section: 'interop',
-    title: `The Python reference readers on the same files (`VLINK_BENCH_REFERENCE_PYTHON` or `--python`; another runtime, so no goal): ms (median of ${r.reps}); ratio = Python time / ours (async iterator)`,
+    title: `The Python reference readers on the same files (\`VLINK_BENCH_REFERENCE_PYTHON\` or \`--python\`; another runtime, so no goal): ms (median of ${r.reps}); ratio = Python time / ours (async iterator)`,
     columns: ['format', 'messages', 'Python reader', 'Python', 'messages/s', 'ours (async iterator)', 'ratio'],
     rows: python.map((x) => [
       `${x.format} (${x.variant})`,
