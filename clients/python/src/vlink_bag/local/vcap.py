@@ -17,7 +17,7 @@ from typing import Any
 
 from mcap.exceptions import McapError
 from mcap.reader import make_reader
-from mcap.records import Attachment, Chunk, Message as McapMessage
+from mcap.records import Attachment, AttachmentIndex, Chunk, Message as McapMessage
 from mcap.stream_reader import StreamReader, get_chunk_data_stream
 from mcap.data_stream import ReadDataStream
 
@@ -91,27 +91,47 @@ class VcapFile:
     def attachments(self) -> list[dict[str, Any]]:
         """The file's attachments in file order, as the TypeScript reader lists them in ``Info.attachments``."""
         return [
-            {"index": i, "name": a.name, "mediaType": a.media_type, "logTime": str(a.log_time), "createTime": str(a.create_time), "size": len(a.data)}
-            for i, a in enumerate(self._attachment_records())
+            {"index": i, "name": a.name, "mediaType": a.media_type, "logTime": str(a.log_time), "createTime": str(a.create_time), "size": a.data_size}
+            for i, a in enumerate(self._attachment_indexes())
         ]
 
     def attachment(self, index: int) -> bytes:
         """The bytes of attachment ``index`` (its CRC checked by the mcap library when it has one)."""
-        records = self._attachment_records()
-        if not 0 <= index < len(records):
+        indexes = self._attachment_indexes()
+        if not 0 <= index < len(indexes):
             raise NotFound(f"{self.path} has no attachment {index}", url=str(self.path))
-        return bytes(records[index].data)
+        try:
+            if indexes[index].offset >= 0:
+                # Indexed: read that one record where the summary says it is.
+                self.file.seek(indexes[index].offset)
+                record = next(iter(StreamReader(self.file, skip_magic=True, validate_crcs=True).records))
+            else:
+                record = self._scan_attachments()[index]
+        except (McapError, struct.error, EOFError, ValueError, StopIteration) as error:
+            raise CorruptBag(f"{self.path}: attachment {index} cannot be read: {error}", code="CORRUPT_FILE") from error
+        if not isinstance(record, Attachment):
+            raise CorruptBag(f"{self.path}: attachment {index} is not where the summary says", code="CORRUPT_FILE")
+        return bytes(record.data)
 
-    def _attachment_records(self) -> list[Attachment]:
-        # One pass over the file's records on first use (attachments are rare and small next to the data; the
-        # summary's attachment indexes are not trusted alone, as a file without a summary has them too).
+    def _attachment_indexes(self) -> list[AttachmentIndex]:
+        # The summary's attachment indexes (no pass over the data) when the file has a summary; a file read by a
+        # linear scan has none, so one pass over its records finds the attachments (offset -1: read them by a scan).
         if getattr(self, "_attachments", None) is None:
-            self.file.seek(0)
-            try:
-                self._attachments = [r for r in StreamReader(self.file, skip_magic=False, validate_crcs=True).records if isinstance(r, Attachment)]
-            except (McapError, struct.error, EOFError, ValueError) as error:
-                raise CorruptBag(f"{self.path}: its attachments cannot be read: {error}", code="CORRUPT_FILE") from error
+            if not self.linear:
+                self._attachments = list(self.summary.attachment_indexes)
+            else:
+                self._attachments = [
+                    AttachmentIndex(offset=-1, length=0, log_time=a.log_time, create_time=a.create_time, data_size=len(a.data), name=a.name, media_type=a.media_type)
+                    for a in self._scan_attachments()
+                ]
         return self._attachments
+
+    def _scan_attachments(self) -> list[Attachment]:
+        self.file.seek(0)
+        try:
+            return [r for r in StreamReader(self.file, skip_magic=False, validate_crcs=True).records if isinstance(r, Attachment)]
+        except (McapError, struct.error, EOFError, ValueError) as error:
+            raise CorruptBag(f"{self.path}: its attachments cannot be read: {error}", code="CORRUPT_FILE") from error
 
     def schemas(self) -> list[dict[str, Any]]:
         from ..model import RAW, parse_schema_type
