@@ -3,17 +3,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from '@vlink/fixtures/test';
-import {
-  ActionType,
-  BagError,
-  BagReader,
-  BagWriter,
-  type Frame,
-  registerByteSourceScheme,
-  SchemaType,
-} from '@vlink/bag';
+import { BagError, BagReader, BagWriter, registerByteSourceScheme, SchemaType } from '@vlink/bag';
 import { S3ByteSource } from './s3-byte-source.js';
 import { S3Client } from './s3-client.js';
+import { readBag, recordedFrames } from './testing/recorded-frames.js';
 import { parseS3Url } from './s3-location.js';
 import { MotoServer } from '@vlink/fixtures/s3';
 
@@ -30,29 +23,6 @@ after(() => {
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test', region: 'us-east-1' };
 const opened: S3ByteSource[] = [];
 
-/** 6000 frames of 1–3 KiB on three urls (two with a protobuf schema): several chunks. */
-function frames(): Frame[] {
-  return Array.from({ length: 6000 }, (_, i) => ({
-    timestamp: 1_000 + i * 1_000,
-    url: ['/lidar', '/pose', '/log'][i % 3]!,
-    data: Uint8Array.from({ length: 1024 + ((i * 37) % 2048) }, (_, j) => (i * 7 + j * 13) & 0xff),
-    serType: i % 3 === 2 ? 'text' : 'pb.Pose',
-    schemaType: i % 3 === 2 ? SchemaType.Raw : SchemaType.Protobuf,
-    actionType: ActionType.Publish,
-  }));
-}
-
-async function readAll(path: string) {
-  const reader = await BagReader.create(path);
-  try {
-    const got: Frame[] = [];
-    for await (const f of reader.frames()) got.push({ ...f, data: f.data.slice() });
-    return { info: reader.getInfo(), schemas: reader.getSchemas(), frames: got };
-  } finally {
-    reader.close();
-  }
-}
-
 describe('BagReader over S3 (.vcap)', { skip }, () => {
   const local = join(dir, 'drive.vcap');
   before(async () => {
@@ -63,7 +33,7 @@ describe('BagReader over S3 (.vcap)', { skip }, () => {
       schemaType: SchemaType.Protobuf,
       data: new Uint8Array([10, 3, 1, 2, 3]),
     });
-    for (const f of frames()) writer.push(f);
+    for (const f of recordedFrames()) writer.push(f);
     await writer.close();
     const client = new S3Client({ ...credentials, endpoint: server!.endpoint });
     await client.createBucket('fleet');
@@ -83,13 +53,13 @@ describe('BagReader over S3 (.vcap)', { skip }, () => {
     const source = opened.at(-1)!;
     assert.ok(source.stats.requests <= 3, `${source.stats.requests} requests`);
     assert.ok(source.stats.bytes <= 1024 * 1024, `${source.stats.bytes} bytes`);
-    const expected = await readAll(local);
+    const expected = await readBag(local);
     assert.deepEqual({ ...info, path: '' }, { ...expected.info, path: '' });
     assert.deepEqual(schemas, expected.schemas);
   });
 
   test('every frame read over S3 equals the local one, byte for byte', async () => {
-    const [remote, expected] = [await readAll('s3://fleet/car-1/drive.vcap'), await readAll(local)];
+    const [remote, expected] = [await readBag('s3://fleet/car-1/drive.vcap'), await readBag(local)];
     assert.equal(remote.frames.length, 6000);
     assert.deepEqual(remote.frames, expected.frames);
     const source = opened.at(-1)!;
@@ -124,7 +94,7 @@ describe('BagReader over S3 (.vdb through the bounded local cache)', { skip }, (
         schemaType: SchemaType.Protobuf,
         data: new Uint8Array([n, 1]),
       });
-      for (const f of frames().slice(0, 2000 + n)) writer.push(f);
+      for (const f of recordedFrames().slice(0, 2000 + n)) writer.push(f);
       await writer.close();
       await client.put(parseS3Url(`s3://vdbs/${n}.vdb`), readFileSync(local));
     }
@@ -136,7 +106,7 @@ describe('BagReader over S3 (.vdb through the bounded local cache)', { skip }, (
   });
 
   test('info, schemas and every frame equal the local file; the url stays the path; a second open reuses the copy', async () => {
-    const [remote, expected] = [await readAll('s3://vdbs/0.vdb'), await readAll(locals[0]!)];
+    const [remote, expected] = [await readBag('s3://vdbs/0.vdb'), await readBag(locals[0]!)];
     assert.equal(remote.info.path, 's3://vdbs/0.vdb');
     assert.deepEqual({ ...remote.info, path: '' }, { ...expected.info, path: '' });
     assert.deepEqual(remote.schemas, expected.schemas);

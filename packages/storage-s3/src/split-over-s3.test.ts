@@ -3,11 +3,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from '@vlink/fixtures/test';
-import { ActionType, BagReader, BagWriter, type Frame, registerByteSourceScheme, SchemaType } from '@vlink/bag';
+import { BagReader, BagWriter, registerByteSourceScheme, SchemaType } from '@vlink/bag';
 import { MotoServer } from '@vlink/fixtures/s3';
 import { registerS3 } from './register.js';
 import { S3ByteSource } from './s3-byte-source.js';
 import { S3Client } from './s3-client.js';
+import { readBag, recordedFrames } from './testing/recorded-frames.js';
 
 /** `.vcapx`/`.vdbx` on a real S3 server (moto): read segment by segment, equal to the local recording. */
 const started = await MotoServer.start();
@@ -22,29 +23,6 @@ after(() => {
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test', region: 'us-east-1' };
 /** Every byte source the readers open, to count what they fetched. */
 const opened: S3ByteSource[] = [];
-
-/** 6000 frames of 1–3 KiB on three urls over 6 s: three segments of 2 s. */
-function frames(): Frame[] {
-  return Array.from({ length: 6000 }, (_, i) => ({
-    timestamp: 1_000 + i * 1_000,
-    url: ['/lidar', '/pose', '/log'][i % 3]!,
-    data: Uint8Array.from({ length: 1024 + ((i * 37) % 2048) }, (_, j) => (i * 7 + j * 13) & 0xff),
-    serType: i % 3 === 2 ? 'text' : 'pb.Pose',
-    schemaType: i % 3 === 2 ? SchemaType.Raw : SchemaType.Protobuf,
-    actionType: ActionType.Publish,
-  }));
-}
-
-async function readAll(path: string) {
-  const reader = await BagReader.create(path);
-  try {
-    const got: Frame[] = [];
-    for await (const f of reader.frames()) got.push({ ...f, data: f.data.slice() });
-    return { info: reader.getInfo(), schemas: reader.getSchemas(), frames: got };
-  } finally {
-    reader.close();
-  }
-}
 
 for (const ext of ['.vcapx', '.vdbx']) {
   describe(`BagReader over S3 (${ext})`, { skip }, () => {
@@ -66,7 +44,7 @@ for (const ext of ['.vcapx', '.vdbx']) {
         schemaType: SchemaType.Protobuf,
         data: new Uint8Array([10, 3]),
       });
-      for (const f of frames()) writer.push(f);
+      for (const f of recordedFrames()) writer.push(f);
       await writer.close();
       const client = new S3Client({ ...credentials, endpoint: server!.endpoint });
       await client.createBucket('fleet');
@@ -87,7 +65,7 @@ for (const ext of ['.vcapx', '.vdbx']) {
     });
 
     test('info, schemas and every frame equal the local recording, byte for byte', async () => {
-      const [remote, expected] = await Promise.all([readAll(url), readAll(local)]);
+      const [remote, expected] = await Promise.all([readBag(url), readBag(local)]);
       assert.equal(expected.info.splitCount, 3);
       assert.equal(expected.frames.length, 6000);
       assert.deepEqual(remote.info, { ...expected.info, path: url });
