@@ -9,6 +9,7 @@ export const PUBLIC = [
   'storage-s3',
   'bag',
   'align',
+  'lake',
   'http-api',
   'cli',
 ];

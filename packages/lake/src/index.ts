@@ -1,0 +1,10 @@
+export {
+  BAG_COLUMNS,
+  CATALOG_BAGS_FILE,
+  CATALOG_URLS_FILE,
+  EXPORT_MESSAGES_DIR,
+  GAP_FACTOR,
+  type LakeColumn,
+  MESSAGE_COLUMNS,
+  URL_COLUMNS,
+} from './layout.js';
