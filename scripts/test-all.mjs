@@ -6,8 +6,9 @@
 // Usage: node scripts/test-all.mjs [repository|lint|node|bun|deno|packaging|python|examples|browser|install|bench ...]   (default: all)
 // `node` also checks the coverage of its run (scripts/check-coverage.mjs); `coverage` alone re-checks the last run.
 // `lint` also checks the compiled import graph for cycles (scripts/check-cycles.mjs; `cycles` alone runs only that).
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+// The long stages run in two lanes at once (see `lanes` below); VLINK_TEST_LANES=1 runs them one after the other.
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -99,15 +100,40 @@ const stages = runtimes.flatMap((r) => [
 ]);
 /** Seconds per stage, printed at the end: CI has about 30 minutes on 2 cores, and this says where they go. */
 const took = [];
-for (const runtime of stages) {
-  const started = performance.now();
+
+/**
+ * Lanes: the stages after the short checks and the venv run in two lanes at once, because each suite keeps about
+ * one core busy and CI has two; run one after the other they took 29 minutes. A lane's stage writes to a log file
+ * that is printed whole when the stage ends, so the two lanes' output never interleaves. `VLINK_TEST_LANES=1` runs
+ * everything in order with the output streamed, as a developer wants it locally.
+ */
+const lanes = Math.max(1, Number(process.env.VLINK_TEST_LANES ?? 2));
+const laneOf = {
+  node: 0,
+  coverage: 0,
+  packaging: 0,
+  install: 0,
+  bun: 1,
+  deno: 1,
+  python: 1,
+  examples: 1,
+  browser: 1,
+  bench: 1,
+};
+const logDir = mkdtempSync(join(tmpdir(), 'vlink-test-logs-'));
+
+function runStage(runtime, streamed) {
   const command = commands[runtime];
   if (!command) throw new Error(`unknown runtime ${runtime}`);
   if (scriptOf[runtime] && !existsSync(join(root, 'scripts', scriptOf[runtime])))
     throw new Error(`scripts/${scriptOf[runtime]} is missing`);
-  console.log(`\n=== ${runtime}: ${scriptOf[runtime] ?? `${testFiles.length} test files`} ===`);
-  const result = spawnSync(command[0], command[1], {
-    stdio: 'inherit',
+  const title = `\n=== ${runtime}: ${scriptOf[runtime] ?? `${testFiles.length} test files`} ===`;
+  const log = join(logDir, `${runtime}.log`);
+  const started = performance.now();
+  if (streamed) console.log(title);
+  const out = streamed ? 'inherit' : openSync(log, 'w');
+  const child = spawn(command[0], command[1], {
+    stdio: ['ignore', out, out],
     cwd: root,
     env: {
       ...process.env,
@@ -116,19 +142,49 @@ for (const runtime of stages) {
       VLINK_TEST_WATCHDOG_LOG: join(watchdogDir, runtime),
     },
   });
-  if (existsSync(join(watchdogDir, runtime))) console.error(readFileSync(join(watchdogDir, runtime), 'utf8'));
-  if (result.status !== 0) failed.push(runtime === 'coverage' ? 'node (coverage)' : runtime);
-  took.push([runtime, (performance.now() - started) / 1000]);
+  return new Promise((done) => {
+    child.on('close', (status) => {
+      if (!streamed) {
+        closeSync(out);
+        console.log(title);
+        process.stdout.write(readFileSync(log));
+      }
+      if (existsSync(join(watchdogDir, runtime))) console.error(readFileSync(join(watchdogDir, runtime), 'utf8'));
+      const seconds = (performance.now() - started) / 1000;
+      if (!streamed)
+        console.log(`=== ${runtime}: ${status === 0 ? 'passed' : 'FAILED'} in ${seconds.toFixed(0)} s ===`);
+      if (status !== 0) failed.push(runtime === 'coverage' ? 'node (coverage)' : runtime);
+      took.push([runtime, seconds]);
+      done();
+    });
+  });
+}
+
+const serial = lanes === 1 ? stages : stages.filter((s) => laneOf[s] === undefined);
+const laned = lanes === 1 ? [] : stages.filter((s) => laneOf[s] !== undefined);
+for (const stage of serial) await runStage(stage, true);
+if (laned.length > 0) {
+  const started = performance.now();
+  console.log(`\n=== ${laned.join(', ')} in ${lanes} lanes; each stage's output is printed when it ends ===`);
+  await Promise.all(
+    Array.from({ length: lanes }, async (_, lane) => {
+      for (const stage of laned.filter((s) => laneOf[s] % lanes === lane)) await runStage(stage, false);
+    }),
+  );
+  took.push(['(lanes wall)', (performance.now() - started) / 1000]);
 }
 rmSync(watchdogDir, { recursive: true, force: true });
+rmSync(logDir, { recursive: true, force: true });
 if (took.length > 1) {
   console.log('\nStage times:');
   for (const [stage, s] of took) console.log(`  ${stage.padEnd(12)} ${s.toFixed(0).padStart(5)} s`);
+  const wall = took.find(([stage]) => stage === '(lanes wall)');
+  const serialSeconds = took.filter(([stage]) => laneOf[stage] === undefined && stage !== '(lanes wall)');
   console.log(
-    `  ${'total'.padEnd(12)} ${took
+    `  ${'total'.padEnd(12)} ${[...serialSeconds, ...(wall ? [wall] : took.filter(([st]) => laneOf[st] !== undefined))]
       .reduce((n, [, s]) => n + s, 0)
       .toFixed(0)
-      .padStart(5)} s`,
+      .padStart(5)} s (wall)`,
   );
 }
 if (failed.length > 0) {
