@@ -144,3 +144,174 @@ describe('recovered totals and the repaired manifest', () => {
     assert.equal(totals.duration, 9_000_000);
   });
 });
+
+// The rules below were left unpinned by the first mutation run (bench/results/mutation.md): each test names the
+// behaviour a mutant of segment-recovery.ts broke without any test failing.
+describe('unlistedSegmentNames: which listed names set the naming scheme', () => {
+  test('a listed index is a number without leading zero, sign or suffix, read in full', () => {
+    // `drive.12` is index 12, so recovery continues at 13 (not at 2, and not by time).
+    assert.deepEqual(unlistedSegmentNames(['drive.12.vdb', 'drive.13.vdb'], 'drive.vdbx', '.vdb', ['drive.12.vdb']), [
+      'drive.13.vdb',
+    ]);
+    // `drive.01`, `drive.1x` and a tenth digit are no index names: the listing is then not by index, and `drive.2` is not taken.
+    for (const odd of ['drive.01.vdb', 'drive.1x.vdb', 'drive.1234567890.vdb'])
+      assert.deepEqual(
+        unlistedSegmentNames([odd, 'drive.2.vdb', 'drive.1234567891.vdb'], 'drive.vdbx', '.vdb', [odd]),
+        [],
+        odd,
+      );
+  });
+
+  test('one listed index name is enough to continue by index', () => {
+    const listed = ['drive.1.vdb', '2026-03-17_10-00-00-123.vdb'];
+    assert.deepEqual(
+      unlistedSegmentNames([...listed, 'drive.2.vdb', '2026-03-17_10-00-05-000.vdb'], 'drive.vdbx', '.vdb', listed),
+      ['drive.2.vdb'],
+    );
+  });
+
+  test('one listed time name is enough to continue by time', () => {
+    const listed = ['2026-03-17_10-00-00-123.vdb', 'drive.x.vdb'];
+    assert.deepEqual(unlistedSegmentNames([...listed, '2026-03-17_10-00-05-000.vdb'], 'drive.vdbx', '.vdb', listed), [
+      '2026-03-17_10-00-05-000.vdb',
+    ]);
+  });
+
+  test('a time name with another extension is never a segment', () => {
+    // Cutting `.vdb`'s four characters off `….2.tmp` would leave a valid time name with a repeat suffix.
+    assert.deepEqual(
+      unlistedSegmentNames(['2026-03-17_10-00-05-000.2.tmp'], 'drive.vdbx', '.vdb', ['2026-03-17_10-00-00-123.vdb']),
+      [],
+    );
+  });
+});
+
+describe('addRecoveredTotals: edge cases of the totals', () => {
+  const url = (over: Partial<UrlMeta>): UrlMeta => ({
+    index: 0,
+    url: 'a',
+    type: 'Event',
+    ser: 'raw',
+    schemaType: SchemaType.Raw,
+    count: 0,
+    size: 0,
+    loss: 0,
+    freq: 0,
+    ...over,
+  });
+  const info = (messageCount: number, totalDuration: number, urls: UrlMeta[]) =>
+    ({ messageCount, totalDuration, urls }) as unknown as Info;
+  const manifestOf = (urls: object[]) =>
+    parseManifest(
+      JSON.stringify({ VLinkHeader: { count: 10, duration: 9_000_000 }, VLinkUrls: urls, VLinkFiles: ['d.1.vdb'] }),
+      'd.vdbx',
+      'vdbx',
+    );
+  const a = { index: 0, url: 'a', type: 'Event', ser: 'raw', encoding: 'Raw', count: 10, size: 100, freq: 2.0 };
+
+  test('an empty recovered segment adds nothing, not even its (meaningless) end time', () => {
+    const totals = addRecoveredTotals(
+      manifestOf([a]),
+      [{ name: 'd.2.vdb', offsetUs: 60_000_000, info: info(0, 0, [url({ url: 'c', index: 3 })]) }],
+      'vdbx',
+    );
+    assert.deepEqual([totals.count, totals.duration], [10, 9_000_000]);
+    assert.deepEqual(
+      totals.urls.map((u) => u.url),
+      ['a'],
+      'a url without messages in the segment is not added',
+    );
+  });
+
+  test("a url's rate is its count over the sum of both spans (span = count / rate)", () => {
+    // Listed: 10 messages at 2 Hz = 5 s; recovered: 4 at 4 Hz = 1 s; together 14 over 6 s.
+    const totals = addRecoveredTotals(
+      manifestOf([a]),
+      [{ name: 'd.2.vdb', offsetUs: 0, info: info(4, 1_000, [url({ count: 4, size: 40, freq: 4 })]) }],
+      'vdbx',
+    );
+    assert.equal(totals.urls[0]!.freq, 14 / 6);
+    // A part whose rate is unknown (0) adds messages but no span; both unknown leaves the rate unknown, not Infinity.
+    const unknown = addRecoveredTotals(
+      manifestOf([a]),
+      [{ name: 'd.2.vdb', offsetUs: 0, info: info(4, 1_000, [url({ count: 4, size: 40, freq: 0 })]) }],
+      'vdbx',
+    );
+    assert.equal(unknown.urls[0]!.freq, 14 / 5);
+    const none = addRecoveredTotals(
+      manifestOf([{ ...a, freq: 0 }]),
+      [{ name: 'd.2.vdb', offsetUs: 0, info: info(4, 1_000, [url({ count: 4, size: 40, freq: 0 })]) }],
+      'vdbx',
+    );
+    assert.equal(none.urls[0]!.freq, 0);
+  });
+
+  test("a new url keeps its segment's index when free, else (or when negative) takes the next free one", () => {
+    const totals = addRecoveredTotals(
+      manifestOf([a]),
+      [
+        {
+          name: 'd.2.vdb',
+          offsetUs: 0,
+          info: info(3, 1_000, [
+            url({ url: 'free', index: 5, count: 1 }),
+            url({ url: 'taken', index: 0, count: 1 }),
+            url({ url: 'negative', index: -1, count: 1 }),
+          ]),
+        },
+      ],
+      'vdbx',
+    );
+    assert.deepEqual(
+      totals.urls.map((u) => [u.url, u.index]),
+      [
+        ['a', 0],
+        ['free', 5],
+        ['taken', 6],
+        ['negative', 7],
+      ],
+    );
+    // Index 0 is a valid index: free here (the listed url has 2), so the recovered url keeps it.
+    const zero = addRecoveredTotals(
+      manifestOf([{ ...a, index: 2 }]),
+      [{ name: 'd.2.vdb', offsetUs: 0, info: info(1, 1_000, [url({ url: 'zero', index: 0, count: 1 })]) }],
+      'vdbx',
+    );
+    assert.deepEqual(
+      zero.urls.map((u) => [u.url, u.index]),
+      [
+        ['a', 2],
+        ['zero', 0],
+      ],
+    );
+    assert.ok(
+      totals.urls.every((u) => !('action' in u)),
+      '.vdbx urls have no action',
+    );
+  });
+
+  test('the repaired manifest holds the new totals per url, .vcapx actions, and doubles written as doubles', () => {
+    const text = JSON.stringify({
+      VLinkHeader: { count: 10, duration: 9_000_000, complete: false },
+      VLinkUrls: [{ ...a, action: 'Pub', freq: 1.0 }],
+      VLinkFiles: ['d.1.vcap'],
+    });
+    const manifest = parseManifest(text, 'd.vcapx', 'vcapx');
+    const totals = addRecoveredTotals(
+      manifest,
+      [{ name: 'd.2.vcap', offsetUs: 0, info: info(2, 1_000, [url({ action: 'Sub', count: 2, size: 6, freq: 2 })]) }],
+      'vcapx',
+    );
+    const repaired = repairedManifestText(text, 'd.vcapx', totals, ['d.2.vcap'], 'vcapx');
+    const urls = JSON.parse(repaired).VLinkUrls;
+    assert.deepEqual(
+      urls.map((u: { url: string; action: string; count: number; size: number }) => [u.url, u.action, u.count, u.size]),
+      [
+        ['a', 'Pub', 10, 100],
+        ['a', 'Sub', 2, 6],
+      ],
+    );
+    // VLink's readers take `freq`/`loss` as doubles: a whole value keeps its `.0`.
+    assert.match(repaired, /"freq":\s*1\.0[,\s}]/);
+  });
+});

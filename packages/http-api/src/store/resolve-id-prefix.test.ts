@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from '@vlink/fixtures/test';
-import { isInside, resolveBagId } from './resolve-id.js';
+import { isInside, isSafeRelative, resolveBagId } from './resolve-id.js';
 
 // A served root `bags` next to a sibling `bags-private`: the sibling's paths start with the root's path as a string,
 // so only the separator in the prefix check tells them apart (the mutant that drops it must fail here).
@@ -35,5 +35,30 @@ describe('resolveBagId: a sibling folder that shares the root as a prefix', () =
     const inside = resolveBagId(root, 'day1/drive.vdb');
     assert.equal(inside.path, join(root, 'day1', 'drive.vdb'));
     assert.equal(inside.size, 'inside'.length);
+  });
+});
+
+describe('isSafeRelative: what an id may look like before the file system is asked', () => {
+  test('a drive-letter id is refused on every platform; a colon later in a name is an ordinary character', () => {
+    // On POSIX `C:x` is not absolute, so only the drive-letter rule refuses it (Windows would read it as relative to
+    // the current folder of drive C). A colon inside a name (`cam:front`) is legal on POSIX and must stay servable.
+    assert.equal(isSafeRelative('C:x.vdb'), false);
+    assert.equal(isSafeRelative('c:/bags/x.vdb'), false);
+    assert.equal(isSafeRelative('day1/cam:front.vdb'), true);
+    assert.equal(isSafeRelative('1:x.vdb'), true, 'a digit before the colon is no drive letter');
+  });
+
+  test('absolute, dotted, empty and backslashed ids are refused; plain relative ones pass', () => {
+    for (const id of ['/etc/passwd', 'a//b.vdb', './a.vdb', 'a/../b.vdb', '', 'a\\b.vdb', 'a\0b.vdb'])
+      assert.equal(isSafeRelative(id), false, JSON.stringify(id));
+    assert.equal(isSafeRelative('x'.repeat(4097)), false, 'longer than any path a file system takes');
+    assert.equal(isSafeRelative('day1/drive.vdb'), true);
+  });
+
+  test('a missing bag is NOT_FOUND naming the id the client sent', () => {
+    assert.throws(
+      () => resolveBagId(root, 'day1/none.vdb'),
+      (e: Error & { code?: string }) => e.code === 'NOT_FOUND' && e.message.includes('"day1/none.vdb"'),
+    );
   });
 });
