@@ -127,3 +127,30 @@ describe('manifest parser: shapes refused, with their messages', () => {
     });
   });
 });
+
+// Left unpinned by the second mutation run (bench/results/mutation.md): each names what a surviving mutant broke.
+describe('manifest parser: keys read and counts checked', () => {
+  test('patch and tag are read from the header, not only defaulted', () => {
+    const m = parse({ VLinkHeader: { major: 2, minor: 1, patch: 3, tag: 'drive' }, VLinkFiles: [] });
+    assert.deepEqual(m.version, { major: 2, minor: 1, patch: 3 });
+    assert.equal(m.tag, 'drive');
+  });
+
+  test('a count must be a non-negative safe integer: 0 is one; -5, 1.5 and 2^53 are noted and read as absent', () => {
+    const zero = parse({ VLinkHeader: { count: 0, duration: 0 }, VLinkFiles: [] });
+    assert.deepEqual([zero.count, zero.duration, zero.problems], [0, 0, []]);
+    for (const bad of [-5, 1.5, 2 ** 53]) {
+      const m = parse({ VLinkHeader: { count: bad }, VLinkFiles: [] });
+      assert.equal(m.count, 0, String(bad));
+      assert.deepEqual(m.problems, [`VLinkHeader.count is ${bad}, not a count`]);
+    }
+  });
+
+  test('a null header or url entry is refused as not an object (not a TypeError)', () => {
+    assert.match(refusal(JSON.stringify({ VLinkHeader: null, VLinkFiles: [] })), /has no VLinkHeader object/);
+    assert.match(
+      refusal(JSON.stringify({ VLinkHeader: {}, VLinkUrls: [null], VLinkFiles: [] })),
+      /VLinkUrls\[0\] is not an object/,
+    );
+  });
+});

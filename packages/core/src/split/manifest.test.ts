@@ -91,6 +91,10 @@ describe('manifest serializer', () => {
     assert.deepEqual(keys, ['index', 'url', 'type', 'action', 'ser', 'encoding', 'count', 'size', 'loss', 'freq']);
     assert.match(text, /"VLinkFiles": \[\]\n\}$/);
     assert.match(serializeManifest({ ...manifest, urls: [] }, 'vdbx'), /"VLinkUrls": \[\],/);
+    // A url without an action (a .vdbx recording's, converted) is written as VLink's `Unknown`, never left out.
+    const actionless = manifest.urls.map(({ action: _, ...u }) => u);
+    const written = serializeManifest({ ...manifest, urls: actionless, files: [] }, 'vcapx');
+    assert.equal([...written.matchAll(/"action": "Unknown"/g)].length, actionless.length);
   });
 });
 

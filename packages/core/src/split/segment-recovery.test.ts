@@ -162,6 +162,11 @@ describe('unlistedSegmentNames: which listed names set the naming scheme', () =>
       );
   });
 
+  test("segments are the manifest's own: another stem's index names do not set the scheme", () => {
+    // A manifest `drive.vdbx` listing `other.1.vdb` (renamed after recording): `drive.2.vdb` is no continuation.
+    assert.deepEqual(unlistedSegmentNames(['other.1.vdb', 'drive.2.vdb'], 'drive.vdbx', '.vdb', ['other.1.vdb']), []);
+  });
+
   test('one listed index name is enough to continue by index', () => {
     const listed = ['drive.1.vdb', '2026-03-17_10-00-00-123.vdb'];
     assert.deepEqual(
