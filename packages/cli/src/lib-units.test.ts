@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
-import { ActionType, SchemaType, TriggerRecorder } from '@vlink/bag';
+import { ActionType, BagError, SchemaType, TriggerRecorder } from '@vlink/bag';
+import { errorLine } from './lib/errors.js';
 import { paramsOf } from './commands/trigger.js';
 import { compatMarkdown, COMPAT_ROWS } from './lib/compat.js';
 import { actionPredicate, parseActions, parseTimePoint, windowMs } from './lib/filter-flags.js';
@@ -165,5 +166,18 @@ describe('trigger plumbing', () => {
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+  });
+});
+
+describe('error lines', () => {
+  test('a BagError reads `<file>: <detail> (offset, url)`, built from its fields', () => {
+    const error = BagError.wrap(new Error('short read'), 'CORRUPT_FILE', 'bad record', {
+      file: 'x (file y).vcap',
+      offset: 7,
+      url: '/a',
+    });
+    assert.equal(errorLine(error), 'x (file y).vcap: bad record: short read (offset 7, url /a)');
+    assert.equal(errorLine(new BagError('NOT_FOUND', 'no such url')), 'no such url');
+    assert.equal(errorLine(new BagError('NOT_FOUND', 'no such url'), 'c.vdb'), 'c.vdb: no such url');
   });
 });

@@ -43,6 +43,11 @@ export class BagError extends Error {
    * library's internals; `message` has everything.
    */
   readonly reason: string;
+  /**
+   * The message without the context suffix, but with a wrapped error's text: what a caller that shows `file`,
+   * `offset` and `url` its own way (the CLI's `<file>: …` lines) prints, instead of cutting the suffix back out.
+   */
+  readonly detail: string;
   readonly [MARKER] = true;
 
   constructor(code: BagErrorCode, message: string, context: BagErrorContext = {}) {
@@ -50,6 +55,7 @@ export class BagError extends Error {
     this.name = 'BagError';
     this.code = code;
     this.reason = message;
+    this.detail = message;
     if (context.file !== undefined) this.file = context.file;
     if (context.offset !== undefined) this.offset = context.offset;
     if (context.url !== undefined) this.url = context.url;

@@ -38,8 +38,13 @@ export function errorLine(error: unknown, fallbackFile?: string): string {
     reason = error.message;
   } else if (BagError.isInstance(error)) {
     file = error.file;
-    reason = error.message;
-    if (file !== undefined) reason = stripFileContext(reason, file);
+    // The file leads the line; offset and url stay in the reason's suffix, as in the message.
+    const where = [
+      ...(error.offset === undefined ? [] : [`offset ${error.offset}`]),
+      ...(error.url === undefined ? [] : [`url ${error.url}`]),
+    ];
+    const detail = error.detail ?? error.message; // a BagError of an older copy of the package has no detail
+    reason = where.length === 0 ? detail : `${detail} (${where.join(', ')})`;
   } else if (error instanceof Error) {
     reason = systemReason(error);
     file = (error as NodeJS.ErrnoException).path;
@@ -61,10 +66,6 @@ export function errorDetails(error: unknown): string {
     current = current instanceof Error ? current.cause : undefined;
   }
   return parts.join('\n');
-}
-
-function stripFileContext(message: string, file: string): string {
-  return message.replace(` (file ${file})`, '').replace(`(file ${file}, `, '(').trim();
 }
 
 const ERRNO_TEXT: Record<string, string> = {
