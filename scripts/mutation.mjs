@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 // Mutation testing (`npm run test:mutation`): runs StrykerJS (stryker.config.mjs) over each module group of
 // scripts/mutation/groups.mjs, one group after another (the machine has 2 cores), then writes the report
-// bench/results/mutation.md from the JSON reports: the score per group and file, and every surviving mutant with
+// bench/results/mutation.md from the groups' summaries (bench/results/mutation/<group>.json, written from Stryker's
+// JSON report after each run): the score per group, and every surviving mutant with
 // the reason it is left (scripts/mutation/explained.json) or "not explained yet".
 // Usage: node scripts/mutation.mjs [group ...]      (default: every group)
-//        node scripts/mutation.mjs --report        (only rewrite the report from reports/mutation/*.json)
+//        node scripts/mutation.mjs --report        (only rewrite the report from the summaries)
 //        --no-build: skip the build (another run just did it); VLINK_MUTATE_CONCURRENCY (default 2) sets Stryker's.
 // Not part of `npm test`: a full run takes an hour or more.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { groups } from './mutation/groups.mjs';
 
@@ -39,7 +40,6 @@ if (!reportOnly) {
 
 const explained = JSON.parse(readFileSync(join(import.meta.dirname, 'mutation', 'explained.json'), 'utf8'));
 // The explanation of a survivor: by file:line:column and mutator.
-const DETECTED = new Set(['Killed', 'Timeout']);
 /** Reasons that say no behaviour tells the mutant apart (a fast path or a yield changes only speed). */
 const EQUIVALENT = /^(equivalent|performance only|responsiveness only)/;
 const UNDETECTED = new Set(['Survived', 'NoCoverage']);
@@ -57,44 +57,58 @@ const lines = [
   '| group | modules | run (UTC) | killed | timeout | survived | no coverage | compile errors | score | without equivalent mutants |',
   '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
 ];
+// Each group's run is kept as a small summary under bench/results/mutation/ (committed; Stryker's own report in
+// reports/ is large and not), so one group can be rerun and the report rebuilt with the others' last results, and a
+// new explanation in explained.json takes effect without a rerun.
+const summaries = join(root, 'bench', 'results', 'mutation');
+mkdirSync(summaries, { recursive: true });
+for (const name of Object.keys(groups)) {
+  const path = join(root, 'reports', 'mutation', `${name}.json`);
+  const summaryPath = join(summaries, `${name}.json`);
+  // Only a raw report newer than the summary (a run since): an old checkout's leftovers never overwrite it.
+  if (!existsSync(path) || (existsSync(summaryPath) && statSync(summaryPath).mtimeMs >= statSync(path).mtimeMs))
+    continue;
+  const report = JSON.parse(readFileSync(path, 'utf8'));
+  const counts = { Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, CompileError: 0 };
+  const undetected = [];
+  for (const [file, entry] of Object.entries(report.files)) {
+    for (const m of entry.mutants) {
+      counts[m.status] = (counts[m.status] ?? 0) + 1;
+      if (!UNDETECTED.has(m.status)) continue;
+      undetected.push({
+        key: `${file}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName}`,
+        status: m.status,
+        replacement: String(m.replacement ?? ''),
+        sourceLine: entry.source.split('\n')[m.location.start.line - 1]?.trim() ?? '',
+      });
+    }
+  }
+  const run = statSync(path).mtime.toISOString().slice(0, 16).replace('T', ' ');
+  writeFileSync(summaryPath, `${JSON.stringify({ group: name, run, counts, undetected }, null, 2)}\n`);
+}
+
 const survivors = [];
 let missing = 0;
 for (const [name, group] of Object.entries(groups)) {
-  const path = join(root, 'reports', 'mutation', `${name}.json`);
+  const path = join(summaries, `${name}.json`);
   if (!existsSync(path)) {
     lines.push(`| ${name} | ${group.title} | – | – | – | – | – | – | not run | – |`);
     missing++;
     continue;
   }
-  const report = JSON.parse(readFileSync(path, 'utf8'));
-  const counts = {
-    Killed: 0,
-    Timeout: 0,
-    Survived: 0,
-    NoCoverage: 0,
-    CompileError: 0,
-    detected: 0,
-    undetected: 0,
-    equivalent: 0,
-  };
-  for (const [file, entry] of Object.entries(report.files)) {
-    for (const m of entry.mutants) {
-      counts[m.status] = (counts[m.status] ?? 0) + 1;
-      if (DETECTED.has(m.status)) counts.detected++;
-      if (UNDETECTED.has(m.status)) {
-        counts.undetected++;
-        const where = `${file}:${m.location.start.line}:${m.location.start.column}`;
-        const key = `${where} ${m.mutatorName}`;
-        const sourceLine = entry.source.split('\n')[m.location.start.line - 1]?.trim() ?? '';
-        if (EQUIVALENT.test(explained[key] ?? '')) counts.equivalent++;
-        survivors.push({ group: name, key, status: m.status, replacement: m.replacement, sourceLine });
-      }
-    }
+  const summary = JSON.parse(readFileSync(path, 'utf8'));
+  const counts = summary.counts;
+  const detected = counts.Killed + counts.Timeout;
+  let equivalent = 0;
+  for (const m of summary.undetected) {
+    if (EQUIVALENT.test(explained[m.key] ?? '')) equivalent++;
+    survivors.push({ group: name, ...m });
   }
-  const s = score(counts);
-  const adjusted = score({ detected: counts.detected, undetected: counts.undetected - counts.equivalent });
+  const undetected = summary.undetected.length;
+  const s = score({ detected, undetected });
+  const adjusted = score({ detected, undetected: undetected - equivalent });
   lines.push(
-    `| ${name} | ${group.title} | ${statSync(path).mtime.toISOString().slice(0, 16).replace('T', ' ')} | ${counts.Killed} | ${counts.Timeout} | ${counts.Survived} | ${counts.NoCoverage} | ${counts.CompileError} | ${s.toFixed(1)} % | ${adjusted.toFixed(1)} %${adjusted >= GOAL ? '' : ' (below goal)'} |`,
+    `| ${name} | ${group.title} | ${summary.run} | ${counts.Killed} | ${counts.Timeout} | ${counts.Survived} | ${counts.NoCoverage} | ${counts.CompileError} | ${s.toFixed(1)} % | ${adjusted.toFixed(1)} %${adjusted >= GOAL ? '' : ' (below goal)'} |`,
   );
 }
 lines.push('', '## Surviving mutants', '');
