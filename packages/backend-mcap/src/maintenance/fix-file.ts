@@ -5,7 +5,8 @@ import { loadCodecs, type Codecs } from '../codecs.js';
 import { FileReadable } from '../io/file-readable.js';
 import { FileWritable } from '../io/file-writable.js';
 import { checkVcapReadable, type VcapCheckReport } from './check.js';
-import { rebuildVcap, type VcapFixReport } from './rebuild.js';
+import type { VcapFixReport } from './fix-report.js';
+import { rebuildVcap } from './rebuild.js';
 
 export interface VcapMaintenanceOptions {
   /** Default: `loadCodecs()`. */

@@ -3,4 +3,4 @@ export type { VcapMaintenanceOptions } from './fix-file.js';
 export { checkVcapReadable } from './check.js';
 export type { VcapCheckReport } from './check.js';
 export { rebuildVcap } from './rebuild.js';
-export type { VcapFixReport } from './rebuild.js';
+export type { VcapFixReport } from './fix-report.js';

@@ -15,55 +15,9 @@ import type { SalvagedChunk } from './chunk-salvage.js';
 import { walkDataSection, type WalkItem } from './data-walk.js';
 import { KeptDefinitions } from './kept-definitions.js';
 import { rebuildChunk, type ChunkRebuildContext } from './rebuild-chunk.js';
-import { channelMetadataEntries, ChannelTally } from './vlink-channel-meta.js';
+import { channelRepairs, emptyFixReport, type VcapFixReport } from './fix-report.js';
+import { channelMetadataEntries, ChannelTally, sameEntries } from './vlink-channel-meta.js';
 import { headerNeedsRepair, repairedHeader } from './vlink-header.js';
-
-/** What a repair kept of one channel and what it lost. */
-export interface ChannelRepair {
-  channelId: number;
-  topic: string;
-  /** The channel's `action` metadata (VLink files), else undefined. */
-  action: string | undefined;
-  keptMessages: number;
-  /** Payload bytes kept. */
-  keptBytes: number;
-  /**
-   * Messages known to be lost: in chunks dropped whole (counted from their records or message indexes), cut at the
-   * end of a salvaged chunk, or missing against what the file's own statistics or `VLinkChannel_*` record said.
-   */
-  lostMessages: number;
-  /** Payload bytes lost: what the channel's `VLinkChannel_*` record said beyond what was kept (0 without one). */
-  lostBytes: number;
-}
-
-/** What a repair kept and what it had to leave out. */
-export interface VcapFixReport {
-  /** Messages in the repaired file. */
-  kept: number;
-  /** Per channel (id order): kept and lost. */
-  channels: ChannelRepair[];
-  /** Messages known to be lost, all channels (see `ChannelRepair.lostMessages`); some losses cannot be counted. */
-  lostMessages: number;
-  /** Chunks cut short or undecodable whose complete records were taken out and kept. */
-  salvagedChunks: number;
-  /** What went wrong where: one line per dropped or salvaged stretch (the first 100). */
-  problems: string[];
-  /** Chunk records that did not decode (bad CRC, compression or structure) and were left out with their messages. */
-  droppedChunks: number;
-  /** Data-section bytes left out: damaged chunks and records, unreadable stretches, a truncated tail. */
-  droppedBytes: number;
-  /** Messages of otherwise intact chunks left out because their channel record was lost with a damaged chunk. */
-  droppedMessages: number;
-  /** `VLinkChannel_*` records written or corrected from the channels and the counts (VLink files only). */
-  rebuiltChannelMetadata: number;
-  /**
-   * The `VLinkHeader` was lost or had unusable values and was written again: usable values kept, the rest derived or
-   * placeholders (process `Unknown`, timezone 0; date and start from each other or the first message).
-   */
-  rebuiltHeader: boolean;
-  /** False when the file already passed `check()` and was left alone. */
-  rewritten: boolean;
-}
 
 /**
  * Rewrites a `.vcap` (or any MCAP file) from `source` into `sink` as a complete file: the header, every usable record
@@ -126,19 +80,7 @@ class Rebuilder implements ChunkRebuildContext {
   private readonly lost = new Map<number, number>();
   /** The last item was a chunk dropped without its messages counted: the message indexes after it count them. */
   private countIndexesAsLost = false;
-  readonly report: VcapFixReport = {
-    kept: 0,
-    channels: [],
-    lostMessages: 0,
-    salvagedChunks: 0,
-    problems: [],
-    droppedChunks: 0,
-    droppedBytes: 0,
-    droppedMessages: 0,
-    rebuiltChannelMetadata: 0,
-    rebuiltHeader: false,
-    rewritten: true,
-  };
+  readonly report: VcapFixReport = emptyFixReport();
 
   constructor(
     private readonly source: Readable,
@@ -209,7 +151,7 @@ class Rebuilder implements ChunkRebuildContext {
     this.writeTail();
     this.out.flush();
     this.report.kept = this.messageCount;
-    this.report.channels = this.channelReport();
+    this.report.channels = channelRepairs(this.channels, this.tallies, this.lost, this.expected, this.channelMetadata);
     this.report.lostMessages = this.report.channels.reduce((n, c) => n + c.lostMessages, 0);
     return this.report;
   }
@@ -354,36 +296,6 @@ class Rebuilder implements ChunkRebuildContext {
     if (channelId !== undefined) this.loseMessages(channelId, 1);
   }
 
-  /** Kept and lost per channel, lost at least what the file's own counts say is missing. */
-  private channelReport(): ChannelRepair[] {
-    const said = new Map(this.expected ?? []);
-    const saidSize = new Map<number, number>();
-    for (const [id, m] of this.channelMetadata) {
-      const count = Number(m.metadata.get('count'));
-      const size = Number(m.metadata.get('size'));
-      if (!said.has(id) && Number.isSafeInteger(count) && count >= 0) said.set(id, count);
-      if (Number.isSafeInteger(size) && size >= 0) saidSize.set(id, size);
-    }
-    const ids = new Set([...this.channels.keys(), ...this.lost.keys(), ...said.keys()]);
-    return [...ids]
-      .sort((a, b) => a - b)
-      .map((id) => {
-        const channel = this.channels.get(id);
-        const tally = this.tallies.get(id);
-        const kept = tally?.count ?? 0;
-        const lost = Math.max(this.lost.get(id) ?? 0, (said.get(id) ?? 0) - kept);
-        return {
-          channelId: id,
-          topic: channel?.topic ?? '',
-          action: channel?.metadata.get('action'),
-          keptMessages: kept,
-          keptBytes: tally?.size ?? 0,
-          lostMessages: lost,
-          lostBytes: Math.max(0, (saidSize.get(id) ?? 0) - (tally?.size ?? 0)),
-        };
-      });
-  }
-
   /** The VLinkHeader if it was lost, and a `VLinkChannel_<id>` per channel, corrected from the counts. */
   private writeVlinkMetadata(): void {
     if (!this.headerWritten) {
@@ -446,15 +358,4 @@ class Rebuilder implements ChunkRebuildContext {
 /** The buffer fields `rebuildChunk` takes from a walk item, for a salvaged chunk (re-encoded, so never copied from). */
 function salvagedBytes(s: SalvagedChunk): { buf: Uint8Array; view: DataView; at: number } {
   return { buf: s.records.bytes, view: s.records.view, at: 0 };
-}
-
-/** Whether an existing VLinkChannel record says exactly what the rebuilt one would (same keys, order and values). */
-function sameEntries(existing: ReadonlyMap<string, string>, entries: Array<[string, string]>): boolean {
-  if (existing.size !== entries.length) return false;
-  let i = 0;
-  for (const [key, value] of existing) {
-    const [k, v] = entries[i++]!;
-    if (key !== k || value !== v) return false;
-  }
-  return true;
 }

@@ -81,3 +81,14 @@ function familyOf(schema: Schema | undefined, channel: Channel): SchemaType {
   const fromSchema = parseSchemaType(schema?.encoding);
   return fromSchema !== SchemaType.Unknown ? fromSchema : parseSchemaType(channel.messageEncoding);
 }
+
+/** Whether an existing VLinkChannel record says exactly what the rebuilt one would (same keys, order and values). */
+export function sameEntries(existing: ReadonlyMap<string, string>, entries: Array<[string, string]>): boolean {
+  if (existing.size !== entries.length) return false;
+  let i = 0;
+  for (const [key, value] of existing) {
+    const [k, v] = entries[i++]!;
+    if (key !== k || value !== v) return false;
+  }
+  return true;
+}

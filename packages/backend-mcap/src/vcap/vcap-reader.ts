@@ -20,7 +20,7 @@ import { TWO_32 } from '../mcap/constants.js';
 import { McapFileReader } from '../mcap/mcap-reader.js';
 import { checkVcapReadable, type VcapCheckReport } from '../maintenance/check.js';
 import { fixVcap } from '../maintenance/fix-file.js';
-import type { VcapFixReport } from '../maintenance/rebuild.js';
+import type { VcapFixReport } from '../maintenance/fix-report.js';
 import { VLINK_PROFILE } from './vcap-format.js';
 import { describeVcap, type ChannelTemplate, type VcapLayout } from './vcap-info.js';
 

@@ -16,7 +16,6 @@ import { loadDriver, type SqlRow } from '../driver/driver.js';
 import { noise, pattern, spyDriver, tempDir, withDb } from '../testing/util.js';
 import { createDecider } from './compression.js';
 import { VdbFileWriter, type VdbFileOptions } from './file-writer.js';
-import { VdbReader } from './reader.js';
 import { frequency, VdbRecording } from './recording.js';
 import * as SQL from './sql.js';
 
@@ -344,72 +343,6 @@ describe('.vdb writer: compressed rows and eviction', () => {
   });
 });
 
-describe('.vdb writer: the clock is read about once a millisecond', () => {
-  /** Writes `n` frames `step` ms apart on an injected clock; returns how often the writer read it. */
-  function reads(steps: Array<[number, number]>): number[] {
-    let clock = 0;
-    let count = 0;
-    const { writer } = open(
-      {},
-      {
-        now: () => {
-          count++;
-          return clock;
-        },
-      },
-    );
-    const out: number[] = [];
-    let ts = 0;
-    for (const [n, step] of steps) {
-      const before = count;
-      for (let i = 0; i < n; i++) {
-        writer.write(frame(ts++, 'dds://a', pattern(4)));
-        clock += step;
-      }
-      out.push(count - before);
-    }
-    writer.close();
-    return out;
-  }
-
-  test('fast writes widen the stride up to 256 frames; slow ones narrow it to 2 (1 ms a frame)', () => {
-    // 0.001 ms a frame: the stride doubles while reads are < 0.5 ms apart, up to its cap of 256.
-    const [fast, slow, fastAgain] = reads([
-      [100_000, 0.001],
-      [1000, 1],
-      [100_000, 0.001],
-    ]);
-    // The transaction's BEGIN reads it once; 1 + 2 + … + 256 = 511 frames (9 reads) reach the cap, then one read
-    // per 256 frames.
-    assert.equal(fast, 1 + 9 + Math.floor((100_000 - 511) / 256));
-    // 1 ms a frame: from 256 the stride halves at each read (reads are then more than 2 ms apart): reads at frames
-    // 94, 222 (+128), 286 (+64), … 350 (+2), then every 2 frames: 8 + (1000 - 350) / 2 = 333.
-    assert.equal(slow, 333);
-    // Back to 0.001 ms: the stride widens again as it did at the start (without the BEGIN's read).
-    assert.equal(fastAgain, fast - 1);
-  });
-
-  test('the metadata refresh comes a few ms after the second is up at a steady rate, fast or slow', () => {
-    let clock = 0;
-    let refreshes = 0;
-    const { driver: spy } = spyDriver(driver, (sql) => {
-      if (sql === SQL.UPDATE_HEADER_COUNT) refreshes++;
-      return false;
-    });
-    const { writer } = open({}, { d: spy, now: () => clock });
-    const refreshedAt: number[] = [];
-    for (let i = 0; i < 200_000 && refreshedAt.length < 3; i++) {
-      writer.write(frame(i, 'dds://a', pattern(4)));
-      clock += clock < 1500 ? 0.01 : 0.9;
-      if (refreshes > refreshedAt.length) refreshedAt.push(clock);
-    }
-    writer.close();
-    assert.equal(refreshedAt.length, 3);
-    for (const [k, at] of refreshedAt.entries())
-      assert.ok(at > 1000 * (k + 1) && at <= 1000 * (k + 1) + 4, `refresh ${k} at ${at}`);
-  });
-});
-
 describe('VdbRecording', () => {
   test('frequency: count over the first-to-last span in seconds, 0 without a positive span', () => {
     assert.equal(frequency(10, 0, 2_000_000), 5);
@@ -451,96 +384,5 @@ describe('VdbRecording', () => {
     assert.equal(createDecider(resolveWriterConfig({ compress: CompressType.None })), undefined);
     const decider = createDecider(resolveWriterConfig({ compress: CompressType.Auto, compressStartSize: 64 }))!;
     assert.equal(decider.startSize, 64);
-  });
-});
-
-/** Keeps the frame's header, 12 body bytes and its footer: still a frame, no longer a decodable one. */
-function damageRow(path: string): void {
-  withDb(driver, path, (db) => {
-    const row = db.prepare('SELECT data FROM VLinkDatas').get()!['data'] as Uint8Array;
-    assert.deepEqual([...row.subarray(0, 4)], [0x17, 0x49, 0xb2, 0x6f]);
-    const broken = Uint8Array.of(...row.subarray(0, 20), ...row.subarray(row.length - 4));
-    db.prepare('UPDATE VLinkDatas SET data = ?').run(broken);
-  });
-}
-
-describe('.vdb reader: refusals and options', () => {
-  async function recorded(frames: Frame[], config: Partial<WriterConfig> = {}): Promise<string> {
-    const { path, writer } = open(config);
-    for (const f of frames) writer.write(f);
-    writer.close();
-    return path;
-  }
-
-  test('closed reader, read-only maintenance, bounds that are not finite', async () => {
-    const path = await recorded([frame(1, 'dds://a', pattern(4))]);
-    const reader = VdbReader.open(driver, path);
-    refused(() => reader.frames({ beginUs: Number.NaN }), 'INVALID_ARGUMENT', 'beginUs must be a finite number');
-    refused(
-      () => reader.frames({ endUs: Number.POSITIVE_INFINITY }),
-      'INVALID_ARGUMENT',
-      'endUs must be a finite number',
-    );
-    await assert.rejects(reader.reindex(), (e: unknown) => {
-      assert.ok(BagError.isInstance(e));
-      assert.equal(e.code, 'NOT_SUPPORTED');
-      assert.equal(e.reason, 'reindex changes the file: open the reader with readOnly: false');
-      assert.equal(e.file, path);
-      return true;
-    });
-    await assert.rejects(reader.fix(false), (e: unknown) => {
-      assert.ok(BagError.isInstance(e));
-      assert.equal(e.reason, 'fix changes the file: open the reader with readOnly: false');
-      return true;
-    });
-    reader.close();
-    refused(() => reader.info(), 'CLOSED', 'reader is closed', { file: path });
-  });
-
-  test('a file that is not a .vdb is CORRUPT_FILE "cannot read .vdb file"', () => {
-    const path = tmp.path('other.vdb');
-    withDb(driver, path, (db) => db.exec('CREATE TABLE t(x); INSERT INTO t VALUES (1);'));
-    assert.throws(
-      () => VdbReader.open(driver, path),
-      (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE' && e.file === path,
-    );
-  });
-
-  test('a damaged compressed row: CORRUPT_DATA saying what is wrong, in which file and url; with tryToFix the cursor ends and records it', async () => {
-    const path = await recorded([frame(1, 'dds://a', pattern(4000))], { compress: CompressType.Lzav });
-    damageRow(path);
-    const reader = VdbReader.open(driver, path);
-    assert.throws(
-      () => [...reader.frames()],
-      (e: unknown) =>
-        BagError.isInstance(e) &&
-        e.code === 'CORRUPT_DATA' &&
-        e.reason === 'cannot decompress a row: lzav: literals overrun the input' &&
-        e.file === path &&
-        e.url === 'dds://a',
-    );
-    reader.close();
-    const fixing = VdbReader.open(driver, path, { tryToFix: true });
-    assert.deepEqual([...fixing.frames()], []);
-    assert.ok(BagError.isInstance(fixing.damage) && fixing.damage.code === 'CORRUPT_DATA');
-    fixing.close();
-  });
-
-  test('quick verification skips decoding payloads; the full one decodes them', async () => {
-    const path = await recorded([frame(1, 'dds://a', pattern(4000))], { compress: CompressType.Lzav });
-    damageRow(path);
-    const reader = VdbReader.open(driver, path);
-    assert.equal((await reader.verify({ quick: true })).ok, true);
-    assert.equal((await reader.verify({})).ok, false);
-    assert.equal((await reader.verify({ quick: false })).ok, false);
-    reader.close();
-  });
-
-  test('a file whose schema table is gone reads no schemas instead of failing', async () => {
-    const path = await recorded([frame(1, 'dds://a', pattern(4))]);
-    withDb(driver, path, (db) => db.exec('DROP TABLE VLinkSchemas;'));
-    const reader = VdbReader.open(driver, path);
-    assert.deepEqual(reader.schemas(), []);
-    reader.close();
   });
 });

@@ -1,42 +1,22 @@
 import type { BackendReader, CursorQuery } from '../backend/backend.js';
 import { isRemotePath } from '../backend/byte-source.js';
 import { guardFile } from '../backend/file-guard.js';
-import { openUrlReader } from '../backend/open-source.js';
 import { BagError } from '../errors.js';
 import type { ReaderOptions } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
-import type { Info, UrlMeta } from '../model/info.js';
+import type { Info } from '../model/info.js';
 import { schemaTypeLabel } from '../model/schema-type.js';
-import type { ManifestFlavor } from './manifest.js';
+import { compareManifestTotals } from './manifest-totals.js';
 import { parseManifest, type ParsedManifest } from './manifest-parse.js';
 import { progressWithin, SegmentChain, startSegment, type SequencedSegment } from './segment-sequence.js';
 import { addRecoveredTotals, repairedManifestText, unlistedSegmentNames } from './segment-recovery.js';
-import { buildInfo, openUnlisted, segmentTotals, type OpenedSegment } from './split-segments.js';
+import { buildInfo, openUnlisted, type OpenedSegment } from './split-segments.js';
+import { segmentOpening, type SplitReaderFormat, type SplitReaderOptions } from './split-format.js';
 import { ProblemList, type CheckOptions, type CheckReport } from '../maintenance/check-report.js';
 import type { ReindexOptions } from '../maintenance/repair-report.js';
 import { nodeSplitFiles, splitPath, type SplitFiles } from './split-files.js';
 
-/** What a backend supplies to read its split format: how to open one segment. */
-export interface SplitReaderFormat {
-  readonly flavor: ManifestFlavor;
-  /** `Info.storageType`: `SQLite3`, `vcap`. */
-  readonly storageType: string;
-  /** How segment files end (`.vdb`, `.vcap`): to find the one an interrupted recording left out of the manifest. */
-  readonly segmentExtension: string;
-  openSegment(path: string, options: ReaderOptions): Promise<BackendReader>;
-  /**
-   * Puts every segment on the first segment's time base (`.vcapx`: timestamps are relative to each segment's
-   * `start_timestamp`, and VLink takes the recording's from the first segment). `.vdbx` elapsed values already are.
-   */
-  readonly rebaseOnFirstSegment?: boolean;
-  /** Url metas as the single-file reader orders them (`.vdb` by url then index; `.vcap` by index). */
-  sortUrls?(urls: UrlMeta[]): UrlMeta[];
-}
-
-export interface SplitReaderOptions extends ReaderOptions {
-  /** Default: `node:fs`. */
-  files?: SplitFiles;
-}
+export type { SplitReaderFormat, SplitReaderOptions } from './split-format.js';
 
 /** Manifests are small; a multi-hundred-MiB "manifest" is some other file. */
 const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
@@ -99,21 +79,8 @@ export class SplitReader implements BackendReader {
     const files = options.files ?? (await nodeSplitFiles());
     const { files: _f, ...readerOptions } = options;
     const { confineTo } = readerOptions;
-    // Behind a url (`s3://`, files from `urlSplitFiles`): each segment is opened through a byte source of its own.
-    const remote = isRemotePath(path);
-    // Confined (a server of untrusted folders): the manifest and every segment must resolve inside the directory.
-    const format: SplitReaderFormat = remote
-      ? { ...unguarded, openSegment: openUrlReader }
-      : confineTo === undefined
-        ? unguarded
-        : {
-            ...unguarded,
-            openSegment: async (segment, segmentOptions) => {
-              await guardFile(segment, { confineTo, role: 'segment' });
-              return unguarded.openSegment(segment, segmentOptions);
-            },
-          };
-    if (confineTo !== undefined && !remote) await guardFile(path, { confineTo });
+    const format = segmentOpening(unguarded, path, confineTo);
+    if (confineTo !== undefined && !isRemotePath(path)) await guardFile(path, { confineTo });
     const size = files.size(path);
     if (size < 0) throw new BagError('NOT_FOUND', `no such .${format.flavor} manifest`, { file: path });
     if (size > MAX_MANIFEST_BYTES)
@@ -259,32 +226,9 @@ export class SplitReader implements BackendReader {
       for (const p of report.problems) problems.add(p.message, p);
       problems.more += report.moreProblems;
     }
-    if (this.manifest.problems.length === 0) this.compareTotals(problems);
+    if (this.manifest.problems.length === 0)
+      compareManifestTotals(problems, this.manifest, this.opened, this.sequence, this.format);
     return problems.report(this.path, quick, frames);
-  }
-
-  /** The manifest's bookkeeping against the totals of the segments it lists. */
-  private compareTotals(problems: ProblemList): void {
-    const infos = this.opened.map((o) => o.reader.info());
-    const totals = segmentTotals(this.manifest, this.opened, infos, this.sequence, this.format);
-    const m = this.manifest;
-    if (m.count !== totals.count) problems.add(`manifest count is ${m.count}, the segments hold ${totals.count}`);
-    // Segments report their duration in ms: the manifest's µs must fall inside that millisecond.
-    if (m.duration < totals.duration || m.duration >= totals.duration + 1000)
-      problems.add(`manifest duration is ${m.duration} µs, the segments end at ${totals.duration} µs`);
-    const key = (u: UrlMeta) => (this.format.flavor === 'vcapx' ? `${u.url}\x1f${u.action ?? 'Unknown'}` : u.url);
-    const counted = new Map(totals.urls.map((u) => [key(u), u]));
-    for (const u of m.urls) {
-      const c = counted.get(key(u));
-      counted.delete(key(u));
-      if ((c?.count ?? 0) !== u.count || (c?.size ?? 0) !== u.size)
-        problems.add(
-          `manifest says ${u.count} frames (${u.size} bytes), the segments hold ${c?.count ?? 0} (${c?.size ?? 0} bytes)`,
-          { url: u.url },
-        );
-    }
-    for (const c of counted.values())
-      if (c.count > 0) problems.add(`${c.count} frames in the segments, none in the manifest`, { url: c.url });
   }
 
   async reindex(options: ReindexOptions = {}): Promise<boolean> {

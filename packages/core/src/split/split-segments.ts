@@ -5,7 +5,7 @@ import type { ParsedManifest } from './manifest-parse.js';
 import type { SequencedSegment } from './segment-sequence.js';
 import { addRecoveredTotals } from './segment-recovery.js';
 import { splitPath, type SplitFiles } from './split-files.js';
-import type { SplitReaderFormat } from './split-reader.js';
+import type { SplitReaderFormat } from './split-format.js';
 
 /** A segment reader of a split recording, and whether the manifest lists it. */
 export interface OpenedSegment {

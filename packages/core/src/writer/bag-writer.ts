@@ -1,30 +1,31 @@
-import type { Backend, BackendWriter, RecordingContext } from '../backend/backend.js';
-import { backendFor, extensionOf } from '../backend/registry.js';
-import { isRemotePath, stageUrl, type UrlStaging } from '../backend/byte-source.js';
+import type { RecordingContext } from '../backend/backend.js';
+import { extensionOf } from '../backend/registry.js';
 import { BagError } from '../errors.js';
-import { resolveWriterConfig, type ResolvedWriterConfig } from '../model/config.js';
-import { summarizeBag, summaryPath, writeSummaryFile } from '../analysis/summary.js';
+import type { ResolvedWriterConfig } from '../model/config.js';
 import { companionMetaFrame, type CompanionMeta } from '../model/companion-meta.js';
-import { BagReader } from '../reader/bag-reader.js';
 import type { Frame, SchemaData } from '../model/frame.js';
-import { type BagPluginInterface, PluginDirection, UrlRemapCache } from '../plugins/bag-plugin.js';
+import type { BagPluginInterface } from '../plugins/bag-plugin.js';
 import { ElapsedClock } from './elapsed-clock.js';
-import type { EngineHost, WriteEngine, WriterMode } from './engine.js';
-import { LocalEngine } from './local-engine.js';
+import type { Durable, EngineHost, WriteEngine, WriterMode } from './engine.js';
+import { refusalOf, withResolvedTimes } from './frame-admission.js';
+import { openWriteEngine, prepareRecording } from './open-engine.js';
 import { createRecordingContext } from './recording-context.js';
+import type { RecordingOutput } from './recording-output.js';
 import { SchemaRegistry, type SchemaCallback } from './schema-registry.js';
 import { SharedWriters } from './shared-writers.js';
+import type { SourceQueues } from './source-queues.js';
+import { SplitNotifications } from './split-notifications.js';
 import { WorkerEngine } from './worker-engine.js';
-import { pickRuntime, WriterDropEvent, WriterErrorEvent, type BagWriterOptions } from './writer-options.js';
-import { DropCounters } from './drop-counters.js';
-import { SourceQueues } from './source-queues.js';
+import { engineHostFor } from './writer-engine-host.js';
+import { checkCountArguments, WriterAccounting, type WriterErrorCallback } from './writer-accounting.js';
+import type { BagWriterOptions } from './writer-options.js';
+import { WritePluginStage } from './write-plugin-stage.js';
 import { WriteWaiters } from './write-waiters.js';
-import { emptyDropCounters, type DropReason, type WriterStats } from './writer-stats.js';
+import type { WriterStats } from './writer-stats.js';
 
 export { WriterDropEvent, WriterErrorEvent } from './writer-options.js';
 export type { BagWriterOptions } from './writer-options.js';
-
-export type WriterErrorCallback = (error: BagError) => void;
+export type { WriterErrorCallback } from './writer-accounting.js';
 
 /**
  * Records frames into a bag; the file extension picks the backend (`.vdb`, `.vdbx`, `.vcap`, `.vcapx`).
@@ -35,58 +36,48 @@ export type WriterErrorCallback = (error: BagError) => void;
  * (or `quit()` + `waitForQuit()`) to finish the file; `await using writer = await BagWriter.create(...)` does it.
  */
 export class BagWriter extends EventTarget {
-  readonly path: string;
-  readonly config: ResolvedWriterConfig;
-  readonly context: RecordingContext;
-
   private engine!: WriteEngine;
-  private readonly schemas: SchemaRegistry;
   private readonly clock = new ElapsedClock();
   private running = false;
   private quitting = false;
   private closed = false;
   private failed = false;
-  private lastError: BagError | undefined;
-  private lastRejection: BagError | undefined;
-  private writtenFrames = 0;
-  private writtenBytes = 0;
-  private commits = 0;
-  private readonly dropped = emptyDropCounters();
-  /** Every drop per url and cause, and those counted on this side only (a worker counts and stores its own). */
-  private readonly counters = new DropCounters();
-  private readonly producerCounters = new DropCounters();
-  private lastDropAt = Number.NEGATIVE_INFINITY;
+  /** Written, committed and dropped frames, errors and who is told of them (see writer-accounting.ts). */
+  private readonly accounting = new WriterAccounting(this, () => this.engine?.countersChanged());
   /** `write()` and `ready()` calls waiting for room in their source's queue. */
   private readonly waiters: WriteWaiters;
-  private readonly errorCallbacks: WriterErrorCallback[] = [];
-  private readonly splitBefore: Array<(index: number, file: string) => void> = [];
-  private readonly splitAfter: Array<(index: number, file: string) => void> = [];
-  private plugin: BagPluginInterface | undefined;
-  private remap: UrlRemapCache | undefined;
-  private readonly renamedUrls = new Map<string, Set<string>>();
-  private readonly losses = new Map<string, number>();
+  /** The engines' view of this writer (see writer-engine-host.ts). */
+  private readonly host: EngineHost;
+  private readonly splits = new SplitNotifications();
+  private readonly plugins = new WritePluginStage();
   private readonly quitPromise: Promise<void>;
   private resolveQuit!: () => void;
-  /** The segment being written (split recordings), from the split notifications. */
-  private splitIndex = 0;
-  /** Frames handed to the engine, and those it has reported back as written or dropped (for `waitForIdle`). */
-  private handedOver = 0;
-  private settled = 0;
 
   private constructor(
-    path: string,
-    config: ResolvedWriterConfig,
-    context: RecordingContext,
-    schemas: SchemaRegistry,
+    readonly path: string,
+    readonly config: ResolvedWriterConfig,
+    readonly context: RecordingContext,
+    private readonly schemas: SchemaRegistry,
     sources: SourceQueues,
+    /** Where the backend writes, and the summary and upload that follow the closed file. */
+    private readonly output: RecordingOutput,
   ) {
     super();
     this.waiters = new WriteWaiters(sources);
-    this.path = path;
-    this.config = config;
-    this.context = context;
-    this.schemas = schemas;
     this.quitPromise = new Promise((resolve) => (this.resolveQuit = resolve));
+    this.host = engineHostFor({
+      accounting: this.accounting,
+      waiters: this.waiters,
+      splits: this.splits,
+      output,
+      report: (error) => this.report(error),
+      room: () => this.onRoom(),
+      markFailed: () => void (this.failed = true),
+      markFinished: () => {
+        this.closed = this.quitting = true;
+        this.resolveQuit();
+      },
+    });
   }
 
   /**
@@ -94,41 +85,14 @@ export class BagWriter extends EventTarget {
    * when the file cannot be created, in every mode.
    */
   static async create(path: string, options: BagWriterOptions = {}): Promise<BagWriter> {
-    if (typeof path !== 'string' || path.length === 0)
-      throw new BagError('INVALID_ARGUMENT', 'bag path must not be empty');
-    const { worker, transferPayloads, maxQueueTimeMs, summary, sources: sourceLimits, ...config } = options;
-    const sources = new SourceQueues(sourceLimits);
-    const backend = backendFor(path, 'write');
-    const resolved = resolveWriterConfig(config);
-    // A url (`s3://…`): the backend writes a local staging copy, uploaded per closed segment and at close.
-    const staging = isRemotePath(path) ? await stageUrl(path) : undefined;
-    const local = staging?.localPath ?? path;
+    const setup = await prepareRecording(path, options);
     const schemas = new SchemaRegistry();
     let writer: BagWriter | undefined;
-    const context = createRecordingContext(resolved, schemas, (index, file, before) =>
+    const context = createRecordingContext(setup.config, schemas, (index, file, before) =>
       writer?.host.split(index, file, before),
     );
-    writer = new BagWriter(path, resolved, context, schemas, sources);
-    writer.summary = summary !== false;
-    writer.staging = staging;
-    writer.localPath = local;
-    const runtime = resolved.syncMode ? undefined : pickRuntime(worker, backend);
-    if (runtime && backend.workerModule) {
-      writer.engine = await WorkerEngine.open(writer.host, {
-        path: local,
-        config: resolved,
-        context,
-        schemas,
-        runtime,
-        transfer: transferPayloads === true,
-        maxQueueTimeMs: maxQueueTimeMs ?? 250,
-        sources,
-        backend: backend as Backend & { workerModule: string },
-      });
-    } else {
-      const backendWriter: BackendWriter = await backend.createWriter(local, resolved, context);
-      writer.engine = new LocalEngine(backendWriter, writer.host, local, resolved, sources);
-    }
+    writer = new BagWriter(path, setup.config, context, schemas, setup.sources, setup.output);
+    writer.engine = await openWriteEngine(writer.host, { ...setup, context, schemas });
     return writer;
   }
 
@@ -170,7 +134,7 @@ export class BagWriter extends EventTarget {
    * ms: the engines report writes in batches, not an "empty" event, and an idle wait is not a hot path.
    */
   async waitForIdle(): Promise<void> {
-    const busy = () => this.waiters.count > 0 || this.engine.queuedFrames() > 0 || this.settled < this.handedOver;
+    const busy = () => this.waiters.count > 0 || this.engine.queuedFrames() > 0 || this.accounting.unsettled();
     while (!this.closed && !this.failed && busy()) await new Promise((resolve) => setTimeout(resolve, 5));
   }
 
@@ -184,7 +148,7 @@ export class BagWriter extends EventTarget {
    * worker mode it follows the split notifications, so it may trail the worker by a moment.
    */
   getSplitIndex(): number {
-    return this.splitIndex;
+    return this.splits.index;
   }
 
   /** Starts async recording and restarts the writer clock (format reference §2.9); the first `push` starts it too. */
@@ -213,9 +177,10 @@ export class BagWriter extends EventTarget {
   push(frame: Frame): number {
     const accepted = this.accept(frame);
     if (accepted === undefined) return -1;
-    if (this.plugin) {
+    const plugin = this.plugins.plugin;
+    if (plugin) {
       // The timestamp is resolved before the plugin (format reference §2.9); what it emits is stored as emitted.
-      this.plugin.onWrite(accepted);
+      plugin.onWrite(accepted);
       return accepted.timestamp;
     }
     return this.store(accepted) ? accepted.timestamp : -1;
@@ -239,17 +204,10 @@ export class BagWriter extends EventTarget {
    * cause or an `n` that is not a positive integer, `CLOSED` once the writer closed (the table is already stored).
    */
   count(url: string, cause: string, n = 1): void {
-    if (typeof url !== 'string' || url.length === 0)
-      throw new BagError('INVALID_ARGUMENT', 'count: url must be a non-empty string');
-    if (typeof cause !== 'string' || cause.length === 0)
-      throw new BagError('INVALID_ARGUMENT', 'count: cause must be a non-empty string', { url });
-    if (!Number.isSafeInteger(n) || n <= 0)
-      throw new BagError('INVALID_ARGUMENT', `count: n must be a positive integer, got ${n}`, { url });
+    checkCountArguments(url, cause, n);
     if (this.closed || this.quitting)
       throw new BagError('CLOSED', 'count after close: the counters are already stored', { file: this.path, url });
-    this.counters.add(url, cause, n);
-    this.producerCounters.add(url, cause, n);
-    this.engine.countersChanged();
+    this.accounting.countCause(url, cause, n);
   }
 
   /**
@@ -263,7 +221,7 @@ export class BagWriter extends EventTarget {
   write(frame: Frame): Promise<number> {
     const accepted = this.accept(frame);
     if (accepted === undefined)
-      return Promise.reject(this.lastRejection ?? new BagError('INVALID_ARGUMENT', 'frame refused'));
+      return Promise.reject(this.accounting.lastRejection ?? new BagError('INVALID_ARGUMENT', 'frame refused'));
     if (!this.waiters.waiting(accepted.url) && this.engine.hasRoom(accepted.data.byteLength, accepted.url))
       return this.storeOrReject(accepted);
     return this.waiters.wait(accepted);
@@ -288,27 +246,22 @@ export class BagWriter extends EventTarget {
   pushDurable(frame: Frame): Promise<number> {
     const accepted = this.accept(frame);
     if (accepted === undefined)
-      return Promise.reject(this.lastRejection ?? new BagError('INVALID_ARGUMENT', 'frame refused'));
-    if (this.plugin) {
+      return Promise.reject(this.accounting.lastRejection ?? new BagError('INVALID_ARGUMENT', 'frame refused'));
+    if (this.plugins.plugin) {
       return Promise.reject(
         new BagError('NOT_SUPPORTED', 'pushDurable cannot be combined with a write plugin (it may hold frames)'),
       );
     }
     return new Promise((resolve, reject) => {
-      if (!this.store(accepted, { resolve, reject })) reject(this.lastRejection);
+      if (!this.store(accepted, { resolve, reject })) reject(this.accounting.lastRejection);
     });
   }
 
   /** Binds a write plugin (`onWrite` before storage, `convertUrlMeta` renames or drops urls); undefined unbinds. */
   bindPluginInterface(plugin: BagPluginInterface | undefined): void {
-    this.plugin?.detach();
-    this.plugin = plugin;
-    this.remap = plugin ? new UrlRemapCache(plugin) : undefined;
-    if (!plugin) return;
-    plugin.attach(PluginDirection.Write, (emitted) => {
+    this.plugins.bind(plugin, (emitted) => {
       this.store(emitted);
     });
-    plugin.onReset();
   }
 
   /** Embeds a schema (protobuf descriptor set, flatbuffers bfbs, …) for `name`; false on a conflict. */
@@ -332,17 +285,17 @@ export class BagWriter extends EventTarget {
   /** Loss ratio of a url in [0, 1] (> 1 is stored as −1, unknown), written when the file closes. */
   setUrlLoss(url: string, loss: number): void {
     if (!this.quitting) this.engine.setUrlLoss(url, loss);
-    this.losses.set(url, loss);
+    this.plugins.setLoss(url, loss);
   }
 
   /** Error callback for storage errors and rejected frames; errors are never swallowed silently. */
   registerErrorCallback(callback: WriterErrorCallback): void {
-    this.errorCallbacks.push(callback);
+    this.accounting.onError(callback);
   }
 
   /** Split callback `(index, file, before)` for split recordings; see format reference §4.3. In worker mode it is a notification. */
   registerSplitCallback(callback: (index: number, file: string) => void, before = false): void {
-    (before ? this.splitBefore : this.splitAfter).push(callback);
+    this.splits.register(callback, before);
   }
 
   /** True once a storage error happened (frames after it are dropped); `stats().lastError` says which. */
@@ -351,29 +304,15 @@ export class BagWriter extends EventTarget {
   }
 
   stats(): WriterStats {
-    return {
-      mode: this.engine.mode,
-      queuedFrames: this.engine.queuedFrames(),
-      queuedBytes: this.engine.queuedBytes(),
-      writtenFrames: this.writtenFrames,
-      writtenBytes: this.writtenBytes,
-      dropped: { ...this.dropped },
-      droppedByUrl: this.counters.table(),
-      commits: this.commits,
-      currentFile: this.closed ? '' : this.engine.currentFile(),
-      lastError: this.lastError,
-    };
+    return this.accounting.snapshot(this.engine, this.closed);
   }
 
   /** Stops accepting frames, writes what is queued, then closes the file (header `complete`). */
   quit(): void {
     if (this.quitting) return;
-    // Let a buffering plugin hand over what it holds before the queue stops taking frames.
-    this.plugin?.flush();
-    // VLink writes a loss at close for the url and for every name a write plugin renamed it to.
-    for (const [url, loss] of this.losses) {
-      for (const renamed of this.renamedUrls.get(url) ?? []) this.engine.setUrlLoss(renamed, loss);
-    }
+    // A buffering plugin hands over what it holds before the queue stops taking frames; VLink writes a loss at
+    // close for the url and for every name a write plugin renamed it to.
+    this.plugins.quit((url, loss) => this.engine.setUrlLoss(url, loss));
     this.quitting = true;
     // Writes still waiting for room go in now (the queue then may exceed its high-water mark, never silently).
     this.onRoom();
@@ -390,40 +329,8 @@ export class BagWriter extends EventTarget {
     while (this.waiters.count > 0 && !this.failed && !this.quitting) await this.ready();
     this.quit();
     await this.quitPromise;
-    if (this.summary) {
-      this.summary = false;
-      await this.writeSummary();
-    }
-    const staging = this.staging;
-    this.staging = undefined;
-    // Rejects when the upload fails: the object is then absent (never half there) and the staging copy is kept.
-    await staging?.commit();
-  }
-
-  private summary = true;
-  /** Writing to a url: the staging copy being written, uploaded by `close()`. */
-  private staging: UrlStaging | undefined;
-  /** Where the backend writes: `path`, or the staging copy of a url. */
-  private localPath = '';
-
-  /**
-   * The sidecar summary (`<path>.json`), from the closed file read back once; the writer's failure is listed in its
-   * errors. A summary that cannot be made is reported (error callbacks, `'error'` event), never thrown: the
-   * recording itself is complete.
-   */
-  private async writeSummary(): Promise<void> {
-    const errors = this.lastError ? [`${this.lastError.code}: ${this.lastError.message}`] : [];
-    let reader: BagReader | undefined;
-    try {
-      reader = await BagReader.create(this.localPath, { tryToFix: true });
-      writeSummaryFile(this.localPath, await summarizeBag(reader, { errors }));
-    } catch (error) {
-      this.report(
-        BagError.wrap(error, 'IO_ERROR', 'cannot write the summary sidecar', { file: summaryPath(this.path) }),
-      );
-    } finally {
-      reader?.close();
-    }
+    // Rejects when the upload of a url fails (see RecordingOutput.finish).
+    await this.output.finish(this.accounting.lastError, (error) => this.report(error));
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -437,129 +344,38 @@ export class BagWriter extends EventTarget {
 
   // ---------------------------------------------------------------------------------------------------------------
 
-  /** The engines' view of this writer: counters and callbacks live here, whichever thread writes. */
-  private readonly host: EngineHost = {
-    written: (frames, bytes) => {
-      this.settled += frames;
-      this.writtenFrames += frames;
-      this.writtenBytes += bytes;
-    },
-    committed: () => void this.commits++,
-    dropped: (reason, error, report, count = 1, url, storageSide = false) => {
-      this.settled += count;
-      this.dropped[reason] += count;
-      this.countDrop(reason, url ?? error.url ?? '', count, error, storageSide);
-      this.lastRejection = error;
-      if (report) this.report(error);
-    },
-    counters: () => this.counters.table(),
-    producerCounters: () => this.producerCounters.table(),
-    room: () => this.onRoom(),
-    failed: (error) => {
-      this.failed = true;
-      this.lastError = error;
-      this.report(error);
-      // Nothing will make room any more: waiting writes fail with the reason, `ready()` waiters go on.
-      this.waiters.failAll(error);
-    },
-    warn: (error) => this.report(error),
-    split: (index, file, before) => {
-      this.splitIndex = index;
-      if (!before) this.staging?.segmentsClosed(file);
-      for (const callback of before ? this.splitBefore : this.splitAfter) callback(index, file);
-    },
-    finished: () => {
-      this.closed = true;
-      this.quitting = true;
-      this.resolveQuit();
-    },
-  };
-
   /** Stores a frame that passed the plugin stage; false (counted) when it was refused. */
-  private store(
-    frame: Frame,
-    durable?: { resolve(ts: number): void; reject(error: unknown): void },
-    lazy = false,
-  ): boolean {
-    let target = frame;
-    if (this.remap) {
-      const url = this.remap.map(frame.url, frame.serType, frame.schemaType);
-      if (url === null) {
-        this.refuse('plugin', new BagError('INVALID_ARGUMENT', 'url dropped by the write plugin', { url: frame.url }));
-        return false;
-      }
-      if (url !== frame.url) {
-        let names = this.renamedUrls.get(frame.url);
-        if (!names) this.renamedUrls.set(frame.url, (names = new Set()));
-        names.add(url);
-        target = { ...frame, url };
-      }
+  private store(frame: Frame, durable?: Durable, lazy = false): boolean {
+    const target = this.plugins.route(frame);
+    if (target === null) {
+      const error = new BagError('INVALID_ARGUMENT', 'url dropped by the write plugin', { url: frame.url });
+      return this.accounting.refuse('plugin', error) ?? false;
     }
     if (this.closed)
-      return this.refuse('closed', new BagError('CLOSED', 'writer is closed', { file: this.path })) ?? false;
-    if (this.failed) return this.refuse('storageError', this.lastError!) ?? false;
-    this.handedOver++;
+      return this.accounting.refuse('closed', new BagError('CLOSED', 'writer is closed', { file: this.path })) ?? false;
+    if (this.failed) return this.accounting.refuse('storageError', this.accounting.lastError!) ?? false;
+    this.accounting.handedOver++;
     return this.engine.submit(target, durable, lazy);
   }
 
-  /** Validates and timestamps a frame; undefined (counted) when it is refused before the queue. */
+  /** Validates and timestamps a frame (see frame-admission.ts); undefined (counted) when it is refused. */
   private accept(frame: Frame): Frame | undefined {
-    if (this.quitting || this.closed)
-      return this.refuse('closed', new BagError('CLOSED', 'writer is closed', { file: this.path }));
-    if (!frame || typeof frame.url !== 'string' || frame.url.length === 0) {
-      return this.refuse('emptyUrl', new BagError('INVALID_ARGUMENT', 'frame url must not be empty'));
-    }
-    if (
-      !(frame.data instanceof Uint8Array) ||
-      (frame.data.byteLength === 0 && (frame.data.buffer as { detached?: boolean }).detached)
-    ) {
-      // A detached buffer (given away earlier with `transferPayloads`) would otherwise pass as an empty payload.
-      return this.refuse(
-        'emptyUrl',
-        new BagError('INVALID_ARGUMENT', 'frame data must be a Uint8Array (not detached)', { url: frame.url }),
-      );
-    }
+    const refusal = refusalOf(frame, this.path, this.quitting || this.closed);
+    if (refusal) return this.accounting.refuse(refusal.reason, refusal.error);
     // VLink needs an explicit async_run(); starting here (before the clock is read) avoids silently filling a queue.
     if (!this.running && !this.config.syncMode) this.asyncRun();
-    const timestamp =
-      frame.timestamp < 0 || !Number.isFinite(frame.timestamp) ? this.clock.nowUs() : Math.floor(frame.timestamp);
-    // A publish time is floored like the log time; anything but a finite number means "none" (= the log time).
-    const p = frame.publishTime;
-    const publishTime = p === undefined || !Number.isFinite(p) ? undefined : Math.floor(p);
-    if (timestamp === frame.timestamp && publishTime === p) return frame;
-    const out = { ...frame, timestamp };
-    if (publishTime === undefined) delete out.publishTime;
-    else out.publishTime = publishTime;
-    return out;
-  }
-
-  private refuse(reason: DropReason, error: BagError): undefined {
-    this.dropped[reason]++;
-    this.countDrop(reason, error.url ?? '', 1, error, false);
-    this.lastRejection = error;
-    return undefined;
-  }
-
-  private countDrop(reason: DropReason, url: string, count: number, error: BagError, storageSide: boolean): void {
-    this.counters.add(url, reason, count);
-    if (!storageSide) {
-      this.producerCounters.add(url, reason, count);
-      this.engine?.countersChanged();
-    }
-    const now = performance.now();
-    // One event when drops start, not one per frame: again only after a second without any.
-    if (now - this.lastDropAt > 1000) this.dispatchEvent(new WriterDropEvent(reason, url || undefined, error));
-    this.lastDropAt = now;
+    return withResolvedTimes(frame, this.clock);
   }
 
   private storeOrReject(frame: Frame): Promise<number> {
-    if (this.plugin) {
-      this.plugin.onWrite(frame);
+    const plugin = this.plugins.plugin;
+    if (plugin) {
+      plugin.onWrite(frame);
       return Promise.resolve(frame.timestamp);
     }
     return this.store(frame, undefined, true)
       ? Promise.resolve(frame.timestamp)
-      : Promise.reject(this.lastRejection ?? new BagError('INTERNAL', 'frame refused'));
+      : Promise.reject(this.accounting.lastRejection ?? new BagError('INTERNAL', 'frame refused'));
   }
 
   /** Frames left the queue: waiting writes whose source has room go first, in order; then `ready()` and `'drain'`. */
@@ -574,14 +390,7 @@ export class BagWriter extends EventTarget {
   }
 
   private report(error: BagError): void {
-    for (const callback of this.errorCallbacks) {
-      try {
-        callback(error);
-      } catch {
-        // A throwing callback must not break the writer; the error is already recorded in stats().
-      }
-    }
-    this.dispatchEvent(new WriterErrorEvent(error));
+    this.accounting.report(error);
   }
 }
 

@@ -204,3 +204,12 @@ export class BatchBuilder {
     this.chunks.push(this.ref(slab));
   }
 }
+
+/**
+ * `message` with its frames taken out: what goes to the worker when a batch cannot be posted (a payload buffer was
+ * detached). The frames are lost, but the names and schemas the batch introduced still go over, or later ids would
+ * point at the wrong strings.
+ */
+export function withoutFrames(message: BatchMessage): BatchMessage {
+  return { ...message, count: 0, bytes: 0, meta: new ArrayBuffer(0), chunks: [], durable: [], commit: false };
+}

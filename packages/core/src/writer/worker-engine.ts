@@ -1,19 +1,22 @@
-import type { Backend, RecordingContext } from '../backend/backend.js';
 import { BagError } from '../errors.js';
-import type { ResolvedWriterConfig } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import { afterCurrentTask, scheduleSoon, unrefTimer } from '../util/schedule.js';
 import type { WorkerRuntime } from '../worker/link.js';
-import { WriterWorker } from '../worker/idle-writers.js';
+import type { WriterWorker } from '../worker/idle-writers.js';
 import { SharedProgress } from '../worker/progress.js';
-import { dataToError, type AckMessage, type FromWorker, type OpenMessage } from '../worker/protocol.js';
+import { dataToError, type AckMessage, type FromWorker } from '../worker/protocol.js';
+import { dropErrorFor } from './ack-drops.js';
+import { DurableTable } from './durable-table.js';
 import type { Durable, EngineHost, WriteEngine } from './engine.js';
-import { BatchBuilder } from './frame-batch.js';
+import { BatchBuilder, withoutFrames } from './frame-batch.js';
+import { InflightGauge } from './inflight-gauge.js';
 import { SlabPool } from './slab-pool.js';
 import { SchemaForwarder } from './schema-forwarder.js';
-import type { SchemaRegistry } from './schema-registry.js';
 import { queueFullError, type SourceQueue, type SourceQueues } from './source-queues.js';
+import { openInWorker, openMessage, takeWriterWorker, type WorkerEngineOptions } from './worker-handshake.js';
 import type { DropReason } from './writer-stats.js';
+
+export type { WorkerEngineOptions } from './worker-handshake.js';
 
 const MiB = 1024 * 1024;
 /**
@@ -22,20 +25,6 @@ const MiB = 1024 * 1024;
  * bytes, do not see: a slow disk and a producer that pushes one frame per task must not pile up thousands of them.
  */
 const MAX_SMALL_INFLIGHT = 8;
-
-export interface WorkerEngineOptions {
-  path: string;
-  config: ResolvedWriterConfig;
-  context: RecordingContext;
-  backend: Backend & { workerModule: string };
-  schemas: SchemaRegistry;
-  runtime: WorkerRuntime;
-  transfer: boolean;
-  /** How long a queue may take to drain at the writer's measured rate (ms): the depth allowance beyond `maxTaskDepth`. */
-  maxQueueTimeMs: number;
-  /** The per-source limits and counts (see source-queues.ts). */
-  sources: SourceQueues;
-}
 
 /**
  * The producer half of an async writer: checks the queue limits, batches frames (see `BatchBuilder`), forwards the
@@ -52,26 +41,16 @@ export class WorkerEngine implements WriteEngine {
   private readonly batchBytes: number;
   /** Per url: its interned id and the (ser, family) pair last pushed under it, whose schemas are then known sent. */
   private readonly urls = new Map<string, UrlEntry>();
-  private readonly maxFrames: number;
-  private readonly maxBytes: number;
+  /** Frames and bytes in flight across both threads, against the queue limits (see inflight-gauge.ts). */
+  private readonly gauge: InflightGauge;
   private readonly transfer: boolean;
   private readonly sources: SourceQueues;
   private readonly forwarder: SchemaForwarder;
-  private readonly progress = SharedProgress.create();
-  private readonly durables = new Map<number, { durable: Durable; timestamp: number }>();
-  /** The worker's progress as last read from shared memory (it only grows): saves a read per push. */
-  private liveFrames = 0;
-  private liveBytes = 0;
+  private readonly durables = new DurableTable();
   private nextString = 0;
-  private nextDurable = 0;
   private seq = 0;
+  /** Batches posted and not yet acknowledged. */
   private inflight = 0;
-  private pushedFrames = 0;
-  private pushedBytes = 0;
-  private doneFrames = 0;
-  private doneBytes = 0;
-  /** Frames per ms the worker writes while busy (smoothed over its acks); 0 until measured. */
-  private ratePerMs = 0;
   private flushScheduled = false;
   private quitting = false;
   private gone = false;
@@ -90,8 +69,7 @@ export class WorkerEngine implements WriteEngine {
     private readonly options: WorkerEngineOptions,
   ) {
     const { maxTaskDepth, maxMemorySize } = options.config;
-    this.maxFrames = maxTaskDepth;
-    this.maxBytes = maxMemorySize;
+    this.gauge = new InflightGauge(SharedProgress.create(), maxTaskDepth, maxMemorySize, options.maxQueueTimeMs);
     this.transfer = options.transfer;
     this.sources = options.sources;
     // An eighth of the queue limits: enough batches in flight to keep both threads busy during a synchronous burst,
@@ -110,39 +88,12 @@ export class WorkerEngine implements WriteEngine {
 
   /** Starts the worker and opens the file there; rejects with the backend's error if the file cannot be opened. */
   static async open(host: EngineHost, options: WorkerEngineOptions): Promise<WorkerEngine> {
-    let link: WriterWorker;
-    try {
-      link = await WriterWorker.take(options.runtime);
-    } catch (cause) {
-      throw new BagError(
-        'INTERNAL',
-        `cannot start a writer worker (${options.runtime}); pass { worker: false } to write on this thread`,
-        { file: options.path, cause },
-      );
-    }
+    const link = await takeWriterWorker(options);
     const engine = new WorkerEngine(link, host, options);
-    const opened = new Promise<void>((resolve, reject) => (engine.opened = { resolve, reject }));
+    const answered = new Promise<void>((resolve, reject) => (engine.opened = { resolve, reject }));
     link.onMessage((message) => engine.receive(message as FromWorker));
     link.onFailure((error) => engine.crashed(error));
-    const { resolveSchema: _r, onSplit: _s, ...context } = options.context;
-    const open: OpenMessage = {
-      k: 'open',
-      path: options.path,
-      config: options.config,
-      context,
-      backendModule: options.backend.workerModule,
-      backendName: options.backend.name,
-      ...(engine.progress ? { progress: engine.progress.buffer } : {}),
-    };
-    link.ref();
-    link.post(open);
-    try {
-      await opened;
-    } catch (error) {
-      await link.exit();
-      throw error;
-    }
-    link.unref();
+    await openInWorker(link, openMessage(options, engine.gauge.progress), answered);
     return engine;
   }
 
@@ -151,13 +102,11 @@ export class WorkerEngine implements WriteEngine {
   }
 
   queuedFrames(): number {
-    if (this.progress) this.liveFrames = this.progress.frames();
-    return this.pushedFrames - Math.max(this.doneFrames, this.liveFrames);
+    return this.gauge.queuedFrames();
   }
 
   queuedBytes(): number {
-    if (this.progress) this.liveBytes = this.progress.bytes();
-    return this.pushedBytes - Math.max(this.doneBytes, this.liveBytes);
+    return this.gauge.queuedBytes();
   }
 
   start(): void {}
@@ -178,20 +127,16 @@ export class WorkerEngine implements WriteEngine {
       entry = this.enter(frame, entry);
     const source = entry.source;
     // Cheap check against what the last ack or read said; only near a limit ask the shared counters for the live figure.
-    if (
-      source.frames >= source.maxFrames ||
-      source.bytes + size > source.maxBytes ||
-      this.pushedFrames - Math.max(this.doneFrames, this.liveFrames) >= this.maxFrames ||
-      this.pushedBytes - Math.max(this.doneBytes, this.liveBytes) + size > this.maxBytes
-    ) {
+    if (source.frames >= source.maxFrames || source.bytes + size > source.maxBytes || this.gauge.nearLimit(size)) {
       this.reclaim();
+      const { gauge } = this;
       const refusal = this.sources.admit(
         source,
         size,
-        this.queuedFrames(),
-        this.queuedBytes(),
-        this.depth(),
-        this.maxBytes,
+        gauge.queuedFrames(),
+        gauge.queuedBytes(),
+        gauge.depth(),
+        gauge.maxBytes,
       );
       if (refusal) return this.refuse(refusal.reason, queueFullError(refusal, frame.url), durable, frame.url);
     }
@@ -205,14 +150,9 @@ export class WorkerEngine implements WriteEngine {
       this.transfer,
       frame.publishTime,
     );
-    this.pushedFrames++;
-    this.pushedBytes += size;
+    this.gauge.pushed(size);
     this.sources.add(source, size, true);
-    if (durable) {
-      const id = ++this.nextDurable;
-      this.durables.set(id, { durable, timestamp: frame.timestamp });
-      this.batch.markDurable(index, id);
-    }
+    if (durable) this.batch.markDurable(index, this.durables.hold(durable, frame.timestamp));
     if (this.batch.count >= this.batchFrames || this.batch.bytes >= this.batchBytes) this.flush();
     else if (!this.flushScheduled && lazy) {
       // An `await write()` loop runs from microtask to microtask: a promise reaction would hand over one frame per
@@ -230,26 +170,16 @@ export class WorkerEngine implements WriteEngine {
     return true;
   }
 
-  /**
-   * The frame limit: `maxTaskDepth`, or as many frames as the worker writes in `maxQueueTimeMs` at its measured rate
-   * when that is more. A queue sized only in frames is short for small frames (20,000 frames of 64 B are ~11 ms of
-   * a 1.8M frames/s writer, less than one chunk write plus an fsync); sized in time, the writer's own stalls (chunk
-   * flush, fsync, GC) are absorbed while `maxMemorySize` still bounds the bytes.
-   */
-  private depth(): number {
-    return Math.max(this.maxFrames, Math.floor(this.ratePerMs * this.options.maxQueueTimeMs));
-  }
-
   hasRoom(size: number, url?: string): boolean {
-    const depth = this.depth();
+    const { gauge } = this;
+    const depth = gauge.depth();
+    const half = gauge.maxBytes / 2;
     // What the last ack or read said first (no shared-memory read); only near the mark the live figures.
-    const below =
-      this.pushedFrames - Math.max(this.doneFrames, this.liveFrames) < depth / 2 &&
-      this.pushedBytes - Math.max(this.doneBytes, this.liveBytes) + size <= this.maxBytes / 2;
-    const frames = below ? 0 : this.queuedFrames();
-    const bytes = below ? 0 : this.queuedBytes();
-    if (url !== undefined) return this.sources.hasRoom(url, size, frames, bytes, depth, this.maxBytes);
-    return below || (frames < depth / 2 && bytes + size <= this.maxBytes / 2);
+    const below = gauge.lastFrames() < depth / 2 && gauge.lastBytes() + size <= half;
+    const frames = below ? 0 : gauge.queuedFrames();
+    const bytes = below ? 0 : gauge.queuedBytes();
+    if (url !== undefined) return this.sources.hasRoom(url, size, frames, bytes, depth, gauge.maxBytes);
+    return below || (frames < depth / 2 && bytes + size <= half);
   }
 
   /** The schema callback changed: pairs it could not answer before are asked again. */
@@ -332,27 +262,16 @@ export class WorkerEngine implements WriteEngine {
       for (const ref of [message.meta, ...message.chunks]) if (typeof ref === 'number') ids.push(ref);
       if (ids.length > 1) this.pool.lend(ids);
     } catch (error) {
-      // Only a caller that detached a buffer it lent us with `transferPayloads` gets here. The frames are lost, but
-      // the names and schemas the batch introduced still go over, or later ids would point at the wrong strings.
-      this.link.post({
-        ...message,
-        count: 0,
-        bytes: 0,
-        meta: new ArrayBuffer(0),
-        chunks: [],
-        durable: [],
-        commit: false,
-      });
+      // Only a caller that detached a buffer it lent us with `transferPayloads` gets here.
+      this.link.post(withoutFrames(message));
       for (const ref of [message.meta, ...message.chunks]) if (typeof ref === 'number') this.pool.release(ref);
       this.sources.discard(message.seq);
-      this.doneFrames += message.count;
-      this.doneBytes += message.bytes;
-      this.progress?.add(message.count, message.bytes);
+      this.gauge.discarded(message.count, message.bytes);
       const bagError = BagError.wrap(error, 'INVALID_ARGUMENT', 'a batch could not be handed to the writer worker', {
         file: this.options.path,
       });
       if (message.count > 0) this.host.dropped('storageError', bagError, true, message.count);
-      for (let j = 1; j < message.durable.length; j += 2) this.settleDurable(message.durable[j]!, bagError);
+      for (let j = 1; j < message.durable.length; j += 2) this.durables.settle(message.durable[j]!, bagError);
     }
   }
 
@@ -389,36 +308,22 @@ export class WorkerEngine implements WriteEngine {
 
   private onAck(ack: AckMessage): void {
     this.inflight -= ack.batches;
-    this.doneFrames += ack.count;
-    this.doneBytes += ack.bytes;
+    this.gauge.done(ack.count, ack.bytes);
     this.releaseSlabs(ack.seq);
     if (ack.currentFile !== undefined) this.file = ack.currentFile;
     if (ack.written > 0) this.host.written(ack.written, ack.writtenBytes);
     const fatal = ack.fatal ? this.reportFatal(dataToError(ack.fatal)) : undefined;
     const errors = ack.errors.map(dataToError);
-    if (ack.busyMs > 1 && ack.count > 0) {
-      const rate = ack.count / ack.busyMs;
-      this.ratePerMs = this.ratePerMs === 0 ? rate : this.ratePerMs * 0.8 + rate * 0.2;
-    }
+    this.gauge.measure(ack.count, ack.busyMs);
     // Rejections worth a callback (sampled), then every drop counted by url and cause.
     for (const error of errors) this.host.warn(error);
     for (const [url, reason, count] of ack.droppedUrls) {
-      const error =
-        reason === 'storageError'
-          ? (fatal ?? this.failure)
-          : errors.findLast((e) => (e.code === 'SCHEMA_CONFLICT') === (reason === 'schemaConflict'));
-      this.host.dropped(
-        reason,
-        error ?? new BagError('IO_ERROR', `frame dropped (${reason})`, { file: this.options.path, url }),
-        false,
-        count,
-        url,
-        true,
-      );
+      const error = dropErrorFor(reason, url, errors, fatal ?? this.failure, this.options.path);
+      this.host.dropped(reason, error, false, count, url, true);
     }
     for (let i = 0; i < ack.commits; i++) this.host.committed();
-    for (const id of ack.durableOk) this.settleDurable(id);
-    for (const { id, error } of ack.durableFailed) this.settleDurable(id, dataToError(error));
+    for (const id of ack.durableOk) this.durables.settle(id);
+    for (const { id, error } of ack.durableFailed) this.durables.settle(id, dataToError(error));
     // A batch that waited for room (see MAX_SMALL_INFLIGHT) goes now.
     if (this.batch.pending && !this.flushScheduled) {
       this.flushScheduled = true;
@@ -430,21 +335,13 @@ export class WorkerEngine implements WriteEngine {
 
   /** Before a new slab is allocated: reuse those of the batches the worker has finished (shared memory says which). */
   private reclaim(): void {
-    if (this.progress) this.releaseSlabs(this.progress.batches());
+    if (this.gauge.progress) this.releaseSlabs(this.gauge.progress.batches());
   }
 
   /** The worker is done with every batch up to `seq`: their slabs go back to the pool, their frames leave the sources. */
   private releaseSlabs(seq: number): void {
     this.sources.doneUpTo(seq);
     this.pool.returnUpTo(seq);
-  }
-
-  private settleDurable(id: number, error?: BagError): void {
-    const entry = this.durables.get(id);
-    if (!entry) return;
-    this.durables.delete(id);
-    if (error) entry.durable.reject(error);
-    else entry.durable.resolve(entry.timestamp);
   }
 
   /** Reports a storage failure once; later acks of the same failure only settle their frames. */
@@ -466,13 +363,11 @@ export class WorkerEngine implements WriteEngine {
       { file: this.options.path, cause },
     );
     if (this.opened) this.opened.reject(error);
-    const lost = this.pushedFrames - this.doneFrames;
     this.sources.doneUpTo(Number.POSITIVE_INFINITY);
-    this.doneFrames = this.pushedFrames;
-    this.doneBytes = this.pushedBytes;
+    const lost = this.gauge.abandon();
     this.reportFatal(error);
     if (lost > 0) this.host.dropped('storageError', error, false, lost);
-    for (const id of [...this.durables.keys()]) this.settleDurable(id, error);
+    this.durables.failAll(error);
     // The file is as closed as it will get; a pending quit() is over, a later one finishes at once.
     void this.link.exit().then(() => {
       if (this.quitting) this.host.finished();

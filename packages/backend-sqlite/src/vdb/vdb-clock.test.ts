@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from '@vlink/fixtures/test';
+import { ActionType, resolveWriterConfig, SchemaType, type Frame, type WriterConfig } from '@vlink/bag-core';
+import { createTestContext } from '@vlink/bag-core/testing';
+import { loadDriver } from '../driver/driver.js';
+import { pattern, spyDriver, tempDir } from '../testing/util.js';
+import { VdbFileWriter, type VdbFileOptions } from './file-writer.js';
+import { VdbRecording } from './recording.js';
+import * as SQL from './sql.js';
+
+// How often the .vdb writer reads the clock (split from vdb-details.test.ts).
+
+// What each refusal of the .vdb writer and reader says (code, message, file, url), the edges of the writer's
+// bookkeeping (first timestamps of 0, limits reached exactly, counters of evicted rows) and the adaptive clock
+// stride. Mutation testing (group vdb) found these unpinned.
+const driver = await loadDriver();
+const tmp = tempDir('vdb-clock');
+after(() => tmp.cleanup());
+
+function frame(timestamp: number, url: string, data: Uint8Array, more: Partial<Frame> = {}): Frame {
+  return { timestamp, url, data, serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish, ...more };
+}
+
+let files = 0;
+function open(
+  config: Partial<WriterConfig> = {},
+  options: VdbFileOptions & { d?: typeof driver; recording?: VdbRecording; path?: string } = {},
+) {
+  const path = options.path ?? tmp.path(`d${files++}.vdb`);
+  const resolved = resolveWriterConfig(config);
+  const recording = options.recording ?? new VdbRecording(resolved);
+  const writer = VdbFileWriter.open(options.d ?? driver, path, resolved, createTestContext(), recording, options);
+  return { path, writer, recording };
+}
+
+describe('.vdb writer: the clock is read about once a millisecond', () => {
+  /** Writes `n` frames `step` ms apart on an injected clock; returns how often the writer read it. */
+  function reads(steps: Array<[number, number]>): number[] {
+    let clock = 0;
+    let count = 0;
+    const { writer } = open(
+      {},
+      {
+        now: () => {
+          count++;
+          return clock;
+        },
+      },
+    );
+    const out: number[] = [];
+    let ts = 0;
+    for (const [n, step] of steps) {
+      const before = count;
+      for (let i = 0; i < n; i++) {
+        writer.write(frame(ts++, 'dds://a', pattern(4)));
+        clock += step;
+      }
+      out.push(count - before);
+    }
+    writer.close();
+    return out;
+  }
+
+  test('fast writes widen the stride up to 256 frames; slow ones narrow it to 2 (1 ms a frame)', () => {
+    // 0.001 ms a frame: the stride doubles while reads are < 0.5 ms apart, up to its cap of 256.
+    const [fast, slow, fastAgain] = reads([
+      [100_000, 0.001],
+      [1000, 1],
+      [100_000, 0.001],
+    ]);
+    // The transaction's BEGIN reads it once; 1 + 2 + … + 256 = 511 frames (9 reads) reach the cap, then one read
+    // per 256 frames.
+    assert.equal(fast, 1 + 9 + Math.floor((100_000 - 511) / 256));
+    // 1 ms a frame: from 256 the stride halves at each read (reads are then more than 2 ms apart): reads at frames
+    // 94, 222 (+128), 286 (+64), … 350 (+2), then every 2 frames: 8 + (1000 - 350) / 2 = 333.
+    assert.equal(slow, 333);
+    // Back to 0.001 ms: the stride widens again as it did at the start (without the BEGIN's read).
+    assert.equal(fastAgain, fast - 1);
+  });
+
+  test('the metadata refresh comes a few ms after the second is up at a steady rate, fast or slow', () => {
+    let clock = 0;
+    let refreshes = 0;
+    const { driver: spy } = spyDriver(driver, (sql) => {
+      if (sql === SQL.UPDATE_HEADER_COUNT) refreshes++;
+      return false;
+    });
+    const { writer } = open({}, { d: spy, now: () => clock });
+    const refreshedAt: number[] = [];
+    for (let i = 0; i < 200_000 && refreshedAt.length < 3; i++) {
+      writer.write(frame(i, 'dds://a', pattern(4)));
+      clock += clock < 1500 ? 0.01 : 0.9;
+      if (refreshes > refreshedAt.length) refreshedAt.push(clock);
+    }
+    writer.close();
+    assert.equal(refreshedAt.length, 3);
+    for (const [k, at] of refreshedAt.entries())
+      assert.ok(at > 1000 * (k + 1) && at <= 1000 * (k + 1) + 4, `refresh ${k} at ${at}`);
+  });
+});

@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from '@vlink/fixtures/test';
+import {
+  ActionType,
+  BagError,
+  CompressType,
+  resolveWriterConfig,
+  SchemaType,
+  type Frame,
+  type WriterConfig,
+} from '@vlink/bag-core';
+import { createTestContext } from '@vlink/bag-core/testing';
+import { loadDriver } from '../driver/driver.js';
+import { pattern, tempDir, withDb } from '../testing/util.js';
+import { VdbFileWriter, type VdbFileOptions } from './file-writer.js';
+import { VdbReader } from './reader.js';
+import { VdbRecording } from './recording.js';
+
+// The .vdb reader's refusals and options (split from vdb-details.test.ts).
+
+// What each refusal of the .vdb writer and reader says (code, message, file, url), the edges of the writer's
+// bookkeeping (first timestamps of 0, limits reached exactly, counters of evicted rows) and the adaptive clock
+// stride. Mutation testing (group vdb) found these unpinned.
+const driver = await loadDriver();
+const tmp = tempDir('vdb-reader');
+after(() => tmp.cleanup());
+
+function frame(timestamp: number, url: string, data: Uint8Array, more: Partial<Frame> = {}): Frame {
+  return { timestamp, url, data, serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish, ...more };
+}
+
+let files = 0;
+function open(
+  config: Partial<WriterConfig> = {},
+  options: VdbFileOptions & { d?: typeof driver; recording?: VdbRecording; path?: string } = {},
+) {
+  const path = options.path ?? tmp.path(`d${files++}.vdb`);
+  const resolved = resolveWriterConfig(config);
+  const recording = options.recording ?? new VdbRecording(resolved);
+  const writer = VdbFileWriter.open(options.d ?? driver, path, resolved, createTestContext(), recording, options);
+  return { path, writer, recording };
+}
+
+function refused(fn: () => unknown, code: string, reason: string, more: { file?: string; url?: string } = {}): void {
+  assert.throws(fn, (error: unknown) => {
+    assert.ok(BagError.isInstance(error), String(error));
+    assert.equal(error.code, code);
+    assert.equal(error.reason, reason);
+    if ('file' in more) assert.equal(error.file, more.file);
+    if ('url' in more) assert.equal(error.url, more.url);
+    return true;
+  });
+}
+
+/** Keeps the frame's header, 12 body bytes and its footer: still a frame, no longer a decodable one. */
+function damageRow(path: string): void {
+  withDb(driver, path, (db) => {
+    const row = db.prepare('SELECT data FROM VLinkDatas').get()!['data'] as Uint8Array;
+    assert.deepEqual([...row.subarray(0, 4)], [0x17, 0x49, 0xb2, 0x6f]);
+    const broken = Uint8Array.of(...row.subarray(0, 20), ...row.subarray(row.length - 4));
+    db.prepare('UPDATE VLinkDatas SET data = ?').run(broken);
+  });
+}
+
+describe('.vdb reader: refusals and options', () => {
+  async function recorded(frames: Frame[], config: Partial<WriterConfig> = {}): Promise<string> {
+    const { path, writer } = open(config);
+    for (const f of frames) writer.write(f);
+    writer.close();
+    return path;
+  }
+
+  test('closed reader, read-only maintenance, bounds that are not finite', async () => {
+    const path = await recorded([frame(1, 'dds://a', pattern(4))]);
+    const reader = VdbReader.open(driver, path);
+    refused(() => reader.frames({ beginUs: Number.NaN }), 'INVALID_ARGUMENT', 'beginUs must be a finite number');
+    refused(
+      () => reader.frames({ endUs: Number.POSITIVE_INFINITY }),
+      'INVALID_ARGUMENT',
+      'endUs must be a finite number',
+    );
+    await assert.rejects(reader.reindex(), (e: unknown) => {
+      assert.ok(BagError.isInstance(e));
+      assert.equal(e.code, 'NOT_SUPPORTED');
+      assert.equal(e.reason, 'reindex changes the file: open the reader with readOnly: false');
+      assert.equal(e.file, path);
+      return true;
+    });
+    await assert.rejects(reader.fix(false), (e: unknown) => {
+      assert.ok(BagError.isInstance(e));
+      assert.equal(e.reason, 'fix changes the file: open the reader with readOnly: false');
+      return true;
+    });
+    reader.close();
+    refused(() => reader.info(), 'CLOSED', 'reader is closed', { file: path });
+  });
+
+  test('a file that is not a .vdb is CORRUPT_FILE "cannot read .vdb file"', () => {
+    const path = tmp.path('other.vdb');
+    withDb(driver, path, (db) => db.exec('CREATE TABLE t(x); INSERT INTO t VALUES (1);'));
+    assert.throws(
+      () => VdbReader.open(driver, path),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE' && e.file === path,
+    );
+  });
+
+  test('a damaged compressed row: CORRUPT_DATA saying what is wrong, in which file and url; with tryToFix the cursor ends and records it', async () => {
+    const path = await recorded([frame(1, 'dds://a', pattern(4000))], { compress: CompressType.Lzav });
+    damageRow(path);
+    const reader = VdbReader.open(driver, path);
+    assert.throws(
+      () => [...reader.frames()],
+      (e: unknown) =>
+        BagError.isInstance(e) &&
+        e.code === 'CORRUPT_DATA' &&
+        e.reason === 'cannot decompress a row: lzav: literals overrun the input' &&
+        e.file === path &&
+        e.url === 'dds://a',
+    );
+    reader.close();
+    const fixing = VdbReader.open(driver, path, { tryToFix: true });
+    assert.deepEqual([...fixing.frames()], []);
+    assert.ok(BagError.isInstance(fixing.damage) && fixing.damage.code === 'CORRUPT_DATA');
+    fixing.close();
+  });
+
+  test('quick verification skips decoding payloads; the full one decodes them', async () => {
+    const path = await recorded([frame(1, 'dds://a', pattern(4000))], { compress: CompressType.Lzav });
+    damageRow(path);
+    const reader = VdbReader.open(driver, path);
+    assert.equal((await reader.verify({ quick: true })).ok, true);
+    assert.equal((await reader.verify({})).ok, false);
+    assert.equal((await reader.verify({ quick: false })).ok, false);
+    reader.close();
+  });
+
+  test('a file whose schema table is gone reads no schemas instead of failing', async () => {
+    const path = await recorded([frame(1, 'dds://a', pattern(4))]);
+    withDb(driver, path, (db) => db.exec('DROP TABLE VLinkSchemas;'));
+    const reader = VdbReader.open(driver, path);
+    assert.deepEqual(reader.schemas(), []);
+    reader.close();
+  });
+});

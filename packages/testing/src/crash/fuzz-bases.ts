@@ -1,0 +1,114 @@
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ActionType, BagWriter, SchemaType, type Frame, type WriterConfig } from '@vlink/bag';
+import { patternBytes, SAMPLE_PROTO_SCHEMA } from '@vlink/bag-core/testing';
+
+/**
+ * The valid recordings the fuzz harness mutates: a fixed set of frames (four urls, every action, payloads of varied
+ * size) recorded with each format's interesting configurations (compression, chunking, CRCs, splitting into
+ * several segments), so a mutation can land in every kind of structure a reader meets.
+ */
+export type FuzzFormat = '.vdb' | '.vcap' | '.vdbx' | '.vcapx';
+export const FUZZ_FORMATS: readonly FuzzFormat[] = ['.vdb', '.vcap', '.vdbx', '.vcapx'];
+
+/** A valid recording: its files by name (`main` is the bag, or the manifest of a split recording). */
+export interface FuzzBase {
+  name: string;
+  main: string;
+  files: Map<string, Uint8Array>;
+  /** Every message sits in a chunk with a CRC: no read may return a frame that differs from what was written. */
+  checksummed: boolean;
+}
+
+const START = 1_700_000_000_000;
+
+function fuzzFrames(): Frame[] {
+  const frames: Frame[] = [];
+  for (let i = 0; i < 160; i++) {
+    const k = i % 4;
+    const timestamp = 1000 + i * 5000;
+    if (k === 0)
+      frames.push({
+        timestamp,
+        url: 'dds://camera',
+        data: patternBytes(200 + (i % 9) * 170, i),
+        serType: 'pb.Image',
+        schemaType: SchemaType.Protobuf,
+        actionType: ActionType.Publish,
+      });
+    else if (k === 1)
+      frames.push({
+        timestamp,
+        url: 'dds://imu',
+        data: patternBytes(24 + (i % 5), i),
+        serType: 'raw',
+        schemaType: SchemaType.Raw,
+        actionType: ActionType.Subscribe,
+      });
+    else if (k === 2)
+      frames.push({
+        timestamp,
+        url: 'dds://param',
+        data: patternBytes(8, i),
+        serType: 'raw',
+        schemaType: SchemaType.Raw,
+        actionType: i % 8 === 2 ? ActionType.Set : ActionType.Get,
+      });
+    else
+      frames.push({
+        timestamp,
+        url: 'dds://blob',
+        data: new Uint8Array(600).fill(i & 0xff),
+        serType: '',
+        schemaType: SchemaType.Unknown,
+        actionType: ActionType.Publish,
+      });
+  }
+  return frames;
+}
+
+// CRCs are on by default; they are spelled out here because the harness relies on them (see `checksummed`).
+const CONFIGS: Record<FuzzFormat, Array<Partial<WriterConfig>>> = {
+  '.vcap': [
+    { compress: 'zstd', enableChunkCrc: true, cacheSize: 3000 },
+    { cacheSize: 4096, enableChunkCrc: true },
+    { cacheSize: 0, enableChunkCrc: true },
+  ],
+  '.vdb': [{ compress: 'lzav' }, {}],
+  '.vdbx': [{ compress: 'lzav', splitBySize: 24 * 1024 }],
+  '.vcapx': [{ compress: 'zstd', cacheSize: 3000, enableChunkCrc: true, splitBySize: 24 * 1024 }],
+};
+
+const ORIGINALS = new Map(fuzzFrames().map((f) => [`${f.url}@${f.timestamp}`, f.data]));
+
+/** A frame as one of `fuzzFrames` was written (same url, time and bytes). */
+export function isOriginal(frame: Frame): boolean {
+  const data = ORIGINALS.get(`${frame.url}@${frame.timestamp}`);
+  return data !== undefined && data.length === frame.data.length && data.every((b, i) => b === frame.data[i]);
+}
+
+/** Records the base files of a format into `dir` and loads them. */
+export async function buildBases(format: FuzzFormat, dir: string): Promise<FuzzBase[]> {
+  const bases: FuzzBase[] = [];
+  for (const [n, config] of CONFIGS[format].entries()) {
+    const sub = join(dir, `base-${n}`);
+    rmSync(sub, { recursive: true, force: true });
+    mkdirSync(sub, { recursive: true });
+    const main = `bag${format}`;
+    const writer = await BagWriter.create(join(sub, main), {
+      ...config,
+      syncMode: true,
+      startTimestamp: START,
+      tagName: 'fuzz',
+    });
+    writer.pushSchema(SAMPLE_PROTO_SCHEMA);
+    for (const frame of fuzzFrames())
+      if (writer.push(frame) < 0) throw new Error(`fuzz base: push failed: ${writer.stats().lastError}`);
+    await writer.close();
+    const files = new Map<string, Uint8Array>();
+    for (const name of readdirSync(sub).sort()) files.set(name, new Uint8Array(readFileSync(join(sub, name))));
+    const checksummed = format.startsWith('.vcap') && (config.cacheSize ?? 1) > 0 && config.enableChunkCrc !== false;
+    bases.push({ name: `${format}#${n}`, main, files, checksummed });
+  }
+  return bases;
+}
