@@ -87,6 +87,12 @@ for (const name of Object.keys(groups)) {
   writeFileSync(summaryPath, `${JSON.stringify({ group: name, run, counts, undetected }, null, 2)}\n`);
 }
 
+/**
+ * A survivor's reason: by `file:line:column Mutator`, or, where two mutants share that place and mutator (two edits of
+ * one regex), by `file:line:column Mutator → replacement`; a reason without the column covers the whole line.
+ */
+const reasonOf = (m) =>
+  explained[`${m.key} → ${m.replacement}`] ?? explained[m.key] ?? explained[m.key.replace(/:\d+ /, ' ')];
 const survivors = [];
 let missing = 0;
 for (const [name, group] of Object.entries(groups)) {
@@ -101,7 +107,7 @@ for (const [name, group] of Object.entries(groups)) {
   const detected = counts.Killed + counts.Timeout;
   let equivalent = 0;
   for (const m of summary.undetected) {
-    if (EQUIVALENT.test(explained[m.key] ?? '')) equivalent++;
+    if (EQUIVALENT.test(reasonOf(m) ?? '')) equivalent++;
     survivors.push({ group: name, ...m });
   }
   const undetected = summary.undetected.length;
@@ -114,7 +120,7 @@ for (const [name, group] of Object.entries(groups)) {
 lines.push('', '## Surviving mutants', '');
 lines.push('Each is either equivalent (no observable difference), or left with the reason given.', '');
 for (const s of survivors) {
-  const reason = explained[s.key] ?? explained[s.key.replace(/:\d+ /, ' ')] ?? 'not explained yet';
+  const reason = reasonOf(s) ?? 'not explained yet';
   lines.push(
     `- \`${s.key}\` (${s.status}): \`${s.sourceLine.slice(0, 90)}\` → \`${String(s.replacement ?? '')
       .replace(/\s+/g, ' ')

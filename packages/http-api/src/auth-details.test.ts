@@ -63,6 +63,25 @@ describe('bearer token: the header', () => {
     // Nor is a handshake on a route that is not a WebSocket endpoint.
     assert.equal((await status(`/v1/bags?token=${TOKEN}`, handshake)).body, 'missing bearer token');
   });
+
+  test('?token= needs all of it: GET, the exact WebSocket path, Upgrade: websocket and Connection: upgrade', async () => {
+    const handshake = { upgrade: 'websocket', connection: 'Upgrade' };
+    const ws = '/v1/bags/day1%2Fa.vdb/replay';
+    // Found unpinned by the second mutation run: each line fails if one condition of the handshake is dropped.
+    for (const path of [`/x${ws}`, `${ws}/more`])
+      assert.equal((await status(`${path}?token=${TOKEN}`, handshake)).body, 'missing bearer token', path);
+    const post = await app.request(`${ws}?token=${TOKEN}`, { method: 'POST', headers: handshake });
+    assert.equal(post.status, 401, 'a POST is no handshake');
+    await post.body?.cancel();
+    const h2c = await status(`${ws}?token=${TOKEN}`, { upgrade: 'h2c', connection: 'Upgrade' });
+    assert.equal(h2c.body, 'missing bearer token', 'an upgrade to another protocol');
+    assert.notEqual((await status(`${ws}?token=${TOKEN}`, handshake)).status, 401, 'the full handshake passes');
+  });
+
+  test('"Bearer" must start the header', async () => {
+    assert.equal((await status('/v1/bags', { authorization: `xBearer ${TOKEN}` })).status, 401);
+    assert.equal((await status('/v1/bags', { authorization: `Token Bearer ${TOKEN}` })).status, 401);
+  });
 });
 
 describe('bag ids: only plain relative paths of plain names', () => {
