@@ -89,6 +89,14 @@ describe('lake safety', () => {
       { code: 'LIMIT_REACHED', message: 'the query ran past its 200 ms timeout' },
     );
     assert.ok(Date.now() - started < 10_000, 'interrupted well before the query could end');
+    // a timeout that fires while the statement is still being parsed or prepared (an interrupt DuckDB would forget)
+    for (let i = 0; i < 5; i++) {
+      await assert.rejects(
+        lake.query('SELECT sum(a.range * b.range) FROM range(200000) a, range(200000) b', { timeoutMs: 1 }),
+        { code: 'LIMIT_REACHED' },
+      );
+    }
+    assert.ok(Date.now() - started < 20_000, 'every early timeout stopped the query');
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
     await assert.rejects(

@@ -49,6 +49,9 @@ export interface LakeResult {
   readonly truncated: boolean;
 }
 
+/** How often a stopped query's connection is interrupted again (an interrupt between two steps is lost). */
+const INTERRUPT_REPEAT_MS = 20;
+
 /** Statements a lake runs: reads. Everything else (COPY, CREATE, SET, ATTACH, INSTALL …) is refused before it runs. */
 const READ_STATEMENTS = new Set<number>([StatementType.SELECT, StatementType.EXPLAIN]);
 
@@ -188,24 +191,34 @@ export class Lake {
     if (signal?.aborted) throw new BagError('ABORTED', 'the query was aborted before it started');
     const connection = await this.instance.connect();
     let timedOut = false;
+    // DuckDB's interrupt stops the statement running now; one that arrives between two steps (parsing, preparing,
+    // starting the stream) is lost, so once stopped the connection is interrupted again until the body gives up.
+    let repeat: ReturnType<typeof setInterval> | undefined;
+    const stop = () => {
+      connection.interrupt();
+      repeat ??= setInterval(() => connection.interrupt(), INTERRUPT_REPEAT_MS);
+    };
     const timer =
       timeoutMs === undefined
         ? undefined
         : setTimeout(() => {
             timedOut = true;
-            connection.interrupt();
+            stop();
           }, timeoutMs);
-    const abort = () => connection.interrupt();
-    signal?.addEventListener('abort', abort, { once: true });
+    signal?.addEventListener('abort', stop, { once: true });
     try {
-      return await body(connection);
+      const answer = await body(connection);
+      // stopped after DuckDB had finished: the answer is complete, but the caller asked for an error
+      if (timedOut || signal?.aborted) throw new Error('interrupted');
+      return answer;
     } catch (error) {
       if (timedOut) throw new BagError('LIMIT_REACHED', `the query ran past its ${timeoutMs} ms timeout`);
       if (signal?.aborted) throw new BagError('ABORTED', 'the query was aborted');
       throw this.queryError(error);
     } finally {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', abort);
+      clearInterval(repeat);
+      signal?.removeEventListener('abort', stop);
       connection.closeSync();
     }
   }
