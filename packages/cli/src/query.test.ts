@@ -2,9 +2,15 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { after, before, describe, test } from '@vlink/fixtures/test';
+import Ajv2020Module from 'ajv/dist/2020.js';
 import { queryFormatOf } from './commands/query.js';
+import { JSON_SCHEMAS } from './lib/json-schemas.js';
 import { type Fleet, lakeFleet } from './testing/lake-fleet.js';
 import { runCli, tempDir } from './testing/harness.js';
+
+type AjvClass = typeof Ajv2020Module.default;
+const Ajv2020 = ((Ajv2020Module as unknown as { default?: AjvClass }).default ?? Ajv2020Module) as AjvClass;
+const ajv = new Ajv2020({ allErrors: true, strict: false });
 
 const tmp = tempDir();
 after(() => tmp.cleanup());
@@ -117,6 +123,23 @@ describe('vlink-bag query', () => {
     const none = await runCli(['query', 'SELECT 1']);
     assert.equal(none.code, 2);
     assert.match(none.stderr, /give --catalog <dir> and\/or --export <dir>/);
+  });
+
+  test('--json: one document with columns, rows and truncated, valid against its schema', async () => {
+    const r = await runCli(['query', PER_BAG, ...lake(), '--json', '--limit', '3']);
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout);
+    assert.deepEqual(doc, {
+      columns: [
+        { name: 'bag_id', type: 'VARCHAR' },
+        { name: 'n', type: 'BIGINT' },
+      ],
+      rows: expected().slice(0, 3),
+      truncated: true,
+    });
+    const check = ajv.compile(JSON_SCHEMAS['query']!);
+    assert.ok(check(doc), JSON.stringify(check.errors));
+    assert.equal(check({ ...doc, truncated: 'no' }), false);
   });
 
   test('the format follows --format, else the extension of -o', () => {

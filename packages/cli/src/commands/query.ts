@@ -16,6 +16,7 @@ interface QueryFlags {
   force?: boolean;
   limit?: number;
   timeout?: number;
+  json?: boolean;
 }
 
 const BY_EXTENSION: Record<string, QueryFormat> = {
@@ -53,7 +54,8 @@ export function registerQuery(program: Command): void {
         parseNonNegativeInteger,
       ),
     )
-    .addOption(new Option('--timeout <seconds>', 'interrupt the query after this long').argParser(parsePositive));
+    .addOption(new Option('--timeout <seconds>', 'interrupt the query after this long').argParser(parsePositive))
+    .option('--json', 'print the answer as one JSON document {columns: [{name, type}], rows, truncated}');
   command.action((sql: string, flags: QueryFlags) => runQuery(sql, flags));
   examples(command, [
     'vlink-bag query "SELECT url, avg(rate_hz) FROM urls GROUP BY url" --catalog fleet/catalog',
@@ -66,7 +68,7 @@ async function runQuery(sql: string, flags: QueryFlags): Promise<void> {
   if (flags.catalog === undefined && flags.export === undefined) {
     throw usageError('give --catalog <dir> and/or --export <dir>: the folders the views bags, urls and messages read');
   }
-  const format = queryFormatOf(flags);
+  const format = flags.json ? 'json' : queryFormatOf(flags);
   if (format === 'parquet' && flags.output === undefined) throw usageError('--format parquet needs -o <file>');
   const output = flags.output === undefined ? undefined : resolve(flags.output);
   if (output !== undefined && existsSync(output) && !flags.force) {
@@ -92,10 +94,12 @@ async function runQuery(sql: string, flags: QueryFlags): Promise<void> {
       ...options,
       ...(flags.limit === undefined ? {} : { limit: flags.limit }),
     });
-    const text = lake.formatResult(result, format);
+    const text = flags.json
+      ? `${JSON.stringify({ columns: result.columns, rows: result.rows, truncated: result.truncated })}\n`
+      : lake.formatResult(result, format);
     if (output === undefined) process.stdout.write(text);
     else writeFileSync(output, text);
-    if (result.truncated && format !== 'table') {
+    if (result.truncated && format !== 'table' && !flags.json) {
       process.stderr.write(`only the first ${result.rows.length} rows: more were left out (--limit)\n`);
     }
   } finally {
