@@ -6,6 +6,7 @@ import { summarize as healthSummary } from './summaries/health.mjs';
 import { summarize as httpSummary } from './summaries/http.mjs';
 import { summarize as interopSummary } from './summaries/interop.mjs';
 import { summarize as integritySummary } from './summaries/integrity.mjs';
+import { summarize as lakeQuerySummary } from './summaries/lake-query.mjs';
 import { summarize as lzavSummary } from './summaries/lzav.mjs';
 import { summarize as openInfoSummary } from './summaries/open-info.mjs';
 import { summarize as playbackSummary } from './summaries/playback.mjs';
@@ -70,6 +71,12 @@ export const BENCHMARKS = [
     summarize: sourceQueuesSummary,
   },
   { name: 'align', script: 'align.bench.mjs', load: perRuntime('align'), summarize: alignSummary },
+  {
+    name: 'lake-query',
+    script: 'lake-query.bench.mjs',
+    load: perRuntime('lake-query'),
+    summarize: lakeQuerySummary,
+  },
 ];
 
 /** The sections of BENCHMARKS.md, one per row of issue 12's table (and its memory line), in order. */
@@ -180,6 +187,12 @@ export const SECTIONS = [
     title: 'Offline alignment',
     about:
       '`@vlink/bag-align` on a synthetic 10-minute teleoperation session (camera 30 Hz, state 100 Hz, actions ~20 Hz, JSON): rows/s into Parquet and CSV, vs reading and decoding every frame of the same urls with the same `PayloadDecoder` in the same process.',
+  },
+  {
+    id: 'lake-query',
+    title: 'SQL over a fleet',
+    about:
+      'One question (messages and mean rate per url) over 100 bags × 100k messages: DuckDB (`@vlink/bag-lake`) over the hive-partitioned message export, and over the catalog’s url rows, vs a plain JS loop reading every bag with BagReader, in the same process. The export is generated in the layout by DuckDB from the same formulas as the bags.',
   },
   {
     id: 'memory',

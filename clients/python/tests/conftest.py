@@ -79,12 +79,14 @@ class Server:
                 self.process.wait(10)
 
 
-def start_server(root: Path, log_dir: Path, token: str | None = None, use_cli: bool | None = None) -> Server:
+def start_server(root: Path, log_dir: Path, token: str | None = None, use_cli: bool | None = None, extra_args: list[str] | None = None) -> Server:
     """Starts a server on a free port and waits until /v1/health answers. Retries on another port if the chosen one
-    was taken in the meantime."""
+    was taken in the meantime. ``extra_args`` (CLI flags such as ``--catalog``) need the CLI."""
     node = node_binary()
     require_built()
     use_cli = CLI.exists() if use_cli is None else use_cli
+    if extra_args and not use_cli:
+        pytest.fail(f"{' '.join(extra_args)} needs the CLI built ({CLI.relative_to(REPO)})")
     last_error = ""
     for attempt in range(4):
         port = free_port()
@@ -92,6 +94,7 @@ def start_server(root: Path, log_dir: Path, token: str | None = None, use_cli: b
             command = [node, str(CLI), "serve", str(root), "--host", "127.0.0.1", "--port", str(port)]
             if token:
                 command += ["--token", token]
+            command += extra_args or []
         else:
             command = [node, "--input-type=module", "-e", SERVE_SCRIPT, str(root), "127.0.0.1", str(port), *([token] if token else [])]
         log = log_dir / f"server-{port}.log"

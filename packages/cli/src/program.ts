@@ -8,6 +8,7 @@ import { registerFix, registerRecover } from './commands/fix.js';
 import { registerInfo } from './commands/info.js';
 import { registerMerge } from './commands/merge.js';
 import { registerPlay } from './commands/play.js';
+import { registerQuery } from './commands/query.js';
 import { registerRecord } from './commands/record.js';
 import { registerReindex } from './commands/reindex.js';
 import { registerReport } from './commands/report.js';
@@ -49,6 +50,7 @@ export function createProgram(): Command {
     registerRecover,
     registerTrigger,
     registerAlign,
+    registerQuery,
   ]) {
     register(program);
   }

@@ -19,6 +19,8 @@ export type BagErrorCode =
   | 'IO_ERROR'
   | 'NOT_SUPPORTED'
   | 'ABORTED'
+  /** SQL the lake's engine refused or failed on (bad syntax, an unknown column, a refused statement). */
+  | 'QUERY_ERROR'
   | 'INTERNAL';
 
 export interface BagErrorContext {

@@ -16,8 +16,10 @@ import { isPlayerPath, registerPlayer } from './player/player-assets.js';
 import { BagPool } from './pool/bag-pool.js';
 import { PooledBagWork } from './pool/pooled-work.js';
 import type { BackendModule } from './pool/protocol.js';
+import type { LakeServerOptions } from './lake/lake-options.js';
 import { registerAlignRoute } from './routes/align-route.js';
 import { registerBagRoutes } from './routes/bag-routes.js';
+import { registerQueryRoute } from './routes/query-route.js';
 import { registerSocketRoutes } from './routes/socket-routes.js';
 import { placeOf } from './store/bag-place.js';
 import { BagStore } from './store/bag-store.js';
@@ -64,6 +66,11 @@ export interface AppOptions {
   deadlines?: Partial<Deadlines>;
   /** Size limits of answers and decoding; see `WorkLimits`. */
   limits?: Partial<WorkLimits>;
+  /**
+   * A catalog and/or export folder to answer SQL over (`POST /v1/query`, DuckDB via @vlink/bag-lake, loaded on the
+   * first query). Without it the route does not exist.
+   */
+  lake?: LakeServerOptions;
   /** Provided by the runtime adapters (`serve()` does it); without it the WebSocket routes answer 501. */
   websocket?: WebSocketSupport;
   /** Provided by `serve()`: the names of the address it listens on (checked against `Host`). */
@@ -154,6 +161,10 @@ export function createApp(options: AppOptions): BagApp {
   registerSocketRoutes(app, { store, work, websocket: options.websocket, sockets, serverName: `vlink-bag ${version}` });
   // A url root is read-only: no upload route (POST answers 404 ROUTE_NOT_FOUND).
   if (place.writable) registerUpload(app, { root: realRoot, token: options.token });
+  const lake =
+    options.lake && (options.lake.catalog !== undefined || options.lake.export !== undefined)
+      ? registerQueryRoute(app, options.lake)
+      : undefined;
 
   documentWebSockets(app);
   const openapi = () =>
@@ -184,6 +195,7 @@ export function createApp(options: AppOptions): BagApp {
         }
       }
       sockets.clear();
+      await lake?.close();
       await work.close();
     })());
   return Object.assign(app, { close, [Symbol.asyncDispose]: close });

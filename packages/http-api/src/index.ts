@@ -3,6 +3,8 @@ export type { AppOptions, BagApp } from './app.js';
 export { serve, isLoopbackHost } from './serve.js';
 export type { ServeOptions, RunningServer } from './serve.js';
 export { SERVER_VERSION } from './version.js';
+export { LAKE_DEFAULTS } from './lake/lake-options.js';
+export type { LakeServerOptions, QueryableLake } from './lake/lake-options.js';
 export {
   FrameEncoder,
   decodeFrameAt,

@@ -8,3 +8,24 @@ export {
   MESSAGE_COLUMNS,
   URL_COLUMNS,
 } from './layout.js';
+export {
+  LAKE_TEXT_FORMATS,
+  type LakeTextFormat,
+  formatResult,
+  rowObjects,
+  toCsv,
+  toJsonArray,
+  toNdjson,
+  toTable,
+} from './query/format.js';
+export {
+  Lake,
+  type LakeColumnInfo,
+  type LakeQueryOptions,
+  type LakeResult,
+  type OpenLakeOptions,
+  openLake,
+  queryLake,
+} from './query/lake.js';
+export { isoFromMicros, type LakeValue } from './query/values.js';
+export { LAKE_VIEWS, type LakeViewName } from './query/views.js';

@@ -36,6 +36,7 @@ from .errors import (
     UnsupportedFormat,
     VlinkBagError,
 )
+from .lake import query
 from .frames import ACTIONS, SCHEMA_TYPES, Message, iter_frames
 from .local import LocalBag, open_bag
 from .remote import Page, RemoteBag
@@ -49,6 +50,7 @@ open = open_bag  # noqa: A001 - the module-level name users expect, as ``gzip.op
 __all__ = [
     "__version__",
     "open_bag",
+    "query",
     "LocalBag",
     "Writer",
     "RecordReader",

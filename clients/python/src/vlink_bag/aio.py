@@ -14,7 +14,7 @@ from urllib.parse import quote
 import httpx
 
 from .bagbase import check_time_base, url_list
-from .client import DEFAULT_TIMEOUT, connection_error
+from .client import DEFAULT_TIMEOUT, _query_body, connection_error
 from .dataframe import build_dataframe
 from .decode import PayloadDecoder
 from .errors import BadRequest, StreamError, VlinkBagError, error_from_response
@@ -64,6 +64,19 @@ class AsyncClient:
             return response.json()
         except ValueError as error:
             raise VlinkBagError(f"the server answered {path} with something that is not JSON", code="BAD_RESPONSE", status=response.status_code) from error
+
+    async def query(self, sql: str, limit: int | None = None) -> pd.DataFrame:
+        """As :meth:`Client.query`: SQL over the server's lake, as a DataFrame."""
+        from .lake import frame_from_answer
+
+        body = _query_body(sql, limit)
+        try:
+            response = await self._http.post("/v1/query", json=body)
+        except httpx.TransportError as error:
+            raise connection_error(self._url("/v1/query"), error) from error
+        if response.status_code >= 400:
+            raise error_from_response(response.status_code, response.content, str(response.url))
+        return frame_from_answer(response.json())
 
     async def health(self) -> dict[str, Any]:
         return dict(await self._json("/v1/health"))

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import httpx
 
 from .errors import ConnectionFailed, VlinkBagError, error_from_response
 from .remote import Page, RemoteBag
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Client", "RemoteBag", "Page", "DEFAULT_TIMEOUT", "connection_error"]
 
@@ -116,6 +119,15 @@ class Client:
             raise error_from_response(response.status_code, response.content, str(response.url))
         return dict(response.json())
 
+    def query(self, sql: str, limit: int | None = None) -> pd.DataFrame:
+        """SQL over the server's lake (``POST /v1/query``; the server was started with ``--catalog``/``--export``):
+        a DataFrame with TIMESTAMP columns in UTC, ``df.attrs["types"]`` (DuckDB's) and ``df.attrs["truncated"]``
+        (more rows than ``limit`` — the server's default 1000 — were left out). Bad SQL raises :class:`BadRequest`
+        (``QUERY_ERROR``); a server without a lake :class:`NotFound`."""
+        from .lake import frame_from_answer
+
+        return frame_from_answer(self._post_json("/v1/query", _query_body(sql, limit)))
+
     # -- plumbing -----------------------------------------------------------------------------------------------
     def _url(self, path: str) -> str:
         return self.base_url + path
@@ -129,12 +141,27 @@ class Client:
             raise error_from_response(response.status_code, response.content, str(response.url))
         return response
 
+    def _post_json(self, path: str, body: Any) -> Any:
+        try:
+            response = self._http.post(path, json=body)
+        except httpx.TransportError as error:
+            raise connection_error(self._url(path), error) from error
+        if response.status_code >= 400:
+            raise error_from_response(response.status_code, response.content, str(response.url))
+        return response.json()
+
     def _json(self, path: str, params: Any = None) -> Any:
         response = self._request(path, params)
         try:
             return response.json()
         except ValueError as error:
             raise VlinkBagError(f"the server answered {path} with something that is not JSON", code="BAD_RESPONSE", status=response.status_code, url=str(response.url)) from error
+
+
+def _query_body(sql: str, limit: int | None) -> dict[str, Any]:
+    if not isinstance(sql, str) or not sql.strip():
+        raise VlinkBagError("a query is a non-empty SQL string", code="INVALID_ARGUMENT")
+    return {"sql": sql} if limit is None else {"sql": sql, "limit": int(limit)}
 
 
 def connection_error(url: str, error: BaseException) -> ConnectionFailed:

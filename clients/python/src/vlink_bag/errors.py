@@ -50,7 +50,8 @@ def _rebuild(cls: type[VlinkBagError], message: str, code: str, status: int | No
 
 
 class BadRequest(VlinkBagError, ValueError):
-    """400 ``INVALID_ARGUMENT``: a malformed parameter (the message names it), or a bad replay command."""
+    """400 ``INVALID_ARGUMENT``: a malformed parameter (the message names it), or a bad replay command; ``QUERY_ERROR``:
+    SQL the lake refused or failed on (DuckDB's message)."""
 
     default_code = "INVALID_ARGUMENT"
 
@@ -130,6 +131,7 @@ class ReplayError(VlinkBagError):
 
 _BY_CODE: dict[str, type[VlinkBagError]] = {
     "INVALID_ARGUMENT": BadRequest,
+    "QUERY_ERROR": BadRequest,
     "UNAUTHORIZED": Unauthorized,
     "NOT_FOUND": NotFound,
     "ROUTE_NOT_FOUND": NotFound,

@@ -13,6 +13,8 @@ interface ServeFlags {
   allowOrigin?: string[];
   allowHost?: string[];
   workers?: number;
+  catalog?: string;
+  export?: string;
   quiet?: boolean;
   json?: boolean;
 }
@@ -43,6 +45,8 @@ export function registerServe(program: Command): void {
         parseNonNegativeInteger,
       ),
     )
+    .option('--catalog <dir>', 'a lake catalog folder to answer SQL over (POST /v1/query: views bags, urls)')
+    .option('--export <dir>', 'a lake export folder to answer SQL over (POST /v1/query: view messages)')
     .option('--json', 'print {"url","root"} as one JSON line once listening (instead of the sentence)')
     .option('-q, --quiet', 'do not print the address')
     .action(async (dir: string, flags: ServeFlags) => {
@@ -56,6 +60,12 @@ export function registerServe(program: Command): void {
         }
         if (!isDir) throw new CliError('is not a directory', dir);
       }
+      for (const [flag, folder] of [
+        ['--catalog', flags.catalog],
+        ['--export', flags.export],
+      ] as const) {
+        if (folder !== undefined && !isDirectory(folder)) throw new CliError(`no such ${flag} directory`, folder);
+      }
       // Loaded on demand: the server stack (Hono, zod, OpenAPI) would slow every other verb's start.
       const { serve } = await import('@vlink/bag-server');
       const server = await serve({
@@ -67,6 +77,16 @@ export function registerServe(program: Command): void {
         ...(flags.allowOrigin ? { allowOrigins: flags.allowOrigin } : {}),
         ...(flags.allowHost ? { allowHosts: flags.allowHost } : {}),
         ...(flags.workers === undefined ? {} : { workers: flags.workers }),
+        ...(flags.catalog === undefined && flags.export === undefined
+          ? {}
+          : {
+              lake: {
+                ...(flags.catalog === undefined ? {} : { catalog: flags.catalog }),
+                ...(flags.export === undefined ? {} : { export: flags.export }),
+                // DuckDB loads on the first query, from the CLI's own dependency
+                open: async (folders) => (await import('@vlink/bag-lake')).openLake(folders),
+              },
+            }),
       });
       if (flags.json) process.stdout.write(`${JSON.stringify({ url: server.url, root: dir })}\n`);
       else if (!flags.quiet) {
@@ -86,5 +106,14 @@ export function registerServe(program: Command): void {
     'vlink-bag serve /data/bags --host 0.0.0.0 --port 8080 --token s3cret',
     'vlink-bag serve s3://fleet/2026-12 --port 8080',
     'vlink-bag serve /data/bags --allow-origin https://app.foxglove.dev',
+    'vlink-bag serve /data/bags --catalog /data/lake/catalog --export /data/lake/export --token s3cret',
   ]);
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -192,6 +192,19 @@ export const JSON_SCHEMAS: Readonly<Record<string, Schema>> = {
   serve: object({ url: str, root: str }),
   trigger: triggerEvent,
   'trigger dump': dumpResult,
+  query: object({
+    columns: {
+      type: 'array',
+      description: 'names and DuckDB types, in order',
+      items: object({ name: str, type: str }),
+    },
+    rows: {
+      type: 'array',
+      description: 'one array per row in column order (BIGINT a number when exact, TIMESTAMP ISO 8601 UTC with µs)',
+      items: { type: 'array' },
+    },
+    truncated: bool,
+  }),
   align: object({
     outputs: {
       type: 'array',

@@ -27,6 +27,7 @@ export interface ErrorBody {
  */
 const STATUS: Partial<Record<HttpErrorCode, number>> = {
   INVALID_ARGUMENT: 400,
+  QUERY_ERROR: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
