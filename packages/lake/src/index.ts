@@ -8,3 +8,11 @@ export {
   MESSAGE_COLUMNS,
   URL_COLUMNS,
 } from './layout.js';
+export {
+  type IndexEvent,
+  type IndexFailure,
+  type IndexOptions,
+  type IndexReport,
+  indexBags,
+} from './catalog/index-bags.js';
+export type { BagRow, UrlRow } from './catalog/describe-bag.js';
