@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BagReader, type BagSummary, summarizeBag } from '@vlink/bag';
@@ -235,5 +235,43 @@ describe('indexBags: a catalog of a local folder', () => {
       assert.equal(again.unchanged, 4);
       rmSync(join(root, 'broken.vcap'));
     });
+  });
+});
+
+describe('indexBags: what it refuses, and says so', () => {
+  const other = join(dir, 'errors');
+  before(async () => {
+    await writeCatalogBag(join(other, 'a', 'same.vdb'), catalogFrames(6));
+    await writeCatalogBag(join(other, 'b', 'same.vdb'), catalogFrames(8));
+  });
+
+  test('no source, or a folder that does not exist: a typed error, no catalog written', async () => {
+    await assert.rejects(indexBags([], join(other, 'none')), { code: 'INVALID_ARGUMENT' });
+    await assert.rejects(indexBags([join(other, 'missing')], join(other, 'none')), { code: 'NOT_FOUND' });
+    assert.deepEqual(readdirSync(join(other, 'none')), []);
+  });
+
+  test('two roots with the same relative path: the second is a failure, the first keeps its row', async () => {
+    const at = join(other, 'catalog-same');
+    const report = await indexBags([join(other, 'a'), join(other, 'b')], at);
+    assert.equal(report.added, 1);
+    assert.deepEqual(
+      report.failed.map((f) => [f.location, f.code]),
+      [[join(other, 'b', 'same.vdb'), 'INVALID_ARGUMENT']],
+    );
+    assert.match(report.failed[0]!.message, /separate catalogs/);
+    const rows = await duckRows(bagsSql(at));
+    assert.deepEqual(
+      rows.map((r) => [r['location'], Number(r['message_count'])]),
+      [[join(other, 'a', 'same.vdb'), catalogFrames(6).length]],
+    );
+  });
+
+  test('an existing catalog that is not Parquet: CORRUPT_FILE, and the file is left as it was', async () => {
+    const at = join(other, 'catalog-bad');
+    mkdirSync(at, { recursive: true });
+    writeFileSync(join(at, CATALOG_BAGS_FILE), 'not parquet');
+    await assert.rejects(indexBags([join(other, 'a')], at), { code: 'CORRUPT_FILE' });
+    assert.equal(readFileSync(join(at, CATALOG_BAGS_FILE), 'utf8'), 'not parquet');
   });
 });
