@@ -18,6 +18,7 @@ __version__ = "0.1.0"
 from .apollo import RecordMessage, RecordReader, RecordWriter
 from .aio import AsyncClient, AsyncRemoteBag
 from .bagbase import BagBase, EmptyWindowWarning
+from .catalog import Catalog, catalog
 from .client import DEFAULT_TIMEOUT, Client
 from .decode import PayloadDecoder
 from .errors import (
@@ -49,6 +50,8 @@ open = open_bag  # noqa: A001 - the module-level name users expect, as ``gzip.op
 __all__ = [
     "__version__",
     "open_bag",
+    "catalog",
+    "Catalog",
     "LocalBag",
     "Writer",
     "RecordReader",
