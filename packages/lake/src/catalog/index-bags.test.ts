@@ -267,6 +267,20 @@ describe('indexBags: what it refuses, and says so', () => {
     );
   });
 
+  test('overlapping sources: each bag once, named by the first source', async () => {
+    const at = join(other, 'catalog-overlap');
+    const report = await indexBags([other, join(other, 'a')], at);
+    assert.deepEqual(report.failed, []);
+    const rows = await duckRows(bagsSql(at));
+    assert.deepEqual(
+      rows.map((r) => [r['bag_id'], r['location']]),
+      [
+        ['a/same.vdb', join(other, 'a', 'same.vdb')],
+        ['b/same.vdb', join(other, 'b', 'same.vdb')],
+      ],
+    );
+  });
+
   test('an existing catalog that is not Parquet: CORRUPT_FILE, and the file is left as it was', async () => {
     const at = join(other, 'catalog-bad');
     mkdirSync(at, { recursive: true });

@@ -165,5 +165,7 @@ async function discover(sources: readonly string[], options: IndexOptions): Prom
       out.push(...(await discoverLocal(source)));
     }
   }
-  return out;
+  // Overlapping sources (a folder and one of its subfolders) find some bags twice: the first source names them.
+  const seen = new Set<string>();
+  return out.filter((bag) => !seen.has(bag.location) && seen.add(bag.location));
 }
