@@ -14,7 +14,7 @@ import {
   sqlPath,
   writeCatalogBag,
   writtenUrls,
-} from './testing/catalog-bags.js';
+} from '../testing/catalog-bags.js';
 
 /** `indexBags` over a folder of bags in the four formats and an MCAP written by another library. */
 const dir = mkdtempSync(join(tmpdir(), 'vlink-catalog-'));

@@ -7,7 +7,7 @@ import { MotoServer } from '@vlink/fixtures/s3';
 import { after, before, describe, test } from '@vlink/fixtures/test';
 import { CATALOG_BAGS_FILE, CATALOG_URLS_FILE } from '../layout.js';
 import { indexBags } from './index-bags.js';
-import { catalogFrames, copyMcapFixture, duckRows, sqlPath, writeCatalogBag } from './testing/catalog-bags.js';
+import { catalogFrames, copyMcapFixture, duckRows, sqlPath, writeCatalogBag } from '../testing/catalog-bags.js';
 
 /** The same bags on a real S3 server (moto) and on disk: the same catalog rows but for location, ETag and mtime. */
 const started = await MotoServer.start();
