@@ -5,6 +5,7 @@ import { registerCat } from './commands/cat.js';
 import { registerCheck } from './commands/check.js';
 import { registerClone } from './commands/clone.js';
 import { registerFix, registerRecover } from './commands/fix.js';
+import { registerIndex } from './commands/index-catalog.js';
 import { registerInfo } from './commands/info.js';
 import { registerMerge } from './commands/merge.js';
 import { registerPlay } from './commands/play.js';
@@ -51,6 +52,7 @@ export function createProgram(): Command {
     registerTrigger,
     registerAlign,
     registerQuery,
+    registerIndex,
   ]) {
     register(program);
   }

@@ -29,3 +29,11 @@ export {
 } from './query/lake.js';
 export { isoFromMicros, type LakeValue } from './query/values.js';
 export { LAKE_VIEWS, type LakeViewName } from './query/views.js';
+export {
+  type IndexEvent,
+  type IndexFailure,
+  type IndexOptions,
+  type IndexReport,
+  indexBags,
+} from './catalog/index-bags.js';
+export type { BagRow, UrlRow } from './catalog/describe-bag.js';

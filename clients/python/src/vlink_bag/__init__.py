@@ -18,6 +18,7 @@ __version__ = "0.1.0"
 from .apollo import RecordMessage, RecordReader, RecordWriter
 from .aio import AsyncClient, AsyncRemoteBag
 from .bagbase import BagBase, EmptyWindowWarning
+from .catalog import Catalog, catalog
 from .client import DEFAULT_TIMEOUT, Client
 from .decode import PayloadDecoder
 from .errors import (
@@ -51,6 +52,8 @@ __all__ = [
     "__version__",
     "open_bag",
     "query",
+    "catalog",
+    "Catalog",
     "LocalBag",
     "Writer",
     "RecordReader",

@@ -205,6 +205,20 @@ export const JSON_SCHEMAS: Readonly<Record<string, Schema>> = {
     },
     truncated: bool,
   }),
+  index: object({
+    catalog: { type: 'string', description: 'the catalog folder (absolute): bags.parquet and urls.parquet' },
+    added: int,
+    updated: int,
+    unchanged: int,
+    removed: int,
+    failed: {
+      type: 'array',
+      description: 'bags that could not be read: no row in the catalog, and the exit code is 1',
+      items: object({ location: str, code: str, message: str }),
+    },
+    bags: int,
+    urls: int,
+  }),
   align: object({
     outputs: {
       type: 'array',
