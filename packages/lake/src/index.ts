@@ -8,3 +8,10 @@ export {
   MESSAGE_COLUMNS,
   URL_COLUMNS,
 } from './layout.js';
+export {
+  type BagExportReport,
+  type ExportOptions,
+  type ExportReport,
+  exportMessages,
+  type UrlExportReport,
+} from './export/export-messages.js';

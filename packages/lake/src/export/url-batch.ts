@@ -1,0 +1,151 @@
+import { mkdirSync, renameSync, statSync } from 'node:fs';
+import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
+import { sqlString } from './duckdb.js';
+import type { BagExportState } from './export-state.js';
+import type { Structure } from './data-structure.js';
+import { partName, partitionDir, utcDate } from './paths.js';
+import { temporaryName } from './export-state.js';
+
+const DAY_US = 86_400_000_000;
+
+/** Where a url's batch goes and how its row groups are sized. */
+export interface PartTarget {
+  outDir: string;
+  bagId: string;
+  hash: string;
+  state: BagExportState;
+  rowGroupRows: number;
+  /** The next part number of the bag (shared by its urls, so names never collide). */
+  nextPart: () => number;
+  /** Called with each part written: its path and size in bytes. */
+  written: (url: string, path: string, bytes: number, rows: number) => void;
+}
+
+/**
+ * The staged messages of one url of one bag: a DuckDB table filled through an appender with only what varies per
+ * message (seq, times as µs, an index into the url's (action, ser) pairs, the payload, the decoded fields as JSON);
+ * the constant columns and the typed `data` STRUCT are made by the `COPY … TO parquet` that flushes it. A flush
+ * writes one part file per UTC date the batch spans (usually one) and empties the table.
+ */
+export class UrlBatch {
+  readonly url: string;
+  rows = 0;
+  bytes = 0;
+  /** The `data` structure; undefined until a message decodes, then fixed for the url in this bag. */
+  structure: Structure | undefined;
+  private readonly table: string;
+  private appender: DuckDBAppender | undefined;
+  private readonly kinds = new Map<string, number>();
+  private readonly actions: string[] = [];
+  private readonly sers: string[] = [];
+  /** Staged rows per UTC day number. */
+  private readonly days = new Map<number, number>();
+
+  constructor(
+    private readonly connection: DuckDBConnection,
+    index: number,
+    url: string,
+  ) {
+    this.url = url;
+    this.table = `staged_${index}`;
+  }
+
+  async open(): Promise<void> {
+    await this.connection.run(
+      `CREATE OR REPLACE TABLE ${this.table} (seq DOUBLE, log_us DOUBLE, pub_us DOUBLE, kind USMALLINT, payload BLOB, data_json VARCHAR)`,
+    );
+    this.appender = await this.connection.createAppender(this.table);
+  }
+
+  get ready(): boolean {
+    return this.appender !== undefined;
+  }
+
+  /** Stages one message (call {@link open} first); `payload` is copied. */
+  append(
+    seq: number,
+    logUs: number,
+    pubUs: number | undefined,
+    action: string,
+    ser: string,
+    payload: Uint8Array,
+    dataJson: string | null,
+  ): void {
+    const appender = this.appender!;
+    appender.appendDouble(seq);
+    appender.appendDouble(logUs);
+    if (pubUs === undefined) appender.appendNull();
+    else appender.appendDouble(pubUs);
+    appender.appendUSmallInt(this.kindOf(action, ser));
+    appender.appendBlob(payload);
+    if (dataJson === null) appender.appendNull();
+    else appender.appendVarchar(dataJson);
+    appender.endRow();
+    this.rows++;
+    this.bytes += payload.byteLength + (dataJson === null ? 0 : dataJson.length) + 48;
+    const day = Math.floor(logUs / DAY_US);
+    this.days.set(day, (this.days.get(day) ?? 0) + 1);
+  }
+
+  private kindOf(action: string, ser: string): number {
+    const key = `${action}\u0000${ser}`;
+    let kind = this.kinds.get(key);
+    if (kind === undefined) {
+      kind = this.actions.length;
+      this.kinds.set(key, kind);
+      this.actions.push(action);
+      this.sers.push(ser);
+    }
+    return kind;
+  }
+
+  /** Writes the staged rows as part files (one per UTC date) and empties the table. */
+  async flush(target: PartTarget): Promise<void> {
+    if (this.rows === 0) return;
+    this.appender!.flushSync();
+    const actions = `[${this.actions.map(sqlString).join(', ')}]`;
+    const sers = `[${this.sers.map(sqlString).join(', ')}]`;
+    const data =
+      this.structure === undefined
+        ? ''
+        : `, json_transform(data_json, ${sqlString(JSON.stringify(this.structure))}) AS data`;
+    for (const [day, rows] of [...this.days].sort((a, b) => a[0] - b[0])) {
+      const date = utcDate(day * DAY_US);
+      const dir = partitionDir(target.outDir, this.url, date);
+      const path = `${dir}/${partName(target.hash, target.nextPart())}`;
+      target.state.willWrite(path);
+      mkdirSync(dir, { recursive: true });
+      const temporary = temporaryName(path);
+      const select =
+        `SELECT ${sqlString(target.bagId)} AS bag_id, ${sqlString(this.url)} AS url, ${sqlString(date)} AS date, ` +
+        `${actions}[kind + 1] AS action, ${sers}[kind + 1] AS ser, seq::BIGINT AS seq, ` +
+        'make_timestamp(log_us::BIGINT) AS log_time, make_timestamp(pub_us::BIGINT) AS publish_time, ' +
+        `octet_length(payload)::INTEGER AS size, payload${data} FROM ${this.table} ` +
+        `WHERE log_us >= ${day * DAY_US} AND log_us < ${(day + 1) * DAY_US}`;
+      await this.connection.run(
+        `COPY (${select}) TO ${sqlString(temporary)} (FORMAT parquet, ROW_GROUP_SIZE ${target.rowGroupRows})`,
+      );
+      renameSync(temporary, path);
+      target.written(this.url, path, statSync(path).size, rows);
+    }
+    await this.connection.run(`TRUNCATE ${this.table}`);
+    this.rows = 0;
+    this.bytes = 0;
+    this.days.clear();
+  }
+
+  /** Flushes what is left and drops the staging table. */
+  async close(target: PartTarget): Promise<void> {
+    await this.flush(target);
+    this.appender?.closeSync();
+    this.appender = undefined;
+    await this.connection.run(`DROP TABLE IF EXISTS ${this.table}`);
+  }
+
+  /** Drops the staged rows without writing them (after a failure). */
+  async discard(): Promise<void> {
+    this.appender?.closeSync();
+    this.appender = undefined;
+    await this.connection.run(`DROP TABLE IF EXISTS ${this.table}`);
+  }
+}
