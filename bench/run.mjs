@@ -61,6 +61,7 @@ for (const pkg of [
   'backend-interop',
   'bag',
   'align',
+  'lake',
   'http-api',
   'cli',
 ]) {

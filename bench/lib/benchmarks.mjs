@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { summarize as alignSummary } from './summaries/align.mjs';
+import { summarize as exportSummary } from './summaries/export.mjs';
 import { summarize as healthSummary } from './summaries/health.mjs';
 import { summarize as httpSummary } from './summaries/http.mjs';
 import { summarize as interopSummary } from './summaries/interop.mjs';
@@ -70,6 +71,7 @@ export const BENCHMARKS = [
     summarize: sourceQueuesSummary,
   },
   { name: 'align', script: 'align.bench.mjs', load: perRuntime('align'), summarize: alignSummary },
+  { name: 'export', script: 'export.bench.mjs', load: perRuntime('export'), summarize: exportSummary },
 ];
 
 /** The sections of BENCHMARKS.md, one per row of issue 12's table (and its memory line), in order. */
@@ -180,6 +182,12 @@ export const SECTIONS = [
     title: 'Offline alignment',
     about:
       '`@vlink/bag-align` on a synthetic 10-minute teleoperation session (camera 30 Hz, state 100 Hz, actions ~20 Hz, JSON): rows/s into Parquet and CSV, vs reading and decoding every frame of the same urls with the same `PayloadDecoder` in the same process.',
+  },
+  {
+    id: 'export',
+    title: 'Message export (lake)',
+    about:
+      '`vlink-bag export --format parquet` (`exportMessages`, @vlink/bag-lake) of 4 synthetic recordings (JSON and raw urls), with and without the decoded `data` STRUCT, vs the reader loop writing binary frames (`cat --format binary`) on the same bags in the same process.',
   },
   {
     id: 'memory',

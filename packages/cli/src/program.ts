@@ -4,6 +4,7 @@ import { registerAlign } from './commands/align.js';
 import { registerCat } from './commands/cat.js';
 import { registerCheck } from './commands/check.js';
 import { registerClone } from './commands/clone.js';
+import { registerExport } from './commands/export.js';
 import { registerFix, registerRecover } from './commands/fix.js';
 import { registerInfo } from './commands/info.js';
 import { registerMerge } from './commands/merge.js';
@@ -49,6 +50,7 @@ export function createProgram(): Command {
     registerRecover,
     registerTrigger,
     registerAlign,
+    registerExport,
   ]) {
     register(program);
   }
