@@ -11,13 +11,22 @@ export function bagHash(bagId: string): string {
 }
 
 /**
- * A url as a hive partition value: percent-encoded (`encodeURIComponent`, so `/`, `:`, `=`, `%` and spaces never
- * make extra folders or break the `key=value` form), and `!'()*` too (RFC 3986), so no glob or quote character is
- * left in a path; Spark, pyarrow (`segment_encoding='uri'`) and DuckDB decode it.
+ * A url as a hive partition value: every ASCII character but `A–Z a–z 0–9 - _ . ~` percent-encoded (`%2F` for `/`,
+ * `%3A` for `:`, `%3D`, `%25`, `%20`, quotes and glob characters too), so a url never makes extra folders, breaks the
+ * `key=value` form or needs quoting; other characters (non-ASCII) stay as they are (UTF-8 in the path), because Spark
+ * decodes each `%XX` as one character and would turn percent-encoded UTF-8 into mojibake. Spark, pyarrow
+ * (`segment_encoding='uri'`) and DuckDB decode it back to the url.
  */
 export function encodeUrlPartition(url: string): string {
-  return encodeURIComponent(url).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  let out = '';
+  for (const c of url) {
+    const code = c.charCodeAt(0);
+    out += code > 0x7f || KEPT.test(c) ? c : `%${code.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
 }
+
+const KEPT = /^[A-Za-z0-9\-_.~]$/;
 
 /** YYYY-MM-DD (UTC) of a µs epoch time. */
 export function utcDate(epochUs: number): string {
