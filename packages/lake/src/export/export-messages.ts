@@ -8,7 +8,7 @@ import { asRecord, recordJson, structureOf } from './data-structure.js';
 import { openExportDb } from './duckdb.js';
 import { BagExportState } from './export-state.js';
 import { bagHash } from './paths.js';
-import { type PartTarget, UrlBatch } from './url-batch.js';
+import { CopyQueue, type PartTarget, UrlBatch } from './url-batch.js';
 
 export interface ExportOptions {
   /** Rows per part file and row group (default 100 000: one row group of ~100k rows, as Spark and DuckDB like). */
@@ -83,6 +83,7 @@ export async function exportMessages(
   const started = performance.now();
   const instance = await openExportDb(options.threads ?? 2, '1GB');
   const connection = await instance.connect();
+  const copies = new CopyQueue(await instance.connect());
   const report: ExportReport = {
     outDir,
     bags: 0,
@@ -107,13 +108,14 @@ export async function exportMessages(
       registerS3();
     }
     for (const ref of refs) {
-      const bag = await exportBag(ref, outDir, connection, options, report);
+      const bag = await exportBag(ref, outDir, connection, copies, options, report);
       report.bags++;
       if (bag.skipped) report.skipped++;
       report.perBag.push(bag);
       options.onBag?.(bag);
     }
   } finally {
+    copies.close();
     connection.closeSync();
     instance.closeSync();
   }
@@ -134,6 +136,7 @@ async function exportBag(
   ref: BagRef,
   outDir: string,
   connection: DuckDBConnection,
+  copies: CopyQueue,
   options: ExportOptions,
   report: ExportReport,
 ): Promise<BagExportReport> {
@@ -192,7 +195,7 @@ async function exportBag(
         if ((seq & 4095) === 0) checkAborted(options.signal);
         let batch = batches.get(frame.url);
         if (batch === undefined) {
-          batch = new UrlBatch(connection, batches.size, frame.url);
+          batch = new UrlBatch(connection, copies, batches.size, frame.url);
           batches.set(frame.url, batch);
         }
         if (!batch.ready) await batch.open();

@@ -18,14 +18,15 @@ export interface PartTarget {
   /** The next part number of the bag (shared by its urls, so names never collide). */
   nextPart: () => number;
   /** Called with each part written: its path and size in bytes. */
-  written: (url: string, path: string, bytes: number, rows: number) => void;
+  written: (url: string, path: string, bytes: number) => void;
 }
 
 /**
  * The staged messages of one url of one bag: a DuckDB table filled through an appender with only what varies per
  * message (seq, times as µs, an index into the url's (action, ser) pairs, the payload, the decoded fields as JSON);
- * the constant columns and the typed `data` STRUCT are made by the `COPY … TO parquet` that flushes it. A flush
- * writes one part file per UTC date the batch spans (usually one) and empties the table.
+ * the constant columns and the typed `data` STRUCT are made by the `COPY … TO parquet` that writes it out, one part
+ * file per UTC date the batch spans (usually one). Two tables take turns: while DuckDB writes one out (on its own
+ * connection, in its own threads) the reader fills the other, so reading and decoding overlap the Parquet writing.
  */
 export class UrlBatch {
   readonly url: string;
@@ -33,28 +34,34 @@ export class UrlBatch {
   bytes = 0;
   /** The `data` structure; undefined until a message decodes, then fixed for the url in this bag. */
   structure: Structure | undefined;
-  private readonly table: string;
+  private readonly tables: [string, string];
+  private current = 0;
   private appender: DuckDBAppender | undefined;
   private readonly kinds = new Map<string, number>();
   private readonly actions: string[] = [];
   private readonly sers: string[] = [];
   /** Staged rows per UTC day number. */
-  private readonly days = new Map<number, number>();
+  private days = new Map<number, number>();
+  /** The write-out of the other table, if one is under way. */
+  private pending: Promise<void> | undefined;
 
   constructor(
     private readonly connection: DuckDBConnection,
+    private readonly writer: CopyQueue,
     index: number,
     url: string,
   ) {
     this.url = url;
-    this.table = `staged_${index}`;
+    this.tables = [`staged_${index}_a`, `staged_${index}_b`];
   }
 
   async open(): Promise<void> {
-    await this.connection.run(
-      `CREATE OR REPLACE TABLE ${this.table} (seq DOUBLE, log_us DOUBLE, pub_us DOUBLE, kind USMALLINT, payload BLOB, data_json VARCHAR)`,
-    );
-    this.appender = await this.connection.createAppender(this.table);
+    for (const table of this.tables) {
+      await this.connection.run(
+        `CREATE OR REPLACE TABLE ${table} (seq DOUBLE, log_us DOUBLE, pub_us DOUBLE, kind USMALLINT, payload BLOB, data_json VARCHAR)`,
+      );
+    }
+    this.appender = await this.connection.createAppender(this.tables[this.current]!);
   }
 
   get ready(): boolean {
@@ -99,53 +106,99 @@ export class UrlBatch {
     return kind;
   }
 
-  /** Writes the staged rows as part files (one per UTC date) and empties the table. */
+  /**
+   * Starts writing the staged rows out and switches to the other table; returns once the other table is free again
+   * (its previous write-out finished), so at most two batches of a url are held.
+   */
   async flush(target: PartTarget): Promise<void> {
     if (this.rows === 0) return;
-    this.appender!.flushSync();
+    this.appender!.closeSync();
+    this.appender = undefined;
+    const table = this.tables[this.current]!;
+    const days = this.days;
+    const select = this.selectList();
+    this.days = new Map();
+    this.rows = 0;
+    this.bytes = 0;
+    this.current = 1 - this.current;
+    await this.settle();
+    const written = this.writer.run(async (copier) => {
+      for (const [day] of [...days].sort((a, b) => a[0] - b[0])) {
+        const date = utcDate(day * DAY_US);
+        const dir = partitionDir(target.outDir, this.url, date);
+        const path = `${dir}/${partName(target.hash, target.nextPart())}`;
+        target.state.willWrite(path);
+        mkdirSync(dir, { recursive: true });
+        const temporary = temporaryName(path);
+        const query =
+          `SELECT ${sqlString(target.bagId)} AS bag_id, ${sqlString(this.url)} AS url, ${sqlString(date)} AS date, ${select} ` +
+          `FROM ${table} WHERE log_us >= ${day * DAY_US} AND log_us < ${(day + 1) * DAY_US}`;
+        await copier.run(
+          `COPY (${query}) TO ${sqlString(temporary)} (FORMAT parquet, ROW_GROUP_SIZE ${target.rowGroupRows})`,
+        );
+        renameSync(temporary, path);
+        target.written(this.url, path, statSync(path).size);
+      }
+      await copier.run(`TRUNCATE ${table}`);
+    });
+    // Awaited by the next flush or close; a failure surfaces there (and is not reported as unhandled meanwhile).
+    written.catch(() => undefined);
+    this.pending = written;
+    this.appender = await this.connection.createAppender(this.tables[this.current]!);
+  }
+
+  /** The columns after bag_id, url and date, as SELECT items over a staging table. */
+  private selectList(): string {
     const actions = `[${this.actions.map(sqlString).join(', ')}]`;
     const sers = `[${this.sers.map(sqlString).join(', ')}]`;
     const data =
       this.structure === undefined
         ? ''
         : `, json_transform(data_json, ${sqlString(JSON.stringify(this.structure))}) AS data`;
-    for (const [day, rows] of [...this.days].sort((a, b) => a[0] - b[0])) {
-      const date = utcDate(day * DAY_US);
-      const dir = partitionDir(target.outDir, this.url, date);
-      const path = `${dir}/${partName(target.hash, target.nextPart())}`;
-      target.state.willWrite(path);
-      mkdirSync(dir, { recursive: true });
-      const temporary = temporaryName(path);
-      const select =
-        `SELECT ${sqlString(target.bagId)} AS bag_id, ${sqlString(this.url)} AS url, ${sqlString(date)} AS date, ` +
-        `${actions}[kind + 1] AS action, ${sers}[kind + 1] AS ser, seq::BIGINT AS seq, ` +
-        'make_timestamp(log_us::BIGINT) AS log_time, make_timestamp(pub_us::BIGINT) AS publish_time, ' +
-        `octet_length(payload)::INTEGER AS size, payload${data} FROM ${this.table} ` +
-        `WHERE log_us >= ${day * DAY_US} AND log_us < ${(day + 1) * DAY_US}`;
-      await this.connection.run(
-        `COPY (${select}) TO ${sqlString(temporary)} (FORMAT parquet, ROW_GROUP_SIZE ${target.rowGroupRows})`,
-      );
-      renameSync(temporary, path);
-      target.written(this.url, path, statSync(path).size, rows);
-    }
-    await this.connection.run(`TRUNCATE ${this.table}`);
-    this.rows = 0;
-    this.bytes = 0;
-    this.days.clear();
+    return (
+      `${actions}[kind + 1] AS action, ${sers}[kind + 1] AS ser, seq::BIGINT AS seq, ` +
+      'make_timestamp(log_us::BIGINT) AS log_time, make_timestamp(pub_us::BIGINT) AS publish_time, ' +
+      `octet_length(payload)::INTEGER AS size, payload${data}`
+    );
   }
 
-  /** Flushes what is left and drops the staging table. */
+  /** Waits for the write-out under way, if any (rethrowing its failure). */
+  private async settle(): Promise<void> {
+    const pending = this.pending;
+    this.pending = undefined;
+    if (pending) await pending;
+  }
+
+  /** Writes out what is left, waits for it, and drops the staging tables. */
   async close(target: PartTarget): Promise<void> {
     await this.flush(target);
-    this.appender?.closeSync();
-    this.appender = undefined;
-    await this.connection.run(`DROP TABLE IF EXISTS ${this.table}`);
+    await this.settle();
+    await this.discard();
   }
 
-  /** Drops the staged rows without writing them (after a failure). */
+  /** Drops the staged rows without writing them (after a failure: waits for a write-out under way first). */
   async discard(): Promise<void> {
+    await this.pending?.catch(() => undefined);
+    this.pending = undefined;
     this.appender?.closeSync();
     this.appender = undefined;
-    await this.connection.run(`DROP TABLE IF EXISTS ${this.table}`);
+    for (const table of this.tables) await this.connection.run(`DROP TABLE IF EXISTS ${table}`);
+  }
+}
+
+/** Runs the Parquet write-outs one after another on their own connection (a connection runs one query at a time). */
+export class CopyQueue {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly copier: DuckDBConnection) {}
+
+  run(task: (copier: DuckDBConnection) => Promise<void>): Promise<void> {
+    const done = this.tail.then(() => task(this.copier));
+    this.tail = done.catch(() => undefined);
+    return done;
+  }
+
+  close(): void {
+    this.copier.closeSync();
   }
 }
