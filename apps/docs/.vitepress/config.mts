@@ -24,6 +24,7 @@ const guide: DefaultTheme.SidebarItem[] = [
       { text: 'Aligning into datasets', link: '/guide/alignment' },
       { text: 'Formats', link: '/guide/formats' },
       { text: 'Bags on object storage', link: '/guide/object-storage' },
+      { text: 'Fleets of recordings', link: '/guide/fleet' },
       { text: 'Examples', link: '/guide/examples' },
     ],
   },

@@ -1,8 +1,8 @@
 /**
  * The `data` STRUCT of a url's exported messages: its DuckDB type, taken from the first decoded message of the url in
  * the bag (as packages/align/src/columns.ts takes its columns), written as a `json_transform` structure so DuckDB
- * turns each message's JSON into the typed STRUCT in C++ (building STRUCT values through the appender from JavaScript
- * was several times slower). Decoded numbers are JavaScript numbers, so every number is a DOUBLE (64-bit integers
+ * turns each message's JSON into the typed STRUCT in C++ (one appended string per message instead of one JavaScript
+ * value object per field). Decoded numbers are JavaScript numbers, so every number is a DOUBLE (64-bit integers
  * beyond 2^53 arrive as decimal strings from the decoder and are converted by DuckDB; integers up to 2^53 stay exact);
  * nulls and empty arrays or objects of the first message are `JSON` (the value as JSON text). A message that is not
  * an object (a JSON number, a text) is wrapped as `{value: …}`, so `data` is a STRUCT for every url.
