@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { examples } from '../lib/filter-flags.js';
+import { usageError } from '../lib/errors.js';
 import { printJson } from '../lib/json-schemas.js';
 
 interface ExportFlags {
@@ -33,12 +34,14 @@ export function registerExport(program: Command): void {
       const stop = () => controller.abort();
       process.once('SIGINT', stop);
       const rowGroupRows = flags.rowGroupRows === undefined ? undefined : Number(flags.rowGroupRows);
+      if (rowGroupRows !== undefined && !(Number.isInteger(rowGroupRows) && rowGroupRows > 0))
+        throw usageError(`--row-group-rows must be a positive integer (got "${flags.rowGroupRows}")`);
       try {
         const report = await exportMessages(bags, flags.output, {
           decode: flags.decode,
           jsonNames: flags.jsonNames === true,
           signal: controller.signal,
-          ...(rowGroupRows !== undefined && Number.isInteger(rowGroupRows) && rowGroupRows > 0 ? { rowGroupRows } : {}),
+          ...(rowGroupRows !== undefined ? { rowGroupRows } : {}),
           onBag: (bag) => {
             if (flags.quiet || flags.json) return;
             const what = bag.skipped ? 'already exported' : `${bag.messages} messages, ${bag.files} files`;

@@ -3,6 +3,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { actionText, BagReader } from '@vlink/bag';
 import { BagError } from '@vlink/bag-core';
 import { PayloadDecoder } from '@vlink/bag-decode';
+import type { S3Options } from '@vlink/bag-s3';
 import { type BagRef, resolveBags } from './bag-list.js';
 import { asRecord, recordJson, structureOf } from './data-structure.js';
 import { openExportDb } from './duckdb.js';
@@ -21,6 +22,8 @@ export interface ExportOptions {
   decode?: boolean;
   /** Protobuf fields by their JSON name (as `cat --json-names`); default the .proto names, as `cat --decode`. */
   jsonNames?: boolean;
+  /** Endpoint and credentials for `s3://` bags (default: the `AWS_*` variables). */
+  s3?: S3Options;
   /** DuckDB threads for writing Parquet (default 2). */
   threads?: number;
   /** Called after each bag (exported or skipped). */
@@ -98,14 +101,10 @@ export async function exportMessages(
     seconds: 0,
   };
   try {
-    if (bags.some((bag) => /^s3:\/\//i.test(bag))) {
-      const { registerS3 } = await import('@vlink/bag-s3');
-      registerS3();
-    }
     const refs = await resolveBags(bags, connection);
     if (refs.some((ref) => /^s3:\/\//i.test(ref.location))) {
       const { registerS3 } = await import('@vlink/bag-s3');
-      registerS3();
+      registerS3(options.s3 ?? {});
     }
     for (const ref of refs) {
       const bag = await exportBag(ref, outDir, connection, copies, options, report);
