@@ -100,20 +100,29 @@ export async function exportMessages(
     perBag: [],
     seconds: 0,
   };
+  let previous: Promise<void> | undefined;
   try {
     const refs = await resolveBags(bags, connection);
     if (refs.some((ref) => /^s3:\/\//i.test(ref.location))) {
       const { registerS3 } = await import('@vlink/bag-s3');
       registerS3(options.s3 ?? {});
     }
+    // The next bag is read while DuckDB still writes out the last batches of the previous one.
     for (const ref of refs) {
-      const bag = await exportBag(ref, outDir, connection, copies, options, report);
-      report.bags++;
-      if (bag.skipped) report.skipped++;
-      report.perBag.push(bag);
-      options.onBag?.(bag);
+      const { bag, finished } = await exportBag(ref, outDir, connection, copies, options, report);
+      if (previous) await previous;
+      previous = finished.then(() => {
+        report.bags++;
+        if (bag.skipped) report.skipped++;
+        report.perBag.push(bag);
+        options.onBag?.(bag);
+      });
+      previous.catch(() => undefined);
     }
+    await previous;
   } finally {
+    // never close DuckDB under a write-out (after a failure of the next bag)
+    await previous?.catch(() => undefined);
     copies.close();
     connection.closeSync();
     instance.closeSync();
@@ -138,7 +147,7 @@ async function exportBag(
   copies: CopyQueue,
   options: ExportOptions,
   report: ExportReport,
-): Promise<BagExportReport> {
+): Promise<{ bag: BagExportReport; finished: Promise<void> }> {
   const hash = bagHash(ref.bagId);
   const state = new BagExportState(outDir, hash);
   const done = state.done(ref.bagId);
@@ -150,7 +159,7 @@ async function exportBag(
     files: done?.files.length ?? 0,
     discardedFiles: 0,
   };
-  if (done) return bag;
+  if (done) return { bag, finished: Promise.resolve() };
   bag.discardedFiles = state.discardInterrupted();
   const files: string[] = [];
   let part = 0;
@@ -194,7 +203,7 @@ async function exportBag(
         if ((seq & 4095) === 0) checkAborted(options.signal);
         let batch = batches.get(frame.url);
         if (batch === undefined) {
-          batch = new UrlBatch(connection, copies, batches.size, frame.url);
+          batch = new UrlBatch(connection, copies, frame.url);
           batches.set(frame.url, batch);
         }
         if (!batch.ready) await batch.open();
@@ -243,19 +252,25 @@ async function exportBag(
     if (reader.fail()) {
       throw reader.getLastError() ?? new BagError('CORRUPT_FILE', 'reading failed', { file: ref.location });
     }
-    for (const batch of batches.values()) await batch.close(target);
+    // Written out after this returns, while the caller reads the next bag; the marker only once every part is there.
+    const closing = [...batches.values()];
     batches.clear();
-    bag.messages = seq;
-    bag.files = files.length;
-    report.messages += seq;
-    state.finish({
-      bag_id: ref.bagId,
-      location: ref.location,
-      messages: seq,
-      files,
-      exported_at: new Date().toISOString(),
-    });
-    return bag;
+    const finishing = Promise.all(closing.map((batch) => batch.finish(target)));
+    const finished = (async () => {
+      await finishing;
+      bag.messages = seq;
+      bag.files = files.length;
+      report.messages += seq;
+      state.finish({
+        bag_id: ref.bagId,
+        location: ref.location,
+        messages: seq,
+        files,
+        exported_at: new Date().toISOString(),
+      });
+    })();
+    finished.catch(() => undefined);
+    return { bag, finished };
   } finally {
     reader.close();
     // After a failure: drop what was staged (the journal lets the next run delete the parts already written).

@@ -7,6 +7,7 @@ import { partName, partitionDir, utcDate } from './paths.js';
 import { temporaryName } from './export-state.js';
 
 const DAY_US = 86_400_000_000;
+let stagingTables = 0;
 
 /** Where a url's batch goes and how its row groups are sized. */
 export interface PartTarget {
@@ -48,11 +49,12 @@ export class UrlBatch {
   constructor(
     private readonly connection: DuckDBConnection,
     private readonly writer: CopyQueue,
-    index: number,
     url: string,
   ) {
     this.url = url;
-    this.tables = [`staged_${index}_a`, `staged_${index}_b`];
+    // Unique per process: the batches of the previous bag may still be written out while this bag's are filled.
+    const id = stagingTables++;
+    this.tables = [`staged_${id}_a`, `staged_${id}_b`];
   }
 
   async open(): Promise<void> {
@@ -112,6 +114,33 @@ export class UrlBatch {
    */
   async flush(target: PartTarget): Promise<void> {
     if (this.rows === 0) return;
+    const written = this.seal(target);
+    await this.settle();
+    // Awaited by the next flush or finish; a failure surfaces there (and is not reported as unhandled meanwhile).
+    written.catch(() => undefined);
+    this.pending = written;
+    this.appender = await this.connection.createAppender(this.tables[this.current]!);
+  }
+
+  /**
+   * Ends the url's batch: the staged rows are written out and both tables dropped, all on the write-out connection,
+   * so the reader's connection is free for the next bag at once (DuckDB connections run one operation at a time).
+   */
+  finish(target: PartTarget): Promise<void> {
+    const previous = this.pending;
+    this.pending = undefined;
+    const written = this.rows > 0 ? this.seal(target) : undefined;
+    this.appender?.closeSync();
+    this.appender = undefined;
+    const tables = this.tables;
+    const dropped = this.writer.run(async (copier) => {
+      for (const table of tables) await copier.run(`DROP TABLE IF EXISTS ${table}`);
+    });
+    return Promise.all([previous, written, dropped]).then(() => undefined);
+  }
+
+  /** Closes the appender of the current table, queues its write-out and switches tables (no new appender yet). */
+  private seal(target: PartTarget): Promise<void> {
     this.appender!.closeSync();
     this.appender = undefined;
     const table = this.tables[this.current]!;
@@ -121,8 +150,7 @@ export class UrlBatch {
     this.rows = 0;
     this.bytes = 0;
     this.current = 1 - this.current;
-    await this.settle();
-    const written = this.writer.run(async (copier) => {
+    return this.writer.run(async (copier) => {
       for (const [day] of [...days].sort((a, b) => a[0] - b[0])) {
         const date = utcDate(day * DAY_US);
         const dir = partitionDir(target.outDir, this.url, date);
@@ -141,10 +169,6 @@ export class UrlBatch {
       }
       await copier.run(`TRUNCATE ${table}`);
     });
-    // Awaited by the next flush or close; a failure surfaces there (and is not reported as unhandled meanwhile).
-    written.catch(() => undefined);
-    this.pending = written;
-    this.appender = await this.connection.createAppender(this.tables[this.current]!);
   }
 
   /** The columns after bag_id, url and date, as SELECT items over a staging table. */
@@ -167,13 +191,6 @@ export class UrlBatch {
     const pending = this.pending;
     this.pending = undefined;
     if (pending) await pending;
-  }
-
-  /** Writes out what is left, waits for it, and drops the staging tables. */
-  async close(target: PartTarget): Promise<void> {
-    await this.flush(target);
-    await this.settle();
-    await this.discard();
   }
 
   /** Drops the staged rows without writing them (after a failure: waits for a write-out under way first). */
