@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { summarize as alignSummary } from './summaries/align.mjs';
+import { summarize as exportSummary } from './summaries/export.mjs';
 import { summarize as healthSummary } from './summaries/health.mjs';
 import { summarize as httpSummary } from './summaries/http.mjs';
 import { summarize as interopSummary } from './summaries/interop.mjs';
@@ -77,6 +78,7 @@ export const BENCHMARKS = [
     load: perRuntime('lake-query'),
     summarize: lakeQuerySummary,
   },
+  { name: 'export', script: 'export.bench.mjs', load: perRuntime('export'), summarize: exportSummary },
 ];
 
 /** The sections of BENCHMARKS.md, one per row of issue 12's table (and its memory line), in order. */
@@ -193,6 +195,12 @@ export const SECTIONS = [
     title: 'SQL over a fleet',
     about:
       'One question (messages and mean rate per url) over 100 bags × 100k messages: DuckDB (`@vlink/bag-lake`) over the hive-partitioned message export, and over the catalog’s url rows, vs a plain JS loop reading every bag with BagReader, in the same process. The export is generated in the layout by DuckDB from the same formulas as the bags.',
+  },
+  {
+    id: 'export',
+    title: 'Message export (lake)',
+    about:
+      '`vlink-bag export --format parquet` (`exportMessages`, @vlink/bag-lake) of 4 synthetic recordings (JSON and raw urls), with and without the decoded `data` STRUCT, vs the reader loop writing binary frames (`cat --format binary`) on the same bags in the same process.',
   },
   {
     id: 'memory',

@@ -4,6 +4,7 @@ import { registerAlign } from './commands/align.js';
 import { registerCat } from './commands/cat.js';
 import { registerCheck } from './commands/check.js';
 import { registerClone } from './commands/clone.js';
+import { registerExport } from './commands/export.js';
 import { registerFix, registerRecover } from './commands/fix.js';
 import { registerIndex } from './commands/index-catalog.js';
 import { registerInfo } from './commands/info.js';
@@ -53,6 +54,7 @@ export function createProgram(): Command {
     registerAlign,
     registerQuery,
     registerIndex,
+    registerExport,
   ]) {
     register(program);
   }

@@ -37,3 +37,10 @@ export {
   indexBags,
 } from './catalog/index-bags.js';
 export type { BagRow, UrlRow } from './catalog/describe-bag.js';
+export {
+  type BagExportReport,
+  type ExportOptions,
+  type ExportReport,
+  exportMessages,
+  type UrlExportReport,
+} from './export/export-messages.js';

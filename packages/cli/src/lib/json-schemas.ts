@@ -161,10 +161,35 @@ const triggerEvent: Schema = {
   ],
 };
 
+const exportUrl = object({ messages: int, payloadBytes: int, files: int, decodeFailures: int });
+const exportBag = object({
+  bagId: str,
+  location: str,
+  skipped: bool,
+  messages: int,
+  files: int,
+  discardedFiles: int,
+});
+/** `export --json`: the report of `exportMessages` (@vlink/bag-lake). */
+const exportReport = object({
+  outDir: str,
+  bags: int,
+  skipped: { ...int, description: 'bags an earlier run had exported (left as they were)' },
+  messages: int,
+  bytes: { ...int, description: 'bytes of the Parquet files written' },
+  payloadBytes: int,
+  files: int,
+  decodeFailures: { ...int, description: 'messages exported with data NULL because their payload did not decode' },
+  perUrl: { type: 'object', additionalProperties: exportUrl },
+  perBag: { type: 'array', items: exportBag },
+  seconds: num,
+});
+
 export const JSON_SCHEMAS: Readonly<Record<string, Schema>> = {
   info,
   report: REPORT_JSON_SCHEMA,
   cat: frameLine,
+  export: exportReport,
   record: object({
     output: str,
     frames: int,

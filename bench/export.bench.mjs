@@ -1,0 +1,196 @@
+#!/usr/bin/env node
+// Message export throughput (issue 24), results to bench/results/export-<runtime>.json.
+//
+// A synthetic fleet: 4 recordings (2 .vcap, 2 .vdb) of a robot, each SECONDS long: /imu JSON 200 Hz (7 numbers),
+// /pose JSON 50 Hz (nested position and orientation, a frame id), /scan raw 2 KiB at 20 Hz, /image raw 32 KiB at
+// 10 Hz. Every message has a publish time a few ms before its log time.
+//   export  `exportMessages` (@vlink/bag-lake) of the 4 bags into a fresh folder: one Parquet row per message with
+//           the decoded `data` STRUCT of the JSON urls (the default), and once more without decoding (`decode: false`).
+//   binary  the baseline, in the same process: what `vlink-bag cat` does to each frame, writing binary frames: the
+//           same bags read with the reader's cursor, each frame written as a 32-byte header (times, sizes) and its
+//           payload through a 4 MiB buffer to one file.
+// Interleaved repetitions, medians; ratio = export messages/s over binary's (goal ≥ 0.5).
+//
+//   node bench/export.bench.mjs [--quick]      bun …      deno run -A --node-modules-dir=manual bench/export.bench.mjs
+//   --quick: 2-minute recordings; --smoke: 10 s, harness check only (results to bench/results/smoke/).
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ActionType, BagReader, BagWriter, SchemaType } from '../packages/bag/dist/index.js';
+import { exportMessages } from '../packages/lake/dist/index.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const smoke = args.includes('--smoke');
+const runtime = typeof Bun !== 'undefined' ? 'bun' : typeof Deno !== 'undefined' ? 'deno' : 'node';
+const runtimeVersion = runtime === 'bun' ? Bun.version : runtime === 'deno' ? Deno.version.deno : process.versions.node;
+const SECONDS = Number(process.env.EXPORT_BENCH_SECONDS) || (smoke ? 10 : quick ? 120 : 600);
+const REPEATS = smoke ? 1 : 3;
+const dir = mkdtempSync(join(tmpdir(), 'vlink-export-bench-'));
+const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const encoder = new TextEncoder();
+
+function frames(salt) {
+  const out = [];
+  const push = (url, t, data, serType) =>
+    out.push({
+      timestamp: t,
+      publishTime: t - 3000,
+      url,
+      data,
+      serType,
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    });
+  for (let i = 0; i < SECONDS * 200; i++) {
+    const t = i / 200;
+    const imu = { ax: Math.sin(t + salt), ay: Math.cos(t), az: 9.81, gx: t % 1, gy: -t % 1, gz: 0.01 * i, seq: i };
+    push('/imu', i * 5000, encoder.encode(JSON.stringify(imu)), 'json');
+  }
+  for (let i = 0; i < SECONDS * 50; i++) {
+    const t = i / 50;
+    const pose = {
+      frame_id: 'map',
+      position: { x: Math.cos(t), y: Math.sin(t), z: 0.1 },
+      orientation: { x: 0, y: 0, z: Math.sin(t / 2), w: Math.cos(t / 2) },
+    };
+    push('/pose', i * 20_000 + 700, encoder.encode(JSON.stringify(pose)), 'json');
+  }
+  for (let i = 0; i < SECONDS * 20; i++) push('/scan', i * 50_000 + 300, new Uint8Array(2048).fill(i & 0xff), 'raw');
+  for (let i = 0; i < SECONDS * 10; i++)
+    push('/image', i * 100_000 + 900, new Uint8Array(32 * 1024).fill(i & 0xff), 'raw');
+  return out.sort((a, b) => a.timestamp - b.timestamp);
+}
+
+const bags = [];
+let messages = 0;
+let payloadBytes = 0;
+for (const [i, ext] of ['vcap', 'vcap', 'vdb', 'vdb'].entries()) {
+  const path = join(dir, `robot${i}.${ext}`);
+  const writer = await BagWriter.create(path, { syncMode: true, startTimestamp: 1_773_000_000_000 + i * 3_600_000 });
+  for (const frame of frames(i)) {
+    if (writer.push(frame) < 0) throw new Error('frame refused');
+    messages++;
+    payloadBytes += frame.data.byteLength;
+  }
+  await writer.close();
+  bags.push(path);
+}
+const bagBytes = bags.reduce((sum, bag) => sum + statSync(bag).size, 0);
+
+async function runExport(decode) {
+  const out = join(dir, `lake-${decode ? 'decoded' : 'plain'}`);
+  rmSync(out, { recursive: true, force: true });
+  const t0 = performance.now();
+  const report = await exportMessages(bags, out, { decode });
+  const ms = performance.now() - t0;
+  if (report.messages !== messages) throw new Error(`exported ${report.messages} of ${messages} messages`);
+  return { ms, messages: report.messages, files: report.files, outBytes: report.bytes };
+}
+
+/** The `cat --format binary` loop: cursor, a fixed header and the payload per frame, buffered writes. */
+async function runBinary() {
+  const out = join(dir, 'frames.bin');
+  const fd = openSync(out, 'w');
+  const buffer = new Uint8Array(4 * 1024 * 1024);
+  const view = new DataView(buffer.buffer);
+  let used = 0;
+  const flush = () => {
+    writeSync(fd, buffer, 0, used);
+    used = 0;
+  };
+  const t0 = performance.now();
+  let count = 0;
+  for (const bag of bags) {
+    const reader = await BagReader.create(bag);
+    if (reader.openCursor({})) {
+      for (let frame = reader.next(); frame; frame = reader.next()) {
+        const url = encoder.encode(frame.url);
+        if (used + 32 + url.length + frame.data.byteLength > buffer.length) flush();
+        view.setFloat64(used, frame.timestamp, true);
+        view.setFloat64(used + 8, frame.publishTime ?? frame.timestamp, true);
+        view.setUint32(used + 16, frame.data.byteLength, true);
+        view.setUint32(used + 20, url.length, true);
+        view.setUint32(used + 24, frame.actionType, true);
+        view.setUint32(used + 28, frame.schemaType, true);
+        used += 32;
+        buffer.set(url, used);
+        used += url.length;
+        if (frame.data.byteLength > buffer.length) {
+          flush();
+          writeSync(fd, frame.data);
+        } else {
+          buffer.set(frame.data, used);
+          used += frame.data.byteLength;
+        }
+        count++;
+      }
+    }
+    await reader.close();
+  }
+  flush();
+  closeSync(fd);
+  const ms = performance.now() - t0;
+  if (count !== messages) throw new Error(`read ${count} of ${messages} messages`);
+  return { ms, messages: count, outBytes: statSync(out).size };
+}
+
+const results = { binary: [], decoded: [], plain: [] };
+for (let r = 0; r < REPEATS; r++) {
+  results.binary.push(await runBinary());
+  results.decoded.push(await runExport(true));
+  results.plain.push(await runExport(false));
+}
+
+const binaryMs = median(results.binary.map((x) => x.ms));
+const binaryPerS = messages / (binaryMs / 1000);
+const cases = [
+  ['export (decoded data STRUCT)', results.decoded],
+  ['export (payload only, decode: false)', results.plain],
+].map(([name, runs]) => {
+  const ms = median(runs.map((x) => x.ms));
+  const perS = messages / (ms / 1000);
+  return {
+    name,
+    ms: round(ms),
+    messagesPerS: round(perS),
+    payloadMiBPerS: round(payloadBytes / (1024 * 1024) / (ms / 1000)),
+    files: runs[0].files,
+    outMiB: round(runs[0].outBytes / (1024 * 1024)),
+    ratioToBinary: round(perS / binaryPerS, 3),
+  };
+});
+
+const out = {
+  date: new Date().toISOString(),
+  runtime,
+  runtimeVersion,
+  quick,
+  smoke,
+  fleet: {
+    bags: bags.length,
+    seconds: SECONDS,
+    messages,
+    payloadMiB: round(payloadBytes / (1024 * 1024)),
+    bagMiB: round(bagBytes / (1024 * 1024)),
+    urls: { '/imu': 'JSON 200 Hz', '/pose': 'JSON 50 Hz', '/scan': 'raw 2 KiB 20 Hz', '/image': 'raw 32 KiB 10 Hz' },
+  },
+  contenders: {
+    export: '`exportMessages` (@vlink/bag-lake): read, decode, stage in DuckDB, COPY to hive-partitioned Parquet',
+    binary: 'the reader cursor writing each frame as a binary record (header + payload) through a 4 MiB buffer',
+  },
+  binary: { ms: round(binaryMs), messagesPerS: round(binaryPerS), outMiB: round(results.binary[0].outBytes / 2 ** 20) },
+  cases,
+};
+for (const c of cases) {
+  console.log(
+    `${c.name}: ${messages} messages in ${c.ms} ms = ${Math.round(c.messagesPerS)} msg/s, ${c.payloadMiBPerS} MiB/s payload (${c.ratioToBinary}× binary frames at ${Math.round(binaryPerS)} msg/s)`,
+  );
+}
+const resultsDir = join(here, 'results', smoke ? 'smoke' : '');
+mkdirSync(resultsDir, { recursive: true });
+writeFileSync(join(resultsDir, `export-${runtime}.json`), `${JSON.stringify(out, null, 2)}\n`);
+rmSync(dir, { recursive: true, force: true });

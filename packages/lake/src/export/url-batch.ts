@@ -1,0 +1,221 @@
+import { mkdirSync, renameSync, statSync } from 'node:fs';
+import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
+import { sqlString } from './duckdb.js';
+import type { BagExportState } from './export-state.js';
+import type { Structure } from './data-structure.js';
+import { partName, partitionDir, utcDate } from './paths.js';
+import { temporaryName } from './export-state.js';
+
+const DAY_US = 86_400_000_000;
+let stagingTables = 0;
+
+/** Where a url's batch goes and how its row groups are sized. */
+export interface PartTarget {
+  outDir: string;
+  bagId: string;
+  hash: string;
+  state: BagExportState;
+  rowGroupRows: number;
+  /** The next part number of the bag (shared by its urls, so names never collide). */
+  nextPart: () => number;
+  /** Called with each part written: its path and size in bytes. */
+  written: (url: string, path: string, bytes: number) => void;
+}
+
+/**
+ * The staged messages of one url of one bag: a DuckDB table filled through an appender with only what varies per
+ * message (seq, times as µs, an index into the url's (action, ser) pairs, the payload, the decoded fields as JSON);
+ * the constant columns and the typed `data` STRUCT are made by the `COPY … TO parquet` that writes it out, one part
+ * file per UTC date the batch spans (usually one). Two tables take turns: while DuckDB writes one out (on its own
+ * connection, in its own threads) the reader fills the other, so reading and decoding overlap the Parquet writing.
+ */
+export class UrlBatch {
+  readonly url: string;
+  rows = 0;
+  bytes = 0;
+  /** The `data` structure; undefined until a message decodes, then fixed for the url in this bag. */
+  structure: Structure | undefined;
+  private readonly tables: [string, string];
+  private current = 0;
+  private appender: DuckDBAppender | undefined;
+  private readonly kinds = new Map<string, number>();
+  private readonly actions: string[] = [];
+  private readonly sers: string[] = [];
+  /** Staged rows per UTC day number. */
+  private days = new Map<number, number>();
+  /** The write-out of the other table, if one is under way. */
+  private pending: Promise<void> | undefined;
+
+  constructor(
+    private readonly connection: DuckDBConnection,
+    private readonly writer: CopyQueue,
+    url: string,
+  ) {
+    this.url = url;
+    // Unique per process: the batches of the previous bag may still be written out while this bag's are filled.
+    const id = stagingTables++;
+    this.tables = [`staged_${id}_a`, `staged_${id}_b`];
+  }
+
+  async open(): Promise<void> {
+    for (const table of this.tables) {
+      await this.connection.run(
+        `CREATE OR REPLACE TABLE ${table} (seq DOUBLE, log_us DOUBLE, pub_us DOUBLE, kind USMALLINT, payload BLOB, data_json VARCHAR)`,
+      );
+    }
+    this.appender = await this.connection.createAppender(this.tables[this.current]!);
+  }
+
+  get ready(): boolean {
+    return this.appender !== undefined;
+  }
+
+  /** Stages one message (call {@link open} first); `payload` is copied. */
+  append(
+    seq: number,
+    logUs: number,
+    pubUs: number | undefined,
+    action: string,
+    ser: string,
+    payload: Uint8Array,
+    dataJson: string | null,
+  ): void {
+    const appender = this.appender!;
+    appender.appendDouble(seq);
+    appender.appendDouble(logUs);
+    if (pubUs === undefined) appender.appendNull();
+    else appender.appendDouble(pubUs);
+    appender.appendUSmallInt(this.kindOf(action, ser));
+    appender.appendBlob(payload);
+    if (dataJson === null) appender.appendNull();
+    else appender.appendVarchar(dataJson);
+    appender.endRow();
+    this.rows++;
+    this.bytes += payload.byteLength + (dataJson === null ? 0 : dataJson.length) + 48;
+    const day = Math.floor(logUs / DAY_US);
+    this.days.set(day, (this.days.get(day) ?? 0) + 1);
+  }
+
+  private kindOf(action: string, ser: string): number {
+    const key = `${action}\u0000${ser}`;
+    let kind = this.kinds.get(key);
+    if (kind === undefined) {
+      kind = this.actions.length;
+      this.kinds.set(key, kind);
+      this.actions.push(action);
+      this.sers.push(ser);
+    }
+    return kind;
+  }
+
+  /**
+   * Starts writing the staged rows out and switches to the other table; returns once the other table is free again
+   * (its previous write-out finished), so at most two batches of a url are held.
+   */
+  async flush(target: PartTarget): Promise<void> {
+    if (this.rows === 0) return;
+    const written = this.seal(target);
+    await this.settle();
+    // Awaited by the next flush or finish; a failure surfaces there (and is not reported as unhandled meanwhile).
+    written.catch(() => undefined);
+    this.pending = written;
+    this.appender = await this.connection.createAppender(this.tables[this.current]!);
+  }
+
+  /**
+   * Ends the url's batch: the staged rows are written out and both tables dropped, all on the write-out connection,
+   * so the reader's connection is free for the next bag at once (DuckDB connections run one operation at a time).
+   */
+  finish(target: PartTarget): Promise<void> {
+    const previous = this.pending;
+    this.pending = undefined;
+    const written = this.rows > 0 ? this.seal(target) : undefined;
+    this.appender?.closeSync();
+    this.appender = undefined;
+    const tables = this.tables;
+    const dropped = this.writer.run(async (copier) => {
+      for (const table of tables) await copier.run(`DROP TABLE IF EXISTS ${table}`);
+    });
+    return Promise.all([previous, written, dropped]).then(() => undefined);
+  }
+
+  /** Closes the appender of the current table, queues its write-out and switches tables (no new appender yet). */
+  private seal(target: PartTarget): Promise<void> {
+    this.appender!.closeSync();
+    this.appender = undefined;
+    const table = this.tables[this.current]!;
+    const days = this.days;
+    const select = this.selectList();
+    this.days = new Map();
+    this.rows = 0;
+    this.bytes = 0;
+    this.current = 1 - this.current;
+    return this.writer.run(async (copier) => {
+      for (const [day] of [...days].sort((a, b) => a[0] - b[0])) {
+        const date = utcDate(day * DAY_US);
+        const dir = partitionDir(target.outDir, this.url, date);
+        const path = `${dir}/${partName(target.hash, target.nextPart())}`;
+        target.state.willWrite(path);
+        mkdirSync(dir, { recursive: true });
+        const temporary = temporaryName(path);
+        const query =
+          `SELECT ${sqlString(target.bagId)} AS bag_id, ${sqlString(this.url)} AS url, ${sqlString(date)} AS date, ${select} ` +
+          `FROM ${table} WHERE log_us >= ${day * DAY_US} AND log_us < ${(day + 1) * DAY_US}`;
+        await copier.run(
+          `COPY (${query}) TO ${sqlString(temporary)} (FORMAT parquet, ROW_GROUP_SIZE ${target.rowGroupRows})`,
+        );
+        renameSync(temporary, path);
+        target.written(this.url, path, statSync(path).size);
+      }
+      await copier.run(`TRUNCATE ${table}`);
+    });
+  }
+
+  /** The columns after bag_id, url and date, as SELECT items over a staging table. */
+  private selectList(): string {
+    const actions = `[${this.actions.map(sqlString).join(', ')}]`;
+    const sers = `[${this.sers.map(sqlString).join(', ')}]`;
+    const data =
+      this.structure === undefined
+        ? ''
+        : `, json_transform(data_json, ${sqlString(JSON.stringify(this.structure))}) AS data`;
+    return (
+      `${actions}[kind + 1] AS action, ${sers}[kind + 1] AS ser, seq::BIGINT AS seq, ` +
+      'make_timestamp(log_us::BIGINT) AS log_time, make_timestamp(pub_us::BIGINT) AS publish_time, ' +
+      `octet_length(payload)::INTEGER AS size, payload${data}`
+    );
+  }
+
+  /** Waits for the write-out under way, if any (rethrowing its failure). */
+  private async settle(): Promise<void> {
+    const pending = this.pending;
+    this.pending = undefined;
+    if (pending) await pending;
+  }
+
+  /** Drops the staged rows without writing them (after a failure: waits for a write-out under way first). */
+  async discard(): Promise<void> {
+    await this.pending?.catch(() => undefined);
+    this.pending = undefined;
+    this.appender?.closeSync();
+    this.appender = undefined;
+    for (const table of this.tables) await this.connection.run(`DROP TABLE IF EXISTS ${table}`);
+  }
+}
+
+/** Runs the Parquet write-outs one after another on their own connection (a connection runs one query at a time). */
+export class CopyQueue {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly copier: DuckDBConnection) {}
+
+  run(task: (copier: DuckDBConnection) => Promise<void>): Promise<void> {
+    const done = this.tail.then(() => task(this.copier));
+    this.tail = done.catch(() => undefined);
+    return done;
+  }
+
+  close(): void {
+    this.copier.closeSync();
+  }
+}
