@@ -7,9 +7,11 @@
  *   <catalog>/bags.parquet   one row per bag        (BAG_COLUMNS)
  *   <catalog>/urls.parquet   one row per bag × url  (URL_COLUMNS)
  * An export is a folder of hive-partitioned Parquet files, one row per message (MESSAGE_COLUMNS):
- *   <export>/messages/url=<url, percent-encoded>/date=<YYYY-MM-DD of log_time, UTC>/part-<bag hash>-<n>.parquet
- * Times are TIMESTAMP (microseconds, UTC; Parquet TIMESTAMP(MICROS, isAdjustedToUTC)) so every engine reads them as
- * instants; durations and gaps are BIGINT microseconds, named `_us`.
+ *   <export>/messages/url=<url; ASCII specials percent-encoded>/date=<YYYY-MM-DD of log_time, UTC>/part-<bag hash>-<n>.parquet
+ * Times are TIMESTAMP holding UTC microseconds (Parquet TIMESTAMP(MICROS) as DuckDB writes it, isAdjustedToUTC
+ * false: TIMESTAMPTZ would read back as TIMESTAMP WITH TIME ZONE and Spark as a session-zone instant), so DuckDB,
+ * pyarrow and pandas read them as naive UTC times and Spark (3.4+) as TIMESTAMP_NTZ; durations and gaps are BIGINT
+ * microseconds, named `_us`.
  */
 
 /** A column of the lake: its name, its DuckDB / Parquet logical type, and what it holds. */
