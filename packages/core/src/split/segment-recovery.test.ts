@@ -5,6 +5,23 @@ import { SchemaType } from '../model/schema-type.js';
 import { parseManifest } from './manifest-parse.js';
 import { addRecoveredTotals, repairedManifestText, unlistedSegmentNames } from './segment-recovery.js';
 
+/** A url of a recovered segment's info: url `a`, raw, nothing counted, unless `over` says otherwise. */
+const url = (over: Partial<UrlMeta>): UrlMeta => ({
+  index: 0,
+  url: 'a',
+  type: 'Event',
+  ser: 'raw',
+  schemaType: SchemaType.Raw,
+  count: 0,
+  size: 0,
+  loss: 0,
+  freq: 0,
+  ...over,
+});
+/** The part of a segment reader's Info that recovery reads. */
+const info = (messageCount: number, totalDuration: number, urls: UrlMeta[]) =>
+  ({ messageCount, totalDuration, urls }) as unknown as Info;
+
 describe('unlistedSegmentNames', () => {
   test('index names continue the listed sequence without a gap', () => {
     const dir = [
@@ -49,20 +66,6 @@ describe('unlistedSegmentNames', () => {
 });
 
 describe('recovered totals and the repaired manifest', () => {
-  const url = (over: Partial<UrlMeta>): UrlMeta => ({
-    index: 0,
-    url: 'a',
-    type: 'Event',
-    ser: 'raw',
-    schemaType: SchemaType.Raw,
-    count: 0,
-    size: 0,
-    loss: 0,
-    freq: 0,
-    ...over,
-  });
-  const info = (messageCount: number, totalDuration: number, urls: UrlMeta[]) =>
-    ({ messageCount, totalDuration, urls }) as unknown as Info;
   const text = JSON.stringify({
     VLinkHeader: { major: 2, count: 10, duration: 9_000_000, complete: false, start_timestamp: 5 },
     VLinkUrls: [
@@ -192,20 +195,6 @@ describe('unlistedSegmentNames: which listed names set the naming scheme', () =>
 });
 
 describe('addRecoveredTotals: edge cases of the totals', () => {
-  const url = (over: Partial<UrlMeta>): UrlMeta => ({
-    index: 0,
-    url: 'a',
-    type: 'Event',
-    ser: 'raw',
-    schemaType: SchemaType.Raw,
-    count: 0,
-    size: 0,
-    loss: 0,
-    freq: 0,
-    ...over,
-  });
-  const info = (messageCount: number, totalDuration: number, urls: UrlMeta[]) =>
-    ({ messageCount, totalDuration, urls }) as unknown as Info;
   const manifestOf = (urls: object[]) =>
     parseManifest(
       JSON.stringify({ VLinkHeader: { count: 10, duration: 9_000_000 }, VLinkUrls: urls, VLinkFiles: ['d.1.vdb'] }),
