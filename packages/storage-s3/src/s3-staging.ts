@@ -60,8 +60,9 @@ export function stageS3(client: S3Client, url: string, options: StagingOptions =
 
   return {
     localPath,
-    segmentsClosed(current) {
-      for (const file of pending([name, basename(current)])) upload(file);
+    segmentClosed(closed) {
+      const file = basename(closed);
+      if (!started.has(file) && file !== name) upload(file);
     },
     async commit() {
       for (const file of pending([name])) upload(file);

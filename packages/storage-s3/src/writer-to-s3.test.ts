@@ -124,6 +124,32 @@ describe('writing to s3://', { skip }, () => {
     ]);
   });
 
+  test('a late split notice uploads only the segment it closed, never a newer one still being written', async () => {
+    // A worker writer may have split twice before the first notice reaches this thread: segments 1 and 2 are in the
+    // folder when segment 1's notice comes. Uploading 2 then would put its first bytes on S3 for good (it counts as
+    // started, so the commit would not send it again); the commit must send its final bytes.
+    const stage = stageS3(client, 's3://rec/late/drive.vdbx', { stagingDir: staging });
+    const folder = join(stage.localPath, '..');
+    writeFileSync(join(folder, 'drive.1.vdb'), 'segment one, closed');
+    writeFileSync(join(folder, 'drive.2.vdb'), 'segment two, half');
+    stage.segmentClosed(join(folder, 'drive.1.vdb'));
+    // Let the upload queue run (until segment 1 is up, and a moment longer) before segment 2 is finished.
+    const keys = async () => (await listObjects(client, 'rec', 'late/')).map((o) => o.key);
+    const deadline = Date.now() + 20_000;
+    while (!(await keys()).includes('late/drive.1.vdb') && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    assert.deepEqual(await keys(), ['late/drive.1.vdb'], 'only the closed segment went up');
+    writeFileSync(join(folder, 'drive.2.vdb'), 'segment two, whole');
+    writeFileSync(stage.localPath, '{"manifest":true}');
+    await stage.commit();
+    const text = async (key: string) =>
+      new TextDecoder().decode((await client.getRange({ bucket: 'rec', key }, 0, 100)).bytes);
+    assert.equal(await text('late/drive.1.vdb'), 'segment one, closed');
+    assert.equal(await text('late/drive.2.vdb'), 'segment two, whole');
+    assert.equal(await text('late/drive.vdbx'), '{"manifest":true}');
+  });
+
   test('a failed part aborts the multipart upload: no object, no upload left, the staging copy kept', async () => {
     const failing = new S3Client({ ...credentials, endpoint: server!.endpoint, fetch: failingSecondPart() });
     const stage = stageS3(failing, 's3://rec/failed/drive.vcap', { stagingDir: staging, partBytes: MIN_PART_BYTES });

@@ -38,8 +38,12 @@ export interface UrlEntry {
 export interface UrlStaging {
   /** Where the backend writes (a local file with the url's name and extension). */
   readonly localPath: string;
-  /** A split recording moved on: every staged file but `current` and the manifest is final; uploads start now. */
-  segmentsClosed(current: string): void;
+  /**
+   * A split recording closed segment `closed` (a path or name in the staging folder): it is final, its upload starts
+   * now. Only that file: when the writer runs in a worker, the notice can arrive after later splits, so any newer
+   * segment in the folder may still be open.
+   */
+  segmentClosed(closed: string): void;
   /** Uploads the rest (segments, the bag or manifest, a sidecar), then removes the staging copy. */
   commit(): Promise<void>;
 }

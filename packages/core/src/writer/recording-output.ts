@@ -26,9 +26,9 @@ export class RecordingOutput {
     return new RecordingOutput(path, staging?.localPath ?? path, staging, summary);
   }
 
-  /** A segment of a split recording closed: a url's staging uploads it now. */
+  /** A segment of a split recording closed (`file`, the closed one): a url's staging uploads it now. */
   segmentClosed(file: string): void {
-    this.staging?.segmentsClosed(file);
+    this.staging?.segmentClosed(file);
   }
 
   /**

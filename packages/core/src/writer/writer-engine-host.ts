@@ -26,6 +26,8 @@ export interface HostedWriter {
  */
 export function engineHostFor(w: HostedWriter): EngineHost {
   const { accounting, waiters, splits, output } = w;
+  /** The segment being written, as the last split notice named it (the first notice names the first segment). */
+  let openSegment: string | undefined;
   return {
     written: (frames, bytes) => accounting.written(frames, bytes),
     committed: () => void accounting.commits++,
@@ -46,8 +48,12 @@ export function engineHostFor(w: HostedWriter): EngineHost {
     },
     warn: (error) => w.report(error),
     split: (index, file, before) => {
-      // A url's staging uploads a closed segment at once.
-      if (!before) output.segmentClosed(file);
+      // After a split `file` is the segment just opened, so the one it closed is the previous one: that one a url's
+      // staging uploads at once (never a newer file of the folder, which the worker may be writing already).
+      if (!before) {
+        if (openSegment !== undefined) output.segmentClosed(openSegment);
+        openSegment = file;
+      }
       splits.notify(index, file, before);
     },
     finished: () => w.markFinished(),
