@@ -5,7 +5,7 @@ import { loadCodecs, type Codecs } from '../codecs.js';
 import { FileReadable } from '../io/file-readable.js';
 import { FileWritable } from '../io/file-writable.js';
 import { checkVcapReadable, type VcapCheckReport } from './check.js';
-import type { VcapFixReport } from './fix-report.js';
+import { emptyFixReport, type VcapFixReport } from './fix-report.js';
 import { rebuildVcap } from './rebuild.js';
 
 export interface VcapMaintenanceOptions {
@@ -41,19 +41,7 @@ export async function fixVcap(
     if (options.onlyIfBroken) {
       const check = checkVcapReadable(source, codecs, path);
       if (check.ok) {
-        return {
-          kept: check.messages,
-          channels: [],
-          lostMessages: 0,
-          salvagedChunks: 0,
-          problems: [],
-          droppedChunks: 0,
-          droppedBytes: 0,
-          droppedMessages: 0,
-          rebuiltChannelMetadata: 0,
-          rebuiltHeader: false,
-          rewritten: false,
-        };
+        return { ...emptyFixReport(), kept: check.messages, rewritten: false };
       }
     }
     temp = join(dirname(path), `.${basename(path)}.fix-${globalThis.crypto.randomUUID()}.tmp`);
