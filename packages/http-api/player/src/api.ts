@@ -1,127 +1,18 @@
-/** The slice of the server's JSON the player reads (see packages/http-api/README.md for the full shapes). */
-
-export interface BagSummary {
-  id: string;
-  format: string;
-  size: number;
-  modified: string;
-  messageCount: number | null;
-  error?: { code: string; message: string };
-}
-
-export interface UrlMeta {
-  index: number;
-  url: string;
-  type: string;
-  action?: string;
-  ser: string;
-  schemaType: number;
-  count: number;
-  size: number;
-  loss: number;
-  freq: number;
-  /** Foreign formats (and `.vcap` files that declare one): the payload encoding (`ros1`, `cdr`, `json`, …). */
-  encoding?: string;
-}
-
-export interface Info {
-  path: string;
-  format: string;
-  version: string;
-  storageType: string;
-  messageCount: number;
-  totalDuration: number;
-  blankDuration: number;
-  compressionType: string;
-  processName: string;
-  dateTime: string;
-  tagName: string;
-  hasCompleted: boolean;
-  timezone: number;
-  startTimestamp: number;
-  splitCount: number;
-  totalRawSize: number;
-  fileSize: number;
-  urls: UrlMeta[];
-  /** Counters by cause, url → cause → count (drops the writer saw and causes the application counted). */
-  counters?: Record<string, Record<string, number>>;
-}
-
-export interface Gap {
-  startUs: number;
-  lengthUs: number;
-}
-
-export interface UrlTiming {
-  url: string;
-  /** A stream is a url AND an action: an RPC url has one entry for requests and one for responses. */
-  action: string | null;
-  count: number;
-  rateHz: number;
-  intervalUs: { min: number; p50: number; p99: number; max: number } | null;
-  gaps: Gap[];
-}
-
-export interface Timing {
-  factor: number;
-  urls: UrlTiming[];
-}
-
-/** A histogram from `/report`: counts[i] in [edges[i], edges[i+1]); `over`: beyond the last edge. */
-export interface Histogram {
-  edges: number[];
-  counts: number[];
-  under: number;
-  over: number;
-}
-
-type Spread = { min: number; p50: number; p99: number; max: number } | null;
-
-/** `/report`: core's BagReport. */
-export interface Report {
-  semantics: number;
-  streams: Array<{
-    url: string;
-    action: string;
-    count: number;
-    rateHz: number;
-    intervalUs: Spread;
-    intervalHistogram: Histogram | null;
-    time: 'log' | 'publish' | 'mixed';
-    latencyUs: Spread;
-  }>;
-  groups: Array<{
-    source: 'given' | 'shared';
-    reference: string;
-    toleranceUs: number;
-    members: Array<{
-      url: string;
-      matched: number;
-      unmatched: number;
-      exact: number;
-      offsetUs: Spread;
-      offsetHistogram: Histogram | null;
-    }>;
-  }>;
-  counters: Record<string, Record<string, number>>;
-  errors: string[];
-}
-
-export interface Density {
-  beginMs: number;
-  endMs: number;
-  buckets: number;
-  bucketMs: number;
-  total: number;
-  urls: Array<{ url: string; count: number; max: number; counts: number[] }>;
-}
-
-export interface SchemaJson {
-  name: string;
-  encoding: string;
-  schemaType: number;
-  data: string;
-}
+/**
+ * The server's JSON answers, as the route schemas declare them (types only: nothing of the server is bundled). See
+ * packages/http-api/README.md and `/v1/openapi.json` for the full shapes.
+ */
+export type {
+  BagSummary,
+  Density,
+  Gap,
+  Histogram,
+  Info,
+  Report,
+  SchemaJson,
+  Timing,
+  UrlMeta,
+} from '../../src/http/wire-types.js';
 
 export class ApiError extends Error {
   constructor(

@@ -1,7 +1,8 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { badParameter, HttpError } from '../http/errors.js';
 import { messageQuery } from '../http/query.js';
-import { ErrorSchema, IdParams } from '../http/schemas.js';
+import { IdParams, msParam, urlsParam } from '../http/schemas.js';
+import { bagErrorResponses } from '../http/error-responses.js';
 import type { BagStore } from '../store/bag-store.js';
 import type { BagWork } from '../work/bag-work.js';
 
@@ -12,7 +13,6 @@ const CACHE_ENTRIES = 32;
 /** …within this many bytes of JSON text in total. */
 const CACHE_BYTES = 32 * 1024 * 1024;
 
-const msNumber = /^\d+(\.\d+)?$/;
 const DensityQuery = z.object({
   buckets: z
     .string()
@@ -22,33 +22,12 @@ const DensityQuery = z.object({
       param: { name: 'buckets', in: 'query' },
       description: `Number of time buckets, 1–${MAX_BUCKETS}; default ${DEFAULT_BUCKETS}`,
     }),
-  begin: z
-    .string()
-    .regex(msNumber, 'a number of ms ≥ 0')
-    .optional()
-    .openapi({
-      param: { name: 'begin', in: 'query' },
-      description: 'Window start, ms since recording start; default 0',
-    }),
-  end: z
-    .string()
-    .regex(msNumber, 'a number of ms ≥ 0')
-    .optional()
-    .openapi({
-      param: { name: 'end', in: 'query' },
-      description: 'Window end, ms since recording start (inclusive); default the last message',
-    }),
-  urls: z
-    .union([z.string(), z.array(z.string())])
-    .optional()
-    .openapi({
-      param: { name: 'urls', in: 'query' },
-      description: 'Urls to count: repeat or separate with commas; default all',
-      type: 'string',
-    }),
+  begin: msParam('begin', 'Window start, ms since recording start; default 0'),
+  end: msParam('end', 'Window end, ms since recording start (inclusive); default the last message'),
+  urls: urlsParam('Urls to count'),
 });
 
-const DensitySchema = z
+export const DensitySchema = z
   .object({
     beginMs: z.number(),
     endMs: z.number(),
@@ -63,11 +42,6 @@ const DensitySchema = z
   })
   .openapi('Density');
 
-const errorContent = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: ErrorSchema } },
-});
-
 export const densityRoute = createRoute({
   method: 'get',
   path: '/v1/bags/{id}/density',
@@ -75,12 +49,7 @@ export const densityRoute = createRoute({
   request: { params: IdParams, query: DensityQuery },
   responses: {
     200: { description: 'Counts per url, sorted by url', content: { 'application/json': { schema: DensitySchema } } },
-    400: errorContent('Malformed parameter (the message names it)'),
-    413: errorContent('More than the counts one answer may hold (buckets × urls); the message says how many'),
-    401: errorContent('Missing or wrong bearer token'),
-    404: errorContent('No such bag under the root (also for paths leaving the root)'),
-    415: errorContent('Not a supported bag format'),
-    422: errorContent('Corrupt or incompatible bag'),
+    ...bagErrorResponses,
   },
 });
 

@@ -3,7 +3,6 @@ import { BINARY_FRAMES_CONTENT_TYPE } from '../messages/binary-frame.js';
 import {
   AttachmentParams,
   BagListSchema,
-  ErrorSchema,
   HealthSchema,
   IdParams,
   InfoSchema,
@@ -14,28 +13,9 @@ import {
   TimingSchema,
 } from './schemas.js';
 import { ReportQuery, ReportSchema } from './report-schemas.js';
+import { bagErrorResponses, errorResponses } from './error-responses.js';
 
-const errors = (...statuses: number[]) =>
-  Object.fromEntries(
-    statuses.map((s) => [
-      s,
-      { description: ERROR_TEXT[s] ?? 'error', content: { 'application/json': { schema: ErrorSchema } } },
-    ]),
-  );
-const ERROR_TEXT: Record<number, string> = {
-  400: 'Malformed parameter (the message names it)',
-  401: 'Missing or wrong bearer token',
-  403: 'A browser Origin that is neither the server’s own nor allowed (--allow-origin)',
-  404: 'No such bag under the root (also for paths leaving the root)',
-  413: 'The answer would be over a size limit (the message says which and how much)',
-  415: 'Not a supported bag format',
-  421: 'A Host the server does not answer to (DNS rebinding; --allow-host adds names)',
-  422: 'Corrupt, incompatible or refused bag (e.g. a .vdb with views or triggers, a segment outside the root)',
-  426: 'WebSocket route called without an upgrade',
-  501: 'Not supported by this server build',
-  503: 'TIMEOUT: the bag work ran past its deadline (or the bag hung a worker before); UNAVAILABLE: its worker was lost',
-};
-const bagErrors = errors(400, 401, 403, 404, 413, 415, 421, 422, 503);
+const bagErrors = bagErrorResponses;
 
 export const healthRoute = createRoute({
   method: 'get',
@@ -52,7 +32,7 @@ export const bagsRoute = createRoute({
   description: 'Split recordings are listed by their manifest (.vdbx/.vcapx); their segments are left out.',
   responses: {
     200: { description: 'Bags', content: { 'application/json': { schema: BagListSchema } } },
-    ...errors(401, 403, 421),
+    ...errorResponses(401, 403, 421),
   },
 });
 

@@ -45,8 +45,27 @@ export const UrlMetaSchema = z
     size: z.number(),
     loss: z.number(),
     freq: z.number(),
+    encoding: z.string().optional().openapi({
+      description:
+        'Foreign formats (and `.vcap` files that declare one): the payload encoding under MCAP’s well-known name (`ros1`, `cdr`, `protobuf`, `json`, …, or the format’s own, e.g. `ulog`)',
+    }),
   })
   .openapi('UrlMeta');
+
+export const InfoMetadataSchema = z
+  .object({ name: z.string(), values: z.record(z.string(), z.string()) })
+  .openapi('InfoMetadata');
+
+export const AttachmentMetaSchema = z
+  .object({
+    index: z.number().openapi({ description: 'The argument of `/attachments/{index}`' }),
+    name: z.string(),
+    mediaType: z.string(),
+    logTime: z.string().openapi({ description: 'ns since the Unix epoch, decimal (exact)' }),
+    createTime: z.string().openapi({ description: 'ns since the Unix epoch, decimal; "0" when unknown' }),
+    size: z.number(),
+  })
+  .openapi('AttachmentMeta');
 
 export const InfoSchema = z
   .object({
@@ -72,6 +91,14 @@ export const InfoSchema = z
     totalRawSize: z.number(),
     fileSize: z.number(),
     urls: z.array(UrlMetaSchema),
+    metadata: z.array(InfoMetadataSchema).optional().openapi({
+      description:
+        'Foreign formats only: the file’s key/value records in file order, after the reader’s description of its header (`mcap.header`, `rosbag2.metadata`, …)',
+    }),
+    attachments: z
+      .array(AttachmentMetaSchema)
+      .optional()
+      .openapi({ description: 'Foreign formats only: the file’s attachments (MCAP)' }),
     counters: z.record(z.string(), z.record(z.string(), z.number())).optional().openapi({
       description:
         'Counters by cause, url → cause → count: frames the writer could not store (queueDepth, queueMemory, limit, schemaConflict, storageError, …) and causes the application counted (writer.count); absent when none',
@@ -146,32 +173,29 @@ export const AttachmentParams = z.object({
     }),
 });
 
-const msNumber = /^\d+(\.\d+)?$/;
-export const MessagesQuery = z.object({
-  urls: z
+/** A `urls` query parameter: repeated, or comma-separated in one (the routes' `listParam` reads both). */
+export const urlsParam = (purpose: string) =>
+  z
     .union([z.string(), z.array(z.string())])
     .optional()
     .openapi({
       param: { name: 'urls', in: 'query' },
-      description: 'Urls to keep: repeat the parameter or separate with commas; default all',
+      description: `${purpose}: repeat the parameter or separate with commas; default all`,
       type: 'string',
-    }),
-  begin: z
+    });
+
+/** A window bound in ms since recording start (`begin`, `end`). */
+export const msParam = (name: string, description: string) =>
+  z
     .string()
-    .regex(msNumber, 'a number of ms ≥ 0')
+    .regex(/^\d+(\.\d+)?$/, 'a number of ms ≥ 0')
     .optional()
-    .openapi({
-      param: { name: 'begin', in: 'query' },
-      description: 'Window start, ms since recording start (inclusive)',
-    }),
-  end: z
-    .string()
-    .regex(msNumber, 'a number of ms ≥ 0')
-    .optional()
-    .openapi({
-      param: { name: 'end', in: 'query' },
-      description: 'Window end, ms since recording start (inclusive); default the end',
-    }),
+    .openapi({ param: { name, in: 'query' }, description });
+
+export const MessagesQuery = z.object({
+  urls: urlsParam('Urls to keep'),
+  begin: msParam('begin', 'Window start, ms since recording start (inclusive)'),
+  end: msParam('end', 'Window end, ms since recording start (inclusive); default the end'),
   timeBase: z
     .enum(['log', 'publish'])
     .optional()
@@ -218,14 +242,7 @@ export const MessagesQuery = z.object({
 });
 
 export const TimingQuery = z.object({
-  urls: z
-    .union([z.string(), z.array(z.string())])
-    .optional()
-    .openapi({
-      param: { name: 'urls', in: 'query' },
-      description: 'Urls to analyse: repeat or separate with commas; default all',
-      type: 'string',
-    }),
+  urls: urlsParam('Urls to analyse'),
   factor: z
     .string()
     .regex(/^\d+(\.\d+)?$/, 'a positive number')

@@ -11,7 +11,8 @@ import {
   type MissingPolicy,
 } from '@vlink/bag-align';
 import { badParameter } from '../http/errors.js';
-import { ErrorSchema, IdParams } from '../http/schemas.js';
+import { IdParams } from '../http/schemas.js';
+import { bagErrorResponses, errorResponses } from '../http/error-responses.js';
 import type { BagStore } from '../store/bag-store.js';
 
 const CONTENT_TYPE: Record<AlignFormat, string> = {
@@ -68,12 +69,8 @@ export const alignRoute = createRoute({
         ALIGN_FORMATS.map((f) => [CONTENT_TYPE[f], { schema: z.string().openapi({ format: 'binary' }) }]),
       ),
     },
-    ...Object.fromEntries(
-      [400, 401, 404, 422, 501].map((s) => [
-        s,
-        { description: 'error', content: { 'application/json': { schema: ErrorSchema } } },
-      ]),
-    ),
+    ...bagErrorResponses,
+    ...errorResponses(501),
   },
 });
 

@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { BagError } from '@vlink/bag';
 import { HttpError } from '../http/errors.js';
-import { ErrorSchema } from '../http/schemas.js';
+import { errorResponses } from '../http/error-responses.js';
 import { LAKE_DEFAULTS, type LakeServerOptions, type QueryableLake } from '../lake/lake-options.js';
 
 export const QueryRequestSchema = z
@@ -43,12 +43,7 @@ export const queryRoute = createRoute({
   request: { body: { content: { 'application/json': { schema: QueryRequestSchema } }, required: true } },
   responses: {
     200: { description: 'The answer', content: { 'application/json': { schema: QueryAnswerSchema } } },
-    ...Object.fromEntries(
-      [400, 401, 404, 413, 503].map((s) => [
-        s,
-        { description: 'error', content: { 'application/json': { schema: ErrorSchema } } },
-      ]),
-    ),
+    ...errorResponses(400, 401, 403, 404, 413, 421, 503),
   },
 });
 
