@@ -1,4 +1,4 @@
-import { SCHEMA_CDR, SCHEMA_FLATBUFFERS, SCHEMA_PROTOBUF, SCHEMA_RAW } from './frame-fields.js';
+import { SchemaType } from '@vlink/bag-core/model';
 
 /**
  * The payload encodings the decoder knows, by MCAP's well-known message-encoding names (`flatbuffer`, not VLink's
@@ -47,14 +47,14 @@ export function payloadEncoding(
   const known = wellKnownEncoding(declared);
   if (known) return known;
   switch (schemaType) {
-    case SCHEMA_PROTOBUF:
+    case SchemaType.Protobuf:
       return 'protobuf';
-    case SCHEMA_FLATBUFFERS:
+    case SchemaType.Flatbuffers:
       return 'flatbuffer';
-    case SCHEMA_CDR:
+    case SchemaType.Cdr:
       return 'cdr';
   }
   if (JSON_SERS.has(ser)) return 'json';
   if (TEXT_SERS.has(ser)) return 'text';
-  return schemaType === SCHEMA_RAW ? 'raw' : undefined;
+  return schemaType === SchemaType.Raw ? 'raw' : undefined;
 }

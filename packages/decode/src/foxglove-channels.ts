@@ -1,5 +1,6 @@
 import { payloadEncoding } from './encodings.js';
-import { ACTION_CLIENT_REQUEST, serForAction } from './frame-fields.js';
+import { ActionType, serForAction } from '@vlink/bag-core/model';
+import { toBase64 } from './base64.js';
 import type { DecoderSchema } from './protobuf.js';
 
 /** A url of the bag as `Info.urls` lists it (one entry per url + action for `.vcap`; they share the channel). */
@@ -40,7 +41,7 @@ export function foxgloveChannels(urls: readonly ChannelSource[], schemas: readon
   for (const meta of urls) {
     if (seen.has(meta.url)) continue;
     seen.add(meta.url);
-    const schemaName = serForAction(meta.ser, ACTION_CLIENT_REQUEST);
+    const schemaName = serForAction(meta.ser, ActionType.ClientRequest);
     const encoding = payloadEncoding(meta.encoding, meta.schemaType, schemaName);
     const found = byName.get(schemaName) ?? byName.get(meta.ser);
     const channel = (messageEncoding: string, schemaEncoding: string | undefined): FoxgloveChannel => {
@@ -77,12 +78,4 @@ export function foxgloveChannels(urls: readonly ChannelSource[], schemas: readon
     }
   }
   return channels;
-}
-
-/** Standard base64 without Node's Buffer (this package runs in the browser too). */
-export function toBase64(data: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < data.length; i += 0x8000)
-    binary += String.fromCharCode(...data.subarray(i, Math.min(i + 0x8000, data.length)));
-  return btoa(binary);
 }

@@ -14,4 +14,6 @@ export type { DecoderSchema, ProtobufOptions } from './protobuf.js';
 export { payloadEncoding, wellKnownEncoding, type PayloadEncoding } from './encodings.js';
 export { foxgloveChannels, type ChannelSource, type FoxgloveChannel } from './foxglove-channels.js';
 export { DEFAULT_MAX_DEPTH } from './depth.js';
-export { serForAction } from './frame-fields.js';
+export { serForAction } from '@vlink/bag-core/model';
+export { toBase64 } from './base64.js';
+export { FrameJsonWriter, type FrameJson, type JsonFrame } from './frame-json.js';

@@ -2,7 +2,7 @@ import type { BagError } from '@vlink/bag-core/errors';
 import { DEFAULT_MAX_DEPTH, jsonDepthExceeds, valueDepthExceeds } from './depth.js';
 import { payloadEncoding, type PayloadEncoding } from './encodings.js';
 import { decodeError, messageOf } from './errors.js';
-import { SCHEMA_FLATBUFFERS, SCHEMA_PROTOBUF, serForAction } from './frame-fields.js';
+import { SchemaType, serForAction } from '@vlink/bag-core/model';
 import { plainValue, TooDeepError } from './plain-value.js';
 import { flatbufferDecoder } from './flatbuffer.js';
 import { ProtobufRegistry, type DecoderSchema, type ProtobufOptions } from './protobuf.js';
@@ -201,7 +201,7 @@ export class PayloadDecoder {
   private build(type: string, encoding: SchemaEncoding): Built {
     if (encoding === 'protobuf') {
       this.protobuf ??= new ProtobufRegistry(
-        this.schemas.filter((s) => s.schemaType === SCHEMA_PROTOBUF || s.encoding === 'protobuf'),
+        this.schemas.filter((s) => s.schemaType === SchemaType.Protobuf || s.encoding === 'protobuf'),
         this.options,
       );
       const desc = this.protobuf.message(type);
@@ -238,7 +238,8 @@ export class PayloadDecoder {
       const schemaEncoding = (schema.encoding ?? '').toLowerCase();
       if (encoding === 'flatbuffer')
         return (
-          FLATBUFFER_SCHEMAS.has(schemaEncoding) || (schemaEncoding === '' && schema.schemaType === SCHEMA_FLATBUFFERS)
+          FLATBUFFER_SCHEMAS.has(schemaEncoding) ||
+          (schemaEncoding === '' && schema.schemaType === SchemaType.Flatbuffers)
         );
       if (encoding === 'ros1') return schemaEncoding === 'ros1msg' || schemaEncoding === '';
       if (encoding === 'cdr') return ['ros2msg', 'ros2idl', 'cdr', ''].includes(schemaEncoding);

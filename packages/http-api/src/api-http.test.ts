@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { ActionType, actionText, BagWriter, SchemaType, type Frame } from '@vlink/bag';
 import { serve, type RunningServer } from './index.js';
 import { decodeFrames, FrameEncoder } from './messages/binary-frame.js';
-import { toBase64 } from './messages/base64.js';
+import { toBase64 } from '@vlink/bag-decode';
 import { buildFixtureRoot, readAll, START_MS, type FixtureRoot } from './testing/fixtures.js';
 import { openDescriptors } from './testing/open-files.js';
 

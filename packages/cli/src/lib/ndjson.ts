@@ -1,6 +1,5 @@
 import {
   ActionType,
-  actionText,
   isValidSchemaType,
   parseAction,
   parseSchemaType,
@@ -10,6 +9,7 @@ import {
   type SchemaData,
   type SchemaType,
 } from '@vlink/bag';
+import { type FrameJson as BaseFrameJson, FrameJsonWriter, toBase64 } from '@vlink/bag-decode';
 
 /**
  * The NDJSON frame shape shared by `cat --format ndjson`, `play --stdout` and `record --stdin`, one object per line,
@@ -29,15 +29,8 @@ import {
  * and `{"schema":{"name","encoding","schemaType","data"}}`. `record --stdin` applies them, so `cat --meta | record
  * --stdin` keeps the recording start, tag, losses and embedded schemas too.
  */
-export interface FrameJson {
-  timestamp: number;
-  publishTime?: number;
-  url: string;
-  action: string;
-  serType: string;
-  schemaType: number;
-  size: number;
-  data: string;
+/** {@link BaseFrameJson} (`@vlink/bag-decode`'s shape, which the server's pages share) plus `--decode`'s value. */
+export interface FrameJson extends BaseFrameJson {
   decoded?: unknown;
 }
 
@@ -56,23 +49,13 @@ export interface SchemaJson {
   data: string;
 }
 
-export function toBase64(data: Uint8Array): string {
-  return Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64');
-}
+const frameJson = new FrameJsonWriter();
 
 /** One NDJSON line (with the trailing newline). */
 export function frameLine(frame: Frame, decoded?: { value: unknown } | undefined): string {
-  const json: FrameJson = {
-    timestamp: frame.timestamp,
-    ...(frame.publishTime !== undefined ? { publishTime: frame.publishTime } : {}),
-    url: frame.url,
-    action: actionText(frame.actionType),
-    serType: frame.serType,
-    schemaType: frame.schemaType,
-    size: frame.data.byteLength,
-    data: toBase64(frame.data),
-  };
-  if (decoded) json.decoded = decoded.value;
+  if (!decoded) return `${frameJson.text(frame)}\n`;
+  const json: FrameJson = frameJson.object(frame);
+  json.decoded = decoded.value;
   return `${JSON.stringify(json)}\n`;
 }
 

@@ -3,14 +3,7 @@ import type { Info as CoreInfo, UrlMeta as CoreUrlMeta, BagReport, UrlTiming } f
 import type { Density as ComputedDensity } from '../density/density.js';
 import type { DensitySchema } from '../density/density-route.js';
 import type { ReportSchema } from './report-schemas.js';
-import type {
-  BagSummarySchema,
-  InfoSchema,
-  MessagePageSchema,
-  SchemaListSchema,
-  TimingSchema,
-  UrlMetaSchema,
-} from './schemas.js';
+import type { BagSummarySchema, InfoSchema, SchemaListSchema, TimingSchema, UrlMetaSchema } from './schemas.js';
 
 /**
  * The JSON answers as their clients see them, inferred from the route schemas that the OpenAPI document is built
@@ -20,7 +13,6 @@ export type BagSummary = z.infer<typeof BagSummarySchema>;
 export type UrlMeta = z.infer<typeof UrlMetaSchema>;
 export type Info = z.infer<typeof InfoSchema>;
 export type SchemaJson = z.infer<typeof SchemaListSchema>['schemas'][number];
-export type MessageJson = z.infer<typeof MessagePageSchema>['messages'][number];
 export type Timing = z.infer<typeof TimingSchema>;
 export type Gap = Timing['urls'][number]['gaps'][number];
 export type Report = z.infer<typeof ReportSchema>;

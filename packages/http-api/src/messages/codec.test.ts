@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
 import { ActionType, SchemaType } from '@vlink/bag';
-import { fromBase64, fromBase64Url, toBase64, toBase64Portable, toBase64Url } from './base64.js';
+import { fromBase64, fromBase64Url, toBase64Url } from './base64.js';
 import { decodeFrameAt, decodeFrames, FrameEncoder } from './binary-frame.js';
 import { decodeCursor, encodeCursor } from './cursor-token.js';
 
 describe('codecs', () => {
-  test('base64 variants agree with btoa', () => {
+  test('base64 decoding and the url-safe variant invert the encoding', () => {
     for (let n = 0; n < 70; n++) {
       const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 37 + n) & 0xff);
       const want = btoa(String.fromCharCode(...bytes));
-      assert.equal(toBase64(bytes), want);
-      assert.equal(toBase64Portable(bytes), want);
       assert.deepEqual(fromBase64(want), bytes);
       assert.deepEqual(fromBase64Url(toBase64Url(bytes)), bytes);
     }

@@ -1,6 +1,5 @@
-import { actionText, type Frame } from '@vlink/bag';
-import type { Decoded, DecodedKind as PayloadKind, PayloadDecoder } from '@vlink/bag-decode';
-import { toBase64 } from './base64.js';
+import type { Frame } from '@vlink/bag';
+import { type Decoded, FrameJsonWriter, type DecodedKind as PayloadKind, type PayloadDecoder } from '@vlink/bag-decode';
 
 /**
  * How `decode=true` turned a payload into `data` (the encoding that decoded it: `protobuf`, `json`, `ros1`, `cdr`,
@@ -31,43 +30,23 @@ export interface MessageJson {
 }
 
 /**
- * Serialises frames to JSON text. The part of a line that depends only on url/action/ser/schemaType is built once
- * and reused, which keeps NDJSON near memcpy speed for small messages.
+ * Serialises frames to JSON text: `@vlink/bag-decode`'s {@link FrameJsonWriter} (the shape `cat` prints too), plus,
+ * with a decoder, the decoded value in `data` and its kind in `decoded`.
  */
-export class FrameJson {
-  private readonly prefixes = new Map<string, string>();
+export class MessageJsonWriter {
+  private readonly frames = new FrameJsonWriter();
 
   constructor(private readonly decoder?: PayloadDecoder) {}
 
   object(frame: Frame): MessageJson {
-    const out: MessageJson = {
-      timestamp: frame.timestamp,
-      ...(frame.publishTime !== undefined ? { publishTime: frame.publishTime } : {}),
-      url: frame.url,
-      action: actionText(frame.actionType),
-      serType: frame.serType,
-      schemaType: frame.schemaType,
-      size: frame.data.length,
-      data: toBase64(frame.data),
-    };
+    const out: MessageJson = this.frames.object(frame);
     if (this.decoder) applyDecoded(out, this.decoder.decode(frame));
     return out;
   }
 
   /** One JSON object without a trailing newline, byte-identical to `JSON.stringify(object(frame))`. */
   text(frame: Frame): string {
-    if (this.decoder) return JSON.stringify(this.object(frame));
-    const key = `${frame.actionType}\x1f${frame.schemaType}\x1f${frame.serType}\x1f${frame.url}`;
-    let prefix = this.prefixes.get(key);
-    if (prefix === undefined) {
-      prefix =
-        `,"url":${JSON.stringify(frame.url)},"action":${JSON.stringify(actionText(frame.actionType))}` +
-        `,"serType":${JSON.stringify(frame.serType)},"schemaType":${frame.schemaType},"size":`;
-      if (this.prefixes.size > 4096) this.prefixes.clear();
-      this.prefixes.set(key, prefix);
-    }
-    const publish = frame.publishTime === undefined ? '' : `,"publishTime":${frame.publishTime}`;
-    return `{"timestamp":${frame.timestamp}${publish}${prefix}${frame.data.length},"data":"${toBase64(frame.data)}"}`;
+    return this.decoder ? JSON.stringify(this.object(frame)) : this.frames.text(frame);
   }
 }
 

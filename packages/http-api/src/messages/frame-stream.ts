@@ -1,7 +1,7 @@
 import type { Frame } from '@vlink/bag';
 import type { Lease } from '../store/bag-store.js';
 import { FrameEncoder } from './binary-frame.js';
-import type { FrameJson } from './frame-json.js';
+import type { MessageJsonWriter } from './frame-json.js';
 import type { QueryCursor } from './query-cursor.js';
 
 /** Bytes handed to the transport per chunk: big enough to amortise per-chunk costs, small enough to stay responsive. */
@@ -86,7 +86,7 @@ function frameStream(options: FrameStreamOptions, writer: ChunkWriter): Readable
 }
 
 /** `format=ndjson`: one JSON object per line. */
-export function ndjsonStream(options: FrameStreamOptions, json: FrameJson): ReadableStream<Uint8Array> {
+export function ndjsonStream(options: FrameStreamOptions, json: MessageJsonWriter): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let parts: string[] = [];
   let length = 0;

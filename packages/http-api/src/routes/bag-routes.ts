@@ -12,7 +12,7 @@ import {
   timingRoute,
 } from '../http/routes.js';
 import type { ReportRequest } from '../work/bag-work.js';
-import { toBase64 } from '../messages/base64.js';
+import { toBase64 } from '@vlink/bag-decode';
 import { BINARY_FRAMES_CONTENT_TYPE } from '../messages/binary-frame.js';
 import { decodeCursor, sameQuery, type Position } from '../messages/cursor-token.js';
 import { loudStream } from '../messages/loud-stream.js';

@@ -10,7 +10,7 @@ import {
 import { computeDensity } from '../density/density.js';
 import { HttpError } from '../http/errors.js';
 import { encodeCursor } from '../messages/cursor-token.js';
-import { FrameJson, type MessageJson } from '../messages/frame-json.js';
+import { MessageJsonWriter, type MessageJson } from '../messages/frame-json.js';
 import { binaryStream, ndjsonStream } from '../messages/frame-stream.js';
 import { QueryCursor } from '../messages/query-cursor.js';
 import type { BagStore } from '../store/bag-store.js';
@@ -78,7 +78,7 @@ export class LocalBagWork implements BagWork {
   }
 
   async page(bag: ResolvedBag, request: PageRequest, signal?: AbortSignal): Promise<string> {
-    const json = new FrameJson(request.decode ? await this.store.decoder(bag, request.jsonNames) : undefined);
+    const json = new MessageJsonWriter(request.decode ? await this.store.decoder(bag, request.jsonNames) : undefined);
     const lease = await this.store.lease(bag);
     let cursor: QueryCursor;
     try {
@@ -112,7 +112,7 @@ export class LocalBagWork implements BagWork {
   async stream(bag: ResolvedBag, request: StreamRequest): Promise<ReadableStream<Uint8Array>> {
     const json =
       request.format === 'ndjson'
-        ? new FrameJson(request.decode ? await this.store.decoder(bag, request.jsonNames) : undefined)
+        ? new MessageJsonWriter(request.decode ? await this.store.decoder(bag, request.jsonNames) : undefined)
         : undefined;
     const lease = await this.store.lease(bag);
     let cursor: QueryCursor;
