@@ -1,4 +1,5 @@
 import { extensionOf } from '@vlink/bag';
+import { listedSegments } from '@vlink/bag-core/internal';
 
 /** A bag found under an indexed root, with what incremental indexing compares (nothing of it is opened yet). */
 export interface FoundBag {
@@ -31,15 +32,7 @@ export const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
  * is not such a manifest (the reader then says what is wrong with it when the bag is opened).
  */
 export function manifestSegmentNames(text: string): string[] {
-  try {
-    const doc = JSON.parse(text.replace(/^\uFEFF/, '')) as { VLinkFiles?: unknown };
-    if (!Array.isArray(doc.VLinkFiles)) return [];
-    return doc.VLinkFiles.filter(
-      (n): n is string => typeof n === 'string' && n !== '' && !/[\\/]/.test(n) && n !== '.' && n !== '..',
-    );
-  } catch {
-    return [];
-  }
+  return listedSegments(text)?.names ?? [];
 }
 
 /** True for a split-recording manifest's extension (`.vdbx`, `.vcapx`). */
