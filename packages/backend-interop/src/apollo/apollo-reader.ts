@@ -1,11 +1,4 @@
-import {
-  ActionType,
-  type CursorQuery,
-  type Frame,
-  type ReaderOptions,
-  type SchemaData,
-  SchemaType,
-} from '@vlink/bag-core';
+import { type CursorQuery, type Frame, type ReaderOptions, type SchemaData, SchemaType } from '@vlink/bag-core';
 import { FileReadable } from '@vlink/bag-mcap';
 import { maxBig, minBig } from '../common/bigints.js';
 import { asCorrupt } from '../common/errors.js';
@@ -14,6 +7,7 @@ import { ForeignReader } from '../common/reader-base.js';
 import { inWindow, TimeBase } from '../common/time-base.js';
 import { RecordFile } from './record-file.js';
 import { protoDescToFileDescriptorSet } from './record-proto.js';
+import { closingOnError, reusableFrame } from '../common/reader-helpers.js';
 
 const COMPRESSION = ['none', 'bz2', 'lz4'];
 
@@ -103,12 +97,10 @@ export class ApolloReader extends ForeignReader {
 
   static async open(path: string, options: ReaderOptions): Promise<ApolloReader> {
     const readable = new FileReadable(path);
-    try {
-      return new ApolloReader(path, new RecordFile(path, readable, options.tryToFix === true), readable);
-    } catch (error) {
-      readable.close();
-      throw error;
-    }
+    return closingOnError(
+      readable,
+      () => new ApolloReader(path, new RecordFile(path, readable, options.tryToFix === true), readable),
+    );
   }
 
   *frames(query: CursorQuery = {}): IterableIterator<Frame> {
@@ -117,14 +109,7 @@ export class ApolloReader extends ForeignReader {
     if (wanted?.size === 0) return;
     const { beginUs, endUs } = query;
     const base = this.base;
-    const frame: Frame = {
-      timestamp: 0,
-      url: '',
-      data: new Uint8Array(0),
-      serType: '',
-      schemaType: SchemaType.Protobuf,
-      actionType: ActionType.Publish,
-    };
+    const frame = reusableFrame({ schemaType: SchemaType.Protobuf });
     for (const chunk of this.record.chunks) {
       if (beginUs !== undefined && base.usFromNs(chunk.endTime) < beginUs) continue;
       if (endUs !== undefined && base.usFromNs(chunk.beginTime) > endUs) continue;

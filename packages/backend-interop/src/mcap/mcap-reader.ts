@@ -7,7 +7,7 @@ import {
   parseAction,
   type ReaderOptions,
   type SchemaData,
-  SchemaType,
+  type SchemaType,
 } from '@vlink/bag-core';
 import { sanitizeCounterTable } from '@vlink/bag-core/internal';
 import {
@@ -29,6 +29,7 @@ import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-i
 import { ForeignReader, keysForUrls } from '../common/reader-base.js';
 import { TimeBase } from '../common/time-base.js';
 import { type AttachmentLocation, findAttachments, readAttachment } from './attachments.js';
+import { closingOnError, reusableFrame } from '../common/reader-helpers.js';
 
 interface ChannelTemplate {
   url: string;
@@ -70,7 +71,7 @@ export class McapForeignReader extends ForeignReader {
     codecs: Codecs,
     readable: Readable = new FileReadable(path),
   ): McapForeignReader | VcapReader {
-    try {
+    return closingOnError(readable, () => {
       const mcap = McapFileReader.open(readable, { codecs, file: path, allowScan: () => true });
       // A VLink file reads as one; the same readable serves it (a file, or a url's byte source).
       if (mcap.header.profile === VLINK_PROFILE) return VcapReader.open(path, options, codecs, readable);
@@ -82,10 +83,7 @@ export class McapForeignReader extends ForeignReader {
       // Complete: nothing damaged, and the file was finished (a summary, or at least its footer and closing magic).
       const finished = mcap.mode !== 'recovered' || endsWithMagic(readable);
       return McapForeignReader.build(path, mcap, readable, !broken && finished);
-    } catch (error) {
-      readable.close();
-      throw error;
-    }
+    });
   }
 
   private static build(path: string, mcap: McapFileReader, readable: Readable, complete: boolean): McapForeignReader {
@@ -159,16 +157,7 @@ export class McapForeignReader extends ForeignReader {
       ...(endTime === undefined ? {} : { endTime }),
       ...(channelIds ? { channelIds } : {}),
     });
-    const frame: Frame = {
-      timestamp: 0,
-      url: '',
-      data: cursor.data,
-      serType: '',
-      schemaType: SchemaType.Unknown,
-      actionType: ActionType.Publish,
-      publishTime: 0,
-      sequence: 0,
-    };
+    const frame = reusableFrame({ data: cursor.data, publishTime: 0, sequence: 0 });
     const byId = this.byId;
     const base = this.base;
     while (cursor.next()) {

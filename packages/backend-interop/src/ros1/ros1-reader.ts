@@ -1,11 +1,4 @@
-import {
-  ActionType,
-  type CursorQuery,
-  type Frame,
-  type ReaderOptions,
-  type SchemaData,
-  SchemaType,
-} from '@vlink/bag-core';
+import { type CursorQuery, type Frame, type ReaderOptions, type SchemaData, SchemaType } from '@vlink/bag-core';
 import { FileReadable } from '@vlink/bag-mcap';
 import { corrupt } from '../common/errors.js';
 import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-info.js';
@@ -15,6 +8,7 @@ import { TimeBase } from '../common/time-base.js';
 import { BagFile, compareTime, type Ros1Chunk, type Ros1Connection } from './bag-file.js';
 import { ChunkMessages } from './chunk-messages.js';
 import { type ChunkDecompress, loadRos1Codecs } from './codecs.js';
+import { closingOnError, reusableFrame } from '../common/reader-helpers.js';
 
 /** A chunk being merged: its messages and the next one to hand out. */
 interface OpenChunk {
@@ -108,12 +102,7 @@ export class Ros1Reader extends ForeignReader {
   static async open(path: string, _options: ReaderOptions): Promise<Ros1Reader> {
     const codecs = await loadRos1Codecs();
     const readable = new FileReadable(path);
-    try {
-      return new Ros1Reader(path, new BagFile(path, readable), readable, codecs);
-    } catch (error) {
-      readable.close();
-      throw error;
-    }
+    return closingOnError(readable, () => new Ros1Reader(path, new BagFile(path, readable), readable, codecs));
   }
 
   *frames(query: CursorQuery = {}): IterableIterator<Frame> {
@@ -131,16 +120,7 @@ export class Ros1Reader extends ForeignReader {
     );
     const connections: Array<Ros1Connection | undefined> = [];
     for (const c of this.bag.connections.values()) connections[c.id] = c;
-    const frame: Frame = {
-      timestamp: 0,
-      url: '',
-      data: new Uint8Array(0),
-      serType: '',
-      schemaType: SchemaType.Unknown,
-      actionType: ActionType.Publish,
-      publishTime: undefined,
-      sequence: undefined,
-    };
+    const frame = reusableFrame({ publishTime: undefined, sequence: undefined });
     const open: OpenChunk[] = [];
     let next = 0;
     for (;;) {

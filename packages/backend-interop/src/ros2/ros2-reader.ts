@@ -1,14 +1,13 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import {
-  ActionType,
   BagError,
   type CursorQuery,
   type Frame,
   type InfoMetadata,
   type ReaderOptions,
   type SchemaData,
-  SchemaType,
+  type SchemaType,
 } from '@vlink/bag-core';
 import { loadDriver } from '@vlink/bag-sqlite';
 import { maxBig, minBig } from '../common/bigints.js';
@@ -22,6 +21,7 @@ import { McapStorage } from './mcap-storage.js';
 import { parseMetadataYaml, type Ros2Metadata } from './metadata-yaml.js';
 import { SqliteStorage } from './sqlite-storage.js';
 import type { Ros2Storage } from './storage.js';
+import { reusableFrame } from '../common/reader-helpers.js';
 
 /** What frames of one storage topic carry. */
 interface TopicTemplate {
@@ -169,15 +169,7 @@ export class Ros2Reader extends ForeignReader {
   *frames(query: CursorQuery = {}): IterableIterator<Frame> {
     this.ensureOpen();
     const wanted = query.urls ? new Set(query.urls) : undefined;
-    const frame: Frame = {
-      timestamp: 0,
-      url: '',
-      data: new Uint8Array(0),
-      serType: '',
-      schemaType: SchemaType.Unknown,
-      actionType: ActionType.Publish,
-      publishTime: undefined,
-    };
+    const frame = reusableFrame({ publishTime: undefined });
     const base = this.base;
     for (let s = 0; s < this.storages.length; s++) {
       const templates = this.templates[s]!;

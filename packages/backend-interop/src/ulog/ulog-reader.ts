@@ -1,5 +1,4 @@
 import {
-  ActionType,
   type CursorQuery,
   type Frame,
   type InfoMetadata,
@@ -13,6 +12,7 @@ import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-i
 import { ForeignReader } from '../common/reader-base.js';
 import { inWindow, TimeBase } from '../common/time-base.js';
 import { T, u64, UlogFile } from './ulog-file.js';
+import { closingOnError, reusableFrame } from '../common/reader-helpers.js';
 
 /** Urls of the ULog messages that are not topic samples (uORB topic names never contain a `/`). */
 export const ULOG_URLS = {
@@ -121,7 +121,7 @@ export class UlogReader extends ForeignReader {
 
   static async open(path: string, options: ReaderOptions): Promise<UlogReader> {
     const readable = new FileReadable(path);
-    try {
+    return closingOnError(readable, () => {
       const file = new UlogFile(path, readable);
       const first = file.problems[0];
       if (first && options.tryToFix !== true) {
@@ -133,10 +133,7 @@ export class UlogReader extends ForeignReader {
         );
       }
       return new UlogReader(path, file, readable);
-    } catch (error) {
-      readable.close();
-      throw error;
-    }
+    });
   }
 
   *frames(query: CursorQuery = {}): IterableIterator<Frame> {
@@ -145,14 +142,7 @@ export class UlogReader extends ForeignReader {
     if (wanted?.size === 0) return;
     const { beginUs, endUs } = query;
     const base = this.base;
-    const frame: Frame = {
-      timestamp: 0,
-      url: '',
-      data: new Uint8Array(0),
-      serType: '',
-      schemaType: SchemaType.Unknown,
-      actionType: ActionType.Publish,
-    };
+    const frame = reusableFrame();
     const want = (url: string) => !wanted || wanted.has(url);
     // Dropouts and parameter changes carry no time: they get the latest sample time before them (pyulog's rule).
     let last = this.file.headerTimestamp;
