@@ -1,19 +1,14 @@
 import {
   importModule,
+  type NativeStatementOf,
   READ_ONLY_PRAGMAS,
   type SqliteConnection,
   type SqliteDriver,
   type SqliteStatement,
-  type SqlValue,
 } from './contract.js';
 
 /** The slice of better-sqlite3 (v12) we use. */
-interface NativeStatement {
-  run(...params: SqlValue[]): { changes: number; lastInsertRowid: number | bigint };
-  get(...params: SqlValue[]): Record<string, SqlValue> | undefined;
-  all(...params: SqlValue[]): Record<string, SqlValue>[];
-  iterate(...params: SqlValue[]): IterableIterator<Record<string, SqlValue>>;
-}
+type NativeStatement = NativeStatementOf<undefined>;
 interface NativeDatabase {
   exec(sql: string): void;
   prepare(sql: string): NativeStatement;

@@ -1,5 +1,6 @@
 import {
   importModule,
+  type NativeStatementOf,
   READ_ONLY_PRAGMAS,
   type SqliteConnection,
   type SqliteDriver,
@@ -8,11 +9,7 @@ import {
 } from './contract.js';
 
 /** The slice of `bun:sqlite` we use. */
-interface NativeStatement {
-  run(...params: SqlValue[]): { changes: number; lastInsertRowid: number | bigint };
-  get(...params: SqlValue[]): Record<string, SqlValue> | null;
-  all(...params: SqlValue[]): Record<string, SqlValue>[];
-  iterate(...params: SqlValue[]): IterableIterator<Record<string, SqlValue>>;
+interface NativeStatement extends NativeStatementOf<null> {
   finalize(): void;
 }
 interface NativeDatabase {

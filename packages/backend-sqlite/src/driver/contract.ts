@@ -58,6 +58,17 @@ export interface OpenOptions {
  * `trusted_schema = OFF` keeps functions with side effects and virtual tables out of anything the file's own schema
  * (views, triggers, defaults, index expressions) could make SQLite evaluate.
  */
+/**
+ * The statement API of the three native libraries, which differ only in what `get` answers for no row (`NoRow`),
+ * whether `run` counts changes as bigint, and whether `iterate` exists: each driver declares its library as this.
+ */
+export interface NativeStatementOf<NoRow, Changes = number> {
+  run(...params: SqlValue[]): { changes: Changes; lastInsertRowid: number | bigint };
+  get(...params: SqlValue[]): SqlRow | NoRow;
+  all(...params: SqlValue[]): SqlRow[];
+  iterate(...params: SqlValue[]): IterableIterator<SqlRow>;
+}
+
 export const READ_ONLY_PRAGMAS = 'PRAGMA query_only = ON; PRAGMA trusted_schema = OFF;';
 
 export interface SqliteDriver {

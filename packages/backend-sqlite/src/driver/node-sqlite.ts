@@ -1,5 +1,6 @@
 import {
   importModule,
+  type NativeStatementOf,
   READ_ONLY_PRAGMAS,
   type SqliteConnection,
   type SqliteDriver,
@@ -8,12 +9,8 @@ import {
 } from './contract.js';
 
 /** The slice of `node:sqlite` (`DatabaseSync`, Node ≥ 22.5, Deno, Bun) we use. */
-interface NativeStatement {
-  run(...params: SqlValue[]): { changes: number | bigint; lastInsertRowid: number | bigint };
-  get(...params: SqlValue[]): Record<string, SqlValue> | undefined;
-  all(...params: SqlValue[]): Record<string, SqlValue>[];
-  iterate?(...params: SqlValue[]): IterableIterator<Record<string, SqlValue>>;
-}
+type NativeStatement = Omit<NativeStatementOf<undefined, number | bigint>, 'iterate'> &
+  Partial<Pick<NativeStatementOf<undefined>, 'iterate'>>;
 interface NativeDatabase {
   exec(sql: string): void;
   prepare(sql: string): NativeStatement;
