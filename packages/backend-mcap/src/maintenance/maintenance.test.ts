@@ -23,7 +23,7 @@ import {
   readFrames,
   recordToBytes,
   testContext,
-} from '../vcap/vcap.test.helpers.js';
+} from '../vcap/vcap.test.helper.js';
 import { checkVcapReadable } from './check.js';
 import { checkVcap, fixVcap } from './fix-file.js';
 import { rebuildVcap } from './rebuild.js';

@@ -8,7 +8,7 @@ import { Opcode, RECORD_PREFIX } from '../mcap/constants.js';
 import { parseRecord } from '../mcap/record-parser.js';
 import type { Chunk } from '../mcap/records.js';
 import { readHeader } from '../mcap/summary.js';
-import { mixedFrames, openBytes, readFrames, recordToBytes } from '../vcap/vcap.test.helpers.js';
+import { mixedFrames, openBytes, readFrames, recordToBytes } from '../vcap/vcap.test.helper.js';
 import { checkVcapReadable } from './check.js';
 import { rebuildVcap } from './rebuild.js';
 

@@ -3,7 +3,7 @@ import { before, describe, test } from '@vlink/fixtures/test';
 import { loadCodecs, type Codecs } from '../codecs.js';
 import { MemoryReadable } from '../io/memory-readable.js';
 import { McapFileReader } from './mcap-reader.js';
-import { loadCorpus, type JsonRecord, type JsonValue } from './corpus.test.fixtures.js';
+import { loadCorpus, type JsonRecord, type JsonValue } from './corpus.test.helper.js';
 import { streamRecords } from './record-stream.js';
 import type { McapRecord } from './records.js';
 

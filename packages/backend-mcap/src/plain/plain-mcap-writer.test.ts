@@ -5,7 +5,7 @@ import { describe, test } from '@vlink/fixtures/test';
 import { loadCodecs } from '../codecs.js';
 import { messageEncodingFor, wellKnownSchemaEncoding } from '../encodings/well-known.js';
 import { MemoryWritable } from '../io/memory-writable.js';
-import { mcapStream } from '../vcap/vcap.test.helpers.js';
+import { mcapStream } from '../vcap/vcap.test.helper.js';
 import { PlainMcapWriter } from './plain-mcap-writer.js';
 
 const START_MS = 1_773_712_800_123;

@@ -10,7 +10,7 @@ describe('HelperThread (the writer side of a helper thread)', () => {
   test("a helper's failure is thrown by the writer's next wait, and keeps being thrown; stop() still returns", () => {
     const { shared, control } = createThreadControl();
     const thread = new HelperThread({
-      module: new URL('./failing-thread.test.fixture.js', import.meta.url),
+      module: new URL('./failing-thread.test.helper.js', import.meta.url),
       control,
       workerData: { control: shared },
       failure,

@@ -3,7 +3,7 @@ import { describe, test } from '@vlink/fixtures/test';
 import { McapWriter as FoxgloveWriter } from '@mcap/core';
 import { ActionType, SchemaType } from '@vlink/bag-core';
 import { loadCodecs } from '../codecs.js';
-import { openBytes, readFrames } from './vcap.test.helpers.js';
+import { openBytes, readFrames } from './vcap.test.helper.js';
 
 // MCAP files from other writers (here @mcap/core's McapWriter with profile ros2) open read-only: urls are topics,
 // sers are schema names, families come from the schema (or message) encoding, the start is the first message.

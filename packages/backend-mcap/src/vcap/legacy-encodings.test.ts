@@ -5,7 +5,7 @@ import { describe, test } from '@vlink/fixtures/test';
 import { loadCodecs } from '../codecs.js';
 import { MemoryWritable } from '../io/memory-writable.js';
 import { McapWriter } from '../mcap/mcap-writer.js';
-import { mcapStream, openBytes, readFrames } from './vcap.test.helpers.js';
+import { mcapStream, openBytes, readFrames } from './vcap.test.helper.js';
 
 const START_MS = 1_700_000_000_000;
 

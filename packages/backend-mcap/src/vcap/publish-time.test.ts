@@ -9,7 +9,7 @@ import {
   readFrames,
   recordToBytes,
   testContext,
-} from './vcap.test.helpers.js';
+} from './vcap.test.helper.js';
 
 // Publish times in .vcap are MCAP's own publish_time (format reference §1.3, §5.2): the official reader
 // (@mcap/core) must see them, in chunked and unchunked files, and ours must give them back.

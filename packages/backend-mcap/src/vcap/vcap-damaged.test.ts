@@ -9,7 +9,7 @@ import { mcapBackend } from '../backend.js';
 import { loadCodecs } from '../codecs.js';
 import { FileWritable } from '../io/file-writable.js';
 import { VcapFileWriter } from './vcap-file-writer.js';
-import { mixedFrames, openBytes, readFrames, recordToBytes, testContext } from './vcap.test.helpers.js';
+import { mixedFrames, openBytes, readFrames, recordToBytes, testContext } from './vcap.test.helper.js';
 
 // Truncated, half-written and garbled files: typed errors or a recovered prefix, never a hang, never a read outside
 // the file, never a stray RangeError.

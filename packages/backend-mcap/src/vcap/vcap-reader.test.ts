@@ -6,7 +6,7 @@ import { patternBytes } from '@vlink/bag-core/testing';
 import { loadCodecs } from '../codecs.js';
 import { MemoryWritable } from '../io/memory-writable.js';
 import { McapWriter } from '../mcap/mcap-writer.js';
-import { mixedFrames, openBytes, readFrames, recordToBytes, testContext } from './vcap.test.helpers.js';
+import { mixedFrames, openBytes, readFrames, recordToBytes, testContext } from './vcap.test.helper.js';
 
 const START = 1_773_712_800_123;
 

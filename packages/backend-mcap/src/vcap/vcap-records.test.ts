@@ -13,7 +13,7 @@ import {
   mixedFrames,
   recordToBytes,
   testContext,
-} from './vcap.test.helpers.js';
+} from './vcap.test.helper.js';
 
 // Our output checked record by record with @mcap/core's readers (CRC validation on), against format reference §5.1–5.3.
 

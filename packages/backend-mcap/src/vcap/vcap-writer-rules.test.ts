@@ -3,7 +3,7 @@ import { describe, test } from '@vlink/fixtures/test';
 import { ActionType, BagError, SchemaType } from '@vlink/bag-core';
 import type { Frame } from '@vlink/bag-core';
 import { patternBytes } from '@vlink/bag-core/testing';
-import { openBytes, readFrames, recordToBytes, testContext } from './vcap.test.helpers.js';
+import { openBytes, readFrames, recordToBytes, testContext } from './vcap.test.helper.js';
 
 // The rules the .vcap writer follows (what it stores for urls, actions, times and schemas), read back; split from
 // vcap-reader.test.ts, which covers round trips and metadata recovery.
