@@ -3,22 +3,9 @@
  * --json` and `GET /api/v1/bags/{id}/report`. The docs carry the same document as
  * `apps/docs/reference/report.schema.json`; a test keeps the two equal and validates reports against it.
  */
-const num = { type: 'number' };
-const str = { type: 'string' };
-const count = { type: 'integer', minimum: 0 };
+import { num, spread, str } from './schema-parts.js';
 
-const spread = (what: string) => ({
-  description: `nearest-rank percentiles of ${what}, µs; null when there are none`,
-  oneOf: [
-    {
-      type: 'object',
-      required: ['min', 'p50', 'p99', 'max'],
-      additionalProperties: false,
-      properties: { min: num, p50: num, p99: num, max: num },
-    },
-    { type: 'null' },
-  ],
-});
+const count = { type: 'integer', minimum: 0 };
 
 const histogram = (what: string) => ({
   description: `${what}: counts[i] fell in [edges[i], edges[i+1]) (the last bin holds its upper edge); under/over: outside`,

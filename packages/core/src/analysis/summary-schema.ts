@@ -3,27 +3,16 @@
  * document as `apps/docs/reference/summary.schema.json`; a test keeps the two equal, and the writers' sidecars are
  * validated against it. Info fields a format may add (`metadata`, `attachments`) are allowed, nothing else.
  */
+import { num, spread, str } from './schema-parts.js';
+
 const int = { type: 'integer', minimum: 0 };
 const integer = { type: 'integer' };
-const num = { type: 'number' };
-const str = { type: 'string' };
 const counters = {
   type: 'object',
   description: 'url → cause → count',
   additionalProperties: { type: 'object', additionalProperties: { type: 'integer', minimum: 1 } },
 };
-const intervals = {
-  description: 'nearest-rank percentiles of the intervals between consecutive log times, µs; null with < 2 messages',
-  oneOf: [
-    {
-      type: 'object',
-      required: ['min', 'p50', 'p99', 'max'],
-      additionalProperties: false,
-      properties: { min: num, p50: num, p99: num, max: num },
-    },
-    { type: 'null' },
-  ],
-};
+const intervals = spread('the intervals between consecutive log times', 'with < 2 messages');
 
 export const SUMMARY_JSON_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
