@@ -3,10 +3,8 @@ import {
   actionText,
   BagError,
   countsForFrequency,
-  resolveSchemaType,
   schemaTypeLabel,
   SchemaType,
-  serForAction,
   urlKindOf,
   parseSchemaType,
 } from '@vlink/bag-core';
@@ -24,12 +22,12 @@ import {
   fixed6,
   frequency,
   HEADER_METADATA,
-  KEY_SEPARATOR,
   VCAP_LIBRARY,
   VLINK_PROFILE,
   writesZstdChunks,
 } from './vcap-format.js';
 import { writtenHeader } from '../maintenance/vlink-header.js';
+import { channelFamily, keptFamily, keptSer, schemaKey } from '@vlink/bag-core/internal';
 
 export interface VcapFileWriterOptions {
   writable: Writable;
@@ -336,26 +334,10 @@ export class VcapFileWriter {
 
   /** A frame whose (ser, family) differs from the channel's last one: accept, update, or reject. */
   private reconcile(ch: ChannelState, frame: Frame): void {
-    const ser = frame.serType ?? '';
-    if (ch.ser && ser && ser !== ch.ser) {
-      throw new BagError('SCHEMA_CONFLICT', `ser "${ser}" conflicts with "${ch.ser}" stored for this url and action`, {
-        file: this.file,
-        url: ch.url,
-      });
-    }
-    const nextSer = ch.ser || ser;
+    const place = { file: this.file, url: ch.url };
+    const nextSer = keptSer(ch.ser, frame.serType ?? '', place);
     const { family, schema } = this.resolve(nextSer, frame.schemaType, ch.action);
-    if (ch.family !== SchemaType.Unknown && family !== SchemaType.Unknown && family !== ch.family) {
-      throw new BagError(
-        'SCHEMA_CONFLICT',
-        `family ${schemaTypeLabel(family)} conflicts with ${schemaTypeLabel(ch.family)} stored for this url and action`,
-        {
-          file: this.file,
-          url: ch.url,
-        },
-      );
-    }
-    if (ch.family === SchemaType.Unknown && family !== SchemaType.Unknown) ch.family = family;
+    ch.family = keptFamily(ch.family, family, place);
     if (nextSer !== ch.ser) {
       ch.ser = nextSer;
       // The channel record is already written (without a schema); still embed the schema the ser now names.
@@ -374,9 +356,7 @@ export class VcapFileWriter {
     explicit: SchemaType,
     action: ActionType,
   ): { family: SchemaType; schema: SchemaData | undefined } {
-    const schema = ser ? this.context.resolveSchema(serForAction(ser, action), explicit) : undefined;
-    const encoding = schema ? schema.encoding || schemaTypeLabel(schema.schemaType) : undefined;
-    return { family: resolveSchemaType(explicit, ser, encoding), schema };
+    return channelFamily(ser, explicit, action, (name, family) => this.context.resolveSchema(name, family));
   }
 
   /** The schema record id for (name, family), registering it once per file; 0 when VLink would not embed it. */
@@ -384,7 +364,7 @@ export class VcapFileWriter {
     const encoding = wellKnownSchemaEncoding(schema.encoding || schemaTypeLabel(family));
     const embeds = embedsSchema(family) || isDecodableSchemaEncoding(encoding);
     if (!embeds || !schema.name || !encoding || schema.data.length === 0) return 0;
-    const key = `${schema.name}${KEY_SEPARATOR}${schemaTypeLabel(family)}`;
+    const key = schemaKey(schema.name, family);
     let id = this.schemaIds.get(key);
     if (id === undefined) {
       id = this.mcap.addSchema(schema.name, encoding, schema.data);

@@ -1,11 +1,8 @@
 import {
   ActionType,
   actionText,
-  BagError,
-  resolveSchemaType,
   SchemaType,
   schemaTypeLabel,
-  serForAction,
   urlKindOf,
   type Frame,
   type RecordingContext,
@@ -21,6 +18,9 @@ import {
   type SplitFiles,
   type SplitFormat,
   type UrlCounters,
+  channelFamily,
+  keptFamily,
+  keptSer,
 } from '@vlink/bag-core/internal';
 import { loadCodecs, type Codecs } from '../codecs.js';
 import { FileWritable } from '../io/file-writable.js';
@@ -149,26 +149,9 @@ class VcapxFormat implements SplitFormat {
       pair.lastType = frame.schemaType;
       return frame;
     }
-    if (inSer && pair.ser && inSer !== pair.ser) {
-      throw new BagError(
-        'SCHEMA_CONFLICT',
-        `ser "${inSer}" conflicts with "${pair.ser}" recorded for this url and action`,
-        { file, url: frame.url },
-      );
-    }
-    const ser = pair.ser || inSer;
-    const family = this.family(ser, frame.schemaType, action);
-    if (pair.family !== SchemaType.Unknown && family !== SchemaType.Unknown && family !== pair.family) {
-      throw new BagError(
-        'SCHEMA_CONFLICT',
-        `family ${schemaTypeLabel(family)} conflicts with ${schemaTypeLabel(pair.family)} recorded for this url and action`,
-        {
-          file,
-          url: frame.url,
-        },
-      );
-    }
-    if (pair.family === SchemaType.Unknown) pair.family = family;
+    const place = { file, url: frame.url };
+    const ser = keptSer(pair.ser, inSer, place);
+    pair.family = keptFamily(pair.family, this.family(ser, frame.schemaType, action), place);
     pair.ser = ser;
     let out = frame;
     if (pair.segment !== segment) {
@@ -204,8 +187,7 @@ class VcapxFormat implements SplitFormat {
 
   /** The family VcapFileWriter resolves for a channel: explicit, else the schema's encoding, else a guess from ser. */
   private family(ser: string, explicit: SchemaType, action: ActionType): SchemaType {
-    const schema = ser ? this.context.resolveSchema(serForAction(ser, action), explicit) : undefined;
-    return resolveSchemaType(explicit, ser, schema ? schema.encoding || schemaTypeLabel(schema.schemaType) : undefined);
+    return channelFamily(ser, explicit, action, (name, family) => this.context.resolveSchema(name, family)).family;
   }
 }
 

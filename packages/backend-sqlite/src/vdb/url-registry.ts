@@ -1,6 +1,6 @@
 import {
   type ActionType,
-  BagError,
+  type BagError,
   type Frame,
   parseSchemaType,
   type RecordingContext,
@@ -8,13 +8,14 @@ import {
   type SchemaData,
   SchemaType,
   schemaTypeLabel,
+  serForAction,
   urlKindOf,
 } from '@vlink/bag-core';
 import type { SqliteConnection, SqliteStatement } from '../driver/driver.js';
 import type { FileState, FileUrl } from './file-state.js';
 import type { VdbRecording } from './recording.js';
 import * as SQL from './sql.js';
-import { schemaKey, serForActionFast, urlFamily } from './url-resolution.js';
+import { keptFamily, keptSer, schemaKey, urlFamilyOfSer } from '@vlink/bag-core/internal';
 
 /** How the writer turns a failed statement into its error (rolling back the open batch first). */
 export type WriterFailure = (error: unknown, message: string, url?: string) => BagError;
@@ -47,29 +48,14 @@ export class VdbUrlRegistry {
   resolve(fu: FileUrl | undefined, frame: Frame, action: ActionType): FileUrl {
     const url = frame.url;
     const rec0 = fu?.rec ?? this.recording.urls.get(url);
-    let ser = rec0 ? rec0.ser : '';
     const inSer = frame.serType;
-    if (inSer !== '') {
-      if (ser === '') ser = inSer;
-      else if (ser !== inSer) {
-        throw new BagError('SCHEMA_CONFLICT', `ser type "${inSer}" conflicts with the recorded "${ser}"`, {
-          file: this.path,
-          url,
-        });
-      }
-    }
-    let type = rec0 ? rec0.schemaType : SchemaType.Unknown;
-    const family = urlFamily(ser, frame.schemaType, action);
-    if (family !== SchemaType.Unknown) {
-      if (type === SchemaType.Unknown) type = family;
-      else if (type !== family) {
-        throw new BagError(
-          'SCHEMA_CONFLICT',
-          `schema type ${schemaTypeLabel(family) || family} conflicts with the recorded ${schemaTypeLabel(type) || type}`,
-          { file: this.path, url },
-        );
-      }
-    }
+    const place = { file: this.path, url };
+    const ser = keptSer(rec0 ? rec0.ser : '', inSer, place);
+    const type = keptFamily(
+      rec0 ? rec0.schemaType : SchemaType.Unknown,
+      urlFamilyOfSer(ser, frame.schemaType, action),
+      place,
+    );
 
     try {
       let rec = rec0;
@@ -102,7 +88,7 @@ export class VdbUrlRegistry {
         fu.rowType = type;
       }
       // The schema of this message: for RPC, the request or response half of `Req|Resp` (format reference §2.6).
-      const half = serForActionFast(ser, action);
+      const half = serForAction(ser, action);
       if (half !== '') {
         const halfFamily = resolveSchemaType(frame.schemaType, half);
         const key = schemaKey(half, halfFamily);
