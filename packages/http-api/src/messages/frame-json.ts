@@ -1,5 +1,11 @@
 import type { Frame } from '@vlink/bag';
-import { type Decoded, FrameJsonWriter, type DecodedKind as PayloadKind, type PayloadDecoder } from '@vlink/bag-decode';
+import {
+  type Decoded,
+  type FrameJson,
+  FrameJsonWriter,
+  type DecodedKind as PayloadKind,
+  type PayloadDecoder,
+} from '@vlink/bag-decode';
 
 /**
  * How `decode=true` turned a payload into `data` (the encoding that decoded it: `protobuf`, `json`, `ros1`, `cdr`,
@@ -7,20 +13,8 @@ import { type Decoded, FrameJsonWriter, type DecodedKind as PayloadKind, type Pa
  */
 export type DecodedKind = PayloadKind | null;
 
-/** A message as `format=json` and `format=ndjson` return it. */
-export interface MessageJson {
-  /** µs since recording start: the log time (when the recorder received the message). */
-  timestamp: number;
-  /** The publish (sample) time, µs since start; absent where the bag's format has none (ROS 1 without a header). */
-  publishTime?: number;
-  url: string;
-  /** ActionType text as stored (`Pub`, `Sub`, `Set`, `Get`, `C/Req`, …). */
-  action: string;
-  serType: string;
-  /** SchemaType number (1 raw, 3 protobuf, …), as in `Info.urls[].schemaType`. */
-  schemaType: number;
-  /** Payload bytes. */
-  size: number;
+/** A message as `format=json` and `format=ndjson` return it: `@vlink/bag-decode`'s frame JSON, plus decoding. */
+export interface MessageJson extends Omit<FrameJson, 'data'> {
   /** base64 payload; with `decode=true` and `decoded` not null, the decoded JSON value or text instead. */
   data: unknown;
   /** Only with `decode=true`: how `data` was decoded, null when it stayed base64. */
