@@ -12,14 +12,24 @@ export interface SegmentStats {
   rows: number;
   /** Largest timestamp written to the segment, µs (≤ 0 when empty). */
   maxTs: number;
+  /**
+   * Smallest timestamp in the segment, µs (any when empty), and whether it embeds a schema: the manifest's segment
+   * facts need both; a segment writer without them gets no facts written (readers then open its segments).
+   */
+  minTs?: number;
+  hasSchema?: boolean;
   urls: ReadonlyMap<number, UrlCounters>;
 }
 
 export interface LedgerEntry {
   readonly name: string;
   readonly path: string;
+  /** The segment header's `start_timestamp` (ms since the epoch; the recording's start in every segment). */
+  readonly startTimestamp: number;
   /** Set when the segment is closed. */
   stats: SegmentStats | undefined;
+  /** The drop counters the segment stored when it closed. */
+  counters?: Record<string, Record<string, number>>;
 }
 
 export interface Totals {
@@ -50,23 +60,29 @@ export class SegmentLedger {
   }
 
   /** Adds the new open segment; returns the entries dropped to respect `maxSplitCount` (to delete). */
-  open(name: string, path: string): LedgerEntry[] {
-    this.list.push({ name, path, stats: undefined });
+  open(name: string, path: string, startTimestamp = 0): LedgerEntry[] {
+    this.list.push({ name, path, startTimestamp, stats: undefined });
     if (this.maxSplitCount <= 0 || this.list.length <= this.maxSplitCount) return [];
     return this.list.splice(0, this.list.length - this.maxSplitCount);
   }
 
-  /** Records the final counters of the open segment. */
-  close(stats: SegmentStats): void {
+  /** Records the final counters of the open segment (and the drop counters it stored). */
+  close(stats: SegmentStats, counters?: Record<string, Record<string, number>>): void {
     const entry = this.current;
     if (!entry) return;
     entry.stats = stats;
+    if (counters) entry.counters = counters;
     if (stats.maxTs > this.maxTsEver) this.maxTsEver = stats.maxTs;
   }
 
   /** Names for `VLinkFiles`: the closed segments, oldest first (the open one is listed only once closed). */
   closedNames(): string[] {
-    return this.list.filter((e) => e.stats !== undefined).map((e) => e.name);
+    return this.closed().map((e) => e.name);
+  }
+
+  /** The closed segments, oldest first. */
+  closed(): LedgerEntry[] {
+    return this.list.filter((e) => e.stats !== undefined);
   }
 
   /** Rows and per-url counters over the retained closed segments plus `open` (the open segment's live counters). */

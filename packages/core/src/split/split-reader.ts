@@ -1,5 +1,5 @@
 import type { BackendReader, CursorQuery } from '../backend/backend.js';
-import { isRemotePath } from '../backend/byte-source.js';
+import { canOpenByteSourceSync, isRemotePath } from '../backend/byte-source.js';
 import { guardFile } from '../backend/file-guard.js';
 import { BagError } from '../errors.js';
 import type { ReaderOptions } from '../model/config.js';
@@ -8,9 +8,12 @@ import type { Info } from '../model/info.js';
 import { schemaTypeLabel } from '../model/schema-type.js';
 import { compareManifestTotals } from './manifest-totals.js';
 import { parseManifest, type ParsedManifest } from './manifest-parse.js';
-import { progressWithin, SegmentChain, startSegment, type SequencedSegment } from './segment-sequence.js';
+import { openSegments, progressWithin, SegmentChain, startSegment, type SequencedSegment } from './segment-sequence.js';
+import { LazySegments } from './lazy-segments.js';
+import { factsDisagreement, urlKeyOf } from './segment-facts.js';
+import { recordingFacts } from './recovered-facts.js';
 import { addRecoveredTotals, repairedManifestText, unlistedSegmentNames } from './segment-recovery.js';
-import { buildInfo, openUnlisted, type OpenedSegment } from './split-segments.js';
+import { buildInfo, buildInfoFromFacts, openUnlisted, type OpenedSegment } from './split-segments.js';
 import { segmentOpening, type SplitReaderFormat, type SplitReaderOptions } from './split-format.js';
 import { ProblemList, type CheckOptions, type CheckReport } from '../maintenance/check-report.js';
 import type { ReindexOptions } from '../maintenance/repair-report.js';
@@ -40,7 +43,12 @@ export class SplitReader implements BackendReader {
   private readonly files: SplitFiles;
   private readonly options: ReaderOptions;
   private manifest: ParsedManifest;
-  private readonly opened: OpenedSegment[];
+  private opened: OpenedSegment[];
+  /**
+   * Set while the segments are opened only when a read reaches them (the manifest says what each holds); undefined
+   * when all are open (`opened`), as after a maintenance verb needed them all.
+   */
+  private lazy: LazySegments | undefined;
   /** Unlisted segments found at open but not opened (no `tryToFix`): `fix()` opens, repairs and lists them. */
   private pending: string[];
   private readonly skipped: number;
@@ -59,8 +67,10 @@ export class SplitReader implements BackendReader {
     opened: OpenedSegment[],
     pending: string[],
     skipped: number,
+    lazy?: LazySegments,
   ) {
     this.path = path;
+    this.lazy = lazy;
     this.format = format;
     this.files = files;
     this.options = options;
@@ -116,6 +126,8 @@ export class SplitReader implements BackendReader {
         );
       }
     }
+    const lazy = await openLazily(path, dir, manifest, format, readerOptions);
+    if (lazy) return new SplitReader(path, format, files, readerOptions, manifest, [], unlisted, 0, lazy);
     const opened: OpenedSegment[] = [];
     let skipped = 0;
     try {
@@ -157,7 +169,13 @@ export class SplitReader implements BackendReader {
 
   /** The segments' readers, manifest order, then the unlisted ones read with `tryToFix` (for maintenance and tests). */
   get segments(): readonly BackendReader[] {
+    this.openAll();
     return this.sequence.map((s) => s.reader);
+  }
+
+  /** Segments opened (and currently open) by a reader that opens them when a read reaches them; undefined otherwise. */
+  get lazyState(): { opens: number; open: number } | undefined {
+    return this.lazy ? { opens: this.lazy.opens, open: this.lazy.openCount } : undefined;
   }
 
   /** Every segment's schemas; a (name, family) pair seen in an earlier segment is kept once. */
@@ -165,14 +183,18 @@ export class SplitReader implements BackendReader {
     this.assertOpen();
     const seen = new Set<string>();
     const out: SchemaData[] = [];
-    for (const { reader } of this.sequence) {
+    const collect = (reader: BackendReader): void => {
       for (const schema of reader.schemas()) {
         const key = `${schema.name}\x1f${schemaTypeLabel(schema.schemaType)}`;
         if (seen.has(key)) continue;
         seen.add(key);
         out.push(schema);
       }
-    }
+    };
+    if (this.lazy) {
+      // One segment at a time, so a long recording is not held open.
+      this.lazy.forEach(collect);
+    } else for (const { reader } of this.sequence) collect(reader);
     return out;
   }
 
@@ -182,8 +204,9 @@ export class SplitReader implements BackendReader {
    */
   frames(query: CursorQuery = {}): IterableIterator<Frame> {
     this.assertOpen();
-    const start = startSegment(this.endsMs, query.beginUs);
-    return new SegmentChain(this.sequence, start, query, (index) => (this.currentSegment = index));
+    const segments = this.lazy ?? openSegments(this.sequence);
+    const start = startSegment(this.lazy ? this.lazy.endsMs : this.endsMs, query.beginUs);
+    return new SegmentChain(segments, start, query, (index) => (this.currentSegment = index));
   }
 
   /** The segment (0-based, recording order) of the last frame any cursor of this reader handed out; 0 before that. */
@@ -202,6 +225,7 @@ export class SplitReader implements BackendReader {
    */
   async verify(options: CheckOptions): Promise<CheckReport> {
     this.assertOpen();
+    this.openAll();
     const quick = options.quick === true;
     const problems = new ProblemList(this.path);
     for (const text of this.manifest.problems) problems.add(`manifest: ${text}`);
@@ -226,13 +250,16 @@ export class SplitReader implements BackendReader {
       for (const p of report.problems) problems.add(p.message, p);
       problems.more += report.moreProblems;
     }
-    if (this.manifest.problems.length === 0)
+    if (this.manifest.problems.length === 0) {
       compareManifestTotals(problems, this.manifest, this.opened, this.sequence, this.format);
+      this.compareSegmentFacts(problems);
+    }
     return problems.report(this.path, quick, frames);
   }
 
   async reindex(options: ReindexOptions = {}): Promise<boolean> {
     this.assertOpen();
+    this.openAll();
     let ok = true;
     const total = this.sequence.length;
     const progress = options.onProgress;
@@ -251,6 +278,7 @@ export class SplitReader implements BackendReader {
    */
   async fix(rebuild: boolean): Promise<boolean> {
     this.assertOpen();
+    this.openAll();
     const repairsManifest = !this.manifest.complete;
     if (repairsManifest && this.options.readOnly !== false) {
       throw new BagError(
@@ -285,6 +313,11 @@ export class SplitReader implements BackendReader {
     if (this.closed) return;
     this.closed = true;
     let first: unknown;
+    try {
+      this.lazy?.close();
+    } catch (error) {
+      first = error;
+    }
     for (const { reader } of this.opened) {
       try {
         reader.close();
@@ -293,6 +326,60 @@ export class SplitReader implements BackendReader {
       }
     }
     if (first !== undefined) throw BagError.wrap(first, 'IO_ERROR', 'cannot close a segment', { file: this.path });
+  }
+
+  /**
+   * Opens every segment a lazy reader has not opened (maintenance verbs and `segments` need them all): from then on
+   * the reader holds them all, as one without segment facts does. The facts are not held against them here: `verify`
+   * reports where they disagree.
+   */
+  private openAll(): void {
+    const lazy = this.lazy;
+    if (!lazy) return;
+    const openSync = this.format.openSegmentSync!;
+    const { dir } = splitPath(this.path);
+    const opened: OpenedSegment[] = [];
+    try {
+      for (const name of lazy.names) {
+        try {
+          opened.push({ name, reader: openSync(dir + name, this.options), unlisted: false });
+        } catch (error) {
+          if (BagError.isInstance(error) && (error.code === 'VERSION_MISMATCH' || error.code === 'DRIVER_MISSING'))
+            throw error;
+          throw BagError.wrap(error, 'CORRUPT_FILE', `segment "${name}" listed in the manifest cannot be read`, {
+            file: dir + name,
+          });
+        }
+      }
+    } catch (error) {
+      for (const o of opened) o.reader.close();
+      throw error;
+    }
+    this.lazy = undefined;
+    lazy.close();
+    this.opened = opened;
+    this.refresh();
+  }
+
+  /** `check`: every listed segment against what the manifest's `VLinkBagSegments` says it holds. */
+  private compareSegmentFacts(problems: ProblemList): void {
+    const facts = this.manifest.segments;
+    if (!facts) return;
+    const keys = new Map(this.manifest.urls.map((u) => [u.index, urlKeyOf(u, this.format.flavor)]));
+    const { dir } = splitPath(this.path);
+    for (const o of this.opened) {
+      const f = o.unlisted ? undefined : facts.find((x) => x.file === o.name);
+      if (!f) continue;
+      const wrong = factsDisagreement(
+        f,
+        o.reader.info(),
+        this.manifest.startTimestamp,
+        (index) => keys.get(index),
+        this.format.flavor,
+      );
+      if (wrong !== undefined)
+        problems.add(`manifest: VLinkBagSegments entry of ${o.name} is wrong: ${wrong}`, { file: dir + o.name });
+    }
   }
 
   /** Rewrites the manifest with the unlisted segments listed and counted, and `complete: true`. */
@@ -304,12 +391,14 @@ export class SplitReader implements BackendReader {
     let text: string;
     try {
       text = this.files.readText(this.path);
+      const totals = addRecoveredTotals(this.manifest, recovered, this.format.flavor);
       text = repairedManifestText(
         text,
         this.path,
-        addRecoveredTotals(this.manifest, recovered, this.format.flavor),
+        totals,
         recovered.map((r) => r.name),
         this.format.flavor,
+        recordingFacts(this.manifest, totals.urls, this.opened, this.format.flavor),
       );
       this.files.writeText(this.path, text);
     } catch (error) {
@@ -321,6 +410,10 @@ export class SplitReader implements BackendReader {
 
   /** Recomputes the time bases, segment ends and info (after open and after a repair changed segments). */
   private refresh(): void {
+    if (this.lazy) {
+      this.infoValue = buildInfoFromFacts(this.path, this.format, this.manifest, this.lazy.facts, this.files);
+      return;
+    }
     this.sequence = this.sequenceOf(this.opened);
     this.endsMs = this.sequence.map((s) => s.reader.info().totalDuration + Math.trunc(s.offsetUs / 1000));
     this.infoValue = buildInfo(
@@ -345,4 +438,29 @@ export class SplitReader implements BackendReader {
   private assertOpen(): void {
     if (this.closed) throw new BagError('CLOSED', 'reader is closed', { file: this.path });
   }
+}
+
+/**
+ * The segments of a recording to be opened only when a read reaches them, when that can be: the manifest says what
+ * every listed segment holds and nothing in it is doubtful, the format opens a segment at once (also behind a url), and
+ * the reader does not try to fix (that reads what is there, not what the manifest says). Local segments pass their
+ * guards now. Undefined: open them all now, as VLink does.
+ */
+async function openLazily(
+  path: string,
+  dir: string,
+  manifest: ParsedManifest,
+  format: SplitReaderFormat,
+  options: ReaderOptions,
+): Promise<LazySegments | undefined> {
+  const facts = manifest.segments;
+  const openSegmentSync = format.openSegmentSync;
+  if (!facts || !openSegmentSync || facts.length === 0) return undefined;
+  if (manifest.problems.length > 0 || manifest.version === undefined || options.tryToFix === true) return undefined;
+  if (isRemotePath(path)) {
+    if (!canOpenByteSourceSync(path)) return undefined;
+  } else if (format.guardSegment) {
+    for (const name of manifest.files) await format.guardSegment(dir + name, options);
+  }
+  return new LazySegments(dir, manifest, facts, { ...format, openSegmentSync }, options);
 }
