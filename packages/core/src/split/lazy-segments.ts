@@ -1,10 +1,12 @@
 import type { BackendReader, CursorQuery } from '../backend/backend.js';
+import { canOpenByteSourceSync, isRemotePath } from '../backend/byte-source.js';
 import { BagError } from '../errors.js';
 import type { ReaderOptions } from '../model/config.js';
 import type { ParsedManifest } from './manifest-parse.js';
 import { deriveSegment, factsDisagreement, urlKeyOf, type SegmentFacts } from './segment-facts.js';
 import type { ChainSegments } from './segment-sequence.js';
 import type { SplitReaderFormat } from './split-format.js';
+import { segmentUnreadable } from './split-segments.js';
 
 /** Segments kept open at once when none is in use: a long recording is read with a few files open, not all. */
 export const MAX_OPEN_SEGMENTS = 4;
@@ -159,11 +161,7 @@ export class LazySegments implements ChainSegments {
     try {
       reader = this.format.openSegmentSync(slot.path, this.options);
     } catch (error) {
-      if (BagError.isInstance(error) && (error.code === 'VERSION_MISMATCH' || error.code === 'DRIVER_MISSING'))
-        throw error;
-      throw BagError.wrap(error, 'CORRUPT_FILE', `segment "${slot.name}" listed in the manifest cannot be read`, {
-        file: slot.path,
-      });
+      throw segmentUnreadable(error, slot.name, slot.path);
     }
     this.opens++;
     const wrong = factsDisagreement(
@@ -193,4 +191,29 @@ export class LazySegments implements ChainSegments {
       reader.close();
     }
   }
+}
+
+/**
+ * The segments of a recording to be opened only when a read reaches them, when that can be: the manifest says what
+ * every listed segment holds and nothing in it is doubtful, the format opens a segment at once (also behind a url), and
+ * the reader does not try to fix (that reads what is there, not what the manifest says). Local segments pass their
+ * guards now. Undefined: open them all now, as VLink does.
+ */
+export async function openLazily(
+  path: string,
+  dir: string,
+  manifest: ParsedManifest,
+  format: SplitReaderFormat,
+  options: ReaderOptions,
+): Promise<LazySegments | undefined> {
+  const facts = manifest.segments;
+  const openSegmentSync = format.openSegmentSync;
+  if (!facts || !openSegmentSync || facts.length === 0) return undefined;
+  if (manifest.problems.length > 0 || manifest.version === undefined || options.tryToFix === true) return undefined;
+  if (isRemotePath(path)) {
+    if (!canOpenByteSourceSync(path)) return undefined;
+  } else if (format.guardSegment) {
+    for (const name of manifest.files) await format.guardSegment(dir + name, options);
+  }
+  return new LazySegments(dir, manifest, facts, { ...format, openSegmentSync }, options);
 }

@@ -1,3 +1,5 @@
+import type { SegmentFacts } from './segment-facts.js';
+
 /** Counters of one url (or url + action) in one segment; timestamps µs, −1 when the url has no Pub/Sub/Set/Get. */
 export interface UrlCounters {
   count: number;
@@ -112,4 +114,25 @@ export class SegmentLedger {
 /** VLink's average rate: count over the first-to-last span in seconds; 0 when the span is not positive. */
 export function urlFrequency(c: UrlCounters): number {
   return c.firstTs >= 0 && c.lastTs > c.firstTs ? c.count / ((c.lastTs - c.firstTs) / 1e6) : 0;
+}
+
+/** A closed segment's facts from its writer's counters; undefined when the writer does not report them all. */
+export function entryFacts(entry: LedgerEntry): SegmentFacts | undefined {
+  const stats = entry.stats;
+  if (!stats || stats.minTs === undefined || stats.hasSchema === undefined) return undefined;
+  const empty = stats.rows === 0;
+  const urls = [...stats.urls]
+    .filter(([, c]) => c.count > 0)
+    .map(([index, c]) => ({ index, count: c.count, size: c.size }))
+    .sort((a, b) => a.index - b.index);
+  return {
+    file: entry.name,
+    startTimestamp: entry.startTimestamp,
+    count: stats.rows,
+    begin: empty ? 0 : Math.max(0, stats.minTs),
+    end: empty ? 0 : Math.max(0, stats.maxTs),
+    hasSchema: stats.hasSchema,
+    urls,
+    ...(entry.counters ? { counters: entry.counters } : {}),
+  };
 }

@@ -88,7 +88,14 @@ export class SegmentChain implements IterableIterator<Frame> {
           throw error;
         }
       }
-      const step = this.inner.next();
+      let step: IteratorResult<Frame>;
+      try {
+        step = this.inner.next();
+      } catch (error) {
+        this.inner = undefined;
+        this.releaseHeld();
+        throw error;
+      }
       if (step.done !== true) {
         if (this.offset !== 0) step.value.timestamp += this.offset;
         if (this.reported !== this.position - 1) this.onSegment?.((this.reported = this.position - 1));

@@ -1,19 +1,25 @@
 import type { BackendReader, CursorQuery } from '../backend/backend.js';
-import { canOpenByteSourceSync, isRemotePath } from '../backend/byte-source.js';
+import { isRemotePath } from '../backend/byte-source.js';
 import { guardFile } from '../backend/file-guard.js';
 import { BagError } from '../errors.js';
 import type { ReaderOptions } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import type { Info } from '../model/info.js';
 import { schemaTypeLabel } from '../model/schema-type.js';
-import { compareManifestTotals } from './manifest-totals.js';
+import { compareManifestTotals, compareSegmentFacts } from './manifest-totals.js';
 import { parseManifest, type ParsedManifest } from './manifest-parse.js';
 import { openSegments, progressWithin, SegmentChain, startSegment, type SequencedSegment } from './segment-sequence.js';
-import { LazySegments } from './lazy-segments.js';
-import { factsDisagreement, urlKeyOf } from './segment-facts.js';
+import { type LazySegments, openLazily } from './lazy-segments.js';
 import { recordingFacts } from './recovered-facts.js';
 import { addRecoveredTotals, repairedManifestText, unlistedSegmentNames } from './segment-recovery.js';
-import { buildInfo, buildInfoFromFacts, openUnlisted, type OpenedSegment } from './split-segments.js';
+import {
+  buildInfo,
+  buildInfoFromFacts,
+  openEverySync,
+  openUnlisted,
+  segmentUnreadable,
+  type OpenedSegment,
+} from './split-segments.js';
 import { segmentOpening, type SplitReaderFormat, type SplitReaderOptions } from './split-format.js';
 import { ProblemList, type CheckOptions, type CheckReport } from '../maintenance/check-report.js';
 import type { ReindexOptions } from '../maintenance/repair-report.js';
@@ -33,25 +39,14 @@ const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
  * that exists but does not open is `CORRUPT_FILE` (VLink skips it with a warning; `tryToFix: true` does that here,
  * and the bag then reports `hasCompleted: false`).
  *
+ * When the manifest says what each segment holds (`VLinkBagSegments`, §4.1) no segment is opened at open: `info`
+ * comes from the manifest and `LazySegments` opens a segment when a read reaches it (format reference §4.4).
+ *
  * Interrupted recordings: the writer lists a segment once it is closed, so a recording that never closed (manifest
  * `complete: false`) has its last segment (two, when it died mid-split) on disk but not listed. `tryToFix: true`
  * reads those too; `fix()` repairs them and adds them to the manifest; `check()` fails while they are unlisted.
  */
 export class SplitReader implements BackendReader {
-  readonly path: string;
-  private readonly format: SplitReaderFormat;
-  private readonly files: SplitFiles;
-  private readonly options: ReaderOptions;
-  private manifest: ParsedManifest;
-  private opened: OpenedSegment[];
-  /**
-   * Set while the segments are opened only when a read reaches them (the manifest says what each holds); undefined
-   * when all are open (`opened`), as after a maintenance verb needed them all.
-   */
-  private lazy: LazySegments | undefined;
-  /** Unlisted segments found at open but not opened (no `tryToFix`): `fix()` opens, repairs and lists them. */
-  private pending: string[];
-  private readonly skipped: number;
   private sequence: SequencedSegment[] = [];
   private endsMs: number[] = [];
   private infoValue!: Info;
@@ -59,25 +54,21 @@ export class SplitReader implements BackendReader {
   private currentSegment = 0;
 
   private constructor(
-    path: string,
-    format: SplitReaderFormat,
-    files: SplitFiles,
-    options: ReaderOptions,
-    manifest: ParsedManifest,
-    opened: OpenedSegment[],
-    pending: string[],
-    skipped: number,
-    lazy?: LazySegments,
+    readonly path: string,
+    private readonly format: SplitReaderFormat,
+    private readonly files: SplitFiles,
+    private readonly options: ReaderOptions,
+    private manifest: ParsedManifest,
+    private opened: OpenedSegment[],
+    /** Unlisted segments found at open but not opened (no `tryToFix`): `fix()` opens, repairs and lists them. */
+    private pending: string[],
+    private readonly skipped: number,
+    /**
+     * Set while segments are opened only when a read reaches them (the manifest says what each holds); undefined
+     * when all are open (`opened`), as after a maintenance verb needed them all.
+     */
+    private lazy?: LazySegments,
   ) {
-    this.path = path;
-    this.lazy = lazy;
-    this.format = format;
-    this.files = files;
-    this.options = options;
-    this.manifest = manifest;
-    this.opened = opened;
-    this.pending = pending;
-    this.skipped = skipped;
     this.refresh();
   }
 
@@ -140,11 +131,7 @@ export class SplitReader implements BackendReader {
             skipped++;
             continue;
           }
-          if (BagError.isInstance(error) && (error.code === 'VERSION_MISMATCH' || error.code === 'DRIVER_MISSING'))
-            throw error;
-          throw BagError.wrap(error, 'CORRUPT_FILE', `segment "${name}" listed in the manifest cannot be read`, {
-            file: segmentPath,
-          });
+          throw segmentUnreadable(error, name, segmentPath);
         }
       }
       if (tryToFix) opened.push(...(await openUnlisted(unlisted, dir, format, readerOptions, manifest, opened)));
@@ -252,7 +239,7 @@ export class SplitReader implements BackendReader {
     }
     if (this.manifest.problems.length === 0) {
       compareManifestTotals(problems, this.manifest, this.opened, this.sequence, this.format);
-      this.compareSegmentFacts(problems);
+      compareSegmentFacts(problems, this.path, this.manifest, this.opened, this.format.flavor);
     }
     return problems.report(this.path, quick, frames);
   }
@@ -336,50 +323,11 @@ export class SplitReader implements BackendReader {
   private openAll(): void {
     const lazy = this.lazy;
     if (!lazy) return;
-    const openSync = this.format.openSegmentSync!;
-    const { dir } = splitPath(this.path);
-    const opened: OpenedSegment[] = [];
-    try {
-      for (const name of lazy.names) {
-        try {
-          opened.push({ name, reader: openSync(dir + name, this.options), unlisted: false });
-        } catch (error) {
-          if (BagError.isInstance(error) && (error.code === 'VERSION_MISMATCH' || error.code === 'DRIVER_MISSING'))
-            throw error;
-          throw BagError.wrap(error, 'CORRUPT_FILE', `segment "${name}" listed in the manifest cannot be read`, {
-            file: dir + name,
-          });
-        }
-      }
-    } catch (error) {
-      for (const o of opened) o.reader.close();
-      throw error;
-    }
+    const opened = openEverySync(lazy.names, splitPath(this.path).dir, this.format.openSegmentSync!, this.options);
     this.lazy = undefined;
     lazy.close();
     this.opened = opened;
     this.refresh();
-  }
-
-  /** `check`: every listed segment against what the manifest's `VLinkBagSegments` says it holds. */
-  private compareSegmentFacts(problems: ProblemList): void {
-    const facts = this.manifest.segments;
-    if (!facts) return;
-    const keys = new Map(this.manifest.urls.map((u) => [u.index, urlKeyOf(u, this.format.flavor)]));
-    const { dir } = splitPath(this.path);
-    for (const o of this.opened) {
-      const f = o.unlisted ? undefined : facts.find((x) => x.file === o.name);
-      if (!f) continue;
-      const wrong = factsDisagreement(
-        f,
-        o.reader.info(),
-        this.manifest.startTimestamp,
-        (index) => keys.get(index),
-        this.format.flavor,
-      );
-      if (wrong !== undefined)
-        problems.add(`manifest: VLinkBagSegments entry of ${o.name} is wrong: ${wrong}`, { file: dir + o.name });
-    }
   }
 
   /** Rewrites the manifest with the unlisted segments listed and counted, and `complete: true`. */
@@ -438,29 +386,4 @@ export class SplitReader implements BackendReader {
   private assertOpen(): void {
     if (this.closed) throw new BagError('CLOSED', 'reader is closed', { file: this.path });
   }
-}
-
-/**
- * The segments of a recording to be opened only when a read reaches them, when that can be: the manifest says what
- * every listed segment holds and nothing in it is doubtful, the format opens a segment at once (also behind a url), and
- * the reader does not try to fix (that reads what is there, not what the manifest says). Local segments pass their
- * guards now. Undefined: open them all now, as VLink does.
- */
-async function openLazily(
-  path: string,
-  dir: string,
-  manifest: ParsedManifest,
-  format: SplitReaderFormat,
-  options: ReaderOptions,
-): Promise<LazySegments | undefined> {
-  const facts = manifest.segments;
-  const openSegmentSync = format.openSegmentSync;
-  if (!facts || !openSegmentSync || facts.length === 0) return undefined;
-  if (manifest.problems.length > 0 || manifest.version === undefined || options.tryToFix === true) return undefined;
-  if (isRemotePath(path)) {
-    if (!canOpenByteSourceSync(path)) return undefined;
-  } else if (format.guardSegment) {
-    for (const name of manifest.files) await format.guardSegment(dir + name, options);
-  }
-  return new LazySegments(dir, manifest, facts, { ...format, openSegmentSync }, options);
 }

@@ -1,4 +1,5 @@
 import type { BackendReader } from '../backend/backend.js';
+import { BagError } from '../errors.js';
 import type { ReaderOptions } from '../model/config.js';
 import type { Info } from '../model/info.js';
 import type { ParsedManifest } from './manifest-parse.js';
@@ -14,6 +15,38 @@ export interface OpenedSegment {
   reader: BackendReader;
   /** Not in the manifest's `VLinkFiles` (left out by an interrupted recording). */
   unlisted: boolean;
+}
+
+/** A listed segment that does not open: `CORRUPT_FILE` naming it, but a version or driver problem as it is. */
+export function segmentUnreadable(error: unknown, name: string, path: string): BagError {
+  if (BagError.isInstance(error) && (error.code === 'VERSION_MISMATCH' || error.code === 'DRIVER_MISSING'))
+    return error;
+  return BagError.wrap(error, 'CORRUPT_FILE', `segment "${name}" listed in the manifest cannot be read`, {
+    file: path,
+  });
+}
+
+/** Opens every named segment at once (a lazy reader whose caller needs them all); all or none. */
+export function openEverySync(
+  names: readonly string[],
+  dir: string,
+  openSync: (path: string, options: ReaderOptions) => BackendReader,
+  options: ReaderOptions,
+): OpenedSegment[] {
+  const opened: OpenedSegment[] = [];
+  try {
+    for (const name of names) {
+      try {
+        opened.push({ name, reader: openSync(dir + name, options), unlisted: false });
+      } catch (error) {
+        throw segmentUnreadable(error, name, dir + name);
+      }
+    }
+  } catch (error) {
+    for (const o of opened) o.reader.close();
+    throw error;
+  }
+  return opened;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Frame, SchemaData } from '../model/frame.js';
 import { formatVlinkDate } from '../model/time-format.js';
 import { serializeManifest, type ManifestFlavor, type ManifestUrl, type SplitManifest } from './manifest.js';
 import { listedSegments } from './manifest-parse.js';
-import { SegmentLedger, urlFrequency, type LedgerEntry, type SegmentStats } from './segment-ledger.js';
+import { entryFacts, SegmentLedger, urlFrequency, type SegmentStats } from './segment-ledger.js';
 import type { SegmentFacts } from './segment-facts.js';
 import { sanitizeCounterTable } from '../writer/drop-counters.js';
 import { SegmentNamer } from './segment-naming.js';
@@ -262,7 +262,7 @@ export class SplitWriter implements BackendWriter {
     const closed = this.ledger.closed();
     const segments: SegmentFacts[] = [];
     for (const entry of closed) {
-      const facts = factsOf(entry);
+      const facts = entryFacts(entry);
       if (!facts) return {};
       segments.push(facts);
     }
@@ -394,25 +394,4 @@ export class SplitWriter implements BackendWriter {
       this.warn(`cannot delete ${path}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-}
-
-/** A closed segment's facts from its writer's counters; undefined when the writer does not report them all. */
-function factsOf(entry: LedgerEntry): SegmentFacts | undefined {
-  const stats = entry.stats;
-  if (!stats || stats.minTs === undefined || stats.hasSchema === undefined) return undefined;
-  const empty = stats.rows === 0;
-  const urls = [...stats.urls]
-    .filter(([, c]) => c.count > 0)
-    .map(([index, c]) => ({ index, count: c.count, size: c.size }))
-    .sort((a, b) => a.index - b.index);
-  return {
-    file: entry.name,
-    startTimestamp: entry.startTimestamp,
-    count: stats.rows,
-    begin: empty ? 0 : Math.max(0, stats.minTs),
-    end: empty ? 0 : Math.max(0, stats.maxTs),
-    hasSchema: stats.hasSchema,
-    urls,
-    ...(entry.counters ? { counters: entry.counters } : {}),
-  };
 }
