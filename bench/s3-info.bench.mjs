@@ -12,7 +12,7 @@
 //
 //   node bench/s3-info.bench.mjs [--quick | --smoke]     bun bench/s3-info.bench.mjs
 //   deno run -A --node-modules-dir=manual bench/s3-info.bench.mjs
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MotoServer } from '@vlink/fixtures/s3';
@@ -67,6 +67,16 @@ async function ensureSplit(ext) {
   return { dir, path };
 }
 
+/** What a source fetched: its own ranged GETs, and those of an asynchronous local copy after it was opened. */
+function sourceStats(s) {
+  const after = s.object.client.stats;
+  const from = s.copyFrom ?? after;
+  return {
+    requests: s.stats.requests + after.requests - from.requests,
+    bytes: s.stats.bytes + after.bytes - from.bytes,
+  };
+}
+
 /** `info`, a one-second window and `info` without segment facts of a split recording on S3: requests and bytes. */
 async function splitFigures(ext, options, client) {
   const { dir, path } = await ensureSplit(ext);
@@ -83,38 +93,47 @@ async function splitFigures(ext, options, client) {
   await client.put({ bucket: 'bench', key: `${folder}/old${ext}` }, new TextEncoder().encode(JSON.stringify(old)));
   const sources = [];
   const lister = new S3Client(options);
-  registerUrlScheme('s3', {
-    open: async (u) => {
-      const s = await S3ByteSource.open(u, options);
-      sources.push(s);
-      return s;
-    },
-    openSync: (u) => {
-      const s = S3ByteSource.openSync(u, options);
-      sources.push(s);
-      return s;
-    },
-    async list(prefix) {
-      const { bucket, key } = parseS3Prefix(prefix);
-      return (await listObjects(lister, bucket, key)).map((o) => ({
-        url: `s3://${bucket}/${o.key}`,
-        size: o.size,
-        mtimeMs: o.mtimeMs,
-      }));
-    },
-  });
+  let measured = 0;
   const measure = async (run) => {
     sources.length = 0;
+    // A cache of its own for each measurement: what it copies is counted, none is found from before.
+    const cacheDir = join(options.cacheDir, `${process.pid}-${++measured}`);
+    rmSync(cacheDir, { recursive: true, force: true });
+    const measuredOptions = { ...options, cacheDir };
+    registerUrlScheme('s3', {
+      open: async (u) => {
+        const s = await S3ByteSource.open(u, measuredOptions);
+        // A source opened this way makes its local copy through its object's client: counted from here on.
+        s.copyFrom = { ...s.object.client.stats };
+        sources.push(s);
+        return s;
+      },
+      openSync: (u) => {
+        const s = S3ByteSource.openSync(u, measuredOptions);
+        sources.push(s);
+        return s;
+      },
+      async list(prefix) {
+        const { bucket, key } = parseS3Prefix(prefix);
+        return (await listObjects(lister, bucket, key)).map((o) => ({
+          url: `s3://${bucket}/${o.key}`,
+          size: o.size,
+          mtimeMs: o.mtimeMs,
+        }));
+      },
+    });
+
     const before = { ...lister.stats };
     const t0 = performance.now();
     await run();
     const ms = performance.now() - t0;
+    rmSync(cacheDir, { recursive: true, force: true });
     const segments = sources.filter((s) => !s.name.endsWith(ext)).length;
     return {
       ms: round(ms),
       segmentsOpened: segments,
-      requests: sources.reduce((n, s) => n + s.stats.requests, 0) + lister.stats.requests - before.requests,
-      bytes: sources.reduce((n, s) => n + s.stats.bytes, 0) + lister.stats.bytes - before.bytes,
+      requests: sources.reduce((n, s) => n + sourceStats(s).requests, 0) + lister.stats.requests - before.requests,
+      bytes: sources.reduce((n, s) => n + sourceStats(s).bytes, 0) + lister.stats.bytes - before.bytes,
     };
   };
   const url = `s3://bench/${folder}/drive${ext}`;
