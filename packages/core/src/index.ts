@@ -62,6 +62,7 @@ export {
   isRemotePath,
   listUrl,
   openByteSource,
+  openByteSourceSync,
   type ByteSource,
   type ByteSourceOpener,
   type UrlEntry,

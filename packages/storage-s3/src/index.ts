@@ -3,7 +3,7 @@ export { isS3Url, parseS3Prefix, parseS3Url, type S3Location } from './s3-locati
 export { DEFAULT_TAIL_BYTES, S3Object } from './s3-object.js';
 export { resolveS3Options, type ResolvedS3Options, type S3Options } from './s3-options.js';
 export { MAX_READ_AHEAD_BYTES, READ_AHEAD_BYTES, S3ByteSource, type S3SourceOptions } from './s3-byte-source.js';
-export { type LocalCacheOptions, localCopy } from './local-cache.js';
+export { type LocalCacheOptions, localCopy, localCopySync } from './local-cache.js';
 export { listObjects, type S3ListedObject } from './s3-list.js';
 export { DEFAULT_PART_BYTES, MIN_PART_BYTES, type UploadOptions, uploadFile } from './s3-upload.js';
 export { stageS3, type StagingOptions } from './s3-staging.js';

@@ -34,22 +34,28 @@ const PIECE_BYTES = 8 * 1024 * 1024;
  * made is kept even when it alone exceeds the bound).
  */
 export async function localCopy(object: S3Object, extension: string, options: LocalCacheOptions = {}): Promise<string> {
-  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
-  const dir = options.cacheDir ?? env['VLINK_S3_CACHE_DIR'] ?? join(tmpdir(), 'vlink-s3-cache');
-  const bound = options.maxCacheBytes ?? (Number(env['VLINK_S3_CACHE_BYTES']) || 4 * 1024 ** 3);
-  mkdirSync(dir, { recursive: true });
-  const id = createHash('sha256').update(`${object.url}\n${object.size}\n${object.etag}`).digest('hex').slice(0, 32);
-  const path = join(dir, `${id}${extension}`);
-  if (existsSync(path) && statSync(path).size === object.size) {
-    const now = new Date();
-    utimesSync(path, now, now);
-    return path;
-  }
-  const temp = `${path}.${globalThis.crypto.randomUUID()}.part`;
+  const place = cachePlace(object, extension, options);
+  if (reuse(place.path, object.size)) return place.path;
+  return fill(place, object, async (offset, length) => object.read(offset, length));
+}
+
+/**
+ * `localCopy` done at once, each piece read with `read` (a byte source's synchronous ranged GET): a split
+ * recording's `.vdb` segment opened when a synchronous read reaches it. The same names, bound and trimming.
+ */
+export function localCopySync(
+  object: S3Object,
+  read: (offset: number, length: number) => Uint8Array,
+  extension: string,
+  options: LocalCacheOptions = {},
+): string {
+  const place = cachePlace(object, extension, options);
+  if (reuse(place.path, object.size)) return place.path;
+  const temp = `${place.path}.${globalThis.crypto.randomUUID()}.part`;
   const fd = openSync(temp, 'w');
   try {
     for (let offset = 0; offset < object.size; offset += PIECE_BYTES) {
-      const piece = await object.read(offset, Math.min(PIECE_BYTES, object.size - offset));
+      const piece = read(offset, Math.min(PIECE_BYTES, object.size - offset));
       writeSync(fd, piece, 0, piece.length, offset);
     }
   } catch (error) {
@@ -58,9 +64,56 @@ export async function localCopy(object: S3Object, extension: string, options: Lo
     throw BagError.wrap(error, 'IO_ERROR', 'cannot copy the object into the local cache', { file: object.url });
   }
   closeSync(fd);
-  renameSync(temp, path);
-  trim(dir, bound, path);
-  return path;
+  renameSync(temp, place.path);
+  trim(place.dir, place.bound, place.path);
+  return place.path;
+}
+
+interface CachePlace {
+  dir: string;
+  bound: number;
+  path: string;
+}
+
+/** Where the copy of this object version goes, and the cache's bound. */
+function cachePlace(object: S3Object, extension: string, options: LocalCacheOptions): CachePlace {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
+  const dir = options.cacheDir ?? env['VLINK_S3_CACHE_DIR'] ?? join(tmpdir(), 'vlink-s3-cache');
+  const bound = options.maxCacheBytes ?? (Number(env['VLINK_S3_CACHE_BYTES']) || 4 * 1024 ** 3);
+  mkdirSync(dir, { recursive: true });
+  const id = createHash('sha256').update(`${object.url}\n${object.size}\n${object.etag}`).digest('hex').slice(0, 32);
+  return { dir, bound, path: join(dir, `${id}${extension}`) };
+}
+
+/** True (and the copy marked recently used) when the cache holds the copy already. */
+function reuse(path: string, size: number): boolean {
+  if (!existsSync(path) || statSync(path).size !== size) return false;
+  const now = new Date();
+  utimesSync(path, now, now);
+  return true;
+}
+
+async function fill(
+  place: CachePlace,
+  object: S3Object,
+  read: (offset: number, length: number) => Promise<Uint8Array>,
+): Promise<string> {
+  const temp = `${place.path}.${globalThis.crypto.randomUUID()}.part`;
+  const fd = openSync(temp, 'w');
+  try {
+    for (let offset = 0; offset < object.size; offset += PIECE_BYTES) {
+      const piece = await read(offset, Math.min(PIECE_BYTES, object.size - offset));
+      writeSync(fd, piece, 0, piece.length, offset);
+    }
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw BagError.wrap(error, 'IO_ERROR', 'cannot copy the object into the local cache', { file: object.url });
+  }
+  closeSync(fd);
+  renameSync(temp, place.path);
+  trim(place.dir, place.bound, place.path);
+  return place.path;
 }
 
 function trim(dir: string, bound: number, keep: string): void {

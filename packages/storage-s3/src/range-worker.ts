@@ -21,8 +21,15 @@ parentPort!.on(
   async ({ location, offset, length }: { location: S3Location; offset: number; length: number }) => {
     const before = { ...client.stats };
     try {
-      const { bytes } = await client.getRange(location, offset, length);
-      reply.postMessage({ bytes, requests: client.stats.requests - before.requests, transferred: bytes.length });
+      // A negative offset asks for the object's last `length` bytes (a suffix range), as `S3Object.open` does.
+      const { bytes, objectSize, etag } = await client.getRange(location, offset, length);
+      reply.postMessage({
+        bytes,
+        objectSize,
+        etag,
+        requests: client.stats.requests - before.requests,
+        transferred: bytes.length,
+      });
     } catch (error) {
       const e = error as { code?: string; message?: string };
       reply.postMessage({ error: { code: e.code ?? 'IO_ERROR', message: e.message ?? String(error) } });

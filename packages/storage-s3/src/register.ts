@@ -18,6 +18,7 @@ export function registerS3(options: RegisterS3Options = {}): void {
   const shared = (): S3Client => (client ??= new S3Client(options));
   registerUrlScheme('s3', {
     open: (url) => S3ByteSource.open(url, options),
+    openSync: (url) => S3ByteSource.openSync(url, options),
     async list(prefix) {
       const { bucket, key } = parseS3Prefix(prefix);
       const objects = await listObjects(shared(), bucket, key);

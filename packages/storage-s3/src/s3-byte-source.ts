@@ -1,8 +1,8 @@
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { BagError, type BagErrorCode, type ByteSource } from '@vlink/bag-core';
-import { type LocalCacheOptions, localCopy } from './local-cache.js';
+import { type LocalCacheOptions, localCopy, localCopySync } from './local-cache.js';
 import { parseS3Url } from './s3-location.js';
-import { S3Object } from './s3-object.js';
+import { DEFAULT_TAIL_BYTES, S3Object } from './s3-object.js';
 import type { S3Options } from './s3-options.js';
 
 /** Where and as whom (`S3Options`, not `fetch`: the helper thread uses its own), the tail size and the local cache. */
@@ -67,6 +67,28 @@ export class S3ByteSource implements ByteSource {
     return new S3ByteSource(await S3Object.open(url, options), options);
   }
 
+  /**
+   * `open` done at once: the size, ETag and tail come through the helper thread while this thread waits (a split
+   * recording's segment opened when a synchronous read reaches it). Costs the same one request.
+   */
+  static openSync(url: string, options: S3SourceOptions = {}): S3ByteSource {
+    const tailBytes = Math.max(1, options.tailBytes ?? DEFAULT_TAIL_BYTES);
+    const helper = acquireHelper(options);
+    let answer: RangeReply;
+    try {
+      answer = ask(helper, parseS3Url(url), -tailBytes, tailBytes, url);
+    } catch (error) {
+      releaseHelper(helper);
+      throw error;
+    }
+    const { cacheDir: _d, maxCacheBytes: _m, tailBytes: _t, ...s3 } = options;
+    const source = new S3ByteSource(S3Object.fromTail(url, s3, answer), options);
+    source.helper = helper;
+    source.stats.requests += answer.requests;
+    source.stats.bytes += answer.transferred;
+    return source;
+  }
+
   get name(): string {
     return this.object.url;
   }
@@ -96,15 +118,21 @@ export class S3ByteSource implements ByteSource {
     });
   }
 
+  /** `localCopy` done at once, piece by piece through the helper thread (the same cache, names and bound). */
+  localCopySync(extension: string): string {
+    const { cacheDir, maxCacheBytes } = this.options;
+    return localCopySync(this.object, (offset, length) => this.fetch(offset, length), extension, {
+      ...(cacheDir === undefined ? {} : { cacheDir }),
+      ...(maxCacheBytes === undefined ? {} : { maxCacheBytes }),
+    });
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
     const helper = this.helper;
     this.helper = undefined;
-    if (!helper || --helper.users > 0) return;
-    for (const [key, value] of helpers) if (value === helper) helpers.delete(key);
-    void helper.worker.terminate();
-    helper.reply.port1.close();
+    if (helper) releaseHelper(helper);
   }
 
   private fromBlock(offset: number, length: number): Uint8Array | undefined {
@@ -122,17 +150,9 @@ export class S3ByteSource implements ByteSource {
           file: this.name,
         },
       );
-    const { worker, signal, reply } = this.startHelper();
-    Atomics.store(signal, 0, 0);
-    worker.postMessage({ location: parseS3Url(this.object.url), offset, length });
-    if (Atomics.wait(signal, 0, 0, RANGE_TIMEOUT_MS) === 'timed-out')
-      throw new BagError('IO_ERROR', `no answer from S3 within ${RANGE_TIMEOUT_MS / 1000} s`, { file: this.name });
-    const answer = receiveMessageOnPort(reply.port1)?.message as
-      | { bytes: Uint8Array; requests: number; transferred: number }
-      | { error: { code: BagErrorCode; message: string } }
-      | undefined;
-    if (!answer) throw new BagError('INTERNAL', 'the S3 helper thread woke without an answer', { file: this.name });
-    if ('error' in answer) throw new BagError(answer.error.code, answer.error.message, { file: this.name });
+    if (this.closed) throw new BagError('CLOSED', 'the S3 source is closed', { file: this.name });
+    this.helper ??= acquireHelper(this.options);
+    const answer = ask(this.helper, parseS3Url(this.object.url), offset, length, this.name);
     this.stats.requests += answer.requests;
     this.stats.bytes += answer.transferred;
     if (answer.bytes.length !== length)
@@ -141,25 +161,62 @@ export class S3ByteSource implements ByteSource {
       });
     return answer.bytes;
   }
+}
 
-  private startHelper(): RangeHelper {
-    if (this.helper) return this.helper;
-    if (this.closed) throw new BagError('CLOSED', 'the S3 source is closed', { file: this.name });
-    const key = JSON.stringify(this.options);
-    let helper = helpers.get(key);
-    if (!helper) {
-      const reply = new MessageChannel();
-      const signal = new Int32Array(new SharedArrayBuffer(4));
-      const worker = new Worker(new URL('./range-worker.js', import.meta.url), {
-        workerData: { options: this.options, reply: reply.port2, signal },
-        transferList: [reply.port2],
-      });
-      worker.unref();
-      helper = { worker, reply, signal, users: 0 };
-      helpers.set(key, helper);
-    }
-    helper.users++;
-    this.helper = helper;
-    return helper;
+/** What the helper thread answers to one range. */
+interface RangeReply {
+  bytes: Uint8Array;
+  objectSize: number;
+  etag: string;
+  requests: number;
+  transferred: number;
+}
+
+/** One range through the helper thread, this thread waiting (`offset` < 0: the object's last `length` bytes). */
+function ask(
+  helper: RangeHelper,
+  location: ReturnType<typeof parseS3Url>,
+  offset: number,
+  length: number,
+  name: string,
+): RangeReply {
+  const { worker, signal, reply } = helper;
+  Atomics.store(signal, 0, 0);
+  worker.postMessage({ location, offset, length });
+  if (Atomics.wait(signal, 0, 0, RANGE_TIMEOUT_MS) === 'timed-out')
+    throw new BagError('IO_ERROR', `no answer from S3 within ${RANGE_TIMEOUT_MS / 1000} s`, { file: name });
+  const answer = receiveMessageOnPort(reply.port1)?.message as
+    | RangeReply
+    | { error: { code: BagErrorCode; message: string } }
+    | undefined;
+  if (!answer) throw new BagError('INTERNAL', 'the S3 helper thread woke without an answer', { file: name });
+  if ('error' in answer) throw new BagError(answer.error.code, answer.error.message, { file: name });
+  return answer;
+}
+
+/** The helper thread of these options, started on first use; one more user. */
+function acquireHelper(options: S3SourceOptions): RangeHelper {
+  const key = JSON.stringify(options);
+  let helper = helpers.get(key);
+  if (!helper) {
+    const reply = new MessageChannel();
+    const signal = new Int32Array(new SharedArrayBuffer(4));
+    const worker = new Worker(new URL('./range-worker.js', import.meta.url), {
+      workerData: { options, reply: reply.port2, signal },
+      transferList: [reply.port2],
+    });
+    worker.unref();
+    helper = { worker, reply, signal, users: 0 };
+    helpers.set(key, helper);
   }
+  helper.users++;
+  return helper;
+}
+
+/** One user less; the thread ends with its last user. */
+function releaseHelper(helper: RangeHelper): void {
+  if (--helper.users > 0) return;
+  for (const [key, value] of helpers) if (value === helper) helpers.delete(key);
+  void helper.worker.terminate();
+  helper.reply.port1.close();
 }

@@ -33,6 +33,16 @@ export class S3Object {
     return new S3Object(url, client, location, objectSize, bytes.slice(), etag);
   }
 
+  /** An object whose size, ETag and tail were fetched already (by a byte source's helper thread). */
+  static fromTail(
+    url: string,
+    options: S3Options & { client?: S3Client },
+    answer: { objectSize: number; bytes: Uint8Array; etag: string },
+  ): S3Object {
+    const client = options.client ?? new S3Client(options);
+    return new S3Object(url, client, parseS3Url(url), answer.objectSize, answer.bytes, answer.etag);
+  }
+
   /** The bytes at `offset` when the fetched tail holds all of them (no request), else undefined. */
   cached(offset: number, length: number): Uint8Array | undefined {
     const start = offset - (this.size - this.tail.length);

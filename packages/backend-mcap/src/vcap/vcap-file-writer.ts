@@ -116,6 +116,7 @@ export class VcapFileWriter {
   private readonly compressor: PipelinedCompressor | undefined;
   private closed = false;
   private maxTimestamp = -1;
+  private minTimestamp = -1;
 
   constructor(options: VcapFileWriterOptions) {
     const { config, context } = options;
@@ -175,6 +176,7 @@ export class VcapFileWriter {
       if (us > ch.lastUs) ch.lastUs = us;
     }
     if (us > this.maxTimestamp) this.maxTimestamp = us;
+    if (this.minTimestamp < 0 || us < this.minTimestamp) this.minTimestamp = us;
     // MCAP publish_time: the frame's publish time, else its log time (VLink's mapping). A publish time before the
     // Unix epoch cannot be stored (publish_time is unsigned): it is clamped to it.
     const p = frame.publishTime;
@@ -247,6 +249,16 @@ export class VcapFileWriter {
   /** The largest timestamp written (µs), −1 before the first frame. */
   lastTimestamp(): number {
     return this.maxTimestamp;
+  }
+
+  /** The smallest timestamp written (µs), −1 before the first frame. */
+  firstTimestamp(): number {
+    return this.minTimestamp;
+  }
+
+  /** True once a schema record is in the file (what a reader reports as `hasSchema`: only schemas with data are). */
+  hasSchema(): boolean {
+    return this.schemaIds.size > 0;
   }
 
   /** Per-channel bookkeeping, by channel id. */

@@ -1,6 +1,7 @@
-import type { ReaderOptions, UrlMeta } from '@vlink/bag-core';
+import { isRemotePath, openByteSourceSync, type ReaderOptions, type UrlMeta } from '@vlink/bag-core';
 import { retagManifest, SplitReader, type SplitFiles } from '@vlink/bag-core/internal';
 import { loadCodecs } from '../codecs.js';
+import { SourceReadable } from '../io/source-readable.js';
 import { VcapReader } from '../vcap/vcap-reader.js';
 
 /**
@@ -21,6 +22,17 @@ export async function openVcapx(
       segmentExtension: '.vcap',
       rebaseOnFirstSegment: true,
       openSegment: async (segment, segmentOptions) => VcapReader.open(segment, segmentOptions, codecs),
+      // Opening a segment when a read reaches it: behind a url through its summary and indexes, a range at a time.
+      openSegmentSync: (segment, segmentOptions) => {
+        if (!isRemotePath(segment)) return VcapReader.open(segment, segmentOptions, codecs);
+        const source = openByteSourceSync(segment);
+        try {
+          return VcapReader.open(segment, segmentOptions, codecs, new SourceReadable(source));
+        } catch (error) {
+          source.close();
+          throw error;
+        }
+      },
       sortUrls: byIndex,
     },
     options,

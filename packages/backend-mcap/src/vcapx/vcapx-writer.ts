@@ -261,6 +261,12 @@ class VcapSegment implements SegmentWriter {
     const urls = new Map<number, UrlCounters>();
     for (const c of this.writer.channelSummaries())
       urls.set(c.globalIndex, { count: c.count, size: c.size, firstTs: c.firstUs, lastTs: c.lastUs });
-    return { rows: this.rows, maxTs: this.writer.lastTimestamp(), urls };
+    return {
+      rows: this.rows,
+      maxTs: this.writer.lastTimestamp(),
+      minTs: Math.max(0, this.writer.firstTimestamp()),
+      hasSchema: this.writer.hasSchema(),
+      urls,
+    };
   }
 }

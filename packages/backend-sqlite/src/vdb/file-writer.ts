@@ -274,6 +274,16 @@ export class VdbFileWriter implements BackendWriter {
     return this.state.lastTs;
   }
 
+  /**
+   * Smallest elapsed in this file (its first message, evictions counted; 0 without rows) and whether it embeds a
+   * schema, as a reader finds them (format reference §2.10): the split manifest's segment facts.
+   */
+  readerFacts(): { minTs: number; hasSchema: boolean } {
+    const first = this.db.prepare(SQL.FIRST_ELAPSED_INDEXED).get();
+    const schema = this.db.prepare(SQL.ANY_SCHEMA).get();
+    return { minTs: first === undefined ? 0 : Number(first['elapsed']), hasSchema: schema !== undefined };
+  }
+
   get urlCount(): number {
     return this.state.urls.size;
   }

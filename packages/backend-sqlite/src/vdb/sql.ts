@@ -62,6 +62,8 @@ export const SELECT_URLS = 'SELECT id, url, type, ser, encoding, count, loss, si
 export const SELECT_SCHEMAS = 'SELECT ser, encoding, data FROM VLinkSchemas;';
 export const SELECT_INDEXES = "SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='VLinkDatas';";
 export const FIRST_ELAPSED_INDEXED = 'SELECT elapsed FROM VLinkDatas ORDER BY elapsed LIMIT 1;';
+/** A row of `VLinkSchemas`, if any (a schema is embedded). */
+export const ANY_SCHEMA = 'SELECT 1 AS one FROM VLinkSchemas LIMIT 1;';
 export const FIRST_ELAPSED_NATURAL = 'SELECT elapsed FROM VLinkDatas LIMIT 1;';
 /** Per url id: rows, first and last elapsed (an unfinished file's counters, read with tryToFix). */
 export const COUNT_BY_URL =

@@ -1,4 +1,4 @@
-import type { ReaderOptions, UrlMeta } from '@vlink/bag-core';
+import { BagError, isRemotePath, openByteSourceSync, type ReaderOptions, type UrlMeta } from '@vlink/bag-core';
 import { SplitReader, type SplitFiles } from '@vlink/bag-core/internal';
 import type { SqliteDriver } from '../driver/driver.js';
 import { guardVdbFiles } from '../vdb/file-guard.js';
@@ -23,10 +23,28 @@ export function openVdbx(
         await guardVdbFiles(segment, segmentOptions, 'segment');
         return VdbReader.open(driver, segment, segmentOptions);
       },
+      // Opening a segment when a read reaches it: behind a url through its local copy (SQLite needs a file).
+      openSegmentSync: (segment, segmentOptions) =>
+        VdbReader.open(driver, isRemotePath(segment) ? localCopySync(segment) : segment, segmentOptions),
+      guardSegment: (segment, segmentOptions) => guardVdbFiles(segment, segmentOptions, 'segment'),
       sortUrls: byUrlThenIndex,
     },
     options,
   );
+}
+
+/** A segment behind a url copied into the source's bounded local cache at once. */
+function localCopySync(url: string): string {
+  const source = openByteSourceSync(url);
+  try {
+    if (!source.localCopySync)
+      throw new BagError('NOT_SUPPORTED', 'a .vdb is read from local files, and this source has no local copy', {
+        file: url,
+      });
+    return source.localCopySync('.vdb');
+  } finally {
+    source.close();
+  }
 }
 
 /** The `.vdb` reader's url order (VLink's transport priority has no meaning here). */

@@ -144,6 +144,6 @@ class VdbSegment implements SegmentWriter {
     for (const fu of this.file.state.urls.values()) {
       urls.set(fu.id, { count: fu.count, size: fu.size, firstTs: fu.firstTs, lastTs: fu.lastTs });
     }
-    return { rows: this.file.rows, maxTs: this.file.lastTs, urls };
+    return { rows: this.file.rows, maxTs: this.file.lastTs, ...this.file.readerFacts(), urls };
   }
 }

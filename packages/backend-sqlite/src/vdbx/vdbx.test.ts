@@ -105,7 +105,7 @@ describe('.vdbx writer', () => {
     assert.ok(withImage.length >= 2);
   });
 
-  test('the manifest text: dump(4), VLink key order, doubles for loss and freq', async () => {
+  test('the manifest text: dump(4), VLink key order, doubles for loss and freq, then what each segment holds', async () => {
     const path = join(tmp.dir, 'text.vdbx');
     const frames: Frame[] = [0, 1, 2, 3].map((i) => ({
       timestamp: 1000 + i * 100_000,
@@ -168,6 +168,43 @@ describe('.vdbx writer', () => {
     "VLinkFiles": [
         "text.1.vdb",
         "text.2.vdb"
+    ],
+    "VLinkBagSegments": [
+        {
+            "file": "text.1.vdb",
+            "start_timestamp": ${context.startTimestamp},
+            "count": 2,
+            "begin": 1000,
+            "end": 101000,
+            "schema": false,
+            "urls": [
+                {
+                    "index": 0,
+                    "count": 2,
+                    "size": 80
+                }
+            ]
+        },
+        {
+            "file": "text.2.vdb",
+            "start_timestamp": ${context.startTimestamp},
+            "count": 2,
+            "begin": 201000,
+            "end": 301000,
+            "schema": false,
+            "urls": [
+                {
+                    "index": 0,
+                    "count": 1,
+                    "size": 40
+                },
+                {
+                    "index": 1,
+                    "count": 1,
+                    "size": 40
+                }
+            ]
+        }
     ]
 }`,
     );

@@ -16,6 +16,8 @@ export interface ByteSource {
    * with the backend's `openReader` when the backend has no `openSource`.
    */
   localCopy?(extension: string): Promise<string>;
+  /** `localCopy` done at once (the thread waits): a split recording's segment opened when a read reaches it. */
+  localCopySync?(extension: string): string;
   close(): void;
 }
 
@@ -51,6 +53,11 @@ export interface UrlStaging {
 /** What a package that reaches a kind of url (`s3://`) offers: reading, and optionally listing and writing. */
 export interface UrlScheme {
   open: ByteSourceOpener;
+  /**
+   * Opens a source at once (the thread waits for the store): lets a split recording open a segment only when a
+   * synchronous read reaches it. Absent: such recordings open every segment up front.
+   */
+  openSync?(url: string): ByteSource;
   /** Every object whose url starts with `prefix` (recursively). */
   list?(prefix: string): Promise<UrlEntry[]>;
   /** A staging copy for a recording written to `url` (`BagWriter.create('s3://…')`). */
@@ -101,6 +108,19 @@ export function urlSchemeOf(path: string): UrlScheme {
 export async function openByteSource(path: string): Promise<ByteSource | undefined> {
   if (!isRemotePath(path)) return undefined;
   return urlSchemeOf(path).open(path);
+}
+
+/** True when the url's scheme opens sources at once (`UrlScheme.openSync`). */
+export function canOpenByteSourceSync(path: string): boolean {
+  return isRemotePath(path) && schemes.get(urlScheme(path) ?? '')?.openSync !== undefined;
+}
+
+/** Opens a registered scheme's source at once; `NOT_SUPPORTED` when the scheme cannot (or is not registered). */
+export function openByteSourceSync(path: string): ByteSource {
+  const handler = urlSchemeOf(path);
+  if (!handler.openSync)
+    throw new BagError('NOT_SUPPORTED', `${urlScheme(path)}:// sources cannot be opened synchronously`, { file: path });
+  return handler.openSync(path);
 }
 
 /** The objects under a url prefix; `NOT_SUPPORTED` when the scheme cannot list. */

@@ -178,6 +178,7 @@ function rebuiltManifest(
       splitByTime: 0,
       urls: [],
       files: [],
+      segments: undefined,
       problems: [],
     },
     segments,

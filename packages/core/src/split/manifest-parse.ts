@@ -4,6 +4,7 @@ import type { UrlMeta } from '../model/info.js';
 import { parseSchemaType, resolveSchemaType } from '../model/schema-type.js';
 import { parseVlinkDate } from '../model/time-format.js';
 import type { ManifestFlavor } from './manifest.js';
+import { parseSegmentFacts, type SegmentFacts } from './segment-facts.js';
 import { isBareFileName } from './split-files.js';
 
 /** A manifest as a reader uses it (format reference §4.4), with VLink's defaults applied. */
@@ -26,6 +27,8 @@ export interface ParsedManifest {
   urls: UrlMeta[];
   /** Bare segment names, manifest order. */
   files: string[];
+  /** What each listed segment holds (vlink-bag `VLinkBagSegments`), `files` order; undefined when the key is absent. */
+  segments: SegmentFacts[] | undefined;
   /**
    * Bookkeeping values that cannot be true (a count of −5 or 1e300, a fractional size): each is read as absent, and
    * readers compute the totals from the segments instead (`hasCompleted` false, `check` fails, `fix` rewrites them).
@@ -82,6 +85,7 @@ export function parseManifest(text: string, file: string, flavor: ManifestFlavor
     splitByTime: h.int('split_by_time') ?? 0,
     urls,
     files: files as string[],
+    segments: parseSegmentFacts(root['VLinkBagSegments'], files as string[], problems),
     problems,
   };
 }

@@ -4,6 +4,9 @@ import type { ParsedManifest } from './manifest-parse.js';
 import type { SequencedSegment } from './segment-sequence.js';
 import type { SplitReaderFormat } from './split-format.js';
 import { segmentTotals, type OpenedSegment } from './split-segments.js';
+import { factsDisagreement, urlKeyOf } from './segment-facts.js';
+import type { ManifestFlavor } from './manifest.js';
+import { splitPath } from './split-files.js';
 
 /**
  * The manifest's bookkeeping against the totals of the segments it lists (part of `SplitReader.verify`): its count,
@@ -37,4 +40,25 @@ export function compareManifestTotals(
   }
   for (const c of counted.values())
     if (c.count > 0) problems.add(`${c.count} frames in the segments, none in the manifest`, { url: c.url });
+}
+
+/** Every listed segment against what the manifest's `VLinkBagSegments` says it holds (part of `SplitReader.verify`). */
+export function compareSegmentFacts(
+  problems: ProblemList,
+  path: string,
+  manifest: ParsedManifest,
+  opened: readonly OpenedSegment[],
+  flavor: ManifestFlavor,
+): void {
+  const facts = manifest.segments;
+  if (!facts) return;
+  const keys = new Map(manifest.urls.map((u) => [u.index, urlKeyOf(u, flavor)]));
+  const { dir } = splitPath(path);
+  for (const o of opened) {
+    const f = o.unlisted ? undefined : facts.find((x) => x.file === o.name);
+    if (!f) continue;
+    const wrong = factsDisagreement(f, o.reader.info(), manifest.startTimestamp, (index) => keys.get(index), flavor);
+    if (wrong !== undefined)
+      problems.add(`manifest: VLinkBagSegments entry of ${o.name} is wrong: ${wrong}`, { file: dir + o.name });
+  }
 }

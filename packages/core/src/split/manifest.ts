@@ -1,4 +1,5 @@
 import { dumpJson, type JsonValue } from './json-dump.js';
+import { segmentFactsJson, type SegmentFacts } from './segment-facts.js';
 
 /**
  * The manifest of a split recording (`.vdbx` format reference §4.1, `.vcapx` §6): what VLink's `ordered_json` holds, in its key
@@ -9,6 +10,11 @@ export interface SplitManifest {
   urls: ManifestUrl[];
   /** Segment file names only, oldest first; the segment being written is left out until close. */
   files: string[];
+  /**
+   * vlink-bag: what each listed segment holds (`VLinkBagSegments`, one entry per `files` entry, same order), so readers
+   * need not open a segment for `info` or to find where a time lies. Absent: the key is not written.
+   */
+  segments?: SegmentFacts[];
 }
 
 export interface ManifestHeader {
@@ -49,7 +55,10 @@ export type ManifestFlavor = 'vdbx' | 'vcapx';
 /** The C++ doubles of the manifest; everything else numeric is an integer. */
 export const MANIFEST_FLOAT_KEYS: ReadonlySet<string> = new Set(['loss', 'freq']);
 
-/** The manifest as ordered JSON: exactly `VLinkHeader`, `VLinkUrls`, `VLinkFiles`, keys as VLink orders them. */
+/**
+ * The manifest as ordered JSON: `VLinkHeader`, `VLinkUrls`, `VLinkFiles`, keys as VLink orders them, then vlink-bag's
+ * `VLinkBagSegments` when the manifest has segment facts (VLink's reader looks its three keys up by name).
+ */
 export function manifestJson(manifest: SplitManifest, flavor: ManifestFlavor): { [key: string]: JsonValue } {
   const h = manifest.header;
   return {
@@ -83,6 +92,7 @@ export function manifestJson(manifest: SplitManifest, flavor: ManifestFlavor): {
       freq: u.freq,
     })),
     VLinkFiles: [...manifest.files],
+    ...(manifest.segments ? { VLinkBagSegments: manifest.segments.map(segmentFactsJson) } : {}),
   };
 }
 

@@ -1,3 +1,5 @@
+import type { SegmentFacts } from './segment-facts.js';
+
 /** Counters of one url (or url + action) in one segment; timestamps µs, −1 when the url has no Pub/Sub/Set/Get. */
 export interface UrlCounters {
   count: number;
@@ -12,14 +14,24 @@ export interface SegmentStats {
   rows: number;
   /** Largest timestamp written to the segment, µs (≤ 0 when empty). */
   maxTs: number;
+  /**
+   * Smallest timestamp in the segment, µs (any when empty), and whether it embeds a schema: the manifest's segment
+   * facts need both; a segment writer without them gets no facts written (readers then open its segments).
+   */
+  minTs?: number;
+  hasSchema?: boolean;
   urls: ReadonlyMap<number, UrlCounters>;
 }
 
 export interface LedgerEntry {
   readonly name: string;
   readonly path: string;
+  /** The segment header's `start_timestamp` (ms since the epoch; the recording's start in every segment). */
+  readonly startTimestamp: number;
   /** Set when the segment is closed. */
   stats: SegmentStats | undefined;
+  /** The drop counters the segment stored when it closed. */
+  counters?: Record<string, Record<string, number>>;
 }
 
 export interface Totals {
@@ -50,23 +62,29 @@ export class SegmentLedger {
   }
 
   /** Adds the new open segment; returns the entries dropped to respect `maxSplitCount` (to delete). */
-  open(name: string, path: string): LedgerEntry[] {
-    this.list.push({ name, path, stats: undefined });
+  open(name: string, path: string, startTimestamp = 0): LedgerEntry[] {
+    this.list.push({ name, path, startTimestamp, stats: undefined });
     if (this.maxSplitCount <= 0 || this.list.length <= this.maxSplitCount) return [];
     return this.list.splice(0, this.list.length - this.maxSplitCount);
   }
 
-  /** Records the final counters of the open segment. */
-  close(stats: SegmentStats): void {
+  /** Records the final counters of the open segment (and the drop counters it stored). */
+  close(stats: SegmentStats, counters?: Record<string, Record<string, number>>): void {
     const entry = this.current;
     if (!entry) return;
     entry.stats = stats;
+    if (counters) entry.counters = counters;
     if (stats.maxTs > this.maxTsEver) this.maxTsEver = stats.maxTs;
   }
 
   /** Names for `VLinkFiles`: the closed segments, oldest first (the open one is listed only once closed). */
   closedNames(): string[] {
-    return this.list.filter((e) => e.stats !== undefined).map((e) => e.name);
+    return this.closed().map((e) => e.name);
+  }
+
+  /** The closed segments, oldest first. */
+  closed(): LedgerEntry[] {
+    return this.list.filter((e) => e.stats !== undefined);
   }
 
   /** Rows and per-url counters over the retained closed segments plus `open` (the open segment's live counters). */
@@ -96,4 +114,25 @@ export class SegmentLedger {
 /** VLink's average rate: count over the first-to-last span in seconds; 0 when the span is not positive. */
 export function urlFrequency(c: UrlCounters): number {
   return c.firstTs >= 0 && c.lastTs > c.firstTs ? c.count / ((c.lastTs - c.firstTs) / 1e6) : 0;
+}
+
+/** A closed segment's facts from its writer's counters; undefined when the writer does not report them all. */
+export function entryFacts(entry: LedgerEntry): SegmentFacts | undefined {
+  const stats = entry.stats;
+  if (!stats || stats.minTs === undefined || stats.hasSchema === undefined) return undefined;
+  const empty = stats.rows === 0;
+  const urls = [...stats.urls]
+    .filter(([, c]) => c.count > 0)
+    .map(([index, c]) => ({ index, count: c.count, size: c.size }))
+    .sort((a, b) => a.index - b.index);
+  return {
+    file: entry.name,
+    startTimestamp: entry.startTimestamp,
+    count: stats.rows,
+    begin: empty ? 0 : Math.max(0, stats.minTs),
+    end: empty ? 0 : Math.max(0, stats.maxTs),
+    hasSchema: stats.hasSchema,
+    urls,
+    ...(entry.counters ? { counters: entry.counters } : {}),
+  };
 }

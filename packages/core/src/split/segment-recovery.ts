@@ -5,6 +5,7 @@ import { MANIFEST_FLOAT_KEYS, type ManifestFlavor } from './manifest.js';
 import type { ParsedManifest } from './manifest-parse.js';
 import { parseJsonObject } from './manifest-parse.js';
 import { stemOf } from './split-files.js';
+import { segmentFactsJson, type SegmentFacts } from './segment-facts.js';
 
 /*
  * A split recording that was interrupted (power loss, kill -9) leaves the segment it was writing out of the manifest:
@@ -142,7 +143,7 @@ function spanSeconds(u: UrlMeta): number {
 
 /**
  * The manifest text after a repair: totals and urls from `totals`, the recovered segment names appended to
- * `VLinkFiles`, `complete: true`. Every other key keeps its value and place (VLink's key order, doubles stay doubles).
+ * `VLinkFiles`, `complete: true`, and what every segment holds (`VLinkBagSegments`) when `segments` is given. Every other key keeps its value and place (VLink's key order, doubles stay doubles).
  */
 export function repairedManifestText(
   text: string,
@@ -150,6 +151,7 @@ export function repairedManifestText(
   totals: RecoveredTotals,
   appended: readonly string[],
   flavor: ManifestFlavor,
+  segments?: readonly SegmentFacts[],
 ): string {
   const root = parseJsonObject(text, file);
   const header = root['VLinkHeader'] as Record<string, unknown>;
@@ -169,5 +171,6 @@ export function repairedManifestText(
     freq: u.freq,
   }));
   root['VLinkFiles'] = [...(root['VLinkFiles'] as string[]), ...appended];
+  if (segments) root['VLinkBagSegments'] = segments.map(segmentFactsJson);
   return dumpJson(root as { [key: string]: JsonValue }, { floatKeys: MANIFEST_FLOAT_KEYS });
 }

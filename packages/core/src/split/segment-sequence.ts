@@ -25,19 +25,41 @@ export interface SequencedSegment {
   offsetUs: number;
 }
 
+/** The segments a chain reads: opened when reached (`acquire`), given back when read (`release`). */
+export interface ChainSegments {
+  readonly length: number;
+  /** µs added to the segment's timestamps to put them on the recording's time base. */
+  offsetUs(index: number): number;
+  /** True when the segment cannot hold a frame of the query: the chain passes it without opening it. */
+  skips?(index: number, query: CursorQuery): boolean;
+  acquire(index: number): BackendReader;
+  release?(index: number): void;
+}
+
+/** Segments that are all open already. */
+export function openSegments(sequence: readonly SequencedSegment[]): ChainSegments {
+  return {
+    length: sequence.length,
+    offsetUs: (index) => sequence[index]!.offsetUs,
+    acquire: (index) => sequence[index]!.reader,
+  };
+}
+
 /**
  * Frames of several segments in order, from `start` on, every segment with the same bounds (format reference §7.5). A plain
  * iterator (no generator per segment) that ends the open segment cursor when it is returned early.
  */
 export class SegmentChain implements IterableIterator<Frame> {
   private inner: Iterator<Frame> | undefined;
+  /** The segment `inner` reads (acquired from `segments`), −1 when none. */
+  private held = -1;
   private position: number;
   private offset = 0;
   /** The segment of the last frame handed out (-1 before the first), told to `onSegment` when it changes. */
   private reported = -1;
 
   constructor(
-    private readonly segments: readonly SequencedSegment[],
+    private readonly segments: ChainSegments,
     start: number,
     private readonly query: CursorQuery,
     private readonly onSegment?: (index: number) => void,
@@ -52,19 +74,35 @@ export class SegmentChain implements IterableIterator<Frame> {
   next(): IteratorResult<Frame> {
     for (;;) {
       if (this.inner === undefined) {
-        const segment = this.segments[this.position];
-        if (segment === undefined) return { done: true, value: undefined };
+        const index = this.position;
+        if (index >= this.segments.length) return { done: true, value: undefined };
         this.position++;
-        this.offset = segment.offsetUs;
-        this.inner = segment.reader.frames(this.offset === 0 ? this.query : shift(this.query, -this.offset));
+        if (this.segments.skips?.(index, this.query) === true) continue;
+        const reader = this.segments.acquire(index);
+        this.held = index;
+        this.offset = this.segments.offsetUs(index);
+        try {
+          this.inner = reader.frames(this.offset === 0 ? this.query : shift(this.query, -this.offset));
+        } catch (error) {
+          this.releaseHeld();
+          throw error;
+        }
       }
-      const step = this.inner.next();
+      let step: IteratorResult<Frame>;
+      try {
+        step = this.inner.next();
+      } catch (error) {
+        this.inner = undefined;
+        this.releaseHeld();
+        throw error;
+      }
       if (step.done !== true) {
         if (this.offset !== 0) step.value.timestamp += this.offset;
         if (this.reported !== this.position - 1) this.onSegment?.((this.reported = this.position - 1));
         return step;
       }
       this.inner = undefined;
+      this.releaseHeld();
     }
   }
 
@@ -72,8 +110,18 @@ export class SegmentChain implements IterableIterator<Frame> {
     const inner = this.inner;
     this.inner = undefined;
     this.position = this.segments.length;
-    inner?.return?.();
+    try {
+      inner?.return?.();
+    } finally {
+      this.releaseHeld();
+    }
     return { done: true, value: undefined };
+  }
+
+  private releaseHeld(): void {
+    const held = this.held;
+    this.held = -1;
+    if (held >= 0) this.segments.release?.(held);
   }
 }
 

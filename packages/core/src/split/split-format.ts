@@ -16,6 +16,14 @@ export interface SplitReaderFormat {
   readonly segmentExtension: string;
   openSegment(path: string, options: ReaderOptions): Promise<BackendReader>;
   /**
+   * Opens one segment at once, a local path or a url (through `openByteSourceSync`): lets the reader open a segment
+   * only when a read reaches it, when the manifest says what each segment holds. Absent: every segment is opened at
+   * open, as VLink does.
+   */
+  openSegmentSync?(path: string, options: ReaderOptions): BackendReader;
+  /** What a local segment must pass before `openSegmentSync` opens it (run for every listed segment at open). */
+  guardSegment?(path: string, options: ReaderOptions): Promise<void>;
+  /**
    * Puts every segment on the first segment's time base (`.vcapx`: timestamps are relative to each segment's
    * `start_timestamp`, and VLink takes the recording's from the first segment). `.vdbx` elapsed values already are.
    */
@@ -39,13 +47,20 @@ export function segmentOpening(
   path: string,
   confineTo: string | undefined,
 ): SplitReaderFormat {
-  if (isRemotePath(path)) return { ...unguarded, openSegment: openUrlReader };
+  if (isRemotePath(path)) {
+    const { guardSegment: _, ...remote } = unguarded;
+    return { ...remote, openSegment: openUrlReader };
+  }
   if (confineTo === undefined) return unguarded;
   return {
     ...unguarded,
     openSegment: async (segment, segmentOptions) => {
       await guardFile(segment, { confineTo, role: 'segment' });
       return unguarded.openSegment(segment, segmentOptions);
+    },
+    guardSegment: async (segment, segmentOptions) => {
+      await guardFile(segment, { confineTo, role: 'segment' });
+      await unguarded.guardSegment?.(segment, segmentOptions);
     },
   };
 }

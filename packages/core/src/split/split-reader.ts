@@ -6,11 +6,20 @@ import type { ReaderOptions } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import type { Info } from '../model/info.js';
 import { schemaTypeLabel } from '../model/schema-type.js';
-import { compareManifestTotals } from './manifest-totals.js';
+import { compareManifestTotals, compareSegmentFacts } from './manifest-totals.js';
 import { parseManifest, type ParsedManifest } from './manifest-parse.js';
-import { progressWithin, SegmentChain, startSegment, type SequencedSegment } from './segment-sequence.js';
+import { openSegments, progressWithin, SegmentChain, startSegment, type SequencedSegment } from './segment-sequence.js';
+import { type LazySegments, openLazily } from './lazy-segments.js';
+import { recordingFacts } from './recovered-facts.js';
 import { addRecoveredTotals, repairedManifestText, unlistedSegmentNames } from './segment-recovery.js';
-import { buildInfo, openUnlisted, type OpenedSegment } from './split-segments.js';
+import {
+  buildInfo,
+  buildInfoFromFacts,
+  openEverySync,
+  openUnlisted,
+  segmentUnreadable,
+  type OpenedSegment,
+} from './split-segments.js';
 import { segmentOpening, type SplitReaderFormat, type SplitReaderOptions } from './split-format.js';
 import { ProblemList, type CheckOptions, type CheckReport } from '../maintenance/check-report.js';
 import type { ReindexOptions } from '../maintenance/repair-report.js';
@@ -30,20 +39,14 @@ const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
  * that exists but does not open is `CORRUPT_FILE` (VLink skips it with a warning; `tryToFix: true` does that here,
  * and the bag then reports `hasCompleted: false`).
  *
+ * When the manifest says what each segment holds (`VLinkBagSegments`, §4.1) no segment is opened at open: `info`
+ * comes from the manifest and `LazySegments` opens a segment when a read reaches it (format reference §4.4).
+ *
  * Interrupted recordings: the writer lists a segment once it is closed, so a recording that never closed (manifest
  * `complete: false`) has its last segment (two, when it died mid-split) on disk but not listed. `tryToFix: true`
  * reads those too; `fix()` repairs them and adds them to the manifest; `check()` fails while they are unlisted.
  */
 export class SplitReader implements BackendReader {
-  readonly path: string;
-  private readonly format: SplitReaderFormat;
-  private readonly files: SplitFiles;
-  private readonly options: ReaderOptions;
-  private manifest: ParsedManifest;
-  private readonly opened: OpenedSegment[];
-  /** Unlisted segments found at open but not opened (no `tryToFix`): `fix()` opens, repairs and lists them. */
-  private pending: string[];
-  private readonly skipped: number;
   private sequence: SequencedSegment[] = [];
   private endsMs: number[] = [];
   private infoValue!: Info;
@@ -51,23 +54,21 @@ export class SplitReader implements BackendReader {
   private currentSegment = 0;
 
   private constructor(
-    path: string,
-    format: SplitReaderFormat,
-    files: SplitFiles,
-    options: ReaderOptions,
-    manifest: ParsedManifest,
-    opened: OpenedSegment[],
-    pending: string[],
-    skipped: number,
+    readonly path: string,
+    private readonly format: SplitReaderFormat,
+    private readonly files: SplitFiles,
+    private readonly options: ReaderOptions,
+    private manifest: ParsedManifest,
+    private opened: OpenedSegment[],
+    /** Unlisted segments found at open but not opened (no `tryToFix`): `fix()` opens, repairs and lists them. */
+    private pending: string[],
+    private readonly skipped: number,
+    /**
+     * Set while segments are opened only when a read reaches them (the manifest says what each holds); undefined
+     * when all are open (`opened`), as after a maintenance verb needed them all.
+     */
+    private lazy?: LazySegments,
   ) {
-    this.path = path;
-    this.format = format;
-    this.files = files;
-    this.options = options;
-    this.manifest = manifest;
-    this.opened = opened;
-    this.pending = pending;
-    this.skipped = skipped;
     this.refresh();
   }
 
@@ -116,6 +117,8 @@ export class SplitReader implements BackendReader {
         );
       }
     }
+    const lazy = await openLazily(path, dir, manifest, format, readerOptions);
+    if (lazy) return new SplitReader(path, format, files, readerOptions, manifest, [], unlisted, 0, lazy);
     const opened: OpenedSegment[] = [];
     let skipped = 0;
     try {
@@ -128,11 +131,7 @@ export class SplitReader implements BackendReader {
             skipped++;
             continue;
           }
-          if (BagError.isInstance(error) && (error.code === 'VERSION_MISMATCH' || error.code === 'DRIVER_MISSING'))
-            throw error;
-          throw BagError.wrap(error, 'CORRUPT_FILE', `segment "${name}" listed in the manifest cannot be read`, {
-            file: segmentPath,
-          });
+          throw segmentUnreadable(error, name, segmentPath);
         }
       }
       if (tryToFix) opened.push(...(await openUnlisted(unlisted, dir, format, readerOptions, manifest, opened)));
@@ -157,7 +156,13 @@ export class SplitReader implements BackendReader {
 
   /** The segments' readers, manifest order, then the unlisted ones read with `tryToFix` (for maintenance and tests). */
   get segments(): readonly BackendReader[] {
+    this.openAll();
     return this.sequence.map((s) => s.reader);
+  }
+
+  /** Segments opened (and currently open) by a reader that opens them when a read reaches them; undefined otherwise. */
+  get lazyState(): { opens: number; open: number } | undefined {
+    return this.lazy ? { opens: this.lazy.opens, open: this.lazy.openCount } : undefined;
   }
 
   /** Every segment's schemas; a (name, family) pair seen in an earlier segment is kept once. */
@@ -165,14 +170,18 @@ export class SplitReader implements BackendReader {
     this.assertOpen();
     const seen = new Set<string>();
     const out: SchemaData[] = [];
-    for (const { reader } of this.sequence) {
+    const collect = (reader: BackendReader): void => {
       for (const schema of reader.schemas()) {
         const key = `${schema.name}\x1f${schemaTypeLabel(schema.schemaType)}`;
         if (seen.has(key)) continue;
         seen.add(key);
         out.push(schema);
       }
-    }
+    };
+    if (this.lazy) {
+      // One segment at a time, so a long recording is not held open.
+      this.lazy.forEach(collect);
+    } else for (const { reader } of this.sequence) collect(reader);
     return out;
   }
 
@@ -182,8 +191,9 @@ export class SplitReader implements BackendReader {
    */
   frames(query: CursorQuery = {}): IterableIterator<Frame> {
     this.assertOpen();
-    const start = startSegment(this.endsMs, query.beginUs);
-    return new SegmentChain(this.sequence, start, query, (index) => (this.currentSegment = index));
+    const segments = this.lazy ?? openSegments(this.sequence);
+    const start = startSegment(this.lazy ? this.lazy.endsMs : this.endsMs, query.beginUs);
+    return new SegmentChain(segments, start, query, (index) => (this.currentSegment = index));
   }
 
   /** The segment (0-based, recording order) of the last frame any cursor of this reader handed out; 0 before that. */
@@ -202,6 +212,7 @@ export class SplitReader implements BackendReader {
    */
   async verify(options: CheckOptions): Promise<CheckReport> {
     this.assertOpen();
+    this.openAll();
     const quick = options.quick === true;
     const problems = new ProblemList(this.path);
     for (const text of this.manifest.problems) problems.add(`manifest: ${text}`);
@@ -226,13 +237,16 @@ export class SplitReader implements BackendReader {
       for (const p of report.problems) problems.add(p.message, p);
       problems.more += report.moreProblems;
     }
-    if (this.manifest.problems.length === 0)
+    if (this.manifest.problems.length === 0) {
       compareManifestTotals(problems, this.manifest, this.opened, this.sequence, this.format);
+      compareSegmentFacts(problems, this.path, this.manifest, this.opened, this.format.flavor);
+    }
     return problems.report(this.path, quick, frames);
   }
 
   async reindex(options: ReindexOptions = {}): Promise<boolean> {
     this.assertOpen();
+    this.openAll();
     let ok = true;
     const total = this.sequence.length;
     const progress = options.onProgress;
@@ -251,6 +265,7 @@ export class SplitReader implements BackendReader {
    */
   async fix(rebuild: boolean): Promise<boolean> {
     this.assertOpen();
+    this.openAll();
     const repairsManifest = !this.manifest.complete;
     if (repairsManifest && this.options.readOnly !== false) {
       throw new BagError(
@@ -285,6 +300,11 @@ export class SplitReader implements BackendReader {
     if (this.closed) return;
     this.closed = true;
     let first: unknown;
+    try {
+      this.lazy?.close();
+    } catch (error) {
+      first = error;
+    }
     for (const { reader } of this.opened) {
       try {
         reader.close();
@@ -293,6 +313,21 @@ export class SplitReader implements BackendReader {
       }
     }
     if (first !== undefined) throw BagError.wrap(first, 'IO_ERROR', 'cannot close a segment', { file: this.path });
+  }
+
+  /**
+   * Opens every segment a lazy reader has not opened (maintenance verbs and `segments` need them all): from then on
+   * the reader holds them all, as one without segment facts does. The facts are not held against them here: `verify`
+   * reports where they disagree.
+   */
+  private openAll(): void {
+    const lazy = this.lazy;
+    if (!lazy) return;
+    const opened = openEverySync(lazy.names, splitPath(this.path).dir, this.format.openSegmentSync!, this.options);
+    this.lazy = undefined;
+    lazy.close();
+    this.opened = opened;
+    this.refresh();
   }
 
   /** Rewrites the manifest with the unlisted segments listed and counted, and `complete: true`. */
@@ -304,12 +339,14 @@ export class SplitReader implements BackendReader {
     let text: string;
     try {
       text = this.files.readText(this.path);
+      const totals = addRecoveredTotals(this.manifest, recovered, this.format.flavor);
       text = repairedManifestText(
         text,
         this.path,
-        addRecoveredTotals(this.manifest, recovered, this.format.flavor),
+        totals,
         recovered.map((r) => r.name),
         this.format.flavor,
+        recordingFacts(this.manifest, totals.urls, this.opened, this.format.flavor),
       );
       this.files.writeText(this.path, text);
     } catch (error) {
@@ -321,6 +358,10 @@ export class SplitReader implements BackendReader {
 
   /** Recomputes the time bases, segment ends and info (after open and after a repair changed segments). */
   private refresh(): void {
+    if (this.lazy) {
+      this.infoValue = buildInfoFromFacts(this.path, this.format, this.manifest, this.lazy.facts, this.files);
+      return;
+    }
     this.sequence = this.sequenceOf(this.opened);
     this.endsMs = this.sequence.map((s) => s.reader.info().totalDuration + Math.trunc(s.offsetUs / 1000));
     this.infoValue = buildInfo(

@@ -1,9 +1,11 @@
 import type { BackendReader } from '../backend/backend.js';
+import { BagError } from '../errors.js';
 import type { ReaderOptions } from '../model/config.js';
 import type { Info } from '../model/info.js';
 import type { ParsedManifest } from './manifest-parse.js';
 import type { SequencedSegment } from './segment-sequence.js';
 import { addRecoveredTotals } from './segment-recovery.js';
+import { deriveSegment, type SegmentFacts } from './segment-facts.js';
 import { splitPath, type SplitFiles } from './split-files.js';
 import type { SplitReaderFormat } from './split-format.js';
 
@@ -13,6 +15,38 @@ export interface OpenedSegment {
   reader: BackendReader;
   /** Not in the manifest's `VLinkFiles` (left out by an interrupted recording). */
   unlisted: boolean;
+}
+
+/** A listed segment that does not open: `CORRUPT_FILE` naming it, but a version or driver problem as it is. */
+export function segmentUnreadable(error: unknown, name: string, path: string): BagError {
+  if (BagError.isInstance(error) && (error.code === 'VERSION_MISMATCH' || error.code === 'DRIVER_MISSING'))
+    return error;
+  return BagError.wrap(error, 'CORRUPT_FILE', `segment "${name}" listed in the manifest cannot be read`, {
+    file: path,
+  });
+}
+
+/** Opens every named segment at once (a lazy reader whose caller needs them all); all or none. */
+export function openEverySync(
+  names: readonly string[],
+  dir: string,
+  openSync: (path: string, options: ReaderOptions) => BackendReader,
+  options: ReaderOptions,
+): OpenedSegment[] {
+  const opened: OpenedSegment[] = [];
+  try {
+    for (const name of names) {
+      try {
+        opened.push({ name, reader: openSync(dir + name, options), unlisted: false });
+      } catch (error) {
+        throw segmentUnreadable(error, name, dir + name);
+      }
+    }
+  } catch (error) {
+    for (const o of opened) o.reader.close();
+    throw error;
+  }
+  return opened;
 }
 
 /**
@@ -78,41 +112,101 @@ export function buildInfo(
         : { count: m.count, duration: m.duration, urls: m.urls };
   // The first message's offset: the earliest over segments that hold messages (an empty segment has no first row).
   const withMessages = segmentInfos.filter((i) => i.messageCount > 0);
-  const blankDuration = withMessages.length > 0 ? Math.min(...withMessages.map((i) => i.blankDuration)) : 0;
+  return assembleInfo(path, format, m, totals, {
+    version: segmentInfos[0]!.version,
+    blankDuration: withMessages.length > 0 ? Math.min(...withMessages.map((i) => i.blankDuration)) : 0,
+    hasCompleted: m.complete && skipped === 0 && m.problems.length === 0,
+    splitCount: opened.length,
+    hasSchema: segmentInfos.some((i) => i.hasSchema),
+    fileSize: opened.reduce((sum, o) => sum + Math.max(0, files.size(dir + o.name)), 0),
+    // The recording's drop counters are stored in the segment open at close: the last one that has them.
+    counters: lastCounters(segmentInfos.map((i) => i.counters)),
+  });
+}
+
+/**
+ * The `Info` of a recording whose manifest says what each segment holds (`VLinkBagSegments`): no segment is opened.
+ * The values are those `buildInfo` computes from the opened segments when the facts are true.
+ */
+export function buildInfoFromFacts(
+  path: string,
+  format: SplitReaderFormat,
+  m: ParsedManifest,
+  facts: readonly SegmentFacts[],
+  files: SplitFiles,
+): Info {
+  const { dir } = splitPath(path);
+  const withMessages = facts.filter((f) => f.count > 0);
+  return assembleInfo(
+    path,
+    format,
+    m,
+    { count: m.count, duration: m.duration, urls: m.urls },
+    {
+      version: '0.0.0',
+      blankDuration:
+        withMessages.length > 0
+          ? Math.min(...withMessages.map((f) => deriveSegment(f, m.startTimestamp).blankDuration))
+          : 0,
+      hasCompleted: m.complete && m.problems.length === 0,
+      splitCount: facts.length,
+      hasSchema: facts.some((f) => f.hasSchema),
+      fileSize: facts.reduce((sum, f) => sum + Math.max(0, files.size(dir + f.file)), 0),
+      counters: lastCounters(facts.map((f) => f.counters)),
+    },
+  );
+}
+
+/** What the segments add to the manifest's values in `Info`. */
+interface SegmentsPart {
+  /** The first segment's version, reported when the manifest has none. */
+  version: string;
+  blankDuration: number;
+  hasCompleted: boolean;
+  splitCount: number;
+  hasSchema: boolean;
+  fileSize: number;
+  counters: Info['counters'];
+}
+
+function assembleInfo(
+  path: string,
+  format: SplitReaderFormat,
+  m: ParsedManifest,
+  totals: { count: number; duration: number; urls: Info['urls'] },
+  part: SegmentsPart,
+): Info {
   const urls = format.sortUrls ? format.sortUrls(totals.urls) : totals.urls;
   return {
     path,
     format: format.flavor,
-    version: m.version ? `${m.version.major}.${m.version.minor}.${m.version.patch}` : segmentInfos[0]!.version,
+    version: m.version ? `${m.version.major}.${m.version.minor}.${m.version.patch}` : part.version,
     storageType: format.storageType,
     messageCount: totals.count,
     totalDuration: Math.trunc(totals.duration / 1000),
-    blankDuration,
+    blankDuration: part.blankDuration,
     timeAccuracy: m.accuracy,
     compressionType: m.compress,
     processName: m.process,
     dateTime: m.date,
     tagName: m.tag,
-    hasCompleted: m.complete && skipped === 0 && m.problems.length === 0,
+    hasCompleted: part.hasCompleted,
     timezone: m.timezone,
     startTimestamp: m.startTimestamp,
-    splitCount: opened.length,
+    splitCount: part.splitCount,
     splitBySize: m.splitBySize,
     splitByTime: m.splitByTime,
-    hasSchema: segmentInfos.some((i) => i.hasSchema),
+    hasSchema: part.hasSchema,
     totalRawSize: totals.urls.reduce((sum, u) => sum + u.size, 0),
-    fileSize: opened.reduce((sum, o) => sum + Math.max(0, files.size(dir + o.name)), 0),
+    fileSize: part.fileSize,
     urls,
-    // The recording's drop counters are stored in the segment open at close: the last one that has them.
-    ...(lastCounters(segmentInfos) ?? {}),
+    ...(part.counters ? { counters: part.counters } : {}),
   };
 }
 
-function lastCounters(infos: readonly Info[]): { counters: NonNullable<Info['counters']> } | undefined {
-  for (let i = infos.length - 1; i >= 0; i--) {
-    const counters = infos[i]!.counters;
-    if (counters) return { counters };
-  }
+/** The last table among the segments' drop counters (the segment open at close stores the recording's). */
+function lastCounters(tables: readonly Info['counters'][]): Info['counters'] {
+  for (let i = tables.length - 1; i >= 0; i--) if (tables[i]) return tables[i];
   return undefined;
 }
 

@@ -5,7 +5,9 @@ import type { Frame, SchemaData } from '../model/frame.js';
 import { formatVlinkDate } from '../model/time-format.js';
 import { serializeManifest, type ManifestFlavor, type ManifestUrl, type SplitManifest } from './manifest.js';
 import { listedSegments } from './manifest-parse.js';
-import { SegmentLedger, urlFrequency, type SegmentStats } from './segment-ledger.js';
+import { entryFacts, SegmentLedger, urlFrequency, type SegmentStats } from './segment-ledger.js';
+import type { SegmentFacts } from './segment-facts.js';
+import { sanitizeCounterTable } from '../writer/drop-counters.js';
 import { SegmentNamer } from './segment-naming.js';
 import { directoryOf, nodeSplitFiles, splitPath, stemOf, type SplitFiles } from './split-files.js';
 import { manifestSplitBySize, shouldSplit, splitRuleOf, type SplitRule } from './split-policy.js';
@@ -194,7 +196,7 @@ export class SplitWriter implements BackendWriter {
       } catch (cause) {
         error = BagError.wrap(cause, 'IO_ERROR', 'cannot close segment', { file: segment.path });
       }
-      this.ledger.close(stats);
+      this.ledger.close(stats, this.storedCounters());
     }
     try {
       this.writeManifest(error === undefined && this.failure === undefined);
@@ -248,7 +250,30 @@ export class SplitWriter implements BackendWriter {
       },
       urls,
       files: this.ledger.closedNames(),
+      ...this.segmentFacts(),
     };
+  }
+
+  /**
+   * What each closed segment holds (`VLinkBagSegments`), when the segment writer reports it all (first timestamp,
+   * schemas): readers then answer `info` and find a time without opening segments.
+   */
+  private segmentFacts(): { segments?: SegmentFacts[] } {
+    const closed = this.ledger.closed();
+    const segments: SegmentFacts[] = [];
+    for (const entry of closed) {
+      const facts = entryFacts(entry);
+      if (!facts) return {};
+      segments.push(facts);
+    }
+    return { segments };
+  }
+
+  /** The drop counters a segment closed now stores (the table it was handed, as readers read it back), if any. */
+  private storedCounters(): Record<string, Record<string, number>> | undefined {
+    if (!this.counters) return undefined;
+    const table = sanitizeCounterTable(this.counters);
+    return Object.keys(table).length > 0 ? table : undefined;
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -271,7 +296,7 @@ export class SplitWriter implements BackendWriter {
       throw error;
     }
     this.lastFile = path;
-    this.ledger.open(name, path);
+    this.ledger.open(name, path, start);
   }
 
   /** Spec §4.2 step 5: delete the old manifest's bare-named segments from its directory, then the manifest. */
@@ -307,10 +332,10 @@ export class SplitWriter implements BackendWriter {
     try {
       old.close();
     } catch (error) {
-      this.ledger.close(stats);
+      this.ledger.close(stats, this.storedCounters());
       throw this.fail(BagError.wrap(error, 'IO_ERROR', 'cannot close segment before a split', { file: old.path }));
     }
-    this.ledger.close(stats);
+    this.ledger.close(stats, this.storedCounters());
 
     let segment: SegmentWriter;
     try {
@@ -324,7 +349,7 @@ export class SplitWriter implements BackendWriter {
     if (this.counters) segment.setCounters?.(this.counters);
     this.lastFile = path;
     this.index = index;
-    const dropped = this.ledger.open(name, path);
+    const dropped = this.ledger.open(name, path, this.context.startTimestamp);
     try {
       this.writeManifest(false);
     } catch (error) {

@@ -131,7 +131,28 @@ export function runSplitRecoveryConformance({ backend, extension, config = {} }:
           // The rate over both parts leaves out the gap between them (documented): within a few per cent here.
           if (w.freq > 0) assert.ok(Math.abs(u.freq - w.freq) / w.freq < 0.05, `${key(u)} freq ${u.freq} vs ${w.freq}`);
         }
-        // Repaired means an ordinary bag now: a plain open reads everything.
+        // What each segment holds is listed as a clean close lists it (the recovered ones read once by fix()).
+        const facts = (m: {
+          VLinkBagSegments?: {
+            file: string;
+            start_timestamp: number;
+            count: number;
+            begin: number;
+            end: number;
+            urls: { index: number; count: number }[];
+          }[];
+        }) =>
+          (m.VLinkBagSegments ?? []).map((f) => [
+            f.file,
+            f.start_timestamp,
+            f.count,
+            f.begin,
+            f.end,
+            f.urls.map((u) => [u.index, u.count]),
+          ]);
+        assert.equal(facts(reference).length, reference.VLinkFiles.length);
+        assert.deepEqual(facts(repaired), facts(reference));
+        // Repaired means an ordinary bag now: a plain open reads everything (each segment held against its facts).
         await withReader(open(crashed, false), (r) => {
           assert.equal(count(r), input.length);
           assert.equal(r.info().messageCount, input.length);
