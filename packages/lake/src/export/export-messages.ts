@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { actionText, BagReader } from '@vlink/bag';
+import { BagReader } from '@vlink/bag';
 import { BagError } from '@vlink/bag-core';
 import { PayloadDecoder } from '@vlink/bag-decode';
 import type { S3Options } from '@vlink/bag-s3';
@@ -198,16 +198,22 @@ async function exportBag(
           });
     let staged = 0;
     let seq = 0;
+    // The last frame's url and its batch: consecutive frames of one url skip the map lookups.
+    let lastUrl: string | undefined;
+    let batch: UrlBatch | undefined;
     if (reader.openCursor({})) {
       for (let frame = reader.next(); frame; frame = reader.next()) {
         if ((seq & 4095) === 0) checkAborted(options.signal);
-        let batch = batches.get(frame.url);
-        if (batch === undefined) {
-          batch = new UrlBatch(connection, copies, frame.url);
-          batches.set(frame.url, batch);
+        if (frame.url !== lastUrl || batch === undefined) {
+          lastUrl = frame.url;
+          batch = batches.get(frame.url);
+          if (batch === undefined) {
+            batch = new UrlBatch(connection, copies, frame.url, urlReport(report, frame.url));
+            batches.set(frame.url, batch);
+          }
         }
         if (!batch.ready) await batch.open();
-        const perUrl = urlReport(report, frame.url);
+        const perUrl = batch.report;
         let dataJson: string | null = null;
         if (decoder) {
           const decoded = decoder.decode(frame);
@@ -219,24 +225,24 @@ async function exportBag(
           } else if (decoded.kind !== 'text') {
             const record = asRecord(decoded.value);
             batch.structure ??= structureOf(record);
-            if (batch.structure !== undefined) dataJson = recordJson(record);
+            if (batch.structure !== undefined) dataJson = recordJson(record, decoded.kind === 'json');
           }
         }
         const publish = frame.publishTime;
-        const before = batch.bytes;
-        batch.append(
+        const size = frame.data.byteLength;
+        const added = batch.append(
           seq++,
           startUs + frame.timestamp,
           publish === undefined || !Number.isFinite(publish) ? undefined : startUs + publish,
-          actionText(frame.actionType),
+          frame.actionType,
           frame.serType,
           frame.data,
           dataJson,
         );
-        staged += batch.bytes - before;
+        staged += added;
         perUrl.messages++;
-        perUrl.payloadBytes += frame.data.byteLength;
-        report.payloadBytes += frame.data.byteLength;
+        perUrl.payloadBytes += size;
+        report.payloadBytes += size;
         if (batch.rows >= target.rowGroupRows || batch.bytes >= maxUrlBytes) {
           staged -= batch.bytes;
           await batch.flush(target);

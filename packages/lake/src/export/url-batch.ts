@@ -1,8 +1,10 @@
 import { mkdirSync, renameSync, statSync } from 'node:fs';
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
+import { actionText } from '@vlink/bag';
 import { sqlString } from './duckdb.js';
 import type { BagExportState } from './export-state.js';
 import type { Structure } from './data-structure.js';
+import type { UrlExportReport } from './export-messages.js';
 import { partName, partitionDir, utcDate } from './paths.js';
 import { temporaryName } from './export-state.js';
 
@@ -41,8 +43,15 @@ export class UrlBatch {
   private readonly kinds = new Map<string, number>();
   private readonly actions: string[] = [];
   private readonly sers: string[] = [];
+  /** The (action type, ser) of the last row and its kind: a url's rows nearly always share them. */
+  private lastAction = -1;
+  private lastSer = '';
+  private lastKind = 0;
   /** Staged rows per UTC day number. */
   private days = new Map<number, number>();
+  /** The day of the last row: rows are in time order, so the map is updated only when the day changes. */
+  private lastDay = Number.NaN;
+  private lastDayRows = 0;
   /** The write-out of the other table, if one is under way. */
   private pending: Promise<void> | undefined;
 
@@ -50,6 +59,8 @@ export class UrlBatch {
     private readonly connection: DuckDBConnection,
     private readonly writer: CopyQueue,
     url: string,
+    /** The url's entry of the export report (counted by the caller). */
+    readonly report: UrlExportReport,
   ) {
     this.url = url;
     // Unique per process: the batches of the previous bag may still be written out while this bag's are filled.
@@ -70,33 +81,50 @@ export class UrlBatch {
     return this.appender !== undefined;
   }
 
-  /** Stages one message (call {@link open} first); `payload` is copied. */
+  /** Stages one message (call {@link open} first); `payload` is copied. Returns the bytes it adds to {@link bytes}. */
   append(
     seq: number,
     logUs: number,
     pubUs: number | undefined,
-    action: string,
+    actionType: number,
     ser: string,
     payload: Uint8Array,
     dataJson: string | null,
-  ): void {
+  ): number {
     const appender = this.appender!;
     appender.appendDouble(seq);
     appender.appendDouble(logUs);
     if (pubUs === undefined) appender.appendNull();
     else appender.appendDouble(pubUs);
-    appender.appendUSmallInt(this.kindOf(action, ser));
+    appender.appendUSmallInt(
+      actionType === this.lastAction && ser === this.lastSer ? this.lastKind : this.kindOf(actionType, ser),
+    );
     appender.appendBlob(payload);
     if (dataJson === null) appender.appendNull();
     else appender.appendVarchar(dataJson);
     appender.endRow();
     this.rows++;
-    this.bytes += payload.byteLength + (dataJson === null ? 0 : dataJson.length) + 48;
+    const added = payload.byteLength + (dataJson === null ? 0 : dataJson.length) + 48;
+    this.bytes += added;
     const day = Math.floor(logUs / DAY_US);
-    this.days.set(day, (this.days.get(day) ?? 0) + 1);
+    if (day === this.lastDay) this.lastDayRows++;
+    else {
+      this.countDay();
+      this.lastDay = day;
+      this.lastDayRows = 1;
+    }
+    return added;
   }
 
-  private kindOf(action: string, ser: string): number {
+  /** Moves the rows of the last day into {@link days}. */
+  private countDay(): void {
+    if (this.lastDayRows > 0) this.days.set(this.lastDay, (this.days.get(this.lastDay) ?? 0) + this.lastDayRows);
+    this.lastDay = Number.NaN;
+    this.lastDayRows = 0;
+  }
+
+  private kindOf(actionType: number, ser: string): number {
+    const action = actionText(actionType);
     const key = `${action}\u0000${ser}`;
     let kind = this.kinds.get(key);
     if (kind === undefined) {
@@ -105,6 +133,9 @@ export class UrlBatch {
       this.actions.push(action);
       this.sers.push(ser);
     }
+    this.lastAction = actionType;
+    this.lastSer = ser;
+    this.lastKind = kind;
     return kind;
   }
 
@@ -144,6 +175,7 @@ export class UrlBatch {
     this.appender!.closeSync();
     this.appender = undefined;
     const table = this.tables[this.current]!;
+    this.countDay();
     const days = this.days;
     const select = this.selectList();
     this.days = new Map();
