@@ -5,7 +5,7 @@ import { BagError } from '@vlink/bag-core';
 import { PayloadDecoder } from '@vlink/bag-decode';
 import type { S3Options } from '@vlink/bag-s3';
 import { type BagRef, resolveBags } from './bag-list.js';
-import { asRecord, recordJson, structureOf } from './data-structure.js';
+import { asRecord, structureOf } from './data-structure.js';
 import { openExportDb } from './duckdb.js';
 import { BagExportState } from './export-state.js';
 import { bagHash } from './paths.js';
@@ -212,9 +212,9 @@ async function exportBag(
             batches.set(frame.url, batch);
           }
         }
-        if (!batch.ready) await batch.open();
         const perUrl = batch.report;
-        let dataJson: string | null = null;
+        let record: Record<string, unknown> | undefined;
+        let plain = false;
         if (decoder) {
           const decoded = decoder.decode(frame);
           if (decoded.kind === 'hex' || (decoded.kind === 'text' && decoder.encodingOf(frame) === 'json')) {
@@ -223,11 +223,16 @@ async function exportBag(
               report.decodeFailures++;
             }
           } else if (decoded.kind !== 'text') {
-            const record = asRecord(decoded.value);
-            batch.structure ??= structureOf(record);
-            if (batch.structure !== undefined) dataJson = recordJson(record, decoded.kind === 'json');
+            const value = asRecord(decoded.value);
+            batch.structure ??= structureOf(value);
+            if (batch.structure !== undefined) {
+              record = value;
+              plain = decoded.kind === 'json';
+            }
           }
         }
+        // Opened after the first message is decoded, so the staging tables know the url's `data` structure.
+        if (!batch.ready) await batch.open();
         const publish = frame.publishTime;
         const size = frame.data.byteLength;
         const added = batch.append(
@@ -237,7 +242,8 @@ async function exportBag(
           frame.actionType,
           frame.serType,
           frame.data,
-          dataJson,
+          record,
+          plain,
         );
         staged += added;
         perUrl.messages++;

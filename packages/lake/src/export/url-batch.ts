@@ -3,10 +3,12 @@ import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import { actionText } from '@vlink/bag';
 import { sqlString } from './duckdb.js';
 import type { BagExportState } from './export-state.js';
-import type { Structure } from './data-structure.js';
+import { recordJson, type Structure } from './data-structure.js';
 import type { UrlExportReport } from './export-messages.js';
 import { partName, partitionDir, utcDate } from './paths.js';
 import { temporaryName } from './export-state.js';
+import { StagingChunk } from './staging-chunk.js';
+import { type TypedData, typedData } from './typed-data.js';
 
 const DAY_US = 86_400_000_000;
 let stagingTables = 0;
@@ -40,6 +42,18 @@ export class UrlBatch {
   private readonly tables: [string, string];
   private current = 0;
   private appender: DuckDBAppender | undefined;
+  /** Rows on their way into the current table, a data chunk at a time. */
+  private staging: StagingChunk | undefined;
+  /** The typed writer of the `data` STRUCT, when the structure was known at {@link open} and has one. */
+  private typed: TypedData | undefined;
+  /** Whether the row being added is a JSON payload's record, and the length of the JSON text it was given. */
+  private plain = false;
+  private jsonLength = 0;
+  private readonly json = (record: unknown): string => {
+    const text = recordJson(record as Record<string, unknown>, this.plain);
+    this.jsonLength = text.length;
+    return text;
+  };
   private readonly kinds = new Map<string, number>();
   private readonly actions: string[] = [];
   private readonly sers: string[] = [];
@@ -68,20 +82,29 @@ export class UrlBatch {
     this.tables = [`staged_${id}_a`, `staged_${id}_b`];
   }
 
+  /** Creates the staging tables; with the url's {@link structure} known, they get a typed `data` column too. */
   async open(): Promise<void> {
+    this.typed = this.structure === undefined ? undefined : typedData(this.structure);
+    const data = this.typed === undefined ? '' : `, data ${this.typed.type}`;
     for (const table of this.tables) {
       await this.connection.run(
-        `CREATE OR REPLACE TABLE ${table} (seq DOUBLE, log_us DOUBLE, pub_us DOUBLE, kind USMALLINT, payload BLOB, data_json VARCHAR)`,
+        `CREATE OR REPLACE TABLE ${table} (seq DOUBLE, log_us DOUBLE, pub_us DOUBLE, kind USMALLINT, payload BLOB, data_json VARCHAR${data})`,
       );
     }
-    this.appender = await this.connection.createAppender(this.tables[this.current]!);
+    const appender = await this.connection.createAppender(this.tables[this.current]!);
+    this.appender = appender;
+    const types = Array.from({ length: appender.columnCount }, (_, i) => appender.columnType(i));
+    this.staging = new StagingChunk(types, this.typed);
   }
 
   get ready(): boolean {
     return this.appender !== undefined;
   }
 
-  /** Stages one message (call {@link open} first); `payload` is copied. Returns the bytes it adds to {@link bytes}. */
+  /**
+   * Stages one message (call {@link open} first); `payload` is copied. `record` is the decoded message as its `data`
+   * (undefined for none), `plain` says it came from JSON text. Returns the bytes it adds to {@link bytes}.
+   */
   append(
     seq: number,
     logUs: number,
@@ -89,22 +112,16 @@ export class UrlBatch {
     actionType: number,
     ser: string,
     payload: Uint8Array,
-    dataJson: string | null,
+    record: Record<string, unknown> | undefined,
+    plain: boolean,
   ): number {
-    const appender = this.appender!;
-    appender.appendDouble(seq);
-    appender.appendDouble(logUs);
-    if (pubUs === undefined) appender.appendNull();
-    else appender.appendDouble(pubUs);
-    appender.appendUSmallInt(
-      actionType === this.lastAction && ser === this.lastSer ? this.lastKind : this.kindOf(actionType, ser),
-    );
-    appender.appendBlob(payload);
-    if (dataJson === null) appender.appendNull();
-    else appender.appendVarchar(dataJson);
-    appender.endRow();
+    const kind = actionType === this.lastAction && ser === this.lastSer ? this.lastKind : this.kindOf(actionType, ser);
+    this.plain = plain;
+    this.jsonLength = 0;
+    if (this.staging!.add(seq, logUs, pubUs, kind, payload, record, this.json)) this.staging!.appendTo(this.appender!);
     this.rows++;
-    const added = payload.byteLength + (dataJson === null ? 0 : dataJson.length) + 48;
+    const data = record === undefined ? 0 : this.jsonLength > 0 ? this.jsonLength : (this.typed?.rowBytes ?? 0);
+    const added = payload.byteLength + data + 48;
     this.bytes += added;
     const day = Math.floor(logUs / DAY_US);
     if (day === this.lastDay) this.lastDayRows++;
@@ -172,6 +189,7 @@ export class UrlBatch {
 
   /** Closes the appender of the current table, queues its write-out and switches tables (no new appender yet). */
   private seal(target: PartTarget): Promise<void> {
+    this.staging!.appendTo(this.appender!);
     this.appender!.closeSync();
     this.appender = undefined;
     const table = this.tables[this.current]!;
@@ -207,10 +225,14 @@ export class UrlBatch {
   private selectList(): string {
     const actions = `[${this.actions.map(sqlString).join(', ')}]`;
     const sers = `[${this.sers.map(sqlString).join(', ')}]`;
+    // Rows the typed writer filled have no JSON text; the others are converted from it as json_transform does.
+    const structure = this.structure === undefined ? '' : sqlString(JSON.stringify(this.structure));
     const data =
-      this.structure === undefined
-        ? ''
-        : `, json_transform(data_json, ${sqlString(JSON.stringify(this.structure))}) AS data`;
+      this.typed !== undefined
+        ? `, CASE WHEN data_json IS NULL THEN data ELSE json_transform(data_json, ${structure}) END AS data`
+        : this.structure === undefined
+          ? ''
+          : `, json_transform(data_json, ${structure}) AS data`;
     return (
       `${actions}[kind + 1] AS action, ${sers}[kind + 1] AS ser, seq::BIGINT AS seq, ` +
       'make_timestamp(log_us::BIGINT) AS log_time, make_timestamp(pub_us::BIGINT) AS publish_time, ' +
@@ -229,6 +251,7 @@ export class UrlBatch {
   async discard(): Promise<void> {
     await this.pending?.catch(() => undefined);
     this.pending = undefined;
+    this.staging?.clear();
     this.appender?.closeSync();
     this.appender = undefined;
     for (const table of this.tables) await this.connection.run(`DROP TABLE IF EXISTS ${table}`);
