@@ -19,7 +19,7 @@ const RECORDS: unknown[] = [
   { A: 5, S: 'case differs' },
   { a: 0.1, s: 'fits', b: true, o: { x: -0, y: '' } },
   { value: 3 },
-  { a: 9007199254740993, s: 'past 2^53', b: true, o: { x: Number.MAX_VALUE, y: 'big' } },
+  { a: 2 ** 53 + 2, s: 'past 2^53', b: true, o: { x: Number.MAX_VALUE, y: 'big' } },
 ];
 
 /** Rows staged through StagingChunk (typed where the writer can, JSON text where not) and read back as `data`. */
