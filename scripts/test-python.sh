@@ -14,6 +14,10 @@
 #              VLINK_PY_REINSTALL=1  reinstall even if the client's files did not change
 #              VLINK_PY_SETUP_ONLY=1 make the venv and install, run no test (scripts/test-all.mjs does this before the
 #                                    runtime suites: their S3 tests start the venv's moto_server)
+#              VLINK_PY_SPARK=1      also install the `spark` extra (pyspark, a ~450 MB download: about 150 s) and make
+#                                    the PySpark test fail, not skip, when Spark cannot run (scripts/test-all.mjs sets
+#                                    it in CI, and installs the extra in the background while the JS suites run)
+#              VLINK_PY_SPARK_ONLY=1 only install the `spark` extra into an existing venv (that background install)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -45,6 +49,39 @@ venv_ok() {
   [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import sys, pip; sys.exit(0 if sys.version_info >= (3, 10) else 1)' >/dev/null 2>&1
 }
 
+VPY="$VENV/bin/python"
+
+# The `spark` extra's requirements, read from pyproject.toml (tomllib from Python 3.11, a plain parse before).
+spark_requirements() {
+  (cd "$CLIENT" && "$VPY" - <<'PY'
+import json, pathlib, re
+text = pathlib.Path("pyproject.toml").read_text()
+try:
+    import tomllib
+    reqs = tomllib.loads(text)["project"]["optional-dependencies"]["spark"]
+except ImportError:
+    reqs = json.loads("[" + re.search(r"^spark\s*=\s*\[(.*?)\]", text, re.M | re.S).group(1).strip().rstrip(",") + "]")
+print("\n".join(reqs))
+PY
+  )
+}
+
+install_spark() {
+  if "$VPY" -c 'import pyspark' >/dev/null 2>&1; then return; fi
+  local started=$SECONDS
+  say "installing the spark extra ($(spark_requirements | tr '\n' ' ')) into $VENV"
+  local reqs=() req
+  while IFS= read -r req; do reqs+=("$req"); done < <(spark_requirements)
+  "$VPY" -m pip install -q "${reqs[@]}"
+  say "spark extra installed in $((SECONDS - started)) s"
+}
+
+if [ "${VLINK_PY_SPARK_ONLY:-0}" = 1 ]; then
+  venv_ok || { say "VLINK_PY_SPARK_ONLY=1 needs the venv $VENV (run without it first)"; exit 1; }
+  install_spark
+  exit 0
+fi
+
 if ! venv_ok; then
   PY="$(pick_python)"
   say "creating $VENV with $("$PY" -c 'import sys; print(sys.executable, sys.version.split()[0])')"
@@ -61,7 +98,6 @@ if ! venv_ok; then
   fi
 fi
 
-VPY="$VENV/bin/python"
 # What is installed must be what the tree holds: the stamp is a hash of pyproject.toml and every source file.
 WANT="$(cd "$CLIENT" && "$VPY" -c 'import hashlib, pathlib; h = hashlib.sha256(); [h.update(p.as_posix().encode() + p.read_bytes()) for p in [pathlib.Path("pyproject.toml"), pathlib.Path("setup.py"), *sorted(pathlib.Path("src").rglob("*.py")), *sorted(pathlib.Path("src").rglob("*.c"))]]; print(h.hexdigest())')"
 if [ "${VLINK_PY_REINSTALL:-0}" = 1 ] || [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ] || ! "$VPY" -c 'import vlink_bag, pytest, nbclient, ipykernel, pandas, google.protobuf, matplotlib, mcap, pyarrow, polars, mcap_ros2, mcap_ros1, mcap_protobuf, moto.server' >/dev/null 2>&1; then
@@ -75,6 +111,11 @@ if [ "${VLINK_PY_REINSTALL:-0}" = 1 ] || [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")
   # pip keeps an installed copy of the same version; the client's sources changed, so replace it (not its deps).
   (cd "$ROOT" && "$VPY" -m pip install -q --no-deps --force-reinstall './clients/python')
   echo "$WANT" >"$STAMP"
+fi
+
+if [ "${VLINK_PY_SPARK:-0}" = 1 ]; then
+  install_spark
+  export VLINK_REQUIRE_SPARK=1
 fi
 
 if [ "${VLINK_PY_SETUP_ONLY:-0}" = 1 ]; then

@@ -46,9 +46,13 @@ function leafOf(value: unknown): Structure {
   return 'JSON';
 }
 
-/** JSON text of a decoded record (bigints as numbers when safe, else decimal strings; typed arrays as arrays). */
-export function recordJson(record: Record<string, unknown>): string {
-  return JSON.stringify(record, replacer);
+/**
+ * JSON text of a decoded record (bigints as numbers when safe, else decimal strings; typed arrays as arrays).
+ * `plain` says the record came from `JSON.parse` (a JSON payload), so it holds neither: then no replacer is passed,
+ * which gives the same text at several times the speed (V8 calls a replacer for every key and value).
+ */
+export function recordJson(record: Record<string, unknown>, plain = false): string {
+  return plain ? JSON.stringify(record) : JSON.stringify(record, replacer);
 }
 
 function replacer(_key: string, value: unknown): unknown {

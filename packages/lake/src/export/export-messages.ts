@@ -1,11 +1,11 @@
 import { relative } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { actionText, BagReader } from '@vlink/bag';
+import { BagReader } from '@vlink/bag';
 import { BagError } from '@vlink/bag-core';
 import { PayloadDecoder } from '@vlink/bag-decode';
 import type { S3Options } from '@vlink/bag-s3';
 import { type BagRef, resolveBags } from './bag-list.js';
-import { asRecord, recordJson, structureOf } from './data-structure.js';
+import { asRecord, structureOf } from './data-structure.js';
 import { openExportDb } from './duckdb.js';
 import { BagExportState } from './export-state.js';
 import { bagHash } from './paths.js';
@@ -198,17 +198,23 @@ async function exportBag(
           });
     let staged = 0;
     let seq = 0;
+    // The last frame's url and its batch: consecutive frames of one url skip the map lookups.
+    let lastUrl: string | undefined;
+    let batch: UrlBatch | undefined;
     if (reader.openCursor({})) {
       for (let frame = reader.next(); frame; frame = reader.next()) {
         if ((seq & 4095) === 0) checkAborted(options.signal);
-        let batch = batches.get(frame.url);
-        if (batch === undefined) {
-          batch = new UrlBatch(connection, copies, frame.url);
-          batches.set(frame.url, batch);
+        if (frame.url !== lastUrl || batch === undefined) {
+          lastUrl = frame.url;
+          batch = batches.get(frame.url);
+          if (batch === undefined) {
+            batch = new UrlBatch(connection, copies, frame.url, urlReport(report, frame.url));
+            batches.set(frame.url, batch);
+          }
         }
-        if (!batch.ready) await batch.open();
-        const perUrl = urlReport(report, frame.url);
-        let dataJson: string | null = null;
+        const perUrl = batch.report;
+        let record: Record<string, unknown> | undefined;
+        let plain = false;
         if (decoder) {
           const decoded = decoder.decode(frame);
           if (decoded.kind === 'hex' || (decoded.kind === 'text' && decoder.encodingOf(frame) === 'json')) {
@@ -217,26 +223,32 @@ async function exportBag(
               report.decodeFailures++;
             }
           } else if (decoded.kind !== 'text') {
-            const record = asRecord(decoded.value);
-            batch.structure ??= structureOf(record);
-            if (batch.structure !== undefined) dataJson = recordJson(record);
+            const value = asRecord(decoded.value);
+            batch.structure ??= structureOf(value);
+            if (batch.structure !== undefined) {
+              record = value;
+              plain = decoded.kind === 'json';
+            }
           }
         }
+        // Opened after the first message is decoded, so the staging tables know the url's `data` structure.
+        if (!batch.ready) await batch.open();
         const publish = frame.publishTime;
-        const before = batch.bytes;
-        batch.append(
+        const size = frame.data.byteLength;
+        const added = batch.append(
           seq++,
           startUs + frame.timestamp,
           publish === undefined || !Number.isFinite(publish) ? undefined : startUs + publish,
-          actionText(frame.actionType),
+          frame.actionType,
           frame.serType,
           frame.data,
-          dataJson,
+          record,
+          plain,
         );
-        staged += batch.bytes - before;
+        staged += added;
         perUrl.messages++;
-        perUrl.payloadBytes += frame.data.byteLength;
-        report.payloadBytes += frame.data.byteLength;
+        perUrl.payloadBytes += size;
+        report.payloadBytes += size;
         if (batch.rows >= target.rowGroupRows || batch.bytes >= maxUrlBytes) {
           staged -= batch.bytes;
           await batch.flush(target);

@@ -1,10 +1,14 @@
 import { mkdirSync, renameSync, statSync } from 'node:fs';
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
+import { actionText } from '@vlink/bag';
 import { sqlString } from './duckdb.js';
 import type { BagExportState } from './export-state.js';
-import type { Structure } from './data-structure.js';
+import { recordJson, type Structure } from './data-structure.js';
+import type { UrlExportReport } from './export-messages.js';
 import { partName, partitionDir, utcDate } from './paths.js';
 import { temporaryName } from './export-state.js';
+import { StagingChunk } from './staging-chunk.js';
+import { type TypedData, typedData } from './typed-data.js';
 
 const DAY_US = 86_400_000_000;
 let stagingTables = 0;
@@ -38,11 +42,30 @@ export class UrlBatch {
   private readonly tables: [string, string];
   private current = 0;
   private appender: DuckDBAppender | undefined;
+  /** Rows on their way into the current table, a data chunk at a time. */
+  private staging: StagingChunk | undefined;
+  /** The typed writer of the `data` STRUCT, when the structure was known at {@link open} and has one. */
+  private typed: TypedData | undefined;
+  /** Whether the row being added is a JSON payload's record, and the length of the JSON text it was given. */
+  private plain = false;
+  private jsonLength = 0;
+  private readonly json = (record: unknown): string => {
+    const text = recordJson(record as Record<string, unknown>, this.plain);
+    this.jsonLength = text.length;
+    return text;
+  };
   private readonly kinds = new Map<string, number>();
   private readonly actions: string[] = [];
   private readonly sers: string[] = [];
+  /** The (action type, ser) of the last row and its kind: a url's rows nearly always share them. */
+  private lastAction = -1;
+  private lastSer = '';
+  private lastKind = 0;
   /** Staged rows per UTC day number. */
   private days = new Map<number, number>();
+  /** The day of the last row: rows are in time order, so the map is updated only when the day changes. */
+  private lastDay = Number.NaN;
+  private lastDayRows = 0;
   /** The write-out of the other table, if one is under way. */
   private pending: Promise<void> | undefined;
 
@@ -50,6 +73,8 @@ export class UrlBatch {
     private readonly connection: DuckDBConnection,
     private readonly writer: CopyQueue,
     url: string,
+    /** The url's entry of the export report (counted by the caller). */
+    readonly report: UrlExportReport,
   ) {
     this.url = url;
     // Unique per process: the batches of the previous bag may still be written out while this bag's are filled.
@@ -57,46 +82,66 @@ export class UrlBatch {
     this.tables = [`staged_${id}_a`, `staged_${id}_b`];
   }
 
+  /** Creates the staging tables; with the url's {@link structure} known, they get a typed `data` column too. */
   async open(): Promise<void> {
+    this.typed = this.structure === undefined ? undefined : typedData(this.structure);
+    const data = this.typed === undefined ? '' : `, data ${this.typed.type}`;
     for (const table of this.tables) {
       await this.connection.run(
-        `CREATE OR REPLACE TABLE ${table} (seq DOUBLE, log_us DOUBLE, pub_us DOUBLE, kind USMALLINT, payload BLOB, data_json VARCHAR)`,
+        `CREATE OR REPLACE TABLE ${table} (seq DOUBLE, log_us DOUBLE, pub_us DOUBLE, kind USMALLINT, payload BLOB, data_json VARCHAR${data})`,
       );
     }
-    this.appender = await this.connection.createAppender(this.tables[this.current]!);
+    const appender = await this.connection.createAppender(this.tables[this.current]!);
+    this.appender = appender;
+    const types = Array.from({ length: appender.columnCount }, (_, i) => appender.columnType(i));
+    this.staging = new StagingChunk(types, this.typed);
   }
 
   get ready(): boolean {
     return this.appender !== undefined;
   }
 
-  /** Stages one message (call {@link open} first); `payload` is copied. */
+  /**
+   * Stages one message (call {@link open} first); `payload` is copied. `record` is the decoded message as its `data`
+   * (undefined for none), `plain` says it came from JSON text. Returns the bytes it adds to {@link bytes}.
+   */
   append(
     seq: number,
     logUs: number,
     pubUs: number | undefined,
-    action: string,
+    actionType: number,
     ser: string,
     payload: Uint8Array,
-    dataJson: string | null,
-  ): void {
-    const appender = this.appender!;
-    appender.appendDouble(seq);
-    appender.appendDouble(logUs);
-    if (pubUs === undefined) appender.appendNull();
-    else appender.appendDouble(pubUs);
-    appender.appendUSmallInt(this.kindOf(action, ser));
-    appender.appendBlob(payload);
-    if (dataJson === null) appender.appendNull();
-    else appender.appendVarchar(dataJson);
-    appender.endRow();
+    record: Record<string, unknown> | undefined,
+    plain: boolean,
+  ): number {
+    const kind = actionType === this.lastAction && ser === this.lastSer ? this.lastKind : this.kindOf(actionType, ser);
+    this.plain = plain;
+    this.jsonLength = 0;
+    if (this.staging!.add(seq, logUs, pubUs, kind, payload, record, this.json)) this.staging!.appendTo(this.appender!);
     this.rows++;
-    this.bytes += payload.byteLength + (dataJson === null ? 0 : dataJson.length) + 48;
+    const data = record === undefined ? 0 : this.jsonLength > 0 ? this.jsonLength : (this.typed?.rowBytes ?? 0);
+    const added = payload.byteLength + data + 48;
+    this.bytes += added;
     const day = Math.floor(logUs / DAY_US);
-    this.days.set(day, (this.days.get(day) ?? 0) + 1);
+    if (day === this.lastDay) this.lastDayRows++;
+    else {
+      this.countDay();
+      this.lastDay = day;
+      this.lastDayRows = 1;
+    }
+    return added;
   }
 
-  private kindOf(action: string, ser: string): number {
+  /** Moves the rows of the last day into {@link days}. */
+  private countDay(): void {
+    if (this.lastDayRows > 0) this.days.set(this.lastDay, (this.days.get(this.lastDay) ?? 0) + this.lastDayRows);
+    this.lastDay = Number.NaN;
+    this.lastDayRows = 0;
+  }
+
+  private kindOf(actionType: number, ser: string): number {
+    const action = actionText(actionType);
     const key = `${action}\u0000${ser}`;
     let kind = this.kinds.get(key);
     if (kind === undefined) {
@@ -105,6 +150,9 @@ export class UrlBatch {
       this.actions.push(action);
       this.sers.push(ser);
     }
+    this.lastAction = actionType;
+    this.lastSer = ser;
+    this.lastKind = kind;
     return kind;
   }
 
@@ -141,9 +189,11 @@ export class UrlBatch {
 
   /** Closes the appender of the current table, queues its write-out and switches tables (no new appender yet). */
   private seal(target: PartTarget): Promise<void> {
+    this.staging!.appendTo(this.appender!);
     this.appender!.closeSync();
     this.appender = undefined;
     const table = this.tables[this.current]!;
+    this.countDay();
     const days = this.days;
     const select = this.selectList();
     this.days = new Map();
@@ -175,10 +225,14 @@ export class UrlBatch {
   private selectList(): string {
     const actions = `[${this.actions.map(sqlString).join(', ')}]`;
     const sers = `[${this.sers.map(sqlString).join(', ')}]`;
+    // Rows the typed writer filled have no JSON text; the others are converted from it as json_transform does.
+    const structure = this.structure === undefined ? '' : sqlString(JSON.stringify(this.structure));
     const data =
-      this.structure === undefined
-        ? ''
-        : `, json_transform(data_json, ${sqlString(JSON.stringify(this.structure))}) AS data`;
+      this.typed !== undefined
+        ? `, CASE WHEN data_json IS NULL THEN data ELSE json_transform(data_json, ${structure}) END AS data`
+        : this.structure === undefined
+          ? ''
+          : `, json_transform(data_json, ${structure}) AS data`;
     return (
       `${actions}[kind + 1] AS action, ${sers}[kind + 1] AS ser, seq::BIGINT AS seq, ` +
       'make_timestamp(log_us::BIGINT) AS log_time, make_timestamp(pub_us::BIGINT) AS publish_time, ' +
@@ -197,6 +251,7 @@ export class UrlBatch {
   async discard(): Promise<void> {
     await this.pending?.catch(() => undefined);
     this.pending = undefined;
+    this.staging?.clear();
     this.appender?.closeSync();
     this.appender = undefined;
     for (const table of this.tables) await this.connection.run(`DROP TABLE IF EXISTS ${table}`);
