@@ -27,7 +27,7 @@ export function compareManifestTotals(
   // Segments report their duration in ms: the manifest's µs must fall inside that millisecond.
   if (m.duration < totals.duration || m.duration >= totals.duration + 1000)
     problems.add(`manifest duration is ${m.duration} µs, the segments end at ${totals.duration} µs`);
-  const key = (u: UrlMeta) => (format.flavor === 'vcapx' ? `${u.url}\x1f${u.action ?? 'Unknown'}` : u.url);
+  const key = (u: UrlMeta) => urlKeyOf(u, format.flavor);
   const counted = new Map(totals.urls.map((u) => [key(u), u]));
   for (const u of m.urls) {
     const c = counted.get(key(u));

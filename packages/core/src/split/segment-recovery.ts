@@ -5,7 +5,7 @@ import { MANIFEST_FLOAT_KEYS, type ManifestFlavor } from './manifest.js';
 import type { ParsedManifest } from './manifest-parse.js';
 import { parseJsonObject } from './manifest-parse.js';
 import { stemOf } from './split-files.js';
-import { segmentFactsJson, type SegmentFacts } from './segment-facts.js';
+import { segmentFactsJson, type SegmentFacts, urlKeyOf } from './segment-facts.js';
 
 /*
  * A split recording that was interrupted (power loss, kill -9) leaves the segment it was writing out of the manifest:
@@ -102,7 +102,7 @@ export function addRecoveredTotals(
   recovered: readonly RecoveredSegment[],
   flavor: ManifestFlavor,
 ): RecoveredTotals {
-  const keyOf = (u: UrlMeta) => (flavor === 'vcapx' ? `${u.url}\x1f${u.action ?? 'Unknown'}` : u.url);
+  const keyOf = (u: UrlMeta) => urlKeyOf(u, flavor);
   const urls = manifest.urls.map((u) => ({ ...u }));
   const byKey = new Map(urls.map((u) => [keyOf(u), u]));
   const usedIndexes = new Set(urls.map((u) => u.index));

@@ -5,7 +5,7 @@ import { BagError } from '../errors.js';
 import type { ReaderOptions } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import type { Info } from '../model/info.js';
-import { schemaTypeLabel } from '../model/schema-type.js';
+import { schemaKey } from '../model/url-identity.js';
 import { compareManifestTotals, compareSegmentFacts } from './manifest-totals.js';
 import { parseManifest, type ParsedManifest } from './manifest-parse.js';
 import { openSegments, progressWithin, SegmentChain, startSegment, type SequencedSegment } from './segment-sequence.js';
@@ -172,7 +172,7 @@ export class SplitReader implements BackendReader {
     const out: SchemaData[] = [];
     const collect = (reader: BackendReader): void => {
       for (const schema of reader.schemas()) {
-        const key = `${schema.name}\x1f${schemaTypeLabel(schema.schemaType)}`;
+        const key = schemaKey(schema.name, schema.schemaType);
         if (seen.has(key)) continue;
         seen.add(key);
         out.push(schema);

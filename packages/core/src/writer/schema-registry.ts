@@ -1,6 +1,7 @@
 import { BagError } from '../errors.js';
 import type { SchemaData } from '../model/frame.js';
 import { schemaTypeLabel, type SchemaType } from '../model/schema-type.js';
+import { schemaKey } from '../model/url-identity.js';
 
 /** Asked for a schema the recording does not know yet (VLink `SchemaCallback(ser_type, schema_type)`). */
 export type SchemaCallback = (name: string, schemaType: SchemaType) => SchemaData | undefined | null;
@@ -24,7 +25,7 @@ export class SchemaRegistry {
       ...schema,
       encoding: schema.encoding || schemaTypeLabel(schema.schemaType),
     };
-    const key = keyOf(schema.name, schema.schemaType);
+    const key = schemaKey(schema.name, schema.schemaType);
     const known = this.byKey.get(key);
     if (known) {
       if (known.encoding !== normalised.encoding || !sameBytes(known.data, normalised.data)) {
@@ -39,17 +40,13 @@ export class SchemaRegistry {
   }
 
   resolve(name: string, schemaType: SchemaType): SchemaData | undefined {
-    const key = keyOf(name, schemaType);
+    const key = schemaKey(name, schemaType);
     const known = this.byKey.get(key);
     if (known) return known;
     const fromCallback = this.callback?.(name, schemaType);
     if (!fromCallback || fromCallback.data.length === 0) return undefined;
     return this.add({ ...fromCallback, name, schemaType });
   }
-}
-
-function keyOf(name: string, schemaType: SchemaType): string {
-  return `${name}\x1f${schemaTypeLabel(schemaType)}`;
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
