@@ -11,7 +11,7 @@
 //
 //   node bench/integrity.bench.mjs [--quick]       bun …       deno run -A --node-modules-dir=manual bench/integrity.bench.mjs
 //   --quick: 200k awaited writes, the small bursts only, a 256 MiB check bag; --smoke: tiny, harness check only.
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,28 +58,68 @@ const dropsOf = (stats) => Object.values(stats.dropped).reduce((a, b) => a + b, 
 
 // --- awaitWrite -------------------------------------------------------------------------------------------------
 
+const pid = typeof Deno !== 'undefined' ? Deno.pid : process.pid;
+
+/**
+ * CPU ms used so far by each thread of this process (Linux /proc; undefined elsewhere). On a machine shared with other
+ * jobs the wall-clock ratio says how much CPU the two threads of the worker writer took together, not how fast its
+ * pipeline is: the kernel shares CPU between sessions (autogroups), not between threads. Per-thread CPU says both.
+ */
+function threadCpu() {
+  try {
+    const out = new Map();
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(tid, (Number(fields[11]) + Number(fields[12])) * 10);
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
+/** This thread's CPU ms and the busiest other thread's (the writer worker) between two `threadCpu()` readings. */
+function cpuBetween(before, after) {
+  if (!before || !after) return undefined;
+  let main = 0;
+  let other = 0;
+  for (const [tid, ms] of after) {
+    const used = ms - (before.get(tid) ?? 0);
+    if (tid === String(pid)) main = used;
+    else other = Math.max(other, used);
+  }
+  return { mainMs: main, otherMs: other };
+}
+
+// Both contenders skip the summary sidecar (a read of the whole file after close): the same cost for both, not
+// part of the write path compared here.
 async function awaitLoop(n, data) {
   const path = nextPath('.vcap');
   const t0 = performance.now();
-  const writer = await BagWriter.create(path);
+  const writer = await BagWriter.create(path, { summary: false });
+  const cpu0 = threadCpu();
   for (let i = 0; i < n; i++) await writer.write(frameOf(data[i & 7], i));
   await writer.close();
+  const cpu = cpuBetween(cpu0, threadCpu());
   const ms = performance.now() - t0;
   const drops = dropsOf(writer.stats());
   rmSync(path, { force: true });
-  return { ms, drops, framesPerS: n / (ms / 1000) };
+  return { ms, drops, framesPerS: n / (ms / 1000), cpu };
 }
 
 async function syncLoop(n, data) {
   const path = nextPath('.vcap');
   const t0 = performance.now();
-  const writer = await BagWriter.create(path, { syncMode: true });
+  const writer = await BagWriter.create(path, { syncMode: true, summary: false });
+  const cpu0 = threadCpu();
   for (let i = 0; i < n; i++) writer.push(frameOf(data[i & 7], i));
   await writer.close();
+  const cpu = cpuBetween(cpu0, threadCpu());
   const ms = performance.now() - t0;
   const drops = dropsOf(writer.stats());
   rmSync(path, { force: true });
-  return { ms, drops, framesPerS: n / (ms / 1000) };
+  return { ms, drops, framesPerS: n / (ms / 1000), cpu };
 }
 
 async function awaitWrite() {
@@ -95,6 +135,7 @@ async function awaitWrite() {
   const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
   const a = median(runs.awaitWrite.map((r) => r.framesPerS));
   const s = median(runs.sync.map((r) => r.framesPerS));
+  const cpuOf = (list, key) => (list.every((r) => r.cpu) ? median(list.map((r) => r.cpu[key])) : undefined);
   const result = {
     frames: n,
     size: 64,
@@ -102,10 +143,16 @@ async function awaitWrite() {
     syncFramesPerS: Math.round(s),
     ratio: round(a / s),
     awaitWriteDrops: Math.max(...runs.awaitWrite.map((r) => r.drops)),
+    // Medians of CPU ms per run: await write()'s producer thread and writer worker, syncMode's one thread.
+    cpuMs: {
+      producer: cpuOf(runs.awaitWrite, 'mainMs'),
+      worker: cpuOf(runs.awaitWrite, 'otherMs'),
+      sync: cpuOf(runs.sync, 'mainMs'),
+    },
     runs,
   };
   console.log(
-    `awaitWrite: ${n} × 64 B: await write() ${result.awaitWriteFramesPerS} frames/s, syncMode ${result.syncFramesPerS} frames/s, ratio ${result.ratio}, drops ${result.awaitWriteDrops}`,
+    `awaitWrite: ${n} × 64 B: await write() ${result.awaitWriteFramesPerS} frames/s, syncMode ${result.syncFramesPerS} frames/s, ratio ${result.ratio}, drops ${result.awaitWriteDrops}; CPU ms producer ${result.cpuMs.producer}, worker ${result.cpuMs.worker}, syncMode ${result.cpuMs.sync}`,
   );
   return result;
 }
@@ -116,7 +163,7 @@ async function awaitWrite() {
 async function pacedBurst(n, size, perS) {
   const data = payloads(size, 4);
   const path = nextPath('.vcap');
-  const writer = await BagWriter.create(path);
+  const writer = await BagWriter.create(path, { summary: false });
   const t0 = performance.now();
   let pushed = 0;
   while (pushed < n) {
@@ -136,7 +183,7 @@ async function sustained(n, size) {
   const data = payloads(size, 4);
   const path = nextPath('.vcap');
   const t0 = performance.now();
-  const writer = await BagWriter.create(path);
+  const writer = await BagWriter.create(path, { summary: false });
   for (let i = 0; i < n; i++) await writer.write(frameOf(data[i & 3], i));
   await writer.close();
   rmSync(path, { force: true });
@@ -243,10 +290,10 @@ const out = {
   machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, tmpdir: tmpdir() },
   contenders: {
     awaitWrite:
-      'BagWriter defaults (worker mode, .vcap, 4 MiB uncompressed chunks, chunk and data-section CRCs, fsync at close): `await writer.write(frame)` per frame',
-    sync: 'BagWriter { syncMode: true } (same file settings, written on the caller’s thread): `push(frame)` per frame',
+      'BagWriter defaults but no summary sidecar (worker mode, .vcap, 4 MiB uncompressed chunks, chunk and data-section CRCs, fsync at close): `await writer.write(frame)` per frame',
+    sync: 'BagWriter { syncMode: true } (same file settings, no summary sidecar, written on the caller’s thread): `push(frame)` per frame',
     burst:
-      'BagWriter defaults (worker mode, maxTaskDepth 20000 frames, maxMemorySize 2 GiB, maxQueueTimeMs 250): plain `push()`, paced by the clock with an event-loop turn between slices',
+      'BagWriter defaults but no summary sidecar (worker mode, maxTaskDepth 20000 frames, maxMemorySize 2 GiB, maxQueueTimeMs 250): plain `push()`, paced by the clock with an event-loop turn between slices',
     check:
       'BagReader.verify(): every CRC, every chunk decompressed / every LZAV row decoded, the metadata against the data',
     read: 'BagReader cursor reading every payload (touching one byte of each), CRCs verified (the default)',

@@ -12,6 +12,17 @@ export function summarize(r) {
       columns: ['await write() frames/s', 'syncMode frames/s', 'ratio', 'drops (await write)'],
       rows: [[sig(a.awaitWriteFramesPerS), sig(a.syncFramesPerS), times(a.ratio), String(a.awaitWriteDrops)]],
     },
+    ...(a.cpuMs?.producer === undefined
+      ? []
+      : [
+          {
+            section: 'writer',
+            title:
+              'CPU per thread in the same runs (medians, ms): on a machine shared with other jobs the kernel shares CPU between sessions, not threads, so the wall-clock ratio above measures the two threads together; without contention it is about syncMode CPU / the busier thread',
+            columns: ['await write(): producer thread', 'await write(): writer worker', 'syncMode thread'],
+            rows: [[sig(a.cpuMs.producer), sig(a.cpuMs.worker), sig(a.cpuMs.sync)]],
+          },
+        ]),
     {
       section: 'writer',
       title: `frames dropped by plain push() in bursts fed at a fraction of the writer's sustained rate (${r.contenders.burst})`,

@@ -5,6 +5,7 @@ import { schemaTypeLabel, type SchemaType } from '../model/schema-type.js';
 import type { DropReason } from '../writer/writer-stats.js';
 import { scheduleSoon } from '../util/schedule.js';
 import type { ParentLink } from './link.js';
+import { BatchPayloads } from './batch-payloads.js';
 import { SharedProgress } from './progress.js';
 import { mergeCounterTables, DropCounters } from '../writer/drop-counters.js';
 import {
@@ -60,6 +61,7 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
   const strings: string[] = [];
   const slabs = new Map<number, SharedArrayBuffer>();
   const schemas = new Map<string, SchemaData>();
+  const payloads = new BatchPayloads();
   /** Frames this side could not store, per url and cause: stored at close with the producer's. */
   const counters = new DropCounters();
   /** The producer's latest table, and whether either table changed since the backend last got them. */
@@ -169,9 +171,9 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
     const durableErrors = new Map<number, ErrorData>();
     const bytesOf = (ref: ChunkRef) => (typeof ref === 'number' ? slabs.get(ref)! : ref);
     const m = new Float64Array(bytesOf(batch.meta));
-    // A view per frame made straight on the buffer: `subarray` looks up the species constructor each time.
-    const chunks = batch.chunks.map(bytesOf);
+    payloads.begin(batch.chunks.map(bytesOf));
     let stored = 0;
+    let storedBytes = 0;
     let rejected = 0;
     // One frame object for the whole batch: like `data`, a backend may not keep it after `write` returns.
     const frame: Frame = { timestamp: 0, url: '', serType: '', schemaType: 0, actionType: 0, data: EMPTY };
@@ -184,13 +186,13 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
       frame.serType = strings[m[base + F_SER]! | 0]!;
       frame.schemaType = m[base + F_SCHEMA]!;
       frame.actionType = m[base + F_ACTION]!;
-      frame.data = new Uint8Array(chunks[m[base + F_CHUNK]! | 0]!, offset, length);
+      frame.data = payloads.view(m[base + F_CHUNK]! | 0, offset, length);
       const publish = m[base + F_PUBLISH]!;
       frame.publishTime = Number.isNaN(publish) ? undefined : publish;
       try {
         writer!.write(frame);
         stored++;
-        ack.writtenBytes += length;
+        storedBytes += length;
       } catch (error) {
         const bagError = BagError.wrap(error, 'IO_ERROR', 'write failed', { file: path, url: frame.url });
         const reason = rejectionReason(bagError);
@@ -209,6 +211,7 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
       }
     }
     ack.written += stored;
+    ack.writtenBytes += storedBytes;
     // The frame that hit a storage error and every frame after it are dropped, as the same-thread writer does.
     const lost = batch.count - stored - rejected;
     if (lost > 0) {

@@ -220,11 +220,8 @@ export class BagWriter extends EventTarget {
    */
   write(frame: Frame): Promise<number> {
     const accepted = this.accept(frame);
-    if (accepted === undefined)
-      return Promise.reject(this.accounting.lastRejection ?? new BagError('INVALID_ARGUMENT', 'frame refused'));
-    if (!this.waiters.waiting(accepted.url) && this.engine.hasRoom(accepted.data.byteLength, accepted.url))
-      return this.storeOrReject(accepted);
-    return this.waiters.wait(accepted);
+    if (accepted === undefined) return this.refused();
+    return (!this.waiters.waiting(accepted.url) && this.storeOrReject(accepted, true)) || this.waiters.wait(accepted);
   }
 
   /** True when `write()` would wait (the queue is above its high-water mark, or writes are waiting already). */
@@ -245,13 +242,10 @@ export class BagWriter extends EventTarget {
   /** Like `push`, but resolves once the frame is committed to disk; rejects with the reason it was not. */
   pushDurable(frame: Frame): Promise<number> {
     const accepted = this.accept(frame);
-    if (accepted === undefined)
-      return Promise.reject(this.accounting.lastRejection ?? new BagError('INVALID_ARGUMENT', 'frame refused'));
-    if (this.plugins.plugin) {
-      return Promise.reject(
-        new BagError('NOT_SUPPORTED', 'pushDurable cannot be combined with a write plugin (it may hold frames)'),
-      );
-    }
+    if (accepted === undefined) return this.refused();
+    // A plugin may hold frames, so nothing could say when one reached the disk.
+    if (this.plugins.plugin)
+      return Promise.reject(new BagError('NOT_SUPPORTED', 'pushDurable cannot be combined with a write plugin'));
     return new Promise((resolve, reject) => {
       if (!this.store(accepted, { resolve, reject })) reject(this.accounting.lastRejection);
     });
@@ -259,9 +253,7 @@ export class BagWriter extends EventTarget {
 
   /** Binds a write plugin (`onWrite` before storage, `convertUrlMeta` renames or drops urls); undefined unbinds. */
   bindPluginInterface(plugin: BagPluginInterface | undefined): void {
-    this.plugins.bind(plugin, (emitted) => {
-      this.store(emitted);
-    });
+    this.plugins.bind(plugin, (emitted) => void this.store(emitted));
   }
 
   /** Embeds a schema (protobuf descriptor set, flatbuffers bfbs, …) for `name`; false on a conflict. */
@@ -367,15 +359,24 @@ export class BagWriter extends EventTarget {
     return withResolvedTimes(frame, this.clock);
   }
 
-  private storeOrReject(frame: Frame): Promise<number> {
+  /** Stores a frame for `write()` (rejects: refused); `belowMark`: undefined (wait) above its source's mark. */
+  private storeOrReject(frame: Frame, belowMark = false): Promise<number> | undefined {
+    const { engine } = this;
     const plugin = this.plugins.plugin;
-    if (plugin) {
-      plugin.onWrite(frame);
-      return Promise.resolve(frame.timestamp);
-    }
-    return this.store(frame, undefined, true)
-      ? Promise.resolve(frame.timestamp)
-      : Promise.reject(this.accounting.lastRejection ?? new BagError('INTERNAL', 'frame refused'));
+    let stored: boolean | undefined;
+    // One step (one url lookup) where no plugin stands between the writer and the engine.
+    if (belowMark && engine.submitBelowMark && !plugin && !this.closed && !this.failed) {
+      if ((stored = engine.submitBelowMark(frame)) === undefined) return undefined;
+      this.accounting.handedOver++;
+    } else if (belowMark && !engine.hasRoom(frame.data.byteLength, frame.url)) return undefined;
+    else if (plugin) plugin.onWrite(frame);
+    else stored = this.store(frame, undefined, true);
+    return stored !== false ? Promise.resolve(frame.timestamp) : this.refused();
+  }
+
+  /** The promise of a `write()` or `pushDurable()` whose frame was refused: the reason, counted already. */
+  private refused(): Promise<never> {
+    return Promise.reject(this.accounting.lastRejection ?? new BagError('INVALID_ARGUMENT', 'frame refused'));
   }
 
   /** Frames left the queue: waiting writes whose source has room go first, in order; then `ready()` and `'drain'`. */
@@ -383,7 +384,7 @@ export class BagWriter extends EventTarget {
     const force = this.closed || this.quitting;
     const go = (w: { frame: Frame; resolve(ts: number): void; reject(error: unknown): void }) => {
       if (this.closed) w.reject(new BagError('CLOSED', 'writer is closed', { file: this.path }));
-      else this.storeOrReject(w.frame).then(w.resolve, w.reject);
+      else this.storeOrReject(w.frame)!.then(w.resolve, w.reject);
     };
     if (this.waiters.release((size, url) => this.engine.hasRoom(size, url), go, force))
       this.dispatchEvent(new Event('drain'));

@@ -65,6 +65,12 @@ export interface WriteEngine {
    * whenever frames left the queue.
    */
   hasRoom(size: number, url?: string): boolean;
+  /**
+   * `write()`'s step in one: queues the frame when its source is below its high-water mark (true), refuses it as
+   * `submit` does (false, reported), or leaves it (undefined) to wait. The decision of `hasRoom(size, url)` then
+   * `submit(frame, undefined, true)`, with one lookup of the url instead of two.
+   */
+  submitBelowMark?(frame: Frame): boolean | undefined;
   writeSchema(schema: SchemaData): void;
   setUrlLoss(url: string, loss: number): void;
   currentFile(): string;

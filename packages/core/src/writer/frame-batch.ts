@@ -80,7 +80,8 @@ export class BatchBuilder {
       this.arena!.set(data, this.arenaUsed);
       chunk = this.arenaChunk;
       offset = this.arenaUsed;
-      this.arenaUsed += length;
+      // The next payload starts at a multiple of 4: the worker copies small ones a word at a time (batch-payloads.ts).
+      this.arenaUsed = (this.arenaUsed + length + 3) & ~3;
     } else {
       chunk = this.chunks.length;
       this.copyLarge(data);

@@ -17,6 +17,8 @@ export class InflightGauge {
   private liveBytes = 0;
   /** Frames per ms the worker writes while busy (smoothed over its acks); 0 until measured. */
   private ratePerMs = 0;
+  /** `depth()`, recomputed when the rate changes: it is read on every push near the mark. */
+  private frameLimit: number;
 
   constructor(
     /** The worker's live counters; undefined where no SharedArrayBuffer exists (acks only). */
@@ -24,7 +26,9 @@ export class InflightGauge {
     readonly maxFrames: number,
     readonly maxBytes: number,
     private readonly maxQueueTimeMs: number,
-  ) {}
+  ) {
+    this.frameLimit = maxFrames;
+  }
 
   /** In flight now (reads the live counters). */
   queuedFrames(): number {
@@ -46,9 +50,13 @@ export class InflightGauge {
     return this.pushedBytes - Math.max(this.doneBytes, this.liveBytes);
   }
 
-  /** Whether a frame of `size` might cross the shared limits by the cheap figures: then ask the live ones. */
+  /**
+   * Whether a frame of `size` might cross the shared limits by the cheap figures: then ask the live ones. Against
+   * `depth()`, not `maxTaskDepth`: a queue sized in time runs far beyond `maxTaskDepth` frames of 64 B, and every
+   * push there would read the shared counters (a BigInt each) and run the full admission for nothing.
+   */
   nearLimit(size: number): boolean {
-    return this.lastFrames() >= this.maxFrames || this.lastBytes() + size > this.maxBytes;
+    return this.lastFrames() >= this.frameLimit || this.lastBytes() + size > this.maxBytes;
   }
 
   /**
@@ -58,7 +66,7 @@ export class InflightGauge {
    * flush, fsync, GC) are absorbed while `maxMemorySize` still bounds the bytes.
    */
   depth(): number {
-    return Math.max(this.maxFrames, Math.floor(this.ratePerMs * this.maxQueueTimeMs));
+    return this.frameLimit;
   }
 
   pushed(size: number): void {
@@ -83,6 +91,7 @@ export class InflightGauge {
     if (!(busyMs > 1 && count > 0)) return;
     const rate = count / busyMs;
     this.ratePerMs = this.ratePerMs === 0 ? rate : this.ratePerMs * 0.8 + rate * 0.2;
+    this.frameLimit = Math.max(this.maxFrames, Math.floor(this.ratePerMs * this.maxQueueTimeMs));
   }
 
   /** The worker is gone: everything pushed counts as finished; returns the frames not acknowledged before. */

@@ -147,7 +147,18 @@ export class SourceQueues {
     depth: number,
     maxBytes: number,
   ): boolean {
-    const source = this.of(url);
+    return this.hasRoomIn(this.of(url), size, queuedFrames, queuedBytes, depth, maxBytes);
+  }
+
+  /** `hasRoom` for a source already looked up. */
+  hasRoomIn(
+    source: SourceQueue,
+    size: number,
+    queuedFrames: number,
+    queuedBytes: number,
+    depth: number,
+    maxBytes: number,
+  ): boolean {
     if (source.frames >= source.maxFrames / 2 || (source.bytes > 0 && source.bytes + size > source.maxBytes / 2))
       return false;
     if (queuedFrames < depth / 2 && (queuedBytes === 0 || queuedBytes + size <= maxBytes / 2)) return true;

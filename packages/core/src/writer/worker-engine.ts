@@ -14,6 +14,7 @@ import { SlabPool } from './slab-pool.js';
 import { SchemaForwarder } from './schema-forwarder.js';
 import { queueFullError, type SourceQueue, type SourceQueues } from './source-queues.js';
 import { openInWorker, openMessage, takeWriterWorker, type WorkerEngineOptions } from './worker-handshake.js';
+import { UrlEntries, type UrlEntry } from './url-entries.js';
 import type { DropReason } from './writer-stats.js';
 
 export type { WorkerEngineOptions } from './worker-handshake.js';
@@ -39,15 +40,14 @@ export class WorkerEngine implements WriteEngine {
   /** A batch is posted inline once it holds this many frames or bytes, else at the end of the current task. */
   private readonly batchFrames: number;
   private readonly batchBytes: number;
-  /** Per url: its interned id and the (ser, family) pair last pushed under it, whose schemas are then known sent. */
-  private readonly urls = new Map<string, UrlEntry>();
+  /** Per url: its interned id, source and (ser, family) pair (see url-entries.ts). */
+  private readonly urls: UrlEntries;
   /** Frames and bytes in flight across both threads, against the queue limits (see inflight-gauge.ts). */
   private readonly gauge: InflightGauge;
   private readonly transfer: boolean;
   private readonly sources: SourceQueues;
   private readonly forwarder: SchemaForwarder;
   private readonly durables = new DurableTable();
-  private nextString = 0;
   private seq = 0;
   /** Batches posted and not yet acknowledged. */
   private inflight = 0;
@@ -57,7 +57,6 @@ export class WorkerEngine implements WriteEngine {
   private failure: BagError | undefined;
   private file = '';
   private opened: { resolve(): void; reject(error: unknown): void } | undefined;
-  private readonly internFn = (value: string) => this.intern(value);
   private readonly flushSoon = () => {
     this.flushScheduled = false;
     if (this.inflight < MAX_SMALL_INFLIGHT) this.flush();
@@ -84,6 +83,7 @@ export class WorkerEngine implements WriteEngine {
       (schema) => this.batch.addSchema(schema),
       (error) => host.warn(error),
     );
+    this.urls = new UrlEntries(this.forwarder, this.sources, (value) => this.batch.addString(value));
   }
 
   /** Starts the worker and opens the file there; rejects with the backend's error if the file cannot be opened. */
@@ -112,19 +112,20 @@ export class WorkerEngine implements WriteEngine {
   start(): void {}
 
   submit(frame: Frame, durable?: Durable, lazy = false): boolean {
-    if (this.gone)
-      return this.refuse(
-        'storageError',
-        new BagError('IO_ERROR', 'writer worker is gone', { file: this.options.path }),
-        durable,
-        frame.url,
-      );
+    if (this.gone) return this.refuseGone(frame, durable);
+    return this.enqueue(frame, this.urls.of(frame), durable, lazy);
+  }
+
+  submitBelowMark(frame: Frame): boolean | undefined {
+    if (this.gone) return this.refuseGone(frame, undefined);
+    const entry = this.urls.of(frame);
+    if (!this.roomIn(entry.source, frame.data.byteLength)) return undefined;
+    return this.enqueue(frame, entry, undefined, true);
+  }
+
+  /** Checks the queue limits and adds the frame to the batch being built; false when refused (reported). */
+  private enqueue(frame: Frame, entry: UrlEntry, durable: Durable | undefined, lazy: boolean): boolean {
     const size = frame.data.byteLength;
-    // One map lookup per push: a url keeps its (ser, family) pair in nearly every recording, and while it does its
-    // schemas are already on their way. Every object a push touches is one more cache miss for a paced producer.
-    let entry = this.urls.get(frame.url);
-    if (entry === undefined || entry.serType !== frame.serType || entry.schemaType !== frame.schemaType)
-      entry = this.enter(frame, entry);
     const source = entry.source;
     // Cheap check against what the last ack or read said; only near a limit ask the shared counters for the live figure.
     if (source.frames >= source.maxFrames || source.bytes + size > source.maxBytes || this.gauge.nearLimit(size)) {
@@ -171,22 +172,30 @@ export class WorkerEngine implements WriteEngine {
   }
 
   hasRoom(size: number, url?: string): boolean {
+    if (url !== undefined) return this.roomIn(this.sources.of(url), size);
     const { gauge } = this;
     const depth = gauge.depth();
     const half = gauge.maxBytes / 2;
+    if (gauge.lastFrames() < depth / 2 && gauge.lastBytes() + size <= half) return true;
+    return gauge.queuedFrames() < depth / 2 && gauge.queuedBytes() + size <= half;
+  }
+
+  /** Whether `source` is below its high-water mark for a frame of `size` (see `SourceQueues.hasRoomIn`). */
+  private roomIn(source: SourceQueue, size: number): boolean {
+    const { gauge } = this;
+    const depth = gauge.depth();
     // What the last ack or read said first (no shared-memory read); only near the mark the live figures.
-    const below = gauge.lastFrames() < depth / 2 && gauge.lastBytes() + size <= half;
+    const below = gauge.lastFrames() < depth / 2 && gauge.lastBytes() + size <= gauge.maxBytes / 2;
     const frames = below ? 0 : gauge.queuedFrames();
     const bytes = below ? 0 : gauge.queuedBytes();
-    if (url !== undefined) return this.sources.hasRoom(url, size, frames, bytes, depth, gauge.maxBytes);
-    return below || (frames < depth / 2 && bytes + size <= half);
+    return this.sources.hasRoomIn(source, size, frames, bytes, depth, gauge.maxBytes);
   }
 
   /** The schema callback changed: pairs it could not answer before are asked again. */
   schemasChanged(): void {
     this.forwarder.retryMisses();
     // Every url passes the forwarder again at its next push, so the pairs it could not answer are asked again.
-    for (const entry of this.urls.values()) entry.schemaType = -1;
+    this.urls.recheckSchemas();
   }
 
   writeSchema(schema: SchemaData): void {
@@ -230,26 +239,6 @@ export class WorkerEngine implements WriteEngine {
   }
 
   // ---------------------------------------------------------------------------------------------------------------
-
-  /** A url's first frame, or one with another (ser, family) pair than its last: intern and forward its schemas. */
-  private enter(frame: Frame, known: UrlEntry | undefined): UrlEntry {
-    const ser = this.forwarder.serId(frame.serType, this.internFn);
-    this.forwarder.ensure(ser, frame);
-    const entry: UrlEntry = {
-      id: known ? known.id : this.intern(frame.url),
-      serType: frame.serType,
-      schemaType: frame.schemaType,
-      ser,
-      source: known ? known.source : this.sources.of(frame.url),
-    };
-    this.urls.set(frame.url, entry);
-    return entry;
-  }
-
-  private intern(value: string): number {
-    this.batch.addString(value);
-    return this.nextString++;
-  }
 
   private flush(): void {
     if (!this.batch.pending || this.gone) return;
@@ -374,20 +363,16 @@ export class WorkerEngine implements WriteEngine {
     });
   }
 
+  private refuseGone(frame: Frame, durable: Durable | undefined): false {
+    const error = new BagError('IO_ERROR', 'writer worker is gone', { file: this.options.path });
+    return this.refuse('storageError', error, durable, frame.url);
+  }
+
   private refuse(reason: DropReason, error: BagError, durable: Durable | undefined, url?: string): false {
     this.host.dropped(reason, error, false, 1, url);
     durable?.reject(error);
     return false;
   }
-}
-
-interface UrlEntry {
-  readonly id: number;
-  readonly serType: string;
-  /** −1 once the schema callback changed: the next push re-checks the pair. */
-  schemaType: number;
-  readonly ser: number;
-  readonly source: SourceQueue;
 }
 
 function clamp(value: number, min: number, max: number): number {

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { describe, test } from '@vlink/fixtures/test';
+import { BatchPayloads, REUSED_VIEW_MAX } from './batch-payloads.js';
+
+/** A chunk whose byte i is (i * 31 + seed) & 0xff, so any misplaced byte shows. */
+function chunk(size: number, seed: number, shared = typeof SharedArrayBuffer === 'function'): ArrayBufferLike {
+  const buffer = shared ? new SharedArrayBuffer(size) : new ArrayBuffer(size);
+  const bytes = new Uint8Array(buffer);
+  for (let i = 0; i < size; i++) bytes[i] = (i * 31 + seed) & 0xff;
+  return buffer;
+}
+
+const expected = (buffer: ArrayBufferLike, offset: number, length: number) =>
+  Array.from(new Uint8Array(buffer, offset, length));
+
+describe('BatchPayloads (writer worker payload views)', () => {
+  test('small payloads read back byte for byte: every length 0–80 at aligned offsets, and at the chunk end', () => {
+    const a = chunk(4096, 1);
+    const b = chunk(4096, 2, false);
+    const payloads = new BatchPayloads();
+    payloads.begin([a, b]);
+    for (let length = 0; length <= 80; length++) {
+      for (const [index, buffer] of [a, b].entries()) {
+        const view = payloads.view(index, 100 * 4, length);
+        assert.equal(view.byteLength, length);
+        assert.deepEqual(Array.from(view), expected(buffer, 400, length), `chunk ${index}, length ${length}`);
+      }
+      // Ending on the chunk's last byte (a whole-word copy would read past it when the length is not a multiple of 4).
+      const atEnd = 4096 - length;
+      assert.deepEqual(Array.from(payloads.view(0, atEnd, length)), expected(a, atEnd, length), `end, ${length}`);
+    }
+    // An aligned payload at the end of a chunk whose size is not a multiple of 4: no word past the chunk is read.
+    const odd = chunk(4099, 6);
+    payloads.begin([odd]);
+    assert.deepEqual(Array.from(payloads.view(0, 4096, 3)), expected(odd, 4096, 3));
+  });
+
+  test('unaligned offsets and payloads from REUSED_VIEW_MAX on get views of their own, on the chunk itself', () => {
+    const a = chunk(8192, 3);
+    const payloads = new BatchPayloads();
+    payloads.begin([a]);
+    const unaligned = payloads.view(0, 1001, 64);
+    assert.equal(unaligned.buffer, a);
+    assert.deepEqual(Array.from(unaligned), expected(a, 1001, 64));
+    const large = payloads.view(0, 2048, REUSED_VIEW_MAX);
+    assert.equal(large.buffer, a);
+    assert.equal(large.byteOffset, 2048);
+    assert.deepEqual(Array.from(large), expected(a, 2048, REUSED_VIEW_MAX));
+  });
+
+  test('a reused view holds the latest payload; a new batch reads its own chunks', () => {
+    const payloads = new BatchPayloads();
+    const first = chunk(4096, 4);
+    payloads.begin([first]);
+    const one = payloads.view(0, 0, 64);
+    assert.deepEqual(Array.from(one), expected(first, 0, 64));
+    const two = payloads.view(0, 64, 64);
+    assert.deepEqual(Array.from(two), expected(first, 64, 64));
+    // Valid until the next call: the backend must copy what it keeps (BackendWriter.write's contract).
+    assert.deepEqual(Array.from(one), expected(first, 64, 64));
+    const second = chunk(4096, 5);
+    payloads.begin([second]);
+    assert.deepEqual(Array.from(payloads.view(0, 128, 64)), expected(second, 128, 64));
+  });
+});
