@@ -1,9 +1,10 @@
 import type { Backend, BackendWriter, RecordingContext } from '../backend/backend.js';
 import { BagError } from '../errors.js';
 import type { Frame, SchemaData } from '../model/frame.js';
-import { schemaTypeLabel, type SchemaType } from '../model/schema-type.js';
+import type { SchemaType } from '../model/schema-type.js';
 import type { DropReason } from '../writer/writer-stats.js';
 import { scheduleSoon } from '../util/schedule.js';
+import { schemaKey } from '../model/url-identity.js';
 import type { ParentLink } from './link.js';
 import { BatchPayloads } from './batch-payloads.js';
 import { SharedProgress } from './progress.js';
@@ -335,10 +336,6 @@ function rejectionReason(error: BagError): DropReason {
   if (error.code === 'SCHEMA_CONFLICT') return 'schemaConflict';
   if (error.code === 'LIMIT_REACHED') return 'limit';
   return 'storageError';
-}
-
-function schemaKey(name: string, type: SchemaType): string {
-  return `${name}\x1f${schemaTypeLabel(type)}`;
 }
 
 function safeCurrentFile(writer: BackendWriter): string {
