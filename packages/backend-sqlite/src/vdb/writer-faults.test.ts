@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from '@vlink/fixtures/test';
-import { ActionType, BagError, resolveWriterConfig, SchemaType, type Frame, type WriterConfig } from '@vlink/bag-core';
+import {
+  ActionType,
+  BagError,
+  CompressType,
+  resolveWriterConfig,
+  SchemaType,
+  type Frame,
+  type WriterConfig,
+} from '@vlink/bag-core';
+import { compressFrame } from '@vlink/bag-core/internal';
 import { createTestContext } from '@vlink/bag-core/testing';
 import { loadDriver, type SqliteConnection } from '../driver/driver.js';
 import { pattern, tempDir, withDb } from '../testing/util.js';
@@ -120,6 +129,37 @@ describe('.vdb writer: schema rows', () => {
     writer.writeSchema({ name: 'pb.Kept', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data });
     writer.close();
     assert.deepEqual(onFile(path, 'SELECT ser, encoding FROM VLinkSchemas'), [['pb.Kept', 'protobuf']]);
+  });
+});
+
+describe('.vdb writer: url rows and accounting', () => {
+  test('a url row follows a change of its ser alone, and of its family alone', () => {
+    const { path, writer } = open({});
+    const unknown = { schemaType: SchemaType.Unknown };
+    writer.write(frame(1, 'dds://a', { serType: '', ...unknown }));
+    writer.write(frame(2, 'dds://a', { serType: 'my.Type', ...unknown })); // ser '' → my.Type, family stays unknown
+    writer.write(frame(3, 'dds://b', { serType: 'my.Type', ...unknown }));
+    writer.write(frame(4, 'dds://b', { serType: 'my.Type', schemaType: SchemaType.Protobuf })); // family only
+    writer.close();
+    assert.deepEqual(onFile(path, 'SELECT url, ser, encoding FROM VLinkUrls ORDER BY id'), [
+      ['dds://a', 'my.Type', ''],
+      ['dds://b', 'my.Type', 'protobuf'],
+    ]);
+  });
+
+  test('a frame-shaped payload that the writer compresses again counts its own length', () => {
+    // Both magics around 4000 compressible bytes, a made-up original size of 7 in the header.
+    const real = compressFrame(pattern(500), 3)!;
+    const shaped = Uint8Array.of(...real.subarray(0, 4), 0, 0, 0, 7, ...new Uint8Array(4000), ...real.subarray(-4));
+    const { path, writer, recording } = open({}, { compress: CompressType.Lzav });
+    writer.write(frame(1, 'dds://a', { data: shaped }));
+    assert.equal(recording.size, shaped.length);
+    writer.close();
+    assert.deepEqual(onFile(path, 'SELECT size FROM VLinkUrls'), [[shaped.length]]);
+    assert.ok(
+      (onFile(path, 'SELECT length(data) FROM VLinkDatas')[0]![0] as number) < shaped.length,
+      'stored compressed',
+    );
   });
 });
 
