@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from '@vlink/fixtures/test';
-import { ActionType, resolveWriterConfig, SchemaType, type Frame, type WriterConfig } from '@vlink/bag-core';
+import {
+  ActionType,
+  CompressType,
+  resolveWriterConfig,
+  SchemaType,
+  type Frame,
+  type WriterConfig,
+} from '@vlink/bag-core';
+import { compressFrame } from '@vlink/bag-core/internal';
 import { createTestContext } from '@vlink/bag-core/testing';
 import { loadDriver } from '../driver/driver.js';
 import { pattern, tempDir, withDb } from '../testing/util.js';
@@ -40,6 +48,28 @@ describe('.vdb writer: eviction edges', () => {
     );
     assert.deepEqual(query(path, 'SELECT elapsed FROM VLinkDatas ORDER BY rowid'), [[2], [3], [4], [5]]);
     assert.deepEqual(query(path, 'SELECT count, size FROM VLinkUrls'), [[4, 40]]);
+  });
+
+  test('short frame-shaped rows: 13 bytes count their original size in and out, 12 bytes their length', () => {
+    // Both magics around a header size of 99: at 13 bytes that is a frame (stored as is, below the compression
+    // threshold); at 12 bytes it is too short to be one, whatever its first 8 and last 4 bytes look like.
+    const real = compressFrame(pattern(500), 3)!;
+    const shaped = (body: number) =>
+      Uint8Array.of(...real.subarray(0, 4), 0, 0, 0, 99, ...new Uint8Array(body), ...real.subarray(-4));
+    const rows = [shaped(1), shaped(0), frame(3, 'dds://a').data, frame(4, 'dds://a').data];
+    const path = tmp.path('short.vdb');
+    const resolved = resolveWriterConfig({ enableLimit: true, maxRowCount: 1, compress: CompressType.Lzav });
+    const recording = new VdbRecording(resolved);
+    const writer = VdbFileWriter.open(driver, path, resolved, createTestContext(), recording);
+    const sizes: number[] = [];
+    rows.forEach((data, i) => {
+      writer.write({ ...frame(i + 1, 'dds://a'), data });
+      sizes.push(writer.bytes);
+    });
+    writer.close();
+    // 99; 99 + 12; the 13-byte row evicted (−99) + 10; the 12-byte row evicted (−12) + 10.
+    assert.deepEqual(sizes, [99, 111, 22, 20]);
+    assert.deepEqual(query(path, 'SELECT count, size FROM VLinkUrls'), [[2, 20]]);
   });
 
   test('evicting a url’s first row keeps its last time, also when the next row has the time 0', () => {

@@ -132,6 +132,30 @@ describe('.vdb writer: schema rows', () => {
   });
 });
 
+describe('.vdb writer: schema rows by name and family', () => {
+  test('a schema keeps its own encoding text', () => {
+    const { path, writer } = open({});
+    writer.writeSchema({ name: 'fb.X', encoding: 'bfbs', schemaType: SchemaType.Flatbuffers, data: pattern(6) });
+    writer.close();
+    assert.deepEqual(onFile(path, 'SELECT ser, encoding FROM VLinkSchemas'), [['fb.X', 'bfbs']]);
+  });
+
+  test('a schema found for a url of no family, whose encoding names one, is not written again for that family', () => {
+    // The recording knows my.Type for the unknown family, with a protobuf encoding: written for the url, it also
+    // stands for (my.Type, protobuf), so pushing the same schema as protobuf afterwards adds no second row.
+    const data = pattern(12);
+    const known = { name: 'my.Type', encoding: 'protobuf', schemaType: SchemaType.Unknown, data };
+    const path = tmp.path('known.vdb');
+    const config = resolveWriterConfig({});
+    const context = createTestContext({ schemas: [known] });
+    const writer = VdbFileWriter.open(driver, path, config, context, new VdbRecording(config));
+    writer.write(frame(1, 'dds://a', { serType: 'my.Type', schemaType: SchemaType.Unknown }));
+    writer.writeSchema({ ...known, schemaType: SchemaType.Protobuf });
+    writer.close();
+    assert.deepEqual(onFile(path, 'SELECT ser, encoding FROM VLinkSchemas'), [['my.Type', 'protobuf']]);
+  });
+});
+
 describe('.vdb writer: url rows and accounting', () => {
   test('a url row follows a change of its ser alone, and of its family alone', () => {
     const { path, writer } = open({});
