@@ -31,6 +31,7 @@ export const groups = {
       'packages/backend-sqlite/src/vdb/side-tables.ts',
       'packages/backend-sqlite/src/vdb/recording.ts',
       'packages/backend-sqlite/src/vdb/compression.ts',
+      'packages/backend-sqlite/src/vdb/create-file.ts',
     ],
     tests: ['packages/backend-sqlite/dist-test/vdb/*.test.js', 'packages/backend-sqlite/dist-test/conformance.test.js'],
   },

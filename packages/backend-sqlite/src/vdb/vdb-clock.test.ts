@@ -78,6 +78,37 @@ describe('.vdb writer: the clock is read about once a millisecond', () => {
     assert.equal(fastAgain, fast - 1);
   });
 
+  test('very slow writes (3 ms a frame) narrow the stride to 1 and no further: fast ones widen it again', () => {
+    const [slow, fast] = reads([
+      [1000, 3],
+      [100_000, 0.001],
+    ]);
+    // One read per frame, but for frame 2: the first read (right after the BEGIN's, no time between) widened the
+    // stride to 2, the next (6 ms later) narrowed it back to 1.
+    assert.equal(slow, 1000);
+    // The first fast read still sees the 3 ms gap (the stride stays 1); the reads at frames 2, 4, …, 256 double it
+    // to its cap of 256, then one read per 256 frames. A stride stuck at 0 would read 100 000 times.
+    assert.equal(fast, 1 + 8 + Math.floor((100_000 - 256) / 256));
+  });
+
+  test('the metadata refresh waits until more than 1000 ms have passed', () => {
+    let clock = 0;
+    let refreshes = 0;
+    const { driver: spy } = spyDriver(driver, (sql) => {
+      if (sql === SQL.UPDATE_HEADER_COUNT) refreshes++;
+      return false;
+    });
+    const { writer } = open({}, { d: spy, now: () => clock });
+    writer.write(frame(0, 'dds://a', pattern(4)));
+    clock = 1000;
+    for (let i = 1; i < 600; i++) writer.write(frame(i, 'dds://a', pattern(4)));
+    assert.equal(refreshes, 0, 'exactly 1000 ms: not yet');
+    clock = 1000.5;
+    for (let i = 600; i < 1200; i++) writer.write(frame(i, 'dds://a', pattern(4)));
+    assert.equal(refreshes, 1);
+    writer.close();
+  });
+
   test('the metadata refresh comes a few ms after the second is up at a steady rate, fast or slow', () => {
     let clock = 0;
     let refreshes = 0;

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
+import { copyFileSync } from 'node:fs';
 import { after, describe, test } from '@vlink/fixtures/test';
+import type { Backend, CursorQuery } from '../backend/backend.js';
+import { registerBackend } from '../backend/registry.js';
 import type { BagError } from '../errors.js';
+import type { Frame } from '../model/frame.js';
 import { BagReader } from '../reader/bag-reader.js';
+import { memoryBackend } from '../testing/memory-backend.js';
 import { recordEvents, sleep, TempBags, until } from './test-bags.test.helper.js';
 
 // The session loop's decisions, each pinned by a test that fails when the decision is dropped or inverted (found by
@@ -108,22 +113,27 @@ describe('session loop: the position while a pass plays', () => {
 });
 
 describe('session loop: control before the first frame and session ends', () => {
-  test('stop from the ready callback ends the pass before its first frame', async () => {
+  test('stop from the ready callback ends the pass before its first frame, never showing Playing', async () => {
     const { reader, events, order } = await open([[0, 'a']]);
-    reader.registerReadyCallback(() => reader.stop());
+    reader.registerReadyCallback(() => {
+      events.push('ready');
+      void reader.stop();
+    });
     assert.equal(await reader.play({ forceDelay: 0 }).finished, true);
     assert.deepEqual(order, []);
-    assert.equal(events.at(-1), 'finish:true');
+    // A pass that went on to its first frame's wait would report status:2 (Playing) then status:0 first.
+    assert.deepEqual(events, ['ready', 'finish:true']);
     reader.close();
   });
 
   test('a jump from the ready callback replaces the pass before its first frame', async () => {
-    const { reader, order } = await open([
+    const { reader, events, order } = await open([
       [0, 'a'],
       [100_000, 'b'],
     ]);
     let jumped = false;
     reader.registerReadyCallback(() => {
+      events.push('ready');
       if (jumped) return;
       jumped = true;
       void reader.jump(100);
@@ -131,6 +141,8 @@ describe('session loop: control before the first frame and session ends', () => 
     const playback = reader.play({ forceDelay: 0 });
     await until(() => order.length > 0 && reader.getStatus() === 0);
     assert.deepEqual(order, ['b'], 'nothing of the replaced pass');
+    // The replaced pass never reports Playing: the status changes once, in the pass the jump started.
+    assert.deepEqual(events.slice(0, 3), ['ready', 'ready', 'status:2']);
     reader.stop();
     await playback.finished;
     reader.close();
@@ -162,6 +174,31 @@ describe('session loop: control before the first frame and session ends', () => 
     reader.close();
   });
 
+  test('a queued play() with autoPause starts paused: its first frame waits for pauseToNext', async () => {
+    const { reader, order } = await open([
+      [0, 'a'],
+      [1000, 'b'],
+    ]);
+    const first = reader.play({ forceDelay: 0, autoPause: true });
+    await until(() => reader.getStatus() === 1);
+    const second = reader.play({ forceDelay: 0, autoPause: true });
+    reader.pauseToNext();
+    await until(() => order.length === 1);
+    reader.pauseToNext();
+    assert.equal(await first.finished, false);
+    // The queued session clears the step flag of the first one before pausing: a step left set would emit its a now.
+    await until(() => reader.getStatus() === 1);
+    await sleep(300);
+    assert.deepEqual(order, ['a', 'b']);
+    assert.equal(reader.pauseToNext(), true);
+    await until(() => order.length === 3);
+    await sleep(100);
+    assert.deepEqual(order, ['a', 'b', 'a'], 'one step, one frame');
+    void reader.stop();
+    assert.equal(await second.finished, true);
+    reader.close();
+  });
+
   test('a throwing callback is reported as IO_ERROR "playback failed: <its message>"', async () => {
     const { reader } = await open([[0, 'a']]);
     const errors: BagError[] = [];
@@ -173,6 +210,79 @@ describe('session loop: control before the first frame and session ends', () => 
     assert.equal(errors.length, 1);
     assert.equal(errors[0]!.code, 'IO_ERROR');
     assert.equal(errors[0]!.message, 'playback failed: boom');
+    reader.close();
+  });
+});
+
+describe('session loop: what a pass holds while it plays', () => {
+  test('forceDelay 0 with a slow consumer lets timers run about every 8 ms, not only after the pass', async () => {
+    const total = 300;
+    const rows = Array.from({ length: total }, (_, i) => [i * 1000, 'a'] as const);
+    const { reader, order } = await open(rows);
+    // 0.3 ms per frame: 32 frames (the loop's check interval) take longer than its 8 ms slice.
+    reader.registerOutputCallback((frame) => {
+      order.push(frame.url);
+      const busyUntil = performance.now() + 0.3;
+      while (performance.now() < busyUntil);
+    });
+    const seen = new Set<number>();
+    let sampling = true;
+    const sample = () => {
+      seen.add(order.length);
+      if (sampling) setTimeout(sample, 1);
+    };
+    setTimeout(sample, 1);
+    assert.equal(await reader.play({ forceDelay: 0 }).finished, false);
+    sampling = false;
+    assert.equal(order.length, total);
+    // A loop that never yields runs the whole pass in one task: timers see 0 frames, then all of them.
+    const midway = [...seen].filter((n) => n > 0 && n < total);
+    assert.ok(midway.length >= 2, `timers saw ${[...seen].sort((x, y) => x - y).join(', ')} frames delivered`);
+    reader.close();
+  });
+
+  test('a stopped pass closes its backend cursor at once, not when the reader closes', async () => {
+    // A backend cursor can hold a resource (a SQLite statement keeps its read transaction open): this one says
+    // when it is closed.
+    const cursors = { opened: 0, closed: 0 };
+    function* tracked(frames: IterableIterator<Frame>): IterableIterator<Frame> {
+      cursors.opened++;
+      try {
+        yield* frames;
+      } finally {
+        cursors.closed++;
+      }
+    }
+    const trackingBackend: Backend = {
+      name: 'memory-cursor-tracking',
+      extensions: ['.cursorjson'],
+      readOnly: true,
+      createWriter: (path, config, context) => memoryBackend.createWriter(path, config, context),
+      async openReader(path, options) {
+        const inner = await memoryBackend.openReader(path, options);
+        const frames = inner.frames.bind(inner);
+        inner.frames = (query: CursorQuery) => tracked(frames(query));
+        return inner;
+      },
+    };
+    registerBackend(trackingBackend);
+    const path = `${bags.path()}.cursorjson`;
+    copyFileSync(
+      await bags.write([
+        [0, 'a'],
+        [2_000_000, 'b'],
+      ]),
+      path,
+    );
+    const reader = await BagReader.create(path);
+    const order: string[] = [];
+    reader.registerOutputCallback((frame) => void order.push(frame.url));
+    const playback = reader.play();
+    await until(() => order.length === 1);
+    await reader.stop();
+    assert.equal(await playback.finished, true);
+    assert.deepEqual(order, ['a']);
+    assert.deepEqual(cursors, { opened: 1, closed: 1 });
     reader.close();
   });
 });

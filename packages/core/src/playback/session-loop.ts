@@ -54,8 +54,9 @@ export async function runSession(
     wasInterrupted = true;
     state.report(error);
   }
+  // `seeking` (a jump in progress) needs no reset here: a stopped player reports position 0 whatever it says, and the
+  // next pass clears it as soon as it opens, before its status leaves Stopped.
   state.clock = undefined;
-  state.seeking = false;
   state.finish(wasInterrupted);
   s.chain.settle(wasInterrupted, error);
   return 'finished';
@@ -142,23 +143,24 @@ async function waitFor(
   clock: PassClock,
 ): Promise<PassEnd | undefined> {
   const forceDelay = s.config.forceDelay;
-  let waited = forceDelay === 0;
+  // With a fixed delay (forceDelay > 0) or none (0) the clock paces nothing: once the delay is over, only a pause holds
+  // the frame.
+  const pacedByClock = forceDelay < 0;
   if (forceDelay > 0) {
     // A fixed delay is not interrupted by pause, only by stop, step, jump and quit.
     const deadline = now() + forceDelay;
     while (!interrupted(s) && !state.step && now() < deadline) await state.alarm.sleepUntil(deadline);
-    waited = true;
   }
   for (;;) {
     if (interrupted(s)) return s.jump ? 'jump' : 'interrupted';
     if (state.step && state.paused) return undefined;
-    if (!waited && !state.paused) {
+    if (pacedByClock && !state.paused) {
       const deadline = clock.deadline(timestampUs);
       if (now() < deadline) {
         await state.alarm.sleepUntil(deadline);
         continue;
       }
-      waited = true;
+      return undefined;
     }
     if (!state.paused) return undefined;
     state.setStatus(PlayStatus.Paused);

@@ -113,4 +113,21 @@ describe('BagReader with a read plugin', () => {
     assert.equal(plugin.flushes, 0);
     reader.close();
   });
+
+  test('a stop from the status callback at the end of a pass (Stopped) is not flushed either', async () => {
+    // Format reference §7.4 step 6: after a natural end the status goes Stopped, then flush() runs unless stopped.
+    const reader = await BagReader.create(await makeBag());
+    const plugin = new TestPlugin();
+    reader.bindPluginInterface(plugin);
+    const { events } = recordEvents(reader);
+    reader.registerStatusCallback((status) => {
+      events.push(`status:${status}`);
+      if (status === 0) void reader.stop();
+    });
+    await reader.play({ forceDelay: 0 }).finished;
+    assert.equal(plugin.flushes, 0);
+    assert.deepEqual(events.slice(0, 6), ['ready', 'status:2', 'cam@1', 'cam@4', 'gps@5', 'status:0']);
+    assert.ok(!events.includes('imu/late@3'), events.join(' '));
+    reader.close();
+  });
 });
