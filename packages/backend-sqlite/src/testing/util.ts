@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import assert from 'node:assert/strict';
+import { ActionType, BagError, type Frame, SchemaType } from '@vlink/bag-core';
 import type { SqliteConnection, SqliteDriver, SqliteStatement, SqlValue } from '../driver/driver.js';
 
 /** A fresh temp dir for one test file; `cleanup()` removes it (call from `after`). */
@@ -89,4 +91,26 @@ export function withDb<T>(driver: SqliteDriver, path: string, fn: (db: SqliteCon
   } finally {
     db.close();
   }
+}
+
+/** A Raw Pub frame, the shape most .vdb tests write (`more` overrides any field). */
+export function rawFrame(timestamp: number, url: string, data: Uint8Array, more: Partial<Frame> = {}): Frame {
+  return { timestamp, url, data, serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish, ...more };
+}
+
+/** Asserts `fn` throws a BagError with this code and reason (and file/url when given). */
+export function refused(
+  fn: () => unknown,
+  code: string,
+  reason: string,
+  more: { file?: string; url?: string } = {},
+): void {
+  assert.throws(fn, (error: unknown) => {
+    assert.ok(BagError.isInstance(error), String(error));
+    assert.equal(error.code, code);
+    assert.equal(error.reason, reason);
+    if ('file' in more) assert.equal(error.file, more.file);
+    if ('url' in more) assert.equal(error.url, more.url);
+    return true;
+  });
 }

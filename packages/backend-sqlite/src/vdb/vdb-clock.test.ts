@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from '@vlink/fixtures/test';
-import { ActionType, resolveWriterConfig, SchemaType, type Frame, type WriterConfig } from '@vlink/bag-core';
+import { resolveWriterConfig, type WriterConfig } from '@vlink/bag-core';
 import { createTestContext } from '@vlink/bag-core/testing';
 import { loadDriver } from '../driver/driver.js';
-import { pattern, spyDriver, tempDir } from '../testing/util.js';
+import { pattern, spyDriver, tempDir, rawFrame as frame } from '../testing/util.js';
 import { VdbFileWriter, type VdbFileOptions } from './file-writer.js';
 import { VdbRecording } from './recording.js';
 import * as SQL from './sql.js';
@@ -16,10 +16,6 @@ import * as SQL from './sql.js';
 const driver = await loadDriver();
 const tmp = tempDir('vdb-clock');
 after(() => tmp.cleanup());
-
-function frame(timestamp: number, url: string, data: Uint8Array, more: Partial<Frame> = {}): Frame {
-  return { timestamp, url, data, serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish, ...more };
-}
 
 let files = 0;
 function open(

@@ -7,13 +7,12 @@ import {
   CompressType,
   resolveWriterConfig,
   SchemaType,
-  type Frame,
   type WriterConfig,
 } from '@vlink/bag-core';
 import { compressFrame } from '@vlink/bag-core/internal';
 import { createTestContext } from '@vlink/bag-core/testing';
 import { loadDriver, type SqlRow } from '../driver/driver.js';
-import { noise, pattern, spyDriver, tempDir, withDb } from '../testing/util.js';
+import { noise, pattern, spyDriver, tempDir, withDb, rawFrame as frame, refused } from '../testing/util.js';
 import { createDecider } from './compression.js';
 import { VdbFileWriter, type VdbFileOptions } from './file-writer.js';
 import { frequency, VdbRecording } from './recording.js';
@@ -25,10 +24,6 @@ import * as SQL from './sql.js';
 const driver = await loadDriver();
 const tmp = tempDir('vdb-details');
 after(() => tmp.cleanup());
-
-function frame(timestamp: number, url: string, data: Uint8Array, more: Partial<Frame> = {}): Frame {
-  return { timestamp, url, data, serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish, ...more };
-}
 
 let files = 0;
 function open(
@@ -43,17 +38,6 @@ function open(
 }
 
 const query = (path: string, sql: string): SqlRow[] => withDb(driver, path, (db) => db.prepare(sql).all(), true);
-
-function refused(fn: () => unknown, code: string, reason: string, more: { file?: string; url?: string } = {}): void {
-  assert.throws(fn, (error: unknown) => {
-    assert.ok(BagError.isInstance(error), String(error));
-    assert.equal(error.code, code);
-    assert.equal(error.reason, reason);
-    if ('file' in more) assert.equal(error.file, more.file);
-    if ('url' in more) assert.equal(error.url, more.url);
-    return true;
-  });
-}
 
 describe('.vdb writer: refusals', () => {
   test('closed writer, empty url, an uncreatable file', () => {

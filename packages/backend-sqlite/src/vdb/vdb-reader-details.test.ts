@@ -1,17 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from '@vlink/fixtures/test';
-import {
-  ActionType,
-  BagError,
-  CompressType,
-  resolveWriterConfig,
-  SchemaType,
-  type Frame,
-  type WriterConfig,
-} from '@vlink/bag-core';
+import { BagError, CompressType, resolveWriterConfig, type Frame, type WriterConfig } from '@vlink/bag-core';
 import { createTestContext } from '@vlink/bag-core/testing';
 import { loadDriver } from '../driver/driver.js';
-import { pattern, tempDir, withDb } from '../testing/util.js';
+import { pattern, tempDir, withDb, rawFrame as frame, refused } from '../testing/util.js';
 import { VdbFileWriter, type VdbFileOptions } from './file-writer.js';
 import { VdbReader } from './reader.js';
 import { VdbRecording } from './recording.js';
@@ -25,10 +17,6 @@ const driver = await loadDriver();
 const tmp = tempDir('vdb-reader');
 after(() => tmp.cleanup());
 
-function frame(timestamp: number, url: string, data: Uint8Array, more: Partial<Frame> = {}): Frame {
-  return { timestamp, url, data, serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish, ...more };
-}
-
 let files = 0;
 function open(
   config: Partial<WriterConfig> = {},
@@ -39,17 +27,6 @@ function open(
   const recording = options.recording ?? new VdbRecording(resolved);
   const writer = VdbFileWriter.open(options.d ?? driver, path, resolved, createTestContext(), recording, options);
   return { path, writer, recording };
-}
-
-function refused(fn: () => unknown, code: string, reason: string, more: { file?: string; url?: string } = {}): void {
-  assert.throws(fn, (error: unknown) => {
-    assert.ok(BagError.isInstance(error), String(error));
-    assert.equal(error.code, code);
-    assert.equal(error.reason, reason);
-    if ('file' in more) assert.equal(error.file, more.file);
-    if ('url' in more) assert.equal(error.url, more.url);
-    return true;
-  });
 }
 
 /** Keeps the frame's header, 12 body bytes and its footer: still a frame, no longer a decodable one. */
