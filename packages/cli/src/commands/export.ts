@@ -62,6 +62,14 @@ export function registerExport(program: Command): void {
             `warning: ${report.decodeFailures} messages did not decode (exported with data NULL): ${urls.join(', ')}\n`,
           );
         }
+        if (report.textReplaced > 0 && !flags.quiet) {
+          const urls = Object.entries(report.perUrl)
+            .filter(([, url]) => url.textReplaced > 0)
+            .map(([url, entry]) => `${url} (${entry.textReplaced})`);
+          process.stderr.write(
+            `warning: ${report.textReplaced} messages held lone UTF-16 surrogates, written to data as U+FFFD (payload kept as recorded): ${urls.join(', ')}\n`,
+          );
+        }
       } finally {
         process.off('SIGINT', stop);
       }

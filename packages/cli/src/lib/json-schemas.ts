@@ -161,7 +161,7 @@ const triggerEvent: Schema = {
   ],
 };
 
-const exportUrl = object({ messages: int, payloadBytes: int, files: int, decodeFailures: int });
+const exportUrl = object({ messages: int, payloadBytes: int, files: int, decodeFailures: int, textReplaced: int });
 const exportBag = object({
   bagId: str,
   location: str,
@@ -180,6 +180,11 @@ const exportReport = object({
   payloadBytes: int,
   files: int,
   decodeFailures: { ...int, description: 'messages exported with data NULL because their payload did not decode' },
+  textReplaced: {
+    ...int,
+    description:
+      'messages whose decoded strings held lone UTF-16 surrogates, written to data with U+FFFD in their place',
+  },
   perUrl: { type: 'object', additionalProperties: exportUrl },
   perBag: { type: 'array', items: exportBag },
   seconds: num,

@@ -55,6 +55,23 @@ export function recordJson(record: Record<string, unknown>, plain = false): stri
   return plain ? JSON.stringify(record) : JSON.stringify(record, replacer);
 }
 
+/**
+ * A lone UTF-16 surrogate as JSON.stringify writes it: `\udXXX` after an even run of backslashes (JSON.stringify
+ * escapes only lone surrogates this way; a valid pair stays as its two raw code units).
+ */
+const LONE_SURROGATE_ESCAPE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
+
+/**
+ * The JSON text with each lone surrogate escape replaced by `\ufffd`, or undefined when it has none. JSON text may
+ * escape a lone surrogate (`"\ud800"` parses), but no UTF-8 text, hence no Parquet string, can hold one, and DuckDB's
+ * JSON reader rejects the whole text; the row's `payload` keeps the bytes as recorded, and the caller counts the row.
+ */
+export function withoutLoneSurrogates(text: string): string | undefined {
+  if (!text.includes('\\ud')) return undefined;
+  const replaced = text.replace(LONE_SURROGATE_ESCAPE, '$1\\ufffd');
+  return replaced === text ? undefined : replaced;
+}
+
 function replacer(_key: string, value: unknown): unknown {
   if (typeof value === 'bigint') {
     const n = Number(value);

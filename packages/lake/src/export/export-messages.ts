@@ -40,6 +40,11 @@ export interface UrlExportReport {
   files: number;
   /** Messages of a schema'd url whose payload did not decode: exported with `data` NULL. */
   decodeFailures: number;
+  /**
+   * Messages whose decoded strings held lone UTF-16 surrogates (JSON text can escape one; UTF-8, hence Parquet,
+   * cannot hold it): exported with U+FFFD in their place in `data`; `payload` keeps the bytes as recorded.
+   */
+  textReplaced: number;
 }
 
 export interface BagExportReport {
@@ -64,6 +69,8 @@ export interface ExportReport {
   payloadBytes: number;
   files: number;
   decodeFailures: number;
+  /** The sum of the urls' {@link UrlExportReport.textReplaced}. */
+  textReplaced: number;
   perUrl: Record<string, UrlExportReport>;
   perBag: BagExportReport[];
   seconds: number;
@@ -96,6 +103,7 @@ export async function exportMessages(
     payloadBytes: 0,
     files: 0,
     decodeFailures: 0,
+    textReplaced: 0,
     perUrl: {},
     perBag: [],
     seconds: 0,
@@ -123,10 +131,11 @@ export async function exportMessages(
   } finally {
     // never close DuckDB under a write-out (after a failure of the next bag)
     await previous?.catch(() => undefined);
-    copies.close();
+    await copies.close();
     connection.closeSync();
     instance.closeSync();
   }
+  for (const url of Object.values(report.perUrl)) report.textReplaced += url.textReplaced;
   report.seconds = (performance.now() - started) / 1000;
   return report;
 }
@@ -134,7 +143,7 @@ export async function exportMessages(
 function urlReport(report: ExportReport, url: string): UrlExportReport {
   let entry = report.perUrl[url];
   if (!entry) {
-    entry = { messages: 0, payloadBytes: 0, files: 0, decodeFailures: 0 };
+    entry = { messages: 0, payloadBytes: 0, files: 0, decodeFailures: 0, textReplaced: 0 };
     report.perUrl[url] = entry;
   }
   return entry;

@@ -3,7 +3,7 @@ import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import { actionText } from '@vlink/bag';
 import { sqlString } from './duckdb.js';
 import type { BagExportState } from './export-state.js';
-import { recordJson, type Structure } from './data-structure.js';
+import { recordJson, type Structure, withoutLoneSurrogates } from './data-structure.js';
 import type { UrlExportReport } from './export-messages.js';
 import { partName, partitionDir, utcDate } from './paths.js';
 import { temporaryName } from './export-state.js';
@@ -50,7 +50,12 @@ export class UrlBatch {
   private plain = false;
   private jsonLength = 0;
   private readonly json = (record: unknown): string => {
-    const text = recordJson(record as Record<string, unknown>, this.plain);
+    let text = recordJson(record as Record<string, unknown>, this.plain);
+    const wellFormed = withoutLoneSurrogates(text);
+    if (wellFormed !== undefined) {
+      text = wellFormed;
+      this.report.textReplaced++;
+    }
     this.jsonLength = text.length;
     return text;
   };
@@ -270,7 +275,12 @@ export class CopyQueue {
     return done;
   }
 
-  close(): void {
+  /**
+   * Closes the connection once every queued task has ended: a task still queued behind a failed one (the DROP after
+   * a failed COPY) would otherwise run on a closed connection, which crashes the process inside DuckDB.
+   */
+  async close(): Promise<void> {
+    await this.tail;
     this.copier.closeSync();
   }
 }
