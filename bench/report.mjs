@@ -87,7 +87,7 @@ export function generateReport(dir) {
   );
   say('How to run them and what each measures: [bench/README.md](bench/README.md).', '');
   say(
-    'Not in `run.mjs` (they need an S3 server, which the bench stage has not): `s3-info` and `s3-read` read a `.vcap` on moto\'s S3 server on loopback by range requests against a plain GET of the object. Run them by hand: install moto (`pip install "moto[server]"`, or `VLINK_MOTO_SERVER=<path to moto_server>`), build, then `node bench/s3-info.bench.mjs` and `node bench/s3-read.bench.mjs` (`--quick` for smaller bags); they print their figures and write `bench/results/s3-*-<runtime>.json`.',
+    'Not in `run.mjs` (they need an S3 server, which the bench stage has not): `s3-info` and `s3-read` read a `.vcap` on an S3 server on loopback by range requests against a plain GET of the object: gofakes3 (`bench/s3-server`, built with `go build` on first use), or moto\'s with `--server moto` (`pip install "moto[server]"`, or `VLINK_MOTO_SERVER=<path to moto_server>`; moto reads the whole object for every range, so a full read on it measures moto). Build, then `node bench/s3-info.bench.mjs` and `node bench/s3-read.bench.mjs` (`--quick` for smaller bags); they print their figures and write `bench/results/s3-*-<runtime>.json`.',
     '',
   );
 

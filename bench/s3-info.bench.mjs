@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// `info` of a large .vcap on S3: BagReader.create('s3://…') + getInfo() through @vlink/bag-s3 against moto's S3
-// server on loopback, counting the range requests and the bytes they carried (goal: ≤ 3 requests, ≤ 1 MiB), next to
-// a plain GET of the whole object (what reading without ranges would cost). Needs moto_server (see
-// packages/storage-s3/README.md); without it the script says so and exits 0 without a result.
+// `info` of a large .vcap on S3: BagReader.create('s3://…') + getInfo() through @vlink/bag-s3 against an S3 server
+// on loopback (bench/lib/s3-server.mjs: gofakes3 built with Go by default, `--server moto` for moto's), counting the
+// range requests and the bytes they carried (goal: ≤ 3 requests, ≤ 1 MiB), next to a plain GET of the whole object
+// (what reading without ranges would cost). Without a server the script says so and exits 0 without a result.
 // The bag (4 KiB frames over 5 urls, default writer options) is written once and cached in bench/tmp/s3-info-<MiB>/.
 // Then the same for split recordings (.vcapx, .vdbx of 20 segments, 256 MiB; 64 MiB --quick): `info` and a window of
 // one second (one segment) with the manifest's segment facts (VLinkBagSegments), next to `info` of the same recording
@@ -10,12 +10,12 @@
 // every source opened and of the folder listing are counted (goal: info opens no segment, the window one or two).
 // Results: bench/results/s3-info-<runtime>.json (smoke: bench/results/smoke/).
 //
-//   node bench/s3-info.bench.mjs [--quick | --smoke]     bun bench/s3-info.bench.mjs
+//   node bench/s3-info.bench.mjs [--quick | --smoke] [--server gofakes3|moto]     bun bench/s3-info.bench.mjs
 //   deno run -A --node-modules-dir=manual bench/s3-info.bench.mjs
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MotoServer } from '@vlink/fixtures/s3';
+import { startBenchS3Server } from './lib/s3-server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -181,7 +181,7 @@ async function ensureBag() {
   return path;
 }
 
-const started = await MotoServer.start();
+const started = await startBenchS3Server(args);
 if (typeof started === 'string') {
   console.log(`s3-info: skipped: ${started}`);
   process.exit(0);
@@ -220,6 +220,7 @@ try {
   const result = {
     benchmark: 's3-info',
     runtime,
+    server: server.name,
     mode: smoke ? 'smoke' : quick ? 'quick' : 'full',
     fileBytes,
     messages: expected.messageCount,

@@ -1,23 +1,24 @@
 #!/usr/bin/env node
 // Reading a .vcap on S3 by range requests against a plain GET of the whole object (what reading without ranges
-// costs), through @vlink/bag-s3 against moto's S3 server on loopback: bytes transferred and time of
+// costs), through @vlink/bag-s3 against an S3 server on loopback: bytes transferred and time of
 //   summary  BagReader.create('s3://…') + getInfo()
 //   window   the frames of one second in the middle of the recording
 //   one url  every frame of the smallest url (interleaved with the others in every chunk)
 //   full     every frame of the bag (the issue's goal: ≥ 70 % of a plain GET's throughput)
 // each against a GET of the whole object timed in the same repetition, and against the same number of ranges of the
-// same size fetched bare (what the server alone costs for them: moto reads the whole object for every range, so on
-// moto a full read by ranges is bound by that, not by the reader). Needs moto_server (see
-// packages/storage-s3/README.md); without it the script says so and exits 0 without a result. Not in run.mjs: the
-// bench smoke stage has no moto. The bag (4 KiB frames on 4 urls plus a 64-byte /pose, 100 µs apart) is written once
-// and cached in bench/tmp/s3-read-<MiB>/. Results: bench/results/s3-read-<runtime>.json (smoke: results/smoke/).
+// same size fetched bare (what the server alone costs for them). The server (bench/lib/s3-server.mjs): gofakes3
+// (bench/s3-server, built with Go) by default, `--server moto` for moto's, which reads the whole object for every
+// range, so on it a full read by ranges is bound by moto, not by the reader. Without a server the script says so and
+// exits 0 without a result. Not in run.mjs: the bench smoke stage has no S3 server. The bag (4 KiB frames on 4 urls
+// plus a 64-byte /pose, 100 µs apart) is written once and cached in bench/tmp/s3-read-<MiB>/.
+// Results: bench/results/s3-read-<runtime>.json (smoke: results/smoke/).
 //
-//   node bench/s3-read.bench.mjs [--quick | --smoke]     bun bench/s3-read.bench.mjs
+//   node bench/s3-read.bench.mjs [--quick | --smoke] [--server gofakes3|moto]     bun bench/s3-read.bench.mjs
 //   deno run -A --node-modules-dir=manual bench/s3-read.bench.mjs
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MotoServer } from '@vlink/fixtures/s3';
+import { startBenchS3Server } from './lib/s3-server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -87,7 +88,7 @@ async function count(reader, config) {
   return n;
 }
 
-const started = await MotoServer.start();
+const started = await startBenchS3Server(args);
 if (typeof started === 'string') {
   console.log(`s3-read: skipped: ${started}`);
   process.exit(0);
@@ -124,7 +125,7 @@ try {
     for (let rep = 0; rep < REPS; rep++) {
       const range = await measure(url, use, sources);
       // The same number of ranges of the same size fetched bare (no reader): what the server alone costs for them.
-      // moto reads the whole object for every range, so on it this floor grows with the object's size.
+      // On moto, which reads the whole object for every range, this floor grows with the object's size.
       const bare = new S3Client(options);
       const piece = Math.max(1, Math.floor(range.bytes / Math.max(1, range.requests)));
       const t0 = performance.now();
@@ -161,6 +162,7 @@ try {
   const result = {
     benchmark: 's3-read',
     runtime,
+    server: server.name,
     mode: smoke ? 'smoke' : quick ? 'quick' : 'full',
     fileBytes,
     messages: info.messageCount,
@@ -170,7 +172,9 @@ try {
     goals: { fullReadThroughputRatioMin: 0.7 },
   };
   result.met = result.fullReadThroughputRatio >= 0.7;
-  console.log(`s3-read ${runtime}: ${round(fileBytes / 2 ** 20, 1)} MiB .vcap, ${info.messageCount} messages`);
+  console.log(
+    `s3-read ${runtime} on ${server.name}: ${round(fileBytes / 2 ** 20, 1)} MiB .vcap, ${info.messageCount} messages`,
+  );
   for (const [name, r] of Object.entries(rows)) {
     console.log(
       `  ${name.padEnd(8)} ${String(r.requests).padStart(4)} requests ${round(r.bytes / 2 ** 20, 3)} MiB ` +

@@ -1,11 +1,13 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import type { RangeReply, RangeRequest } from './range-helper.js';
 import { S3Client } from './s3-client.js';
 import type { S3Location } from './s3-location.js';
 import type { S3Options } from './s3-options.js';
 
 /**
  * The S3 byte sources' helper thread (one per set of options, shared by their sources): does the ranged GETs (async
- * fetch) the reading thread waits for with `Atomics.wait`, answers on `reply`, then wakes it through `signal`.
+ * fetch) the reading thread waits for with `Atomics.wait`, answers on `reply`, then wakes it through `signal`; and
+ * the prefetches a source asks for while it reads what it has (`range-helper.ts` has the protocol).
  */
 interface Setup {
   options: Omit<S3Options, 'fetch'>;
@@ -13,28 +15,53 @@ interface Setup {
   signal: Int32Array;
 }
 
+type Outcome = RangeReply | { error: { code: string; message: string } };
+
 const { options, reply, signal } = workerData as Setup;
 const client = new S3Client(options);
+/** Each source's prefetch under way or done (its answer, never rejected). */
+const prefetches = new Map<number, Promise<Outcome>>();
 
-parentPort!.on(
-  'message',
-  async ({ location, offset, length }: { location: S3Location; offset: number; length: number }) => {
-    const before = { ...client.stats };
-    try {
-      // A negative offset asks for the object's last `length` bytes (a suffix range), as `S3Object.open` does.
-      const { bytes, objectSize, etag } = await client.getRange(location, offset, length);
-      reply.postMessage({
-        bytes,
-        objectSize,
-        etag,
-        requests: client.stats.requests - before.requests,
-        transferred: bytes.length,
-      });
-    } catch (error) {
-      const e = error as { code?: string; message?: string };
-      reply.postMessage({ error: { code: e.code ?? 'IO_ERROR', message: e.message ?? String(error) } });
+async function fetchRange(location: S3Location, offset: number, length: number): Promise<Outcome> {
+  const before = client.stats.requests;
+  try {
+    // A negative offset asks for the object's last `length` bytes (a suffix range), as `S3Object.open` does.
+    const { bytes, objectSize, etag } = await client.getRange(location, offset, length);
+    return { bytes, objectSize, etag, requests: client.stats.requests - before, transferred: bytes.length };
+  } catch (error) {
+    const e = error as { code?: string; message?: string };
+    return { error: { code: e.code ?? 'IO_ERROR', message: e.message ?? String(error) } };
+  }
+}
+
+/** Answers the waiting thread and wakes it; the bytes are moved, not copied, when they fill their buffer. */
+function answer(outcome: Outcome): void {
+  if ('bytes' in outcome) {
+    const { bytes } = outcome;
+    const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+    const moved = whole ? bytes : bytes.slice();
+    reply.postMessage({ ...outcome, bytes: moved }, [moved.buffer as ArrayBuffer]);
+  } else reply.postMessage(outcome);
+  Atomics.store(signal, 0, 1);
+  Atomics.notify(signal, 0);
+}
+
+parentPort!.on('message', async (request: RangeRequest) => {
+  switch (request.kind) {
+    case 'get':
+      return answer(await fetchRange(request.location, request.offset, request.length));
+    case 'prefetch':
+      prefetches.set(request.source, fetchRange(request.location, request.offset, request.length));
+      return;
+    case 'take': {
+      const pending = prefetches.get(request.source);
+      prefetches.delete(request.source);
+      return answer(
+        pending ? await pending : { error: { code: 'INTERNAL', message: 'no prefetch under way for this source' } },
+      );
     }
-    Atomics.store(signal, 0, 1);
-    Atomics.notify(signal, 0);
-  },
-);
+    case 'drop':
+      prefetches.delete(request.source);
+      return;
+  }
+});

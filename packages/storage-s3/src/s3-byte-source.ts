@@ -1,5 +1,5 @@
-import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
-import { BagError, type BagErrorCode, type ByteSource } from '@vlink/bag-core';
+import { BagError, type ByteSource } from '@vlink/bag-core';
+import { acquireHelper, ask, type RangeHelper, type RangeReply, releaseHelper, tell } from './range-helper.js';
 import { type LocalCacheOptions, localCopy, localCopySync } from './local-cache.js';
 import { parseS3Url } from './s3-location.js';
 import { DEFAULT_TAIL_BYTES, S3Object } from './s3-object.js';
@@ -13,34 +13,22 @@ export const READ_AHEAD_BYTES = 256 * 1024;
 /**
  * While reads go forward through the object (a full read, chunk after chunk), each miss fetches twice as much as the
  * one before, up to this: a full read then costs a few large requests instead of one per chunk (every request is a
- * round trip, and some servers pay per request for the whole object), with memory bounded by this one block.
+ * round trip, and some servers pay per request for the whole object), with memory bounded by this block, the next
+ * one being prefetched, and a chunk straddling the two.
  */
 export const MAX_READ_AHEAD_BYTES = 32 * 1024 * 1024;
 /** A read this far past the block held still counts as going forward (MCAP's message indexes sit between chunks). */
 const FORWARD_GAP_BYTES = 1024 * 1024;
-/** How long one range may take before the read fails (a stalled connection must not hang the reader). */
-const RANGE_TIMEOUT_MS = 120_000;
 
-/**
- * The helper thread doing ranged GETs for every source of one set of options, with its answer channel and wake-up
- * word. One is enough: a reading thread waits for each request, so only one is ever in flight; sharing it keeps a
- * split recording of a hundred segments at one thread. It ends when the last source using it closes.
- */
-interface RangeHelper {
-  worker: Worker;
-  reply: MessageChannel;
-  signal: Int32Array;
-  users: number;
-}
-
-const helpers = new Map<string, RangeHelper>();
+let sources = 0;
 
 /**
  * An S3 object as core's synchronous `ByteSource`. Opening fetches the size and the tail (`S3Object.open`); a read
  * outside what is held is one ranged GET of at least `READ_AHEAD_BYTES` (growing to `MAX_READ_AHEAD_BYTES` while reads
- * go forward), done on a helper thread while this thread
- * waits (`Atomics.wait`): the backend reader seam is synchronous. The wait blocks this thread's event loop for the
- * duration of the request, as a local file read would.
+ * go forward), done on a helper thread while this thread waits (`Atomics.wait`): the backend reader seam is
+ * synchronous. The wait blocks this thread's event loop for the duration of the request, as a local file read would.
+ * While reads go forward, the helper thread fetches the next block as soon as one is handed over, so a full read
+ * decodes one block while the next is on the wire instead of waiting for each in turn.
  */
 export class S3ByteSource implements ByteSource {
   /** Requests and bytes, the open's included. */
@@ -50,6 +38,10 @@ export class S3ByteSource implements ByteSource {
   private block: { offset: number; bytes: Uint8Array } = { offset: 0, bytes: new Uint8Array(0) };
   /** The read-ahead of the next miss: `READ_AHEAD_BYTES`, doubled while reads go forward. */
   private readAhead = READ_AHEAD_BYTES;
+  /** The block after the one held, asked of the helper thread while reads go forward. */
+  private ahead: { offset: number; length: number } | undefined;
+  /** This source among those sharing the helper thread (whose prefetch is whose). */
+  private readonly id = ++sources;
 
   private constructor(
     /** The object (its client's `stats` count the async requests: the open's and a local copy's). */
@@ -76,7 +68,7 @@ export class S3ByteSource implements ByteSource {
     const helper = acquireHelper(options);
     let answer: RangeReply;
     try {
-      answer = ask(helper, parseS3Url(url), -tailBytes, tailBytes, url);
+      answer = ask(helper, { kind: 'get', location: parseS3Url(url), offset: -tailBytes, length: tailBytes }, url);
     } catch (error) {
       releaseHelper(helper);
       throw error;
@@ -100,13 +92,65 @@ export class S3ByteSource implements ByteSource {
   read(offset: number, length: number): Uint8Array {
     const held = this.object.cached(offset, length) ?? this.fromBlock(offset, length);
     if (held) return held;
-    const blockEnd = this.block.offset + this.block.bytes.length;
+    const block = this.block;
+    const blockEnd = block.offset + block.bytes.length;
     // Going forward: past the start of the block held (a chunk straddling its end counts) and not far beyond it.
-    const forward = this.block.bytes.length > 0 && offset > this.block.offset && offset <= blockEnd + FORWARD_GAP_BYTES;
-    this.readAhead = forward ? Math.min(this.readAhead * 2, MAX_READ_AHEAD_BYTES) : READ_AHEAD_BYTES;
-    const fetchLength = Math.min(Math.max(length, this.readAhead), this.object.size - offset);
-    this.block = { offset, bytes: this.fetch(offset, fetchLength) };
+    const forward = block.bytes.length > 0 && offset > block.offset && offset <= blockEnd + FORWARD_GAP_BYTES;
+    // What the block holds of a read straddling its end is kept: only the rest is fetched, never a byte twice.
+    const kept = forward && offset < blockEnd ? block.bytes.subarray(offset - block.offset) : undefined;
+    const from = offset + (kept?.length ?? 0);
+    const rest = length - (kept?.length ?? 0);
+    let fetched: Uint8Array;
+    const ahead = this.ahead;
+    if (ahead && forward && from >= ahead.offset && from + rest <= ahead.offset + ahead.length) {
+      fetched = this.takeAhead().subarray(from - ahead.offset);
+      this.readAhead = ahead.length;
+    } else {
+      if (ahead) this.dropAhead();
+      this.readAhead = forward ? Math.min(this.readAhead * 2, MAX_READ_AHEAD_BYTES) : READ_AHEAD_BYTES;
+      fetched = this.fetch(from, Math.min(Math.max(rest, this.readAhead), this.object.size - from));
+      // A read larger than the read-ahead (a 4 MiB chunk) sets the pace: the next block must hold the next such read.
+      this.readAhead = Math.max(this.readAhead, Math.min(fetched.length, MAX_READ_AHEAD_BYTES));
+    }
+    this.block = { offset, bytes: kept ? concat(kept, fetched) : fetched };
+    // A forward read goes on: the next block is fetched while the caller works through this one.
+    if (forward) this.prefetchAfter(offset + this.block.bytes.length);
     return this.fromBlock(offset, length)!;
+  }
+
+  /** Starts fetching the next block (twice the read-ahead, as the next miss would) on the helper thread. */
+  private prefetchAfter(start: number): void {
+    const length = Math.min(this.readAhead * 2, MAX_READ_AHEAD_BYTES, this.object.size - start);
+    if (length <= 0 || this.closed) return;
+    this.helper ??= acquireHelper(this.options);
+    tell(this.helper, {
+      kind: 'prefetch',
+      source: this.id,
+      location: parseS3Url(this.object.url),
+      offset: start,
+      length,
+    });
+    this.ahead = { offset: start, length };
+    // Counted when asked for: a prefetch dropped unread was transferred all the same.
+    this.stats.requests++;
+    this.stats.bytes += length;
+  }
+
+  /** The prefetched block, waiting for it if it is still on its way. */
+  private takeAhead(): Uint8Array {
+    const ahead = this.ahead!;
+    this.ahead = undefined;
+    const answer = ask(this.helper!, { kind: 'take', source: this.id }, this.name);
+    if (answer.bytes.length !== ahead.length)
+      throw new BagError('IO_ERROR', `S3 sent ${answer.bytes.length} of ${ahead.length} bytes at ${ahead.offset}`, {
+        file: this.name,
+      });
+    return answer.bytes;
+  }
+
+  private dropAhead(): void {
+    this.ahead = undefined;
+    if (this.helper) tell(this.helper, { kind: 'drop', source: this.id });
   }
 
   /** The whole object in the bounded local cache (`.vdb`: SQLite needs a file); see `localCopy`. */
@@ -129,6 +173,7 @@ export class S3ByteSource implements ByteSource {
 
   close(): void {
     if (this.closed) return;
+    if (this.ahead) this.dropAhead();
     this.closed = true;
     const helper = this.helper;
     this.helper = undefined;
@@ -152,7 +197,7 @@ export class S3ByteSource implements ByteSource {
       );
     if (this.closed) throw new BagError('CLOSED', 'the S3 source is closed', { file: this.name });
     this.helper ??= acquireHelper(this.options);
-    const answer = ask(this.helper, parseS3Url(this.object.url), offset, length, this.name);
+    const answer = ask(this.helper, { kind: 'get', location: parseS3Url(this.object.url), offset, length }, this.name);
     this.stats.requests += answer.requests;
     this.stats.bytes += answer.transferred;
     if (answer.bytes.length !== length)
@@ -163,60 +208,9 @@ export class S3ByteSource implements ByteSource {
   }
 }
 
-/** What the helper thread answers to one range. */
-interface RangeReply {
-  bytes: Uint8Array;
-  objectSize: number;
-  etag: string;
-  requests: number;
-  transferred: number;
-}
-
-/** One range through the helper thread, this thread waiting (`offset` < 0: the object's last `length` bytes). */
-function ask(
-  helper: RangeHelper,
-  location: ReturnType<typeof parseS3Url>,
-  offset: number,
-  length: number,
-  name: string,
-): RangeReply {
-  const { worker, signal, reply } = helper;
-  Atomics.store(signal, 0, 0);
-  worker.postMessage({ location, offset, length });
-  if (Atomics.wait(signal, 0, 0, RANGE_TIMEOUT_MS) === 'timed-out')
-    throw new BagError('IO_ERROR', `no answer from S3 within ${RANGE_TIMEOUT_MS / 1000} s`, { file: name });
-  const answer = receiveMessageOnPort(reply.port1)?.message as
-    | RangeReply
-    | { error: { code: BagErrorCode; message: string } }
-    | undefined;
-  if (!answer) throw new BagError('INTERNAL', 'the S3 helper thread woke without an answer', { file: name });
-  if ('error' in answer) throw new BagError(answer.error.code, answer.error.message, { file: name });
-  return answer;
-}
-
-/** The helper thread of these options, started on first use; one more user. */
-function acquireHelper(options: S3SourceOptions): RangeHelper {
-  const key = JSON.stringify(options);
-  let helper = helpers.get(key);
-  if (!helper) {
-    const reply = new MessageChannel();
-    const signal = new Int32Array(new SharedArrayBuffer(4));
-    const worker = new Worker(new URL('./range-worker.js', import.meta.url), {
-      workerData: { options, reply: reply.port2, signal },
-      transferList: [reply.port2],
-    });
-    worker.unref();
-    helper = { worker, reply, signal, users: 0 };
-    helpers.set(key, helper);
-  }
-  helper.users++;
-  return helper;
-}
-
-/** One user less; the thread ends with its last user. */
-function releaseHelper(helper: RangeHelper): void {
-  if (--helper.users > 0) return;
-  for (const [key, value] of helpers) if (value === helper) helpers.delete(key);
-  void helper.worker.terminate();
-  helper.reply.port1.close();
+function concat(head: Uint8Array, tail: Uint8Array): Uint8Array {
+  const out = new Uint8Array(head.length + tail.length);
+  out.set(head);
+  out.set(tail, head.length);
+  return out;
 }
