@@ -13,6 +13,7 @@ import { createTestContext } from '@vlink/bag-core/testing';
 import { loadDriver } from '../driver/driver.js';
 import { pattern, tempDir, withDb } from '../testing/util.js';
 import { VdbFileWriter } from './file-writer.js';
+import { recordFrames } from './open-writer.test.helper.js';
 import { VdbRecording } from './recording.js';
 
 // Eviction (enableLimit, format reference §2.8) at its edges: a file back exactly at its byte limit, the first row
@@ -26,15 +27,8 @@ function frame(timestamp: number, url: string, size = 10, actionType = ActionTyp
   return { timestamp, url, data: pattern(size, timestamp), serType: 'raw', schemaType: SchemaType.Raw, actionType };
 }
 
-function record(config: Partial<WriterConfig>, frames: Frame[]): { path: string; recording: VdbRecording } {
-  const path = tmp.path('e.vdb');
-  const resolved = resolveWriterConfig({ enableLimit: true, ...config });
-  const recording = new VdbRecording(resolved);
-  const writer = VdbFileWriter.open(driver, path, resolved, createTestContext(), recording);
-  for (const f of frames) writer.write(f);
-  writer.close();
-  return { path, recording };
-}
+const record = (config: Partial<WriterConfig>, frames: Frame[]) =>
+  recordFrames(driver, tmp, frames, { enableLimit: true, ...config });
 
 const query = (path: string, sql: string) =>
   withDb(driver, path, (db) => db.prepare(sql).all(), true).map((r) => Object.values(r));

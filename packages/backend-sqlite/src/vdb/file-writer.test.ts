@@ -2,20 +2,11 @@ import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from '@vlink/fixtures/test';
-import {
-  ActionType,
-  BagError,
-  formatVlinkDate,
-  resolveWriterConfig,
-  SchemaType,
-  type Frame,
-  type WriterConfig,
-} from '@vlink/bag-core';
+import { ActionType, BagError, formatVlinkDate, SchemaType, type Frame, type WriterConfig } from '@vlink/bag-core';
 import { createTestContext } from '@vlink/bag-core/testing';
 import { loadDriver, type SqlRow } from '../driver/driver.js';
 import { pattern, spyDriver, tempDir, withDb } from '../testing/util.js';
-import { VdbFileWriter, type VdbFileOptions } from './file-writer.js';
-import { VdbRecording } from './recording.js';
+import { type OpenWriterOptions, openWriter } from './open-writer.test.helper.js';
 import * as SQL from './sql.js';
 
 const driver = await loadDriver();
@@ -30,13 +21,12 @@ function frame(timestamp: number, url: string, data: Uint8Array, more: Partial<F
   return { timestamp, url, data, serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish, ...more };
 }
 
-function open(config: Partial<WriterConfig> = {}, options: VdbFileOptions & { path?: string; d?: typeof driver } = {}) {
-  const path = options.path ?? tmp.path('w.vdb');
-  const resolved = resolveWriterConfig(config);
-  const context = createTestContext({ schemas: [PROTO, REQ, RESP] });
-  const writer = VdbFileWriter.open(options.d ?? driver, path, resolved, context, new VdbRecording(resolved), options);
-  return { path, writer, context };
-}
+/** A writer whose context knows the three protobuf schemas (`d`: another driver). */
+const open = (config: Partial<WriterConfig> = {}, options: OpenWriterOptions & { d?: typeof driver } = {}) =>
+  openWriter(options.d ?? driver, tmp, config, {
+    context: createTestContext({ schemas: [PROTO, REQ, RESP] }),
+    ...options,
+  });
 
 function query(path: string, sql: string, ...params: (string | number)[]): SqlRow[] {
   return withDb(driver, path, (db) => db.prepare(sql).all(...params), true);

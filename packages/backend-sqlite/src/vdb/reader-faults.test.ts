@@ -1,21 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from '@vlink/fixtures/test';
-import {
-  ActionType,
-  BagError,
-  CompressType,
-  resolveWriterConfig,
-  SchemaType,
-  type Frame,
-  type WriterConfig,
-} from '@vlink/bag-core';
-import { createTestContext } from '@vlink/bag-core/testing';
+import { ActionType, BagError, CompressType, SchemaType, type Frame, type WriterConfig } from '@vlink/bag-core';
 import { loadDriver } from '../driver/driver.js';
 import { pattern, tempDir, withDb } from '../testing/util.js';
 import { type Faults, faultyDriver } from './fault-driver.test.helper.js';
-import { VdbFileWriter } from './file-writer.js';
+import { recordFrames } from './open-writer.test.helper.js';
 import { VdbReader } from './reader.js';
-import { VdbRecording } from './recording.js';
 import * as SQL from './sql.js';
 
 // The .vdb reader when SQLite fails under it (open, a query, a row), a cursor that met a damaged row, a file whose
@@ -29,14 +19,8 @@ function frame(timestamp: number, url: string, data = pattern(16, timestamp)): F
   return { timestamp, url, data, serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish };
 }
 
-function recorded(frames: Frame[], config: Partial<WriterConfig> = {}): string {
-  const path = tmp.path('r.vdb');
-  const resolved = resolveWriterConfig(config);
-  const writer = VdbFileWriter.open(driver, path, resolved, createTestContext(), new VdbRecording(resolved));
-  for (const f of frames) writer.write(f);
-  writer.close();
-  return path;
-}
+const recorded = (frames: Frame[], config: Partial<WriterConfig> = {}): string =>
+  recordFrames(driver, tmp, frames, config).path;
 
 function failsWith(fn: () => unknown, code: string, reason: string, file: string): void {
   assert.throws(fn, (error: unknown) => {

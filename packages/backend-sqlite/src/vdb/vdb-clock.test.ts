@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from '@vlink/fixtures/test';
-import { resolveWriterConfig, type WriterConfig } from '@vlink/bag-core';
-import { createTestContext } from '@vlink/bag-core/testing';
+import type { WriterConfig } from '@vlink/bag-core';
 import { loadDriver } from '../driver/driver.js';
 import { pattern, spyDriver, tempDir, rawFrame as frame } from '../testing/util.js';
-import { VdbFileWriter, type VdbFileOptions } from './file-writer.js';
-import { VdbRecording } from './recording.js';
+import { type OpenWriterOptions, openWriter } from './open-writer.test.helper.js';
 import * as SQL from './sql.js';
 
 // How often the .vdb writer reads the clock (split from vdb-details.test.ts).
@@ -17,17 +15,9 @@ const driver = await loadDriver();
 const tmp = tempDir('vdb-clock');
 after(() => tmp.cleanup());
 
-let files = 0;
-function open(
-  config: Partial<WriterConfig> = {},
-  options: VdbFileOptions & { d?: typeof driver; recording?: VdbRecording; path?: string } = {},
-) {
-  const path = options.path ?? tmp.path(`d${files++}.vdb`);
-  const resolved = resolveWriterConfig(config);
-  const recording = options.recording ?? new VdbRecording(resolved);
-  const writer = VdbFileWriter.open(options.d ?? driver, path, resolved, createTestContext(), recording, options);
-  return { path, writer, recording };
-}
+/** A writer on a new file (`d`: another driver). */
+const open = (config: Partial<WriterConfig> = {}, options: OpenWriterOptions & { d?: typeof driver } = {}) =>
+  openWriter(options.d ?? driver, tmp, config, options);
 
 describe('.vdb writer: the clock is read about once a millisecond', () => {
   /** Writes `n` frames `step` ms apart on an injected clock; returns how often the writer read it. */

@@ -10,11 +10,10 @@ import {
   type WriterConfig,
 } from '@vlink/bag-core';
 import { compressFrame } from '@vlink/bag-core/internal';
-import { createTestContext } from '@vlink/bag-core/testing';
 import { loadDriver, type SqlRow } from '../driver/driver.js';
 import { noise, pattern, spyDriver, tempDir, withDb, rawFrame as frame, refused } from '../testing/util.js';
 import { createDecider } from './compression.js';
-import { VdbFileWriter, type VdbFileOptions } from './file-writer.js';
+import { type OpenWriterOptions, openWriter } from './open-writer.test.helper.js';
 import { frequency, VdbRecording } from './recording.js';
 import * as SQL from './sql.js';
 
@@ -25,17 +24,9 @@ const driver = await loadDriver();
 const tmp = tempDir('vdb-details');
 after(() => tmp.cleanup());
 
-let files = 0;
-function open(
-  config: Partial<WriterConfig> = {},
-  options: VdbFileOptions & { d?: typeof driver; recording?: VdbRecording; path?: string } = {},
-) {
-  const path = options.path ?? tmp.path(`d${files++}.vdb`);
-  const resolved = resolveWriterConfig(config);
-  const recording = options.recording ?? new VdbRecording(resolved);
-  const writer = VdbFileWriter.open(options.d ?? driver, path, resolved, createTestContext(), recording, options);
-  return { path, writer, recording };
-}
+/** A writer on a new file (`d`: another driver). */
+const open = (config: Partial<WriterConfig> = {}, options: OpenWriterOptions & { d?: typeof driver } = {}) =>
+  openWriter(options.d ?? driver, tmp, config, options);
 
 const query = (path: string, sql: string): SqlRow[] => withDb(driver, path, (db) => db.prepare(sql).all(), true);
 

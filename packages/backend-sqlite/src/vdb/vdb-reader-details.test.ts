@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from '@vlink/fixtures/test';
-import { BagError, CompressType, resolveWriterConfig, type Frame, type WriterConfig } from '@vlink/bag-core';
-import { createTestContext } from '@vlink/bag-core/testing';
+import { BagError, CompressType, type Frame, type WriterConfig } from '@vlink/bag-core';
 import { loadDriver } from '../driver/driver.js';
 import { pattern, tempDir, withDb, rawFrame as frame, refused } from '../testing/util.js';
-import { VdbFileWriter, type VdbFileOptions } from './file-writer.js';
+import { type OpenWriterOptions, openWriter } from './open-writer.test.helper.js';
 import { VdbReader } from './reader.js';
-import { VdbRecording } from './recording.js';
 
 // The .vdb reader's refusals and options (split from vdb-details.test.ts).
 
@@ -17,17 +15,9 @@ const driver = await loadDriver();
 const tmp = tempDir('vdb-reader');
 after(() => tmp.cleanup());
 
-let files = 0;
-function open(
-  config: Partial<WriterConfig> = {},
-  options: VdbFileOptions & { d?: typeof driver; recording?: VdbRecording; path?: string } = {},
-) {
-  const path = options.path ?? tmp.path(`d${files++}.vdb`);
-  const resolved = resolveWriterConfig(config);
-  const recording = options.recording ?? new VdbRecording(resolved);
-  const writer = VdbFileWriter.open(options.d ?? driver, path, resolved, createTestContext(), recording, options);
-  return { path, writer, recording };
-}
+/** A writer on a new file (`d`: another driver). */
+const open = (config: Partial<WriterConfig> = {}, options: OpenWriterOptions & { d?: typeof driver } = {}) =>
+  openWriter(options.d ?? driver, tmp, config, options);
 
 /** Keeps the frame's header, 12 body bytes and its footer: still a frame, no longer a decodable one. */
 function damageRow(path: string): void {

@@ -15,6 +15,7 @@ import { loadDriver, type SqliteConnection } from '../driver/driver.js';
 import { pattern, tempDir, withDb } from '../testing/util.js';
 import { type Faults, faultyDriver } from './fault-driver.test.helper.js';
 import { VdbFileWriter } from './file-writer.js';
+import { openWriter } from './open-writer.test.helper.js';
 import { VdbRecording } from './recording.js';
 import * as SQL from './sql.js';
 
@@ -38,13 +39,9 @@ function frame(timestamp: number, url: string, more: Partial<Frame> = {}): Frame
 }
 
 function open(faults: Faults, config: Partial<WriterConfig> = {}, now?: () => number) {
-  const path = tmp.path('f.vdb');
   const { driver: faulty, connections } = faultyDriver(driver, faults);
-  const resolved = resolveWriterConfig(config);
-  const recording = new VdbRecording(resolved);
-  const writer = VdbFileWriter.open(faulty, path, resolved, createTestContext(), recording, now ? { now } : {});
-  const own = connections[0]!;
-  return { path, writer, recording, own };
+  const { path, writer, recording } = openWriter(faulty, tmp, config, now ? { now } : {});
+  return { path, writer, recording, own: connections[0]! };
 }
 
 const rows = (db: SqliteConnection, sql: string) =>
