@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from '@vlink/fixtures/test';
-import { ActionType, BagError, resolveWriterConfig, SchemaType, type Frame, type WriterConfig } from '@vlink/bag-core';
+import { BagError, resolveWriterConfig, type WriterConfig } from '@vlink/bag-core';
 import { createTestContext } from '@vlink/bag-core/testing';
 import { loadDriver, type SqlRow } from '../driver/driver.js';
-import { pattern, tempDir, withDb } from '../testing/util.js';
+import { pattern, tempDir, withDb, rawFrame } from '../testing/util.js';
 import { VdbFileWriter } from './file-writer.js';
-import { type OpenWriterOptions, openWriter } from './open-writer.test.helper.js';
+import { type OpenWriterOptions, openWriter, PROTO, REQ, RESP } from './open-writer.test.helper.js';
 import { VdbRecording } from './recording.js';
 
 // VdbFileWriter's limits (split from file-writer.test.ts).
@@ -14,20 +14,10 @@ const driver = await loadDriver();
 const tmp = tempDir('writer-limits');
 after(() => tmp.cleanup());
 
-const PROTO = { name: 'pb.Image', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: pattern(40, 3) };
-const REQ = { name: 'pb.Req', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: pattern(20, 5) };
-const RESP = { name: 'pb.Resp', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: pattern(24, 7) };
-
-function frame(timestamp: number, url: string, data: Uint8Array, more: Partial<Frame> = {}): Frame {
-  return { timestamp, url, data, serType: 'raw', schemaType: SchemaType.Raw, actionType: ActionType.Publish, ...more };
-}
-
+const frame = rawFrame;
 /** A writer whose context knows the three protobuf schemas (`d`: another driver). */
 const open = (config: Partial<WriterConfig> = {}, options: OpenWriterOptions & { d?: typeof driver } = {}) =>
-  openWriter(options.d ?? driver, tmp, config, {
-    context: createTestContext({ schemas: [PROTO, REQ, RESP] }),
-    ...options,
-  });
+  openWriter(options.d ?? driver, tmp, config, { schemas: [PROTO, REQ, RESP], ...options });
 
 function query(path: string, sql: string, ...params: (string | number)[]): SqlRow[] {
   return withDb(driver, path, (db) => db.prepare(sql).all(...params), true);

@@ -1,7 +1,14 @@
-import { type Frame, type RecordingContext, resolveWriterConfig, type WriterConfig } from '@vlink/bag-core';
+import {
+  type Frame,
+  type RecordingContext,
+  resolveWriterConfig,
+  type SchemaData,
+  SchemaType,
+  type WriterConfig,
+} from '@vlink/bag-core';
 import { createTestContext } from '@vlink/bag-core/testing';
 import type { SqliteDriver } from '../driver/driver.js';
-import type { tempDir } from '../testing/util.js';
+import { pattern, type tempDir } from '../testing/util.js';
 import { type VdbFileOptions, VdbFileWriter } from './file-writer.js';
 import { VdbRecording } from './recording.js';
 
@@ -10,9 +17,16 @@ export interface OpenWriterOptions extends VdbFileOptions {
   path?: string;
   /** The recording-wide state (default: a new one, as the backend makes for a single file). */
   recording?: VdbRecording;
-  /** The recording context (default: `createTestContext()`). */
+  /** The recording context (default: `createTestContext({ schemas })`). */
   context?: RecordingContext;
+  /** Schemas the default context resolves. */
+  schemas?: SchemaData[];
 }
+
+/** The protobuf schemas the writer tests name: an image, an RPC request and its response. */
+export const PROTO = { name: 'pb.Image', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: pattern(40, 3) };
+export const REQ = { name: 'pb.Req', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: pattern(20, 5) };
+export const RESP = { name: 'pb.Resp', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: pattern(24, 7) };
 
 /**
  * A `.vdb` file writer opened as the backend opens one (resolved config, a recording, a context), on a fresh file of
@@ -27,7 +41,7 @@ export function openWriter(
   const path = options.path ?? tmp.path('w.vdb');
   const resolved = resolveWriterConfig(config);
   const recording = options.recording ?? new VdbRecording(resolved);
-  const context = options.context ?? createTestContext();
+  const context = options.context ?? createTestContext(options.schemas ? { schemas: options.schemas } : {});
   const writer = VdbFileWriter.open(driver, path, resolved, context, recording, options);
   return { path, writer, recording, context };
 }
