@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from '@vlink/fixtures/test';
-import { MotoServer } from '@vlink/fixtures/s3';
+import { s3TestServer } from '@vlink/fixtures/s3';
 import { ActionType, BagWriter, SchemaType } from '@vlink/bag';
 import { S3Client } from '@vlink/bag-s3';
 import { runCli, SLOW, START_MS, tempDir } from './testing/harness.js';
@@ -12,12 +12,9 @@ import { runCli, SLOW, START_MS, tempDir } from './testing/harness.js';
  * recording, and a `.vdbx` proves which segments were read: its segments go through the local cache, which `info`
  * leaves empty and a window of one second fills with the two segments it overlaps.
  */
-const started = await MotoServer.start();
-const server = typeof started === 'string' ? undefined : started;
-const skip = typeof started === 'string' ? `no S3 server: ${started}` : false;
+const { server, skip, options: s3Options } = await s3TestServer();
 const tmp = tempDir();
 after(() => {
-  server?.stop();
   tmp.cleanup();
 });
 
@@ -52,7 +49,7 @@ for (const ext of ['.vdbx', '.vcapx']) {
     before(async () => {
       mkdirSync(folder, { recursive: true });
       await record(local);
-      const client = new S3Client({ endpoint: server!.endpoint, accessKeyId: 'test', secretAccessKey: 'test' });
+      const client = new S3Client(s3Options());
       await client.createBucket('bags').catch(() => undefined);
       const names = readdirSync(folder);
       const segments = names.filter((n) => n.endsWith(ext.slice(0, -1)));

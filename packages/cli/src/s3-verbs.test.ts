@@ -2,17 +2,14 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from '@vlink/fixtures/test';
-import { MotoServer } from '@vlink/fixtures/s3';
+import { s3TestServer } from '@vlink/fixtures/s3';
 import { S3Client } from '@vlink/bag-s3';
 import { CLI, cliArgs, cliEnv, runCli, SLOW, tempDir, writeBag } from './testing/harness.js';
 
 /** The reading verbs, the writing verbs and `serve` on s3:// urls (moto on loopback), against the local results. */
-const started = await MotoServer.start();
-const server = typeof started === 'string' ? undefined : started;
-const skip = typeof started === 'string' ? `no S3 server: ${started}` : false;
+const { server, skip, options: s3Options } = await s3TestServer();
 const tmp = tempDir();
 after(() => {
-  server?.stop();
   tmp.cleanup();
 });
 
@@ -38,7 +35,7 @@ describe('vlink-bag verbs on s3://', { skip }, () => {
     // A split recording to upload: cloned locally with segments of 1 s.
     mkdirSync(tmp.path('split'));
     await ok(['clone', vcap, tmp.path('split/drive.vcapx'), '--split-by-time', '1', '-q']);
-    const client = new S3Client({ endpoint: server!.endpoint, accessKeyId: 'test', secretAccessKey: 'test' });
+    const client = new S3Client(s3Options());
     await client.createBucket('bags');
     await client.put({ bucket: 'bags', key: 'car-1/drive.vcap' }, readFileSync(vcap));
     await client.put({ bucket: 'bags', key: 'car-1/drive.vdb' }, readFileSync(vdb));

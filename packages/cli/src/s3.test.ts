@@ -2,17 +2,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from '@vlink/fixtures/test';
 import { fixturePath } from '@vlink/fixtures';
-import { MotoServer } from '@vlink/fixtures/s3';
+import { s3TestServer } from '@vlink/fixtures/s3';
 import { parseS3Url, S3Client } from '@vlink/bag-s3';
 import { runCli, SLOW, tempDir, writeBag } from './testing/harness.js';
 
 /** `vlink-bag info` and `cat` on an s3:// url print what they print for the local file (moto on loopback). */
-const started = await MotoServer.start();
-const server = typeof started === 'string' ? undefined : started;
-const skip = typeof started === 'string' ? `no S3 server: ${started}` : false;
+const { server, skip, options: s3Options } = await s3TestServer();
 const tmp = tempDir();
 after(() => {
-  server?.stop();
   tmp.cleanup();
 });
 
@@ -28,7 +25,7 @@ describe('info and cat on s3://', { skip }, () => {
   before(async () => {
     await writeBag(vcap);
     await writeBag(vdb);
-    const client = new S3Client({ endpoint: server!.endpoint, accessKeyId: 'test', secretAccessKey: 'test' });
+    const client = new S3Client(s3Options());
     await client.createBucket('bags');
     for (const [local, url] of bags) await client.put(parseS3Url(url), readFileSync(local));
   });

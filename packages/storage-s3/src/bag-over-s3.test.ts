@@ -8,19 +8,15 @@ import { S3ByteSource } from './s3-byte-source.js';
 import { S3Client } from './s3-client.js';
 import { readBag, recordedFrames } from './testing/recorded-frames.js';
 import { parseS3Url } from './s3-location.js';
-import { MotoServer } from '@vlink/fixtures/s3';
+import { s3TestServer } from '@vlink/fixtures/s3';
 
 /** `BagReader.create('s3://…')` against a real S3 server (moto): the same info, schemas and frames as the local file. */
-const started = await MotoServer.start();
-const server = typeof started === 'string' ? undefined : started;
-const skip = typeof started === 'string' ? `no S3 server: ${started}` : false;
+const { skip, options: s3Options } = await s3TestServer();
 const dir = mkdtempSync(join(tmpdir(), 'vlink-s3-'));
 after(() => {
-  server?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const credentials = { accessKeyId: 'test', secretAccessKey: 'test', region: 'us-east-1' };
 const opened: S3ByteSource[] = [];
 
 describe('BagReader over S3 (.vcap)', { skip }, () => {
@@ -35,11 +31,11 @@ describe('BagReader over S3 (.vcap)', { skip }, () => {
     });
     for (const f of recordedFrames()) writer.push(f);
     await writer.close();
-    const client = new S3Client({ ...credentials, endpoint: server!.endpoint });
+    const client = new S3Client(s3Options());
     await client.createBucket('fleet');
     await client.put(parseS3Url('s3://fleet/car-1/drive.vcap'), readFileSync(local));
     registerByteSourceScheme('s3', async (url) => {
-      const source = await S3ByteSource.open(url, { ...credentials, endpoint: server!.endpoint });
+      const source = await S3ByteSource.open(url, s3Options());
       opened.push(source);
       return source;
     });
@@ -80,11 +76,11 @@ describe('BagReader over S3 (.vcap)', { skip }, () => {
 
 describe('BagReader over S3 (.vdb through the bounded local cache)', { skip }, () => {
   const cacheDir = join(dir, 'cache');
-  const options = () => ({ ...credentials, endpoint: server!.endpoint, cacheDir, maxCacheBytes: 0 });
+  const options = () => s3Options({ cacheDir, maxCacheBytes: 0 });
   const sources: S3ByteSource[] = [];
   const locals = [join(dir, 'a.vdb'), join(dir, 'b.vdb')];
   before(async () => {
-    const client = new S3Client({ ...credentials, endpoint: server!.endpoint });
+    const client = new S3Client(s3Options());
     await client.createBucket('vdbs');
     for (const [n, local] of locals.entries()) {
       const writer = await BagWriter.create(local, { syncMode: true, startTimestamp: 1_700_000_000_000 + n });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from '@vlink/fixtures/test';
 import { BagReader, BagWriter, type ByteSource, type Frame, registerUrlScheme, SchemaType } from '@vlink/bag';
-import { MotoServer } from '@vlink/fixtures/s3';
+import { s3TestServer } from '@vlink/fixtures/s3';
 import { S3ByteSource } from './s3-byte-source.js';
 import { S3Client } from './s3-client.js';
 import { listObjects } from './s3-list.js';
@@ -16,21 +16,17 @@ import { recordedFrames } from './testing/recorded-frames.js';
  * a time window opens only the segments it overlaps, and what is read equals the local recording byte for byte.
  * Manifests without the facts (older writers, VLink) still read; facts that lie are caught.
  */
-const started = await MotoServer.start();
-const server = typeof started === 'string' ? undefined : started;
-const skip = typeof started === 'string' ? `no S3 server: ${started}` : false;
+const { skip, options: s3Options } = await s3TestServer();
 const dir = mkdtempSync(join(tmpdir(), 'vlink-s3-lazy-'));
 after(() => {
-  server?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const credentials = { accessKeyId: 'test', secretAccessKey: 'test', region: 'us-east-1' };
 /** Every byte source opened (asynchronously or at once), in order: what a read fetched, object by object. */
 const opened: S3ByteSource[] = [];
 
 function register(): void {
-  const options = { ...credentials, endpoint: server!.endpoint, cacheDir: join(dir, 'cache') };
+  const options = s3Options({ cacheDir: join(dir, 'cache') });
   const client = new S3Client(options);
   const count = (source: S3ByteSource): ByteSource => {
     opened.push(source);
@@ -69,7 +65,7 @@ for (const ext of ['.vcapx', '.vdbx']) {
     const local = join(folder, `drive${ext}`);
     const prefix = `s3://fleet/lazy/${ext.slice(1)}/`;
     const url = `${prefix}drive${ext}`;
-    const client = () => new S3Client({ ...credentials, endpoint: server!.endpoint });
+    const client = () => new S3Client(s3Options());
     const put = (name: string, bytes: Uint8Array) =>
       client().put({ bucket: 'fleet', key: `lazy/${ext.slice(1)}/${name}` }, bytes);
     let manifest: { VLinkFiles: string[]; VLinkBagSegments: { file: string; begin: number; end: number }[] };

@@ -1,32 +1,28 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from '@vlink/fixtures/test';
+import { before, describe, test } from '@vlink/fixtures/test';
 import { BagError } from '@vlink/bag-core';
 import { S3Client } from './s3-client.js';
 import { parseS3Url } from './s3-location.js';
 import { S3Object } from './s3-object.js';
 import { resolveS3Options } from './s3-options.js';
-import { MotoServer } from '@vlink/fixtures/s3';
+import { s3TestServer } from '@vlink/fixtures/s3';
 
 /** Range reads against a real S3-compatible server (moto) on loopback: the bytes equal the uploaded ones. */
-const started = await MotoServer.start();
-const server = typeof started === 'string' ? undefined : started;
-const skip = typeof started === 'string' ? `no S3 server: ${started}` : false;
-after(() => server?.stop());
+const { skip, options: s3Options } = await s3TestServer();
 
-const credentials = { accessKeyId: 'test', secretAccessKey: 'test', region: 'us-east-1' };
 /** 3 MiB + 123 bytes of a pattern that differs at every offset within the object (no two 4-byte words repeat). */
 const object = Uint8Array.from({ length: 3 * 1024 * 1024 + 123 }, (_, i) => (i * 2_654_435_761) >>> 24);
 
 describe('S3Object over a real S3 server', { skip }, () => {
   let client: S3Client;
   before(async () => {
-    client = new S3Client({ ...credentials, endpoint: server!.endpoint });
+    client = new S3Client(s3Options());
     await client.createBucket('bags');
     await client.put(parseS3Url('s3://bags/fleet/car 1/drive.vcap'), object);
   });
 
   test('open costs one request (size and tail); tail reads are free; other ranges one GET each, byte for byte', async () => {
-    const reader = new S3Client({ ...credentials, endpoint: server!.endpoint });
+    const reader = new S3Client(s3Options());
     const s3 = await S3Object.open('s3://bags/fleet/car 1/drive.vcap', { client: reader, tailBytes: 64 * 1024 });
     assert.equal(s3.size, object.length);
     assert.deepEqual(reader.stats, { requests: 1, bytes: 64 * 1024 });
@@ -48,7 +44,7 @@ describe('S3Object over a real S3 server', { skip }, () => {
   test('a whole object smaller than the tail is read in the one request', async () => {
     const small = object.subarray(0, 1000);
     await client.put(parseS3Url('s3://bags/small.bin'), small);
-    const reader = new S3Client({ ...credentials, endpoint: server!.endpoint });
+    const reader = new S3Client(s3Options());
     const s3 = await S3Object.open('s3://bags/small.bin', { client: reader });
     assert.equal(s3.size, 1000);
     assert.deepEqual(await s3.read(0, 1000), small);
@@ -58,7 +54,7 @@ describe('S3Object over a real S3 server', { skip }, () => {
   test('a missing key is NOT_FOUND, a missing bucket too', async () => {
     for (const url of ['s3://bags/nothing.vcap', 's3://no-such-bucket/x.vcap']) {
       await assert.rejects(
-        S3Object.open(url, { ...credentials, endpoint: server!.endpoint }),
+        S3Object.open(url, s3Options()),
         (e: unknown) => BagError.isInstance(e) && e.code === 'NOT_FOUND' && e.message.includes('404'),
         url,
       );

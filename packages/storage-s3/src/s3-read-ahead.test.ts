@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from '@vlink/fixtures/test';
-import { MotoServer } from '@vlink/fixtures/s3';
+import { before, describe, test } from '@vlink/fixtures/test';
+import { s3TestServer } from '@vlink/fixtures/s3';
 import { helperThreads } from './range-helper.js';
 import { READ_AHEAD_BYTES, S3ByteSource } from './s3-byte-source.js';
 import { S3Client } from './s3-client.js';
@@ -11,16 +11,12 @@ import { parseS3Url } from './s3-location.js';
  * MCAP's message indexes leave between chunks) fetches no byte twice and few requests, the next block being
  * prefetched while the caller works; a read that leaves the forward path still gets the right bytes.
  */
-const started = await MotoServer.start();
-const server = typeof started === 'string' ? undefined : started;
-const skip = typeof started === 'string' ? `no S3 server: ${started}` : false;
-after(() => server?.stop());
+const { skip, options: s3Options } = await s3TestServer();
 
-const credentials = { accessKeyId: 'test', secretAccessKey: 'test', region: 'us-east-1' };
 const TAIL = 64 * 1024;
 const SIZE = 9 * 1024 * 1024 + 123;
 const object = Uint8Array.from({ length: SIZE }, (_, i) => (i * 2_654_435_761) >>> 24);
-const options = () => ({ ...credentials, endpoint: server!.endpoint, tailBytes: TAIL });
+const options = () => s3Options({ tailBytes: TAIL });
 
 /** Reads `chunk`-byte pieces with `gap` bytes skipped between them from the start to the tail; checks each. */
 function readForward(source: S3ByteSource, chunk: number, gap: number): number {
@@ -34,7 +30,7 @@ function readForward(source: S3ByteSource, chunk: number, gap: number): number {
 
 describe('S3ByteSource read-ahead', { skip }, () => {
   before(async () => {
-    const client = new S3Client({ ...credentials, endpoint: server!.endpoint });
+    const client = new S3Client(s3Options());
     await client.createBucket('ahead');
     await client.put(parseS3Url('s3://ahead/object.bin'), object);
   });

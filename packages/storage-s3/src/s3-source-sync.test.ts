@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from '@vlink/fixtures/test';
 import { BagError } from '@vlink/bag-core';
-import { MotoServer } from '@vlink/fixtures/s3';
+import { s3TestServer } from '@vlink/fixtures/s3';
 import { S3ByteSource } from './s3-byte-source.js';
 import { S3Client } from './s3-client.js';
 import { parseS3Url } from './s3-location.js';
@@ -13,30 +13,21 @@ import { parseS3Url } from './s3-location.js';
  * `S3ByteSource.openSync` and `localCopySync` (a split recording's segment opened when a synchronous read reaches it)
  * against a real S3 server (moto): the same request, bytes and cache as the asynchronous open and copy.
  */
-const started = await MotoServer.start();
-const server = typeof started === 'string' ? undefined : started;
-const skip = typeof started === 'string' ? `no S3 server: ${started}` : false;
+const { skip, options: s3Options } = await s3TestServer();
 const dir = mkdtempSync(join(tmpdir(), 'vlink-s3-sync-'));
 after(() => {
-  server?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const credentials = { accessKeyId: 'test', secretAccessKey: 'test', region: 'us-east-1' };
 const bytesOf = (n: number, seed: number) =>
   Uint8Array.from({ length: n }, (_, i) => ((i + seed) * 2_654_435_761) >>> 24);
 const first = bytesOf(700 * 1024 + 5, 1);
 const second = bytesOf(600 * 1024 + 9, 2);
 
 describe('S3ByteSource opened at once', { skip }, () => {
-  const options = () => ({
-    ...credentials,
-    endpoint: server!.endpoint,
-    cacheDir: join(dir, 'cache'),
-    tailBytes: 64 * 1024,
-  });
+  const options = () => s3Options({ cacheDir: join(dir, 'cache'), tailBytes: 64 * 1024 });
   before(async () => {
-    const client = new S3Client({ ...credentials, endpoint: server!.endpoint });
+    const client = new S3Client(s3Options());
     await client.createBucket('sync');
     await client.put(parseS3Url('s3://sync/a.vdb'), first);
     await client.put(parseS3Url('s3://sync/b.vdb'), second);

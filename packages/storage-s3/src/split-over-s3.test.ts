@@ -4,23 +4,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from '@vlink/fixtures/test';
 import { BagReader, BagWriter, registerByteSourceScheme, SchemaType } from '@vlink/bag';
-import { MotoServer } from '@vlink/fixtures/s3';
+import { s3TestServer } from '@vlink/fixtures/s3';
 import { registerS3 } from './register.js';
 import { S3ByteSource } from './s3-byte-source.js';
 import { S3Client } from './s3-client.js';
 import { readBag, recordedFrames } from './testing/recorded-frames.js';
 
 /** `.vcapx`/`.vdbx` on a real S3 server (moto): read segment by segment, equal to the local recording. */
-const started = await MotoServer.start();
-const server = typeof started === 'string' ? undefined : started;
-const skip = typeof started === 'string' ? `no S3 server: ${started}` : false;
+const { skip, options: s3Options } = await s3TestServer();
 const dir = mkdtempSync(join(tmpdir(), 'vlink-s3-split-'));
 after(() => {
-  server?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const credentials = { accessKeyId: 'test', secretAccessKey: 'test', region: 'us-east-1' };
 /** Every byte source the readers open, to count what they fetched. */
 const opened: S3ByteSource[] = [];
 
@@ -46,7 +42,7 @@ for (const ext of ['.vcapx', '.vdbx']) {
       });
       for (const f of recordedFrames()) writer.push(f);
       await writer.close();
-      const client = new S3Client({ ...credentials, endpoint: server!.endpoint });
+      const client = new S3Client(s3Options());
       await client.createBucket('fleet');
       const names = readdirSync(folder);
       assert.ok(names.length >= 4, `a manifest and three segments: ${names.join(', ')}`);
@@ -55,10 +51,10 @@ for (const ext of ['.vcapx', '.vdbx']) {
         objectBytes += bytes.length;
         await client.put({ bucket: 'fleet', key: `split/${ext.slice(1)}/${name}` }, bytes);
       }
-      registerS3({ ...credentials, endpoint: server!.endpoint, cacheDir: join(dir, 'cache') });
+      registerS3(s3Options({ cacheDir: join(dir, 'cache') }));
       // Keeps registerS3's listing; only the opener is wrapped, to count each source's requests and bytes.
       registerByteSourceScheme('s3', async (u) => {
-        const source = await S3ByteSource.open(u, { ...credentials, endpoint: server!.endpoint });
+        const source = await S3ByteSource.open(u, s3Options());
         opened.push(source);
         return source;
       });
@@ -86,7 +82,7 @@ for (const ext of ['.vcapx', '.vdbx']) {
     }
 
     test('a missing segment is NOT_FOUND naming it; maintenance that rewrites is refused', async () => {
-      const client = new S3Client({ ...credentials, endpoint: server!.endpoint });
+      const client = new S3Client(s3Options());
       const manifest = readFileSync(local, 'utf8');
       const broken = `s3://fleet/broken/${ext.slice(1)}/drive${ext}`;
       await client.put(

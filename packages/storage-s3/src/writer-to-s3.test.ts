@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from '@vlink/fixtures/test';
 import { ActionType, BagReader, BagWriter, type Frame, SchemaType } from '@vlink/bag';
-import { MotoServer } from '@vlink/fixtures/s3';
+import { s3TestServer } from '@vlink/fixtures/s3';
 import { registerS3 } from './register.js';
 import { S3Client } from './s3-client.js';
 import { listObjects } from './s3-list.js';
@@ -12,16 +12,12 @@ import { stageS3 } from './s3-staging.js';
 import { MIN_PART_BYTES, uploadFile } from './s3-upload.js';
 
 /** Recordings written to s3:// urls against a real S3 server (moto): uploaded whole, or not at all. */
-const started = await MotoServer.start();
-const server = typeof started === 'string' ? undefined : started;
-const skip = typeof started === 'string' ? `no S3 server: ${started}` : false;
+const { skip, options: s3Options } = await s3TestServer();
 const dir = mkdtempSync(join(tmpdir(), 'vlink-s3-write-'));
 after(() => {
-  server?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const credentials = { accessKeyId: 'test', secretAccessKey: 'test', region: 'us-east-1' };
 const staging = join(dir, 'staging');
 
 /** 4500 frames of 1–4 KiB over 4.5 s (≈ 11 MiB: a .vcap goes up in three 5 MiB parts). */
@@ -52,9 +48,9 @@ function failingSecondPart(): typeof fetch {
 describe('writing to s3://', { skip }, () => {
   let client: S3Client;
   before(async () => {
-    client = new S3Client({ ...credentials, endpoint: server!.endpoint });
+    client = new S3Client(s3Options());
     await client.createBucket('rec');
-    registerS3({ ...credentials, endpoint: server!.endpoint, stagingDir: staging, partBytes: MIN_PART_BYTES });
+    registerS3(s3Options({ stagingDir: staging, partBytes: MIN_PART_BYTES }));
   });
 
   for (const [ext, mode] of [
@@ -151,7 +147,7 @@ describe('writing to s3://', { skip }, () => {
   });
 
   test('a failed part aborts the multipart upload: no object, no upload left, the staging copy kept', async () => {
-    const failing = new S3Client({ ...credentials, endpoint: server!.endpoint, fetch: failingSecondPart() });
+    const failing = new S3Client(s3Options({ fetch: failingSecondPart() }));
     const stage = stageS3(failing, 's3://rec/failed/drive.vcap', { stagingDir: staging, partBytes: MIN_PART_BYTES });
     const bytes = Uint8Array.from({ length: 2 * MIN_PART_BYTES + 1000 }, (_, i) => (i * 2_654_435_761) >>> 24);
     writeFileSync(stage.localPath, bytes);

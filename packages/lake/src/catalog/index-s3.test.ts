@@ -3,24 +3,20 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { S3Client } from '@vlink/bag-s3';
-import { MotoServer } from '@vlink/fixtures/s3';
+import { s3TestServer } from '@vlink/fixtures/s3';
 import { after, before, describe, test } from '@vlink/fixtures/test';
 import { CATALOG_BAGS_FILE, CATALOG_URLS_FILE } from '../layout.js';
 import { indexBags } from './index-bags.js';
 import { catalogFrames, copyMcapFixture, duckRows, sqlPath, writeCatalogBag } from '../testing/catalog-bags.js';
 
 /** The same bags on a real S3 server (moto) and on disk: the same catalog rows but for location, ETag and mtime. */
-const started = await MotoServer.start();
-const server = typeof started === 'string' ? undefined : started;
-const skip = typeof started === 'string' ? `no S3 server: ${started}` : false;
+const { skip, options: s3Options } = await s3TestServer();
 const dir = mkdtempSync(join(tmpdir(), 'vlink-catalog-s3-'));
 const root = join(dir, 'fleet');
 after(() => {
-  server?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const credentials = { accessKeyId: 'test', secretAccessKey: 'test', region: 'us-east-1' };
 const PLACE_COLUMNS = new Set(['location', 'etag', 'modified', 'indexed_at']);
 
 function filesUnder(folder: string): string[] {
@@ -30,7 +26,7 @@ function filesUnder(folder: string): string[] {
 }
 
 describe('indexBags over s3://', { skip }, () => {
-  const s3 = () => ({ ...credentials, endpoint: server!.endpoint, cacheDir: join(dir, 'cache') });
+  const s3 = () => s3Options({ cacheDir: join(dir, 'cache') });
   before(async () => {
     await writeCatalogBag(join(root, 'drive.vdb'), catalogFrames(20, 0));
     await writeCatalogBag(join(root, 'drive.vcap'), catalogFrames(22, 500));

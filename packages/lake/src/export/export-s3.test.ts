@@ -4,21 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { after, before, describe, test } from '@vlink/fixtures/test';
-import { MotoServer } from '@vlink/fixtures/s3';
+import { s3TestServer } from '@vlink/fixtures/s3';
 import { parseS3Url, S3Client } from '@vlink/bag-s3';
 import { exportFrames, START_MS, writeExportBag } from '../testing/export-bags.js';
 import { exportMessages } from './export-messages.js';
 
 /** Bags in the four formats on a real S3 server (moto on loopback), exported from their `s3://` urls. */
-const started = await MotoServer.start();
-const server = typeof started === 'string' ? undefined : started;
-const skip = typeof started === 'string' ? `no S3 server: ${started}` : false;
+const { skip, options: s3Options } = await s3TestServer();
 const dir = mkdtempSync(join(tmpdir(), 'lake-export-s3-'));
 after(() => {
-  server?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
-const credentials = { accessKeyId: 'test', secretAccessKey: 'test', region: 'us-east-1' };
 const FRAMES = exportFrames(24);
 const FORMATS = ['vdb', 'vdbx', 'vcap', 'vcapx'] as const;
 
@@ -26,7 +22,7 @@ describe('exportMessages from s3:// urls', { skip }, () => {
   before(async () => {
     const local = join(dir, 'bags');
     for (const format of FORMATS) await writeExportBag(join(local, `drive.${format}`), FRAMES);
-    const client = new S3Client({ ...credentials, endpoint: server!.endpoint });
+    const client = new S3Client(s3Options());
     await client.createBucket('fleet');
     // every file the writers made (split formats may write several), under the same names
     for (const name of readdirSync(local)) {
@@ -37,7 +33,7 @@ describe('exportMessages from s3:// urls', { skip }, () => {
   test('every message of every format, with its times and payload, bag_id = the url as given', async () => {
     const bags = FORMATS.map((format) => `s3://fleet/car-1/drive.${format}`);
     const out = join(dir, 'lake');
-    const report = await exportMessages(bags, out, { s3: { ...credentials, endpoint: server!.endpoint } });
+    const report = await exportMessages(bags, out, { s3: s3Options() });
     assert.equal(report.messages, FORMATS.length * FRAMES.length);
     const instance = await DuckDBInstance.create(':memory:');
     const connection = await instance.connect();
