@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { after, before, describe, test } from '@vlink/fixtures/test';
-import { ActionType, BagReader } from '@vlink/bag';
+import { ActionType } from '@vlink/bag';
 import { COMPAT_ROWS } from './lib/compat.js';
 import {
   CLI,
@@ -17,6 +17,7 @@ import {
   writeBag,
   type CliResult,
 } from './testing/harness.js';
+import { withReader } from './testing/sample-bags.js';
 
 /**
  * Runs every example of the compatibility table (lib/compat.ts, rendered into the README and the docs) and checks
@@ -85,15 +86,6 @@ const ACTION = ['Unknown', 'C/Req', 'C/Resp', 'S/Req', 'S/Resp', 'Pub', 'Sub', '
 const expected = (keep: (f: (typeof frames)[number]) => boolean) =>
   frames.filter(keep).map((f): [number, string, string] => [f.timestamp, f.url, ACTION[f.actionType]!]);
 const inWindow = (from: number, to: number) => (f: { timestamp: number }) => f.timestamp >= from && f.timestamp <= to;
-
-async function readBag<T>(path: string, read: (reader: BagReader) => T): Promise<T> {
-  const reader = await BagReader.create(path);
-  try {
-    return read(reader);
-  } finally {
-    reader.close();
-  }
-}
 
 function usage(result: CliResult, pattern: RegExp): void {
   assert.equal(result.code, 2, result.stderr);
@@ -173,7 +165,7 @@ const CHECKS: Record<string, Check> = {
   },
   plugin: async (r, out) => {
     assert.equal(r.code, 0, r.stderr);
-    const got = await readBag(`${out}.vdb`, (reader) => [...reader.getInfo().urls.map((m) => [m.url, m.count])]);
+    const got = await withReader(`${out}.vdb`, (reader) => [...reader.getInfo().urls.map((m) => [m.url, m.count])]);
     const want = new Map<string, number>();
     for (const f of frames) {
       if (f.url === '/lidar') continue;
@@ -184,7 +176,7 @@ const CHECKS: Record<string, Check> = {
   },
   'import-schema': async (r, out) => {
     assert.equal(r.code, 0, r.stderr);
-    const schemas = await readBag(`${out}.vdb`, (reader) => reader.getSchemas());
+    const schemas = await withReader(`${out}.vdb`, (reader) => reader.getSchemas());
     const thing = schemas.find((s) => s.name === 'extra.Thing');
     assert.ok(thing, JSON.stringify(schemas.map((s) => s.name)));
     assert.deepEqual([...thing.data], [123, 125]);
@@ -195,7 +187,7 @@ const CHECKS: Record<string, Check> = {
   },
   compress: async (r, out) => {
     assert.equal(r.code, 0, r.stderr);
-    const info = await readBag(`${out}.vcap`, (reader) => reader.getInfo());
+    const info = await withReader(`${out}.vcap`, (reader) => reader.getInfo());
     assert.match(info.compressionType.toLowerCase(), /zstd/);
     assert.equal(info.messageCount, frames.length);
   },

@@ -1,18 +1,11 @@
 import assert from 'node:assert/strict';
 import { symlinkSync, writeFileSync } from 'node:fs';
-import { after, before, describe, test } from '@vlink/fixtures/test';
-import { ActionType, BagReader, SchemaType, type Frame } from '@vlink/bag';
-import { ndjson, runCli, START_MS, tempDir, writeBag, SLOW } from './testing/harness.js';
+import { describe, test } from '@vlink/fixtures/test';
+import { ActionType, SchemaType, type Frame } from '@vlink/bag';
+import { ndjson, runCli, START_MS, writeBag, SLOW } from './testing/harness.js';
+import { sampleBags, withReader } from './testing/sample-bags.js';
 
-const tmp = tempDir();
-const vdb = tmp.path('drive.vdb');
-const vcap = tmp.path('drive.vcap');
-
-before(async () => {
-  await writeBag(vdb);
-  await writeBag(vcap);
-});
-after(() => tmp.cleanup());
+const { tmp, vdb, vcap } = sampleBags();
 
 /** The NDJSON of a bag: every frame field and payload, so equal output means byte-exact frames. */
 async function catOf(path: string, ...args: string[]): Promise<string> {
@@ -24,15 +17,6 @@ async function catOf(path: string, ...args: string[]): Promise<string> {
 /** `cat` of the fixture .vdb, computed once: the reference every round trip is compared with. */
 let original: Promise<string> | undefined;
 const originalCat = () => (original ??= catOf(vdb));
-
-async function readBag<T>(path: string, read: (reader: BagReader) => T): Promise<T> {
-  const reader = await BagReader.create(path);
-  try {
-    return read(reader);
-  } finally {
-    reader.close();
-  }
-}
 
 describe('cat | record --stdin', () => {
   test('round-trips byte-exactly, .vdb → .vcap and .vcap → .vdb', SLOW, async () => {
@@ -56,7 +40,7 @@ describe('cat | record --stdin', () => {
       input: await catOf(vcap, '--meta'),
     });
     assert.equal(rec.code, 0, rec.stderr);
-    const [info, schemas] = await readBag(out, (r) => [r.getInfo(), r.getSchemas()] as const);
+    const [info, schemas] = await withReader(out, (r) => [r.getInfo(), r.getSchemas()] as const);
     assert.equal(info.startTimestamp, START_MS);
     assert.equal(info.tagName, 'copied');
     assert.equal(info.compressionType, 'lzav');
@@ -76,7 +60,7 @@ describe('cat | record --stdin', () => {
     });
     assert.equal(rec.code, 1);
     assert.match(rec.stderr, /^vlink-bag record: <stdin>: line 2: "data" is not valid base64$/m);
-    const info = await readBag(out, (r) => r.getInfo());
+    const info = await withReader(out, (r) => r.getInfo());
     assert.equal(info.hasCompleted, true);
     assert.equal(info.messageCount, 1);
     const [wrongSize, badAction] = await Promise.all([
@@ -119,25 +103,25 @@ describe('clone', () => {
         info.startTimestamp,
       ];
       const expected = ['run-42', 'lidar_recorder', -347, START_MS];
-      assert.deepEqual(header(await readBag(source, (r) => r.getInfo())), expected);
+      assert.deepEqual(header(await withReader(source, (r) => r.getInfo())), expected);
       const chain = [source, tmp.path('header.vcap'), tmp.path('header.mcap'), tmp.path('header-back.vdb')];
       for (let i = 1; i < chain.length; i++) {
         const { code, stderr } = await runCli(['clone', chain[i - 1]!, chain[i]!, '-q']);
         assert.equal(code, 0, stderr);
-        assert.deepEqual(header(await readBag(chain[i]!, (r) => r.getInfo())), expected, chain[i]);
+        assert.deepEqual(header(await withReader(chain[i]!, (r) => r.getInfo())), expected, chain[i]);
       }
       assert.equal(await catOf(chain.at(-1)!), await catOf(source));
       const dropped = tmp.path('header-dropped.vcap');
       const { code, stderr } = await runCli(['clone', source, dropped, '-q', '--no-header']);
       assert.equal(code, 0, stderr);
-      const info = await readBag(dropped, (r) => r.getInfo());
+      const info = await withReader(dropped, (r) => r.getInfo());
       assert.notEqual(info.processName, 'lidar_recorder');
       assert.notEqual(info.timezone, -347);
       assert.equal(info.tagName, 'Empty');
       // --tag still names the copy's tag when the header is kept.
       const tagged = tmp.path('header-tagged.vcap');
       assert.equal((await runCli(['clone', source, tagged, '-q', '-t', 'renamed'])).code, 0);
-      assert.deepEqual(header(await readBag(tagged, (r) => r.getInfo())), [
+      assert.deepEqual(header(await withReader(tagged, (r) => r.getInfo())), [
         'renamed',
         'lidar_recorder',
         -347,
@@ -157,7 +141,10 @@ describe('clone', () => {
     assert.equal(b.code, 0, b.stderr);
     assert.equal(b.stdout, '');
     assert.deepEqual(await Promise.all([catOf(toVcap), catOf(back)]), [original, original]);
-    const [vcapInfo, backInfo] = [await readBag(toVcap, (r) => r.getInfo()), await readBag(back, (r) => r.getInfo())];
+    const [vcapInfo, backInfo] = [
+      await withReader(toVcap, (r) => r.getInfo()),
+      await withReader(back, (r) => r.getInfo()),
+    ];
     assert.equal(vcapInfo.compressionType, 'zstd');
     assert.equal(backInfo.compressionType, 'lzav');
     assert.equal(backInfo.tagName, 'fixture');
@@ -184,7 +171,7 @@ describe('clone', () => {
     assert.equal(r.code, 0, r.stderr);
     const [clipped, expected] = await Promise.all([catOf(out), catOf(vdb, '-u', '/imu', '-b', '1', '-e', '1.5')]);
     assert.equal(clipped, expected);
-    assert.equal((await readBag(out, (reader) => reader.getInfo())).tagName, 'clip');
+    assert.equal((await withReader(out, (reader) => reader.getInfo())).tagName, 'clip');
   });
 
   test('refuses to overwrite its source, also through a symlink, even with -f', SLOW, async () => {
@@ -213,7 +200,7 @@ describe('split recordings', () => {
     assert.match(info.stdout, /^Split Count: +5 \(By time: 0\.50s\)$/m);
     const tag = await runCli(['tag', vcapx, 'split-tag']);
     assert.equal(tag.code, 0, tag.stderr);
-    assert.equal((await readBag(vcapx, (r) => r.getInfo())).tagName, 'split-tag');
+    assert.equal((await withReader(vcapx, (r) => r.getInfo())).tagName, 'split-tag');
     // Segments named by time would land on the .vcapx source's own segments in the same directory.
     const clash = await runCli(['clone', vcapx, `${dir}/again.vcapx`, '-y', '0.5', '-o']);
     assert.equal(clash.code, 1);
@@ -256,7 +243,7 @@ describe('merge', () => {
         (x, y) => Number(x.split('@')[1]) - Number(y.split('@')[1]),
       ),
     );
-    const info = await readBag(out, (reader) => reader.getInfo());
+    const info = await withReader(out, (reader) => reader.getInfo());
     assert.equal(info.startTimestamp, START_MS);
     assert.equal(info.messageCount, 7);
   });

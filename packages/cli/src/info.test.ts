@@ -1,19 +1,12 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { after, before, describe, test } from '@vlink/fixtures/test';
+import { describe, test } from '@vlink/fixtures/test';
 import { ActionType, BagReader, BagWriter, SchemaType, summarizeBag } from '@vlink/bag';
 import { createProgram } from './program.js';
-import { runCli, tempDir, writeBag, START_MS, SLOW } from './testing/harness.js';
+import { runCli, START_MS, SLOW } from './testing/harness.js';
+import { sampleBags } from './testing/sample-bags.js';
 
-const tmp = tempDir();
-const vdb = tmp.path('drive.vdb');
-const vcap = tmp.path('drive.vcap');
-
-before(async () => {
-  await writeBag(vdb);
-  await writeBag(vcap);
-});
-after(() => tmp.cleanup());
+const { tmp, vdb, vcap } = sampleBags();
 
 describe('vlink-bag info', () => {
   test('prints the VLink summary and the per-url table', SLOW, async () => {

@@ -4,27 +4,20 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ActionType, BagWriter, REPORT_JSON_SCHEMA, SchemaType, SUMMARY_JSON_SCHEMA } from '@vlink/bag';
 import { fixturePath } from '@vlink/fixtures';
-import { after, before, describe, test } from '@vlink/fixtures/test';
+import { describe, test } from '@vlink/fixtures/test';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import { JSON_SCHEMAS } from './lib/json-schemas.js';
 import { createProgram } from './program.js';
-import { CLI, cliArgs, cliEnv, fixtureFrames, ndjson, runCli, SLOW, tempDir, writeBag } from './testing/harness.js';
+import { CLI, cliArgs, cliEnv, fixtureFrames, ndjson, runCli, SLOW } from './testing/harness.js';
+import { sampleBags } from './testing/sample-bags.js';
 
 /** Every verb's `--json` output, validated against the schema the docs print (lib/json-schemas.ts). */
-const tmp = tempDir();
-const vdb = tmp.path('drive.vdb');
-const vcap = tmp.path('drive.vcap');
+const { tmp, vdb, vcap } = sampleBags();
 
 // ajv ships CommonJS: under some runtimes the class is the default export's `default`.
 type AjvClass = typeof Ajv2020Module.default;
 const Ajv2020 = ((Ajv2020Module as unknown as { default?: AjvClass }).default ?? Ajv2020Module) as AjvClass;
 const ajv = new Ajv2020({ allErrors: true, strict: false });
-
-before(async () => {
-  await writeBag(vdb);
-  await writeBag(vcap);
-});
-after(() => tmp.cleanup());
 
 function validate(verb: string, value: unknown): void {
   const schema = JSON_SCHEMAS[verb];

@@ -7,7 +7,7 @@ import { after, before, describe, test } from '@vlink/fixtures/test';
 import foxglove from '@foxglove/ws-protocol';
 import type { Channel, MessageData, ServerInfo } from '@foxglove/ws-protocol';
 import { WebSocket, WebSocketServer } from 'ws';
-import { BagReader, SchemaType } from '@vlink/bag';
+import { SchemaType } from '@vlink/bag';
 import {
   CLI,
   cliArgs,
@@ -24,6 +24,7 @@ import {
   SLOW,
   startPlayServe,
 } from './testing/harness.js';
+import { withReader } from './testing/sample-bags.js';
 
 const { FoxgloveServer, FoxgloveClient } = foxglove;
 const tmp = tempDir();
@@ -32,15 +33,6 @@ const frames = fixtureFrames();
 
 before(() => writeBag(vdb));
 after(() => tmp.cleanup());
-
-async function readBag<T>(path: string, read: (reader: BagReader) => T): Promise<T> {
-  const reader = await BagReader.create(path);
-  try {
-    return read(reader);
-  } finally {
-    reader.close();
-  }
-}
 
 /** A real FoxgloveServer (@foxglove/ws-protocol over ws) on 127.0.0.1:0, publishing on a timer. */
 async function startFoxgloveServer() {
@@ -118,7 +110,7 @@ describe('record --from (Foxglove WebSocket client)', () => {
       const [code] = (await once(child, 'close')) as [number];
       assert.equal(code, 0, stderr);
       assert.match(stderr, /fox\.vdb: \d+ frames \(.*\) recorded \(duration of 1 s reached\)/);
-      const { info, schemas, got } = await readBag(out, (reader) => {
+      const { info, schemas, got } = await withReader(out, (reader) => {
         const got: Array<{ url: string; timestamp: number; data: number[]; serType: string; schemaType: number }> = [];
         reader.openCursor();
         for (let f = reader.next(); f; f = reader.next())
@@ -241,7 +233,7 @@ describe('play --serve → record --from --time log', () => {
       seen,
       frames.map((f) => `${f.url} ${f.timestamp} ${Buffer.from(f.data).toString('base64')}`),
     );
-    assert.equal((await readBag(out, (r) => r.getInfo())).startTimestamp, START_MS);
+    assert.equal((await withReader(out, (r) => r.getInfo())).startTimestamp, START_MS);
   });
 });
 
@@ -324,7 +316,7 @@ describe('keys on a terminal', { skip: !hasScript() && 'util-linux `script` is n
       pty.send('q');
       await pty.waitFor(/keys\.vcap: \d+ frames \(.*\) recorded, \d+ skipped while paused \(stopped by user\)/, at);
       assert.equal(await pty.exit(), 0);
-      const info = await readBag(out, (reader) => reader.getInfo());
+      const info = await withReader(out, (reader) => reader.getInfo());
       assert.equal(info.hasCompleted, true);
       assert.ok(info.messageCount > 0);
     } finally {

@@ -2,19 +2,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { after, before, describe, test } from '@vlink/fixtures/test';
-import { CLI, cliEnv, runCli, tempDir, writeBag, SLOW } from './testing/harness.js';
+import { describe, test } from '@vlink/fixtures/test';
+import { CLI, cliEnv, runCli, SLOW } from './testing/harness.js';
+import { sampleBags } from './testing/sample-bags.js';
 
-const tmp = tempDir();
+const { tmp, vdb, vcap } = sampleBags();
 const esc = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const vdb = tmp.path('drive.vdb');
-const vcap = tmp.path('drive.vcap');
-
-before(async () => {
-  await writeBag(vdb);
-  await writeBag(vcap);
-});
-after(() => tmp.cleanup());
 
 describe('check, reindex, fix, tag', () => {
   test('check: exit 0 and "ok" for good bags, 1 with a reason for damaged ones', SLOW, async () => {
