@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ActionType, BagWriter, SchemaType } from '@vlink/bag';
 import { describe, test } from '@vlink/fixtures/test';
 import { serve } from './index.js';
 import { decodeFrames, FrameEncoder } from './messages/binary-frame.js';
 import { readAll } from './testing/fixtures.js';
+import { publishTimeOf, writePublishTimeBag } from './testing/publish-time-bag.js';
 import { expectedLine as lineOf, serveFixtureRoot } from './testing/fixture-server.js';
 import { openDescriptors } from './testing/open-files.js';
 
@@ -16,23 +15,10 @@ const { get, getJson } = served;
 
 describe(`HTTP API messages (${(globalThis as { Bun?: unknown }).Bun ? 'bun' : (globalThis as { Deno?: unknown }).Deno ? 'deno' : 'node'})`, () => {
   test('timeBase=publish windows by publish time, in log order, across pages and in streams', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'vlink-publish-'));
-    // Log times every 10 ms; every odd frame was sampled 25 ms before it was logged.
-    const writer = await BagWriter.create(join(dir, 'pub.vcap'), { syncMode: true });
-    for (let i = 0; i < 20; i++)
-      writer.push({
-        timestamp: i * 10_000,
-        publishTime: i * 10_000 - (i % 2 ? 25_000 : 0),
-        url: 'a',
-        data: new Uint8Array([i]),
-        serType: 'raw',
-        schemaType: SchemaType.Raw,
-        actionType: ActionType.Publish,
-      });
-    await writer.close();
+    const dir = await writePublishTimeBag('pub.vcap');
     const own = await serve({ root: dir, port: 0 });
     try {
-      const want = Array.from({ length: 20 }, (_, i) => [i * 10_000, i * 10_000 - (i % 2 ? 25_000 : 0)])
+      const want = Array.from({ length: 20 }, (_, i) => [i * 10_000, publishTimeOf(i)])
         .filter(([, p]) => p! >= 50_000 && p! <= 100_000)
         .map(([t]) => t);
       assert.deepEqual(want, [60_000, 80_000, 90_000, 100_000, 110_000]);

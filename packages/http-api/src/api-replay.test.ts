@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ActionType, BagWriter, SchemaType } from '@vlink/bag';
+import { rmSync } from 'node:fs';
 import { describe, test } from '@vlink/fixtures/test';
 import { serve } from './index.js';
 import { decodeFrameAt, FrameEncoder } from './messages/binary-frame.js';
 import { replayServer } from './testing/replay-server.js';
+import { writePublishTimeBag } from './testing/publish-time-bag.js';
 import { QueuedSocket } from './testing/ws-client.js';
 
 const replay = replayServer();
@@ -112,20 +110,7 @@ describe('WS replay', () => {
   });
 
   test('timeBase publish: the window and the status time are publish times; frames keep log order', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'vlink-replay-publish-'));
-    // Log times every 10 ms; every odd frame was sampled 25 ms before it was logged.
-    const writer = await BagWriter.create(join(dir, 'pub.vdb'), { syncMode: true });
-    for (let i = 0; i < 20; i++)
-      writer.push({
-        timestamp: i * 10_000,
-        publishTime: i * 10_000 - (i % 2 ? 25_000 : 0),
-        url: 'a',
-        data: new Uint8Array([i]),
-        serType: 'raw',
-        schemaType: SchemaType.Raw,
-        actionType: ActionType.Publish,
-      });
-    await writer.close();
+    const dir = await writePublishTimeBag('pub.vdb');
     const own = await serve({ root: dir, port: 0 });
     const ws = await QueuedSocket.connect(`${own.url.replace('http', 'ws')}/v1/bags/pub.vdb/replay`);
     try {
