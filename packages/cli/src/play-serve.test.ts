@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from '@vlink/fixtures/test';
 import foxglove from '@foxglove/ws-protocol';
@@ -104,6 +104,27 @@ describe('play --serve is the server’s Foxglove socket', () => {
       // Ctrl-C: the player stops and exits 0 (stopped by the user).
       player.kill();
       await player.exit;
+    }
+  });
+
+  test('a client that never answers the closing handshake does not keep play from exiting', SLOW, async () => {
+    const player = await startPlayServe([vdb, '--no-wait', '-e', '1']);
+    const { port } = new URL(player.url);
+    const raw = connect(Number(port), '127.0.0.1');
+    raw.on('error', () => undefined);
+    let answer = '';
+    raw.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    // A WebSocket upgrade by hand, after which this client reads nothing and answers nothing.
+    raw.write(
+      `GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+        'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n' +
+        'Sec-WebSocket-Protocol: foxglove.websocket.v1\r\n\r\n',
+    );
+    try {
+      assert.equal(await player.exit, 0, player.stderr());
+      assert.match(answer, /^HTTP\/1\.1 101 /);
+    } finally {
+      raw.destroy();
     }
   });
 
