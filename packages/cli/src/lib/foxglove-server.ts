@@ -1,4 +1,4 @@
-import type { Info, SchemaData } from '@vlink/bag';
+import { BagError, type Info, type SchemaData } from '@vlink/bag';
 import type { FoxgloveFeedServer } from '@vlink/bag-server/internal';
 import { CliError } from './errors.js';
 import type { HostPort } from './parse.js';
@@ -28,14 +28,10 @@ export async function serveFoxglove(
       ...(keep ? { keep } : {}),
     });
   } catch (error) {
-    throw new CliError(
-      `cannot listen on ${address.host}:${address.port}: ${listenReason(error)}`,
-      info.path,
-      undefined,
-      {
-        cause: error,
-      },
-    );
+    // The listener's failure (a BagError IO_ERROR naming the address) reads as the CLI's one line; others pass.
+    if (!BagError.isInstance(error) || error.code !== 'IO_ERROR') throw error;
+    const reason = `cannot listen on ${address.host}:${address.port}: ${listenReason(error)}`;
+    throw new CliError(reason, info.path, undefined, { cause: error });
   }
 }
 
