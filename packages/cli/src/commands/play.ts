@@ -10,7 +10,8 @@ import { printJson } from '../lib/json-schemas.js';
 import { addPluginOptions, loadPlugin } from '../lib/plugins.js';
 import { mergeFiles } from './merge.js';
 import { formatDuration, formatSize } from '../lib/format.js';
-import type { PlayServer } from '../lib/foxglove-server.js';
+import type { FoxgloveFeedServer } from '@vlink/bag-server/internal';
+import { serveFoxglove } from '../lib/foxglove-server.js';
 import { listenKeys, type KeyName } from '../lib/keyboard.js';
 import { frameLine } from '../lib/ndjson.js';
 import { exitQuietlyOnEpipe, LineOutput } from '../lib/output.js';
@@ -131,11 +132,10 @@ async function play(reader: BagReader, path: string, flags: PlayFlags): Promise<
   const status = new StatusLine(liveOutput(flags.quiet));
   const out = flags.stdout ? new LineOutput() : undefined;
   if (out) exitQuietlyOnEpipe();
-  // Loaded on demand (ws, @foxglove/ws-protocol) so plain playback starts fast.
   const address = flags.serve === DEFAULT_SERVE ? parseHostPort(DEFAULT_SERVE) : flags.serve;
   let interrupted = false;
   const server = address
-    ? await (await import('../lib/foxglove-server.js')).PlayServer.listen(
+    ? await serveFoxglove(
         address,
         info,
         reader.getSchemas(),
@@ -267,7 +267,7 @@ function statusText(
   frames: number,
   bytes: number,
   flags: PlayFlags,
-  server: PlayServer | undefined,
+  server: FoxgloveFeedServer | undefined,
 ): string {
   const state = PlayStatus[reader.getStatus()] ?? 'Stopped';
   const parts = [

@@ -311,6 +311,8 @@ export interface PlayServe {
   /** Resolves with the exit code once the player has ended (it ends after its last pass). */
   exit: Promise<number | null>;
   stderr(): string;
+  /** Sends SIGINT (Ctrl-C): the player stops and exits. */
+  kill(): void;
 }
 
 /** Starts `vlink-bag play …args --serve=127.0.0.1:0` and waits for the line naming its Foxglove url. */
@@ -329,5 +331,5 @@ export async function startPlayServe(args: readonly string[]): Promise<PlayServe
     });
     child.once('close', () => reject(new Error(`play exited: ${stderr}`)));
   });
-  return { url, exit, stderr: () => stderr };
+  return { url, exit, stderr: () => stderr, kill: () => child.kill('SIGINT') };
 }

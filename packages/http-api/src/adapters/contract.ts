@@ -1,9 +1,12 @@
 import { hostname, networkInterfaces } from 'node:os';
 import type { AppOptions } from '../app.js';
 import type { HostName } from '../http/guard.js';
+import type { WebSocketSupport } from '../ws/socket.js';
 
-// What every runtime adapter implements and the helpers they share. `serve.ts` picks an adapter and imports it
-// lazily; the adapters import only this file, so neither side imports the other.
+// What every runtime adapter implements and the helpers they share. Each runtime has a listener (`*-listener.ts`:
+// serve any app on host:port with that runtime's server and WebSockets) and an adapter (`node.ts`, `bun.ts`,
+// `deno.ts`: the bag API on that listener, the package's `./node` … entry points). `runtime.ts` picks the listener
+// and imports it lazily; listeners and adapters import only this file, so neither side imports the other.
 
 export interface ServeOptions extends Omit<AppOptions, 'websocket' | 'boundHosts'> {
   /** Interface to bind. Default `127.0.0.1`. Anything but loopback requires `token`. */
@@ -25,6 +28,44 @@ export interface RunningServer {
 
 /** What every runtime adapter implements: start the app on host:port. */
 export type Adapter = (options: ServeOptions & { host: string; port: number }) => Promise<RunningServer>;
+
+/** What a listener gives the app it serves: that runtime's WebSockets and the `Host` names of the bound address. */
+export interface RuntimeSupport {
+  websocket: WebSocketSupport;
+  boundHosts: () => HostName[];
+}
+
+/**
+ * An app a listener can serve (a hono app plus `close`): `fetch`, called unbound with the runtime's own extra arguments
+ * (node-server's `{ incoming, outgoing }`, which node-ws reads), hono's `request` (Node routes upgrades through it).
+ */
+export interface ServedApp {
+  // biome-ignore lint/suspicious/noExplicitAny: each runtime passes its own bindings through to hono untouched
+  fetch: (request: Request, ...runtimeArgs: any[]) => Response | Promise<Response>;
+  request(input: string | URL | Request, init?: RequestInit, env?: object): Response | Promise<Response>;
+  /** Called first by `RunningServer.close()`: end the app's sessions before the listener stops. */
+  close(): Promise<void>;
+}
+
+/** Where and how long: the address to bind and, for runtimes that close idle connections, the longest answer. */
+export interface ListenOptions {
+  host: string;
+  port: number;
+  /** The longest an HTTP answer may take (ms); Bun's idle timeout is set above it. */
+  requestMs?: number;
+}
+
+/** The listener options of the bag API's serve options. */
+export function listenOptionsOf(options: ServeOptions & { host: string; port: number }): ListenOptions {
+  const requestMs = options.deadlines?.requestMs;
+  return { host: options.host, port: options.port, ...(requestMs === undefined ? {} : { requestMs }) };
+}
+
+/** What every runtime's listener implements: build the app with the runtime's support and serve it. */
+export type Listener = (
+  build: (runtime: RuntimeSupport) => ServedApp,
+  options: ListenOptions,
+) => Promise<RunningServer>;
 
 export function isLoopbackHost(host: string): boolean {
   const h = host

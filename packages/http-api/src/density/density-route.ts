@@ -1,8 +1,8 @@
-import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import { badParameter, HttpError } from '../http/errors.js';
+import { bagJsonRoute } from '../http/bag-json-route.js';
 import { messageQuery } from '../http/query.js';
-import { IdParams, msParam, urlsParam } from '../http/schemas.js';
-import { bagErrorResponses } from '../http/error-responses.js';
+import { msParam, urlsParam } from '../http/schemas.js';
 import type { BagStore } from '../store/bag-store.js';
 import type { BagWork } from '../work/bag-work.js';
 
@@ -42,15 +42,11 @@ export const DensitySchema = z
   })
   .openapi('Density');
 
-export const densityRoute = createRoute({
-  method: 'get',
+export const densityRoute = bagJsonRoute({
   path: '/v1/bags/{id}/density',
   summary: 'Messages per url and time bucket (one streaming pass; for timelines)',
-  request: { params: IdParams, query: DensityQuery },
-  responses: {
-    200: { description: 'Counts per url, sorted by url', content: { 'application/json': { schema: DensitySchema } } },
-    ...bagErrorResponses,
-  },
+  query: DensityQuery,
+  answer: { description: 'Counts per url, sorted by url', schema: DensitySchema },
 });
 
 /** One computation, shared by identical requests; cancelled when every request waiting for it has gone. */

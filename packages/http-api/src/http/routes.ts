@@ -14,6 +14,7 @@ import {
 } from './schemas.js';
 import { ReportQuery, ReportSchema } from './report-schemas.js';
 import { bagErrorResponses, errorResponses } from './error-responses.js';
+import { bagJsonRoute } from './bag-json-route.js';
 
 const bagErrors = bagErrorResponses;
 
@@ -69,28 +70,20 @@ export const attachmentRoute = createRoute({
   },
 });
 
-export const timingRoute = createRoute({
-  method: 'get',
+export const timingRoute = bagJsonRoute({
   path: '/v1/bags/{id}/timing',
   summary: 'Per-url timing: rate, interval percentiles and gaps (core analyzeTiming)',
-  request: { params: IdParams, query: TimingQuery },
-  responses: {
-    200: { description: 'Timing per url, sorted by url', content: { 'application/json': { schema: TimingSchema } } },
-    ...bagErrors,
-  },
+  query: TimingQuery,
+  answer: { description: 'Timing per url, sorted by url', schema: TimingSchema },
 });
 
-export const reportRoute = createRoute({
-  method: 'get',
+export const reportRoute = bagJsonRoute({
   path: '/v1/bags/{id}/report',
   summary: 'Validation report: per url and action frequency, interval histogram, time semantics; publish-time offsets',
   description:
     'Core analyzeReport (as `vlink-bag report --json`): one entry per url AND action (rate, interval percentiles and histogram, log/publish time semantics and latency), publish-time offsets of urls meant to be simultaneous (the groups given, or urls sharing publish times), the counters by cause.',
-  request: { params: IdParams, query: ReportQuery },
-  responses: {
-    200: { description: 'The report', content: { 'application/json': { schema: ReportSchema } } },
-    ...bagErrors,
-  },
+  query: ReportQuery,
+  answer: { description: 'The report', schema: ReportSchema },
 });
 
 export const messagesRoute = createRoute({

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { ReplayState } from '../replay-client.js';
 import { formatTime, parseTime, tzLabel, type Clock, type TimeMode } from '../time-format.js';
@@ -34,6 +35,27 @@ function useTicker(active: boolean, ms: number): void {
     const timer = setInterval(() => setTick((t) => t + 1), ms);
     return () => clearInterval(timer);
   }, [active, ms]);
+}
+
+/** A labelled checkbox of the control bar. */
+function Toggle(p: {
+  title: string;
+  testId: string;
+  checked: boolean;
+  onChange(checked: boolean): void;
+  children: ComponentChildren;
+}) {
+  return (
+    <label title={p.title}>
+      <input
+        type="checkbox"
+        data-testid={p.testId}
+        checked={p.checked}
+        onChange={(e) => p.onChange(e.currentTarget.checked)}
+      />{' '}
+      {p.children}
+    </label>
+  );
 }
 
 export function Controls(p: ControlsProps) {
@@ -120,24 +142,17 @@ export function Controls(p: ControlsProps) {
           ))}
         </select>
       </label>
-      <label title="Start again at the end (L)">
-        <input
-          type="checkbox"
-          data-testid="loop"
-          checked={p.loop}
-          onChange={(e) => p.onLoop(e.currentTarget.checked)}
-        />{' '}
+      <Toggle title="Start again at the end (L)" testId="loop" checked={p.loop} onChange={p.onLoop}>
         Loop
-      </label>
-      <label title="Start at the first message instead of at the recording start">
-        <input
-          type="checkbox"
-          data-testid="skip-blank"
-          checked={p.skipBlank}
-          onChange={(e) => p.onSkipBlank(e.currentTarget.checked)}
-        />{' '}
+      </Toggle>
+      <Toggle
+        title="Start at the first message instead of at the recording start"
+        testId="skip-blank"
+        checked={p.skipBlank}
+        onChange={p.onSkipBlank}
+      >
         Skip blank
-      </label>
+      </Toggle>
       <label title="How times are shown; local is the recording's own zone">
         Time{' '}
         <select
