@@ -213,7 +213,13 @@ async function play(reader: BagReader, path: string, flags: PlayFlags): Promise<
     await out?.end();
     await server?.close();
   }
-  if (flags.json) printJson({ path, frames, bytes, interrupted, warnings: selection.warnings });
+  const warnings = [...selection.warnings];
+  if (server && server.dropped > 0) {
+    const warning = `${server.dropped} frames were not sent to a Foxglove client that fell behind (over 32 MiB queued)`;
+    warnings.push(warning);
+    if (!flags.quiet && !flags.json) process.stderr.write(`warning: ${warning}\n`);
+  }
+  if (flags.json) printJson({ path, frames, bytes, interrupted, warnings });
 }
 
 /** Several `-f` bags: merged in absolute time into a temporary .vdb (removed after playing), as Apollo plays them. */

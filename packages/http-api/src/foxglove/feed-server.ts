@@ -25,6 +25,8 @@ export interface FoxgloveFeedServer {
   readonly url: string;
   /** Connected clients. */
   readonly clients: number;
+  /** Frames a subscribed client did not get because it had fallen behind (over `MAX_QUEUED_BYTES` queued). */
+  readonly dropped: number;
   /**
    * Resolves once a client subscribed, plus `settleMs`: clients send one `subscribe` per channel (or several in a
    * row), so playback waits for the burst to end instead of starting with only the first channel subscribed.
@@ -38,6 +40,13 @@ export interface FoxgloveFeedServer {
    */
   close(ms?: number): Promise<void>;
 }
+
+/**
+ * A client with this much queued (sent, not yet taken) gets no more frames until it catches up, and each frame it
+ * misses is counted: the player keeps the bag's pace whoever watches, so without a bound a client slower than the
+ * bag would grow the queue without end (and Bun's server drops past its 64 MiB limit without telling).
+ */
+export const MAX_QUEUED_BYTES = 32 * 1024 * 1024;
 
 /**
  * `vlink-bag play --serve`: the server's Foxglove protocol (`FoxgloveConnection`, the same offer as the server's
@@ -99,6 +108,7 @@ export async function serveFoxgloveFeed(options: FoxgloveFeedOptions): Promise<F
 
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   let closing: Promise<void> | undefined;
+  let dropped = 0;
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   return {
     url: `ws://${host}:${running.port}`,
@@ -109,8 +119,14 @@ export async function serveFoxgloveFeed(options: FoxgloveFeedOptions): Promise<F
       await firstSubscribe;
       await sleep(settleMs);
     },
+    get dropped() {
+      return dropped;
+    },
     send(frame) {
-      for (const connection of connections) connection.sendFrame(frame);
+      for (const connection of connections) {
+        if (bufferedAmount(connection.ws) <= MAX_QUEUED_BYTES) connection.sendFrame(frame);
+        else if (connection.subscribesTo(frame.url)) dropped++;
+      }
     },
     close(ms = 2000) {
       return (closing ??= (async () => {

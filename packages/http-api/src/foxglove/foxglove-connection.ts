@@ -48,6 +48,12 @@ export class FoxgloveConnection {
     return this.subscriptionChannel.size;
   }
 
+  /** Whether a subscription of this client would receive a frame of `url`. */
+  subscribesTo(url: string): boolean {
+    const channel = this.offer.channelOf(url);
+    return channel !== undefined && (this.subscribers.get(channel.id)?.size ?? 0) > 0;
+  }
+
   /** Sends the frame to each subscription of its url's channel; nothing when none. */
   sendFrame(frame: Frame): void {
     const channel = this.offer.channelOf(frame.url);
