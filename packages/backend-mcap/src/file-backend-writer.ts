@@ -33,9 +33,13 @@ export async function openMcapFileWriter(
   }
 }
 
-class McapFileBackendWriter implements BackendWriter {
+/**
+ * One of this package's MCAP file writers behind the writer seam: calls go straight through, and closing (once) checks
+ * the file ends with the MCAP magic. A `.vcapx` segment is one of these plus its split bookkeeping.
+ */
+export class McapFileBackendWriter<W extends McapFileWriterLike = McapFileWriterLike> implements BackendWriter {
   private closed = false;
-  constructor(private readonly writer: McapFileWriterLike) {}
+  constructor(protected readonly writer: W) {}
   write(frame: Frame): void {
     this.writer.write(frame);
   }

@@ -51,22 +51,15 @@ export function localCopySync(
 ): string {
   const place = cachePlace(object, extension, options);
   if (reuse(place.path, object.size)) return place.path;
-  const temp = `${place.path}.${globalThis.crypto.randomUUID()}.part`;
-  const fd = openSync(temp, 'w');
+  const copy = new PartialCopy(place, object);
   try {
     for (let offset = 0; offset < object.size; offset += PIECE_BYTES) {
-      const piece = read(offset, Math.min(PIECE_BYTES, object.size - offset));
-      writeSync(fd, piece, 0, piece.length, offset);
+      copy.write(offset, read(offset, Math.min(PIECE_BYTES, object.size - offset)));
     }
   } catch (error) {
-    closeSync(fd);
-    rmSync(temp, { force: true });
-    throw BagError.wrap(error, 'IO_ERROR', 'cannot copy the object into the local cache', { file: object.url });
+    copy.abandon(error);
   }
-  closeSync(fd);
-  renameSync(temp, place.path);
-  trim(place.dir, place.bound, place.path);
-  return place.path;
+  return copy.keep();
 }
 
 interface CachePlace {
@@ -98,22 +91,50 @@ async function fill(
   object: S3Object,
   read: (offset: number, length: number) => Promise<Uint8Array>,
 ): Promise<string> {
-  const temp = `${place.path}.${globalThis.crypto.randomUUID()}.part`;
-  const fd = openSync(temp, 'w');
+  const copy = new PartialCopy(place, object);
   try {
     for (let offset = 0; offset < object.size; offset += PIECE_BYTES) {
-      const piece = await read(offset, Math.min(PIECE_BYTES, object.size - offset));
-      writeSync(fd, piece, 0, piece.length, offset);
+      copy.write(offset, await read(offset, Math.min(PIECE_BYTES, object.size - offset)));
     }
   } catch (error) {
-    closeSync(fd);
-    rmSync(temp, { force: true });
-    throw BagError.wrap(error, 'IO_ERROR', 'cannot copy the object into the local cache', { file: object.url });
+    copy.abandon(error);
   }
-  closeSync(fd);
-  renameSync(temp, place.path);
-  trim(place.dir, place.bound, place.path);
-  return place.path;
+  return copy.keep();
+}
+
+/**
+ * A copy being written under a temporary `.part` name, the one place of the cache's write protocol for both the
+ * synchronous and the asynchronous fill: `abandon` removes the part and throws, `keep` renames it into place and
+ * trims the cache.
+ */
+class PartialCopy {
+  private readonly temp: string;
+  private readonly fd: number;
+
+  constructor(
+    private readonly place: CachePlace,
+    private readonly object: S3Object,
+  ) {
+    this.temp = `${place.path}.${globalThis.crypto.randomUUID()}.part`;
+    this.fd = openSync(this.temp, 'w');
+  }
+
+  write(offset: number, piece: Uint8Array): void {
+    writeSync(this.fd, piece, 0, piece.length, offset);
+  }
+
+  abandon(error: unknown): never {
+    closeSync(this.fd);
+    rmSync(this.temp, { force: true });
+    throw BagError.wrap(error, 'IO_ERROR', 'cannot copy the object into the local cache', { file: this.object.url });
+  }
+
+  keep(): string {
+    closeSync(this.fd);
+    renameSync(this.temp, this.place.path);
+    trim(this.place.dir, this.place.bound, this.place.path);
+    return this.place.path;
+  }
 }
 
 function trim(dir: string, bound: number, keep: string): void {

@@ -102,6 +102,9 @@ export function readSummary(readable: Readable, headerEnd: number, file: string 
     withFooter.set(tail.subarray(0, 25), bytes.length);
     if (crc32(withFooter) !== footer.summaryCrc) throw corrupt('summary CRC mismatch', file, start);
   }
+  // An index must point at a whole record (at least its prefix) between the header and the summary.
+  const inData = (offset: bigint, length: bigint): boolean =>
+    offset >= BigInt(headerEnd) && offset + length <= BigInt(start) && length >= BigInt(RECORD_PREFIX);
   const view = new DataView(bytes.buffer);
   let pos = 0;
   try {
@@ -119,11 +122,7 @@ export function readSummary(readable: Readable, headerEnd: number, file: string 
           summary.statistics = record;
           break;
         case 'ChunkIndex':
-          if (
-            record.chunkStartOffset < BigInt(headerEnd) ||
-            record.chunkStartOffset + record.chunkLength > BigInt(start) ||
-            record.chunkLength < BigInt(RECORD_PREFIX)
-          ) {
+          if (!inData(record.chunkStartOffset, record.chunkLength)) {
             throw corrupt('chunk index points outside the data section', file, start + pos);
           }
           summary.chunkIndexes.push(record);
@@ -132,11 +131,7 @@ export function readSummary(readable: Readable, headerEnd: number, file: string 
           summary.attachmentIndexes.push(record);
           break;
         case 'MetadataIndex':
-          if (
-            record.offset < BigInt(headerEnd) ||
-            record.offset + record.length > BigInt(start) ||
-            record.length < BigInt(RECORD_PREFIX)
-          ) {
+          if (!inData(record.offset, record.length)) {
             throw corrupt('metadata index points outside the data section', file, start + pos);
           }
           summary.metadataIndexes.push(record);

@@ -7,7 +7,6 @@ import {
   type Frame,
   type RecordingContext,
   type ResolvedWriterConfig,
-  type SchemaData,
   type UrlKind,
 } from '@vlink/bag-core';
 import {
@@ -26,7 +25,7 @@ import { loadCodecs, type Codecs } from '../codecs.js';
 import { FileWritable } from '../io/file-writable.js';
 import { VcapFileWriter } from '../vcap/vcap-file-writer.js';
 import { writesZstdChunks } from '../vcap/vcap-format.js';
-import { verifyTrailingMagic } from '../vcap/verify-tail.js';
+import { McapFileBackendWriter } from '../file-backend-writer.js';
 
 export interface VcapxWriterOptions {
   /** Default: `node:fs`. */
@@ -192,20 +191,21 @@ class VcapxFormat implements SplitFormat {
 }
 
 /** One `.vcap` segment as the split writer sees it. */
-class VcapSegment implements SegmentWriter {
+class VcapSegment extends McapFileBackendWriter<VcapFileWriter> implements SegmentWriter {
   readonly path: string;
   private rows = 0;
   private payloadBytes = 0;
 
   constructor(
-    private readonly writer: VcapFileWriter,
+    writer: VcapFileWriter,
     private readonly format: VcapxFormat,
     private readonly number: number,
   ) {
+    super(writer);
     this.path = writer.file;
   }
 
-  write(frame: Frame): void {
+  override write(frame: Frame): void {
     const a = frame.actionType;
     const action: ActionType = a >= 0 && a <= 8 && Number.isInteger(a) ? a : ActionType.Unknown;
     const pair = this.format.lookup(frame.url, action);
@@ -221,31 +221,6 @@ class VcapSegment implements SegmentWriter {
     this.writer.write(target);
     this.rows++;
     this.payloadBytes += frame.data.length;
-  }
-
-  writeSchema(schema: SchemaData): void {
-    this.writer.writeSchema(schema);
-  }
-
-  setUrlLoss(url: string, loss: number): void {
-    this.writer.setUrlLoss(url, loss);
-  }
-
-  commit(): void {
-    this.writer.commit();
-  }
-
-  tick(): void {
-    this.writer.tick();
-  }
-
-  close(): void {
-    this.writer.close();
-    verifyTrailingMagic(this.path);
-  }
-
-  setCounters(table: Record<string, Record<string, number>>): void {
-    this.writer.setCounters(table);
   }
 
   /** Channels are never removed from a `.vcap`, so "holds a url" is "holds a message". */

@@ -18,14 +18,8 @@ export interface RecordingUrl {
   lastTs: number;
 }
 
-interface UrlSnapshot {
-  ser: string;
-  schemaType: SchemaType;
-  count: number;
-  size: number;
-  firstTs: number;
-  lastTs: number;
-}
+/** What a snapshot keeps of a url: the fields that change after the url is registered. */
+type UrlSnapshot = Pick<RecordingUrl, 'ser' | 'schemaType' | 'count' | 'size' | 'firstTs' | 'lastTs'>;
 
 export interface RecordingSnapshot {
   count: number;

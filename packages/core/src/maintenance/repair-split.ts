@@ -1,11 +1,10 @@
 import { backendFor, extensionOf } from '../backend/registry.js';
 import { BagError } from '../errors.js';
 import type { Info } from '../model/info.js';
-import { schemaTypeLabel } from '../model/schema-type.js';
 import { dumpJson, type JsonValue } from '../split/json-dump.js';
 import { MANIFEST_FLOAT_KEYS, type ManifestFlavor } from '../split/manifest.js';
 import { listedSegments } from '../split/manifest-parse.js';
-import { addRecoveredTotals } from '../split/segment-recovery.js';
+import { addRecoveredTotals, recoveredUrlsJson } from '../split/segment-recovery.js';
 import { splitPath, stemOf } from '../split/split-files.js';
 import { unlistedSegmentNames } from '../split/segment-recovery.js';
 import { BagReader } from '../reader/bag-reader.js';
@@ -206,18 +205,7 @@ function rebuiltManifest(
   };
   const manifest = {
     VLinkHeader: header,
-    VLinkUrls: totals.urls.map((u) => ({
-      index: u.index,
-      url: u.url,
-      type: u.type,
-      ...(flavor === 'vcapx' ? { action: u.action ?? 'Unknown' } : {}),
-      ser: u.ser,
-      encoding: schemaTypeLabel(u.schemaType),
-      count: u.count,
-      size: u.size,
-      loss: u.loss,
-      freq: u.freq,
-    })),
+    VLinkUrls: recoveredUrlsJson(totals, flavor),
     VLinkFiles: segments.map((s) => s.name),
   };
   return dumpJson(manifest, { floatKeys: MANIFEST_FLOAT_KEYS });

@@ -3,27 +3,14 @@ import { actionText, parseAction, type UrlKind } from '../model/action-type.js';
 import type { UrlMeta } from '../model/info.js';
 import { parseSchemaType, resolveSchemaType } from '../model/schema-type.js';
 import { parseVlinkDate } from '../model/time-format.js';
-import type { ManifestFlavor } from './manifest.js';
+import type { ManifestFlavor, ManifestHeader } from './manifest.js';
 import { parseSegmentFacts, type SegmentFacts } from './segment-facts.js';
 import { isBareFileName } from './split-files.js';
 
 /** A manifest as a reader uses it (format reference §4.4), with VLink's defaults applied. */
-export interface ParsedManifest {
+export interface ParsedManifest extends Omit<ManifestHeader, 'major' | 'minor' | 'patch'> {
   /** Undefined when the manifest has no `major`; the reader then reports the first segment's version. */
   version: { major: number; minor: number; patch: number } | undefined;
-  count: number;
-  /** µs. */
-  duration: number;
-  accuracy: string;
-  compress: string;
-  process: string;
-  date: string;
-  tag: string;
-  complete: boolean;
-  timezone: number;
-  startTimestamp: number;
-  splitBySize: number;
-  splitByTime: number;
   urls: UrlMeta[];
   /** Bare segment names, manifest order. */
   files: string[];

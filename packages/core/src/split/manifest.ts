@@ -79,20 +79,28 @@ export function manifestJson(manifest: SplitManifest, flavor: ManifestFlavor): {
       timezone: h.timezone,
       start_timestamp: h.startTimestamp,
     },
-    VLinkUrls: manifest.urls.map((u) => ({
-      index: u.index,
-      url: u.url,
-      type: u.type,
-      ...(flavor === 'vcapx' ? { action: u.action ?? 'Unknown' } : {}),
-      ser: u.ser,
-      encoding: u.encoding,
-      count: u.count,
-      size: u.size,
-      loss: u.loss,
-      freq: u.freq,
-    })),
+    VLinkUrls: manifest.urls.map((u) => manifestUrlJson(u, flavor)),
     VLinkFiles: [...manifest.files],
     ...(manifest.segments ? { VLinkBagSegments: manifest.segments.map(segmentFactsJson) } : {}),
+  };
+}
+
+/**
+ * One `VLinkUrls` entry, keys as VLink orders them; the one place that order lives (written by the split writer,
+ * rewritten by `repair` and by the recovery of unlisted segments).
+ */
+export function manifestUrlJson(u: ManifestUrl, flavor: ManifestFlavor): { [key: string]: JsonValue } {
+  return {
+    index: u.index,
+    url: u.url,
+    type: u.type,
+    ...(flavor === 'vcapx' ? { action: u.action ?? 'Unknown' } : {}),
+    ser: u.ser,
+    encoding: u.encoding,
+    count: u.count,
+    size: u.size,
+    loss: u.loss,
+    freq: u.freq,
   };
 }
 

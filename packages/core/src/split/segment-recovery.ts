@@ -1,7 +1,7 @@
 import type { Info, UrlMeta } from '../model/info.js';
 import { schemaTypeLabel } from '../model/schema-type.js';
 import { dumpJson, type JsonValue } from './json-dump.js';
-import { MANIFEST_FLOAT_KEYS, type ManifestFlavor } from './manifest.js';
+import { MANIFEST_FLOAT_KEYS, manifestUrlJson, type ManifestFlavor } from './manifest.js';
 import type { ParsedManifest } from './manifest-parse.js';
 import { parseJsonObject } from './manifest-parse.js';
 import { stemOf } from './split-files.js';
@@ -141,6 +141,11 @@ function spanSeconds(u: UrlMeta): number {
   return u.freq > 0 ? u.count / u.freq : 0;
 }
 
+/** The `VLinkUrls` entries of recovered totals (a url's `encoding` is its schema type's label). */
+export function recoveredUrlsJson(totals: RecoveredTotals, flavor: ManifestFlavor): JsonValue[] {
+  return totals.urls.map((u) => manifestUrlJson({ ...u, encoding: schemaTypeLabel(u.schemaType) }, flavor));
+}
+
 /**
  * The manifest text after a repair: totals and urls from `totals`, the recovered segment names appended to
  * `VLinkFiles`, `complete: true`, and what every segment holds (`VLinkBagSegments`) when `segments` is given. Every other key keeps its value and place (VLink's key order, doubles stay doubles).
@@ -158,18 +163,7 @@ export function repairedManifestText(
   header['count'] = totals.count;
   header['duration'] = totals.duration;
   header['complete'] = true;
-  root['VLinkUrls'] = totals.urls.map((u) => ({
-    index: u.index,
-    url: u.url,
-    type: u.type,
-    ...(flavor === 'vcapx' ? { action: u.action ?? 'Unknown' } : {}),
-    ser: u.ser,
-    encoding: schemaTypeLabel(u.schemaType),
-    count: u.count,
-    size: u.size,
-    loss: u.loss,
-    freq: u.freq,
-  }));
+  root['VLinkUrls'] = recoveredUrlsJson(totals, flavor);
   root['VLinkFiles'] = [...(root['VLinkFiles'] as string[]), ...appended];
   if (segments) root['VLinkBagSegments'] = segments.map(segmentFactsJson);
   return dumpJson(root as { [key: string]: JsonValue }, { floatKeys: MANIFEST_FLOAT_KEYS });

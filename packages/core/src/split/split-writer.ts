@@ -37,17 +37,11 @@ export interface SegmentWriter {
   stats(): SegmentStats;
 }
 
-/** A url (or url + action) as the whole recording knows it; the manifest adds the counters. */
-export interface RecordingUrlIdentity {
-  index: number;
-  url: string;
-  type: string;
-  action?: string;
-  ser: string;
-  encoding: string;
-  /** The last loss set for the url (−1 unknown), 0 if never set. */
-  loss: number;
-}
+/**
+ * A url (or url + action) as the whole recording knows it; the manifest adds the counters. Its `loss` is the last
+ * loss set for the url (−1 unknown), 0 if never set.
+ */
+export type RecordingUrlIdentity = Omit<ManifestUrl, 'count' | 'size' | 'freq'>;
 
 /** What a backend supplies to write its split format: segment files and the recording-wide url table. */
 export interface SplitFormat {

@@ -1,6 +1,5 @@
 import { BagError } from '../../errors.js';
-import { decodeV2 } from './decode-v2.js';
-import { decodeV3 } from './decode-v3.js';
+import { decodeStream } from './decode.js';
 import { MAX_BLOCK_LENGTH, corrupt } from './format.js';
 
 const EMPTY = new Uint8Array(0);
@@ -32,16 +31,15 @@ export function decompress(data: Uint8Array, rawLength: number): Uint8Array {
     corrupt(data.length === 0 ? 'empty stream for non-empty data' : 'non-empty stream for empty data');
   }
   const format = data[0] >>> 4;
-  const decode = format === 3 ? decodeV3 : format === 2 ? decodeV2 : undefined;
-  if (decode === undefined) corrupt(`unsupported stream format ${format}`);
+  if (format !== 3 && format !== 2) corrupt(`unsupported stream format ${format}`);
   if (rawLength >= PRECHECK_MIN_LENGTH && rawLength / PRECHECK_RATIO > data.length)
-    decode(data, EMPTY, rawLength, true);
+    decodeStream(data, EMPTY, rawLength, true, format);
   let out: Uint8Array;
   try {
     out = new Uint8Array(rawLength);
   } catch (error) {
     throw BagError.wrap(error, 'LIMIT_REACHED', `lzav: cannot allocate ${rawLength} bytes`);
   }
-  decode(data, out, rawLength, false);
+  decodeStream(data, out, rawLength, false, format);
   return out;
 }

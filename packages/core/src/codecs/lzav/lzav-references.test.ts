@@ -14,7 +14,7 @@ const stream = (reference: number[]) => Uint8Array.of(0x35, 0x08, ...LITERALS, .
 
 const isCorrupt = (error: unknown) => BagError.isInstance(error) && error.code === 'CORRUPT_DATA';
 
-describe('lzav: references outside the decoded output (decode-v3 offset checks)', () => {
+describe('lzav: references outside the decoded output (format-3 offset checks in decode.ts)', () => {
   test('a valid reference 8 bytes back decodes to exactly the bytes it copies (control for the cases below)', () => {
     // Header 0x91: type 1, low offset bits 2, length nibble 1 (+4 for mref 5 = 5 bytes); offset byte 0 → distance 8.
     const good = stream([0x91, 0x00]);
