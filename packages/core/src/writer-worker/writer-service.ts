@@ -5,7 +5,7 @@ import type { SchemaType } from '../model/schema-type.js';
 import type { DropReason } from '../writer/writer-stats.js';
 import { scheduleSoon } from '../util/schedule.js';
 import { schemaKey } from '../model/url-identity.js';
-import type { ParentLink } from './link.js';
+import type { ParentLink } from '../runtime/worker-link.js';
 import { BatchPayloads } from './batch-payloads.js';
 import { SharedProgress } from './progress.js';
 import { mergeCounterTables, DropCounters } from '../writer/drop-counters.js';
