@@ -188,7 +188,6 @@ export class LocalEngine implements WriteEngine {
   /** Writes one frame; false (counted and reported through the host) when it was not stored. */
   private writeNow(frame: Frame): boolean {
     const storage = this.storage;
-    const failedBefore = storage.failed;
     if (storage.write(frame)) {
       this.host.written(1, frame.data.length);
       return true;
@@ -196,7 +195,7 @@ export class LocalEngine implements WriteEngine {
     const reason = storage.dropReason;
     const error = storage.dropError!;
     // A storage error is reported once, as the writer's failure; a rejection is reported as itself.
-    if (reason === 'storageError' && failedBefore === undefined) this.host.failed(error);
+    if (storage.dropFailedWriter) this.host.failed(error);
     return this.drop(reason, error, reason !== 'storageError', frame.url);
   }
 

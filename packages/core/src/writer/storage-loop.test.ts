@@ -83,6 +83,7 @@ describe('StorageLoop (how frames reach a BackendWriter, on either thread)', () 
 
     assert.equal(loop.write(frame('disk')), false);
     assert.equal(loop.dropReason, 'storageError');
+    assert.equal(loop.dropFailedWriter, true);
     const failure = failureOf(loop);
     assert.equal(failure?.code, 'IO_ERROR');
     assert.match(failure?.message ?? '', /write failed/);
@@ -91,6 +92,7 @@ describe('StorageLoop (how frames reach a BackendWriter, on either thread)', () 
     assert.equal(loop.write(frame('ok')), false);
     assert.equal(loop.dropReason, 'storageError');
     assert.equal(loop.dropError, failure);
+    assert.equal(loop.dropFailedWriter, false, 'reported once, by the write that failed it');
     assert.deepEqual(writer.calls, ['write ok']);
   });
 

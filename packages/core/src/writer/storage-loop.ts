@@ -33,6 +33,8 @@ export class StorageLoop {
   /** Why the last `write` returned false, and the error that says so (valid until the next `write`). */
   dropReason: DropReason = 'storageError';
   dropError: BagError | undefined;
+  /** The last `write` returned false because it failed the writer just now (not because it had failed before). */
+  dropFailedWriter = false;
   private closed = false;
   private countersDirty = false;
   private tickTimer: ReturnType<typeof setInterval> | undefined;
@@ -48,7 +50,7 @@ export class StorageLoop {
    * allocation on success: the worker calls it for every frame of a batch with the same reused `Frame` object.
    */
   write(frame: Frame): boolean {
-    if (this.failed !== undefined) return this.dropped('storageError', this.failed);
+    if (this.failed !== undefined) return this.dropped('storageError', this.failed, false);
     try {
       this.writer.write(frame);
       return true;
@@ -56,7 +58,7 @@ export class StorageLoop {
       const bagError = BagError.wrap(error, 'IO_ERROR', 'write failed', { file: this.options.path, url: frame.url });
       const reason = dropReasonOf(bagError);
       if (reason === 'storageError') this.failed = bagError;
-      return this.dropped(reason, bagError);
+      return this.dropped(reason, bagError, reason === 'storageError');
     }
   }
 
@@ -165,9 +167,10 @@ export class StorageLoop {
     }
   }
 
-  private dropped(reason: DropReason, error: BagError): false {
+  private dropped(reason: DropReason, error: BagError, failedWriter: boolean): false {
     this.dropReason = reason;
     this.dropError = error;
+    this.dropFailedWriter = failedWriter;
     return false;
   }
 }
