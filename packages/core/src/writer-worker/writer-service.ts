@@ -165,7 +165,8 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
     let rejected = 0;
     // One frame object for the whole batch: like `data`, a backend may not keep it after `write` returns.
     const frame: Frame = { timestamp: 0, url: '', serType: '', schemaType: 0, actionType: 0, data: EMPTY };
-    for (let i = 0; i < batch.count && loop.failed === undefined; i++) {
+    // A writer that failed before this batch drops it at the first frame (`write` says storageError, the loop ends).
+    for (let i = 0; i < batch.count; i++) {
       const base = i * FIELDS;
       const length = m[base + F_LENGTH]!;
       const offset = m[base + F_OFFSET]!;

@@ -55,10 +55,8 @@ export class StorageLoop {
       this.writer.write(frame);
       return true;
     } catch (error) {
-      const bagError = BagError.wrap(error, 'IO_ERROR', 'write failed', { file: this.options.path, url: frame.url });
-      const reason = dropReasonOf(bagError);
-      if (reason === 'storageError') this.failed = bagError;
-      return this.dropped(reason, bagError, reason === 'storageError');
+      // Out of line, so that this method stays small enough to be inlined into the engines' loops.
+      return this.refused(error, frame.url);
     }
   }
 
@@ -165,6 +163,13 @@ export class StorageLoop {
     } catch (error) {
       this.options.onTimerFailure(this.fail(error, 'storing the counters failed'));
     }
+  }
+
+  private refused(error: unknown, url: string): false {
+    const bagError = BagError.wrap(error, 'IO_ERROR', 'write failed', { file: this.options.path, url });
+    const reason = dropReasonOf(bagError);
+    if (reason === 'storageError') this.failed = bagError;
+    return this.dropped(reason, bagError, reason === 'storageError');
   }
 
   private dropped(reason: DropReason, error: BagError, failedWriter: boolean): false {
