@@ -1,7 +1,7 @@
 /**
  * `@vlink/bag-core/internal`: the building blocks our own backends and tools share — the split-recording machinery
  * (`SplitWriter`, `SplitReader`, the segment ledger, manifest writing and recovery), the compression frame around
- * LZAV blobs, counter tables and the check-report list.
+ * LZAV blobs, counter tables, the check-report list and the `Atomics` helper thread (`runtime/helper-thread.ts`).
  *
  * **Unstable.** Not part of the public API and not covered by semver: any release may change or remove these. They
  * are exported only because `@vlink/bag-sqlite`, `@vlink/bag-mcap` and `@vlink/bag-cli` are separate packages.
@@ -38,3 +38,17 @@ export * from './codecs/compression-frame.js';
 export { DropCounters, mergeCounterTables, sanitizeCounterTable } from './writer/drop-counters.js';
 export type { CounterTable } from './writer/drop-counters.js';
 export { ProblemList, MAX_CHECK_PROBLEMS } from './maintenance/check-report.js';
+export { HelperThread, canWaitOnSharedMemory } from './runtime/helper-thread.js';
+export type { HelperThreadOptions } from './runtime/helper-thread.js';
+export {
+  createThreadControl,
+  openThreadControl,
+  failThread,
+  waitForWork,
+  reportDone,
+  TAIL,
+  STATE,
+  READY,
+  STOPPED,
+} from './runtime/thread-control.js';
+export type { ThreadControl } from './runtime/thread-control.js';

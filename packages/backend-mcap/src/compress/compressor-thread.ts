@@ -9,7 +9,7 @@ import {
   STOPPED,
   TAIL,
   waitForWork,
-} from '../thread/thread-control.js';
+} from '@vlink/bag-core/internal';
 import { zstdCompress } from './zstd-compress.js';
 import { lengthAt, levelAt, resultAt, SLOTS, type CompressorThreadData } from './threaded-compressor.js';
 

@@ -1,5 +1,5 @@
 import type { RecordingContext, ResolvedWriterConfig } from '@vlink/bag-core';
-import { canWaitOnSharedMemory } from '../thread/helper-thread.js';
+import { canWaitOnSharedMemory } from '@vlink/bag-core/internal';
 import { writesZstdChunks } from '../vcap/vcap-format.js';
 import type { PipelinedCompressor } from './pipelined-compressor.js';
 import { ThreadedCompressor } from './threaded-compressor.js';

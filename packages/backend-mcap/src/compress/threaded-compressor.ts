@@ -1,6 +1,5 @@
 import { BagError } from '@vlink/bag-core';
-import { HelperThread } from '../thread/helper-thread.js';
-import { createThreadControl } from '../thread/thread-control.js';
+import { createThreadControl, HelperThread } from '@vlink/bag-core/internal';
 import type { PipelinedCompressor } from './pipelined-compressor.js';
 
 /** Chunks that can be in the compressor at once: one compressed while the result of the one before is collected. */

@@ -12,7 +12,7 @@ import {
   F_URL,
   type BatchMessage,
   type ChunkRef,
-} from '../worker/protocol.js';
+} from '../writer-worker/protocol.js';
 import { capacityFor, type Slab, type SlabPool } from './slab-pool.js';
 
 /** Payloads up to this size are copied into the batch arena; larger ones travel in a slab of their own. */

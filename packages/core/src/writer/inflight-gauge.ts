@@ -1,4 +1,4 @@
-import type { SharedProgress } from '../worker/progress.js';
+import type { SharedProgress } from '../writer-worker/progress.js';
 
 /**
  * How much of an async writer's queue is in flight across both threads, which is what its limits bound: frames and

@@ -1,10 +1,11 @@
 import type { BackendWriter } from '../backend/backend.js';
-import { BagError } from '../errors.js';
+import type { BagError } from '../errors.js';
 import type { ResolvedWriterConfig } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
-import { scheduleSoon, unrefTimer } from '../util/schedule.js';
+import { scheduleSoon } from '../util/schedule.js';
 import type { Durable, EngineHost, WriteEngine } from './engine.js';
 import { queueFullError, type SourceQueue, type SourceQueues } from './source-queues.js';
+import { StorageLoop } from './storage-loop.js';
 import type { DropReason } from './writer-stats.js';
 
 interface QueuedFrame {
@@ -18,9 +19,10 @@ interface QueuedFrame {
 const DRAIN_SLICE_MS = 8;
 
 /**
- * Writes on the producer's thread. `sync` is VLink's sync mode: the backend runs on the caller's stack, no timer. The
+ * Writes on the producer's thread. `sync` is VLink's sync mode: the backend runs on the caller's stack, no tick. The
  * `queue` mode is the fallback where no worker can run (no Worker API, a backend without `workerModule`, or
- * `worker: false`): frames wait in a queue drained in slices of at most 8 ms between other work.
+ * `worker: false`): frames wait in a queue drained in slices of at most 8 ms between other work. How a frame is
+ * stored, dropped or committed is the `StorageLoop`'s (the worker uses the same); this engine adds the queue.
  */
 export class LocalEngine implements WriteEngine {
   readonly mode: 'sync' | 'queue';
@@ -31,19 +33,22 @@ export class LocalEngine implements WriteEngine {
   private drainScheduled = false;
   private quitting = false;
   private closed = false;
-  private failed: BagError | undefined;
-  private tickTimer: ReturnType<typeof setInterval> | undefined;
-  private countersTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly storage: StorageLoop;
 
   constructor(
     private readonly backend: BackendWriter,
     private readonly host: EngineHost,
-    private readonly path: string,
+    path: string,
     private readonly config: Pick<ResolvedWriterConfig, 'syncMode' | 'maxTaskDepth' | 'maxMemorySize'>,
     /** Per-source limits of the queue mode; sync mode has no queue, so nothing waits in it and they do not apply. */
     private readonly sources: SourceQueues,
   ) {
     this.mode = config.syncMode ? 'sync' : 'queue';
+    this.storage = new StorageLoop(backend, {
+      path,
+      counters: () => host.counters(),
+      onTimerFailure: (error) => host.failed(error),
+    });
   }
 
   queuedFrames(): number {
@@ -57,8 +62,7 @@ export class LocalEngine implements WriteEngine {
   start(): void {
     if (this.running || this.closed || this.mode === 'sync') return;
     this.running = true;
-    this.tickTimer = setInterval(() => this.tick(), 1000);
-    unrefTimer(this.tickTimer);
+    this.storage.startTicking({ unref: true });
     this.scheduleDrain();
   }
 
@@ -110,12 +114,8 @@ export class LocalEngine implements WriteEngine {
   }
 
   writeSchema(schema: SchemaData): void {
-    if (this.closed) return;
-    try {
-      this.backend.writeSchema(schema);
-    } catch (error) {
-      this.host.warn(BagError.wrap(error, 'SCHEMA_CONFLICT', 'pushSchema failed', { file: this.path }));
-    }
+    const rejected = this.storage.writeSchema(schema);
+    if (rejected) this.host.warn(rejected);
   }
 
   setUrlLoss(url: string, loss: number): void {
@@ -123,27 +123,11 @@ export class LocalEngine implements WriteEngine {
   }
 
   countersChanged(): void {
-    if (this.countersTimer !== undefined || this.closed || !this.backend.setCounters) return;
-    // At most one hand-over a second: a firehose of drops costs one table, not one per drop.
-    this.countersTimer = setTimeout(() => {
-      this.countersTimer = undefined;
-      if (this.closed || this.failed) return;
-      try {
-        this.backend.setCounters?.(this.host.counters());
-      } catch (error) {
-        this.fail(BagError.wrap(error, 'IO_ERROR', 'storing the counters failed', { file: this.path }));
-      }
-    }, 1000);
-    unrefTimer(this.countersTimer);
+    this.storage.countersChanged();
   }
 
   currentFile(): string {
-    if (this.closed) return '';
-    try {
-      return this.backend.currentFile();
-    } catch {
-      return '';
-    }
+    return this.storage.currentFile();
   }
 
   quit(): void {
@@ -184,11 +168,7 @@ export class LocalEngine implements WriteEngine {
       }
       if ((this.head & 63) === 0 && performance.now() > deadline) break;
     }
-    if (!pendingCommit) return;
-    // A storage error rolls back what the backend had not committed (the open SQLite transaction, the open chunk),
-    // frames written before it in this slice included: their durable pushes must fail, not resolve on an empty commit.
-    if (this.failed) for (const item of pendingCommit) item.durable!.reject(this.failed);
-    else this.commitFor(pendingCommit);
+    if (pendingCommit) this.commitFor(pendingCommit);
   }
 
   private takeNext(): QueuedFrame {
@@ -207,23 +187,16 @@ export class LocalEngine implements WriteEngine {
 
   /** Writes one frame; false (counted and reported through the host) when it was not stored. */
   private writeNow(frame: Frame): boolean {
-    if (this.failed) return this.drop('storageError', this.failed, false, frame.url);
-    try {
-      this.backend.write(frame);
+    const storage = this.storage;
+    if (storage.write(frame)) {
       this.host.written(1, frame.data.length);
       return true;
-    } catch (error) {
-      const bagError = BagError.wrap(error, 'IO_ERROR', 'write failed', { file: this.path, url: frame.url });
-      const reason: DropReason =
-        bagError.code === 'SCHEMA_CONFLICT'
-          ? 'schemaConflict'
-          : bagError.code === 'LIMIT_REACHED'
-            ? 'limit'
-            : 'storageError';
-      // A storage error is reported once, as the writer's failure; a rejection is reported as itself.
-      if (reason === 'storageError') this.fail(bagError);
-      return this.drop(reason, bagError, reason !== 'storageError', frame.url);
     }
+    const reason = storage.dropReason;
+    const error = storage.dropError!;
+    // A storage error is reported once, as the writer's failure; a rejection is reported as itself.
+    if (storage.dropFailedWriter) this.host.failed(error);
+    return this.drop(reason, error, reason !== 'storageError', frame.url);
   }
 
   private drop(reason: DropReason, error: BagError, report: boolean, url: string): false {
@@ -233,42 +206,23 @@ export class LocalEngine implements WriteEngine {
   }
 
   private commitFor(items: QueuedFrame[]): void {
-    try {
-      this.backend.commit();
+    const failedBefore = this.storage.failed;
+    const error = this.storage.commit();
+    if (error === undefined) {
       this.host.committed();
       for (const item of items) item.durable!.resolve(item.frame.timestamp);
-    } catch (error) {
-      const bagError = BagError.wrap(error, 'IO_ERROR', 'commit failed', { file: this.path });
-      this.fail(bagError);
-      for (const item of items) item.durable!.reject(bagError);
+      return;
     }
-  }
-
-  private tick(): void {
-    if (this.closed || this.failed) return;
-    try {
-      this.backend.tick();
-    } catch (error) {
-      this.fail(BagError.wrap(error, 'IO_ERROR', 'periodic commit failed', { file: this.path }));
-    }
-  }
-
-  private fail(error: BagError): void {
-    this.failed ??= error;
-    this.host.failed(error);
+    // A failed commit fails the writer now; a storage error before it was reported when it happened.
+    if (error !== failedBefore) this.host.failed(error);
+    for (const item of items) item.durable!.reject(error);
   }
 
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.tickTimer !== undefined) clearInterval(this.tickTimer);
-    if (this.countersTimer !== undefined) clearTimeout(this.countersTimer);
-    try {
-      this.backend.setCounters?.(this.host.counters());
-      this.backend.close();
-    } catch (error) {
-      this.fail(BagError.wrap(error, 'IO_ERROR', 'close failed', { file: this.path }));
-    }
+    const error = this.storage.close();
+    if (error) this.host.failed(error);
     this.host.finished();
   }
 }

@@ -1,3 +1,5 @@
+import { PostedBatches } from './posted-batches.js';
+
 /**
  * The memory batches travel in. Where `SharedArrayBuffer` exists (Node, Bun, Deno; browsers only when
  * cross-origin isolated) payload bytes live in shared slabs: each slab is announced to the worker once, batches then
@@ -24,8 +26,10 @@ export class SlabPool {
   private nextId = 0;
   private announce: Array<[number, SharedArrayBuffer]> = [];
   /** Batches posted whose shared slabs the worker still uses, oldest first: `[seq, slab ids…]` each. */
-  private readonly lent: number[][] = [];
-  private lentHead = 0;
+  private readonly lent = new PostedBatches<number[]>();
+  private readonly returnLent = (ids: number[]): void => {
+    for (let i = 1; i < ids.length; i++) this.release(ids[i]!);
+  };
   private forget: number[] = [];
 
   /**
@@ -73,25 +77,12 @@ export class SlabPool {
 
   /** A batch was posted: `[seq, slab ids…]` are the worker's until `returnUpTo(seq)`. */
   lend(ids: number[]): void {
-    this.lent.push(ids);
+    this.lent.add(ids);
   }
 
   /** The worker is done with every batch up to `seq`: their slabs are released. */
   returnUpTo(seq: number): void {
-    const list = this.lent;
-    let head = this.lentHead;
-    while (head < list.length && list[head]![0]! <= seq) {
-      const ids = list[head++]!;
-      for (let i = 1; i < ids.length; i++) this.release(ids[i]!);
-    }
-    if (head === list.length) {
-      list.length = 0;
-      head = 0;
-    } else if (head > 1024) {
-      list.splice(0, head);
-      head = 0;
-    }
-    this.lentHead = head;
+    this.lent.takeUpTo(seq, this.returnLent);
   }
 
   /** Slabs created since the last call: the next batch introduces them to the worker. */

@@ -1,4 +1,5 @@
 import { BagError } from '../errors.js';
+import { PostedBatches } from './posted-batches.js';
 import type { DropReason } from './writer-stats.js';
 
 /**
@@ -61,8 +62,11 @@ export class SourceQueues {
   private readonly prefixes: Array<[string, SourceQueue]> = [];
   /** Sources in the batch being built, and per batch posted `[seq, source, frames, bytes, …]`, oldest first. */
   private touched: SourceQueue[] = [];
-  private readonly posted: Array<Array<number | SourceQueue>> = [];
-  private postedHead = 0;
+  private readonly posted = new PostedBatches<Array<number | SourceQueue>>();
+  private readonly releasePosted = (record: Array<number | SourceQueue>): void => {
+    for (let i = 1; i < record.length; i += 3)
+      this.release(record[i] as SourceQueue, record[i + 1] as number, record[i + 2] as number);
+  };
 
   constructor(sources: Readonly<Record<string, SourceLimits>> = {}) {
     if (typeof sources !== 'object' || sources === null)
@@ -191,35 +195,18 @@ export class SourceQueues {
       source.batchBytes = 0;
     }
     this.touched = [];
-    this.posted.push(record);
+    this.posted.add(record);
   }
 
   /** The worker is done with every batch up to `seq` (or, with `Infinity`, everything posted is lost). */
   doneUpTo(seq: number): void {
-    const list = this.posted;
-    let head = this.postedHead;
-    while (head < list.length && (list[head]![0] as number) <= seq) {
-      const record = list[head++]!;
-      for (let i = 1; i < record.length; i += 3)
-        this.release(record[i] as SourceQueue, record[i + 1] as number, record[i + 2] as number);
-    }
-    if (head === list.length) {
-      list.length = 0;
-      head = 0;
-    } else if (head > 1024) {
-      list.splice(0, head);
-      head = 0;
-    }
-    this.postedHead = head;
+    this.posted.takeUpTo(seq, this.releasePosted);
   }
 
   /** The last batch sealed (`seq`) never reached the worker: its frames are finished with. */
   discard(seq: number): void {
-    const last = this.posted.at(-1);
-    if (!last || last[0] !== seq || this.posted.length <= this.postedHead) return;
-    this.posted.pop();
-    for (let i = 1; i < last.length; i += 3)
-      this.release(last[i] as SourceQueue, last[i + 1] as number, last[i + 2] as number);
+    const last = this.posted.takeLast(seq);
+    if (last) this.releasePosted(last);
   }
 
   private withinShare(source: SourceQueue, size: number, depth: number, maxBytes: number): boolean {

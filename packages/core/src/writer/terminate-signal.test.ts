@@ -8,7 +8,7 @@ import { registerBackend } from '../backend/registry.js';
 import { createFrame } from '../model/frame.js';
 import { BagReader } from '../reader/bag-reader.js';
 import { memoryBackend } from '../testing/memory-backend.js';
-import type { SignalAdapter, TerminateSignal } from '../worker/signals.js';
+import type { SignalAdapter, TerminateSignal } from '../runtime/signals.js';
 import { BagWriter } from './bag-writer.js';
 import { registerTerminateSignal } from './terminate-signal.js';
 

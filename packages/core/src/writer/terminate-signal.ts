@@ -1,5 +1,5 @@
 import { BagError } from '../errors.js';
-import { signalAdapter, type SignalAdapter, type TerminateSignal } from '../worker/signals.js';
+import { signalAdapter, type SignalAdapter, type TerminateSignal } from '../runtime/signals.js';
 import { BagWriter } from './bag-writer.js';
 
 export interface TerminateSignalOptions {

@@ -1,10 +1,10 @@
 import { BagError } from '../errors.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import { afterCurrentTask, scheduleSoon, unrefTimer } from '../util/schedule.js';
-import type { WorkerRuntime } from '../worker/link.js';
-import type { WriterWorker } from '../worker/idle-writers.js';
-import { SharedProgress } from '../worker/progress.js';
-import { dataToError, type AckMessage, type FromWorker } from '../worker/protocol.js';
+import type { WorkerRuntime } from '../runtime/worker-link.js';
+import type { WriterWorker } from '../writer-worker/idle-writers.js';
+import { SharedProgress } from '../writer-worker/progress.js';
+import { dataToError, type AckMessage, type FromWorker } from '../writer-worker/protocol.js';
 import { dropErrorFor } from './ack-drops.js';
 import { DurableTable } from './durable-table.js';
 import type { Durable, EngineHost, WriteEngine } from './engine.js';

@@ -1,10 +1,10 @@
 import type { Backend, RecordingContext } from '../backend/backend.js';
 import { BagError } from '../errors.js';
 import type { ResolvedWriterConfig } from '../model/config.js';
-import type { WorkerRuntime } from '../worker/link.js';
-import { WriterWorker } from '../worker/idle-writers.js';
-import type { SharedProgress } from '../worker/progress.js';
-import type { OpenMessage } from '../worker/protocol.js';
+import type { WorkerRuntime } from '../runtime/worker-link.js';
+import { WriterWorker } from '../writer-worker/idle-writers.js';
+import type { SharedProgress } from '../writer-worker/progress.js';
+import type { OpenMessage } from '../writer-worker/protocol.js';
 import type { SchemaRegistry } from './schema-registry.js';
 import type { SourceQueues } from './source-queues.js';
 

@@ -9,7 +9,7 @@ import { createFrame, type Frame } from '../model/frame.js';
 import { BagReader } from '../reader/bag-reader.js';
 import { memoryBackend } from '../testing/memory-backend.js';
 import { patternBytes } from '../testing/sample-frames.js';
-import { availableWorkerRuntimes } from '../worker/spawn.js';
+import { availableWorkerRuntimes } from '../runtime/spawn-worker.js';
 import { BagWriter, type WriterErrorEvent } from './bag-writer.js';
 import { faultBackend, lostBackend } from './fault-backends.test.helper.js';
 

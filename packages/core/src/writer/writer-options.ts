@@ -1,9 +1,9 @@
 import type { Backend } from '../backend/backend.js';
 import type { BagError } from '../errors.js';
 import type { WriterConfig } from '../model/config.js';
-import type { WorkerRuntime } from '../worker/link.js';
+import type { WorkerRuntime } from '../runtime/worker-link.js';
 import type { SourceLimits } from './source-queues.js';
-import { defaultWorkerRuntime } from '../worker/spawn.js';
+import { defaultWorkerRuntime } from '../runtime/spawn-worker.js';
 
 /** `BagWriter.create` options: VLink's `Config` plus how async mode runs. */
 export interface BagWriterOptions extends Partial<WriterConfig> {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
-import { BagError } from '@vlink/bag-core';
+import { BagError } from '../errors.js';
 import { HelperThread } from './helper-thread.js';
 import { createThreadControl, FAILED, STATE } from './thread-control.js';
 

@@ -1,5 +1,5 @@
 /**
- * The process flags a writer worker inherits. Node's `Worker` takes the parent's `execArgv` as they are, so a process
+ * The process flags a worker inherits. Node's `Worker` takes the parent's `execArgv` as they are, so a process
  * started as `node --input-type=module -` (or `-e`, `-p`, `--test`, `--watch`, `--inspect` …) would hand the worker
  * flags that make no sense for a module file and fail it ("--input-type can only be used with string input"). Only
  * flags about how modules are found and loaded, and a few harmless diagnostics, are passed on: `--import`/`--require`

@@ -1,15 +1,12 @@
 import { workerExecArgv } from './exec-argv.js';
-import type { WorkerLink } from './link.js';
+import type { WorkerLink } from './worker-link.js';
 
 /**
  * `node:worker_threads` adapter, used by Node and by Deno: Deno's Web Worker cannot be unref'd, so an idle writer would
  * keep a Deno process alive forever, while its `node:worker_threads` can (see README "Recording off the event loop").
  * Loaded lazily so core still loads where `node:*` modules do not exist.
  */
-export async function spawnNodeWorker(
-  entry: URL | string = new URL('./entry-node.js', import.meta.url),
-  label = 'writer',
-): Promise<WorkerLink> {
+export async function spawnNodeWorker(entry: URL | string, label: string): Promise<WorkerLink> {
   const { Worker } = await import('node:worker_threads');
   const parentArgv = (globalThis as { process?: { execArgv?: string[] } }).process?.execArgv ?? [];
   // Not the parent's flags as they are (see exec-argv.ts): `node --input-type=module -` would fail the worker.

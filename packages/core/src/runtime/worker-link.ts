@@ -1,7 +1,8 @@
 /**
- * The neutral contract between the writer engine and a worker, whatever the runtime calls its threads. Each runtime
- * adapter (`node.ts`, `web.ts`) fits its native worker object to `WorkerLink` in a few dozen lines; the worker side
- * sees the parent through `ParentLink` (`entry-node.ts`, `entry-web.ts`). Only `ArrayBuffer`s are ever transferred.
+ * The neutral contract between a thread and a worker program it starts (the writer worker, the HTTP server's bag
+ * pool), whatever the runtime calls its threads. Each runtime adapter (`worker-node.ts`, `worker-web.ts`) fits its
+ * native worker object to `WorkerLink` in a few dozen lines; the worker side sees the parent through `ParentLink`
+ * (`parent-node.ts`, `parent-web.ts`). Only `ArrayBuffer`s are ever transferred.
  */
 
 /** The parent's handle on a running worker. */

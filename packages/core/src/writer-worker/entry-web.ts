@@ -1,5 +1,5 @@
 // The writer worker's entry as a Web Worker (Bun, browsers, Deno when asked for).
-import { webParentLink } from './parent-web.js';
+import { webParentLink } from '../runtime/parent-web.js';
 import { serveWriter } from './writer-service.js';
 
 serveWriter(webParentLink());

@@ -1,4 +1,4 @@
-import type { ParentLink, WorkerLink, WorkerRuntime } from './link.js';
+import type { ParentLink, WorkerLink, WorkerRuntime } from './worker-link.js';
 
 interface RuntimeGlobals {
   Bun?: unknown;
@@ -29,8 +29,9 @@ export function availableWorkerRuntimes(): WorkerRuntime[] {
 }
 
 /**
- * A worker program other than the writer: one module per adapter, because the worker side reaches its parent
- * differently (`parentLink('node')` is `node:worker_threads`' `parentPort`, `parentLink('web')` the global scope).
+ * A worker program (the writer's in `writer-worker/idle-writers.ts`, the HTTP server's bag pool): one module per
+ * adapter, because the worker side reaches its parent differently (`parentLink('node')` is `node:worker_threads`'
+ * `parentPort`, `parentLink('web')` the global scope).
  */
 export interface WorkerEntries {
   node: URL | string;
@@ -39,13 +40,10 @@ export interface WorkerEntries {
   label: string;
 }
 
-/**
- * Starts a worker through the chosen adapter: the writer's by default, or the program `entries` names (the HTTP
- * server's bag pool uses it). Each adapter is imported only when used.
- */
-export async function spawnWorker(runtime: WorkerRuntime, entries?: WorkerEntries): Promise<WorkerLink> {
-  if (runtime === 'node') return (await import('./node.js')).spawnNodeWorker(entries?.node, entries?.label);
-  return (await import('./web.js')).spawnWebWorker(entries?.web, entries?.label);
+/** Starts the program `entries` names through the chosen adapter. Each adapter is imported only when used. */
+export async function spawnWorker(runtime: WorkerRuntime, entries: WorkerEntries): Promise<WorkerLink> {
+  if (runtime === 'node') return (await import('./worker-node.js')).spawnNodeWorker(entries.node, entries.label);
+  return (await import('./worker-web.js')).spawnWebWorker(entries.web, entries.label);
 }
 
 /** The worker side's handle on its parent, for a worker started with `spawnWorker(runtime, entries)`. */

@@ -1,6 +1,6 @@
 // Worker-side adapter for `node:worker_threads` (Node, Deno): fits `parentPort` to ParentLink.
 import { parentPort } from 'node:worker_threads';
-import type { ParentLink } from './link.js';
+import type { ParentLink } from './worker-link.js';
 
 export function nodeParentLink(): ParentLink {
   const port = parentPort;

@@ -1,5 +1,5 @@
 // The writer worker's entry under `node:worker_threads` (Node, Deno).
-import { nodeParentLink } from './parent-node.js';
+import { nodeParentLink } from '../runtime/parent-node.js';
 import { serveWriter } from './writer-service.js';
 
 serveWriter(nodeParentLink());

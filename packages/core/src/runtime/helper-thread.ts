@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { BagError } from '@vlink/bag-core';
+import type { BagError } from '../errors.js';
 import {
   failThread,
   FAILED,

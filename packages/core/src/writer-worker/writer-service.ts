@@ -1,14 +1,15 @@
-import type { Backend, BackendWriter, RecordingContext } from '../backend/backend.js';
+import type { Backend, RecordingContext } from '../backend/backend.js';
 import { BagError } from '../errors.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import type { SchemaType } from '../model/schema-type.js';
 import type { DropReason } from '../writer/writer-stats.js';
 import { scheduleSoon } from '../util/schedule.js';
 import { schemaKey } from '../model/url-identity.js';
-import type { ParentLink } from './link.js';
+import type { ParentLink } from '../runtime/worker-link.js';
 import { BatchPayloads } from './batch-payloads.js';
 import { SharedProgress } from './progress.js';
 import { mergeCounterTables, DropCounters } from '../writer/drop-counters.js';
+import { StorageLoop } from '../writer/storage-loop.js';
 import {
   errorToData,
   FIELDS,
@@ -37,9 +38,10 @@ const EMPTY = new Uint8Array(0);
 const ACK_DELAY_MS = 2;
 
 /**
- * The worker half of an async `BagWriter`: owns the BackendWriter, writes batches in the order they arrive, commits
- * for durable pushes, runs the once-a-second `tick()` (VLink's commit-check timer runs on its writer thread too), and
- * reports every outcome back. It never decides policy: queue limits, timestamps and plugins stay on the producer.
+ * The worker half of an async `BagWriter`: owns the BackendWriter, writes batches in the order they arrive through a
+ * `StorageLoop` (the same rules of drops, commits for durable pushes and the once-a-second `tick()` as a same-thread
+ * writer; VLink's commit-check timer runs on its writer thread too), and reports every outcome back in coalesced
+ * acks. It never decides policy: queue limits, timestamps and plugins stay on the producer.
  */
 export function serveWriter(link: ParentLink): void {
   // One recording after another: a worker whose file closed cleanly is kept for the next (idle-writers.ts), and each
@@ -53,11 +55,9 @@ export function serveWriter(link: ParentLink): void {
 }
 
 function writerSession(link: ParentLink): (message: ToWorker) => void {
-  let writer: BackendWriter | undefined;
+  let storage: StorageLoop | undefined;
   let path = '';
-  let failed: BagError | undefined;
   let progress: SharedProgress | undefined;
-  let tickTimer: ReturnType<typeof setInterval> | undefined;
   let lastFile = '';
   const strings: string[] = [];
   const slabs = new Map<number, SharedArrayBuffer>();
@@ -65,15 +65,10 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
   const payloads = new BatchPayloads();
   /** Frames this side could not store, per url and cause: stored at close with the producer's. */
   const counters = new DropCounters();
-  /** The producer's latest table, and whether either table changed since the backend last got them. */
+  /** The producer's latest table (the quit message brings the last one). */
   let producerTable: Record<string, Record<string, number>> = {};
-  let countersDirty = false;
   const send = (message: FromWorker) => link.post(message);
-  const fail = (error: unknown, what: string): BagError => {
-    const bagError = BagError.wrap(error, 'IO_ERROR', what, { file: path });
-    failed ??= bagError;
-    return bagError;
-  };
+  const sendFatal = (error: BagError) => send({ k: 'error', error: errorToData(error), fatal: true });
 
   async function open(message: OpenMessage): Promise<void> {
     path = message.path;
@@ -86,7 +81,11 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
         onSplit: (index, file, before) => send({ k: 'split', index, file, before }),
         writerThread: true,
       };
-      writer = await backend.createWriter(message.path, message.config, context);
+      storage = new StorageLoop(await backend.createWriter(message.path, message.config, context), {
+        path,
+        counters: () => mergeCounterTables(producerTable, counters.table()),
+        onTimerFailure: sendFatal,
+      });
     } catch (error) {
       send({
         k: 'openFailed',
@@ -95,22 +94,9 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
       link.close();
       return;
     }
-    lastFile = safeCurrentFile(writer);
+    lastFile = storage.currentFile();
     send({ k: 'opened', currentFile: lastFile });
-    tickTimer = setInterval(tick, 1000);
-  }
-
-  function tick(): void {
-    if (!writer || failed) return;
-    try {
-      if (countersDirty) {
-        countersDirty = false;
-        writer.setCounters?.(mergeCounterTables(producerTable, counters.table()));
-      }
-      writer.tick();
-    } catch (error) {
-      send({ k: 'error', error: errorToData(fail(error, 'periodic commit failed')), fatal: true });
-    }
+    storage.startTicking({ unref: false });
   }
 
   // Acks are coalesced: batches handled in one turn share one message (a postMessage costs tens of µs on a busy
@@ -125,8 +111,8 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
     if (!pending) return;
     const ack = pending;
     pending = undefined;
-    if (writer) {
-      const file = safeCurrentFile(writer);
+    if (storage) {
+      const file = storage.currentFile();
       if (file !== lastFile) ack.currentFile = lastFile = file;
     }
     link.post(ack);
@@ -149,6 +135,7 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
   });
 
   function writeBatch(batch: BatchMessage): void {
+    const loop = storage!;
     for (const [id, slab] of batch.slabs) slabs.set(id, slab);
     for (const id of batch.forget) slabs.delete(id);
     for (const value of batch.strings) strings.push(value);
@@ -158,12 +145,12 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
       pendingSince = performance.now();
     }
     const ack = pending;
-    const wasFailed = failed;
+    const wasFailed = loop.failed;
     const started = performance.now();
     const dropsByUrl = new Map<string, number>();
     const countDrop = (url: string, reason: DropReason, n = 1) => {
       counters.add(url, reason, n);
-      countersDirty = true;
+      loop.countersChanged();
       const key = `${reason}\x1f${url}`;
       dropsByUrl.set(key, (dropsByUrl.get(key) ?? 0) + n);
     };
@@ -178,7 +165,8 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
     let rejected = 0;
     // One frame object for the whole batch: like `data`, a backend may not keep it after `write` returns.
     const frame: Frame = { timestamp: 0, url: '', serType: '', schemaType: 0, actionType: 0, data: EMPTY };
-    for (let i = 0; i < batch.count && !failed; i++) {
+    // A writer that failed before this batch drops it at the first frame (`write` says storageError, the loop ends).
+    for (let i = 0; i < batch.count; i++) {
       const base = i * FIELDS;
       const length = m[base + F_LENGTH]!;
       const offset = m[base + F_OFFSET]!;
@@ -190,25 +178,20 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
       frame.data = payloads.view(m[base + F_CHUNK]! | 0, offset, length);
       const publish = m[base + F_PUBLISH]!;
       frame.publishTime = Number.isNaN(publish) ? undefined : publish;
-      try {
-        writer!.write(frame);
+      if (loop.write(frame)) {
         stored++;
         storedBytes += length;
-      } catch (error) {
-        const bagError = BagError.wrap(error, 'IO_ERROR', 'write failed', { file: path, url: frame.url });
-        const reason = rejectionReason(bagError);
-        if (reason === 'storageError') {
-          failed = bagError;
-          break;
-        }
-        rejected++;
-        ack.dropped[reason] = (ack.dropped[reason] ?? 0) + 1;
-        countDrop(frame.url, reason);
-        if (ack.errors.length < MAX_ERRORS_PER_ACK || durableIndex?.has(i)) {
-          const data = errorToData(bagError);
-          if (ack.errors.length < MAX_ERRORS_PER_ACK) ack.errors.push(data);
-          if (durableIndex?.has(i)) durableErrors.set(i, data);
-        }
+        continue;
+      }
+      const reason = loop.dropReason;
+      if (reason === 'storageError') break;
+      rejected++;
+      ack.dropped[reason] = (ack.dropped[reason] ?? 0) + 1;
+      countDrop(frame.url, reason);
+      if (ack.errors.length < MAX_ERRORS_PER_ACK || durableIndex?.has(i)) {
+        const data = errorToData(loop.dropError!);
+        if (ack.errors.length < MAX_ERRORS_PER_ACK) ack.errors.push(data);
+        if (durableIndex?.has(i)) durableErrors.set(i, data);
       }
     }
     ack.written += stored;
@@ -227,16 +210,11 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
     }
     ack.busyMs += performance.now() - started;
     let committed = false;
-    if (batch.commit && !failed) {
-      try {
-        writer!.commit();
-        committed = true;
-        ack.commits++;
-      } catch (error) {
-        fail(error, 'commit failed');
-      }
+    if (batch.commit && loop.failed === undefined && loop.commit() === undefined) {
+      committed = true;
+      ack.commits++;
     }
-    const fatal = failed ? errorToData(failed) : undefined;
+    const fatal = loop.failed ? errorToData(loop.failed) : undefined;
     if (fatal && !wasFailed) ack.fatal = fatal;
     for (let j = 0; j < batch.durable.length; j += 2) {
       const index = batch.durable[j]!;
@@ -264,14 +242,9 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
 
   function close(producerCounters: Record<string, Record<string, number>> | undefined): void {
     flushAck();
-    if (tickTimer !== undefined) clearInterval(tickTimer);
-    let error: ErrorData | undefined;
-    try {
-      writer?.setCounters?.(mergeCounterTables(producerCounters ?? {}, counters.table()));
-      writer?.close();
-    } catch (cause) {
-      error = errorToData(fail(cause, 'close failed'));
-    }
+    producerTable = producerCounters ?? {};
+    const failure = storage?.close();
+    const error = failure ? errorToData(failure) : undefined;
     send(error ? { k: 'closed', error } : { k: 'closed' });
     // A clean close leaves the worker to the producer, which reuses or ends it; a failed one ends here.
     if (error) link.close();
@@ -285,23 +258,17 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
         return writeBatch(message);
       case 'schema':
         schemas.set(schemaKey(message.schema.name, message.schema.schemaType), message.schema);
-        if (!writer || failed) return;
-        try {
-          writer.writeSchema(message.schema);
-        } catch (error) {
-          send({
-            k: 'error',
-            error: errorToData(BagError.wrap(error, 'SCHEMA_CONFLICT', 'pushSchema failed', { file: path })),
-            fatal: false,
-          });
+        if (storage && storage.failed === undefined) {
+          const rejected = storage.writeSchema(message.schema);
+          if (rejected) send({ k: 'error', error: errorToData(rejected), fatal: false });
         }
         return;
       case 'loss':
-        writer?.setUrlLoss(message.url, message.loss);
+        storage?.writer.setUrlLoss(message.url, message.loss);
         return;
       case 'counters':
         producerTable = message.counters;
-        countersDirty = true;
+        storage?.countersChanged();
         return;
       case 'quit':
         return close(message.counters);
@@ -314,7 +281,8 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
     chain = chain
       .then(() => handle(message))
       .catch((error) => {
-        send({ k: 'error', error: errorToData(fail(error, 'writer worker error')), fatal: true });
+        const what = 'writer worker error';
+        sendFatal(storage ? storage.fail(error, what) : BagError.wrap(error, 'IO_ERROR', what, { file: path }));
       });
   };
 }
@@ -330,18 +298,4 @@ async function importBackend(specifier: string, name: string): Promise<Backend> 
 
 function isBackend(value: unknown): value is Backend {
   return typeof value === 'object' && value !== null && typeof (value as Backend).createWriter === 'function';
-}
-
-function rejectionReason(error: BagError): DropReason {
-  if (error.code === 'SCHEMA_CONFLICT') return 'schemaConflict';
-  if (error.code === 'LIMIT_REACHED') return 'limit';
-  return 'storageError';
-}
-
-function safeCurrentFile(writer: BackendWriter): string {
-  try {
-    return writer.currentFile();
-  } catch {
-    return '';
-  }
 }

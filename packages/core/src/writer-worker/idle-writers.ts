@@ -1,5 +1,5 @@
-import type { WorkerLink, WorkerRuntime } from './link.js';
-import { spawnWorker } from './spawn.js';
+import type { WorkerLink, WorkerRuntime } from '../runtime/worker-link.js';
+import { spawnWorker, type WorkerEntries } from '../runtime/spawn-worker.js';
 import { unrefTimer } from '../util/schedule.js';
 
 /**
@@ -9,6 +9,13 @@ import { unrefTimer } from '../util/schedule.js';
  * server) pays it once. Idle, the worker is unref'd and holds no file: it never keeps a process alive.
  */
 const IDLE_MS = 10_000;
+
+/** The writer's worker program, one module per adapter (see `runtime/spawn-worker.ts`). */
+const WRITER_ENTRIES: WorkerEntries = {
+  node: new URL('./entry-node.js', import.meta.url),
+  web: new URL('./entry-web.js', import.meta.url),
+  label: 'writer',
+};
 
 /**
  * A writer worker's link whose handlers can be replaced, so the worker can serve one recording after another:
@@ -89,7 +96,7 @@ export class WriterWorker {
       parked.forget();
       return parked;
     }
-    return new WriterWorker(await spawnWorker(runtime));
+    return new WriterWorker(await spawnWorker(runtime, WRITER_ENTRIES));
   }
 }
 

@@ -1,5 +1,5 @@
 // Worker-side adapter for Web Workers (Bun, browsers, Deno when asked for): fits the global scope to ParentLink.
-import type { ParentLink } from './link.js';
+import type { ParentLink } from './worker-link.js';
 
 interface WorkerScope {
   postMessage(message: unknown, transfer: ArrayBuffer[]): void;

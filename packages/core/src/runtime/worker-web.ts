@@ -1,4 +1,4 @@
-import type { WorkerLink } from './link.js';
+import type { WorkerLink } from './worker-link.js';
 
 /** Bun's Worker adds ref/unref to the standard one; browsers and Deno have neither. */
 interface WebWorker extends Worker {
@@ -10,10 +10,7 @@ interface WebWorker extends Worker {
  * Standard Web Worker adapter (Bun, browsers; Deno when asked for explicitly). A Web Worker has no exit event, so
  * `exit()` terminates it once the worker has said `closed` (its file is already closed by then).
  */
-export async function spawnWebWorker(
-  entry: URL | string = new URL('./entry-web.js', import.meta.url),
-  label = 'writer',
-): Promise<WorkerLink> {
+export async function spawnWebWorker(entry: URL | string, label: string): Promise<WorkerLink> {
   const worker = new Worker(entry, { type: 'module' }) as WebWorker;
   let failure: ((error: Error) => void) | undefined;
   return {

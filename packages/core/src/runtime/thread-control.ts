@@ -1,6 +1,6 @@
 /**
  * The shared memory between a thread that hands work off (the writer's thread) and a helper thread of its own (the
- * chunk compressor): a control block both sides poll and wait on with `Atomics`, so neither
+ * `.vcap` chunk compressor of `@vlink/bag-mcap`): a control block both sides poll and wait on with `Atomics`, so neither
  * needs the other's event loop (the writer's thread spends its time in synchronous backend calls, where no message
  * would ever be read).
  *
