@@ -29,7 +29,7 @@ function textFrame(text: string): Uint8Array {
   const out = new Uint8Array(head.length + 4 + payload.length);
   out.set(head);
   out.set(mask, head.length);
-  payload.forEach((byte, i) => (out[head.length + 4 + i] = byte ^ mask[i % 4]!));
+  for (let i = 0; i < payload.length; i++) out[head.length + 4 + i] = payload[i]! ^ mask[i % 4]!;
   return out;
 }
 
