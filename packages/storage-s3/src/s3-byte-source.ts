@@ -13,8 +13,8 @@ export const READ_AHEAD_BYTES = 256 * 1024;
 /**
  * While reads go forward through the object (a full read, chunk after chunk), each miss fetches twice as much as the
  * one before, up to this: a full read then costs a few large requests instead of one per chunk (every request is a
- * round trip, and some servers pay per request for the whole object), with memory bounded by this block, the next
- * one being prefetched, and a chunk straddling the two.
+ * round trip, and some servers pay per request for the whole object), with memory bounded by this block, the one
+ * before it (kept until the reads have moved past a chunk straddling the two) and the next one being prefetched.
  */
 export const MAX_READ_AHEAD_BYTES = 32 * 1024 * 1024;
 /** A read this far past the block held still counts as going forward (MCAP's message indexes sit between chunks). */
@@ -36,6 +36,8 @@ export class S3ByteSource implements ByteSource {
   private helper: RangeHelper | undefined;
   private closed = false;
   private block: { offset: number; bytes: Uint8Array } = { offset: 0, bytes: new Uint8Array(0) };
+  /** The block before `block` while a read straddling the two may still come (it ends where `block` starts). */
+  private previous: { offset: number; bytes: Uint8Array } | undefined;
   /** The read-ahead of the next miss: `READ_AHEAD_BYTES`, doubled while reads go forward. */
   private readAhead = READ_AHEAD_BYTES;
   /** The block after the one held, asked of the helper thread while reads go forward. */
@@ -90,16 +92,25 @@ export class S3ByteSource implements ByteSource {
   }
 
   read(offset: number, length: number): Uint8Array {
-    const held = this.object.cached(offset, length) ?? this.fromBlock(offset, length);
-    if (held) return held;
+    const cached = this.object.cached(offset, length);
+    if (cached) return cached;
+    const inBlock = this.fromBlock(offset, length);
+    if (inBlock) {
+      // Reads have moved into the block held: the one before it is no longer needed for a straddling read.
+      this.previous = undefined;
+      return inBlock;
+    }
+    const straddling = this.fromBoth(offset, length);
+    if (straddling) return straddling;
     const block = this.block;
     const blockEnd = block.offset + block.bytes.length;
     // Going forward: past the start of the block held (a chunk straddling its end counts) and not far beyond it.
     const forward = block.bytes.length > 0 && offset > block.offset && offset <= blockEnd + FORWARD_GAP_BYTES;
-    // What the block holds of a read straddling its end is kept: only the rest is fetched, never a byte twice.
-    const kept = forward && offset < blockEnd ? block.bytes.subarray(offset - block.offset) : undefined;
-    const from = offset + (kept?.length ?? 0);
-    const rest = length - (kept?.length ?? 0);
+    // A read straddling the end of the block held: that block stays (as `previous`) and only the rest is fetched,
+    // never a byte twice; the read is then copied from the two.
+    const straddles = forward && offset < blockEnd;
+    const from = straddles ? blockEnd : offset;
+    const rest = length - (from - offset);
     let fetched: Uint8Array;
     const ahead = this.ahead;
     if (ahead && forward && from >= ahead.offset && from + rest <= ahead.offset + ahead.length) {
@@ -112,10 +123,11 @@ export class S3ByteSource implements ByteSource {
       // A read larger than the read-ahead (a 4 MiB chunk) sets the pace: the next block must hold the next such read.
       this.readAhead = Math.max(this.readAhead, Math.min(fetched.length, MAX_READ_AHEAD_BYTES));
     }
-    this.block = { offset, bytes: kept ? concat(kept, fetched) : fetched };
+    this.previous = straddles ? block : undefined;
+    this.block = { offset: from, bytes: fetched };
     // A forward read goes on: the next block is fetched while the caller works through this one.
-    if (forward) this.prefetchAfter(offset + this.block.bytes.length);
-    return this.fromBlock(offset, length)!;
+    if (forward) this.prefetchAfter(from + fetched.length);
+    return straddles ? this.fromBoth(offset, length)! : this.fromBlock(offset, length)!;
   }
 
   /** Starts fetching the next block (twice the read-ahead, as the next miss would) on the helper thread. */
@@ -180,6 +192,19 @@ export class S3ByteSource implements ByteSource {
     if (helper) releaseHelper(helper);
   }
 
+  /** A read that starts in `previous` and ends in the block right after it: a copy of its bytes from the two. */
+  private fromBoth(offset: number, length: number): Uint8Array | undefined {
+    const previous = this.previous;
+    const block = this.block;
+    if (!previous || offset < previous.offset || offset >= block.offset) return undefined;
+    if (offset + length > block.offset + block.bytes.length) return undefined;
+    const out = new Uint8Array(length);
+    const head = previous.bytes.subarray(offset - previous.offset);
+    out.set(head);
+    out.set(block.bytes.subarray(0, length - head.length), head.length);
+    return out;
+  }
+
   private fromBlock(offset: number, length: number): Uint8Array | undefined {
     const start = offset - this.block.offset;
     if (start < 0 || start + length > this.block.bytes.length) return undefined;
@@ -206,11 +231,4 @@ export class S3ByteSource implements ByteSource {
       });
     return answer.bytes;
   }
-}
-
-function concat(head: Uint8Array, tail: Uint8Array): Uint8Array {
-  const out = new Uint8Array(head.length + tail.length);
-  out.set(head);
-  out.set(tail, head.length);
-  return out;
 }
