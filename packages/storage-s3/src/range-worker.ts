@@ -19,8 +19,8 @@ type Outcome = RangeReply | { error: { code: string; message: string } };
 
 const { options, reply, signal } = workerData as Setup;
 const client = new S3Client(options);
-/** Each source's prefetch under way or done (its answer, never rejected). */
-const prefetches = new Map<number, Promise<Outcome>>();
+/** Each source's prefetch under way or done (its answer, never rejected), and where its bytes go on Deno. */
+const prefetches = new Map<number, { outcome: Promise<Outcome>; shared: SharedArrayBuffer | undefined }>();
 
 async function fetchRange(location: S3Location, offset: number, length: number): Promise<Outcome> {
   const before = client.stats.requests;
@@ -34,9 +34,17 @@ async function fetchRange(location: S3Location, offset: number, length: number):
   }
 }
 
-/** Answers the waiting thread and wakes it; the bytes are moved, not copied, when they fill their buffer. */
-function answer(outcome: Outcome): void {
-  if ('bytes' in outcome) {
+/**
+ * Answers the waiting thread and wakes it. The bytes go into `shared` when the asker gave one (Deno, see
+ * `range-helper.ts`), else they are moved, not copied, when they fill their buffer.
+ */
+function answer(outcome: Outcome, shared: SharedArrayBuffer | undefined): void {
+  if ('bytes' in outcome && shared) {
+    const { bytes, ...rest } = outcome;
+    const length = Math.min(bytes.length, shared.byteLength);
+    new Uint8Array(shared, 0, length).set(bytes.subarray(0, length));
+    reply.postMessage({ ...rest, sharedLength: length });
+  } else if ('bytes' in outcome) {
     const { bytes } = outcome;
     const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
     const moved = whole ? bytes : bytes.slice();
@@ -49,16 +57,19 @@ function answer(outcome: Outcome): void {
 parentPort!.on('message', async (request: RangeRequest) => {
   switch (request.kind) {
     case 'get':
-      return answer(await fetchRange(request.location, request.offset, request.length));
+      return answer(await fetchRange(request.location, request.offset, request.length), request.shared);
     case 'prefetch':
-      prefetches.set(request.source, fetchRange(request.location, request.offset, request.length));
+      prefetches.set(request.source, {
+        outcome: fetchRange(request.location, request.offset, request.length),
+        shared: request.shared,
+      });
       return;
     case 'take': {
       const pending = prefetches.get(request.source);
       prefetches.delete(request.source);
-      return answer(
-        pending ? await pending : { error: { code: 'INTERNAL', message: 'no prefetch under way for this source' } },
-      );
+      if (!pending)
+        return answer({ error: { code: 'INTERNAL', message: 'no prefetch under way for this source' } }, undefined);
+      return answer(await pending.outcome, pending.shared);
     }
     case 'drop':
       prefetches.delete(request.source);

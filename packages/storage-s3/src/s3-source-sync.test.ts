@@ -31,6 +31,18 @@ describe('S3ByteSource opened at once', { skip }, () => {
     await client.createBucket('sync');
     await client.put(parseS3Url('s3://sync/a.vdb'), first);
     await client.put(parseS3Url('s3://sync/b.vdb'), second);
+    await client.put(parseS3Url('s3://sync/small.vcap'), first.subarray(0, 1000));
+  });
+
+  test('an object smaller than the tail asked for: its size and every byte, from the one request', () => {
+    const source = S3ByteSource.openSync('s3://sync/small.vcap', options());
+    try {
+      assert.equal(source.size(), 1000);
+      assert.deepEqual(source.read(0, 1000), first.subarray(0, 1000));
+      assert.deepEqual(source.stats, { requests: 1, bytes: 1000 });
+    } finally {
+      source.close();
+    }
   });
 
   test('openSync costs the one request of open, and reads the same bytes', async () => {
