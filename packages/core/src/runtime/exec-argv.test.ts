@@ -77,4 +77,24 @@ describe('workerExecArgv', () => {
       assert.equal(await new Promise((resolve) => worker.once('exit', resolve)), 0, flag);
     }
   });
+
+  // `node --cpu-prof` should profile the writer worker too: a worker given the flags writes a profile of its own.
+  test('passes the profilers on, and a worker started with them writes its profile', {
+    skip: onNode ? false : 'Node only: other runtimes ignore execArgv',
+  }, async () => {
+    const { mkdtempSync, readdirSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'vlink-cpu-prof-'));
+    try {
+      const kept = workerExecArgv(['--cpu-prof', '--cpu-prof-dir', dir, '--heap-prof-dir=/x', '--heap-prof']);
+      assert.deepEqual(kept, ['--cpu-prof', '--cpu-prof-dir', dir, '--heap-prof-dir=/x', '--heap-prof']);
+      const { Worker } = await import('node:worker_threads');
+      const worker = new Worker('0', { eval: true, execArgv: kept.slice(0, 3) });
+      assert.equal(await new Promise((resolve) => worker.once('exit', resolve)), 0);
+      assert.equal(readdirSync(dir).filter((name) => name.endsWith('.cpuprofile')).length, 1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

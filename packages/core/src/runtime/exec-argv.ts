@@ -3,7 +3,8 @@
  * started as `node --input-type=module -` (or `-e`, `-p`, `--test`, `--watch`, `--inspect` …) would hand the worker
  * flags that make no sense for a module file and fail it ("--input-type can only be used with string input"). Only
  * flags about how modules are found and loaded, and a few harmless diagnostics, are passed on: `--import`/`--require`
- * hooks (a TypeScript loader the backend module may need), `--conditions`, `--experimental-*`, warnings, source maps.
+ * hooks (a TypeScript loader the backend module may need), `--conditions`, `--experimental-*`, warnings, source maps,
+ * and the CPU and heap profilers.
  * Per-process V8 flags (`--expose-gc`, `--stack-trace-limit`, `--harmony*`, `--max-old-space-size` …) are not passed:
  * Node refuses them in a Worker's `execArgv` (ERR_WORKER_INVALID_EXEC_ARGV) — V8 flags hold for every thread anyway.
  */
@@ -17,6 +18,8 @@ const KEEP_WITH_VALUE = new Set([
   '-C',
   '--disable-warning',
   '--unhandled-rejections',
+  '--cpu-prof-dir',
+  '--heap-prof-dir',
 ]);
 const KEEP = new Set([
   '--no-warnings',
@@ -26,6 +29,9 @@ const KEEP = new Set([
   '--enable-source-maps',
   '--preserve-symlinks',
   '--preserve-symlinks-main',
+  // Profiling: each thread writes a profile of its own, so `node --cpu-prof` shows the writer worker too.
+  '--cpu-prof',
+  '--heap-prof',
 ]);
 
 export function workerExecArgv(parent: readonly string[]): string[] {
