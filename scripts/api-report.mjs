@@ -73,7 +73,7 @@ function report(dir) {
     const moduleSymbol = source && checker.getSymbolAtLocation(source);
     const exported = moduleSymbol ? checker.getExportsOfModule(moduleSymbol) : [];
     lines.push('', `## \`${specifier}\``, '');
-    if (specifier.endsWith('/internal'))
+    if (specifier.includes('/internal'))
       lines.push('Unstable: for our own packages only, no semver promise (see the module comment).', '');
     if (exported.length === 0) lines.push('(no exports)');
     for (const symbol of [...exported].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)))

@@ -2,6 +2,8 @@
  * `@vlink/bag-core/internal`: the building blocks our own backends and tools share — the split-recording machinery
  * (`SplitWriter`, `SplitReader`, the segment ledger, manifest writing and recovery), the compression frame around
  * LZAV blobs, counter tables, the check-report list and the `Atomics` helper thread (`runtime/helper-thread.ts`).
+ * The helper thread's shared-memory protocol has a subpath of its own, `@vlink/bag-core/internal/thread-control`, so
+ * the program running on such a thread loads that module alone, not the rest of core.
  *
  * **Unstable.** Not part of the public API and not covered by semver: any release may change or remove these. They
  * are exported only because `@vlink/bag-sqlite`, `@vlink/bag-mcap` and `@vlink/bag-cli` are separate packages.
@@ -40,15 +42,3 @@ export type { CounterTable } from './writer/drop-counters.js';
 export { ProblemList, MAX_CHECK_PROBLEMS } from './maintenance/check-report.js';
 export { HelperThread, canWaitOnSharedMemory } from './runtime/helper-thread.js';
 export type { HelperThreadOptions } from './runtime/helper-thread.js';
-export {
-  createThreadControl,
-  openThreadControl,
-  failThread,
-  waitForWork,
-  reportDone,
-  TAIL,
-  STATE,
-  READY,
-  STOPPED,
-} from './runtime/thread-control.js';
-export type { ThreadControl } from './runtime/thread-control.js';

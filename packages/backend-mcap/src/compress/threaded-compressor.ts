@@ -1,5 +1,6 @@
 import { BagError } from '@vlink/bag-core';
-import { createThreadControl, HelperThread } from '@vlink/bag-core/internal';
+import { HelperThread } from '@vlink/bag-core/internal';
+import { createThreadControl } from '@vlink/bag-core/internal/thread-control';
 import type { PipelinedCompressor } from './pipelined-compressor.js';
 
 /** Chunks that can be in the compressor at once: one compressed while the result of the one before is collected. */
