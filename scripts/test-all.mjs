@@ -5,7 +5,8 @@
 // browser tests of the web player, the install test of the packed tarballs, and a smoke run of the benchmarks.
 // Usage: node scripts/test-all.mjs [repository|lint|node|bun|deno|packaging|python|examples|browser|install|bench ...]   (default: all)
 // `node` also checks the coverage of its run (scripts/check-coverage.mjs); `coverage` alone re-checks the last run.
-// `lint` also checks the compiled import graph for cycles (scripts/check-cycles.mjs; `cycles` alone runs only that).
+// `lint` also checks the compiled import graph for cycles (scripts/check-cycles.mjs; `cycles` alone runs only that)
+// and how many files a frame passes through (scripts/frame-path.mjs; `frame-path` alone).
 // The long stages run in two lanes at once (see `lanes` below); VLINK_TEST_LANES=1 runs them one after the other.
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -63,6 +64,9 @@ const commands = {
   lint: [bin('biome'), ['check', '.']],
   // Part of `lint`: no import cycle inside a package (the compiled import graph, so after the build).
   cycles: ['node', [join(root, 'scripts', 'check-cycles.mjs')]],
+  // Part of `lint`: the files a `.vcap` frame passes through per frame, measured (scripts/frame-path.mjs); the bound is
+  // today's count in the longest mode (`await write()` into a worker), so the path cannot quietly grow.
+  'frame-path': ['node', [join(root, 'scripts', 'frame-path.mjs'), '--max', '16']],
   // No tracked file may point outside the repository (a clone has nothing beside it).
   repository: ['node', [join(root, 'scripts', 'check-repository.mjs')]],
   python: ['bash', [join(root, 'scripts', 'test-python.sh')]],
@@ -79,6 +83,7 @@ const scriptOf = {
   bench: '../bench/run.mjs',
   coverage: 'check-coverage.mjs',
   cycles: 'check-cycles.mjs',
+  'frame-path': 'frame-path.mjs',
   packaging: 'test-packaging.mjs',
   examples: 'test-examples.mjs',
   python: 'test-python.sh',
@@ -96,7 +101,7 @@ const suites = ['node', 'bun', 'deno'];
 const firstSuite = runtimes.find((r) => suites.includes(r));
 const stages = runtimes.flatMap((r) => [
   ...(r === firstSuite && !process.env.VLINK_MOTO_SERVER ? ['python-env'] : []),
-  ...(r === 'node' ? ['node', 'coverage'] : r === 'lint' ? ['lint', 'cycles'] : [r]),
+  ...(r === 'node' ? ['node', 'coverage'] : r === 'lint' ? ['lint', 'cycles', 'frame-path'] : [r]),
 ]);
 /** Seconds per stage, printed at the end: CI has about 30 minutes on 2 cores, and this says where they go. */
 const took = [];

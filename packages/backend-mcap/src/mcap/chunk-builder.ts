@@ -1,8 +1,7 @@
-import { ByteWriter } from './byte-writer.js';
+import { ByteWriter, setTime } from './byte-writer.js';
 import { Opcode, TWO_32 } from './constants.js';
 import { crc32Append } from './crc32.js';
 import { writeMessageIndex } from './chunk-encoders.js';
-import { setTime } from './time-split.js';
 
 /** Bytes of a Message record before its payload: opcode, length, channel, sequence, log and publish time. */
 export const MESSAGE_HEADER = 31;

@@ -1,6 +1,5 @@
-import type { ByteWriter } from './byte-writer.js';
+import { type ByteWriter, setTime } from './byte-writer.js';
 import { CHUNK_FIXED, Opcode, TWO_32 } from './constants.js';
-import { setTime } from './time-split.js';
 
 /** Header size of an uncompressed chunk: prefix (9) + fixed fields + an empty compression string. */
 export const PLAIN_CHUNK_HEADER = 9 + CHUNK_FIXED;
