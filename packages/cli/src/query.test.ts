@@ -5,7 +5,7 @@ import { after, before, describe, test } from '@vlink/fixtures/test';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import { queryFormatOf } from './commands/query.js';
 import { JSON_SCHEMAS } from './lib/json-schemas.js';
-import { type Fleet, lakeFleet } from './testing/lake-fleet.js';
+import { type Fleet, lakeFleet } from '@vlink/fixtures/lake';
 import { runCli, tempDir } from './testing/harness.js';
 
 type AjvClass = typeof Ajv2020Module.default;

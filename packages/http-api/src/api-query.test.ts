@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from '@vlink/fixtures/test';
 import { createApp, type BagApp, type QueryableLake, serve, type RunningServer } from './index.js';
 import { buildFixtureRoot, type FixtureRoot } from './testing/fixtures.js';
-import { type Fleet, lakeFleet } from './testing/lake-fleet.js';
+import { type Fleet, lakeFleet } from '@vlink/fixtures/lake';
 
 const TOKEN = 'lake-token';
 const BAGS = 20;

@@ -3,14 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { create, createFileRegistry, toBinary, type DescMessage } from '@bufbuild/protobuf';
-import {
-  FieldDescriptorProto_Label,
-  FieldDescriptorProto_Type,
-  FileDescriptorProtoSchema,
-  FileDescriptorSetSchema,
-} from '@bufbuild/protobuf/wkt';
+import { create, toBinary } from '@bufbuild/protobuf';
 import { ActionType, BagWriter, SchemaType, type Frame } from '@vlink/bag';
+import { pointDescriptor } from '@vlink/fixtures/protobuf';
+
+export { pointDescriptor };
 
 /**
  * Options for every CLI test: each spawns processes, which a loaded machine (or Bun's 5 s default) can make slow.
@@ -161,37 +158,6 @@ export class PtySession {
 export function tempDir(): { dir: string; path(name: string): string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'vlink-cli-'));
   return { dir, path: (name) => join(dir, name), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-/**
- * `test.Point { double x = 1; double y = 2; string label = 3 [json_name = "labelText"]; }` as a FileDescriptorSet,
- * and its message type (the json_name tells `--json-names` decoding from the default).
- */
-export function pointDescriptor(): { fds: Uint8Array; Point: DescMessage } {
-  const field = (name: string, number: number, type: FieldDescriptorProto_Type, jsonName = name) => ({
-    name,
-    number,
-    type,
-    label: FieldDescriptorProto_Label.OPTIONAL,
-    jsonName,
-  });
-  const file = create(FileDescriptorProtoSchema, {
-    name: 'test/point.proto',
-    package: 'test',
-    syntax: 'proto3',
-    messageType: [
-      {
-        name: 'Point',
-        field: [
-          field('x', 1, FieldDescriptorProto_Type.DOUBLE),
-          field('y', 2, FieldDescriptorProto_Type.DOUBLE),
-          field('label', 3, FieldDescriptorProto_Type.STRING, 'labelText'),
-        ],
-      },
-    ],
-  });
-  const set = create(FileDescriptorSetSchema, { file: [file] });
-  return { fds: toBinary(FileDescriptorSetSchema, set), Point: createFileRegistry(set).getMessage('test.Point')! };
 }
 
 const text = (value: string) => new TextEncoder().encode(value);

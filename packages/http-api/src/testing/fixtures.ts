@@ -1,53 +1,14 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { create, createFileRegistry, toBinary, type DescMessage } from '@bufbuild/protobuf';
-import {
-  FieldDescriptorProto_Label,
-  FieldDescriptorProto_Type,
-  FileDescriptorProtoSchema,
-  FileDescriptorSetSchema,
-} from '@bufbuild/protobuf/wkt';
 import { ActionType, BagWriter, SchemaType, registerBackend, type Frame } from '@vlink/bag';
 import { memoryBackend, sampleFrames } from '@vlink/bag-core/testing';
+import { pointBytes, pointDescriptor } from '@vlink/fixtures/protobuf';
+
+export { pointDescriptor };
 
 /** Recording start of every fixture bag (ms since epoch). */
 export const START_MS = 1_773_712_800_123;
-
-/**
- * `test.Point { double x = 1; double y = 2; string label = 3 [json_name = "labelText"]; }` as an embedded
- * FileDescriptorSet (the json_name tells `jsonNames` decoding from the default).
- */
-export function pointDescriptor(): { fds: Uint8Array; Point: DescMessage } {
-  const field = (name: string, number: number, type: FieldDescriptorProto_Type, jsonName = name) => ({
-    name,
-    number,
-    type,
-    label: FieldDescriptorProto_Label.OPTIONAL,
-    jsonName,
-  });
-  const file = create(FileDescriptorProtoSchema, {
-    name: 'test/point.proto',
-    package: 'test',
-    syntax: 'proto3',
-    messageType: [
-      {
-        name: 'Point',
-        field: [
-          field('x', 1, FieldDescriptorProto_Type.DOUBLE),
-          field('y', 2, FieldDescriptorProto_Type.DOUBLE),
-          field('label', 3, FieldDescriptorProto_Type.STRING, 'labelText'),
-        ],
-      },
-    ],
-  });
-  const set = create(FileDescriptorSetSchema, { file: [file] });
-  return { fds: toBinary(FileDescriptorSetSchema, set), Point: createFileRegistry(set).getMessage('test.Point')! };
-}
-
-export function pointBytes(Point: DescMessage, i: number): Uint8Array {
-  return toBinary(Point, create(Point, { x: i + 0.5, y: -i - 1, label: `p${i}` } as never));
-}
 
 /** What each fixture bag was written with, by path: the tests' expected frames (see readAll). */
 const written = new Map<string, Frame[]>();
