@@ -135,4 +135,31 @@ describe('VdbFileWriter: transactions', () => {
       [[2, 50]],
     );
   });
+
+  test('a url first seen in a rolled back batch is registered again by its next frame under the same url id', () => {
+    let failNext = false;
+    const { driver: spy } = spyDriver(driver, (sql) => failNext && sql === SQL.INSERT_DATA);
+    const { path, writer } = open({ cacheSize: 50 }, { d: spy });
+    writer.write(frame(10, 'dds://a', pattern(60)), 0); // committed (60 > 50)
+    writer.write(frame(20, 'dds://b', pattern(5)), 7); // new url in the open batch
+    writer.write(frame(30, 'dds://b', pattern(5)), 7); // found by its id
+    failNext = true;
+    assert.throws(
+      () => writer.write(frame(40, 'dds://a', pattern(5)), 0),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'IO_ERROR' && /rolled back/.test(e.message),
+    );
+    failNext = false;
+    // The rollback forgot dds://b: the id must not bring back its forgotten state.
+    writer.write(frame(50, 'dds://b', pattern(7)), 7);
+    writer.close();
+    const rows = (sql: string) => query(path, sql).map((r) => Object.values(r));
+    assert.deepEqual(rows('SELECT elapsed, url FROM VLinkDatas ORDER BY rowid'), [
+      [10, 0],
+      [50, 1],
+    ]);
+    assert.deepEqual(rows('SELECT id, url, count, size FROM VLinkUrls ORDER BY id'), [
+      [0, 'dds://a', 1, 60],
+      [1, 'dds://b', 1, 7],
+    ]);
+  });
 });

@@ -128,6 +128,7 @@ export class VdbFileWriter implements BackendWriter {
   write(frame: Frame, urlId: number): void {
     if (this.closed) throw new BagError('CLOSED', 'write after close', { file: this.path });
     const url = frame.url;
+    // Core refuses empty urls at push; this class is also driven directly, and an empty url has no `VLinkUrls` row.
     if (!url) throw new BagError('INVALID_ARGUMENT', 'frame url must not be empty', { file: this.path });
     if (!this.inTransaction) this.begin();
     const st = this.state;
