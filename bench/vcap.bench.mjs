@@ -97,7 +97,7 @@ async function oursWrite(variants, n, compress, path) {
   for (let i = 0; i < n; i++) {
     frame.timestamp = i * 100;
     frame.data = variants[i % variants.length];
-    writer.write(frame);
+    writer.write(frame, 0); // the one url's id (BackendWriter.write)
   }
   writer.close();
   return performance.now() - t0;

@@ -6,7 +6,8 @@ import { verifyTrailingMagic } from './vcap/verify-tail.js';
 /** What this package's single-file writers (`VcapFileWriter`, `PlainMcapWriter`) offer the Backend seam. */
 export interface McapFileWriterLike {
   readonly file: string;
-  write(frame: Frame): void;
+  /** `urlId` as `BackendWriter.write` gives it (a writer may ignore it). */
+  write(frame: Frame, urlId: number): void;
   writeSchema(schema: SchemaData): void;
   setUrlLoss(url: string, loss: number): void;
   commit(): void;
@@ -40,8 +41,8 @@ export async function openMcapFileWriter(
 export class McapFileBackendWriter<W extends McapFileWriterLike = McapFileWriterLike> implements BackendWriter {
   private closed = false;
   constructor(protected readonly writer: W) {}
-  write(frame: Frame): void {
-    this.writer.write(frame);
+  write(frame: Frame, urlId: number): void {
+    this.writer.write(frame, urlId);
   }
   writeSchema(schema: SchemaData): void {
     this.writer.writeSchema(schema);

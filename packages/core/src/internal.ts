@@ -27,6 +27,7 @@ export type { SegmentWriter, SplitFormat, SplitWriterOptions, RecordingUrlIdenti
 export { SplitReader } from './split/split-reader.js';
 export { urlSplitFiles } from './split/url-split-files.js';
 export { openSourceReader, openUrlReader } from './backend/open-source.js';
+export { UrlIdCache } from './backend/url-id-cache.js';
 export { channelFamily, keptFamily, keptSer, schemaKey, urlFamilyOfSer } from './model/url-identity.js';
 export type { UrlPlace } from './model/url-identity.js';
 export { isInsideRoot, listLocalBagFiles, segmentsOfManifests } from './backend/local-bag-files.js';

@@ -27,6 +27,7 @@ import {
 import { checkVcapReadable } from './check.js';
 import { checkVcap, fixVcap } from './fix-file.js';
 import { rebuildVcap } from './rebuild.js';
+import { writeFrame } from '@vlink/bag-core/testing';
 
 const dir = mkdtempSync(join(tmpdir(), 'vlink-vcap-maint-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -70,11 +71,11 @@ async function crashed(frames: Frame[], committed: number, config: Partial<Write
     file: 'mem.vcap',
   });
   frames.slice(0, committed).forEach((f) => {
-    writer.write(f);
+    writeFrame(writer, f);
   });
   writer.commit();
   frames.slice(committed).forEach((f) => {
-    writer.write(f);
+    writeFrame(writer, f);
   });
   return writable.bytes(); // never closed: no VLinkChannel_*, no summary, no footer
 }
@@ -245,11 +246,11 @@ describe('.vcap fix', () => {
     });
     const frames = mixedFrames(200);
     frames.slice(0, 150).forEach((f) => {
-      writer.write(f);
+      writeFrame(writer, f);
     });
     writer.commit();
     frames.slice(150).forEach((f) => {
-      writer.write(f);
+      writeFrame(writer, f);
     });
     const readOnly = (await mcapBackend.openReader(path, { tryToFix: true })) as VcapReader;
     assert.equal(await readOnly.check(), false);

@@ -10,6 +10,7 @@ import { loadCodecs } from '../codecs.js';
 import { FileWritable } from '../io/file-writable.js';
 import { VcapFileWriter } from './vcap-file-writer.js';
 import { mixedFrames, openBytes, readFrames, recordToBytes, testContext } from './vcap.test.helper.js';
+import { writeFrame } from '@vlink/bag-core/testing';
 
 // Truncated, half-written and garbled files: typed errors or a recovered prefix, never a hang, never a read outside
 // the file, never a stray RangeError.
@@ -108,11 +109,11 @@ describe('damaged .vcap files', () => {
     });
     const frames = mixedFrames(50);
     frames.slice(0, 30).forEach((f) => {
-      writer.write(f);
+      writeFrame(writer, f);
     });
     writer.commit();
     frames.slice(30).forEach((f) => {
-      writer.write(f);
+      writeFrame(writer, f);
     }); // still in the open chunk when the process "dies"
     const bytes = new Uint8Array(readFileSync(path));
     await assert.rejects(mcapBackend.openReader(path, { tryToFix: false }), isBagError('CORRUPT_FILE'));
@@ -142,7 +143,7 @@ describe('damaged .vcap files', () => {
     });
     const frames = mixedFrames(40, 4); // 300 kB payloads go straight to the file, behind a placeholder chunk header
     frames.slice(0, 20).forEach((f) => {
-      writer.write(f);
+      writeFrame(writer, f);
     });
     writer.tick(Date.now());
     const before = await mcapBackend.openReader(path, { tryToFix: true });
@@ -150,7 +151,7 @@ describe('damaged .vcap files', () => {
     before.close();
     writer.tick(Date.now() + 3001);
     frames.slice(20).forEach((f) => {
-      writer.write(f);
+      writeFrame(writer, f);
     });
     const reader = await mcapBackend.openReader(path, { tryToFix: true });
     const got: string[] = [];
@@ -177,7 +178,7 @@ describe('damaged .vcap files', () => {
     const path = join(dir, 'backend.vcap');
     const writer = await mcapBackend.createWriter(path, resolveWriterConfig({}), testContext());
     mixedFrames(10).forEach((f) => {
-      writer.write(f);
+      writeFrame(writer, f);
     });
     assert.equal(writer.currentFile(), path);
     writer.close();

@@ -27,7 +27,7 @@ import {
   writesZstdChunks,
 } from './vcap-format.js';
 import { writtenHeader } from '../maintenance/vlink-header.js';
-import { channelFamily, keptFamily, keptSer, schemaKey } from '@vlink/bag-core/internal';
+import { channelFamily, keptFamily, keptSer, schemaKey, UrlIdCache } from '@vlink/bag-core/internal';
 
 export interface VcapFileWriterOptions {
   writable: Writable;
@@ -110,6 +110,8 @@ export class VcapFileWriter {
   private readonly indexFor: ((url: string, action: ActionType) => number) | undefined;
   private readonly writable: Writable;
   private readonly byUrl = new Map<string, Array<ChannelState | undefined>>();
+  /** `byUrl` by the recording's url id: a frame finds its channels without hashing its url. */
+  private readonly byUrlId = new UrlIdCache((url) => this.byUrl.get(url));
   private readonly channels: ChannelState[] = [];
   private readonly schemaIds = new Map<string, number>();
   private readonly losses = new Map<string, number>();
@@ -154,16 +156,20 @@ export class VcapFileWriter {
 
   /**
    * Stores one frame (`timestamp` in µs since the recording start, ≥ 0). Throws `SCHEMA_CONFLICT` when its ser or
-   * family contradicts what its (url, action) channel already holds; the frame is then not stored.
+   * family contradicts what its (url, action) channel already holds; the frame is then not stored. `urlId` is the
+   * recording's id of the url (`BackendWriter.write`); split recordings pass the same one to every segment.
    */
-  write(frame: Frame): void {
+  write(frame: Frame, urlId: number): void {
     if (this.closed) throw new BagError('CLOSED', 'writer is closed', { file: this.file, url: frame.url });
+    // Core hands over resolved timestamps only, but this class is also driven directly (tools, tests); a NaN or
+    // negative time would become an MCAP log time no reader can place, so the file keeps its own guard (2 compares).
     const ts = frame.timestamp;
     if (!(ts >= 0) || !Number.isFinite(ts))
       throw new BagError('INVALID_ARGUMENT', `bad timestamp ${ts}`, { file: this.file, url: frame.url });
+    // The action picks the channel slot: anything outside the enum is stored as Unknown, never used as an index.
     const a = frame.actionType;
     const action: ActionType = a >= 0 && a <= 8 && Number.isInteger(a) ? a : ActionType.Unknown;
-    let ch = (this.byUrl.get(frame.url) ?? NO_CHANNELS)[action];
+    let ch = (this.byUrlId.get(urlId, frame.url) ?? NO_CHANNELS)[action];
     if (ch === undefined) ch = this.openChannel(frame, action);
     else if (frame.serType !== ch.lastSer || frame.schemaType !== ch.lastType) this.reconcile(ch, frame);
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
 import { ActionType, BagError, SchemaType } from '@vlink/bag-core';
 import type { Frame } from '@vlink/bag-core';
-import { patternBytes } from '@vlink/bag-core/testing';
+import { patternBytes, writeFrame } from '@vlink/bag-core/testing';
 import { openBytes, readFrames, recordToBytes, testContext } from './vcap.test.helper.js';
 
 // The rules the .vcap writer follows (what it stores for urls, actions, times and schemas), read back; split from
@@ -21,17 +21,20 @@ describe('vcap writer rules', () => {
 
   test('a family change on a channel is a SCHEMA_CONFLICT and the frame is not stored', async () => {
     const bytes = await recordToBytes([], {}, testContext(), (w) => {
-      w.write(raw(1));
+      writeFrame(w, raw(1));
       assert.throws(
-        () => w.write(raw(2, { schemaType: SchemaType.Protobuf })),
+        () => writeFrame(w, raw(2, { schemaType: SchemaType.Protobuf })),
         (e: unknown) => BagError.isInstance(e) && e.code === 'SCHEMA_CONFLICT' && e.url === 'dds://a',
       );
       assert.throws(
-        () => w.write(raw(3, { serType: 'xml' })),
+        () => writeFrame(w, raw(3, { serType: 'xml' })),
         (e: unknown) => BagError.isInstance(e) && e.code === 'SCHEMA_CONFLICT',
       );
-      w.write(raw(4, { serType: '' })); // an empty ser never conflicts
-      w.write(raw(5, { actionType: ActionType.Subscribe, serType: 'other.Type', schemaType: SchemaType.Protobuf })); // another channel
+      writeFrame(w, raw(4, { serType: '' })); // an empty ser never conflicts
+      writeFrame(
+        w,
+        raw(5, { actionType: ActionType.Subscribe, serType: 'other.Type', schemaType: SchemaType.Protobuf }),
+      ); // another channel
     });
     const reader = await openBytes(bytes);
     assert.deepEqual(
@@ -110,14 +113,14 @@ describe('vcap writer rules', () => {
   test('bad timestamps are refused; actions outside the enum are stored as Unknown', async () => {
     const bytes = await recordToBytes([], {}, testContext(), (w) => {
       assert.throws(
-        () => w.write(raw(-1)),
+        () => writeFrame(w, raw(-1)),
         (e: unknown) => BagError.isInstance(e) && e.code === 'INVALID_ARGUMENT',
       );
       assert.throws(
-        () => w.write(raw(Number.NaN)),
+        () => writeFrame(w, raw(Number.NaN)),
         (e: unknown) => BagError.isInstance(e) && e.code === 'INVALID_ARGUMENT',
       );
-      w.write(raw(7, { actionType: 42 as ActionType }));
+      writeFrame(w, raw(7, { actionType: 42 as ActionType }));
     });
     const reader = await openBytes(bytes);
     assert.deepEqual(
@@ -133,7 +136,7 @@ describe('vcap writer rules', () => {
       w.close();
       w.close();
       assert.throws(
-        () => w.write(raw(2)),
+        () => writeFrame(w, raw(2)),
         (e: unknown) => BagError.isInstance(e) && e.code === 'CLOSED',
       );
     });

@@ -1,6 +1,6 @@
 import { ActionType, resolveWriterConfig, SchemaType } from '@vlink/bag-core';
 import type { Frame, RecordingContext, WriterConfig } from '@vlink/bag-core';
-import { createTestContext, patternBytes, SAMPLE_PROTO_SCHEMA } from '@vlink/bag-core/testing';
+import { createTestContext, patternBytes, SAMPLE_PROTO_SCHEMA, writeFrame } from '@vlink/bag-core/testing';
 import { McapIndexedReader, McapStreamReader } from '@mcap/core';
 import type { McapTypes } from '@mcap/core';
 import { loadCodecs, type Codecs } from '../codecs.js';
@@ -49,7 +49,7 @@ export async function recordToBytes(
     context,
     file: 'mem.vcap',
   });
-  for (const f of frames) writer.write(f);
+  for (const f of frames) writeFrame(writer, f);
   during?.(writer);
   writer.close();
   return writable.bytes();

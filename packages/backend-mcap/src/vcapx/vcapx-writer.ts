@@ -20,6 +20,7 @@ import {
   channelFamily,
   keptFamily,
   keptSer,
+  UrlIdCache,
 } from '@vlink/bag-core/internal';
 import { loadCodecs, type Codecs } from '../codecs.js';
 import { FileWritable } from '../io/file-writable.js';
@@ -75,6 +76,8 @@ class VcapxFormat implements SplitFormat {
   readonly compress: string;
   private readonly pairs: Pair[] = [];
   private readonly byUrl = new Map<string, Array<Pair | undefined>>();
+  /** `byUrl` by the recording's url id: a segment finds a frame's pair without hashing its url. */
+  private readonly byUrlId = new UrlIdCache((url) => this.byUrl.get(url));
   private readonly losses = new Map<string, number>();
   private segments = 0;
   private current: VcapSegment | undefined;
@@ -128,8 +131,8 @@ class VcapxFormat implements SplitFormat {
   }
 
   /** The pair of a frame when its input needs a look (first frame of the pair in this segment, or a new ser/family). */
-  lookup(url: string, action: ActionType): Pair | undefined {
-    return this.byUrl.get(url)?.[action];
+  lookup(urlId: number, url: string, action: ActionType): Pair | undefined {
+    return this.byUrlId.get(urlId, url)?.[action];
   }
 
   /**
@@ -205,10 +208,10 @@ class VcapSegment extends McapFileBackendWriter<VcapFileWriter> implements Segme
     this.path = writer.file;
   }
 
-  override write(frame: Frame): void {
+  override write(frame: Frame, urlId: number): void {
     const a = frame.actionType;
     const action: ActionType = a >= 0 && a <= 8 && Number.isInteger(a) ? a : ActionType.Unknown;
-    const pair = this.format.lookup(frame.url, action);
+    const pair = this.format.lookup(urlId, frame.url, action);
     let target = frame;
     if (
       pair === undefined ||
@@ -218,7 +221,7 @@ class VcapSegment extends McapFileBackendWriter<VcapFileWriter> implements Segme
     ) {
       target = this.format.check(pair, frame, action, this.number, this.path);
     }
-    this.writer.write(target);
+    this.writer.write(target, urlId);
     this.rows++;
     this.payloadBytes += frame.data.length;
   }

@@ -21,6 +21,7 @@ import {
   runSplitRecoveryConformance,
   SAMPLE_PROTO_SCHEMA,
   sampleFrames,
+  writeFrame,
 } from '@vlink/bag-core/testing';
 import { mcapBackend } from '../backend.js';
 import { loadCodecs } from '../codecs.js';
@@ -49,7 +50,7 @@ async function record(
   context = createTestContext({ schemas: [SAMPLE_PROTO_SCHEMA] }),
 ) {
   const writer = await mcapBackend.createWriter(path, resolveWriterConfig({ ...SPLIT, ...config }), context);
-  for (const frame of frames) writer.write(frame);
+  for (const frame of frames) writeFrame(writer, frame);
   writer.close();
   return context;
 }
@@ -136,9 +137,9 @@ describe('.vcapx writer', () => {
       schemaType: SchemaType.Unknown,
       actionType: ActionType.Publish,
     });
-    writer.write(f(1, 'json'));
-    writer.write(f(2, '')); // new segment: its channel still names "json"
-    assert.throws(() => writer.write(f(3, 'other', 5)), isCode('SCHEMA_CONFLICT'));
+    writeFrame(writer, f(1, 'json'));
+    writeFrame(writer, f(2, '')); // new segment: its channel still names "json"
+    assert.throws(() => writeFrame(writer, f(3, 'other', 5)), isCode('SCHEMA_CONFLICT'));
     writer.close();
     const m = manifestOf(path);
     assert.deepEqual(m.VLinkFiles, ['ser.1.vcap', 'ser.2.vcap']);

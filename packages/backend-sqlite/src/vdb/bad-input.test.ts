@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { after, describe, test } from '@vlink/fixtures/test';
 import { ActionType, BagError, resolveWriterConfig, SchemaType, type BagErrorCode } from '@vlink/bag-core';
-import { createTestContext } from '@vlink/bag-core/testing';
+import { createTestContext, writeFrame } from '@vlink/bag-core/testing';
 import { createSqliteBackend } from '../backend.js';
 import { loadDriver } from '../driver/driver.js';
 import { noise, tempDir, withDb } from '../testing/util.js';
@@ -22,7 +22,7 @@ async function good(): Promise<string> {
   const path = tmp.path('good.vdb');
   const writer = await backend.createWriter(path, resolveWriterConfig({ compress: 'lzav' }), createTestContext());
   for (let i = 0; i < 400; i++) {
-    writer.write({
+    writeFrame(writer, {
       timestamp: i * 1000,
       url: `dds://u${i % 4}`,
       data: noise(3000, i + 1),
@@ -86,7 +86,7 @@ describe('.vdb bad input gives typed errors', () => {
   test('a damaged compressed row → CORRUPT_DATA while reading', async () => {
     const path = tmp.path('baddata.vdb');
     const writer = await backend.createWriter(path, resolveWriterConfig({ compress: 'lzav' }), createTestContext());
-    writer.write({
+    writeFrame(writer, {
       timestamp: 1,
       url: 'dds://a',
       data: new Uint8Array(4096).fill(7),
@@ -107,7 +107,7 @@ describe('.vdb bad input gives typed errors', () => {
   test('a file locked by a writer → typed error, not a raw driver error', async () => {
     const path = tmp.path('locked.vdb');
     const writer = await backend.createWriter(path, resolveWriterConfig(), createTestContext());
-    writer.write({
+    writeFrame(writer, {
       timestamp: 1,
       url: 'dds://a',
       data: new Uint8Array(4),

@@ -9,7 +9,7 @@ import {
   type WriterConfig,
 } from '@vlink/bag-core';
 import { compressFrame } from '@vlink/bag-core/internal';
-import { createTestContext } from '@vlink/bag-core/testing';
+import { createTestContext, writeFrame } from '@vlink/bag-core/testing';
 import { loadDriver } from '../driver/driver.js';
 import { pattern, tempDir, withDb } from '../testing/util.js';
 import { VdbFileWriter } from './file-writer.js';
@@ -57,7 +57,7 @@ describe('.vdb writer: eviction edges', () => {
     const writer = VdbFileWriter.open(driver, path, resolved, createTestContext(), recording);
     const sizes: number[] = [];
     rows.forEach((data, i) => {
-      writer.write({ ...frame(i + 1, 'dds://a'), data });
+      writeFrame(writer, { ...frame(i + 1, 'dds://a'), data });
       sizes.push(writer.bytes);
     });
     writer.close();

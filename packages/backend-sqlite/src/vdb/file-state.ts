@@ -1,4 +1,5 @@
 import type { SchemaType } from '@vlink/bag-core';
+import { UrlIdCache } from '@vlink/bag-core/internal';
 import type { RecordingSnapshot, RecordingUrl } from './recording.js';
 
 /** A url as one file knows it (its `VLinkUrls` row and per-file counters). */
@@ -45,6 +46,8 @@ export class FileState {
   /** Largest elapsed written to this file (header `duration`). */
   lastTs = 0;
   readonly urls = new Map<string, FileUrl>();
+  /** `urls` by the recording's url id (`BackendWriter.write`): a frame finds its url without hashing it. */
+  readonly byUrlId = new UrlIdCache((url) => this.urls.get(url));
   readonly byId = new Map<number, FileUrl>();
   /** `name 0x1F family` of every schema row in this file. */
   readonly schemaKeys = new Set<string>();
@@ -67,6 +70,8 @@ export class FileState {
     this.rows = s.rows;
     this.bytes = s.bytes;
     this.lastTs = s.lastTs;
+    // Urls first seen since are forgotten below; the cache may still hold them.
+    this.byUrlId.clear();
     for (const [url, fu] of this.urls) {
       const saved = s.urls.get(fu);
       if (saved === undefined) {

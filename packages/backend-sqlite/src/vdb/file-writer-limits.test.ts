@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from '@vlink/fixtures/test';
 import { BagError, resolveWriterConfig, type WriterConfig } from '@vlink/bag-core';
-import { createTestContext } from '@vlink/bag-core/testing';
+import { createTestContext, writeFrame } from '@vlink/bag-core/testing';
 import { loadDriver, type SqlRow } from '../driver/driver.js';
 import { pattern, tempDir, withDb, rawFrame } from '../testing/util.js';
 import { VdbFileWriter } from './file-writer.js';
@@ -26,10 +26,10 @@ function query(path: string, sql: string, ...params: (string | number)[]): SqlRo
 describe('VdbFileWriter: limits', () => {
   test('without enableLimit: a file exceeds maxRowCount by one, then every frame is LIMIT_REACHED', () => {
     const { path, writer } = open({ maxRowCount: 3 });
-    for (let i = 0; i < 4; i++) writer.write(frame(i, 'dds://a', pattern(4)));
+    for (let i = 0; i < 4; i++) writeFrame(writer, frame(i, 'dds://a', pattern(4)));
     for (let i = 4; i < 6; i++) {
       assert.throws(
-        () => writer.write(frame(i, 'dds://a', pattern(4))),
+        () => writeFrame(writer, frame(i, 'dds://a', pattern(4))),
         (e: unknown) => BagError.isInstance(e) && e.code === 'LIMIT_REACHED',
       );
     }
@@ -40,10 +40,10 @@ describe('VdbFileWriter: limits', () => {
 
   test('without enableLimit: maxBytesSize counts accounted bytes', () => {
     const { writer } = open({ maxBytesSize: 100 });
-    writer.write(frame(1, 'dds://a', pattern(60)));
-    writer.write(frame(2, 'dds://a', pattern(60)));
+    writeFrame(writer, frame(1, 'dds://a', pattern(60)));
+    writeFrame(writer, frame(2, 'dds://a', pattern(60)));
     assert.throws(
-      () => writer.write(frame(3, 'dds://a', pattern(1))),
+      () => writeFrame(writer, frame(3, 'dds://a', pattern(1))),
       (e: unknown) => BagError.isInstance(e) && e.code === 'LIMIT_REACHED',
     );
     writer.close();
@@ -56,7 +56,7 @@ describe('VdbFileWriter: limits', () => {
     const writer = VdbFileWriter.open(driver, path, resolved, createTestContext(), recording);
     const sizes = [10, 20, 30, 40, 50, 60, 70];
     sizes.forEach((n, i) => {
-      writer.write(frame(1_000_000 * (i + 1), i % 2 ? 'dds://b' : 'dds://a', pattern(n)));
+      writeFrame(writer, frame(1_000_000 * (i + 1), i % 2 ? 'dds://b' : 'dds://a', pattern(n)));
     });
     // rows > 3 triggers eviction before inserting: at most 4 rows remain, the newest ones.
     assert.equal(writer.rows, 4);
@@ -92,7 +92,7 @@ describe('VdbFileWriter: limits', () => {
 
   test('with enableLimit: maxBytesSize evicts until the accounted bytes fit', () => {
     const { path, writer } = open({ maxBytesSize: 100, enableLimit: true });
-    for (let i = 0; i < 6; i++) writer.write(frame(i, 'dds://a', pattern(40)));
+    for (let i = 0; i < 6; i++) writeFrame(writer, frame(i, 'dds://a', pattern(40)));
     // before each insert: bytes > 100 → evict oldest until ≤ 100, then insert (so ≤ 140 after)
     assert.equal(writer.bytes, 120);
     writer.close();

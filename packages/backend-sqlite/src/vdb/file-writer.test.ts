@@ -7,6 +7,7 @@ import { loadDriver, type SqlRow } from '../driver/driver.js';
 import { pattern, spyDriver, tempDir, withDb, rawFrame } from '../testing/util.js';
 import { type OpenWriterOptions, openWriter, PROTO, REQ, RESP } from './open-writer.test.helper.js';
 import * as SQL from './sql.js';
+import { writeFrame } from '@vlink/bag-core/testing';
 
 const driver = await loadDriver();
 const tmp = tempDir('writer');
@@ -59,9 +60,9 @@ describe('VdbFileWriter: file layout', () => {
 
   test('header row: version, counts, accuracy, compress, process, date, tag, complete, timezone, start', () => {
     const { path, writer, context } = open();
-    writer.write(frame(5_000, 'dds://a', pattern(10)));
-    writer.write(frame(2_500_000, 'dds://a', pattern(10)));
-    writer.write(frame(1_000_000, 'dds://a', pattern(10)));
+    writeFrame(writer, frame(5_000, 'dds://a', pattern(10)));
+    writeFrame(writer, frame(2_500_000, 'dds://a', pattern(10)));
+    writeFrame(writer, frame(1_000_000, 'dds://a', pattern(10)));
     writer.close();
     const rows = query(
       path,
@@ -88,7 +89,7 @@ describe('VdbFileWriter: file layout', () => {
   test('an existing file is replaced; missing parent directories are created', () => {
     const path = join(tmp.dir, 'deep', 'er', 'x.vdb');
     let w = open({}, { path }).writer;
-    w.write(frame(1, 'dds://a', pattern(4)));
+    writeFrame(w, frame(1, 'dds://a', pattern(4)));
     w.close();
     writeFileSync(`${path}-journal`, 'stale');
     w = open({}, { path }).writer;
@@ -99,10 +100,10 @@ describe('VdbFileWriter: file layout', () => {
 
   test('rows store elapsed verbatim (out of order too), the global url id and the action text', () => {
     const { path, writer } = open();
-    writer.write(frame(300, 'dds://b', pattern(3), { actionType: ActionType.Subscribe }));
-    writer.write(frame(100, 'dds://a', pattern(4), { actionType: ActionType.Set }));
-    writer.write(frame(200, 'dds://b', new Uint8Array(0), { actionType: ActionType.Get }));
-    writer.write(frame(50, 'dds://c', pattern(1), { actionType: 99 as ActionType }));
+    writeFrame(writer, frame(300, 'dds://b', pattern(3), { actionType: ActionType.Subscribe }));
+    writeFrame(writer, frame(100, 'dds://a', pattern(4), { actionType: ActionType.Set }));
+    writeFrame(writer, frame(200, 'dds://b', new Uint8Array(0), { actionType: ActionType.Get }));
+    writeFrame(writer, frame(50, 'dds://c', pattern(1), { actionType: 99 as ActionType }));
     writer.close();
     const rows = query(
       path,
@@ -129,18 +130,29 @@ describe('VdbFileWriter: file layout', () => {
 describe('VdbFileWriter: urls and schemas', () => {
   test('url rows: id by first appearance, type by first action, ser/encoding, count/size/freq, loss', () => {
     const { path, writer } = open();
-    writer.write(frame(1_000_000, 'dds://cam', pattern(100), { serType: 'pb.Image', schemaType: SchemaType.Protobuf }));
-    writer.write(frame(1_100_000, 'dds://field', pattern(8), { actionType: ActionType.Set }));
-    writer.write(frame(1_500_000, 'dds://cam', pattern(50), { serType: 'pb.Image', schemaType: SchemaType.Protobuf }));
-    writer.write(frame(2_000_000, 'dds://cam', pattern(50), { serType: 'pb.Image', schemaType: SchemaType.Unknown }));
-    writer.write(
+    writeFrame(
+      writer,
+      frame(1_000_000, 'dds://cam', pattern(100), { serType: 'pb.Image', schemaType: SchemaType.Protobuf }),
+    );
+    writeFrame(writer, frame(1_100_000, 'dds://field', pattern(8), { actionType: ActionType.Set }));
+    writeFrame(
+      writer,
+      frame(1_500_000, 'dds://cam', pattern(50), { serType: 'pb.Image', schemaType: SchemaType.Protobuf }),
+    );
+    writeFrame(
+      writer,
+      frame(2_000_000, 'dds://cam', pattern(50), { serType: 'pb.Image', schemaType: SchemaType.Unknown }),
+    );
+    writeFrame(
+      writer,
       frame(1_200_000, 'dds://rpc', pattern(7), {
         serType: 'pb.Req|pb.Resp',
         schemaType: SchemaType.Protobuf,
         actionType: ActionType.ServerRequest,
       }),
     );
-    writer.write(
+    writeFrame(
+      writer,
       frame(1_300_000, 'dds://rpc', pattern(9), {
         serType: 'pb.Req|pb.Resp',
         schemaType: SchemaType.Protobuf,
@@ -168,28 +180,32 @@ describe('VdbFileWriter: urls and schemas', () => {
 
   test('RPC: each half embeds its own schema; halves of different families make the url family unknown', () => {
     const { path, writer } = open();
-    writer.write(
+    writeFrame(
+      writer,
       frame(1, 'dds://rpc', pattern(3), {
         serType: 'pb.Req|pb.Resp',
         schemaType: SchemaType.Protobuf,
         actionType: ActionType.ClientRequest,
       }),
     );
-    writer.write(
+    writeFrame(
+      writer,
       frame(2, 'dds://rpc', pattern(3), {
         serType: 'pb.Req|pb.Resp',
         schemaType: SchemaType.Protobuf,
         actionType: ActionType.ClientResponse,
       }),
     );
-    writer.write(
+    writeFrame(
+      writer,
       frame(3, 'dds://rpc', pattern(3), {
         serType: 'pb.Req|pb.Resp',
         schemaType: SchemaType.Protobuf,
         actionType: ActionType.ClientResponse,
       }),
     );
-    writer.write(
+    writeFrame(
+      writer,
       frame(4, 'dds://mixed', pattern(3), {
         serType: 'json|pb.Resp',
         schemaType: SchemaType.Unknown,
@@ -219,7 +235,7 @@ describe('VdbFileWriter: urls and schemas', () => {
   test('schemas: once per name+family per file; writeSchema embeds; empty data is never written', () => {
     const { path, writer } = open();
     for (let i = 0; i < 3; i++) {
-      writer.write(frame(i, 'dds://cam', pattern(4), { serType: 'pb.Image', schemaType: SchemaType.Protobuf }));
+      writeFrame(writer, frame(i, 'dds://cam', pattern(4), { serType: 'pb.Image', schemaType: SchemaType.Protobuf }));
     }
     writer.writeSchema(PROTO);
     writer.writeSchema({ name: 'fb.Map', encoding: '', schemaType: SchemaType.Flatbuffers, data: pattern(9) });
@@ -243,9 +259,9 @@ describe('VdbFileWriter: urls and schemas', () => {
   test('an empty ser is filled by the first non-empty one (UPDATE ser, encoding)', () => {
     const { driver: spy, log } = spyDriver(driver);
     const { path, writer } = open({}, { d: spy });
-    writer.write(frame(1, 'dds://a', pattern(3), { serType: '', schemaType: SchemaType.Unknown }));
-    writer.write(frame(2, 'dds://a', pattern(3), { serType: 'json', schemaType: SchemaType.Unknown }));
-    writer.write(frame(3, 'dds://a', pattern(3), { serType: '', schemaType: SchemaType.Unknown }));
+    writeFrame(writer, frame(1, 'dds://a', pattern(3), { serType: '', schemaType: SchemaType.Unknown }));
+    writeFrame(writer, frame(2, 'dds://a', pattern(3), { serType: 'json', schemaType: SchemaType.Unknown }));
+    writeFrame(writer, frame(3, 'dds://a', pattern(3), { serType: '', schemaType: SchemaType.Unknown }));
     writer.close();
     assert.equal(log.calls.filter((c) => c === `run: ${SQL.UPDATE_URL_SER}`).length, 1);
     assert.deepEqual(
@@ -256,18 +272,23 @@ describe('VdbFileWriter: urls and schemas', () => {
 
   test('a changed ser or a changed known family is rejected with SCHEMA_CONFLICT and not stored', () => {
     const { path, writer } = open();
-    writer.write(frame(1, 'dds://a', pattern(3), { serType: 'pb.Image', schemaType: SchemaType.Protobuf }));
+    writeFrame(writer, frame(1, 'dds://a', pattern(3), { serType: 'pb.Image', schemaType: SchemaType.Protobuf }));
     const conflict = (e: unknown) => BagError.isInstance(e) && e.code === 'SCHEMA_CONFLICT' && e.url === 'dds://a';
     assert.throws(
-      () => writer.write(frame(2, 'dds://a', pattern(3), { serType: 'pb.Other', schemaType: SchemaType.Protobuf })),
+      () =>
+        writeFrame(writer, frame(2, 'dds://a', pattern(3), { serType: 'pb.Other', schemaType: SchemaType.Protobuf })),
       conflict,
     );
     assert.throws(
-      () => writer.write(frame(3, 'dds://a', pattern(3), { serType: 'pb.Image', schemaType: SchemaType.Flatbuffers })),
+      () =>
+        writeFrame(
+          writer,
+          frame(3, 'dds://a', pattern(3), { serType: 'pb.Image', schemaType: SchemaType.Flatbuffers }),
+        ),
       conflict,
     );
-    writer.write(frame(4, 'dds://a', pattern(3), { serType: '', schemaType: SchemaType.Unknown }));
-    writer.write(frame(5, 'dds://a', pattern(3), { serType: 'pb.Image', schemaType: SchemaType.Protobuf }));
+    writeFrame(writer, frame(4, 'dds://a', pattern(3), { serType: '', schemaType: SchemaType.Unknown }));
+    writeFrame(writer, frame(5, 'dds://a', pattern(3), { serType: 'pb.Image', schemaType: SchemaType.Protobuf }));
     writer.close();
     assert.deepEqual(
       query(path, 'SELECT elapsed FROM VLinkDatas ORDER BY rowid').map((r) => r['elapsed']),

@@ -121,18 +121,23 @@ export class VdbFileWriter implements BackendWriter {
     }
   }
 
-  /** Stores one frame (format reference §2.7). Throws `SCHEMA_CONFLICT`/`LIMIT_REACHED` for a rejected frame, `IO_ERROR` on failure. */
-  write(frame: Frame): void {
+  /**
+   * Stores one frame (format reference §2.7). Throws `SCHEMA_CONFLICT`/`LIMIT_REACHED` for a rejected frame, `IO_ERROR`
+   * on failure. `urlId` is the recording's id of the url (`BackendWriter.write`), the same in every `.vdbx` segment.
+   */
+  write(frame: Frame, urlId: number): void {
     if (this.closed) throw new BagError('CLOSED', 'write after close', { file: this.path });
     const url = frame.url;
+    // Core refuses empty urls at push; this class is also driven directly, and an empty url has no `VLinkUrls` row.
     if (!url) throw new BagError('INVALID_ARGUMENT', 'frame url must not be empty', { file: this.path });
     if (!this.inTransaction) this.begin();
     const st = this.state;
     if (st.rows > this.config.maxRowCount || st.bytes > this.config.maxBytesSize) this.limit(url);
 
+    // The action is a bit index and a `VLinkUrls` type below: anything outside the enum is stored as Unknown.
     let action = frame.actionType;
     if (!(action >= 0 && action <= 8)) action = ActionType.Unknown;
-    let fu = st.urls.get(url);
+    let fu = st.byUrlId.get(urlId, url);
     if (
       fu === undefined ||
       fu.memoSer !== frame.serType ||

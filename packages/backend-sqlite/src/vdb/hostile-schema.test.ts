@@ -4,7 +4,7 @@ import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { after, describe, test } from '@vlink/fixtures/test';
 import { ActionType, BagError, resolveWriterConfig, SchemaType } from '@vlink/bag-core';
-import { createTestContext } from '@vlink/bag-core/testing';
+import { createTestContext, writeFrame } from '@vlink/bag-core/testing';
 import { createSqliteBackend } from '../backend.js';
 import { loadDriver } from '../driver/driver.js';
 import { tempDir, withDb } from '../testing/util.js';
@@ -21,7 +21,7 @@ async function good(name: string): Promise<string> {
   const path = tmp.path(name);
   const writer = await backend.createWriter(path, resolveWriterConfig(), createTestContext());
   for (let i = 0; i < 50; i++)
-    writer.write({
+    writeFrame(writer, {
       timestamp: i * 1000,
       url: `dds://u${i % 2}`,
       data: new Uint8Array([i]),

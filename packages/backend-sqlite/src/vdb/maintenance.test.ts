@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from '@vlink/fixtures/test';
 import { ActionType, BagError, resolveWriterConfig, SchemaType, type Frame } from '@vlink/bag-core';
-import { createTestContext } from '@vlink/bag-core/testing';
+import { createTestContext, writeFrame } from '@vlink/bag-core/testing';
 import { createSqliteBackend } from '../backend.js';
 import { loadDriver, type SqlRow } from '../driver/driver.js';
 import { pattern, spyDriver, tempDir, withDb } from '../testing/util.js';
@@ -27,7 +27,7 @@ function frame(timestamp: number, url: string): Frame {
 async function record(n = 10): Promise<string> {
   const path = tmp.path('m.vdb');
   const writer = await backend.createWriter(path, resolveWriterConfig(), createTestContext());
-  for (let i = 0; i < n; i++) writer.write(frame(1_000_000 + i * 500_000, i % 2 ? 'dds://a' : 'dds://b'));
+  for (let i = 0; i < n; i++) writeFrame(writer, frame(1_000_000 + i * 500_000, i % 2 ? 'dds://a' : 'dds://b'));
   writer.close();
   return path;
 }

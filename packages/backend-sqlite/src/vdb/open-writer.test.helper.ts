@@ -6,7 +6,7 @@ import {
   SchemaType,
   type WriterConfig,
 } from '@vlink/bag-core';
-import { createTestContext } from '@vlink/bag-core/testing';
+import { createTestContext, writeFrame } from '@vlink/bag-core/testing';
 import type { SqliteDriver } from '../driver/driver.js';
 import { pattern, type tempDir } from '../testing/util.js';
 import { type VdbFileOptions, VdbFileWriter } from './file-writer.js';
@@ -54,7 +54,7 @@ export function recordFrames(
   config: Partial<WriterConfig> = {},
 ): { path: string; recording: VdbRecording } {
   const { path, writer, recording } = openWriter(driver, tmp, config);
-  for (const frame of frames) writer.write(frame);
+  for (const frame of frames) writeFrame(writer, frame);
   writer.close();
   return { path, recording };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from '@vlink/fixtures/test';
 import { ActionType, resolveWriterConfig, SchemaType, type Frame, type WriterConfig } from '@vlink/bag-core';
-import { createTestContext } from '@vlink/bag-core/testing';
+import { createTestContext, writeFrame } from '@vlink/bag-core/testing';
 import { createSqliteBackend } from '../backend.js';
 import { loadDriver, type SqlRow } from '../driver/driver.js';
 import { pattern, tempDir, withDb } from '../testing/util.js';
@@ -38,7 +38,7 @@ async function record(
 ): Promise<string> {
   const path = tmp.path('p.vdb');
   const writer = await backend.createWriter(path, resolveWriterConfig(config), createTestContext());
-  for (let i = 0; i < n; i++) writer.write(frames(i));
+  for (let i = 0; i < n; i++) writeFrame(writer, frames(i));
   writer.close();
   return path;
 }
@@ -112,15 +112,15 @@ describe('.vdb publish times', () => {
   test('counters handed over while no frame arrives are stored by the next tick; the latest table wins', async () => {
     const path = tmp.path('ticked.vdb');
     const writer = await backend.createWriter(path, resolveWriterConfig({ walMode: false }), createTestContext());
-    writer.write(frame(1));
+    writeFrame(writer, frame(1));
     writer.commit();
     writer.setCounters?.({ 'dds://a': { missedSlot: 2 } });
     writer.tick(); // no transaction open: one is begun for the counters and committed
-    writer.write(frame(2));
+    writeFrame(writer, frame(2));
     writer.setCounters?.({ 'dds://a': { missedSlot: 3 } });
     writer.tick(); // inside the open transaction: stored with the frame and committed
     writer.setCounters?.({ 'dds://a': { missedSlot: 5 }, 'dds://b': { submitFailed: 1 } });
-    writer.write(frame(3)); // a frame without a refresh due: the counters wait for the next refresh or close
+    writeFrame(writer, frame(3)); // a frame without a refresh due: the counters wait for the next refresh or close
     writer.close();
     const closed = VdbReader.open(driver, path);
     try {

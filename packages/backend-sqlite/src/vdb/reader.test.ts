@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from '@vlink/fixtures/test';
 import { ActionType, BagError, resolveWriterConfig, SchemaType, type Frame, type WriterConfig } from '@vlink/bag-core';
 import { compressFrame } from '@vlink/bag-core/internal';
-import { createTestContext } from '@vlink/bag-core/testing';
+import { createTestContext, writeFrame } from '@vlink/bag-core/testing';
 import { createSqliteBackend } from '../backend.js';
 import { loadDriver, type SqlRow } from '../driver/driver.js';
 import { noise, pattern, tempDir, withDb } from '../testing/util.js';
@@ -24,7 +24,7 @@ function frame(timestamp: number, url: string, data: Uint8Array, more: Partial<F
 async function record(frames: Frame[], config: Partial<WriterConfig> = {}): Promise<string> {
   const path = tmp.path('r.vdb');
   const writer = await backend.createWriter(path, resolveWriterConfig(config), createTestContext());
-  for (const f of frames) writer.write(f);
+  for (const f of frames) writeFrame(writer, f);
   writer.close();
   return path;
 }
@@ -204,7 +204,7 @@ describe('VdbReader/VdbFileWriter: LZAV compression', () => {
     const recording = new VdbRecording(config);
     const path = tmp.path('evict-z.vdb');
     const writer = VdbFileWriter.open(driver, path, config, createTestContext(), recording);
-    for (let i = 0; i < 5; i++) writer.write(frame(i, 'dds://a', pattern(1000 * (i + 1))));
+    for (let i = 0; i < 5; i++) writeFrame(writer, frame(i, 'dds://a', pattern(1000 * (i + 1))));
     assert.equal(writer.rows, 3);
     assert.equal(writer.bytes, 3000 + 4000 + 5000);
     assert.equal(recording.urls.get('dds://a')!.size, 12000);
@@ -220,7 +220,7 @@ describe('VdbReader/VdbFileWriter: LZAV compression', () => {
     const recording = new VdbRecording(config);
     const writer = VdbFileWriter.open(driver, tmp.path('z.vdb'), config, createTestContext(), recording);
     const snap = recording.snapshot();
-    for (let i = 0; i < 3; i++) writer.write(frame(i, 'dds://n', noise(500, i + 1)));
+    for (let i = 0; i < 3; i++) writeFrame(writer, frame(i, 'dds://n', noise(500, i + 1)));
     assert.equal(recording.decider!.failureCount('dds://n'), 3);
     recording.restore(snap);
     assert.equal(recording.decider!.failureCount('dds://n'), 0);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { after, describe, test } from '@vlink/fixtures/test';
 import { ActionType, BagError, resolveWriterConfig, SchemaType } from '@vlink/bag-core';
-import { createTestContext } from '@vlink/bag-core/testing';
+import { createTestContext, writeFrame } from '@vlink/bag-core/testing';
 import { createSqliteBackend } from '../backend.js';
 import { loadDriver } from '../driver/driver.js';
 import { noise, tempDir } from '../testing/util.js';
@@ -33,9 +33,9 @@ async function crashedCopy(committed: number, pending: number): Promise<string> 
     resolveWriterConfig({ cacheSize: 64 * 1024 * 1024 }),
     createTestContext(),
   );
-  for (let i = 0; i < committed; i++) writer.write(frame(i));
+  for (let i = 0; i < committed; i++) writeFrame(writer, frame(i));
   writer.commit();
-  for (let i = committed; i < committed + pending; i++) writer.write(frame(i));
+  for (let i = committed; i < committed + pending; i++) writeFrame(writer, frame(i));
   const copy = tmp.path('crashed.vdb');
   copyFileSync(live, copy);
   if (existsSync(`${live}-journal`)) copyFileSync(`${live}-journal`, `${copy}-journal`);
@@ -85,7 +85,7 @@ describe('.vdb after a crash (tryToFix)', () => {
   test('damaged pages: tryToFix reads up to the damage and records it instead of throwing', async () => {
     const path = tmp.path('damaged.vdb');
     const writer = await backend.createWriter(path, resolveWriterConfig(), createTestContext());
-    for (let i = 0; i < 400; i++) writer.write(frame(i));
+    for (let i = 0; i < 400; i++) writeFrame(writer, frame(i));
     writer.close();
     const bytes = new Uint8Array(readFileSync(path));
     // Zero the second half of the file: the header, tables and early rows stay readable.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from '@vlink/fixtures/test';
 import { ActionType, resolveWriterConfig, SchemaType, type Frame, type SalvageResult } from '@vlink/bag-core';
-import { createTestContext } from '@vlink/bag-core/testing';
+import { createTestContext, writeFrame } from '@vlink/bag-core/testing';
 import { createSqliteBackend } from '../backend.js';
 import { loadDriver } from '../driver/driver.js';
 import { pattern, tempDir, withDb } from '../testing/util.js';
@@ -34,7 +34,7 @@ function frame(i: number): Frame {
 async function record(name: string, n: number): Promise<string> {
   const path = tmp.path(name);
   const writer = await backend.createWriter(path, resolveWriterConfig({ compress: 'lzav' }), createTestContext());
-  for (let i = 0; i < n; i++) writer.write(frame(i));
+  for (let i = 0; i < n; i++) writeFrame(writer, frame(i));
   writer.close();
   return path;
 }

@@ -5,6 +5,7 @@ import { loadDriver } from '../driver/driver.js';
 import { pattern, spyDriver, tempDir, rawFrame as frame } from '../testing/util.js';
 import { type OpenWriterOptions, openWriter } from './open-writer.test.helper.js';
 import * as SQL from './sql.js';
+import { writeFrame } from '@vlink/bag-core/testing';
 
 // How often the .vdb writer reads the clock (split from vdb-details.test.ts).
 
@@ -38,7 +39,7 @@ describe('.vdb writer: the clock is read about once a millisecond', () => {
     for (const [n, step] of steps) {
       const before = count;
       for (let i = 0; i < n; i++) {
-        writer.write(frame(ts++, 'dds://a', pattern(4)));
+        writeFrame(writer, frame(ts++, 'dds://a', pattern(4)));
         clock += step;
       }
       out.push(count - before);
@@ -85,12 +86,12 @@ describe('.vdb writer: the clock is read about once a millisecond', () => {
       return false;
     });
     const { writer } = open({}, { d: spy, now: () => clock });
-    writer.write(frame(0, 'dds://a', pattern(4)));
+    writeFrame(writer, frame(0, 'dds://a', pattern(4)));
     clock = 1000;
-    for (let i = 1; i < 600; i++) writer.write(frame(i, 'dds://a', pattern(4)));
+    for (let i = 1; i < 600; i++) writeFrame(writer, frame(i, 'dds://a', pattern(4)));
     assert.equal(refreshes, 0, 'exactly 1000 ms: not yet');
     clock = 1000.5;
-    for (let i = 600; i < 1200; i++) writer.write(frame(i, 'dds://a', pattern(4)));
+    for (let i = 600; i < 1200; i++) writeFrame(writer, frame(i, 'dds://a', pattern(4)));
     assert.equal(refreshes, 1);
     writer.close();
   });
@@ -105,7 +106,7 @@ describe('.vdb writer: the clock is read about once a millisecond', () => {
     const { writer } = open({}, { d: spy, now: () => clock });
     const refreshedAt: number[] = [];
     for (let i = 0; i < 200_000 && refreshedAt.length < 3; i++) {
-      writer.write(frame(i, 'dds://a', pattern(4)));
+      writeFrame(writer, frame(i, 'dds://a', pattern(4)));
       clock += clock < 1500 ? 0.01 : 0.9;
       if (refreshes > refreshedAt.length) refreshedAt.push(clock);
     }

@@ -16,6 +16,7 @@ import { createDecider } from './compression.js';
 import { type OpenWriterOptions, openWriter } from './open-writer.test.helper.js';
 import { frequency, VdbRecording } from './recording.js';
 import * as SQL from './sql.js';
+import { writeFrame } from '@vlink/bag-core/testing';
 
 // What each refusal of the .vdb writer and reader says (code, message, file, url), the edges of the writer's
 // bookkeeping (first timestamps of 0, limits reached exactly, counters of evicted rows) and the adaptive clock
@@ -33,11 +34,11 @@ const query = (path: string, sql: string): SqlRow[] => withDb(driver, path, (db)
 describe('.vdb writer: refusals', () => {
   test('closed writer, empty url, an uncreatable file', () => {
     const { path, writer } = open();
-    refused(() => writer.write(frame(1, '', pattern(4))), 'INVALID_ARGUMENT', 'frame url must not be empty', {
+    refused(() => writeFrame(writer, frame(1, '', pattern(4))), 'INVALID_ARGUMENT', 'frame url must not be empty', {
       file: path,
     });
     writer.close();
-    refused(() => writer.write(frame(1, 'dds://a', pattern(4))), 'CLOSED', 'write after close', { file: path });
+    refused(() => writeFrame(writer, frame(1, 'dds://a', pattern(4))), 'CLOSED', 'write after close', { file: path });
     const schema = { name: 'pb.X', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: pattern(8) };
     refused(() => writer.writeSchema(schema), 'CLOSED', 'writeSchema after close', { file: path });
     const blocker = tmp.path('not-a-dir');
@@ -51,7 +52,7 @@ describe('.vdb writer: refusals', () => {
     const path = tmp.path('stale.vdb');
     for (const suffix of ['', '-journal', '-wal', '-shm']) writeFileSync(path + suffix, 'junk from a crashed run');
     const { writer } = open({}, { path });
-    writer.write(frame(1, 'dds://a', pattern(4)));
+    writeFrame(writer, frame(1, 'dds://a', pattern(4)));
     writer.close();
     assert.equal(query(path, 'SELECT count(*) AS n FROM VLinkDatas')[0]!['n'], 1);
     for (const suffix of ['-journal', '-wal', '-shm']) assert.equal(existsSync(path + suffix), false, suffix);
@@ -59,15 +60,15 @@ describe('.vdb writer: refusals', () => {
 
   test('conflicting ser or schema family: the message names both, by label or number', () => {
     const { path, writer } = open();
-    writer.write(frame(1, 'dds://a', pattern(4), { serType: 'pb.A', schemaType: SchemaType.Protobuf }));
+    writeFrame(writer, frame(1, 'dds://a', pattern(4), { serType: 'pb.A', schemaType: SchemaType.Protobuf }));
     refused(
-      () => writer.write(frame(2, 'dds://a', pattern(4), { serType: 'pb.B', schemaType: SchemaType.Protobuf })),
+      () => writeFrame(writer, frame(2, 'dds://a', pattern(4), { serType: 'pb.B', schemaType: SchemaType.Protobuf })),
       'SCHEMA_CONFLICT',
       'ser type "pb.B" conflicts with the recorded "pb.A"',
       { file: path, url: 'dds://a' },
     );
     refused(
-      () => writer.write(frame(3, 'dds://a', pattern(4), { serType: 'pb.A', schemaType: SchemaType.Cdr })),
+      () => writeFrame(writer, frame(3, 'dds://a', pattern(4), { serType: 'pb.A', schemaType: SchemaType.Cdr })),
       'SCHEMA_CONFLICT',
       'schema type cdr conflicts with the recorded protobuf',
       { file: path, url: 'dds://a' },
@@ -77,11 +78,11 @@ describe('.vdb writer: refusals', () => {
 
   test('the file limit: reached exactly is allowed, one byte or row over rejects the next frame', () => {
     const { path, writer } = open({ maxBytesSize: 100 });
-    writer.write(frame(1, 'dds://a', pattern(60)));
-    writer.write(frame(2, 'dds://a', pattern(40))); // exactly 100
-    writer.write(frame(3, 'dds://a', pattern(1))); // 101: allowed, the check runs before the insert
+    writeFrame(writer, frame(1, 'dds://a', pattern(60)));
+    writeFrame(writer, frame(2, 'dds://a', pattern(40))); // exactly 100
+    writeFrame(writer, frame(3, 'dds://a', pattern(1))); // 101: allowed, the check runs before the insert
     refused(
-      () => writer.write(frame(4, 'dds://b', pattern(1))),
+      () => writeFrame(writer, frame(4, 'dds://b', pattern(1))),
       'LIMIT_REACHED',
       'file limit reached (rows 3 > 5000000000 or bytes 101 > 100); frame rejected',
       { file: path, url: 'dds://b' },
@@ -95,7 +96,7 @@ describe('.vdb writer: refusals', () => {
     const { path, writer } = open({ maxRowCount: 1, enableLimit: true }, { d: spy });
     failOn = SQL.INSERT_URL;
     refused(
-      () => writer.write(frame(1, 'dds://a', pattern(4))),
+      () => writeFrame(writer, frame(1, 'dds://a', pattern(4))),
       'IO_ERROR',
       'cannot register url; the uncommitted batch was rolled back',
       { file: path, url: 'dds://a' },
@@ -108,11 +109,11 @@ describe('.vdb writer: refusals', () => {
       'cannot insert schema pb.X; the uncommitted batch was rolled back',
     );
     failOn = '';
-    writer.write(frame(1, 'dds://a', pattern(4)));
-    writer.write(frame(2, 'dds://a', pattern(4)));
+    writeFrame(writer, frame(1, 'dds://a', pattern(4)));
+    writeFrame(writer, frame(2, 'dds://a', pattern(4)));
     failOn = SQL.DELETE_ROW;
     refused(
-      () => writer.write(frame(3, 'dds://a', pattern(4))),
+      () => writeFrame(writer, frame(3, 'dds://a', pattern(4))),
       'IO_ERROR',
       'cannot evict old rows; the uncommitted batch was rolled back',
       { url: 'dds://a' },
@@ -129,12 +130,12 @@ describe('.vdb writer: refusals', () => {
     let fail = false;
     const { driver: spy } = spyDriver(driver, (sql) => fail && sql === SQL.UPDATE_URL_COUNT);
     const { writer } = open({}, { d: spy, now: () => clock });
-    writer.write(frame(1, 'dds://a', pattern(4)));
+    writeFrame(writer, frame(1, 'dds://a', pattern(4)));
     fail = true;
     clock = 5000;
     refused(
       () => {
-        for (let i = 2; i < 10; i++) writer.write(frame(i, 'dds://a', pattern(4)));
+        for (let i = 2; i < 10; i++) writeFrame(writer, frame(i, 'dds://a', pattern(4)));
       },
       'IO_ERROR',
       'cannot refresh metadata; the uncommitted batch was rolled back',
@@ -148,9 +149,9 @@ describe('.vdb writer: refusals', () => {
 describe('.vdb writer: bookkeeping edges', () => {
   test('a first timestamp of 0 counts for the frequency; the recording keeps the largest timestamp', () => {
     const { path, writer, recording } = open();
-    writer.write(frame(0, 'dds://a', pattern(4)));
-    writer.write(frame(2_000_000, 'dds://a', pattern(4)));
-    writer.write(frame(1_000_000, 'dds://a', pattern(4)));
+    writeFrame(writer, frame(0, 'dds://a', pattern(4)));
+    writeFrame(writer, frame(2_000_000, 'dds://a', pattern(4)));
+    writeFrame(writer, frame(1_000_000, 'dds://a', pattern(4)));
     assert.equal(recording.maxTimestamp, 2_000_000);
     assert.equal(recording.urls.get('dds://a')!.firstTs, 0);
     assert.equal(recording.urls.get('dds://a')!.lastTs, 1_000_000);
@@ -163,10 +164,10 @@ describe('.vdb writer: bookkeeping edges', () => {
 
   test('an action outside 0..8 is stored as Unknown; 0 and 8 are kept', () => {
     const { path, writer } = open();
-    writer.write(frame(1, 'dds://a', pattern(4), { actionType: 9 as ActionType }));
-    writer.write(frame(2, 'dds://a', pattern(4), { actionType: -1 as ActionType }));
-    writer.write(frame(3, 'dds://a', pattern(4), { actionType: ActionType.Get }));
-    writer.write(frame(4, 'dds://b', pattern(4), { actionType: ActionType.Unknown }));
+    writeFrame(writer, frame(1, 'dds://a', pattern(4), { actionType: 9 as ActionType }));
+    writeFrame(writer, frame(2, 'dds://a', pattern(4), { actionType: -1 as ActionType }));
+    writeFrame(writer, frame(3, 'dds://a', pattern(4), { actionType: ActionType.Get }));
+    writeFrame(writer, frame(4, 'dds://b', pattern(4), { actionType: ActionType.Unknown }));
     writer.close();
     assert.deepEqual(
       query(path, 'SELECT action FROM VLinkDatas ORDER BY rowid').map((r) => r['action']),
@@ -178,10 +179,10 @@ describe('.vdb writer: bookkeeping edges', () => {
     const { driver: spy, log } = spyDriver(driver);
     const { writer } = open({ cacheSize: 100 }, { d: spy });
     const start = log.calls.length;
-    writer.write(frame(1, 'dds://a', pattern(50)));
-    writer.write(frame(2, 'dds://a', pattern(50)));
+    writeFrame(writer, frame(1, 'dds://a', pattern(50)));
+    writeFrame(writer, frame(2, 'dds://a', pattern(50)));
     assert.equal(log.calls.slice(start).includes('COMMIT;'), false);
-    writer.write(frame(3, 'dds://a', pattern(1)));
+    writeFrame(writer, frame(3, 'dds://a', pattern(1)));
     assert.equal(log.calls.at(-1), 'COMMIT;');
     writer.close();
   });
@@ -190,7 +191,7 @@ describe('.vdb writer: bookkeeping edges', () => {
     let clock = 50_000;
     const { driver: spy, log } = spyDriver(driver);
     const { writer } = open({}, { d: spy, now: () => clock });
-    writer.write(frame(1, 'dds://a', pattern(4)));
+    writeFrame(writer, frame(1, 'dds://a', pattern(4)));
     clock = 50_100;
     writer.tick();
     assert.notEqual(log.calls.at(-1), 'COMMIT;');
@@ -204,12 +205,12 @@ describe('.vdb writer: bookkeeping edges', () => {
     const resolved = resolveWriterConfig({});
     const recording = new VdbRecording(resolved);
     const first = open({}, { recording });
-    first.writer.write(frame(10, 'dds://a', pattern(4)));
-    first.writer.write(frame(11, 'dds://b', pattern(4)));
+    writeFrame(first.writer, frame(10, 'dds://a', pattern(4)));
+    writeFrame(first.writer, frame(11, 'dds://b', pattern(4)));
     first.writer.close();
     const second = open({}, { recording });
-    second.writer.write(frame(20, 'dds://b', pattern(4)));
-    second.writer.write(frame(21, 'dds://c', pattern(4)));
+    writeFrame(second.writer, frame(20, 'dds://b', pattern(4)));
+    writeFrame(second.writer, frame(21, 'dds://c', pattern(4)));
     second.writer.close();
     assert.deepEqual(
       query(second.path, 'SELECT id, url FROM VLinkUrls ORDER BY id').map((r) => [r['id'], r['url']]),
@@ -224,8 +225,8 @@ describe('.vdb writer: bookkeeping edges', () => {
 
   test('an empty ser is filled in the url row by the first frame that has one', () => {
     const { path, writer } = open();
-    writer.write(frame(1, 'dds://a', pattern(4), { serType: '', schemaType: SchemaType.Unknown }));
-    writer.write(frame(2, 'dds://a', pattern(4), { serType: 'pb.A', schemaType: SchemaType.Protobuf }));
+    writeFrame(writer, frame(1, 'dds://a', pattern(4), { serType: '', schemaType: SchemaType.Unknown }));
+    writeFrame(writer, frame(2, 'dds://a', pattern(4), { serType: 'pb.A', schemaType: SchemaType.Protobuf }));
     writer.close();
     assert.deepEqual(
       query(path, 'SELECT ser, encoding FROM VLinkUrls').map((r) => [r['ser'], r['encoding']]),
@@ -235,7 +236,7 @@ describe('.vdb writer: bookkeeping edges', () => {
 
   test('counters are stored at close only when there are some', () => {
     const without = open();
-    without.writer.write(frame(1, 'dds://a', pattern(4)));
+    writeFrame(without.writer, frame(1, 'dds://a', pattern(4)));
     without.writer.setCounters({});
     without.writer.close();
     assert.equal(
@@ -243,7 +244,7 @@ describe('.vdb writer: bookkeeping edges', () => {
       0,
     );
     const withDrops = open();
-    withDrops.writer.write(frame(1, 'dds://a', pattern(4)));
+    writeFrame(withDrops.writer, frame(1, 'dds://a', pattern(4)));
     withDrops.writer.setCounters({ 'dds://a': { queue: 3, size: 1 } });
     withDrops.writer.close();
     assert.deepEqual(
@@ -258,7 +259,7 @@ describe('.vdb writer: bookkeeping edges', () => {
   test('close switches the journal and optimizes only when configured', () => {
     const { driver: spy, log } = spyDriver(driver);
     const { writer } = open({}, { d: spy });
-    writer.write(frame(1, 'dds://a', pattern(4)));
+    writeFrame(writer, frame(1, 'dds://a', pattern(4)));
     const start = log.calls.length;
     writer.close();
     const closing = log.calls.slice(start);
@@ -273,10 +274,10 @@ describe('.vdb writer: bookkeeping edges', () => {
 describe('.vdb writer: compressed rows and eviction', () => {
   test('a raw payload is accounted at its length when compression is on; a pre-framed one at its original size', () => {
     const { writer, recording } = open({ compress: CompressType.Lzav });
-    writer.write(frame(1, 'dds://a', noise(100, 3)));
+    writeFrame(writer, frame(1, 'dds://a', noise(100, 3)));
     assert.equal(recording.size, 100);
     const framed = compressFrame(pattern(500), 3)!;
-    writer.write(frame(2, 'dds://a', framed));
+    writeFrame(writer, frame(2, 'dds://a', framed));
     assert.equal(recording.size, 600);
     writer.close();
   });
@@ -284,34 +285,34 @@ describe('.vdb writer: compressed rows and eviction', () => {
   test('eviction subtracts what each row counted: raw length, a frame’s original size, a frame stored raw', () => {
     // Compression on: an incompressible raw row (its length), a pre-framed row (its original size).
     const on = open({ compress: CompressType.Lzav, maxRowCount: 1, enableLimit: true });
-    on.writer.write(frame(1, 'dds://a', noise(100, 4)));
-    on.writer.write(frame(2, 'dds://a', compressFrame(pattern(300), 3)!));
+    writeFrame(on.writer, frame(1, 'dds://a', noise(100, 4)));
+    writeFrame(on.writer, frame(2, 'dds://a', compressFrame(pattern(300), 3)!));
     assert.equal(on.writer.bytes, 400);
-    on.writer.write(frame(3, 'dds://a', noise(7, 5))); // evicts the raw row: 400 - 100 + 7
+    writeFrame(on.writer, frame(3, 'dds://a', noise(7, 5))); // evicts the raw row: 400 - 100 + 7
     assert.deepEqual([on.writer.rows, on.writer.bytes, on.recording.size], [2, 307, 307]);
-    on.writer.write(frame(4, 'dds://a', noise(9, 8))); // evicts the framed row: 307 - 300 + 9
+    writeFrame(on.writer, frame(4, 'dds://a', noise(9, 8))); // evicts the framed row: 307 - 300 + 9
     assert.deepEqual([on.writer.rows, on.writer.bytes, on.recording.size], [2, 16, 16]);
     on.writer.close();
     // Compression off: a payload that happens to be a frame counts its length, in and out.
     const off = open({ maxRowCount: 1, enableLimit: true });
     const frameBytes = compressFrame(pattern(300), 3)!;
-    off.writer.write(frame(1, 'dds://a', frameBytes));
-    off.writer.write(frame(2, 'dds://a', noise(5, 6)));
-    off.writer.write(frame(3, 'dds://a', noise(6, 7))); // evicts the frame-shaped row at its length
+    writeFrame(off.writer, frame(1, 'dds://a', frameBytes));
+    writeFrame(off.writer, frame(2, 'dds://a', noise(5, 6)));
+    writeFrame(off.writer, frame(3, 'dds://a', noise(6, 7))); // evicts the frame-shaped row at its length
     assert.deepEqual([off.writer.rows, off.writer.bytes], [2, 11]);
     off.writer.close();
   });
 
   test('eviction moves a url’s first timestamp to its next row, or to none', () => {
     const { writer, recording } = open({ maxRowCount: 2, enableLimit: true });
-    writer.write(frame(0, 'dds://a', pattern(4)));
-    writer.write(frame(5, 'dds://b', pattern(4)));
-    writer.write(frame(9, 'dds://a', pattern(4)));
-    writer.write(frame(12, 'dds://b', pattern(4))); // evicts a@0: a's first becomes 9
+    writeFrame(writer, frame(0, 'dds://a', pattern(4)));
+    writeFrame(writer, frame(5, 'dds://b', pattern(4)));
+    writeFrame(writer, frame(9, 'dds://a', pattern(4)));
+    writeFrame(writer, frame(12, 'dds://b', pattern(4))); // evicts a@0: a's first becomes 9
     assert.equal(recording.urls.get('dds://a')!.firstTs, 9);
-    writer.write(frame(13, 'dds://b', pattern(4))); // evicts b@5: b's first becomes 12
+    writeFrame(writer, frame(13, 'dds://b', pattern(4))); // evicts b@5: b's first becomes 12
     assert.equal(recording.urls.get('dds://b')!.firstTs, 12);
-    writer.write(frame(14, 'dds://b', pattern(4))); // evicts a@9: a has no row left
+    writeFrame(writer, frame(14, 'dds://b', pattern(4))); // evicts a@9: a has no row left
     const a = recording.urls.get('dds://a')!;
     assert.deepEqual([a.firstTs, a.lastTs, a.count], [-1, -1, 0]);
     writer.close();

@@ -5,6 +5,7 @@ import { loadDriver } from '../driver/driver.js';
 import { pattern, tempDir, withDb, rawFrame as frame, refused } from '../testing/util.js';
 import { type OpenWriterOptions, openWriter } from './open-writer.test.helper.js';
 import { VdbReader } from './reader.js';
+import { writeFrame } from '@vlink/bag-core/testing';
 
 // The .vdb reader's refusals and options (split from vdb-details.test.ts).
 
@@ -32,7 +33,7 @@ function damageRow(path: string): void {
 describe('.vdb reader: refusals and options', () => {
   async function recorded(frames: Frame[], config: Partial<WriterConfig> = {}): Promise<string> {
     const { path, writer } = open(config);
-    for (const f of frames) writer.write(f);
+    for (const f of frames) writeFrame(writer, f);
     writer.close();
     return path;
   }

@@ -10,7 +10,7 @@ import {
   type WriterConfig,
 } from '@vlink/bag-core';
 import { compressFrame } from '@vlink/bag-core/internal';
-import { createTestContext } from '@vlink/bag-core/testing';
+import { createTestContext, writeFrame } from '@vlink/bag-core/testing';
 import { loadDriver, type SqliteConnection } from '../driver/driver.js';
 import { pattern, tempDir, withDb } from '../testing/util.js';
 import { type Faults, faultyDriver } from './fault-driver.test.helper.js';
@@ -78,18 +78,18 @@ describe('.vdb writer: SQLite failing under it', () => {
   test('a failed BEGIN or COMMIT is named; the rows of the failed batch are gone, the committed ones kept', () => {
     let failing = '';
     const { path, writer } = open({ exec: (sql) => sql === failing });
-    writer.write(frame(1, 'dds://a'));
+    writeFrame(writer, frame(1, 'dds://a'));
     writer.commit();
     failing = 'BEGIN;';
-    failsWith(() => writer.write(frame(2, 'dds://a')), 'cannot begin a transaction', path);
+    failsWith(() => writeFrame(writer, frame(2, 'dds://a')), 'cannot begin a transaction', path);
     failing = '';
-    writer.write(frame(3, 'dds://a'));
+    writeFrame(writer, frame(3, 'dds://a'));
     failing = 'COMMIT;';
     failsWith(() => writer.commit(), 'commit failed; the uncommitted batch was rolled back', path);
     // The counters went back to the BEGIN before frame 3.
     assert.deepEqual([writer.rows, writer.lastTs], [1, 1]);
     failing = '';
-    writer.write(frame(4, 'dds://a'));
+    writeFrame(writer, frame(4, 'dds://a'));
     writer.close();
     assert.deepEqual(onFile(path, 'SELECT elapsed FROM VLinkDatas ORDER BY rowid'), [[1], [4]]);
     assert.deepEqual(onFile(path, 'SELECT count, duration FROM VLinkHeader'), [[2, 4]]);
@@ -97,7 +97,7 @@ describe('.vdb writer: SQLite failing under it', () => {
 
   test('commit() with no batch open, or after close, does nothing', () => {
     const { path, writer } = open({});
-    writer.write(frame(1, 'dds://a'));
+    writeFrame(writer, frame(1, 'dds://a'));
     writer.commit();
     writer.commit();
     writer.close();
@@ -108,9 +108,12 @@ describe('.vdb writer: SQLite failing under it', () => {
   test('a failed INSERT of a frame says so', () => {
     let failing = false;
     const { path, writer } = open({ run: (sql) => failing && sql === SQL.INSERT_DATA });
-    writer.write(frame(1, 'dds://a'));
+    writeFrame(writer, frame(1, 'dds://a'));
     failing = true;
-    failsWith(() => writer.write(frame(2, 'dds://a')), 'cannot insert a frame; the uncommitted batch was rolled back');
+    failsWith(
+      () => writeFrame(writer, frame(2, 'dds://a')),
+      'cannot insert a frame; the uncommitted batch was rolled back',
+    );
     failing = false;
     writer.close();
     assert.deepEqual(onFile(path, 'SELECT elapsed FROM VLinkDatas'), []);
@@ -146,7 +149,7 @@ describe('.vdb writer: schema rows by name and family', () => {
     const config = resolveWriterConfig({});
     const context = createTestContext({ schemas: [known] });
     const writer = VdbFileWriter.open(driver, path, config, context, new VdbRecording(config));
-    writer.write(frame(1, 'dds://a', { serType: 'my.Type', schemaType: SchemaType.Unknown }));
+    writeFrame(writer, frame(1, 'dds://a', { serType: 'my.Type', schemaType: SchemaType.Unknown }));
     writer.writeSchema({ ...known, schemaType: SchemaType.Protobuf });
     writer.close();
     assert.deepEqual(onFile(path, 'SELECT ser, encoding FROM VLinkSchemas'), [['my.Type', 'protobuf']]);
@@ -157,10 +160,10 @@ describe('.vdb writer: url rows and accounting', () => {
   test('a url row follows a change of its ser alone, and of its family alone', () => {
     const { path, writer } = open({});
     const unknown = { schemaType: SchemaType.Unknown };
-    writer.write(frame(1, 'dds://a', { serType: '', ...unknown }));
-    writer.write(frame(2, 'dds://a', { serType: 'my.Type', ...unknown })); // ser '' → my.Type, family stays unknown
-    writer.write(frame(3, 'dds://b', { serType: 'my.Type', ...unknown }));
-    writer.write(frame(4, 'dds://b', { serType: 'my.Type', schemaType: SchemaType.Protobuf })); // family only
+    writeFrame(writer, frame(1, 'dds://a', { serType: '', ...unknown }));
+    writeFrame(writer, frame(2, 'dds://a', { serType: 'my.Type', ...unknown })); // ser '' → my.Type, family stays unknown
+    writeFrame(writer, frame(3, 'dds://b', { serType: 'my.Type', ...unknown }));
+    writeFrame(writer, frame(4, 'dds://b', { serType: 'my.Type', schemaType: SchemaType.Protobuf })); // family only
     writer.close();
     assert.deepEqual(onFile(path, 'SELECT url, ser, encoding FROM VLinkUrls ORDER BY id'), [
       ['dds://a', 'my.Type', ''],
@@ -173,7 +176,7 @@ describe('.vdb writer: url rows and accounting', () => {
     const real = compressFrame(pattern(500), 3)!;
     const shaped = Uint8Array.of(...real.subarray(0, 4), 0, 0, 0, 7, ...new Uint8Array(4000), ...real.subarray(-4));
     const { path, writer, recording } = open({}, { compress: CompressType.Lzav });
-    writer.write(frame(1, 'dds://a', { data: shaped }));
+    writeFrame(writer, frame(1, 'dds://a', { data: shaped }));
     assert.equal(recording.size, shaped.length);
     writer.close();
     assert.deepEqual(onFile(path, 'SELECT size FROM VLinkUrls'), [[shaped.length]]);
@@ -188,14 +191,14 @@ describe('.vdb writer: counters (VLinkBagCounters) before close', () => {
   test('a tick that cannot store the counters says so and rolls back', () => {
     let failing = false;
     const { writer, own } = open({ run: (sql) => failing && sql === SQL.INSERT_COUNTER });
-    writer.write(frame(1, 'dds://a'));
+    writeFrame(writer, frame(1, 'dds://a'));
     writer.setCounters({ 'dds://a': { queue: 1 } });
     failing = true;
     failsWith(() => writer.tick(), 'cannot store the counters; the uncommitted batch was rolled back');
     assert.deepEqual(rows(own, 'SELECT elapsed FROM VLinkDatas'), [], 'the open batch went with it');
     // With no batch open, the tick's own transaction goes: no half-made table is left.
     assert.equal(hasTable(own, 'VLinkBagCounters'), false);
-    writer.write(frame(2, 'dds://a'));
+    writeFrame(writer, frame(2, 'dds://a'));
     writer.commit();
     failsWith(() => writer.tick(), 'cannot store the counters; the uncommitted batch was rolled back');
     assert.equal(hasTable(own, 'VLinkBagCounters'), false);
@@ -206,7 +209,7 @@ describe('.vdb writer: counters (VLinkBagCounters) before close', () => {
 
   test('a tick stores counters handed over while idle, on the file at once', () => {
     const { writer, own } = open({});
-    writer.write(frame(1, 'dds://a'));
+    writeFrame(writer, frame(1, 'dds://a'));
     writer.commit();
     writer.setCounters({ 'dds://a': { missedSlot: 2 } });
     writer.tick();
@@ -217,11 +220,11 @@ describe('.vdb writer: counters (VLinkBagCounters) before close', () => {
   test('the metadata refresh stores new counters with the frames', () => {
     let clock = 0;
     const { writer, own } = open({}, {}, () => clock);
-    writer.write(frame(1, 'dds://a'));
+    writeFrame(writer, frame(1, 'dds://a'));
     writer.setCounters({ 'dds://a': { queue: 4 } });
     clock = 1500;
     // The clock is read at a stride; a few frames reach the read that finds the refresh due.
-    for (let t = 2; t < 10; t++) writer.write(frame(t, 'dds://a'));
+    for (let t = 2; t < 10; t++) writeFrame(writer, frame(t, 'dds://a'));
     assert.deepEqual(rows(own, 'SELECT url, cause, count FROM VLinkBagCounters'), [['dds://a', 'queue', 4]]);
     writer.close();
   });
@@ -239,9 +242,9 @@ describe('.vdb writer: counters (VLinkBagCounters) before close', () => {
       },
     });
     // Without counters: a failure, then a tick with nothing to store: no transaction is opened.
-    before.writer.write(frame(1, 'dds://a'));
+    writeFrame(before.writer, frame(1, 'dds://a'));
     failing = true;
-    assert.throws(() => before.writer.write(frame(2, 'dds://a')));
+    assert.throws(() => writeFrame(before.writer, frame(2, 'dds://a')));
     failing = false;
     const begun = begins;
     before.writer.tick();
@@ -249,13 +252,13 @@ describe('.vdb writer: counters (VLinkBagCounters) before close', () => {
     assert.equal(hasTable(before.own, 'VLinkBagCounters'), false);
     before.writer.close();
 
-    writer.write(frame(1, 'dds://a'));
+    writeFrame(writer, frame(1, 'dds://a'));
     writer.setCounters({ 'dds://a': { queue: 7 } });
     clock = 1500;
-    for (let t = 2; t < 10; t++) writer.write(frame(t, 'dds://a'));
+    for (let t = 2; t < 10; t++) writeFrame(writer, frame(t, 'dds://a'));
     assert.equal(hasTable(own, 'VLinkBagCounters'), true, 'stored by the refresh');
     failing = true;
-    assert.throws(() => writer.write(frame(10, 'dds://a')));
+    assert.throws(() => writeFrame(writer, frame(10, 'dds://a')));
     failing = false;
     assert.equal(hasTable(own, 'VLinkBagCounters'), false, 'rolled back with the batch');
     writer.tick();
@@ -269,11 +272,11 @@ describe('.vdb writer: publish times (VLinkBagPublishTimes) across a rolled back
   test('a table created in a rolled back batch is created again by the next publish time', () => {
     let failing = false;
     const { path, writer } = open({ run: (sql) => failing && sql === SQL.INSERT_DATA });
-    writer.write(frame(1000, 'dds://a', { publishTime: 900 })); // creates the table in this batch
+    writeFrame(writer, frame(1000, 'dds://a', { publishTime: 900 })); // creates the table in this batch
     failing = true;
-    assert.throws(() => writer.write(frame(2000, 'dds://a')));
+    assert.throws(() => writeFrame(writer, frame(2000, 'dds://a')));
     failing = false;
-    writer.write(frame(3000, 'dds://a', { publishTime: 2500 }));
+    writeFrame(writer, frame(3000, 'dds://a', { publishTime: 2500 }));
     writer.close();
     assert.deepEqual(
       onFile(path, 'SELECT d.elapsed, p.publish FROM VLinkDatas d JOIN VLinkBagPublishTimes p ON p.id = d.rowid'),
@@ -287,14 +290,14 @@ describe('.vdb writer: publish times (VLinkBagPublishTimes) across a rolled back
     const config = { maxRowCount: 2, enableLimit: true };
     // With the table committed before the failure.
     const withTable = open(faults, config);
-    withTable.writer.write(frame(1000, 'dds://a', { publishTime: 900 }));
-    withTable.writer.write(frame(2000, 'dds://a', { publishTime: 1900 }));
+    writeFrame(withTable.writer, frame(1000, 'dds://a', { publishTime: 900 }));
+    writeFrame(withTable.writer, frame(2000, 'dds://a', { publishTime: 1900 }));
     withTable.writer.commit();
     failing = true;
-    assert.throws(() => withTable.writer.write(frame(2500, 'dds://a')));
+    assert.throws(() => writeFrame(withTable.writer, frame(2500, 'dds://a')));
     failing = false;
-    withTable.writer.write(frame(3000, 'dds://a')); // rows 2, then 3
-    withTable.writer.write(frame(4000, 'dds://a')); // evicts the row at 1000 and its publish time
+    writeFrame(withTable.writer, frame(3000, 'dds://a')); // rows 2, then 3
+    writeFrame(withTable.writer, frame(4000, 'dds://a')); // evicts the row at 1000 and its publish time
     withTable.writer.close();
     assert.deepEqual(
       onFile(withTable.path, 'SELECT id FROM VLinkBagPublishTimes WHERE id NOT IN (SELECT rowid FROM VLinkDatas)'),
@@ -303,12 +306,12 @@ describe('.vdb writer: publish times (VLinkBagPublishTimes) across a rolled back
     assert.deepEqual(onFile(withTable.path, 'SELECT publish FROM VLinkBagPublishTimes'), [[1900]]);
     // Without the table: the eviction after the rollback must not look for it.
     const without = open(faults, config);
-    without.writer.write(frame(1000, 'dds://a'));
+    writeFrame(without.writer, frame(1000, 'dds://a'));
     without.writer.commit();
     failing = true;
-    assert.throws(() => without.writer.write(frame(1500, 'dds://a')));
+    assert.throws(() => writeFrame(without.writer, frame(1500, 'dds://a')));
     failing = false;
-    for (const t of [2000, 3000, 4000]) without.writer.write(frame(t, 'dds://a')); // 4000 evicts 1000
+    for (const t of [2000, 3000, 4000]) writeFrame(without.writer, frame(t, 'dds://a')); // 4000 evicts 1000
     without.writer.close();
     assert.deepEqual(onFile(without.path, 'SELECT elapsed FROM VLinkDatas ORDER BY rowid'), [[2000], [3000], [4000]]);
   });

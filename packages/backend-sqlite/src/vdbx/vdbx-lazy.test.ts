@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, describe, test } from '@vlink/fixtures/test';
 import { ActionType, BagError, type CursorQuery, type Frame, resolveWriterConfig, SchemaType } from '@vlink/bag-core';
 import type { SplitReader } from '@vlink/bag-core/internal';
-import { createTestContext } from '@vlink/bag-core/testing';
+import { createTestContext, writeFrame } from '@vlink/bag-core/testing';
 import { createSqliteBackend } from '../backend.js';
 import { loadDriver } from '../driver/driver.js';
 import { pattern, tempDir } from '../testing/util.js';
@@ -34,7 +34,7 @@ function frames(): Frame[] {
 const path = join(tmp.dir, 'drive.vdbx');
 const eagerPath = join(tmp.dir, 'eager.vdbx');
 const writer = await backend.createWriter(path, resolveWriterConfig({ splitByTime: 1000 }), createTestContext());
-for (const f of frames()) writer.write(f);
+for (const f of frames()) writeFrame(writer, f);
 writer.close();
 // The same segments behind a manifest without the facts (as VLink and older versions write it).
 const { VLinkBagSegments: _, ...withoutFacts } = JSON.parse(readFileSync(path, 'utf8'));

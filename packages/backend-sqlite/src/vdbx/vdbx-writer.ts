@@ -103,8 +103,8 @@ class VdbSegment implements SegmentWriter {
     this.path = file.path;
   }
 
-  write(frame: Frame): void {
-    this.file.write(frame);
+  write(frame: Frame, urlId: number): void {
+    this.file.write(frame, urlId);
   }
 
   writeSchema(schema: SchemaData): void {

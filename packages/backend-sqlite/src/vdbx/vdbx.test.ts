@@ -20,6 +20,7 @@ import {
   runSplitRecoveryConformance,
   SAMPLE_PROTO_SCHEMA,
   sampleFrames,
+  writeFrame,
 } from '@vlink/bag-core/testing';
 import { createSqliteBackend, sqliteBackend } from '../backend.js';
 import { loadDriver } from '../driver/driver.js';
@@ -44,7 +45,7 @@ async function record(
   context = createTestContext({ schemas: [SAMPLE_PROTO_SCHEMA] }),
 ) {
   const writer = await backend.createWriter(path, resolveWriterConfig({ ...SPLIT, ...config }), context);
-  for (const frame of frames) writer.write(frame);
+  for (const frame of frames) writeFrame(writer, frame);
   writer.close();
   return context;
 }
@@ -117,7 +118,7 @@ describe('.vdbx writer', () => {
     }));
     const context = createTestContext();
     const writer = await backend.createWriter(path, resolveWriterConfig({ splitBySize: 100 }), context);
-    for (const f of frames) writer.write(f);
+    for (const f of frames) writeFrame(writer, f);
     writer.setUrlLoss('dds://a', 0.5);
     writer.close();
     const text = readFileSync(path, 'utf8');

@@ -88,8 +88,14 @@ export interface BackendWriter {
    * this frame is rejected (schema conflict, limit reached); frames stored before stay stored. The frame object and
    * its `data` belong to the caller and are reused once `write` returns (the worker writes from pooled slabs): copy
    * anything that must outlive the call.
+   *
+   * `urlId` is the recording's id of `frame.url`: a small non-negative integer, the same for every frame of that url
+   * for the whole recording (every segment of a split recording) and never shared by two urls. Ids need not be dense
+   * (in worker mode they are the interned string ids the frames cross with, which url and ser names share), so a
+   * backend may keep its per-url state in an array indexed by it, with holes, and find it with no string lookup per
+   * frame; `frame.url` is still there for names and errors.
    */
-  write(frame: Frame): void;
+  write(frame: Frame, urlId: number): void;
   /** Embeds a schema in the current file now (VLink `push_schema`). */
   writeSchema(schema: SchemaData): void;
   /** Loss ratio of a url, written at close (values > 1 are stored as −1, unknown). */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
 import { BagError } from '../errors.js';
+import { writeFrame } from '../testing/write-frame.js';
 import { fakeSegmentReader, frame, setup } from './split-recording.test.helper.js';
 import { SplitReader } from './split-reader.js';
 
@@ -8,7 +9,7 @@ describe('SplitReader over SplitWriter output', () => {
   async function recorded(timestamps: number[]) {
     const { files, format, open } = setup({ splitBySize: 25 });
     const writer = open();
-    for (const ts of timestamps) writer.write(frame(ts, ts % 2000 === 0 ? 'dds://even' : 'dds://a'));
+    for (const ts of timestamps) writeFrame(writer, frame(ts, ts % 2000 === 0 ? 'dds://even' : 'dds://a'));
     writer.close();
     const reader = await SplitReader.open(
       '/rec/drive.vdbx',

@@ -50,6 +50,8 @@ export class FakeFormat implements SplitFormat {
   readonly compress = 'None';
   readonly table = new Map<string, RecordingUrlIdentity>();
   readonly opened: Array<{ path: string; openedAt: number }> = [];
+  /** `segment path url #id` of every frame a segment received. */
+  readonly writes: string[] = [];
   constructor(
     private readonly files: MemoryFiles,
     private readonly failOpen = new Set<number>(),
@@ -65,9 +67,11 @@ export class FakeFormat implements SplitFormat {
     let maxTs = 0;
     const table = this.table;
     const files = this.files;
+    const writes = this.writes;
     return {
       path,
-      write(frame) {
+      write(frame, urlId) {
+        writes.push(`${path} ${frame.url} #${urlId}`);
         if (frame.url === 'reject') throw new BagError('SCHEMA_CONFLICT', 'no');
         let id = table.get(frame.url);
         if (!id)

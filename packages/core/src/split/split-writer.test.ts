@@ -3,19 +3,34 @@ import { describe, test } from '@vlink/fixtures/test';
 import { BagError } from '../errors.js';
 import { resolveWriterConfig } from '../model/config.js';
 import { createTestContext } from '../testing/context.js';
+import { writeFrame } from '../testing/write-frame.js';
 import { frame, manifestOf, setup } from './split-recording.test.helper.js';
 import { SplitWriter } from './split-writer.js';
 
 describe('SplitWriter', () => {
+  test("passes each frame's url id through to the segment that stores it, the same in every segment", () => {
+    const { format, open } = setup({ splitBySize: 25 });
+    const writer = open();
+    writer.write(frame(1000, 'dds://a'), 9);
+    writer.write(frame(2000, 'dds://b'), 2);
+    writer.write(frame(3000, 'dds://a'), 9); // 20 + 10 > 25: segment 2
+    writer.close();
+    assert.deepEqual(format.writes, [
+      '/rec/drive.1.seg dds://a #9',
+      '/rec/drive.1.seg dds://b #2',
+      '/rec/drive.2.seg dds://a #9',
+    ]);
+  });
+
   test('manifest at construction, after every split (open segment left out) and at close', () => {
     const { files, calls, open } = setup({ splitBySize: 25 });
     const writer = open();
     assert.deepEqual(files.log, ['manifest  complete=false', 'open /rec/drive.1.seg']);
     assert.equal(writer.currentFile(), '/rec/drive.1.seg');
-    writer.write(frame(1000)); // first write: (0, first file, after)
-    writer.write(frame(2000)); // 20 bytes
-    writer.write(frame(3000)); // 20 + 10 > 25: split, this frame goes to segment 2
-    writer.write(frame(4000, 'dds://b'));
+    writeFrame(writer, frame(1000)); // first write: (0, first file, after)
+    writeFrame(writer, frame(2000)); // 20 bytes
+    writeFrame(writer, frame(3000)); // 20 + 10 > 25: split, this frame goes to segment 2
+    writeFrame(writer, frame(4000, 'dds://b'));
     writer.close();
     writer.close();
     assert.deepEqual(calls, ['after 0 /rec/drive.1.seg', 'before 1 /rec/drive.2.seg', 'after 1 /rec/drive.2.seg']);
@@ -50,8 +65,8 @@ describe('SplitWriter', () => {
     assert.deepEqual(initial.VLinkFiles, []);
     assert.equal(initial.VLinkHeader.complete, false);
     assert.equal(initial.VLinkHeader.count, 0);
-    writer.write(frame(1, 'dds://a', 100)); // bigger than splitBySize, but the segment is empty
-    writer.write(frame(2, 'dds://a', 1)); // now it splits
+    writeFrame(writer, frame(1, 'dds://a', 100)); // bigger than splitBySize, but the segment is empty
+    writeFrame(writer, frame(2, 'dds://a', 1)); // now it splits
     writer.close();
     assert.deepEqual(manifestOf(files).VLinkFiles, ['drive.1.seg', 'drive.2.seg']);
   });
@@ -59,7 +74,7 @@ describe('SplitWriter', () => {
   test('time splits: fixed boundaries, one split per message, segment dates at the trigger', () => {
     const { files, format, open, context } = setup({ splitByTime: 1000, splitBySize: 1, beginTime: 0 });
     const writer = open();
-    for (const ts of [0, 500_000, 1_000_000, 1_000_001, 1_500_000, 7_000_000, 7_100_000]) writer.write(frame(ts));
+    for (const ts of [0, 500_000, 1_000_000, 1_000_001, 1_500_000, 7_000_000, 7_100_000]) writeFrame(writer, frame(ts));
     writer.close();
     // 7.0 s passes the 2 s boundary (one split, not six); 7.1 s is then past the 3 s boundary of index 2.
     assert.deepEqual(manifestOf(files).VLinkFiles, ['drive.1.seg', 'drive.2.seg', 'drive.3.seg', 'drive.4.seg']);
@@ -74,9 +89,9 @@ describe('SplitWriter', () => {
   test('maxSplitCount deletes the oldest files and recomputes the totals; urls left with nothing are omitted', () => {
     const { files, open } = setup({ splitBySize: 15, maxSplitCount: 2 });
     const writer = open();
-    writer.write(frame(1, 'dds://old'));
-    writer.write(frame(2, 'dds://a'));
-    writer.write(frame(3, 'dds://a'));
+    writeFrame(writer, frame(1, 'dds://old'));
+    writeFrame(writer, frame(2, 'dds://a'));
+    writeFrame(writer, frame(3, 'dds://a'));
     assert.deepEqual(manifestOf(files).VLinkFiles, ['drive.2.seg']);
     assert.equal(files.exists('/rec/drive.1.seg'), false);
     writer.close();
@@ -118,9 +133,9 @@ describe('SplitWriter', () => {
   test('names by time with the duplicate rule', () => {
     const { files, open, context } = setup({ splitBySize: 5, splitNameByTime: true });
     const writer = open();
-    writer.write(frame(0));
-    writer.write(frame(100)); // same ms as the recording start → .2
-    writer.write(frame(2500));
+    writeFrame(writer, frame(0));
+    writeFrame(writer, frame(100)); // same ms as the recording start → .2
+    writeFrame(writer, frame(2500));
     writer.close();
     const base = (ms: number) => {
       const d = new Date(context.startTimestamp + ms);
@@ -133,9 +148,9 @@ describe('SplitWriter', () => {
   test('a rejected frame is not stored and does not stop the recording; loss is recording-wide', () => {
     const { files, open } = setup({ splitBySize: 1000 });
     const writer = open();
-    writer.write(frame(1));
+    writeFrame(writer, frame(1));
     assert.throws(
-      () => writer.write(frame(2, 'reject')),
+      () => writeFrame(writer, frame(2, 'reject')),
       (e: unknown) => BagError.isInstance(e) && e.code === 'SCHEMA_CONFLICT',
     );
     writer.setUrlLoss('dds://a', 0.5);
@@ -148,13 +163,13 @@ describe('SplitWriter', () => {
   test('a segment that cannot be opened fails the writer; the manifest stays complete:false', () => {
     const { files, open } = setup({ splitBySize: 5 }, new Set([1]));
     const writer = open();
-    writer.write(frame(1));
+    writeFrame(writer, frame(1));
     assert.throws(
-      () => writer.write(frame(2)),
+      () => writeFrame(writer, frame(2)),
       (e: unknown) => BagError.isInstance(e) && e.code === 'IO_ERROR',
     );
     assert.throws(
-      () => writer.write(frame(3)),
+      () => writeFrame(writer, frame(3)),
       (e: unknown) => BagError.isInstance(e) && e.code === 'IO_ERROR',
     );
     writer.close();
@@ -162,7 +177,7 @@ describe('SplitWriter', () => {
     assert.deepEqual(m.VLinkFiles, ['drive.1.seg']);
     assert.equal(m.VLinkHeader.complete, false);
     assert.throws(
-      () => writer.write(frame(4)),
+      () => writeFrame(writer, frame(4)),
       (e: unknown) => BagError.isInstance(e) && e.code === 'CLOSED',
     );
   });
@@ -182,8 +197,8 @@ describe('SplitWriter', () => {
       files,
       warn: (m) => warnings.push(m),
     });
-    writer.write(frame(1));
-    writer.write(frame(2));
+    writeFrame(writer, frame(1));
+    writeFrame(writer, frame(2));
     writer.close();
     assert.equal(warnings.length, 3);
     assert.deepEqual(manifestOf(files).VLinkFiles, ['drive.1.seg', 'drive.2.seg']);

@@ -15,8 +15,11 @@ import { manifestSplitBySize, shouldSplit, splitRuleOf, type SplitRule } from '.
 /** One open segment file, as a backend's split adapter exposes it. Synchronous, like `BackendWriter`. */
 export interface SegmentWriter {
   readonly path: string;
-  /** Stores a frame; throws like `BackendWriter.write` (the frame is then not stored). */
-  write(frame: Frame): void;
+  /**
+   * Stores a frame; throws like `BackendWriter.write` (the frame is then not stored). `urlId` is the recording's, so
+   * it is the same in every segment (`BackendWriter.write`).
+   */
+  write(frame: Frame, urlId: number): void;
   writeSchema(schema: SchemaData): void;
   commit(): void;
   tick(): void;
@@ -128,7 +131,7 @@ export class SplitWriter implements BackendWriter {
     return writer;
   }
 
-  write(frame: Frame): void {
+  write(frame: Frame, urlId: number): void {
     const segment = this.segment();
     if (!this.started) {
       // VLink step 2 of §2.7: the first write announces segment 0 to `before = false` callbacks.
@@ -142,7 +145,7 @@ export class SplitWriter implements BackendWriter {
     ) {
       this.split(frame.timestamp);
     }
-    this.segment().write(frame);
+    this.segment().write(frame, urlId);
   }
 
   writeSchema(schema: SchemaData): void {

@@ -11,6 +11,7 @@ import type { Frame } from '../model/frame.js';
 import { SchemaType } from '../model/schema-type.js';
 import { createTestContext } from './context.js';
 import { patternBytes, SAMPLE_PROTO_SCHEMA, sampleFrames } from './sample-frames.js';
+import { writeFrame } from './write-frame.js';
 
 /** Every case has a timeout on every runtime (Deno's test runner has none of its own; the suite's is 120 s too). */
 const test = (name: string, fn: () => Promise<void>) => nodeTest(name, { timeout: 120_000 }, fn);
@@ -37,7 +38,7 @@ export function runBackendConformance({ backend, extension, config = {} }: Confo
     async function record(frames: Frame[], extra: Partial<WriterConfig> = {}, path = pathFor('rec')) {
       const context = createTestContext({ schemas: [SAMPLE_PROTO_SCHEMA] });
       const writer = await backend.createWriter(path, resolveWriterConfig({ ...config, ...extra }), context);
-      for (const frame of frames) writer.write(frame);
+      for (const frame of frames) writeFrame(writer, frame);
       writer.close();
       writer.close(); // idempotent
       return { path, context };
@@ -95,6 +96,34 @@ export function runBackendConformance({ backend, extension, config = {} }: Confo
         assert.deepEqual(imu, want);
       } finally {
         reader.close();
+      }
+    });
+
+    test('keys per-url state by the url id: interleaved urls read back each under its own', async () => {
+      // Ids as a worker writer gives them (not dense, not in order of first use), the same in every segment.
+      const ids: Record<string, number> = { 'dds://left': 41, 'dds://right': 3 };
+      const input: Frame[] = Array.from({ length: 600 }, (_, i) => {
+        const url = i % 3 === 0 ? 'dds://right' : 'dds://left';
+        const serType = url === 'dds://left' ? 'json' : 'raw';
+        const data = patternBytes(256 + (i % 7), i);
+        return { timestamp: 1_000 + i * 10, url, data, serType, schemaType: SchemaType.Raw, actionType: 5 };
+      });
+      const path = pathFor('ids');
+      const writer = await backend.createWriter(path, resolveWriterConfig(config), createTestContext());
+      for (const frame of input) writer.write(frame, ids[frame.url]!);
+      writer.close();
+      for (const url of Object.keys(ids)) {
+        const { reader, frames } = await readAll(path, { urls: [url] });
+        const meta = reader.info().urls.filter((m) => m.url === url);
+        reader.close();
+        const want = input.filter((f) => f.url === url);
+        const shape = (f: Frame) => [f.url, f.timestamp, f.serType, f.data];
+        assert.deepEqual(frames.map(shape), want.map(shape), url);
+        assert.equal(
+          meta.reduce((sum, m) => sum + m.count, 0),
+          want.length,
+          `${url} count`,
+        );
       }
     });
 
@@ -191,12 +220,12 @@ export function runBackendConformance({ backend, extension, config = {} }: Confo
         schemaType: SchemaType.Raw,
         actionType: 5,
       };
-      writer.write(first);
+      writeFrame(writer, first);
       assert.throws(
-        () => writer.write({ ...first, timestamp: 20, serType: 'other.Type' }),
+        () => writeFrame(writer, { ...first, timestamp: 20, serType: 'other.Type' }),
         (e: unknown) => BagError.isInstance(e) && e.code === 'SCHEMA_CONFLICT',
       );
-      writer.write({ ...first, timestamp: 30 });
+      writeFrame(writer, { ...first, timestamp: 30 });
       writer.close();
       const { reader, frames } = await readAll(path);
       reader.close();
@@ -209,7 +238,7 @@ export function runBackendConformance({ backend, extension, config = {} }: Confo
     test('stores loss ratios', async () => {
       const path = pathFor('loss');
       const writer = await backend.createWriter(path, resolveWriterConfig(config), createTestContext());
-      writer.write({
+      writeFrame(writer, {
         timestamp: 1,
         url: 'dds://a',
         data: new Uint8Array(4),
@@ -217,7 +246,7 @@ export function runBackendConformance({ backend, extension, config = {} }: Confo
         schemaType: SchemaType.Raw,
         actionType: 5,
       });
-      writer.write({
+      writeFrame(writer, {
         timestamp: 2,
         url: 'dds://b',
         data: new Uint8Array(4),

@@ -60,7 +60,9 @@ const unb64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(
 
 class MemoryWriter implements BackendWriter {
   private readonly doc: StoredDoc;
-  private readonly sers = new Map<string, string>();
+  /** Per url id (`BackendWriter.write`): the url it stands for and the ser that url keeps. */
+  private readonly urls: Array<{ url: string; ser: string } | undefined> = [];
+  private readonly idOfUrl = new Map<string, number>();
   private closed = false;
   constructor(
     private readonly path: string,
@@ -77,11 +79,15 @@ class MemoryWriter implements BackendWriter {
     };
     this.flush();
   }
-  write(frame: Frame): void {
-    const known = this.sers.get(frame.url);
+  write(frame: Frame, urlId: number): void {
+    const entry = this.urls[urlId] ?? this.enter(frame.url, urlId);
+    // A test backend holds core to the id contract: one id per url, never shared (a storage error fails the writer).
+    if (entry.url !== frame.url)
+      throw new BagError('INVALID_ARGUMENT', `url id ${urlId} is ${entry.url}`, { url: frame.url });
+    const known = entry.ser;
     if (known && frame.serType && known !== frame.serType)
       throw new BagError('SCHEMA_CONFLICT', 'ser changed', { url: frame.url });
-    if (!known && frame.serType) this.sers.set(frame.url, frame.serType);
+    if (!known && frame.serType) entry.ser = frame.serType;
     const schema = frame.serType ? this.context.resolveSchema(frame.serType, frame.schemaType) : undefined;
     if (schema && !this.doc.schemas.some((s) => s.name === schema.name)) this.writeSchema(schema);
     this.doc.frames.push({
@@ -93,6 +99,15 @@ class MemoryWriter implements BackendWriter {
       d: b64(frame.data),
       ...(frame.publishTime !== undefined ? { p: frame.publishTime } : {}),
     });
+  }
+  private enter(url: string, urlId: number): { url: string; ser: string } {
+    const known = this.idOfUrl.get(url);
+    if (known !== undefined) throw new BagError('INVALID_ARGUMENT', `url id ${urlId}, was ${known}`, { url });
+    if (!Number.isInteger(urlId) || urlId < 0) throw new BagError('INVALID_ARGUMENT', `bad url id ${urlId}`, { url });
+    this.idOfUrl.set(url, urlId);
+    const entry = { url, ser: '' };
+    this.urls[urlId] = entry;
+    return entry;
   }
   writeSchema(schema: SchemaData): void {
     this.doc.schemas.push({ ...schema, data: b64(schema.data) });

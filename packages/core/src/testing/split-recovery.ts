@@ -9,6 +9,7 @@ import { resolveWriterConfig, type WriterConfig } from '../model/config.js';
 import type { Frame } from '../model/frame.js';
 import { createTestContext } from './context.js';
 import { SAMPLE_PROTO_SCHEMA, sampleFrames } from './sample-frames.js';
+import { writeFrame } from './write-frame.js';
 
 /** Every case has a timeout on every runtime (Deno's test runner has none of its own; the suite's is 120 s too). */
 const test = (name: string, fn: () => Promise<void>) => nodeTest(name, { timeout: 120_000 }, fn);
@@ -54,7 +55,7 @@ export function runSplitRecoveryConformance({ backend, extension, config = {} }:
         resolveWriterConfig({ ...config, splitBySize, splitNameByTime, compress: 'auto' }),
         context,
       );
-      for (const frame of frames) writer.write(frame);
+      for (const frame of frames) writeFrame(writer, frame);
       writer.commit();
       for (const name of readdirSync(live)) copyFileSync(join(live, name), join(crashed, name));
       writer.close();

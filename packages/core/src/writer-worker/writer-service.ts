@@ -170,15 +170,17 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
       const base = i * FIELDS;
       const length = m[base + F_LENGTH]!;
       const offset = m[base + F_OFFSET]!;
+      // The url's interned id is unique to it for the whole recording: backends index per-url state by it.
+      const urlId = m[base + F_URL]! | 0;
       frame.timestamp = m[base + F_TS]!;
-      frame.url = strings[m[base + F_URL]! | 0]!;
+      frame.url = strings[urlId]!;
       frame.serType = strings[m[base + F_SER]! | 0]!;
       frame.schemaType = m[base + F_SCHEMA]!;
       frame.actionType = m[base + F_ACTION]!;
       frame.data = payloads.view(m[base + F_CHUNK]! | 0, offset, length);
       const publish = m[base + F_PUBLISH]!;
       frame.publishTime = Number.isNaN(publish) ? undefined : publish;
-      if (loop.write(frame)) {
+      if (loop.write(frame, urlId)) {
         stored++;
         storedBytes += length;
         continue;

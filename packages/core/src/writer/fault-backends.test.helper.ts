@@ -36,13 +36,13 @@ class FaultWriter implements BackendWriter {
     private readonly delayMs: number,
     private readonly writerThread: boolean,
   ) {}
-  write(frame: Frame): void {
+  write(frame: Frame, urlId: number): void {
     sleepSync(this.delayMs);
     if (frame.url === 'ask/writer-thread')
       throw new BagError('LIMIT_REACHED', `writerThread ${this.writerThread}`, { url: frame.url });
     if (frame.url === 'fail/storage') throw new BagError('IO_ERROR', 'disk on fire', { url: frame.url });
     if (frame.url === 'fail/limit') throw new BagError('LIMIT_REACHED', 'row limit reached', { url: frame.url });
-    this.inner.write(frame);
+    this.inner.write(frame, urlId);
   }
   writeSchema = (schema: Parameters<BackendWriter['writeSchema']>[0]) => this.inner.writeSchema(schema);
   setUrlLoss = (url: string, loss: number) => this.inner.setUrlLoss(url, loss);

@@ -6,6 +6,7 @@ import { scheduleSoon } from '../util/schedule.js';
 import type { Durable, EngineHost, WriteEngine } from './engine.js';
 import { queueFullError, type SourceQueue, type SourceQueues } from './source-queues.js';
 import { StorageLoop } from './storage-loop.js';
+import { UrlIds } from './url-ids.js';
 import type { DropReason } from './writer-stats.js';
 
 interface QueuedFrame {
@@ -34,6 +35,8 @@ export class LocalEngine implements WriteEngine {
   private quitting = false;
   private closed = false;
   private readonly storage: StorageLoop;
+  /** Worker frames cross with their url's id; here core assigns them (`BackendWriter.write`). */
+  private readonly urlIds = new UrlIds();
 
   constructor(
     private readonly backend: BackendWriter,
@@ -188,7 +191,7 @@ export class LocalEngine implements WriteEngine {
   /** Writes one frame; false (counted and reported through the host) when it was not stored. */
   private writeNow(frame: Frame): boolean {
     const storage = this.storage;
-    if (storage.write(frame)) {
+    if (storage.write(frame, this.urlIds.of(frame.url))) {
       this.host.written(1, frame.data.length);
       return true;
     }

@@ -13,10 +13,10 @@ class ScriptedWriter implements BackendWriter {
   readonly refuse = new Map<string, Error>();
   commitError: Error | undefined;
   tickError: Error | undefined;
-  write(frame: Frame): void {
+  write(frame: Frame, urlId: number): void {
     const error = this.refuse.get(frame.url);
     if (error) throw error;
-    this.calls.push(`write ${frame.url}`);
+    this.calls.push(`write ${frame.url} #${urlId}`);
   }
   writeSchema(): void {
     throw new Error('bad schema');
@@ -73,15 +73,15 @@ describe('StorageLoop (how frames reach a BackendWriter, on either thread)', () 
     writer.refuse.set('disk', new Error('EIO'));
     const { loop } = loopOf(writer);
 
-    assert.equal(loop.write(frame('conflict')), false);
+    assert.equal(loop.write(frame('conflict'), 0), false);
     assert.equal(loop.dropReason, 'schemaConflict');
-    assert.equal(loop.write(frame('full')), false);
+    assert.equal(loop.write(frame('full'), 1), false);
     assert.equal(loop.dropReason, 'limit');
     assert.equal(loop.dropError?.code, 'LIMIT_REACHED');
     assert.equal(loop.failed, undefined);
-    assert.equal(loop.write(frame('ok')), true);
+    assert.equal(loop.write(frame('ok'), 2), true);
 
-    assert.equal(loop.write(frame('disk')), false);
+    assert.equal(loop.write(frame('disk'), 3), false);
     assert.equal(loop.dropReason, 'storageError');
     assert.equal(loop.dropFailedWriter, true);
     const failure = failureOf(loop);
@@ -89,11 +89,11 @@ describe('StorageLoop (how frames reach a BackendWriter, on either thread)', () 
     assert.match(failure?.message ?? '', /write failed/);
     assert.equal(failure?.url, 'disk');
     // After a storage error nothing reaches the backend: the frame is dropped with the failure as its reason.
-    assert.equal(loop.write(frame('ok')), false);
+    assert.equal(loop.write(frame('ok'), 2), false);
     assert.equal(loop.dropReason, 'storageError');
     assert.equal(loop.dropError, failure);
     assert.equal(loop.dropFailedWriter, false, 'reported once, by the write that failed it');
-    assert.deepEqual(writer.calls, ['write ok']);
+    assert.deepEqual(writer.calls, ['write ok #2'], 'the url id reaches the backend');
   });
 
   test('commit: undefined once durable; the rolled-back storage error after one; a failed commit fails the writer', () => {
@@ -108,7 +108,7 @@ describe('StorageLoop (how frames reach a BackendWriter, on either thread)', () 
     const other = new ScriptedWriter();
     other.refuse.set('disk', new Error('EIO'));
     const rolledBack = loopOf(other).loop;
-    rolledBack.write(frame('disk'));
+    rolledBack.write(frame('disk'), 3);
     assert.equal(rolledBack.commit(), rolledBack.failed);
     assert.deepEqual(other.calls, [], 'no commit after a storage error');
   });

@@ -48,11 +48,12 @@ export class StorageLoop {
   /**
    * Writes one frame; false when it was not stored (`dropReason`, `dropError` say why). One call per frame and no
    * allocation on success: the worker calls it for every frame of a batch with the same reused `Frame` object.
+   * `urlId` is the recording's id of `frame.url` (`BackendWriter.write`).
    */
-  write(frame: Frame): boolean {
+  write(frame: Frame, urlId: number): boolean {
     if (this.failed !== undefined) return this.dropped('storageError', this.failed, false);
     try {
-      this.writer.write(frame);
+      this.writer.write(frame, urlId);
       return true;
     } catch (error) {
       // Out of line, so that this method stays small enough to be inlined into the engines' loops.

@@ -82,9 +82,9 @@ function countingBackend(
     async createWriter(path, config, context) {
       const inner = await open(path, config, context);
       return {
-        write: (frame) => {
+        write: (frame, urlId) => {
           counter.writes++;
-          inner.write(frame);
+          inner.write(frame, urlId);
         },
         writeSchema: (schema) => inner.writeSchema(schema),
         setUrlLoss: (url, loss) => inner.setUrlLoss(url, loss),
@@ -109,7 +109,7 @@ registerBackend(
       const writable = new FullDiskWritable(path, 256 * 1024);
       const writer = new VcapFileWriter({ writable, codecs: await loadCodecs(), config, context, file: path });
       return {
-        write: (f) => writer.write(f),
+        write: (f, urlId) => writer.write(f, urlId),
         writeSchema: (s) => writer.writeSchema(s),
         setUrlLoss: (u, l) => writer.setUrlLoss(u, l),
         commit: () => writer.commit(),
