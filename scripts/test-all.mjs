@@ -66,7 +66,7 @@ const commands = {
   cycles: ['node', [join(root, 'scripts', 'check-cycles.mjs')]],
   // Part of `lint`: the files a `.vcap` frame passes through per frame, measured (scripts/frame-path.mjs); the bound is
   // today's count in the longest mode (`await write()` into a worker), so the path cannot quietly grow.
-  'frame-path': ['node', [join(root, 'scripts', 'frame-path.mjs'), '--max', '16']],
+  'frame-path': ['node', [join(root, 'scripts', 'frame-path.mjs'), '--max', '17']],
   // No tracked file may point outside the repository (a clone has nothing beside it).
   repository: ['node', [join(root, 'scripts', 'check-repository.mjs')]],
   python: ['bash', [join(root, 'scripts', 'test-python.sh')]],
