@@ -113,9 +113,11 @@ export class S3ByteSource implements ByteSource {
     const rest = length - (from - offset);
     let fetched: Uint8Array;
     const ahead = this.ahead;
-    if (ahead && forward && from >= ahead.offset && from + rest <= ahead.offset + ahead.length) {
-      fetched = this.takeAhead().subarray(from - ahead.offset);
+    const takesAhead = ahead && forward && from >= ahead.offset && from + rest <= ahead.offset + ahead.length;
+    if (takesAhead) {
       this.readAhead = ahead.length;
+      // The block after it is asked for as soon as this one is in, before its bytes are copied out (Deno).
+      fetched = this.takeAhead(() => this.prefetchAfter(ahead.offset + ahead.length)).subarray(from - ahead.offset);
     } else {
       if (ahead) this.dropAhead();
       this.readAhead = forward ? Math.min(this.readAhead * 2, MAX_READ_AHEAD_BYTES) : READ_AHEAD_BYTES;
@@ -126,7 +128,7 @@ export class S3ByteSource implements ByteSource {
     this.previous = straddles ? block : undefined;
     this.block = { offset: from, bytes: fetched };
     // A forward read goes on: the next block is fetched while the caller works through this one.
-    if (forward) this.prefetchAfter(from + fetched.length);
+    if (forward && !takesAhead) this.prefetchAfter(from + fetched.length);
     return straddles ? this.fromBoth(offset, length)! : this.fromBlock(offset, length)!;
   }
 
@@ -148,11 +150,11 @@ export class S3ByteSource implements ByteSource {
     this.stats.bytes += length;
   }
 
-  /** The prefetched block, waiting for it if it is still on its way. */
-  private takeAhead(): Uint8Array {
+  /** The prefetched block, waiting for it if it is still on its way; `next` runs as soon as it is in. */
+  private takeAhead(next: () => void): Uint8Array {
     const ahead = this.ahead!;
     this.ahead = undefined;
-    const answer = ask(this.helper!, { kind: 'take', source: this.id }, this.name);
+    const answer = ask(this.helper!, { kind: 'take', source: this.id }, this.name, next);
     if (answer.bytes.length !== ahead.length)
       throw new BagError('IO_ERROR', `S3 sent ${answer.bytes.length} of ${ahead.length} bytes at ${ahead.offset}`, {
         file: this.name,
@@ -185,7 +187,8 @@ export class S3ByteSource implements ByteSource {
 
   close(): void {
     if (this.closed) return;
-    if (this.ahead) this.dropAhead();
+    // Also when nothing is under way: the helper forgets this source (its shared buffers, on Deno).
+    this.dropAhead();
     this.closed = true;
     const helper = this.helper;
     this.helper = undefined;
