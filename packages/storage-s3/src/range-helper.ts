@@ -120,7 +120,7 @@ export function tell(helper: RangeHelper, request: RangeRequest & { kind: 'prefe
 /**
  * A `get` or `take` through the helper thread, this thread waiting (`get` offset < 0: the object's last bytes).
  * `beforeCopy` runs once the answer is in, before its bytes are copied out of shared memory (Deno): a prefetch asked
- * for there is fetched while this thread copies (32 MiB into fresh memory: about 14 ms, hand-measured).
+ * for there is fetched while this thread copies (32 MiB into fresh memory: about 14 ms on Deno, mostly page faults, hand-measured).
  */
 export function ask(
   helper: RangeHelper,
