@@ -10,11 +10,11 @@ const BOUNCE_BYTES = 1024 * 1024;
  * Reads a response body into `into`, chunk by chunk as it arrives; how many bytes came. A body longer than `into`
  * is an `IO_ERROR` (an S3 answer to a range is never longer than the range).
  *
- * Why not `await response.arrayBuffer()` and a copy: on Deno, `arrayBuffer()` of a 20 MiB range costs as much as
- * streaming the whole 260 MiB object would. Hand-measured on gofakes3 over loopback (Deno 2.9.6, a 260 MiB object,
- * medians of 5 on a quiet machine): the object as 13 ranges of 20 MiB, `arrayBuffer()` 314 ms, streamed into a
- * SharedArrayBuffer 144 ms, read by a BYOB reader through this buffer 86 ms; the whole object in one GET,
- * `arrayBuffer()` 215 ms, BYOB 98 ms. Reading with a BYOB reader straight into one large ArrayBuffer (no bounce) took
+ * Why not `await response.arrayBuffer()` and a copy: on Deno, `arrayBuffer()` costs two to four times as much as
+ * reading the stream. Hand-measured on gofakes3 over loopback (Deno 2.9.6, a 260 MiB object, medians of 5, machine
+ * load 3–5 on 2 cores): the object as 13 ranges of 20 MiB, `arrayBuffer()` 314 ms, streamed into a SharedArrayBuffer
+ * 144 ms, read by a BYOB reader through this buffer 86 ms; the whole object in one GET, `arrayBuffer()` 215 ms, BYOB
+ * 98 ms. Reading with a BYOB reader straight into one large ArrayBuffer (no bounce) took
  * seconds on Node 20 (each read detaches and re-creates the large buffer), hence the bounce buffer. Bun's bodies are
  * not byte streams (no BYOB reader): their chunks are copied as they come.
  */
