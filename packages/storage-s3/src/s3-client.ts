@@ -1,5 +1,6 @@
 import { AwsClient } from 'aws4fetch';
 import { BagError } from '@vlink/bag-core';
+import { readBodyInto } from './read-body-into.js';
 import type { S3Location } from './s3-location.js';
 import { resolveS3Options, type ResolvedS3Options, type S3Options } from './s3-options.js';
 
@@ -52,18 +53,42 @@ export class S3Client {
    * object's size in one request). Fewer bytes only at the object's end.
    */
   async getRange(location: S3Location, offset: number, length: number): Promise<RangeAnswer> {
-    const range = offset < 0 ? `bytes=${offset}` : `bytes=${offset}-${offset + length - 1}`;
-    const response = await this.send(location, { method: 'GET', headers: { range } });
+    const response = await this.sendRange(location, offset, length);
     const bytes = new Uint8Array(await response.arrayBuffer());
     this.stats.bytes += bytes.length;
-    const total = /\/(\d+)\s*$/.exec(response.headers.get('content-range') ?? '');
-    // A 200 instead of 206: the server ignored the range and sent the whole object.
-    const objectSize = total ? Number(total[1]) : bytes.length;
-    const etag = response.headers.get('etag') ?? '';
-    if (response.status === 200 && offset >= 0)
-      return { bytes: bytes.subarray(offset, offset + length), objectSize, etag };
-    if (response.status === 200) return { bytes: bytes.subarray(Math.max(0, bytes.length + offset)), objectSize, etag };
-    return { bytes, objectSize, etag };
+    return { bytes: askedPart(response, bytes, offset, length), ...rangeHeaders(response, bytes.length) };
+  }
+
+  /**
+   * `getRange` with the bytes read into `into` (at least `length` bytes; shared memory allowed) as they arrive,
+   * instead of into a new buffer first: a reader's block on Deno (`readBodyInto` has the figures). How many came.
+   */
+  async getRangeInto(
+    location: S3Location,
+    offset: number,
+    length: number,
+    into: Uint8Array,
+  ): Promise<Omit<RangeAnswer, 'bytes'> & { length: number }> {
+    const response = await this.sendRange(location, offset, length);
+    if (response.status === 206) {
+      const file = `s3://${location.bucket}/${location.key}`;
+      const received = await readBodyInto(response.body, into.subarray(0, length)).catch((error: unknown) => {
+        throw BagError.wrap(error, 'IO_ERROR', `reading ${length} bytes at ${offset}`, { file });
+      });
+      this.stats.bytes += received;
+      return { length: received, ...rangeHeaders(response, received) };
+    }
+    // The server ignored the range (a 200 with the whole object): the part asked for is cut from it.
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    this.stats.bytes += bytes.length;
+    const part = askedPart(response, bytes, offset, length);
+    into.set(part);
+    return { length: part.length, ...rangeHeaders(response, bytes.length) };
+  }
+
+  private sendRange(location: S3Location, offset: number, length: number): Promise<Response> {
+    const range = offset < 0 ? `bytes=${offset}` : `bytes=${offset}-${offset + length - 1}`;
+    return this.send(location, { method: 'GET', headers: { range } });
   }
 
   /** Uploads a whole object in one PUT (tests, small files; recordings go up in parts: `uploadFile`). */
@@ -126,6 +151,19 @@ export class S3Client {
       throw BagError.wrap(error, 'IO_ERROR', `cannot reach ${this.options.endpoint.origin}`, { file: url });
     }
   }
+}
+
+/** The object's size (from `Content-Range`; a 200's body is the whole object) and ETag of a range's answer. */
+function rangeHeaders(response: Response, received: number): { objectSize: number; etag: string } {
+  const total = /\/(\d+)\s*$/.exec(response.headers.get('content-range') ?? '');
+  return { objectSize: total ? Number(total[1]) : received, etag: response.headers.get('etag') ?? '' };
+}
+
+/** The bytes asked for of a range's answer: all of a 206; of a 200 (the range ignored), the part asked for. */
+function askedPart(response: Response, bytes: Uint8Array, offset: number, length: number): Uint8Array {
+  if (response.status !== 200) return bytes;
+  if (offset >= 0) return bytes.subarray(offset, offset + length);
+  return bytes.subarray(Math.max(0, bytes.length + offset));
 }
 
 function trimSlash(path: string): string {

@@ -51,6 +51,31 @@ describe('S3Object over a real S3 server', { skip }, () => {
     assert.equal(reader.stats.requests, 1);
   });
 
+  test('getRangeInto: the bytes of getRange, read into shared memory; a server ignoring the range too', async () => {
+    // A server that ignores ranges answers 200 with the whole object (the range header is not sent to it here).
+    const noRanges: typeof fetch = (input, init) => {
+      const request = new Request(input, init);
+      const headers = new Headers(request.headers);
+      headers.delete('range');
+      return fetch(new Request(request, { headers }));
+    };
+    const location = parseS3Url('s3://bags/fleet/car 1/drive.vcap');
+    for (const reader of [new S3Client(s3Options()), new S3Client(s3Options({ fetch: noRanges }))]) {
+      const into = new Uint8Array(new SharedArrayBuffer(2_500_000));
+      for (const [offset, length] of [
+        [1_000_001, 2_500_000],
+        [-70_000, 70_000],
+        [object.length - 10, 2_500_000],
+      ] as const) {
+        const got = await reader.getRangeInto(location, offset, length, into);
+        const expected = offset < 0 ? object.subarray(offset) : object.subarray(offset, offset + length);
+        assert.equal(got.length, expected.length, `${offset}`);
+        assert.equal(got.objectSize, object.length);
+        assert.deepEqual(into.slice(0, got.length), expected.slice(), `${offset}`);
+      }
+    }
+  });
+
   test('a missing key is NOT_FOUND, a missing bucket too', async () => {
     for (const url of ['s3://bags/nothing.vcap', 's3://no-such-bucket/x.vcap']) {
       await assert.rejects(
