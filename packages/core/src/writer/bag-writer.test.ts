@@ -77,7 +77,9 @@ describe('BagWriter', () => {
   });
 
   test('queue depth and memory limits reject pushes with counted reasons', async () => {
-    const writer = await BagWriter.create(bag(), { maxTaskDepth: 10, maxMemorySize: 100 });
+    // VLink's plain frame limit: without `maxQueueTimeMs: 0` the queue also takes what the worker writes in 250 ms at
+    // the rate an earlier recording of this process measured.
+    const writer = await BagWriter.create(bag(), { maxTaskDepth: 10, maxMemorySize: 100, maxQueueTimeMs: 0 });
     let accepted = 0;
     for (let i = 0; i < 20; i++)
       if (writer.push(createFrame({ timestamp: i, url: 'a', data: new Uint8Array(4) })) >= 0) accepted++;

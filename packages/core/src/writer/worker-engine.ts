@@ -9,7 +9,7 @@ import { dropErrorFor } from './ack-drops.js';
 import { DurableTable } from './durable-table.js';
 import type { Durable, EngineHost, WriteEngine } from './engine.js';
 import { BatchBuilder, withoutFrames } from './frame-batch.js';
-import { InflightGauge } from './inflight-gauge.js';
+import { InflightGauge, lastRate, rememberRate } from './inflight-gauge.js';
 import { SlabPool } from './slab-pool.js';
 import { SchemaForwarder } from './schema-forwarder.js';
 import { queueFullError, type SourceQueue, type SourceQueues } from './source-queues.js';
@@ -68,7 +68,13 @@ export class WorkerEngine implements WriteEngine {
     private readonly options: WorkerEngineOptions,
   ) {
     const { maxTaskDepth, maxMemorySize } = options.config;
-    this.gauge = new InflightGauge(SharedProgress.create(), maxTaskDepth, maxMemorySize, options.maxQueueTimeMs);
+    this.gauge = new InflightGauge(
+      SharedProgress.create(),
+      maxTaskDepth,
+      maxMemorySize,
+      options.maxQueueTimeMs,
+      lastRate(options.backend.name),
+    );
     this.transfer = options.transfer;
     this.sources = options.sources;
     // An eighth of the queue limits: enough batches in flight to keep both threads busy during a synchronous burst,
@@ -289,6 +295,7 @@ export class WorkerEngine implements WriteEngine {
         if (message.error) this.reportFatal(dataToError(message.error));
         this.gone = true;
         this.file = '';
+        rememberRate(this.options.backend.name, this.gauge.measuredRatePerMs);
         // A worker that closed its file cleanly serves the next recording (see idle-writers.ts).
         void (message.error || this.failure ? this.link.exit() : this.link.release()).then(() => this.host.finished());
         return;

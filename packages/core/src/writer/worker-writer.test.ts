@@ -160,7 +160,8 @@ describe('BagWriter in a worker', () => {
 
   test('queue limits count frames the worker has not finished; refusals are counted by reason', async () => {
     // 30 ms per write keeps the worker busy while the producer pushes in one synchronous run.
-    const writer = await BagWriter.create(bag('.faultjson', '-slow-30'), { maxTaskDepth: 5 });
+    // `maxQueueTimeMs: 0`: the plain frame limit, whatever rate an earlier recording of this process measured.
+    const writer = await BagWriter.create(bag('.faultjson', '-slow-30'), { maxTaskDepth: 5, maxQueueTimeMs: 0 });
     let accepted = 0;
     for (let i = 0; i < 50; i++)
       if (writer.push(createFrame({ timestamp: i, url: 'a', data: new Uint8Array(4) })) >= 0) accepted++;

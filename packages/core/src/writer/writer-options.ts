@@ -22,7 +22,8 @@ export interface BagWriterOptions extends Partial<WriterConfig> {
    * Worker mode: the queue also takes as many frames as the worker writes in this many ms at its measured rate, when
    * that is more than `maxTaskDepth` (default 250; 0 keeps VLink's plain frame limit). `maxMemorySize` still bounds the
    * queued bytes. Small frames then ride out the writer's own stalls (a chunk write, an fsync, a GC pause) instead of
-   * being dropped.
+   * being dropped. Until a recording has measured its own rate (within its first ms of work) it starts from the rate
+   * the last recording of the same format measured in this process.
    */
   maxQueueTimeMs?: number;
   /**
