@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Issue 20's writer and check figures, one process, results to bench/results/integrity-<runtime>.json:
 //   awaitWrite  1,000,000 × 64 B .vcap frames through `await writer.write()` (the default worker BagWriter, lossless
-//               backpressure) against a `syncMode` push loop of the same frames; throughput and drops.
+//               backpressure) against a `syncMode` push loop of the same frames, in steady state (two full-size
+//               warm-up loops each, then 5 interleaved repetitions, medians); throughput and drops.
 //   burst       frames dropped by plain `push()` (worker mode, default limits) for bursts fed at 50 %, 90 % and 150 % of
 //               the writer's sustained rate (measured first, lossless, per size). 64 B: bursts of 100k and 1M frames;
 //               16 KiB and 1 MiB: bursts capped at 256 MiB and 1 GiB of payload (1M frames of 16 KiB or 1 MiB would not
@@ -125,10 +126,16 @@ async function syncLoop(n, data) {
 async function awaitWrite() {
   const n = smoke ? 20_000 : quick ? 200_000 : 1_000_000;
   const data = payloads(64);
-  await awaitLoop(Math.min(n, 50_000), data); // warm-up
-  await syncLoop(Math.min(n, 50_000), data);
+  // Steady state, as in a recorder that runs for hours: a full-size warm-up loop of each contender first. The writer
+  // worker's hot path (batch decoding and the backend, on its own thread) reaches its optimised code only after about
+  // two million frames (hand-measured, Node: 1M awaited writes took 473, 297, then 247 ms in a row), while syncMode's
+  // loop warms within the first; after a 50k-frame warm-up the first measured runs compared a cold worker.
+  for (let warm = 0; warm < (smoke ? 1 : 2); warm++) {
+    await awaitLoop(n, data);
+    await syncLoop(n, data);
+  }
   const runs = { awaitWrite: [], sync: [] };
-  for (let rep = 0; rep < (smoke ? 1 : 3); rep++) {
+  for (let rep = 0; rep < (smoke ? 1 : 5); rep++) {
     const order = rep % 2 ? ['sync', 'awaitWrite'] : ['awaitWrite', 'sync'];
     for (const name of order) runs[name].push(await (name === 'sync' ? syncLoop : awaitLoop)(n, data));
   }
