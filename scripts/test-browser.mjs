@@ -64,7 +64,7 @@ function ensureChromium() {
 
 async function writeBags(dir) {
   const { ActionType, BagWriter, SchemaType } = await import(join(root, 'packages/bag/dist/index.js'));
-  const { pointDescriptor, pointBytes } = await import(join(root, 'packages/http-api/dist-test/testing/fixtures.js'));
+  const { pointDescriptor, pointBytes } = await import('@vlink/fixtures/protobuf');
   const { fds, Point } = pointDescriptor();
   const frames = [];
   const json = (o) => new TextEncoder().encode(JSON.stringify(o));
