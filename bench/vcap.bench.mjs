@@ -29,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import zstd from '@foxglove/wasm-zstd';
 import { McapIndexedReader, McapWriter } from '@mcap/core';
 import { loadCodecs, mcapBackend } from '../packages/backend-mcap/dist/index.js';
+import { CRC32_IMPLEMENTATION } from '../packages/backend-mcap/dist/mcap/crc32.js';
 import { ActionType, resolveWriterConfig, SchemaType } from '../packages/core/dist/index.js';
 import { createTestContext } from '../packages/core/dist/testing/index.js';
 
@@ -265,7 +266,7 @@ const writers = {
 };
 /** What each contender does, for the results and BENCHMARKS.md. */
 const CONTENDERS = {
-  ours: 'Backend writer (mcapBackend.createWriter) driven directly: chunk + data-section CRCs (the default), 4 MiB chunks, big payloads written around the chunk buffer, zstd on the caller’s thread, fsync at close',
+  ours: 'Backend writer (mcapBackend.createWriter) driven directly: chunk + data-section CRCs (the default; see crc32 for the implementation), 4 MiB chunks, big payloads written around the chunk buffer, zstd on the caller’s thread, fsync at close',
   bag: 'BagWriter { syncMode: true, summary: false }: the Backend writer plus the core’s frame checks, same CRCs/chunks/compression, fsync at close',
   bagWorker:
     'BagWriter default (worker) mode but no summary sidecar, `await writer.write()` per frame: payloads copied to the writer thread, same CRCs/chunks, zstd chunks compressed on a thread of their own, fsync at close',
@@ -379,6 +380,7 @@ const out = {
   runtimeVersion,
   date: new Date().toISOString(),
   machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, tmpdir: tmpdir() },
+  crc32: CRC32_IMPLEMENTATION, // which CRC-32 our writer used (mcap/crc32.ts)
   reps: REPS,
   quick,
   chunkSize: CHUNK,
