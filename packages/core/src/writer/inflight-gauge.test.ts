@@ -7,9 +7,16 @@ const QUEUE_MS = 250;
 const gauge = (startRatePerMs = 0) => new InflightGauge(undefined, MAX_FRAMES, 1 << 30, QUEUE_MS, startRatePerMs);
 
 describe('InflightGauge: the queue sized in time', () => {
-  test('before any measurement the depth is maxTaskDepth', () => {
-    assert.equal(gauge().depth(), MAX_FRAMES);
-    assert.equal(gauge().measuredRatePerMs, 0);
+  test('before any measurement the depth is sized for a fast writer (2,000 frames/ms), bounded by maxMemorySize', () => {
+    assert.equal(gauge().depth(), 2000 * QUEUE_MS);
+    assert.equal(gauge().measuredRatePerMs, 0, 'an assumption, not a measurement (not remembered)');
+    // maxQueueTimeMs 0 keeps VLink's plain frame limit, measured or not.
+    assert.equal(new InflightGauge(undefined, MAX_FRAMES, 1 << 30, 0).depth(), MAX_FRAMES);
+    // The bytes stay bounded by maxMemorySize whatever the depth.
+    const small = new InflightGauge(undefined, MAX_FRAMES, 1000, QUEUE_MS);
+    assert.equal(small.nearLimit(0), false);
+    small.pushed(990);
+    assert.equal(small.nearLimit(64), true);
   });
 
   test('acks too short to time alone are summed until they hold 1 ms of work', () => {
@@ -17,24 +24,30 @@ describe('InflightGauge: the queue sized in time', () => {
     // A fast worker: 2,500 frames per ack in 0.5 ms (5,000 frames/ms).
     g.measure(2500, 0.5);
     g.measure(2500, 0.5);
-    assert.equal(g.depth(), MAX_FRAMES, 'not measured yet: 1 ms of work, not more');
+    assert.equal(g.depth(), 2000 * QUEUE_MS, 'not measured yet: 1 ms of work, not more');
+    assert.equal(g.measuredRatePerMs, 0);
     g.measure(2500, 0.5);
-    assert.equal(g.measuredRatePerMs, 5000);
-    assert.equal(g.depth(), 5000 * QUEUE_MS);
+    // 7,500 frames in 1.5 ms, smoothed from the assumed 2,000 frames/ms.
+    assert.equal(g.measuredRatePerMs, 2000 * 0.8 + 5000 * 0.2);
+    assert.equal(g.depth(), (2000 * 0.8 + 5000 * 0.2) * QUEUE_MS);
   });
 
-  test('later measurements are smoothed; the depth never falls below maxTaskDepth', () => {
+  test('measurements are smoothed, a cold first one too; the depth never falls below maxTaskDepth', () => {
     const g = gauge();
     g.measure(10_000, 2);
     g.measure(1000, 2);
-    assert.equal(g.measuredRatePerMs, 5000 * 0.8 + 500 * 0.2);
+    assert.equal(g.measuredRatePerMs, (2000 * 0.8 + 5000 * 0.2) * 0.8 + 500 * 0.2);
+    // A slow writer (2 frames/ms): the queue shrinks toward maxTaskDepth over its first measurements, not at once.
     const slow = gauge();
     slow.measure(10, 5);
+    assert.equal(slow.measuredRatePerMs, 2000 * 0.8 + 2 * 0.2);
+    for (let i = 0; i < 40; i++) slow.measure(10, 5);
     assert.equal(slow.depth(), MAX_FRAMES);
     // Nothing to learn from an empty ack or a negative time.
+    const before = slow.measuredRatePerMs;
     slow.measure(0, 5);
     slow.measure(10, -1);
-    assert.equal(slow.measuredRatePerMs, 2);
+    assert.equal(slow.measuredRatePerMs, before);
   });
 
   test('a recording starts from the rate the last one of its backend measured', () => {

@@ -23,7 +23,8 @@ export interface BagWriterOptions extends Partial<WriterConfig> {
    * that is more than `maxTaskDepth` (default 250; 0 keeps VLink's plain frame limit). `maxMemorySize` still bounds the
    * queued bytes. Small frames then ride out the writer's own stalls (a chunk write, an fsync, a GC pause) instead of
    * being dropped. Until a recording has measured its own rate (within its first ms of work) it starts from the rate
-   * the last recording of the same format measured in this process.
+   * the last recording of the same format measured in this process, or, for the first, from a fast writer's (2M
+   * frames/s).
    */
   maxQueueTimeMs?: number;
   /**
