@@ -7,8 +7,8 @@
 export interface PipelinedCompressor {
   /**
    * Starts compressing `records` (copied before this returns, so the caller may reuse them). False when it cannot
-   * take them (larger than its buffers): the caller then compresses them itself. Throws when two chunks are in it
-   * already.
+   * take them (larger than its buffers, or not started yet): the caller then compresses them itself. Throws when two
+   * chunks are in it already.
    */
   start(records: Uint8Array, level: number): boolean;
   /**

@@ -26,8 +26,8 @@ export interface CompressorThreadData {
  * zstd compression of chunks on a thread of its own (`compressor-thread.ts`), so the writer's thread copies the next
  * chunk's frames together while the last one is compressed. Two slots: a chunk is handed over before the result of
  * the one before is collected, so the thread goes straight from one chunk to the next while the writer waits for and
- * writes the earlier result. Chunks larger than `capacity` are refused (`start` → false) and compressed by the
- * caller. Blocking waits: only for the writer's own thread (`RecordingContext.writerThread`).
+ * writes the earlier result. Chunks larger than `capacity`, and chunks that come while the thread is still starting,
+ * are refused (`start` → false) and compressed by the caller. Blocking waits: only for the writer's own thread (`RecordingContext.writerThread`).
  */
 export class ThreadedCompressor implements PipelinedCompressor {
   private readonly inputs: Uint8Array[];
@@ -63,12 +63,20 @@ export class ThreadedCompressor implements PipelinedCompressor {
     }
   }
 
+  /** Whether the thread has started: until then `start` takes nothing (the writer compresses on its own thread). */
+  get ready(): boolean {
+    return this.thread.ready;
+  }
+
   start(records: Uint8Array, level: number): boolean {
     if (this.closed) throw new BagError('CLOSED', 'compressor is closed');
     if (records.length > this.capacity) return false;
     const job = this.thread.handed;
     if (((job - this.collected) | 0) >= SLOTS) throw new BagError('INTERNAL', 'compressor slots full: finish() first');
     this.thread.throwIfFailed();
+    // A thread still starting would make the writer wait for it (0.6 s for one started by a worker on Deno, where a
+    // whole recording of 300,000 small frames takes 0.1 s).
+    if (!this.thread.ready) return false;
     // The slot's last job was collected by `finish`, so the thread is done with its buffers.
     const slot = job & (SLOTS - 1);
     this.inputs[slot]!.set(records);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
 import { BagError } from '../errors.js';
 import { HelperThread } from './helper-thread.js';
-import { createThreadControl, FAILED, STATE } from './thread-control.js';
+import { createThreadControl, FAILED, STATE, STOPPED, TAIL } from './thread-control.js';
 
 const failure = (message: string) => new BagError('IO_ERROR', `helper failed: ${message}`);
 
@@ -23,6 +23,33 @@ describe('HelperThread (the writer side of a helper thread)', () => {
     assert.equal(Atomics.load(control.control, STATE), FAILED);
     assert.throws(() => thread.throwIfFailed(), { code: 'IO_ERROR' });
     thread.stop();
+  });
+
+  test('a helper still starting is not ready, and stop() with nothing handed over does not wait for it', async () => {
+    const { shared, control } = createThreadControl();
+    const thread = new HelperThread({
+      module: new URL('./slow-start-thread.test.helper.js', import.meta.url),
+      control,
+      workerData: { control: shared, startMs: 3000 },
+      failure,
+    });
+    assert.equal(thread.ready, false);
+    const started = performance.now();
+    thread.stop();
+    assert.ok(performance.now() - started < 1000, `stop() took ${performance.now() - started} ms`);
+    // Work handed over is still waited for: stop() returns once the helper has started, done it and ended.
+    const quick = createThreadControl();
+    const other = new HelperThread({
+      module: new URL('./slow-start-thread.test.helper.js', import.meta.url),
+      control: quick.control,
+      workerData: { control: quick.shared, startMs: 200 },
+      failure,
+    });
+    other.handOver(2);
+    other.stop();
+    assert.equal(other.ready, true);
+    assert.equal(Atomics.load(quick.control.control, TAIL), 2);
+    assert.equal(Atomics.load(quick.control.control, STATE), STOPPED);
   });
 
   test('a helper whose module cannot load fails the writer instead of leaving it waiting', async () => {
