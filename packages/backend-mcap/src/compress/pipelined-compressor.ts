@@ -16,6 +16,8 @@ export interface PipelinedCompressor {
    * compress into the room there was). Both views are valid until the next `start`.
    */
   finish(): { records: Uint8Array; compressed: Uint8Array | undefined };
+  /** Whether a chunk is in it whose result is ready: `finish` would not wait. */
+  finished(): boolean;
   /** Lets its resources go; a chunk in flight is abandoned. */
   close(): void;
 }

@@ -67,6 +67,22 @@ describe('ThreadedCompressor (zstd on a thread of its own)', () => {
     }
   });
 
+  test('finished() says whether finish() would return without waiting', async () => {
+    const c = await startedCompressor(256 * KiB);
+    try {
+      assert.equal(c.finished(), false, 'nothing in it');
+      assert.equal(c.start(records(200 * KiB, 3), 1), true);
+      for (let i = 0; i < 3000 && !c.finished(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.equal(c.finished(), true);
+      const started = performance.now();
+      assert.ok(c.finish().compressed);
+      assert.ok(performance.now() - started < 50, 'the result was there');
+      assert.equal(c.finished(), false, 'collected');
+    } finally {
+      c.close();
+    }
+  });
+
   test('misuse is an INTERNAL error: finish with nothing started, a third chunk before collecting', async () => {
     const c = await startedCompressor(4 * KiB);
     try {

@@ -99,6 +99,10 @@ export class ThreadedCompressor implements PipelinedCompressor {
     };
   }
 
+  finished(): boolean {
+    return this.collected !== this.thread.handed && ((this.thread.done - this.collected) | 0) > 0;
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;

@@ -47,7 +47,8 @@ interface ChunkEntry {
 /**
  * The bytes of an MCAP data section on their way to the writable, in file order: loose records (buffered), and each
  * sealed chunk by one of three routes — whole in memory (compressed on this thread if worth it), through the
- * pipelined compressor (written once the next chunk is sealed, the bytes the same), or, for big payloads in
+ * pipelined compressor when it is free (written once it is done, the bytes the same; while it is busy, the next chunk
+ * is compressed on this thread at the same time), or, for big payloads in
  * uncompressed chunks, spilled to disk as they come behind a placeholder header patched at close. Keeps the
  * data-section CRC (each byte checksummed once) and the chunk indexes of the summary.
  */
@@ -66,7 +67,7 @@ export class DataSection {
   private dataCrcBeforeSpill = 0;
   /** File offset of the placeholder header once part of the open chunk went to disk, else −1. */
   private spilledAt = -1;
-  /** Chunks handed to the compressor and not written yet, oldest first: nothing else reaches the writable before. */
+  /** The chunk handed to the compressor and not written yet (one at most): nothing else reaches the writable before. */
   private readonly pending: SealedChunk[] = [];
   private finished = false;
 
@@ -167,23 +168,34 @@ export class DataSection {
     const records = chunk.records.view8();
     const sealed = chunk.seal(records);
     if (this.spilledAt >= 0) this.writeSpilled(sealed, records);
-    else if (!this.handToCompressor(sealed, records)) {
-      this.settle();
-      let compressed: Uint8Array | undefined;
-      if (this.opts.codec && sealed.uncompressedSize >= MIN_COMPRESS_SIZE) {
-        try {
-          compressed = this.opts.codec.compress!(records, this.opts.compressionLevel);
-        } catch (error) {
-          throw BagError.wrap(error, 'INTERNAL', `${this.opts.compression} compression failed`, {
-            file: this.opts.file,
-          });
-        }
-      }
-      this.writeChunk(sealed, records, compressed, this.out.length > 0 ? this.out.view8() : undefined);
-      this.out.reset();
+    else {
+      // The chunk the compressor has finished meanwhile, if any, is written first (no wait): it is then free for this one.
+      while (this.pending.length > 0 && this.opts.compressor!.finished()) this.settleOldest();
+      if (!this.handToCompressor(sealed, records)) this.compressHere(sealed, records);
     }
     chunk.close();
     this.spilledAt = -1;
+  }
+
+  /**
+   * Compresses a chunk on this thread and writes it, after the chunk in the compressor (if any). Compressed before that
+   * one is waited for: with the compressor still busy, both threads compress at once (1 MiB frames in zstd chunks,
+   * where filling a chunk takes far less than compressing it), instead of this thread waiting and then compressing.
+   */
+  private compressHere(sealed: SealedChunk, records: Uint8Array): void {
+    let compressed: Uint8Array | undefined;
+    if (this.opts.codec && sealed.uncompressedSize >= MIN_COMPRESS_SIZE) {
+      try {
+        compressed = this.opts.codec.compress!(records, this.opts.compressionLevel);
+      } catch (error) {
+        throw BagError.wrap(error, 'INTERNAL', `${this.opts.compression} compression failed`, {
+          file: this.opts.file,
+        });
+      }
+    }
+    this.settle();
+    this.writeChunk(sealed, records, compressed, this.out.length > 0 ? this.out.view8() : undefined);
+    this.out.reset();
   }
 
   /** Writes the chunks in compression, if any (waiting for them): before any other byte reaches the writable. */
@@ -222,14 +234,14 @@ export class DataSection {
   }
 
   /**
-   * Hands the chunk to the compressor, then writes the one it was compressing before (waiting for it if need be): the
-   * compressor goes straight on with this chunk while the writer waits, writes and fills the next. The chunk itself
-   * is written by a later `settle`. False when there is no compressor or it cannot take the chunk.
+   * Hands the chunk to the compressor when it is free: the writer goes on filling the next chunk meanwhile, and the
+   * chunk is written by a later `closeChunk` or `settle`. False when there is no compressor, it is still busy with the
+   * chunk before (this thread then compresses this one itself, see `compressHere`), or it cannot take the chunk.
    */
   private handToCompressor(sealed: SealedChunk, records: Uint8Array): boolean {
     const compressor = this.opts.compressor;
     if (!compressor || !this.opts.codec || sealed.uncompressedSize < MIN_COMPRESS_SIZE) return false;
-    if (!compressor.start(records, this.opts.compressionLevel)) return false;
+    if (this.pending.length > 0 || !compressor.start(records, this.opts.compressionLevel)) return false;
     // The builder's index buffer, and `out`, are reused before the chunk is written.
     this.pending.push({
       ...sealed,
@@ -237,7 +249,6 @@ export class DataSection {
       ...(this.out.length > 0 ? { before: this.out.view8().slice() } : {}),
     });
     this.out.reset();
-    while (this.pending.length > 1) this.settleOldest();
     return true;
   }
 

@@ -66,6 +66,11 @@ export class HelperThread {
     return Atomics.load(this.control, READY) === 1;
   }
 
+  /** Work the helper has done so far (modulo 2^32), as it last reported: never waits. */
+  get done(): number {
+    return Atomics.load(this.control, TAIL);
+  }
+
   /** Work handed over so far (modulo 2^32). */
   get handed(): number {
     return this.head;
