@@ -8,7 +8,7 @@ const gauge = (startRatePerMs = 0) => new InflightGauge(undefined, MAX_FRAMES, 1
 
 describe('InflightGauge: the queue sized in time', () => {
   test('before any measurement the depth is maxTaskDepth', () => {
-    assert.equal(gauge().depth(), MAX_FRAMES);
+    assert.equal(gauge().depth, MAX_FRAMES);
     assert.equal(gauge().measuredRatePerMs, 0);
   });
 
@@ -17,10 +17,10 @@ describe('InflightGauge: the queue sized in time', () => {
     // A fast worker: 2,500 frames per ack in 0.5 ms (5,000 frames/ms).
     g.measure(2500, 0.5);
     g.measure(2500, 0.5);
-    assert.equal(g.depth(), MAX_FRAMES, 'not measured yet: 1 ms of work, not more');
+    assert.equal(g.depth, MAX_FRAMES, 'not measured yet: 1 ms of work, not more');
     g.measure(2500, 0.5);
     assert.equal(g.measuredRatePerMs, 5000);
-    assert.equal(g.depth(), 5000 * QUEUE_MS);
+    assert.equal(g.depth, 5000 * QUEUE_MS);
   });
 
   test('later measurements are smoothed; the depth never falls below maxTaskDepth', () => {
@@ -30,7 +30,7 @@ describe('InflightGauge: the queue sized in time', () => {
     assert.equal(g.measuredRatePerMs, 5000 * 0.8 + 500 * 0.2);
     const slow = gauge();
     slow.measure(10, 5);
-    assert.equal(slow.depth(), MAX_FRAMES);
+    assert.equal(slow.depth, MAX_FRAMES);
     // Nothing to learn from an empty ack or a negative time.
     slow.measure(0, 5);
     slow.measure(10, -1);
@@ -39,7 +39,7 @@ describe('InflightGauge: the queue sized in time', () => {
 
   test('a recording starts from the rate the last one of its backend measured', () => {
     const g = gauge(4000);
-    assert.equal(g.depth(), 4000 * QUEUE_MS);
+    assert.equal(g.depth, 4000 * QUEUE_MS);
     assert.equal(lastRate('gauge-test-backend'), 0);
     rememberRate('gauge-test-backend', 0);
     assert.equal(lastRate('gauge-test-backend'), 0, 'an unmeasured recording leaves nothing behind');
