@@ -14,7 +14,7 @@ import { SlabPool } from './slab-pool.js';
 import { SchemaForwarder } from './schema-forwarder.js';
 import { queueFullError, type SourceQueue, type SourceQueues } from './source-queues.js';
 import { openInWorker, openMessage, takeWriterWorker, type WorkerEngineOptions } from './worker-handshake.js';
-import { UrlEntries, type UrlEntry } from './url-entries.js';
+import { UrlEntries, type UrlEntry } from './frame-admission.js';
 import type { DropReason } from './writer-stats.js';
 
 export type { WorkerEngineOptions } from './worker-handshake.js';
@@ -40,7 +40,7 @@ export class WorkerEngine implements WriteEngine {
   /** A batch is posted inline once it holds this many frames or bytes, else at the end of the current task. */
   private readonly batchFrames: number;
   private readonly batchBytes: number;
-  /** Per url: its interned id, source and (ser, family) pair (see url-entries.ts). */
+  /** Per url: its interned id, source and (ser, family) pair (see frame-admission.ts). */
   private readonly urls: UrlEntries;
   /** Frames and bytes in flight across both threads, against the queue limits (see inflight-gauge.ts). */
   private readonly gauge: InflightGauge;
