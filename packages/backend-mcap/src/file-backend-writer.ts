@@ -40,9 +40,13 @@ export async function openMcapFileWriter(
  */
 export class McapFileBackendWriter<W extends McapFileWriterLike = McapFileWriterLike> implements BackendWriter {
   private closed = false;
-  constructor(protected readonly writer: W) {}
-  write(frame: Frame, urlId: number): void {
-    this.writer.write(frame, urlId);
+  /**
+   * The file writer's own `write`, bound once: each frame goes straight to it, with no forwarding call of ours in
+   * between (this runs once per frame). A `.vcapx` segment puts its split bookkeeping in front of it.
+   */
+  write: (frame: Frame, urlId: number) => void;
+  constructor(protected readonly writer: W) {
+    this.write = writer.write.bind(writer);
   }
   writeSchema(schema: SchemaData): void {
     this.writer.writeSchema(schema);

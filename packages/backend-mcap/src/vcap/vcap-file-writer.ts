@@ -8,7 +8,7 @@ import {
   urlKindOf,
   parseSchemaType,
 } from '@vlink/bag-core';
-import type { Frame, RecordingContext, ResolvedWriterConfig, SchemaData, UrlKind } from '@vlink/bag-core';
+import type { Frame, RecordingContext, ResolvedWriterConfig, SchemaData } from '@vlink/bag-core';
 import { zstdLevelFor, type Codecs } from '../codecs.js';
 import { openChunkCompressor } from '../compress/open-chunk-compressor.js';
 import type { PipelinedCompressor } from '../compress/pipelined-compressor.js';
@@ -27,7 +27,10 @@ import {
   writesZstdChunks,
 } from './vcap-format.js';
 import { writtenHeader } from '../maintenance/vlink-header.js';
-import { channelFamily, keptFamily, keptSer, schemaKey, UrlIdCache } from '@vlink/bag-core/internal';
+import { channelFamily, keptFamily, keptSer, schemaKey } from '@vlink/bag-core/internal';
+import { ChannelState, UrlChannels, type VcapChannelSummary } from './vcap-channels.js';
+
+export type { VcapChannelSummary } from './vcap-channels.js';
 
 export interface VcapFileWriterOptions {
   writable: Writable;
@@ -47,50 +50,6 @@ export interface VcapFileWriterOptions {
   library?: string;
 }
 
-/** What a file knows about one (url, action) channel; `.vcapx` aggregates these into its manifest. */
-export interface VcapChannelSummary {
-  channelId: number;
-  globalIndex: number;
-  url: string;
-  action: ActionType;
-  type: UrlKind;
-  ser: string;
-  schemaType: SchemaType;
-  count: number;
-  /** Payload bytes. */
-  size: number;
-  /** First and last Pub/Sub/Set/Get timestamp in µs, −1 when none. */
-  firstUs: number;
-  lastUs: number;
-  loss: number;
-  freq: number;
-}
-
-class ChannelState {
-  count = 0;
-  size = 0;
-  firstUs = -1;
-  lastUs = -1;
-  /** The (ser, family) pair of the last accepted frame: frames repeating it skip all checks. */
-  lastSer: string;
-  lastType: SchemaType;
-  constructor(
-    readonly id: number,
-    readonly globalIndex: number,
-    readonly url: string,
-    readonly action: ActionType,
-    readonly kind: UrlKind,
-    readonly timed: boolean,
-    public ser: string,
-    public family: SchemaType,
-    frame: Frame,
-  ) {
-    this.lastSer = frame.serType;
-    this.lastType = frame.schemaType;
-  }
-}
-
-const NO_CHANNELS: Array<ChannelState | undefined> = [];
 const MAX_CHUNK_SIZE = 256 * 1024 * 1024;
 
 /**
@@ -109,9 +68,12 @@ export class VcapFileWriter {
   private readonly context: RecordingContext;
   private readonly indexFor: ((url: string, action: ActionType) => number) | undefined;
   private readonly writable: Writable;
-  private readonly byUrl = new Map<string, Array<ChannelState | undefined>>();
-  /** `byUrl` by the recording's url id: a frame finds its channels without hashing its url. */
-  private readonly byUrlId = new UrlIdCache((url) => this.byUrl.get(url));
+  private readonly byUrl = new Map<string, UrlChannels>();
+  /**
+   * `byUrl` by the recording's url id (`BackendWriter.write`): an array read and a compare of the url (the same string
+   * frame after frame, so no hashing). An id naming another url (a caller that got the ids wrong) takes the map.
+   */
+  private readonly byUrlId: Array<UrlChannels | undefined> = [];
   private readonly channels: ChannelState[] = [];
   private readonly schemaIds = new Map<string, number>();
   private readonly losses = new Map<string, number>();
@@ -169,7 +131,9 @@ export class VcapFileWriter {
     // The action picks the channel slot: anything outside the enum is stored as Unknown, never used as an index.
     const a = frame.actionType;
     const action: ActionType = a >= 0 && a <= 8 && Number.isInteger(a) ? a : ActionType.Unknown;
-    let ch = (this.byUrlId.get(urlId, frame.url) ?? NO_CHANNELS)[action];
+    let channels = this.byUrlId[urlId];
+    if (channels === undefined || channels.url !== frame.url) channels = this.channelsOf(urlId, frame.url);
+    let ch = channels.byAction[action];
     if (ch === undefined) ch = this.openChannel(frame, action);
     else if (frame.serType !== ch.lastSer || frame.schemaType !== ch.lastType) this.reconcile(ch, frame);
 
@@ -343,11 +307,18 @@ export class VcapFileWriter {
       family,
       frame,
     );
-    let slots = this.byUrl.get(frame.url);
-    if (!slots) this.byUrl.set(frame.url, (slots = []));
-    slots[action] = ch;
+    this.channelsOf(-1, frame.url).byAction[action] = ch;
     this.channels.push(ch);
     return ch;
+  }
+
+  /** The channels of `url`, created empty when it has none, and remembered under `urlId` when that is an index. */
+  private channelsOf(urlId: number, url: string): UrlChannels {
+    let channels = this.byUrl.get(url);
+    if (channels === undefined) this.byUrl.set(url, (channels = new UrlChannels(url)));
+    // Only array indexes are kept: any other number would turn the array into a slow dictionary.
+    if (Number.isInteger(urlId) && urlId >= 0) this.byUrlId[urlId] = channels;
+    return channels;
   }
 
   /** A frame whose (ser, family) differs from the channel's last one: accept, update, or reject. */

@@ -208,7 +208,7 @@ class VcapSegment extends McapFileBackendWriter<VcapFileWriter> implements Segme
     this.path = writer.file;
   }
 
-  override write(frame: Frame, urlId: number): void {
+  override write = (frame: Frame, urlId: number): void => {
     const a = frame.actionType;
     const action: ActionType = a >= 0 && a <= 8 && Number.isInteger(a) ? a : ActionType.Unknown;
     const pair = this.format.lookup(urlId, frame.url, action);
@@ -224,7 +224,7 @@ class VcapSegment extends McapFileBackendWriter<VcapFileWriter> implements Segme
     this.writer.write(target, urlId);
     this.rows++;
     this.payloadBytes += frame.data.length;
-  }
+  };
 
   /** Channels are never removed from a `.vcap`, so "holds a url" is "holds a message". */
   urlCount(): number {

@@ -1,6 +1,6 @@
 import type { BackendWriter } from '../backend/backend.js';
 import type { Frame } from '../model/frame.js';
-import { UrlIds } from '../writer/url-ids.js';
+import { UrlIds } from '../writer/frame-admission.js';
 
 /** One id per url for the whole process: stricter than the contract needs (one recording), and simple to share. */
 const ids = new UrlIds();

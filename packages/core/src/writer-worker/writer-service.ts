@@ -6,7 +6,7 @@ import type { DropReason } from '../writer/writer-stats.js';
 import { scheduleSoon } from '../util/schedule.js';
 import { schemaKey } from '../model/url-identity.js';
 import type { ParentLink } from '../runtime/worker-link.js';
-import { BatchPayloads } from './batch-payloads.js';
+import { BatchPayloads } from '../writer/frame-batch.js';
 import { SharedProgress } from './progress.js';
 import { mergeCounterTables, DropCounters } from '../writer/drop-counters.js';
 import { StorageLoop } from '../writer/storage-loop.js';

@@ -221,7 +221,8 @@ export class BagWriter extends EventTarget {
   write(frame: Frame): Promise<number> {
     const accepted = this.accept(frame);
     if (accepted === undefined) return this.refused();
-    return (!this.waiters.waiting(accepted.url) && this.storeOrReject(accepted, true)) || this.waiters.wait(accepted);
+    const queuedBehind = this.waiters.count > 0 && this.waiters.waiting(accepted.url);
+    return (!queuedBehind && this.storeOrReject(accepted, true)) || this.waiters.wait(accepted);
   }
 
   /** True when `write()` would wait (the queue is above its high-water mark, or writes are waiting already). */
@@ -338,7 +339,7 @@ export class BagWriter extends EventTarget {
 
   /** Stores a frame that passed the plugin stage; false (counted) when it was refused. */
   private store(frame: Frame, durable?: Durable, lazy = false): boolean {
-    const target = this.plugins.route(frame);
+    const target = this.plugins.plugin ? this.plugins.route(frame) : frame;
     if (target === null) {
       const error = new BagError('INVALID_ARGUMENT', 'url dropped by the write plugin', { url: frame.url });
       return this.accounting.refuse('plugin', error) ?? false;

@@ -8,15 +8,16 @@ const gauge = (startRatePerMs = 0) => new InflightGauge(undefined, MAX_FRAMES, 1
 
 describe('InflightGauge: the queue sized in time', () => {
   test('before any measurement the depth is sized for a fast writer (2,000 frames/ms), bounded by maxMemorySize', () => {
-    assert.equal(gauge().depth(), 2000 * QUEUE_MS);
+    assert.equal(gauge().depth, 2000 * QUEUE_MS);
     assert.equal(gauge().measuredRatePerMs, 0, 'an assumption, not a measurement (not remembered)');
     // maxQueueTimeMs 0 keeps VLink's plain frame limit, measured or not.
-    assert.equal(new InflightGauge(undefined, MAX_FRAMES, 1 << 30, 0).depth(), MAX_FRAMES);
+    assert.equal(new InflightGauge(undefined, MAX_FRAMES, 1 << 30, 0).depth, MAX_FRAMES);
     // The bytes stay bounded by maxMemorySize whatever the depth.
     const small = new InflightGauge(undefined, MAX_FRAMES, 1000, QUEUE_MS);
-    assert.equal(small.nearLimit(0), false);
-    small.pushed(990);
-    assert.equal(small.nearLimit(64), true);
+    const near = (size: number) => small.roomFrames <= 0 || size > small.roomBytes;
+    assert.equal(near(0), false);
+    small.pushed(1, 990);
+    assert.equal(near(64), true);
   });
 
   test('acks too short to time alone are summed until they hold 1 ms of work', () => {
@@ -24,12 +25,12 @@ describe('InflightGauge: the queue sized in time', () => {
     // A fast worker: 2,500 frames per ack in 0.5 ms (5,000 frames/ms).
     g.measure(2500, 0.5);
     g.measure(2500, 0.5);
-    assert.equal(g.depth(), 2000 * QUEUE_MS, 'not measured yet: 1 ms of work, not more');
+    assert.equal(g.depth, 2000 * QUEUE_MS, 'not measured yet: 1 ms of work, not more');
     assert.equal(g.measuredRatePerMs, 0);
     g.measure(2500, 0.5);
     // 7,500 frames in 1.5 ms, smoothed from the assumed 2,000 frames/ms.
     assert.equal(g.measuredRatePerMs, 2000 * 0.8 + 5000 * 0.2);
-    assert.equal(g.depth(), (2000 * 0.8 + 5000 * 0.2) * QUEUE_MS);
+    assert.equal(g.depth, (2000 * 0.8 + 5000 * 0.2) * QUEUE_MS);
   });
 
   test('measurements are smoothed, a cold first one too; the depth never falls below maxTaskDepth', () => {
@@ -42,7 +43,7 @@ describe('InflightGauge: the queue sized in time', () => {
     slow.measure(10, 5);
     assert.equal(slow.measuredRatePerMs, 2000 * 0.8 + 2 * 0.2);
     for (let i = 0; i < 40; i++) slow.measure(10, 5);
-    assert.equal(slow.depth(), MAX_FRAMES);
+    assert.equal(slow.depth, MAX_FRAMES);
     // Nothing to learn from an empty ack or a negative time.
     const before = slow.measuredRatePerMs;
     slow.measure(0, 5);
@@ -52,7 +53,7 @@ describe('InflightGauge: the queue sized in time', () => {
 
   test('a recording starts from the rate the last one of its backend measured', () => {
     const g = gauge(4000);
-    assert.equal(g.depth(), 4000 * QUEUE_MS);
+    assert.equal(g.depth, 4000 * QUEUE_MS);
     assert.equal(lastRate('gauge-test-backend'), 0);
     rememberRate('gauge-test-backend', 0);
     assert.equal(lastRate('gauge-test-backend'), 0, 'an unmeasured recording leaves nothing behind');

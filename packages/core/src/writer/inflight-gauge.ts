@@ -6,6 +6,11 @@ import type { SharedProgress } from '../writer-worker/progress.js';
  * and (where shared memory exists) as live counters it bumps after each batch — and the larger figure wins. Reading
  * shared memory costs more than a field, so the cheap figures (last ack or read) answer first and the live ones only
  * near a limit. Also measures the worker's write rate, which sizes the queue in time (`depth`).
+ *
+ * It counts batches, not frames: the batch being built is the engine's (`BatchBuilder.count`, `.bytes`), which adds
+ * it where the two are compared with the limits. A push then updates nothing here and asks nothing of it: it compares
+ * its batch with the room the cheap figures leave (`roomFrames`, `roomBytes`, `markFrames`, `markBytes`), fields
+ * kept up to date whenever those figures change (a batch handed over, an ack, a read of the live counters).
  */
 export class InflightGauge {
   private pushedFrames = 0;
@@ -24,8 +29,24 @@ export class InflightGauge {
   /** Acks too short to time on their own, summed until they make a measurement (see `measure`). */
   private unmeasuredFrames = 0;
   private unmeasuredMs = 0;
-  /** `depth()`, recomputed when the rate changes: it is read on every push near the mark. */
-  private frameLimit: number;
+  /**
+   * The frame limit: `maxTaskDepth`, or as many frames as the worker writes in `maxQueueTimeMs` at its measured rate
+   * when that is more. A queue sized only in frames is short for small frames (20,000 frames of 64 B are ~11 ms of
+   * a 1.8M frames/s writer, less than one chunk write plus an fsync); sized in time, the writer's own stalls (chunk
+   * flush, fsync, GC) are absorbed while `maxMemorySize` still bounds the bytes. Recomputed when the rate changes.
+   */
+  depth: number;
+  /**
+   * Frames and bytes a batch may still take before the cheap figures reach the limits (`depth`, `maxBytes`): below
+   * them no push needs the live figures or the full admission. Against `depth`, not `maxTaskDepth`: a queue sized in
+   * time runs far beyond `maxTaskDepth` frames of 64 B, and every push there would read the shared counters (a BigInt
+   * each) and run the full admission for nothing.
+   */
+  roomFrames = 0;
+  roomBytes = 0;
+  /** The same before half the limits: `write()`'s high-water mark. */
+  markFrames = 0;
+  markBytes = 0;
 
   constructor(
     /** The worker's live counters; undefined where no SharedArrayBuffer exists (acks only). */
@@ -41,7 +62,7 @@ export class InflightGauge {
      */
     startRatePerMs = 0,
   ) {
-    this.frameLimit = maxFrames;
+    this.depth = maxFrames;
     this.measured = startRatePerMs > 0;
     this.setRate(this.measured ? startRatePerMs : ASSUMED_RATE_PER_MS);
   }
@@ -51,14 +72,20 @@ export class InflightGauge {
     return this.measured ? this.ratePerMs : 0;
   }
 
-  /** In flight now (reads the live counters). */
+  /** In flight now, in the batches handed over (reads the live counters). */
   queuedFrames(): number {
-    if (this.progress) this.liveFrames = this.progress.frames();
+    if (this.progress) {
+      this.liveFrames = this.progress.frames();
+      this.updateRoom();
+    }
     return this.pushedFrames - Math.max(this.doneFrames, this.liveFrames);
   }
 
   queuedBytes(): number {
-    if (this.progress) this.liveBytes = this.progress.bytes();
+    if (this.progress) {
+      this.liveBytes = this.progress.bytes();
+      this.updateRoom();
+    }
     return this.pushedBytes - Math.max(this.doneBytes, this.liveBytes);
   }
 
@@ -71,34 +98,18 @@ export class InflightGauge {
     return this.pushedBytes - Math.max(this.doneBytes, this.liveBytes);
   }
 
-  /**
-   * Whether a frame of `size` might cross the shared limits by the cheap figures: then ask the live ones. Against
-   * `depth()`, not `maxTaskDepth`: a queue sized in time runs far beyond `maxTaskDepth` frames of 64 B, and every
-   * push there would read the shared counters (a BigInt each) and run the full admission for nothing.
-   */
-  nearLimit(size: number): boolean {
-    return this.lastFrames() >= this.frameLimit || this.lastBytes() + size > this.maxBytes;
-  }
-
-  /**
-   * The frame limit: `maxTaskDepth`, or as many frames as the worker writes in `maxQueueTimeMs` at its measured rate
-   * when that is more. A queue sized only in frames is short for small frames (20,000 frames of 64 B are ~11 ms of
-   * a 1.8M frames/s writer, less than one chunk write plus an fsync); sized in time, the writer's own stalls (chunk
-   * flush, fsync, GC) are absorbed while `maxMemorySize` still bounds the bytes.
-   */
-  depth(): number {
-    return this.frameLimit;
-  }
-
-  pushed(size: number): void {
-    this.pushedFrames++;
-    this.pushedBytes += size;
+  /** A batch of `count` frames (`bytes` payload) was handed to the worker. */
+  pushed(count: number, bytes: number): void {
+    this.pushedFrames += count;
+    this.pushedBytes += bytes;
+    this.updateRoom();
   }
 
   /** The worker acknowledged `count` frames (`bytes` payload) as finished with. */
   done(count: number, bytes: number): void {
     this.doneFrames += count;
     this.doneBytes += bytes;
+    this.updateRoom();
   }
 
   /** A batch that never reached the worker: finished with here, and in the shared counters the worker bumps. */
@@ -128,7 +139,17 @@ export class InflightGauge {
 
   private setRate(ratePerMs: number): void {
     this.ratePerMs = ratePerMs;
-    this.frameLimit = Math.max(this.maxFrames, Math.floor(ratePerMs * this.maxQueueTimeMs));
+    this.depth = Math.max(this.maxFrames, Math.floor(ratePerMs * this.maxQueueTimeMs));
+    this.updateRoom();
+  }
+
+  private updateRoom(): void {
+    const frames = this.lastFrames();
+    const bytes = this.lastBytes();
+    this.roomFrames = this.depth - frames;
+    this.roomBytes = this.maxBytes - bytes;
+    this.markFrames = this.depth / 2 - frames;
+    this.markBytes = this.maxBytes / 2 - bytes;
   }
 
   /** The worker is gone: everything pushed counts as finished; returns the frames not acknowledged before. */
@@ -136,6 +157,7 @@ export class InflightGauge {
     const lost = this.pushedFrames - this.doneFrames;
     this.doneFrames = this.pushedFrames;
     this.doneBytes = this.pushedBytes;
+    this.updateRoom();
     return lost;
   }
 }

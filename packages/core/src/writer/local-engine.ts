@@ -6,7 +6,7 @@ import { scheduleSoon } from '../util/schedule.js';
 import type { Durable, EngineHost, WriteEngine } from './engine.js';
 import { queueFullError, type SourceQueue, type SourceQueues } from './source-queues.js';
 import { StorageLoop } from './storage-loop.js';
-import { UrlIds } from './url-ids.js';
+import { UrlIds } from './frame-admission.js';
 import type { DropReason } from './writer-stats.js';
 
 interface QueuedFrame {

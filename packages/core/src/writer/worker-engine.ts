@@ -14,7 +14,7 @@ import { SlabPool } from './slab-pool.js';
 import { SchemaForwarder } from './schema-forwarder.js';
 import { queueFullError, type SourceQueue, type SourceQueues } from './source-queues.js';
 import { openInWorker, openMessage, takeWriterWorker, type WorkerEngineOptions } from './worker-handshake.js';
-import { UrlEntries, type UrlEntry } from './url-entries.js';
+import { UrlEntries, type UrlEntry } from './frame-admission.js';
 import type { DropReason } from './writer-stats.js';
 
 export type { WorkerEngineOptions } from './worker-handshake.js';
@@ -40,7 +40,7 @@ export class WorkerEngine implements WriteEngine {
   /** A batch is posted inline once it holds this many frames or bytes, else at the end of the current task. */
   private readonly batchFrames: number;
   private readonly batchBytes: number;
-  /** Per url: its interned id, source and (ser, family) pair (see url-entries.ts). */
+  /** Per url: its interned id, source and (ser, family) pair (see frame-admission.ts). */
   private readonly urls: UrlEntries;
   /** Frames and bytes in flight across both threads, against the queue limits (see inflight-gauge.ts). */
   private readonly gauge: InflightGauge;
@@ -107,12 +107,13 @@ export class WorkerEngine implements WriteEngine {
     return this.link.runtime;
   }
 
+  /** In flight: the batches handed over (see inflight-gauge.ts) and the one being built. */
   queuedFrames(): number {
-    return this.gauge.queuedFrames();
+    return this.gauge.queuedFrames() + this.batch.count;
   }
 
   queuedBytes(): number {
-    return this.gauge.queuedBytes();
+    return this.gauge.queuedBytes() + this.batch.bytes;
   }
 
   start(): void {}
@@ -132,19 +133,18 @@ export class WorkerEngine implements WriteEngine {
   /** Checks the queue limits and adds the frame to the batch being built; false when refused (reported). */
   private enqueue(frame: Frame, entry: UrlEntry, durable: Durable | undefined, lazy: boolean): boolean {
     const size = frame.data.byteLength;
-    const source = entry.source;
+    const { source } = entry;
+    const { batch, gauge } = this;
     // Cheap check against what the last ack or read said; only near a limit ask the shared counters for the live figure.
-    if (source.frames >= source.maxFrames || source.bytes + size > source.maxBytes || this.gauge.nearLimit(size)) {
+    if (
+      source.frames >= source.maxFrames ||
+      source.bytes + size > source.maxBytes ||
+      batch.count >= gauge.roomFrames ||
+      batch.bytes + size > gauge.roomBytes
+    ) {
       this.reclaim();
-      const { gauge } = this;
-      const refusal = this.sources.admit(
-        source,
-        size,
-        gauge.queuedFrames(),
-        gauge.queuedBytes(),
-        gauge.depth(),
-        gauge.maxBytes,
-      );
+      const { depth, maxBytes } = gauge;
+      const refusal = this.sources.admit(source, size, this.queuedFrames(), this.queuedBytes(), depth, maxBytes);
       if (refusal) return this.refuse(refusal.reason, queueFullError(refusal, frame.url), durable, frame.url);
     }
     const index = this.batch.add(
@@ -157,7 +157,6 @@ export class WorkerEngine implements WriteEngine {
       this.transfer,
       frame.publishTime,
     );
-    this.gauge.pushed(size);
     this.sources.add(source, size, true);
     if (durable) this.batch.markDurable(index, this.durables.hold(durable, frame.timestamp));
     if (this.batch.count >= this.batchFrames || this.batch.bytes >= this.batchBytes) this.flush();
@@ -179,22 +178,18 @@ export class WorkerEngine implements WriteEngine {
 
   hasRoom(size: number, url?: string): boolean {
     if (url !== undefined) return this.roomIn(this.sources.of(url), size);
-    const { gauge } = this;
-    const depth = gauge.depth();
-    const half = gauge.maxBytes / 2;
-    if (gauge.lastFrames() < depth / 2 && gauge.lastBytes() + size <= half) return true;
-    return gauge.queuedFrames() < depth / 2 && gauge.queuedBytes() + size <= half;
+    if (this.batch.count < this.gauge.markFrames && this.batch.bytes + size <= this.gauge.markBytes) return true;
+    return this.queuedFrames() < this.gauge.depth / 2 && this.queuedBytes() + size <= this.gauge.maxBytes / 2;
   }
 
   /** Whether `source` is below its high-water mark for a frame of `size` (see `SourceQueues.hasRoomIn`). */
   private roomIn(source: SourceQueue, size: number): boolean {
-    const { gauge } = this;
-    const depth = gauge.depth();
+    const { batch, gauge } = this;
     // What the last ack or read said first (no shared-memory read); only near the mark the live figures.
-    const below = gauge.lastFrames() < depth / 2 && gauge.lastBytes() + size <= gauge.maxBytes / 2;
-    const frames = below ? 0 : gauge.queuedFrames();
-    const bytes = below ? 0 : gauge.queuedBytes();
-    return this.sources.hasRoomIn(source, size, frames, bytes, depth, gauge.maxBytes);
+    const below = batch.count < gauge.markFrames && batch.bytes + size <= gauge.markBytes;
+    const frames = below ? 0 : this.queuedFrames();
+    const bytes = below ? 0 : this.queuedBytes();
+    return this.sources.hasRoomIn(source, size, frames, bytes, gauge.depth, gauge.maxBytes);
   }
 
   /** The schema callback changed: pairs it could not answer before are asked again. */
@@ -249,6 +244,7 @@ export class WorkerEngine implements WriteEngine {
   private flush(): void {
     if (!this.batch.pending || this.gone) return;
     const [message, transfer] = this.batch.take(++this.seq);
+    this.gauge.pushed(message.count, message.bytes);
     this.sources.seal(message.seq);
     if (this.inflight++ === 0) this.link.ref();
     try {
@@ -359,6 +355,12 @@ export class WorkerEngine implements WriteEngine {
       { file: this.options.path, cause },
     );
     if (this.opened) this.opened.reject(error);
+    // The batch being built never goes: its frames are lost with those in flight.
+    if (this.batch.pending) {
+      const [unsent] = this.batch.take(++this.seq);
+      this.gauge.pushed(unsent.count, unsent.bytes);
+      this.sources.seal(unsent.seq);
+    }
     this.sources.doneUpTo(Number.POSITIVE_INFINITY);
     const lost = this.gauge.abandon();
     this.reportFatal(error);

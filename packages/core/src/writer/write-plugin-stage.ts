@@ -7,19 +7,19 @@ import { type BagPluginInterface, PluginDirection, UrlRemapCache } from '../plug
  * life, across re-binds, because VLink writes a url's loss at close under every name the url was stored as.
  */
 export class WritePluginStage {
-  private bound: BagPluginInterface | undefined;
+  /**
+   * The bound plugin; undefined (the common case) when none is. A field, not a getter: the writer reads it for every
+   * frame, and without a plugin that read is all a frame has to do with this stage (`route` is not called then).
+   */
+  plugin: BagPluginInterface | undefined;
   private remap: UrlRemapCache | undefined;
   private readonly renamed = new Map<string, Set<string>>();
   private readonly losses = new Map<string, number>();
 
-  get plugin(): BagPluginInterface | undefined {
-    return this.bound;
-  }
-
   /** Binds `plugin` (undefined unbinds); what it emits goes to `store`. */
   bind(plugin: BagPluginInterface | undefined, store: (frame: Frame) => void): void {
-    this.bound?.detach();
-    this.bound = plugin;
+    this.plugin?.detach();
+    this.plugin = plugin;
     this.remap = plugin ? new UrlRemapCache(plugin) : undefined;
     if (!plugin) return;
     plugin.attach(PluginDirection.Write, store);
@@ -44,7 +44,7 @@ export class WritePluginStage {
 
   /** At quit: a buffering plugin hands over what it holds, and each loss goes to every name its url was renamed to. */
   quit(setUrlLoss: (url: string, loss: number) => void): void {
-    this.bound?.flush();
+    this.plugin?.flush();
     for (const [url, loss] of this.losses) for (const renamed of this.renamed.get(url) ?? []) setUrlLoss(renamed, loss);
   }
 }

@@ -21,10 +21,11 @@ export class WriteWaiters {
 
   constructor(private readonly sources: SourceQueues) {}
 
-  /** Writes waiting, all sources together. */
-  get count(): number {
-    return this.writes.length;
-  }
+  /**
+   * Writes waiting, all sources together: the length of the list, kept in a field because `write()` reads it for
+   * every frame (0 nearly always, and then nothing else of this class is asked).
+   */
+  count = 0;
 
   /** Whether a write of `url`'s source (of any source without `url`) waits already. */
   waiting(url?: string): boolean {
@@ -35,7 +36,7 @@ export class WriteWaiters {
   wait(frame: Frame): Promise<number> {
     const source = this.sources.of(frame.url);
     this.perSource.set(source, (this.perSource.get(source) ?? 0) + 1);
-    return new Promise((resolve, reject) => this.writes.push({ frame, source, resolve, reject }));
+    return new Promise((resolve, reject) => (this.count = this.writes.push({ frame, source, resolve, reject })));
   }
 
   whenReady(url: string | undefined): Promise<void> {
@@ -73,6 +74,7 @@ export class WriteWaiters {
         else this.perSource.set(write.source, left);
         go(write);
       }
+      this.count = this.writes.length;
     }
     if (this.readies.length === 0) return false;
     const before = this.readies.length;
@@ -88,6 +90,7 @@ export class WriteWaiters {
   failAll(error: unknown): void {
     const writes = this.writes;
     this.writes = [];
+    this.count = 0;
     this.perSource.clear();
     for (const write of writes) write.reject(error);
     for (const r of this.readies.splice(0)) r.resolve();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
-import { BatchPayloads, REUSED_VIEW_MAX } from './batch-payloads.js';
+import { BatchPayloads, REUSED_VIEW_MAX } from './frame-batch.js';
 
 /** A chunk whose byte i is (i * 31 + seed) & 0xff, so any misplaced byte shows. */
 function chunk(size: number, seed: number, shared = typeof SharedArrayBuffer === 'function'): ArrayBufferLike {

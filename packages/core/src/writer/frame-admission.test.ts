@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
-import { UrlIds } from './url-ids.js';
+import { UrlIds } from './frame-admission.js';
 
 describe('UrlIds', () => {
   test('one id per url for good, counted from 0 in order of first use, whatever string object carries it', () => {
