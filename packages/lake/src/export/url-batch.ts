@@ -266,13 +266,24 @@ export class UrlBatch {
 /** Runs the Parquet write-outs one after another on their own connection (a connection runs one query at a time). */
 export class CopyQueue {
   private tail: Promise<unknown> = Promise.resolve();
+  private queued = 0;
 
   constructor(private readonly copier: DuckDBConnection) {}
 
   run(task: (copier: DuckDBConnection) => Promise<void>): Promise<void> {
-    const done = this.tail.then(() => task(this.copier));
+    this.queued++;
+    const done = this.tail.then(() => task(this.copier)).finally(() => this.queued--);
     this.tail = done.catch(() => undefined);
     return done;
+  }
+
+  /**
+   * True while tasks are queued or under way. Each step of a task (the next statement of a write-out, the next
+   * write-out) starts only when the JavaScript thread handles the last one's completion: a long synchronous read
+   * loop must let the event loop run now and then (see exportBag), or DuckDB sits idle until the loop ends.
+   */
+  get busy(): boolean {
+    return this.queued > 0;
   }
 
   /**
