@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, test } from '@vlink/fixtures/test';
-import { StagingChunk } from './staging-chunk.js';
+import { STAGING_COLUMNS, StagingChunk } from './staging-chunk.js';
 
 /** A payload whose length and bytes depend on the row: empty, inlined (≤ 12 bytes) and heap-held ones in turn. */
 function payloadOf(i: number): Uint8Array {
@@ -17,9 +17,7 @@ describe('staging chunk', () => {
     const instance = await DuckDBInstance.create(':memory:');
     const connection = await instance.connect();
     try {
-      await connection.run(
-        'CREATE TABLE staged (seq DOUBLE, log_us DOUBLE, pub_us DOUBLE, kind USMALLINT, payload BLOB, data_json VARCHAR)',
-      );
+      await connection.run(`CREATE TABLE staged (${STAGING_COLUMNS})`);
       const appender = await connection.createAppender('staged');
       const types = Array.from({ length: appender.columnCount }, (_, i) => appender.columnType(i));
       const chunk = new StagingChunk(types, undefined);
@@ -34,7 +32,7 @@ describe('staging chunk', () => {
       chunk.appendTo(appender);
       appender.closeSync();
       const rows = (
-        await connection.runAndReadAll('SELECT seq, log_us, pub_us, kind, payload, data_json FROM staged')
+        await connection.runAndReadAll('SELECT seq, log_us, pub_us, kind, payload.p AS payload, data_json FROM staged')
       ).getRowObjectsJS();
       assert.equal(rows.length, count);
       rows.forEach((row, i) => {

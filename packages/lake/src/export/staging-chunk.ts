@@ -12,11 +12,19 @@ import type { TypedData } from './typed-data.js';
 const CHUNK_ROWS = 2048;
 
 /**
+ * The columns of a staging table, as {@link StagingChunk} fills them (a typed `data` STRUCT may follow). The payload
+ * is wrapped in a STRUCT only because DuckDB keeps no distinct-count statistics of nested columns: of a BLOB column it
+ * hashes every value appended, on the appending (JavaScript) thread, which cost as much as copying the payloads. The
+ * write-out reads it back as `payload.p`.
+ */
+export const STAGING_COLUMNS =
+  'seq DOUBLE, log_us DOUBLE, pub_us DOUBLE, kind USMALLINT, payload STRUCT(p BLOB), data_json VARCHAR';
+
+/**
  * The staged rows of a url on their way into its staging table, a DuckDB data chunk of 2048 rows at a time
  * (`appendDataChunk`), instead of one appender call per value: the numbers go into the chunk's typed arrays in
- * JavaScript, the payloads are copied into the chunk as they come, and the JSON texts when the chunk is full. Columns, in
- * order: seq, log_us, pub_us (DOUBLE), kind (USMALLINT), payload (BLOB), data_json (VARCHAR) and, when the url's
- * `data` has a typed writer, data (its STRUCT).
+ * JavaScript, the payloads are copied into the chunk as they come, and the JSON texts when the chunk is full. Columns: {@link STAGING_COLUMNS}
+ * and, when the url's `data` has a typed writer, data (its STRUCT).
  */
 export class StagingChunk {
   /**
@@ -123,7 +131,7 @@ export class StagingChunk {
     this.pubUs = doubles(2);
     const kinds = data(3, 2);
     this.kind = new Uint16Array(kinds.buffer, kinds.byteOffset, CHUNK_ROWS);
-    this.payload = this.native(4);
+    this.payload = duckdb.struct_vector_get_child(this.native(4), 0);
     this.dataJson = vector(5) as DuckDBVarCharVector;
     this.data = this.typed === undefined ? undefined : vector(6);
     this.pubUsNulls.clear();
