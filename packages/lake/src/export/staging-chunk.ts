@@ -1,9 +1,7 @@
 import {
   type DuckDBAppender,
   DuckDBDataChunk,
-  type DuckDBDoubleVector,
   type DuckDBType,
-  type DuckDBUSmallIntVector,
   type DuckDBVarCharVector,
   type DuckDBVector,
 } from '@duckdb/node-api';
@@ -14,29 +12,45 @@ import type { TypedData } from './typed-data.js';
 const CHUNK_ROWS = 2048;
 
 /**
+ * The columns of a staging table, as {@link StagingChunk} fills them (a typed `data` STRUCT may follow). The payload
+ * is wrapped in a STRUCT only because DuckDB keeps no distinct-count statistics of nested columns: of a BLOB column it
+ * hashes every value appended, on the appending (JavaScript) thread, which cost as much as copying the payloads. The
+ * write-out reads it back as `payload.p`.
+ */
+export const STAGING_COLUMNS =
+  'seq DOUBLE, log_us DOUBLE, pub_us DOUBLE, kind USMALLINT, payload STRUCT(p BLOB), data_json VARCHAR';
+
+/**
  * The staged rows of a url on their way into its staging table, a DuckDB data chunk of 2048 rows at a time
  * (`appendDataChunk`), instead of one appender call per value: the numbers go into the chunk's typed arrays in
- * JavaScript, the payloads are copied into the chunk as they come, and the JSON texts when the chunk is full. Columns, in
- * order: seq, log_us, pub_us (DOUBLE), kind (USMALLINT), payload (BLOB), data_json (VARCHAR) and, when the url's
- * `data` has a typed writer, data (its STRUCT).
+ * JavaScript, the payloads are copied into the chunk as they come, and the JSON texts when the chunk is full. Columns: {@link STAGING_COLUMNS}
+ * and, when the url's `data` has a typed writer, data (its STRUCT).
  */
 export class StagingChunk {
-  private chunk!: DuckDBDataChunk;
-  private seq!: DuckDBDoubleVector;
-  private logUs!: DuckDBDoubleVector;
-  private pubUs!: DuckDBDoubleVector;
-  private kind!: DuckDBUSmallIntVector;
+  /**
+   * One chunk for all the url's rows, reset after each append: a new chunk per 2048 rows left its payload memory to
+   * the garbage collector, so every payload was copied into freshly faulted-in pages (measured on Bun: a third of
+   * the staging time was page faults).
+   */
+  private readonly chunk: DuckDBDataChunk;
+  private seq!: Float64Array;
+  private logUs!: Float64Array;
+  private pubUs!: Float64Array;
+  private kind!: Uint16Array;
   /** The payload column's native vector: each payload is copied into it at once (see {@link add}). */
   private payload!: duckdb.Vector;
   private dataJson!: DuckDBVarCharVector;
   private data: DuckDBVector | undefined;
-  private vectors: DuckDBVector[] = [];
+  /** The NULLs of pub_us and data_json, set here rather than through node-api's per-row validity (BigInt work). */
+  private readonly pubUsNulls = new NullBits();
+  private readonly dataJsonNulls = new NullBits();
   private rows = 0;
 
   constructor(
-    private readonly types: readonly DuckDBType[],
+    types: readonly DuckDBType[],
     private readonly typed: TypedData | undefined,
   ) {
+    this.chunk = DuckDBDataChunk.create(types, CHUNK_ROWS);
     this.fresh();
   }
 
@@ -55,19 +69,21 @@ export class StagingChunk {
     json: (record: unknown) => string,
   ): boolean {
     const row = this.rows++;
-    this.seq.setItem(row, seq);
-    this.logUs.setItem(row, logUs);
-    this.pubUs.setItem(row, pubUs ?? null);
-    this.kind.setItem(row, kind);
+    this.seq[row] = seq;
+    this.logUs[row] = logUs;
+    if (pubUs === undefined) this.pubUsNulls.set(row);
+    else this.pubUs[row] = pubUs;
+    this.kind[row] = kind;
     // Copied into DuckDB now: a frame's data is valid only until the reader's next frame, and a JavaScript copy
     // kept until the chunk is full cost more (allocation and garbage collection) than all the rest of the row.
     duckdb.vector_assign_string_element_len(this.payload, row, payload);
     const data = this.data;
     if (data !== undefined && record !== undefined && this.typed!.write(data, row, record)) {
-      this.dataJson.setItem(row, null);
+      this.dataJsonNulls.set(row);
     } else {
       if (data !== undefined) data.setItem(row, null);
-      this.dataJson.setItem(row, record === undefined ? null : json(record));
+      if (record === undefined) this.dataJsonNulls.set(row);
+      else this.dataJson.setItem(row, json(record));
     }
     return this.rows === CHUNK_ROWS;
   }
@@ -75,10 +91,22 @@ export class StagingChunk {
   /** Hands the staged rows to the appender and starts an empty chunk. */
   appendTo(appender: DuckDBAppender): void {
     if (this.rows === 0) return;
-    for (const vector of this.vectors) vector.flush();
+    // The numbers were written into views of the vectors' data; copied in as node-api's flush does, in case a
+    // runtime's view is a copy.
+    for (const [i, items] of [this.seq, this.logUs, this.pubUs, this.kind].entries()) {
+      duckdb.copy_data_to_vector(this.native(i), 0, items.buffer as ArrayBuffer, items.byteOffset, items.byteLength);
+    }
+    this.dataJson.flush();
+    this.data?.flush();
+    this.pubUsNulls.writeTo(this.native(2));
+    this.dataJsonNulls.writeTo(this.native(5));
     this.chunk.rowCount = this.rows;
     appender.appendDataChunk(this.chunk);
     this.fresh();
+  }
+
+  private native(column: number): duckdb.Vector {
+    return duckdb.data_chunk_get_vector(this.chunk.chunk, column);
   }
 
   /** Forgets the staged rows. */
@@ -86,19 +114,53 @@ export class StagingChunk {
     if (this.rows > 0) this.fresh();
   }
 
+  /** Empties the chunk (its validity masks and string memory too) and takes new views of its vectors. */
   private fresh(): void {
-    // A new chunk each time: a reused one would keep the validity (NULL) bits and string caches of its last rows.
-    this.chunk = DuckDBDataChunk.create(this.types, CHUNK_ROWS);
+    this.chunk.reset();
+    // Also drops node-api's vector wrappers, whose string caches and validity belong to the last rows.
+    this.chunk.rowCount = CHUNK_ROWS;
     const vector = (i: number) => this.chunk.getColumnVector(i);
-    this.seq = vector(0) as DuckDBDoubleVector;
-    this.logUs = vector(1) as DuckDBDoubleVector;
-    this.pubUs = vector(2) as DuckDBDoubleVector;
-    this.kind = vector(3) as DuckDBUSmallIntVector;
-    this.payload = duckdb.data_chunk_get_vector(this.chunk.chunk, 4);
+    // Views of the vectors' data, as node-api's number vectors take them (without their per-row validity upkeep).
+    const data = (i: number, bytes: number) => duckdb.vector_get_data(this.native(i), CHUNK_ROWS * bytes);
+    const doubles = (i: number) => {
+      const bytes = data(i, 8);
+      return new Float64Array(bytes.buffer, bytes.byteOffset, CHUNK_ROWS);
+    };
+    this.seq = doubles(0);
+    this.logUs = doubles(1);
+    this.pubUs = doubles(2);
+    const kinds = data(3, 2);
+    this.kind = new Uint16Array(kinds.buffer, kinds.byteOffset, CHUNK_ROWS);
+    this.payload = duckdb.struct_vector_get_child(this.native(4), 0);
     this.dataJson = vector(5) as DuckDBVarCharVector;
     this.data = this.typed === undefined ? undefined : vector(6);
-    // The JavaScript-side vectors: their values reach DuckDB when flushed (the payloads are there already).
-    this.vectors = [this.seq, this.logUs, this.pubUs, this.kind, this.dataJson, ...(this.data ? [this.data] : [])];
+    this.pubUsNulls.clear();
+    this.dataJsonNulls.clear();
     this.rows = 0;
+  }
+}
+
+/**
+ * The NULL rows of a chunk column as DuckDB's validity mask (bit set = valid, bit `row % 64` of 64-bit word
+ * `row / 64`, little-endian: the platforms DuckDB's bindings are built for), written into the vector at once.
+ */
+class NullBits {
+  private readonly bits = new Uint8Array(CHUNK_ROWS / 8).fill(0xff);
+  private any = false;
+
+  set(row: number): void {
+    this.bits[row >>> 3]! &= ~(1 << (row & 7));
+    this.any = true;
+  }
+
+  writeTo(vector: duckdb.Vector): void {
+    if (!this.any) return;
+    duckdb.vector_ensure_validity_writable(vector);
+    duckdb.copy_data_to_vector_validity(vector, 0, this.bits.buffer, 0, this.bits.byteLength);
+  }
+
+  clear(): void {
+    if (this.any) this.bits.fill(0xff);
+    this.any = false;
   }
 }

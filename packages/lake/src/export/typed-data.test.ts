@@ -3,7 +3,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, test } from '@vlink/fixtures/test';
 import { asRecord, recordJson, type Structure, structureOf } from './data-structure.js';
 import { sqlString } from './duckdb.js';
-import { StagingChunk } from './staging-chunk.js';
+import { STAGING_COLUMNS, StagingChunk } from './staging-chunk.js';
 import { typedData } from './typed-data.js';
 
 /** The first record gives the structure (as in an export); the others try every value the typed writer may meet. */
@@ -29,9 +29,7 @@ async function viaStaging(structure: Structure, records: readonly unknown[]): Pr
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   try {
-    await connection.run(
-      `CREATE TABLE staged (seq DOUBLE, log_us DOUBLE, pub_us DOUBLE, kind USMALLINT, payload BLOB, data_json VARCHAR, data ${typed.type})`,
-    );
+    await connection.run(`CREATE TABLE staged (${STAGING_COLUMNS}, data ${typed.type})`);
     const appender = await connection.createAppender('staged');
     const types = Array.from({ length: appender.columnCount }, (_, i) => appender.columnType(i));
     const chunk = new StagingChunk(types, typed);
@@ -61,7 +59,7 @@ async function viaStaging(structure: Structure, records: readonly unknown[]): Pr
     refs.closeSync();
     const structureText = sqlString(JSON.stringify(structure));
     const result = await connection.runAndReadAll(
-      `SELECT seq, log_us, pub_us, payload, CASE WHEN data_json IS NULL THEN data ELSE json_transform(data_json, ${structureText}) END AS data, ` +
+      `SELECT seq, log_us, pub_us, payload.p AS payload, CASE WHEN data_json IS NULL THEN data ELSE json_transform(data_json, ${structureText}) END AS data, ` +
         `json_transform(reference, ${structureText}) AS reference FROM staged POSITIONAL JOIN refs`,
     );
     return result.getRowObjectsJS();

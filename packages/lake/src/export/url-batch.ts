@@ -7,7 +7,7 @@ import { recordJson, type Structure, withoutLoneSurrogates } from './data-struct
 import type { UrlExportReport } from './export-messages.js';
 import { partName, partitionDir, utcDate } from './paths.js';
 import { temporaryName } from './export-state.js';
-import { StagingChunk } from './staging-chunk.js';
+import { STAGING_COLUMNS, StagingChunk } from './staging-chunk.js';
 import { type TypedData, typedData } from './typed-data.js';
 
 const DAY_US = 86_400_000_000;
@@ -92,9 +92,7 @@ export class UrlBatch {
     this.typed = this.structure === undefined ? undefined : typedData(this.structure);
     const data = this.typed === undefined ? '' : `, data ${this.typed.type}`;
     for (const table of this.tables) {
-      await this.connection.run(
-        `CREATE OR REPLACE TABLE ${table} (seq DOUBLE, log_us DOUBLE, pub_us DOUBLE, kind USMALLINT, payload BLOB, data_json VARCHAR${data})`,
-      );
+      await this.connection.run(`CREATE OR REPLACE TABLE ${table} (${STAGING_COLUMNS}${data})`);
     }
     const appender = await this.connection.createAppender(this.tables[this.current]!);
     this.appender = appender;
@@ -241,7 +239,7 @@ export class UrlBatch {
     return (
       `${actions}[kind + 1] AS action, ${sers}[kind + 1] AS ser, seq::BIGINT AS seq, ` +
       'make_timestamp(log_us::BIGINT) AS log_time, make_timestamp(pub_us::BIGINT) AS publish_time, ' +
-      `octet_length(payload)::INTEGER AS size, payload${data}`
+      `octet_length(payload.p)::INTEGER AS size, payload.p AS payload${data}`
     );
   }
 
@@ -266,13 +264,24 @@ export class UrlBatch {
 /** Runs the Parquet write-outs one after another on their own connection (a connection runs one query at a time). */
 export class CopyQueue {
   private tail: Promise<unknown> = Promise.resolve();
+  private queued = 0;
 
   constructor(private readonly copier: DuckDBConnection) {}
 
   run(task: (copier: DuckDBConnection) => Promise<void>): Promise<void> {
-    const done = this.tail.then(() => task(this.copier));
+    this.queued++;
+    const done = this.tail.then(() => task(this.copier)).finally(() => this.queued--);
     this.tail = done.catch(() => undefined);
     return done;
+  }
+
+  /**
+   * True while tasks are queued or under way. Each step of a task (the next statement of a write-out, the next
+   * write-out) starts only when the JavaScript thread handles the last one's completion: a long synchronous read
+   * loop must let the event loop run now and then (see exportBag), or DuckDB sits idle until the loop ends.
+   */
+  get busy(): boolean {
+    return this.queued > 0;
   }
 
   /**
