@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { describe, test } from '@vlink/fixtures/test';
 import { BagReader, SchemaType } from '@vlink/bag-core';
 import { checkFixture } from '../testing/check-fixture.js';
@@ -96,6 +98,46 @@ describe('ROS 2 bag folders written by rosbags read as rosbags reads them', () =
         all.filter(([url, t]) => url === '/imu' && t >= 500_000 && t <= 1_000_999),
       );
       assert.ok(window.length > 5);
+    } finally {
+      reader.close();
+    }
+  });
+
+  test('zstd file compression (sqlite3): read from a decompressed copy, which is removed at close', async () => {
+    const copies = () => readdirSync(tmpdir()).filter((name) => name.startsWith('vlink-rosbag2-')).length;
+    const before = copies();
+    const { reader, info } = await checkFixture('ros2/sqlite3-zstd-file');
+    try {
+      assert.equal(copies(), before + 1);
+      checkBagMetadata(info, 'ros2/sqlite3-zstd-file');
+      assert.equal(info.storageType, 'rosbag2-sqlite3');
+      assert.equal(info.compressionType, 'zstd');
+      // The bag's own file, as it is on disk.
+      assert.equal(
+        info.fileSize,
+        statSync(foreignPath('ros2', 'sqlite3-zstd-file', 'sqlite3-zstd-file.db3.zstd')).size,
+      );
+    } finally {
+      reader.close();
+    }
+    assert.equal(copies(), before);
+  });
+
+  test('zstd message compression (mcap): every payload decompressed, MCAP publish times and sequences kept', async () => {
+    // The MCAP records hold the compressed payloads: match them by topic and log time.
+    const stream = await streamMessages(foreignPath('ros2', 'mcap-zstd-message', 'mcap-zstd-message.mcap'));
+    const byKey = new Map(stream.map((m) => [`${m.topic} ${m.logTime}`, m]));
+    assert.equal(byKey.size, stream.length);
+    const of = (m: { topic: string; log_time_ns: string }) => byKey.get(`${m.topic} ${m.log_time_ns}`)!;
+    const { reader, info, frames } = await checkFixture('ros2/mcap-zstd-message', {
+      sorted: true,
+      publishTime: (m, start) => expectedUs(String(of(m).publishTime), start),
+      sequence: (m) => of(m).sequence,
+    });
+    try {
+      checkBagMetadata(info, 'ros2/mcap-zstd-message');
+      assert.equal(info.compressionType, 'zstd');
+      assert.equal(frames.length, stream.length);
     } finally {
       reader.close();
     }

@@ -12,11 +12,14 @@ import {
 import { loadDriver } from '@vlink/bag-sqlite';
 import { maxBig, minBig } from '../common/bigints.js';
 import { familyOf } from '../common/encodings.js';
+import type { Codecs } from '@vlink/bag-mcap';
 import { loadMcapCodecs } from '../common/lz4.js';
 import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-info.js';
 import { ForeignReader } from '../common/reader-base.js';
 import { applyCdrHeader, startsWithHeader } from '../common/ros-header.js';
 import { TimeBase } from '../common/time-base.js';
+import { compressionOf, DecompressedCopy, decompressMessage } from './compression.js';
+import { CopiedStorage } from './copied-storage.js';
 import { McapStorage } from './mcap-storage.js';
 import { parseMetadataYaml, type Ros2Metadata } from './metadata-yaml.js';
 import { SqliteStorage } from './sqlite-storage.js';
@@ -47,6 +50,8 @@ export class Ros2Reader extends ForeignReader {
     private readonly storages: Ros2Storage[],
     private readonly base: TimeBase,
     metadata: Ros2Metadata | undefined,
+    /** `message` compression: every payload is a zstd frame of its own, decompressed with these codecs. */
+    private readonly messageCodecs: Codecs | undefined,
   ) {
     const urls = new Map<string, ForeignUrl>();
     const schemas = new Map<string, SchemaData>();
@@ -121,7 +126,7 @@ export class Ros2Reader extends ForeignReader {
       format: 'rosbag2',
       version: String(metadata?.version ?? ''),
       storageType: `rosbag2-${identifier}`,
-      compressionType: 'none',
+      compressionType: metadata?.compressionMode ? metadata.compressionFormat : 'none',
       base,
       firstNs: first,
       lastNs: last,
@@ -138,32 +143,18 @@ export class Ros2Reader extends ForeignReader {
 
   static async open(path: string, options: ReaderOptions): Promise<Ros2Reader> {
     const { metadata, files, identifier } = locate(path);
-    if (metadata && metadata.compressionMode !== '') {
-      throw new BagError(
-        'UNSUPPORTED_FORMAT',
-        `compressed rosbag2 bags (compression_mode: ${metadata.compressionMode}, ${metadata.compressionFormat}) are not read yet; decompress with \`ros2 bag convert\``,
-        { file: path },
-      );
-    }
+    const compression = compressionOf(metadata, path);
     const storages: Ros2Storage[] = [];
     try {
-      if (identifier === 'sqlite3') {
-        const driver = await loadDriver();
-        for (const file of files) storages.push(SqliteStorage.open(driver, file));
-      } else if (identifier === 'mcap') {
-        const codecs = await loadMcapCodecs();
-        for (const file of files) storages.push(McapStorage.open(file, codecs, options.tryToFix === true));
-      } else {
-        throw new BagError('UNSUPPORTED_FORMAT', `rosbag2 storage "${identifier}" is not supported (sqlite3, mcap)`, {
-          file: path,
-        });
-      }
+      const codecs = await loadMcapCodecs();
+      const openStorage = await storageOpener(identifier, path, codecs, options.tryToFix === true);
+      for (const file of files) storages.push(compression === 'file' ? onCopy(file, openStorage) : openStorage(file));
+      const base = TimeBase.fromFirstNs(minBig(storages.map((s) => s.firstNs)));
+      return new Ros2Reader(path, storages, base, metadata, compression === 'message' ? codecs : undefined);
     } catch (error) {
       for (const storage of storages) storage.close();
       throw error;
     }
-    const base = TimeBase.fromFirstNs(minBig(storages.map((s) => s.firstNs)));
-    return new Ros2Reader(path, storages, base, metadata);
   }
 
   *frames(query: CursorQuery = {}): IterableIterator<Frame> {
@@ -182,11 +173,11 @@ export class Ros2Reader extends ForeignReader {
         frame.url = t.url;
         frame.serType = t.serType;
         frame.schemaType = t.schemaType;
-        frame.data = message.data;
+        frame.data = this.messageCodecs ? this.decompressed(message.data, t.url) : message.data;
         if (message.publishTime !== undefined) {
           frame.publishTime = message.publishTime;
           frame.sequence = message.sequence;
-        } else if (t.header) applyCdrHeader(frame, message.data, base);
+        } else if (t.header) applyCdrHeader(frame, frame.data, base);
         else frame.publishTime = undefined;
         yield frame;
         if (this.closed) return;
@@ -194,8 +185,47 @@ export class Ros2Reader extends ForeignReader {
     }
   }
 
+  private decompressed(data: Uint8Array, url: string): Uint8Array {
+    try {
+      return decompressMessage(data, this.messageCodecs!);
+    } catch (error) {
+      throw BagError.wrap(error, 'CORRUPT_DATA', 'cannot decompress a zstd-compressed rosbag2 message', {
+        file: this.path,
+        url,
+      });
+    }
+  }
+
   protected release(): void {
     for (const storage of this.storages) storage.close();
+  }
+}
+
+/** How the storage files of this bag open (`tryToFix`: an MCAP storage without a summary is scanned). */
+async function storageOpener(
+  identifier: string,
+  path: string,
+  codecs: Codecs,
+  tryToFix: boolean,
+): Promise<(file: string) => Ros2Storage> {
+  if (identifier === 'sqlite3') {
+    const driver = await loadDriver();
+    return (file) => SqliteStorage.open(driver, file);
+  }
+  if (identifier === 'mcap') return (file) => McapStorage.open(file, codecs, tryToFix);
+  throw new BagError('UNSUPPORTED_FORMAT', `rosbag2 storage "${identifier}" is not supported (sqlite3, mcap)`, {
+    file: path,
+  });
+}
+
+/** A `file`-compressed storage, opened on a decompressed copy that is removed when the storage closes. */
+function onCopy(file: string, open: (file: string) => Ros2Storage): Ros2Storage {
+  const copy = DecompressedCopy.of(file);
+  try {
+    return new CopiedStorage(open(copy.path), file, copy);
+  } catch (error) {
+    copy.remove();
+    throw error;
   }
 }
 

@@ -1,0 +1,116 @@
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { BagError } from '@vlink/bag-core';
+import type { Codecs } from '@vlink/bag-mcap';
+import { Decompress, decompress as decompressAnySize } from 'fzstd';
+import type { Ros2Metadata } from './metadata-yaml.js';
+
+/**
+ * rosbag2's own compression, as `metadata.yaml` states it (`compression_mode`, `compression_format`): `file` — every
+ * storage file compressed as a whole (`x.db3.zstd`, `x.mcap.zstd`); `message` — every message's bytes compressed on
+ * their own, inside an ordinary storage file. (`storage`-level compression, MCAP's zstd chunks, needs nothing here:
+ * the metadata says none.) zstd is the only format rosbag2 has a plugin for.
+ */
+export type Ros2Compression = 'file' | 'message' | undefined;
+
+export function compressionOf(metadata: Ros2Metadata | undefined, file: string): Ros2Compression {
+  const mode = (metadata?.compressionMode ?? '').toLowerCase();
+  if (mode === '' || mode === 'none') return undefined;
+  const format = (metadata?.compressionFormat ?? '').toLowerCase();
+  if (format !== 'zstd')
+    throw new BagError('UNSUPPORTED_FORMAT', `rosbag2 compression format "${format}" is not supported (zstd)`, {
+      file,
+    });
+  if (mode !== 'file' && mode !== 'message')
+    throw new BagError('UNSUPPORTED_FORMAT', `rosbag2 compression mode "${mode}" is not supported (file, message)`, {
+      file,
+    });
+  return mode;
+}
+
+const READ_PIECE = 1024 * 1024;
+
+/**
+ * A `file`-compressed storage file decompressed into a private temporary folder (SQLite and the MCAP reader need a
+ * file they can seek in), streamed piece by piece so memory stays bounded whatever the file's size. `remove()` deletes
+ * the copy; the reader calls it when it closes. rosbag2 writes these frames with and without a declared size (rosbags
+ * streams them without), so this uses fzstd's streaming decoder rather than the WebAssembly one, which needs it.
+ */
+export class DecompressedCopy {
+  private constructor(
+    readonly path: string,
+    private readonly folder: string,
+  ) {}
+
+  static of(file: string): DecompressedCopy {
+    const folder = mkdtempSync(join(tmpdir(), 'vlink-rosbag2-'));
+    const path = join(folder, basename(file).replace(/\.zstd$/i, ''));
+    let input: number | undefined;
+    let output: number | undefined;
+    try {
+      input = openSync(file, 'r');
+      const out = (output = openSync(path, 'w'));
+      const stream = new Decompress((data) => {
+        for (let at = 0; at < data.byteLength; ) at += writeSync(out, data, at);
+      });
+      const piece = new Uint8Array(READ_PIECE);
+      let total = 0;
+      for (;;) {
+        const n = readSync(input, piece, 0, READ_PIECE, null);
+        total += n;
+        // The decoder keeps what it was given until a block is whole: hand it a copy, the piece is reused.
+        stream.push(piece.slice(0, n), n === 0);
+        if (n === 0) break;
+      }
+      if (total === 0) throw new RangeError('the file is empty');
+    } catch (error) {
+      if (output !== undefined) closeSync(output);
+      output = undefined;
+      rmSync(folder, { recursive: true, force: true });
+      throw BagError.wrap(error, 'CORRUPT_FILE', 'cannot decompress this zstd-compressed rosbag2 storage file', {
+        file,
+      });
+    } finally {
+      if (input !== undefined) closeSync(input);
+      if (output !== undefined) closeSync(output);
+    }
+    return new DecompressedCopy(path, folder);
+  }
+
+  remove(): void {
+    rmSync(this.folder, { recursive: true, force: true });
+  }
+}
+
+/**
+ * One `message`-compressed payload. rosbag2 (`ZSTD_compress`) and rosbags declare the decompressed size in the frame
+ * header: then the WebAssembly zstd of the MCAP codecs, several times faster than fzstd; without one, fzstd.
+ */
+export function decompressMessage(data: Uint8Array, codecs: Codecs): Uint8Array {
+  const size = declaredSize(data);
+  // A damaged or hostile header may declare any size: the WebAssembly decoder would allocate it up front, fzstd only
+  // what the data really decodes to.
+  return size === undefined || size > MAX_DECLARED ? decompressAnySize(data) : codecs['zstd']!.decompress(data, size);
+}
+
+const MAX_DECLARED = 256 * 1024 * 1024;
+
+/** The Frame_Content_Size of a zstd frame header (RFC 8878 §3.1.1.1), or undefined when the frame has none. */
+export function declaredSize(data: Uint8Array): number | undefined {
+  if (data.byteLength < 6 || data[0] !== 0x28 || data[1] !== 0xb5 || data[2] !== 0x2f || data[3] !== 0xfd)
+    return undefined;
+  const descriptor = data[4]!;
+  const sizeFlag = descriptor >> 6;
+  const singleSegment = (descriptor >> 5) & 1;
+  const sizeBytes = [singleSegment ? 1 : 0, 2, 4, 8][sizeFlag]!;
+  if (sizeBytes === 0) return undefined;
+  const at = 5 + (singleSegment ? 0 : 1) + [0, 1, 2, 4][descriptor & 3]!;
+  if (data.byteLength < at + sizeBytes) return undefined;
+  const view = new DataView(data.buffer, data.byteOffset + at, sizeBytes);
+  if (sizeBytes === 1) return view.getUint8(0);
+  if (sizeBytes === 2) return view.getUint16(0, true) + 256;
+  if (sizeBytes === 4) return view.getUint32(0, true);
+  const big = view.getBigUint64(0, true);
+  return big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : undefined;
+}
