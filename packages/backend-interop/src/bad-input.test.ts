@@ -140,3 +140,42 @@ test('a damaged lz4 chunk fails alone: lz4 bags read after it still read', async
   const mcap = await attempt(foreignPath('mcap', 'protobuf.mcap'));
   assert.deepEqual(mcap, { ok: true, count: 45, complete: true });
 });
+
+describe('check of foreign files: every frame read, the damage placed', () => {
+  test('each fixture passes with every message read', async () => {
+    for (const entry of FILES) {
+      const path = foreignPath(entry.fixture.includes('ros2/') ? join(entry.fixture, '..') : entry.fixture);
+      const reader = await BagReader.create(path);
+      try {
+        const report = await reader.verify();
+        assert.equal(report.ok, true, `${entry.fixture}: ${JSON.stringify(report.problems)}`);
+        assert.equal(report.frames, reader.getInfo().messageCount);
+        assert.ok(report.frames > 0);
+        assert.equal(await reader.check(), true);
+      } finally {
+        reader.close();
+      }
+    }
+  });
+
+  test('a damaged MCAP chunk: where reading stopped, after how many frames', async () => {
+    const bytes = new Uint8Array(readFileSync(foreignPath('mcap', 'ros1.mcap')));
+    // Inside the second chunk (uncompressed, so only its CRC can tell).
+    bytes.fill(0xff, bytes.length >> 1, (bytes.length >> 1) + 4);
+    const path = join(dir, 'crc.mcap');
+    writeFileSync(path, bytes);
+    const reader = await BagReader.create(path);
+    try {
+      const report = await reader.verify();
+      assert.equal(report.ok, false);
+      assert.ok(report.frames > 0 && report.frames < 91, `${report.frames} frames`);
+      const [problem] = report.problems;
+      assert.match(problem!.message, /^reading stopped after \d+ frames \(the last of \/\w+\): .*CRC/);
+      assert.equal(typeof problem!.offset, 'number');
+      assert.equal(typeof problem!.timeUs, 'number');
+      assert.equal(await reader.check(), false);
+    } finally {
+      reader.close();
+    }
+  });
+});

@@ -27,6 +27,19 @@ describe('vlink-bag on foreign bags', () => {
     });
   });
 
+  test('check reads every message of a foreign bag and says so', SLOW, async () => {
+    const text = await runCli(['check', bag]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /: ok \(91 frames checked\)$/m);
+    const json = await runCli(['check', fixturePath('foreign', 'ros2', 'sqlite3-zstd-file'), '--json']);
+    assert.equal(json.code, 0, json.stderr);
+    assert.deepEqual((({ ok, frames, problems }) => ({ ok, frames, problems }))(JSON.parse(json.stdout)), {
+      ok: true,
+      frames: 91,
+      problems: [],
+    });
+  });
+
   test('clone a ROS 1 bag into .vdb keeps every message', SLOW, async () => {
     const out = tmp.path('from-ros1.vdb');
     const { code, stderr } = await runCli(['clone', bag, out, '-q']);

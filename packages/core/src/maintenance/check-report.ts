@@ -42,12 +42,12 @@ export interface CheckOptions {
 /**
  * How far a maintenance run is: `done` of `total` in `unit` (`.vdb`: rows of `VLinkDatas`, or for a reindex the
  * index statements run; `.vcap`: bytes of the data section; split recordings: segments, `done` fractional within the
- * segment being worked on).
+ * segment being worked on; formats without a check of their own: frames read).
  */
 export interface MaintenanceProgress {
   done: number;
   total: number;
-  unit: 'rows' | 'bytes' | 'segments' | 'steps';
+  unit: 'rows' | 'bytes' | 'segments' | 'steps' | 'frames';
 }
 
 export type ProgressCallback = (progress: MaintenanceProgress) => void;

@@ -4,6 +4,7 @@ import { openSourceReader } from '../backend/open-source.js';
 import { detectBackend } from '../backend/registry.js';
 import { BagError } from '../errors.js';
 import type { CheckOptions, CheckReport } from '../maintenance/check-report.js';
+import { readThroughCheck } from '../maintenance/read-through-check.js';
 import type { ReindexOptions } from '../maintenance/repair-report.js';
 import type { ReaderOptions } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
@@ -266,7 +267,8 @@ export class BagReader {
 
   /** VLink `check()`: true when the bag passes the full check (`verify()` says what failed). */
   check(): Promise<boolean> {
-    return this.maintenance(() => this.backend.check?.());
+    const backend = this.backend;
+    return this.maintenance(() => backend.check?.() ?? readThroughCheck(backend, false).then((report) => report.ok));
   }
 
   /**
@@ -279,7 +281,8 @@ export class BagReader {
     const quick = options.quick === true;
     if (this.backend.verify)
       return this.backend.verify(quick || !options.onProgress ? { quick } : { quick, onProgress: options.onProgress });
-    const ok = (await this.backend.check?.()) ?? false;
+    if (!this.backend.check) return readThroughCheck(this.backend, quick, options.onProgress);
+    const ok = await this.backend.check();
     return {
       ok,
       path: this.path,
