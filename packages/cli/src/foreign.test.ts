@@ -40,6 +40,27 @@ describe('vlink-bag on foreign bags', () => {
     });
   });
 
+  test('reindex and tag of a foreign bag say they are not supported, naming the format', SLOW, async () => {
+    const mcap = fixturePath('foreign', 'mcap', 'json.mcap');
+    const [reindexBag, reindexFolder, tagMcap] = await Promise.all([
+      runCli(['reindex', bag]),
+      runCli(['reindex', folder]),
+      runCli(['tag', mcap, 'x']),
+    ]);
+    assert.deepEqual(
+      [reindexBag.code, reindexBag.stderr],
+      [1, `vlink-bag reindex: ${bag}: reindex is not supported for bag files\n`],
+    );
+    assert.deepEqual(
+      [reindexFolder.code, reindexFolder.stderr],
+      [1, `vlink-bag reindex: ${folder}: reindex is not supported for rosbag2 files\n`],
+    );
+    assert.deepEqual(
+      [tagMcap.code, tagMcap.stderr],
+      [1, `vlink-bag tag: ${mcap}: tagging is not supported for .mcap files\n`],
+    );
+  });
+
   test('clone a ROS 1 bag into .vdb keeps every message', SLOW, async () => {
     const out = tmp.path('from-ros1.vdb');
     const { code, stderr } = await runCli(['clone', bag, out, '-q']);

@@ -23,16 +23,11 @@ export function registerTag(program: Command): void {
       }
       assertSupported(path);
       const backend = backendFor(path);
-      const ok = backend.tag ? await backend.tag(path, name) : false;
-      if (!ok) {
-        const ext = extensionOf(path);
-        throw new CliError(
-          ext === '.vcap'
-            ? 'tagging is not supported for .vcap files (a single .vcap has no rewritable tag)'
-            : 'tagging failed',
-          path,
-        );
-      }
+      const ext = extensionOf(path);
+      if (ext === '.vcap')
+        throw new CliError('tagging is not supported for .vcap files (a single .vcap has no rewritable tag)', path);
+      if (!backend.tag) throw new CliError(`tagging is not supported for ${ext} files`, path);
+      if (!(await backend.tag(path, name))) throw new CliError('tagging failed', path);
       if (flags.json) printJson({ path, tag: name });
       else if (!flags.quiet) process.stdout.write(`${path}: tag set to ${JSON.stringify(name)}\n`);
     });

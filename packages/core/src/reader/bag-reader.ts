@@ -298,7 +298,16 @@ export class BagReader {
    * VLink, `onProgress` follows it (see `ReindexOptions`). Needs `readOnly: false`.
    */
   reindex(options: ReindexOptions = {}): Promise<boolean> {
-    return this.maintenance(() => this.backend.reindex?.(options.onProgress ? { onProgress: options.onProgress } : {}));
+    this.ensureOpen();
+    const backend = this.backend;
+    // A format without indexes of ours to rebuild (the foreign ones we only read) says so, rather than "false".
+    if (!backend.reindex)
+      return Promise.reject(
+        new BagError('NOT_SUPPORTED', `reindex is not supported for ${this.getInfo().format} files`, {
+          file: this.path,
+        }),
+      );
+    return this.maintenance(() => backend.reindex?.(options.onProgress ? { onProgress: options.onProgress } : {}));
   }
 
   fix(rebuild = false): Promise<boolean> {
