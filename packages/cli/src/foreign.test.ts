@@ -61,6 +61,20 @@ describe('vlink-bag on foreign bags', () => {
     );
   });
 
+  test('a merge stopped by a conflict says how much the output kept', SLOW, async () => {
+    // /chatter is std_msgs/String in the ROS 1 bag and std_msgs/msg/String in the ROS 2 MCAP: one url, two types.
+    const out = tmp.path('conflict.vcap');
+    const merged = await runCli(['merge', bag, fixturePath('foreign', 'mcap', 'ros2.mcap'), '-o', out, '-q']);
+    assert.equal(merged.code, 1);
+    const kept =
+      /conflicts with the recorded "std_msgs\/String".*; the output keeps the (\d+) frames? written before it/.exec(
+        merged.stderr,
+      );
+    assert.ok(kept, merged.stderr);
+    const info = await runCli(['info', out, '--json']);
+    assert.equal(JSON.parse(info.stdout).messageCount, Number(kept[1]));
+  });
+
   test('clone a ROS 1 bag into .vdb keeps every message', SLOW, async () => {
     const out = tmp.path('from-ros1.vdb');
     const { code, stderr } = await runCli(['clone', bag, out, '-q']);

@@ -36,8 +36,10 @@ export class CopySink {
   push(frame: Frame): void {
     if (this.writer.push(frame) < 0) {
       const reason = this.firstError ?? this.writer.stats().lastError;
+      // The copy stops here; what it wrote stays in a closed, readable output: say how much that is.
+      const kept = `the output keeps the ${this.frames} frame${this.frames === 1 ? '' : 's'} written before it`;
       throw new CliError(
-        `cannot write frame ${frame.url} @${frame.timestamp}µs: ${reason?.message ?? 'refused by the writer'}`,
+        `cannot write frame ${frame.url} @${frame.timestamp}µs: ${reason?.message ?? 'refused by the writer'}; ${kept}`,
         this.path,
         undefined,
         {
