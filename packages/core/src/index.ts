@@ -72,6 +72,7 @@ export {
 export {
   registerBackend,
   registeredExtensions,
+  registeredFolderMarkers,
   findBackend,
   backendFor,
   detectBackend,

@@ -30,7 +30,13 @@ export { openSourceReader, openUrlReader } from './backend/open-source.js';
 export { UrlIdCache } from './backend/url-id-cache.js';
 export { channelFamily, keptFamily, keptSer, schemaKey, urlFamilyOfSer } from './model/url-identity.js';
 export type { UrlPlace } from './model/url-identity.js';
-export { isInsideRoot, listLocalBagFiles, segmentsOfManifests } from './backend/local-bag-files.js';
+export {
+  bagFolderFacts,
+  folderFormatOf,
+  isInsideRoot,
+  listLocalBagFiles,
+  segmentsOfManifests,
+} from './backend/local-bag-files.js';
 export type { LocalBagFile, LocalBagFileOptions } from './backend/local-bag-files.js';
 export type { SplitReaderFormat, SplitReaderOptions } from './split/split-reader.js';
 export { startSegment, SegmentChain } from './split/segment-sequence.js';

@@ -50,6 +50,34 @@ describe('local bag files', () => {
     assert.equal(isInsideRoot(`${root}/`, join(root, 'x')), true);
   });
 
+  test('a bag folder (by its marker file) is one bag, with the size and time of its files, not looked into', async () => {
+    const tree = join(base, 'folders');
+    mkdirSync(join(tree, 'drive', 'nested'), { recursive: true });
+    writeFileSync(join(tree, 'drive', 'metadata.yaml'), 'abc');
+    writeFileSync(join(tree, 'drive', 'drive_0.db3'), 'abcdefg');
+    writeFileSync(join(tree, 'drive', 'nested', 'inner.vdb'), 'x');
+    writeFileSync(join(tree, 'plain.vdb'), 'x');
+    const markers = new Map([['metadata.yaml', 'rosbag2']]);
+    const files = await listLocalBagFiles(tree, {
+      ...options(),
+      extensions: new Set(['.vdb', '.db3']),
+      folderMarkers: markers,
+    });
+    assert.deepEqual(
+      files.map((f) => [relative(tree, f.linkPath), f.folderFormat, f.size]),
+      [
+        ['drive', 'rosbag2', 10],
+        ['plain.vdb', undefined, 1],
+      ],
+    );
+    // Without markers the folder is only a folder: its files are listed one by one.
+    const plain = await listLocalBagFiles(tree, { ...options(), extensions: new Set(['.vdb', '.db3']) });
+    assert.deepEqual(
+      plain.map((f) => relative(tree, f.linkPath)),
+      ['drive/drive_0.db3', 'drive/nested/inner.vdb', 'plain.vdb'],
+    );
+  });
+
   test('maxDepth leaves deeper folders out', async () => {
     assert.deepEqual(names(await listLocalBagFiles(root, options({ maxDepth: 1 }))), [
       'drive.1.vdb',

@@ -1,21 +1,29 @@
-import { constants } from 'node:fs';
+import { constants, readdirSync, statSync } from 'node:fs';
 import { open, readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { BagError } from '../errors.js';
 import { listedSegments } from '../split/manifest-parse.js';
 import { extensionOf } from './registry.js';
 
-/** A bag file found under a local folder: the path as walked (through symlinks) and the file it is. */
+/** A bag found under a local folder: the path as walked (through symlinks) and the file (or bag folder) it is. */
 export interface LocalBagFile {
   linkPath: string;
   realPath: string;
+  /** A bag folder: the bytes of its files; their latest change. */
   size: number;
   mtimeMs: number;
+  /** A bag folder (rosbag2): the backend that reads it, by its marker file (`registeredFolderMarkers()`). */
+  folderFormat?: string;
 }
 
 export interface LocalBagFileOptions {
   /** The extensions that make a file a bag (`registeredExtensions()`). */
   extensions: ReadonlySet<string>;
+  /**
+   * Marker files that make a folder one bag (`registeredFolderMarkers()`: rosbag2's `metadata.yaml`): such a folder
+   * is listed as a bag and not looked into, so its storage files are not bags of their own.
+   */
+  folderMarkers?: ReadonlyMap<string, string>;
   /** Most files looked at (bags or not). */
   maxFiles: number;
   /** Past `maxFiles`: stop with what was found (a server's listing) or throw LIMIT_REACHED (an index must be whole). */
@@ -43,17 +51,23 @@ export function isInsideRoot(realRoot: string, realPath: string): boolean {
  * `vlink-bag index` catalogs. Segments of split recordings are still in the list: see {@link segmentsOfManifests}.
  */
 export async function listLocalBagFiles(realRoot: string, options: LocalBagFileOptions): Promise<LocalBagFile[]> {
-  const { extensions, maxFiles, onTooMany, onUnreadable, maxDepth = 32 } = options;
+  const { extensions, folderMarkers, maxFiles, onTooMany, onUnreadable, maxDepth = 32 } = options;
   const found: LocalBagFile[] = [];
   const visited = new Set<string>([realRoot]);
   let seen = 0;
   let stopped = false;
-  async function walk(dir: string, depth: number): Promise<void> {
+  async function walk(dir: string, real: string, depth: number): Promise<void> {
     let names: string[];
     try {
       names = (await readdir(dir)).sort();
     } catch (error) {
       if (onUnreadable === 'throw') throw BagError.wrap(error, 'IO_ERROR', `cannot read the folder ${dir}`);
+      return;
+    }
+    const folderFormat = depth > 0 ? folderFormatOf(names, folderMarkers) : undefined;
+    if (folderFormat !== undefined) {
+      seen += names.length;
+      found.push({ linkPath: dir, realPath: real, ...bagFolderFacts(real, names), folderFormat });
       return;
     }
     for (const name of names) {
@@ -72,15 +86,54 @@ export async function listLocalBagFiles(realRoot: string, options: LocalBagFileO
       if (info.isDirectory()) {
         if (depth < maxDepth && !visited.has(real)) {
           visited.add(real);
-          await walk(linkPath, depth + 1);
+          await walk(linkPath, real, depth + 1);
         }
       } else if (info.isFile() && extensions.has(extensionOf(name))) {
         found.push({ linkPath, realPath: real, size: info.size, mtimeMs: info.mtimeMs });
       }
     }
   }
-  await walk(realRoot, 0);
+  await walk(realRoot, realRoot, 0);
   return found;
+}
+
+/** The backend name of a bag folder whose entries are `names`, or undefined when none of them is a marker. */
+export function folderFormatOf(
+  names: readonly string[],
+  markers: ReadonlyMap<string, string> | undefined,
+): string | undefined {
+  if (!markers || markers.size === 0) return undefined;
+  for (const name of names) {
+    const format = markers.get(name);
+    if (format !== undefined) return format;
+  }
+  return undefined;
+}
+
+/**
+ * A bag folder's size and change time: the sum and the latest of its files (one level: rosbag2 keeps its storage
+ * files beside `metadata.yaml`). Synchronous: a handful of `stat`s, also on a server's resolve path.
+ */
+export function bagFolderFacts(
+  realDir: string,
+  names: readonly string[] = readdirSync(realDir),
+): {
+  size: number;
+  mtimeMs: number;
+} {
+  let size = 0;
+  let mtimeMs = 0;
+  for (const name of names) {
+    try {
+      const info = statSync(join(realDir, name));
+      if (!info.isFile()) continue;
+      size += info.size;
+      mtimeMs = Math.max(mtimeMs, info.mtimeMs);
+    } catch {
+      // gone meanwhile: not part of the bag any more
+    }
+  }
+  return { size, mtimeMs };
 }
 
 /**

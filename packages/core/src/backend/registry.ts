@@ -30,6 +30,14 @@ export function registeredExtensions(purpose: BackendPurpose = 'read'): string[]
   return [...(purpose === 'write' ? writers : readers).keys()].sort();
 }
 
+/**
+ * The folders some backend reads as one bag (a rosbag2 folder, by its `metadata.yaml`): marker file name → backend
+ * name. What a listing of bags uses to take such a folder as one bag instead of looking into it.
+ */
+export function registeredFolderMarkers(): ReadonlyMap<string, string> {
+  return new Map(all.filter((b) => b.directoryMarker).map((b) => [b.directoryMarker!, b.name]));
+}
+
 export function extensionOf(path: string): string {
   const slash = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
   const dot = path.lastIndexOf('.');

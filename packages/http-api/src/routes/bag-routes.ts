@@ -57,7 +57,7 @@ export function registerBagRoutes(app: OpenAPIHono, { store, work, scrub, limits
   async function summary(b: ResolvedBag): Promise<Record<string, unknown>> {
     const base = {
       id: b.id,
-      format: extensionOf(b.path).slice(1),
+      format: b.format ?? extensionOf(b.path).slice(1),
       size: b.size,
       modified: new Date(b.mtimeMs).toISOString(),
     };

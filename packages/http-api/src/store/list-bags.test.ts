@@ -15,8 +15,17 @@ const manifestBackend: Backend = {
   createWriter: () => Promise.reject(new BagError('NOT_SUPPORTED', 'test')),
   openReader: () => Promise.reject(new BagError('NOT_SUPPORTED', 'test')),
 };
+// A stand-in for a bag-folder format (rosbag2): a folder is one bag when it holds the marker file.
+const folderBackend: Backend = {
+  name: 'test-folder',
+  extensions: ['.testdb'],
+  directoryMarker: 'test-folder.yaml',
+  createWriter: () => Promise.reject(new BagError('NOT_SUPPORTED', 'test')),
+  openReader: () => Promise.reject(new BagError('NOT_SUPPORTED', 'test')),
+};
 registerBackend(memoryBackend);
 registerBackend(manifestBackend);
+registerBackend(folderBackend);
 
 const base = mkdtempSync(join(tmpdir(), 'vlink-list-'));
 const root = join(base, 'root');
@@ -68,5 +77,29 @@ describe('findBags / resolveBagId', () => {
         JSON.stringify(id),
       );
     }
+  });
+
+  test('a bag folder is listed and resolved as one bag, its storage files not on their own', async () => {
+    const tree = join(base, 'folders');
+    mkdirSync(join(tree, 'run-1'), { recursive: true });
+    mkdirSync(join(tree, 'just-a-folder'));
+    writeFileSync(join(tree, 'run-1', 'test-folder.yaml'), 'meta');
+    writeFileSync(join(tree, 'run-1', 'run-1_0.testdb'), 'storage');
+    writeFileSync(join(tree, 'just-a-folder', 'x.testdb'), 'storage');
+    const real = realpathSync(tree);
+    const bags = await findBags(real);
+    assert.deepEqual(
+      bags.map((b) => [b.id, b.format, b.size]),
+      [
+        ['just-a-folder/x.testdb', undefined, 7],
+        ['run-1', 'test-folder', 11],
+      ],
+    );
+    const folder = resolveBagId(real, 'run-1');
+    assert.deepEqual([folder.path, folder.format, folder.size], [join(real, 'run-1'), 'test-folder', 11]);
+    assert.throws(
+      () => resolveBagId(real, 'just-a-folder'),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'NOT_FOUND',
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { relative, sep } from 'node:path';
-import { registeredExtensions } from '@vlink/bag';
+import { registeredExtensions, registeredFolderMarkers } from '@vlink/bag';
 import { listLocalBagFiles, segmentsOfManifests } from '@vlink/bag-core/internal';
 import type { ResolvedBag } from './resolve-id.js';
 
@@ -7,7 +7,8 @@ import type { ResolvedBag } from './resolve-id.js';
 const MAX_FILES = 100_000;
 
 /**
- * Every file under `realRoot` whose extension is registered, recursively, following symlinks only while they stay
+ * Every file under `realRoot` whose extension is registered, and every bag folder (a rosbag2 folder: one bag, its
+ * storage files not listed on their own), recursively, following symlinks only while they stay
  * inside the root (ids are the paths as walked). Segments of a split recording (`drive.1.vdb` listed in
  * `drive.vdbx`'s `VLinkFiles`) are left out: the manifest stands for the recording. A folder that cannot be read is
  * skipped: the listing shows what it can.
@@ -15,6 +16,7 @@ const MAX_FILES = 100_000;
 export async function findBags(realRoot: string): Promise<ResolvedBag[]> {
   const files = await listLocalBagFiles(realRoot, {
     extensions: new Set(registeredExtensions()),
+    folderMarkers: registeredFolderMarkers(),
     maxFiles: MAX_FILES,
     onTooMany: 'stop',
     onUnreadable: 'skip',
@@ -27,5 +29,6 @@ export async function findBags(realRoot: string): Promise<ResolvedBag[]> {
       path: file.realPath,
       size: file.size,
       mtimeMs: file.mtimeMs,
+      ...(file.folderFormat === undefined ? {} : { format: file.folderFormat }),
     }));
 }

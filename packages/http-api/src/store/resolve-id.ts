@@ -1,6 +1,7 @@
-import { realpathSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, sep } from 'node:path';
-import { BagError } from '@vlink/bag';
+import { BagError, registeredFolderMarkers } from '@vlink/bag';
+import { bagFolderFacts, folderFormatOf } from '@vlink/bag-core/internal';
 
 /**
  * Synchronous on purpose: two local syscalls take microseconds, while the promise versions cost a thread-pool round
@@ -8,7 +9,7 @@ import { BagError } from '@vlink/bag';
  */
 const realpath: (path: string) => string = realpathSync.native ?? realpathSync;
 
-/** A bag id resolved to a regular file inside the served root. */
+/** A bag id resolved to a regular file, or a bag folder (rosbag2), inside the served root. */
 export interface ResolvedBag {
   /** The id as the client sent it (relative to root, `/`-separated). */
   id: string;
@@ -16,6 +17,8 @@ export interface ResolvedBag {
   path: string;
   size: number;
   mtimeMs: number;
+  /** A bag folder: the backend that reads it (the format a file's extension says otherwise). */
+  format?: string;
 }
 
 /** Everything that is not a plain relative path of plain names is refused before touching the file system. */
@@ -31,8 +34,8 @@ export function isInside(realRoot: string, realPath: string): boolean {
 }
 
 /**
- * Resolves an id to a file under `realRoot` (which must itself be a real path). Traversal (`..`, absolute paths,
- * symlinks leading outside the root), directories and missing files all answer NOT_FOUND with the same message, so
+ * Resolves an id to a file or a bag folder under `realRoot` (which must itself be a real path). Traversal (`..`,
+ * absolute paths, symlinks leading outside the root), other directories and missing files all answer NOT_FOUND with the same message, so
  * a client cannot probe what exists outside the root.
  */
 export function resolveBagId(realRoot: string, id: string): ResolvedBag {
@@ -47,6 +50,15 @@ export function resolveBagId(realRoot: string, id: string): ResolvedBag {
   } catch {
     throw notFound();
   }
-  if (!info.isFile()) throw notFound();
-  return { id, path: real, size: info.size, mtimeMs: info.mtimeMs };
+  if (info.isFile()) return { id, path: real, size: info.size, mtimeMs: info.mtimeMs };
+  if (!info.isDirectory()) throw notFound();
+  let names: string[];
+  try {
+    names = readdirSync(real);
+  } catch {
+    throw notFound();
+  }
+  const format = folderFormatOf(names, registeredFolderMarkers());
+  if (format === undefined) throw notFound();
+  return { id, path: real, ...bagFolderFacts(real, names), format };
 }

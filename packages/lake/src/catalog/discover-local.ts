@@ -1,6 +1,6 @@
 import { realpath, stat } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
-import { BagError, registeredExtensions } from '@vlink/bag';
+import { BagError, registeredExtensions, registeredFolderMarkers } from '@vlink/bag';
 import { listLocalBagFiles, segmentsOfManifests } from '@vlink/bag-core/internal';
 import { type FoundBag, groupSplitRecordings } from './found-bag.js';
 
@@ -8,7 +8,8 @@ import { type FoundBag, groupSplitRecordings } from './found-bag.js';
 const MAX_FILES = 1_000_000;
 
 /**
- * Every bag under a local folder, recursively, by extension (every extension a registered backend reads). Symlinks are
+ * Every bag under a local folder, recursively, by extension (every extension a registered backend reads), and every
+ * bag folder (a rosbag2 folder is one bag). Symlinks are
  * followed while they stay inside the root; a split recording is its manifest (its segments are not bags of their own).
  */
 export async function discoverLocal(root: string): Promise<FoundBag[]> {
@@ -22,6 +23,7 @@ export async function discoverLocal(root: string): Promise<FoundBag[]> {
   }
   const files = await listLocalBagFiles(realRoot, {
     extensions: new Set(registeredExtensions('read')),
+    folderMarkers: registeredFolderMarkers(),
     maxFiles: MAX_FILES,
     onTooMany: 'throw',
     onUnreadable: 'throw',
