@@ -61,7 +61,9 @@ export class BagFile {
     } catch (error) {
       throw asCorrupt(error, 'bad bag header', path, MAGIC.length);
     }
-    if (this.indexPosition === 0 || this.indexPosition >= size)
+    // A closed bag without messages has an empty index right at the end of the file (index_pos = its size).
+    const emptyIndex = this.indexPosition === size && connectionCount + chunkCount === 0;
+    if (this.indexPosition === 0 || (this.indexPosition >= size && !emptyIndex))
       throw corrupt('the bag has no index (it was not closed; `rosbag reindex` rebuilds it)', path, MAGIC.length);
     let at = this.indexPosition;
     for (let i = 0; i < connectionCount + chunkCount; i++) {

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
-import { SchemaType } from '@vlink/bag-core';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { BagError, BagReader, SchemaType } from '@vlink/bag-core';
 import { checkFixture } from '../testing/check-fixture.js';
+import { foreignPath, loadExpected } from '../testing/expected.js';
 import { registerAll } from '../testing/register.js';
 
 registerAll();
@@ -49,4 +53,29 @@ describe('ROS 1 bags written by rosbags read as rosbags reads them', () => {
       }
     });
   }
+
+  test('a bag closed without a message: its empty index at the end of the file', async () => {
+    const path = foreignPath('ros1', 'empty.bag');
+    assert.equal(loadExpected('ros1/empty.bag').messages.length, 0);
+    const reader = await BagReader.create(path);
+    try {
+      const info = reader.getInfo();
+      assert.deepEqual([info.messageCount, info.urls.length, info.hasCompleted], [0, 0, true]);
+      let frames = 0;
+      for await (const _ of reader.frames()) frames++;
+      assert.equal(frames, 0);
+    } finally {
+      reader.close();
+    }
+    // The same header in a bag whose index is missing (cut where the index would start) is still refused.
+    const bytes = new Uint8Array(readFileSync(foreignPath('ros1', 'plain.bag')));
+    const field = new TextEncoder().encode('index_pos=');
+    const at = bytes.findIndex((_, i) => field.every((b, k) => bytes[i + k] === b)) + field.length;
+    const indexPos = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(at, true));
+    assert.ok(indexPos > 4096 && indexPos < bytes.length);
+    const cut = join(mkdtempSync(join(tmpdir(), 'vlink-ros1-')), 'cut.bag');
+    writeFileSync(cut, bytes.subarray(0, indexPos));
+    await assert.rejects(BagReader.create(cut), (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE');
+    rmSync(dirname(cut), { recursive: true, force: true });
+  });
 });
