@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from '@vlink/fixtures/test';
@@ -7,7 +7,7 @@ import { BagError, BagReader } from '@vlink/bag-core';
 import { loadMcapCodecs } from '../common/lz4.js';
 import { foreignPath } from '../testing/expected.js';
 import { registerAll } from '../testing/register.js';
-import { declaredSize, decompressMessage } from './compression.js';
+import { DecompressedCopy, declaredSize, decompressMessage } from './compression.js';
 
 registerAll();
 const dir = mkdtempSync(join(tmpdir(), 'vlink-rosbag2-compression-'));
@@ -66,5 +66,27 @@ describe('rosbag2 zstd compression', () => {
     } finally {
       reader.close();
     }
+  });
+
+  test('a file that decompresses far beyond its size is refused, and its partial copy removed', async () => {
+    const codecs = await loadMcapCodecs();
+    const bomb = join(dir, 'bomb.db3.zstd');
+    writeFileSync(bomb, codecs['zstd']!.compress!(new Uint8Array(8 * 1024 * 1024), 3));
+    const copies = () => readdirSync(tmpdir()).filter((name) => name.startsWith('vlink-rosbag2-')).length;
+    const before = copies();
+    await assert.rejects(
+      DecompressedCopy.of(bomb, { maxRatio: 250, minLimit: 0, minFreeBytes: 0 }),
+      (error: unknown) =>
+        BagError.isInstance(error) && error.code === 'LIMIT_REACHED' && /more than \d+ bytes/.test(error.message),
+    );
+    assert.equal(copies(), before);
+    // Within the limits the same file is copied whole.
+    const copy = await DecompressedCopy.of(bomb);
+    try {
+      assert.equal(statSync(copy.path).size, 8 * 1024 * 1024);
+    } finally {
+      copy.remove();
+    }
+    assert.equal(copies(), before);
   });
 });

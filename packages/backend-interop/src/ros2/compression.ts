@@ -1,4 +1,5 @@
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, statfsSync, writeSync } from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { BagError } from '@vlink/bag-core';
@@ -30,12 +31,28 @@ export function compressionOf(metadata: Ros2Metadata | undefined, file: string):
 }
 
 const READ_PIECE = 1024 * 1024;
+/** Pieces read between two turns of the event loop: a server that opens such a bag stays responsive meanwhile. */
+const PIECES_PER_TURN = 4;
+/**
+ * A copy may grow to `maxRatio` times the compressed file (or `minLimit` bytes, whichever is more) before it is
+ * refused: rosbag2 storages compress 3–20× and zero-filled data a few hundred times, but a crafted file can claim
+ * terabytes, and the copy goes to a shared temporary disk.
+ */
+export interface CopyLimits {
+  maxRatio: number;
+  minLimit: number;
+  /** The copy stops when the temporary disk would have less than this left. */
+  minFreeBytes: number;
+}
+
+const COPY_LIMITS: CopyLimits = { maxRatio: 250, minLimit: 4 * 1024 ** 3, minFreeBytes: 1024 ** 3 };
 
 /**
  * A `file`-compressed storage file decompressed into a private temporary folder (SQLite and the MCAP reader need a
- * file they can seek in), streamed piece by piece so memory stays bounded whatever the file's size. `remove()` deletes
- * the copy; the reader calls it when it closes. rosbag2 writes these frames with and without a declared size (rosbags
- * streams them without), so this uses fzstd's streaming decoder rather than the WebAssembly one, which needs it.
+ * file they can seek in), streamed piece by piece so memory stays bounded whatever the file's size, and yielding to
+ * the event loop as it goes. `remove()` deletes the copy; the reader calls it when it closes. rosbag2 writes these
+ * frames with and without a declared size (rosbags streams them without), so this uses fzstd's streaming decoder
+ * rather than the WebAssembly one, which needs it.
  */
 export class DecompressedCopy {
   private constructor(
@@ -43,27 +60,39 @@ export class DecompressedCopy {
     private readonly folder: string,
   ) {}
 
-  static of(file: string): DecompressedCopy {
+  static async of(file: string, limits: CopyLimits = COPY_LIMITS): Promise<DecompressedCopy> {
     const folder = mkdtempSync(join(tmpdir(), 'vlink-rosbag2-'));
     const path = join(folder, basename(file).replace(/\.zstd$/i, ''));
     let input: number | undefined;
     let output: number | undefined;
     try {
       input = openSync(file, 'r');
+      const limit = Math.max(limits.minLimit, limits.maxRatio * fstatSync(input).size);
       const out = (output = openSync(path, 'w'));
+      let written = 0;
+      let checkedFreeAt = 0;
       const stream = new Decompress((data) => {
+        written += data.byteLength;
+        if (written > limit)
+          throw new BagError('LIMIT_REACHED', `decompresses to more than ${limit} bytes: refused as a copy`, { file });
+        if (written - checkedFreeAt > 64 * 1024 * 1024) {
+          checkedFreeAt = written;
+          if (freeBytes(folder) < limits.minFreeBytes)
+            throw new BagError('LIMIT_REACHED', `the temporary directory ${tmpdir()} is running out of space`, {
+              file,
+            });
+        }
         for (let at = 0; at < data.byteLength; ) at += writeSync(out, data, at);
       });
       const piece = new Uint8Array(READ_PIECE);
-      let total = 0;
-      for (;;) {
+      for (let pieces = 1; ; pieces++) {
         const n = readSync(input, piece, 0, READ_PIECE, null);
-        total += n;
         // The decoder keeps what it was given until a block is whole: hand it a copy, the piece is reused.
         stream.push(piece.slice(0, n), n === 0);
         if (n === 0) break;
+        if (pieces % PIECES_PER_TURN === 0) await nextTurn();
       }
-      if (total === 0) throw new RangeError('the file is empty');
+      if (written === 0 && fstatSync(input).size === 0) throw new RangeError('the file is empty');
     } catch (error) {
       if (output !== undefined) closeSync(output);
       output = undefined;
@@ -113,4 +142,14 @@ export function declaredSize(data: Uint8Array): number | undefined {
   if (sizeBytes === 4) return view.getUint32(0, true);
   const big = view.getBigUint64(0, true);
   return big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : undefined;
+}
+
+/** Bytes free for an unprivileged writer on the file system of `path`; Infinity where the runtime cannot tell. */
+function freeBytes(path: string): number {
+  try {
+    const stats = statfsSync(path);
+    return Number(stats.bavail) * Number(stats.bsize);
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
 }

@@ -148,7 +148,8 @@ export class Ros2Reader extends ForeignReader {
     try {
       const codecs = await loadMcapCodecs();
       const openStorage = await storageOpener(identifier, path, codecs, options.tryToFix === true);
-      for (const file of files) storages.push(compression === 'file' ? onCopy(file, openStorage) : openStorage(file));
+      for (const file of files)
+        storages.push(compression === 'file' ? await onCopy(file, openStorage) : openStorage(file));
       const base = TimeBase.fromFirstNs(minBig(storages.map((s) => s.firstNs)));
       return new Ros2Reader(path, storages, base, metadata, compression === 'message' ? codecs : undefined);
     } catch (error) {
@@ -219,8 +220,8 @@ async function storageOpener(
 }
 
 /** A `file`-compressed storage, opened on a decompressed copy that is removed when the storage closes. */
-function onCopy(file: string, open: (file: string) => Ros2Storage): Ros2Storage {
-  const copy = DecompressedCopy.of(file);
+async function onCopy(file: string, open: (file: string) => Ros2Storage): Promise<Ros2Storage> {
+  const copy = await DecompressedCopy.of(file);
   try {
     return new CopiedStorage(open(copy.path), file, copy);
   } catch (error) {
