@@ -7,7 +7,7 @@ import { BagError, BagReader } from '@vlink/bag-core';
 import { loadMcapCodecs } from '../common/lz4.js';
 import { foreignPath } from '../testing/expected.js';
 import { registerAll } from '../testing/register.js';
-import { DecompressedCopy, declaredSize, decompressMessage } from './compression.js';
+import { DecompressedCopy, declaredSize, decompressMessage, decompressUpTo } from './compression.js';
 
 registerAll();
 const dir = mkdtempSync(join(tmpdir(), 'vlink-rosbag2-compression-'));
@@ -88,5 +88,15 @@ describe('rosbag2 zstd compression', () => {
       copy.remove();
     }
     assert.equal(copies(), before);
+  });
+
+  test('a message that decompresses beyond the limit is refused', async () => {
+    const codecs = await loadMcapCodecs();
+    const frame = codecs['zstd']!.compress!(new Uint8Array(300_000).fill(7), 3);
+    assert.deepEqual(decompressUpTo(frame, 300_000), new Uint8Array(300_000).fill(7));
+    assert.throws(
+      () => decompressUpTo(frame, 299_999),
+      (error: unknown) => BagError.isInstance(error) && error.code === 'LIMIT_REACHED',
+    );
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { BagError } from '@vlink/bag-core';
 import type { Codecs } from '@vlink/bag-mcap';
-import { Decompress, decompress as decompressAnySize } from 'fzstd';
+import { Decompress } from 'fzstd';
 import type { Ros2Metadata } from './metadata-yaml.js';
 
 /**
@@ -120,10 +120,34 @@ export function decompressMessage(data: Uint8Array, codecs: Codecs): Uint8Array 
   const size = declaredSize(data);
   // A damaged or hostile header may declare any size: the WebAssembly decoder would allocate it up front, fzstd only
   // what the data really decodes to.
-  return size === undefined || size > MAX_DECLARED ? decompressAnySize(data) : codecs['zstd']!.decompress(data, size);
+  return size === undefined || size > MAX_DECLARED
+    ? decompressUpTo(data, MAX_MESSAGE)
+    : codecs['zstd']!.decompress(data, size);
 }
 
 const MAX_DECLARED = 256 * 1024 * 1024;
+/** No message of a robot is this big; a payload that decompresses further is refused before it exhausts memory. */
+const MAX_MESSAGE = 1024 * 1024 * 1024;
+
+/** A zstd payload of any declared size or none, decoded by fzstd's stream: at most `limit` bytes, else LIMIT_REACHED. */
+export function decompressUpTo(data: Uint8Array, limit: number): Uint8Array {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  const stream = new Decompress((part) => {
+    total += part.byteLength;
+    if (total > limit) throw new BagError('LIMIT_REACHED', `a message decompresses to more than ${limit} bytes`);
+    parts.push(part);
+  });
+  stream.push(data, true);
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.byteLength;
+  }
+  return out;
+}
 
 /** The Frame_Content_Size of a zstd frame header (RFC 8878 §3.1.1.1), or undefined when the frame has none. */
 export function declaredSize(data: Uint8Array): number | undefined {
