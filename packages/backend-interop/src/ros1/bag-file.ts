@@ -94,6 +94,8 @@ export class BagFile {
       if (op(record.fields) !== Op.Chunk) throw new RangeError('chunk info does not point at a chunk');
       compression = text(record.fields, 'compression') ?? '';
       size = u32(record.fields, 'size');
+      // The size is allocated before decompressing: a damaged field must not ask for gigabytes.
+      if (size > MAX_RECORD) throw new RangeError(`uncompressed size ${size} is beyond ${MAX_RECORD} bytes`);
     } catch (error) {
       throw asCorrupt(error, 'bad chunk record', this.path, chunk.position);
     }
