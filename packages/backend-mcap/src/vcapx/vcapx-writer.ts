@@ -1,5 +1,5 @@
 import {
-  ActionType,
+  type ActionType,
   actionText,
   SchemaType,
   schemaTypeLabel,
@@ -24,7 +24,7 @@ import {
 } from '@vlink/bag-core/internal';
 import { loadCodecs, type Codecs } from '../codecs.js';
 import { FileWritable } from '../io/file-writable.js';
-import { VcapFileWriter } from '../vcap/vcap-file-writer.js';
+import { channelAction, VcapFileWriter } from '../vcap/vcap-file-writer.js';
 import { writesZstdChunks } from '../vcap/vcap-format.js';
 import { McapFileBackendWriter } from '../file-backend-writer.js';
 
@@ -209,8 +209,8 @@ class VcapSegment extends McapFileBackendWriter<VcapFileWriter> implements Segme
   }
 
   override write = (frame: Frame, urlId: number): void => {
-    const a = frame.actionType;
-    const action: ActionType = a >= 0 && a <= 8 && Number.isInteger(a) ? a : ActionType.Unknown;
+    // Worked out once: the pair's slot here is the channel's slot in the segment's writer.
+    const action = channelAction(frame.actionType);
     const pair = this.format.lookup(urlId, frame.url, action);
     let target = frame;
     if (
@@ -221,7 +221,7 @@ class VcapSegment extends McapFileBackendWriter<VcapFileWriter> implements Segme
     ) {
       target = this.format.check(pair, frame, action, this.number, this.path);
     }
-    this.writer.write(target, urlId);
+    this.writer.write(target, urlId, action);
     this.rows++;
     this.payloadBytes += frame.data.length;
   };
