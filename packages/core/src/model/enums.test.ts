@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from '@vlink/fixtures/test';
 import { ActionType, actionText, parseAction, serForAction, urlKindOf } from './action-type.js';
 import { CompressType, parseCompress, resolveWriterConfig } from './config.js';
-import { inferSchemaType, parseSchemaType, resolveSchemaType, SchemaType, schemaTypeLabel } from './schema-type.js';
+import {
+  familyMessageEncoding,
+  inferSchemaType,
+  parseSchemaType,
+  resolveSchemaType,
+  SchemaType,
+  schemaTypeLabel,
+} from './schema-type.js';
 import { formatFileTime, formatVlinkDate, parseVlinkDate } from './time-format.js';
 
 test('SchemaType keeps VLink integers and labels', () => {
@@ -71,4 +78,16 @@ test('dates use VLink formats and parse back', () => {
   assert.equal(parseVlinkDate('2026/03/17 10:00:00:123'), ms);
   assert.equal(parseVlinkDate('2026/03/17 10:00:00'), ms - 123);
   assert.equal(parseVlinkDate('garbage'), undefined);
+});
+
+test('the message encoding a family and ser imply: the family first, then JSON and text sers as given', () => {
+  assert.equal(familyMessageEncoding(SchemaType.Protobuf, 'json'), 'protobuf');
+  assert.equal(familyMessageEncoding(SchemaType.Flatbuffers, ''), 'flatbuffer');
+  assert.equal(familyMessageEncoding(SchemaType.Cdr, 'text'), 'cdr');
+  assert.equal(familyMessageEncoding(SchemaType.Raw, 'application/json'), 'json');
+  assert.equal(familyMessageEncoding(SchemaType.ZeroCopy, 'text/json'), 'json');
+  assert.equal(familyMessageEncoding(SchemaType.Unknown, 'std::string'), 'text');
+  assert.equal(familyMessageEncoding(SchemaType.Raw, 'JSON'), undefined, 'compared as given');
+  assert.equal(familyMessageEncoding(SchemaType.Raw, 'blob'), undefined);
+  assert.equal(familyMessageEncoding(SchemaType.ZeroCopy, 'vlink::zerocopy::X'), undefined);
 });
