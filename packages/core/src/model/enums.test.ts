@@ -81,13 +81,17 @@ test('dates use VLink formats and parse back', () => {
 });
 
 test('the message encoding a family and ser imply: the family first, then JSON and text sers as given', () => {
-  assert.equal(familyMessageEncoding(SchemaType.Protobuf, 'json'), 'protobuf');
-  assert.equal(familyMessageEncoding(SchemaType.Flatbuffers, ''), 'flatbuffer');
-  assert.equal(familyMessageEncoding(SchemaType.Cdr, 'text'), 'cdr');
-  assert.equal(familyMessageEncoding(SchemaType.Raw, 'application/json'), 'json');
-  assert.equal(familyMessageEncoding(SchemaType.ZeroCopy, 'text/json'), 'json');
-  assert.equal(familyMessageEncoding(SchemaType.Unknown, 'std::string'), 'text');
-  assert.equal(familyMessageEncoding(SchemaType.Raw, 'JSON'), undefined, 'compared as given');
-  assert.equal(familyMessageEncoding(SchemaType.Raw, 'blob'), undefined);
-  assert.equal(familyMessageEncoding(SchemaType.ZeroCopy, 'vlink::zerocopy::X'), undefined);
+  const cases: Array<[SchemaType, string, string | undefined]> = [
+    [SchemaType.Protobuf, 'json', 'protobuf'],
+    [SchemaType.Flatbuffers, '', 'flatbuffer'],
+    [SchemaType.Cdr, 'text', 'cdr'],
+    [SchemaType.Raw, 'application/json', 'json'],
+    [SchemaType.ZeroCopy, 'text/json', 'json'],
+    [SchemaType.Unknown, 'std::string', 'text'],
+    [SchemaType.Raw, 'JSON', undefined], // compared as given
+    [SchemaType.Raw, 'blob', undefined],
+    [SchemaType.ZeroCopy, 'vlink::zerocopy::X', undefined],
+  ];
+  for (const [family, ser, implied] of cases)
+    assert.equal(familyMessageEncoding(family, ser), implied, `${family} ${ser}`);
 });
