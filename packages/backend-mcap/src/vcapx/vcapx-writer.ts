@@ -209,19 +209,24 @@ class VcapSegment extends McapFileBackendWriter<VcapFileWriter> implements Segme
   }
 
   override write = (frame: Frame, urlId: number): void => {
-    // Worked out once: the pair's slot here is the channel's slot in the segment's writer.
-    const action = channelAction(frame.actionType);
-    const pair = this.format.lookup(urlId, frame.url, action);
+    // The action is normalised once per frame, by the segment's writer: a pair found under the frame's own action
+    // that names that action proves it a valid slot; anything else (a new pair, or an action outside the enum) takes
+    // the slow path, which normalises it to find the pair.
+    const a = frame.actionType;
+    let pair = this.format.lookup(urlId, frame.url, a);
     let target = frame;
     if (
       pair === undefined ||
+      pair.action !== a ||
       pair.segment !== this.number ||
       pair.lastSer !== frame.serType ||
       pair.lastType !== frame.schemaType
     ) {
+      const action = channelAction(a);
+      if (action !== a) pair = this.format.lookup(urlId, frame.url, action);
       target = this.format.check(pair, frame, action, this.number, this.path);
     }
-    this.writer.write(target, urlId, action);
+    this.writer.write(target, urlId);
     this.rows++;
     this.payloadBytes += frame.data.length;
   };

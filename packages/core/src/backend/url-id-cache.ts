@@ -16,7 +16,8 @@ export class UrlIdCache<T> {
    * The cached state by url id, for a per-frame path whose state names its own url: it reads `byId[urlId]`, compares
    * that state's url with the frame's and calls `get` only when they differ. Calling `get` on every frame would add
    * this module to the files a `.vcap` frame passes through (`scripts/frame-path.mjs`, issue #27) and a call to each
-   * frame's cost, for the same two reads.
+   * frame's cost, for the same two reads. The same array for the cache's whole life (`clear` empties it in place), so
+   * such a writer may keep it in a field of its own.
    */
   readonly byId: ReadonlyArray<T | undefined> = this.values;
 
