@@ -1,4 +1,4 @@
-import { SchemaType } from '@vlink/bag-core/model';
+import { familyMessageEncoding, SchemaType } from '@vlink/bag-core/model';
 
 /**
  * The payload encodings the decoder knows, by MCAP's well-known message-encoding names (`flatbuffer`, not VLink's
@@ -21,10 +21,6 @@ const ALIASES = new Map<string, PayloadEncoding>([
   ['flatbuffers', 'flatbuffer'],
 ]);
 
-/** VLink ser names that mean "this Raw payload is JSON" / "is text" (as core's `inferSchemaType` reads them). */
-export const JSON_SERS: ReadonlySet<string> = new Set(['json', 'application/json', 'text/json']);
-export const TEXT_SERS: ReadonlySet<string> = new Set(['text', 'string', 'std::string']);
-
 /**
  * A channel's declared message encoding under its well-known name, or undefined when it is empty (VLink's old RPC
  * channels) or one the decoder does not know (then the VLink family decides). Trimmed, ASCII case-insensitive.
@@ -44,17 +40,7 @@ export function payloadEncoding(
   schemaType: number,
   ser: string,
 ): PayloadEncoding | undefined {
-  const known = wellKnownEncoding(declared);
+  const known = wellKnownEncoding(declared) ?? familyMessageEncoding(schemaType, ser);
   if (known) return known;
-  switch (schemaType) {
-    case SchemaType.Protobuf:
-      return 'protobuf';
-    case SchemaType.Flatbuffers:
-      return 'flatbuffer';
-    case SchemaType.Cdr:
-      return 'cdr';
-  }
-  if (JSON_SERS.has(ser)) return 'json';
-  if (TEXT_SERS.has(ser)) return 'text';
   return schemaType === SchemaType.Raw ? 'raw' : undefined;
 }

@@ -1,4 +1,5 @@
 import { SchemaType } from '@vlink/bag-core';
+import { familyMessageEncoding } from '@vlink/bag-core/model';
 
 /**
  * MCAP's well-known encoding names (https://mcap.dev/spec/registry) for what vlink-bag stores, shared by the `.vcap`
@@ -9,11 +10,6 @@ import { SchemaType } from '@vlink/bag-core';
  * allows custom strings). So data of a known serialization gets its well-known name, and opaque payloads get an
  * honest custom name (`raw`, `text`, `zerocopy`, `unknown`) instead of the empty string VLink wrote.
  */
-
-/** Sers that mean JSON text (VLink's Raw family; `json` is the well-known, self-describing message encoding). */
-const JSON_SERS = new Set(['json', 'application/json', 'text/json']);
-/** Sers that mean plain text. */
-const TEXT_SERS = new Set(['text', 'string', 'std::string']);
 
 /** Schema encodings as spelled by users or VLink → the registry's spelling (`flatbuffers` → `flatbuffer`). */
 const SCHEMA_ENCODINGS = new Map<string, string>([
@@ -60,19 +56,8 @@ export function isDecodableSchemaEncoding(encoding: string): boolean {
 export function messageEncodingFor(family: SchemaType, ser: string, schemaEncoding?: string): string {
   const fromSchema = schemaEncoding ? MESSAGE_FOR_SCHEMA[wellKnownSchemaEncoding(schemaEncoding)] : undefined;
   if (fromSchema) return fromSchema;
-  const name = ser.trim().toLowerCase();
-  switch (family) {
-    case SchemaType.Protobuf:
-      return 'protobuf';
-    case SchemaType.Flatbuffers:
-      return 'flatbuffer';
-    case SchemaType.Cdr:
-      return 'cdr';
-    case SchemaType.ZeroCopy:
-      return 'zerocopy';
-    case SchemaType.Raw:
-      return JSON_SERS.has(name) ? 'json' : TEXT_SERS.has(name) ? 'text' : 'raw';
-    default:
-      return JSON_SERS.has(name) ? 'json' : TEXT_SERS.has(name) ? 'text' : 'unknown';
-  }
+  if (family === SchemaType.ZeroCopy) return 'zerocopy';
+  const implied = familyMessageEncoding(family, ser.trim().toLowerCase());
+  if (implied) return implied;
+  return family === SchemaType.Raw ? 'raw' : 'unknown';
 }

@@ -1,7 +1,7 @@
 import type { Codecs } from '../codecs.js';
 import { MAX_UNCOMPRESSED_CHUNK, type ChunkRecords } from '../mcap/chunk-loader.js';
 import { CHUNK_FIXED, MESSAGE_FIXED, Opcode, RECORD_PREFIX, TWO_32 } from '../mcap/constants.js';
-import { parseRecord } from '../mcap/record-parser.js';
+import { FieldReader, parseRecord, readChunkHeader, RecordCorruption } from '../mcap/record-parser.js';
 import type { Chunk } from '../mcap/records.js';
 import type { InnerRecord } from './data-walk.js';
 
@@ -18,8 +18,6 @@ export interface SalvagedChunk {
   /** The channel of a message whose record was cut or broken, when its header survived (a lost frame). */
   cutMessageChannel: number | undefined;
 }
-
-const decoder = new TextDecoder();
 
 /**
  * Salvages the complete records of a chunk record whose bytes are `bytes` (from its opcode; the record may be cut
@@ -88,37 +86,19 @@ export function salvageChunk(bytes: Uint8Array, codecs: Codecs): SalvagedChunk |
 function parseChunkHeader(bytes: Uint8Array): { chunk: Chunk; recordsAt: number; contentLength: number } | undefined {
   if (bytes.length < RECORD_PREFIX + CHUNK_FIXED || bytes[0] !== Opcode.Chunk) return undefined;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const u64 = (at: number) => {
-    const hi = view.getUint32(at + 4, true);
-    return hi > 0x1fffff ? Number.NaN : hi * TWO_32 + view.getUint32(at, true);
-  };
-  const contentLength = u64(1);
-  let at = RECORD_PREFIX;
-  const messageStartTime = view.getBigUint64(at, true);
-  const messageEndTime = view.getBigUint64(at + 8, true);
-  const uncompressedSize = view.getBigUint64(at + 16, true);
-  const uncompressedCrc = view.getUint32(at + 24, true);
-  const nameLength = view.getUint32(at + 28, true);
-  at += 32;
-  if (nameLength > 64 || at + nameLength + 8 > bytes.length) return undefined;
-  const compression = decoder.decode(bytes.subarray(at, at + nameLength));
-  at += nameLength;
-  const recordsLength = u64(at);
-  at += 8;
-  if (!Number.isFinite(contentLength) || !Number.isFinite(recordsLength)) return undefined;
-  if (RECORD_PREFIX + contentLength !== at + recordsLength) return undefined;
-  return {
-    chunk: {
-      type: 'Chunk',
-      messageStartTime,
-      messageEndTime,
-      uncompressedSize,
-      uncompressedCrc,
-      compression,
-      recordsOffset: at,
-      recordsLength,
-    },
-    recordsAt: at,
-    contentLength,
-  };
+  const contentHi = view.getUint32(5, true);
+  if (contentHi > 0x1fffff) return undefined;
+  const contentLength = contentHi * TWO_32 + view.getUint32(1, true);
+  // No codec has a longer name: a longer one means these are not a chunk header's bytes.
+  if (view.getUint32(RECORD_PREFIX + 28, true) > 64) return undefined;
+  let chunk: Chunk;
+  try {
+    // Read up to the records only: they may be cut short.
+    chunk = readChunkHeader(new FieldReader(bytes, view, RECORD_PREFIX, bytes.length));
+  } catch (error) {
+    if (error instanceof RecordCorruption) return undefined;
+    throw error;
+  }
+  if (RECORD_PREFIX + contentLength !== chunk.recordsOffset + chunk.recordsLength) return undefined;
+  return { chunk, recordsAt: chunk.recordsOffset, contentLength };
 }

@@ -89,7 +89,7 @@ export function walkDataSection(
 ): void {
   const { file } = options;
   const loader = new ChunkLoader(readable, options.codecs, options.validateCrcs, file);
-  let win = new RecordWindow(readable, start, end);
+  let win = new RecordWindow(readable, start, end, file);
   for (;;) {
     const at = win.pos;
     let length: number;
@@ -98,7 +98,7 @@ export function walkDataSection(
       length = win.next();
     } catch (error) {
       length = -1;
-      bad = asBagError(error, file, 0, 'bad record');
+      bad = error as BagError; // `next` throws BagErrors only
     }
     if (length === 0) return;
     if (length > 0) {
@@ -133,7 +133,7 @@ export function walkDataSection(
     if (salvaged) visit({ kind: 'salvaged', offset: at, length: stop - at, salvaged, reason: bad });
     else visit({ kind: 'damaged', offset: at, length: stop - at, chunk: false, reason: bad });
     if (next < 0) return;
-    win = new RecordWindow(readable, next, end);
+    win = new RecordWindow(readable, next, end, file);
   }
 }
 

@@ -46,7 +46,7 @@ export interface ScanOptions {
  */
 export function scanDataSection(readable: Readable, start: number, end: number, options: ScanOptions): ScanResult {
   const { file, tolerant } = options;
-  const win = new RecordWindow(readable, start, end);
+  const win = new RecordWindow(readable, start, end, file);
   const loader = new ChunkLoader(readable, options.codecs, options.validateCrcs, file);
   const schemas = new Map<number, Schema>();
   const channels = new Map<number, Channel>();
@@ -136,7 +136,7 @@ export function scanDataSection(readable: Readable, start: number, end: number, 
     try {
       length = win.next();
     } catch (error) {
-      stop(at, asBagError(error, file, 0, 'bad record'));
+      stop(at, error as BagError); // `next` throws BagErrors only
       break;
     }
     if (length === 0) break;

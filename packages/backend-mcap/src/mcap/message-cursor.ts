@@ -2,7 +2,7 @@ import type { Readable } from '../io/readable.js';
 import { joinTime, splitTime, type Block } from './blocks.js';
 import type { ChunkLoader } from './chunk-loader.js';
 import { MESSAGE_FIXED, Opcode, RECORD_PREFIX } from './constants.js';
-import { asBagError, corrupt } from './corruption.js';
+import { corrupt } from './corruption.js';
 import { RecordWindow } from './record-window.js';
 
 export interface MessageQuery {
@@ -102,7 +102,7 @@ export class MessageCursor {
       this.end = r.end;
       this.mode = 1;
     } else {
-      this.window = new RecordWindow(this.readable, b.offset, b.offset + b.length, this.windowBuf);
+      this.window = new RecordWindow(this.readable, b.offset, b.offset + b.length, this.file, this.windowBuf);
       this.mode = 2;
     }
   }
@@ -137,12 +137,7 @@ export class MessageCursor {
     const w = this.window!;
     for (;;) {
       const at = w.pos;
-      let len: number;
-      try {
-        len = w.next();
-      } catch (error) {
-        throw asBagError(error, this.file, 0, 'bad record');
-      }
+      const len = w.next();
       if (len === 0) break;
       if (len < 0) throw corrupt('data section ends in the middle of a record', this.file, at);
       const i = w.at;

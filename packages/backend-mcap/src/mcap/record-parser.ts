@@ -1,5 +1,5 @@
 import { MESSAGE_FIXED, Opcode, RECORD_PREFIX, TWO_32 } from './constants.js';
-import type { McapRecord } from './records.js';
+import type { Chunk, McapRecord } from './records.js';
 
 /**
  * A record that does not parse. `at` is the byte offset inside the parsed buffer; callers add the buffer's file
@@ -175,24 +175,9 @@ function parseBody(opcode: number, r: FieldReader): McapRecord {
       };
     }
     case Opcode.Chunk: {
-      const messageStartTime = r.u64();
-      const messageEndTime = r.u64();
-      const uncompressedSize = r.u64();
-      const uncompressedCrc = r.u32();
-      const compression = r.string('compression');
-      const recordsLength = r.u64n('chunk records length');
-      const recordsOffset = r.pos;
-      r.bytesView(recordsLength, 'chunk records');
-      return {
-        type: 'Chunk',
-        messageStartTime,
-        messageEndTime,
-        uncompressedSize,
-        uncompressedCrc,
-        compression,
-        recordsOffset,
-        recordsLength,
-      };
+      const chunk = readChunkHeader(r);
+      r.bytesView(chunk.recordsLength, 'chunk records');
+      return chunk;
     }
     case Opcode.MessageIndex: {
       const channelId = r.u16();
@@ -267,4 +252,28 @@ export function hasMagic(bytes: Uint8Array, offset: number, magic: Uint8Array): 
   if (offset < 0 || offset + magic.length > bytes.length) return false;
   for (let i = 0; i < magic.length; i++) if (bytes[offset + i] !== magic[i]) return false;
   return true;
+}
+
+/**
+ * A chunk record's fields from `r` (at its content, after the record prefix) up to its records, which are not read:
+ * `recordsOffset` is where they start. Shared by `parseRecord` and the salvage of a chunk cut short, whose records
+ * may not all be there.
+ */
+export function readChunkHeader(r: FieldReader): Chunk {
+  const messageStartTime = r.u64();
+  const messageEndTime = r.u64();
+  const uncompressedSize = r.u64();
+  const uncompressedCrc = r.u32();
+  const compression = r.string('compression');
+  const recordsLength = r.u64n('chunk records length');
+  return {
+    type: 'Chunk',
+    messageStartTime,
+    messageEndTime,
+    uncompressedSize,
+    uncompressedCrc,
+    compression,
+    recordsOffset: r.pos,
+    recordsLength,
+  };
 }

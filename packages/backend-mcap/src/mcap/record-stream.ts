@@ -26,15 +26,10 @@ export function* streamRecords(readable: Readable, options: StreamOptions): Gene
   if (size < MAGIC.length * 2 || !hasMagic(readable.read(0, MAGIC.length).slice(), 0, MAGIC))
     throw corrupt('not an MCAP file (bad magic)', file, 0);
   const loader = new ChunkLoader(readable, options.codecs, options.validateCrcs ?? true, file);
-  const win = new RecordWindow(readable, MAGIC.length, size);
+  const win = new RecordWindow(readable, MAGIC.length, size, file);
   for (;;) {
     const at = win.pos;
-    let length: number;
-    try {
-      length = win.next();
-    } catch (error) {
-      throw asBagError(error, file, 0, 'bad record');
-    }
+    const length = win.next();
     if (length <= 0) throw corrupt('file ends before its footer', file, at);
     let record: McapRecord;
     try {

@@ -1,5 +1,6 @@
 import type { Readable } from '../io/readable.js';
 import { RECORD_PREFIX, TWO_32 } from './constants.js';
+import { asBagError } from './corruption.js';
 import { RecordCorruption } from './record-parser.js';
 
 const WINDOW = 4 * 1024 * 1024;
@@ -20,11 +21,15 @@ export class RecordWindow {
   /** Buffer index of the record returned by the last `next()`. */
   at = 0;
 
-  /** `pool` lends a buffer from one window to the next (and receives any bigger one this window allocates). */
+  /**
+   * `file` names the file in errors. `pool` lends a buffer from one window to the next (and receives any bigger one
+   * this window allocates).
+   */
   constructor(
     private readonly readable: Readable,
     start: number,
     readonly end: number,
+    private readonly file: string | undefined,
     private readonly pool?: { buf: Uint8Array },
   ) {
     this.pos = start;
@@ -37,9 +42,18 @@ export class RecordWindow {
   /**
    * Loads the next record: its total length (the record is then at `buf[at..at+length)` and `pos` already points
    * past it), 0 at a clean end, or −1 when the bytes left before `end` hold only part of a record.
-   * Throws `RecordCorruption` (offset relative to the file) for a length that cannot be real.
+   * Throws a `BagError`: `CORRUPT_FILE` (at the record's offset in the file) for a length that cannot be real, and
+   * what the readable throws (as `CORRUPT_FILE` when it is no `BagError`), so every caller reports a bad record alike.
    */
   next(): number {
+    try {
+      return this.load();
+    } catch (error) {
+      throw asBagError(error, this.file, 0, 'bad record');
+    }
+  }
+
+  private load(): number {
     const pos = this.pos;
     if (pos >= this.end) return 0;
     if (this.end - pos < RECORD_PREFIX) return -1;

@@ -195,6 +195,8 @@ describe('PlainMcapWriter', () => {
     assert.equal(messageEncodingFor(SchemaType.Unknown, 'std::string'), 'text');
     assert.equal(messageEncodingFor(SchemaType.Unknown, 'json'), 'json');
     assert.equal(messageEncodingFor(SchemaType.Unknown, ''), 'unknown');
+    assert.equal(messageEncodingFor(SchemaType.Raw, ' JSON '), 'json', 'ser trimmed, any case');
+    assert.equal(messageEncodingFor(SchemaType.ZeroCopy, 'json'), 'zerocopy');
     assert.equal(messageEncodingFor(SchemaType.Unknown, 'x', 'ros2idl'), 'cdr');
     assert.equal(messageEncodingFor(SchemaType.Raw, 'x', 'jsonschema'), 'json');
     assert.equal(wellKnownSchemaEncoding(' BFBS '), 'flatbuffer');

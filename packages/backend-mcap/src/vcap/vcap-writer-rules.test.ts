@@ -131,6 +131,37 @@ describe('vcap writer rules', () => {
     reader.close();
   });
 
+  test('a url id that names another url, or is no index, still finds the frame its own channel', async () => {
+    const bytes = await recordToBytes([], {}, testContext(), (w) => {
+      w.write(raw(1), 0);
+      w.write(raw(2, { url: 'dds://b' }), 0); // id 0 is dds://a's
+      w.write(raw(3), 0);
+      w.write(raw(4, { url: 'dds://b' }), -1);
+      w.write(raw(5, { url: 'dds://b' }), 1.5);
+      w.write(raw(6, { url: 'dds://b' }), 1);
+    });
+    const reader = await openBytes(bytes);
+    assert.deepEqual(
+      readFrames(reader).map((f) => [f.timestamp, f.url]),
+      [
+        [1, 'dds://a'],
+        [2, 'dds://b'],
+        [3, 'dds://a'],
+        [4, 'dds://b'],
+        [5, 'dds://b'],
+        [6, 'dds://b'],
+      ],
+    );
+    assert.deepEqual(
+      reader.info().urls.map((u) => [u.url, u.count]),
+      [
+        ['dds://a', 2],
+        ['dds://b', 4],
+      ],
+    );
+    reader.close();
+  });
+
   test('a closed writer refuses frames; close is idempotent', async () => {
     await recordToBytes([raw(1)], {}, testContext(), (w) => {
       w.close();

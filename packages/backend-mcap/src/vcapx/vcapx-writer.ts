@@ -1,5 +1,5 @@
 import {
-  ActionType,
+  type ActionType,
   actionText,
   SchemaType,
   schemaTypeLabel,
@@ -24,7 +24,7 @@ import {
 } from '@vlink/bag-core/internal';
 import { loadCodecs, type Codecs } from '../codecs.js';
 import { FileWritable } from '../io/file-writable.js';
-import { VcapFileWriter } from '../vcap/vcap-file-writer.js';
+import { channelAction, VcapFileWriter } from '../vcap/vcap-file-writer.js';
 import { writesZstdChunks } from '../vcap/vcap-format.js';
 import { McapFileBackendWriter } from '../file-backend-writer.js';
 
@@ -209,16 +209,21 @@ class VcapSegment extends McapFileBackendWriter<VcapFileWriter> implements Segme
   }
 
   override write = (frame: Frame, urlId: number): void => {
+    // The action is normalised once per frame, by the segment's writer: a pair found under the frame's own action
+    // that names that action proves it a valid slot; anything else (a new pair, or an action outside the enum) takes
+    // the slow path, which normalises it to find the pair.
     const a = frame.actionType;
-    const action: ActionType = a >= 0 && a <= 8 && Number.isInteger(a) ? a : ActionType.Unknown;
-    const pair = this.format.lookup(urlId, frame.url, action);
+    let pair = this.format.lookup(urlId, frame.url, a);
     let target = frame;
     if (
       pair === undefined ||
+      pair.action !== a ||
       pair.segment !== this.number ||
       pair.lastSer !== frame.serType ||
       pair.lastType !== frame.schemaType
     ) {
+      const action = channelAction(a);
+      if (action !== a) pair = this.format.lookup(urlId, frame.url, action);
       target = this.format.check(pair, frame, action, this.number, this.path);
     }
     this.writer.write(target, urlId);

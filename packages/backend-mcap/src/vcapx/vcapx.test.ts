@@ -150,6 +150,35 @@ describe('.vcapx writer', () => {
     second.close();
   });
 
+  test('actions outside the enum are one Unknown pair, checked like any other', async () => {
+    const path = join(dir, 'actions.vcapx');
+    const writer = await mcapBackend.createWriter(path, resolveWriterConfig(SPLIT), createTestContext());
+    const f = (timestamp: number, actionType: number, serType = 'json'): Frame => ({
+      timestamp,
+      url: 'dds://a',
+      data: patternBytes(8, timestamp),
+      serType,
+      schemaType: SchemaType.Unknown,
+      actionType: actionType as ActionType,
+    });
+    writeFrame(writer, f(1, 42));
+    writeFrame(writer, f(2, ActionType.Unknown));
+    writeFrame(writer, f(3, -1));
+    writeFrame(writer, f(4, 1.5));
+    writeFrame(writer, f(5, ActionType.Publish));
+    assert.throws(() => writeFrame(writer, f(6, 42, 'other')), isCode('SCHEMA_CONFLICT'));
+    writer.close();
+    const m = manifestOf(path);
+    assert.deepEqual(
+      m.VLinkUrls.map((u: { index: number; action: string; ser: string }) => [u.index, u.action, u.ser]),
+      [
+        [0, 'Unknown', 'json'],
+        [1, 'Pub', 'json'],
+      ],
+    );
+    assert.equal(m.VLinkHeader.count, 5);
+  });
+
   test('maxSplitCount and by-time names; re-creating removes the old segments', async () => {
     const path = join(dir, 'keep.vcapx');
     const frames: Frame[] = Array.from({ length: 12 }, (_, i) => ({

@@ -35,4 +35,15 @@ describe('UrlIdCache', () => {
     cache.get(1, 'dds://b');
     assert.deepEqual(lookups, ['dds://a', 'dds://b', 'dds://a', 'dds://a', 'dds://b']);
   });
+
+  test('byId holds what get cached, by id, and empties on clear', () => {
+    const { state, cache } = setup();
+    assert.equal(cache.byId[0], undefined);
+    cache.get(0, 'dds://a');
+    cache.get(-1, 'dds://a');
+    assert.equal(cache.byId[0], state.get('dds://a'));
+    assert.equal(cache.byId.length, 1, 'a non-index id is never stored');
+    cache.clear();
+    assert.equal(cache.byId[0], undefined);
+  });
 });

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from '@vlink/fixtures/test';
 import { ActionType, actionText, parseAction, serForAction, urlKindOf } from './action-type.js';
 import { CompressType, parseCompress, resolveWriterConfig } from './config.js';
-import { inferSchemaType, parseSchemaType, resolveSchemaType, SchemaType, schemaTypeLabel } from './schema-type.js';
+import {
+  familyMessageEncoding,
+  inferSchemaType,
+  parseSchemaType,
+  resolveSchemaType,
+  SchemaType,
+  schemaTypeLabel,
+} from './schema-type.js';
 import { formatFileTime, formatVlinkDate, parseVlinkDate } from './time-format.js';
 
 test('SchemaType keeps VLink integers and labels', () => {
@@ -71,4 +78,20 @@ test('dates use VLink formats and parse back', () => {
   assert.equal(parseVlinkDate('2026/03/17 10:00:00:123'), ms);
   assert.equal(parseVlinkDate('2026/03/17 10:00:00'), ms - 123);
   assert.equal(parseVlinkDate('garbage'), undefined);
+});
+
+test('the message encoding a family and ser imply: the family first, then JSON and text sers as given', () => {
+  const cases: Array<[SchemaType, string, string | undefined]> = [
+    [SchemaType.Protobuf, 'json', 'protobuf'],
+    [SchemaType.Flatbuffers, '', 'flatbuffer'],
+    [SchemaType.Cdr, 'text', 'cdr'],
+    [SchemaType.Raw, 'application/json', 'json'],
+    [SchemaType.ZeroCopy, 'text/json', 'json'],
+    [SchemaType.Unknown, 'std::string', 'text'],
+    [SchemaType.Raw, 'JSON', undefined], // compared as given
+    [SchemaType.Raw, 'blob', undefined],
+    [SchemaType.ZeroCopy, 'vlink::zerocopy::X', undefined],
+  ];
+  for (const [family, ser, implied] of cases)
+    assert.equal(familyMessageEncoding(family, ser), implied, `${family} ${ser}`);
 });

@@ -12,6 +12,12 @@ export {
   type ActionText,
   type UrlKind,
 } from './action-type.js';
-export { SchemaType, isValidSchemaType, parseSchemaType, schemaTypeLabel } from './schema-type.js';
+export {
+  SchemaType,
+  familyMessageEncoding,
+  isValidSchemaType,
+  parseSchemaType,
+  schemaTypeLabel,
+} from './schema-type.js';
 export type { Frame, SchemaData } from './frame.js';
 export type { AttachmentMeta, Info, InfoMetadata, UrlMeta } from './info.js';

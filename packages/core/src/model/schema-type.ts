@@ -62,6 +62,31 @@ export function inferSchemaType(ser: string | null | undefined): SchemaType {
   return RAW_SER_NAMES.has(ser) ? SchemaType.Raw : SchemaType.Unknown;
 }
 
+/** VLink sers that mean "this payload is JSON text" / "is plain text" (Raw flavours). */
+const JSON_SERS = new Set(['json', 'application/json', 'text/json']);
+const TEXT_SERS = new Set(['text', 'string', 'std::string']);
+
+/**
+ * The MCAP well-known message encoding a VLink family and ser imply, where they imply one: Protobuf → `protobuf`,
+ * Flatbuffers → `flatbuffer`, Cdr → `cdr`, else a JSON ser → `json`, a text ser → `text` (ser compared as given);
+ * undefined for the rest. The one rule the `.vcap`/`.mcap` writers (what a channel declares) and the payload decoder
+ * (what a payload is read as) share, so the two cannot disagree; each adds its own answer for the rest.
+ */
+export function familyMessageEncoding(
+  family: SchemaType,
+  ser: string,
+): 'protobuf' | 'flatbuffer' | 'cdr' | 'json' | 'text' | undefined {
+  switch (family) {
+    case SchemaType.Protobuf:
+      return 'protobuf';
+    case SchemaType.Flatbuffers:
+      return 'flatbuffer';
+    case SchemaType.Cdr:
+      return 'cdr';
+  }
+  return JSON_SERS.has(ser) ? 'json' : TEXT_SERS.has(ser) ? 'text' : undefined;
+}
+
 /** Explicit valid value wins, then the encoding label, then a guess from the ser name (`resolve_type`). */
 export function resolveSchemaType(explicit: SchemaType | undefined, ser: string, encoding?: string): SchemaType {
   if (explicit !== undefined && explicit !== SchemaType.Unknown && isValidSchemaType(explicit)) return explicit;
