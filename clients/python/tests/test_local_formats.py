@@ -105,3 +105,17 @@ def test_the_mcap_conformance_corpus(tmp_path: Path) -> None:
             assert frames_of(original) == ts_frames(read)
         compared += 1
     assert compared > 100, (compared, refused)
+
+
+def test_damaged_local_files_are_typed_and_say_why(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.vcap"
+    empty.write_bytes(b"")
+    garbage = tmp_path / "garbage.vcap"
+    garbage.write_bytes(bytes(range(256)) * 4)
+    not_sqlite = tmp_path / "garbage.vdb"
+    not_sqlite.write_bytes(bytes(range(256)) * 16)
+    for path, reason in [(empty, "the file is empty"), (garbage, "invalid magic"), (not_sqlite, "not a readable .vdb")]:
+        with pytest.raises(vlink_bag.CorruptBag) as caught:
+            vlink_bag.open(path)
+        assert caught.value.code == "CORRUPT_FILE"
+        assert reason in str(caught.value), str(caught.value)

@@ -68,12 +68,13 @@ class VcapFile:
                 recovered=file_statistics is False and self.linear and not summary.chunk_indexes and not file_statistics,
                 file_statistics=file_statistics,
             )
-        except McapError as error:
+        except (McapError, struct.error, EOFError, ValueError) as error:
             self.close()
-            raise CorruptBag(f"{self.path} is not a readable MCAP file: {error}", code="CORRUPT_FILE") from error
-        except (struct.error, EOFError, ValueError) as error:
-            self.close()
-            raise CorruptBag(f"{self.path} is not a readable MCAP file: {error}", code="CORRUPT_FILE") from error
+            # Some of these errors have no text of their own (an EOFError at the first read of an empty file).
+            reason = str(error) or type(error).__name__
+            if self.path.stat().st_size == 0:
+                reason = "the file is empty"
+            raise CorruptBag(f"{self.path} is not a readable MCAP file: {reason}", code="CORRUPT_FILE") from error
         except BaseException:
             self.close()
             raise
