@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, describe, test } from '@vlink/fixtures/test';
 import { BagReader } from '@vlink/bag';
 import { fixturePath } from '@vlink/fixtures';
@@ -74,6 +76,24 @@ describe('vlink-bag on foreign bags', () => {
     const info = await runCli(['info', out, '--json']);
     assert.equal(JSON.parse(info.stdout).messageCount, Number(kept[1]));
   });
+
+  test(
+    'a rosbag2 folder kept in several storage files reads them in turn and shows its split count',
+    SLOW,
+    async () => {
+      const split = tmp.path('split-ros2');
+      mkdirSync(split);
+      for (const name of ['split_0.db3', 'split_1.db3']) copyFileSync(join(folder, 'sqlite3.db3'), join(split, name));
+      const yaml = readFileSync(join(folder, 'metadata.yaml'), 'utf8');
+      writeFileSync(join(split, 'metadata.yaml'), yaml.replace(/- sqlite3\.db3/g, '- split_0.db3\n  - split_1.db3'));
+      const { code, stdout, stderr } = await runCli(['info', split]);
+      assert.equal(code, 0, stderr);
+      assert.match(stdout, /^Message Count: +182$/m);
+      assert.match(stdout, /^Split Count: +2$/m);
+      const single = await runCli(['info', folder]);
+      assert.match(single.stdout, /^Split Count: +---$/m);
+    },
+  );
 
   test('clone a ROS 1 bag into .vdb keeps every message', SLOW, async () => {
     const out = tmp.path('from-ros1.vdb');

@@ -120,7 +120,8 @@ export function summary(info: Info): string[] {
   field('Date Time', `${info.dateTime} (${formatTimezone(info.timezone)})`);
   field('Duration', `${formatDuration(info.blankDuration)} ~ ${formatDuration(info.totalDuration)}`);
   field('Message Count', String(info.messageCount));
-  if (info.format.endsWith('x') && info.splitCount > 0) {
+  // Split recordings, and foreign bags kept in several files (a rosbag2 folder of `_0.db3`, `_1.db3`, …).
+  if ((info.format.endsWith('x') && info.splitCount > 0) || info.splitCount > 1) {
     const by =
       info.splitByTime > 0
         ? ` (By time: ${(info.splitByTime / 1000).toFixed(2)}s)`
