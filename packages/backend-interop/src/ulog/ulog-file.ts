@@ -3,7 +3,7 @@ import { BagError } from '@vlink/bag-core';
 import type { Readable } from '@vlink/bag-mcap';
 import { corrupt } from '../common/errors.js';
 import { UlogCursor } from './ulog-cursor.js';
-import { decodeKeyValue } from './ulog-values.js';
+import { decodeKeyValue, jsonValue } from './ulog-values.js';
 
 const MAGIC = [0x55, 0x4c, 0x6f, 0x67, 0x01, 0x12, 0x35];
 const HEADER = 16;
@@ -67,7 +67,7 @@ export class UlogFile {
   readonly formats = new Map<string, string>();
   readonly definitions = new Map<string, MessageDefinition>();
   readonly info = new Map<string, string>();
-  readonly infoMultiple = new Map<string, string[][]>();
+  readonly infoMultiple = new Map<string, unknown[][]>();
   readonly parameters = new Map<string, string>();
   readonly defaultParameters = new Map<number, Map<string, string>>();
   /** One per url (topic instance), in the order they were first subscribed. */
@@ -165,8 +165,8 @@ export class UlogFile {
     else if (type === T.Parameter) this.parameters.set(kv.key, kv.value);
     else if (type === T.InfoMultiple) {
       const lists = this.infoMultiple.get(kv.key) ?? [];
-      if (body[0] && lists.length > 0) lists[lists.length - 1]!.push(kv.value);
-      else lists.push([kv.value]);
+      if (body[0] && lists.length > 0) lists[lists.length - 1]!.push(jsonValue(kv));
+      else lists.push([jsonValue(kv)]);
       this.infoMultiple.set(kv.key, lists);
     } else if (type === T.ParameterDefault) {
       for (let bit = 0; bit < 8; bit++) {
