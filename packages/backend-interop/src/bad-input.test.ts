@@ -31,7 +31,11 @@ const FILES: Array<{ fixture: string; target: (copy: string) => string; format: 
     format: 'rosbag2',
   })),
   { fixture: 'apollo/sensors.record', target: (c: string) => `${c}.record`, format: 'record' },
-  { fixture: 'ulog/flight.ulg', target: (c: string) => `${c}.ulg`, format: 'ulog' },
+  ...['flight.ulg', 'edge.ulg'].map((f) => ({
+    fixture: `ulog/${f}`,
+    target: (c: string) => `${c}.ulg`,
+    format: 'ulog',
+  })),
 ];
 
 type Outcome = { ok: true; count: number; complete: boolean } | { ok: false; code: string };

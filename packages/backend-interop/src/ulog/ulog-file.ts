@@ -3,7 +3,7 @@ import { BagError } from '@vlink/bag-core';
 import type { Readable } from '@vlink/bag-mcap';
 import { corrupt } from '../common/errors.js';
 import { UlogCursor } from './ulog-cursor.js';
-import { decodeKeyValue } from './ulog-values.js';
+import { decodeKeyValue, jsonValue } from './ulog-values.js';
 
 const MAGIC = [0x55, 0x4c, 0x6f, 0x67, 0x01, 0x12, 0x35];
 const HEADER = 16;
@@ -45,6 +45,12 @@ export const T = {
   Dropout: char('O'),
 };
 
+/**
+ * The message types that start the data section. Not "anything but a definition": the format says to skip message
+ * types a reader does not know, and pyulog keeps reading definitions past one, so a newer logger's extra
+ * definition-section message must not cut the formats that follow it off (the log would be refused as damaged).
+ */
+const DATA_TYPES = new Set([T.AddLogged, T.RemoveLogged, T.Data, T.Logging, T.LoggingTagged, T.Sync, T.Dropout]);
 const DEFINITION_TYPES = new Set([T.Flags, T.Format, T.Info, T.InfoMultiple, T.Parameter, T.ParameterDefault]);
 
 /**
@@ -61,10 +67,13 @@ export class UlogFile {
   readonly formats = new Map<string, string>();
   readonly definitions = new Map<string, MessageDefinition>();
   readonly info = new Map<string, string>();
-  readonly infoMultiple = new Map<string, string[][]>();
+  readonly infoMultiple = new Map<string, unknown[][]>();
   readonly parameters = new Map<string, string>();
   readonly defaultParameters = new Map<number, Map<string, string>>();
-  readonly subscriptions = new Map<number, UlogSubscription>();
+  /** One per url (topic instance), in the order they were first subscribed. */
+  readonly subscriptions: UlogSubscription[] = [];
+  /** The subscription each `A` message (by its file offset) makes current for its message id. */
+  readonly subscribedAt = new Map<number, UlogSubscription>();
   readonly dataStart: number;
   /** Counts of the messages that become frames of the synthetic urls. */
   readonly counts = { logging: 0, loggingTagged: 0, dropout: 0, parameter: 0 };
@@ -87,11 +96,11 @@ export class UlogFile {
     const cursor = new UlogCursor(readable, HEADER);
     let dataStart = readable.size();
     while (cursor.next()) {
-      if (!DEFINITION_TYPES.has(cursor.type)) {
+      if (DATA_TYPES.has(cursor.type)) {
         dataStart = cursor.offset;
         break;
       }
-      this.definition(cursor);
+      if (DEFINITION_TYPES.has(cursor.type)) this.definition(cursor);
     }
     if (cursor.truncatedAt !== undefined)
       throw corrupt('the definitions section is truncated', path, cursor.truncatedAt);
@@ -156,8 +165,8 @@ export class UlogFile {
     else if (type === T.Parameter) this.parameters.set(kv.key, kv.value);
     else if (type === T.InfoMultiple) {
       const lists = this.infoMultiple.get(kv.key) ?? [];
-      if (body[0] && lists.length > 0) lists[lists.length - 1]!.push(kv.value);
-      else lists.push([kv.value]);
+      if (body[0] && lists.length > 0) lists[lists.length - 1]!.push(jsonValue(kv));
+      else lists.push([jsonValue(kv)]);
       this.infoMultiple.set(kv.key, lists);
     } else if (type === T.ParameterDefault) {
       for (let bit = 0; bit < 8; bit++) {
@@ -175,14 +184,18 @@ export class UlogFile {
       if (this.minUs === undefined || us < this.minUs) this.minUs = us;
       if (this.maxUs === undefined || us > this.maxUs) this.maxUs = us;
     };
+    // Message id -> subscription as of the current message: an id subscribed again (to another topic) maps anew.
+    const current = new Map<number, UlogSubscription>();
     while (c.next()) {
       const length = c.end - c.start;
       switch (c.type) {
-        case T.AddLogged:
-          this.subscribe(c);
+        case T.AddLogged: {
+          const sub = this.subscribe(c);
+          if (sub) current.set(c.view.getUint16(c.start + 1, true), sub);
           break;
+        }
         case T.Data: {
-          const sub = length >= 2 ? this.subscriptions.get(c.view.getUint16(c.start, true)) : undefined;
+          const sub = length >= 2 ? current.get(c.view.getUint16(c.start, true)) : undefined;
           if (!sub) this.problem(c.offset, 'data message of an unknown subscription');
           else if (length - 2 < sub.timestampOffset + 8) this.problem(c.offset, `${sub.name} sample too short`);
           else {
@@ -225,10 +238,10 @@ export class UlogFile {
     if (c.truncatedAt !== undefined) this.problem(c.truncatedAt, 'the file ends in the middle of a message');
   }
 
-  private subscribe(c: UlogCursor): void {
+  private subscribe(c: UlogCursor): UlogSubscription | undefined {
     if (c.end - c.start < 4) {
       this.problem(c.offset, 'subscription message too short');
-      return;
+      return undefined;
     }
     const multiId = c.buf[c.start]!;
     const msgId = c.view.getUint16(c.start + 1, true);
@@ -236,7 +249,7 @@ export class UlogFile {
     const definition = this.definitions.get(name);
     if (!definition) {
       this.problem(c.offset, `subscription to ${name}, which has no format`);
-      return;
+      return undefined;
     }
     let timestampOffset = -1;
     let offset = 0;
@@ -250,14 +263,22 @@ export class UlogFile {
       }
     } catch (error) {
       this.problem(c.offset, `format of ${name}: ${(error as Error).message}`);
-      return;
+      return undefined;
     }
     if (timestampOffset < 0) {
       this.problem(c.offset, `format of ${name} has no uint64_t timestamp`);
-      return;
+      return undefined;
     }
+    // A message id reused for another topic (after an `R`) is a new subscription; the same topic instance again
+    // is the same url (its samples counted together), so no url is listed twice.
     const url = multiId === 0 ? name : `${name}[${multiId}]`;
-    this.subscriptions.set(msgId, { msgId, multiId, name, url, timestampOffset, count: 0, size: 0 });
+    let sub = this.subscriptions.find((s) => s.url === url);
+    if (!sub) {
+      sub = { msgId, multiId, name, url, timestampOffset, count: 0, size: 0 };
+      this.subscriptions.push(sub);
+    }
+    this.subscribedAt.set(c.offset, sub);
+    return sub;
   }
 
   private problem(offset: number, message: string): void {

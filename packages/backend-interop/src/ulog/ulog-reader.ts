@@ -11,7 +11,7 @@ import { damaged } from '../common/errors.js';
 import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-info.js';
 import { ForeignReader } from '../common/reader-base.js';
 import { inWindow, TimeBase } from '../common/time-base.js';
-import { T, u64, UlogFile } from './ulog-file.js';
+import { T, u64, UlogFile, type UlogSubscription } from './ulog-file.js';
 import { closingOnError, reusableFrame } from '../common/reader-helpers.js';
 
 /** Urls of the ULog messages that are not topic samples (uORB topic names never contain a `/`). */
@@ -32,7 +32,6 @@ export const ULOG_URLS = {
  */
 export class UlogReader extends ForeignReader {
   private readonly base: TimeBase;
-  private readonly urls = new Map<number, { url: string; serType: string; timestampOffset: number }>();
 
   private constructor(
     path: string,
@@ -43,7 +42,7 @@ export class UlogReader extends ForeignReader {
     const base = new TimeBase(Math.floor(startUs / 1000));
     const urls: ForeignUrl[] = [];
     const schemas = new Map<string, SchemaData>();
-    for (const sub of [...file.subscriptions.values()].sort((a, b) => a.msgId - b.msgId)) {
+    for (const sub of [...file.subscriptions].sort((a, b) => a.msgId - b.msgId)) {
       urls.push({
         url: sub.url,
         ser: sub.name,
@@ -115,8 +114,6 @@ export class UlogReader extends ForeignReader {
     });
     super(path, facts, [...schemas.values()]);
     this.base = base;
-    for (const sub of file.subscriptions.values())
-      this.urls.set(sub.msgId, { url: sub.url, serType: sub.name, timestampOffset: sub.timestampOffset });
   }
 
   static async open(path: string, options: ReaderOptions): Promise<UlogReader> {
@@ -125,7 +122,7 @@ export class UlogReader extends ForeignReader {
       const file = new UlogFile(path, readable);
       const first = file.problems[0];
       if (first && options.tryToFix !== true) {
-        const samples = [...file.subscriptions.values()].reduce((n, s) => n + s.count, 0);
+        const samples = file.subscriptions.reduce((n, s) => n + s.count, 0);
         throw damaged(
           path,
           `damaged ULog: ${first.message} at offset ${first.offset}${file.problems.length > 1 ? ` (and ${file.problems.length - 1} more problems)` : ''}`,
@@ -147,19 +144,26 @@ export class UlogReader extends ForeignReader {
     // Dropouts and parameter changes carry no time: they get the latest sample time before them (pyulog's rule).
     let last = this.file.headerTimestamp;
     const c = this.file.dataCursor();
+    // Message id -> subscription, followed through the file as the scan at open did (an id can be subscribed again).
+    const current = new Map<number, UlogSubscription>();
     while (c.next()) {
       let us: number;
       let start = c.start;
       switch (c.type) {
+        case T.AddLogged: {
+          const sub = this.file.subscribedAt.get(c.offset);
+          if (sub) current.set(c.view.getUint16(c.start + 1, true), sub);
+          continue;
+        }
         case T.Data: {
           if (c.end - c.start < 2) continue;
-          const sub = this.urls.get(c.view.getUint16(c.start, true));
+          const sub = current.get(c.view.getUint16(c.start, true));
           if (!sub || c.end - c.start - 2 < sub.timestampOffset + 8) continue; // reported at open (tryToFix)
           us = u64(c.view, c.start + 2 + sub.timestampOffset);
           if (us > last) last = us;
           if (!want(sub.url)) continue;
           frame.url = sub.url;
-          frame.serType = sub.serType;
+          frame.serType = sub.name;
           start += 2;
           break;
         }

@@ -45,3 +45,18 @@ export function decodeKeyValue(body: Uint8Array): { type: string; key: string; v
   }
   return { type, key, value: JSON.stringify([...raw]) };
 }
+
+const INTEGERS = new Set(['int8_t', 'uint8_t', 'int16_t', 'uint16_t', 'int32_t', 'uint32_t', 'int64_t', 'uint64_t']);
+
+/**
+ * A decoded value as JSON data, for the lists of info multiple (kept as JSON): numbers as numbers and booleans as
+ * booleans, as pyulog gives them (not their text: `[["-5","6"]]` for two int32 pieces read as strings), arrays as
+ * lists; strings, and 64-bit integers beyond 2^53 (a JSON number would round them), as text.
+ */
+export function jsonValue(kv: { type: string; value: string }): unknown {
+  if (kv.type === 'bool') return kv.value === 'true';
+  if (kv.type === 'float' || kv.type === 'double') return Number(kv.value);
+  if (INTEGERS.has(kv.type)) return Number.isSafeInteger(Number(kv.value)) ? Number(kv.value) : kv.value;
+  if (kv.value.startsWith('[') && !kv.type.startsWith('char[')) return JSON.parse(kv.value);
+  return kv.value;
+}
