@@ -235,7 +235,14 @@ async function exportBag(
         const perUrl = batch.report;
         let record: Record<string, unknown> | undefined;
         let plain = false;
-        if (decoder) {
+        // A JSON payload the url's check accepts is its own `data`: DuckDB decodes it during the write-out, in C++ on
+        // its thread, instead of JSON.parse and the typed writer on this one (raw-json.ts).
+        const dataInPayload =
+          decoder !== undefined &&
+          batch.rawJson !== undefined &&
+          batch.isJson(frame, decoder) &&
+          batch.rawJson(frame.data);
+        if (decoder && !dataInPayload) {
           const decoded = decoder.decode(frame);
           if (decoded.kind === 'hex' || (decoded.kind === 'text' && decoder.encodingOf(frame) === 'json')) {
             if (decoded.kind !== 'hex' || decoded.error) {
@@ -264,6 +271,7 @@ async function exportBag(
           frame.data,
           record,
           plain,
+          dataInPayload,
         );
         staged += added;
         perUrl.messages++;
