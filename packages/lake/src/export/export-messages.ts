@@ -237,7 +237,7 @@ async function exportBag(
         let plain = false;
         // A JSON payload the url's check accepts is its own `data`: DuckDB decodes it during the write-out, in C++ on
         // its thread, instead of JSON.parse and the typed writer on this one (raw-json.ts).
-        const dataInPayload =
+        let dataInPayload =
           decoder !== undefined &&
           batch.rawJson !== undefined &&
           batch.isJson(frame, decoder) &&
@@ -259,7 +259,14 @@ async function exportBag(
           }
         }
         // Opened after the first message is decoded, so the staging tables know the url's `data` structure.
-        if (!batch.ready) await batch.open();
+        if (!batch.ready) {
+          await batch.open();
+          // Its first message too, so a url's chunks usually hold no typed rows (cheaper NULLs, staging-chunk.ts).
+          if (plain && batch.rawJson?.(frame.data)) {
+            record = undefined;
+            dataInPayload = true;
+          }
+        }
         const publish = frame.publishTime;
         const size = frame.data.byteLength;
         const added = batch.append(
