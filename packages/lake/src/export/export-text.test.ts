@@ -3,9 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { ActionType, SchemaType } from '@vlink/bag';
 import { after, describe, test } from '@vlink/fixtures/test';
-import { type PushedFrame, writeExportBag } from '../testing/export-bags.js';
+import { jsonFrames, writeExportBag } from '../testing/export-bags.js';
 import { withoutLoneSurrogates } from './data-structure.js';
 import { exportMessages } from './export-messages.js';
 import { CopyQueue } from './url-batch.js';
@@ -30,21 +29,6 @@ describe('withoutLoneSurrogates', () => {
 describe('exportMessages: text no UTF-8 can hold', () => {
   const dir = mkdtempSync(join(tmpdir(), 'lake-export-text-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
-
-  /** JSON payloads of url `/j`, 1 ms apart. */
-  const jsonFrames = (texts: readonly string[]): PushedFrame[] =>
-    texts.map((text, i) => ({
-      frame: {
-        timestamp: i * 1000,
-        publishTime: i * 1000,
-        url: '/j',
-        serType: 'json',
-        schemaType: SchemaType.Raw,
-        actionType: ActionType.Publish,
-        data: utf8(text),
-      },
-      data: undefined,
-    }));
 
   async function exportedRows(out: string): Promise<Array<{ payload: Uint8Array; data: unknown }>> {
     const instance = await DuckDBInstance.create(':memory:');
@@ -74,7 +58,7 @@ describe('exportMessages: text no UTF-8 can hold', () => {
     ['the first message', ['{"s":"\\udfff","n":1}', '{"s":"\\\\ud800","n":2}'], ['\ufffd', '\\ud800']],
   ] as const) {
     test(`a lone surrogate in ${name}: exported as U+FFFD in data, payload as recorded, counted`, SLOW, async () => {
-      const frames = jsonFrames(texts);
+      const frames = jsonFrames(texts.map(utf8));
       const bag = join(dir, `${name.replaceAll(' ', '-')}.vcap`);
       await writeExportBag(bag, frames);
       const out = join(dir, `out-${name.replaceAll(' ', '-')}`);

@@ -3,9 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { ActionType, SchemaType } from '@vlink/bag';
 import { after, describe, test } from '@vlink/fixtures/test';
-import { type PushedFrame, writeExportBag } from '../testing/export-bags.js';
+import { jsonFrames, writeExportBag } from '../testing/export-bags.js';
 import { asRecord, recordJson, type Structure, withoutLoneSurrogates } from './data-structure.js';
 import { sqlString } from './duckdb.js';
 import { exportMessages } from './export-messages.js';
@@ -168,18 +167,7 @@ describe('exportMessages: JSON payloads staged as they are', () => {
       if (i % 3 === 0) payloads.push(bytesOf(REJECTED[i % REJECTED.length]![0]));
       if (i % 7 === 0) payloads.push(utf8(`{"a":${i},"s":"n${i}","b":true,"o":{"x":${-i / 8},"y":"${i}"}}`));
     }
-    const frames: PushedFrame[] = payloads.map((data, i) => ({
-      frame: {
-        timestamp: i * 1000,
-        publishTime: i * 1000,
-        url: '/j',
-        serType: 'json',
-        schemaType: SchemaType.Raw,
-        actionType: ActionType.Publish,
-        data,
-      },
-      data: undefined,
-    }));
+    const frames = jsonFrames(payloads);
     const bag = join(dir, 'mixed.vcap');
     await writeExportBag(bag, frames);
     const out = join(dir, 'out');
