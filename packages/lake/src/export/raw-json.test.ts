@@ -136,6 +136,15 @@ describe('rawJsonCheck', () => {
     assert.ok(rawJsonCheck({ 'é ü': { 'x y': 'BOOLEAN' } })!(utf8('{"é ü":{"x y":true}}')));
   });
 
+  test('keys in any order, one a prefix of another; each key once', () => {
+    const prefix = rawJsonCheck({ a: 'DOUBLE', ab: 'DOUBLE' })!;
+    for (const text of ['{"ab":1,"a":2}', '{"a":1,"ab":2}', '{"ab":1}', '{ "a" :1}'])
+      assert.ok(prefix(utf8(text)), text);
+    for (const text of ['{"ab":1,"ab":2}', '{"abc":1}', '{"a\\u0062":1}', '{"":1}', '{"a":1,"ab":2,"a":3}']) {
+      assert.ok(!prefix(utf8(text)), text);
+    }
+  });
+
   test('json_transform of an accepted payload is json_transform of its JSON.parse record', async () => {
     const numbers = numberTexts(3000).flatMap((n) => [`{"a":${n}}`, `{"o":{"x":${n},"y":"${n}"}}`]);
     const accepted = [...ACCEPTED, ...numbers].filter((text) => check(utf8(text)));

@@ -72,169 +72,173 @@ const MAX_NUMBER_LENGTH = 24;
 const SIMPLE_ESCAPE = new Uint8Array(128);
 for (const c of '"\\/bfnrt') SIMPLE_ESCAPE[c.charCodeAt(0)] = 1;
 
-/** A one-pass recursive-descent reader over the bytes, following the structure (it has no lists, so no recursion). */
+/**
+ * A one-pass recursive-descent reader over the bytes, following the structure (it has no lists, so the recursion is
+ * as deep as the structure). Plain functions over (bytes, position), each returning the position after what it read
+ * or -1: the check runs for every JSON message, so it stays free of allocations and property lookups.
+ */
 class Scanner {
-  private bytes: Uint8Array = new Uint8Array(0);
-  private pos = 0;
-  private end = 0;
-  /** Numbers each object visited, so a field seen twice in one object is noticed without clearing anything. */
-  private visit = 0;
-
   constructor(private readonly root: ObjectShape) {}
 
   accepts(bytes: Uint8Array): boolean {
-    this.bytes = bytes;
-    this.pos = 0;
-    this.end = bytes.length;
-    this.space();
-    if (!this.object(this.root)) return false;
-    this.space();
-    return this.pos === this.end;
+    const end = bytes.length;
+    let pos = space(bytes, 0, end);
+    if (bytes[pos] !== OPEN) return false;
+    pos = object(bytes, pos, end, this.root);
+    return pos >= 0 && space(bytes, pos, end) === end;
   }
+}
 
-  private space(): void {
-    const bytes = this.bytes;
-    let pos = this.pos;
-    while (pos < this.end) {
-      const c = bytes[pos]!;
-      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
-      pos++;
-    }
-    this.pos = pos;
+/** Numbers each object read, so a field seen twice in one object is noticed without clearing anything. */
+let visits = 0;
+
+function space(bytes: Uint8Array, pos: number, end: number): number {
+  while (pos < end) {
+    const c = bytes[pos]!;
+    if (c > 0x20 || (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09)) break;
+    pos++;
   }
+  return pos;
+}
 
-  private object(shape: ObjectShape): boolean {
-    if (this.bytes[this.pos] !== OPEN) return false;
-    this.pos++;
-    const visit = ++this.visit;
-    this.space();
-    if (this.bytes[this.pos] === CLOSE) {
-      this.pos++;
-      return true;
-    }
-    let expected = 0;
-    for (;;) {
-      const field = this.key(shape, expected);
-      if (field < 0 || shape.seen[field] === visit) return false;
-      shape.seen[field] = visit;
-      expected = field + 1;
-      this.space();
-      if (this.bytes[this.pos] !== COLON) return false;
-      this.pos++;
-      this.space();
-      if (!this.value(shape.fields[field]!)) return false;
-      this.space();
-      const c = this.bytes[this.pos++];
-      if (c === CLOSE) return true;
-      if (c !== COMMA) return false;
-      this.space();
-    }
-  }
-
-  /** The index of the field whose name the key at `pos` is (tried first: the one after the last), or -1. */
-  private key(shape: ObjectShape, expected: number): number {
-    const bytes = this.bytes;
-    if (bytes[this.pos] !== QUOTE) return -1;
-    const start = this.pos + 1;
-    let pos = start;
-    while (pos < this.end) {
-      const c = bytes[pos]!;
-      if (c === QUOTE) break;
-      // Names are unescaped text (see shapeOf); a key with an escape or a control byte is not one of them.
-      if (c === BACKSLASH || c < 0x20) return -1;
-      pos++;
-    }
-    if (pos >= this.end) return -1;
-    this.pos = pos + 1;
-    const names = shape.names;
-    const length = pos - start;
-    for (let i = 0; i < names.length; i++) {
-      const index = (expected + i) % names.length;
-      const name = names[index]!;
-      if (name.length !== length) continue;
-      let j = 0;
-      while (j < length && name[j] === bytes[start + j]) j++;
-      if (j === length) return index;
-    }
-    return -1;
-  }
-
-  private value(shape: Shape): boolean {
-    if (this.bytes[this.pos] === 0x6e) return this.literal('null');
-    if (shape === 'DOUBLE') return this.number();
-    if (shape === 'VARCHAR') return this.string();
-    if (shape === 'BOOLEAN') return this.bytes[this.pos] === 0x74 ? this.literal('true') : this.literal('false');
-    return this.object(shape);
-  }
-
-  private literal(word: string): boolean {
-    const bytes = this.bytes;
-    if (this.pos + word.length > this.end) return false;
-    for (let i = 0; i < word.length; i++) if (bytes[this.pos + i] !== word.charCodeAt(i)) return false;
-    this.pos += word.length;
-    return true;
-  }
-
-  /** A number in JSON's grammar, short, not overflowing or underflowing, and not a negative zero (see rawJsonCheck). */
-  private number(): boolean {
-    const bytes = this.bytes;
-    const start = this.pos;
-    let pos = start;
-    const negative = bytes[pos] === MINUS;
-    if (negative) pos++;
-    let nonZero = false;
-    let c = bytes[pos];
-    if (c === ZERO) pos++;
-    else if (c !== undefined && c > ZERO && c <= NINE) {
-      nonZero = true;
-      while (pos < this.end && isDigit(bytes[pos]!)) pos++;
-    } else return false;
-    if (bytes[pos] === DOT) {
-      pos++;
-      const digits = pos;
-      while (pos < this.end && isDigit((c = bytes[pos]!))) {
-        if (c !== ZERO) nonZero = true;
-        pos++;
+/** The object at `pos` (its `{`). */
+function object(bytes: Uint8Array, pos: number, end: number, shape: ObjectShape): number {
+  pos = space(bytes, pos + 1, end);
+  if (bytes[pos] === CLOSE) return pos + 1;
+  const visit = ++visits;
+  const { names, fields, seen } = shape;
+  let expected = 0;
+  for (;;) {
+    if (bytes[pos] !== QUOTE) return -1;
+    pos++;
+    // Messages of a url usually list the fields in one order: the next field's name is tried first.
+    let field = -1;
+    if (expected < names.length) {
+      const name = names[expected]!;
+      const length = name.length;
+      if (pos + length < end && bytes[pos + length] === QUOTE) {
+        let i = 0;
+        while (i < length && bytes[pos + i] === name[i]) i++;
+        if (i === length) {
+          field = expected;
+          pos += length + 1;
+        }
       }
-      if (pos === digits) return false;
     }
-    c = bytes[pos];
-    if (c === 0x65 || c === 0x45) {
-      pos++;
-      c = bytes[pos];
-      if (c === PLUS || c === MINUS) pos++;
-      const digits = pos;
-      while (pos < this.end && isDigit(bytes[pos]!)) pos++;
-      if (pos === digits || pos - digits > 2) return false;
+    if (field < 0) {
+      field = key(bytes, pos, end, names);
+      if (field < 0) return -1;
+      pos += names[field]!.length + 1;
     }
-    if (pos - start > MAX_NUMBER_LENGTH || (negative && !nonZero)) return false;
-    this.pos = pos;
-    return true;
+    if (seen[field] === visit) return -1;
+    seen[field] = visit;
+    expected = field + 1;
+    pos = space(bytes, pos, end);
+    if (bytes[pos] !== COLON) return -1;
+    pos = space(bytes, pos + 1, end);
+    pos = value(bytes, pos, end, fields[field]!);
+    if (pos < 0) return -1;
+    pos = space(bytes, pos, end);
+    const c = bytes[pos];
+    if (c === CLOSE) return pos + 1;
+    if (c !== COMMA) return -1;
+    pos = space(bytes, pos + 1, end);
   }
+}
 
-  /** A string of valid UTF-8 with one-letter escapes only (see rawJsonCheck). */
-  private string(): boolean {
-    const bytes = this.bytes;
-    const end = this.end;
-    if (bytes[this.pos] !== QUOTE) return false;
-    let pos = this.pos + 1;
+/** The index of the field whose name is the key at `pos` (after its opening quote), or -1. */
+function key(bytes: Uint8Array, pos: number, end: number, names: readonly Uint8Array[]): number {
+  let close = pos;
+  while (close < end) {
+    const c = bytes[close]!;
+    if (c === QUOTE) break;
+    // Names are unescaped text (see shapeOf); a key with an escape or a control byte is not one of them.
+    if (c === BACKSLASH || c < 0x20) return -1;
+    close++;
+  }
+  if (close >= end) return -1;
+  const length = close - pos;
+  for (let index = 0; index < names.length; index++) {
+    const name = names[index]!;
+    if (name.length !== length) continue;
+    let i = 0;
+    while (i < length && name[i] === bytes[pos + i]) i++;
+    if (i === length) return index;
+  }
+  return -1;
+}
+
+function value(bytes: Uint8Array, pos: number, end: number, shape: Shape): number {
+  const c = bytes[pos];
+  if (c === 0x6e) return literal(bytes, pos, end, NULL);
+  if (shape === 'DOUBLE') return number(bytes, pos, end);
+  if (shape === 'VARCHAR') return c === QUOTE ? string(bytes, pos + 1, end) : -1;
+  if (shape === 'BOOLEAN') return literal(bytes, pos, end, c === 0x74 ? TRUE : FALSE);
+  return c === OPEN ? object(bytes, pos, end, shape) : -1;
+}
+
+const NULL = encoder.encode('null');
+const TRUE = encoder.encode('true');
+const FALSE = encoder.encode('false');
+
+function literal(bytes: Uint8Array, pos: number, end: number, word: Uint8Array): number {
+  if (pos + word.length > end) return -1;
+  for (let i = 0; i < word.length; i++) if (bytes[pos + i] !== word[i]) return -1;
+  return pos + word.length;
+}
+
+/** A number in JSON's grammar, short, not overflowing or underflowing, and not a negative zero (see rawJsonCheck). */
+function number(bytes: Uint8Array, start: number, end: number): number {
+  let pos = start;
+  const negative = bytes[pos] === MINUS;
+  if (negative) pos++;
+  let nonZero = false;
+  let c = bytes[pos];
+  if (c === ZERO) pos++;
+  else if (c !== undefined && c > ZERO && c <= NINE) {
+    nonZero = true;
+    pos++;
+    while (pos < end && isDigit(bytes[pos]!)) pos++;
+  } else return -1;
+  if (bytes[pos] === DOT) {
+    pos++;
+    const digits = pos;
     while (pos < end) {
-      const c = bytes[pos++]!;
-      if (c === QUOTE) {
-        this.pos = pos;
-        return true;
-      }
-      if (c < 0x20) return false;
-      if (c === BACKSLASH) {
-        const e = bytes[pos++];
-        if (e === undefined || e >= 0x80 || SIMPLE_ESCAPE[e] !== 1) return false;
-      } else if (c >= 0x80) {
-        pos = utf8Sequence(bytes, pos - 1, end);
-        if (pos < 0) return false;
-      }
+      c = bytes[pos]!;
+      if (!isDigit(c)) break;
+      if (c !== ZERO) nonZero = true;
+      pos++;
     }
-    return false;
+    if (pos === digits) return -1;
   }
+  c = bytes[pos];
+  if (c === 0x65 || c === 0x45) {
+    pos++;
+    c = bytes[pos];
+    if (c === PLUS || c === MINUS) pos++;
+    const digits = pos;
+    while (pos < end && isDigit(bytes[pos]!)) pos++;
+    if (pos === digits || pos - digits > 2) return -1;
+  }
+  if (pos - start > MAX_NUMBER_LENGTH || (negative && !nonZero)) return -1;
+  return pos;
+}
+
+/** A string (from after its opening quote) of valid UTF-8 with one-letter escapes only (see rawJsonCheck). */
+function string(bytes: Uint8Array, pos: number, end: number): number {
+  while (pos < end) {
+    const c = bytes[pos++]!;
+    if (c === QUOTE) return pos;
+    if (c < 0x20) return -1;
+    if (c === BACKSLASH) {
+      const e = bytes[pos++];
+      if (e === undefined || e >= 0x80 || SIMPLE_ESCAPE[e] !== 1) return -1;
+    } else if (c >= 0x80) {
+      pos = utf8Sequence(bytes, pos - 1, end);
+      if (pos < 0) return -1;
+    }
+  }
+  return -1;
 }
 
 const isDigit = (c: number): boolean => c >= ZERO && c <= NINE;
