@@ -133,6 +133,8 @@ export async function exportMessages(
       });
       previous.catch(() => undefined);
     }
+    // The reading is over: the last bag's write-outs may use the reader's core too.
+    copies.addLane(await instance.connect());
     await previous;
   } finally {
     // never close DuckDB under a write-out (after a failure of the next bag)

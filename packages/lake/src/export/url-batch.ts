@@ -217,10 +217,14 @@ export class UrlBatch {
     this.appender?.closeSync();
     this.appender = undefined;
     const tables = this.tables;
+    // Queued now (so the queue's close waits for it) but dropping only after both tables' write-outs, which are queued
+    // before it and may still run on another lane (CopyQueue.addLane).
+    const writes = Promise.all([previous, written]);
     const dropped = this.writer.run(async (copier) => {
+      await writes.catch(() => undefined);
       for (const table of tables) await copier.run(`DROP TABLE IF EXISTS ${table}`);
     });
-    return Promise.all([previous, written, dropped]).then(() => undefined);
+    return Promise.all([writes, dropped]).then(() => undefined);
   }
 
   /** Closes the appender of the current table, queues its write-out and switches tables (no new appender yet). */
@@ -295,18 +299,60 @@ export class UrlBatch {
   }
 }
 
-/** Runs the Parquet write-outs one after another on their own connection (a connection runs one query at a time). */
-export class CopyQueue {
-  private tail: Promise<unknown> = Promise.resolve();
-  private queued = 0;
+interface CopyTask {
+  task: (copier: DuckDBConnection) => Promise<void>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
 
-  constructor(private readonly copier: DuckDBConnection) {}
+/**
+ * Runs the Parquet write-outs on their own connections (a connection runs one query at a time): in the order queued,
+ * one at a time on one lane; with more lanes ({@link addLane}) as many at once. Tasks that must follow one another
+ * (a url's write-outs and the DROP of its tables) are queued only once the earlier ones ended (UrlBatch).
+ */
+export class CopyQueue {
+  private readonly waiting: CopyTask[] = [];
+  private readonly idle: DuckDBConnection[];
+  private readonly lanes: DuckDBConnection[];
+  private running = 0;
+  private drained: (() => void) | undefined;
+
+  constructor(copier: DuckDBConnection) {
+    this.idle = [copier];
+    this.lanes = [copier];
+  }
 
   run(task: (copier: DuckDBConnection) => Promise<void>): Promise<void> {
-    this.queued++;
-    const done = this.tail.then(() => task(this.copier)).finally(() => this.queued--);
-    this.tail = done.catch(() => undefined);
-    return done;
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ task, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /**
+   * Adds a connection that runs queued tasks alongside the others: for the write-outs left once the reading is over,
+   * when the reader no longer needs its core (while it reads, a second DuckDB thread only contends with it).
+   */
+  addLane(copier: DuckDBConnection): void {
+    this.lanes.push(copier);
+    this.idle.push(copier);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.idle.length > 0 && this.waiting.length > 0) {
+      const copier = this.idle.shift()!;
+      const { task, resolve, reject } = this.waiting.shift()!;
+      this.running++;
+      task(copier)
+        .then(resolve, reject)
+        .finally(() => {
+          this.running--;
+          this.idle.push(copier);
+          this.pump();
+        });
+    }
+    if (!this.busy) this.drained?.();
   }
 
   /**
@@ -315,15 +361,15 @@ export class CopyQueue {
    * loop must let the event loop run now and then (see exportBag), or DuckDB sits idle until the loop ends.
    */
   get busy(): boolean {
-    return this.queued > 0;
+    return this.running > 0 || this.waiting.length > 0;
   }
 
   /**
-   * Closes the connection once every queued task has ended: a task still queued behind a failed one (the DROP after
+   * Closes the connections once every queued task has ended: a task still queued behind a failed one (the DROP after
    * a failed COPY) would otherwise run on a closed connection, which crashes the process inside DuckDB.
    */
   async close(): Promise<void> {
-    await this.tail;
-    this.copier.closeSync();
+    if (this.busy) await new Promise<void>((resolve) => (this.drained = resolve));
+    for (const copier of this.lanes) copier.closeSync();
   }
 }
