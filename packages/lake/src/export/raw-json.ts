@@ -9,7 +9,10 @@ import type { Structure } from './data-structure.js';
  */
 export type RawJsonCheck = (payload: Uint8Array) => boolean;
 
-/** A leaf of the structure, or an object's fields (by their UTF-8 names) and the number of the last object read with each. */
+/**
+ * A leaf of the structure, or an object's fields (by their UTF-8 names) and, for each, the number of the last object
+ * read that had it.
+ */
 type Shape = 'DOUBLE' | 'VARCHAR' | 'BOOLEAN' | ObjectShape;
 interface ObjectShape {
   names: Uint8Array[];
