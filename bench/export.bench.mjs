@@ -9,11 +9,23 @@
 //   binary  the baseline, in the same process: what `vlink-bag cat` does to each frame, writing binary frames: the
 //           same bags read with the reader's cursor, each frame written as a 32-byte header (times, sizes) and its
 //           payload through a 4 MiB buffer to one file.
-// Interleaved repetitions, medians; ratio = export messages/s over binary's (goal ≥ 0.5).
+// Interleaved repetitions, medians; ratio = export messages/s over binary's (goal ≥ 0.5). On Linux each case also
+// records the CPU time of the JavaScript thread (`jsThreadCpuMs`, from /proc: the export's bottleneck on 2 cores, and
+// less disturbed than wall time by other processes on a loaded machine) and the same ratio of those times.
 //
 //   node bench/export.bench.mjs [--quick]      bun …      deno run -A --node-modules-dir=manual bench/export.bench.mjs
 //   --quick: 2-minute recordings; --smoke: 10 s, harness check only (results to bench/results/smoke/).
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,14 +93,25 @@ for (const [i, ext] of ['vcap', 'vcap', 'vdb', 'vdb'].entries()) {
 }
 const bagBytes = bags.reduce((sum, bag) => sum + statSync(bag).size, 0);
 
+/** CPU ms of this (the JavaScript) thread so far, or undefined where /proc has no schedstat (not Linux). */
+function jsThreadCpuMs() {
+  try {
+    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return undefined;
+  }
+}
+
 async function runExport(decode) {
   const out = join(dir, `lake-${decode ? 'decoded' : 'plain'}`);
   rmSync(out, { recursive: true, force: true });
   const t0 = performance.now();
+  const cpu0 = jsThreadCpuMs();
   const report = await exportMessages(bags, out, { decode });
+  const cpuMs = cpu0 === undefined ? undefined : jsThreadCpuMs() - cpu0;
   const ms = performance.now() - t0;
   if (report.messages !== messages) throw new Error(`exported ${report.messages} of ${messages} messages`);
-  return { ms, messages: report.messages, files: report.files, outBytes: report.bytes };
+  return { ms, cpuMs, messages: report.messages, files: report.files, outBytes: report.bytes };
 }
 
 /** The `cat --format binary` loop: cursor, a fixed header and the payload per frame, buffered writes. */
@@ -103,6 +126,7 @@ async function runBinary() {
     used = 0;
   };
   const t0 = performance.now();
+  const cpu0 = jsThreadCpuMs();
   let count = 0;
   for (const bag of bags) {
     const reader = await BagReader.create(bag);
@@ -133,9 +157,10 @@ async function runBinary() {
   }
   flush();
   closeSync(fd);
+  const cpuMs = cpu0 === undefined ? undefined : jsThreadCpuMs() - cpu0;
   const ms = performance.now() - t0;
   if (count !== messages) throw new Error(`read ${count} of ${messages} messages`);
-  return { ms, messages: count, outBytes: statSync(out).size };
+  return { ms, cpuMs, messages: count, outBytes: statSync(out).size };
 }
 
 const results = { binary: [], decoded: [], plain: [] };
@@ -147,6 +172,8 @@ for (let r = 0; r < REPEATS; r++) {
 
 const binaryMs = median(results.binary.map((x) => x.ms));
 const binaryPerS = messages / (binaryMs / 1000);
+const cpuMedian = (runs) => (runs[0].cpuMs === undefined ? undefined : median(runs.map((x) => x.cpuMs)));
+const binaryCpuMs = cpuMedian(results.binary);
 const cases = [
   ['export (decoded data STRUCT)', results.decoded],
   ['export (payload only, decode: false)', results.plain],
@@ -161,6 +188,9 @@ const cases = [
     files: runs[0].files,
     outMiB: round(runs[0].outBytes / (1024 * 1024)),
     ratioToBinary: round(perS / binaryPerS, 3),
+    ...(binaryCpuMs === undefined
+      ? {}
+      : { jsThreadCpuMs: round(cpuMedian(runs)), jsThreadCpuRatioToBinary: round(binaryCpuMs / cpuMedian(runs), 3) }),
   };
 });
 
@@ -182,12 +212,20 @@ const out = {
     export: '`exportMessages` (@vlink/bag-lake): read, decode, stage in DuckDB, COPY to hive-partitioned Parquet',
     binary: 'the reader cursor writing each frame as a binary record (header + payload) through a 4 MiB buffer',
   },
-  binary: { ms: round(binaryMs), messagesPerS: round(binaryPerS), outMiB: round(results.binary[0].outBytes / 2 ** 20) },
+  binary: {
+    ms: round(binaryMs),
+    messagesPerS: round(binaryPerS),
+    outMiB: round(results.binary[0].outBytes / 2 ** 20),
+    ...(binaryCpuMs === undefined ? {} : { jsThreadCpuMs: round(binaryCpuMs) }),
+  },
   cases,
 };
 for (const c of cases) {
   console.log(
-    `${c.name}: ${messages} messages in ${c.ms} ms = ${Math.round(c.messagesPerS)} msg/s, ${c.payloadMiBPerS} MiB/s payload (${c.ratioToBinary}× binary frames at ${Math.round(binaryPerS)} msg/s)`,
+    `${c.name}: ${messages} messages in ${c.ms} ms = ${Math.round(c.messagesPerS)} msg/s, ${c.payloadMiBPerS} MiB/s payload (${c.ratioToBinary}× binary frames at ${Math.round(binaryPerS)} msg/s)` +
+      (c.jsThreadCpuMs === undefined
+        ? ''
+        : `; JavaScript thread ${c.jsThreadCpuMs} ms CPU (${c.jsThreadCpuRatioToBinary}× binary's ${round(binaryCpuMs)} ms)`),
   );
 }
 const resultsDir = join(here, 'results', smoke ? 'smoke' : '');

@@ -133,6 +133,8 @@ export async function exportMessages(
       });
       previous.catch(() => undefined);
     }
+    // The reading is over: the last bag's write-outs may use the reader's core too.
+    copies.addLane(await instance.connect());
     await previous;
   } finally {
     // never close DuckDB under a write-out (after a failure of the next bag)
@@ -235,7 +237,14 @@ async function exportBag(
         const perUrl = batch.report;
         let record: Record<string, unknown> | undefined;
         let plain = false;
-        if (decoder) {
+        // A JSON payload the url's check accepts is its own `data`: DuckDB decodes it during the write-out, in C++ on
+        // its thread, instead of JSON.parse and the typed writer on this one (raw-json.ts).
+        let dataInPayload =
+          decoder !== undefined &&
+          batch.rawJson !== undefined &&
+          batch.isJson(frame, decoder) &&
+          batch.rawJson(frame.data);
+        if (decoder && !dataInPayload) {
           const decoded = decoder.decode(frame);
           if (decoded.kind === 'hex' || (decoded.kind === 'text' && decoder.encodingOf(frame) === 'json')) {
             if (decoded.kind !== 'hex' || decoded.error) {
@@ -252,7 +261,14 @@ async function exportBag(
           }
         }
         // Opened after the first message is decoded, so the staging tables know the url's `data` structure.
-        if (!batch.ready) await batch.open();
+        if (!batch.ready) {
+          await batch.open();
+          // Its first message too, so a url's chunks usually hold no typed rows (cheaper NULLs, staging-chunk.ts).
+          if (plain && batch.rawJson?.(frame.data)) {
+            record = undefined;
+            dataInPayload = true;
+          }
+        }
         const publish = frame.publishTime;
         const size = frame.data.byteLength;
         const added = batch.append(
@@ -264,6 +280,7 @@ async function exportBag(
           frame.data,
           record,
           plain,
+          dataInPayload,
         );
         staged += added;
         perUrl.messages++;

@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
-import { ActionType, SchemaType } from '@vlink/bag';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { after, describe, test } from '@vlink/fixtures/test';
-import { type PushedFrame, writeExportBag } from '../testing/export-bags.js';
+import { jsonFrames, writeExportBag } from '../testing/export-bags.js';
 import { withoutLoneSurrogates } from './data-structure.js';
 import { exportMessages } from './export-messages.js';
 import { CopyQueue } from './url-batch.js';
@@ -30,21 +29,6 @@ describe('withoutLoneSurrogates', () => {
 describe('exportMessages: text no UTF-8 can hold', () => {
   const dir = mkdtempSync(join(tmpdir(), 'lake-export-text-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
-
-  /** JSON payloads of url `/j`, 1 ms apart. */
-  const jsonFrames = (texts: readonly string[]): PushedFrame[] =>
-    texts.map((text, i) => ({
-      frame: {
-        timestamp: i * 1000,
-        publishTime: i * 1000,
-        url: '/j',
-        serType: 'json',
-        schemaType: SchemaType.Raw,
-        actionType: ActionType.Publish,
-        data: utf8(text),
-      },
-      data: undefined,
-    }));
 
   async function exportedRows(out: string): Promise<Array<{ payload: Uint8Array; data: unknown }>> {
     const instance = await DuckDBInstance.create(':memory:');
@@ -74,7 +58,7 @@ describe('exportMessages: text no UTF-8 can hold', () => {
     ['the first message', ['{"s":"\\udfff","n":1}', '{"s":"\\\\ud800","n":2}'], ['\ufffd', '\\ud800']],
   ] as const) {
     test(`a lone surrogate in ${name}: exported as U+FFFD in data, payload as recorded, counted`, SLOW, async () => {
-      const frames = jsonFrames(texts);
+      const frames = jsonFrames(texts.map(utf8));
       const bag = join(dir, `${name.replaceAll(' ', '-')}.vcap`);
       await writeExportBag(bag, frames);
       const out = join(dir, `out-${name.replaceAll(' ', '-')}`);
@@ -113,4 +97,34 @@ describe('CopyQueue', () => {
     assert.deepEqual(order, ['later task', 'closed']);
     instance.closeSync();
   });
+
+  test(
+    'one task at a time in the order queued; with a second lane two at once, close waiting for both',
+    SLOW,
+    async () => {
+      const instance = await DuckDBInstance.create(':memory:');
+      const queue = new CopyQueue(await instance.connect());
+      let running = 0;
+      let most = 0;
+      const order: number[] = [];
+      const task = (n: number) => async (copier: DuckDBConnection) => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        await copier.run('SELECT 1');
+        order.push(n);
+        running--;
+      };
+      await Promise.all([1, 2, 3].map((n) => queue.run(task(n))));
+      assert.deepEqual(order, [1, 2, 3]);
+      assert.equal(most, 1);
+      queue.addLane(await instance.connect());
+      const both = [4, 5].map((n) => queue.run(task(n)));
+      await queue.close();
+      assert.equal(most, 2, 'the two tasks ran at once');
+      assert.deepEqual(order.slice(3).sort(), [4, 5]);
+      await Promise.all(both);
+      instance.closeSync();
+    },
+  );
 });

@@ -1,6 +1,7 @@
 import {
   type DuckDBAppender,
   DuckDBDataChunk,
+  DuckDBStructType,
   type DuckDBType,
   type DuckDBVarCharVector,
   type DuckDBVector,
@@ -15,10 +16,18 @@ const CHUNK_ROWS = 2048;
  * The columns of a staging table, as {@link StagingChunk} fills them (a typed `data` STRUCT may follow). The payload
  * is wrapped in a STRUCT only because DuckDB keeps no distinct-count statistics of nested columns: of a BLOB column it
  * hashes every value appended, on the appending (JavaScript) thread, which cost as much as copying the payloads. The
- * write-out reads it back as `payload.p`.
+ * write-out reads it back as `payload.p`. `data_in_payload` says the row's `data` is its payload's own JSON text
+ * (raw-json.ts), which the write-out converts with `json_transform`; `data_json` is the JSON text of a decoded record.
  */
 export const STAGING_COLUMNS =
-  'seq DOUBLE, log_us DOUBLE, pub_us DOUBLE, kind USMALLINT, payload STRUCT(p BLOB), data_json VARCHAR';
+  'seq DOUBLE, log_us DOUBLE, pub_us DOUBLE, kind USMALLINT, payload STRUCT(p BLOB), data_json VARCHAR, data_in_payload BOOLEAN';
+
+/**
+ * Where `data` comes from for a staged row: nowhere (NULL), the decoded record (typed into `data` when it fits, else
+ * its JSON text), or the payload, JSON text that `json_transform` converts as it is (raw-json.ts).
+ */
+export const DataSource = { None: 0, Record: 1, Payload: 2 } as const;
+export type DataSource = (typeof DataSource)[keyof typeof DataSource];
 
 /**
  * The staged rows of a url on their way into its staging table, a DuckDB data chunk of 2048 rows at a time
@@ -37,10 +46,18 @@ export class StagingChunk {
   private logUs!: Float64Array;
   private pubUs!: Float64Array;
   private kind!: Uint16Array;
+  /** DuckDB's BOOLEAN is one byte, 0 or 1. */
+  private dataInPayload!: Uint8Array;
   /** The payload column's native vector: each payload is copied into it at once (see {@link add}). */
   private payload!: duckdb.Vector;
   private dataJson!: DuckDBVarCharVector;
+  /**
+   * node-api's writer of the typed `data` column, made for a chunk's first typed row: until then every row's `data`
+   * is NULL, and a chunk without typed rows (JSON payloads staged as they are) gets its NULLs written at once rather
+   * than row by row through node-api's validity upkeep (BigInt work, the largest cost on Bun's profile).
+   */
   private data: DuckDBVector | undefined;
+  private readonly dataType: DuckDBType | undefined;
   /** The NULLs of pub_us and data_json, set here rather than through node-api's per-row validity (BigInt work). */
   private readonly pubUsNulls = new NullBits();
   private readonly dataJsonNulls = new NullBits();
@@ -51,13 +68,14 @@ export class StagingChunk {
     private readonly typed: TypedData | undefined,
   ) {
     this.chunk = DuckDBDataChunk.create(types, CHUNK_ROWS);
+    this.dataType = types[7];
     this.fresh();
   }
 
   /**
-   * Stages one row. `payload` is copied (a frame's data is valid only until the reader's next frame). `record` is
-   * written into the typed `data` column when it fits; else `json(record)` gives the row's JSON text. Returns true when
-   * the chunk is full (call {@link appendTo}).
+   * Stages one row. `payload` is copied (a frame's data is valid only until the reader's next frame). With `source`
+   * Record, `record` is written into the typed `data` column when it fits, else `json(record)` gives the row's JSON
+   * text. Returns true when the chunk is full (call {@link appendTo}).
    */
   add(
     seq: number,
@@ -65,6 +83,7 @@ export class StagingChunk {
     pubUs: number | undefined,
     kind: number,
     payload: Uint8Array,
+    source: DataSource,
     record: unknown,
     json: (record: unknown) => string,
   ): boolean {
@@ -77,13 +96,18 @@ export class StagingChunk {
     // Copied into DuckDB now: a frame's data is valid only until the reader's next frame, and a JavaScript copy
     // kept until the chunk is full cost more (allocation and garbage collection) than all the rest of the row.
     duckdb.vector_assign_string_element_len(this.payload, row, payload);
-    const data = this.data;
-    if (data !== undefined && record !== undefined && this.typed!.write(data, row, record)) {
+    this.dataInPayload[row] = source === DataSource.Payload ? 1 : 0;
+    if (
+      source === DataSource.Record &&
+      this.typed !== undefined &&
+      this.typed.write(this.dataVector(row), row, record)
+    ) {
       this.dataJsonNulls.set(row);
     } else {
-      if (data !== undefined) data.setItem(row, null);
-      if (record === undefined) this.dataJsonNulls.set(row);
-      else this.dataJson.setItem(row, json(record));
+      // `data` NULL: through node-api only once a typed row made it hold the chunk's `data` (see dataVector).
+      this.data?.setItem(row, null);
+      if (source === DataSource.Record) this.dataJson.setItem(row, json(record));
+      else this.dataJsonNulls.set(row);
     }
     return this.rows === CHUNK_ROWS;
   }
@@ -96,13 +120,25 @@ export class StagingChunk {
     for (const [i, items] of [this.seq, this.logUs, this.pubUs, this.kind].entries()) {
       duckdb.copy_data_to_vector(this.native(i), 0, items.buffer as ArrayBuffer, items.byteOffset, items.byteLength);
     }
+    const flags = this.dataInPayload;
+    duckdb.copy_data_to_vector(this.native(6), 0, flags.buffer as ArrayBuffer, flags.byteOffset, flags.byteLength);
     this.dataJson.flush();
-    this.data?.flush();
+    if (this.data !== undefined) this.data.flush();
+    else if (this.typed !== undefined) nullEverywhere(this.native(7), this.dataType!);
     this.pubUsNulls.writeTo(this.native(2));
     this.dataJsonNulls.writeTo(this.native(5));
     this.chunk.rowCount = this.rows;
     appender.appendDataChunk(this.chunk);
     this.fresh();
+  }
+
+  /** The `data` column's writer, made (with the rows before `row` set NULL) on the chunk's first typed row. */
+  private dataVector(row: number): DuckDBVector {
+    if (this.data !== undefined) return this.data;
+    const data = this.chunk.getColumnVector(7);
+    for (let before = 0; before < row; before++) data.setItem(before, null);
+    this.data = data;
+    return data;
   }
 
   private native(column: number): duckdb.Vector {
@@ -131,12 +167,27 @@ export class StagingChunk {
     this.pubUs = doubles(2);
     const kinds = data(3, 2);
     this.kind = new Uint16Array(kinds.buffer, kinds.byteOffset, CHUNK_ROWS);
+    this.dataInPayload = data(6, 1);
     this.payload = duckdb.struct_vector_get_child(this.native(4), 0);
     this.dataJson = vector(5) as DuckDBVarCharVector;
-    this.data = this.typed === undefined ? undefined : vector(6);
+    this.data = undefined;
     this.pubUsNulls.clear();
     this.dataJsonNulls.clear();
     this.rows = 0;
+  }
+}
+
+/** A validity mask with every row NULL. */
+const NO_ROWS = new Uint8Array(CHUNK_ROWS / 8);
+
+/** Sets every row of a vector NULL, and of its STRUCT children (DuckDB reads a NULL struct's children too). */
+function nullEverywhere(vector: duckdb.Vector, type: DuckDBType): void {
+  duckdb.vector_ensure_validity_writable(vector);
+  duckdb.copy_data_to_vector_validity(vector, 0, NO_ROWS.buffer, 0, NO_ROWS.byteLength);
+  if (type instanceof DuckDBStructType) {
+    type.entryTypes.forEach((entry, i) => {
+      nullEverywhere(duckdb.struct_vector_get_child(vector, i), entry);
+    });
   }
 }
 

@@ -3,7 +3,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, test } from '@vlink/fixtures/test';
 import { asRecord, recordJson, type Structure, structureOf } from './data-structure.js';
 import { sqlString } from './duckdb.js';
-import { STAGING_COLUMNS, StagingChunk } from './staging-chunk.js';
+import { DataSource, STAGING_COLUMNS, StagingChunk } from './staging-chunk.js';
 import { typedData } from './typed-data.js';
 
 /** The first record gives the structure (as in an export); the others try every value the typed writer may meet. */
@@ -42,6 +42,7 @@ async function viaStaging(structure: Structure, records: readonly unknown[]): Pr
         i % 3 === 0 ? undefined : i,
         0,
         new Uint8Array([i & 0xff]),
+        DataSource.Record,
         records[i % records.length],
         (r) => recordJson(r as Record<string, unknown>),
       );

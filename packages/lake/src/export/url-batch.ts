@@ -1,13 +1,15 @@
 import { mkdirSync, renameSync, statSync } from 'node:fs';
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import { actionText } from '@vlink/bag';
+import type { DecodableFrame, PayloadDecoder } from '@vlink/bag-decode';
 import { sqlString } from './duckdb.js';
 import type { BagExportState } from './export-state.js';
 import { recordJson, type Structure, withoutLoneSurrogates } from './data-structure.js';
 import type { UrlExportReport } from './export-messages.js';
 import { partName, partitionDir, utcDate } from './paths.js';
 import { temporaryName } from './export-state.js';
-import { STAGING_COLUMNS, StagingChunk } from './staging-chunk.js';
+import { type RawJsonCheck, rawJsonCheck } from './raw-json.js';
+import { DataSource, STAGING_COLUMNS, StagingChunk } from './staging-chunk.js';
 import { type TypedData, typedData } from './typed-data.js';
 
 const DAY_US = 86_400_000_000;
@@ -46,6 +48,11 @@ export class UrlBatch {
   private staging: StagingChunk | undefined;
   /** The typed writer of the `data` STRUCT, when the structure was known at {@link open} and has one. */
   private typed: TypedData | undefined;
+  /**
+   * Whether a JSON payload can be staged as its own `data` (raw-json.ts), when the structure was known at
+   * {@link open} and has such a check.
+   */
+  rawJson: RawJsonCheck | undefined;
   /** Whether the row being added is a JSON payload's record, and the length of the JSON text it was given. */
   private plain = false;
   private jsonLength = 0;
@@ -66,6 +73,11 @@ export class UrlBatch {
   private lastAction = -1;
   private lastSer = '';
   private lastKind = 0;
+  /** The (ser, action type, family) of the last frame {@link isJson} looked at, and whether its payload is JSON. */
+  private jsonSer = '';
+  private jsonAction = -1;
+  private jsonFamily = -1;
+  private payloadIsJson = false;
   /** Staged rows per UTC day number. */
   private days = new Map<number, number>();
   /** The day of the last row: rows are in time order, so the map is updated only when the day changes. */
@@ -90,6 +102,7 @@ export class UrlBatch {
   /** Creates the staging tables; with the url's {@link structure} known, they get a typed `data` column too. */
   async open(): Promise<void> {
     this.typed = this.structure === undefined ? undefined : typedData(this.structure);
+    this.rawJson = this.structure === undefined ? undefined : rawJsonCheck(this.structure);
     const data = this.typed === undefined ? '' : `, data ${this.typed.type}`;
     for (const table of this.tables) {
       await this.connection.run(`CREATE OR REPLACE TABLE ${table} (${STAGING_COLUMNS}${data})`);
@@ -106,7 +119,8 @@ export class UrlBatch {
 
   /**
    * Stages one message (call {@link open} first); `payload` is copied. `record` is the decoded message as its `data`
-   * (undefined for none), `plain` says it came from JSON text. Returns the bytes it adds to {@link bytes}.
+   * (undefined for none), `plain` says it came from JSON text; `dataInPayload` says the payload is JSON text that
+   * {@link rawJson} accepted, to be its own `data` (no record then). Returns the bytes it adds to {@link bytes}.
    */
   append(
     seq: number,
@@ -117,11 +131,15 @@ export class UrlBatch {
     payload: Uint8Array,
     record: Record<string, unknown> | undefined,
     plain: boolean,
+    dataInPayload = false,
   ): number {
     const kind = actionType === this.lastAction && ser === this.lastSer ? this.lastKind : this.kindOf(actionType, ser);
     this.plain = plain;
     this.jsonLength = 0;
-    if (this.staging!.add(seq, logUs, pubUs, kind, payload, record, this.json)) this.staging!.appendTo(this.appender!);
+    const source = dataInPayload ? DataSource.Payload : record === undefined ? DataSource.None : DataSource.Record;
+    if (this.staging!.add(seq, logUs, pubUs, kind, payload, source, record, this.json)) {
+      this.staging!.appendTo(this.appender!);
+    }
     this.rows++;
     const data = record === undefined ? 0 : this.jsonLength > 0 ? this.jsonLength : (this.typed?.rowBytes ?? 0);
     const added = payload.byteLength + data + 48;
@@ -141,6 +159,21 @@ export class UrlBatch {
     if (this.lastDayRows > 0) this.days.set(this.lastDay, (this.days.get(this.lastDay) ?? 0) + this.lastDayRows);
     this.lastDay = Number.NaN;
     this.lastDayRows = 0;
+  }
+
+  /** Whether the decoder reads the frame's payload as JSON (asked again only when the frame's kind changes). */
+  isJson(frame: DecodableFrame, decoder: PayloadDecoder): boolean {
+    if (
+      frame.serType !== this.jsonSer ||
+      frame.actionType !== this.jsonAction ||
+      frame.schemaType !== this.jsonFamily
+    ) {
+      this.jsonSer = frame.serType;
+      this.jsonAction = frame.actionType;
+      this.jsonFamily = frame.schemaType;
+      this.payloadIsJson = decoder.encodingOf(frame) === 'json';
+    }
+    return this.payloadIsJson;
   }
 
   private kindOf(actionType: number, ser: string): number {
@@ -184,10 +217,14 @@ export class UrlBatch {
     this.appender?.closeSync();
     this.appender = undefined;
     const tables = this.tables;
+    // Queued now (so the queue's close waits for it) but dropping only after both tables' write-outs, which are queued
+    // before it and may still run on another lane (CopyQueue.addLane).
+    const writes = Promise.all([previous, written]);
     const dropped = this.writer.run(async (copier) => {
+      await writes.catch(() => undefined);
       for (const table of tables) await copier.run(`DROP TABLE IF EXISTS ${table}`);
     });
-    return Promise.all([previous, written, dropped]).then(() => undefined);
+    return Promise.all([writes, dropped]).then(() => undefined);
   }
 
   /** Closes the appender of the current table, queues its write-out and switches tables (no new appender yet). */
@@ -228,14 +265,15 @@ export class UrlBatch {
   private selectList(): string {
     const actions = `[${this.actions.map(sqlString).join(', ')}]`;
     const sers = `[${this.sers.map(sqlString).join(', ')}]`;
-    // Rows the typed writer filled have no JSON text; the others are converted from it as json_transform does.
+    // Rows whose payload is their JSON text are converted from it; rows the typed writer filled have no JSON text;
+    // the others are converted from their record's JSON text as json_transform does.
     const structure = this.structure === undefined ? '' : sqlString(JSON.stringify(this.structure));
+    const fromPayload = `WHEN data_in_payload THEN json_transform(decode(payload.p), ${structure})`;
     const data =
-      this.typed !== undefined
-        ? `, CASE WHEN data_json IS NULL THEN data ELSE json_transform(data_json, ${structure}) END AS data`
-        : this.structure === undefined
-          ? ''
-          : `, json_transform(data_json, ${structure}) AS data`;
+      this.structure === undefined
+        ? ''
+        : `, CASE ${fromPayload} WHEN data_json IS NULL THEN ${this.typed === undefined ? 'NULL' : 'data'} ` +
+          `ELSE json_transform(data_json, ${structure}) END AS data`;
     return (
       `${actions}[kind + 1] AS action, ${sers}[kind + 1] AS ser, seq::BIGINT AS seq, ` +
       'make_timestamp(log_us::BIGINT) AS log_time, make_timestamp(pub_us::BIGINT) AS publish_time, ' +
@@ -261,18 +299,60 @@ export class UrlBatch {
   }
 }
 
-/** Runs the Parquet write-outs one after another on their own connection (a connection runs one query at a time). */
-export class CopyQueue {
-  private tail: Promise<unknown> = Promise.resolve();
-  private queued = 0;
+interface CopyTask {
+  task: (copier: DuckDBConnection) => Promise<void>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
 
-  constructor(private readonly copier: DuckDBConnection) {}
+/**
+ * Runs the Parquet write-outs on their own connections (a connection runs one query at a time): in the order queued,
+ * one at a time on one lane; with more lanes ({@link addLane}) as many at once. Tasks that must follow one another
+ * (a url's write-outs and the DROP of its tables) are queued only once the earlier ones ended (UrlBatch).
+ */
+export class CopyQueue {
+  private readonly waiting: CopyTask[] = [];
+  private readonly idle: DuckDBConnection[];
+  private readonly lanes: DuckDBConnection[];
+  private running = 0;
+  private drained: (() => void) | undefined;
+
+  constructor(copier: DuckDBConnection) {
+    this.idle = [copier];
+    this.lanes = [copier];
+  }
 
   run(task: (copier: DuckDBConnection) => Promise<void>): Promise<void> {
-    this.queued++;
-    const done = this.tail.then(() => task(this.copier)).finally(() => this.queued--);
-    this.tail = done.catch(() => undefined);
-    return done;
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ task, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /**
+   * Adds a connection that runs queued tasks alongside the others: for the write-outs left once the reading is over,
+   * when the reader no longer needs its core (while it reads, a second DuckDB thread only contends with it).
+   */
+  addLane(copier: DuckDBConnection): void {
+    this.lanes.push(copier);
+    this.idle.push(copier);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.idle.length > 0 && this.waiting.length > 0) {
+      const copier = this.idle.shift()!;
+      const { task, resolve, reject } = this.waiting.shift()!;
+      this.running++;
+      task(copier)
+        .then(resolve, reject)
+        .finally(() => {
+          this.running--;
+          this.idle.push(copier);
+          this.pump();
+        });
+    }
+    if (!this.busy) this.drained?.();
   }
 
   /**
@@ -281,15 +361,15 @@ export class CopyQueue {
    * loop must let the event loop run now and then (see exportBag), or DuckDB sits idle until the loop ends.
    */
   get busy(): boolean {
-    return this.queued > 0;
+    return this.running > 0 || this.waiting.length > 0;
   }
 
   /**
-   * Closes the connection once every queued task has ended: a task still queued behind a failed one (the DROP after
+   * Closes the connections once every queued task has ended: a task still queued behind a failed one (the DROP after
    * a failed COPY) would otherwise run on a closed connection, which crashes the process inside DuckDB.
    */
   async close(): Promise<void> {
-    await this.tail;
-    this.copier.closeSync();
+    if (this.busy) await new Promise<void>((resolve) => (this.drained = resolve));
+    for (const copier of this.lanes) copier.closeSync();
   }
 }

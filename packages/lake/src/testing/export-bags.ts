@@ -133,3 +133,19 @@ export async function writeExportBag(path: string, frames: readonly PushedFrame[
   }
   await writer.close();
 }
+
+/** JSON payloads of url `/j`, 1 ms apart (their expected `data` left to the test). */
+export function jsonFrames(payloads: readonly Uint8Array[]): PushedFrame[] {
+  return payloads.map((data, i) => ({
+    frame: {
+      timestamp: i * 1000,
+      publishTime: i * 1000,
+      url: '/j',
+      serType: 'json',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+      data,
+    },
+    data: undefined,
+  }));
+}
