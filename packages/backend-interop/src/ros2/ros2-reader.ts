@@ -126,7 +126,8 @@ export class Ros2Reader extends ForeignReader {
       format: 'rosbag2',
       version: String(metadata?.version ?? ''),
       storageType: `rosbag2-${identifier}`,
-      compressionType: metadata?.compressionMode ? metadata.compressionFormat : 'none',
+      // Validated by open(): a compressed bag here is one whose compression we read.
+      compressionType: compressionOf(metadata, path) ? metadata!.compressionFormat.toLowerCase() : 'none',
       base,
       firstNs: first,
       lastNs: last,
