@@ -16,7 +16,7 @@ import { VdbFileWriter } from './vdb/file-writer.js';
 import { tagVdb } from './vdb/maintenance.js';
 import { VdbReader } from './vdb/reader.js';
 import { salvageVdb } from './vdb/salvage.js';
-import { guardVdbFiles } from './vdb/file-guard.js';
+import { guardSqliteFiles } from './vdb/file-guard.js';
 import { VdbRecording } from './vdb/recording.js';
 import { openVdbx } from './vdbx/vdbx-reader.js';
 import { tagVdbx } from './vdbx/vdbx-tag.js';
@@ -49,7 +49,7 @@ export function createSqliteBackend(options: SqliteBackendOptions = {}): Backend
     },
     async openReader(path: string, options: ReaderOptions): Promise<BackendReader> {
       if (assertVdb(path)) return openVdbx(await driver(), path, options);
-      await guardVdbFiles(path, options, 'bag');
+      await guardSqliteFiles(path, options, 'bag');
       return VdbReader.open(await driver(), path, options);
     },
     /**

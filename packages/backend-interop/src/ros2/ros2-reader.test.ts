@@ -1,8 +1,19 @@
 import assert from 'node:assert/strict';
-import { readdirSync, statSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { describe, test } from '@vlink/fixtures/test';
-import { BagReader, SchemaType } from '@vlink/bag-core';
+import { BagError, BagReader, SchemaType } from '@vlink/bag-core';
 import { checkFixture } from '../testing/check-fixture.js';
 import { expectedUs, foreignPath, loadExpected } from '../testing/expected.js';
 import { streamMessages } from '../testing/mcap-stream.js';
@@ -140,6 +151,45 @@ describe('ROS 2 bag folders written by rosbags read as rosbags reads them', () =
       assert.equal(frames.length, stream.length);
     } finally {
       reader.close();
+    }
+  });
+
+  test('a served folder (confineTo): storage files and metadata.yaml may not lead out of it', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'vlink-ros2-confine-'));
+    try {
+      const root = join(base, 'root');
+      const source = foreignPath('ros2', 'sqlite3');
+      const yaml = readFileSync(join(source, 'metadata.yaml'), 'utf8');
+      cpSync(join(source, 'sqlite3.db3'), join(base, 'outside.db3'));
+      // metadata.yaml naming a storage file beside the root
+      const dotdot = join(root, 'dotdot');
+      mkdirSync(dotdot, { recursive: true });
+      writeFileSync(join(dotdot, 'metadata.yaml'), yaml.replace('- sqlite3.db3', '- ../../outside.db3'));
+      // a storage file that is a symbolic link out of the root
+      const linked = join(root, 'linked');
+      mkdirSync(linked);
+      writeFileSync(join(linked, 'metadata.yaml'), yaml);
+      symlinkSync(join(base, 'outside.db3'), join(linked, 'sqlite3.db3'));
+      // metadata.yaml itself a link out of the root
+      const yamlLink = join(root, 'yaml-link');
+      mkdirSync(yamlLink);
+      cpSync(join(source, 'sqlite3.db3'), join(yamlLink, 'sqlite3.db3'));
+      writeFileSync(join(base, 'metadata.yaml'), yaml);
+      symlinkSync(join(base, 'metadata.yaml'), join(yamlLink, 'metadata.yaml'));
+      for (const folder of [dotdot, linked, yamlLink]) {
+        await assert.rejects(
+          BagReader.create(folder, { confineTo: root }),
+          (e: unknown) =>
+            BagError.isInstance(e) && e.code === 'CORRUPT_FILE' && /outside the directory/.test(e.message),
+          folder,
+        );
+        // Not served: a local user may keep such a folder.
+        const reader = await BagReader.create(folder);
+        assert.equal(reader.getInfo().messageCount, 91);
+        reader.close();
+      }
+    } finally {
+      rmSync(base, { recursive: true, force: true });
     }
   });
 });

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import {
   BagError,
+  guardFile,
   type CursorQuery,
   type Frame,
   type InfoMetadata,
@@ -9,7 +10,7 @@ import {
   type SchemaData,
   type SchemaType,
 } from '@vlink/bag-core';
-import { loadDriver } from '@vlink/bag-sqlite';
+import { guardSqliteFiles, loadDriver } from '@vlink/bag-sqlite';
 import { maxBig, minBig } from '../common/bigints.js';
 import { familyOf } from '../common/encodings.js';
 import type { Codecs } from '@vlink/bag-mcap';
@@ -143,10 +144,12 @@ export class Ros2Reader extends ForeignReader {
   }
 
   static async open(path: string, options: ReaderOptions): Promise<Ros2Reader> {
-    const { metadata, files, identifier } = locate(path);
+    const { metadata, files, identifier } = await locate(path, options.confineTo);
     const compression = compressionOf(metadata, path);
     const storages: Ros2Storage[] = [];
     try {
+      // A served folder (`confineTo`): metadata.yaml names the storage files, and none of them may lead out of it.
+      if (options.confineTo !== undefined) await guardStorageFiles(files, identifier, options.confineTo);
       const codecs = await loadMcapCodecs();
       const openStorage = await storageOpener(identifier, path, codecs, options.tryToFix === true);
       for (const file of files)
@@ -220,6 +223,18 @@ async function storageOpener(
   });
 }
 
+/**
+ * Each storage file (and, for sqlite3, the journal files SQLite would open beside it) must be a regular file whose real
+ * path stays inside `confineTo`: a crafted metadata.yaml (`../../secret.db3`) or a symbolic link must not reach out.
+ */
+async function guardStorageFiles(files: readonly string[], identifier: string, confineTo: string): Promise<void> {
+  for (const file of files) {
+    if (identifier === 'sqlite3' && !file.toLowerCase().endsWith('.zstd'))
+      await guardSqliteFiles(file, { confineTo }, 'segment');
+    else await guardFile(file, { confineTo, role: 'segment' });
+  }
+}
+
 /** A `file`-compressed storage, opened on a decompressed copy that is removed when the storage closes. */
 async function onCopy(file: string, open: (file: string) => Ros2Storage): Promise<Ros2Storage> {
   const copy = await DecompressedCopy.of(file);
@@ -232,7 +247,10 @@ async function onCopy(file: string, open: (file: string) => Ros2Storage): Promis
 }
 
 /** The storage files of a bag folder or a single `.db3`, with the folder's `metadata.yaml` when there is one. */
-function locate(path: string): { metadata: Ros2Metadata | undefined; files: string[]; identifier: string } {
+async function locate(
+  path: string,
+  confineTo: string | undefined,
+): Promise<{ metadata: Ros2Metadata | undefined; files: string[]; identifier: string }> {
   let directory: boolean;
   try {
     directory = statSync(path).isDirectory();
@@ -242,8 +260,11 @@ function locate(path: string): { metadata: Ros2Metadata | undefined; files: stri
   const folder = directory ? path : dirname(path);
   const yamlPath = join(folder, 'metadata.yaml');
   let metadata: Ros2Metadata | undefined;
-  if (existsSync(yamlPath)) metadata = parseMetadataYaml(readFileSync(yamlPath, 'utf8'), yamlPath);
-  else if (directory) throw new BagError('NOT_FOUND', 'a rosbag2 folder needs its metadata.yaml', { file: path });
+  if (existsSync(yamlPath)) {
+    // Served (`confineTo`): what the metadata says reaches clients, so it must not be a link out of the folder.
+    if (confineTo !== undefined) await guardFile(yamlPath, { confineTo, role: 'sidecar' });
+    metadata = parseMetadataYaml(readFileSync(yamlPath, 'utf8'), yamlPath);
+  } else if (directory) throw new BagError('NOT_FOUND', 'a rosbag2 folder needs its metadata.yaml', { file: path });
   if (!directory) {
     // A single storage file: the folder's metadata describes it only when it lists it.
     if (metadata && !metadata.relativeFilePaths.includes(basename(path))) metadata = undefined;

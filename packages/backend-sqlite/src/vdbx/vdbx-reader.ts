@@ -1,7 +1,7 @@
 import { BagError, isRemotePath, openByteSourceSync, type ReaderOptions, type UrlMeta } from '@vlink/bag-core';
 import { SplitReader, type SplitFiles } from '@vlink/bag-core/internal';
 import type { SqliteDriver } from '../driver/driver.js';
-import { guardVdbFiles } from '../vdb/file-guard.js';
+import { guardSqliteFiles } from '../vdb/file-guard.js';
 import { VdbReader } from '../vdb/reader.js';
 
 /**
@@ -20,13 +20,13 @@ export function openVdbx(
       storageType: 'SQLite3',
       segmentExtension: '.vdb',
       openSegment: async (segment, segmentOptions) => {
-        await guardVdbFiles(segment, segmentOptions, 'segment');
+        await guardSqliteFiles(segment, segmentOptions, 'segment');
         return VdbReader.open(driver, segment, segmentOptions);
       },
       // Opening a segment when a read reaches it: behind a url through its local copy (SQLite needs a file).
       openSegmentSync: (segment, segmentOptions) =>
         VdbReader.open(driver, isRemotePath(segment) ? localCopySync(segment) : segment, segmentOptions),
-      guardSegment: (segment, segmentOptions) => guardVdbFiles(segment, segmentOptions, 'segment'),
+      guardSegment: (segment, segmentOptions) => guardSqliteFiles(segment, segmentOptions, 'segment'),
       sortUrls: byUrlThenIndex,
     },
     options,
