@@ -57,6 +57,8 @@ describe('local bag files', () => {
     writeFileSync(join(tree, 'drive', 'drive_0.db3'), 'abcdefg');
     writeFileSync(join(tree, 'drive', 'nested', 'inner.vdb'), 'x');
     writeFileSync(join(tree, 'plain.vdb'), 'x');
+    // A link in a bag folder does not count: its target may be anywhere.
+    symlinkSync(join(sibling, 'outside.vdb'), join(tree, 'drive', 'drive_1.db3'));
     const markers = new Map([['metadata.yaml', 'rosbag2']]);
     const files = await listLocalBagFiles(tree, {
       ...options(),

@@ -1,4 +1,4 @@
-import { constants, readdirSync, statSync } from 'node:fs';
+import { constants, lstatSync, readdirSync } from 'node:fs';
 import { open, readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { BagError } from '../errors.js';
@@ -111,8 +111,9 @@ export function folderFormatOf(
 }
 
 /**
- * A bag folder's size and change time: the sum and the latest of its files (one level: rosbag2 keeps its storage
- * files beside `metadata.yaml`). Synchronous: a handful of `stat`s, also on a server's resolve path.
+ * A bag folder's size and change time: the sum and the latest of its regular files (one level: rosbag2 keeps its
+ * storage files beside `metadata.yaml`). Links are not followed: a listing must not report the size of a file a link
+ * points at outside the served folder. Synchronous: a handful of `lstat`s, also on a server's resolve path.
  */
 export function bagFolderFacts(
   realDir: string,
@@ -125,7 +126,7 @@ export function bagFolderFacts(
   let mtimeMs = 0;
   for (const name of names) {
     try {
-      const info = statSync(join(realDir, name));
+      const info = lstatSync(join(realDir, name));
       if (!info.isFile()) continue;
       size += info.size;
       mtimeMs = Math.max(mtimeMs, info.mtimeMs);
