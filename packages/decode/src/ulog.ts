@@ -43,8 +43,8 @@ function decodeFields(
     if (!field.name.startsWith('_')) {
       if (!field.isComplex) output[field.name] = parseBasicFieldValue(field, view, at);
       else {
-        const nested = definitions.get(field.type);
-        if (!nested) throw new Error(`unknown ULog type ${field.type}`);
+        // fieldSize above has already refused a type the schema lacks ("Unknown type …")
+        const nested = definitions.get(field.type) as MessageDefinition;
         output[field.name] =
           field.arrayLength === undefined
             ? decodeFields(nested, definitions, view, at)
