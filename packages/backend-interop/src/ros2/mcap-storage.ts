@@ -1,6 +1,7 @@
 import { BagError } from '@vlink/bag-core';
 import { type Codecs, FileReadable, McapFileReader } from '@vlink/bag-mcap';
 import { damaged } from '../common/errors.js';
+import { mcapMessageSpan } from '../common/mcap-span.js';
 import type { TimeBase } from '../common/time-base.js';
 import type { MessageWindow, Ros2Storage, StorageMessage, StorageTopic } from './storage.js';
 
@@ -37,9 +38,9 @@ export class McapStorage implements Ros2Storage {
         this.definitions.set(schema.name, { encoding: schema.encoding, text: decoder.decode(schema.data) });
       this.counts.set(channel.id, Number(stats.channelMessageCounts.get(channel.id) ?? 0n));
     }
-    const any = stats.messageCount > 0n;
-    this.firstNs = any ? stats.messageStartTime : undefined;
-    this.lastNs = any ? stats.messageEndTime : undefined;
+    const span = mcapMessageSpan(mcap);
+    this.firstNs = span?.firstNs;
+    this.lastNs = span?.lastNs;
     this.complete = mcap.mode !== 'recovered' || (mcap.stoppedAt === undefined && mcap.damagedChunks === 0);
   }
 

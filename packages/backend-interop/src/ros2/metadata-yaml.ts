@@ -40,7 +40,8 @@ export function parseMetadataYaml(text: string, file: string): Ros2Metadata {
   if (Object.keys(info).length === 0) throw corrupt('metadata.yaml has no rosbag2_bagfile_information', file);
   const topics = list(info['topics_with_message_count']).map((entry) => {
     const e = record(entry);
-    const t = record(e['topic_metadata']);
+    // `topic_and_type`: what the first rosbag2 releases (2018, version 1 and before) called it.
+    const t = record(e['topic_metadata'] ?? e['topic_and_type']);
     const qos = t['offered_qos_profiles'];
     return {
       name: str(t['name']),

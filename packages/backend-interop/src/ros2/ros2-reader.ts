@@ -59,7 +59,10 @@ export class Ros2Reader extends ForeignReader {
     const templates = storages.map(() => new Map<number, TopicTemplate>());
     const described = new Map((metadata?.topics ?? []).map((t) => [t.name, t]));
     storages.forEach((storage, s) => {
-      for (const topic of storage.topics) {
+      for (const storageTopic of storage.topics) {
+        // A topic metadata.yaml lists has the type it states there, as rosbag2 and rosbags read it (a storage may
+        // name it otherwise where the yaml was edited); a definition is only taken when it is of that type.
+        const topic = { ...storageTopic, type: described.get(storageTopic.name)?.type || storageTopic.type };
         const definition = storage.definitions.get(topic.type);
         const schemaType = familyOf(topic.encoding, definition?.encoding);
         templates[s]!.set(topic.key, {
@@ -246,6 +249,18 @@ async function onCopy(file: string, open: (file: string) => Ros2Storage): Promis
   }
 }
 
+/**
+ * Where a storage file listed in `relative_file_paths` is. rosbag2 resolves the paths of metadata versions 1–3
+ * against the folder's parent (they start with the folder's name, `bag/bag_0.db3`), later ones against the folder.
+ * A bag folder that was renamed, or a later file with such a path (rosbag2's reindexer wrote them), still holds the
+ * file under its own name: that is where it is looked for when the path rosbag2 would take does not exist.
+ */
+function storageFile(folder: string, relative: string, version: number): string {
+  const stated = join(version < 4 ? dirname(folder) : folder, relative);
+  if (existsSync(stated)) return stated;
+  return join(folder, basename(relative));
+}
+
 /** The storage files of a bag folder or a single `.db3`, with the folder's `metadata.yaml` when there is one. */
 async function locate(
   path: string,
@@ -267,11 +282,11 @@ async function locate(
   } else if (directory) throw new BagError('NOT_FOUND', 'a rosbag2 folder needs its metadata.yaml', { file: path });
   if (!directory) {
     // A single storage file: the folder's metadata describes it only when it lists it.
-    if (metadata && !metadata.relativeFilePaths.includes(basename(path))) metadata = undefined;
+    if (metadata && !metadata.relativeFilePaths.some((p) => basename(p) === basename(path))) metadata = undefined;
     return { metadata, files: [path], identifier: path.toLowerCase().endsWith('.mcap') ? 'mcap' : 'sqlite3' };
   }
   const m = metadata!;
-  const files = m.relativeFilePaths.map((name) => join(folder, name));
+  const files = m.relativeFilePaths.map((name) => storageFile(folder, name, m.version));
   for (const file of files)
     if (!existsSync(file)) throw new BagError('NOT_FOUND', `storage file ${basename(file)} is missing`, { file: path });
   if (files.length === 0)

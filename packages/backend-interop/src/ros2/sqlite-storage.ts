@@ -5,8 +5,8 @@ import type { TimeBase } from '../common/time-base.js';
 import type { MessageWindow, Ros2Storage, StorageMessage, StorageTopic } from './storage.js';
 
 /**
- * A rosbag2 sqlite3 storage file (`.db3`, schema versions 1–4: `topics`, `messages`, and from Iron on
- * `message_definitions`), read through the project's SQLite driver seam. Messages in `ORDER BY timestamp, id`
+ * A rosbag2 sqlite3 storage file (`.db3`, from the first ones of 2018 to schema version 4: `topics`, `messages`, and
+ * from Iron on `message_definitions`), read through the project's SQLite driver seam. Messages in `ORDER BY timestamp, id`
  * (rosbag2's own order). Times are selected relative to the recording start (`timestamp - ?`), so they stay exact
  * where the drivers return 64-bit integers as JavaScript numbers.
  */
@@ -33,12 +33,20 @@ export class SqliteStorage implements Ros2Storage {
     );
     if (!tables.has('topics') || !tables.has('messages'))
       throw new BagError('CORRUPT_FILE', 'not a rosbag2 sqlite3 storage (no topics/messages tables)', { file });
-    for (const row of db.prepare('SELECT id, name, type, serialization_format FROM topics ORDER BY id').all()) {
+    // The first rosbag2 storages (2018) have no serialization_format column: their messages are CDR.
+    const columns = new Set(
+      db
+        .prepare('PRAGMA table_info(topics)')
+        .all()
+        .map((r) => String(r['name'])),
+    );
+    const format = columns.has('serialization_format') ? 'serialization_format' : "'cdr'";
+    for (const row of db.prepare(`SELECT id, name, type, ${format} AS format FROM topics ORDER BY id`).all()) {
       this.topics.push({
         key: Number(row['id']),
         name: String(row['name']),
         type: String(row['type']),
-        encoding: String(row['serialization_format'] ?? 'cdr'),
+        encoding: String(row['format'] ?? 'cdr'),
       });
     }
     if (tables.has('message_definitions')) {
