@@ -13,6 +13,7 @@ import {
 import { guardSqliteFiles, loadDriver } from '@vlink/bag-sqlite';
 import { maxBig, minBig } from '../common/bigints.js';
 import { familyOf } from '../common/encodings.js';
+import { damaged } from '../common/errors.js';
 import type { Codecs } from '@vlink/bag-mcap';
 import { loadMcapCodecs } from '../common/lz4.js';
 import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-info.js';
@@ -53,6 +54,8 @@ export class Ros2Reader extends ForeignReader {
     metadata: Ros2Metadata | undefined,
     /** `message` compression: every payload is a zstd frame of its own, decompressed with these codecs. */
     private readonly messageCodecs: Codecs | undefined,
+    /** Opened with tryToFix: messages the frames skip (their topic is not defined), per storage file. */
+    undefinedTopics: string[],
   ) {
     const urls = new Map<string, ForeignUrl>();
     const schemas = new Map<string, SchemaData>();
@@ -113,6 +116,11 @@ export class Ros2Reader extends ForeignReader {
       if (Object.keys(metadata.customData).length > 0)
         info.push({ name: 'rosbag2.custom_data', values: { ...metadata.customData } });
     }
+    if (undefinedTopics.length > 0)
+      info.push({
+        name: 'rosbag2.problems',
+        values: Object.fromEntries(undefinedTopics.map((p, i) => [String(i), p])),
+      });
     for (const url of urls.values()) {
       const t = described.get(url.url);
       info.push(
@@ -135,7 +143,7 @@ export class Ros2Reader extends ForeignReader {
       base,
       firstNs: first,
       lastNs: last,
-      hasCompleted: storages.every((s) => s.complete),
+      hasCompleted: storages.every((s) => s.complete) && undefinedTopics.length === 0,
       fileSize: storages.reduce((sum, s) => sum + s.fileSize, 0),
       splitCount: storages.length,
       hasSchema: schemas.size > 0,
@@ -157,8 +165,14 @@ export class Ros2Reader extends ForeignReader {
       const openStorage = await storageOpener(identifier, path, codecs, options.tryToFix === true);
       for (const file of files)
         storages.push(compression === 'file' ? await onCopy(file, openStorage) : openStorage(file));
+      const undefinedTopics = storages.flatMap(messagesOfUndefinedTopics);
+      if (undefinedTopics.length > 0 && options.tryToFix !== true) {
+        const intact = storages.reduce((n, s) => n + s.topics.reduce((m, t) => m + (s.counts.get(t.key) ?? 0), 0), 0);
+        throw damaged(path, undefinedTopics.join('; '), `the ${intact} messages of the defined topics`);
+      }
       const base = TimeBase.fromFirstNs(minBig(storages.map((s) => s.firstNs)));
-      return new Ros2Reader(path, storages, base, metadata, compression === 'message' ? codecs : undefined);
+      const codecsOfMessages = compression === 'message' ? codecs : undefined;
+      return new Ros2Reader(path, storages, base, metadata, codecsOfMessages, undefinedTopics);
     } catch (error) {
       for (const storage of storages) storage.close();
       throw error;
@@ -176,7 +190,7 @@ export class Ros2Reader extends ForeignReader {
       const window = { keys, beginUs: query.beginUs, endUs: query.endUs };
       for (const message of this.storages[s]!.messages(window, base)) {
         const t = templates.get(message.key);
-        if (!t) continue; // a message whose topic id the storage does not define
+        if (!t) continue; // a topic id the storage does not define: refused at open, or told (tryToFix)
         frame.timestamp = message.timestamp;
         frame.url = t.url;
         frame.serType = t.serType;
@@ -207,6 +221,17 @@ export class Ros2Reader extends ForeignReader {
   protected release(): void {
     for (const storage of this.storages) storage.close();
   }
+}
+
+/**
+ * Messages a storage holds under a topic id it does not define (a sqlite3 `messages.topic_id` missing from `topics`):
+ * no url, type or definition can be given to them, so the frames skip them, and they are told, never dropped silently.
+ */
+function messagesOfUndefinedTopics(storage: Ros2Storage): string[] {
+  const defined = new Set(storage.topics.map((t) => t.key));
+  return [...storage.counts]
+    .filter(([key, count]) => !defined.has(key) && count > 0)
+    .map(([key, count]) => `${count} messages of topic id ${key}, which ${basename(storage.file)} does not define`);
 }
 
 /** How the storage files of this bag open (`tryToFix`: an MCAP storage without a summary is scanned). */
