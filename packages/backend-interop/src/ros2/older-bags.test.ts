@@ -1,5 +1,16 @@
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from '@vlink/fixtures/test';
@@ -161,5 +172,29 @@ describe('rosbag2 bags of the first releases', () => {
     } finally {
       reader.close();
     }
+  });
+
+  test('a WAL-mode storage that cannot be opened where it is (its -wal cannot be made) is read from a copy', async () => {
+    const copy = join(dir, 'wal-mode');
+    cpSync(foreignPath('ros2', 'sqlite3'), copy, { recursive: true });
+    const db = (await loadDriver()).open(join(copy, 'sqlite3.db3'));
+    db.exec('PRAGMA journal_mode = WAL');
+    db.close();
+    // What a read-only mount does to SQLite: no -wal file can be created beside the storage.
+    mkdirSync(join(copy, 'sqlite3.db3-wal'));
+    const { reader, frames } = await readAll(copy);
+    try {
+      assert.equal(frames.length, 91);
+      assert.equal(reader.getInfo().fileSize, statSync(join(copy, 'sqlite3.db3')).size);
+    } finally {
+      reader.close();
+    }
+    assert.equal(
+      readdirSync(tmpdir()).some(
+        (name) => name.startsWith('vlink-rosbag2-') && existsSync(join(tmpdir(), name, 'sqlite3.db3')),
+      ),
+      false,
+      'the copy is removed at close',
+    );
   });
 });

@@ -25,6 +25,7 @@ import { CopiedStorage } from './copied-storage.js';
 import { McapStorage } from './mcap-storage.js';
 import { parseMetadataYaml, type Ros2Metadata } from './metadata-yaml.js';
 import { SqliteStorage } from './sqlite-storage.js';
+import { openInPlaceOrCopy } from './wal-copy.js';
 import type { Ros2Storage } from './storage.js';
 import { reusableFrame } from '../common/reader-helpers.js';
 
@@ -163,8 +164,11 @@ export class Ros2Reader extends ForeignReader {
       if (options.confineTo !== undefined) await guardStorageFiles(files, identifier, options.confineTo);
       const codecs = await loadMcapCodecs();
       const openStorage = await storageOpener(identifier, path, codecs, options.tryToFix === true);
-      for (const file of files)
-        storages.push(compression === 'file' ? await onCopy(file, openStorage) : openStorage(file));
+      for (const file of files) {
+        if (compression === 'file') storages.push(await onCopy(file, openStorage));
+        else if (identifier === 'sqlite3') storages.push(openInPlaceOrCopy(file, openStorage));
+        else storages.push(openStorage(file));
+      }
       const undefinedTopics = storages.flatMap(messagesOfUndefinedTopics);
       if (undefinedTopics.length > 0 && options.tryToFix !== true) {
         const intact = storages.reduce((n, s) => n + s.topics.reduce((m, t) => m + (s.counts.get(t.key) ?? 0), 0), 0);
