@@ -39,6 +39,9 @@ export class CopiedStorage implements Ros2Storage {
   get complete() {
     return this.inner.complete;
   }
+  get embeddedMetadata() {
+    return this.inner.embeddedMetadata;
+  }
 
   messages(window: MessageWindow, base: TimeBase): IterableIterator<StorageMessage> {
     return this.inner.messages(window, base);

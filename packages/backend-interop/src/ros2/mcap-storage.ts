@@ -19,6 +19,7 @@ export class McapStorage implements Ros2Storage {
   readonly firstNs: bigint | undefined;
   readonly lastNs: bigint | undefined;
   readonly complete: boolean;
+  readonly embeddedMetadata: string | undefined;
 
   private constructor(
     readonly file: string,
@@ -38,6 +39,9 @@ export class McapStorage implements Ros2Storage {
         this.definitions.set(schema.name, { encoding: schema.encoding, text: decoder.decode(schema.data) });
       this.counts.set(channel.id, Number(stats.channelMessageCounts.get(channel.id) ?? 0n));
     }
+    // rosbag2 writes one `rosbag2` record when it opens the file and one when it closes it: the last one holds.
+    const records = mcap.metadata().filter((m) => m.name === 'rosbag2' && m.metadata.has('serialized_metadata'));
+    this.embeddedMetadata = records.at(-1)?.metadata.get('serialized_metadata');
     const span = mcapMessageSpan(mcap);
     this.firstNs = span?.firstNs;
     this.lastNs = span?.lastNs;

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { after, describe, test } from '@vlink/fixtures/test';
 import { BagError, BagReader } from '@vlink/bag-core';
 import { loadDriver } from '@vlink/bag-sqlite';
+import { loadMcapCodecs } from '../common/lz4.js';
 import { foreignPath } from '../testing/expected.js';
 import { readAll } from '../testing/read-all.js';
 import { registerAll } from '../testing/register.js';
@@ -196,5 +197,44 @@ describe('rosbag2 bags of the first releases', () => {
       false,
       'the copy is removed at close',
     );
+  });
+
+  test('a .db3 opened on its own: the metadata rosbag2 keeps inside it, message compression included', async () => {
+    const alone = join(dir, 'alone');
+    mkdirSync(alone);
+    const file = join(alone, 'sqlite3.db3');
+    cpSync(foreignPath('ros2', 'sqlite3', 'sqlite3.db3'), file);
+    const plain = await readAll(file);
+    const bag = plain.reader.getInfo().metadata?.find((m) => m.name === 'rosbag2.metadata')?.values;
+    assert.equal(bag?.['version'], '9');
+    assert.deepEqual(plain.reader.getInfo().metadata?.find((m) => m.name === 'rosbag2.custom_data')?.values, {
+      mission: 'fixtures',
+      robot: 'rover-7',
+    });
+    plain.reader.close();
+    // The same storage with every payload compressed on its own, as its stored metadata says.
+    const zstd = (await loadMcapCodecs())['zstd']!;
+    const db = (await loadDriver()).open(file);
+    const rows = db.prepare('SELECT id, data FROM messages').all();
+    const update = db.prepare('UPDATE messages SET data = ? WHERE id = ?');
+    for (const row of rows) update.run(zstd.compress!(row['data'] as Uint8Array, 3), row['id'] as number);
+    update.finalize();
+    const last = db.prepare('SELECT id, metadata FROM metadata ORDER BY id DESC LIMIT 1').get()!;
+    const text = String(last['metadata']).replace("compression_format: ''", 'compression_format: zstd');
+    db.prepare('UPDATE metadata SET metadata = ? WHERE id = ?').run(
+      text.replace("compression_mode: ''", 'compression_mode: message'),
+      last['id'] as number,
+    );
+    db.close();
+    const compressed = await readAll(file);
+    try {
+      assert.equal(compressed.reader.getInfo().compressionType, 'zstd');
+      assert.deepEqual(
+        compressed.frames.map((f) => f.sha256),
+        plain.frames.map((f) => f.sha256),
+      );
+    } finally {
+      compressed.reader.close();
+    }
   });
 });

@@ -23,7 +23,7 @@ import { TimeBase } from '../common/time-base.js';
 import { compressionOf, DecompressedCopy, decompressMessage } from './compression.js';
 import { CopiedStorage } from './copied-storage.js';
 import { McapStorage } from './mcap-storage.js';
-import { parseMetadataYaml, type Ros2Metadata } from './metadata-yaml.js';
+import { parseMetadataYaml, parseStorageMetadata, type Ros2Metadata } from './metadata-yaml.js';
 import { SqliteStorage } from './sqlite-storage.js';
 import { openInPlaceOrCopy } from './wal-copy.js';
 import type { Ros2Storage } from './storage.js';
@@ -156,7 +156,9 @@ export class Ros2Reader extends ForeignReader {
   }
 
   static async open(path: string, options: ReaderOptions): Promise<Ros2Reader> {
-    const { metadata, files, identifier } = await locate(path, options.confineTo);
+    const located = await locate(path, options.confineTo);
+    const { files, identifier } = located;
+    let metadata = located.metadata;
     const compression = compressionOf(metadata, path);
     const storages: Ros2Storage[] = [];
     try {
@@ -174,8 +176,10 @@ export class Ros2Reader extends ForeignReader {
         const intact = storages.reduce((n, s) => n + s.topics.reduce((m, t) => m + (s.counts.get(t.key) ?? 0), 0), 0);
         throw damaged(path, undefinedTopics.join('; '), `the ${intact} messages of the defined topics`);
       }
+      // A storage file opened on its own: the copy of the metadata rosbag2 keeps inside it (QoS, message compression).
+      if (!metadata && storages.length === 1) metadata = embeddedMetadata(storages[0]!, options.tryToFix === true);
       const base = TimeBase.fromFirstNs(minBig(storages.map((s) => s.firstNs)));
-      const codecsOfMessages = compression === 'message' ? codecs : undefined;
+      const codecsOfMessages = compressionOf(metadata, path) === 'message' ? codecs : undefined;
       return new Ros2Reader(path, storages, base, metadata, codecsOfMessages, undefinedTopics);
     } catch (error) {
       for (const storage of storages) storage.close();
@@ -236,6 +240,17 @@ function messagesOfUndefinedTopics(storage: Ros2Storage): string[] {
   return [...storage.counts]
     .filter(([key, count]) => !defined.has(key) && count > 0)
     .map(([key, count]) => `${count} messages of topic id ${key}, which ${basename(storage.file)} does not define`);
+}
+
+/** The metadata a storage file holds; one that does not parse is refused, or with `tryToFix` left aside. */
+function embeddedMetadata(storage: Ros2Storage, tryToFix: boolean): Ros2Metadata | undefined {
+  if (storage.embeddedMetadata === undefined) return undefined;
+  try {
+    return parseStorageMetadata(storage.embeddedMetadata, storage.file);
+  } catch (error) {
+    if (tryToFix) return undefined;
+    throw damaged(storage.file, (error as Error).message, 'its messages without it');
+  }
 }
 
 /** How the storage files of this bag open (`tryToFix`: an MCAP storage without a summary is scanned). */

@@ -19,6 +19,7 @@ export class SqliteStorage implements Ros2Storage {
   readonly lastNs: bigint | undefined;
   readonly fileSize: number;
   readonly complete = true;
+  readonly embeddedMetadata: string | undefined;
 
   private constructor(
     readonly file: string,
@@ -57,6 +58,10 @@ export class SqliteStorage implements Ros2Storage {
           text: String(row['encoded_message_definition'] ?? ''),
         });
       }
+    }
+    if (tables.has('metadata')) {
+      const row = db.prepare('SELECT metadata FROM metadata ORDER BY id DESC LIMIT 1').get();
+      this.embeddedMetadata = typeof row?.['metadata'] === 'string' ? row['metadata'] : undefined;
     }
     for (const row of db.prepare('SELECT topic_id, COUNT(*) AS n FROM messages GROUP BY topic_id').all())
       this.counts.set(Number(row['topic_id']), Number(row['n']));

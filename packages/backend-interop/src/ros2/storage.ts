@@ -38,6 +38,8 @@ export interface Ros2Storage {
   readonly fileSize: number;
   /** Whether the file was complete (an MCAP storage read by recovery scan is not). */
   readonly complete: boolean;
+  /** The copy of metadata.yaml rosbag2 (Iron on) writes into the storage file, as YAML text; undefined if none. */
+  readonly embeddedMetadata: string | undefined;
   messages(window: MessageWindow, base: TimeBase): IterableIterator<StorageMessage>;
   close(): void;
 }
