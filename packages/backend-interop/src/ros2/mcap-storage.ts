@@ -34,6 +34,8 @@ export class McapStorage implements Ros2Storage {
         name: channel.topic,
         type: schema?.name ?? '',
         encoding: channel.messageEncoding,
+        ...optional('offeredQosProfiles', channel.metadata.get('offered_qos_profiles')),
+        ...optional('typeDescriptionHash', channel.metadata.get('topic_type_hash')),
       });
       if (schema && !this.definitions.has(schema.name))
         this.definitions.set(schema.name, { encoding: schema.encoding, text: decoder.decode(schema.data) });
@@ -88,4 +90,8 @@ export class McapStorage implements Ros2Storage {
   close(): void {
     this.mcap.close();
   }
+}
+
+function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
+  return value ? ({ [key]: value } as Record<K, string>) : {};
 }

@@ -237,4 +237,32 @@ describe('rosbag2 bags of the first releases', () => {
       compressed.reader.close();
     }
   });
+
+  test('a .db3 without any metadata (no yaml, no metadata table) still tells QoS and type hash from its topics', async () => {
+    const alone = join(dir, 'bare');
+    mkdirSync(alone);
+    const file = join(alone, 'sqlite3.db3');
+    cpSync(foreignPath('ros2', 'sqlite3', 'sqlite3.db3'), file);
+    const db = (await loadDriver()).open(file);
+    db.exec('DROP TABLE metadata');
+    const kept = db
+      .prepare('SELECT offered_qos_profiles AS q, type_description_hash AS h FROM topics ORDER BY id')
+      .all();
+    db.close();
+    const reader = await BagReader.create(file);
+    try {
+      const topics = reader.getInfo().metadata?.filter((m) => m.name === 'rosbag2.topic') ?? [];
+      assert.equal(
+        reader.getInfo().metadata?.some((m) => m.name === 'rosbag2.metadata'),
+        false,
+      );
+      assert.deepEqual(
+        topics.map((t) => [t.values['offered_qos_profiles'], t.values['type_description_hash']]),
+        kept.map((k) => [k['q'], k['h']]),
+      );
+      assert.ok(topics.every((t) => /reliab/.test(t.values['offered_qos_profiles'] ?? '')));
+    } finally {
+      reader.close();
+    }
+  });
 });

@@ -123,14 +123,16 @@ export class Ros2Reader extends ForeignReader {
         values: Object.fromEntries(undefinedTopics.map((p, i) => [String(i), p])),
       });
     for (const url of urls.values()) {
+      // metadata.yaml's word first; else what the first storage with the topic keeps of it.
       const t = described.get(url.url);
+      const kept = storages.flatMap((s) => s.topics).find((topic) => topic.name === url.url);
       info.push(
         metadataEntry('rosbag2.topic', {
           name: url.url,
           type: url.ser,
           serialization_format: url.encoding,
-          type_description_hash: t?.typeDescriptionHash,
-          offered_qos_profiles: t?.qos,
+          type_description_hash: t?.typeDescriptionHash || kept?.typeDescriptionHash,
+          offered_qos_profiles: t?.qos ?? kept?.offeredQosProfiles,
         }),
       );
     }

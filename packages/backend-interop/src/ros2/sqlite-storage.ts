@@ -42,12 +42,18 @@ export class SqliteStorage implements Ros2Storage {
         .map((r) => String(r['name'])),
     );
     const format = columns.has('serialization_format') ? 'serialization_format' : "'cdr'";
-    for (const row of db.prepare(`SELECT id, name, type, ${format} AS format FROM topics ORDER BY id`).all()) {
+    // Foxy on keeps each topic's QoS profiles, Iron on its type hash, in the storage too.
+    const qos = columns.has('offered_qos_profiles') ? 'offered_qos_profiles' : 'NULL';
+    const hash = columns.has('type_description_hash') ? 'type_description_hash' : 'NULL';
+    const sql = `SELECT id, name, type, ${format} AS format, ${qos} AS qos, ${hash} AS hash FROM topics ORDER BY id`;
+    for (const row of db.prepare(sql).all()) {
       this.topics.push({
         key: Number(row['id']),
         name: String(row['name']),
         type: String(row['type']),
         encoding: String(row['format'] ?? 'cdr'),
+        ...(typeof row['qos'] === 'string' ? { offeredQosProfiles: row['qos'] } : {}),
+        ...(typeof row['hash'] === 'string' && row['hash'] !== '' ? { typeDescriptionHash: row['hash'] } : {}),
       });
     }
     if (tables.has('message_definitions')) {

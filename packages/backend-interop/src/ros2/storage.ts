@@ -7,6 +7,9 @@ export interface StorageTopic {
   type: string;
   /** Serialization format (`cdr`). */
   encoding: string;
+  /** What the storage itself keeps of the topic (rosbag2 sqlite3 `topics` columns, mcap channel metadata), if any. */
+  offeredQosProfiles?: string;
+  typeDescriptionHash?: string;
 }
 
 /** One message as a storage hands it out; the object is reused by the next step. */
