@@ -25,6 +25,7 @@ import {
 } from '@vlink/bag-mcap';
 import { familyOf } from '../common/encodings.js';
 import { damaged } from '../common/errors.js';
+import { mcapMessageSpan } from '../common/mcap-span.js';
 import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-info.js';
 import { ForeignReader, keysForUrls } from '../common/reader-base.js';
 import { TimeBase } from '../common/time-base.js';
@@ -88,8 +89,8 @@ export class McapForeignReader extends ForeignReader {
 
   private static build(path: string, mcap: McapFileReader, readable: Readable, complete: boolean): McapForeignReader {
     const stats = mcap.statistics;
-    const hasMessages = stats.messageCount > 0n;
-    const firstNs = hasMessages ? stats.messageStartTime : undefined;
+    const span = mcapMessageSpan(mcap);
+    const firstNs = span?.firstNs;
     const header = recordingHeader(mcap, firstNs);
     const base = header?.startMs !== undefined ? new TimeBase(header.startMs) : TimeBase.fromFirstNs(firstNs);
     const channels = new Map<number, ChannelTemplate>();
@@ -130,8 +131,8 @@ export class McapForeignReader extends ForeignReader {
       ...(header?.tag ? { tagName: header.tag } : {}),
       ...(header?.timezone !== undefined ? { timezone: header.timezone } : {}),
       base,
-      firstNs: hasMessages ? stats.messageStartTime : undefined,
-      lastNs: hasMessages ? stats.messageEndTime : undefined,
+      firstNs,
+      lastNs: span?.lastNs,
       hasCompleted: complete,
       fileSize: readable.size(),
       hasSchema: schemas.some((s) => s.data.length > 0),

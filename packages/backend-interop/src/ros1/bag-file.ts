@@ -1,7 +1,8 @@
 import { BagError } from '@vlink/bag-core';
 import type { Readable } from '@vlink/bag-mcap';
-import { asCorrupt, corrupt } from '../common/errors.js';
+import { asCorrupt, corrupt, damaged } from '../common/errors.js';
 import { startsWithHeader } from '../common/ros-header.js';
+import { ChunkMessages } from './chunk-messages.js';
 import type { ChunkDecompress } from './codecs.js';
 import { type Fields, MAGIC, Op, op, parseFields, text, time, u32, u64 } from './records.js';
 
@@ -39,9 +40,17 @@ export class BagFile {
   readonly chunks: Ros1Chunk[] = [];
   readonly indexPosition: number;
 
+  /** What was found wrong and read around (an unindexed bag opened with `tryToFix`); empty for a sound bag. */
+  readonly problems: string[] = [];
+
+  /**
+   * `codecs`: given when the bag is opened with `tryToFix`, so that a bag without an index (`rosbag record` stopped
+   * before it closed the file) is read by scanning its chunks.
+   */
   constructor(
     readonly path: string,
     private readonly readable: Readable,
+    codecs?: Record<string, ChunkDecompress>,
   ) {
     const size = readable.size();
     const magic = new TextDecoder().decode(readable.read(0, Math.min(size, MAGIC.length)));
@@ -63,8 +72,13 @@ export class BagFile {
     }
     // A closed bag without messages has an empty index right at the end of the file (index_pos = its size).
     const emptyIndex = this.indexPosition === size && connectionCount + chunkCount === 0;
-    if (this.indexPosition === 0 || (this.indexPosition >= size && !emptyIndex))
-      throw corrupt('the bag has no index (it was not closed; `rosbag reindex` rebuilds it)', path, MAGIC.length);
+    if (this.indexPosition === 0 || (this.indexPosition >= size && !emptyIndex)) {
+      const what = 'the bag has no index (it was not closed; `rosbag reindex` rebuilds it)';
+      if (!codecs) throw damaged(path, what, 'the messages of its whole chunks');
+      this.problems.push(`${what}: its chunks were found by scanning the file`);
+      this.scan(header.end, codecs);
+      connectionCount = chunkCount = 0;
+    }
     let at = this.indexPosition;
     for (let i = 0; i < connectionCount + chunkCount; i++) {
       const record = this.readRecord(at, false);
@@ -83,6 +97,42 @@ export class BagFile {
         if (!this.connections.has(id)) throw corrupt(`chunk info names unknown connection ${id}`, path, chunk.position);
     // Log-time order of chunks (rosbag's own readers merge by time); ties keep file order.
     this.chunks.sort((a, b) => compareTime(a.start, b.start) || a.position - b.position);
+  }
+
+  /**
+   * Every chunk from `at` to the end of the file, with the connections and messages inside it, as `rosbag reindex`
+   * finds them. A record cut off by the end of the file (or damaged) stops the scan: what follows is told, not read.
+   */
+  private scan(at: number, codecs: Record<string, ChunkDecompress>): void {
+    const size = this.readable.size();
+    while (at < size) {
+      try {
+        const record = this.readRecord(at, false);
+        if (op(record.fields) === Op.Chunk) this.scanChunk(at, codecs);
+        at = record.end;
+      } catch (error) {
+        const why = error instanceof Error ? error.message : String(error);
+        this.problems.push(`${why} at offset ${at}: the last ${size - at} bytes of the file are not read`);
+        return;
+      }
+    }
+  }
+
+  private scanChunk(position: number, codecs: Record<string, ChunkDecompress>): void {
+    const chunk: Ros1Chunk = { position, start: [0, 0], end: [0, 0], count: 0, connections: new Map() };
+    const bytes = this.readChunk(chunk, codecs);
+    for (const record of records(bytes))
+      if (op(record.fields) === Op.Connection) this.addConnection(record.fields, record.data);
+    const messages = new ChunkMessages(bytes, 0, this.path, position);
+    for (let i = 0; i < messages.count; i++) {
+      const t: [number, number] = [messages.sec[i]!, messages.nsec[i]!];
+      if (chunk.count === 0 || compareTime(t, chunk.start) < 0) chunk.start = t;
+      if (chunk.count === 0 || compareTime(t, chunk.end) > 0) chunk.end = t;
+      const id = messages.conn[i]!;
+      chunk.connections.set(id, (chunk.connections.get(id) ?? 0) + 1);
+      chunk.count++;
+    }
+    if (chunk.count > 0) this.chunks.push(chunk);
   }
 
   /** The records of a chunk, decompressed. */
@@ -169,6 +219,19 @@ export class BagFile {
       latching: text(header, 'latching'),
       header: startsWithHeader(definition, false),
     });
+  }
+}
+
+/** The records inside a decompressed chunk (header fields and data), in order. */
+function* records(bytes: Uint8Array): IterableIterator<{ fields: Fields; data: Uint8Array }> {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let p = 0; p + 8 <= bytes.length; ) {
+    const headerEnd = p + 4 + view.getUint32(p, true);
+    if (headerEnd + 4 > bytes.length) return; // ChunkMessages tells what is wrong with the chunk
+    const dataEnd = headerEnd + 4 + view.getUint32(headerEnd, true);
+    if (dataEnd > bytes.length) return;
+    yield { fields: parseFields(bytes, p + 4, headerEnd), data: bytes.subarray(headerEnd + 4, dataEnd) };
+    p = dataEnd;
   }
 }
 

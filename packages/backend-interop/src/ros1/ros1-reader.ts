@@ -79,30 +79,39 @@ export class Ros1Reader extends ForeignReader {
       base,
       firstNs: toNs(first),
       lastNs: toNs(last),
-      hasCompleted: true,
+      hasCompleted: bag.problems.length === 0,
       fileSize: readable.size(),
       hasSchema: [...schemas.values()].some((s) => s.data.length > 0),
       urls: [...urls.values()],
-      metadata: [...bag.connections.values()].map((c) =>
-        metadataEntry('rosbag.connection', {
-          id: c.id,
-          topic: c.topic,
-          type: c.type,
-          md5sum: c.md5sum,
-          callerid: c.callerid,
-          latching: c.latching,
-        }),
-      ),
+      metadata: [
+        ...[...bag.connections.values()].map((c) =>
+          metadataEntry('rosbag.connection', {
+            id: c.id,
+            topic: c.topic,
+            type: c.type,
+            md5sum: c.md5sum,
+            callerid: c.callerid,
+            latching: c.latching,
+          }),
+        ),
+        // Opened with tryToFix despite damage: what was read around, so nothing is dropped silently.
+        ...(bag.problems.length > 0
+          ? [{ name: 'rosbag.problems', values: Object.fromEntries(bag.problems.map((p, i) => [String(i), p])) }]
+          : []),
+      ],
     });
     super(path, facts, [...schemas.values()]);
     this.base = base;
     for (const c of bag.connections.values()) this.urlOf.set(c.id, c.topic);
   }
 
-  static async open(path: string, _options: ReaderOptions): Promise<Ros1Reader> {
+  static async open(path: string, options: ReaderOptions): Promise<Ros1Reader> {
     const codecs = await loadRos1Codecs();
     const readable = new FileReadable(path);
-    return closingOnError(readable, () => new Ros1Reader(path, new BagFile(path, readable), readable, codecs));
+    return closingOnError(readable, () => {
+      const bag = new BagFile(path, readable, options.tryToFix === true ? codecs : undefined);
+      return new Ros1Reader(path, bag, readable, codecs);
+    });
   }
 
   *frames(query: CursorQuery = {}): IterableIterator<Frame> {

@@ -169,7 +169,7 @@ export function declaredSize(data: Uint8Array): number | undefined {
 }
 
 /** Bytes free for an unprivileged writer on the file system of `path`; Infinity where the runtime cannot tell. */
-function freeBytes(path: string): number {
+export function freeBytes(path: string): number {
   try {
     const stats = statfsSync(path);
     return Number(stats.bavail) * Number(stats.bsize);

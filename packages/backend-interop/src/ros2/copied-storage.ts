@@ -1,11 +1,11 @@
 import { statSync } from 'node:fs';
 import type { TimeBase } from '../common/time-base.js';
-import type { DecompressedCopy } from './compression.js';
 import type { MessageWindow, Ros2Storage, StorageMessage } from './storage.js';
 
 /**
- * A storage read from a decompressed copy of a `file`-compressed storage file: it reports the file of the bag (name
- * and size on disk), not the temporary copy, and deletes the copy when it closes.
+ * A storage read from a temporary copy of a storage file (decompressed, for `file` compression; or as is, for a WAL
+ * database that cannot be opened where it is): it reports the file of the bag (name and size on disk), not the copy,
+ * and deletes the copy when it closes.
  */
 export class CopiedStorage implements Ros2Storage {
   readonly fileSize: number;
@@ -13,7 +13,7 @@ export class CopiedStorage implements Ros2Storage {
   constructor(
     private readonly inner: Ros2Storage,
     readonly file: string,
-    private readonly copy: DecompressedCopy,
+    private readonly copy: { remove(): void },
   ) {
     this.fileSize = statSync(file).size;
   }
@@ -38,6 +38,9 @@ export class CopiedStorage implements Ros2Storage {
   }
   get complete() {
     return this.inner.complete;
+  }
+  get embeddedMetadata() {
+    return this.inner.embeddedMetadata;
   }
 
   messages(window: MessageWindow, base: TimeBase): IterableIterator<StorageMessage> {

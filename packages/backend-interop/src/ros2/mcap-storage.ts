@@ -1,6 +1,7 @@
 import { BagError } from '@vlink/bag-core';
 import { type Codecs, FileReadable, McapFileReader } from '@vlink/bag-mcap';
 import { damaged } from '../common/errors.js';
+import { mcapMessageSpan } from '../common/mcap-span.js';
 import type { TimeBase } from '../common/time-base.js';
 import type { MessageWindow, Ros2Storage, StorageMessage, StorageTopic } from './storage.js';
 
@@ -18,6 +19,7 @@ export class McapStorage implements Ros2Storage {
   readonly firstNs: bigint | undefined;
   readonly lastNs: bigint | undefined;
   readonly complete: boolean;
+  readonly embeddedMetadata: string | undefined;
 
   private constructor(
     readonly file: string,
@@ -32,14 +34,19 @@ export class McapStorage implements Ros2Storage {
         name: channel.topic,
         type: schema?.name ?? '',
         encoding: channel.messageEncoding,
+        ...optional('offeredQosProfiles', channel.metadata.get('offered_qos_profiles')),
+        ...optional('typeDescriptionHash', channel.metadata.get('topic_type_hash')),
       });
       if (schema && !this.definitions.has(schema.name))
         this.definitions.set(schema.name, { encoding: schema.encoding, text: decoder.decode(schema.data) });
       this.counts.set(channel.id, Number(stats.channelMessageCounts.get(channel.id) ?? 0n));
     }
-    const any = stats.messageCount > 0n;
-    this.firstNs = any ? stats.messageStartTime : undefined;
-    this.lastNs = any ? stats.messageEndTime : undefined;
+    // rosbag2 writes one `rosbag2` record when it opens the file and one when it closes it: the last one holds.
+    const records = mcap.metadata().filter((m) => m.name === 'rosbag2' && m.metadata.has('serialized_metadata'));
+    this.embeddedMetadata = records.at(-1)?.metadata.get('serialized_metadata');
+    const span = mcapMessageSpan(mcap);
+    this.firstNs = span?.firstNs;
+    this.lastNs = span?.lastNs;
     this.complete = mcap.mode !== 'recovered' || (mcap.stoppedAt === undefined && mcap.damagedChunks === 0);
   }
 
@@ -83,4 +90,8 @@ export class McapStorage implements Ros2Storage {
   close(): void {
     this.mcap.close();
   }
+}
+
+function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
+  return value ? ({ [key]: value } as Record<K, string>) : {};
 }

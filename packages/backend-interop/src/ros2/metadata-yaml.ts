@@ -30,17 +30,36 @@ export interface Ros2Metadata {
 
 /** Parses `metadata.yaml`; integers are read as bigint so nanosecond times stay exact. */
 export function parseMetadataYaml(text: string, file: string): Ros2Metadata {
-  let doc: unknown;
-  try {
-    doc = parse(text, { intAsBigInt: true });
-  } catch (error) {
-    throw corrupt(`metadata.yaml is not YAML (${(error as Error).message})`, file, undefined, error);
-  }
-  const info = record(record(doc)['rosbag2_bagfile_information']);
+  const info = record(record(yamlDocument(text, file, 'metadata.yaml'))['rosbag2_bagfile_information']);
   if (Object.keys(info).length === 0) throw corrupt('metadata.yaml has no rosbag2_bagfile_information', file);
+  return metadataOf(info);
+}
+
+/**
+ * Parses the copy of the bag's metadata rosbag2 (Iron on) keeps inside each storage file: the last row of a sqlite3
+ * storage's `metadata` table, an mcap storage's `rosbag2` metadata record (`serialized_metadata`). It is the same
+ * YAML as `metadata.yaml` without the `rosbag2_bagfile_information` key around it.
+ */
+export function parseStorageMetadata(text: string, file: string): Ros2Metadata {
+  const info = record(yamlDocument(text, file, 'the metadata stored in the storage file'));
+  if (info['storage_identifier'] === undefined)
+    throw corrupt('the metadata stored in the storage file is no rosbag2 metadata', file);
+  return metadataOf(info);
+}
+
+function yamlDocument(text: string, file: string, what: string): unknown {
+  try {
+    return parse(text, { intAsBigInt: true });
+  } catch (error) {
+    throw corrupt(`${what} is not YAML (${(error as Error).message})`, file, undefined, error);
+  }
+}
+
+function metadataOf(info: Record<string, unknown>): Ros2Metadata {
   const topics = list(info['topics_with_message_count']).map((entry) => {
     const e = record(entry);
-    const t = record(e['topic_metadata']);
+    // `topic_and_type`: what the first rosbag2 releases (2018, version 1 and before) called it.
+    const t = record(e['topic_metadata'] ?? e['topic_and_type']);
     const qos = t['offered_qos_profiles'];
     return {
       name: str(t['name']),

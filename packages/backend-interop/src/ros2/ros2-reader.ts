@@ -13,6 +13,7 @@ import {
 import { guardSqliteFiles, loadDriver } from '@vlink/bag-sqlite';
 import { maxBig, minBig } from '../common/bigints.js';
 import { familyOf } from '../common/encodings.js';
+import { damaged } from '../common/errors.js';
 import type { Codecs } from '@vlink/bag-mcap';
 import { loadMcapCodecs } from '../common/lz4.js';
 import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-info.js';
@@ -22,8 +23,9 @@ import { TimeBase } from '../common/time-base.js';
 import { compressionOf, DecompressedCopy, decompressMessage } from './compression.js';
 import { CopiedStorage } from './copied-storage.js';
 import { McapStorage } from './mcap-storage.js';
-import { parseMetadataYaml, type Ros2Metadata } from './metadata-yaml.js';
+import { parseMetadataYaml, parseStorageMetadata, type Ros2Metadata } from './metadata-yaml.js';
 import { SqliteStorage } from './sqlite-storage.js';
+import { openInPlaceOrCopy } from './wal-copy.js';
 import type { Ros2Storage } from './storage.js';
 import { reusableFrame } from '../common/reader-helpers.js';
 
@@ -53,13 +55,18 @@ export class Ros2Reader extends ForeignReader {
     metadata: Ros2Metadata | undefined,
     /** `message` compression: every payload is a zstd frame of its own, decompressed with these codecs. */
     private readonly messageCodecs: Codecs | undefined,
+    /** Opened with tryToFix: messages the frames skip (their topic is not defined), per storage file. */
+    undefinedTopics: string[],
   ) {
     const urls = new Map<string, ForeignUrl>();
     const schemas = new Map<string, SchemaData>();
     const templates = storages.map(() => new Map<number, TopicTemplate>());
     const described = new Map((metadata?.topics ?? []).map((t) => [t.name, t]));
     storages.forEach((storage, s) => {
-      for (const topic of storage.topics) {
+      for (const storageTopic of storage.topics) {
+        // A topic metadata.yaml lists has the type it states there, as rosbag2 and rosbags read it (a storage may
+        // name it otherwise where the yaml was edited); a definition is only taken when it is of that type.
+        const topic = { ...storageTopic, type: described.get(storageTopic.name)?.type || storageTopic.type };
         const definition = storage.definitions.get(topic.type);
         const schemaType = familyOf(topic.encoding, definition?.encoding);
         templates[s]!.set(topic.key, {
@@ -110,15 +117,22 @@ export class Ros2Reader extends ForeignReader {
       if (Object.keys(metadata.customData).length > 0)
         info.push({ name: 'rosbag2.custom_data', values: { ...metadata.customData } });
     }
+    if (undefinedTopics.length > 0)
+      info.push({
+        name: 'rosbag2.problems',
+        values: Object.fromEntries(undefinedTopics.map((p, i) => [String(i), p])),
+      });
     for (const url of urls.values()) {
+      // metadata.yaml's word first; else what the first storage with the topic keeps of it.
       const t = described.get(url.url);
+      const kept = storages.flatMap((s) => s.topics).find((topic) => topic.name === url.url);
       info.push(
         metadataEntry('rosbag2.topic', {
           name: url.url,
           type: url.ser,
           serialization_format: url.encoding,
-          type_description_hash: t?.typeDescriptionHash,
-          offered_qos_profiles: t?.qos,
+          type_description_hash: t?.typeDescriptionHash || kept?.typeDescriptionHash,
+          offered_qos_profiles: t?.qos ?? kept?.offeredQosProfiles,
         }),
       );
     }
@@ -132,7 +146,7 @@ export class Ros2Reader extends ForeignReader {
       base,
       firstNs: first,
       lastNs: last,
-      hasCompleted: storages.every((s) => s.complete),
+      hasCompleted: storages.every((s) => s.complete) && undefinedTopics.length === 0,
       fileSize: storages.reduce((sum, s) => sum + s.fileSize, 0),
       splitCount: storages.length,
       hasSchema: schemas.size > 0,
@@ -144,7 +158,9 @@ export class Ros2Reader extends ForeignReader {
   }
 
   static async open(path: string, options: ReaderOptions): Promise<Ros2Reader> {
-    const { metadata, files, identifier } = await locate(path, options.confineTo);
+    const located = await locate(path, options.confineTo);
+    const { files, identifier } = located;
+    let metadata = located.metadata;
     const compression = compressionOf(metadata, path);
     const storages: Ros2Storage[] = [];
     try {
@@ -152,10 +168,21 @@ export class Ros2Reader extends ForeignReader {
       if (options.confineTo !== undefined) await guardStorageFiles(files, identifier, options.confineTo);
       const codecs = await loadMcapCodecs();
       const openStorage = await storageOpener(identifier, path, codecs, options.tryToFix === true);
-      for (const file of files)
-        storages.push(compression === 'file' ? await onCopy(file, openStorage) : openStorage(file));
+      for (const file of files) {
+        if (compression === 'file') storages.push(await onCopy(file, openStorage));
+        else if (identifier === 'sqlite3') storages.push(openInPlaceOrCopy(file, openStorage));
+        else storages.push(openStorage(file));
+      }
+      const undefinedTopics = storages.flatMap(messagesOfUndefinedTopics);
+      if (undefinedTopics.length > 0 && options.tryToFix !== true) {
+        const intact = storages.reduce((n, s) => n + s.topics.reduce((m, t) => m + (s.counts.get(t.key) ?? 0), 0), 0);
+        throw damaged(path, undefinedTopics.join('; '), `the ${intact} messages of the defined topics`);
+      }
+      // A storage file opened on its own: the copy of the metadata rosbag2 keeps inside it (QoS, message compression).
+      if (!metadata && storages.length === 1) metadata = embeddedMetadata(storages[0]!, options.tryToFix === true);
       const base = TimeBase.fromFirstNs(minBig(storages.map((s) => s.firstNs)));
-      return new Ros2Reader(path, storages, base, metadata, compression === 'message' ? codecs : undefined);
+      const codecsOfMessages = compressionOf(metadata, path) === 'message' ? codecs : undefined;
+      return new Ros2Reader(path, storages, base, metadata, codecsOfMessages, undefinedTopics);
     } catch (error) {
       for (const storage of storages) storage.close();
       throw error;
@@ -173,7 +200,7 @@ export class Ros2Reader extends ForeignReader {
       const window = { keys, beginUs: query.beginUs, endUs: query.endUs };
       for (const message of this.storages[s]!.messages(window, base)) {
         const t = templates.get(message.key);
-        if (!t) continue; // a message whose topic id the storage does not define
+        if (!t) continue; // a topic id the storage does not define: refused at open, or told (tryToFix)
         frame.timestamp = message.timestamp;
         frame.url = t.url;
         frame.serType = t.serType;
@@ -203,6 +230,28 @@ export class Ros2Reader extends ForeignReader {
 
   protected release(): void {
     for (const storage of this.storages) storage.close();
+  }
+}
+
+/**
+ * Messages a storage holds under a topic id it does not define (a sqlite3 `messages.topic_id` missing from `topics`):
+ * no url, type or definition can be given to them, so the frames skip them, and they are told, never dropped silently.
+ */
+function messagesOfUndefinedTopics(storage: Ros2Storage): string[] {
+  const defined = new Set(storage.topics.map((t) => t.key));
+  return [...storage.counts]
+    .filter(([key, count]) => !defined.has(key) && count > 0)
+    .map(([key, count]) => `${count} messages of topic id ${key}, which ${basename(storage.file)} does not define`);
+}
+
+/** The metadata a storage file holds; one that does not parse is refused, or with `tryToFix` left aside. */
+function embeddedMetadata(storage: Ros2Storage, tryToFix: boolean): Ros2Metadata | undefined {
+  if (storage.embeddedMetadata === undefined) return undefined;
+  try {
+    return parseStorageMetadata(storage.embeddedMetadata, storage.file);
+  } catch (error) {
+    if (tryToFix) return undefined;
+    throw damaged(storage.file, (error as Error).message, 'its messages without it');
   }
 }
 
@@ -246,6 +295,18 @@ async function onCopy(file: string, open: (file: string) => Ros2Storage): Promis
   }
 }
 
+/**
+ * Where a storage file listed in `relative_file_paths` is. rosbag2 resolves the paths of metadata versions 1–3
+ * against the folder's parent (they start with the folder's name, `bag/bag_0.db3`), later ones against the folder.
+ * A bag folder that was renamed, or a later file with such a path (rosbag2's reindexer wrote them), still holds the
+ * file under its own name: that is where it is looked for when the path rosbag2 would take does not exist.
+ */
+function storageFile(folder: string, relative: string, version: number): string {
+  const stated = join(version < 4 ? dirname(folder) : folder, relative);
+  if (existsSync(stated)) return stated;
+  return join(folder, basename(relative));
+}
+
 /** The storage files of a bag folder or a single `.db3`, with the folder's `metadata.yaml` when there is one. */
 async function locate(
   path: string,
@@ -267,11 +328,11 @@ async function locate(
   } else if (directory) throw new BagError('NOT_FOUND', 'a rosbag2 folder needs its metadata.yaml', { file: path });
   if (!directory) {
     // A single storage file: the folder's metadata describes it only when it lists it.
-    if (metadata && !metadata.relativeFilePaths.includes(basename(path))) metadata = undefined;
+    if (metadata && !metadata.relativeFilePaths.some((p) => basename(p) === basename(path))) metadata = undefined;
     return { metadata, files: [path], identifier: path.toLowerCase().endsWith('.mcap') ? 'mcap' : 'sqlite3' };
   }
   const m = metadata!;
-  const files = m.relativeFilePaths.map((name) => join(folder, name));
+  const files = m.relativeFilePaths.map((name) => storageFile(folder, name, m.version));
   for (const file of files)
     if (!existsSync(file)) throw new BagError('NOT_FOUND', `storage file ${basename(file)} is missing`, { file: path });
   if (files.length === 0)

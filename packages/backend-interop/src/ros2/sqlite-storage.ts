@@ -5,8 +5,8 @@ import type { TimeBase } from '../common/time-base.js';
 import type { MessageWindow, Ros2Storage, StorageMessage, StorageTopic } from './storage.js';
 
 /**
- * A rosbag2 sqlite3 storage file (`.db3`, schema versions 1–4: `topics`, `messages`, and from Iron on
- * `message_definitions`), read through the project's SQLite driver seam. Messages in `ORDER BY timestamp, id`
+ * A rosbag2 sqlite3 storage file (`.db3`, from the first ones of 2018 to schema version 4: `topics`, `messages`, and
+ * from Iron on `message_definitions`), read through the project's SQLite driver seam. Messages in `ORDER BY timestamp, id`
  * (rosbag2's own order). Times are selected relative to the recording start (`timestamp - ?`), so they stay exact
  * where the drivers return 64-bit integers as JavaScript numbers.
  */
@@ -19,6 +19,7 @@ export class SqliteStorage implements Ros2Storage {
   readonly lastNs: bigint | undefined;
   readonly fileSize: number;
   readonly complete = true;
+  readonly embeddedMetadata: string | undefined;
 
   private constructor(
     readonly file: string,
@@ -33,12 +34,26 @@ export class SqliteStorage implements Ros2Storage {
     );
     if (!tables.has('topics') || !tables.has('messages'))
       throw new BagError('CORRUPT_FILE', 'not a rosbag2 sqlite3 storage (no topics/messages tables)', { file });
-    for (const row of db.prepare('SELECT id, name, type, serialization_format FROM topics ORDER BY id').all()) {
+    // The first rosbag2 storages (2018) have no serialization_format column: their messages are CDR.
+    const columns = new Set(
+      db
+        .prepare('PRAGMA table_info(topics)')
+        .all()
+        .map((r) => String(r['name'])),
+    );
+    const format = columns.has('serialization_format') ? 'serialization_format' : "'cdr'";
+    // Foxy on keeps each topic's QoS profiles, Iron on its type hash, in the storage too.
+    const qos = columns.has('offered_qos_profiles') ? 'offered_qos_profiles' : 'NULL';
+    const hash = columns.has('type_description_hash') ? 'type_description_hash' : 'NULL';
+    const sql = `SELECT id, name, type, ${format} AS format, ${qos} AS qos, ${hash} AS hash FROM topics ORDER BY id`;
+    for (const row of db.prepare(sql).all()) {
       this.topics.push({
         key: Number(row['id']),
         name: String(row['name']),
         type: String(row['type']),
-        encoding: String(row['serialization_format'] ?? 'cdr'),
+        encoding: String(row['format'] ?? 'cdr'),
+        ...(typeof row['qos'] === 'string' ? { offeredQosProfiles: row['qos'] } : {}),
+        ...(typeof row['hash'] === 'string' && row['hash'] !== '' ? { typeDescriptionHash: row['hash'] } : {}),
       });
     }
     if (tables.has('message_definitions')) {
@@ -49,6 +64,10 @@ export class SqliteStorage implements Ros2Storage {
           text: String(row['encoded_message_definition'] ?? ''),
         });
       }
+    }
+    if (tables.has('metadata')) {
+      const row = db.prepare('SELECT metadata FROM metadata ORDER BY id DESC LIMIT 1').get();
+      this.embeddedMetadata = typeof row?.['metadata'] === 'string' ? row['metadata'] : undefined;
     }
     for (const row of db.prepare('SELECT topic_id, COUNT(*) AS n FROM messages GROUP BY topic_id').all())
       this.counts.set(Number(row['topic_id']), Number(row['n']));

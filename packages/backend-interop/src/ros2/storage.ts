@@ -7,6 +7,9 @@ export interface StorageTopic {
   type: string;
   /** Serialization format (`cdr`). */
   encoding: string;
+  /** What the storage itself keeps of the topic (rosbag2 sqlite3 `topics` columns, mcap channel metadata), if any. */
+  offeredQosProfiles?: string;
+  typeDescriptionHash?: string;
 }
 
 /** One message as a storage hands it out; the object is reused by the next step. */
@@ -38,6 +41,8 @@ export interface Ros2Storage {
   readonly fileSize: number;
   /** Whether the file was complete (an MCAP storage read by recovery scan is not). */
   readonly complete: boolean;
+  /** The copy of metadata.yaml rosbag2 (Iron on) writes into the storage file, as YAML text; undefined if none. */
+  readonly embeddedMetadata: string | undefined;
   messages(window: MessageWindow, base: TimeBase): IterableIterator<StorageMessage>;
   close(): void;
 }

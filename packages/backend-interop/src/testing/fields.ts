@@ -16,7 +16,7 @@ function field(actual: Record<string, unknown>, key: string): unknown {
 
 /**
  * Every field the reference decoded must be in our decoding with the same value: numbers exactly (bigints and
- * booleans as numbers), strings, arrays (typed arrays too) item by item, objects key by key.
+ * booleans as numbers; integers past 2^53 as decimal text), strings, arrays (typed arrays too) item by item, objects key by key.
  */
 export function assertFields(actual: unknown, expected: unknown, path = '$'): void {
   if (expected === null) {
@@ -43,6 +43,8 @@ export function assertFields(actual: unknown, expected: unknown, path = '$'): vo
       actual === expected || actual === Number(expected),
       `${path}: expected ${expected}, got ${String(actual)}`,
     );
+  } else if (typeof actual === 'bigint') {
+    assert.equal(String(actual), expected, path); // an integer past 2^53, written as decimal text
   } else {
     assert.equal(actual, expected, path);
   }

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import { describe, test } from '@vlink/fixtures/test';
+import { checkFixture } from './testing/check-fixture.js';
+import { foreignPath } from './testing/expected.js';
+import { registerAll } from './testing/register.js';
+
+registerAll();
+
+/**
+ * Bags ROS's own tools wrote (`rosbag record` and rosbag2's C++ writers, from 2018 on; fixtures/foreign/real/ROS.md
+ * names each one's origin), read as rosbags reads them: every `<bag>.expected.json` under real/ros1 and real/ros2.
+ * A bag whose expected file is there but which is not (the bags come from shared/, not from this repository's
+ * history) is reported as skipped, by name.
+ */
+function expectedBags(kind: 'ros1' | 'ros2'): string[] {
+  const folder = foreignPath('real', kind);
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder)
+    .filter((name) => name.endsWith('.expected.json'))
+    .map((name) => `real/${kind}/${name.slice(0, -'.expected.json'.length)}`)
+    .sort();
+}
+
+const absent = (relative: string) => !existsSync(foreignPath(relative)) && `${relative} is not in fixtures/foreign`;
+
+describe('ROS 1 bags written by rosbag read as rosbags reads them', () => {
+  for (const relative of expectedBags('ros1')) {
+    test(relative, { skip: absent(relative) }, async () => {
+      const { reader, info, expected } = await checkFixture(relative);
+      try {
+        assert.equal(info.format, 'bag');
+        const connections = (info.metadata ?? []).filter((m) => m.name === 'rosbag.connection');
+        assert.deepEqual(
+          connections.map((c) => [c.values['topic'], c.values['type'], c.values['md5sum'], c.values['callerid']]),
+          expected.topics.map((t) => [
+            t.topic,
+            t.type,
+            t['md5sum' as keyof typeof t],
+            t['callerid' as keyof typeof t] ?? undefined,
+          ]),
+        );
+      } finally {
+        reader.close();
+      }
+    });
+  }
+});
+
+describe('ROS 2 bag folders written by rosbag2 read as rosbags reads them', () => {
+  for (const relative of expectedBags('ros2')) {
+    test(relative, { skip: absent(relative) }, async () => {
+      // rosbags yields log-time order; the storages are read as rosbag2 reads them (mcap in file order).
+      const { reader, info, expected } = await checkFixture(relative, { sorted: true });
+      try {
+        assert.equal(info.format, 'rosbag2');
+        assert.equal(info.storageType, `rosbag2-${expected['storage_identifier']}`);
+        const bag = info.metadata?.find((m) => m.name === 'rosbag2.metadata')?.values;
+        assert.equal(bag?.['version'], String(expected['rosbag2_version']));
+        assert.equal(bag?.['relative_file_paths'], (expected['relative_file_paths'] as string[]).join(','));
+        assert.equal(bag?.['message_count'], String(expected['metadata_message_count']));
+        const mode = String(expected['compression_mode'] ?? '').toLowerCase();
+        const compressed = mode !== '' && mode !== 'none';
+        assert.equal(info.compressionType, compressed ? String(expected['compression_format']) : 'none');
+      } finally {
+        reader.close();
+      }
+    });
+  }
+});
