@@ -21,7 +21,9 @@ const foreign = fake('reg-foreign', ['.regw', '.regf'], {
   magic: [new Uint8Array([0xfe, 0x01, 0x02, 0x03, 0x04, 0x05])],
 });
 const folder = fake('reg-folder', ['.regd'], { readOnly: true, directoryMarker: 'bag.marker' });
+const segmented = fake('reg-segmented', ['.regs'], { readOnly: true, numberedSegments: true });
 registerBackend(writing);
+registerBackend(segmented);
 registerBackend(foreign);
 registerBackend(folder);
 
@@ -40,6 +42,16 @@ describe('backend registry', () => {
         return true;
       },
     );
+  });
+
+  test('a backend with numbered segments reads `<name><ext>.<digits>`; no other backend, nor a writer, does', () => {
+    assert.equal(findBackend('/rec/x.regs.00000'), segmented);
+    assert.equal(findBackend('C:\\rec\\x.REGS.12'), segmented);
+    assert.equal(backendFor('x.regs.7'), segmented);
+    assert.equal(findBackend('x.regs.00000', 'write'), undefined);
+    assert.equal(findBackend('x.regf.00000'), undefined, 'segment numbers only where the backend declares them');
+    assert.equal(findBackend('x.regs.0a'), undefined);
+    assert.equal(findBackend('/rec.regs/00000'), undefined, 'a number after a slash is a file name, not a segment');
   });
 
   test('detectBackend: the extension first, then the magic of a file, then the marker of a directory', async () => {

@@ -46,7 +46,11 @@ export function extensionOf(path: string): string {
 
 /** The backend for a path's extension, or undefined (VLink's `filter_get` returns null for an unsupported extension). */
 export function findBackend(path: string, purpose: BackendPurpose = 'read'): Backend | undefined {
-  return (purpose === 'write' ? writers : readers).get(extensionOf(path));
+  const backend = (purpose === 'write' ? writers : readers).get(extensionOf(path));
+  if (backend || purpose === 'write') return backend;
+  const segment = /^(.*)\.\d+$/.exec(path);
+  const numbered = segment ? readers.get(extensionOf(segment[1]!)) : undefined;
+  return numbered?.numberedSegments ? numbered : undefined;
 }
 
 export function backendFor(path: string, purpose: BackendPurpose = 'read'): Backend {
