@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from '@vlink/fixtures/test';
@@ -35,6 +35,27 @@ test('a record named as cyber_recorder splits a recording (x.record.00000) opens
   } finally {
     plain.reader.close();
     split.reader.close();
+  }
+});
+
+test('a record cut short, read with tryToFix: the problem says where the sections end and how much is not read', async () => {
+  const bytes = readFileSync(foreignPath('apollo', 'sensors.record'));
+  const whole = await readAll(foreignPath('apollo', 'sensors.record'));
+  whole.reader.close();
+  const cut = join(dir, 'cut.record');
+  const length = Math.floor(bytes.length * 0.6);
+  writeFileSync(cut, bytes.subarray(0, length));
+  const { reader, frames } = await readAll(cut, { tryToFix: true });
+  try {
+    const info = reader.getInfo();
+    assert.equal(info.hasCompleted, false);
+    assert.ok(frames.length < whole.frames.length, 'a chunk past the cut is lost');
+    const problem = info.metadata?.find((m) => m.name === 'record.header')?.values['problem'] ?? '';
+    const end = /the sections end at offset (\d+): .* \((\d+) bytes not read\)/.exec(problem);
+    assert.ok(end, problem);
+    assert.equal(Number(end[1]) + Number(end[2]), length, 'from the last whole section to the end of the file');
+  } finally {
+    reader.close();
   }
 });
 
