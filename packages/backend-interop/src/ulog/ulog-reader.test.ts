@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from '@vlink/fixtures/test';
 import { decodeFrame } from '../testing/decode.js';
-import { foreignPath, loadExpected } from '../testing/expected.js';
+import { fixturesWithExpected, foreignPath, loadExpected } from '../testing/expected.js';
+import { sampleDigest, type UlogDigest } from '../testing/ulog-digest.js';
 import { assertUlogFields } from '../testing/fields.js';
 import { readAll, type ReadFrame } from '../testing/read-all.js';
 import { registerAll } from '../testing/register.js';
@@ -12,7 +13,9 @@ registerAll();
 interface UlogExpected {
   start_timestamp_us: number;
   datasets: Array<{ name: string; multi_id: number; count: number }>;
-  messages: Array<{ name: string; multi_id: number; timestamp_us: number; size: number; sha256: string }>;
+  /** One line per sample (our fixtures), or `message_digests`: one digest per topic instance (real logs). */
+  messages?: Array<{ name: string; multi_id: number; timestamp_us: number; size: number; sha256: string }>;
+  message_digests?: UlogDigest[];
   decoded: Array<{ name: string; multi_id: number; row: number; fields: Record<string, unknown> }>;
   info: Record<string, unknown>;
   info_multiple: Record<string, unknown>;
@@ -40,7 +43,12 @@ function parameterValue(f: ReadFrame): [string, number] {
 // logged only with multi id 2, a 255-byte info key, continued info multiple, int32 and float parameters changed often;
 // unknown-definition.ulg: an unknown message type before the formats; resubscribed.ulg: a message id reused.
 for (const name of ['flight.ulg', 'edge.ulg', 'unknown-definition.ulg', 'resubscribed.ulg'])
-  test(`a ULog reads as pyulog reads it: ${name}`, () => readsAsPyulog(name));
+  test(`a ULog reads as pyulog reads it: ${name}`, () => readsAsPyulog('ulog', name));
+
+// Logs written by PX4 itself (fixtures/foreign/real/ulog: appended data, dropouts, tagged logging, multi-instance
+// topics), each sample checked through the digests of its topic instance.
+for (const name of fixturesWithExpected('real/ulog'))
+  test(`a real PX4 log reads as pyulog reads it: ${name}`, () => readsAsPyulog('real/ulog', name));
 
 test('a message id subscribed again for another topic: each sample under the topic current at it', async () => {
   // pyulog drops the first topic's samples (one subscription per id); we keep them under their own url, and the
@@ -65,13 +73,14 @@ test('a message id subscribed again for another topic: each sample under the top
   }
 });
 
-async function readsAsPyulog(name: string): Promise<void> {
-  const expected = loadExpected(`ulog/${name}`) as unknown as UlogExpected;
-  const { reader, frames } = await readAll(foreignPath('ulog', name));
+async function readsAsPyulog(folder: string, name: string): Promise<void> {
+  const expected = loadExpected(`${folder}/${name}`) as unknown as UlogExpected;
+  const { reader, frames } = await readAll(foreignPath(folder, name));
   try {
     const info = reader.getInfo();
     const times = [
-      ...expected.messages.map((m) => m.timestamp_us),
+      ...(expected.messages ?? []).map((m) => m.timestamp_us),
+      ...(expected.message_digests ?? []).flatMap((d) => d.first_timestamp_us ?? []),
       ...expected.logged_messages.map((m) => m.timestamp_us),
     ];
     const startMs = Math.floor(Math.min(expected.start_timestamp_us, ...times) / 1000);
@@ -88,13 +97,19 @@ async function readsAsPyulog(name: string): Promise<void> {
       assert.equal(meta.ser, dataset.name);
       assert.equal(meta.encoding, 'ulog');
       assert.equal(meta.count, dataset.count);
-      assert.deepEqual(
-        frames.filter((f) => f.url === url).map((f) => [f.timestamp, f.size, f.sha256]),
-        expected.messages
-          .filter((m) => m.name === dataset.name && m.multi_id === dataset.multi_id)
-          .map((m) => [us(m.timestamp_us), m.size, m.sha256]),
-        url,
-      );
+      const samples = frames.filter((f) => f.url === url);
+      const digest = expected.message_digests?.find((d) => d.name === dataset.name && d.multi_id === dataset.multi_id);
+      if (digest) {
+        const { name: _name, multi_id: _multiId, ...want } = digest;
+        assert.deepEqual(sampleDigest(samples, startMs * 1000), want, url);
+      } else
+        assert.deepEqual(
+          samples.map((f) => [f.timestamp, f.size, f.sha256]),
+          (expected.messages ?? [])
+            .filter((m) => m.name === dataset.name && m.multi_id === dataset.multi_id)
+            .map((m) => [us(m.timestamp_us), m.size, m.sha256]),
+          url,
+        );
     }
     for (const sample of expected.decoded) {
       const url = urlOf(sample.name, sample.multi_id);
