@@ -104,6 +104,7 @@ export class UlogFile {
     }
     if (cursor.truncatedAt !== undefined)
       throw corrupt('the definitions section is truncated', path, cursor.truncatedAt);
+    this.skippedDamage(cursor);
     for (const [name, format] of this.formats) {
       const definition = parseMessageDefinition(format);
       if (!definition) throw corrupt(`bad format definition for ${name}: ${format}`, path);
@@ -235,7 +236,14 @@ export class UlogFile {
           break; // S, R and unknown types carry no data (the format says to skip unknown types)
       }
     }
+    this.skippedDamage(c);
     if (c.truncatedAt !== undefined) this.problem(c.truncatedAt, 'the file ends in the middle of a message');
+  }
+
+  /** What the cursor stepped over is a problem each: nothing is dropped without saying where and how much. */
+  private skippedDamage(c: UlogCursor): void {
+    for (const { from, to } of c.skipped)
+      this.problem(from, `${to - from} damaged bytes skipped (messages resume at ${to})`);
   }
 
   private subscribe(c: UlogCursor): UlogSubscription | undefined {

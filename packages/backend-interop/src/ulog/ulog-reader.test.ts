@@ -11,6 +11,8 @@ import { ULOG_URLS } from './ulog-reader.js';
 registerAll();
 
 interface UlogExpected {
+  /** pyulog found damage (and read around it): we read it with tryToFix, and must say what we skipped. */
+  file_corruption: boolean;
   start_timestamp_us: number;
   datasets: Array<{ name: string; multi_id: number; count: number }>;
   /** One line per sample (our fixtures), or `message_digests`: one digest per topic instance (real logs). */
@@ -41,14 +43,32 @@ function parameterValue(f: ReadFrame): [string, number] {
 
 // flight.ulg: the common shapes; edge.ulg: a nested type without a timestamp in an array of a nested type, a topic
 // logged only with multi id 2, a 255-byte info key, continued info multiple, int32 and float parameters changed often;
-// unknown-definition.ulg: an unknown message type before the formats; resubscribed.ulg: a message id reused.
-for (const name of ['flight.ulg', 'edge.ulg', 'unknown-definition.ulg', 'resubscribed.ulg'])
+// unknown-definition.ulg: an unknown message type before the formats; resubscribed.ulg: a message id reused;
+// damaged.ulg: zeroed and garbled stretches, read with tryToFix as pyulog recovers from them.
+for (const name of ['flight.ulg', 'edge.ulg', 'unknown-definition.ulg', 'resubscribed.ulg', 'damaged.ulg'])
   test(`a ULog reads as pyulog reads it: ${name}`, () => readsAsPyulog('ulog', name));
 
 // Logs written by PX4 itself (fixtures/foreign/real/ulog: appended data, dropouts, tagged logging, multi-instance
 // topics), each sample checked through the digests of its topic instance.
 for (const name of fixturesWithExpected('real/ulog'))
   test(`a real PX4 log reads as pyulog reads it: ${name}`, () => readsAsPyulog('real/ulog', name));
+
+test('damage stepped over as pyulog does, and each stretch of skipped bytes reported', async () => {
+  // damaged.ulg: 10 zero bytes and the two samples after them, up to the end of the next sync message (55 bytes);
+  // an unknown message up to the end of the sync inside it (13); 5 zero bytes without a sync after them, walked.
+  const { reader } = await readAll(foreignPath('ulog', 'damaged.ulg'), { tryToFix: true });
+  try {
+    const problems = Object.values(reader.getInfo().metadata?.find((m) => m.name === 'ulog.problems')?.values ?? {});
+    assert.deepEqual(
+      problems.map((p) =>
+        Number(/^(\d+) damaged bytes skipped \(messages resume at \d+\) at offset \d+$/.exec(p)?.[1]),
+      ),
+      [55, 13, 5],
+    );
+  } finally {
+    reader.close();
+  }
+});
 
 test('a message id subscribed again for another topic: each sample under the topic current at it', async () => {
   // pyulog drops the first topic's samples (one subscription per id); we keep them under their own url, and the
@@ -75,7 +95,9 @@ test('a message id subscribed again for another topic: each sample under the top
 
 async function readsAsPyulog(folder: string, name: string): Promise<void> {
   const expected = loadExpected(`${folder}/${name}`) as unknown as UlogExpected;
-  const { reader, frames } = await readAll(foreignPath(folder, name));
+  const path = foreignPath(folder, name);
+  if (expected.file_corruption) await assert.rejects(readAll(path), { code: 'CORRUPT_FILE' });
+  const { reader, frames } = await readAll(path, { tryToFix: expected.file_corruption });
   try {
     const info = reader.getInfo();
     const times = [
@@ -87,7 +109,7 @@ async function readsAsPyulog(folder: string, name: string): Promise<void> {
     assert.equal(info.startTimestamp, startMs);
     const us = (t: number) => t - startMs * 1000;
     assert.equal(info.format, 'ulog');
-    assert.equal(info.hasCompleted, true);
+    assert.equal(info.hasCompleted, !expected.file_corruption);
 
     // Every sample of every topic instance: time, size and payload bytes, in file order per url.
     for (const dataset of expected.datasets) {
