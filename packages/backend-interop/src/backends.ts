@@ -50,10 +50,11 @@ export const rosbag2Backend: Backend = {
   openReader: (path, options) => Ros2Reader.open(path, options),
 };
 
-/** Apollo Cyber RT records. */
+/** Apollo Cyber RT records: `x.record`, and the numbered files `cyber_recorder` splits a recording into. */
 export const cyberRecordBackend: Backend = {
   name: 'cyber-record',
   extensions: ['.record'],
+  numberedSegments: true,
   readOnly: true,
   createWriter: (path) => readOnly('Apollo .record', path),
   openReader: (path, options) => ApolloReader.open(path, options),

@@ -73,10 +73,12 @@ export {
   registerBackend,
   registeredExtensions,
   registeredFolderMarkers,
+  registeredNumberedExtensions,
   findBackend,
   backendFor,
   detectBackend,
   extensionOf,
+  bagExtensionOf,
 } from './backend/registry.js';
 export type { BackendPurpose } from './backend/registry.js';
 export { guardFile, guardSidecars } from './backend/file-guard.js';

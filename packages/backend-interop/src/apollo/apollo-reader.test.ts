@@ -1,14 +1,66 @@
 import assert from 'node:assert/strict';
-import { test } from '@vlink/fixtures/test';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from '@vlink/fixtures/test';
 import { SchemaType } from '@vlink/bag-core';
 import { checkFixture } from '../testing/check-fixture.js';
 import { descriptorFiles } from '../testing/decode.js';
+import { foreignPath, fixturesWithExpected } from '../testing/expected.js';
+import { readAll } from '../testing/read-all.js';
 import { registerAll } from '../testing/register.js';
 
 registerAll();
 
-test('an Apollo record written by cyber-record reads as cyber-record reads it', async () => {
-  const { reader, info, schemas, expected } = await checkFixture('apollo/sensors.record');
+const dir = mkdtempSync(join(tmpdir(), 'vlink-apollo-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+// Ours (written by cyber-record), and the records of fixtures/foreign/real/apollo (written by Apollo itself).
+const records = ['apollo/sensors.record', ...fixturesWithExpected('real/apollo').map((name) => `real/apollo/${name}`)];
+for (const relative of records)
+  test(`an Apollo record reads as cyber-record reads it: ${relative}`, () => readsAsCyberRecord(relative));
+
+test('a record named as cyber_recorder splits a recording (x.record.00000) opens as x.record does', async () => {
+  const numbered = join(dir, 'sensors.record.00000');
+  copyFileSync(foreignPath('apollo', 'sensors.record'), numbered);
+  const plain = await readAll(foreignPath('apollo', 'sensors.record'));
+  const split = await readAll(numbered);
+  try {
+    assert.equal(split.reader.getInfo().format, 'record');
+    assert.ok(split.frames.length > 0);
+    assert.deepEqual(
+      split.frames.map((f) => [f.url, f.timestamp, f.sha256]),
+      plain.frames.map((f) => [f.url, f.timestamp, f.sha256]),
+    );
+  } finally {
+    plain.reader.close();
+    split.reader.close();
+  }
+});
+
+test('a record cut short, read with tryToFix: the problem says where the sections end and how much is not read', async () => {
+  const bytes = readFileSync(foreignPath('apollo', 'sensors.record'));
+  const whole = await readAll(foreignPath('apollo', 'sensors.record'));
+  whole.reader.close();
+  const cut = join(dir, 'cut.record');
+  const length = Math.floor(bytes.length * 0.6);
+  writeFileSync(cut, bytes.subarray(0, length));
+  const { reader, frames } = await readAll(cut, { tryToFix: true });
+  try {
+    const info = reader.getInfo();
+    assert.equal(info.hasCompleted, false);
+    assert.ok(frames.length < whole.frames.length, 'a chunk past the cut is lost');
+    const problem = info.metadata?.find((m) => m.name === 'record.header')?.values['problem'] ?? '';
+    const end = /the sections end at offset (\d+): .* \((\d+) bytes not read\)/.exec(problem);
+    assert.ok(end, problem);
+    assert.equal(Number(end[1]) + Number(end[2]), length, 'from the last whole section to the end of the file');
+  } finally {
+    reader.close();
+  }
+});
+
+async function readsAsCyberRecord(relative: string): Promise<void> {
+  const { reader, info, schemas, expected } = await checkFixture(relative);
   try {
     assert.equal(info.format, 'record');
     assert.equal(info.version, expected['version']);
@@ -28,4 +80,4 @@ test('an Apollo record written by cyber-record reads as cyber-record reads it', 
   } finally {
     reader.close();
   }
-});
+}

@@ -70,7 +70,6 @@ export class RecordFile {
         index = undefined;
       }
     }
-    this.problem = problem;
     if (index) {
       this.mode = 'indexed';
       this.channels = index.channels;
@@ -79,8 +78,12 @@ export class RecordFile {
       if (!tryToFix)
         throw new BagError('CORRUPT_FILE', `${problem}; open with tryToFix to read the intact chunks`, { file: path });
       this.mode = 'scan';
-      ({ channels: this.channels, chunks: this.chunks } = this.scan());
+      const scanned = this.scan();
+      ({ channels: this.channels, chunks: this.chunks } = scanned);
+      // What the scan could not read, so that nothing is dropped without saying how much.
+      problem = [problem, ...scanned.lost].join('; ');
     }
+    this.problem = problem;
     // cyber_record and Apollo's reader play chunks by begin time; ties keep file order.
     this.chunks.sort((a, b) =>
       a.beginTime < b.beginTime ? -1 : a.beginTime > b.beginTime ? 1 : a.position - b.position,
@@ -112,10 +115,15 @@ export class RecordFile {
     return { type, size, bytes, end: at + SECTION + (type === SectionType.Header ? HEADER_LENGTH : size) };
   }
 
-  /** Channels and chunks from the sections themselves, up to the first one that does not parse. */
-  private scan(): { channels: ChannelCache[]; chunks: RecordChunk[] } {
+  /**
+   * Channels and chunks from the sections themselves, up to the first one that does not parse; `lost` says what was
+   * not read: the bytes from that section on, and the messages of channels that have no channel section.
+   */
+  private scan(): { channels: ChannelCache[]; chunks: RecordChunk[]; lost: string[] } {
     const channels = new Map<string, ChannelCache>();
     const chunks: RecordChunk[] = [];
+    const lost: string[] = [];
+    let orphans = 0;
     let pending: ChunkHeaderCache | undefined;
     for (let at = SECTION + HEADER_LENGTH; at < this.readable.size(); ) {
       let section: ReturnType<RecordFile['section']>;
@@ -132,15 +140,20 @@ export class RecordFile {
           for (const [name, n] of counts) {
             const c = channels.get(name);
             if (c) c.messageNumber += n;
+            else orphans += n; // readChunk skips them: no type to give them
           }
           chunks.push(chunk);
           pending = undefined;
         }
-      } catch {
-        break; // truncated or damaged: everything before it is kept
+      } catch (error) {
+        // Truncated or damaged: everything before it is kept.
+        const rest = this.readable.size() - at;
+        lost.push(`the sections end at offset ${at}: ${(error as Error).message} (${rest} bytes not read)`);
+        break;
       }
       at = section.end;
     }
-    return { channels: [...channels.values()], chunks };
+    if (orphans > 0) lost.push(`${orphans} messages of channels without a channel section skipped`);
+    return { channels: [...channels.values()], chunks, lost };
   }
 }

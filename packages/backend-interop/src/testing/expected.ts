@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fixturePath } from '@vlink/fixtures';
 
 /** A fixture's `<file>.expected.json` (see fixtures/foreign/README.md): what its reference reader read from it. */
@@ -51,6 +51,17 @@ export interface Expected {
 /** The path of a fixture under fixtures/foreign. */
 export function foreignPath(...parts: string[]): string {
   return fixturePath('foreign', ...parts);
+}
+
+/**
+ * The recordings of a folder under fixtures/foreign that have an expected file beside them, sorted (`real/ulog`:
+ * logs written by PX4 itself; none when the folder is absent).
+ */
+export function fixturesWithExpected(folder: string): string[] {
+  const dir = foreignPath(folder);
+  if (!existsSync(dir)) return [];
+  const names = readdirSync(dir);
+  return names.filter((name) => names.includes(`${name}.expected.json`)).sort();
 }
 
 export function loadExpected(relative: string): Expected {

@@ -14,9 +14,17 @@ function field(actual: Record<string, unknown>, key: string): unknown {
   return undefined;
 }
 
+/** JSON has no NaN or infinity: the expected files spell them as Python prints them (real PX4 logs hold them). */
+const NON_FINITE: Record<string, number> = {
+  nan: Number.NaN,
+  inf: Number.POSITIVE_INFINITY,
+  '-inf': Number.NEGATIVE_INFINITY,
+};
+
 /**
  * Every field the reference decoded must be in our decoding with the same value: numbers exactly (bigints and
- * booleans as numbers; integers past 2^53 as decimal text), strings, arrays (typed arrays too) item by item, objects key by key.
+ * booleans as numbers; integers past 2^53 as decimal text; NaN and infinities as `nan`, `inf`, `-inf`), strings,
+ * arrays (typed arrays too) item by item, objects key by key.
  */
 export function assertFields(actual: unknown, expected: unknown, path = '$'): void {
   if (expected === null) {
@@ -45,6 +53,8 @@ export function assertFields(actual: unknown, expected: unknown, path = '$'): vo
     );
   } else if (typeof actual === 'bigint') {
     assert.equal(String(actual), expected, path); // an integer past 2^53, written as decimal text
+  } else if (typeof actual === 'number' && typeof expected === 'string' && expected in NON_FINITE) {
+    assert.ok(Object.is(actual, NON_FINITE[expected]), `${path}: expected ${expected}, got ${actual}`);
   } else {
     assert.equal(actual, expected, path);
   }

@@ -1,4 +1,5 @@
 import type { Readable } from '@vlink/bag-mcap';
+import { findSyncEnd, isDamagedHeader, isKnownType } from './ulog-sync.js';
 
 /** Read ahead this much per file read (a ULog message is at most 64 KiB + 3). */
 const WINDOW = 1 << 20;
@@ -7,7 +8,10 @@ const WINDOW = 1 << 20;
  * Sequential ULog messages (`uint16 size, uint8 type`, then `size` bytes) through a read-ahead window, without an
  * object per message: after `next()` returns true, `type`, `offset` and the body `buf[start, end)` describe the
  * message until the next call. Stops at the end of the file, or with `truncatedAt` set where the last message runs
- * past it. Appended data (flag bits) is followed: reaching an appended offset jumps to it.
+ * past it. Appended data (flag bits) is followed: reaching an appended offset jumps to it. Damage is stepped over as
+ * pyulog does, and each stretch of skipped bytes is kept in `skipped`: after a header that cannot be one the cursor
+ * resumes after the next sync message (else byte by byte), and a sync message inside an unknown message's body
+ * means the messages resume there.
  */
 export class UlogCursor {
   type = 0;
@@ -18,6 +22,8 @@ export class UlogCursor {
   view: DataView = new DataView(new ArrayBuffer(0));
   /** Where a message that runs past the end of the file starts. */
   truncatedAt: number | undefined;
+  /** The damaged stretches stepped over, [from, to) file offsets, adjacent ones merged. */
+  readonly skipped: Array<{ from: number; to: number }> = [];
 
   /** The reused read buffer; `buf` is a view of it. */
   private backing = new Uint8Array(0);
@@ -26,6 +32,8 @@ export class UlogCursor {
   private pos: number;
   private readonly size: number;
   private readonly appended: number[];
+  /** pyulog's `_has_sync`: false once a search found no sync message up to the end, so as not to search again. */
+  private hasSync = true;
 
   constructor(
     private readonly readable: Readable,
@@ -59,6 +67,17 @@ export class UlogCursor {
         this.appended.shift();
         continue;
       }
+      if (isDamagedHeader(type, length)) {
+        this.resync(jump);
+        continue;
+      }
+      if (!isKnownType(type) && this.hasSync) {
+        const sync = findSyncEnd(this.readable, this.pos + 3, Math.min(this.pos + total, this.size));
+        if (sync !== undefined) {
+          this.skip(this.pos, sync);
+          continue;
+        }
+      }
       if (this.pos + total > this.size || !this.ensure(this.pos, total)) {
         this.truncatedAt = this.pos;
         return false;
@@ -70,6 +89,24 @@ export class UlogCursor {
       this.pos += total;
       return true;
     }
+  }
+
+  /**
+   * After a damaged header: on at the end of the next sync message, or at the appended data when that comes first;
+   * a log without a sync message after this point is walked a byte at a time (pyulog's recovery, so that both read
+   * the same samples from a damaged log).
+   */
+  private resync(jump: number | undefined): void {
+    const sync = this.hasSync ? findSyncEnd(this.readable, this.pos + 1) : undefined;
+    if (sync === undefined) this.hasSync = false;
+    this.skip(this.pos, sync === undefined ? this.pos + 1 : jump !== undefined && sync > jump ? jump : sync);
+  }
+
+  private skip(from: number, to: number): void {
+    const last = this.skipped.at(-1);
+    if (last?.to === from) last.to = to;
+    else this.skipped.push({ from, to });
+    this.pos = to;
   }
 
   /** Makes [at, at + length) part of the window; false when the file is shorter. */

@@ -1,8 +1,9 @@
-import { fieldSize, type MessageDefinition, parseMessageDefinition } from '@foxglove/ulog';
+import { type MessageDefinition, parseMessageDefinition } from '@foxglove/ulog';
 import { BagError } from '@vlink/bag-core';
 import type { Readable } from '@vlink/bag-mcap';
 import { corrupt } from '../common/errors.js';
 import { UlogCursor } from './ulog-cursor.js';
+import { type SampleLayout, sampleLayout } from './ulog-layout.js';
 import { decodeKeyValue, jsonValue } from './ulog-values.js';
 
 const MAGIC = [0x55, 0x4c, 0x6f, 0x67, 0x01, 0x12, 0x35];
@@ -11,13 +12,11 @@ const HEADER = 16;
 const DATA_APPENDED = 1;
 
 /** A logged topic instance (`A` message) and what reading its samples needs. */
-export interface UlogSubscription {
+export interface UlogSubscription extends SampleLayout {
   msgId: number;
   multiId: number;
   name: string;
   url: string;
-  /** Offset of the `uint64_t timestamp` field in a sample. */
-  timestampOffset: number;
   count: number;
   size: number;
 }
@@ -104,6 +103,7 @@ export class UlogFile {
     }
     if (cursor.truncatedAt !== undefined)
       throw corrupt('the definitions section is truncated', path, cursor.truncatedAt);
+    this.skippedDamage(cursor);
     for (const [name, format] of this.formats) {
       const definition = parseMessageDefinition(format);
       if (!definition) throw corrupt(`bad format definition for ${name}: ${format}`, path);
@@ -111,6 +111,8 @@ export class UlogFile {
     }
     this.dataStart = dataStart;
     this.scanData();
+    // In file order, whichever walk found them: the first one is where the damage starts.
+    this.problems.sort((a, b) => a.offset - b.offset);
   }
 
   /** A cursor over the data section (appended data followed). */
@@ -197,7 +199,8 @@ export class UlogFile {
         case T.Data: {
           const sub = length >= 2 ? current.get(c.view.getUint16(c.start, true)) : undefined;
           if (!sub) this.problem(c.offset, 'data message of an unknown subscription');
-          else if (length - 2 < sub.timestampOffset + 8) this.problem(c.offset, `${sub.name} sample too short`);
+          else if (!fitsLayout(sub, length - 2))
+            this.problem(c.offset, `${sub.name} sample of ${length - 2} bytes, its format has ${sub.minSize}`);
           else {
             sub.count++;
             sub.size += length - 2;
@@ -235,7 +238,14 @@ export class UlogFile {
           break; // S, R and unknown types carry no data (the format says to skip unknown types)
       }
     }
+    this.skippedDamage(c);
     if (c.truncatedAt !== undefined) this.problem(c.truncatedAt, 'the file ends in the middle of a message');
+  }
+
+  /** What the cursor stepped over is a problem each: nothing is dropped without saying where and how much. */
+  private skippedDamage(c: UlogCursor): void {
+    for (const { from, to } of c.skipped)
+      this.problem(from, `${to - from} damaged bytes skipped (messages resume at ${to})`);
   }
 
   private subscribe(c: UlogCursor): UlogSubscription | undefined {
@@ -251,21 +261,14 @@ export class UlogFile {
       this.problem(c.offset, `subscription to ${name}, which has no format`);
       return undefined;
     }
-    let timestampOffset = -1;
-    let offset = 0;
+    let layout: SampleLayout | undefined;
     try {
-      for (const field of definition.fields) {
-        if (field.name === 'timestamp' && field.type === 'uint64_t' && !field.arrayLength) {
-          timestampOffset = offset;
-          break;
-        }
-        offset += fieldSize(field, this.definitions) * (field.arrayLength ?? 1);
-      }
+      layout = sampleLayout(definition, this.definitions);
     } catch (error) {
       this.problem(c.offset, `format of ${name}: ${(error as Error).message}`);
       return undefined;
     }
-    if (timestampOffset < 0) {
+    if (!layout) {
       this.problem(c.offset, `format of ${name} has no uint64_t timestamp`);
       return undefined;
     }
@@ -274,7 +277,7 @@ export class UlogFile {
     const url = multiId === 0 ? name : `${name}[${multiId}]`;
     let sub = this.subscriptions.find((s) => s.url === url);
     if (!sub) {
-      sub = { msgId, multiId, name, url, timestampOffset, count: 0, size: 0 };
+      sub = { msgId, multiId, name, url, ...layout, count: 0, size: 0 };
       this.subscriptions.push(sub);
     }
     this.subscribedAt.set(c.offset, sub);
@@ -284,6 +287,11 @@ export class UlogFile {
   private problem(offset: number, message: string): void {
     this.problems.push({ offset, message });
   }
+}
+
+/** Whether a sample of `size` bytes is one of `sub`'s (else it is damage, skipped and reported at open). */
+export function fitsLayout(sub: SampleLayout, size: number): boolean {
+  return size >= sub.minSize && size <= sub.maxSize;
 }
 
 /** A little-endian uint64 as a number: exact below 2^53 (µs since boot: 285 years). */

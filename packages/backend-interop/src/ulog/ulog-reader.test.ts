@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from '@vlink/fixtures/test';
 import { decodeFrame } from '../testing/decode.js';
-import { foreignPath, loadExpected } from '../testing/expected.js';
+import { fixturesWithExpected, foreignPath, loadExpected } from '../testing/expected.js';
+import { sampleDigest, type UlogDigest } from '../testing/ulog-digest.js';
 import { assertUlogFields } from '../testing/fields.js';
 import { readAll, type ReadFrame } from '../testing/read-all.js';
 import { registerAll } from '../testing/register.js';
@@ -10,9 +11,13 @@ import { ULOG_URLS } from './ulog-reader.js';
 registerAll();
 
 interface UlogExpected {
+  /** pyulog found damage (and read around it): we read it with tryToFix, and must say what we skipped. */
+  file_corruption: boolean;
   start_timestamp_us: number;
   datasets: Array<{ name: string; multi_id: number; count: number }>;
-  messages: Array<{ name: string; multi_id: number; timestamp_us: number; size: number; sha256: string }>;
+  /** One line per sample (our fixtures), or `message_digests`: one digest per topic instance (real logs). */
+  messages?: Array<{ name: string; multi_id: number; timestamp_us: number; size: number; sha256: string }>;
+  message_digests?: UlogDigest[];
   decoded: Array<{ name: string; multi_id: number; row: number; fields: Record<string, unknown> }>;
   info: Record<string, unknown>;
   info_multiple: Record<string, unknown>;
@@ -38,9 +43,34 @@ function parameterValue(f: ReadFrame): [string, number] {
 
 // flight.ulg: the common shapes; edge.ulg: a nested type without a timestamp in an array of a nested type, a topic
 // logged only with multi id 2, a 255-byte info key, continued info multiple, int32 and float parameters changed often;
-// unknown-definition.ulg: an unknown message type before the formats; resubscribed.ulg: a message id reused.
-for (const name of ['flight.ulg', 'edge.ulg', 'unknown-definition.ulg', 'resubscribed.ulg'])
-  test(`a ULog reads as pyulog reads it: ${name}`, () => readsAsPyulog(name));
+// unknown-definition.ulg: an unknown message type before the formats; resubscribed.ulg: a message id reused;
+// damaged.ulg: zeroed and garbled stretches, read with tryToFix as pyulog recovers from them.
+for (const name of ['flight.ulg', 'edge.ulg', 'unknown-definition.ulg', 'resubscribed.ulg', 'damaged.ulg'])
+  test(`a ULog reads as pyulog reads it: ${name}`, () => readsAsPyulog('ulog', name));
+
+// Logs written by PX4 itself (fixtures/foreign/real/ulog: appended data, dropouts, tagged logging, multi-instance
+// topics), each sample checked through the digests of its topic instance.
+for (const name of fixturesWithExpected('real/ulog'))
+  test(`a real PX4 log reads as pyulog reads it: ${name}`, () => readsAsPyulog('real/ulog', name));
+
+test('damage stepped over as pyulog does, and each stretch of skipped bytes and each bad sample reported', async () => {
+  // damaged.ulg: 10 zero bytes and the two samples after them, up to the end of the next sync message (55 bytes);
+  // an unknown message up to the end of the sync inside it (13); 5 zero bytes without a sync after them, walked;
+  // an `acc` sample of 14 bytes where its format has 12.
+  const { reader } = await readAll(foreignPath('ulog', 'damaged.ulg'), { tryToFix: true });
+  try {
+    const problems = Object.values(reader.getInfo().metadata?.find((m) => m.name === 'ulog.problems')?.values ?? {});
+    assert.deepEqual(
+      problems.map((p) => p.replace(/(?<=(resume at|offset) )\d+/g, 'N')),
+      [
+        ...[55, 13, 5].map((n) => `${n} damaged bytes skipped (messages resume at N) at offset N`),
+        'acc sample of 14 bytes, its format has 12 at offset N',
+      ],
+    );
+  } finally {
+    reader.close();
+  }
+});
 
 test('a message id subscribed again for another topic: each sample under the topic current at it', async () => {
   // pyulog drops the first topic's samples (one subscription per id); we keep them under their own url, and the
@@ -65,20 +95,23 @@ test('a message id subscribed again for another topic: each sample under the top
   }
 });
 
-async function readsAsPyulog(name: string): Promise<void> {
-  const expected = loadExpected(`ulog/${name}`) as unknown as UlogExpected;
-  const { reader, frames } = await readAll(foreignPath('ulog', name));
+async function readsAsPyulog(folder: string, name: string): Promise<void> {
+  const expected = loadExpected(`${folder}/${name}`) as unknown as UlogExpected;
+  const path = foreignPath(folder, name);
+  if (expected.file_corruption) await assert.rejects(readAll(path), { code: 'CORRUPT_FILE' });
+  const { reader, frames } = await readAll(path, { tryToFix: expected.file_corruption });
   try {
     const info = reader.getInfo();
     const times = [
-      ...expected.messages.map((m) => m.timestamp_us),
+      ...(expected.messages ?? []).map((m) => m.timestamp_us),
+      ...(expected.message_digests ?? []).flatMap((d) => d.first_timestamp_us ?? []),
       ...expected.logged_messages.map((m) => m.timestamp_us),
     ];
     const startMs = Math.floor(Math.min(expected.start_timestamp_us, ...times) / 1000);
     assert.equal(info.startTimestamp, startMs);
     const us = (t: number) => t - startMs * 1000;
     assert.equal(info.format, 'ulog');
-    assert.equal(info.hasCompleted, true);
+    assert.equal(info.hasCompleted, !expected.file_corruption);
 
     // Every sample of every topic instance: time, size and payload bytes, in file order per url.
     for (const dataset of expected.datasets) {
@@ -88,13 +121,19 @@ async function readsAsPyulog(name: string): Promise<void> {
       assert.equal(meta.ser, dataset.name);
       assert.equal(meta.encoding, 'ulog');
       assert.equal(meta.count, dataset.count);
-      assert.deepEqual(
-        frames.filter((f) => f.url === url).map((f) => [f.timestamp, f.size, f.sha256]),
-        expected.messages
-          .filter((m) => m.name === dataset.name && m.multi_id === dataset.multi_id)
-          .map((m) => [us(m.timestamp_us), m.size, m.sha256]),
-        url,
-      );
+      const samples = frames.filter((f) => f.url === url);
+      const digest = expected.message_digests?.find((d) => d.name === dataset.name && d.multi_id === dataset.multi_id);
+      if (digest) {
+        const { name: _name, multi_id: _multiId, ...want } = digest;
+        assert.deepEqual(sampleDigest(samples, startMs * 1000), want, url);
+      } else
+        assert.deepEqual(
+          samples.map((f) => [f.timestamp, f.size, f.sha256]),
+          (expected.messages ?? [])
+            .filter((m) => m.name === dataset.name && m.multi_id === dataset.multi_id)
+            .map((m) => [us(m.timestamp_us), m.size, m.sha256]),
+          url,
+        );
     }
     for (const sample of expected.decoded) {
       const url = urlOf(sample.name, sample.multi_id);

@@ -11,7 +11,7 @@ import { damaged } from '../common/errors.js';
 import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-info.js';
 import { ForeignReader } from '../common/reader-base.js';
 import { inWindow, TimeBase } from '../common/time-base.js';
-import { T, u64, UlogFile, type UlogSubscription } from './ulog-file.js';
+import { fitsLayout, T, u64, UlogFile, type UlogSubscription } from './ulog-file.js';
 import { closingOnError, reusableFrame } from '../common/reader-helpers.js';
 
 /** Urls of the ULog messages that are not topic samples (uORB topic names never contain a `/`). */
@@ -158,7 +158,7 @@ export class UlogReader extends ForeignReader {
         case T.Data: {
           if (c.end - c.start < 2) continue;
           const sub = current.get(c.view.getUint16(c.start, true));
-          if (!sub || c.end - c.start - 2 < sub.timestampOffset + 8) continue; // reported at open (tryToFix)
+          if (!sub || !fitsLayout(sub, c.end - c.start - 2)) continue; // reported at open (tryToFix)
           us = u64(c.view, c.start + 2 + sub.timestampOffset);
           if (us > last) last = us;
           if (!want(sub.url)) continue;

@@ -34,6 +34,11 @@ export interface Backend {
    * tries it for directories.
    */
   readonly directoryMarker?: string;
+  /**
+   * Its files are also read under a segment number after the extension (Apollo's `cyber_recorder` names the files
+   * of a recording `x.record.00000`, `x.record.00001`, …): a name `<base><ext>.<digits>` finds it for reading.
+   */
+  readonly numberedSegments?: boolean;
   createWriter(path: string, config: ResolvedWriterConfig, context: RecordingContext): Promise<BackendWriter>;
   openReader(path: string, options: ReaderOptions): Promise<BackendReader>;
   /**

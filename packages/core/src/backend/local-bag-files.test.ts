@@ -43,6 +43,22 @@ describe('local bag files', () => {
     assert.equal(deep.size, 2);
   });
 
+  test('numbered segments (x.record.00000) are bags where their extension is numbered, and only there', async () => {
+    const dir = join(base, 'numbered');
+    mkdirSync(dir);
+    for (const name of ['run.record.00000', 'run.record.00001', 'run.record.x1', 'one.vdb.1', 'run.record'])
+      writeFileSync(join(dir, name), 'x');
+    const listed = async (numbered?: string[]) =>
+      (
+        await listLocalBagFiles(
+          dir,
+          options({ extensions: new Set(['.vdb', '.record']), numberedExtensions: numbered && new Set(numbered) }),
+        )
+      ).map((f) => relative(dir, f.linkPath));
+    assert.deepEqual(await listed(['.record']), ['run.record', 'run.record.00000', 'run.record.00001']);
+    assert.deepEqual(await listed(), ['run.record']);
+  });
+
   test('isInsideRoot: the root and below, never a sibling sharing its prefix', () => {
     assert.equal(isInsideRoot(root, root), true);
     assert.equal(isInsideRoot(root, join(root, 'x')), true);

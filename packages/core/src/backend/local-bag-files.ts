@@ -3,7 +3,7 @@ import { open, readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { BagError } from '../errors.js';
 import { listedSegments } from '../split/manifest-parse.js';
-import { extensionOf } from './registry.js';
+import { extensionOf, numberedSegmentExtensionOf } from './registry.js';
 
 /** A bag found under a local folder: the path as walked (through symlinks) and the file (or bag folder) it is. */
 export interface LocalBagFile {
@@ -19,6 +19,8 @@ export interface LocalBagFile {
 export interface LocalBagFileOptions {
   /** The extensions that make a file a bag (`registeredExtensions()`). */
   extensions: ReadonlySet<string>;
+  /** Those that also do with a segment number after them, `x.record.00000` (`registeredNumberedExtensions()`). */
+  numberedExtensions?: ReadonlySet<string>;
   /**
    * Marker files that make a folder one bag (`registeredFolderMarkers()`: rosbag2's `metadata.yaml`): such a folder
    * is listed as a bag and not looked into, so its storage files are not bags of their own.
@@ -51,7 +53,9 @@ export function isInsideRoot(realRoot: string, realPath: string): boolean {
  * `vlink-bag index` catalogs. Segments of split recordings are still in the list: see {@link segmentsOfManifests}.
  */
 export async function listLocalBagFiles(realRoot: string, options: LocalBagFileOptions): Promise<LocalBagFile[]> {
-  const { extensions, folderMarkers, maxFiles, onTooMany, onUnreadable, maxDepth = 32 } = options;
+  const { extensions, numberedExtensions, folderMarkers, maxFiles, onTooMany, onUnreadable, maxDepth = 32 } = options;
+  const isBag = (name: string) =>
+    extensions.has(extensionOf(name)) || numberedExtensions?.has(numberedSegmentExtensionOf(name) ?? '') === true;
   const found: LocalBagFile[] = [];
   const visited = new Set<string>([realRoot]);
   let seen = 0;
@@ -88,7 +92,7 @@ export async function listLocalBagFiles(realRoot: string, options: LocalBagFileO
           visited.add(real);
           await walk(linkPath, real, depth + 1);
         }
-      } else if (info.isFile() && extensions.has(extensionOf(name))) {
+      } else if (info.isFile() && isBag(name)) {
         found.push({ linkPath, realPath: real, size: info.size, mtimeMs: info.mtimeMs });
       }
     }

@@ -2,7 +2,7 @@ import type { ReaderOptions } from '../model/config.js';
 import { BagError } from '../errors.js';
 import type { BackendReader } from './backend.js';
 import { openByteSource, type ByteSource } from './byte-source.js';
-import { backendFor, extensionOf } from './registry.js';
+import { backendFor, bagExtensionOf } from './registry.js';
 
 /**
  * A url's bytes to the backend its extension names: its `openSource` when it reads from a byte source, else the
@@ -20,7 +20,7 @@ export async function openSourceReader(
     if (backend.openSource) return await backend.openSource(source, options);
     if (!source.localCopy)
       throw new BagError('NOT_SUPPORTED', `the ${backend.name} backend reads only local files`, { file: path });
-    const local = await source.localCopy(extensionOf(path));
+    const local = await source.localCopy(bagExtensionOf(path));
     source.close();
     return await backend.openReader(local, options);
   } catch (error) {

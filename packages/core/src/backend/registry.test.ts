@@ -5,7 +5,15 @@ import { join } from 'node:path';
 import { after, describe, test } from '@vlink/fixtures/test';
 import { BagError } from '../errors.js';
 import type { Backend } from './backend.js';
-import { backendFor, detectBackend, findBackend, registerBackend, registeredExtensions } from './registry.js';
+import {
+  backendFor,
+  bagExtensionOf,
+  detectBackend,
+  findBackend,
+  registerBackend,
+  registeredExtensions,
+  registeredNumberedExtensions,
+} from './registry.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vlink-registry-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -21,7 +29,9 @@ const foreign = fake('reg-foreign', ['.regw', '.regf'], {
   magic: [new Uint8Array([0xfe, 0x01, 0x02, 0x03, 0x04, 0x05])],
 });
 const folder = fake('reg-folder', ['.regd'], { readOnly: true, directoryMarker: 'bag.marker' });
+const segmented = fake('reg-segmented', ['.regs'], { readOnly: true, numberedSegments: true });
 registerBackend(writing);
+registerBackend(segmented);
 registerBackend(foreign);
 registerBackend(folder);
 
@@ -40,6 +50,21 @@ describe('backend registry', () => {
         return true;
       },
     );
+  });
+
+  test('a backend with numbered segments reads `<name><ext>.<digits>`; no other backend, nor a writer, does', () => {
+    assert.equal(findBackend('/rec/x.regs.00000'), segmented);
+    assert.equal(findBackend('C:\\rec\\x.REGS.12'), segmented);
+    assert.equal(backendFor('x.regs.7'), segmented);
+    assert.equal(findBackend('x.regs.00000', 'write'), undefined);
+    assert.equal(findBackend('x.regf.00000'), undefined, 'segment numbers only where the backend declares them');
+    assert.equal(findBackend('x.regs.0a'), undefined);
+    assert.equal(findBackend('/rec.regs/00000'), undefined, 'a number after a slash is a file name, not a segment');
+    assert.equal(bagExtensionOf('/rec/x.regs.00000'), '.regs', 'the extension it is read by');
+    assert.equal(bagExtensionOf('x.regf.00000'), '.00000');
+    assert.equal(bagExtensionOf('x.regf'), '.regf');
+    assert.ok(registeredNumberedExtensions().includes('.regs'));
+    assert.ok(!registeredNumberedExtensions().includes('.regf'));
   });
 
   test('detectBackend: the extension first, then the magic of a file, then the marker of a directory', async () => {

@@ -30,6 +30,14 @@ export function registeredExtensions(purpose: BackendPurpose = 'read'): string[]
   return [...(purpose === 'write' ? writers : readers).keys()].sort();
 }
 
+/** The extensions whose backend also reads them with a segment number after them (`Backend.numberedSegments`). */
+export function registeredNumberedExtensions(): string[] {
+  return [...readers]
+    .filter(([, backend]) => backend.numberedSegments)
+    .map(([ext]) => ext)
+    .sort();
+}
+
 /**
  * The folders some backend reads as one bag (a rosbag2 folder, by its `metadata.yaml`): marker file name → backend
  * name. What a listing of bags uses to take such a folder as one bag instead of looking into it.
@@ -46,7 +54,25 @@ export function extensionOf(path: string): string {
 
 /** The backend for a path's extension, or undefined (VLink's `filter_get` returns null for an unsupported extension). */
 export function findBackend(path: string, purpose: BackendPurpose = 'read'): Backend | undefined {
-  return (purpose === 'write' ? writers : readers).get(extensionOf(path));
+  return purpose === 'write' ? writers.get(extensionOf(path)) : readers.get(bagExtensionOf(path));
+}
+
+/**
+ * The extension a bag is read by: a numbered segment's (`x.record.00000` → `.record`) where the backend of that
+ * extension declares `numberedSegments`, else the path's own (`extensionOf`).
+ */
+export function bagExtensionOf(path: string): string {
+  const ext = extensionOf(path);
+  if (readers.has(ext)) return ext;
+  const numbered = numberedSegmentExtensionOf(path);
+  return numbered !== undefined && readers.get(numbered)?.numberedSegments ? numbered : ext;
+}
+
+/** `x.record.00000` → `.record`: the extension before a segment number (`Backend.numberedSegments`), if any. */
+export function numberedSegmentExtensionOf(path: string): string | undefined {
+  const segment = /^(.*)\.\d+$/.exec(path);
+  const ext = segment ? extensionOf(segment[1]!) : '';
+  return ext === '' ? undefined : ext;
 }
 
 export function backendFor(path: string, purpose: BackendPurpose = 'read'): Backend {

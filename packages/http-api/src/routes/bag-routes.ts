@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { BagError, DEFAULT_GAP_FACTOR, extensionOf } from '@vlink/bag';
+import { BagError, bagExtensionOf, DEFAULT_GAP_FACTOR } from '@vlink/bag';
 import { badParameter, HttpError, toErrorResponse, type PathScrubber } from '../http/errors.js';
 import { messageQuery } from '../http/query.js';
 import {
@@ -57,7 +57,7 @@ export function registerBagRoutes(app: OpenAPIHono, { store, work, scrub, limits
   async function summary(b: ResolvedBag): Promise<Record<string, unknown>> {
     const base = {
       id: b.id,
-      format: b.format ?? extensionOf(b.path).slice(1),
+      format: b.format ?? bagExtensionOf(b.path).slice(1),
       size: b.size,
       modified: new Date(b.mtimeMs).toISOString(),
     };

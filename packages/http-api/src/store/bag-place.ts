@@ -2,6 +2,7 @@ import { realpathSync, statSync } from 'node:fs';
 import {
   BagError,
   type ByteSource,
+  bagExtensionOf,
   extensionOf,
   isRemotePath,
   listUrl,
@@ -67,7 +68,7 @@ function urlPlace(root: string): BagPlace {
     writable: false,
     inWorkers: false,
     async list() {
-      const entries = (await listUrl(`${root}/`)).filter((e) => extensions.has(extensionOf(e.url)));
+      const entries = (await listUrl(`${root}/`)).filter((e) => extensions.has(bagExtensionOf(e.url)));
       const bags = entries.map((e) => ({
         id: e.url.slice(root.length + 1),
         path: e.url,

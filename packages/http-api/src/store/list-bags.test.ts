@@ -23,9 +23,19 @@ const folderBackend: Backend = {
   createWriter: () => Promise.reject(new BagError('NOT_SUPPORTED', 'test')),
   openReader: () => Promise.reject(new BagError('NOT_SUPPORTED', 'test')),
 };
+// A stand-in for Apollo's records: its files also carry a segment number (x.record.00000).
+const numberedBackend: Backend = {
+  name: 'test-numbered',
+  extensions: ['.testrec'],
+  readOnly: true,
+  numberedSegments: true,
+  createWriter: () => Promise.reject(new BagError('NOT_SUPPORTED', 'test')),
+  openReader: () => Promise.reject(new BagError('NOT_SUPPORTED', 'test')),
+};
 registerBackend(memoryBackend);
 registerBackend(manifestBackend);
 registerBackend(folderBackend);
+registerBackend(numberedBackend);
 
 const base = mkdtempSync(join(tmpdir(), 'vlink-list-'));
 const root = join(base, 'root');
@@ -52,6 +62,15 @@ describe('findBags / resolveBagId', () => {
     const real = realpathSync(root);
     const ids = (await findBags(real)).map((b) => b.id).sort();
     assert.deepEqual(ids, ['a/b/deep.memjson', 'a/rec.3.memjson', 'a/rec.testx']);
+  });
+
+  test("a backend's numbered segments (x.testrec.00000) are listed; another extension's numbers are not", async () => {
+    const dir = join(base, 'numbered');
+    mkdirSync(dir);
+    for (const name of ['drive.testrec.00000', 'drive.testrec.00001', 'drive.testx.1', 'drive.testrec.0a'])
+      writeFileSync(join(dir, name), '');
+    const ids = (await findBags(realpathSync(dir))).map((b) => b.id).sort();
+    assert.deepEqual(ids, ['drive.testrec.00000', 'drive.testrec.00001']);
   });
 
   test('resolveBagId refuses everything that is not a plain relative file path inside the root', () => {

@@ -1,5 +1,5 @@
 import { relative, sep } from 'node:path';
-import { registeredExtensions, registeredFolderMarkers } from '@vlink/bag';
+import { registeredExtensions, registeredFolderMarkers, registeredNumberedExtensions } from '@vlink/bag';
 import { listLocalBagFiles, segmentsOfManifests } from '@vlink/bag-core/internal';
 import type { ResolvedBag } from './resolve-id.js';
 
@@ -16,6 +16,7 @@ const MAX_FILES = 100_000;
 export async function findBags(realRoot: string): Promise<ResolvedBag[]> {
   const files = await listLocalBagFiles(realRoot, {
     extensions: new Set(registeredExtensions()),
+    numberedExtensions: new Set(registeredNumberedExtensions()),
     folderMarkers: registeredFolderMarkers(),
     maxFiles: MAX_FILES,
     onTooMany: 'stop',

@@ -1,4 +1,4 @@
-import { extensionOf, findBackend, type Info, type SchemaData } from '@vlink/bag';
+import { bagExtensionOf, findBackend, type Info, type SchemaData } from '@vlink/bag';
 import type { ResolvedBag } from '../store/resolve-id.js';
 import type { BagWork, DensityRequest, PageRequest, ReportRequest, StreamRequest, TimingRequest } from './bag-work.js';
 
@@ -71,7 +71,7 @@ export class RoutedWork implements BagWork {
     return (
       this.pooled !== undefined &&
       findBackend(bag.path)?.workerModule !== undefined &&
-      this.pooledAvailable(extensionOf(bag.path))
+      this.pooledAvailable(bagExtensionOf(bag.path))
     );
   }
 

@@ -1,6 +1,6 @@
 import { realpath, stat } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
-import { BagError, registeredExtensions, registeredFolderMarkers } from '@vlink/bag';
+import { BagError, registeredExtensions, registeredFolderMarkers, registeredNumberedExtensions } from '@vlink/bag';
 import { listLocalBagFiles, segmentsOfManifests } from '@vlink/bag-core/internal';
 import { type FoundBag, groupSplitRecordings } from './found-bag.js';
 
@@ -23,6 +23,7 @@ export async function discoverLocal(root: string): Promise<FoundBag[]> {
   }
   const files = await listLocalBagFiles(realRoot, {
     extensions: new Set(registeredExtensions('read')),
+    numberedExtensions: new Set(registeredNumberedExtensions()),
     folderMarkers: registeredFolderMarkers(),
     maxFiles: MAX_FILES,
     onTooMany: 'throw',

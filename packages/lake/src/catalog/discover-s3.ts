@@ -1,4 +1,4 @@
-import { extensionOf, registeredExtensions } from '@vlink/bag';
+import { bagExtensionOf, registeredExtensions } from '@vlink/bag';
 import { listObjects, parseS3Prefix, type S3Client } from '@vlink/bag-s3';
 import {
   type FoundBag,
@@ -18,7 +18,7 @@ export async function discoverS3(client: S3Client, url: string): Promise<FoundBa
   const prefix = key === '' ? '' : `${key}/`;
   const extensions = new Set(registeredExtensions('read'));
   const files: ListedFile[] = (await listObjects(client, bucket, prefix))
-    .filter((o) => extensions.has(extensionOf(o.key)) && !o.key.endsWith('/'))
+    .filter((o) => extensions.has(bagExtensionOf(o.key)) && !o.key.endsWith('/'))
     .map((o) => ({
       bagId: o.key.slice(prefix.length),
       location: `s3://${bucket}/${o.key}`,

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { S3Client } from '@vlink/bag-s3';
+import { fixturePath } from '@vlink/fixtures';
 import { s3TestServer } from '@vlink/fixtures/s3';
 import { after, before, describe, test } from '@vlink/fixtures/test';
 import { CATALOG_BAGS_FILE, CATALOG_URLS_FILE } from '../layout.js';
@@ -33,6 +34,8 @@ describe('indexBags over s3://', { skip }, () => {
     await writeCatalogBag(join(root, 'split', 'run.vdbx'), catalogFrames(30, 1_000));
     await writeCatalogBag(join(root, 'split', 'run.vcapx'), catalogFrames(26, 1_500));
     copyMcapFixture(join(root, 'foreign', 'protobuf.mcap'));
+    // Named as Apollo's recorder names a recording's files: a bag only by the backend's numbered segments.
+    copyFileSync(fixturePath('foreign', 'apollo', 'sensors.record'), join(root, 'foreign', 'sensors.record.00000'));
     const client = new S3Client(s3());
     await client.createBucket('lake');
     for (const name of filesUnder(root))
@@ -46,14 +49,14 @@ describe('indexBags over s3://', { skip }, () => {
     const local = await indexBags([root], join(dir, 'local'));
     const remote = await indexBags(['s3://lake/recordings/'], join(dir, 'remote'), { s3: s3() });
     assert.deepEqual(remote.failed, []);
-    assert.equal(remote.added, 5);
+    assert.equal(remote.added, 6);
     assert.equal(remote.bags, local.bags);
     for (const file of [CATALOG_BAGS_FILE, CATALOG_URLS_FILE]) {
       const sql = (at: string) => `SELECT * FROM read_parquet(${sqlPath(at, file)}) ORDER BY ALL`;
       const strip = (rows: Record<string, unknown>[]) =>
         rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !PLACE_COLUMNS.has(k))));
       const [a, b] = [await duckRows(sql(join(dir, 'local'))), await duckRows(sql(join(dir, 'remote')))];
-      assert.ok(a.length >= 5);
+      assert.ok(a.length >= 6);
       assert.deepEqual(strip(b), strip(a), file);
     }
     const rows = await duckRows(
@@ -71,14 +74,14 @@ describe('indexBags over s3://', { skip }, () => {
   test('a second run opens nothing; a re-uploaded object is updated', async () => {
     const catalog = join(dir, 'remote');
     const again = await indexBags(['s3://lake/recordings'], catalog, { s3: s3() });
-    assert.equal(again.unchanged, 5);
+    assert.equal(again.unchanged, 6);
     assert.equal(again.added + again.updated + again.removed, 0);
     const frames = catalogFrames(12, 9_000);
     await writeCatalogBag(join(dir, 'new.vdb'), frames);
     await new S3Client(s3()).put({ bucket: 'lake', key: 'recordings/drive.vdb' }, readFileSync(join(dir, 'new.vdb')));
     const changed = await indexBags(['s3://lake/recordings'], catalog, { s3: s3() });
     assert.equal(changed.updated, 1);
-    assert.equal(changed.unchanged, 4);
+    assert.equal(changed.unchanged, 5);
     const [row] = await duckRows(
       `SELECT message_count FROM read_parquet(${sqlPath(catalog, CATALOG_BAGS_FILE)}) WHERE bag_id = 'drive.vdb'`,
     );
