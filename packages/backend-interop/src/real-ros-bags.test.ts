@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
 import { describe, test } from '@vlink/fixtures/test';
 import { checkFixture } from './testing/check-fixture.js';
-import { foreignPath } from './testing/expected.js';
+import { absentRecording, expectedRecordings } from './testing/expected.js';
 import { registerAll } from './testing/register.js';
 
 registerAll();
@@ -13,20 +12,12 @@ registerAll();
  * A bag whose expected file is there but which is not (the bags come from shared/, not from this repository's
  * history) is reported as skipped, by name.
  */
-function expectedBags(kind: 'ros1' | 'ros2'): string[] {
-  const folder = foreignPath('real', kind);
-  if (!existsSync(folder)) return [];
-  return readdirSync(folder)
-    .filter((name) => name.endsWith('.expected.json'))
-    .map((name) => `real/${kind}/${name.slice(0, -'.expected.json'.length)}`)
-    .sort();
-}
-
-const absent = (relative: string) => !existsSync(foreignPath(relative)) && `${relative} is not in fixtures/foreign`;
+const expectedBags = (kind: 'ros1' | 'ros2') =>
+  expectedRecordings(`real/${kind}`).map((name) => `real/${kind}/${name}`);
 
 describe('ROS 1 bags written by rosbag read as rosbags reads them', () => {
   for (const relative of expectedBags('ros1')) {
-    test(relative, { skip: absent(relative) }, async () => {
+    test(relative, { skip: absentRecording(relative) }, async () => {
       const { reader, info, expected } = await checkFixture(relative);
       try {
         assert.equal(info.format, 'bag');
@@ -49,7 +40,7 @@ describe('ROS 1 bags written by rosbag read as rosbags reads them', () => {
 
 describe('ROS 2 bag folders written by rosbag2 read as rosbags reads them', () => {
   for (const relative of expectedBags('ros2')) {
-    test(relative, { skip: absent(relative) }, async () => {
+    test(relative, { skip: absentRecording(relative) }, async () => {
       // rosbags yields log-time order; the storages are read as rosbag2 reads them (mcap in file order).
       const { reader, info, expected } = await checkFixture(relative, { sorted: true });
       try {

@@ -54,14 +54,22 @@ export function foreignPath(...parts: string[]): string {
 }
 
 /**
- * The recordings of a folder under fixtures/foreign that have an expected file beside them, sorted (`real/ulog`:
- * logs written by PX4 itself; none when the folder is absent).
+ * The recordings of `folder` that have an expected file, by the expected files: `fixtures/foreign/real/` commits only
+ * those (the recordings come from other projects by way of shared/), so a test can report a missing one as skipped,
+ * by name (`absentRecording`), instead of leaving it out unseen.
  */
-export function fixturesWithExpected(folder: string): string[] {
+export function expectedRecordings(folder: string): string[] {
   const dir = foreignPath(folder);
   if (!existsSync(dir)) return [];
-  const names = readdirSync(dir);
-  return names.filter((name) => names.includes(`${name}.expected.json`)).sort();
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.expected.json'))
+    .map((name) => name.slice(0, -'.expected.json'.length))
+    .sort();
+}
+
+/** A skip reason when the recording at `relative` is not there (see `expectedRecordings`), else false. */
+export function absentRecording(relative: string): string | false {
+  return !existsSync(foreignPath(relative)) && `${relative} is not in fixtures/foreign (it comes from shared/)`;
 }
 
 export function loadExpected(relative: string): Expected {

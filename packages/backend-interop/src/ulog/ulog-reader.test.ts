@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from '@vlink/fixtures/test';
 import { decodeFrame } from '../testing/decode.js';
-import { fixturesWithExpected, foreignPath, loadExpected } from '../testing/expected.js';
+import { absentRecording, expectedRecordings, foreignPath, loadExpected } from '../testing/expected.js';
 import { sampleDigest, type UlogDigest } from '../testing/ulog-digest.js';
 import { assertUlogFields } from '../testing/fields.js';
 import { readAll, type ReadFrame } from '../testing/read-all.js';
@@ -50,8 +50,10 @@ for (const name of ['flight.ulg', 'edge.ulg', 'unknown-definition.ulg', 'resubsc
 
 // Logs written by PX4 itself (fixtures/foreign/real/ulog: appended data, dropouts, tagged logging, multi-instance
 // topics), each sample checked through the digests of its topic instance.
-for (const name of fixturesWithExpected('real/ulog'))
-  test(`a real PX4 log reads as pyulog reads it: ${name}`, () => readsAsPyulog('real/ulog', name));
+for (const name of expectedRecordings('real/ulog'))
+  test(`a real PX4 log reads as pyulog reads it: ${name}`, { skip: absentRecording(`real/ulog/${name}`) }, () =>
+    readsAsPyulog('real/ulog', name),
+  );
 
 test('damage stepped over as pyulog does, and each stretch of skipped bytes and each bad sample reported', async () => {
   // damaged.ulg: 10 zero bytes and the two samples after them, up to the end of the next sync message (55 bytes);
