@@ -169,4 +169,36 @@ describe('vlink-bag on foreign bags', () => {
     assert.notEqual(code, 0);
     assert.match(stderr, /is a directory, not a bag file/);
   });
+
+  test('--try-to-fix reads an unclosed ROS 1 bag, says what it read around, and clone salvages it', SLOW, async () => {
+    // plain.bag cut at 70 %: no index (as when `rosbag record` is killed) and a record cut by the end of the file.
+    const whole = readFileSync(fixturePath('foreign', 'ros1', 'plain.bag'));
+    const cut = tmp.path('unclosed.bag');
+    writeFileSync(cut, whole.subarray(0, Math.floor((whole.length * 7) / 10)));
+    const refused = await runCli(['info', cut]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /the bag has no index .*open with tryToFix/);
+    const info = await runCli(['info', '--try-to-fix', cut]);
+    assert.equal(info.code, 0, info.stderr);
+    const count = Number(/^Message Count: +(\d+)$/m.exec(info.stdout)?.[1]);
+    assert.ok(count > 0 && count < 91, info.stdout);
+    assert.match(info.stdout, /^Problems: +the bag has no index/m);
+    assert.match(info.stdout, /^ +bad record: .*the last \d+ bytes of the file are not read$/m);
+    const cat = await runCli(['cat', '--try-to-fix', cut]);
+    assert.equal(cat.code, 0, cat.stderr);
+    assert.equal(cat.stdout.trimEnd().split('\n').length, count);
+    const fix = await runCli(['fix', '--yes', cut]);
+    assert.notEqual(fix.code, 0);
+    assert.match(fix.stderr, /cannot repair files; copy what can be read instead .*clone --try-to-fix/);
+    assert.equal(readFileSync(cut).length, Math.floor((whole.length * 7) / 10), 'fix left the file as it was');
+    const out = tmp.path('salvaged.vcap');
+    const clone = await runCli(['clone', '-q', '--try-to-fix', cut, out]);
+    assert.equal(clone.code, 0, clone.stderr);
+    const reader = await BagReader.create(out);
+    try {
+      assert.equal(reader.getInfo().messageCount, count);
+    } finally {
+      reader.close();
+    }
+  });
 });

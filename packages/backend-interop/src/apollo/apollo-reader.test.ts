@@ -56,6 +56,9 @@ test('a record cut short, read with tryToFix: the problem says where the section
     const end = /the sections end at offset (\d+): .* \((\d+) bytes not read\)/.exec(problem);
     assert.ok(end, problem);
     assert.equal(Number(end[1]) + Number(end[2]), length, 'from the last whole section to the end of the file');
+    // The same words under the name every foreign reader lists its problems by (shown by `vlink-bag info`).
+    const problems = info.metadata?.find((m) => m.name === 'record.problems')?.values;
+    assert.deepEqual(problems, { '0': problem });
   } finally {
     reader.close();
   }

@@ -88,6 +88,8 @@ export class ApolloReader extends ForeignReader {
           is_complete: h.isComplete,
           problem: record.problem,
         }),
+        // The same under the name every foreign reader lists what it read around by (`<format>.problems`).
+        ...(record.problem === undefined ? [] : [{ name: 'record.problems', values: { '0': record.problem } }]),
       ],
     });
     super(path, facts, [...schemas.values()]);

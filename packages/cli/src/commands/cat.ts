@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { actionText, type Frame, type Info, type SchemaData } from '@vlink/bag';
 import { openBag } from '../lib/bag-io.js';
+import { addRecoveryOption, type RecoveryFlags, recoveryReaderOptions } from '../lib/recovery-flag.js';
 import type { Decoded, PayloadDecoder } from '@vlink/bag-decode';
 import { actionPredicate, addFilterOptions, examples, windowMs, type FilterFlags } from '../lib/filter-flags.js';
 import { formatSeconds, formatSize } from '../lib/format.js';
@@ -14,7 +15,7 @@ import { formatWallTime } from '../lib/wall-time.js';
 
 type Format = 'ndjson' | 'csv' | 'text';
 
-interface CatFlags extends FilterFlags {
+interface CatFlags extends FilterFlags, RecoveryFlags {
   format: Format;
   json?: boolean;
   decode?: boolean;
@@ -48,8 +49,9 @@ export function registerCat(program: Command): void {
       new Option('--utc-time', 'text: wall-clock UTC instead of seconds since the start').conflicts('localTime'),
     )
     .option('-q, --quiet', 'no warnings and no progress bar on stderr');
+  addRecoveryOption(command);
   addFilterOptions(command).action(async (path: string, flags: CatFlags) => {
-    const reader = await openBag(path);
+    const reader = await openBag(path, recoveryReaderOptions(flags));
     try {
       exitQuietlyOnEpipe();
       if (flags.json) flags.format = 'ndjson';

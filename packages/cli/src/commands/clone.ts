@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { openBag, prepareOutput } from '../lib/bag-io.js';
+import { addRecoveryOption, type RecoveryFlags, recoveryReaderOptions } from '../lib/recovery-flag.js';
 import { actionPredicate, addFilterOptions, examples, windowMs, type FilterFlags } from '../lib/filter-flags.js';
 import { formatSize } from '../lib/format.js';
 import { printJson } from '../lib/json-schemas.js';
@@ -11,7 +12,7 @@ import { CopySink } from '../lib/sink.js';
 import { bagUrls, selectUrls, warnSelection } from '../lib/url-filter.js';
 import { addWriterOptions, writerOptions, type WriterFlags } from '../lib/writer-flags.js';
 
-export interface CloneFlags extends FilterFlags, WriterFlags, PluginFlags {
+export interface CloneFlags extends FilterFlags, WriterFlags, PluginFlags, RecoveryFlags {
   json?: boolean;
   quiet?: boolean;
   /** false with `--no-header`: the copy gets this machine's process name and timezone and the default tag. */
@@ -27,6 +28,7 @@ export function registerClone(program: Command): void {
     .option('--json', 'print the result (source, output, frames, bytes, warnings) as JSON')
     .option('-q, --quiet', 'no progress bar and no summary')
     .option('--no-header', "do not copy the source's header (tag, process name, timezone)");
+  addRecoveryOption(command);
   addFilterOptions(command);
   addWriterOptions(command, { splitNameShort: true });
   addPluginOptions(command, 'write');
@@ -43,7 +45,7 @@ export function registerClone(program: Command): void {
 export async function cloneBag(verb: string, src: string, dst: string, flags: CloneFlags): Promise<void> {
   const options = writerOptions(flags);
   const [plugin, schemas] = [await loadPlugin(flags.plugin), await loadSchemas(flags.importSchema)];
-  const reader = await openBag(src);
+  const reader = await openBag(src, recoveryReaderOptions(flags));
   try {
     const info = reader.getInfo();
     const selection = selectUrls(bagUrls(info), flags);

@@ -9,6 +9,7 @@ import {
   type UrlTiming,
 } from '@vlink/bag';
 import { openBag } from '../lib/bag-io.js';
+import { addRecoveryOption, type RecoveryFlags, recoveryReaderOptions } from '../lib/recovery-flag.js';
 import { examples } from '../lib/filter-flags.js';
 import {
   displayWidth,
@@ -26,7 +27,7 @@ import { parsePositive } from '../lib/parse.js';
 import { formatWallTime } from '../lib/wall-time.js';
 import { cursorFrames } from '../lib/read.js';
 
-interface InfoFlags {
+interface InfoFlags extends RecoveryFlags {
   list?: boolean;
   detail?: boolean;
   json?: boolean;
@@ -57,36 +58,38 @@ export function registerInfo(program: Command): void {
       ).argParser(parseGapFactor),
     )
     .option('--local-time', 'show times as local wall-clock datetimes (Date Time line, -l list)')
-    .addOption(new Option('--utc-time', 'show times as UTC datetimes (Date Time line, -l list)').conflicts('localTime'))
-    .action(async (path: string, flags: InfoFlags) => {
-      const reader = await openBag(path);
-      try {
-        const info = reader.getInfo();
-        const factor = flags.gaps === undefined ? undefined : flags.gaps === true ? DEFAULT_GAP_FACTOR : flags.gaps;
-        const timing = factor === undefined ? undefined : { factor, urls: await analyzeTiming(reader, { factor }) };
-        if (flags.json) {
-          // The same document as the sidecar summary written beside a recording, for any bag.
-          const document = await summarizeBag(reader);
-          printJson(timing ? { ...document, timing } : document);
-          return;
-        }
-        const utc = flags.utcTime === true;
-        const wall = flags.localTime || flags.utcTime ? (ms: number) => formatWallTime(ms, utc) : undefined;
-        if (flags.list || flags.detail) {
-          await listFrames(reader, info, wall);
-          return;
-        }
-        const lines = summary(info);
-        if (wall) {
-          const at = lines.findIndex((line) => line.startsWith('Date Time:'));
-          if (at >= 0) lines[at] = `${'Date Time:'.padEnd(15)}${wall(info.startTimestamp)}`;
-        }
-        if (timing) lines.push('', ...timingLines(timing));
-        process.stdout.write(`${lines.join('\n')}\n`);
-      } finally {
-        reader.close();
+    .addOption(
+      new Option('--utc-time', 'show times as UTC datetimes (Date Time line, -l list)').conflicts('localTime'),
+    );
+  addRecoveryOption(command).action(async (path: string, flags: InfoFlags) => {
+    const reader = await openBag(path, recoveryReaderOptions(flags));
+    try {
+      const info = reader.getInfo();
+      const factor = flags.gaps === undefined ? undefined : flags.gaps === true ? DEFAULT_GAP_FACTOR : flags.gaps;
+      const timing = factor === undefined ? undefined : { factor, urls: await analyzeTiming(reader, { factor }) };
+      if (flags.json) {
+        // The same document as the sidecar summary written beside a recording, for any bag.
+        const document = await summarizeBag(reader);
+        printJson(timing ? { ...document, timing } : document);
+        return;
       }
-    });
+      const utc = flags.utcTime === true;
+      const wall = flags.localTime || flags.utcTime ? (ms: number) => formatWallTime(ms, utc) : undefined;
+      if (flags.list || flags.detail) {
+        await listFrames(reader, info, wall);
+        return;
+      }
+      const lines = summary(info);
+      if (wall) {
+        const at = lines.findIndex((line) => line.startsWith('Date Time:'));
+        if (at >= 0) lines[at] = `${'Date Time:'.padEnd(15)}${wall(info.startTimestamp)}`;
+      }
+      if (timing) lines.push('', ...timingLines(timing));
+      process.stdout.write(`${lines.join('\n')}\n`);
+    } finally {
+      reader.close();
+    }
+  });
   examples(command, [
     'vlink-bag info /tmp/bag.vdb',
     'vlink-bag info /tmp/bag.vcap --json',
@@ -167,6 +170,12 @@ export function summary(info: Info): string[] {
     lines.push(`${'Counters:'.padEnd(15)}${head}`);
     lines.push(...more.map((row) => ' '.repeat(15) + row));
   }
+  // What a reader opened with tryToFix read around (foreign readers list it as `<format>.problems` metadata): shown
+  // here so that a recovered bag never looks whole.
+  const problems = (info.metadata ?? [])
+    .filter((m) => m.name.endsWith('.problems'))
+    .flatMap((m) => Object.values(m.values).map(String));
+  for (const [i, problem] of problems.entries()) lines.push(`${(i === 0 ? 'Problems:' : '').padEnd(15)}${problem}`);
   return lines;
 }
 

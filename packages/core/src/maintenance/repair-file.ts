@@ -11,7 +11,12 @@ import { replaceFile, type RepairFs } from './repair-fs.js';
 export async function repairFile(path: string, options: RepairOptions, fs: RepairFs): Promise<RepairReport> {
   const backend = backendFor(path);
   if (!backend.salvage) {
-    throw new BagError('NOT_SUPPORTED', `the ${backend.name} backend cannot repair files`, { file: path });
+    // Read-only formats are salvaged by copying: their readers read around damage with tryToFix.
+    throw new BagError(
+      'NOT_SUPPORTED',
+      `the ${backend.name} backend cannot repair files; copy what can be read instead (tryToFix; vlink-bag clone --try-to-fix)`,
+      { file: path },
+    );
   }
   const destination = options.output ?? path;
   const temp = fs.siblingTemp(destination, extensionOf(path));
