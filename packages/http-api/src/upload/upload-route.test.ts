@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fixturePath } from '@vlink/fixtures';
 import { after, before, describe, test } from '@vlink/fixtures/test';
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { BagReader } from '@vlink/bag';
 import { createApp, type BagApp } from '../index.js';
 import { buildFixtureRoot, type FixtureRoot } from '../testing/fixtures.js';
 import { registerUpload } from './upload-route.js';
@@ -119,6 +121,44 @@ describe('PUT /v1/bags/{id} (upload)', () => {
     assert.equal(empty.status, 400);
     await empty.body?.cancel();
     assert.ok(!existsSync(join(fx.root, 'garbage.vcap')) && !existsSync(join(fx.root, 'empty.vcap')));
+    noTempFiles();
+  });
+
+  test('takes the single-file foreign formats too, Apollo numbered names included', async () => {
+    // What the local reader makes of the same file.
+    const expected = async (relative: string[]) => {
+      const reader = await BagReader.create(fixturePath(...relative));
+      try {
+        return reader.getInfo().messageCount;
+      } finally {
+        reader.close();
+      }
+    };
+    for (const [id, relative, format] of [
+      ['car%2Frun.record.00000', ['foreign', 'apollo', 'sensors.record'], 'record'],
+      ['car%2Fdrive.bag', ['foreign', 'ros1', 'plain.bag'], 'bag'],
+      ['car%2Fflight.ulg', ['foreign', 'ulog', 'flight.ulg'], 'ulg'],
+    ] as const) {
+      const bytes = new Uint8Array(readFileSync(fixturePath(...relative)));
+      const res = await put(app, id, bytes);
+      assert.equal(res.status, 201, id);
+      const body = (await res.json()) as { id: string; format: string; size: number; messageCount: number };
+      const stored = decodeURIComponent(id);
+      assert.deepEqual(body, { id: stored, format, size: bytes.length, messageCount: await expected([...relative]) });
+      assert.deepEqual(new Uint8Array(readFileSync(join(fx.root, ...stored.split('/')))), bytes);
+      const info = await app.request(`/v1/bags/${id}/info`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      assert.equal(((await info.json()) as { messageCount: number }).messageCount, body.messageCount, `served ${id}`);
+    }
+    // A name of a format the server reads but that is not one file (a rosbag2 storage) or of no format at all.
+    for (const id of ['car%2Frun.db3', 'car%2Frun.00000', 'car%2Frun.bag.1']) {
+      const res = await put(app, id, vcap);
+      assert.equal(res.status, 400, id);
+      assert.equal(await code(res), 'INVALID_ARGUMENT');
+    }
+    const notRecord = await put(app, 'car%2Fbad.record.00001', vcap);
+    assert.equal(notRecord.status, 422, 'a body that is not an Apollo record is refused by its reader');
+    await notRecord.body?.cancel();
+    assert.ok(!existsSync(join(fx.root, 'car', 'bad.record.00001')));
     noTempFiles();
   });
 

@@ -2,14 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, linkSync, lstatSync, mkdirSync, openSync, realpathSync, unlinkSync, writeSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { BagError, BagReader, extensionOf } from '@vlink/bag';
+import { BagError, BagReader, bagExtensionOf } from '@vlink/bag';
 import { toErrorResponse } from '../http/errors.js';
 import { isInside } from '../store/resolve-id.js';
 
 /** Largest upload accepted when nothing else is configured: 2 GiB. `VLINK_BAG_MAX_UPLOAD_BYTES` changes it. */
 export const DEFAULT_MAX_UPLOAD_BYTES = 2 * 1024 * 1024 * 1024;
-/** Single-file formats only: a split recording (.vdbx/.vcapx) is several files and cannot arrive in one body. */
-export const UPLOAD_EXTENSIONS = new Set(['.vcap', '.vdb', '.mcap']);
+/**
+ * Single-file formats only: a split recording (.vdbx/.vcapx) and a rosbag2 folder are several files and cannot arrive
+ * in one body. The foreign ones (ROS 1, PX4 ULog, Apollo records, also numbered `x.record.00000`) are read-only, so a
+ * notebook can hand the server a recording it got elsewhere; a lone rosbag2 `.db3` is left out, its bag is a folder.
+ */
+export const UPLOAD_EXTENSIONS = new Set(['.vcap', '.vdb', '.mcap', '.bag', '.ulg', '.record']);
 
 export interface UploadOptions {
   /** The served root, as a real path. */
@@ -34,7 +38,7 @@ function checkId(id: string): Failure | undefined {
     !/^[a-zA-Z]:/.test(id) &&
     id.split('/').every((part) => part !== '' && part !== '.' && part !== '..' && !part.startsWith('.'));
   if (!plain) return fail(400, 'INVALID_ARGUMENT', `id "${id}" is not a relative path of plain names`);
-  if (!UPLOAD_EXTENSIONS.has(extensionOf(id)))
+  if (!UPLOAD_EXTENSIONS.has(bagExtensionOf(id)))
     return fail(400, 'INVALID_ARGUMENT', `id must end with ${[...UPLOAD_EXTENSIONS].join(', ')}`);
   return undefined;
 }
@@ -97,7 +101,9 @@ export function registerUpload(app: OpenAPIHono, options: UploadOptions): void {
       }
     };
     if (exists()) return answer(fail(409, 'ALREADY_EXISTS', `"${id}" exists already; uploads never overwrite`));
-    const temp = join(dir, `.${name}.upload-${randomBytes(6).toString('hex')}${extensionOf(name)}`);
+    // The temporary name ends with the bag extension (`.record` for `x.record.00000` too), so it opens as the id would.
+    const extension = bagExtensionOf(name);
+    const temp = join(dir, `.${name}.upload-${randomBytes(6).toString('hex')}${extension}`);
     const fd = openSync(temp, 'wx', 0o644);
     let size = 0;
     try {
@@ -134,7 +140,7 @@ export function registerUpload(app: OpenAPIHono, options: UploadOptions): void {
           text: (text) => text.split(temp).join(id),
           path: (path) => (path === temp ? id : undefined),
         });
-        return answer(fail(422, body.error.code, `not a readable ${extensionOf(name)} bag: ${body.error.message}`));
+        return answer(fail(422, body.error.code, `not a readable ${extension} bag: ${body.error.message}`));
       }
       try {
         linkSync(temp, target);
@@ -143,7 +149,7 @@ export function registerUpload(app: OpenAPIHono, options: UploadOptions): void {
           return answer(fail(409, 'ALREADY_EXISTS', `"${id}" exists already; uploads never overwrite`));
         throw BagError.wrap(error, 'IO_ERROR', `cannot store "${id}"`);
       }
-      return c.json({ id, format: extensionOf(name).slice(1), size, messageCount: summary.messageCount }, 201);
+      return c.json({ id, format: extension.slice(1), size, messageCount: summary.messageCount }, 201);
     } finally {
       try {
         unlinkSync(temp);
