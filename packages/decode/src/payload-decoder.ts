@@ -217,8 +217,8 @@ export class PayloadDecoder {
     try {
       if (encoding === 'flatbuffer') return flatbufferDecoder(type, schema.data);
       const definition = text.decode(schema.data);
-      if (encoding === 'ros1') return ros1Decoder(definition);
-      if (encoding === 'cdr') return cdrDecoder(schema.encoding ?? '', definition);
+      if (encoding === 'ros1') return ros1Decoder(type, definition);
+      if (encoding === 'cdr') return cdrDecoder(type, schema.encoding ?? '', definition);
       return ulogDecoder(type, definition);
     } catch (error) {
       return {

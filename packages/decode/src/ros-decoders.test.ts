@@ -122,6 +122,27 @@ describe('PayloadDecoder: ROS 1, CDR', () => {
     );
   });
 
+  test('a payload longer than its definition is refused, not decoded in part (CDR: up to 3 bytes of padding kept)', () => {
+    const ros1 = new Ros1Writer(parse(ROS1_DEF)).writeMessage(message({ sec: 3, nsec: 4 }));
+    const longer = new Uint8Array([...ros1, 0]);
+    const refused = decoder.decode(frame('/ros1', 'pkg/Thing', longer));
+    assert.equal(refused.kind, 'hex');
+    assert.equal(
+      (refused as { reason: string }).reason,
+      `ros1 decode of pkg/Thing failed: the definition of pkg/Thing describes ${ros1.length} of its ${longer.length} bytes`,
+    );
+    assert.equal((refused as { error: BagError }).error.code, 'CORRUPT_DATA');
+    const cdr = new CdrWriter(parse(ROS2_DEF, { ros2: true })).writeMessage(message({ sec: 3, nanosec: 4 }));
+    // DDS pads a serialized payload to a multiple of 4 bytes.
+    const padded = new Uint8Array([...cdr, 0, 0, 0]);
+    assert.equal(decoder.decode(frame('/cdr', 'pkg/msg/Thing', padded)).kind, 'cdr');
+    const other = new Uint8Array([...cdr, 0, 0, 0, 0]);
+    assert.match(
+      (decoder.decode(frame('/cdr', 'pkg/msg/Thing', other)) as { reason: string }).reason,
+      new RegExp(`describes ${cdr.length} of its ${other.length} bytes$`),
+    );
+  });
+
   test('plainValue: bigints, typed arrays, nesting limit', () => {
     assert.deepEqual(plainValue({ a: [1n, new BigInt64Array([2n ** 63n - 1n])] }, 10), {
       a: [1, ['9223372036854775807']],

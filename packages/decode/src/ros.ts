@@ -1,7 +1,8 @@
 import { parseRos2idl } from '@foxglove/ros2idl-parser';
 import { parse as parseRosmsg } from '@foxglove/rosmsg';
-import { MessageReader as Ros1Reader } from '@foxglove/rosmsg-serialization';
+import { MessageReader as Ros1Reader, StandardTypeReader } from '@foxglove/rosmsg-serialization';
 import { MessageReader as CdrReader } from '@foxglove/rosmsg2-serialization';
+import { serviceEventDefinition } from './service-event.js';
 
 /** Something that turns one payload into a value; built once per (schema, encoding) and cached by the decoder. */
 export interface MessageDecoder {
@@ -9,23 +10,55 @@ export interface MessageDecoder {
 }
 
 /**
- * ROS 1 payloads through their `ros1msg` schema (the full definition text, as bags store it), by
- * `@foxglove/rosmsg` + `@foxglove/rosmsg-serialization`. Times are `{sec, nsec}`.
+ * A payload longer than what its definition describes was written with another definition (a newer message version,
+ * the wrong type): decoding its first bytes gives a value that looks right and is not, so it is refused instead.
  */
-export function ros1Decoder(definition: string): MessageDecoder {
-  const reader = new Ros1Reader(parseRosmsg(definition));
-  return { decode: (data) => reader.readMessage(data) };
+class LeftOverBytesError extends Error {
+  constructor(type: string, read: number, size: number) {
+    super(`the definition of ${type || 'the payload'} describes ${read} of its ${size} bytes`);
+  }
 }
 
 /**
- * CDR payloads through a `ros2msg` (concatenated .msg text, as rosbag2 and MCAP store it) or `ros2idl` schema, by
- * `@foxglove/rosmsg2-serialization`. Times are `{sec, nanosec}` as in ROS 2.
+ * ROS 1 payloads through their `ros1msg` schema (the full definition text, as bags store it), by
+ * `@foxglove/rosmsg` + `@foxglove/rosmsg-serialization`. Times are `{sec, nsec}`. ROS 1 serialization has no
+ * padding: a payload must end where its definition does.
  */
-export function cdrDecoder(schemaEncoding: string, definition: string): MessageDecoder {
+export function ros1Decoder(type: string, definition: string): MessageDecoder {
+  const { reader: Message } = new Ros1Reader(parseRosmsg(definition));
+  return {
+    decode(data) {
+      const reader = new StandardTypeReader(data);
+      const value = new Message(reader);
+      if (reader.offset !== data.byteLength) throw new LeftOverBytesError(type, reader.offset, data.byteLength);
+      return value;
+    },
+  };
+}
+
+/**
+ * At most this many bytes may follow the last field of a CDR payload: DDS pads a serialized payload to a multiple
+ * of 4 bytes.
+ */
+const CDR_PADDING = 3;
+
+/**
+ * CDR payloads through a `ros2msg` (concatenated .msg text, as rosbag2 and MCAP store it) or `ros2idl` schema, by
+ * `@foxglove/rosmsg2-serialization`. Times are `{sec, nanosec}` as in ROS 2. A service event type (`pkg/srv/X_Event`)
+ * whose schema is the service's own text, as rosbag2 records it, is decoded as the event message it is.
+ */
+export function cdrDecoder(type: string, schemaEncoding: string, definition: string): MessageDecoder {
   const definitions: ReturnType<typeof parseRosmsg> =
     schemaEncoding === 'ros2idl'
       ? (parseRos2idl(definition) as unknown as ReturnType<typeof parseRosmsg>)
-      : parseRosmsg(definition, { ros2: true });
+      : parseRosmsg(serviceEventDefinition(type, definition) ?? definition, { ros2: true });
   const reader = new CdrReader(definitions);
-  return { decode: (data) => reader.readMessage(data) };
+  return {
+    decode(data) {
+      const value = reader.readMessage(data);
+      const read = reader.lastReadByteLength();
+      if (data.byteLength - read > CDR_PADDING) throw new LeftOverBytesError(type, read, data.byteLength);
+      return value;
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { BagError, extensionOf, formatCheckProblem, type BagReader, type CheckReport } from '@vlink/bag';
 import { formatSize, table } from '../lib/format.js';
 import { printJson } from '../lib/json-schemas.js';
@@ -6,6 +6,15 @@ import { Activity, liveOutput, StepBar } from '../lib/progress.js';
 import { openBag } from '../lib/bag-io.js';
 import { CliError } from '../lib/errors.js';
 import { examples } from '../lib/filter-flags.js';
+import { checkPayloads, type NotDecoded } from '../lib/payload-check.js';
+
+interface CheckFlags {
+  quick?: boolean;
+  decode?: boolean;
+  json?: boolean;
+  quiet?: boolean;
+  detail?: boolean;
+}
 
 export function registerCheck(program: Command): void {
   const command = program
@@ -14,11 +23,15 @@ export function registerCheck(program: Command): void {
       'verify a bag: every checksum and every payload decoded, the metadata against the data, split manifests against their segments; exit 0 when ok',
     )
     .argument('<path>', 'bag file (.vdb, .vdbx, .vcap, .vcapx)')
-    .option('--quick', 'metadata and structure only, without decoding every payload')
+    .addOption(new Option('--quick', 'metadata and structure only, without decoding every payload').conflicts('decode'))
+    .option(
+      '--decode',
+      "also decode every payload through the bag's schemas (protobuf, ROS 1, CDR, JSON, flatbuffers, ULog): payloads their schema does not describe are problems",
+    )
     .option('--json', 'print the report (ok, frames, problems with their location) as JSON')
     .option('-l, --detail', "VLink's detail: the counts per url and every problem, also when the bag is ok")
     .option('-q, --quiet', 'print nothing when the bag is ok')
-    .action(async (path: string, flags: { quick?: boolean; json?: boolean; quiet?: boolean; detail?: boolean }) => {
+    .action(async (path: string, flags: CheckFlags) => {
       const reader = await openForCheck(path);
       try {
         // The full check reports rows/bytes/segments read (a bar); the quick one only says it is busy.
@@ -26,29 +39,40 @@ export function registerCheck(program: Command): void {
         const quick = flags.quick === true;
         const activity = quick ? new Activity(live, `check ${path}`) : undefined;
         const bar = quick ? undefined : new StepBar(live, `check ${path}`);
-        let report: Awaited<ReturnType<typeof reader.verify>>;
+        let report: CheckReport;
+        let notDecoded: NotDecoded[] = [];
+        let undecodable = 0;
         try {
           const onProgress = bar?.onProgress;
           report = await reader.verify(onProgress ? { quick, onProgress } : { quick });
+          if (flags.decode) ({ report, notDecoded, undecodable } = await checkPayloads(reader, report));
         } finally {
           activity?.stop();
           bar?.stop();
         }
-        if (flags.json) printJson(report);
+        if (flags.json) printJson(flags.decode ? { ...report, notDecoded } : report);
         else if (flags.detail) process.stdout.write(detail(reader, report));
         else if (!report.ok) {
           for (const p of report.problems) process.stdout.write(`${formatCheckProblem(p)}\n`);
           if (report.moreProblems > 0) process.stdout.write(`… and ${report.moreProblems} more problems\n`);
         }
+        if (!flags.quiet && !flags.json) {
+          for (const n of notDecoded) process.stdout.write(`${n.url}: ${n.frames} payloads not decoded: ${n.reason}\n`);
+        }
         if (!report.ok) {
           const n = report.problems.length + report.moreProblems;
+          // Payloads that do not fit their schemas are what was recorded: no repair changes them.
+          const hint =
+            n === undecodable ? 'the bag holds payloads its schemas do not describe' : 'vlink-bag fix may repair it';
           throw new CliError(
-            `check failed: ${n} problem${n === 1 ? '' : 's'}${flags.json ? '' : ' (listed above)'}; vlink-bag fix may repair it`,
+            `check failed: ${n} problem${n === 1 ? '' : 's'}${flags.json ? '' : ' (listed above)'}; ${hint}`,
             path,
           );
         }
-        if (!flags.quiet && !flags.json && !flags.detail)
-          process.stdout.write(`${path}: ok (${report.frames} frames${report.quick ? ', quick check' : ' checked'})\n`);
+        if (!flags.quiet && !flags.json && !flags.detail) {
+          const how = report.quick ? ', quick check' : flags.decode ? ' checked and decoded' : ' checked';
+          process.stdout.write(`${path}: ok (${report.frames} frames${how})\n`);
+        }
       } finally {
         reader.close();
       }
@@ -58,6 +82,7 @@ export function registerCheck(program: Command): void {
     'vlink-bag check --json /tmp/bag.vcap',
     'vlink-bag check -q /tmp/bag.vcap && echo fine',
     'vlink-bag check -l /tmp/bag.vdb',
+    'vlink-bag check --decode ros2_bag/',
   ]);
 }
 

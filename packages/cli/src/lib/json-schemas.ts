@@ -61,22 +61,30 @@ const frameLine: Schema = {
 const copyResult = (inputs: Schema): Schema =>
   object({ ...inputs, output: str, frames: int, bytes: int, warnings: { type: 'array', items: str } });
 
-const checkReport: Schema = object({
-  ok: bool,
-  path: str,
-  quick: bool,
-  frames: int,
-  problems: {
-    type: 'array',
-    items: {
-      type: 'object',
-      required: ['file', 'message'],
-      properties: { file: str, message: str, offset: int, row: int, url: str, timeUs: num },
-      additionalProperties: false,
+const checkReport: Schema = object(
+  {
+    ok: bool,
+    path: str,
+    quick: bool,
+    frames: int,
+    problems: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['file', 'message'],
+        properties: { file: str, message: str, offset: int, row: int, url: str, timeUs: num },
+        additionalProperties: false,
+      },
+    },
+    moreProblems: int,
+    notDecoded: {
+      description: '--decode: urls whose payloads could not be decoded for want of a schema (not counted as problems)',
+      type: 'array',
+      items: object({ url: str, frames: int, reason: str }),
     },
   },
-  moreProblems: int,
-});
+  ['ok', 'path', 'quick', 'frames', 'problems', 'moreProblems'],
+);
 
 const urlRepair: Schema = {
   type: 'object',
