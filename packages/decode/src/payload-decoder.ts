@@ -7,6 +7,7 @@ import { plainValue, TooDeepError } from './plain-value.js';
 import { flatbufferDecoder } from './flatbuffer.js';
 import { ProtobufRegistry, type DecoderSchema, type ProtobufOptions } from './protobuf.js';
 import { cdrDecoder, ros1Decoder, type MessageDecoder } from './ros.js';
+import { ulogMessageDecoder } from './ulog-messages.js';
 import { ulogDecoder } from './ulog.js';
 
 /** The frame fields decoding looks at; a `Frame` from @vlink/bag fits. */
@@ -210,6 +211,9 @@ export class PayloadDecoder {
       return { decode: (data) => registry.decode(desc, data) };
     }
     const schema = this.schemaFor(type, encoding);
+    // ULog's logging, dropout and parameter messages have the format's own layout (ulog-messages.ts).
+    const builtin = !schema && encoding === 'ulog' ? ulogMessageDecoder(type) : undefined;
+    if (builtin) return builtin;
     if (!schema)
       return {
         error: decodeError('NOT_FOUND', `no ${encoding} schema embedded for ${type || 'untyped payloads'}`, undefined),

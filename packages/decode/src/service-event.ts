@@ -35,7 +35,8 @@ export function serviceEventDefinition(type: string, definition: string): string
   const at = sections.findIndex((s) => /^---[ \t]*$/m.test(s));
   if (at < 0) return undefined;
   const service = sections[at]!.replace(/^\s*SRV:[^\n]*\n/, '');
-  const [request = '', response = ''] = service.split(/^---[ \t]*$/m);
+  // Found by this very line, so there are two parts at least.
+  const [request, response] = service.split(/^---[ \t]*$/m) as [string, string];
   const dependencies = sections
     .filter((_, i) => i !== at)
     .map((s) => s.trim())

@@ -30,16 +30,7 @@ interface UlogExpected {
 }
 
 const urlOf = (name: string, multiId: number) => (multiId === 0 ? name : `${name}[${multiId}]`);
-const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 const view = (f: ReadFrame) => new DataView(f.data.buffer, f.data.byteOffset, f.data.byteLength);
-
-/** A parameter message body's value by its declared type (`int32_t` or `float`, the two PX4 parameter types). */
-function parameterValue(f: ReadFrame): [string, number] {
-  const typeAndKey = text(f.data.subarray(1, 1 + f.data[0]!));
-  const at = 1 + f.data[0]!;
-  const value = typeAndKey.startsWith('int32_t ') ? view(f).getInt32(at, true) : view(f).getFloat32(at, true);
-  return [typeAndKey.slice(typeAndKey.indexOf(' ') + 1), value];
-}
 
 // flight.ulg: the common shapes; edge.ulg: a nested type without a timestamp in an array of a nested type, a topic
 // logged only with multi id 2, a 255-byte info key, continued info multiple, int32 and float parameters changed often;
@@ -143,24 +134,30 @@ async function readsAsPyulog(folder: string, name: string): Promise<void> {
       assertUlogFields(decodeFrame(info, reader.getSchemas(), frame) as Record<string, unknown>, sample.fields);
     }
 
-    const logging = frames.filter((f) => f.url === ULOG_URLS.logging);
+    // The messages that are not samples, through the decoder every surface uses (their layout is the format's).
+    const decoded = (url: string) =>
+      frames
+        .filter((f) => f.url === url)
+        .map(
+          (f): Record<string, unknown> => ({
+            at: f.timestamp,
+            ...(decodeFrame(info, reader.getSchemas(), f) as object),
+          }),
+        );
     assert.deepEqual(
-      logging.map((f) => [f.timestamp, f.data[0], text(f.data.subarray(9))]),
-      expected.logged_messages.map((m) => [us(m.timestamp_us), m.log_level, m.message]),
+      decoded(ULOG_URLS.logging).map((d) => [d.at, d['timestamp'], d['log_level'], d['message']]),
+      expected.logged_messages.map((m) => [us(m.timestamp_us), m.timestamp_us, m.log_level, m.message]),
     );
-    const tagged = frames.filter((f) => f.url === ULOG_URLS.loggingTagged);
     assert.deepEqual(
-      tagged.map((f) => [f.timestamp, f.data[0], view(f).getUint16(1, true), text(f.data.subarray(11))]),
-      expected.logged_messages_tagged.map((m) => [us(m.timestamp_us), m.log_level, m.tag, m.message]),
+      decoded(ULOG_URLS.loggingTagged).map((d) => [d.at, d['timestamp'], d['log_level'], d['tag'], d['message']]),
+      expected.logged_messages_tagged.map((m) => [us(m.timestamp_us), m.timestamp_us, m.log_level, m.tag, m.message]),
     );
-    const dropouts = frames.filter((f) => f.url === ULOG_URLS.dropout);
     assert.deepEqual(
-      dropouts.map((f) => [f.timestamp, view(f).getUint16(0, true)]),
+      decoded(ULOG_URLS.dropout).map((d) => [d.at, d['duration']]),
       expected.dropouts.map((d) => [us(d.timestamp_us), d.duration_ms]),
     );
-    const changes = frames.filter((f) => f.url === ULOG_URLS.parameter);
     assert.deepEqual(
-      changes.map((f) => [f.timestamp, ...parameterValue(f)]),
+      decoded(ULOG_URLS.parameter).map((d) => [d.at, d['name'], d['value']]),
       expected.changed_parameters.map(([t, key, value]) => [us(t), key, value]),
     );
     assert.equal(frames.length, info.messageCount);
