@@ -73,7 +73,7 @@ type Built = MessageDecoder | { error: BagError };
 /**
  * The one payload decoder of vlink-bag (CLI `cat --decode`, the HTTP API's `decode=true` in the server and its
  * worker pool, the Foxglove endpoints' checks, the web player's inspector): protobuf through the embedded
- * FileDescriptorSets, JSON, text, ROS 1 through `ros1msg` schemas, CDR through `ros2msg`/`ros2idl` schemas, PX4 ULog
+ * FileDescriptorSets, JSON, text, ROS 1 through `ros1msg` schemas, CDR through `ros2msg`/`ros2idl`/`omgidl` schemas, PX4 ULog
  * samples, flatbuffers through embedded `bfbs` schemas; anything else stays bytes. Built once per bag; each (type, encoding) decoder is built on first use and
  * cached. Synchronous, and `decode` never throws, so it can sit on a streaming hot path (`decodeOrThrow` throws the
  * BagError instead).
@@ -236,7 +236,7 @@ export class PayloadDecoder {
     }
   }
 
-  /** The schema of a type whose encoding fits: ros1msg for ros1; ros2msg/ros2idl (or VLink's untagged) for cdr. */
+  /** The schema of a type whose encoding fits: ros1msg for ros1; ros2msg/ros2idl/omgidl (or VLink's untagged) for cdr. */
   private schemaFor(type: string, encoding: Exclude<SchemaEncoding, 'protobuf'>): DecoderSchema | undefined {
     const fits = (schema: DecoderSchema) => {
       const schemaEncoding = (schema.encoding ?? '').toLowerCase();
@@ -246,7 +246,7 @@ export class PayloadDecoder {
           (schemaEncoding === '' && schema.schemaType === SchemaType.Flatbuffers)
         );
       if (encoding === 'ros1') return schemaEncoding === 'ros1msg' || schemaEncoding === '';
-      if (encoding === 'cdr') return ['ros2msg', 'ros2idl', 'cdr', ''].includes(schemaEncoding);
+      if (encoding === 'cdr') return ['ros2msg', 'ros2idl', 'omgidl', 'cdr', ''].includes(schemaEncoding);
       return schemaEncoding === 'ulog';
     };
     return this.schemas.find((s) => s.name === type && fits(s));

@@ -4,6 +4,8 @@ import { parseRos2idl } from '@foxglove/ros2idl-parser';
 import { parse } from '@foxglove/rosmsg';
 import { MessageWriter as Ros1Writer } from '@foxglove/rosmsg-serialization';
 import { MessageWriter as CdrWriter } from '@foxglove/rosmsg2-serialization';
+import { parseIDL } from '@foxglove/omgidl-parser';
+import { MessageWriter as OmgIdlWriter } from '@foxglove/omgidl-serialization';
 import { BagError } from '@vlink/bag-core/errors';
 import { SchemaType } from '@vlink/bag-core';
 import { PayloadDecoder, type DecodableFrame } from './index.js';
@@ -141,6 +143,32 @@ describe('PayloadDecoder: ROS 1, CDR', () => {
       (decoder.decode(frame('/cdr', 'pkg/msg/Thing', other)) as { reason: string }).reason,
       new RegExp(`describes ${cdr.length} of its ${other.length} bytes$`),
     );
+  });
+
+  test('CDR through an omgidl schema (MCAP: the schema name is the root type), as Foxglove writes it', () => {
+    const idl = `module fleet {
+  enum Mode { IDLE, DRIVING };
+  struct Wheel { float speed; };
+  struct State {
+    uint32 id;
+    Mode mode;
+    string label;
+    sequence<Wheel> wheels;
+    @optional double battery;
+  };
+};`;
+    const omg = new PayloadDecoder({
+      schemas: [{ name: 'fleet::State', encoding: 'omgidl', schemaType: SchemaType.Cdr, data: utf8(idl) }],
+      urls: [{ url: '/state', encoding: 'cdr' }],
+    });
+    const state = { id: 7, mode: 1, label: 'car-7', wheels: [{ speed: 1.5 }, { speed: -2 }], battery: 0.25 };
+    for (const cdrOptions of [{}, { kind: 0x07 }]) {
+      // Plain CDR, and XCDR2 (kind 7: delimited, as DDS writes appendable types).
+      const bytes = new OmgIdlWriter('fleet::State', parseIDL(idl), cdrOptions).writeMessage(state);
+      assert.deepEqual(asSent(omg.decode(frame('/state', 'fleet::State', bytes))), { kind: 'cdr', value: state });
+    }
+    const cut = omg.decode(frame('/state', 'fleet::State', new Uint8Array([0, 1, 0, 0, 7])));
+    assert.equal(cut.kind === 'hex' && cut.error?.code, 'CORRUPT_DATA');
   });
 
   test('plainValue: bigints, typed arrays, nesting limit', () => {

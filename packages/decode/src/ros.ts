@@ -1,3 +1,5 @@
+import { parseIDL } from '@foxglove/omgidl-parser';
+import { MessageReader as OmgIdlReader } from '@foxglove/omgidl-serialization';
 import { parseRos2idl } from '@foxglove/ros2idl-parser';
 import { parse as parseRosmsg } from '@foxglove/rosmsg';
 import { MessageReader as Ros1Reader, StandardTypeReader } from '@foxglove/rosmsg-serialization';
@@ -48,6 +50,7 @@ const CDR_PADDING = 3;
  * whose schema is the service's own text, as rosbag2 records it, is decoded as the event message it is.
  */
 export function cdrDecoder(type: string, schemaEncoding: string, definition: string): MessageDecoder {
+  if (schemaEncoding === 'omgidl') return omgIdlDecoder(type, definition);
   const definitions: ReturnType<typeof parseRosmsg> =
     schemaEncoding === 'ros2idl'
       ? (parseRos2idl(definition) as unknown as ReturnType<typeof parseRosmsg>)
@@ -61,4 +64,15 @@ export function cdrDecoder(type: string, schemaEncoding: string, definition: str
       return value;
     },
   };
+}
+
+/**
+ * CDR payloads through an `omgidl` schema (OMG IDL, MCAP's well-known encoding for DDS types: the schema name is the
+ * root type, `pkg::Type`), by `@foxglove/omgidl-parser` + `@foxglove/omgidl-serialization`, what Foxglove decodes
+ * them with: CDR and XCDR2 (delimited and parameter-list types), unions, enums, bounded and nested sequences. The
+ * library does not say how many bytes it read, so no left-over check here.
+ */
+function omgIdlDecoder(type: string, definition: string): MessageDecoder {
+  const reader = new OmgIdlReader(type, parseIDL(definition));
+  return { decode: (data) => reader.readMessage(data) };
 }
