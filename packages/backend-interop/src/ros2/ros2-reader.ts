@@ -20,7 +20,7 @@ import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-i
 import { ForeignReader } from '../common/reader-base.js';
 import { applyCdrHeader, startsWithHeader } from '../common/ros-header.js';
 import { TimeBase } from '../common/time-base.js';
-import { compressionOf, DecompressedCopy, decompressMessage } from './compression.js';
+import { compressionOf, DecompressedCopy, messagePayload } from './compression.js';
 import { CopiedStorage } from './copied-storage.js';
 import { McapStorage } from './mcap-storage.js';
 import { parseMetadataYaml, parseStorageMetadata, type Ros2Metadata } from './metadata-yaml.js';
@@ -35,6 +35,8 @@ interface TopicTemplate {
   serType: string;
   schemaType: SchemaType;
   header: boolean;
+  /** Serialized as CDR: a payload that begins with zstd's magic is a compressed one (see messagePayload). */
+  cdr: boolean;
 }
 
 /**
@@ -53,8 +55,9 @@ export class Ros2Reader extends ForeignReader {
     private readonly storages: Ros2Storage[],
     private readonly base: TimeBase,
     metadata: Ros2Metadata | undefined,
-    /** `message` compression: every payload is a zstd frame of its own, decompressed with these codecs. */
-    private readonly messageCodecs: Codecs | undefined,
+    private readonly codecs: Codecs,
+    /** `message` compression: every payload is a zstd frame of its own. */
+    private readonly allCompressed: boolean,
     /** Opened with tryToFix: messages the frames skip (their topic is not defined), per storage file. */
     undefinedTopics: string[],
   ) {
@@ -74,6 +77,7 @@ export class Ros2Reader extends ForeignReader {
           serType: topic.type,
           schemaType,
           header: startsWithHeader(definition?.encoding === 'ros2msg' ? definition.text : '', true),
+          cdr: topic.encoding.toLowerCase() === 'cdr',
         });
         const count = storage.counts.get(topic.key) ?? 0;
         const known = urls.get(topic.name);
@@ -181,8 +185,8 @@ export class Ros2Reader extends ForeignReader {
       // A storage file opened on its own: the copy of the metadata rosbag2 keeps inside it (QoS, message compression).
       if (!metadata && storages.length === 1) metadata = embeddedMetadata(storages[0]!, options.tryToFix === true);
       const base = TimeBase.fromFirstNs(minBig(storages.map((s) => s.firstNs)));
-      const codecsOfMessages = compressionOf(metadata, path) === 'message' ? codecs : undefined;
-      return new Ros2Reader(path, storages, base, metadata, codecsOfMessages, undefinedTopics);
+      const allCompressed = compressionOf(metadata, path) === 'message';
+      return new Ros2Reader(path, storages, base, metadata, codecs, allCompressed, undefinedTopics);
     } catch (error) {
       for (const storage of storages) storage.close();
       throw error;
@@ -205,7 +209,10 @@ export class Ros2Reader extends ForeignReader {
         frame.url = t.url;
         frame.serType = t.serType;
         frame.schemaType = t.schemaType;
-        frame.data = this.messageCodecs ? this.decompressed(message.data, t.url) : message.data;
+        frame.data = messagePayload(message.data, t.cdr, this.allCompressed, this.codecs, {
+          file: this.path,
+          url: t.url,
+        });
         if (message.publishTime !== undefined) {
           frame.publishTime = message.publishTime;
           frame.sequence = message.sequence;
@@ -214,17 +221,6 @@ export class Ros2Reader extends ForeignReader {
         yield frame;
         if (this.closed) return;
       }
-    }
-  }
-
-  private decompressed(data: Uint8Array, url: string): Uint8Array {
-    try {
-      return decompressMessage(data, this.messageCodecs!);
-    } catch (error) {
-      throw BagError.wrap(error, 'CORRUPT_DATA', 'cannot decompress a zstd-compressed rosbag2 message', {
-        file: this.path,
-        url,
-      });
     }
   }
 
