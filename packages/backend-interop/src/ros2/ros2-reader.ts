@@ -25,7 +25,7 @@ import { CopiedStorage } from './copied-storage.js';
 import { McapStorage } from './mcap-storage.js';
 import { parseMetadataYaml, parseStorageMetadata, type Ros2Metadata } from './metadata-yaml.js';
 import { SqliteStorage } from './sqlite-storage.js';
-import { openInPlaceOrCopy } from './wal-copy.js';
+import { openLeavingFolderAsIs } from './wal-copy.js';
 import type { Ros2Storage } from './storage.js';
 import { reusableFrame } from '../common/reader-helpers.js';
 
@@ -182,8 +182,8 @@ export class Ros2Reader extends ForeignReader {
         // Without metadata.yaml, each name tells: rosbag2 compresses a file when it closes it, the last one stays as is.
         if (compression === 'file' || (unindexed && /\.zstd$/i.test(file)))
           storages.push(await onCopy(file, openStorage));
-        else if (identifier === 'sqlite3') storages.push(openInPlaceOrCopy(file, openStorage));
-        else storages.push(openStorage(file));
+        else if (identifier === 'sqlite3') storages.push(openLeavingFolderAsIs(file, openStorage));
+        else storages.push(openStorage(file, false));
       }
       const undefinedTopics = storages.flatMap(messagesOfUndefinedTopics);
       if (undefinedTopics.length > 0 && !tryToFix) {
@@ -268,10 +268,10 @@ async function storageOpener(
   path: string,
   codecs: Codecs,
   tryToFix: boolean,
-): Promise<(file: string) => Ros2Storage> {
+): Promise<(file: string, immutable: boolean) => Ros2Storage> {
   if (identifier === 'sqlite3') {
     const driver = await loadDriver();
-    return (file) => SqliteStorage.open(driver, file);
+    return (file, immutable) => SqliteStorage.open(driver, file, immutable);
   }
   if (identifier === 'mcap') return (file) => McapStorage.open(file, codecs, tryToFix);
   throw new BagError('UNSUPPORTED_FORMAT', `rosbag2 storage "${identifier}" is not supported (sqlite3, mcap)`, {
@@ -292,10 +292,10 @@ async function guardStorageFiles(files: readonly string[], identifier: string, c
 }
 
 /** A `file`-compressed storage, opened on a decompressed copy that is removed when the storage closes. */
-async function onCopy(file: string, open: (file: string) => Ros2Storage): Promise<Ros2Storage> {
+async function onCopy(file: string, open: (file: string, immutable: boolean) => Ros2Storage): Promise<Ros2Storage> {
   const copy = await DecompressedCopy.of(file);
   try {
-    return new CopiedStorage(open(copy.path), file, copy);
+    return new CopiedStorage(open(copy.path, false), file, copy);
   } catch (error) {
     copy.remove();
     throw error;
