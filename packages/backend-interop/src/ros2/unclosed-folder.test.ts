@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from '@vlink/fixtures/test';
 import { BagError, BagReader } from '@vlink/bag-core';
 import { loadDriver } from '@vlink/bag-sqlite';
+import { loadMcapCodecs } from '../common/lz4.js';
 import { absentRecording, foreignPath } from '../testing/expected.js';
 import { readAll } from '../testing/read-all.js';
 import { registerAll } from '../testing/register.js';
@@ -66,6 +67,17 @@ describe('a rosbag2 folder without metadata.yaml (a recording that was not close
       frames.map((f) => `${f.url} ${f.timestamp} ${f.sha256}`),
       await frameKeys(foreignPath('ros2', 'sqlite3')),
     );
+  });
+
+  test('with file compression: the files rosbag2 compressed at each split, and the last one it had not yet', async () => {
+    const folder = join(dir, 'crashed-zstd');
+    mkdirSync(folder);
+    const first = join(dir, 'crashed-zstd_0.db3');
+    await storagePart(first, `timestamp < (${MIDDLE})`);
+    const codecs = await loadMcapCodecs();
+    writeFileSync(join(folder, 'crashed-zstd_0.db3.zstd'), codecs['zstd']!.compress!(readFileSync(first), 3));
+    await storagePart(join(folder, 'crashed-zstd_1.db3'), `timestamp >= (${MIDDLE})`);
+    assert.deepEqual(await frameKeys(folder, true), await frameKeys(foreignPath('ros2', 'sqlite3')));
   });
 
   test('an .mcap storage left without metadata.yaml reads the same way', async () => {
