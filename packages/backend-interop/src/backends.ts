@@ -6,7 +6,7 @@ import { loadMcapCodecs } from './common/lz4.js';
 import { McapForeignReader } from './mcap/mcap-reader.js';
 import { createPlainMcapWriter } from './mcap/mcap-writer-backend.js';
 import { Ros1Reader } from './ros1/ros1-reader.js';
-import { Ros2Reader } from './ros2/ros2-reader.js';
+import { ROS2_STORAGE_FILE, Ros2Reader } from './ros2/ros2-reader.js';
 import { UlogReader } from './ulog/ulog-reader.js';
 
 /** MCAP's magic, the first 8 bytes of every MCAP file (any profile). */
@@ -46,6 +46,7 @@ export const rosbag2Backend: Backend = {
   extensions: ['.db3'],
   readOnly: true,
   directoryMarker: 'metadata.yaml',
+  directoryFiles: ROS2_STORAGE_FILE,
   createWriter: (path) => readOnly('ROS 2 bag', path),
   openReader: (path, options) => Ros2Reader.open(path, options),
 };

@@ -201,4 +201,23 @@ describe('vlink-bag on foreign bags', () => {
       reader.close();
     }
   });
+
+  test('--try-to-fix reads a rosbag2 folder left without metadata.yaml by a recording that crashed', SLOW, async () => {
+    const crashed = tmp.path('crashed');
+    mkdirSync(crashed);
+    copyFileSync(join(folder, 'sqlite3.db3'), join(crashed, 'crashed_0.db3'));
+    const refused = await runCli(['info', crashed]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /has no metadata\.yaml .* holds 1 storage files; open with tryToFix to read them/);
+    const info = await runCli(['info', '--try-to-fix', crashed]);
+    assert.equal(info.code, 0, info.stderr);
+    assert.match(info.stdout, /^Message Count: +91$/m);
+    assert.match(
+      info.stdout,
+      /^Problems: +no metadata\.yaml: read the 1 storage files in their numeric order \(crashed_0\.db3\)$/m,
+    );
+    const cat = await runCli(['cat', '--try-to-fix', crashed]);
+    assert.equal(cat.code, 0, cat.stderr);
+    assert.equal(cat.stdout.trimEnd().split('\n').length, 91);
+  });
 });

@@ -31,12 +31,17 @@ import { ForeignReader, keysForUrls } from '../common/reader-base.js';
 import { TimeBase } from '../common/time-base.js';
 import { type AttachmentLocation, findAttachments, readAttachment } from './attachments.js';
 import { closingOnError, reusableFrame } from '../common/reader-helpers.js';
+import { compressionOf, messagePayload } from '../ros2/compression.js';
+import { serializedMetadata } from '../ros2/mcap-storage.js';
+import { parseStorageMetadata, type Ros2Metadata } from '../ros2/metadata-yaml.js';
 
 interface ChannelTemplate {
   url: string;
   serType: string;
   schemaType: SchemaType;
   actionType: ActionType;
+  /** Serialized as CDR: a payload that begins with zstd's magic is a compressed one (rosbag2's `message` mode). */
+  cdr: boolean;
 }
 
 /**
@@ -54,6 +59,9 @@ export class McapForeignReader extends ForeignReader {
     private readonly mcap: McapFileReader,
     private readonly readable: Readable,
     private readonly base: TimeBase,
+    private readonly codecs: Codecs,
+    /** A rosbag2 storage whose own metadata says every message is zstd-compressed (`compression_mode: message`). */
+    private readonly allCompressed: boolean,
     private readonly attachmentList: AttachmentLocation[],
     channels: Map<number, ChannelTemplate>,
     facts: ReturnType<typeof foreignInfo>,
@@ -83,11 +91,17 @@ export class McapForeignReader extends ForeignReader {
       }
       // Complete: nothing damaged, and the file was finished (a summary, or at least its footer and closing magic).
       const finished = mcap.mode !== 'recovered' || endsWithMagic(readable);
-      return McapForeignReader.build(path, mcap, readable, !broken && finished);
+      return McapForeignReader.build(path, mcap, readable, codecs, !broken && finished);
     });
   }
 
-  private static build(path: string, mcap: McapFileReader, readable: Readable, complete: boolean): McapForeignReader {
+  private static build(
+    path: string,
+    mcap: McapFileReader,
+    readable: Readable,
+    codecs: Codecs,
+    complete: boolean,
+  ): McapForeignReader {
     const stats = mcap.statistics;
     const span = mcapMessageSpan(mcap);
     const firstNs = span?.firstNs;
@@ -142,7 +156,19 @@ export class McapForeignReader extends ForeignReader {
     });
     const counters = countersOf(mcap);
     if (counters) facts.counters = counters;
-    return new McapForeignReader(path, mcap, readable, base, attachments, channels, facts, schemas);
+    const allCompressed = compressedPerMessage(mcap, path);
+    return new McapForeignReader(
+      path,
+      mcap,
+      readable,
+      base,
+      codecs,
+      allCompressed,
+      attachments,
+      channels,
+      facts,
+      schemas,
+    );
   }
 
   *frames(query: CursorQuery = {}): IterableIterator<Frame> {
@@ -161,6 +187,7 @@ export class McapForeignReader extends ForeignReader {
     const frame = reusableFrame({ data: cursor.data, publishTime: 0, sequence: 0 });
     const byId = this.byId;
     const base = this.base;
+    const { codecs, allCompressed } = this;
     while (cursor.next()) {
       const t = byId[cursor.channelId];
       if (t === undefined) continue; // a message of a channel the file never defined: no url to give it
@@ -168,7 +195,10 @@ export class McapForeignReader extends ForeignReader {
       frame.publishTime = base.usFromHalves(cursor.publishHi, cursor.publishLo);
       frame.sequence = cursor.sequence;
       frame.url = t.url;
-      frame.data = cursor.data;
+      frame.data =
+        t.cdr || allCompressed
+          ? messagePayload(cursor.data, t.cdr, allCompressed, codecs, { file: this.path, url: t.url })
+          : cursor.data;
       frame.serType = t.serType;
       frame.schemaType = t.schemaType;
       frame.actionType = t.actionType;
@@ -208,7 +238,26 @@ function template(mcap: McapFileReader, channel: Channel): ChannelTemplate {
       ? parseAction(channel.metadata.get(PLAIN_ACTION_KEY))
       : ActionType.Publish,
     schemaType: familyOf(channel.messageEncoding, schema?.encoding),
+    cdr: channel.messageEncoding.toLowerCase() === 'cdr',
   };
+}
+
+/**
+ * Whether this is a rosbag2 storage file whose own copy of the bag's metadata says every message is compressed on
+ * its own (`compression_mode: message`): opened without its folder's metadata.yaml, it is the file's word on it. A
+ * format rosbag2 has no plugin for is refused by name (UNSUPPORTED_FORMAT). A copy that does not parse says nothing,
+ * and then the payloads of `cdr` channels still tell (see messagePayload).
+ */
+function compressedPerMessage(mcap: McapFileReader, path: string): boolean {
+  const text = serializedMetadata(mcap);
+  if (text === undefined) return false;
+  let metadata: Ros2Metadata;
+  try {
+    metadata = parseStorageMetadata(text, path);
+  } catch {
+    return false;
+  }
+  return metadata.compressionMode.toLowerCase() === 'message' && compressionOf(metadata, path) === 'message';
 }
 
 /**

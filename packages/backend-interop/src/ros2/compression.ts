@@ -125,6 +125,33 @@ export function decompressMessage(data: Uint8Array, codecs: Codecs): Uint8Array 
     : codecs['zstd']!.decompress(data, size);
 }
 
+/**
+ * The bytes a rosbag2 message carries. Decompressed where the bag says every message is compressed (`all`); and,
+ * where it says nothing, wherever a `cdr` payload begins with zstd's magic (28 B5 2F FD): CDR begins with its
+ * encapsulation header (00 0x), so such bytes are a compressed message whose bag lost the word saying so — a storage
+ * file opened on its own, with neither its folder's metadata.yaml nor the copy newer rosbag2 keeps inside it. They
+ * are never handed out as the payload; one that does not decompress fails the read with CORRUPT_DATA.
+ */
+export function messagePayload(
+  data: Uint8Array,
+  cdr: boolean,
+  all: boolean,
+  codecs: Codecs,
+  where: { file: string; url: string },
+): Uint8Array {
+  if (!all && !(cdr && isZstdFrame(data))) return data;
+  try {
+    return decompressMessage(data, codecs);
+  } catch (error) {
+    throw BagError.wrap(error, 'CORRUPT_DATA', 'cannot decompress a zstd-compressed rosbag2 message', where);
+  }
+}
+
+/** Whether bytes begin with the magic number of a zstd frame (RFC 8878 §3.1.1). */
+export function isZstdFrame(data: Uint8Array): boolean {
+  return data.byteLength >= 4 && data[0] === 0x28 && data[1] === 0xb5 && data[2] === 0x2f && data[3] === 0xfd;
+}
+
 const MAX_DECLARED = 256 * 1024 * 1024;
 /** No message of a robot is this big; a payload that decompresses further is refused before it exhausts memory. */
 const MAX_MESSAGE = 1024 * 1024 * 1024;
@@ -151,8 +178,7 @@ export function decompressUpTo(data: Uint8Array, limit: number): Uint8Array {
 
 /** The Frame_Content_Size of a zstd frame header (RFC 8878 §3.1.1.1), or undefined when the frame has none. */
 export function declaredSize(data: Uint8Array): number | undefined {
-  if (data.byteLength < 6 || data[0] !== 0x28 || data[1] !== 0xb5 || data[2] !== 0x2f || data[3] !== 0xfd)
-    return undefined;
+  if (data.byteLength < 6 || !isZstdFrame(data)) return undefined;
   const descriptor = data[4]!;
   const sizeFlag = descriptor >> 6;
   const singleSegment = (descriptor >> 5) & 1;

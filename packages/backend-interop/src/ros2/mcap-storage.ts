@@ -41,9 +41,7 @@ export class McapStorage implements Ros2Storage {
         this.definitions.set(schema.name, { encoding: schema.encoding, text: decoder.decode(schema.data) });
       this.counts.set(channel.id, Number(stats.channelMessageCounts.get(channel.id) ?? 0n));
     }
-    // rosbag2 writes one `rosbag2` record when it opens the file and one when it closes it: the last one holds.
-    const records = mcap.metadata().filter((m) => m.name === 'rosbag2' && m.metadata.has('serialized_metadata'));
-    this.embeddedMetadata = records.at(-1)?.metadata.get('serialized_metadata');
+    this.embeddedMetadata = serializedMetadata(mcap);
     const span = mcapMessageSpan(mcap);
     this.firstNs = span?.firstNs;
     this.lastNs = span?.lastNs;
@@ -90,6 +88,15 @@ export class McapStorage implements Ros2Storage {
   close(): void {
     this.mcap.close();
   }
+}
+
+/**
+ * The copy of the bag's metadata (YAML) a rosbag2 mcap storage keeps: rosbag2 writes one `rosbag2` record when it
+ * opens the file and one when it closes it, and the last one holds. Undefined in a file without one.
+ */
+export function serializedMetadata(mcap: McapFileReader): string | undefined {
+  const records = mcap.metadata().filter((m) => m.name === 'rosbag2' && m.metadata.has('serialized_metadata'));
+  return records.at(-1)?.metadata.get('serialized_metadata');
 }
 
 function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import {
   BagError,
@@ -20,12 +20,12 @@ import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-i
 import { ForeignReader } from '../common/reader-base.js';
 import { applyCdrHeader, startsWithHeader } from '../common/ros-header.js';
 import { TimeBase } from '../common/time-base.js';
-import { compressionOf, DecompressedCopy, decompressMessage } from './compression.js';
+import { compressionOf, DecompressedCopy, messagePayload } from './compression.js';
 import { CopiedStorage } from './copied-storage.js';
 import { McapStorage } from './mcap-storage.js';
 import { parseMetadataYaml, parseStorageMetadata, type Ros2Metadata } from './metadata-yaml.js';
 import { SqliteStorage } from './sqlite-storage.js';
-import { openInPlaceOrCopy } from './wal-copy.js';
+import { openLeavingFolderAsIs } from './wal-copy.js';
 import type { Ros2Storage } from './storage.js';
 import { reusableFrame } from '../common/reader-helpers.js';
 
@@ -35,6 +35,8 @@ interface TopicTemplate {
   serType: string;
   schemaType: SchemaType;
   header: boolean;
+  /** Serialized as CDR: a payload that begins with zstd's magic is a compressed one (see messagePayload). */
+  cdr: boolean;
 }
 
 /**
@@ -53,10 +55,11 @@ export class Ros2Reader extends ForeignReader {
     private readonly storages: Ros2Storage[],
     private readonly base: TimeBase,
     metadata: Ros2Metadata | undefined,
-    /** `message` compression: every payload is a zstd frame of its own, decompressed with these codecs. */
-    private readonly messageCodecs: Codecs | undefined,
-    /** Opened with tryToFix: messages the frames skip (their topic is not defined), per storage file. */
-    undefinedTopics: string[],
+    private readonly codecs: Codecs,
+    /** `message` compression: every payload is a zstd frame of its own. */
+    private readonly allCompressed: boolean,
+    /** Opened with tryToFix: what was read around (no metadata.yaml; messages of undefined topics, per storage). */
+    problems: string[],
   ) {
     const urls = new Map<string, ForeignUrl>();
     const schemas = new Map<string, SchemaData>();
@@ -74,6 +77,7 @@ export class Ros2Reader extends ForeignReader {
           serType: topic.type,
           schemaType,
           header: startsWithHeader(definition?.encoding === 'ros2msg' ? definition.text : '', true),
+          cdr: topic.encoding.toLowerCase() === 'cdr',
         });
         const count = storage.counts.get(topic.key) ?? 0;
         const known = urls.get(topic.name);
@@ -117,11 +121,8 @@ export class Ros2Reader extends ForeignReader {
       if (Object.keys(metadata.customData).length > 0)
         info.push({ name: 'rosbag2.custom_data', values: { ...metadata.customData } });
     }
-    if (undefinedTopics.length > 0)
-      info.push({
-        name: 'rosbag2.problems',
-        values: Object.fromEntries(undefinedTopics.map((p, i) => [String(i), p])),
-      });
+    if (problems.length > 0)
+      info.push({ name: 'rosbag2.problems', values: Object.fromEntries(problems.map((p, i) => [String(i), p])) });
     for (const url of urls.values()) {
       // metadata.yaml's word first; else what the first storage with the topic keeps of it.
       const t = described.get(url.url);
@@ -146,7 +147,7 @@ export class Ros2Reader extends ForeignReader {
       base,
       firstNs: first,
       lastNs: last,
-      hasCompleted: storages.every((s) => s.complete) && undefinedTopics.length === 0,
+      hasCompleted: storages.every((s) => s.complete) && problems.length === 0,
       fileSize: storages.reduce((sum, s) => sum + s.fileSize, 0),
       splitCount: storages.length,
       hasSchema: schemas.size > 0,
@@ -159,7 +160,16 @@ export class Ros2Reader extends ForeignReader {
 
   static async open(path: string, options: ReaderOptions): Promise<Ros2Reader> {
     const located = await locate(path, options.confineTo);
-    const { files, identifier } = located;
+    const { files, identifier, unindexed } = located;
+    const tryToFix = options.tryToFix === true;
+    const problems: string[] = [];
+    if (unindexed) {
+      const what = `the rosbag2 folder has no metadata.yaml (a recording that was not closed) and holds ${files.length} storage files`;
+      if (!tryToFix) throw damaged(path, what, `them in their numeric order`);
+      problems.push(
+        `no metadata.yaml: read the ${files.length} storage files in their numeric order (${files.map((f) => basename(f)).join(', ')})`,
+      );
+    }
     let metadata = located.metadata;
     const compression = compressionOf(metadata, path);
     const storages: Ros2Storage[] = [];
@@ -167,22 +177,27 @@ export class Ros2Reader extends ForeignReader {
       // A served folder (`confineTo`): metadata.yaml names the storage files, and none of them may lead out of it.
       if (options.confineTo !== undefined) await guardStorageFiles(files, identifier, options.confineTo);
       const codecs = await loadMcapCodecs();
-      const openStorage = await storageOpener(identifier, path, codecs, options.tryToFix === true);
+      const openStorage = await storageOpener(identifier, path, codecs, tryToFix);
       for (const file of files) {
-        if (compression === 'file') storages.push(await onCopy(file, openStorage));
-        else if (identifier === 'sqlite3') storages.push(openInPlaceOrCopy(file, openStorage));
-        else storages.push(openStorage(file));
+        // Without metadata.yaml, each name tells: rosbag2 compresses a file when it closes it, the last one stays as is.
+        if (compression === 'file' || (unindexed && /\.zstd$/i.test(file)))
+          storages.push(await onCopy(file, openStorage));
+        else if (identifier === 'sqlite3') storages.push(openLeavingFolderAsIs(file, openStorage));
+        else storages.push(openStorage(file, false));
       }
       const undefinedTopics = storages.flatMap(messagesOfUndefinedTopics);
-      if (undefinedTopics.length > 0 && options.tryToFix !== true) {
+      if (undefinedTopics.length > 0 && !tryToFix) {
         const intact = storages.reduce((n, s) => n + s.topics.reduce((m, t) => m + (s.counts.get(t.key) ?? 0), 0), 0);
         throw damaged(path, undefinedTopics.join('; '), `the ${intact} messages of the defined topics`);
       }
-      // A storage file opened on its own: the copy of the metadata rosbag2 keeps inside it (QoS, message compression).
-      if (!metadata && storages.length === 1) metadata = embeddedMetadata(storages[0]!, options.tryToFix === true);
+      // A storage file opened on its own, or the files of a folder without metadata.yaml: the copy of the metadata
+      // rosbag2 keeps inside them (QoS, message compression); the last file's is the latest.
+      const carrier = unindexed ? storages.findLast((s) => s.embeddedMetadata !== undefined) : storages[0];
+      if (!metadata && carrier && (storages.length === 1 || unindexed)) metadata = embeddedMetadata(carrier, tryToFix);
       const base = TimeBase.fromFirstNs(minBig(storages.map((s) => s.firstNs)));
-      const codecsOfMessages = compressionOf(metadata, path) === 'message' ? codecs : undefined;
-      return new Ros2Reader(path, storages, base, metadata, codecsOfMessages, undefinedTopics);
+      const allCompressed = compressionOf(metadata, path) === 'message';
+      problems.push(...undefinedTopics);
+      return new Ros2Reader(path, storages, base, metadata, codecs, allCompressed, problems);
     } catch (error) {
       for (const storage of storages) storage.close();
       throw error;
@@ -205,7 +220,10 @@ export class Ros2Reader extends ForeignReader {
         frame.url = t.url;
         frame.serType = t.serType;
         frame.schemaType = t.schemaType;
-        frame.data = this.messageCodecs ? this.decompressed(message.data, t.url) : message.data;
+        frame.data = messagePayload(message.data, t.cdr, this.allCompressed, this.codecs, {
+          file: this.path,
+          url: t.url,
+        });
         if (message.publishTime !== undefined) {
           frame.publishTime = message.publishTime;
           frame.sequence = message.sequence;
@@ -214,17 +232,6 @@ export class Ros2Reader extends ForeignReader {
         yield frame;
         if (this.closed) return;
       }
-    }
-  }
-
-  private decompressed(data: Uint8Array, url: string): Uint8Array {
-    try {
-      return decompressMessage(data, this.messageCodecs!);
-    } catch (error) {
-      throw BagError.wrap(error, 'CORRUPT_DATA', 'cannot decompress a zstd-compressed rosbag2 message', {
-        file: this.path,
-        url,
-      });
     }
   }
 
@@ -261,10 +268,10 @@ async function storageOpener(
   path: string,
   codecs: Codecs,
   tryToFix: boolean,
-): Promise<(file: string) => Ros2Storage> {
+): Promise<(file: string, immutable: boolean) => Ros2Storage> {
   if (identifier === 'sqlite3') {
     const driver = await loadDriver();
-    return (file) => SqliteStorage.open(driver, file);
+    return (file, immutable) => SqliteStorage.open(driver, file, immutable);
   }
   if (identifier === 'mcap') return (file) => McapStorage.open(file, codecs, tryToFix);
   throw new BagError('UNSUPPORTED_FORMAT', `rosbag2 storage "${identifier}" is not supported (sqlite3, mcap)`, {
@@ -285,10 +292,10 @@ async function guardStorageFiles(files: readonly string[], identifier: string, c
 }
 
 /** A `file`-compressed storage, opened on a decompressed copy that is removed when the storage closes. */
-async function onCopy(file: string, open: (file: string) => Ros2Storage): Promise<Ros2Storage> {
+async function onCopy(file: string, open: (file: string, immutable: boolean) => Ros2Storage): Promise<Ros2Storage> {
   const copy = await DecompressedCopy.of(file);
   try {
-    return new CopiedStorage(open(copy.path), file, copy);
+    return new CopiedStorage(open(copy.path, false), file, copy);
   } catch (error) {
     copy.remove();
     throw error;
@@ -307,11 +314,22 @@ function storageFile(folder: string, relative: string, version: number): string 
   return join(folder, basename(relative));
 }
 
+/**
+ * The names rosbag2 gives storage files, `<bag>_<n>.db3` / `.mcap` (`.zstd` after them where compressed as files):
+ * what a folder without metadata.yaml is read from, as `ros2 bag reindex` finds them.
+ */
+export const ROS2_STORAGE_FILE = /^.+_(\d+)\.(db3|mcap)(\.zstd)?$/i;
+
+interface Located {
+  metadata: Ros2Metadata | undefined;
+  files: string[];
+  identifier: string;
+  /** A folder without metadata.yaml (a recording that crashed before rosbag2 wrote it): its files were listed. */
+  unindexed: boolean;
+}
+
 /** The storage files of a bag folder or a single `.db3`, with the folder's `metadata.yaml` when there is one. */
-async function locate(
-  path: string,
-  confineTo: string | undefined,
-): Promise<{ metadata: Ros2Metadata | undefined; files: string[]; identifier: string }> {
+async function locate(path: string, confineTo: string | undefined): Promise<Located> {
   let directory: boolean;
   try {
     directory = statSync(path).isDirectory();
@@ -325,11 +343,12 @@ async function locate(
     // Served (`confineTo`): what the metadata says reaches clients, so it must not be a link out of the folder.
     if (confineTo !== undefined) await guardFile(yamlPath, { confineTo, role: 'sidecar' });
     metadata = parseMetadataYaml(readFileSync(yamlPath, 'utf8'), yamlPath);
-  } else if (directory) throw new BagError('NOT_FOUND', 'a rosbag2 folder needs its metadata.yaml', { file: path });
+  } else if (directory) return unindexedFolder(path);
   if (!directory) {
     // A single storage file: the folder's metadata describes it only when it lists it.
     if (metadata && !metadata.relativeFilePaths.some((p) => basename(p) === basename(path))) metadata = undefined;
-    return { metadata, files: [path], identifier: path.toLowerCase().endsWith('.mcap') ? 'mcap' : 'sqlite3' };
+    const identifier = path.toLowerCase().endsWith('.mcap') ? 'mcap' : 'sqlite3';
+    return { metadata, files: [path], identifier, unindexed: false };
   }
   const m = metadata!;
   const files = m.relativeFilePaths.map((name) => storageFile(folder, name, m.version));
@@ -337,5 +356,26 @@ async function locate(
     if (!existsSync(file)) throw new BagError('NOT_FOUND', `storage file ${basename(file)} is missing`, { file: path });
   if (files.length === 0)
     throw new BagError('CORRUPT_FILE', 'metadata.yaml lists no storage files', { file: yamlPath });
-  return { metadata: m, files, identifier: m.storageIdentifier || 'sqlite3' };
+  return { metadata: m, files, identifier: m.storageIdentifier || 'sqlite3', unindexed: false };
+}
+
+/**
+ * A folder without metadata.yaml: rosbag2 writes it only when a recording closes. Its storage files, in the order of
+ * their numbers (`bag_2` before `bag_10`), as `ros2 bag reindex` orders them to rebuild it.
+ */
+function unindexedFolder(path: string): Located {
+  const names = readdirSync(path).filter((name) => ROS2_STORAGE_FILE.test(name));
+  if (names.length === 0)
+    throw new BagError('NOT_FOUND', 'a rosbag2 folder needs its metadata.yaml (and this one holds no storage file)', {
+      file: path,
+    });
+  const numberOf = (name: string) => Number(ROS2_STORAGE_FILE.exec(name)![1]);
+  names.sort((a, b) => numberOf(a) - numberOf(b) || (a < b ? -1 : a > b ? 1 : 0));
+  const kinds = new Set(names.map((name) => ROS2_STORAGE_FILE.exec(name)![2]!.toLowerCase()));
+  if (kinds.size > 1)
+    throw new BagError('CORRUPT_FILE', 'a rosbag2 folder without metadata.yaml holds both .db3 and .mcap files', {
+      file: path,
+    });
+  const identifier = kinds.has('mcap') ? 'mcap' : 'sqlite3';
+  return { metadata: undefined, files: names.map((name) => join(path, name)), identifier, unindexed: true };
 }

@@ -85,10 +85,11 @@ export class SqliteStorage implements Ros2Storage {
     this.lastNs = exact(span?.['c'], span?.['d']);
   }
 
-  static open(driver: SqliteDriver, file: string): SqliteStorage {
+  /** `immutable`: SQLite creates nothing beside the file and reads no `-wal` (see openLeavingFolderAsIs). */
+  static open(driver: SqliteDriver, file: string, immutable = false): SqliteStorage {
     let db: SqliteConnection;
     try {
-      db = driver.open(file, { readOnly: true });
+      db = driver.open(file, { readOnly: true, ...(immutable ? { immutable } : {}) });
     } catch (error) {
       throw BagError.wrap(error, 'CORRUPT_FILE', 'cannot open the rosbag2 sqlite3 storage', { file });
     }

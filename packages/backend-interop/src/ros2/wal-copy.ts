@@ -7,24 +7,51 @@ import { CopiedStorage } from './copied-storage.js';
 import type { Ros2Storage } from './storage.js';
 
 /**
- * Opens a sqlite3 storage file where it is, or else, when it is in WAL mode, from a copy. rosbag2 writes its storages
- * in WAL mode, and SQLite opens a WAL database, even read-only, only where it can create the `-shm` and `-wal` files
- * beside it: a bag on a read-only mount or in a folder the reader may not write fails in place. The copy goes to the
- * temporary directory (refused when it would not fit there) and is removed when the storage closes. rosbags opens such
- * files `immutable`, which the SQLite libraries of Bun and better-sqlite3 cannot.
+ * Opens a sqlite3 storage file so that the user's folder stays as it was: same files, same bytes. rosbag2 writes its
+ * storages in WAL mode, and SQLite opens a WAL database, even read-only, only by creating `-shm` (and `-wal`) files
+ * beside it, which a read-only connection leaves behind (and which it cannot create on a read-only mount). So a WAL
+ * storage whose `-wal` holds nothing (a closed recording) is opened immutable where it is, where the driver can
+ * (node:sqlite, bun:sqlite); one whose `-wal` holds transactions not yet in the file (a recording that crashed), or
+ * whose driver cannot (better-sqlite3), is read from a copy of both in the temporary directory, removed at close.
+ * Only where no copy can be made (no room) is it opened in place as SQLite does it, leaving its `-shm` there. rosbags
+ * opens such files `immutable` too. A storage in rollback mode opens read-only in place: reading it creates nothing.
  */
-export function openInPlaceOrCopy(file: string, open: (file: string) => Ros2Storage): Ros2Storage {
-  try {
-    return open(file);
-  } catch (error) {
-    if (!isWalDatabase(file)) throw error;
-    const copy = StorageCopy.of(file);
+export function openLeavingFolderAsIs(
+  file: string,
+  open: (file: string, immutable: boolean) => Ros2Storage,
+): Ros2Storage {
+  if (!isWalDatabase(file)) return open(file, false);
+  if (!walHoldsData(file)) {
     try {
-      return new CopiedStorage(open(copy.path), file, copy);
+      return open(file, true);
     } catch {
-      copy.remove();
-      throw error; // the copy fails too: what failed in place names the bag's own file
+      // this driver cannot open a file immutable: the copy below
     }
+  }
+  let copy: StorageCopy;
+  try {
+    copy = StorageCopy.of(file);
+  } catch (copyError) {
+    try {
+      return open(file, false);
+    } catch {
+      throw copyError;
+    }
+  }
+  try {
+    return new CopiedStorage(open(copy.path, false), file, copy);
+  } catch {
+    copy.remove();
+    return open(file, false); // the copy fails too: what fails in place names the bag's own file
+  }
+}
+
+/** Whether a `-wal` file beside the storage holds anything (SQLite removes it, or leaves it empty, after a checkpoint). */
+function walHoldsData(file: string): boolean {
+  try {
+    return statSync(`${file}-wal`).size > 0;
+  } catch {
+    return false;
   }
 }
 

@@ -1,3 +1,4 @@
+import { BagError } from '@vlink/bag-core';
 import {
   importModule,
   type NativeStatementOf,
@@ -24,6 +25,14 @@ export async function createBetterSqlite3Driver(): Promise<SqliteDriver> {
     name: 'better-sqlite3',
     open(path, options = {}) {
       const readOnly = options.readOnly === true;
+      if (readOnly && options.immutable === true)
+        throw new BagError(
+          'NOT_SUPPORTED',
+          'better-sqlite3 cannot open a file immutable (it takes no URI file names)',
+          {
+            file: path,
+          },
+        );
       const db = wrap(new Database(path, { readonly: readOnly, fileMustExist: readOnly }));
       if (readOnly) db.exec(READ_ONLY_PRAGMAS);
       return db;

@@ -1,4 +1,5 @@
 import {
+  immutableUri,
   importModule,
   type NativeStatementOf,
   READ_ONLY_PRAGMAS,
@@ -19,18 +20,24 @@ interface NativeDatabase {
 }
 type DatabaseConstructor = new (
   path: string,
-  options: { readonly?: boolean; readwrite?: boolean; create?: boolean },
+  options: { readonly?: boolean; readwrite?: boolean; create?: boolean } | number,
 ) => NativeDatabase;
 
 /** `bun:sqlite`: Bun's built-in driver. */
 export async function createBunSqliteDriver(): Promise<SqliteDriver> {
-  const mod = (await importModule('bun:sqlite')) as { Database: DatabaseConstructor };
+  const mod = (await importModule('bun:sqlite')) as {
+    Database: DatabaseConstructor;
+    constants: { SQLITE_OPEN_READONLY: number; SQLITE_OPEN_URI: number };
+  };
   const Database = mod.Database;
+  // A URI file name is read as one only with SQLITE_OPEN_URI, which the options object cannot set.
+  const immutableFlags = mod.constants.SQLITE_OPEN_READONLY | mod.constants.SQLITE_OPEN_URI;
   return {
     name: 'bun:sqlite',
     open(path, options = {}) {
       const flags = options.readOnly === true ? { readonly: true } : { readwrite: true, create: true };
-      const db = wrap(new Database(path, flags));
+      const immutable = options.readOnly === true && options.immutable === true;
+      const db = wrap(immutable ? new Database(immutableUri(path), immutableFlags) : new Database(path, flags));
       if (options.readOnly === true) db.exec(READ_ONLY_PRAGMAS);
       return db;
     },

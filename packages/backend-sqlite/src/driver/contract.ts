@@ -1,3 +1,4 @@
+import { pathToFileURL } from 'node:url';
 /**
  * The SQLite driver seam (unjs/db0's connector shape): one tiny contract, one small adapter file per driver.
  * Everything above the drivers talks SQL through it and never imports a driver module itself; the drivers import
@@ -51,6 +52,18 @@ export interface OpenOptions {
    * connection is also hardened for untrusted files (`READ_ONLY_PRAGMAS`, defensive mode where the driver has it).
    */
   readOnly?: boolean;
+  /**
+   * With `readOnly`: open the file as immutable (SQLite's `immutable=1` URI parameter), so that SQLite creates nothing
+   * beside it (no `-shm`, `-wal` or journal) and takes no lock — a WAL-mode database in a folder that must stay as it
+   * is. SQLite then reads no `-wal` file either: only for files whose `-wal` holds nothing. A driver whose library
+   * takes no URI file names (better-sqlite3) refuses with NOT_SUPPORTED.
+   */
+  immutable?: boolean;
+}
+
+/** The `file:` URI that opens `path` immutable (percent-encoded, so `?`, `#` and `%` in a name stay part of it). */
+export function immutableUri(path: string): string {
+  return `${pathToFileURL(path).href}?immutable=1`;
 }
 
 /**

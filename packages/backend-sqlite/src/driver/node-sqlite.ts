@@ -1,4 +1,5 @@
 import {
+  immutableUri,
   importModule,
   type NativeStatementOf,
   READ_ONLY_PRAGMAS,
@@ -29,7 +30,7 @@ export async function createNodeSqliteDriver(): Promise<SqliteDriver> {
     name: 'node:sqlite',
     open(path, options = {}) {
       const readOnly = options.readOnly === true;
-      const native = new DatabaseSync(path, { readOnly });
+      const native = new DatabaseSync(readOnly && options.immutable === true ? immutableUri(path) : path, { readOnly });
       let defensive = false;
       if (readOnly) {
         try {

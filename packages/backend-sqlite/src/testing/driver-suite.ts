@@ -137,6 +137,30 @@ export async function runDriverSuite(name: DriverName): Promise<void> {
       }
     });
 
+    test('immutable: a WAL-mode file opens without a -shm or -wal beside it, or the driver refuses by name', async () => {
+      const { mkdirSync, readdirSync } = await import('node:fs');
+      const { join } = await import('node:path');
+      const folder = tmp.path('immutable folder #%?');
+      mkdirSync(folder);
+      const path = join(folder, 'wal.db');
+      const w = d.open(path);
+      w.exec('PRAGMA journal_mode = WAL; CREATE TABLE t(i INTEGER); INSERT INTO t VALUES (7);');
+      w.close();
+      const open = () => d.open(path, { readOnly: true, immutable: true });
+      if (name === 'better-sqlite3') {
+        assert.throws(open, (e: { code?: string }) => e.code === 'NOT_SUPPORTED');
+        return;
+      }
+      const r = open();
+      try {
+        assert.equal(r.prepare('SELECT i FROM t').get()!['i'], 7);
+        assert.throws(() => r.exec('INSERT INTO t VALUES (8)'));
+      } finally {
+        r.close();
+      }
+      assert.deepEqual(readdirSync(folder), ['wal.db']);
+    });
+
     test('close releases an EXCLUSIVE lock even with prepared statements outstanding', () => {
       const path = tmp.path('lock.db');
       const w = d.open(path);

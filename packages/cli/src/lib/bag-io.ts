@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
   BagError,
@@ -62,22 +62,31 @@ export async function openBag(path: string, options: ReaderOptions = {}): Promis
   // Opening a FIFO blocks until something writes to it; a device reads forever.
   if (!stats.isDirectory() && !stats.isFile())
     throw new CliError('is not a regular file (a FIFO, device or socket): refused', path);
-  let marker: string | undefined;
+  let backend: Awaited<ReturnType<typeof detectBackend>>;
   try {
-    marker = (await detectBackend(path)).directoryMarker;
+    backend = await detectBackend(path);
   } catch (error) {
     if (stats.isDirectory()) throw new CliError('is a directory, not a bag file', path);
     if (BagError.isInstance(error) && error.code === 'UNSUPPORTED_FORMAT') assertSupported(path, 'read');
     throw error;
   }
-  if (stats.isDirectory() && !(marker && existsSync(join(path, marker))))
-    throw new CliError('is a directory, not a bag file', path);
+  if (stats.isDirectory() && !isBagDirectory(path, backend)) throw new CliError('is a directory, not a bag file', path);
   try {
     return await BagReader.create(path, options);
   } catch (error) {
     if (BagError.isInstance(error)) throw error;
     throw new CliError(`cannot open: ${(error as Error).message}`, path, undefined, { cause: error });
   }
+}
+
+/**
+ * A directory a backend claimed by its name (`x.db3/`) is a bag only with the backend's marker file in it, or (a
+ * rosbag2 recording that crashed before it wrote its metadata.yaml) files its `directoryFiles` names.
+ */
+function isBagDirectory(path: string, backend: { directoryMarker?: string; directoryFiles?: RegExp }): boolean {
+  const { directoryMarker: marker, directoryFiles: files } = backend;
+  if (marker && existsSync(join(path, marker))) return true;
+  return files !== undefined && readdirSync(path).some((name) => files.test(name));
 }
 
 /** The real path of a file or, when it does not exist yet, of its directory joined with its name. */

@@ -35,6 +35,13 @@ export interface Backend {
    */
   readonly directoryMarker?: string;
   /**
+   * Names of files that make a directory without its `directoryMarker` a bag of this backend still: rosbag2 writes
+   * `metadata.yaml` only when a recording closes, so one that crashed is a folder of storage files
+   * (`<name>_<n>.db3`). `detectBackend` tries it after every backend's marker; the reader decides how such a
+   * directory reads (rosbag2's: with `tryToFix` only).
+   */
+  readonly directoryFiles?: RegExp;
+  /**
    * Its files are also read under a segment number after the extension (Apollo's `cyber_recorder` names the files
    * of a recording `x.record.00000`, `x.record.00001`, …): a name `<base><ext>.<digits>` finds it for reading.
    */

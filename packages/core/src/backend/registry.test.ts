@@ -28,7 +28,11 @@ const foreign = fake('reg-foreign', ['.regw', '.regf'], {
   readOnly: true,
   magic: [new Uint8Array([0xfe, 0x01, 0x02, 0x03, 0x04, 0x05])],
 });
-const folder = fake('reg-folder', ['.regd'], { readOnly: true, directoryMarker: 'bag.marker' });
+const folder = fake('reg-folder', ['.regd'], {
+  readOnly: true,
+  directoryMarker: 'bag.marker',
+  directoryFiles: /^.+_\d+\.regd$/,
+});
 const segmented = fake('reg-segmented', ['.regs'], { readOnly: true, numberedSegments: true });
 registerBackend(writing);
 registerBackend(segmented);
@@ -81,6 +85,16 @@ describe('backend registry', () => {
     const bagDir = join(dir, 'a-bag');
     mkdirSync(bagDir);
     await assert.rejects(detectBackend(bagDir), { code: 'UNSUPPORTED_FORMAT' }, 'a directory without the marker');
+    writeFileSync(join(bagDir, 'a-bag.regd'), '');
+    await assert.rejects(
+      detectBackend(bagDir),
+      { code: 'UNSUPPORTED_FORMAT' },
+      'a file its directoryFiles do not name',
+    );
+    // Without the marker (a recording that crashed before writing it), the files the backend names.
+    writeFileSync(join(bagDir, 'a-bag_0.regd'), '');
+    assert.equal(await detectBackend(bagDir), folder);
+    rmSync(join(bagDir, 'a-bag_0.regd'));
     writeFileSync(join(bagDir, 'bag.marker'), '');
     assert.equal(await detectBackend(bagDir), folder);
     assert.equal(await detectBackend(`${bagDir}/`), folder);

@@ -88,7 +88,7 @@ export function backendFor(path: string, purpose: BackendPurpose = 'read'): Back
 export async function detectBackend(path: string): Promise<Backend> {
   const byExtension = findBackend(path, 'read');
   if (byExtension) return byExtension;
-  const candidates = all.filter((b) => b.magic?.length || b.directoryMarker);
+  const candidates = all.filter((b) => b.magic?.length || b.directoryMarker || b.directoryFiles);
   const found = candidates.length > 0 ? await sniffPath(path, candidates) : undefined;
   if (found) return found;
   throw unsupported(path, 'read');
