@@ -3,9 +3,10 @@ import type { TimeBase } from '../common/time-base.js';
 import type { MessageWindow, Ros2Storage, StorageMessage } from './storage.js';
 
 /**
- * A storage read from a temporary copy of a storage file (decompressed, for `file` compression; or as is, for a WAL
- * database that cannot be opened where it is): it reports the file of the bag (name and size on disk), not the copy,
- * and deletes the copy when it closes.
+ * A storage with something to undo when it closes: read from a temporary copy of a storage file (decompressed, for
+ * `file` compression; or as is, for a WAL database that cannot be read where it is), it reports the file of the bag
+ * (name and size on disk), not the copy, and deletes the copy; read in place, it removes the `-shm`/`-wal` SQLite
+ * created beside the bag (wal-copy.ts).
  */
 export class CopiedStorage implements Ros2Storage {
   readonly fileSize: number;

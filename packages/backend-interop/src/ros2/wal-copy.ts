@@ -1,4 +1,4 @@
-import { closeSync, copyFileSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { BagError } from '@vlink/bag-core';
@@ -11,10 +11,13 @@ import type { Ros2Storage } from './storage.js';
  * storages in WAL mode, and SQLite opens a WAL database, even read-only, only by creating `-shm` (and `-wal`) files
  * beside it, which a read-only connection leaves behind (and which it cannot create on a read-only mount). So a WAL
  * storage whose `-wal` holds nothing (a closed recording) is opened immutable where it is, where the driver can
- * (node:sqlite, bun:sqlite); one whose `-wal` holds transactions not yet in the file (a recording that crashed), or
- * whose driver cannot (better-sqlite3), is read from a copy of both in the temporary directory, removed at close.
- * Only where no copy can be made (no room) is it opened in place as SQLite does it, leaving its `-shm` there. rosbags
- * opens such files `immutable` too. A storage in rollback mode opens read-only in place: reading it creates nothing.
+ * (node:sqlite, bun:sqlite), as rosbags opens them. Where it cannot (better-sqlite3, Node 20) and nothing lies beside
+ * the file, it is read in place and the `-shm`/`-wal` SQLite creates are removed at close: copying it instead would
+ * cost the storage's size in time and temporary space on every read. One whose `-wal` holds transactions not yet in
+ * the file (a recording that crashed), or whose `-shm` is already there (a reader may rewrite it), is read from a
+ * copy of both in the temporary directory, removed at close; so is one that cannot be opened in place (a read-only
+ * mount). Only where no copy can be made (no room) is it opened in place as SQLite does it, leaving its `-shm` there.
+ * A storage in rollback mode opens read-only in place: reading it creates nothing.
  */
 export function openLeavingFolderAsIs(
   file: string,
@@ -25,7 +28,15 @@ export function openLeavingFolderAsIs(
     try {
       return open(file, true);
     } catch {
-      // this driver cannot open a file immutable: the copy below
+      // this driver cannot open a file immutable: in place, undoing what SQLite creates, or the copy below
+    }
+    const beside = SIDECARS.filter((suffix) => existsSync(`${file}${suffix}`));
+    if (beside.length === 0) {
+      try {
+        return new CopiedStorage(open(file, false), file, { remove: () => removeCreatedSidecars(file) });
+      } catch {
+        removeCreatedSidecars(file); // e.g. a read-only mount: the copy below
+      }
     }
   }
   let copy: StorageCopy;
@@ -43,6 +54,23 @@ export function openLeavingFolderAsIs(
   } catch {
     copy.remove();
     return open(file, false); // the copy fails too: what fails in place names the bag's own file
+  }
+}
+
+const SIDECARS = ['-shm', '-wal'] as const;
+
+/**
+ * Removes the `-shm` and the empty `-wal` that SQLite created beside a storage read in place (none was there before:
+ * see openLeavingFolderAsIs). A `-wal` that holds anything is never removed: it would be data.
+ */
+function removeCreatedSidecars(file: string): void {
+  for (const suffix of SIDECARS) {
+    const path = `${file}${suffix}`;
+    try {
+      if (suffix === '-shm' || statSync(path).size === 0) rmSync(path, { force: true });
+    } catch {
+      // not created, or already gone
+    }
   }
 }
 
