@@ -8,6 +8,13 @@ import { serviceEventDefinition } from './service-event.js';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const SEPARATOR = '='.repeat(80);
+/** The one dependency of the service, as both the event message and the service text carry it. */
+const POINT = `${SEPARATOR}
+MSG: geometry_msgs/Point
+float64 x
+float64 y
+float64 z
+`;
 
 /** What rosidl generates for `pkg/srv/Locate` (request: a name; response: a pose and a status), written out. */
 const EVENT_DEFINITION = `service_msgs/msg/ServiceEventInfo info
@@ -26,12 +33,7 @@ ${SEPARATOR}
 MSG: pkg/srv/Locate_Response
 geometry_msgs/Point where
 bool found
-${SEPARATOR}
-MSG: geometry_msgs/Point
-float64 x
-float64 y
-float64 z
-`;
+${POINT}`;
 
 const info = (eventType: number, sequence: bigint) => ({
   event_type: eventType,
@@ -50,12 +52,7 @@ const SERVICE = `string name
 ---
 geometry_msgs/Point where
 bool found
-${SEPARATOR}
-MSG: geometry_msgs/Point
-float64 x
-float64 y
-float64 z
-`;
+${POINT}`;
 const WITH_HEADER = `${SEPARATOR}\nSRV: pkg/srv/Locate\n${SERVICE}`;
 
 describe('service events recorded by rosbag2 (schema: the service text)', () => {
