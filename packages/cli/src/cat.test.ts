@@ -108,6 +108,8 @@ describe('vlink-bag cat', () => {
     assert.deepEqual(byUrl.get('/imu')!['decoded'], { i: 1, ok: true });
     assert.equal(byUrl.get('/log')!['decoded'], 'line 2, "quoted"');
     assert.equal(byUrl.get('/rpc')!['decoded'], null, 'no descriptor for test.Req');
+    assert.match(String(byUrl.get('/rpc')!['decodeError']), /test\.Req/, 'and why, as the server says it');
+    assert.equal(byUrl.get('/camera')!['decodeError'], undefined);
     assert.ok(typeof byUrl.get('/camera')!['data'] === 'string', 'data stays for record --stdin');
     const named = await runCli(['cat', vdb, '--json-names', '-u', '/camera', '-e', '0.03']);
     assert.equal(named.code, 0, named.stderr);
@@ -127,6 +129,12 @@ describe('vlink-bag cat', () => {
       '0.020000s  /camera  Pub  22B  test.Point  {"x":0.5,"y":0,"label":"p0"}',
       '0.050000s  /lidar  Sub  256.00KB  raw  03 22 41 60 7f 9e bd dc fb 1a 39 58 77 96 b5 d4 f3 12 31 50 6f 8e ad cc …',
     ]);
+    // A payload that looked decodable and was not says why; a Raw one (/lidar above) was never expected to.
+    const rpc = await runCli(['cat', vdb, '--format', 'text', '--decode', '-u', '/rpc', '-e', '0.07']);
+    assert.match(
+      rpc.stdout,
+      /^0\.060000s {2}\/rpc {2}C\/Req {2}3B {2}test\.Req\|test\.Resp {2}04 01 02 {2}\(not decoded: .*test\.Req.*\)$/m,
+    );
   });
 
   test('a closed stdout (`| head`) ends the process quietly', SLOW, async () => {

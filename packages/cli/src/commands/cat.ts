@@ -122,11 +122,18 @@ function renderer(
   clock: (us: number) => string,
 ): (frame: Frame) => string {
   const decode = (frame: Frame): Decoded | undefined => decoder?.decode(frame);
+  // Why a payload that looked decodable was not, as the server says it. A Raw payload shown as text when it is UTF-8
+  // (`rawAsText`) was never expected to decode: binary bytes there are no error.
+  const whyNot = (frame: Frame, decoded: Decoded): string | undefined =>
+    decoded.kind === 'hex' && decoder?.encodingOf(frame) !== 'raw' ? decoded.reason : undefined;
   switch (format) {
     case 'ndjson':
       return (frame) => {
         const decoded = decode(frame);
-        return frameLine(frame, decoded ? { value: decoded.kind === 'hex' ? null : decoded.value } : undefined);
+        if (!decoded) return frameLine(frame);
+        if (decoded.kind !== 'hex') return frameLine(frame, { value: decoded.value });
+        const error = whyNot(frame, decoded);
+        return frameLine(frame, error === undefined ? { value: null } : { value: null, error });
       };
     case 'csv':
       return (frame) => {
@@ -147,7 +154,10 @@ function renderer(
     case 'text':
       return (frame) => {
         const decoded = decode(frame);
-        const payload = decoded && decoded.kind !== 'hex' ? JSON.stringify(decoded.value) : hexPreview(frame.data);
+        const error = decoded && whyNot(frame, decoded);
+        const why = error ? `  (not decoded: ${error})` : '';
+        const payload =
+          decoded && decoded.kind !== 'hex' ? JSON.stringify(decoded.value) : hexPreview(frame.data) + why;
         return `${clock(frame.timestamp)}  ${frame.url}  ${actionText(frame.actionType)}  ${formatSize(frame.data.byteLength)}  ${frame.serType || '-'}  ${payload}\n`;
       };
   }

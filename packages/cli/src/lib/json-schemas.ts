@@ -54,6 +54,7 @@ const frameLine: Schema = {
     size: int,
     data: { type: 'string', contentEncoding: 'base64' },
     decoded: {},
+    decodeError: { type: 'string', description: '--decode: why a payload that looked decodable was not' },
   },
   additionalProperties: false,
 };

@@ -23,7 +23,8 @@ import { type FrameJson as BaseFrameJson, FrameJsonWriter, toBase64 } from '@vli
  * - `action`: VLink's stored text (`Pub`, `Sub`, `Set`, `Get`, `C/Req`, `C/Resp`, `S/Req`, `S/Resp`, `Unknown`).
  * - `schemaType`: VLink's integer (0 unknown, 1 raw, 2 zerocopy, 3 protobuf, 4 flatbuffers, 5 cdr).
  * - `size`: payload bytes; `data`: the payload, standard base64 (empty string for an empty payload).
- * - `decoded` (only with `--decode`): the payload as JSON (protobuf through embedded descriptors, JSON, text).
+ * - `decoded` (only with `--decode`): the payload as JSON (protobuf through embedded descriptors, JSON, text);
+ *   `decodeError`: why a payload that looked decodable was not (then `decoded` is null).
  *
  * Two optional line kinds carry what frames cannot (`cat --meta`): `{"meta":{...}}` (recording start, tag, url losses)
  * and `{"schema":{"name","encoding","schemaType","data"}}`. `record --stdin` applies them, so `cat --meta | record
@@ -32,6 +33,8 @@ import { type FrameJson as BaseFrameJson, FrameJsonWriter, toBase64 } from '@vli
 /** {@link BaseFrameJson} (`@vlink/bag-decode`'s shape, which the server's pages share) plus `--decode`'s value. */
 export interface FrameJson extends BaseFrameJson {
   decoded?: unknown;
+  /** With `--decode`: why a payload that looked decodable was not (`decoded` is then null), as the server says it. */
+  decodeError?: string;
 }
 
 export interface MetaJson {
@@ -52,10 +55,11 @@ export interface SchemaJson {
 const frameJson = new FrameJsonWriter();
 
 /** One NDJSON line (with the trailing newline). */
-export function frameLine(frame: Frame, decoded?: { value: unknown } | undefined): string {
+export function frameLine(frame: Frame, decoded?: { value: unknown; error?: string } | undefined): string {
   if (!decoded) return `${frameJson.text(frame)}\n`;
   const json: FrameJson = frameJson.object(frame);
   json.decoded = decoded.value;
+  if (decoded.error !== undefined) json.decodeError = decoded.error;
   return `${JSON.stringify(json)}\n`;
 }
 
