@@ -18,7 +18,7 @@ const SCALARS: Record<string, [size: number, read: (v: DataView, at: number) => 
 };
 
 /**
- * The key and the value as text: `char[N]` as UTF-8 (up to the first NUL), scalars in decimal (floats as the
+ * The key and the value as text: `char[N]` as UTF-8 (see {@link ulogText}), scalars in decimal (floats as the
  * shortest text that reads back the same double, as Python's `repr` prints them), other arrays as a JSON list.
  */
 export function decodeKeyValue(body: Uint8Array): { type: string; key: string; value: string } {
@@ -30,10 +30,7 @@ export function decodeKeyValue(body: Uint8Array): { type: string; key: string; v
   const key = space < 0 ? typeAndKey : typeAndKey.slice(space + 1);
   const raw = body.subarray(1 + keyLength);
   const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-  if (type.startsWith('char[')) {
-    const nul = raw.indexOf(0);
-    return { type, key, value: decoder.decode(nul < 0 ? raw : raw.subarray(0, nul)) };
-  }
+  if (type.startsWith('char[')) return { type, key, value: ulogText(raw) };
   const scalar = SCALARS[type];
   if (scalar && raw.length >= scalar[0]) return { type, key, value: scalar[1](view, 0) };
   const array = /^(\w+)\[(\d+)\]$/.exec(type);
@@ -44,6 +41,25 @@ export function decodeKeyValue(body: Uint8Array): { type: string; key: string; v
     return { type, key, value: JSON.stringify(items.map((x) => (Number.isNaN(Number(x)) ? x : Number(x)))) };
   }
   return { type, key, value: JSON.stringify([...raw]) };
+}
+
+/**
+ * A `char[N]` value as pyulog reads it (`str(value, 'utf-8', 'ignore')`, its default): every byte of the value, NULs
+ * and what follows them included (a logger that pads with NULs shows them: cutting at the first one would hide the
+ * rest), bytes that are not UTF-8 left out rather than replaced. A U+FFFD the value really holds (its three UTF-8
+ * bytes) is kept: only replacements the decoder made are removed.
+ */
+export function ulogText(raw: Uint8Array): string {
+  const text = decoder.decode(raw);
+  if (!text.includes('\uFFFD') || holdsReplacementCharacter(raw)) return text;
+  return text.replaceAll('\uFFFD', '');
+}
+
+function holdsReplacementCharacter(raw: Uint8Array): boolean {
+  for (let i = raw.indexOf(0xef); i >= 0 && i + 2 < raw.length; i = raw.indexOf(0xef, i + 1)) {
+    if (raw[i + 1] === 0xbf && raw[i + 2] === 0xbd) return true;
+  }
+  return false;
 }
 
 const INTEGERS = new Set(['int8_t', 'uint8_t', 'int16_t', 'uint16_t', 'int32_t', 'uint32_t', 'int64_t', 'uint64_t']);
