@@ -26,12 +26,15 @@ const { values } = parseArgs({
   },
 });
 const seed = Number(values.seed);
-const formats = (values.format ?? FUZZ_FORMATS).filter((f) => registeredExtensions().includes(f));
+// `foreign` (the read-only formats' fixtures) runs wherever their backends are registered (`.bag` stands for them).
+const formats = (values.format ?? FUZZ_FORMATS).filter((f) =>
+  registeredExtensions().includes(f === 'foreign' ? '.bag' : f),
+);
 
 if (values.case !== undefined) {
   // Replay one case in this process and keep its files.
   const format = formats[0];
-  const dir = values.keep ?? join(process.cwd(), `fuzz-case-${format.slice(1)}-${seed}-${values.case}`);
+  const dir = values.keep ?? join(process.cwd(), `fuzz-case-${format.replace('.', '')}-${seed}-${values.case}`);
   mkdirSync(dir, { recursive: true });
   const fuzzCase = makeCase(await buildBases(format, join(dir, 'bases')), seed, Number(values.case));
   for (const [name, bytes] of fuzzCase.files) writeFileSync(join(dir, name), bytes);

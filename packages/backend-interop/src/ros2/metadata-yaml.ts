@@ -49,7 +49,9 @@ export function parseStorageMetadata(text: string, file: string): Ros2Metadata {
 
 function yamlDocument(text: string, file: string, what: string): unknown {
   try {
-    return parse(text, { intAsBigInt: true });
+    // logLevel 'error': a damaged file's warnings (an unknown tag, …) would go to process.emitWarning, i.e. the
+    // stderr of a CLI or server that never asked for them; what cannot be read is an error here anyway.
+    return parse(text, { intAsBigInt: true, logLevel: 'error' });
   } catch (error) {
     throw corrupt(`${what} is not YAML (${(error as Error).message})`, file, undefined, error);
   }

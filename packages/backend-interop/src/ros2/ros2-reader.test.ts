@@ -192,4 +192,27 @@ describe('ROS 2 bag folders written by rosbags read as rosbags reads them', () =
       rmSync(base, { recursive: true, force: true });
     }
   });
+
+  test('a damaged metadata.yaml prints no YAML warnings on the process (a CLI or server never asked for them)', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'vlink-ros2-tag-'));
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    try {
+      const source = foreignPath('ros2', 'sqlite3');
+      cpSync(join(source, 'sqlite3.db3'), join(folder, 'sqlite3.db3'));
+      // A flipped byte turning a key into an unknown tag (found by fuzzing: the yaml library warned on stderr).
+      const yaml = readFileSync(join(source, 'metadata.yaml'), 'utf8');
+      writeFileSync(join(folder, 'metadata.yaml'), yaml.replace('storage_identifier:', '!storage_identifier:'));
+      await BagReader.create(folder).then(
+        (reader) => reader.close(),
+        (error: unknown) => assert.ok(BagError.isInstance(error), String(error)),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual(warnings, []);
+    } finally {
+      process.off('warning', onWarning);
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
 });

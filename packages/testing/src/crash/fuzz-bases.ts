@@ -1,6 +1,7 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ActionType, BagWriter, SchemaType, type Frame, type WriterConfig } from '@vlink/bag';
+import { fixturePath } from '@vlink/fixtures';
 import { patternBytes, SAMPLE_PROTO_SCHEMA } from '@vlink/bag-core/testing';
 
 /**
@@ -8,8 +9,8 @@ import { patternBytes, SAMPLE_PROTO_SCHEMA } from '@vlink/bag-core/testing';
  * size) recorded with each format's interesting configurations (compression, chunking, CRCs, splitting into
  * several segments), so a mutation can land in every kind of structure a reader meets.
  */
-export type FuzzFormat = '.vdb' | '.vcap' | '.vdbx' | '.vcapx';
-export const FUZZ_FORMATS: readonly FuzzFormat[] = ['.vdb', '.vcap', '.vdbx', '.vcapx'];
+export type FuzzFormat = '.vdb' | '.vcap' | '.vdbx' | '.vcapx' | 'foreign';
+export const FUZZ_FORMATS: readonly FuzzFormat[] = ['.vdb', '.vcap', '.vdbx', '.vcapx', 'foreign'];
 
 /** A valid recording: its files by name (`main` is the bag, or the manifest of a split recording). */
 export interface FuzzBase {
@@ -68,7 +69,7 @@ function fuzzFrames(): Frame[] {
 }
 
 // CRCs are on by default; they are spelled out here because the harness relies on them (see `checksummed`).
-const CONFIGS: Record<FuzzFormat, Array<Partial<WriterConfig>>> = {
+const CONFIGS: Record<Exclude<FuzzFormat, 'foreign'>, Array<Partial<WriterConfig>>> = {
   '.vcap': [
     { compress: 'zstd', enableChunkCrc: true, cacheSize: 3000 },
     { cacheSize: 4096, enableChunkCrc: true },
@@ -89,6 +90,7 @@ export function isOriginal(frame: Frame): boolean {
 
 /** Records the base files of a format into `dir` and loads them. */
 export async function buildBases(format: FuzzFormat, dir: string): Promise<FuzzBase[]> {
+  if (format === 'foreign') return foreignBases();
   const bases: FuzzBase[] = [];
   for (const [n, config] of CONFIGS[format].entries()) {
     const sub = join(dir, `base-${n}`);
@@ -109,6 +111,42 @@ export async function buildBases(format: FuzzFormat, dir: string): Promise<FuzzB
     for (const name of readdirSync(sub).sort()) files.set(name, new Uint8Array(readFileSync(join(sub, name))));
     const checksummed = format.startsWith('.vcap') && (config.cacheSize ?? 1) > 0 && config.enableChunkCrc !== false;
     bases.push({ name: `${format}#${n}`, main, files, checksummed });
+  }
+  return bases;
+}
+
+/**
+ * The foreign formats' bases: the committed fixtures written by each format's reference tools (fixtures/foreign:
+ * MCAP by the mcap library, ROS 1 and rosbag2 by rosbags, Apollo and ULog by their generators), a rosbag2 recording
+ * as its whole folder (`main` "." is the folder the case is placed in), so `metadata.yaml` is mutated too.
+ */
+const FOREIGN_FILES = [
+  'mcap/json.mcap',
+  'mcap/protobuf.mcap',
+  'mcap/ros1.mcap',
+  'mcap/ros2.mcap',
+  'mcap/unchunked.mcap',
+  'ros1/plain.bag',
+  'ros1/bz2.bag',
+  'ros1/lz4.bag',
+  'apollo/sensors.record',
+  'ulog/flight.ulg',
+  'ulog/edge.ulg',
+];
+const FOREIGN_FOLDERS = ['ros2/sqlite3', 'ros2/mcap', 'ros2/sqlite3-zstd-file', 'ros2/mcap-zstd-message'];
+
+function foreignBases(): FuzzBase[] {
+  const load = (path: string) => new Uint8Array(readFileSync(path));
+  const bases: FuzzBase[] = FOREIGN_FILES.map((name) => {
+    const file = name.split('/')[1]!;
+    return { name, main: file, files: new Map([[file, load(fixturePath('foreign', name))]]), checksummed: false };
+  });
+  for (const name of FOREIGN_FOLDERS) {
+    const dir = fixturePath('foreign', name);
+    const files = new Map<string, Uint8Array>();
+    for (const file of readdirSync(dir).sort())
+      if (statSync(join(dir, file)).isFile()) files.set(file, load(join(dir, file)));
+    bases.push({ name, main: '.', files, checksummed: false });
   }
   return bases;
 }

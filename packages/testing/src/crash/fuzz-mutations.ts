@@ -52,7 +52,7 @@ function mutateBinary(original: Uint8Array, name: string, rand: () => number): [
   const bytes = original.slice();
   const view = new DataView(bytes.buffer);
   const size = bytes.length;
-  const sqlite = name.endsWith('.vdb');
+  const sqlite = name.endsWith('.vdb') || name.endsWith('.db3');
   const boundaries = sqlite ? pageBoundaries(size) : mcapBoundaries(original);
   const HUGE = [0xffffffff, 0x7fffffff, 0x80000000, size, size * 2 + 1, 0x00ffffff];
   switch (int(8)) {
