@@ -12,7 +12,7 @@ import type { MessageDecoder } from './ros.js';
  * types contain themselves (the library builds every nested reader up front).
  *
  * Payloads are bounds-checked by the library (a table, vtable or scalar outside the buffer throws), so a damaged
- * payload is an error of that frame, never a read outside it.
+ * payload is an error of that frame, never a read outside it; vector lengths are checked here ({@link CheckedBuffer}).
  */
 export function flatbufferDecoder(type: string, bfbs: Uint8Array): MessageDecoder {
   const schema = Schema.getRootAsSchema(new ByteBuffer(bfbs));
@@ -30,13 +30,30 @@ export function flatbufferDecoder(type: string, bfbs: Uint8Array): MessageDecode
   const nameEnums = enumNamer(schema, typeIndex, new Map());
   return {
     decode(data) {
-      const buffer = new ByteBuffer(data);
+      const buffer = new CheckedBuffer(data);
       if (data.length < 4) throw new Error(`${data.length} bytes cannot hold a flatbuffer (its root offset is 4)`);
       const value = toObject(new Table(buffer, typeIndex, buffer.readUint32(0), false));
       nameEnums?.(value);
       return value;
     },
   };
+}
+
+/**
+ * A ByteBuffer whose vectors cannot claim more elements than bytes follow them. The reflection library trusts a
+ * vector's length: a vector of strings loops over it, and past the buffer `flatbuffers` reads zeros instead of
+ * throwing, so one flipped length byte (found by fuzzing: 169 million elements) grew an array until V8 aborted the
+ * whole process, which no try/catch can stop. Every element takes at least one byte, so this bound never refuses a
+ * well-formed buffer.
+ */
+class CheckedBuffer extends ByteBuffer {
+  override __vector_len(offset: number): number {
+    const length = super.__vector_len(offset);
+    const start = this.__vector(offset);
+    if (start < 0 || length > this.capacity() - start)
+      throw new RangeError(`a vector of ${length} elements at ${start} runs past the ${this.capacity()}-byte buffer`);
+    return length;
+  }
 }
 
 type Namer = (value: Record<string, unknown>) => void;

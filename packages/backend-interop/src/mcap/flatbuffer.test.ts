@@ -60,4 +60,28 @@ describe('flatbuffer payloads decode as flatc decodes them', () => {
       reader.close();
     }
   });
+
+  test('a length anywhere in a payload set to 169 million: an error of the frame, never a process abort', async () => {
+    // Found by fuzzing: one flipped length byte of a vector of strings made the reflection library push 169 million
+    // elements, and V8 aborted the process ("invalid size error"), which no try/catch stops.
+    const { reader, info, frames, schemas } = await checkFixture('flatbuffers/flatbuffer.mcap');
+    try {
+      const decoder = new PayloadDecoder({ schemas, urls: info.urls });
+      let refused = 0;
+      for (const frame of frames.filter((f, i) => frames.findIndex((g) => g.url === f.url) === i)) {
+        for (let at = 0; at + 4 <= frame.data.length; at++) {
+          const data = frame.data.slice();
+          new DataView(data.buffer).setUint32(at, 169_220_804, true);
+          const got = decoder.decode({ ...frame, data });
+          if (got.kind === 'hex') {
+            assert.equal(got.error?.code, 'CORRUPT_DATA', JSON.stringify(got));
+            refused++;
+          }
+        }
+      }
+      assert.ok(refused > 0);
+    } finally {
+      reader.close();
+    }
+  });
 });
