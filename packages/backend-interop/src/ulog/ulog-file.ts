@@ -156,13 +156,22 @@ export class UlogFile {
     } else if (c.type === T.Format) {
       const text = new TextDecoder().decode(body);
       this.formats.set(text.slice(0, text.indexOf(':')), text);
-    } else this.keyValue(c.type, body);
+    } else this.keyValue(c.type, body, c.offset);
   }
 
-  /** Info, info multiple, parameter and default-parameter messages (also allowed in the data section). */
-  private keyValue(type: number, body: Uint8Array): void {
+  /**
+   * Info, info multiple, parameter and default-parameter messages (also allowed in the data section). One whose key
+   * runs past its message is left out and reported where it is (the rest of the file reads on).
+   */
+  private keyValue(type: number, body: Uint8Array, offset: number): void {
     const shift = type === T.InfoMultiple ? 1 : type === T.ParameterDefault ? 1 : 0;
-    const kv = decodeKeyValue(body.subarray(shift));
+    let kv: ReturnType<typeof decodeKeyValue>;
+    try {
+      kv = decodeKeyValue(body.subarray(shift));
+    } catch (error) {
+      this.problem(offset, `${String.fromCharCode(type)} message left out: ${(error as Error).message}`);
+      return;
+    }
     if (type === T.Info) this.info.set(kv.key, kv.value);
     else if (type === T.Parameter) this.parameters.set(kv.key, kv.value);
     else if (type === T.InfoMultiple) {
@@ -232,7 +241,7 @@ export class UlogFile {
         case T.Info:
         case T.InfoMultiple:
         case T.ParameterDefault:
-          this.keyValue(c.type, c.buf.subarray(c.start, c.end));
+          this.keyValue(c.type, c.buf.subarray(c.start, c.end), c.offset);
           break;
         default:
           break; // S, R and unknown types carry no data (the format says to skip unknown types)

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from '@vlink/fixtures/test';
 import { decodeFrame } from '../testing/decode.js';
 import { absentRecording, expectedRecordings, foreignPath, loadExpected } from '../testing/expected.js';
@@ -178,3 +181,35 @@ async function readsAsPyulog(folder: string, name: string): Promise<void> {
     reader.close();
   }
 }
+
+test('an info message whose key runs past it is left out and reported; the log reads on (found by fuzzing)', async () => {
+  // Before, decodeKeyValue's RangeError escaped the reader untyped, even with tryToFix.
+  const bytes = new Uint8Array(readFileSync(foreignPath('ulog', 'flight.ulg')));
+  let at = 16; // after the file header: messages of (u16 size, u8 type, body)
+  while (bytes[at + 2] !== 0x49) at += 3 + (bytes[at]! | (bytes[at + 1]! << 8));
+  const size = bytes[at]! | (bytes[at + 1]! << 8);
+  bytes[at + 3] = 255; // the key length, past the end of a body of `size` bytes
+  assert.ok(size < 256);
+  const dir = mkdtempSync(join(tmpdir(), 'vlink-ulog-key-'));
+  try {
+    const path = join(dir, 'bad-key.ulg');
+    writeFileSync(path, bytes);
+    await assert.rejects(readAll(path), (e: { code?: string; message?: string }) => {
+      assert.equal(e.code, 'CORRUPT_FILE');
+      assert.match(e.message ?? '', /I message left out: key runs past the message at offset \d+/);
+      return true;
+    });
+    const intact = await readAll(foreignPath('ulog', 'flight.ulg'));
+    intact.reader.close();
+    const { reader, frames } = await readAll(path, { tryToFix: true });
+    try {
+      assert.equal(frames.length, intact.frames.length);
+      const problems = Object.values(reader.getInfo().metadata?.find((m) => m.name === 'ulog.problems')?.values ?? {});
+      assert.deepEqual(problems, [`I message left out: key runs past the message at offset ${at}`]);
+    } finally {
+      reader.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
