@@ -1,6 +1,6 @@
-import { closeSync, openSync, readSync, statSync, truncateSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync, truncateSync, writeSync } from 'node:fs';
 import type { ProgressCallback } from '@vlink/bag-core';
-import type { SqlRow, SqliteConnection, SqlValue } from '../driver/driver.js';
+import type { SqlRow, SqliteConnection, SqliteStatement, SqlValue } from '../driver/driver.js';
 import * as SQL from './sql.js';
 
 // How the salvage of a .vdb reaches rows past damage: a cut file is padded so SQLite opens it at all, and the row
@@ -11,11 +11,12 @@ const MAX_SKIP = 1 << 24;
 
 /**
  * A cut file: SQLite refuses every query when the file is shorter than the page count in its header says, so the
- * private copy is extended with zeros to that size. The pages that are there read as before; the missing ones are
- * empty pages, which SQLite reports as damage where a b-tree reaches them (and the row walk steps past). Returns the
- * bytes added.
+ * private copy is extended with `fill` bytes to that size. The pages that are there read as before; the missing ones
+ * read as `fill`, which SQLite reports as damage where a b-tree reaches them (and the row walk steps past). The page
+ * the cut went through keeps its surviving bytes: its cells that lie wholly before the cut are intact rows, and the
+ * salvage tells them from the others by reading the file padded twice (see `CutPageCheck`). Returns the bytes added.
  */
-export function padToHeaderSize(path: string): number {
+export function padToHeaderSize(path: string, fill = 0): number {
   const head = new Uint8Array(100);
   const fd = openSync(path, 'r');
   let n: number;
@@ -32,14 +33,55 @@ export function padToHeaderSize(path: string): number {
   if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0 || pages === 0) return 0;
   const want = pageSize * pages;
   const size = statSync(path).size;
-  const whole = Math.floor(size / pageSize) * pageSize;
   const target = Math.max(want, Math.ceil(size / pageSize) * pageSize);
   if (target <= size || target > size + 1024 * 1024 * 1024) return 0;
-  // The page the cut went through is zeroed whole, not only its missing part: its surviving cells could otherwise read
-  // as rows whose payloads end in zeros. A zeroed page is no b-tree page at all, which SQLite reports as damage.
-  truncateSync(path, whole);
-  truncateSync(path, target);
+  if (fill === 0) truncateSync(path, target);
+  else {
+    const block = new Uint8Array(Math.min(target - size, 1024 * 1024)).fill(fill);
+    const out = openSync(path, 'r+');
+    try {
+      for (let at = size; at < target; at += block.length)
+        writeSync(out, block, 0, Math.min(block.length, target - at), at);
+    } finally {
+      closeSync(out);
+    }
+  }
   return target - size;
+}
+
+/**
+ * For a cut file, whether a row read from the copy padded with zeros reads the same from a twin padded with 0xff: a
+ * row that differs (or that the twin cannot read) holds bytes the cut took, which the padding made up. Without it a
+ * cell of the cut page would be copied with zeros where its payload was.
+ */
+export class CutPageCheck {
+  private constructor(private readonly select: SqliteStatement) {}
+
+  /** The check, or undefined when the twin cannot even prepare the query (the cut reached the schema). */
+  static open(twin: SqliteConnection): CutPageCheck | undefined {
+    try {
+      return new CutPageCheck(twin.prepare(`${SQL.SELECT_FRAMES} WHERE rowid = ?;`));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** True when `row` (with its rowid) reads the same, whatever the missing bytes are. */
+  intact(row: SqlRow): boolean {
+    let other: SqlRow | undefined;
+    try {
+      other = this.select.get(row['rowid'] as SqlValue);
+    } catch {
+      return false;
+    }
+    if (!other) return false;
+    for (const column of ['elapsed', 'url', 'action'] as const) if (other[column] !== row[column]) return false;
+    const a = row['data'];
+    const b = other['data'];
+    if (a instanceof Uint8Array && b instanceof Uint8Array)
+      return a.length === b.length && a.every((byte, i) => byte === b[i]);
+    return a === b;
+  }
 }
 
 /**
@@ -83,15 +125,25 @@ function copyRowsFrom(
   const probe = 'SELECT rowid FROM VLinkDatas WHERE rowid > ? ORDER BY rowid LIMIT 1;';
   let last = 0;
   let skipped = 0;
+  let disordered = 0;
   for (let attempts = 0; attempts < 10_000; attempts++) {
     let progressed = false;
     try {
       for (const row of db.prepare(select).iterate(last as SqlValue)) {
+        const rowid = Number(row['rowid']);
+        // A damaged b-tree page can hand out a cell whose key is not above the last one (zeroed bytes read as rowid
+        // 0): such a row is no row of the walk, and keeping it would copy rows twice and send the walk back to the
+        // start (found by fuzzing: one zeroed stretch made the salvage loop 10,000 times).
+        if (!(rowid > last)) {
+          disordered++;
+          continue;
+        }
         keep(row);
-        last = Number(row['rowid']);
+        last = rowid;
         progressed = true;
         if (report && (last & 1023) === 0) report(last);
       }
+      noteDisordered(disordered, problem);
       return skipped;
     } catch (error) {
       // No row since the last resume: the row right after `last` is the unreadable one; look past it. Every attempt
@@ -110,10 +162,15 @@ function copyRowsFrom(
       problem(
         `VLinkDatas after row ${from}: ${(error as Error).message}${next === undefined ? '; nothing readable after it' : `; rows resume at ${next}`}`,
       );
-      if (next === undefined) return skipped;
+      if (next === undefined) break;
       skipped += next - last - 1;
       last = next - 1;
     }
   }
+  noteDisordered(disordered, problem);
   return skipped;
+}
+
+function noteDisordered(count: number, problem: (line: string) => void): void {
+  if (count > 0) problem(`VLinkDatas: ${count} cells out of rowid order (damaged pages) left out`);
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { after, describe, test } from '@vlink/fixtures/test';
 import { ActionType, resolveWriterConfig, SchemaType, type Frame, type SalvageResult } from '@vlink/bag-core';
 import { createTestContext, writeFrame } from '@vlink/bag-core/testing';
@@ -31,9 +32,9 @@ function frame(i: number): Frame {
   };
 }
 
-async function record(name: string, n: number): Promise<string> {
+async function record(name: string, n: number, compress: 'lzav' | 'none' = 'lzav'): Promise<string> {
   const path = tmp.path(name);
-  const writer = await backend.createWriter(path, resolveWriterConfig({ compress: 'lzav' }), createTestContext());
+  const writer = await backend.createWriter(path, resolveWriterConfig({ compress }), createTestContext());
   for (let i = 0; i < n; i++) writeFrame(writer, frame(i));
   writer.close();
   return path;
@@ -142,5 +143,47 @@ describe('.vdb salvage with a damaged VLinkUrls', () => {
     const again = await salvage(bare);
     assert.equal(again.copy.frames.length, 29);
     assert.equal(again.result.unattributedLostFrames, 1);
+  });
+});
+
+describe('.vdb salvage of a file cut inside a page', () => {
+  test('the rows of the cut page that lie before the cut are kept; those that held cut-off bytes are dropped, counted', async () => {
+    // A reader (tryToFix) of a cut file reads the missing bytes as zeros: a row stored there comes back with zeros in
+    // its payload, which only a copy can tell apart (read padded with zeros and with 0xff: found by fuzzing, where
+    // the salvage zeroed the whole cut page and kept 119 of the 159 intact rows of a 160-row bag).
+    const original = Array.from({ length: 400 }, (_, i) => frame(i));
+    const whole = await record('cut-source.vdb', 400, 'none');
+    const size = statSync(whole).size;
+    const bytes = readFileSync(whole);
+    const expected = new Set(bytesOf(original));
+    // The first cut from the end (a few bytes at a time) whose reader returns a frame that was never written.
+    let found: { path: string; read: Frame[] } | undefined;
+    for (let cut = size - 16; cut > size - 4096 && !found; cut -= 16) {
+      const path = tmp.path(`cut-${cut}.vdb`);
+      writeFileSync(path, bytes.subarray(0, cut));
+      let read: Frame[];
+      try {
+        const reader = VdbReader.open(driver, path, { tryToFix: true });
+        try {
+          read = [...reader.frames({})];
+        } finally {
+          reader.close();
+        }
+      } catch {
+        continue;
+      }
+      if (bytesOf(read).some((f) => !expected.has(f))) found = { path, read };
+    }
+    assert.ok(found, 'some cut makes a reader return a made-up frame');
+    const madeUp = bytesOf(found.read).filter((f) => !expected.has(f)).length;
+    const { result, copy } = await salvage(found.path);
+    assert.equal(copy.ok, true);
+    assert.ok(
+      bytesOf(copy.frames).every((f) => expected.has(f)),
+      'no made-up frame in the copy',
+    );
+    assert.equal(result.madeUpFrames, madeUp);
+    assert.equal(copy.frames.length, found.read.length - madeUp, 'every intact frame a reader gets is kept');
+    assert.ok(result.problems.some((p) => /rows held bytes the cut took off: dropped/.test(p)));
   });
 });

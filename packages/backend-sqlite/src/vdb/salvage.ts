@@ -3,6 +3,8 @@ import {
   BagError,
   countsForFrequency,
   parseAction,
+  parseSchemaType,
+  SchemaType,
   type ProgressCallback,
   type SalvageResult,
   type UrlRepair,
@@ -16,7 +18,7 @@ import { frequency } from './recording.js';
 import { recoverInterrupted, needsRecovery } from './recover.js';
 import * as SQL from './sql.js';
 import { fsyncPath } from './fsync.js';
-import { copyRows, padToHeaderSize } from './salvage-rows.js';
+import { copyRows, CutPageCheck, padToHeaderSize } from './salvage-rows.js';
 
 const MAX_PROBLEMS = 100;
 
@@ -67,27 +69,41 @@ export function salvageVdb(
     if (problems.length < MAX_PROBLEMS) problems.push(textLine);
   };
   const work = `${target}.source`;
+  const twin = `${target}.twin`;
   const copies: string[] = [];
-  for (const suffix of ['', '-journal', '-wal']) {
-    if (!existsSync(source + suffix)) continue;
-    copyFileSync(source + suffix, work + suffix);
-    copies.push(work + suffix);
-  }
+  const copy = (to: string) => {
+    for (const suffix of ['', '-journal', '-wal']) {
+      if (!existsSync(source + suffix)) continue;
+      copyFileSync(source + suffix, to + suffix);
+      copies.push(to + suffix);
+    }
+  };
+  copy(work);
   let src: SqliteConnection | undefined;
+  let cutTwin: SqliteConnection | undefined;
   let out: SqliteConnection | undefined;
   try {
     const padded = padToHeaderSize(work);
-    if (padded > 0)
+    if (padded > 0) {
       problem(`the file is ${padded} bytes shorter than its header says (cut short): the rest reads as zeros`);
-    if (needsRecovery(work)) {
+      // The same file padded with 0xff instead: a row that reads alike from both does not hold a missing byte.
+      copy(twin);
+      padToHeaderSize(twin, 0xff);
+    }
+    for (const path of padded > 0 ? [work, twin] : [work]) {
+      if (!needsRecovery(path)) continue;
       try {
-        recoverInterrupted(driver, work);
+        recoverInterrupted(driver, path);
       } catch (error) {
-        problem(`the unfinished transaction could not be rolled back: ${(error as Error).message}`);
+        if (path === work) problem(`the unfinished transaction could not be rolled back: ${(error as Error).message}`);
       }
     }
     src = driver.open(work, { readOnly: true });
     src.exec(SQL.BUSY_TIMEOUT_READER);
+    if (padded > 0) cutTwin = driver.open(twin, { readOnly: true });
+    const cutCheck = cutTwin && CutPageCheck.open(cutTwin);
+    if (cutTwin && !cutCheck) problem('the rows of the page the cut went through cannot be told from made-up ones');
+    let cutRows = 0;
     const header = tryRead(() => src!.prepare(SQL.SELECT_HEADER).get(), problem, 'VLinkHeader');
     if (!header)
       throw new BagError('CORRUPT_FILE', 'VLinkHeader cannot be read: nothing to rebuild from', { file: source });
@@ -136,7 +152,17 @@ export function salvageVdb(
     out.exec(SQL.CREATE_URLS);
     out.exec(SQL.CREATE_DATAS);
     const insertSchema = out.prepare(SQL.INSERT_SCHEMA);
-    for (const s of schemas) insertSchema.run(s['ser'] ?? null, s['encoding'] ?? null, bytes(s['data']));
+    for (const s of schemas) {
+      const name = text(s['ser']);
+      const encoding = text(s['encoding']);
+      // A schema row that damage left without a name or a known family describes nothing a reader can use, and the
+      // copy would fail check for it: left out, and said.
+      if (!name || !encoding || parseSchemaType(encoding) === SchemaType.Unknown) {
+        problem(`schema "${name}" (${encoding || 'no encoding'}) has no name or known family: left out`);
+        continue;
+      }
+      insertSchema.run(s['ser'] ?? null, s['encoding'] ?? null, bytes(s['data']));
+    }
 
     const insert = out.prepare(SQL.INSERT_DATA);
     if (publishTimes.size > 0) out.exec(SQL.CREATE_PUBLISH_TIMES);
@@ -165,6 +191,15 @@ export function salvageVdb(
         return;
       }
       const id = Number(row['url']);
+      if (cutCheck && !cutCheck.intact(row)) {
+        // Bytes of this row were cut off; the zeros in their place would pass for its payload.
+        lostRows++;
+        cutRows++;
+        const named = urls.get(id);
+        if (named) named.dropped++;
+        else unattributed++;
+        return;
+      }
       const u = urls.get(id) ?? placeholderFor(id);
       let data = blob instanceof Uint8Array ? blob : new Uint8Array(0);
       let size = data.length;
@@ -199,6 +234,7 @@ export function salvageVdb(
       }
     };
     const skipped = copyRows(src, keep, problem, onProgress);
+    if (cutRows > 0) problem(`${cutRows} rows held bytes the cut took off: dropped`);
 
     const insertUrl = out.prepare(SQL.INSERT_URL);
     for (const u of urls.values()) {
@@ -209,6 +245,13 @@ export function salvageVdb(
       else if (typeless.has(u.id))
         problem(`url ${u.url} had no type: set to ${u.type || 'Unknown'} from its first message`);
       if (!u.type) u.type = 'Unknown';
+      if (u.count > 0 && !u.ser) {
+        // A damaged VLinkUrls row can lose its ser type; a url with messages needs one (check refuses the copy
+        // otherwise), and raw is what its payloads can still be read as, as for a url whose row is lost.
+        problem(`url ${u.url} had no ser type: its ${u.count} rows are kept as ser raw`);
+        u.ser = 'raw';
+        u.encoding ||= 'raw';
+      }
       insertUrl.run(
         u.id,
         u.url,
@@ -258,6 +301,7 @@ export function salvageVdb(
       unattributedLostFrames: unattributedLost,
       lostBytes: lost > 0 || skipped === 0 ? lost : skipped,
       problems,
+      madeUpFrames: cutRows,
     };
   } finally {
     try {
@@ -266,8 +310,9 @@ export function salvageVdb(
       // a failure above is the one to report
     }
     src?.close();
+    cutTwin?.close();
     for (const path of copies) rmSync(path, { force: true });
-    rmSync(`${work}-shm`, { force: true });
+    for (const path of [work, twin]) rmSync(`${path}-shm`, { force: true });
   }
 }
 
@@ -292,14 +337,23 @@ function readUrls(db: SqliteConnection, problem: (line: string) => void): Map<nu
     const loss = Number(row['loss']);
     const said = Number(row['count']);
     const saidSize = Number(row['size']);
+    // Damage can blank a name or garble the loss ratio; check refuses either, so the copy gets what a lost row gets.
+    let name = text(row['url']);
+    if (!name) {
+      name = placeholderUrl(id);
+      problem(`url id ${id} has no name in VLinkUrls: its rows are kept under ${name}`);
+    }
+    const validLoss = loss === -1 || (loss >= 0 && loss <= 1);
+    if (!validLoss)
+      problem(`url ${name}: loss ratio ${String(row['loss'])} is not −1 or in [0, 1]: stored as −1 (unknown)`);
     out.set(id, {
-      ...emptyUrl(id, text(row['url'])),
+      ...emptyUrl(id, name),
       type: text(row['type']),
       ser: text(row['ser']),
       encoding: text(row['encoding']),
       saidCount: Number.isSafeInteger(said) && said > 0 ? said : 0,
       saidSize: Number.isSafeInteger(saidSize) && saidSize > 0 ? saidSize : 0,
-      loss: Number.isFinite(loss) ? loss : 0,
+      loss: validLoss ? loss : -1,
     });
   }
   return out;

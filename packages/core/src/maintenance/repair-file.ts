@@ -32,6 +32,7 @@ export async function repairFile(path: string, options: RepairOptions, fs: Repai
       replaced: false,
       readableFrames,
       frames,
+      madeUpFrames: salvage.madeUpFrames ?? 0,
       bytes: salvage.urls.reduce((n, u) => n + u.recoveredBytes, 0),
       lostFrames: (salvage.unattributedLostFrames ?? 0) + salvage.urls.reduce((n, u) => n + u.lostFrames, 0),
       lostBytes: salvage.lostBytes,
@@ -40,10 +41,10 @@ export async function repairFile(path: string, options: RepairOptions, fs: Repai
       problems: salvage.problems,
     };
     report.lossless = report.lostFrames === 0 && report.lostBytes === 0;
-    if (frames < readableFrames && options.output === undefined) {
+    if (frames < readableFrames - report.madeUpFrames && options.output === undefined) {
       throw new BagError(
         'CORRUPT_DATA',
-        `the repaired copy holds ${frames} frames, fewer than the ${readableFrames} a reader can read from the file: left as it is`,
+        `the repaired copy holds ${frames} frames, fewer than the ${readableFrames - report.madeUpFrames} a reader can read from the file: left as it is`,
         { file: path },
       );
     }

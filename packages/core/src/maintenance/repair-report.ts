@@ -26,6 +26,11 @@ export interface SalvageResult {
   lostBytes: number;
   /** What went wrong where, one line each (capped). */
   problems: string[];
+  /**
+   * Frames a reader of the damaged input returns with bytes the input does not have (a cut page read with zeros in
+   * their place): not copied, and not counted as readable when the repair is weighed against a reader.
+   */
+  madeUpFrames?: number;
 }
 
 /** The outcome of `repairBag`. */
@@ -42,6 +47,11 @@ export interface RepairReport {
   readableFrames: number;
   /** Frames in the repaired copy, which passed a full check before anything was replaced. */
   frames: number;
+  /**
+   * Of `readableFrames`, those a reader returns with made-up bytes (zeros where a cut took the real ones): left out
+   * of the copy. A repair never holds fewer than `readableFrames − madeUpFrames`.
+   */
+  madeUpFrames: number;
   /** Payload bytes in the repaired copy. */
   bytes: number;
   lostFrames: number;

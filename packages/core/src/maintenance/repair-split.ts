@@ -101,6 +101,7 @@ export async function repairSplit(path: string, options: RepairOptions, fs: Repa
     replaced: output === undefined,
     readableFrames: segments.reduce((n, s) => n + s.readableFrames, 0),
     frames: segments.reduce((n, s) => n + s.frames, 0),
+    madeUpFrames: segments.reduce((n, s) => n + s.madeUpFrames, 0),
     bytes: segments.reduce((n, s) => n + s.bytes, 0),
     lostFrames: segments.reduce((n, s) => n + s.lostFrames, 0),
     lostBytes: segments.reduce((n, s) => n + s.lostBytes, 0),

@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BagError, BagReader, extensionOf, repairBag } from '@vlink/bag';
+import { PayloadDecoder } from '@vlink/bag-decode';
 import { isOriginal } from './fuzz-bases.js';
 import type { FuzzCase } from './fuzz-mutations.js';
 
@@ -19,7 +20,7 @@ export { makeCase, prng, type FuzzCase } from './fuzz-mutations.js';
 export interface CaseOutcome {
   /** `ok`: everything ran or failed with a `BagError`. */
   status: 'ok' | 'finding';
-  kind?: 'untyped-error' | 'fix-then-check' | 'memory' | 'corrupted-frame' | 'repair-lost-readable';
+  kind?: 'untyped-error' | 'internal-error' | 'fix-then-check' | 'memory' | 'corrupted-frame' | 'repair-lost-readable';
   detail?: string;
   /** How many of the two opens (strict, tryToFix) succeeded, and the frames read by the tryToFix one. */
   opened: number;
@@ -30,8 +31,8 @@ export interface CaseOutcome {
 const MiB = 1024 * 1024;
 
 /**
- * Runs one case in `dir`: opens the bag strict and with `tryToFix`, reads info, schemas and every frame, runs
- * `check()`, then repairs a copy with `fix()`. A `.vcap` that `fix()` repaired must pass `check()`.
+ * Runs one case in `dir`: opens the bag strict and with `tryToFix`, reads info, schemas and every frame (each payload
+ * through `@vlink/bag-decode`), runs `check()`, then repairs a copy with `fix()`. A `.vcap` that `fix()` repaired must pass `check()`.
  */
 export async function runCase(fuzzCase: FuzzCase, dir: string): Promise<CaseOutcome> {
   const started = performance.now();
@@ -39,12 +40,15 @@ export async function runCase(fuzzCase: FuzzCase, dir: string): Promise<CaseOutc
   const finding = (kind: NonNullable<CaseOutcome['kind']>, detail: string) => {
     if (outcome.status === 'ok') Object.assign(outcome, { status: 'finding', kind, detail });
   };
+  // Damage must be a BagError that says what is wrong: `INTERNAL` is typed but means our code failed (e.g. a repair
+  // whose copy fails its own check), so it is a finding too.
   const untyped = (where: string, error: unknown) => {
     if (!BagError.isInstance(error))
       finding(
         'untyped-error',
         `${where}: ${error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error)}`,
       );
+    else if (error.code === 'INTERNAL') finding('internal-error', `${where}: ${error.message}`);
   };
   const place = (sub: string): string => {
     const at = join(dir, sub);
@@ -60,12 +64,17 @@ export async function runCase(fuzzCase: FuzzCase, dir: string): Promise<CaseOutc
     try {
       reader = await BagReader.create(path, { tryToFix });
       outcome.opened++;
-      reader.getInfo();
-      reader.getSchemas();
+      // Payloads through the decoders built from what the (damaged) file says of its schemas: decode never throws.
+      const decoder = new PayloadDecoder({ schemas: reader.getSchemas(), urls: reader.getInfo().urls });
       let n = 0;
       try {
         for await (const frame of reader.frames()) {
           n++;
+          try {
+            decoder.decode(frame);
+          } catch (error) {
+            finding('untyped-error', `decode of ${frame.url}: ${String(error)}`);
+          }
           // Chunks with CRCs: a damaged byte must surface as an error, never as a frame with other bytes.
           if (fuzzCase.checksummed && !isOriginal(frame))
             finding('corrupted-frame', `${frame.url} @${frame.timestamp}: bytes differ from what was written`);
@@ -116,8 +125,12 @@ export async function runCase(fuzzCase: FuzzCase, dir: string): Promise<CaseOutc
   const input = place('repair');
   try {
     const report = await repairBag(input, { output: join(dir, 'repair', `out${extensionOf(input)}`) });
-    if (report.frames < report.readableFrames)
-      finding('repair-lost-readable', `${report.frames} frames repaired, ${report.readableFrames} were readable`);
+    // Frames a reader returns with bytes the damaged file does not have (made up as zeros) are not readable ones.
+    if (report.frames < report.readableFrames - report.madeUpFrames)
+      finding(
+        'repair-lost-readable',
+        `${report.frames} frames repaired, ${report.readableFrames} were readable (${report.madeUpFrames} made up)`,
+      );
   } catch (error) {
     untyped('repairBag', error);
   }

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
-import { describe, test } from '@vlink/fixtures/test';
-import { BagError, parseManifest } from '@vlink/bag';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from '@vlink/fixtures/test';
+import { BagError, parseManifest, registeredExtensions } from '@vlink/bag';
+import { buildBases, type FuzzFormat, makeCase, runCase } from './fuzz.js';
 
 // One test per bug the crash and fuzz harnesses found, so each fix stays fixed (the cases are described in the
 // package README, "Crash safety"). Regressions covered by a whole harness case are named there instead:
@@ -18,4 +22,30 @@ describe('fuzz regressions', () => {
         BagError.isInstance(e) && e.code === 'CORRUPT_FILE' && /VLinkFiles\[2\].*listed twice/.test(e.message),
     );
   });
+});
+
+// Fuzz cases replayed as they were found (format, seed, case), each a finding before its fix.
+const REPLAYED: Array<[FuzzFormat, number, number, string]> = [
+  ['.vdb', 41, 1363, 'a damaged b-tree handing out rowid 0: the salvage walk looped 10,000 times, copying rows again'],
+  ['.vdb', 41, 14, 'a schema row without a name: the repaired copy failed its own check (INTERNAL)'],
+  ['.vdb', 41, 1015, 'a url row without a name: the repaired copy failed its own check (INTERNAL)'],
+  ['.vdb', 41, 1576, 'a file cut inside a page: the salvage dropped the 40 intact rows of that page'],
+  ['foreign', 21, 29, 'a ULog info message whose key runs past it: an untyped RangeError'],
+];
+
+describe('fuzz cases replayed', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vlink-fuzz-replay-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const bases = new Map<FuzzFormat, ReturnType<typeof buildBases>>();
+  for (const [format, seed, index, what] of REPLAYED) {
+    const registered = registeredExtensions().includes(format === 'foreign' ? '.bag' : format);
+    test(`${format} seed ${seed} case ${index}: ${what}`, {
+      skip: !registered && 'backend not registered',
+    }, async () => {
+      if (!bases.has(format)) bases.set(format, buildBases(format, join(dir, `bases-${format.replace('.', '')}`)));
+      const fuzzCase = makeCase(await bases.get(format)!, seed, index);
+      const outcome = await runCase(fuzzCase, join(dir, `case-${index}`));
+      assert.equal(outcome.status, 'ok', `${fuzzCase.mutation}: ${outcome.kind}: ${outcome.detail}`);
+    });
+  }
 });
