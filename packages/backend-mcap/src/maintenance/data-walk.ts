@@ -120,7 +120,23 @@ export function walkDataSection(
       }
       if (opcode !== 0 && opcode !== Opcode.Header) {
         const checked = checkRecord(buf, view, i, length, at, file);
-        if (BagError.isInstance(checked)) visit({ kind: 'damaged', offset: at, length, chunk: false, reason: checked });
+        // A record's length may be damaged while its fields still parse (MCAP lets records carry bytes past their
+        // fields): when a chunk that decodes on its own starts inside the extent an index or channel record claims,
+        // that length is wrong and the walk resumes at the chunk (found by fuzzing: a message index grown from 22 to
+        // 4,118 bytes swallowed the chunk after it, 11 messages a reader still read). Only small records and unknown
+        // opcodes are looked into: an attachment or a message may well hold a whole MCAP file.
+        const inside =
+          options.resync && (BagError.isInstance(checked) || lookInto(opcode))
+            ? findNextRecord(readable, loader, at + 1, end, file, { startsBefore: at + length, chunksOnly: true })
+            : -1;
+        if (inside > 0) {
+          const reason = BagError.isInstance(checked)
+            ? checked
+            : corrupt(`record length ${length} runs into the chunk at ${inside}`, file, at);
+          visit({ kind: 'damaged', offset: at, length: inside - at, chunk: false, reason });
+          win = new RecordWindow(readable, inside, end, file);
+        } else if (BagError.isInstance(checked))
+          visit({ kind: 'damaged', offset: at, length, chunk: false, reason: checked });
         else visit({ kind: 'record', opcode, offset: at, length, ...(checked ? { parsed: checked } : {}), ...bytes });
         continue;
       }
@@ -245,6 +261,13 @@ function checkRecord(
 }
 
 const CANDIDATES = new Set<number>([Opcode.Chunk, Opcode.Metadata, Opcode.DataEnd]);
+const CHUNK_ONLY = new Set<number>([Opcode.Chunk]);
+/**
+ * Records whose extent the salvage walk checks for a chunk inside (see walkDataSection): the small index and channel
+ * records, and any opcode the format does not define (a damaged opcode byte, whose length is then as suspect).
+ */
+const KNOWN = new Set<number>(Object.values(Opcode));
+const lookInto = (opcode: number) => opcode === Opcode.MessageIndex || opcode === Opcode.Channel || !KNOWN.has(opcode);
 const SEARCH_BLOCK = 1024 * 1024;
 
 /**
@@ -258,16 +281,23 @@ function findNextRecord(
   from: number,
   end: number,
   file: string | undefined,
+  /**
+   * `startsBefore`: where a record may start at the latest (it may run on to `end`); `chunksOnly`: only a chunk that
+   * decodes (whose CRC, where it has one, matches) counts, not the weaker metadata and DataEnd shapes.
+   */
+  within: { startsBefore?: number; chunksOnly?: boolean } = {},
 ): number {
-  const block = new Uint8Array(Math.min(SEARCH_BLOCK, Math.max(0, end - from)));
+  const limit = Math.min(end, within.startsBefore ?? end);
+  const candidates = within.chunksOnly ? CHUNK_ONLY : CANDIDATES;
+  const block = new Uint8Array(Math.min(SEARCH_BLOCK, Math.max(0, limit - from)));
   const prefix = new Uint8Array(RECORD_PREFIX);
   const pv = new DataView(prefix.buffer);
-  for (let pos = from; pos + RECORD_PREFIX <= end; pos += block.length) {
-    const n = Math.min(block.length, end - pos);
+  for (let pos = from; pos < limit && pos + RECORD_PREFIX <= end; pos += block.length) {
+    const n = Math.min(block.length, limit - pos);
     const bytes = readable.read(pos, n, block);
     for (let k = 0; k < n; k++) {
       const op = bytes[k]!;
-      if (!CANDIDATES.has(op)) continue;
+      if (!candidates.has(op)) continue;
       const p = pos + k;
       if (end - p < RECORD_PREFIX) return -1;
       readable.read(p, RECORD_PREFIX, prefix);

@@ -161,6 +161,42 @@ describe('salvaging a cut .vcap', () => {
   });
 });
 
+describe('salvaging a .vcap whose record lengths are damaged', () => {
+  // Found by fuzzing: a message index whose length grew (22 → 4,118 bytes) or a record whose opcode and length byte
+  // were overwritten still parsed, so the walk skipped by that length into the middle of the next chunk and lost it
+  // (11 and 7 messages a reader still read through the summary).
+  test('a record claiming the chunk after it: the walk resumes at the chunk, nothing is lost', async () => {
+    const bytes = await recordToBytes(mixedFrames(60), { cacheSize: 1500 });
+    const original = readFrames(await openBytes(bytes)).map(key);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const l = layout(bytes);
+    // The last top-level record before the third chunk (a message index of the second).
+    const third = [...new Set(l.messageEnds.map((m) => m.chunk?.at))][2]!;
+    const victim = l.boundaries.filter((b) => b < third && bytes[b] === Opcode.MessageIndex).at(-1)!;
+    for (const [what, damage] of [
+      ['a longer message index', (d: DataView) => d.setUint32(victim + 1, 4118, true)],
+      [
+        'an unknown opcode',
+        (d: DataView) => {
+          d.setUint8(victim, 0xff);
+          d.setUint32(victim + 1, 127, true);
+        },
+      ],
+    ] as const) {
+      const damaged = bytes.slice();
+      damage(new DataView(damaged.buffer));
+      assert.ok(
+        victim + RECORD_PREFIX + view.getUint32(victim + 1, true) <= third,
+        'the record ended before the chunk',
+      );
+      const { report, bytes: repaired } = salvage(damaged);
+      assert.equal(report.kept, 60, what);
+      assert.deepEqual(readFrames(await openBytes(repaired)).map(key), original, what);
+      assert.deepEqual(checkVcapReadable(new MemoryReadable(repaired), codecs).problems, [], what);
+    }
+  });
+});
+
 describe('the data-section CRC', () => {
   test('a flipped byte outside any chunk (a metadata value) fails check, found on the walk', async () => {
     const bytes = await recordToBytes(mixedFrames(20), { cacheSize: 1500 });
