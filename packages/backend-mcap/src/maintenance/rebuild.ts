@@ -223,6 +223,15 @@ class Rebuilder implements ChunkRebuildContext {
     switch (item.opcode) {
       case Opcode.Message: {
         const channelId = item.view.getUint16(item.at + 9, true);
+        if (this.vlink && this.chunkIndexes.length > 0) {
+          // VLink's writer puts every message in a chunk once it chunks: a loose one after a chunk is damage (a
+          // message index whose opcode lost a bit reads as a message), not a frame (as data-scan.ts reads it).
+          this.report.droppedBytes += item.length;
+          this.problem(
+            `bytes at offset ${item.offset} (${item.length} bytes) dropped: a loose message record among chunks`,
+          );
+          return;
+        }
         if (!this.channels.has(channelId) && !this.recoverChannel(channelId)) {
           this.dropMessage(item.length, channelId);
           return;

@@ -197,6 +197,22 @@ describe('salvaging a .vcap whose record lengths are damaged', () => {
   });
 });
 
+test('a message index turned into a loose message (opcode 7 → 5): the repair drops it, as the reader skips it', async () => {
+  const bytes = await recordToBytes(mixedFrames(60), { cacheSize: 1500 });
+  const original = readFrames(await openBytes(bytes)).map(key);
+  const l = layout(bytes);
+  const victim = l.boundaries.filter((b) => bytes[b] === Opcode.MessageIndex)[2]!;
+  const damaged = bytes.slice();
+  damaged[victim] = Opcode.Message;
+  const { report, bytes: repaired } = salvage(damaged);
+  assert.equal(report.kept, 60);
+  assert.ok(
+    report.problems.some((p) => p.includes(`offset ${victim}`) && p.includes('a loose message record among chunks')),
+  );
+  assert.deepEqual(readFrames(await openBytes(repaired)).map(key), original);
+  assert.deepEqual(checkVcapReadable(new MemoryReadable(repaired), codecs).problems, []);
+});
+
 describe('the data-section CRC', () => {
   test('a flipped byte outside any chunk (a metadata value) fails check, found on the walk', async () => {
     const bytes = await recordToBytes(mixedFrames(20), { cacheSize: 1500 });

@@ -29,6 +29,8 @@ export interface ScanResult {
   stopReason?: BagError;
   /** Chunks skipped because they did not decode (tolerant scans only). */
   damagedChunks: number;
+  /** Loose message records skipped as damage ({@link ScanOptions.chunksHoldEveryMessage}; tolerant scans only). */
+  strayMessages: number;
 }
 
 export interface ScanOptions {
@@ -36,6 +38,12 @@ export interface ScanOptions {
   validateCrcs: boolean;
   /** Stop quietly at truncated or damaged bytes instead of throwing (recovering an unfinished file). */
   tolerant: boolean;
+  /**
+   * The writer puts every message in a chunk once it chunks at all (VLink's `.vcap`): a loose message record after
+   * a chunk is then damage, not data. A flipped bit turns a message index's opcode (7) into a message's (5), and the
+   * index's fields read as a message of a real channel at a real time, which no chunk CRC covers (found by fuzzing).
+   */
+  chunksHoldEveryMessage?: boolean;
   file?: string;
 }
 
@@ -61,6 +69,7 @@ export function scanDataSection(readable: Readable, start: number, end: number, 
   let attachmentCount = 0;
   let chunkCount = 0;
   let damagedChunks = 0;
+  let strayMessages = 0;
   let dataEnd = end;
   let stoppedAt: number | undefined;
   let stopReason: BagError | undefined;
@@ -151,6 +160,11 @@ export function scanDataSection(readable: Readable, start: number, end: number, 
       switch (opcode) {
         case Opcode.Message:
           if (length < RECORD_PREFIX + MESSAGE_FIXED) throw corrupt('message record is too short', file, at);
+          if (options.chunksHoldEveryMessage && chunkCount > 0) {
+            if (!tolerant) throw corrupt('a loose message record among chunks', file, at);
+            strayMessages++;
+            break;
+          }
           if (spanStart < 0) {
             spanStart = at;
             resetBlock();
@@ -240,7 +254,16 @@ export function scanDataSection(readable: Readable, start: number, end: number, 
     messageEndTime: messageCount ? joinTime(maxHi, maxLo) : 0n,
     channelMessageCounts,
   };
-  const result: ScanResult = { schemas, channels, blocks, metadata, statistics, dataEnd, damagedChunks };
+  const result: ScanResult = {
+    schemas,
+    channels,
+    blocks,
+    metadata,
+    statistics,
+    dataEnd,
+    damagedChunks,
+    strayMessages,
+  };
   if (stoppedAt !== undefined) {
     result.stoppedAt = stoppedAt;
     result.stopReason = stopReason!;

@@ -18,6 +18,8 @@ export interface McapReaderOptions {
    * truncated end). Called with the file's header; default: always.
    */
   allowScan?: (header: Header) => boolean;
+  /** Whether the file's writer puts every message in a chunk once it chunks (see `ScanOptions`). */
+  chunksHoldEveryMessage?: (header: Header) => boolean;
   /** Check non-zero chunk CRCs (default true). */
   validateCrcs?: boolean;
   /** Path for error messages. */
@@ -47,6 +49,8 @@ export class McapFileReader {
   readonly stoppedAt: number | undefined;
   readonly stopReason: BagError | undefined;
   readonly damagedChunks: number;
+  /** Loose message records a recovery scan skipped as damage (see `ScanOptions.chunksHoldEveryMessage`). */
+  readonly strayMessages: number;
   readonly schemas: ReadonlyMap<number, Schema>;
   readonly channels: ReadonlyMap<number, Channel>;
   /** The file's own Statistics record, if it has one. */
@@ -97,6 +101,7 @@ export class McapFileReader {
           ? blocksFromIndexes(summary.chunkIndexes)
           : loneSpan(headerEnd, summary.dataEnd, summary.statistics!);
       this.damagedChunks = 0;
+      this.strayMessages = 0;
       this.stoppedAt = undefined;
       this.stopReason = undefined;
       return;
@@ -106,6 +111,7 @@ export class McapFileReader {
       codecs: options.codecs,
       validateCrcs,
       tolerant: !summary,
+      chunksHoldEveryMessage: options.chunksHoldEveryMessage?.(header) === true,
       ...(file === undefined ? {} : { file }),
     });
     this.mode = summary ? 'scanned' : 'recovered';
@@ -117,6 +123,7 @@ export class McapFileReader {
     this.blocks = scan.blocks;
     this.metadataLocations = scan.metadata;
     this.damagedChunks = scan.damagedChunks;
+    this.strayMessages = scan.strayMessages;
     this.stoppedAt = scan.stoppedAt;
     this.stopReason = scan.stopReason;
   }

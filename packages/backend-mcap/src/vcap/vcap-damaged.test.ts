@@ -188,4 +188,38 @@ describe('damaged .vcap files', () => {
     assert.equal(await mcapBackend.tag!(path, 'x'), false);
     reader.close();
   });
+
+  test('a message index turned into a loose message by one flipped bit: skipped as damage, not read as a frame', async () => {
+    // Found by fuzzing: opcode 7 (message index) → 5 (message), and the index's fields read as a message of a real
+    // channel at a real time, outside any chunk CRC; with the summary damaged too, tryToFix read it as a 129th frame.
+    const frames = mixedFrames(40);
+    const bytes = await recordToBytes(frames, { cacheSize: 1500 });
+    const original = readFrames(await openBytes(bytes));
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const damaged = bytes.slice();
+    let at = 8;
+    let indexes = 0;
+    let summary = -1;
+    while (at + 9 <= bytes.length) {
+      const op = bytes[at]!;
+      if (op === 0x07 && ++indexes === 3) damaged[at] = 0x05; // the third message index
+      if (op === 0x0f) {
+        summary = at + 9 + Number(view.getBigUint64(at + 1, true));
+        break;
+      }
+      at += 9 + Number(view.getBigUint64(at + 1, true));
+    }
+    assert.ok(indexes >= 3 && summary > 0);
+    damaged[summary + 20]! ^= 0xff; // and the summary, so the reader scans the data section
+    await assert.rejects(openBytes(damaged), BagError.isInstance);
+    const reader = await openBytes(damaged, true);
+    try {
+      assert.deepEqual(readFrames(reader), original);
+      const report = await reader.verify({ quick: true });
+      assert.ok(report.problems.some((p) => /1 loose message records among chunks \(damage\) skipped/.test(p.message)));
+      assert.equal(reader.info().hasCompleted, false);
+    } finally {
+      reader.close();
+    }
+  });
 });

@@ -44,7 +44,7 @@ const UNKNOWN = 'Unknown';
  */
 export function describeVcap(reader: McapFileReader, path: string, fileSize: number, tryToFix: boolean): VcapLayout {
   const vlink = reader.header.profile === VLINK_PROFILE;
-  let complete = reader.mode !== 'recovered' && reader.damagedChunks === 0;
+  let complete = reader.mode !== 'recovered' && reader.damagedChunks === 0 && reader.strayMessages === 0;
 
   const stats: Statistics = reader.statistics;
   if (!reader.fileStatistics) {

@@ -70,6 +70,7 @@ export class VcapReader implements BackendReader {
         file: path,
         validateCrcs: options.verifyCrc !== false,
         allowScan: (header) => header.profile !== VLINK_PROFILE || options.tryToFix === true,
+        chunksHoldEveryMessage: (header) => header.profile === VLINK_PROFILE,
       });
       return { mcap, layout: describeVcap(mcap, path, readable.size(), options.tryToFix === true) };
     } catch (error) {
@@ -235,6 +236,7 @@ function quickCheck(mcap: McapFileReader, layout: VcapLayout, problems: ProblemL
   if (mcap.mode !== 'indexed')
     problems.add(`no usable summary (${mcap.summaryError?.message ?? 'incomplete summary section'})`);
   if (mcap.damagedChunks > 0) problems.add(`${mcap.damagedChunks} damaged chunks`);
+  if (mcap.strayMessages > 0) problems.add(`${mcap.strayMessages} loose message records among chunks (damage) skipped`);
   if (mcap.stopReason) problems.add(`the data ends early: ${mcap.stopReason.message}`, { offset: mcap.stoppedAt ?? 0 });
   if (!layout.info.hasCompleted) problems.add('the file is incomplete (VLinkHeader or VLinkChannel_* records missing)');
   const counts = mcap.statistics.channelMessageCounts;

@@ -110,7 +110,9 @@ export async function runCase(fuzzCase: FuzzCase, dir: string): Promise<CaseOutc
         .lastCheckReport;
       finding('fix-then-check', report?.problems.slice(0, 5).join('; ') ?? 'check() false after fix()');
     }
-    for await (const _ of fixer.frames()) void _;
+    for await (const frame of fixer.frames())
+      if (fuzzCase.checksummed && !isOriginal(frame))
+        finding('corrupted-frame', `after fix(): ${frame.url} @${frame.timestamp}: bytes differ from what was written`);
   } catch (error) {
     untyped('fix', error);
   } finally {
