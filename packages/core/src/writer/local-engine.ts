@@ -30,6 +30,7 @@ export class LocalEngine implements WriteEngine {
   private readonly queue: QueuedFrame[] = [];
   private head = 0;
   private bytes = 0;
+  private readonly sharedQueue: SharedQueue = { frames: 0, bytes: 0, depth: 0, maxBytes: 0 };
   private running = false;
   private drainScheduled = false;
   private quitting = false;
@@ -62,10 +63,17 @@ export class LocalEngine implements WriteEngine {
     return this.bytes;
   }
 
-  /** The shared queue and its limits, as `SourceQueues` weighs a source against them. */
+  /**
+   * The shared queue and its limits, as `SourceQueues` weighs a source against them: one object refilled per call,
+   * since `submit` asks on every push and a push should not allocate for it.
+   */
   private shared(): SharedQueue {
-    const { maxTaskDepth, maxMemorySize } = this.config;
-    return { frames: this.queue.length - this.head, bytes: this.bytes, depth: maxTaskDepth, maxBytes: maxMemorySize };
+    const shared = this.sharedQueue;
+    shared.frames = this.queue.length - this.head;
+    shared.bytes = this.bytes;
+    shared.depth = this.config.maxTaskDepth;
+    shared.maxBytes = this.config.maxMemorySize;
+    return shared;
   }
 
   start(): void {

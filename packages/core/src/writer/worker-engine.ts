@@ -46,6 +46,7 @@ export class WorkerEngine implements WriteEngine {
   private readonly gauge: InflightGauge;
   private readonly transfer: boolean;
   private readonly sources: SourceQueues;
+  private readonly sharedQueue: SharedQueue = { frames: 0, bytes: 0, depth: 0, maxBytes: 0 };
   private readonly forwarder: SchemaForwarder;
   private readonly durables = new DurableTable();
   private seq = 0;
@@ -191,9 +192,14 @@ export class WorkerEngine implements WriteEngine {
     return this.sources.hasRoomIn(source, size, this.shared(frames, bytes));
   }
 
-  /** The shared queue holding `frames`, `bytes`, with the limits the gauge last read. */
+  /** The shared queue holding `frames`, `bytes`, with the gauge's limits: one object refilled (asked per `write()`). */
   private shared(frames: number, bytes: number): SharedQueue {
-    return { frames, bytes, depth: this.gauge.depth, maxBytes: this.gauge.maxBytes };
+    const shared = this.sharedQueue;
+    shared.frames = frames;
+    shared.bytes = bytes;
+    shared.depth = this.gauge.depth;
+    shared.maxBytes = this.gauge.maxBytes;
+    return shared;
   }
 
   /** The schema callback changed: pairs it could not answer before are asked again. */
