@@ -16,6 +16,7 @@ import { parquetSink } from './sinks/parquet-sink.js';
 import { isoMicros, type RowSink, type SinkContext } from './sinks/sink.js';
 import { csvSink, ndjsonSink } from './sinks/text-sinks.js';
 import { BagError } from '@vlink/bag-core';
+import { concatBytes } from '@vlink/bag-core/internal';
 
 /** What an alignment wrote: the JSON description beside every output file (README "Description"). */
 export interface AlignDescription {
@@ -138,7 +139,7 @@ export async function* alignChunks(
   const pending: Uint8Array[] = [];
   let size = 0;
   const take = (): Uint8Array => {
-    const out = pending.length === 1 ? pending[0]! : concat(pending, size);
+    const out = concatBytes(pending, size);
     pending.length = 0;
     size = 0;
     return out;
@@ -160,13 +161,3 @@ export async function* alignChunks(
 }
 
 const CHUNK_BYTES = 256 * 1024;
-
-function concat(pieces: readonly Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const piece of pieces) {
-    out.set(piece, at);
-    at += piece.length;
-  }
-  return out;
-}

@@ -30,46 +30,43 @@ export const mcapInteropBackend: Backend = {
     McapForeignReader.open(source.name, options, await loadMcapCodecs(), new SourceReadable(source)),
 };
 
+/** A backend that reads a foreign format and refuses to write it (`format` names it in that error). */
+function readOnlyBackend(format: string, backend: Omit<Backend, 'readOnly' | 'createWriter'>): Backend {
+  return { ...backend, readOnly: true, createWriter: (path) => readOnly(format, path) };
+}
+
 /** ROS 1 bags, format 2.0 (`#ROSBAG V2.0`). */
-export const rosbagBackend: Backend = {
+export const rosbagBackend = readOnlyBackend('ROS 1 .bag', {
   name: 'rosbag',
   extensions: ['.bag'],
-  readOnly: true,
   magic: [new TextEncoder().encode('#ROSBAG V2.0\n')],
-  createWriter: (path) => readOnly('ROS 1 .bag', path),
   openReader: (path, options) => Ros1Reader.open(path, options),
-};
+});
 
 /** ROS 2 bags: a bag folder (`metadata.yaml`; sqlite3 or mcap storage) or a single `.db3`. */
-export const rosbag2Backend: Backend = {
+export const rosbag2Backend = readOnlyBackend('ROS 2 bag', {
   name: 'rosbag2',
   extensions: ['.db3'],
-  readOnly: true,
   directoryMarker: 'metadata.yaml',
   directoryFiles: ROS2_STORAGE_FILE,
-  createWriter: (path) => readOnly('ROS 2 bag', path),
   openReader: (path, options) => Ros2Reader.open(path, options),
-};
+});
 
 /** Apollo Cyber RT records: `x.record`, and the numbered files `cyber_recorder` splits a recording into. */
-export const cyberRecordBackend: Backend = {
+export const cyberRecordBackend = readOnlyBackend('Apollo .record', {
   name: 'cyber-record',
   extensions: ['.record'],
   numberedSegments: true,
-  readOnly: true,
-  createWriter: (path) => readOnly('Apollo .record', path),
   openReader: (path, options) => ApolloReader.open(path, options),
-};
+});
 
 /** PX4 ULog (`ULog\x01\x12\x35`). */
-export const ulogBackend: Backend = {
+export const ulogBackend = readOnlyBackend('PX4 .ulg', {
   name: 'ulog',
   extensions: ['.ulg'],
-  readOnly: true,
   magic: [new Uint8Array([0x55, 0x4c, 0x6f, 0x67, 0x01, 0x12, 0x35])],
-  createWriter: (path) => readOnly('PX4 .ulg', path),
   openReader: (path, options) => UlogReader.open(path, options),
-};
+});
 
 /** Every backend of this package (all read-only but `.mcap`), in the order `@vlink/bag` registers them. */
 export const interopBackends: readonly Backend[] = [

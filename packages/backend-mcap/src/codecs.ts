@@ -2,6 +2,7 @@ import zstd from '@foxglove/wasm-zstd';
 import { Decompress as ZstdStream } from 'fzstd';
 import lz4 from '@foxglove/wasm-lz4';
 import { BagError } from '@vlink/bag-core';
+import { concatBytes } from '@vlink/bag-core/internal';
 import { zstdCompress } from './compress/zstd-compress.js';
 
 /**
@@ -67,13 +68,7 @@ function zstdPrefix(data: Uint8Array, limit: number): Uint8Array {
   } catch {
     // the damage: keep the blocks before it
   }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return concatBytes(parts, total);
 }
 
 /** The codecs return Node Buffers; frames must be plain Uint8Arrays (same bytes, no copy). */

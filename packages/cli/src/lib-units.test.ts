@@ -5,7 +5,16 @@ import { errorLine } from './lib/errors.js';
 import { paramsOf } from './commands/trigger.js';
 import { compatMarkdown, COMPAT_ROWS } from './lib/compat.js';
 import { actionPredicate, parseActions, parseTimePoint, windowMs } from './lib/filter-flags.js';
-import { parseSourceUrl } from './lib/parse.js';
+import {
+  parseCompressLevel,
+  parseInteger,
+  parseNonNegative,
+  parseNonNegativeInteger,
+  parsePositive,
+  parseRate,
+  parseSeconds,
+  parseSourceUrl,
+} from './lib/parse.js';
 import { listenTriggerHttp } from './lib/trigger-http.js';
 import { TriggerSink } from './lib/trigger-sink.js';
 import { selectUrls, urlPredicate } from './lib/url-filter.js';
@@ -71,6 +80,24 @@ describe('windows, actions and url filters', () => {
     assert.deepEqual(selection.warnings, ['no url contains "nope" (-i)']);
     const accept = urlPredicate({ urls: ['/imu', '/camera/front'], filter: ['cam'], skipUrls: [] });
     assert.deepEqual(available.map(accept), [true, false, false, false]);
+  });
+
+  test('numeric flags: each parser takes its range and names it when refusing', () => {
+    const cases: Array<[(value: string) => number, string, number, string, string]> = [
+      [parseSeconds, ' 1.5 ', 1.5, '-1', 'must be >= 0 seconds'],
+      [parseNonNegative, '0', 0, '-0.1', 'must be >= 0'],
+      [parsePositive, '0.5', 0.5, '0', 'must be > 0'],
+      [parseInteger, '-3', -3, '1.5', 'must be an integer'],
+      [parseNonNegativeInteger, '7', 7, '-1', 'must be an integer >= 0'],
+      [parseNonNegativeInteger, '7', 7, '0.5', 'must be an integer'],
+      [parseRate, '100', 100, '0.001', 'must be between 0.01 and 100'],
+      [parseCompressLevel, '5', 5, '6', 'must be an integer between 0 and 5 (0 = default)'],
+    ];
+    for (const [parse, good, value, bad, refusal] of cases) {
+      assert.equal(parse(good), value);
+      assert.throws(() => parse(bad), { message: refusal });
+      assert.throws(() => parse(' '), { message: 'not a number' });
+    }
   });
 
   test('source urls: ws, wss and rosbridge (with a port)', () => {

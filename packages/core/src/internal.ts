@@ -1,7 +1,7 @@
 /**
  * `@vlink/bag-core/internal`: the building blocks our own backends and tools share — the split-recording machinery
  * (`SplitWriter`, `SplitReader`, the segment ledger, manifest writing and recovery), the compression frame around
- * LZAV blobs, counter tables, the check-report list and the `Atomics` helper thread (`runtime/helper-thread.ts`).
+ * LZAV blobs, counter tables, the check-report list, joining byte pieces (`concatBytes`) and the `Atomics` helper thread (`runtime/helper-thread.ts`).
  * The helper thread's shared-memory protocol has a subpath of its own, `@vlink/bag-core/internal/thread-control`, so
  * the program running on such a thread loads that module alone, not the rest of core.
  *
@@ -48,4 +48,5 @@ export { DropCounters, mergeCounterTables, sanitizeCounterTable } from './writer
 export type { CounterTable } from './writer/drop-counters.js';
 export { ProblemList, MAX_CHECK_PROBLEMS } from './maintenance/check-report.js';
 export { HelperThread, canWaitOnSharedMemory } from './runtime/helper-thread.js';
+export { concatBytes } from './util/bytes.js';
 export type { HelperThreadOptions } from './runtime/helper-thread.js';

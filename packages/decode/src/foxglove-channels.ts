@@ -44,38 +44,40 @@ export function foxgloveChannels(urls: readonly ChannelSource[], schemas: readon
     const schemaName = serForAction(meta.ser, ActionType.ClientRequest);
     const encoding = payloadEncoding(meta.encoding, meta.schemaType, schemaName);
     const found = byName.get(schemaName) ?? byName.get(meta.ser);
-    const channel = (messageEncoding: string, schemaEncoding: string | undefined): FoxgloveChannel => {
-      if (!found || schemaEncoding === undefined)
-        return { topic: meta.url, encoding: messageEncoding, schemaName, schema: '' };
-      const schema = BINARY_SCHEMAS.has(schemaEncoding) ? toBase64(found.data) : new TextDecoder().decode(found.data);
-      return { topic: meta.url, encoding: messageEncoding, schemaName, schema, schemaEncoding };
-    };
-    const declared = (found?.encoding ?? '').toLowerCase();
-    switch (encoding) {
-      case 'protobuf':
-        channels.push(channel('protobuf', 'protobuf'));
-        break;
-      case 'flatbuffer':
-        channels.push(channel('flatbuffer', 'flatbuffer'));
-        break;
-      case 'cdr':
-        channels.push(channel('cdr', CDR_SCHEMAS.has(declared) ? declared : 'ros2msg'));
-        break;
-      case 'ros1':
-        channels.push(channel('ros1', 'ros1msg'));
-        break;
-      case 'ulog':
-        channels.push(channel('ulog', 'ulog'));
-        break;
-      case 'json':
-      case 'text':
-      case 'raw':
-        // Foxglove's json channels may carry a JSON Schema; VLink's Raw urls have none (schemaless JSON).
-        channels.push(channel('json', declared === 'jsonschema' ? 'jsonschema' : undefined));
-        break;
-      default:
-        channels.push({ topic: meta.url, encoding: meta.encoding || 'unknown', schemaName, schema: '' });
+    const [messageEncoding, schemaEncoding] = foxgloveEncodings(encoding, (found?.encoding ?? '').toLowerCase()) ?? [
+      meta.encoding || 'unknown',
+      undefined,
+    ];
+    if (!found || schemaEncoding === undefined) {
+      channels.push({ topic: meta.url, encoding: messageEncoding, schemaName, schema: '' });
+      continue;
     }
+    const schema = BINARY_SCHEMAS.has(schemaEncoding) ? toBase64(found.data) : new TextDecoder().decode(found.data);
+    channels.push({ topic: meta.url, encoding: messageEncoding, schemaName, schema, schemaEncoding });
   }
   return channels;
+}
+
+/**
+ * Foxglove's message and schema encoding for a payload encoding (`declared`: the embedded schema's own encoding), or
+ * undefined for one Foxglove has no name for (advertised under its own name, without a schema).
+ */
+function foxgloveEncodings(encoding: string | undefined, declared: string): [string, string | undefined] | undefined {
+  switch (encoding) {
+    case 'protobuf':
+    case 'flatbuffer':
+    case 'ulog':
+      return [encoding, encoding];
+    case 'cdr':
+      return ['cdr', CDR_SCHEMAS.has(declared) ? declared : 'ros2msg'];
+    case 'ros1':
+      return ['ros1', 'ros1msg'];
+    case 'json':
+    case 'text':
+    case 'raw':
+      // Foxglove's json channels may carry a JSON Schema; VLink's Raw urls have none (schemaless JSON).
+      return ['json', declared === 'jsonschema' ? 'jsonschema' : undefined];
+    default:
+      return undefined;
+  }
 }

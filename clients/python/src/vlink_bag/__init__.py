@@ -21,6 +21,7 @@ from .bagbase import BagBase, EmptyWindowWarning
 from .catalog import Catalog, catalog
 from .client import DEFAULT_TIMEOUT, Client
 from .decode import PayloadDecoder
+from . import errors
 from .errors import (
     BadRequest,
     Conflict,
@@ -73,18 +74,6 @@ __all__ = [
     "ACTIONS",
     "SCHEMA_TYPES",
     "DEFAULT_TIMEOUT",
-    "VlinkBagError",
-    "BadRequest",
-    "Unauthorized",
-    "NotFound",
-    "UnsupportedFormat",
-    "CorruptBag",
-    "Conflict",
-    "TooLarge",
-    "NotSupported",
-    "ServerError",
-    "ServerUnavailable",
-    "ConnectionFailed",
-    "StreamError",
-    "ReplayError",
 ]
+# The exceptions, listed once: in errors.py.
+__all__ += errors.__all__

@@ -109,14 +109,10 @@ class Client:
             handle = open(Path(source), "rb")  # streamed, not read into memory
             content = handle
         try:
-            response = self._http.put(path, content=content, headers={"content-type": "application/octet-stream"})
-        except httpx.TransportError as error:
-            raise connection_error(self._url(path), error) from error
+            response = self._send("PUT", path, content=content, headers={"content-type": "application/octet-stream"})
         finally:
             if handle is not None:
                 handle.close()
-        if response.status_code >= 400:
-            raise error_from_response(response.status_code, response.content, str(response.url))
         return dict(response.json())
 
     def query(self, sql: str, limit: int | None = None) -> pd.DataFrame:
@@ -132,23 +128,21 @@ class Client:
     def _url(self, path: str) -> str:
         return self.base_url + path
 
-    def _request(self, path: str, params: Any = None) -> httpx.Response:
+    def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        """One request: no answer is :class:`ConnectionFailed`, an error status the server's error as its exception."""
         try:
-            response = self._http.get(path, params=params)
+            response = self._http.request(method, path, **kwargs)
         except httpx.TransportError as error:
             raise connection_error(self._url(path), error) from error
         if response.status_code >= 400:
             raise error_from_response(response.status_code, response.content, str(response.url))
         return response
 
+    def _request(self, path: str, params: Any = None) -> httpx.Response:
+        return self._send("GET", path, params=params)
+
     def _post_json(self, path: str, body: Any) -> Any:
-        try:
-            response = self._http.post(path, json=body)
-        except httpx.TransportError as error:
-            raise connection_error(self._url(path), error) from error
-        if response.status_code >= 400:
-            raise error_from_response(response.status_code, response.content, str(response.url))
-        return response.json()
+        return self._send("POST", path, json=body).json()
 
     def _json(self, path: str, params: Any = None) -> Any:
         response = self._request(path, params)

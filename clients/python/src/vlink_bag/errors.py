@@ -19,7 +19,6 @@ __all__ = [
     "ConnectionFailed",
     "StreamError",
     "ReplayError",
-    "error_from_response",
 ]
 
 

@@ -157,22 +157,8 @@ class RemoteBag(BagBase):
         return frames
 
     def _stream(self, params: list[tuple[str, str]], start_us: int) -> Iterator[Message]:
-        from .client import connection_error
-
-        client = self.client
-        path = self._path + "/messages"
-        url = client._url(path)
-        try:
-            with client._http.stream("GET", path, params=httpx.QueryParams(tuple(params))) as response:
-                if response.status_code >= 400:
-                    response.read()
-                    raise error_from_response(response.status_code, response.content, str(response.url))
-                try:
-                    yield from iter_frames(response.iter_bytes(), start_us, source=url)
-                except httpx.RemoteProtocolError as error:
-                    raise StreamError(f"the server ended the message stream early ({error})", url=url) from error
-        except httpx.TransportError as error:
-            raise connection_error(url, error) from error
+        url = self.client._url(self._path + "/messages")
+        return iter_frames(self._body(params, "/messages", "message"), start_us, source=url)
 
     def page(
         self,
@@ -254,6 +240,11 @@ class RemoteBag(BagBase):
 
     def _fetch(self, params: list[tuple[str, str]], route: str = "/messages") -> bytes:
         """A whole binary response (a DataFrame holds every payload anyway)."""
+        return b"".join(self._body(params, route, route[1:]))
+
+    def _body(self, params: list[tuple[str, str]], route: str, what: str) -> Iterator[bytes]:
+        """The body of ``GET <bag><route>`` as it arrives: no answer or a dropped connection is
+        :class:`ConnectionFailed`, an error status the server's error, a body cut short :class:`StreamError`."""
         from .client import connection_error
 
         path = self._path + route
@@ -264,9 +255,9 @@ class RemoteBag(BagBase):
                     response.read()
                     raise error_from_response(response.status_code, response.content, str(response.url))
                 try:
-                    return b"".join(response.iter_bytes())
+                    yield from response.iter_bytes()
                 except httpx.RemoteProtocolError as error:
-                    raise StreamError(f"the server ended the {route[1:]} stream early ({error})", url=url) from error
+                    raise StreamError(f"the server ended the {what} stream early ({error})", url=url) from error
         except httpx.TransportError as error:
             raise connection_error(url, error) from error
 

@@ -3,6 +3,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { BagError } from '@vlink/bag-core';
+import { concatBytes } from '@vlink/bag-core/internal';
 import type { Codecs } from '@vlink/bag-mcap';
 import { Decompress } from 'fzstd';
 import type { Ros2Metadata } from './metadata-yaml.js';
@@ -166,14 +167,7 @@ export function decompressUpTo(data: Uint8Array, limit: number): Uint8Array {
     parts.push(part);
   });
   stream.push(data, true);
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
+  return concatBytes(parts, total);
 }
 
 /** The Frame_Content_Size of a zstd frame header (RFC 8878 §3.1.1.1), or undefined when the frame has none. */

@@ -106,20 +106,21 @@ export function walkDataSection(
       const i = win.at;
       const opcode = buf[i]!;
       const bytes = { buf, view, at: i };
+      const record: WholeRecord = { buf, view, i, length, offset: at };
       if (opcode === Opcode.DataEnd || opcode === Opcode.Footer) {
         visit({ kind: 'end', offset: at, length, opcode, ...bytes });
         return;
       }
       if (opcode === Opcode.Chunk) {
-        const decoded = decodeChunk(loader, buf, view, i, length, at, file);
+        const decoded = decodeChunk(loader, record, file);
         if (BagError.isInstance(decoded)) {
           if (decoded.code === 'NOT_SUPPORTED') throw decoded;
-          visit(damagedChunk(buf, view, i, length, at, decoded, options, file));
+          visit(damagedChunk(record, decoded, options, file));
         } else visit({ kind: 'chunk', offset: at, length, ...decoded, ...bytes });
         continue;
       }
       if (opcode !== 0 && opcode !== Opcode.Header) {
-        const checked = checkRecord(buf, view, i, length, at, file);
+        const checked = checkRecord(record, file);
         // A record's length may be damaged while its fields still parse (MCAP lets records carry bytes past their
         // fields): when a chunk that decodes on its own starts inside the extent an index or channel record claims,
         // that length is wrong and the walk resumes at the chunk (found by fuzzing: a message index grown from 22 to
@@ -153,17 +154,18 @@ export function walkDataSection(
   }
 }
 
+/** A record read whole: `buf[i, i + length)` (`view` over `buf`), at `offset` in the file. */
+interface WholeRecord {
+  buf: Uint8Array;
+  view: DataView;
+  i: number;
+  length: number;
+  offset: number;
+}
+
 /** A chunk record that is whole but does not decode: what `salvage` can still say about it or take out of it. */
-function damagedChunk(
-  buf: Uint8Array,
-  view: DataView,
-  i: number,
-  length: number,
-  offset: number,
-  reason: BagError,
-  options: WalkOptions,
-  file: string | undefined,
-): WalkItem {
+function damagedChunk(chunk: WholeRecord, reason: BagError, options: WalkOptions, file: string | undefined): WalkItem {
+  const { buf, view, i, length, offset } = chunk;
   const damaged: WalkItem = { kind: 'damaged', offset, length, chunk: true, reason };
   if (!options.salvage) return damaged;
   const crc = view.getUint32(i + RECORD_PREFIX + 24, true);
@@ -174,15 +176,7 @@ function damagedChunk(
     return damaged;
   }
   // A CRC mismatch cannot say which record is wrong, so the chunk goes whole; its messages are counted as lost.
-  const unchecked = decodeChunk(
-    new ChunkLoader(EMPTY_READABLE, options.codecs, false, file),
-    buf,
-    view,
-    i,
-    length,
-    offset,
-    file,
-  );
+  const unchecked = decodeChunk(new ChunkLoader(EMPTY_READABLE, options.codecs, false, file), chunk, file);
   if (BagError.isInstance(unchecked)) return damaged;
   const lostMessages = new Map<number, number>();
   for (const r of unchecked.inner) {
@@ -207,11 +201,7 @@ const EMPTY_READABLE: Readable = { size: () => 0, read: () => new Uint8Array(0),
 /** Decodes a chunk and walks its records; a `BagError` says why it is unusable. */
 function decodeChunk(
   loader: ChunkLoader,
-  buf: Uint8Array,
-  view: DataView,
-  i: number,
-  length: number,
-  offset: number,
+  { buf, view, i, length, offset }: WholeRecord,
   file: string | undefined,
 ): { chunk: Chunk; records: ChunkRecords; inner: InnerRecord[] } | BagError {
   try {
@@ -243,11 +233,7 @@ function decodeChunk(
 
 /** Parses a non-chunk record (messages are only length-checked): the record, undefined for a message, or the error. */
 function checkRecord(
-  buf: Uint8Array,
-  view: DataView,
-  i: number,
-  length: number,
-  offset: number,
+  { buf, view, i, length, offset }: WholeRecord,
   file: string | undefined,
 ): McapRecord | undefined | BagError {
   if (buf[i] === Opcode.Message) {
@@ -313,7 +299,8 @@ function findNextRecord(
       const record = readable.read(p, total, new Uint8Array(total));
       const view = new DataView(record.buffer, record.byteOffset, record.byteLength);
       if (op === Opcode.Chunk) {
-        if (!BagError.isInstance(decodeChunk(loader, record, view, 0, total, p, file))) return p;
+        const chunk = { buf: record, view, i: 0, length: total, offset: p };
+        if (!BagError.isInstance(decodeChunk(loader, chunk, file))) return p;
       } else if (isExactMetadata(record, view, total)) return p;
     }
   }

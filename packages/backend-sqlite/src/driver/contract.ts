@@ -67,11 +67,6 @@ export function immutableUri(path: string): string {
 }
 
 /**
- * Run on every read-only connection. `query_only` refuses any write even through a path read-only mode misses;
- * `trusted_schema = OFF` keeps functions with side effects and virtual tables out of anything the file's own schema
- * (views, triggers, defaults, index expressions) could make SQLite evaluate.
- */
-/**
  * The statement API of the three native libraries, which differ only in what `get` answers for no row (`NoRow`),
  * whether `run` counts changes as bigint, and whether `iterate` exists: each driver declares its library as this.
  */
@@ -82,6 +77,11 @@ export interface NativeStatementOf<NoRow, Changes = number> {
   iterate(...params: SqlValue[]): IterableIterator<SqlRow>;
 }
 
+/**
+ * Run on every read-only connection. `query_only` refuses any write even through a path read-only mode misses;
+ * `trusted_schema = OFF` keeps functions with side effects and virtual tables out of anything the file's own schema
+ * (views, triggers, defaults, index expressions) could make SQLite evaluate.
+ */
 export const READ_ONLY_PRAGMAS = 'PRAGMA query_only = ON; PRAGMA trusted_schema = OFF;';
 
 export interface SqliteDriver {

@@ -12,53 +12,31 @@ function finite(value: string): number {
   return n;
 }
 
+/** A parser of the numbers `base` reads that `ok` accepts; `rule` is the error's text for the others. */
+function numbers(ok: (n: number) => boolean, rule: string, base = finite): (value: string) => number {
+  return (value) => {
+    const n = base(value);
+    if (!ok(n)) throw new InvalidArgumentError(rule);
+    return n;
+  };
+}
+
 /** Seconds (>= 0, fractions allowed), e.g. `-b 1.5`. */
-export function parseSeconds(value: string): number {
-  const n = finite(value);
-  if (n < 0) throw new InvalidArgumentError('must be >= 0 seconds');
-  return n;
-}
-
+export const parseSeconds = numbers((n) => n >= 0, 'must be >= 0 seconds');
 /** A non-negative number, e.g. a size in GB or MB. */
-export function parseNonNegative(value: string): number {
-  const n = finite(value);
-  if (n < 0) throw new InvalidArgumentError('must be >= 0');
-  return n;
-}
-
-/** A positive number. */
-export function parsePositive(value: string): number {
-  const n = finite(value);
-  if (n <= 0) throw new InvalidArgumentError('must be > 0');
-  return n;
-}
-
+export const parseNonNegative = numbers((n) => n >= 0, 'must be >= 0');
+export const parsePositive = numbers((n) => n > 0, 'must be > 0');
 /** Any integer (negative allowed), e.g. `-t 0` for endless playback. */
-export function parseInteger(value: string): number {
-  const n = finite(value);
-  if (!Number.isInteger(n)) throw new InvalidArgumentError('must be an integer');
-  return n;
-}
-
-export function parseNonNegativeInteger(value: string): number {
-  const n = parseInteger(value);
-  if (n < 0) throw new InvalidArgumentError('must be an integer >= 0');
-  return n;
-}
-
+export const parseInteger = numbers(Number.isInteger, 'must be an integer');
+export const parseNonNegativeInteger = numbers((n) => n >= 0, 'must be an integer >= 0', parseInteger);
 /** Playback rate, VLink's range 0.01–100. */
-export function parseRate(value: string): number {
-  const n = finite(value);
-  if (n < 0.01 || n > 100) throw new InvalidArgumentError('must be between 0.01 and 100');
-  return n;
-}
-
+export const parseRate = numbers((n) => n >= 0.01 && n <= 100, 'must be between 0.01 and 100');
 /** LZAV/zstd level: 1–5 (0 = the default, 3). */
-export function parseCompressLevel(value: string): number {
-  const n = parseInteger(value);
-  if (n < 0 || n > 5) throw new InvalidArgumentError('must be an integer between 0 and 5 (0 = default)');
-  return n;
-}
+export const parseCompressLevel = numbers(
+  (n) => n >= 0 && n <= 5,
+  'must be an integer between 0 and 5 (0 = default)',
+  parseInteger,
+);
 
 export const COMPRESS_CHOICES = ['none', 'auto', 'zstd', 'lzav'] as const;
 export type CompressChoice = (typeof COMPRESS_CHOICES)[number];
@@ -104,20 +82,6 @@ export function parsePort(value: string): number {
   const port = Number(value);
   if (port > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
   return port;
-}
-
-/** `ws://host:port[/path]` (or `wss://`). */
-export function parseWsUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError('must be a WebSocket url such as ws://127.0.0.1:8765');
-  }
-  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') {
-    throw new InvalidArgumentError('must be a ws:// or wss:// url');
-  }
-  return url.toString();
 }
 
 /** A live source for `record --from` / `trigger --from`: `ws://`/`wss://` (Foxglove WebSocket) or `rosbridge://host:port`. */

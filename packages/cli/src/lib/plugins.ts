@@ -49,16 +49,20 @@ async function importModule(path: string, flag: string): Promise<unknown> {
   }
 }
 
+/** Whether `value` is an object whose named fields (its own or inherited) are of these `typeof` kinds. */
+function hasFieldsOf(value: unknown, kinds: Record<string, 'function' | 'string' | 'number'>): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const fields = value as Record<string, unknown>;
+  return Object.entries(kinds).every(([name, kind]) => typeof fields[name] === kind);
+}
+
 function isPlugin(value: unknown): value is BagPluginInterface {
-  const v = value as Partial<BagPluginInterface> | null;
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    typeof v.attach === 'function' &&
-    typeof v.convertUrlMeta === 'function' &&
-    typeof v.onWrite === 'function' &&
-    typeof v.onRead === 'function'
-  );
+  return hasFieldsOf(value, {
+    attach: 'function',
+    convertUrlMeta: 'function',
+    onWrite: 'function',
+    onRead: 'function',
+  });
 }
 
 /** Loads `--plugin`; undefined without the flag. */
@@ -97,14 +101,9 @@ export async function loadSchemas(path: string | undefined): Promise<SchemaImpor
 }
 
 function isSchema(value: unknown): value is SchemaData {
-  const v = value as Partial<SchemaData> | null;
   return (
-    typeof v === 'object' &&
-    v !== null &&
-    typeof v.name === 'string' &&
-    typeof v.encoding === 'string' &&
-    typeof v.schemaType === 'number' &&
-    v.data instanceof Uint8Array
+    hasFieldsOf(value, { name: 'string', encoding: 'string', schemaType: 'number' }) &&
+    (value as SchemaData).data instanceof Uint8Array
   );
 }
 

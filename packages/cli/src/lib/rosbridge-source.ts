@@ -1,8 +1,7 @@
 import { WebSocket } from 'ws';
 import { ActionType, SchemaType } from '@vlink/bag';
 import { CliError } from './errors.js';
-import type { LiveSink } from './live-sink.js';
-import type { TimeSource } from './ws-source.js';
+import type { LiveSource } from './live-source.js';
 
 /** How often the topic list is asked for again, so topics advertised later are recorded too. */
 const TOPIC_POLL_MS = 2000;
@@ -28,13 +27,7 @@ interface RosbridgeMessage {
  * arrival; `log` uses the message's `header.stamp` (ROS 1 `secs/nsecs` or ROS 2 `sec/nanosec`) relative to the
  * first one seen, and arrival time for messages without a header. `rosbridge+wss://` connects over TLS.
  */
-export async function recordFromRosbridge(
-  sink: LiveSink,
-  url: string,
-  accept: (url: string) => boolean,
-  time: TimeSource,
-  explicitTopics?: readonly string[],
-): Promise<void> {
+export const recordFromRosbridge: LiveSource = async (sink, url, accept, time, explicitTopics) => {
   const parsed = new URL(url);
   const wsUrl = `${parsed.protocol === 'rosbridge+wss:' ? 'wss' : 'ws'}://${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
   const ws = new WebSocket(wsUrl);
@@ -135,4 +128,4 @@ export async function recordFromRosbridge(
   if (reason === 'connection closed by the server') sink.stop(reason);
   ws.close();
   if (failure) throw failure;
-}
+};

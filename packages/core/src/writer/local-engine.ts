@@ -4,7 +4,7 @@ import type { ResolvedWriterConfig } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import { scheduleSoon } from '../util/schedule.js';
 import type { Durable, EngineHost, WriteEngine } from './engine.js';
-import { queueFullError, type SourceQueue, type SourceQueues } from './source-queues.js';
+import { queueFullError, type SharedQueue, type SourceQueue, type SourceQueues } from './source-queues.js';
 import { StorageLoop } from './storage-loop.js';
 import { UrlIds } from './frame-admission.js';
 import type { DropReason } from './writer-stats.js';
@@ -30,6 +30,7 @@ export class LocalEngine implements WriteEngine {
   private readonly queue: QueuedFrame[] = [];
   private head = 0;
   private bytes = 0;
+  private readonly sharedQueue: SharedQueue = { frames: 0, bytes: 0, depth: 0, maxBytes: 0 };
   private running = false;
   private drainScheduled = false;
   private quitting = false;
@@ -62,6 +63,19 @@ export class LocalEngine implements WriteEngine {
     return this.bytes;
   }
 
+  /**
+   * The shared queue and its limits, as `SourceQueues` weighs a source against them: one object refilled per call,
+   * since `submit` asks on every push and a push should not allocate for it.
+   */
+  private shared(): SharedQueue {
+    const shared = this.sharedQueue;
+    shared.frames = this.queue.length - this.head;
+    shared.bytes = this.bytes;
+    shared.depth = this.config.maxTaskDepth;
+    shared.maxBytes = this.config.maxMemorySize;
+    return shared;
+  }
+
   start(): void {
     if (this.running || this.closed || this.mode === 'sync') return;
     this.running = true;
@@ -72,9 +86,7 @@ export class LocalEngine implements WriteEngine {
   hasRoom(size: number, url?: string): boolean {
     if (this.mode === 'sync') return true;
     if (url !== undefined) {
-      const { maxTaskDepth, maxMemorySize } = this.config;
-      const queued = this.queue.length - this.head;
-      return this.sources.hasRoom(url, size, queued, this.bytes, maxTaskDepth, maxMemorySize);
+      return this.sources.hasRoom(url, size, this.shared());
     }
     return (
       this.queue.length - this.head < Math.max(1, this.config.maxTaskDepth >> 1) &&
@@ -93,15 +105,7 @@ export class LocalEngine implements WriteEngine {
     }
     const size = frame.data.length;
     const source = this.sources.of(frame.url);
-    const { maxTaskDepth, maxMemorySize } = this.config;
-    const refusal = this.sources.admit(
-      source,
-      size,
-      this.queue.length - this.head,
-      this.bytes,
-      maxTaskDepth,
-      maxMemorySize,
-    );
+    const refusal = this.sources.admit(source, size, this.shared());
     if (refusal) {
       const error = queueFullError(refusal, frame.url);
       durable?.reject(error);

@@ -34,6 +34,14 @@ export class SourceQueue {
   ) {}
 }
 
+/** The queue all sources share, as an engine sees it: what it holds and its limits (`maxTaskDepth`, `maxMemorySize`). */
+export interface SharedQueue {
+  frames: number;
+  bytes: number;
+  depth: number;
+  maxBytes: number;
+}
+
 /** Why a frame was refused: the cause counted, and the message of its `QUEUE_FULL` error. */
 export interface Refusal {
   reason: DropReason;
@@ -107,18 +115,8 @@ export class SourceQueues {
     return source;
   }
 
-  /**
-   * Whether a frame of `size` bytes of `source` may be queued: undefined when it may, else why not. `queuedFrames`,
-   * `queuedBytes` are the shared queue's content, `depth`, `maxBytes` its limits.
-   */
-  admit(
-    source: SourceQueue,
-    size: number,
-    queuedFrames: number,
-    queuedBytes: number,
-    depth: number,
-    maxBytes: number,
-  ): Refusal | undefined {
+  /** Whether a frame of `size` bytes of `source` may be queued: undefined when it may, else why not. */
+  admit(source: SourceQueue, size: number, shared: SharedQueue): Refusal | undefined {
     if (source.frames >= source.maxFrames)
       return {
         reason: 'queueDepth',
@@ -129,6 +127,7 @@ export class SourceQueues {
         reason: 'queueMemory',
         message: `source "${source.name}" queue memory limit (${source.maxBytes} bytes)`,
       };
+    const { frames: queuedFrames, bytes: queuedBytes, depth, maxBytes } = shared;
     const fullFrames = queuedFrames >= depth;
     if (!fullFrames && queuedBytes + size <= maxBytes) return undefined;
     // Beyond the shared limits only by fair shares, and never beyond twice the limits (many sources at their share).
@@ -143,28 +142,15 @@ export class SourceQueues {
    * `write()`'s high-water mark for a source: below half its own limits, and below half the shared limits or half
    * its fair share of them.
    */
-  hasRoom(
-    url: string,
-    size: number,
-    queuedFrames: number,
-    queuedBytes: number,
-    depth: number,
-    maxBytes: number,
-  ): boolean {
-    return this.hasRoomIn(this.of(url), size, queuedFrames, queuedBytes, depth, maxBytes);
+  hasRoom(url: string, size: number, shared: SharedQueue): boolean {
+    return this.hasRoomIn(this.of(url), size, shared);
   }
 
   /** `hasRoom` for a source already looked up. */
-  hasRoomIn(
-    source: SourceQueue,
-    size: number,
-    queuedFrames: number,
-    queuedBytes: number,
-    depth: number,
-    maxBytes: number,
-  ): boolean {
+  hasRoomIn(source: SourceQueue, size: number, shared: SharedQueue): boolean {
     if (source.frames >= source.maxFrames / 2 || (source.bytes > 0 && source.bytes + size > source.maxBytes / 2))
       return false;
+    const { frames: queuedFrames, bytes: queuedBytes, depth, maxBytes } = shared;
     if (queuedFrames < depth / 2 && (queuedBytes === 0 || queuedBytes + size <= maxBytes / 2)) return true;
     return this.withinShare(source, size, depth / 2, maxBytes / 2);
   }

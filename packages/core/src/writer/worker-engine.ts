@@ -12,7 +12,7 @@ import { BatchBuilder, withoutFrames } from './frame-batch.js';
 import { InflightGauge, lastRate, rememberRate } from './inflight-gauge.js';
 import { SlabPool } from './slab-pool.js';
 import { SchemaForwarder } from './schema-forwarder.js';
-import { queueFullError, type SourceQueue, type SourceQueues } from './source-queues.js';
+import { queueFullError, type SharedQueue, type SourceQueue, type SourceQueues } from './source-queues.js';
 import { openInWorker, openMessage, takeWriterWorker, type WorkerEngineOptions } from './worker-handshake.js';
 import { UrlEntries, type UrlEntry } from './frame-admission.js';
 import type { DropReason } from './writer-stats.js';
@@ -46,6 +46,7 @@ export class WorkerEngine implements WriteEngine {
   private readonly gauge: InflightGauge;
   private readonly transfer: boolean;
   private readonly sources: SourceQueues;
+  private readonly sharedQueue: SharedQueue = { frames: 0, bytes: 0, depth: 0, maxBytes: 0 };
   private readonly forwarder: SchemaForwarder;
   private readonly durables = new DurableTable();
   private seq = 0;
@@ -143,8 +144,7 @@ export class WorkerEngine implements WriteEngine {
       batch.bytes + size > gauge.roomBytes
     ) {
       this.reclaim();
-      const { depth, maxBytes } = gauge;
-      const refusal = this.sources.admit(source, size, this.queuedFrames(), this.queuedBytes(), depth, maxBytes);
+      const refusal = this.sources.admit(source, size, this.shared(this.queuedFrames(), this.queuedBytes()));
       if (refusal) return this.refuse(refusal.reason, queueFullError(refusal, frame.url), durable, frame.url);
     }
     const index = this.batch.add(
@@ -189,7 +189,17 @@ export class WorkerEngine implements WriteEngine {
     const below = batch.count < gauge.markFrames && batch.bytes + size <= gauge.markBytes;
     const frames = below ? 0 : this.queuedFrames();
     const bytes = below ? 0 : this.queuedBytes();
-    return this.sources.hasRoomIn(source, size, frames, bytes, gauge.depth, gauge.maxBytes);
+    return this.sources.hasRoomIn(source, size, this.shared(frames, bytes));
+  }
+
+  /** The shared queue holding `frames`, `bytes`, with the gauge's limits: one object refilled (asked per `write()`). */
+  private shared(frames: number, bytes: number): SharedQueue {
+    const shared = this.sharedQueue;
+    shared.frames = frames;
+    shared.bytes = bytes;
+    shared.depth = this.gauge.depth;
+    shared.maxBytes = this.gauge.maxBytes;
+    return shared;
   }
 
   /** The schema callback changed: pairs it could not answer before are asked again. */

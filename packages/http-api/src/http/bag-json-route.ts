@@ -1,16 +1,23 @@
-import { createRoute, type z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import { bagErrorResponses } from './error-responses.js';
 import { IdParams } from './schemas.js';
 
+/** The query of a route that takes none: an empty object, which every query string satisfies. */
+const NO_QUERY = z.object({});
+
 /**
- * `GET /v1/bags/{id}/…` with a query, answering one JSON document: the bag id parameter and the bag errors (400 …
- * 503) are the same for each, so a route declares only what differs (timing, report, density).
+ * `GET /v1/bags/{id}/…` answering one JSON document: the bag id parameter and the bag errors (400 … 503) are the same
+ * for each, so a route declares only what differs (info, schemas, and with a query timing, report, density).
  */
-export function bagJsonRoute<Path extends string, Query extends z.ZodObject, Answer extends z.ZodType>(spec: {
+export function bagJsonRoute<
+  Path extends string,
+  Answer extends z.ZodType,
+  Query extends z.ZodObject = typeof NO_QUERY,
+>(spec: {
   path: Path;
   summary: string;
   description?: string;
-  query: Query;
+  query?: Query;
   /** The 200 answer: its description and schema. */
   answer: { description: string; schema: Answer };
 }) {
@@ -19,7 +26,8 @@ export function bagJsonRoute<Path extends string, Query extends z.ZodObject, Ans
     path: spec.path,
     summary: spec.summary,
     ...(spec.description === undefined ? {} : { description: spec.description }),
-    request: { params: IdParams, query: spec.query },
+    // Without a query `Query` is NO_QUERY's type (the default): the cast only says so.
+    request: { params: IdParams, query: spec.query ?? (NO_QUERY as Query) },
     responses: {
       200: { description: spec.answer.description, content: { 'application/json': { schema: spec.answer.schema } } },
       ...bagErrorResponses,

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { decimalParam } from './schemas.js';
 
 /** `GET /v1/bags/{id}/report`: the query and the answer (core's `BagReport`; JSON Schema in the CLI reference). */
 export const ReportQuery = z.object({
@@ -16,14 +17,11 @@ export const ReportQuery = z.object({
     .regex(/^\d+$/, 'an integer')
     .optional()
     .openapi({ param: { name: 'bins', in: 'query' }, description: 'Histogram bins, 1…1000 (default 30)' }),
-  tolerance: z
-    .string()
-    .regex(/^\d+(\.\d+)?$/, 'a number ≥ 0')
-    .optional()
-    .openapi({
-      param: { name: 'tolerance', in: 'query' },
-      description: "Offset (µs) within which a member's message matches the reference (default half its period)",
-    }),
+  tolerance: decimalParam(
+    'tolerance',
+    "Offset (µs) within which a member's message matches the reference (default half its period)",
+    'a number ≥ 0',
+  ),
 });
 
 const spread = z.object({ min: z.number(), p50: z.number(), p99: z.number(), max: z.number() }).nullable();

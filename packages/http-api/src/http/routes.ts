@@ -37,23 +37,16 @@ export const bagsRoute = createRoute({
   },
 });
 
-export const infoRoute = createRoute({
-  method: 'get',
+export const infoRoute = bagJsonRoute({
   path: '/v1/bags/{id}/info',
   summary: 'The bag’s Info (as `vlink-bag info --json`)',
-  request: { params: IdParams },
-  responses: { 200: { description: 'Info', content: { 'application/json': { schema: InfoSchema } } }, ...bagErrors },
+  answer: { description: 'Info', schema: InfoSchema },
 });
 
-export const schemasRoute = createRoute({
-  method: 'get',
+export const schemasRoute = bagJsonRoute({
   path: '/v1/bags/{id}/schemas',
   summary: 'Embedded schemas (FileDescriptorSets, bfbs, …), data base64',
-  request: { params: IdParams },
-  responses: {
-    200: { description: 'Schemas', content: { 'application/json': { schema: SchemaListSchema } } },
-    ...bagErrors,
-  },
+  answer: { description: 'Schemas', schema: SchemaListSchema },
 });
 
 export const attachmentRoute = createRoute({

@@ -184,13 +184,16 @@ export const urlsParam = (purpose: string) =>
       type: 'string',
     });
 
-/** A window bound in ms since recording start (`begin`, `end`). */
-export const msParam = (name: string, description: string) =>
+/** An optional query parameter holding a decimal number ≥ 0; `rule` is what its error says it must be. */
+export const decimalParam = (name: string, description: string, rule: string) =>
   z
     .string()
-    .regex(/^\d+(\.\d+)?$/, 'a number of ms ≥ 0')
+    .regex(/^\d+(\.\d+)?$/, rule)
     .optional()
     .openapi({ param: { name, in: 'query' }, description });
+
+/** A window bound in ms since recording start (`begin`, `end`). */
+export const msParam = (name: string, description: string) => decimalParam(name, description, 'a number of ms ≥ 0');
 
 export const MessagesQuery = z.object({
   urls: urlsParam('Urls to keep'),
@@ -243,14 +246,11 @@ export const MessagesQuery = z.object({
 
 export const TimingQuery = z.object({
   urls: urlsParam('Urls to analyse'),
-  factor: z
-    .string()
-    .regex(/^\d+(\.\d+)?$/, 'a positive number')
-    .optional()
-    .openapi({
-      param: { name: 'factor', in: 'query' },
-      description: 'A gap is an interval longer than factor × the url’s median interval (default 1.5)',
-    }),
+  factor: decimalParam(
+    'factor',
+    'A gap is an interval longer than factor × the url’s median interval (default 1.5)',
+    'a positive number',
+  ),
 });
 
 export const TimingSchema = z

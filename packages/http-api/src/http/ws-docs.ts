@@ -6,8 +6,7 @@ import { IdParams, ReplayCommandDoc, ReplayEventDoc } from './schemas.js';
 export function documentWebSockets(app: OpenAPIHono): void {
   app.openAPIRegistry.register('ReplayCommand', ReplayCommandDoc);
   app.openAPIRegistry.register('ReplayEvent', ReplayEventDoc);
-  app.openAPIRegistry.registerPath({
-    method: 'get',
+  documentSocket(app, {
     path: '/v1/bags/{id}/replay',
     summary: 'WebSocket replay with VLink controls',
     description:
@@ -20,28 +19,33 @@ export function documentWebSockets(app: OpenAPIHono): void {
       'command fails.\n' +
       'rate 0 = as fast as the client reads (the server waits for the socket to drain, nothing is lost); paced replay drops frames ' +
       'while more than 8 MiB are queued for the client and counts them in `dropped`. Auth: bearer header or ?token=.',
-    request: { params: IdParams },
-    responses: {
-      101: { description: 'Switching protocols' },
-      404: { description: 'No such bag' },
-      426: { description: 'Not a WebSocket request' },
-    },
-    'x-websocket': true,
-  } as never);
-  app.openAPIRegistry.registerPath({
-    method: 'get',
+    failures: { 404: 'No such bag', 426: 'Not a WebSocket request' },
+  });
+  documentSocket(app, {
     path: '/v1/bags/{id}/foxglove',
     summary: 'Foxglove WebSocket protocol (foxglove.websocket.v1)',
     description:
       'serverInfo (capability time), advertise (one channel per url; protobuf with the embedded FileDescriptorSet, raw as schemaless json), ' +
       'subscribe/unsubscribe, then messageData (opcode 1) and time (opcode 2) at replay pace. The replay starts with the first subscription. ' +
       'Query: rate (default 1, 0 = as fast as possible), begin/end (ms), loop (true/false), token.',
+    failures: { 400: 'Missing subprotocol', 404: 'No such bag' },
+  });
+}
+
+/** A `GET /v1/bags/{id}/…` WebSocket route in the document: 101 when it upgrades, else one of its `failures`. */
+function documentSocket(
+  app: OpenAPIHono,
+  route: { path: string; summary: string; description: string; failures: Record<number, string> },
+): void {
+  const responses: Record<number, { description: string }> = { 101: { description: 'Switching protocols' } };
+  for (const [status, description] of Object.entries(route.failures)) responses[Number(status)] = { description };
+  app.openAPIRegistry.registerPath({
+    method: 'get',
+    path: route.path,
+    summary: route.summary,
+    description: route.description,
     request: { params: IdParams },
-    responses: {
-      101: { description: 'Switching protocols' },
-      400: { description: 'Missing subprotocol' },
-      404: { description: 'No such bag' },
-    },
+    responses,
     'x-websocket': true,
   } as never);
 }

@@ -11,7 +11,7 @@ import type {
 import type { Deadlines } from '../work/limits.js';
 import type { BagPool } from './bag-pool.js';
 import type { PoolWorker } from './pool-worker.js';
-import { dataToError, type PullResult } from './protocol.js';
+import { dataToError, type Job, type PullResult } from './protocol.js';
 
 /** Bytes of a stream the server holds ahead of the socket (the worker holds about as much again). */
 const STREAM_BUFFER_BYTES = 1024 * 1024;
@@ -38,24 +38,26 @@ export class PooledBagWork implements BagWork {
     return new Uint8Array((await this.pool.run({ k: 'attachment', bag, index }, options)).value as ArrayBuffer);
   }
 
-  async timing(bag: ResolvedBag, request: TimingRequest, signal?: AbortSignal): Promise<string> {
-    const options = { bag, deadlineMs: this.deadlines.requestMs, what: 'timing of', ...(signal ? { signal } : {}) };
-    return (await this.pool.run({ k: 'timing', bag, request }, options)).value as string;
+  timing(bag: ResolvedBag, request: TimingRequest, signal?: AbortSignal): Promise<string> {
+    return this.answerText({ k: 'timing', bag, request }, 'timing of', signal);
   }
 
-  async report(bag: ResolvedBag, request: ReportRequest, signal?: AbortSignal): Promise<string> {
-    const options = { bag, deadlineMs: this.deadlines.requestMs, what: 'report of', ...(signal ? { signal } : {}) };
-    return (await this.pool.run({ k: 'report', bag, request }, options)).value as string;
+  report(bag: ResolvedBag, request: ReportRequest, signal?: AbortSignal): Promise<string> {
+    return this.answerText({ k: 'report', bag, request }, 'report of', signal);
   }
 
-  async density(bag: ResolvedBag, request: DensityRequest, signal?: AbortSignal): Promise<string> {
-    const options = { bag, deadlineMs: this.deadlines.requestMs, what: 'density of', ...(signal ? { signal } : {}) };
-    return (await this.pool.run({ k: 'density', bag, request }, options)).value as string;
+  density(bag: ResolvedBag, request: DensityRequest, signal?: AbortSignal): Promise<string> {
+    return this.answerText({ k: 'density', bag, request }, 'density of', signal);
   }
 
-  async page(bag: ResolvedBag, request: PageRequest, signal?: AbortSignal): Promise<string> {
-    const options = { bag, deadlineMs: this.deadlines.requestMs, what: 'reading', ...(signal ? { signal } : {}) };
-    return (await this.pool.run({ k: 'page', bag, request }, options)).value as string;
+  page(bag: ResolvedBag, request: PageRequest, signal?: AbortSignal): Promise<string> {
+    return this.answerText({ k: 'page', bag, request }, 'reading', signal);
+  }
+
+  /** A cancellable job under the request deadline whose answer is the worker's JSON text. */
+  private async answerText(job: Job & { bag: ResolvedBag }, what: string, signal?: AbortSignal): Promise<string> {
+    const options = { bag: job.bag, deadlineMs: this.deadlines.requestMs, what, ...(signal ? { signal } : {}) };
+    return (await this.pool.run(job, options)).value as string;
   }
 
   /**

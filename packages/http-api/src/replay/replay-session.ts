@@ -141,21 +141,21 @@ export class ReplaySession {
 
   /** Answered once paused: no frame follows the answer until a resume, step, seek or play. */
   pause(id?: ControlId): Promise<void> {
-    return this.serial(async (reader) => {
-      this.owe(id, () => this.currentStatus === 'paused');
-      if (!this.active) return;
-      this.pauseRequested = true;
-      reader.pause();
-    });
+    return this.setPaused(true, id);
   }
 
   /** Answered once playing: a paced replay reports that with the next frame, when it is due. */
   resume(id?: ControlId): Promise<void> {
+    return this.setPaused(false, id);
+  }
+
+  private setPaused(paused: boolean, id: ControlId | undefined): Promise<void> {
     return this.serial(async (reader) => {
-      this.owe(id, () => this.currentStatus === 'playing');
+      this.owe(id, () => this.currentStatus === (paused ? 'paused' : 'playing'));
       if (!this.active) return;
-      this.pauseRequested = false;
-      reader.resume();
+      this.pauseRequested = paused;
+      if (paused) reader.pause();
+      else reader.resume();
     });
   }
 

@@ -27,12 +27,28 @@ export interface TypedData {
   readonly write: (vector: DuckDBVector, row: number, record: unknown) => boolean;
 }
 
+/** Writes a value that is not null or undefined (`put` writes those); false when it cannot. */
 type Writer = (vector: DuckDBVector, row: number, value: unknown) => boolean;
 
 /** The typed writer of a structure, or undefined when it holds a list or a `JSON` leaf. */
 export function typedData(structure: Structure): TypedData | undefined {
   const built = build(structure);
-  return built && { type: built.type, rowBytes: 16 + 8 * built.leaves, write: built.write };
+  if (!built) return undefined;
+  const { write } = built;
+  return {
+    type: built.type,
+    rowBytes: 16 + 8 * built.leaves,
+    write: (vector, row, record) => put(write, vector, row, record),
+  };
+}
+
+/** Writes `value` with `write`, but null or a missing field (at any level) is NULL whatever the column's type. */
+function put(write: Writer, vector: DuckDBVector, row: number, value: unknown): boolean {
+  if (value === null || value === undefined) {
+    vector.setItem(row, null);
+    return true;
+  }
+  return write(vector, row, value);
 }
 
 interface Built {
@@ -55,14 +71,10 @@ function build(structure: Structure): Built | undefined {
   }
   const writers = fields.map((field) => field.write);
   const write: Writer = (vector, row, value) => {
-    if (value === null || value === undefined) {
-      vector.setItem(row, null);
-      return true;
-    }
     if (!isObject(value)) return false;
     const struct = vector as DuckDBStructVector;
     for (let i = 0; i < writers.length; i++) {
-      if (!writers[i]!(struct.entryVectorAt(i), row, value[names[i]!])) return false;
+      if (!put(writers[i]!, struct.entryVectorAt(i), row, value[names[i]!])) return false;
     }
     return true;
   };
@@ -78,10 +90,6 @@ const writeDouble: Writer = (vector, row, value) => {
   if (typeof value === 'number') {
     // JSON text has no −0, NaN or ±Infinity: JSON.stringify writes 0 and null.
     doubles.setItem(row, Number.isFinite(value) ? (value === 0 ? 0 : value) : null);
-    return true;
-  }
-  if (value === null || value === undefined) {
-    doubles.setItem(row, null);
     return true;
   }
   if (typeof value === 'bigint') {
@@ -105,23 +113,13 @@ const writeVarchar: Writer = (vector, row, value) => {
     (vector as DuckDBVarCharVector).setItem(row, value);
     return true;
   }
-  if (value === null || value === undefined) {
-    vector.setItem(row, null);
-    return true;
-  }
   return false;
 };
 
 const writeBoolean: Writer = (vector, row, value) => {
-  if (typeof value === 'boolean') {
-    (vector as DuckDBBooleanVector).setItem(row, value);
-    return true;
-  }
-  if (value === null || value === undefined) {
-    vector.setItem(row, null);
-    return true;
-  }
-  return false;
+  if (typeof value !== 'boolean') return false;
+  (vector as DuckDBBooleanVector).setItem(row, value);
+  return true;
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
