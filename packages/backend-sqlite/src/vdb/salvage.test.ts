@@ -146,6 +146,23 @@ describe('.vdb salvage with a damaged VLinkUrls', () => {
   });
 });
 
+describe('.vdb salvage of rows whose column types a flipped bit changed', () => {
+  test('a payload stored as TEXT keeps its bytes; a NULL url is a made-up row, dropped and counted', async () => {
+    // One bit turns a BLOB's serial type into TEXT of the same length, or an integer's into NULL (found by fuzzing);
+    // a reader still returns both rows (the NULL url as url 0).
+    const path = await record('types.vdb', 30, 'none');
+    withDb(driver, path, (db) => {
+      db.exec('UPDATE VLinkDatas SET data = CAST(data AS TEXT) WHERE rowid = 5;');
+      db.exec('UPDATE VLinkDatas SET url = NULL WHERE rowid = 8;');
+    });
+    const { result, copy } = await salvage(path);
+    assert.equal(copy.ok, true);
+    const expected = Array.from({ length: 30 }, (_, i) => frame(i)).filter((_, i) => i !== 7);
+    assert.deepEqual(bytesOf(copy.frames), bytesOf(expected));
+    assert.equal(result.madeUpFrames, 1);
+  });
+});
+
 describe('.vdb salvage of a file cut inside a page', () => {
   test('the rows of the cut page that lie before the cut are kept; those that held cut-off bytes are dropped, counted', async () => {
     // A reader (tryToFix) of a cut file reads the missing bytes as zeros: a row stored there comes back with zeros in

@@ -104,6 +104,8 @@ export function salvageVdb(
     const cutCheck = cutTwin && CutPageCheck.open(cutTwin);
     if (cutTwin && !cutCheck) problem('the rows of the page the cut went through cannot be told from made-up ones');
     let cutRows = 0;
+    /** Rows with columns the writer cannot have written (a NULL url, …): a reader still returns them, guessing. */
+    let mistypedRows = 0;
     const header = tryRead(() => src!.prepare(SQL.SELECT_HEADER).get(), problem, 'VLinkHeader');
     if (!header)
       throw new BagError('CORRUPT_FILE', 'VLinkHeader cannot be read: nothing to rebuild from', { file: source });
@@ -184,6 +186,7 @@ export function salvageVdb(
       const blob = row['data'];
       if (!isInteger(row['elapsed']) || !isInteger(row['url']) || !(blob instanceof Uint8Array || blob === null)) {
         lostRows++;
+        mistypedRows++;
         const named = isInteger(row['url']) ? urls.get(Number(row['url'])) : undefined;
         if (named) named.dropped++;
         else unattributed++;
@@ -301,7 +304,7 @@ export function salvageVdb(
       unattributedLostFrames: unattributedLost,
       lostBytes: lost > 0 || skipped === 0 ? lost : skipped,
       problems,
-      madeUpFrames: cutRows,
+      madeUpFrames: cutRows + mistypedRows,
     };
   } finally {
     try {

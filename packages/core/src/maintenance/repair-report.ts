@@ -28,7 +28,8 @@ export interface SalvageResult {
   problems: string[];
   /**
    * Frames a reader of the damaged input returns with bytes the input does not have (a cut page read with zeros in
-   * their place): not copied, and not counted as readable when the repair is weighed against a reader.
+   * their place) or with columns the writer cannot have written (a `.vdb` row whose url is NULL, read as url 0): not
+   * copied, and not counted as readable when the repair is weighed against a reader.
    */
   madeUpFrames?: number;
 }
@@ -48,8 +49,9 @@ export interface RepairReport {
   /** Frames in the repaired copy, which passed a full check before anything was replaced. */
   frames: number;
   /**
-   * Of `readableFrames`, those a reader returns with made-up bytes (zeros where a cut took the real ones): left out
-   * of the copy. A repair never holds fewer than `readableFrames − madeUpFrames`.
+   * Of `readableFrames`, those a reader returns with made-up bytes (zeros where a cut took the real ones) or guessed
+   * columns (a NULL url read as 0): left out of the copy. A repair never holds fewer than `readableFrames −
+   * madeUpFrames`.
    */
   madeUpFrames: number;
   /** Payload bytes in the repaired copy. */
