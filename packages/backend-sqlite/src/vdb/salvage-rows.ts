@@ -6,14 +6,6 @@ import * as SQL from './sql.js';
 // How the salvage of a .vdb reaches rows past damage: a cut file is padded so SQLite opens it at all, and the row
 // walk steps over damaged pages by rowid. Apart from salvage.ts, which decides what to keep of each row.
 
-/**
- * The rows as the salvage reads them: a payload stored as TEXT comes back as its stored bytes. One flipped bit turns a
- * BLOB's serial type into TEXT of the same length (found by fuzzing); the bytes are the payload's, and the reader
- * returns them too, so the row is kept (an INTEGER or REAL payload is no payload and is dropped in salvage.ts).
- */
-const SALVAGE_FRAMES =
-  "SELECT rowid, elapsed, url, action, CASE typeof(data) WHEN 'text' THEN CAST(data AS BLOB) ELSE data END AS data FROM VLinkDatas";
-
 /** The most rows a probe skips at once looking for readable rows after damaged pages. */
 const MAX_SKIP = 1 << 24;
 
@@ -68,7 +60,7 @@ export class CutPageCheck {
   /** The check, or undefined when the twin cannot even prepare the query (the cut reached the schema). */
   static open(twin: SqliteConnection): CutPageCheck | undefined {
     try {
-      return new CutPageCheck(twin.prepare(`${SALVAGE_FRAMES} WHERE rowid = ?;`));
+      return new CutPageCheck(twin.prepare(`${SQL.SALVAGE_FRAMES} WHERE rowid = ?;`));
     } catch {
       return undefined;
     }
@@ -129,7 +121,7 @@ function copyRowsFrom(
   problem: (line: string) => void,
   report: ((rowid: number) => void) | undefined,
 ): number {
-  const select = `${SALVAGE_FRAMES} WHERE rowid > ? ORDER BY rowid;`;
+  const select = `${SQL.SALVAGE_FRAMES} WHERE rowid > ? ORDER BY rowid;`;
   const probe = 'SELECT rowid FROM VLinkDatas WHERE rowid > ? ORDER BY rowid LIMIT 1;';
   let last = 0;
   let skipped = 0;

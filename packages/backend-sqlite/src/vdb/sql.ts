@@ -74,6 +74,14 @@ export const LAST_ELAPSED_INDEXED = 'SELECT elapsed FROM VLinkDatas ORDER BY ela
 export const SELECT_FRAMES = 'SELECT elapsed, url, action, data FROM VLinkDatas';
 
 /**
+ * The rows as the salvage reads them: a payload stored as TEXT comes back as its stored bytes. One flipped bit turns a
+ * BLOB's serial type into TEXT of the same length (found by fuzzing); the bytes are the payload's, and the reader
+ * returns them too, so the row is kept (an INTEGER or REAL payload is no payload and is dropped in salvage.ts); with the rowid, which the salvage walk steps by.
+ */
+export const SALVAGE_FRAMES =
+  "SELECT rowid, elapsed, url, action, CASE typeof(data) WHEN 'text' THEN CAST(data AS BLOB) ELSE data END AS data FROM VLinkDatas";
+
+/**
  * vlink-bag extension (format reference §2.13): frames that never reached the file, per url and cause, stored at
  * close. Created only when there is something to store; VLink's readers only query their own tables.
  */
