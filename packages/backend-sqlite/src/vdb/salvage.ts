@@ -249,8 +249,9 @@ export function salvageVdb(
         problem(`url ${u.url} had no type: set to ${u.type || 'Unknown'} from its first message`);
       if (!u.type) u.type = 'Unknown';
       if (u.count > 0 && !u.ser) {
-        // A damaged VLinkUrls row can lose its ser type; a url with messages needs one (check refuses the copy
-        // otherwise), and raw is what its payloads can still be read as, as for a url whose row is lost.
+        // No ser type: every frame of the url had an empty one (VLink stores none then, and its check refuses such
+        // a file) or damage took it. A url with messages needs one (the copy must pass check), and raw is what its
+        // payloads can still be read as, as for a url whose row is lost.
         problem(`url ${u.url} had no ser type: its ${u.count} rows are kept as ser raw`);
         u.ser = 'raw';
         u.encoding ||= 'raw';
