@@ -122,12 +122,13 @@ export function walkDataSection(
       if (opcode !== 0 && opcode !== Opcode.Header) {
         const checked = checkRecord(record, file);
         // A record's length may be damaged while its fields still parse (MCAP lets records carry bytes past their
-        // fields): when a chunk that decodes on its own starts inside the extent an index or channel record claims,
-        // that length is wrong and the walk resumes at the chunk (found by fuzzing: a message index grown from 22 to
-        // 4,118 bytes swallowed the chunk after it, 11 messages a reader still read). Only small records and unknown
-        // opcodes are looked into: an attachment or a message may well hold a whole MCAP file.
+        // fields): when a chunk that decodes on its own starts inside the extent of a record that does not parse,
+        // of an unknown opcode, or of a message index longer than its entries, that length is wrong and the walk
+        // resumes at the chunk (found by fuzzing: a message index grown from 22 to 4,118 bytes swallowed the chunk
+        // after it, 11 messages a reader still read). Sound records are not searched (check() walks every index),
+        // nor attachments and messages, which may well hold a whole MCAP file.
         const inside =
-          options.resync && (BagError.isInstance(checked) || lookInto(opcode))
+          options.resync && suspectLength(opcode, checked, length)
             ? findNextRecord(readable, loader, at + 1, end, file, { startsBefore: at + length, chunksOnly: true })
             : -1;
         if (inside > 0) {
@@ -248,12 +249,17 @@ function checkRecord(
 
 const CANDIDATES = new Set<number>([Opcode.Chunk, Opcode.Metadata, Opcode.DataEnd]);
 const CHUNK_ONLY = new Set<number>([Opcode.Chunk]);
-/**
- * Records whose extent the salvage walk checks for a chunk inside (see walkDataSection): the small index and channel
- * records, and any opcode the format does not define (a damaged opcode byte, whose length is then as suspect).
- */
 const KNOWN = new Set<number>(Object.values(Opcode));
-const lookInto = (opcode: number) => opcode === Opcode.MessageIndex || opcode === Opcode.Channel || !KNOWN.has(opcode);
+
+/**
+ * Whether a record's stated length may be wrong (see walkDataSection): it does not parse, its opcode is none the
+ * format defines (a damaged opcode byte, whose length is then as suspect), or it is a message index with bytes
+ * beyond its entries (what the writer never leaves).
+ */
+function suspectLength(opcode: number, checked: McapRecord | undefined | BagError, length: number): boolean {
+  if (BagError.isInstance(checked) || !KNOWN.has(opcode)) return true;
+  return checked?.type === 'MessageIndex' && length > RECORD_PREFIX + 6 + 16 * checked.records.length;
+}
 const SEARCH_BLOCK = 1024 * 1024;
 
 /**
