@@ -48,5 +48,6 @@ export { DropCounters, mergeCounterTables, sanitizeCounterTable } from './writer
 export type { CounterTable } from './writer/drop-counters.js';
 export { ProblemList, MAX_CHECK_PROBLEMS } from './maintenance/check-report.js';
 export { HelperThread, canWaitOnSharedMemory } from './runtime/helper-thread.js';
+export { inheritedExecArgv } from './runtime/exec-argv.js';
 export { concatBytes } from './util/bytes.js';
 export type { HelperThreadOptions } from './runtime/helper-thread.js';

@@ -1,5 +1,6 @@
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { BagError, type BagErrorCode } from '@vlink/bag-core';
+import { inheritedExecArgv } from '@vlink/bag-core/internal';
 import type { S3Location } from './s3-location.js';
 import { SharedBuffers } from './shared-buffers.js';
 import type { S3Options } from './s3-options.js';
@@ -81,6 +82,8 @@ export function acquireHelper(options: Omit<S3Options, 'fetch'>): RangeHelper {
     const worker = new Worker(new URL('./range-worker.js', import.meta.url), {
       workerData: { options, reply: reply.port2, signal },
       transferList: [reply.port2],
+      // Not the parent's flags as they are: under `node --input-type=module -` the helper's module failed to load.
+      execArgv: inheritedExecArgv(),
     });
     worker.unref();
     helperThreads.started++;

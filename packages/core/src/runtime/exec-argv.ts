@@ -49,3 +49,8 @@ export function workerExecArgv(parent: readonly string[]): string[] {
   }
   return out;
 }
+
+/** The flags a worker started by this process should get (see `workerExecArgv`); none outside Node-like runtimes. */
+export function inheritedExecArgv(): string[] {
+  return workerExecArgv((globalThis as { process?: { execArgv?: string[] } }).process?.execArgv ?? []);
+}

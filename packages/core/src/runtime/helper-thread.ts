@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { inheritedExecArgv } from './exec-argv.js';
 import type { BagError } from '../errors.js';
 import {
   failThread,
@@ -46,7 +47,9 @@ export class HelperThread {
 
   constructor(private readonly options: HelperThreadOptions) {
     this.control = options.control.control;
-    this.thread = new Worker(options.module, { workerData: options.workerData });
+    // Not the parent's flags as they are (see exec-argv.ts): under `node --input-type=module -` the helper's module
+    // failed to load, and the compressor it serves was silently never used.
+    this.thread = new Worker(options.module, { workerData: options.workerData, execArgv: inheritedExecArgv() });
     // The helper ends by itself after `stop`; it must never keep a process alive.
     this.thread.unref();
     // A helper that dies outside its own try (its module failed to load) is reported here, once this thread's event

@@ -1,4 +1,4 @@
-import { workerExecArgv } from './exec-argv.js';
+import { inheritedExecArgv } from './exec-argv.js';
 import type { WorkerLink } from './worker-link.js';
 
 /**
@@ -8,11 +8,8 @@ import type { WorkerLink } from './worker-link.js';
  */
 export async function spawnNodeWorker(entry: URL | string, label: string): Promise<WorkerLink> {
   const { Worker } = await import('node:worker_threads');
-  const parentArgv = (globalThis as { process?: { execArgv?: string[] } }).process?.execArgv ?? [];
   // Not the parent's flags as they are (see exec-argv.ts): `node --input-type=module -` would fail the worker.
-  const worker = new Worker(typeof entry === 'string' ? new URL(entry) : entry, {
-    execArgv: workerExecArgv(parentArgv),
-  });
+  const worker = new Worker(typeof entry === 'string' ? new URL(entry) : entry, { execArgv: inheritedExecArgv() });
   let exited = false;
   let failure: ((error: Error) => void) | undefined;
   const gone = new Promise<void>((resolve) =>
