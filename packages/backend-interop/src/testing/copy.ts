@@ -1,21 +1,9 @@
 import assert from 'node:assert/strict';
 import { BagReader, BagWriter, type BagWriterOptions, type CarriedRecords, type Info } from '@vlink/bag-core';
+import { foreignRecordings } from '@vlink/fixtures';
 
-/** Every foreign fixture, one per format variant (fixtures/foreign). */
-export const FIXTURES = [
-  'mcap/json.mcap',
-  'mcap/protobuf.mcap',
-  'mcap/ros1.mcap',
-  'mcap/ros2.mcap',
-  'mcap/unchunked.mcap',
-  'ros1/plain.bag',
-  'ros1/bz2.bag',
-  'ros1/lz4.bag',
-  'ros2/sqlite3',
-  'ros2/mcap',
-  'apollo/sensors.record',
-  'ulog/flight.ulg',
-];
+/** Every sound foreign recording, one per format variant (fixtures/foreign; the list is `@vlink/fixtures`'). */
+export const FIXTURES = foreignRecordings.map((recording) => recording.name);
 
 /** What `clone` carries from a source (the CLI's header-copy does the same): header, records, url encodings. */
 export function carryOf(reader: BagReader, info: Info): Partial<BagWriterOptions> {

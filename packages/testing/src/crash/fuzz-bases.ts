@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ActionType, BagWriter, SchemaType, type Frame, type WriterConfig } from '@vlink/bag';
-import { fixturePath } from '@vlink/fixtures';
+import { fixturePath, foreignRecordings } from '@vlink/fixtures';
 import { patternBytes, SAMPLE_PROTO_SCHEMA } from '@vlink/bag-core/testing';
 
 /**
@@ -120,28 +120,15 @@ export async function buildBases(format: FuzzFormat, dir: string): Promise<FuzzB
  * MCAP by the mcap library, ROS 1 and rosbag2 by rosbags, Apollo and ULog by their generators), a rosbag2 recording
  * as its whole folder (`main` "." is the folder the case is placed in), so `metadata.yaml` is mutated too.
  */
-const FOREIGN_FILES = [
-  'mcap/json.mcap',
-  'mcap/protobuf.mcap',
-  'mcap/ros1.mcap',
-  'mcap/ros2.mcap',
-  'mcap/unchunked.mcap',
-  'ros1/plain.bag',
-  'ros1/bz2.bag',
-  'ros1/lz4.bag',
-  'apollo/sensors.record',
-  'ulog/flight.ulg',
-  'ulog/edge.ulg',
-];
-const FOREIGN_FOLDERS = ['ros2/sqlite3', 'ros2/mcap', 'ros2/sqlite3-zstd-file', 'ros2/mcap-zstd-message'];
-
 function foreignBases(): FuzzBase[] {
   const load = (path: string) => new Uint8Array(readFileSync(path));
-  const bases: FuzzBase[] = FOREIGN_FILES.map((name) => {
-    const file = name.split('/')[1]!;
-    return { name, main: file, files: new Map([[file, load(fixturePath('foreign', name))]]), checksummed: false };
-  });
-  for (const name of FOREIGN_FOLDERS) {
+  const bases: FuzzBase[] = foreignRecordings
+    .filter((recording) => !recording.folder)
+    .map(({ name }) => {
+      const file = name.split('/')[1]!;
+      return { name, main: file, files: new Map([[file, load(fixturePath('foreign', name))]]), checksummed: false };
+    });
+  for (const { name } of foreignRecordings.filter((recording) => recording.folder)) {
     const dir = fixturePath('foreign', name);
     const files = new Map<string, Uint8Array>();
     for (const file of readdirSync(dir).sort())
