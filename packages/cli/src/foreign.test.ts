@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from '@vlink/fixtures/test';
-import { BagReader } from '@vlink/bag';
+import { BagReader, BagWriter } from '@vlink/bag';
 import { fixturePath } from '@vlink/fixtures';
 import { runCli, SLOW, tempDir } from './testing/harness.js';
 
@@ -161,6 +161,31 @@ describe('vlink-bag on foreign bags', () => {
         source.info.urls.map((u) => [u.url, u.ser, 'ros1']),
       );
       assert.equal(copied.info.processName, source.info.processName);
+    },
+  );
+
+  test(
+    'fix of a sound bag rewrites its summary sidecar; of a sound foreign recording (read-only) nothing',
+    SLOW,
+    async () => {
+      const ours = tmp.path('fix-sound-vcap');
+      mkdirSync(ours);
+      const writer = await BagWriter.create(join(ours, 'run.vcap'), { syncMode: true, summary: false });
+      writer.push({ timestamp: 5, url: '/x', data: new Uint8Array([1]), serType: 'raw', schemaType: 3, actionType: 5 });
+      await writer.close();
+      const fixed = await runCli(['fix', join(ours, 'run.vcap')]);
+      assert.equal(fixed.code, 0, fixed.stderr);
+      assert.deepEqual(readdirSync(ours).sort(), ['run.vcap', 'run.vcap.json']);
+      for (const name of ['plain.bag', 'json.mcap']) {
+        const dir = tmp.path(`fix-sound-${name}`);
+        mkdirSync(dir);
+        const path = join(dir, name);
+        copyFileSync(fixturePath('foreign', name.endsWith('.bag') ? 'ros1' : 'mcap', name), path);
+        const fix = await runCli(['fix', path]);
+        assert.equal(fix.code, 0, fix.stderr);
+        assert.equal(fix.stdout, `${path}: ok, nothing to fix\n`);
+        assert.deepEqual(readdirSync(dir), [name]);
+      }
     },
   );
 

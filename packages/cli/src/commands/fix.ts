@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { repairBag, summarizeBag, writeSummaryFile, type RepairReport } from '@vlink/bag';
+import { detectBackend, repairBag, summarizeBag, writeSummaryFile, type RepairReport } from '@vlink/bag';
 import { openBag, prepareOutput } from '../lib/bag-io.js';
 import { confirm } from '../lib/confirm.js';
 import { CliError, usageError } from '../lib/errors.js';
@@ -99,10 +99,15 @@ async function fixBag(path: string, flags: FixFlags): Promise<void> {
   if (!report.lossless) process.exitCode = 1;
 }
 
-/** Rewrites `<path>.json` (format reference §13) from the bag as it now is. */
+/**
+ * Rewrites `<path>.json` (format reference §13) from the bag as it now is, for the formats `fix` can repair: a foreign
+ * recording is read-only here, and gets nothing written beside it (`fix` on a sound ROS 1 bag left a `.bag.json`).
+ */
 async function rewriteSummary(path: string, errors: string[]): Promise<void> {
   const reader = await openBag(path);
   try {
+    // The same rule as the repair's (repair-file.ts): a backend without `salvage` reads a format we do not repair.
+    if ((await detectBackend(path)).salvage === undefined) return;
     writeSummaryFile(path, await summarizeBag(reader, { errors }));
   } finally {
     reader.close();
