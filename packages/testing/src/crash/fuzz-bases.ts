@@ -102,6 +102,10 @@ export async function buildBases(format: FuzzFormat, dir: string): Promise<FuzzB
       syncMode: true,
       startTimestamp: START,
       tagName: 'fuzz',
+      // Not the default (the process's name): a case replayed by another process (`--case`, regressions.test.ts)
+      // must get the bytes the runner mutated, or its mutation lands elsewhere and the finding does not reproduce.
+      // The name the runner's children (fuzz-child.js) wrote by default, so cases found before stay as they were.
+      processName: 'fuzz-child',
     });
     writer.pushSchema(SAMPLE_PROTO_SCHEMA);
     for (const frame of fuzzFrames())
@@ -136,4 +140,19 @@ function foreignBases(): FuzzBase[] {
     bases.push({ name, main: '.', files, checksummed: false });
   }
   return bases;
+}
+
+/**
+ * The digest of every file of every base the harness builds (`foreign` ones are read as committed), by
+ * `<format> <base>/<file>`; the summary sidecars are left out (they name the folder they were written in).
+ */
+export async function baseDigests(dir: string, digest: (bytes: Uint8Array) => string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const format of ['.vdb', '.vcap', '.vdbx', '.vcapx'] as const) {
+    for (const base of await buildBases(format, join(dir, format.slice(1)))) {
+      for (const [name, bytes] of base.files)
+        if (!name.endsWith('.json')) out[`${format} ${base.name}/${name}`] = digest(bytes);
+    }
+  }
+  return out;
 }
