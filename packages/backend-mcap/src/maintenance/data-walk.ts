@@ -2,7 +2,15 @@ import { BagError } from '@vlink/bag-core';
 import type { Codecs } from '../codecs.js';
 import type { Readable } from '../io/readable.js';
 import { ChunkLoader, type ChunkRecords } from '../mcap/chunk-loader.js';
-import { CHUNK_FIXED, DATA_END_RECORD, MESSAGE_FIXED, Opcode, RECORD_PREFIX, TWO_32 } from '../mcap/constants.js';
+import {
+  CHUNK_FIXED,
+  DATA_END_RECORD,
+  FOOTER_RECORD,
+  MESSAGE_FIXED,
+  Opcode,
+  RECORD_PREFIX,
+  TWO_32,
+} from '../mcap/constants.js';
 import { asBagError, corrupt } from '../mcap/corruption.js';
 import { parseRecord } from '../mcap/record-parser.js';
 import { RecordWindow } from '../mcap/record-window.js';
@@ -108,8 +116,27 @@ export function walkDataSection(
       const bytes = { buf, view, at: i };
       const record: WholeRecord = { buf, view, i, length, offset: at };
       if (opcode === Opcode.DataEnd || opcode === Opcode.Footer) {
-        visit({ kind: 'end', offset: at, length, opcode, ...bytes });
-        return;
+        // An end record of another size than its fields' may be a damaged opcode, whose length is then another
+        // record's: when a chunk that decodes follows it in the data section, the data goes on (found by fuzzing: a
+        // message index's opcode 7 flipped into DataEnd's 15 ended the walk, and the repair lost the 12 messages a
+        // reader still read in the chunks after it). A sound end record is not searched past.
+        const size = opcode === Opcode.DataEnd ? DATA_END_RECORD : FOOTER_RECORD;
+        const after =
+          options.resync && length !== size && at + length < end
+            ? findNextRecord(readable, loader, at + 1, end, file, { chunksOnly: true })
+            : -1;
+        if (after < 0) {
+          visit({ kind: 'end', offset: at, length, opcode, ...bytes });
+          return;
+        }
+        const reason = corrupt(
+          `end record (opcode ${opcode}) of ${length} bytes before the chunk at ${after}`,
+          file,
+          at,
+        );
+        visit({ kind: 'damaged', offset: at, length: after - at, chunk: false, reason });
+        win = new RecordWindow(readable, after, end, file);
+        continue;
       }
       if (opcode === Opcode.Chunk) {
         const decoded = decodeChunk(loader, record, file);
