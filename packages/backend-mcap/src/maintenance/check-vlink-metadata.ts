@@ -1,6 +1,6 @@
 import { FORMAT_VERSION } from '@vlink/bag-core';
 import type { Channel, Metadata } from '../mcap/records.js';
-import { CHANNEL_METADATA_PREFIX, HEADER_METADATA } from '../vcap/vcap-format.js';
+import { CHANNEL_METADATA_PREFIX, HEADER_METADATA, isHeaderMetadata } from '../vcap/vcap-format.js';
 import type { ReportProblem } from './check-problems.js';
 import type { ChannelTally } from './vlink-channel-meta.js';
 
@@ -18,6 +18,9 @@ export function checkVlinkMetadata(
 ): void {
   const headers = metadata.filter((m) => m.record.name === HEADER_METADATA);
   if (headers.length !== 1) problem(`${headers.length} VLinkHeader metadata records (expected 1)`);
+  const first = metadata[0];
+  if (headers.length === 0 && first && isHeaderMetadata(first.record.name, first.record.metadata))
+    problem(`the VLinkHeader record at ${first.offset} has a damaged name (${JSON.stringify(first.record.name)})`);
   const header = headers[0]?.record.metadata;
   if (header) {
     for (const key of ['version', 'compress', 'process', 'date', 'timezone'])

@@ -9,7 +9,7 @@ import type { Channel, ChunkIndex, Metadata, MetadataIndex, Schema } from '../mc
 import { readHeader, readSummary, type Summary } from '../mcap/summary.js';
 import { writeChannel, writeSchema } from '../mcap/record-encoder.js';
 import { writeFileTail } from '../mcap/summary-writer.js';
-import { CHANNEL_METADATA_PREFIX, HEADER_METADATA, VLINK_PROFILE } from '../vcap/vcap-format.js';
+import { CHANNEL_METADATA_PREFIX, HEADER_METADATA, isHeaderMetadata, VLINK_PROFILE } from '../vcap/vcap-format.js';
 import { BufferedSink } from './buffered-sink.js';
 import type { SalvagedChunk } from './chunk-salvage.js';
 import { walkDataSection, type WalkItem } from './data-walk.js';
@@ -256,13 +256,13 @@ class Rebuilder implements ChunkRebuildContext {
           if (!this.channelMetadata.has(id) && Number.isInteger(id)) this.channelMetadata.set(id, m);
           return;
         }
-        if (m.name === HEADER_METADATA && this.vlink) {
-          // The first one counts (the reader uses it); a damaged one is rewritten at the end, repaired.
-          if (this.header) return;
+        if (this.vlink && !this.header && isHeaderMetadata(m.name, m.metadata)) {
+          // The first one counts (the reader uses it); a damaged one, or one under a damaged name, is rewritten at
+          // the end, repaired.
           this.header = m.metadata;
-          if (!headerNeedsRepair(m.metadata)) this.headerWritten = true;
+          if (m.name === HEADER_METADATA && !headerNeedsRepair(m.metadata)) this.headerWritten = true;
           else return;
-        }
+        } else if (m.name === HEADER_METADATA && this.vlink) return;
         this.metadataIndexes.push({ offset: BigInt(this.out.position()), length: BigInt(item.length), name: m.name });
         this.out.write(bytes);
         return;

@@ -228,3 +228,36 @@ describe('the data-section CRC', () => {
     );
   });
 });
+
+describe('the VLinkHeader under a damaged name (found by fuzzing: every frame moved to the first one time)', () => {
+  test('reading keeps the recording start, check names the damage, the repair writes the header back', async () => {
+    const bytes = await recordToBytes(mixedFrames(30), { cacheSize: 1500 });
+    const original = readFrames(await openBytes(bytes)).map(key);
+    const damaged = bytes.slice();
+    damaged[Buffer.from(bytes).indexOf('VLinkHeader') + 7] = 0xc2; // "VLinkHe\xc2der"
+    // Cut at the DataEnd, so that no summary (whose index still names the record right) points at it.
+    const dataEnd = layout(bytes).boundaries.find((b) => bytes[b] === Opcode.DataEnd)!;
+    const cut = damaged.subarray(0, dataEnd);
+    const reader = await openBytes(cut, true);
+    try {
+      assert.deepEqual(readFrames(reader).map(key), original);
+      const quick = (await reader.verify({ quick: true })).problems.map((p) => p.message);
+      assert.ok(
+        quick.some((p) => /VLinkHeader record's name is damaged/.test(p)),
+        quick.join('\n'),
+      );
+    } finally {
+      reader.close();
+    }
+    const problems = checkVcapReadable(new MemoryReadable(damaged), codecs).problems;
+    assert.ok(
+      problems.some((p) => /VLinkHeader record at \d+ has a damaged name/.test(p)),
+      problems.join('\n'),
+    );
+    for (const source of [damaged, cut]) {
+      const { bytes: repaired } = salvage(source);
+      assert.deepEqual(readFrames(await openBytes(repaired)).map(key), original);
+      assert.deepEqual(checkVcapReadable(new MemoryReadable(repaired), codecs).problems, []);
+    }
+  });
+});

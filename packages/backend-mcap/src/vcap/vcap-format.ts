@@ -15,6 +15,17 @@ export function writesZstdChunks(config: Pick<ResolvedWriterConfig, 'cacheSize' 
 }
 
 export const HEADER_METADATA = 'VLinkHeader';
+/** Keys every VLinkHeader has and no other record we write: the header still, when its name is damaged. */
+const HEADER_KEYS = ['version', 'compress', 'start_timestamp'];
+
+/**
+ * Whether a metadata record is a `.vcap`'s VLinkHeader: by its name, or, where that name is damaged, by the keys only
+ * the header has (found by fuzzing: one garbled byte of the name lost the recording's start time, and every frame's
+ * time moved to the first message's). Readers take the first such record; the writer writes it first.
+ */
+export function isHeaderMetadata(name: string, metadata: ReadonlyMap<string, string>): boolean {
+  return name === HEADER_METADATA || HEADER_KEYS.every((key) => metadata.has(key));
+}
 export const CHANNEL_METADATA_PREFIX = 'VLinkChannel_';
 /** vlink-bag (format reference §5.5): frames that never reached the file, per url (JSON cause → count). */
 export const COUNTERS_METADATA = 'VLinkBagCounters';

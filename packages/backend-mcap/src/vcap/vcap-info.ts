@@ -14,8 +14,14 @@ import {
 import { sanitizeCounterTable } from '@vlink/bag-core/internal';
 import type { Info, UrlKind, UrlMeta } from '@vlink/bag-core';
 import type { McapFileReader } from '../mcap/mcap-reader.js';
-import type { Channel, Statistics } from '../mcap/records.js';
-import { CHANNEL_METADATA_PREFIX, COUNTERS_METADATA, HEADER_METADATA, VLINK_PROFILE } from './vcap-format.js';
+import type { Channel, Metadata, Statistics } from '../mcap/records.js';
+import {
+  CHANNEL_METADATA_PREFIX,
+  COUNTERS_METADATA,
+  HEADER_METADATA,
+  isHeaderMetadata,
+  VLINK_PROFILE,
+} from './vcap-format.js';
 
 /** What frames of one channel carry besides data and time. */
 export interface ChannelTemplate {
@@ -33,6 +39,20 @@ export interface VcapLayout {
   templates: Map<number, ChannelTemplate>;
   /** Whether the file follows VLink's profile (else a foreign MCAP file, read-only). */
   vlink: boolean;
+  /** The damaged name the VLinkHeader was found under (see `isHeaderMetadata`), when not its own. */
+  headerName?: string;
+}
+
+/** The file's first metadata record when it is a VLinkHeader under a damaged name (undefined when it is not). */
+function renamedHeader(reader: McapFileReader): Metadata | undefined {
+  const first = [...reader.metadataLocations].sort((a, b) => a.offset - b.offset)[0];
+  if (!first) return undefined;
+  try {
+    const record = reader.readMetadata(first);
+    return isHeaderMetadata(record.name, record.metadata) ? record : undefined;
+  } catch {
+    return undefined; // a damaged record is no header
+  }
 }
 
 const UNKNOWN = 'Unknown';
@@ -63,9 +83,14 @@ export function describeVcap(reader: McapFileReader, path: string, fileSize: num
   let tagName = 'Empty';
   let timezone = 0;
   let startTimestamp: number | undefined;
+  let headerName: string | undefined;
   if (vlink) {
-    const header = reader.metadata(HEADER_METADATA)[0]?.metadata;
-    if (!header) complete = false;
+    let header = reader.metadata(HEADER_METADATA)[0]?.metadata;
+    if (!header) {
+      complete = false;
+      const first = renamedHeader(reader);
+      if (first) [headerName, header] = [first.name, first.metadata];
+    }
     const get = (key: string) => {
       const value = header?.get(key);
       if (!value) complete = false;
@@ -222,7 +247,13 @@ export function describeVcap(reader: McapFileReader, path: string, fileSize: num
   };
   const counters = readCounters(reader);
   if (counters) info.counters = counters;
-  return { info, startNs: BigInt(startTimestamp) * 1_000_000n, templates, vlink };
+  return {
+    info,
+    startNs: BigInt(startTimestamp) * 1_000_000n,
+    templates,
+    vlink,
+    ...(headerName === undefined ? {} : { headerName }),
+  };
 }
 
 /** The last `VLinkBagCounters` record (vlink-bag, format reference §5.5): url → JSON cause → count. */

@@ -238,6 +238,8 @@ function quickCheck(mcap: McapFileReader, layout: VcapLayout, problems: ProblemL
   if (mcap.damagedChunks > 0) problems.add(`${mcap.damagedChunks} damaged chunks`);
   if (mcap.strayMessages > 0) problems.add(`${mcap.strayMessages} loose message records among chunks (damage) skipped`);
   if (mcap.stopReason) problems.add(`the data ends early: ${mcap.stopReason.message}`, { offset: mcap.stoppedAt ?? 0 });
+  if (layout.headerName !== undefined)
+    problems.add(`the VLinkHeader record's name is damaged (${JSON.stringify(layout.headerName)}): read as the header`);
   if (!layout.info.hasCompleted) problems.add('the file is incomplete (VLinkHeader or VLinkChannel_* records missing)');
   const counts = mcap.statistics.channelMessageCounts;
   for (const meta of layout.info.urls) {
