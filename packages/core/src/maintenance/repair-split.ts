@@ -5,6 +5,7 @@ import { dumpJson, type JsonValue } from '../split/json-dump.js';
 import { MANIFEST_FLOAT_KEYS, type ManifestFlavor } from '../split/manifest.js';
 import { listedSegments } from '../split/manifest-parse.js';
 import { addRecoveredTotals, recoveredUrlsJson } from '../split/segment-recovery.js';
+import { recordingStart } from '../split/recording-start.js';
 import { splitPath, stemOf } from '../split/split-files.js';
 import { unlistedSegmentNames } from '../split/segment-recovery.js';
 import { BagReader } from '../reader/bag-reader.js';
@@ -40,6 +41,8 @@ export async function repairSplit(path: string, options: RepairOptions, fs: Repa
   const segments: RepairReport[] = [];
   const kept: Array<{ name: string; info: Info; offsetUs: number }> = [];
   let firstStart: number | undefined;
+  const oldStart = (root?.['VLinkHeader'] as Record<string, unknown> | undefined)?.['start_timestamp'];
+  const manifestStart = typeof oldStart === 'number' && Number.isSafeInteger(oldStart) && oldStart > 0 ? oldStart : 0;
   for (const [index, segment] of names.entries()) {
     // A segment's own progress becomes a fraction of its place in the recording.
     const progress = options.onProgress;
@@ -71,7 +74,8 @@ export async function repairSplit(path: string, options: RepairOptions, fs: Repa
     progress?.({ done: index + 1, total: names.length, unit: 'segments' });
     segments.push(report);
     const info = await segmentInfo(outDir + outName);
-    firstStart ??= info.startTimestamp;
+    // The same base as the reader's (recording-start.ts), or the rebuilt manifest would disagree with the segments.
+    firstStart ??= recordingStart(info.startTimestamp, manifestStart);
     kept.push({ name: outName, info, offsetUs: flavor === 'vcapx' ? (info.startTimestamp - firstStart) * 1000 : 0 });
   }
   if (kept.length === 0)

@@ -7,6 +7,7 @@ import { deriveSegment, factsDisagreement, urlKeyOf, type SegmentFacts } from '.
 import type { ChainSegments } from './segment-sequence.js';
 import type { SplitReaderFormat } from './split-format.js';
 import { segmentUnreadable } from './split-segments.js';
+import { recordingStart } from './recording-start.js';
 
 /** Segments kept open at once when none is in use: a long recording is read with a few files open, not all. */
 export const MAX_OPEN_SEGMENTS = 4;
@@ -47,7 +48,7 @@ export class LazySegments implements ChainSegments {
     private readonly maxOpen = MAX_OPEN_SEGMENTS,
   ) {
     const derived = facts.map((f) => deriveSegment(f, manifest.startTimestamp));
-    const firstStart = derived[0]?.startTimestamp ?? manifest.startTimestamp;
+    const firstStart = recordingStart(derived[0]?.startTimestamp, manifest.startTimestamp);
     this.baseShiftUs = format.rebaseOnFirstSegment ? (firstStart - manifest.startTimestamp) * 1000 : 0;
     this.slots = facts.map((f, i) => {
       const offsetUs = format.rebaseOnFirstSegment ? (derived[i]!.startTimestamp - firstStart) * 1000 : 0;

@@ -10,6 +10,7 @@ import { compareManifestTotals, compareSegmentFacts } from './manifest-totals.js
 import { parseManifest, type ParsedManifest } from './manifest-parse.js';
 import { openSegments, progressWithin, SegmentChain, startSegment, type SequencedSegment } from './segment-sequence.js';
 import { type LazySegments, openLazily } from './lazy-segments.js';
+import { recordingStart } from './recording-start.js';
 import { recordingFacts } from './recovered-facts.js';
 import { addRecoveredTotals, repairedManifestText, unlistedSegmentNames } from './segment-recovery.js';
 import {
@@ -376,7 +377,7 @@ export class SplitReader implements BackendReader {
   }
 
   private sequenceOf(opened: readonly OpenedSegment[]): SequencedSegment[] {
-    const firstStart = opened[0]?.reader.info().startTimestamp ?? 0;
+    const firstStart = recordingStart(opened[0]?.reader.info().startTimestamp, this.manifest.startTimestamp);
     return opened.map((o) => ({
       reader: o.reader,
       offsetUs: this.format.rebaseOnFirstSegment ? (o.reader.info().startTimestamp - firstStart) * 1000 : 0,
