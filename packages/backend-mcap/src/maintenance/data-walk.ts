@@ -170,6 +170,13 @@ export function walkDataSection(
         continue;
       }
       bad = corrupt(`unexpected opcode ${opcode} in the data section`, file, at);
+      // Only its opcode byte may be damaged: where its length leads to the start of a record, go on there, as a
+      // reader does (found by fuzzing: in a file without chunks, one zeroed opcode made the search for the next
+      // chunk skip every loose message after it, 42 a reader still read).
+      if (options.resync && startsRecord(readable, at + length, end)) {
+        visit({ kind: 'damaged', offset: at, length, chunk: false, reason: bad });
+        continue;
+      }
     }
     bad ??= corrupt('data section ends in the middle of a record', file, at);
     const next = options.resync ? findNextRecord(readable, loader, at + 1, end, file) : -1;
@@ -288,6 +295,19 @@ function suspectLength(opcode: number, checked: McapRecord | undefined | BagErro
   return checked?.type === 'MessageIndex' && length > RECORD_PREFIX + 6 + 16 * checked.records.length;
 }
 const SEARCH_BLOCK = 1024 * 1024;
+
+/** Whether a record of a known opcode, whose length fits the data section, starts at `pos` (or the data ends there). */
+function startsRecord(readable: Readable, pos: number, end: number): boolean {
+  if (pos === end) return true;
+  if (end - pos < RECORD_PREFIX) return false;
+  const prefix = readable.read(pos, RECORD_PREFIX, new Uint8Array(RECORD_PREFIX));
+  const view = new DataView(prefix.buffer, prefix.byteOffset, RECORD_PREFIX);
+  const hi = view.getUint32(5, true);
+  const op = prefix[0]!;
+  return (
+    op !== 0 && KNOWN.has(op) && hi <= 0x1fffff && RECORD_PREFIX + hi * TWO_32 + view.getUint32(1, true) <= end - pos
+  );
+}
 
 /**
  * The offset of the next record in [from, end) that validates completely on its own: a chunk that decodes with all
