@@ -41,7 +41,7 @@ describe('ROS 1 bags written by rosbag read as rosbags reads them', () => {
 describe('ROS 2 bag folders written by rosbag2 read as rosbags reads them', () => {
   for (const relative of expectedBags('ros2')) {
     test(relative, { skip: absentRecording(relative) }, async () => {
-      // rosbags yields log-time order; the storages are read as rosbag2 reads them (mcap in file order).
+      // rosbags merges all storage files by log time; rosbag2 (and this reader) reads them one after the other.
       const { reader, info, expected } = await checkFixture(relative, { sorted: true });
       try {
         assert.equal(info.format, 'rosbag2');

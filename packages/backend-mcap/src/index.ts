@@ -17,8 +17,10 @@ export { McapWriter } from './mcap/mcap-writer.js';
 export type { McapWriterOptions } from './mcap/mcap-writer.js';
 export { McapFileReader } from './mcap/mcap-reader.js';
 export type { McapReaderOptions, ReadMode } from './mcap/mcap-reader.js';
-export { MessageCursor } from './mcap/message-cursor.js';
-export type { MessageQuery } from './mcap/message-cursor.js';
+// Cursors come from `McapFileReader.cursor()`; their classes are exported as types only.
+export type { MessageCursor, MessageFields, MessageStream } from './mcap/message-cursor.js';
+export type { MessageQuery } from './mcap/message-filter.js';
+export type { LogTimeCursor } from './mcap/log-time-cursor.js';
 export { streamRecords } from './mcap/record-stream.js';
 export type * from './mcap/records.js';
 export { crc32 } from './mcap/crc32.js';

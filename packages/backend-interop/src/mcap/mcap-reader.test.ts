@@ -13,7 +13,7 @@ registerAll();
 const dir = mkdtempSync(join(tmpdir(), 'vlink-interop-mcap-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const FILES = ['json.mcap', 'protobuf.mcap', 'ros1.mcap', 'ros2.mcap', 'unchunked.mcap'];
+const FILES = ['json.mcap', 'protobuf.mcap', 'ros1.mcap', 'ros2.mcap', 'unchunked.mcap', 'out-of-order.mcap'];
 
 describe('plain MCAP files written by the mcap Python writers read as mcap.reader reads them', () => {
   for (const name of FILES) {

@@ -47,8 +47,10 @@ interface ChannelTemplate {
 /**
  * Any MCAP file through the Backend seam (`@vlink/bag-mcap`'s record reader underneath): topic → url, schema name →
  * ser, encodings → family, `log_time` → timestamp and `publish_time` → publishTime (µs since the start, floored),
- * `sequence`, metadata records and attachments into Info. Files of the VLink profile are handed to `VcapReader`,
- * which knows VLink's channel metadata (actions, losses).
+ * `sequence`, metadata records and attachments into Info. Messages come in log-time order, ties in file order, as
+ * the reference readers give them (`@mcap/core`'s indexed reader, the `mcap` CLI, rosbag2). Files of the VLink
+ * profile are handed to `VcapReader`, which knows VLink's channel metadata (actions, losses) and reads in file order
+ * as VLink does.
  */
 export class McapForeignReader extends ForeignReader {
   private readonly byId: Array<ChannelTemplate | undefined> = [];
@@ -180,6 +182,7 @@ export class McapForeignReader extends ForeignReader {
     const endTime = endUs === undefined ? undefined : this.base.nsAtEndOfUs(endUs);
     if (startTime !== undefined && endTime !== undefined && startTime > endTime) return;
     const cursor = this.mcap.cursor({
+      order: 'log-time',
       ...(startTime === undefined ? {} : { startTime: startTime < 0n ? 0n : startTime }),
       ...(endTime === undefined ? {} : { endTime }),
       ...(channelIds ? { channelIds } : {}),

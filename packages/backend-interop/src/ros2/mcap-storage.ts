@@ -9,7 +9,7 @@ const decoder = new TextDecoder();
 
 /**
  * A rosbag2 mcap storage file through `@vlink/bag-mcap`'s record reader: channels are topics, schema records the
- * message definitions, messages in file order with their `publish_time` and `sequence`.
+ * message definitions, messages in log-time order (as rosbag2 plays them) with their `publish_time` and `sequence`.
  */
 export class McapStorage implements Ros2Storage {
   readonly identifier = 'mcap';
@@ -70,6 +70,7 @@ export class McapStorage implements Ros2Storage {
   *messages(window: MessageWindow, base: TimeBase): IterableIterator<StorageMessage> {
     if (window.keys?.length === 0) return;
     const cursor = this.mcap.cursor({
+      order: 'log-time',
       ...(window.beginUs === undefined ? {} : { startTime: base.nsAtUs(window.beginUs) }),
       ...(window.endUs === undefined ? {} : { endTime: base.nsAtEndOfUs(window.endUs) }),
       ...(window.keys ? { channelIds: window.keys } : {}),

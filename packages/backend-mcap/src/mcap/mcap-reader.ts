@@ -6,7 +6,9 @@ import { ChunkLoader } from './chunk-loader.js';
 import { Opcode } from './constants.js';
 import { asBagError, corrupt } from './corruption.js';
 import { scanDataSection, type MetadataLocation } from './data-scan.js';
-import { MessageCursor, type MessageQuery } from './message-cursor.js';
+import { LogTimeCursor } from './log-time-cursor.js';
+import { MessageCursor, type MessageStream } from './message-cursor.js';
+import { MessageFilter, type MessageQuery } from './message-filter.js';
 import { parseRecord } from './record-parser.js';
 import type { Channel, ChunkIndex, Footer, Header, Message, Metadata, Schema, Statistics } from './records.js';
 import { readHeader, readSummary, type Summary } from './summary.js';
@@ -37,7 +39,8 @@ export type ReadMode =
 
 /**
  * The record-level MCAP reader the backend is built on: header, summary records, metadata and messages of one file,
- * with a linear scan when the summary cannot be used (see `ReadMode`). Messages come in file order.
+ * with a linear scan when the summary cannot be used (see `ReadMode`). Messages come in file order unless the query
+ * asks for log-time order.
  */
 export class McapFileReader {
   readonly header: Header;
@@ -159,20 +162,20 @@ export class McapFileReader {
   }
 
   /**
-   * The fast path: a cursor over the messages matching `query`, in file order. Each cursor has its own buffers, so
-   * cursors may be interleaved; a message's `data` stays valid until that cursor's next step.
+   * The fast path: a cursor over the messages matching `query`, in file order or, with `order: 'log-time'`, by log
+   * time. Each cursor has its own buffers, so cursors may be interleaved; a message's `data` stays valid until that
+   * cursor's next step.
    */
-  cursor(query: MessageQuery = {}): MessageCursor {
-    const loader = new ChunkLoader(
-      this.readable,
-      this.options.codecs,
-      this.options.validateCrcs ?? true,
-      this.options.file,
-    );
-    return new MessageCursor(this.readable, loader, this.blocks, query, this.options.file);
+  cursor(query: MessageQuery = {}): MessageStream {
+    const { codecs, file } = this.options;
+    const validateCrcs = this.options.validateCrcs ?? true;
+    const newLoader = () => new ChunkLoader(this.readable, codecs, validateCrcs, file);
+    const filter = new MessageFilter(query);
+    if (query.order === 'log-time') return new LogTimeCursor(this.readable, newLoader, this.blocks, filter, file);
+    return new MessageCursor(this.readable, newLoader(), this.blocks, filter, file);
   }
 
-  /** Messages as records (bigint times, `data` a view valid until the next step), in file order. */
+  /** Messages as records (bigint times, `data` a view valid until the next step), in the query's order. */
   *messages(query: MessageQuery = {}): IterableIterator<Message> {
     const c = this.cursor(query);
     while (c.next()) {

@@ -1,26 +1,39 @@
 import type { Readable } from '../io/readable.js';
-import { joinTime, splitTime, type Block } from './blocks.js';
+import { joinTime, type Block } from './blocks.js';
 import type { ChunkLoader } from './chunk-loader.js';
 import { MESSAGE_FIXED, Opcode, RECORD_PREFIX } from './constants.js';
 import { corrupt } from './corruption.js';
+import type { MessageFilter } from './message-filter.js';
 import { RecordWindow } from './record-window.js';
 
-export interface MessageQuery {
-  /** Inclusive log time bounds in ns since the epoch. */
-  startTime?: bigint;
-  endTime?: bigint;
-  /** Channel ids to keep; undefined keeps all. */
-  channelIds?: Iterable<number>;
+export type { MessageQuery } from './message-filter.js';
+
+/** The current message of a cursor: what `next()` fills in. */
+export interface MessageFields {
+  channelId: number;
+  sequence: number;
+  /** Log time (ns since the epoch) as two 32-bit halves; `logTime` joins them. */
+  timeHi: number;
+  timeLo: number;
+  publishHi: number;
+  publishLo: number;
+  /** The payload: a view valid until the cursor's next step. */
+  data: Uint8Array;
 }
 
-const MAX_HI = 0xffffffff;
+/** A pull-style cursor over messages: after `next()` returns true its fields describe the current message. */
+export interface MessageStream extends MessageFields {
+  readonly logTime: bigint;
+  readonly publishTime: bigint;
+  next(): boolean;
+}
 
 /**
  * Pull-style iteration over messages in file order (blocks by offset, records in order inside each block), with no
  * allocation per message: after `next()` returns true the fields describe the current message and `data` is a view
  * into the chunk or window buffer, valid until the next call. 64-bit times are kept as 32-bit halves.
  */
-export class MessageCursor {
+export class MessageCursor implements MessageStream {
   channelId = 0;
   sequence = 0;
   timeHi = 0;
@@ -50,27 +63,16 @@ export class MessageCursor {
     private readonly readable: Readable,
     private readonly loader: ChunkLoader,
     blocks: readonly Block[],
-    query: MessageQuery,
+    filter: MessageFilter,
     private readonly file: string | undefined,
   ) {
-    const start = query.startTime ?? 0n;
-    const end = query.endTime ?? 0xffffffffffffffffn;
-    [this.sHi, this.sLo] = splitTime(start < 0n ? 0n : start);
-    [this.eHi, this.eLo] = end > 0xffffffffffffffffn ? [MAX_HI, MAX_HI] : splitTime(end);
-    let wanted: Set<number> | undefined;
-    if (query.channelIds) {
-      wanted = new Set(query.channelIds);
-      this.flags = new Uint8Array(65536);
-      for (const id of wanted) if (id >= 0 && id < 65536) this.flags[id] = 1;
-    }
-    this.blocks = blocks.filter((b) => {
-      if (start > end || b.endTime < start || b.startTime > end) return false;
-      if (wanted && b.channels) {
-        for (const id of b.channels) if (wanted.has(id)) return true;
-        return false;
-      }
-      return true;
-    });
+    // Copied into fields of their own: `accept` runs per message.
+    this.flags = filter.flags;
+    this.sHi = filter.sHi;
+    this.sLo = filter.sLo;
+    this.eHi = filter.eHi;
+    this.eLo = filter.eLo;
+    this.blocks = blocks.filter((b) => filter.wants(b));
   }
 
   get logTime(): bigint {

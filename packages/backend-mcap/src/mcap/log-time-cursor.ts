@@ -1,0 +1,247 @@
+import type { Readable } from '../io/readable.js';
+import { joinTime, splitTime, type Block } from './blocks.js';
+import type { ChunkLoader } from './chunk-loader.js';
+import { type MessageFields, MessageCursor, type MessageStream } from './message-cursor.js';
+import type { MessageFilter } from './message-filter.js';
+
+/** One block of the merge: its next message's log time (`hi`/`lo`) and how to hand that message out. */
+interface OpenBlock {
+  /** File offset of the block: breaks ties between blocks (file order). */
+  readonly offset: number;
+  /** The block's own loader, whose buffer holds its messages; lent to the next block once this one is done. */
+  readonly loader: ChunkLoader;
+  hi: number;
+  lo: number;
+  /** Moves to the block's next message; false when there is none. */
+  step(): boolean;
+  /** Copies the current message into `out`. */
+  emit(out: MessageFields): void;
+}
+
+/** Per message of a `SortedChunk`: log time, publish time (32-bit halves), sequence, channel id. */
+const STRIDE = 6;
+
+/**
+ * The wanted messages of one chunk, indexed when the chunk is opened and handed out in log-time order (file order for
+ * ties): a chunk written out of order is sorted, a sorted one is not touched. The payloads stay views into the
+ * loader's buffer, which this chunk keeps until it is done. A chunk that turns out damaged part-way hands out what
+ * came before the damage, then throws its error, as the file-order cursor does.
+ */
+class SortedChunk implements OpenBlock {
+  hi = 0;
+  lo = 0;
+  private readonly fields: Uint32Array;
+  private readonly data: Uint8Array[] = [];
+  private readonly count: number;
+  private readonly order: Uint32Array | undefined;
+  private readonly error: unknown;
+  private k = -1;
+  private at = 0;
+
+  constructor(
+    cursor: MessageCursor,
+    readonly offset: number,
+    readonly loader: ChunkLoader,
+  ) {
+    let fields = new Uint32Array(STRIDE * 256);
+    let n = 0;
+    let sorted = true;
+    let error: unknown;
+    try {
+      while (cursor.next()) {
+        if ((n + 1) * STRIDE > fields.length) {
+          const grown = new Uint32Array(fields.length * 2);
+          grown.set(fields);
+          fields = grown;
+        }
+        const i = n * STRIDE;
+        const hi = cursor.timeHi;
+        const lo = cursor.timeLo;
+        if (n > 0 && (hi < fields[i - STRIDE]! || (hi === fields[i - STRIDE]! && lo < fields[i - STRIDE + 1]!)))
+          sorted = false;
+        fields[i] = hi;
+        fields[i + 1] = lo;
+        fields[i + 2] = cursor.publishHi;
+        fields[i + 3] = cursor.publishLo;
+        fields[i + 4] = cursor.sequence;
+        fields[i + 5] = cursor.channelId;
+        this.data.push(cursor.data);
+        n++;
+      }
+    } catch (caught) {
+      error = caught;
+    }
+    this.fields = fields;
+    this.count = n;
+    this.error = error;
+    if (!sorted) {
+      const order = new Uint32Array(n);
+      for (let i = 0; i < n; i++) order[i] = i;
+      // Typed-array sort is not guaranteed stable: the index breaks ties.
+      order.sort((a, b) => {
+        const x = a * STRIDE;
+        const y = b * STRIDE;
+        return fields[x]! - fields[y]! || fields[x + 1]! - fields[y + 1]! || a - b;
+      });
+      this.order = order;
+    }
+  }
+
+  step(): boolean {
+    if (++this.k >= this.count) {
+      if (this.error !== undefined) throw this.error;
+      return false;
+    }
+    const i = this.order ? this.order[this.k]! : this.k;
+    this.at = i;
+    this.hi = this.fields[i * STRIDE]!;
+    this.lo = this.fields[i * STRIDE + 1]!;
+    return true;
+  }
+
+  emit(out: MessageFields): void {
+    const f = this.fields;
+    const i = this.at * STRIDE;
+    out.timeHi = f[i]!;
+    out.timeLo = f[i + 1]!;
+    out.publishHi = f[i + 2]!;
+    out.publishLo = f[i + 3]!;
+    out.sequence = f[i + 4]!;
+    out.channelId = f[i + 5]!;
+    out.data = this.data[this.at]!;
+  }
+}
+
+/**
+ * Records outside chunks (a file written without chunks) in file order: such a span may be the whole data section, so
+ * it is streamed, never indexed, as every streaming MCAP reader reads it.
+ */
+class StreamedSpan implements OpenBlock {
+  hi = 0;
+  lo = 0;
+
+  constructor(
+    private readonly cursor: MessageCursor,
+    readonly offset: number,
+    readonly loader: ChunkLoader,
+  ) {}
+
+  step(): boolean {
+    if (!this.cursor.next()) return false;
+    this.hi = this.cursor.timeHi;
+    this.lo = this.cursor.timeLo;
+    return true;
+  }
+
+  emit(out: MessageFields): void {
+    const c = this.cursor;
+    out.timeHi = c.timeHi;
+    out.timeLo = c.timeLo;
+    out.publishHi = c.publishHi;
+    out.publishLo = c.publishLo;
+    out.sequence = c.sequence;
+    out.channelId = c.channelId;
+    out.data = c.data;
+  }
+}
+
+/**
+ * Messages in log-time order, ties in file order: what `@mcap/core`'s indexed reader, the `mcap` CLI and rosbag2 give
+ * for an MCAP file written out of order (several threads, late messages). Blocks are opened in order of their first
+ * log time, each only once the earliest pending message is no earlier than its start, so a file whose blocks do not
+ * overlap in time holds one chunk at a time, as the file-order cursor does; overlapping chunks are merged by their
+ * next message. Same contract as `MessageCursor`: `data` stays valid until the next step.
+ */
+export class LogTimeCursor implements MessageStream {
+  channelId = 0;
+  sequence = 0;
+  timeHi = 0;
+  timeLo = 0;
+  publishHi = 0;
+  publishLo = 0;
+  data: Uint8Array = new Uint8Array(0);
+
+  private readonly blocks: Block[];
+  private readonly starts: Uint32Array;
+  private nextBlock = 0;
+  private readonly open: OpenBlock[] = [];
+  /** The block whose message was handed out last: stepped at the next call, once that message may be dropped. */
+  private current: OpenBlock | undefined;
+  /** Loaders of finished blocks, lent to the next ones (their buffers are reused, not reallocated per chunk). */
+  private readonly spare: ChunkLoader[] = [];
+
+  constructor(
+    private readonly readable: Readable,
+    private readonly newLoader: () => ChunkLoader,
+    blocks: readonly Block[],
+    private readonly filter: MessageFilter,
+    private readonly file: string | undefined,
+  ) {
+    this.blocks = blocks
+      .filter((b) => filter.wants(b))
+      .sort((a, b) => (a.startTime < b.startTime ? -1 : a.startTime > b.startTime ? 1 : a.offset - b.offset));
+    this.starts = new Uint32Array(this.blocks.length * 2);
+    this.blocks.forEach((b, i) => {
+      const [hi, lo] = splitTime(b.startTime < 0n ? 0n : b.startTime);
+      this.starts[i * 2] = hi;
+      this.starts[i * 2 + 1] = lo;
+    });
+  }
+
+  get logTime(): bigint {
+    return joinTime(this.timeHi, this.timeLo);
+  }
+  get publishTime(): bigint {
+    return joinTime(this.publishHi, this.publishLo);
+  }
+
+  next(): boolean {
+    const last = this.current;
+    this.current = undefined;
+    if (last && !last.step()) this.finish(last);
+    let top = earliest(this.open);
+    while (this.nextBlock < this.blocks.length && (top === undefined || this.startsBy(this.nextBlock, top))) {
+      this.openBlock(this.nextBlock++);
+      top = earliest(this.open);
+    }
+    if (top === undefined) return false;
+    top.emit(this);
+    this.current = top;
+    return true;
+  }
+
+  /** Whether block `i` starts no later than the next message of `top` (then it must be opened before going on). */
+  private startsBy(i: number, top: OpenBlock): boolean {
+    const hi = this.starts[i * 2]!;
+    return hi < top.hi || (hi === top.hi && this.starts[i * 2 + 1]! <= top.lo);
+  }
+
+  private openBlock(i: number): void {
+    const block = this.blocks[i]!;
+    const loader = this.spare.pop() ?? this.newLoader();
+    const cursor = new MessageCursor(this.readable, loader, [block], this.filter, this.file);
+    const open =
+      block.kind === 'chunk'
+        ? new SortedChunk(cursor, block.offset, loader)
+        : new StreamedSpan(cursor, block.offset, loader);
+    if (open.step()) this.open.push(open);
+    else this.spare.push(loader);
+  }
+
+  private finish(block: OpenBlock): void {
+    this.open.splice(this.open.indexOf(block), 1);
+    this.spare.push(block.loader);
+  }
+}
+
+/** The open block whose next message is earliest (ties: the earlier block in the file). Runs per message. */
+function earliest(open: OpenBlock[]): OpenBlock | undefined {
+  if (open.length <= 1) return open[0];
+  let best = open[0]!;
+  for (let k = 1; k < open.length; k++) {
+    const c = open[k]!;
+    if (c.hi < best.hi || (c.hi === best.hi && (c.lo < best.lo || (c.lo === best.lo && c.offset < best.offset))))
+      best = c;
+  }
+  return best;
+}
