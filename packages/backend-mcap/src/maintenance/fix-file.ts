@@ -7,6 +7,7 @@ import { FileWritable } from '../io/file-writable.js';
 import { checkVcapReadable, type VcapCheckReport } from './check.js';
 import { emptyFixReport, type VcapFixReport } from './fix-report.js';
 import { rebuildVcap } from './rebuild.js';
+import { readSidecarFacts } from './sidecar-facts.js';
 
 export interface VcapMaintenanceOptions {
   /** Default: `loadCodecs()`. */
@@ -48,7 +49,7 @@ export async function fixVcap(
     const sink = new FileWritable(temp);
     let report: VcapFixReport;
     try {
-      report = rebuildVcap(source, sink, codecs, path, options.onProgress);
+      report = rebuildVcap(source, sink, codecs, path, options.onProgress, readSidecarFacts(path));
       sink.sync();
     } finally {
       sink.close();
@@ -101,7 +102,14 @@ export async function salvageVcap(
     const sink = new FileWritable(target);
     let report: VcapFixReport;
     try {
-      report = rebuildVcap(readable, sink, codecs ?? (await loadCodecs()), source, onProgress);
+      report = rebuildVcap(
+        readable,
+        sink,
+        codecs ?? (await loadCodecs()),
+        source,
+        onProgress,
+        readSidecarFacts(source),
+      );
       sink.sync();
     } finally {
       sink.close();

@@ -40,8 +40,9 @@ export interface VcapFixReport {
   /** `VLinkChannel_*` records written or corrected from the channels and the counts (VLink files only). */
   rebuiltChannelMetadata: number;
   /**
-   * The `VLinkHeader` was lost or had unusable values and was written again: usable values kept, the rest derived or
-   * placeholders (process `Unknown`, timezone 0; date and start from each other or the first message).
+   * The `VLinkHeader` was lost or had unusable values and was written again: usable values kept, the rest from the
+   * summary sidecar where it agrees with the file (see `headerFallback`), derived (date and start from each other, or
+   * the start from the first message) or placeholders (process `Unknown`, timezone 0); a problem line says which.
    */
   rebuiltHeader: boolean;
   /** False when the file already passed `check()` and was left alone. */

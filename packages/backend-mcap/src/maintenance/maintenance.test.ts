@@ -235,6 +235,68 @@ describe('.vcap fix', () => {
     reader.close();
   });
 
+  test('a header zeroed with its VLinkHeader (fuzz .vcap seed 63 case 1761): the profile written again; the start, tag and process from a sidecar that agrees with the file', async () => {
+    const frames = mixedFrames(40);
+    const bytes = await recordToBytes(frames, { cacheSize: 800 });
+    const original = await openBytes(bytes);
+    const info = original.info();
+    original.close();
+    // From the MCAP header's length field to the end of the VLinkHeader record: the profile and every header value.
+    const name = indexOf(bytes, new TextEncoder().encode('VLinkHeader'));
+    const recordAt = name - 4 - 9;
+    const recordEnd =
+      recordAt + 9 + Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(recordAt + 1, true));
+    const damaged = bytes.slice();
+    damaged.fill(0, 11, recordEnd);
+    const sidecar = {
+      startTimestamp: info.startTimestamp,
+      blankDuration: info.blankDuration,
+      totalDuration: info.totalDuration,
+      messageCount: info.messageCount,
+      tagName: info.tagName,
+      processName: info.processName,
+      timezone: info.timezone,
+      dateTime: info.dateTime,
+    };
+    const repaired = async (file: string, beside: object | undefined) => {
+      const path = join(dir, file);
+      writeFileSync(path, damaged);
+      if (beside) writeFileSync(`${path}.json`, JSON.stringify(beside));
+      const report = await fixVcap(path);
+      const fixed = new Uint8Array(readFileSync(path));
+      assert.deepEqual(check(fixed).problems, [], file);
+      const reader = await openBytes(fixed);
+      const result = { report, info: reader.info(), frames: readFrames(reader).map(key) };
+      reader.close();
+      return result;
+    };
+
+    const agreed = await repaired('zeroed-header.vcap', sidecar);
+    assert.equal(agreed.report.rebuiltHeader, true);
+    assert.match(agreed.report.problems.join('\n'), /profile was damaged/);
+    assert.match(
+      agreed.report.problems.join('\n'),
+      /start_timestamp, tag, process, date, timezone taken from the summary sidecar/,
+    );
+    assert.equal(agreed.info.hasCompleted, true);
+    assert.deepEqual(
+      [agreed.info.startTimestamp, agreed.info.tagName, agreed.info.processName, agreed.info.dateTime],
+      [info.startTimestamp, info.tagName, info.processName, info.dateTime],
+    );
+    assert.deepEqual(agreed.frames, frames.map(key));
+
+    // A sidecar of another recording (other counts) is not believed: the start is the file's first message by its
+    // statistics, and the report says so.
+    const other = await repaired('zeroed-header-other.vcap', { ...sidecar, messageCount: 41, startTimestamp: 5 });
+    assert.match(
+      other.report.problems.join('\n'),
+      /start_timestamp taken from the file's first message \(statistics\)/,
+    );
+    assert.equal(other.info.startTimestamp, Math.floor(info.startTimestamp + frames[0]!.timestamp / 1000));
+    assert.equal(other.info.tagName, 'Empty');
+    assert.equal(other.frames.length, frames.length);
+  });
+
   test('fixVcap on disk: temp file + rename, the reader (readOnly: false) reads the repaired file; check() true after', async () => {
     const path = join(dir, 'crash.vcap');
     const writer = new VcapFileWriter({

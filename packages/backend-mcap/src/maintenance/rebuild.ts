@@ -4,10 +4,9 @@ import type { Readable } from '../io/readable.js';
 import type { Writable } from '../io/writable.js';
 import { ByteWriter } from '../mcap/byte-writer.js';
 import { MAGIC, Opcode } from '../mcap/constants.js';
-import { writeMetadata } from '../mcap/record-encoder.js';
-import type { Channel, ChunkIndex, Metadata, MetadataIndex, Schema } from '../mcap/records.js';
+import { writeChannel, writeHeader, writeMetadata, writeSchema } from '../mcap/record-encoder.js';
+import type { Channel, ChunkIndex, Header, Metadata, MetadataIndex, Schema } from '../mcap/records.js';
 import { readHeader, readSummary, type Summary } from '../mcap/summary.js';
-import { writeChannel, writeSchema } from '../mcap/record-encoder.js';
 import { writeFileTail } from '../mcap/summary-writer.js';
 import { CHANNEL_METADATA_PREFIX, HEADER_METADATA, isHeaderMetadata, VLINK_PROFILE } from '../vcap/vcap-format.js';
 import { BufferedSink } from './buffered-sink.js';
@@ -17,6 +16,7 @@ import { KeptDefinitions } from './kept-definitions.js';
 import { rebuildChunk, type ChunkRebuildContext } from './rebuild-chunk.js';
 import { channelRepairs, emptyFixReport, type VcapFixReport } from './fix-report.js';
 import { channelMetadataEntries, ChannelTally, sameEntries } from './vlink-channel-meta.js';
+import { headerFallback, type SidecarFacts } from './sidecar-facts.js';
 import { headerNeedsRepair, repairedHeader } from './vlink-header.js';
 
 /**
@@ -32,6 +32,8 @@ export function rebuildVcap(
   codecs: Codecs,
   file?: string,
   onProgress?: ProgressCallback,
+  /** The file's summary sidecar, if any: where the VLinkHeader's values come from should the file have lost them. */
+  sidecar?: SidecarFacts,
 ): VcapFixReport {
   const { header, headerEnd } = readHeader(source, file);
   let expected: Map<number, number> | undefined;
@@ -43,15 +45,16 @@ export function rebuildVcap(
   } catch {
     // no usable summary: the VLinkChannel_* counts (if any survived) say what was there
   }
-  return new Rebuilder(
-    source,
-    new BufferedSink(sink),
-    codecs,
-    header.profile === VLINK_PROFILE,
-    file,
-    expected,
-    summary,
-  ).run(headerEnd, onProgress);
+  // A VLink file by its header, or (a damaged header) by the VLink metadata its surviving summary indexes.
+  const vlink =
+    header.profile === VLINK_PROFILE ||
+    (summary?.metadataIndexes.some((m) => m.name === HEADER_METADATA || m.name.startsWith(CHANNEL_METADATA_PREFIX)) ??
+      false);
+  return new Rebuilder(source, new BufferedSink(sink), codecs, vlink, file, expected, summary, sidecar).run(
+    header,
+    headerEnd,
+    onProgress,
+  );
 }
 
 const MAX_PROBLEMS = 100;
@@ -92,6 +95,7 @@ class Rebuilder implements ChunkRebuildContext {
     private readonly expected: Map<number, number> | undefined,
     /** The file's summary, when it survived: it repeats the schema and channel records a damaged chunk took along. */
     private readonly summary: Summary | undefined,
+    private readonly sidecar: SidecarFacts | undefined,
   ) {}
 
   recoverChannel(channelId: number): boolean {
@@ -124,10 +128,19 @@ class Rebuilder implements ChunkRebuildContext {
     return this.definitions.channels;
   }
 
-  run(headerEnd: number, onProgress?: ProgressCallback): VcapFixReport {
+  run(header: Header, headerEnd: number, onProgress?: ProgressCallback): VcapFixReport {
     const total = this.source.size();
     this.out.write(MAGIC);
-    this.out.write(this.source.read(MAGIC.length, headerEnd - MAGIC.length).slice());
+    if (this.vlink && header.profile !== VLINK_PROFILE) {
+      // The header's own bytes are damaged: written again with VLink's profile (readers pick the mapping by it).
+      this.problem(
+        `the MCAP header's profile was damaged (${JSON.stringify(header.profile)}): written again as "vlink"`,
+      );
+      const w = this.scratch;
+      w.reset();
+      writeHeader(w, { profile: VLINK_PROFILE, library: header.library });
+      this.out.write(w.view8().slice());
+    } else this.out.write(this.source.read(MAGIC.length, headerEnd - MAGIC.length).slice());
     walkDataSection(
       this.source,
       headerEnd,
@@ -309,11 +322,17 @@ class Rebuilder implements ChunkRebuildContext {
   private writeVlinkMetadata(): void {
     if (!this.headerWritten) {
       this.report.rebuiltHeader = true;
-      const firstMs = this.messageCount > 0 ? Number(this.startTime / 1_000_000n) : 0;
-      this.writeMetadata(
-        HEADER_METADATA,
-        repairedHeader(this.header, this.compressions.has('zstd') ? 'zstd' : 'None', firstMs),
+      const kept = this.messageCount > 0 ? { firstNs: this.startTime, lastNs: this.endTime } : undefined;
+      const fallback = headerFallback(this.sidecar, this.summary?.statistics, kept);
+      const { entries, fromFallback } = repairedHeader(
+        this.header,
+        this.compressions.has('zstd') ? 'zstd' : 'None',
+        fallback,
       );
+      // Every frame time counts from the start: say where a start the file lost was taken from.
+      if (fromFallback.length > 0)
+        this.problem(`VLinkHeader lost or unusable: ${fromFallback.join(', ')} taken from ${fallback.from}`);
+      this.writeMetadata(HEADER_METADATA, entries);
     }
     for (const id of [...this.channels.keys()].sort((a, b) => a - b)) {
       const channel = this.channels.get(id)!;

@@ -35,29 +35,67 @@ export function headerNeedsRepair(m: ReadonlyMap<string, string>): boolean {
 }
 
 /**
- * The VLinkHeader entries in the writer's order: every value of `found` that is usable, the rest derived (compress
- * from the chunks, date and start from each other or the first message) or a placeholder (`Unknown` process, tag
- * `Empty`, timezone 0). Keys that are not VLink's (a garbled name) are left out.
+ * What to write where the file no longer says it: the start (always) and, when a source outside the file still knows
+ * them (the summary sidecar), the header's other values.
+ */
+export interface HeaderFallback {
+  startMs: number;
+  /** Where the values come from, for the repair's report (e.g. "the summary sidecar"). */
+  from: string;
+  tag?: string;
+  process?: string;
+  timezone?: number;
+  /** VLink's `date` text. */
+  date?: string;
+}
+
+/**
+ * The VLinkHeader entries in the writer's order: every value of `found` that is usable, the rest from `fallback`
+ * where it has them, derived (compress from the chunks, date and start from each other) or a placeholder (`Unknown`
+ * process, tag `Empty`, timezone 0). Keys that are not VLink's (a garbled name) are left out. `fromFallback` names the
+ * keys `fallback` supplied.
  */
 export function repairedHeader(
   found: ReadonlyMap<string, string> | undefined,
   compress: string,
-  firstMs: number,
-): Array<[string, string]> {
+  fallback: HeaderFallback,
+): { entries: Array<[string, string]>; fromFallback: string[] } {
   const get = (key: string) => found?.get(key);
+  const fromFallback: string[] = [];
+  const orElse = (key: string, own: string | undefined, theirs: string | undefined, placeholder: () => string) => {
+    if (own !== undefined) return own;
+    if (theirs !== undefined) {
+      fromFallback.push(key);
+      return theirs;
+    }
+    return placeholder();
+  };
   const version = get('version');
-  const dateText = get('date');
-  const date = dateText === undefined ? undefined : parseVlinkDate(dateText);
+  const ownDate = get('date');
+  const date = ownDate === undefined ? undefined : parseVlinkDate(ownDate);
   const startText = get('start_timestamp');
-  const start = startText !== undefined && INTEGER.test(startText) ? Number.parseInt(startText, 10) : (date ?? firstMs);
+  const ownStart = startText !== undefined && INTEGER.test(startText) ? Number.parseInt(startText, 10) : date;
+  const start = ownStart ?? fallback.startMs;
+  if (ownStart === undefined) fromFallback.push('start_timestamp');
   const timezone = get('timezone');
-  return [
-    ['tag', get('tag') || 'Empty'],
+  const theirDate =
+    fallback.date !== undefined && parseVlinkDate(fallback.date) !== undefined ? fallback.date : undefined;
+  const entries: Array<[string, string]> = [
+    ['tag', orElse('tag', get('tag') || undefined, fallback.tag, () => 'Empty')],
     ['version', version && VERSION.test(version) ? version : FORMAT_VERSION_TEXT],
     ['compress', get('compress') === 'zstd' || get('compress') === 'None' ? get('compress')! : compress],
-    ['process', get('process') || 'Unknown'],
-    ['date', date !== undefined ? dateText! : formatVlinkDate(start)],
-    ['timezone', timezone !== undefined && INTEGER.test(timezone) ? timezone : '0'],
+    ['process', orElse('process', get('process') || undefined, fallback.process, () => 'Unknown')],
+    ['date', orElse('date', date !== undefined ? ownDate : undefined, theirDate, () => formatVlinkDate(start))],
+    [
+      'timezone',
+      orElse(
+        'timezone',
+        timezone !== undefined && INTEGER.test(timezone) ? timezone : undefined,
+        fallback.timezone === undefined ? undefined : String(fallback.timezone),
+        () => '0',
+      ),
+    ],
     ['start_timestamp', String(start)],
   ];
+  return { entries, fromFallback };
 }

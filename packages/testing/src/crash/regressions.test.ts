@@ -35,6 +35,12 @@ const REPLAYED: Array<[FuzzFormat, number, number, string]> = [
   ['.vcap', 50, 1998, 'the VLinkHeader name garbled in a file cut before its summary: every frame time moved'],
   ['.vcap', 51, 3487, 'a zeroed opcode in a file without chunks: the repair skipped the 42 loose messages after it'],
   ['.vcap', 51, 488, 'flipped bits in a file without chunks: the repair kept 25 of 159 readable messages'],
+  [
+    '.vcap',
+    63,
+    1761,
+    'the MCAP header zeroed with the VLinkHeader: the repair wrote a plain MCAP, every frame 41 ms early',
+  ],
   ['.vcapx', 52, 2390, 'a first segment cut inside its header: every later frame got its absolute time'],
   ['.vcapx', 52, 1069, 'the same, cut earlier: a manifest duration the repair then refused as its own (INTERNAL)'],
   ['.vcapx', 41, 419, 'a record with an unknown opcode claiming the chunk after it: 7 readable messages lost'],
