@@ -1,6 +1,7 @@
 import type { Readable } from '../io/readable.js';
 import { joinTime, splitTime, type Block } from './blocks.js';
-import type { ChunkLoader } from './chunk-loader.js';
+import type { ChunkLoader, ChunkRecords } from './chunk-loader.js';
+import { MESSAGE_FIXED, Opcode, RECORD_PREFIX } from './constants.js';
 import { type MessageFields, MessageCursor, type MessageStream } from './message-cursor.js';
 import type { MessageFilter } from './message-filter.js';
 
@@ -22,10 +23,10 @@ interface OpenBlock {
 const STRIDE = 6;
 
 /**
- * The wanted messages of one chunk, indexed when the chunk is opened and handed out in log-time order (file order for
- * ties): a chunk written out of order is sorted, a sorted one is not touched. The payloads stay views into the
- * loader's buffer, which this chunk keeps until it is done. A chunk that turns out damaged part-way hands out what
- * came before the damage, then throws its error, as the file-order cursor does.
+ * The wanted messages of a chunk written out of order, indexed when the chunk is opened and handed out in log-time
+ * order (file order for ties). The payloads stay views into the loader's buffer, which this chunk keeps until it is
+ * done. A chunk that turns out damaged part-way hands out what came before the damage, then throws its error, as the
+ * file-order cursor does.
  */
 class SortedChunk implements OpenBlock {
   hi = 0;
@@ -113,10 +114,11 @@ class SortedChunk implements OpenBlock {
 }
 
 /**
- * Records outside chunks (a file written without chunks) in file order: such a span may be the whole data section, so
- * it is streamed, never indexed, as every streaming MCAP reader reads it.
+ * A block read as it lies: a chunk whose messages are already in log-time order (what recorders write), or records
+ * outside chunks (a file written without chunks), which stay in file order: such a span may be the whole data
+ * section, so it is streamed, never indexed, as every streaming MCAP reader reads it.
  */
-class StreamedSpan implements OpenBlock {
+class StreamedBlock implements OpenBlock {
   hi = 0;
   lo = 0;
 
@@ -219,11 +221,18 @@ export class LogTimeCursor implements MessageStream {
   private openBlock(i: number): void {
     const block = this.blocks[i]!;
     const loader = this.spare.pop() ?? this.newLoader();
-    const cursor = new MessageCursor(this.readable, loader, [block], this.filter, this.file);
-    const open =
-      block.kind === 'chunk'
-        ? new SortedChunk(cursor, block.offset, loader)
-        : new StreamedSpan(cursor, block.offset, loader);
+    let open: OpenBlock;
+    if (block.kind === 'chunk') {
+      const records = loader.load(block.offset, block.length);
+      const cursor = new MessageCursor(this.readable, loader, [], this.filter, this.file);
+      cursor.startChunk(records, block.offset);
+      open = inLogTimeOrder(records)
+        ? new StreamedBlock(cursor, block.offset, loader)
+        : new SortedChunk(cursor, block.offset, loader);
+    } else {
+      const cursor = new MessageCursor(this.readable, loader, [block], this.filter, this.file);
+      open = new StreamedBlock(cursor, block.offset, loader);
+    }
     if (open.step()) this.open.push(open);
     else this.spare.push(loader);
   }
@@ -244,4 +253,30 @@ function earliest(open: OpenBlock[]): OpenBlock | undefined {
       best = c;
   }
   return best;
+}
+
+/**
+ * Whether the messages of a loaded chunk are in log-time order: one pass over the record headers, no payload touched.
+ * A chunk whose records do not line up says false, and the sorting path's cursor reports the damage where it is.
+ */
+function inLogTimeOrder(records: ChunkRecords): boolean {
+  const { bytes, view: v, end } = records;
+  let pos = records.start;
+  let hi = 0;
+  let lo = 0;
+  while (pos < end) {
+    if (end - pos < RECORD_PREFIX) return false;
+    const len = v.getUint32(pos + 1, true);
+    if (v.getUint32(pos + 5, true) !== 0 || len > end - pos - RECORD_PREFIX) return false;
+    if (bytes[pos] === Opcode.Message) {
+      if (len < MESSAGE_FIXED) return false;
+      const l = v.getUint32(pos + 15, true);
+      const h = v.getUint32(pos + 19, true);
+      if (h < hi || (h === hi && l < lo)) return false;
+      hi = h;
+      lo = l;
+    }
+    pos += RECORD_PREFIX + len;
+  }
+  return true;
 }

@@ -1,6 +1,6 @@
 import type { Readable } from '../io/readable.js';
 import { joinTime, type Block } from './blocks.js';
-import type { ChunkLoader } from './chunk-loader.js';
+import type { ChunkLoader, ChunkRecords } from './chunk-loader.js';
 import { MESSAGE_FIXED, Opcode, RECORD_PREFIX } from './constants.js';
 import { corrupt } from './corruption.js';
 import type { MessageFilter } from './message-filter.js';
@@ -94,16 +94,23 @@ export class MessageCursor implements MessageStream {
     }
   }
 
+  /**
+   * Goes through the records of a chunk its caller loaded (with this cursor's loader, whose buffer they are), then on
+   * to the cursor's blocks: the log-time cursor looks into a chunk before it picks how to read it.
+   */
+  startChunk(records: ChunkRecords, offset: number): void {
+    this.blockOffset = offset;
+    this.bytes = records.bytes;
+    this.view = records.view;
+    this.pos = records.start;
+    this.end = records.end;
+    this.mode = 1;
+  }
+
   private openBlock(b: Block): void {
-    this.blockOffset = b.offset;
-    if (b.kind === 'chunk') {
-      const r = this.loader.load(b.offset, b.length);
-      this.bytes = r.bytes;
-      this.view = r.view;
-      this.pos = r.start;
-      this.end = r.end;
-      this.mode = 1;
-    } else {
+    if (b.kind === 'chunk') this.startChunk(this.loader.load(b.offset, b.length), b.offset);
+    else {
+      this.blockOffset = b.offset;
       this.window = new RecordWindow(this.readable, b.offset, b.offset + b.length, this.file, this.windowBuf);
       this.mode = 2;
     }
