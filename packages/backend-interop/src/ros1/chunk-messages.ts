@@ -1,6 +1,12 @@
 import { corrupt } from '../common/errors.js';
 import { Op } from './records.js';
 
+/**
+ * The smallest message record: header length (4), the `op`, `conn` and `time` fields (4 + 4, 4 + 9, 4 + 13), data
+ * length (4). A chunk of n bytes holds at most n / 46 messages, whatever its index claims.
+ */
+const MIN_MESSAGE_RECORD = 46;
+
 const O = 0x6f;
 const P = 0x70;
 const EQ = 0x3d;
@@ -27,7 +33,10 @@ export class ChunkMessages {
     readonly chunkOffset: number,
   ) {
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    let capacity = Math.max(expected, 16);
+    // The index's count (`expected`) sizes the arrays, bounded by what the bytes can hold: a damaged count must not
+    // allocate gigabytes (a flipped bit of a ROS 1 chunk info asked for 40 GiB, fuzz foreign seed 64 case 849).
+    const most = Math.floor(bytes.length / MIN_MESSAGE_RECORD) + 1;
+    let capacity = Number.isFinite(expected) ? Math.max(16, Math.min(expected, most)) : 16;
     let conn = new Uint32Array(capacity);
     let sec = new Uint32Array(capacity);
     let nsec = new Uint32Array(capacity);

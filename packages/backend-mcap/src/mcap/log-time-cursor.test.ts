@@ -5,7 +5,10 @@ import { BagError } from '@vlink/bag-core';
 import { loadCodecs } from '../codecs.js';
 import { MemoryReadable } from '../io/memory-readable.js';
 import { mcapIndexed, mcapStream } from '../vcap/vcap.test.helper.js';
+import { ChunkLoader } from './chunk-loader.js';
+import { LogTimeCursor } from './log-time-cursor.js';
 import { McapFileReader } from './mcap-reader.js';
+import { MessageFilter } from './message-filter.js';
 
 // Messages of a file written out of order, as a multi-threaded recorder writes them: the log-time cursor must give
 // what @mcap/core's indexed reader gives (log time, ties by chunk offset then by offset in the chunk), and the
@@ -199,5 +202,33 @@ describe('log-time order (McapFileReader.cursor with order: log-time)', () => {
     );
     read.close();
     assert.ok(got.length > 0 && got.every((t) => t <= middle.messageStartTime), `${got.length} messages before`);
+  });
+
+  test('chunks held open to merge are bounded: past the budget, LIMIT_REACHED instead of the memory of a server', async () => {
+    // Late messages 400 ms deep over 512-byte chunks: many chunks overlap; a chunk index that lies (a hostile file)
+    // can make every chunk overlap.
+    const { bytes } = await outOfOrder({ count: 2000, jitterMs: 400, chunkSize: 512 });
+    const codecs = await loadCodecs();
+    const readable = new MemoryReadable(bytes, 'mem.mcap');
+    const reader = McapFileReader.open(readable, { codecs });
+    const cursor = (budget: number) =>
+      new LogTimeCursor(
+        readable,
+        () => new ChunkLoader(readable, codecs, true, 'mem.mcap'),
+        reader.blocks,
+        new MessageFilter({}),
+        'mem.mcap',
+        budget,
+      );
+    let n = 0;
+    for (const c = cursor(64 * 1024); c.next(); ) n++;
+    assert.equal(n, 2000);
+    assert.throws(
+      () => {
+        for (const c = cursor(2048); c.next(); );
+      },
+      (error: unknown) => BagError.isInstance(error) && error.code === 'LIMIT_REACHED' && error.file === 'mem.mcap',
+    );
+    reader.close();
   });
 });

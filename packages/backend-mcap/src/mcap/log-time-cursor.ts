@@ -1,3 +1,4 @@
+import { BagError } from '@vlink/bag-core';
 import type { Readable } from '../io/readable.js';
 import { joinTime, splitTime, type Block } from './blocks.js';
 import type { ChunkLoader, ChunkRecords } from './chunk-loader.js';
@@ -11,6 +12,8 @@ interface OpenBlock {
   readonly offset: number;
   /** The block's own loader, whose buffer holds its messages; lent to the next block once this one is done. */
   readonly loader: ChunkLoader;
+  /** Uncompressed bytes it holds (0 for a streamed span, whose window is bounded on its own). */
+  readonly bytes: number;
   hi: number;
   lo: number;
   /** Moves to the block's next message; false when there is none. */
@@ -18,6 +21,13 @@ interface OpenBlock {
   /** Copies the current message into `out`. */
   emit(out: MessageFields): void;
 }
+
+/**
+ * Most uncompressed chunk bytes held open at once to merge chunks that overlap in time. Recorders write chunks that
+ * overlap one or two deep; only a file whose chunk indexes claim starts its messages do not have (hostile or
+ * damaged) makes every chunk open at once, and that must end in an error, not in the memory of a server.
+ */
+export const MAX_OPEN_CHUNK_BYTES = 512 * 1024 * 1024;
 
 /** Per message of a `SortedChunk`: log time, publish time (32-bit halves), sequence, channel id. */
 const STRIDE = 6;
@@ -43,6 +53,7 @@ class SortedChunk implements OpenBlock {
     cursor: MessageCursor,
     readonly offset: number,
     readonly loader: ChunkLoader,
+    readonly bytes: number,
   ) {
     let fields = new Uint32Array(STRIDE * 256);
     let n = 0;
@@ -126,6 +137,7 @@ class StreamedBlock implements OpenBlock {
     private readonly cursor: MessageCursor,
     readonly offset: number,
     readonly loader: ChunkLoader,
+    readonly bytes: number,
   ) {}
 
   step(): boolean {
@@ -152,7 +164,8 @@ class StreamedBlock implements OpenBlock {
  * for an MCAP file written out of order (several threads, late messages). Blocks are opened in order of their first
  * log time, each only once the earliest pending message is no earlier than its start, so a file whose blocks do not
  * overlap in time holds one chunk at a time, as the file-order cursor does; overlapping chunks are merged by their
- * next message. Same contract as `MessageCursor`: `data` stays valid until the next step.
+ * next message. Same contract as `MessageCursor`: `data` stays valid until the next step. Chunks held open at once
+ * are bounded (`MAX_OPEN_CHUNK_BYTES`): past that, `LIMIT_REACHED`.
  */
 export class LogTimeCursor implements MessageStream {
   channelId = 0;
@@ -178,6 +191,7 @@ export class LogTimeCursor implements MessageStream {
     blocks: readonly Block[],
     private readonly filter: MessageFilter,
     private readonly file: string | undefined,
+    private readonly maxOpenBytes = MAX_OPEN_CHUNK_BYTES,
   ) {
     this.blocks = blocks
       .filter((b) => filter.wants(b))
@@ -224,14 +238,24 @@ export class LogTimeCursor implements MessageStream {
     let open: OpenBlock;
     if (block.kind === 'chunk') {
       const records = loader.load(block.offset, block.length);
+      const bytes = records.end - records.start;
+      const held = this.open.reduce((sum, o) => sum + o.bytes, 0);
+      if (held > 0 && held + bytes > this.maxOpenBytes) {
+        throw new BagError(
+          'LIMIT_REACHED',
+          `more than ${this.maxOpenBytes} bytes of chunks overlap in time (${this.open.length + 1} chunks): too many ` +
+            'to merge into log-time order',
+          { ...(this.file === undefined ? {} : { file: this.file }), offset: block.offset },
+        );
+      }
       const cursor = new MessageCursor(this.readable, loader, [], this.filter, this.file);
       cursor.startChunk(records, block.offset);
       open = inLogTimeOrder(records)
-        ? new StreamedBlock(cursor, block.offset, loader)
-        : new SortedChunk(cursor, block.offset, loader);
+        ? new StreamedBlock(cursor, block.offset, loader, bytes)
+        : new SortedChunk(cursor, block.offset, loader, bytes);
     } else {
       const cursor = new MessageCursor(this.readable, loader, [block], this.filter, this.file);
-      open = new StreamedBlock(cursor, block.offset, loader);
+      open = new StreamedBlock(cursor, block.offset, loader, 0);
     }
     if (open.step()) this.open.push(open);
     else this.spare.push(loader);

@@ -44,6 +44,7 @@ const REPLAYED: Array<[FuzzFormat, number, number, string]> = [
   ['.vcapx', 52, 2390, 'a first segment cut inside its header: every later frame got its absolute time'],
   ['.vcapx', 52, 1069, 'the same, cut earlier: a manifest duration the repair then refused as its own (INTERNAL)'],
   ['.vcapx', 41, 419, 'a record with an unknown opcode claiming the chunk after it: 7 readable messages lost'],
+  ['foreign', 64, 849, 'a ROS 1 chunk info count made huge by one byte: 40 GiB of arrays allocated for one chunk'],
   ['foreign', 21, 29, 'a ULog info message whose key runs past it: an untyped RangeError'],
 ];
 
