@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { summaryPath } from '@vlink/bag-core';
 import type { Statistics } from '../mcap/records.js';
 import type { HeaderFallback } from './vlink-header.js';
@@ -15,6 +15,8 @@ export interface SidecarFacts {
   dateTime: string | undefined;
 }
 
+const MAX_SIDECAR_BYTES = 64 * 1024 * 1024;
+
 /**
  * The sidecar beside `path`, if there is one that parses with the fields a repair may use; anything else (no file,
  * not JSON, fields missing or of the wrong type) is no sidecar. Read only by a repair whose file lost its
@@ -23,7 +25,10 @@ export interface SidecarFacts {
 export function readSidecarFacts(path: string): SidecarFacts | undefined {
   let value: unknown;
   try {
-    value = JSON.parse(readFileSync(summaryPath(path), 'utf8'));
+    const file = summaryPath(path);
+    // A sidecar is a few KiB per url; anything huge is not one worth reading into memory.
+    if (statSync(file).size > MAX_SIDECAR_BYTES) return undefined;
+    value = JSON.parse(readFileSync(file, 'utf8'));
   } catch {
     return undefined;
   }
