@@ -1,7 +1,8 @@
 /**
  * `@vlink/bag-core/internal`: the building blocks our own backends and tools share — the split-recording machinery
  * (`SplitWriter`, `SplitReader`, the segment ledger, manifest writing and recovery), the compression frame around
- * LZAV blobs, counter tables, the check-report list, joining byte pieces (`concatBytes`) and the `Atomics` helper thread (`runtime/helper-thread.ts`).
+ * LZAV blobs, counter tables, the check-report list, joining byte pieces (`concatBytes`), the time merge of chunks that
+ * overlap (`TimeMerge`: the ROS 1 and MCAP readers) and the `Atomics` helper thread (`runtime/helper-thread.ts`).
  * The helper thread's shared-memory protocol has a subpath of its own, `@vlink/bag-core/internal/thread-control`, so
  * the program running on such a thread loads that module alone, not the rest of core.
  *
@@ -28,6 +29,8 @@ export { SplitReader } from './split/split-reader.js';
 export { urlSplitFiles } from './split/url-split-files.js';
 export { openSourceReader, openUrlReader } from './backend/open-source.js';
 export { UrlIdCache } from './backend/url-id-cache.js';
+export { DEFAULT_MERGE_LIMITS, TimeMerge } from './reader/time-merge.js';
+export type { MergeLimits, MergeSource } from './reader/time-merge.js';
 export { channelFamily, keptFamily, keptSer, schemaKey, urlFamilyOfSer } from './model/url-identity.js';
 export type { UrlPlace } from './model/url-identity.js';
 export {

@@ -1,28 +1,49 @@
 import { type CursorQuery, type Frame, type ReaderOptions, type SchemaData, SchemaType } from '@vlink/bag-core';
+import { type MergeSource, TimeMerge } from '@vlink/bag-core/internal';
 import { FileReadable } from '@vlink/bag-mcap';
 import { corrupt } from '../common/errors.js';
 import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-info.js';
 import { ForeignReader, keysForUrls } from '../common/reader-base.js';
 import { applyRos1Header } from '../common/ros-header.js';
 import { TimeBase } from '../common/time-base.js';
-import { BagFile, compareTime, type Ros1Chunk, type Ros1Connection } from './bag-file.js';
+import { BagFile, compareTime, type Ros1Connection } from './bag-file.js';
 import { ChunkMessages } from './chunk-messages.js';
 import { type ChunkDecompress, loadRos1Codecs } from './codecs.js';
 import { closingOnError, reusableFrame } from '../common/reader-helpers.js';
 
-/** A chunk being merged: its messages and the next one to hand out. */
-interface OpenChunk {
-  messages: ChunkMessages;
-  next: number;
-  /** Position in the time-ordered chunk list: breaks ties between chunks. */
-  rank: number;
+/** A chunk being merged (core's `TimeMerge`): its messages in log-time order and the current one (`at`). */
+class OpenChunk implements MergeSource {
+  hi = 0;
+  lo = 0;
+  /** Index of the current message in `messages`. */
+  at = 0;
+  private k = -1;
+
+  constructor(
+    readonly messages: ChunkMessages,
+    /** Position in the time-ordered chunk list: breaks ties between chunks. */
+    readonly rank: number,
+  ) {}
+
+  get bytes(): number {
+    return this.messages.bytes.byteLength;
+  }
+
+  step(): boolean {
+    const m = this.messages;
+    if (++this.k >= m.count) return false;
+    this.at = m.order[this.k]!;
+    this.hi = m.sec[this.at]!;
+    this.lo = m.nsec[this.at]!;
+    return true;
+  }
 }
 
 /**
  * ROS 1 bag v2.0 through the Backend seam, synchronously: our own record parser (the bag format is a dozen fixed
  * records; `@foxglove/rosbag` reads it only asynchronously), bz2/lz4 chunks by WebAssembly codecs. Messages come in
- * log-time order as rosbag's readers give them: chunks are merged by time, a chunk's messages sorted when it was
- * written out of order. topic → url, type → ser, family Unknown (ROS 1 has no VLink family; `encoding` is `ros1`),
+ * log-time order as rosbag's readers give them: chunks are merged by time (core's `TimeMerge`, bounded), a chunk's
+ * messages sorted when it was written out of order. topic → url, type → ser, family Unknown (ROS 1 has no VLink family; `encoding` is `ros1`),
  * message definitions as `ros1msg` schemas, the connection's receive time → timestamp, the `std_msgs/Header` stamp
  * and seq of types that start with one → publishTime and sequence.
  */
@@ -130,27 +151,26 @@ export class Ros1Reader extends ForeignReader {
     const connections: Array<Ros1Connection | undefined> = [];
     for (const c of this.bag.connections.values()) connections[c.id] = c;
     const frame = reusableFrame({ publishTime: undefined, sequence: undefined });
-    const open: OpenChunk[] = [];
-    let next = 0;
-    for (;;) {
-      // Open every chunk that starts no later than the earliest pending message (usually just the next one).
-      let top = earliest(open);
-      while (next < chunks.length && (top === undefined || startsBy(chunks[next]!, top))) {
-        const chunk = chunks[next]!;
+    const merge = new TimeMerge<OpenChunk>(
+      chunks.length,
+      (i) => chunks[i]!.start[0],
+      (i) => chunks[i]!.start[1],
+      (i) => {
+        const chunk = chunks[i]!;
         const messages = new ChunkMessages(
           this.bag.readChunk(chunk, this.codecs),
           chunk.count,
           this.path,
           chunk.position,
         );
-        if (messages.count > 0) open.push({ messages, next: 0, rank: next });
-        next++;
-        top = earliest(open);
-      }
-      if (top === undefined) return;
+        return new OpenChunk(messages, i);
+      },
+      undefined,
+      this.path,
+    );
+    for (let top = merge.next(); top !== undefined; top = merge.next()) {
       const m = top.messages;
-      const i = m.order[top.next++]!;
-      if (top.next >= m.count) open.splice(open.indexOf(top), 1);
+      const i = top.at;
       const id = m.conn[i]!;
       if (wanted && !wanted.has(id)) continue;
       const connection = connections[id];
@@ -172,26 +192,4 @@ export class Ros1Reader extends ForeignReader {
   protected release(): void {
     this.readable.close();
   }
-}
-
-/** Whether `chunk` starts no later than the next message of `open` (then it must be opened before going on). */
-function startsBy(chunk: Ros1Chunk, open: OpenChunk): boolean {
-  const m = open.messages;
-  const i = m.order[open.next]!;
-  const sec = m.sec[i]!;
-  return chunk.start[0] < sec || (chunk.start[0] === sec && chunk.start[1] <= m.nsec[i]!);
-}
-
-/** The open chunk whose next message is earliest (ties: the earlier chunk). Allocation-free: runs per message. */
-function earliest(open: OpenChunk[]): OpenChunk | undefined {
-  if (open.length <= 1) return open[0];
-  let best = open[0]!;
-  for (let k = 1; k < open.length; k++) {
-    const c = open[k]!;
-    const a = c.messages.order[c.next]!;
-    const b = best.messages.order[best.next]!;
-    const order = c.messages.sec[a]! - best.messages.sec[b]! || c.messages.nsec[a]! - best.messages.nsec[b]!;
-    if (order < 0 || (order === 0 && c.rank < best.rank)) best = c;
-  }
-  return best;
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
 import { McapWriter as ReferenceWriter } from '@mcap/core';
 import { BagError } from '@vlink/bag-core';
+import type { MergeLimits } from '@vlink/bag-core/internal';
 import { loadCodecs } from '../codecs.js';
 import { MemoryReadable } from '../io/memory-readable.js';
 import { mcapIndexed, mcapStream } from '../vcap/vcap.test.helper.js';
@@ -204,31 +205,37 @@ describe('log-time order (McapFileReader.cursor with order: log-time)', () => {
     assert.ok(got.length > 0 && got.every((t) => t <= middle.messageStartTime), `${got.length} messages before`);
   });
 
-  test('chunks held open to merge are bounded: past the budget, LIMIT_REACHED instead of the memory of a server', async () => {
+  test('chunks held open to merge are bounded: past the limits, LIMIT_REACHED instead of the memory of a server', async () => {
     // Late messages 400 ms deep over 512-byte chunks: many chunks overlap; a chunk index that lies (a hostile file)
     // can make every chunk overlap.
     const { bytes } = await outOfOrder({ count: 2000, jitterMs: 400, chunkSize: 512 });
     const codecs = await loadCodecs();
     const readable = new MemoryReadable(bytes, 'mem.mcap');
     const reader = McapFileReader.open(readable, { codecs });
-    const cursor = (budget: number) =>
+    const cursor = (limits?: MergeLimits) =>
       new LogTimeCursor(
         readable,
         () => new ChunkLoader(readable, codecs, true, 'mem.mcap'),
         reader.blocks,
         new MessageFilter({}),
         'mem.mcap',
-        budget,
+        limits,
       );
     let n = 0;
-    for (const c = cursor(64 * 1024); c.next(); ) n++;
+    for (const c = cursor(); c.next(); ) n++;
     assert.equal(n, 2000);
-    assert.throws(
-      () => {
-        for (const c = cursor(2048); c.next(); );
-      },
-      (error: unknown) => BagError.isInstance(error) && error.code === 'LIMIT_REACHED' && error.file === 'mem.mcap',
-    );
+    for (const limits of [
+      { maxOpen: 2, maxOpenBytes: 1 << 30 },
+      { maxOpen: 1024, maxOpenBytes: 40 * 1024 },
+    ]) {
+      assert.throws(
+        () => {
+          for (const c = cursor(limits); c.next(); );
+        },
+        (error: unknown) => BagError.isInstance(error) && error.code === 'LIMIT_REACHED' && error.file === 'mem.mcap',
+        JSON.stringify(limits),
+      );
+    }
     reader.close();
   });
 });

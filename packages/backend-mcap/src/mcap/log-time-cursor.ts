@@ -1,4 +1,4 @@
-import { BagError } from '@vlink/bag-core';
+import { DEFAULT_MERGE_LIMITS, type MergeLimits, type MergeSource, TimeMerge } from '@vlink/bag-core/internal';
 import type { Readable } from '../io/readable.js';
 import { joinTime, splitTime, type Block } from './blocks.js';
 import type { ChunkLoader, ChunkRecords } from './chunk-loader.js';
@@ -6,28 +6,17 @@ import { MESSAGE_FIXED, Opcode, RECORD_PREFIX } from './constants.js';
 import { type MessageFields, MessageCursor, type MessageStream } from './message-cursor.js';
 import type { MessageFilter } from './message-filter.js';
 
-/** One block of the merge: its next message's log time (`hi`/`lo`) and how to hand that message out. */
-interface OpenBlock {
-  /** File offset of the block: breaks ties between blocks (file order). */
-  readonly offset: number;
+/**
+ * One block of the merge: its next message's log time (`hi`/`lo`), its file offset as the rank that breaks ties (file
+ * order), the bytes it holds (0 for a streamed span, whose window is bounded on its own), and how to hand the message
+ * out.
+ */
+interface OpenBlock extends MergeSource {
   /** The block's own loader, whose buffer holds its messages; lent to the next block once this one is done. */
   readonly loader: ChunkLoader;
-  /** Uncompressed bytes it holds (0 for a streamed span, whose window is bounded on its own). */
-  readonly bytes: number;
-  hi: number;
-  lo: number;
-  /** Moves to the block's next message; false when there is none. */
-  step(): boolean;
   /** Copies the current message into `out`. */
   emit(out: MessageFields): void;
 }
-
-/**
- * Most uncompressed chunk bytes held open at once to merge chunks that overlap in time. Recorders write chunks that
- * overlap one or two deep; only a file whose chunk indexes claim starts its messages do not have (hostile or
- * damaged) makes every chunk open at once, and that must end in an error, not in the memory of a server.
- */
-export const MAX_OPEN_CHUNK_BYTES = 512 * 1024 * 1024;
 
 /** Per message of a `SortedChunk`: log time, publish time (32-bit halves), sequence, channel id. */
 const STRIDE = 6;
@@ -51,7 +40,7 @@ class SortedChunk implements OpenBlock {
 
   constructor(
     cursor: MessageCursor,
-    readonly offset: number,
+    readonly rank: number,
     readonly loader: ChunkLoader,
     readonly bytes: number,
   ) {
@@ -135,7 +124,7 @@ class StreamedBlock implements OpenBlock {
 
   constructor(
     private readonly cursor: MessageCursor,
-    readonly offset: number,
+    readonly rank: number,
     readonly loader: ChunkLoader,
     readonly bytes: number,
   ) {}
@@ -164,8 +153,8 @@ class StreamedBlock implements OpenBlock {
  * for an MCAP file written out of order (several threads, late messages). Blocks are opened in order of their first
  * log time, each only once the earliest pending message is no earlier than its start, so a file whose blocks do not
  * overlap in time holds one chunk at a time, as the file-order cursor does; overlapping chunks are merged by their
- * next message. Same contract as `MessageCursor`: `data` stays valid until the next step. Chunks held open at once
- * are bounded (`MAX_OPEN_CHUNK_BYTES`): past that, `LIMIT_REACHED`.
+ * next message (core's `TimeMerge`, which bounds what is held open: past that, `LIMIT_REACHED`). Same contract as
+ * `MessageCursor`: `data` stays valid until the next step.
  */
 export class LogTimeCursor implements MessageStream {
   channelId = 0;
@@ -178,10 +167,7 @@ export class LogTimeCursor implements MessageStream {
 
   private readonly blocks: Block[];
   private readonly starts: Uint32Array;
-  private nextBlock = 0;
-  private readonly open: OpenBlock[] = [];
-  /** The block whose message was handed out last: stepped at the next call, once that message may be dropped. */
-  private current: OpenBlock | undefined;
+  private readonly merge: TimeMerge<OpenBlock>;
   /** Loaders of finished blocks, lent to the next ones (their buffers are reused, not reallocated per chunk). */
   private readonly spare: ChunkLoader[] = [];
 
@@ -191,7 +177,7 @@ export class LogTimeCursor implements MessageStream {
     blocks: readonly Block[],
     private readonly filter: MessageFilter,
     private readonly file: string | undefined,
-    private readonly maxOpenBytes = MAX_OPEN_CHUNK_BYTES,
+    limits: MergeLimits = DEFAULT_MERGE_LIMITS,
   ) {
     this.blocks = blocks
       .filter((b) => filter.wants(b))
@@ -202,6 +188,15 @@ export class LogTimeCursor implements MessageStream {
       this.starts[i * 2] = hi;
       this.starts[i * 2 + 1] = lo;
     });
+    this.merge = new TimeMerge<OpenBlock>(
+      this.blocks.length,
+      (i) => this.starts[i * 2]!,
+      (i) => this.starts[i * 2 + 1]!,
+      (i) => this.openBlock(i),
+      (block) => this.spare.push(block.loader),
+      file,
+      limits,
+    );
   }
 
   get logTime(): bigint {
@@ -212,71 +207,27 @@ export class LogTimeCursor implements MessageStream {
   }
 
   next(): boolean {
-    const last = this.current;
-    this.current = undefined;
-    if (last && !last.step()) this.finish(last);
-    let top = earliest(this.open);
-    while (this.nextBlock < this.blocks.length && (top === undefined || this.startsBy(this.nextBlock, top))) {
-      this.openBlock(this.nextBlock++);
-      top = earliest(this.open);
-    }
+    const top = this.merge.next();
     if (top === undefined) return false;
     top.emit(this);
-    this.current = top;
     return true;
   }
 
-  /** Whether block `i` starts no later than the next message of `top` (then it must be opened before going on). */
-  private startsBy(i: number, top: OpenBlock): boolean {
-    const hi = this.starts[i * 2]!;
-    return hi < top.hi || (hi === top.hi && this.starts[i * 2 + 1]! <= top.lo);
-  }
-
-  private openBlock(i: number): void {
+  private openBlock(i: number): OpenBlock {
     const block = this.blocks[i]!;
     const loader = this.spare.pop() ?? this.newLoader();
-    let open: OpenBlock;
-    if (block.kind === 'chunk') {
-      const records = loader.load(block.offset, block.length);
-      const bytes = records.end - records.start;
-      const held = this.open.reduce((sum, o) => sum + o.bytes, 0);
-      if (held > 0 && held + bytes > this.maxOpenBytes) {
-        throw new BagError(
-          'LIMIT_REACHED',
-          `more than ${this.maxOpenBytes} bytes of chunks overlap in time (${this.open.length + 1} chunks): too many ` +
-            'to merge into log-time order',
-          { ...(this.file === undefined ? {} : { file: this.file }), offset: block.offset },
-        );
-      }
-      const cursor = new MessageCursor(this.readable, loader, [], this.filter, this.file);
-      cursor.startChunk(records, block.offset);
-      open = inLogTimeOrder(records)
-        ? new StreamedBlock(cursor, block.offset, loader, bytes)
-        : new SortedChunk(cursor, block.offset, loader, bytes);
-    } else {
+    if (block.kind === 'span') {
       const cursor = new MessageCursor(this.readable, loader, [block], this.filter, this.file);
-      open = new StreamedBlock(cursor, block.offset, loader, 0);
+      return new StreamedBlock(cursor, block.offset, loader, 0);
     }
-    if (open.step()) this.open.push(open);
-    else this.spare.push(loader);
+    const records = loader.load(block.offset, block.length);
+    const cursor = new MessageCursor(this.readable, loader, [], this.filter, this.file);
+    cursor.startChunk(records, block.offset);
+    const bytes = records.end - records.start;
+    return inLogTimeOrder(records)
+      ? new StreamedBlock(cursor, block.offset, loader, bytes)
+      : new SortedChunk(cursor, block.offset, loader, bytes);
   }
-
-  private finish(block: OpenBlock): void {
-    this.open.splice(this.open.indexOf(block), 1);
-    this.spare.push(block.loader);
-  }
-}
-
-/** The open block whose next message is earliest (ties: the earlier block in the file). Runs per message. */
-function earliest(open: OpenBlock[]): OpenBlock | undefined {
-  if (open.length <= 1) return open[0];
-  let best = open[0]!;
-  for (let k = 1; k < open.length; k++) {
-    const c = open[k]!;
-    if (c.hi < best.hi || (c.hi === best.hi && (c.lo < best.lo || (c.lo === best.lo && c.offset < best.offset))))
-      best = c;
-  }
-  return best;
 }
 
 /**
