@@ -1,9 +1,9 @@
 import { DEFAULT_MERGE_LIMITS, type MergeLimits, type MergeSource, TimeMerge } from '@vlink/bag-core/internal';
 import type { Readable } from '../io/readable.js';
-import { joinTime, splitTime, type Block } from './blocks.js';
+import { splitTime, type Block } from './blocks.js';
 import type { ChunkLoader, ChunkRecords } from './chunk-loader.js';
 import { MESSAGE_FIXED, Opcode, RECORD_PREFIX } from './constants.js';
-import { type MessageFields, MessageCursor, type MessageStream } from './message-cursor.js';
+import { CursorFields, MessageCursor, type MessageFields } from './message-cursor.js';
 import type { MessageFilter } from './message-filter.js';
 
 /**
@@ -156,15 +156,7 @@ class StreamedBlock implements OpenBlock {
  * next message (core's `TimeMerge`, which bounds what is held open: past that, `LIMIT_REACHED`). Same contract as
  * `MessageCursor`: `data` stays valid until the next step.
  */
-export class LogTimeCursor implements MessageStream {
-  channelId = 0;
-  sequence = 0;
-  timeHi = 0;
-  timeLo = 0;
-  publishHi = 0;
-  publishLo = 0;
-  data: Uint8Array = new Uint8Array(0);
-
+export class LogTimeCursor extends CursorFields {
   private readonly blocks: Block[];
   private readonly starts: Uint32Array;
   private readonly merge: TimeMerge<OpenBlock>;
@@ -179,6 +171,7 @@ export class LogTimeCursor implements MessageStream {
     private readonly file: string | undefined,
     limits: MergeLimits = DEFAULT_MERGE_LIMITS,
   ) {
+    super();
     this.blocks = blocks
       .filter((b) => filter.wants(b))
       .sort((a, b) => (a.startTime < b.startTime ? -1 : a.startTime > b.startTime ? 1 : a.offset - b.offset));
@@ -197,13 +190,6 @@ export class LogTimeCursor implements MessageStream {
       file,
       limits,
     );
-  }
-
-  get logTime(): bigint {
-    return joinTime(this.timeHi, this.timeLo);
-  }
-  get publishTime(): bigint {
-    return joinTime(this.publishHi, this.publishLo);
   }
 
   next(): boolean {

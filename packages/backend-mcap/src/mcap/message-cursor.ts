@@ -28,12 +28,8 @@ export interface MessageStream extends MessageFields {
   next(): boolean;
 }
 
-/**
- * Pull-style iteration over messages in file order (blocks by offset, records in order inside each block), with no
- * allocation per message: after `next()` returns true the fields describe the current message and `data` is a view
- * into the chunk or window buffer, valid until the next call. 64-bit times are kept as 32-bit halves.
- */
-export class MessageCursor implements MessageStream {
+/** The fields every cursor fills in, and their times as bigints: what the file-order and log-time cursors share. */
+export abstract class CursorFields implements MessageStream {
   channelId = 0;
   sequence = 0;
   timeHi = 0;
@@ -42,6 +38,22 @@ export class MessageCursor implements MessageStream {
   publishLo = 0;
   data: Uint8Array = new Uint8Array(0);
 
+  get logTime(): bigint {
+    return joinTime(this.timeHi, this.timeLo);
+  }
+  get publishTime(): bigint {
+    return joinTime(this.publishHi, this.publishLo);
+  }
+
+  abstract next(): boolean;
+}
+
+/**
+ * Pull-style iteration over messages in file order (blocks by offset, records in order inside each block), with no
+ * allocation per message: after `next()` returns true the fields describe the current message and `data` is a view
+ * into the chunk or window buffer, valid until the next call. 64-bit times are kept as 32-bit halves.
+ */
+export class MessageCursor extends CursorFields {
   private readonly blocks: Block[];
   private blockIndex = 0;
   private readonly flags: Uint8Array | undefined;
@@ -66,6 +78,7 @@ export class MessageCursor implements MessageStream {
     filter: MessageFilter,
     private readonly file: string | undefined,
   ) {
+    super();
     // Copied into fields of their own: `accept` runs per message.
     this.flags = filter.flags;
     this.sHi = filter.sHi;
@@ -73,13 +86,6 @@ export class MessageCursor implements MessageStream {
     this.eHi = filter.eHi;
     this.eLo = filter.eLo;
     this.blocks = blocks.filter((b) => filter.wants(b));
-  }
-
-  get logTime(): bigint {
-    return joinTime(this.timeHi, this.timeLo);
-  }
-  get publishTime(): bigint {
-    return joinTime(this.publishHi, this.publishLo);
   }
 
   next(): boolean {

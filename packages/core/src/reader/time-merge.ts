@@ -41,6 +41,9 @@ const SOURCE_OVERHEAD = 16 * 1024;
 export class TimeMerge<S extends MergeSource> {
   private readonly heap: S[] = [];
   private nextSource = 0;
+  /** The start of source `nextSource` (read once: `next()` compares it per item). */
+  private pendingHi = 0;
+  private pendingLo = 0;
   private current: S | undefined;
   private openBytes = 0;
 
@@ -56,29 +59,37 @@ export class TimeMerge<S extends MergeSource> {
     private readonly close: (source: S) => void = () => {},
     private readonly file?: string,
     private readonly limits: MergeLimits = DEFAULT_MERGE_LIMITS,
-  ) {}
+  ) {
+    this.readStart();
+  }
 
   /** The source whose current item comes next, or undefined when every source is done. */
   next(): S | undefined {
     const last = this.current;
     this.current = undefined;
     if (last !== undefined) {
-      if (last.step()) this.siftDown(0);
-      else this.remove();
+      if (!last.step()) this.remove();
+      else if (this.heap.length > 1) this.siftDown(0);
     }
-    while (this.nextSource < this.count && (this.heap.length === 0 || this.startsBy(this.nextSource, this.heap[0]!)))
-      this.openNext();
+    while (this.nextSource < this.count && (this.heap.length === 0 || this.startsBy(this.heap[0]!))) this.openNext();
     this.current = this.heap[0];
     return this.current;
   }
 
-  private startsBy(i: number, top: S): boolean {
-    const hi = this.startHi(i);
-    return hi < top.hi || (hi === top.hi && this.startLo(i) <= top.lo);
+  /** Whether the next source starts no later than the current item of `top` (then it must be opened first). */
+  private startsBy(top: S): boolean {
+    return this.pendingHi < top.hi || (this.pendingHi === top.hi && this.pendingLo <= top.lo);
+  }
+
+  private readStart(): void {
+    if (this.nextSource >= this.count) return;
+    this.pendingHi = this.startHi(this.nextSource);
+    this.pendingLo = this.startLo(this.nextSource);
   }
 
   private openNext(): void {
     const source = this.open(this.nextSource++);
+    this.readStart();
     if (source === undefined) return;
     if (!source.step()) {
       this.close(source);
