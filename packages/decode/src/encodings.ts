@@ -4,7 +4,7 @@ import { familyMessageEncoding, SchemaType } from '@vlink/bag-core/model';
  * The payload encodings the decoder knows, by MCAP's well-known message-encoding names (`flatbuffer`, not VLink's
  * older `flatbuffers`), plus `ulog` (PX4) and two VLink Raw flavours: `text` (a ser of `text`/`string`) and `raw`.
  */
-export type PayloadEncoding = 'protobuf' | 'json' | 'ros1' | 'cdr' | 'ulog' | 'flatbuffer' | 'text' | 'raw';
+export type PayloadEncoding = 'protobuf' | 'json' | 'cbor' | 'ros1' | 'cdr' | 'ulog' | 'flatbuffer' | 'text' | 'raw';
 
 const ALIASES = new Map<string, PayloadEncoding>([
   ['protobuf', 'protobuf'],
@@ -12,6 +12,8 @@ const ALIASES = new Map<string, PayloadEncoding>([
   ['json', 'json'],
   ['application/json', 'json'],
   ['text/json', 'json'],
+  ['cbor', 'cbor'],
+  ['application/cbor', 'cbor'],
   ['ros1', 'ros1'],
   ['cdr', 'cdr'],
   ['ros2msg', 'cdr'],

@@ -26,8 +26,8 @@ const CDR_SCHEMAS: ReadonlySet<string> = new Set(['ros2msg', 'ros2idl', 'omgidl'
 
 /**
  * The one Foxglove channel mapping, shared by `vlink-bag play --serve` and the server's Foxglove endpoint: one
- * channel per url, in `Info.urls` order, with MCAP's well-known message encodings (`protobuf`, `json`, `flatbuffer`,
- * `cdr`, `ros1`; `ulog` and other encodings under their own name) and the matching schema encodings (`protobuf`,
+ * channel per url, in `Info.urls` order, with MCAP's well-known message encodings (`protobuf`, `json`, `cbor`,
+ * `flatbuffer`, `cdr`, `ros1`; `ulog` and other encodings under their own name) and the matching schema encodings (`protobuf`,
  * `jsonschema`, `flatbuffer`, `ros2msg`/`ros2idl`/`omgidl`, `ros1msg`, `ulog`). As the ws-protocol says, binary
  * schemas (protobuf FileDescriptorSets, flatbuffers bfbs) travel base64-encoded and text schemas as text. VLink Raw
  * urls are Foxglove's schemaless `json`; RPC urls (`Req|Resp`) advertise their request type, so Studio can decode the
@@ -72,6 +72,8 @@ function foxgloveEncodings(encoding: string | undefined, declared: string): [str
       return ['cdr', CDR_SCHEMAS.has(declared) ? declared : 'ros2msg'];
     case 'ros1':
       return ['ros1', 'ros1msg'];
+    case 'cbor':
+      return ['cbor', undefined];
     case 'json':
     case 'text':
     case 'raw':

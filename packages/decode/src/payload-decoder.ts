@@ -1,5 +1,6 @@
 import type { BagError } from '@vlink/bag-core/errors';
 import { DEFAULT_MAX_DEPTH, jsonDepthExceeds, valueDepthExceeds } from './depth.js';
+import { decodeCbor } from './cbor.js';
 import { payloadEncoding, type PayloadEncoding } from './encodings.js';
 import { decodeError, messageOf } from './errors.js';
 import { SchemaType, serForAction } from '@vlink/bag-core/model';
@@ -28,7 +29,7 @@ export interface DecoderChannel {
 }
 
 /** What a payload decoded as: the encoding that decoded it (`text` for Raw payloads shown as text). */
-export type DecodedKind = 'protobuf' | 'json' | 'ros1' | 'cdr' | 'ulog' | 'flatbuffer' | 'text';
+export type DecodedKind = 'protobuf' | 'json' | 'cbor' | 'ros1' | 'cdr' | 'ulog' | 'flatbuffer' | 'text';
 
 /**
  * A payload made displayable. `hex` means it stays bytes (callers show base64 or a hex dump); `reason` and `error`
@@ -73,7 +74,7 @@ type Built = MessageDecoder | { error: BagError };
 /**
  * The one payload decoder of vlink-bag (CLI `cat --decode`, the HTTP API's `decode=true` in the server and its
  * worker pool, the Foxglove endpoints' checks, the web player's inspector): protobuf through the embedded
- * FileDescriptorSets, JSON, text, ROS 1 through `ros1msg` schemas, CDR through `ros2msg`/`ros2idl`/`omgidl` schemas, PX4 ULog
+ * FileDescriptorSets, JSON, schemaless CBOR, text, ROS 1 through `ros1msg` schemas, CDR through `ros2msg`/`ros2idl`/`omgidl` schemas, PX4 ULog
  * samples, flatbuffers through embedded `bfbs` schemas; anything else stays bytes. Built once per bag; each (type, encoding) decoder is built on first use and
  * cached. Synchronous, and `decode` never throws, so it can sit on a streaming hot path (`decodeOrThrow` throws the
  * BagError instead).
@@ -129,6 +130,8 @@ export class PayloadDecoder {
         return this.text(frame.data, fail);
       case 'raw':
         return this.rawAsText ? this.text(frame.data, fail) : { kind: 'hex' };
+      case 'cbor':
+        return this.cbor(frame.data, fail);
       case 'protobuf':
       case 'ros1':
       case 'cdr':
@@ -180,6 +183,17 @@ export class PayloadDecoder {
     } catch {
       // A json url with a payload that is not JSON still reads better as text than as bytes.
       return { kind: 'text', value };
+    }
+  }
+
+  private cbor(data: Uint8Array, fail: (code: 'LIMIT_REACHED' | 'CORRUPT_DATA', reason: string) => Decoded): Decoded {
+    try {
+      return { kind: 'cbor', value: plainValue(decodeCbor(data, this.maxDepth), this.maxDepth) };
+    } catch (error) {
+      // A nesting deeper than the stack (cborg recurses) is as much too deep as one past the limit.
+      const stack = error instanceof RangeError && /call stack/i.test(error.message);
+      if (error instanceof TooDeepError || stack) return fail('LIMIT_REACHED', this.tooDeep());
+      return fail('CORRUPT_DATA', `cbor decode failed: ${messageOf(error)}`);
     }
   }
 

@@ -13,7 +13,15 @@ registerAll();
 const dir = mkdtempSync(join(tmpdir(), 'vlink-interop-mcap-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const FILES = ['json.mcap', 'protobuf.mcap', 'ros1.mcap', 'ros2.mcap', 'unchunked.mcap', 'out-of-order.mcap'];
+const FILES = [
+  'json.mcap',
+  'protobuf.mcap',
+  'ros1.mcap',
+  'ros2.mcap',
+  'unchunked.mcap',
+  'out-of-order.mcap',
+  'cbor.mcap',
+];
 
 describe('plain MCAP files written by the mcap Python writers read as mcap.reader reads them', () => {
   for (const name of FILES) {

@@ -137,7 +137,7 @@ export const MessageSchema = z
       description: 'base64 payload; with decode=true the decoded JSON value or text when `decoded` is not null',
     }),
     decoded: z
-      .enum(['protobuf', 'json', 'ros1', 'cdr', 'ulog', 'flatbuffer', 'text'])
+      .enum(['protobuf', 'json', 'cbor', 'ros1', 'cdr', 'ulog', 'flatbuffer', 'text'])
       .nullable()
       .optional()
       .openapi({ description: 'Only with decode=true' }),
