@@ -16,6 +16,8 @@ from google.protobuf import descriptor_pb2, timestamp_pb2
 
 import vlink_bag
 from vlink_bag import BadRequest, Conflict, RecordReader, RecordWriter, Writer
+from vlink_bag.errors import CorruptBag
+from vlink_bag.header_crc import header_crc
 
 from .conftest import CLI, REPO, node_binary, require_built
 
@@ -90,6 +92,27 @@ def test_written_vcap_reads_everywhere(tmp_path: Path, compress: str) -> None:
     assert all(lt == p for _u, lt, p, _q, _d, _a in rows)
     assert [q for u, *_x, q, _d, _a in [(r[0], r[1], r[3], r[4], r[5]) for r in rows] if u == "imu"] == [1, 2]
     assert header["start_timestamp"] == str(START_MS) and header["timezone"] == "480" and header["version"] == "2.1.0"
+    assert header["header_crc32"] == header_crc(header)
+
+
+def test_header_crc_matches_the_typescript_one_and_a_garbled_start_is_refused(tmp_path: Path) -> None:
+    # The vector of packages/backend-mcap/src/vcap/header-crc.test.ts (format reference §5.6).
+    entries = {
+        "tag": "drive-1", "version": "2.1.0", "compress": "zstd", "process": "proc",
+        "date": "2026/03/17 10:00:00:123", "timezone": "480", "start_timestamp": "1773712800123",
+    }
+    assert header_crc(entries) == "3237806072"
+    path = tmp_path / "g.vcap"
+    write_sample(path, compress="zstd")
+    data = bytearray(path.read_bytes())
+    at = data.index(b"start_timestamp") + len(b"start_timestamp")
+    length = int.from_bytes(data[at:at + 4], "little")
+    last = at + 4 + length - 1
+    data[last] = ord("0") if data[last] == ord("9") else data[last] + 1  # one garbled digit of the start
+    path.write_bytes(bytes(data))
+    with pytest.raises(CorruptBag) as caught:
+        vlink_bag.open(path)
+    assert caught.value.code == "CORRUPT_FILE" and "header_crc32" in str(caught.value)
 
 
 def test_split_recording_vcapx(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from mcap.writer import CompressionType, Writer as McapWriter
 
 from . import __version__
 from .errors import Conflict
+from .header_crc import with_header_crc
 from .model import FLATBUFFERS, PROTOBUF, UNKNOWN, counts_for_frequency, schema_type_label, url_kind
 from .frames import ACTIONS
 
@@ -74,7 +75,7 @@ class VcapSegment:
         self.writer.start(profile="vlink", library=LIBRARY)
         self.writer.add_metadata(
             "VLinkHeader",
-            {
+            with_header_crc({
                 "tag": tag,
                 "version": FORMAT_VERSION,
                 "compress": "zstd" if zstd else "None",
@@ -82,7 +83,7 @@ class VcapSegment:
                 "date": vlink_date(opened_ms, timezone),
                 "timezone": str(timezone),
                 "start_timestamp": str(start_ms),
-            },
+            }),
         )
         self.channels: dict[tuple[str, int], ChannelState] = {}
         self.schema_ids: dict[str, int] = {}

@@ -1,5 +1,6 @@
 import { FORMAT_VERSION } from '@vlink/bag-core';
 import type { Channel, Metadata } from '../mcap/records.js';
+import { headerIntact } from '../vcap/header-crc.js';
 import { CHANNEL_METADATA_PREFIX, HEADER_METADATA, isHeaderMetadata } from '../vcap/vcap-format.js';
 import type { ReportProblem } from './check-problems.js';
 import type { ChannelTally } from './vlink-channel-meta.js';
@@ -23,6 +24,8 @@ export function checkVlinkMetadata(
     problem(`the VLinkHeader record at ${first.offset} has a damaged name (${JSON.stringify(first.record.name)})`);
   const header = headers[0]?.record.metadata;
   if (header) {
+    if (headerIntact(header) === false)
+      problem(`the VLinkHeader record at ${headers[0]!.offset} is damaged: its header_crc32 does not match its values`);
     for (const key of ['version', 'compress', 'process', 'date', 'timezone'])
       if (!header.get(key)) problem(`VLinkHeader has no ${key}`);
     if (!/^\s*-?\d+\s*$/.test(header.get('start_timestamp') ?? ''))

@@ -324,14 +324,19 @@ class Rebuilder implements ChunkRebuildContext {
       this.report.rebuiltHeader = true;
       const kept = this.messageCount > 0 ? { firstNs: this.startTime, lastNs: this.endTime } : undefined;
       const fallback = headerFallback(this.sidecar, this.summary?.statistics, kept);
-      const { entries, fromFallback } = repairedHeader(
+      const { entries, fromFallback, damaged } = repairedHeader(
         this.header,
         this.compressions.has('zstd') ? 'zstd' : 'None',
         fallback,
       );
-      // Every frame time counts from the start: say where a start the file lost was taken from.
-      if (fromFallback.length > 0)
-        this.problem(`VLinkHeader lost or unusable: ${fromFallback.join(', ')} taken from ${fallback.from}`);
+      // Every frame time counts from the start: say where a start the file lost was taken from, or that a damaged
+      // header's values were kept with nothing to confirm them.
+      const from = `${fromFallback.join(', ')} taken from ${fallback.from}`;
+      if (damaged)
+        this.problem(
+          `VLinkHeader damaged (its header_crc32 does not match): ${fromFallback.length > 0 ? from : 'its values kept, nothing outside the file confirms them'}`,
+        );
+      else if (fromFallback.length > 0) this.problem(`VLinkHeader lost or unusable: ${from}`);
       this.writeMetadata(HEADER_METADATA, entries);
     }
     for (const id of [...this.channels.keys()].sort((a, b) => a - b)) {

@@ -76,6 +76,7 @@ export function headerFallback(
     return {
       startMs: sidecar.startTimestamp,
       from: 'the summary sidecar',
+      confirmed: true,
       ...(sidecar.tagName === undefined ? {} : { tag: sidecar.tagName }),
       ...(sidecar.processName === undefined ? {} : { process: sidecar.processName }),
       ...(sidecar.timezone === undefined ? {} : { timezone: sidecar.timezone }),

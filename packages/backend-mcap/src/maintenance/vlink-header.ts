@@ -1,4 +1,5 @@
 import { formatVlinkDate, FORMAT_VERSION_TEXT, parseVlinkDate, type RecordingContext } from '@vlink/bag-core';
+import { HEADER_CRC_KEY, headerIntact, withHeaderCrc } from '../vcap/header-crc.js';
 
 /**
  * The VLinkHeader entries a writer stores for `context` (format reference §5.2), in VLink's order: `.vcap` and plain
@@ -6,7 +7,7 @@ import { formatVlinkDate, FORMAT_VERSION_TEXT, parseVlinkDate, type RecordingCon
  */
 export function writtenHeader(context: RecordingContext, zstd: boolean, dateMs: number): Array<[string, string]> {
   const v = context.version;
-  return [
+  return withHeaderCrc([
     ['tag', context.tagName],
     ['version', `${v.major}.${v.minor}.${v.patch}`],
     ['compress', zstd ? 'zstd' : 'None'],
@@ -14,17 +15,18 @@ export function writtenHeader(context: RecordingContext, zstd: boolean, dateMs: 
     ['date', formatVlinkDate(dateMs)],
     ['timezone', String(context.timezone)],
     ['start_timestamp', String(Math.trunc(context.startTimestamp))],
-  ];
+  ]);
 }
 
 const INTEGER = /^\s*-?\d+\s*$/;
 const VERSION = /^\d+\.\d+\.\d+$/;
 
-/** A VLinkHeader that `check()` would not accept, or with a value the reader cannot use. */
+/** A VLinkHeader that `check()` would not accept, or with a value the reader cannot use or trust. */
 export function headerNeedsRepair(m: ReadonlyMap<string, string>): boolean {
   const keys = ['tag', 'version', 'compress', 'process', 'date', 'timezone', 'start_timestamp'];
-  if (m.size !== keys.length || !keys.every((k) => m.has(k))) return true;
+  if (m.size !== keys.length + (m.has(HEADER_CRC_KEY) ? 1 : 0) || !keys.every((k) => m.has(k))) return true;
   return (
+    headerIntact(m) === false ||
     !VERSION.test(m.get('version')!) ||
     !['zstd', 'None'].includes(m.get('compress')!) ||
     !m.get('process') ||
@@ -42,6 +44,11 @@ export interface HeaderFallback {
   startMs: number;
   /** Where the values come from, for the repair's report (e.g. "the summary sidecar"). */
   from: string;
+  /**
+   * Whether a source outside the file confirmed them (the summary sidecar, agreeing with the file's statistics): then
+   * they are taken over the values of a header whose CRC says it is damaged.
+   */
+  confirmed?: boolean;
   tag?: string;
   process?: string;
   timezone?: number;
@@ -52,15 +59,26 @@ export interface HeaderFallback {
 /**
  * The VLinkHeader entries in the writer's order: every value of `found` that is usable, the rest from `fallback`
  * where it has them, derived (compress from the chunks, date and start from each other) or a placeholder (`Unknown`
- * process, tag `Empty`, timezone 0). Keys that are not VLink's (a garbled name) are left out. `fromFallback` names the
- * keys `fallback` supplied.
+ * process, tag `Empty`, timezone 0). Keys that are not VLink's (a garbled name) are left out, and a fresh
+ * `header_crc32` is added. `fromFallback` names the keys `fallback` supplied. `damaged`: `found`'s CRC does not match
+ * its values, so any of them may be wrong; a `confirmed` fallback's values are then taken over them.
  */
 export function repairedHeader(
   found: ReadonlyMap<string, string> | undefined,
   compress: string,
   fallback: HeaderFallback,
-): { entries: Array<[string, string]>; fromFallback: string[] } {
-  const get = (key: string) => found?.get(key);
+): { entries: Array<[string, string]>; fromFallback: string[]; damaged: boolean } {
+  const damaged = found !== undefined && headerIntact(found) === false;
+  const sidecarKeys: Record<string, unknown> = {
+    tag: fallback.tag,
+    process: fallback.process,
+    timezone: fallback.timezone,
+    date: fallback.date,
+    start_timestamp: fallback.startMs,
+  };
+  // A damaged header's value gives way to a confirmed one from outside the file.
+  const get = (key: string) =>
+    damaged && fallback.confirmed && sidecarKeys[key] !== undefined ? undefined : found?.get(key);
   const fromFallback: string[] = [];
   const orElse = (key: string, own: string | undefined, theirs: string | undefined, placeholder: () => string) => {
     if (own !== undefined) return own;
@@ -97,5 +115,5 @@ export function repairedHeader(
     ],
     ['start_timestamp', String(start)],
   ];
-  return { entries, fromFallback };
+  return { entries: withHeaderCrc(entries), fromFallback, damaged };
 }

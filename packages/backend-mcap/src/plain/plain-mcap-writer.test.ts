@@ -5,6 +5,7 @@ import { describe, test } from '@vlink/fixtures/test';
 import { loadCodecs } from '../codecs.js';
 import { messageEncodingFor, wellKnownSchemaEncoding } from '../encodings/well-known.js';
 import { MemoryWritable } from '../io/memory-writable.js';
+import { headerCrc } from '../vcap/header-crc.js';
 import { mcapStream } from '../vcap/vcap.test.helper.js';
 import { PlainMcapWriter } from './plain-mcap-writer.js';
 
@@ -161,6 +162,7 @@ describe('PlainMcapWriter', () => {
       date: (metadata[0]![1] as Record<string, string>)['date'],
       timezone: '480',
       start_timestamp: String(START_MS),
+      header_crc32: headerCrc(Object.entries(metadata[0]![1] as Record<string, string>)),
     });
     assert.deepEqual(metadata[2]![1], { '/chatter': '{"queueDepth":2}' });
     const attachment = data.find((r) => r.type === 'Attachment');

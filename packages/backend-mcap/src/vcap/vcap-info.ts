@@ -15,6 +15,7 @@ import { sanitizeCounterTable } from '@vlink/bag-core/internal';
 import type { Info, UrlKind, UrlMeta } from '@vlink/bag-core';
 import type { McapFileReader } from '../mcap/mcap-reader.js';
 import type { Channel, Metadata, Statistics } from '../mcap/records.js';
+import { headerIntact } from './header-crc.js';
 import {
   CHANNEL_METADATA_PREFIX,
   COUNTERS_METADATA,
@@ -57,12 +58,61 @@ function renamedHeader(reader: McapFileReader): Metadata | undefined {
 
 const UNKNOWN = 'Unknown';
 
+/** Header values from outside the file (the summary sidecar), confirmed by the file's statistics. */
+export interface ConfirmedHeader {
+  startMs: number;
+  tag?: string;
+  process?: string;
+  timezone?: number;
+  date?: string;
+}
+
+export interface DescribeOptions {
+  /** Whether a VLinkHeader's `header_crc32` is checked (ReaderOptions.verifyCrc; default true). */
+  verifyCrc?: boolean;
+  /** Where a damaged VLinkHeader's values may be confirmed (with `tryToFix`), given the file's statistics. */
+  confirmedHeader?: (statistics: Statistics) => ConfirmedHeader | undefined;
+}
+
+/**
+ * A VLinkHeader whose CRC says it is damaged (see header-crc.ts): without `tryToFix` a typed error, since every frame
+ * time counts from its start; with it, the values confirmed from outside the file where there are some (else its own,
+ * which may be wrong: the file is then incomplete and `check` says why).
+ */
+function trustedHeader(
+  header: ReadonlyMap<string, string>,
+  stats: Statistics,
+  context: { path: string; offset: number | undefined; tryToFix: boolean; options: DescribeOptions },
+): ReadonlyMap<string, string> {
+  if (!context.tryToFix)
+    throw new BagError(
+      'CORRUPT_FILE',
+      'VLinkHeader is damaged (its header_crc32 does not match its values): the recording start, and with it every frame time, cannot be trusted (open with tryToFix, or run fix)',
+      { file: context.path, ...(context.offset === undefined ? {} : { offset: context.offset }) },
+    );
+  const confirmed = context.options.confirmedHeader?.(stats);
+  if (!confirmed) return header;
+  const repaired = new Map(header);
+  repaired.set('start_timestamp', String(confirmed.startMs));
+  if (confirmed.tag !== undefined) repaired.set('tag', confirmed.tag);
+  if (confirmed.process !== undefined) repaired.set('process', confirmed.process);
+  if (confirmed.timezone !== undefined) repaired.set('timezone', String(confirmed.timezone));
+  if (confirmed.date !== undefined) repaired.set('date', confirmed.date);
+  return repaired;
+}
+
 /**
  * Recovers a `.vcap`'s Info and per-channel frame templates as VLink's reader does (format reference §5.4). Foreign MCAP files
  * (any other profile) get urls from topics, sers from schema names, families from schema or message encodings and a
  * start time at their first message.
  */
-export function describeVcap(reader: McapFileReader, path: string, fileSize: number, tryToFix: boolean): VcapLayout {
+export function describeVcap(
+  reader: McapFileReader,
+  path: string,
+  fileSize: number,
+  tryToFix: boolean,
+  options: DescribeOptions = {},
+): VcapLayout {
   const vlink = reader.header.profile === VLINK_PROFILE;
   let complete = reader.mode !== 'recovered' && reader.damagedChunks === 0 && reader.strayMessages === 0;
 
@@ -85,11 +135,17 @@ export function describeVcap(reader: McapFileReader, path: string, fileSize: num
   let startTimestamp: number | undefined;
   let headerName: string | undefined;
   if (vlink) {
-    let header = reader.metadata(HEADER_METADATA)[0]?.metadata;
+    let header: ReadonlyMap<string, string> | undefined = reader.metadata(HEADER_METADATA)[0]?.metadata;
     if (!header) {
       complete = false;
       const first = renamedHeader(reader);
       if (first) [headerName, header] = [first.name, first.metadata];
+    }
+    if (header && headerIntact(header) === false && options.verifyCrc !== false) {
+      const name = headerName ?? HEADER_METADATA;
+      const offset = reader.metadataLocations.find((m) => m.name === name)?.offset;
+      header = trustedHeader(header, stats, { path, offset, tryToFix, options });
+      complete = false;
     }
     const get = (key: string) => {
       const value = header?.get(key);

@@ -21,6 +21,7 @@ import { McapFileReader } from '../mcap/mcap-reader.js';
 import { checkVcapReadable, type VcapCheckReport } from '../maintenance/check.js';
 import { fixVcap } from '../maintenance/fix-file.js';
 import type { VcapFixReport } from '../maintenance/fix-report.js';
+import { headerFallback, readSidecarFacts } from '../maintenance/sidecar-facts.js';
 import { VLINK_PROFILE } from './vcap-format.js';
 import { describeVcap, type ChannelTemplate, type VcapLayout } from './vcap-info.js';
 
@@ -72,7 +73,15 @@ export class VcapReader implements BackendReader {
         allowScan: (header) => header.profile !== VLINK_PROFILE || options.tryToFix === true,
         chunksHoldEveryMessage: (header) => header.profile === VLINK_PROFILE,
       });
-      return { mcap, layout: describeVcap(mcap, path, readable.size(), options.tryToFix === true) };
+      const layout = describeVcap(mcap, path, readable.size(), options.tryToFix === true, {
+        verifyCrc: options.verifyCrc !== false,
+        // A damaged VLinkHeader's values, confirmed by the summary sidecar beside a local file (when it agrees).
+        confirmedHeader: (statistics) => {
+          const fallback = headerFallback(readSidecarFacts(path), statistics, undefined);
+          return fallback.confirmed ? fallback : undefined;
+        },
+      });
+      return { mcap, layout };
     } catch (error) {
       readable.close();
       throw error;

@@ -3,6 +3,7 @@ import { describe, test } from '@vlink/fixtures/test';
 import { actionText, formatVlinkDate } from '@vlink/bag-core';
 import type { Frame, WriterConfig } from '@vlink/bag-core';
 import { SAMPLE_PROTO_SCHEMA } from '@vlink/bag-core/testing';
+import { headerCrc } from './header-crc.js';
 import { VCAP_LIBRARY } from './vcap-format.js';
 import {
   FB_SCHEMA,
@@ -93,6 +94,8 @@ for (const v of VARIANTS) {
           ['date', formatVlinkDate(START)],
           ['timezone', '480'],
           ['start_timestamp', String(START)],
+          // vlink-bag's one key beyond VLink's (format reference §5.6).
+          ['header_crc32', headerCrc(meta.metadata)],
         ],
       );
       const lastMessage = records.map((r) => r.type).lastIndexOf('Message');

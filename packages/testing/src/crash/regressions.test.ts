@@ -37,6 +37,8 @@ const REPLAYED: Array<[FuzzFormat, number, number, string]> = [
   ['.vcap', 51, 488, 'flipped bits in a file without chunks: the repair kept 25 of 159 readable messages'],
   ['.vcap', 62, 1249, 'VLinkHeader unparsable, summary damaged: the repair moved every frame to the first'],
   ['.vcap', 63, 1761, 'MCAP header zeroed with the VLinkHeader: the repair wrote a plain MCAP, frames 41 ms early'],
+  ['.vcap', 55, 3633, 'a garbled digit of the VLinkHeader start_timestamp: every frame read 1 ms early, as sound'],
+  ['.vcap', 62, 2366, 'the same in a file with a damaged chunk: the frames kept read with shifted times'],
   ['.vcapx', 52, 2390, 'a first segment cut inside its header: every later frame got its absolute time'],
   ['.vcapx', 52, 1069, 'the same, cut earlier: a manifest duration the repair then refused as its own (INTERNAL)'],
   ['.vcapx', 41, 419, 'a record with an unknown opcode claiming the chunk after it: 7 readable messages lost'],

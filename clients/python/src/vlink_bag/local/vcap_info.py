@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import CorruptBag
+from ..header_crc import header_intact
 from ..frames import ACTIONS
 from ..model import RAW, UNKNOWN, parse_action, parse_schema_type, resolve_schema_type
 
@@ -88,6 +89,12 @@ def describe(profile: str, summary: Any, metadata: list[Any], path: str, file_si
         header = (by_name.get("VLinkHeader") or [None])[0]
         if header is None:
             complete = False
+        elif header_intact(header) is False:
+            # Every frame's time counts from its start_timestamp, which nothing else in the file confirms (§5.6).
+            raise CorruptBag(
+                f"{path}: VLinkHeader is damaged (its header_crc32 does not match its values): repair it with `vlink-bag fix`",
+                code="CORRUPT_FILE",
+            )
 
         def get(key: str) -> str | None:
             nonlocal complete
