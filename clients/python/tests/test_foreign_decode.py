@@ -62,3 +62,38 @@ def test_a_decode_error_names_only_its_own_type(tmp_path: Path) -> None:
     assert error == "no descriptor embedded for demo.Missing"
     _kind, _value, error = decoder.decode(Message("b", b"\x08\x01", "other.Broken", 0, 0, "Pub", 3))
     assert error is not None and "other.Broken is not a FileDescriptorSet" in error
+
+
+def _as_fixture_json(value: object) -> object:
+    """A decoded CBOR value as the fixture's expected file writes it (fixtures/foreign/generator): bytes as lists of
+    numbers, integers past 2^53 as text."""
+    if isinstance(value, dict):
+        return {k: _as_fixture_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_as_fixture_json(v) for v in value]
+    if isinstance(value, bytes):
+        return list(value)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53:
+        return str(value)
+    return value
+
+
+def test_cbor_channels_decode_as_cbor2_reads_them() -> None:
+    pytest.importorskip("cbor2")
+    fixture = Path(__file__).resolve().parents[3] / "fixtures" / "foreign" / "mcap" / "cbor.mcap"
+    expected = json.loads(fixture.with_name("cbor.mcap.expected.json").read_text())
+    with vlink_bag.open(fixture) as bag:
+        assert {u["url"]: u.get("encoding") for u in bag.info()["urls"]} == {"/cbor/state": "cbor", "/cbor/extra": "cbor"}
+        messages = list(bag.read_messages())
+        decoded = [bag.decode(m) for m in messages]
+        df = bag.to_dataframe("/cbor/state")
+    assert [m.topic for m in messages] == [m["topic"] for m in expected["messages"]]
+    for want in expected["decoded"]:
+        assert _as_fixture_json(decoded[want["index"]]) == want["fields"]
+    # Flattened into columns like JSON: nested maps joined with ".".
+    assert list(df["i"]) == list(range(20)) and "pose.x" in df.columns and "message" not in df.columns
+    # Hostile bytes stay bytes with a reason; decode never raises.
+    decoder = PayloadDecoder([], [{"url": "/c", "encoding": "cbor"}])
+    for bad in (b"\xa1", b"\x5b\xff\xff\xff\xff\xff\xff\xff\xff", b"\x81" * 200_000):
+        kind, value, error = decoder.decode(Message("/c", bad, "", 0, 0))
+        assert kind is None and value is None and error is not None and error.startswith("cbor decode failed")

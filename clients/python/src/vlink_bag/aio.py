@@ -132,7 +132,7 @@ class AsyncRemoteBag(RemoteBag):
 
     async def get_decoder(self) -> PayloadDecoder:
         if self._decoder is None:
-            self._decoder = PayloadDecoder(await self.schemas())
+            self._decoder = PayloadDecoder(await self.schemas(), (await self.info()).get("urls") or [])
         return self._decoder
 
     async def timing(self, factor: float | None = None, urls: str | Sequence[str] | None = None) -> list[dict[str, Any]]:  # type: ignore[override]

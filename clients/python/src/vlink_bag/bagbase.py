@@ -150,7 +150,7 @@ class BagBase:
     def decoder(self) -> PayloadDecoder:
         """The bag's :class:`PayloadDecoder` (built from its embedded schemas on first use)."""
         if self._decoder is None:
-            self._decoder = PayloadDecoder(self.schemas())
+            self._decoder = PayloadDecoder(self.schemas(), self.info().get("urls") or [])
         return self._decoder
 
     def message_class(self, type_name: str) -> Any:

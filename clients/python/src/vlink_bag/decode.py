@@ -1,6 +1,6 @@
 """Payload decoding: protobuf through the FileDescriptorSets embedded in the bag (``google.protobuf`` descriptor pool
-and message factory), JSON and text by their ser name, as the server's ``decode=true`` does. Also the flattening of
-decoded messages into DataFrame columns."""
+and message factory), JSON and text by their ser name, CBOR by the url's message encoding (``cbor2``), as the server's
+``decode=true`` does. Also the flattening of decoded messages into DataFrame columns."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from .frames import Message
 __all__ = ["PayloadDecoder", "JSON_SERS", "TEXT_SERS"]
 
 JSON_SERS = frozenset({"json", "application/json", "text/json"})
+# MCAP's well-known schemaless CBOR message encoding (packages/decode/src/encodings.ts).
+CBOR_ENCODINGS = frozenset({"cbor", "application/cbor"})
 TEXT_SERS = frozenset({"text", "string", "std::string"})
 PROTOBUF = 3
 MAX_FLATTEN_DEPTH = 8
@@ -26,8 +28,10 @@ class PayloadDecoder:
     pool is built on first use. Without the ``protobuf`` package, protobuf payloads stay undecoded (``decode_error``
     says so)."""
 
-    def __init__(self, schemas: Iterable[Mapping[str, Any]]) -> None:
+    def __init__(self, schemas: Iterable[Mapping[str, Any]], urls: Iterable[Mapping[str, Any]] = ()) -> None:
         schemas = list(schemas)
+        # Urls whose payloads are CBOR by their message encoding (``Info.urls[].encoding`` of foreign files).
+        self._cbor_urls = frozenset(str(u.get("url")) for u in urls if str(u.get("encoding") or "").strip().lower() in CBOR_ENCODINGS)
         self._schemas = [s for s in schemas if s.get("schemaType") == PROTOBUF]
         # MCAP channels whose schema is a JSON Schema carry JSON, whatever the type is named.
         self._json_types = frozenset(str(s.get("name")) for s in schemas if str(s.get("encoding", "")).strip().lower() in ("jsonschema", "json"))
@@ -141,6 +145,7 @@ class PayloadDecoder:
             or message.data_type in TEXT_SERS
             or message.data_type in self._json_types
             or message.data_type in self._cdr
+            or message.topic in self._cbor_urls
         )
 
     # -- decoding -----------------------------------------------------------------------------------------------
@@ -157,6 +162,8 @@ class PayloadDecoder:
             except Exception as error:  # noqa: BLE001 - DecodeError and friends
                 return None, None, f"protobuf decode failed: {error}"
             return "protobuf", value, None
+        if message.topic in self._cbor_urls:
+            return self._decode_cbor(message)
         ser = message.data_type
         if ser in self._cdr:
             return self._decode_cdr(message)
@@ -201,6 +208,17 @@ class PayloadDecoder:
         except Exception as error:  # noqa: BLE001
             return None, None, f"CDR decode failed: {error}"
 
+    def _decode_cbor(self, message: Message) -> tuple[str | None, Any, str | None]:
+        """Schemaless CBOR through ``cbor2`` (the ``[cbor]`` extra): maps become dicts, tags ``{"tag", "value"}``."""
+        try:
+            import cbor2
+        except ImportError:
+            return None, None, "CBOR decoding needs cbor2: pip install 'vlink-bag[cbor]'"
+        try:
+            return "cbor", _cbor_to_python(cbor2.loads(message.message)), None
+        except Exception as error:  # noqa: BLE001 - CBORDecodeError, RecursionError (deep nesting) and friends
+            return None, None, f"cbor decode failed: {error}"
+
     def fields(self, message: Message) -> tuple[dict[str, Any] | None, str | None]:
         """The decoded payload as flat columns: protobuf fields and JSON object keys (nested ones joined with ``.``),
         ``{"value": …}`` for other JSON values, ``{"text": …}`` for text; None when it does not decode."""
@@ -215,7 +233,7 @@ class PayloadDecoder:
             flat_cdr: dict[str, Any] = {}
             _flatten_json(_ros_to_python(value), "", flat_cdr, 0)
             return flat_cdr, None
-        if kind == "json":
+        if kind in ("json", "cbor"):
             if isinstance(value, dict):
                 flat: dict[str, Any] = {}
                 _flatten_json(value, "", flat, 0)
@@ -310,6 +328,22 @@ def _flatten_json(value: Mapping[str, Any], prefix: str, out: dict[str, Any], de
             _flatten_json(item, name + ".", out, depth + 1)
         else:
             out[name] = item
+
+
+def _cbor_to_python(value: Any) -> Any:
+    """A decoded CBOR item as the TypeScript decoder gives it (packages/decode/src/cbor.ts): map keys as text, tags
+    as ``{"tag": n, "value": …}``, ``undefined`` as None; byte strings stay bytes."""
+    import cbor2
+
+    if isinstance(value, dict):
+        return {key if isinstance(key, str) else str(key): _cbor_to_python(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_cbor_to_python(item) for item in value]
+    if isinstance(value, cbor2.CBORTag):
+        return {"tag": value.tag, "value": _cbor_to_python(value.value)}
+    if value is cbor2.undefined:
+        return None
+    return value
 
 
 def _ros_to_python(value: Any) -> Any:

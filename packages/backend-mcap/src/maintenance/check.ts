@@ -3,7 +3,7 @@ import type { Codecs } from '../codecs.js';
 import type { Readable } from '../io/readable.js';
 import { crc32Append } from '../mcap/crc32.js';
 import { readHeader, readSummary, type Summary } from '../mcap/summary.js';
-import { VLINK_PROFILE } from '../vcap/vcap-format.js';
+import { HEADER_METADATA, VLINK_PROFILE } from '../vcap/vcap-format.js';
 import { checkMessageIndexes, scanDataSection } from './check-data-section.js';
 import { errorMessage } from './check-problems.js';
 import { checkSummaryAgainstData } from './check-summary.js';
@@ -59,10 +59,12 @@ export function checkVcapReadable(
 
   let headerEnd: number;
   let vlink: boolean;
+  let profile: string;
   try {
     const h = readHeader(readable, file);
     headerEnd = h.headerEnd;
-    vlink = h.header.profile === VLINK_PROFILE;
+    profile = h.header.profile;
+    vlink = profile === VLINK_PROFILE;
   } catch (error) {
     problem(`header: ${errorMessage(error)}`);
     return report();
@@ -79,6 +81,14 @@ export function checkVcapReadable(
   const walkEnd = summary ? summary.dataEnd : readable.size();
   const data = scanDataSection(readable, headerEnd, walkEnd, codecs, file, problem, onProgress);
   checkMessageIndexes(data.chunks, problem);
+  // A file that holds a VLinkHeader is VLink's whatever its profile says (see describeVcap).
+  if (!vlink && data.metadata.some((m) => m.record.name === HEADER_METADATA)) {
+    problem(
+      `the MCAP header's profile is damaged: ${JSON.stringify(profile)}, not "vlink", in a file that holds a VLinkHeader`,
+      8,
+    );
+    vlink = true;
+  }
 
   const dataEnd = data.dataEnd;
   if (!dataEnd) problem('no DataEnd record');

@@ -222,4 +222,27 @@ describe('damaged .vcap files', () => {
       reader.close();
     }
   });
+
+  test('a garbled MCAP profile in a file holding a VLinkHeader: a damaged .vcap, not a foreign MCAP read 1 ms off', async () => {
+    // Found by fuzzing (`.vcap` seed 82 #3313): four bytes over "vlin" and the recording read as a foreign MCAP, its
+    // start the first message, every frame's time moved.
+    const frames = mixedFrames(30);
+    const bytes = await recordToBytes(frames, { cacheSize: 900, compress: 'zstd' });
+    const damaged = bytes.slice();
+    new DataView(damaged.buffer).setUint32(21, 35334, true); // the profile's first four bytes
+    await assert.rejects(
+      openBytes(damaged),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE' && /profile .* not "vlink"/.test(e.message),
+    );
+    const reader = await openBytes(damaged, true);
+    try {
+      assert.deepEqual(readFrames(reader).map(key), frames.map(key));
+      assert.equal(reader.info().hasCompleted, false);
+      assert.equal(reader.info().storageType, 'vcap');
+      const report = await reader.verify({ quick: false });
+      assert.ok(report.problems.some((p) => /the MCAP header's profile is damaged/.test(p.message)));
+    } finally {
+      reader.close();
+    }
+  });
 });

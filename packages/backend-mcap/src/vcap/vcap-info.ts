@@ -14,6 +14,7 @@ import {
 import { sanitizeCounterTable } from '@vlink/bag-core/internal';
 import type { Info, UrlKind, UrlMeta } from '@vlink/bag-core';
 import type { McapFileReader } from '../mcap/mcap-reader.js';
+import { MAGIC } from '../mcap/constants.js';
 import type { Channel, Metadata, Statistics } from '../mcap/records.js';
 import { headerIntact } from './header-crc.js';
 import {
@@ -113,8 +114,19 @@ export function describeVcap(
   tryToFix: boolean,
   options: DescribeOptions = {},
 ): VcapLayout {
-  const vlink = reader.header.profile === VLINK_PROFILE;
-  let complete = reader.mode !== 'recovered' && reader.damagedChunks === 0 && reader.strayMessages === 0;
+  // A `.vcap` that holds a VLinkHeader is VLink's whatever its profile says: one garbled byte of the profile made a
+  // recording read as a foreign MCAP, its start the first message, every frame moved (fuzz `.vcap` seed 82 #3313).
+  const profileDamaged =
+    reader.header.profile !== VLINK_PROFILE && reader.metadataLocations.some((m) => m.name === HEADER_METADATA);
+  if (profileDamaged && !tryToFix)
+    throw new BagError(
+      'CORRUPT_FILE',
+      `the MCAP header's profile is ${JSON.stringify(reader.header.profile)}, not "vlink", yet the file holds a VLinkHeader: a damaged .vcap (open with tryToFix, or run fix)`,
+      { file: path, offset: MAGIC.length },
+    );
+  const vlink = reader.header.profile === VLINK_PROFILE || profileDamaged;
+  let complete =
+    !profileDamaged && reader.mode !== 'recovered' && reader.damagedChunks === 0 && reader.strayMessages === 0;
 
   const stats: Statistics = reader.statistics;
   if (!reader.fileStatistics) {

@@ -39,6 +39,7 @@ const REPLAYED: Array<[FuzzFormat, number, number, string]> = [
   ['.vcap', 63, 1761, 'MCAP header zeroed with the VLinkHeader: the repair wrote a plain MCAP, frames 41 ms early'],
   ['.vcap', 55, 3633, 'a garbled digit of the VLinkHeader start_timestamp: every frame read 1 ms early, as sound'],
   ['.vcap', 62, 2366, 'the same in a file with a damaged chunk: the frames kept read with shifted times'],
+  ['.vcap', 82, 3313, 'the MCAP profile garbled: the recording read as a foreign MCAP, every frame 1 ms early'],
   ['.vcapx', 52, 2390, 'a first segment cut inside its header: every later frame got its absolute time'],
   ['.vcapx', 52, 1069, 'the same, cut earlier: a manifest duration the repair then refused as its own (INTERNAL)'],
   ['.vcapx', 41, 419, 'a record with an unknown opcode claiming the chunk after it: 7 readable messages lost'],

@@ -83,6 +83,7 @@ def describe(profile: str, summary: Any, metadata: list[Any], path: str, file_si
     for record in metadata:
         by_name.setdefault(record.name, []).append(dict(record.metadata))
 
+    foreign_mcap = not vlink and not path.lower().endswith((".vcap", ".vcapx"))
     version, compression, process, date, tag, timezone = "0.0.0", "Unknown", "Unknown", "Unknown", "Empty", 0
     start: int | None
     if vlink:
@@ -188,6 +189,9 @@ def describe(profile: str, summary: Any, metadata: list[Any], path: str, file_si
             "size": 0,
             "loss": 0,
             "freq": 0,
+            # A foreign .mcap's payload encoding (MCAP's well-known name, e.g. cbor), as the TypeScript reader of
+            # .mcap files gives it (its .vcap reader, and so this one for a foreign file named .vcap, does not).
+            **({"encoding": channel.message_encoding} if foreign_mcap and channel.message_encoding else {}),
         }
         actions[channel.id] = action
 
