@@ -45,11 +45,13 @@ export function rebuildVcap(
   } catch {
     // no usable summary: the VLinkChannel_* counts (if any survived) say what was there
   }
-  // A VLink file by its header, or (a damaged header) by the VLink metadata its surviving summary indexes.
+  // A VLink file by its header, or (a damaged header) by the VLink metadata its surviving summary indexes, or (no
+  // summary either: a crashed file) by the VLinkHeader the writer puts right after the MCAP header.
   const vlink =
     header.profile === VLINK_PROFILE ||
     (summary?.metadataIndexes.some((m) => m.name === HEADER_METADATA || m.name.startsWith(CHANNEL_METADATA_PREFIX)) ??
-      false);
+      false) ||
+    startsWithVlinkHeader(source, headerEnd);
   return new Rebuilder(source, new BufferedSink(sink), codecs, vlink, file, expected, summary, sidecar).run(
     header,
     headerEnd,
@@ -58,6 +60,18 @@ export function rebuildVcap(
 }
 
 const MAX_PROBLEMS = 100;
+const HEADER_NAME = new TextEncoder().encode(HEADER_METADATA);
+
+/** Whether the record at `at` is a Metadata record named VLinkHeader (opcode, length, then the name's length and bytes). */
+function startsWithVlinkHeader(source: Readable, at: number): boolean {
+  const want = 9 + 4 + HEADER_NAME.length;
+  if (at + want > source.size()) return false;
+  const bytes = source.read(at, want);
+  if (bytes[0] !== Opcode.Metadata) return false;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getUint32(9, true) !== HEADER_NAME.length) return false;
+  return HEADER_NAME.every((byte, i) => bytes[13 + i] === byte);
+}
 
 /**
  * One rebuild: walks the data section, writes loose records here and chunks through `rebuildChunk` (it is their

@@ -8,6 +8,9 @@ import type { Frame } from '@vlink/bag-core';
 import { mcapBackend } from '../backend.js';
 import { loadCodecs } from '../codecs.js';
 import { FileWritable } from '../io/file-writable.js';
+import { MemoryReadable } from '../io/memory-readable.js';
+import { checkVcapReadable } from '../maintenance/check.js';
+import { fixVcap } from '../maintenance/fix-file.js';
 import { VcapFileWriter } from './vcap-file-writer.js';
 import { mixedFrames, openBytes, readFrames, recordToBytes, testContext } from './vcap.test.helper.js';
 import { writeFrame } from '@vlink/bag-core/testing';
@@ -226,7 +229,7 @@ describe('damaged .vcap files', () => {
   test('a garbled MCAP profile in a file holding a VLinkHeader: a damaged .vcap, not a foreign MCAP read 1 ms off', async () => {
     // Found by fuzzing (`.vcap` seed 82 #3313): four bytes over "vlin" and the recording read as a foreign MCAP, its
     // start the first message, every frame's time moved.
-    const frames = mixedFrames(30);
+    const frames = mixedFrames(200);
     const bytes = await recordToBytes(frames, { cacheSize: 900, compress: 'zstd' });
     const damaged = bytes.slice();
     new DataView(damaged.buffer).setUint32(21, 35334, true); // the profile's first four bytes
@@ -243,6 +246,24 @@ describe('damaged .vcap files', () => {
       assert.ok(report.problems.some((p) => /the MCAP header's profile is damaged/.test(p.message)));
     } finally {
       reader.close();
+    }
+    // The same in a crashed file (no summary says it is VLink's): fix finds the VLinkHeader after the MCAP header,
+    // writes the profile again, and every frame kept has its own time.
+    const path = join(dir, 'crashed-garbled-profile.vcap');
+    const cut = damaged.subarray(0, Math.floor(damaged.length * 0.5));
+    writeFileSync(path, cut);
+    await assert.rejects(openBytes(cut), BagError.isInstance);
+    const fixReport = await fixVcap(path);
+    assert.match(fixReport.problems.join('\n'), /profile was damaged/);
+    assert.ok(fixReport.kept > 0 && fixReport.kept < frames.length, `${fixReport.kept} kept`);
+    const bytesFixed = new Uint8Array(readFileSync(path));
+    assert.deepEqual(checkVcapReadable(new MemoryReadable(bytesFixed), await loadCodecs(), path).problems, []);
+    const fixed = await openBytes(bytesFixed);
+    try {
+      assert.equal(fixed.info().storageType, 'vcap');
+      assert.deepEqual(readFrames(fixed).map(key), frames.slice(0, fixReport.kept).map(key));
+    } finally {
+      fixed.close();
     }
   });
 });
