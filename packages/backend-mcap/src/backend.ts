@@ -46,7 +46,7 @@ export const mcapBackend: Backend = {
   },
   /** A repaired copy of one `.vcap` (`repairBag`); split recordings are repaired segment by segment by core. */
   async salvage(source, target, options) {
-    return salvageVcap(source, target, await loadCodecs(), options?.onProgress);
+    return salvageVcap(source, target, await loadCodecs(), options);
   },
   /** A single `.vcap` has no rewritable tag (format reference §5.4 step 9); a `.vcapx` has it in its manifest (§6). */
   async tag(path, name) {

@@ -1,6 +1,6 @@
 import { chmodSync, closeSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { BagError, type ProgressCallback, type SalvageResult } from '@vlink/bag-core';
+import { BagError, type ProgressCallback, type SalvageOptions, type SalvageResult } from '@vlink/bag-core';
 import { loadCodecs, type Codecs } from '../codecs.js';
 import { FileReadable } from '../io/file-readable.js';
 import { FileWritable } from '../io/file-writable.js';
@@ -33,7 +33,8 @@ export async function checkVcap(path: string, options: VcapMaintenanceOptions = 
  */
 export async function fixVcap(
   path: string,
-  options: VcapMaintenanceOptions & { onlyIfBroken?: boolean; onProgress?: ProgressCallback } = {},
+  options: VcapMaintenanceOptions &
+    Pick<SalvageOptions, 'recordingStart'> & { onlyIfBroken?: boolean; onProgress?: ProgressCallback } = {},
 ): Promise<VcapFixReport> {
   const codecs = options.codecs ?? (await loadCodecs());
   const source = new FileReadable(path);
@@ -49,7 +50,10 @@ export async function fixVcap(
     const sink = new FileWritable(temp);
     let report: VcapFixReport;
     try {
-      report = rebuildVcap(source, sink, codecs, path, options.onProgress, readSidecarFacts(path));
+      report = rebuildVcap(source, sink, codecs, path, options.onProgress, {
+        sidecar: readSidecarFacts(path),
+        ...(options.recordingStart === undefined ? {} : { recordingStart: options.recordingStart }),
+      });
       sink.sync();
     } finally {
       sink.close();
@@ -95,21 +99,17 @@ export async function salvageVcap(
   source: string,
   target: string,
   codecs?: Codecs,
-  onProgress?: ProgressCallback,
+  options: SalvageOptions = {},
 ): Promise<SalvageResult> {
   const readable = new FileReadable(source);
   try {
     const sink = new FileWritable(target);
     let report: VcapFixReport;
     try {
-      report = rebuildVcap(
-        readable,
-        sink,
-        codecs ?? (await loadCodecs()),
-        source,
-        onProgress,
-        readSidecarFacts(source),
-      );
+      report = rebuildVcap(readable, sink, codecs ?? (await loadCodecs()), source, options.onProgress, {
+        sidecar: readSidecarFacts(source),
+        ...(options.recordingStart === undefined ? {} : { recordingStart: options.recordingStart }),
+      });
       sink.sync();
     } finally {
       sink.close();

@@ -17,7 +17,7 @@ import { rebuildChunk, type ChunkRebuildContext } from './rebuild-chunk.js';
 import { channelRepairs, emptyFixReport, type VcapFixReport } from './fix-report.js';
 import { channelMetadataEntries, ChannelTally, sameEntries } from './vlink-channel-meta.js';
 import { headerFallback, type SidecarFacts } from './sidecar-facts.js';
-import { headerNeedsRepair, repairedHeader } from './vlink-header.js';
+import { type HeaderFallback, headerNeedsRepair, repairedHeader } from './vlink-header.js';
 
 /**
  * Rewrites a `.vcap` (or any MCAP file) from `source` into `sink` as a complete file: the header, every usable record
@@ -32,8 +32,8 @@ export function rebuildVcap(
   codecs: Codecs,
   file?: string,
   onProgress?: ProgressCallback,
-  /** The file's summary sidecar, if any: where the VLinkHeader's values come from should the file have lost them. */
-  sidecar?: SidecarFacts,
+  /** Where the VLinkHeader's values come from should the file have lost them or garbled them (see HeaderSources). */
+  outside: HeaderSources = {},
 ): VcapFixReport {
   const { header, headerEnd } = readHeader(source, file);
   let expected: Map<number, number> | undefined;
@@ -52,11 +52,22 @@ export function rebuildVcap(
     (summary?.metadataIndexes.some((m) => m.name === HEADER_METADATA || m.name.startsWith(CHANNEL_METADATA_PREFIX)) ??
       false) ||
     startsWithVlinkHeader(source, headerEnd);
-  return new Rebuilder(source, new BufferedSink(sink), codecs, vlink, file, expected, summary, sidecar).run(
+  return new Rebuilder(source, new BufferedSink(sink), codecs, vlink, file, expected, summary, outside).run(
     header,
     headerEnd,
     onProgress,
   );
+}
+
+/** What outside the file knows of its VLinkHeader. */
+export interface HeaderSources {
+  /** The file's summary sidecar, if any. */
+  sidecar?: SidecarFacts;
+  /**
+   * The recording's start by the manifest of the split recording the file is a segment of (every segment's header
+   * has that start): taken over the sidecar, and over the values of a header whose CRC says it is damaged.
+   */
+  recordingStart?: number;
 }
 
 const MAX_PROBLEMS = 100;
@@ -109,7 +120,7 @@ class Rebuilder implements ChunkRebuildContext {
     private readonly expected: Map<number, number> | undefined,
     /** The file's summary, when it survived: it repeats the schema and channel records a damaged chunk took along. */
     private readonly summary: Summary | undefined,
-    private readonly sidecar: SidecarFacts | undefined,
+    private readonly outside: HeaderSources,
   ) {}
 
   recoverChannel(channelId: number): boolean {
@@ -337,7 +348,11 @@ class Rebuilder implements ChunkRebuildContext {
     if (!this.headerWritten) {
       this.report.rebuiltHeader = true;
       const kept = this.messageCount > 0 ? { firstNs: this.startTime, lastNs: this.endTime } : undefined;
-      const fallback = headerFallback(this.sidecar, this.summary?.statistics, kept);
+      const { recordingStart } = this.outside;
+      const fallback: HeaderFallback =
+        recordingStart !== undefined && recordingStart > 0
+          ? { startMs: recordingStart, from: "its split recording's manifest", confirmed: true }
+          : headerFallback(this.outside.sidecar, this.summary?.statistics, kept);
       const { entries, fromFallback, damaged } = repairedHeader(
         this.header,
         this.compressions.has('zstd') ? 'zstd' : 'None',

@@ -10,6 +10,7 @@ import type {
   ReaderOptions,
   ProgressCallback,
   ReindexOptions,
+  SalvageOptions,
   SchemaData,
 } from '@vlink/bag-core';
 import type { Codecs } from '../codecs.js';
@@ -204,11 +205,15 @@ export class VcapReader implements BackendReader {
    * keeping every intact chunk; a file that already passes `check()` is left alone unless `rebuild` is set.
    * `lastFixReport` says what was kept and dropped. Needs `readOnly: false`; the reader then reads the new file.
    */
-  async fix(rebuild = false): Promise<boolean> {
-    return this.repair(!rebuild);
+  async fix(rebuild = false, options: Pick<SalvageOptions, 'recordingStart'> = {}): Promise<boolean> {
+    return this.repair(!rebuild, undefined, options.recordingStart);
   }
 
-  private async repair(onlyIfBroken: boolean, onProgress?: ProgressCallback): Promise<boolean> {
+  private async repair(
+    onlyIfBroken: boolean,
+    onProgress?: ProgressCallback,
+    recordingStart?: number,
+  ): Promise<boolean> {
     if (this.closed) throw new BagError('CLOSED', 'reader is closed', { file: this.path });
     const context = this.context;
     if (!context || !(context.readable instanceof FileReadable)) {
@@ -223,6 +228,7 @@ export class VcapReader implements BackendReader {
       codecs: context.codecs,
       onlyIfBroken,
       ...(onProgress ? { onProgress } : {}),
+      ...(recordingStart === undefined ? {} : { recordingStart }),
     });
     if (!this.lastFixReport.rewritten) return true;
     this.mcap.close();

@@ -174,5 +174,6 @@ export interface BackendReader {
   verify?(options: CheckOptions): Promise<CheckReport>;
   /** Rebuilds the format's indexes; `onProgress` (when given) is called as it advances. */
   reindex?(options?: ReindexOptions): Promise<boolean>;
-  fix?(rebuild: boolean): Promise<boolean>;
+  /** Repairs the file; `options.recordingStart`: it is a segment of a split recording with that start (SalvageOptions). */
+  fix?(rebuild: boolean, options?: Pick<SalvageOptions, 'recordingStart'>): Promise<boolean>;
 }

@@ -1,14 +1,18 @@
 import { backendFor, extensionOf } from '../backend/registry.js';
 import { BagError } from '../errors.js';
 import { BagReader } from '../reader/bag-reader.js';
-import type { RepairOptions, RepairReport, UrlRepair } from './repair-report.js';
+import type { RepairOptions, RepairReport, SalvageOptions, UrlRepair } from './repair-report.js';
 import { replaceFile, type RepairFs } from './repair-fs.js';
 
 // The repair of one file, shared by `repairBag` (repair.ts) and the segment loop of split recordings
 // (repair-split.ts); apart from both so that neither imports the other.
 
 /** One single file (a `.vdb`, a `.vcap`, or one segment of a split recording). */
-export async function repairFile(path: string, options: RepairOptions, fs: RepairFs): Promise<RepairReport> {
+export async function repairFile(
+  path: string,
+  options: RepairOptions & Pick<SalvageOptions, 'recordingStart'>,
+  fs: RepairFs,
+): Promise<RepairReport> {
   const backend = backendFor(path);
   if (!backend.salvage) {
     // Read-only formats are salvaged by copying: their readers read around damage with tryToFix.
@@ -22,7 +26,10 @@ export async function repairFile(path: string, options: RepairOptions, fs: Repai
   const temp = fs.siblingTemp(destination, extensionOf(path));
   try {
     const readableFrames = await countReadable(path);
-    const salvage = await backend.salvage(path, temp, options.onProgress ? { onProgress: options.onProgress } : {});
+    const salvage = await backend.salvage(path, temp, {
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.recordingStart === undefined ? {} : { recordingStart: options.recordingStart }),
+    });
     const verified = await verifyCopy(temp);
     const frames = verified.frames;
     const report: RepairReport = {

@@ -91,4 +91,9 @@ export interface ReindexOptions {
 /** What `Backend.salvage` may be told beyond its source and target. */
 export interface SalvageOptions {
   onProgress?: ProgressCallback;
+  /**
+   * The file is a segment of a split recording whose manifest gives this start (ms since the epoch): a segment header
+   * that lost or garbled its start takes it (every segment of a recording has its start).
+   */
+  recordingStart?: number;
 }

@@ -61,6 +61,8 @@ export async function repairSplit(path: string, options: RepairOptions, fs: Repa
           ...(output === undefined ? {} : { output: outDir + outName }),
           backup: options.backup !== false,
           ...(progress ? { onProgress: inSegment } : {}),
+          // A segment whose header lost or garbled the start takes the manifest's (every segment has that start).
+          ...(manifestStart > 0 ? { recordingStart: manifestStart } : {}),
         },
         fs,
       );

@@ -276,7 +276,9 @@ export class SplitReader implements BackendReader {
       );
     }
     let ok = true;
-    for (const { reader } of this.opened) ok = (reader.fix ? await reader.fix(rebuild) : false) && ok;
+    // A segment whose header lost or garbled the start takes the manifest's (every segment has that start).
+    const start = this.manifest.startTimestamp > 0 ? { recordingStart: this.manifest.startTimestamp } : {};
+    for (const { reader } of this.opened) ok = (reader.fix ? await reader.fix(rebuild, start) : false) && ok;
     if (this.pending.length > 0) {
       const more = await openUnlisted(
         this.pending,
@@ -289,7 +291,7 @@ export class SplitReader implements BackendReader {
       this.pending = [];
       for (const segment of more) {
         this.opened.push(segment);
-        ok = (segment.reader.fix ? await segment.reader.fix(rebuild) : false) && ok;
+        ok = (segment.reader.fix ? await segment.reader.fix(rebuild, start) : false) && ok;
       }
     }
     if (repairsManifest && ok) this.listRecovered();
@@ -377,7 +379,12 @@ export class SplitReader implements BackendReader {
   }
 
   private sequenceOf(opened: readonly OpenedSegment[]): SequencedSegment[] {
-    const firstStart = recordingStart(opened[0]?.reader.info().startTimestamp, this.manifest.startTimestamp);
+    const first = opened[0]?.reader.info();
+    const firstStart = recordingStart(
+      first?.startTimestamp,
+      this.manifest.startTimestamp,
+      first?.hasCompleted !== false,
+    );
     return opened.map((o) => ({
       reader: o.reader,
       offsetUs: this.format.rebaseOnFirstSegment ? (o.reader.info().startTimestamp - firstStart) * 1000 : 0,

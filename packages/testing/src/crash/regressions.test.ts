@@ -42,6 +42,8 @@ const REPLAYED: Array<[FuzzFormat, number, number, string]> = [
   ['.vcap', 82, 3313, 'the MCAP profile garbled: the recording read as a foreign MCAP, every frame 1 ms early'],
   ['.vcapx', 52, 2390, 'a first segment cut inside its header: every later frame got its absolute time'],
   ['.vcapx', 52, 1069, 'the same, cut earlier: a manifest duration the repair then refused as its own (INTERNAL)'],
+  ['.vcapx', 84, 2295, 'a garbled start in the first segment’s VLinkHeader: every frame of the recording moved (tryToFix)'],
+  ['.vcapx', 84, 4855, 'the same repaired by fix(): the header resealed with the wrong start, frames got absolute times'],
   ['.vcapx', 41, 419, 'a record with an unknown opcode claiming the chunk after it: 7 readable messages lost'],
   ['foreign', 64, 849, 'a ROS 1 chunk info count made huge by one byte: 40 GiB of arrays allocated for one chunk'],
   ['foreign', 21, 29, 'a ULog info message whose key runs past it: an untyped RangeError'],
