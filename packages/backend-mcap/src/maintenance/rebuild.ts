@@ -16,8 +16,9 @@ import { KeptDefinitions } from './kept-definitions.js';
 import { rebuildChunk, type ChunkRebuildContext } from './rebuild-chunk.js';
 import { channelRepairs, emptyFixReport, type VcapFixReport } from './fix-report.js';
 import { channelMetadataEntries, ChannelTally, sameEntries } from './vlink-channel-meta.js';
-import { headerFallback, type SidecarFacts } from './sidecar-facts.js';
-import { type HeaderFallback, headerNeedsRepair, repairedHeader } from './vlink-header.js';
+import { headerFallback, type HeaderSources } from './sidecar-facts.js';
+import { isVlinkFile } from './vlink-evidence.js';
+import { headerNeedsRepair, repairedHeader } from './vlink-header.js';
 
 /**
  * Rewrites a `.vcap` (or any MCAP file) from `source` into `sink` as a complete file: the header, every usable record
@@ -45,13 +46,7 @@ export function rebuildVcap(
   } catch {
     // no usable summary: the VLinkChannel_* counts (if any survived) say what was there
   }
-  // A VLink file by its header, or (a damaged header) by the VLink metadata its surviving summary indexes, or (no
-  // summary either: a crashed file) by the VLinkHeader the writer puts right after the MCAP header.
-  const vlink =
-    header.profile === VLINK_PROFILE ||
-    (summary?.metadataIndexes.some((m) => m.name === HEADER_METADATA || m.name.startsWith(CHANNEL_METADATA_PREFIX)) ??
-      false) ||
-    startsWithVlinkHeader(source, headerEnd);
+  const vlink = isVlinkFile(header, summary, source, headerEnd);
   return new Rebuilder(source, new BufferedSink(sink), codecs, vlink, file, expected, summary, outside).run(
     header,
     headerEnd,
@@ -59,30 +54,7 @@ export function rebuildVcap(
   );
 }
 
-/** What outside the file knows of its VLinkHeader. */
-export interface HeaderSources {
-  /** The file's summary sidecar, if any. */
-  sidecar?: SidecarFacts;
-  /**
-   * The recording's start by the manifest of the split recording the file is a segment of (every segment's header
-   * has that start): taken over the sidecar, and over the values of a header whose CRC says it is damaged.
-   */
-  recordingStart?: number;
-}
-
 const MAX_PROBLEMS = 100;
-const HEADER_NAME = new TextEncoder().encode(HEADER_METADATA);
-
-/** Whether the record at `at` is a Metadata record named VLinkHeader (opcode, length, then the name's length and bytes). */
-function startsWithVlinkHeader(source: Readable, at: number): boolean {
-  const want = 9 + 4 + HEADER_NAME.length;
-  if (at + want > source.size()) return false;
-  const bytes = source.read(at, want);
-  if (bytes[0] !== Opcode.Metadata) return false;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (view.getUint32(9, true) !== HEADER_NAME.length) return false;
-  return HEADER_NAME.every((byte, i) => bytes[13 + i] === byte);
-}
 
 /**
  * One rebuild: walks the data section, writes loose records here and chunks through `rebuildChunk` (it is their
@@ -348,11 +320,7 @@ class Rebuilder implements ChunkRebuildContext {
     if (!this.headerWritten) {
       this.report.rebuiltHeader = true;
       const kept = this.messageCount > 0 ? { firstNs: this.startTime, lastNs: this.endTime } : undefined;
-      const { recordingStart } = this.outside;
-      const fallback: HeaderFallback =
-        recordingStart !== undefined && recordingStart > 0
-          ? { startMs: recordingStart, from: "its split recording's manifest", confirmed: true }
-          : headerFallback(this.outside.sidecar, this.summary?.statistics, kept);
+      const fallback = headerFallback(this.outside, this.summary?.statistics, kept);
       const { entries, fromFallback, damaged } = repairedHeader(
         this.header,
         this.compressions.has('zstd') ? 'zstd' : 'None',

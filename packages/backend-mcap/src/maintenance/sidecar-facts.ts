@@ -59,18 +59,31 @@ export function readSidecarFacts(path: string): SidecarFacts | undefined {
 /** Slack for the sidecar's durations, which are ms with a fraction or rounded (the file's times are ns). */
 const SLACK_MS = 1;
 
+/** What outside the file knows of its VLinkHeader. */
+export interface HeaderSources {
+  /** The file's summary sidecar, if any. */
+  sidecar?: SidecarFacts | undefined;
+  /**
+   * The recording's start by the manifest of the split recording the file is a segment of (every segment's header
+   * has that start): taken over the sidecar, and over the values of a header whose CRC says it is damaged.
+   */
+  recordingStart?: number;
+}
+
 /**
  * Where a repair that lost the VLinkHeader takes the start (and, from a sidecar, the header's other values), best
- * first: the sidecar, when what it says agrees with what the file still says (its statistics: the message count and
- * the first message's time; without them, the messages kept lie within the sidecar's span), so a sidecar of another
- * recording is never taken for this one's; else the first message by the file's statistics (lost messages included);
- * else the first message kept.
+ * first: the manifest of its split recording; the sidecar, when what it says agrees with what the file still says
+ * (its statistics: the message count and the first message's time; without them, the messages kept lie within the
+ * sidecar's span), so a sidecar of another recording is never taken for this one's; else the first message by the
+ * file's statistics (lost messages included); else the first message kept.
  */
 export function headerFallback(
-  sidecar: SidecarFacts | undefined,
+  { sidecar, recordingStart }: HeaderSources,
   statistics: Statistics | undefined,
   kept: { firstNs: bigint; lastNs: bigint } | undefined,
 ): HeaderFallback {
+  if (recordingStart !== undefined && recordingStart > 0)
+    return { startMs: recordingStart, from: "its split recording's manifest", confirmed: true };
   const stats = statistics && statistics.messageCount > 0n ? statistics : undefined;
   if (sidecar && sidecarAgrees(sidecar, stats, kept)) {
     return {

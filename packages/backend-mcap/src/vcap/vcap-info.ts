@@ -16,6 +16,7 @@ import type { Info, UrlKind, UrlMeta } from '@vlink/bag-core';
 import type { McapFileReader } from '../mcap/mcap-reader.js';
 import { MAGIC } from '../mcap/constants.js';
 import type { Channel, Metadata, Statistics } from '../mcap/records.js';
+import type { HeaderFallback } from '../maintenance/vlink-header.js';
 import { headerIntact } from './header-crc.js';
 import {
   CHANNEL_METADATA_PREFIX,
@@ -59,20 +60,11 @@ function renamedHeader(reader: McapFileReader): Metadata | undefined {
 
 const UNKNOWN = 'Unknown';
 
-/** Header values from outside the file (the summary sidecar), confirmed by the file's statistics. */
-export interface ConfirmedHeader {
-  startMs: number;
-  tag?: string;
-  process?: string;
-  timezone?: number;
-  date?: string;
-}
-
 export interface DescribeOptions {
   /** Whether a VLinkHeader's `header_crc32` is checked (ReaderOptions.verifyCrc; default true). */
   verifyCrc?: boolean;
   /** Where a damaged VLinkHeader's values may be confirmed (with `tryToFix`), given the file's statistics. */
-  confirmedHeader?: (statistics: Statistics) => ConfirmedHeader | undefined;
+  confirmedHeader?: (statistics: Statistics) => HeaderFallback | undefined;
 }
 
 /**

@@ -78,7 +78,7 @@ export class VcapReader implements BackendReader {
         verifyCrc: options.verifyCrc !== false,
         // A damaged VLinkHeader's values, confirmed by the summary sidecar beside a local file (when it agrees).
         confirmedHeader: (statistics) => {
-          const fallback = headerFallback(readSidecarFacts(path), statistics, undefined);
+          const fallback = headerFallback({ sidecar: readSidecarFacts(path) }, statistics, undefined);
           return fallback.confirmed ? fallback : undefined;
         },
       });
