@@ -45,8 +45,8 @@ export interface HeaderFallback {
   /** Where the values come from, for the repair's report (e.g. "the summary sidecar"). */
   from: string;
   /**
-   * Whether a source outside the file confirmed them (the summary sidecar, agreeing with the file's statistics): then
-   * they are taken over the values of a header whose CRC says it is damaged.
+   * Whether a source outside the file confirmed them (the manifest of its split recording, or the summary sidecar
+   * agreeing with the file's statistics): then they are taken over the values of a header whose CRC says it is damaged.
    */
   confirmed?: boolean;
   tag?: string;
@@ -69,7 +69,7 @@ export function repairedHeader(
   fallback: HeaderFallback,
 ): { entries: Array<[string, string]>; fromFallback: string[]; damaged: boolean } {
   const damaged = found !== undefined && headerIntact(found) === false;
-  const sidecarKeys: Record<string, unknown> = {
+  const confirmedValues: Record<string, unknown> = {
     tag: fallback.tag,
     process: fallback.process,
     timezone: fallback.timezone,
@@ -78,7 +78,7 @@ export function repairedHeader(
   };
   // A damaged header's value gives way to a confirmed one from outside the file.
   const get = (key: string) =>
-    damaged && fallback.confirmed && sidecarKeys[key] !== undefined ? undefined : found?.get(key);
+    damaged && fallback.confirmed && confirmedValues[key] !== undefined ? undefined : found?.get(key);
   const fromFallback: string[] = [];
   const orElse = (key: string, own: string | undefined, theirs: string | undefined, placeholder: () => string) => {
     if (own !== undefined) return own;
