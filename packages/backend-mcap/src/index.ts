@@ -41,3 +41,4 @@ export type { PlainMcapWriterOptions } from './plain/plain-mcap-writer.js';
 export { PLAIN_ACTION_KEY, PLAIN_SER_KEY } from './plain/carried.js';
 export { messageEncodingFor, wellKnownSchemaEncoding } from './encodings/well-known.js';
 export { COUNTERS_METADATA, HEADER_METADATA } from './vcap/vcap-format.js';
+export { HEADER_CRC_KEY, headerIntact } from './vcap/header-crc.js';

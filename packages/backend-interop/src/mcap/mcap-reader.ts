@@ -16,6 +16,7 @@ import {
   COUNTERS_METADATA,
   FileReadable,
   HEADER_METADATA,
+  headerIntact,
   McapFileReader,
   PLAIN_ACTION_KEY,
   PLAIN_SER_KEY,
@@ -91,9 +92,24 @@ export class McapForeignReader extends ForeignReader {
         const why = mcap.stopReason?.message ?? `${mcap.damagedChunks} damaged chunk(s)`;
         throw damaged(path, `damaged MCAP file (${why})`, `the ${mcap.statistics.messageCount} intact messages`);
       }
+      // The recording header a vlink-bag writer puts in a plain .mcap: its start is every frame's zero, so one whose
+      // CRC does not match is damage (format reference §5.6); with tryToFix it is not used (frames count from the
+      // first message) and the file is incomplete.
+      const header = mcap.metadata().find((m) => m.name === HEADER_METADATA);
+      const headerDamaged =
+        header !== undefined && options.verifyCrc !== false && headerIntact(header.metadata) === false;
+      if (headerDamaged && options.tryToFix !== true)
+        throw damaged(path, 'VLinkHeader is damaged (its header_crc32 does not match its values)', 'its frames');
       // Complete: nothing damaged, and the file was finished (a summary, or at least its footer and closing magic).
       const finished = mcap.mode !== 'recovered' || endsWithMagic(readable);
-      return McapForeignReader.build(path, mcap, readable, codecs, !broken && finished);
+      return McapForeignReader.build(
+        path,
+        mcap,
+        readable,
+        codecs,
+        !broken && finished && !headerDamaged,
+        headerDamaged,
+      );
     });
   }
 
@@ -103,11 +119,12 @@ export class McapForeignReader extends ForeignReader {
     readable: Readable,
     codecs: Codecs,
     complete: boolean,
+    headerDamaged: boolean,
   ): McapForeignReader {
     const stats = mcap.statistics;
     const span = mcapMessageSpan(mcap);
     const firstNs = span?.firstNs;
-    const header = recordingHeader(mcap, firstNs);
+    const header = headerDamaged ? undefined : recordingHeader(mcap, firstNs);
     const base = header?.startMs !== undefined ? new TimeBase(header.startMs) : TimeBase.fromFirstNs(firstNs);
     const channels = new Map<number, ChannelTemplate>();
     const urls: ForeignUrl[] = [];

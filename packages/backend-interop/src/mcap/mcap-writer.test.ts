@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McapIndexedReader } from '@mcap/core';
-import type { InfoMetadata } from '@vlink/bag-core';
+import { ActionType, BagError, BagWriter, type InfoMetadata, SchemaType } from '@vlink/bag-core';
 import { wellKnownSchemaEncoding } from '@vlink/bag-mcap';
 import { after, describe, test } from '@vlink/fixtures/test';
 import { loadMcapCodecs } from '../common/lz4.js';
@@ -121,5 +121,47 @@ describe('foreign → .mcap (clone) keeps messages, times, sequences, encodings,
       }
       assert.equal(reader.statistics?.attachmentCount, attachments);
     });
+  }
+});
+
+test('a written .mcap whose VLinkHeader start is garbled: CORRUPT_FILE, and with tryToFix its frames count from the first message (format reference §5.6)', async () => {
+  const out = join(dir, 'garbled-header.mcap');
+  const writer = await BagWriter.create(out, { syncMode: true, startTimestamp: 1_700_000_000_000 });
+  for (let i = 0; i < 20; i++)
+    writer.push({
+      timestamp: 5_000 + i * 1_000,
+      url: i % 2 ? '/a' : '/b',
+      data: Uint8Array.of(i, i + 1),
+      serType: 'raw',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    });
+  await writer.close();
+  const sound = await readAll(out);
+  sound.reader.close();
+  assert.equal(sound.frames[0]!.timestamp, 5_000);
+  const bytes = new Uint8Array(readFileSync(out));
+  const key = new TextEncoder().encode('start_timestamp');
+  let at = -1;
+  for (let i = 0; i + key.length <= bytes.length && at < 0; i++) if (key.every((b, j) => bytes[i + j] === b)) at = i;
+  assert.ok(at > 0);
+  const length = new DataView(bytes.buffer, bytes.byteOffset).getUint32(at + key.length, true);
+  const last = at + key.length + 4 + length - 1;
+  bytes[last] = bytes[last] === 0x39 ? 0x30 : bytes[last]! + 1; // one garbled digit of the start
+  writeFileSync(out, bytes);
+  await assert.rejects(
+    readAll(out),
+    (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE' && /header_crc32/.test(e.message),
+  );
+  const tolerant = await readAll(out, { tryToFix: true });
+  try {
+    assert.equal(tolerant.reader.getInfo().hasCompleted, false);
+    // Not a time moved by the garbled digit: the header is not used, the first message is the start.
+    assert.deepEqual(
+      tolerant.frames.map((f) => [f.url, f.timestamp, f.sha256]),
+      sound.frames.map((f) => [f.url, f.timestamp - 5_000, f.sha256]),
+    );
+  } finally {
+    tolerant.reader.close();
   }
 });
