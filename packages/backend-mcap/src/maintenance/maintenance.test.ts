@@ -22,6 +22,7 @@ import {
   openBytes,
   readFrames,
   recordToBytes,
+  sidecarOf,
   testContext,
 } from '../vcap/vcap.test.helper.js';
 import { checkVcapReadable } from './check.js';
@@ -248,16 +249,7 @@ describe('.vcap fix', () => {
       recordAt + 9 + Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(recordAt + 1, true));
     const damaged = bytes.slice();
     damaged.fill(0, 11, recordEnd);
-    const sidecar = {
-      startTimestamp: info.startTimestamp,
-      blankDuration: info.blankDuration,
-      totalDuration: info.totalDuration,
-      messageCount: info.messageCount,
-      tagName: info.tagName,
-      processName: info.processName,
-      timezone: info.timezone,
-      dateTime: info.dateTime,
-    };
+    const sidecar = sidecarOf(info);
     const repaired = async (file: string, beside: object | undefined) => {
       const path = join(dir, file);
       writeFileSync(path, damaged);

@@ -11,7 +11,7 @@ import { checkVcapReadable } from '../maintenance/check.js';
 import { fixVcap } from '../maintenance/fix-file.js';
 import { HEADER_CRC_KEY, headerCrc, headerIntact, withHeaderCrc } from './header-crc.js';
 import { VcapReader } from './vcap-reader.js';
-import { mcapStream, mixedFrames, openBytes, readFrames, recordToBytes } from './vcap.test.helper.js';
+import { mcapStream, mixedFrames, openBytes, readFrames, recordToBytes, sidecarOf } from './vcap.test.helper.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vlink-header-crc-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -100,16 +100,7 @@ describe('VLinkHeader header_crc32 (format reference §5.6)', () => {
     const original = await openBytes(bytes);
     const info = original.info();
     original.close();
-    const sidecar = {
-      startTimestamp: info.startTimestamp,
-      blankDuration: info.blankDuration,
-      totalDuration: info.totalDuration,
-      messageCount: info.messageCount,
-      tagName: info.tagName,
-      processName: info.processName,
-      timezone: info.timezone,
-      dateTime: info.dateTime,
-    };
+    const sidecar = sidecarOf(info);
     const path = join(dir, 'garbled-start.vcap');
     writeFileSync(path, garbledStart(bytes));
     writeFileSync(`${path}.json`, JSON.stringify(sidecar));

@@ -1,11 +1,12 @@
 import { ActionType, resolveWriterConfig, SchemaType } from '@vlink/bag-core';
-import type { Frame, RecordingContext, WriterConfig } from '@vlink/bag-core';
+import type { Frame, Info, RecordingContext, WriterConfig } from '@vlink/bag-core';
 import { createTestContext, patternBytes, SAMPLE_PROTO_SCHEMA, writeFrame } from '@vlink/bag-core/testing';
 import { McapIndexedReader, McapStreamReader } from '@mcap/core';
 import type { McapTypes } from '@mcap/core';
 import { loadCodecs, type Codecs } from '../codecs.js';
 import { MemoryReadable } from '../io/memory-readable.js';
 import { MemoryWritable } from '../io/memory-writable.js';
+import type { SidecarFacts } from '../maintenance/sidecar-facts.js';
 import { VcapFileWriter } from './vcap-file-writer.js';
 import { VcapReader } from './vcap-reader.js';
 
@@ -29,6 +30,20 @@ export const RPC_RESP = {
   schemaType: SchemaType.Protobuf,
   data: patternBytes(24, 7),
 };
+
+/** The summary sidecar a writer leaves beside a file whose Info is `info` (the facts a repair may take from it). */
+export function sidecarOf(info: Info): SidecarFacts {
+  return {
+    startTimestamp: info.startTimestamp,
+    blankDuration: info.blankDuration,
+    totalDuration: info.totalDuration,
+    messageCount: info.messageCount,
+    tagName: info.tagName,
+    processName: info.processName,
+    timezone: info.timezone,
+    dateTime: info.dateTime,
+  };
+}
 
 export function testContext(overrides: Parameters<typeof createTestContext>[0] = {}): RecordingContext {
   return createTestContext({ schemas: [SAMPLE_PROTO_SCHEMA, FB_SCHEMA, RPC_REQ, RPC_RESP], ...overrides });
