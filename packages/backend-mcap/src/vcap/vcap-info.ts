@@ -113,7 +113,7 @@ export function describeVcap(
   if (profileDamaged && !tryToFix)
     throw new BagError(
       'CORRUPT_FILE',
-      `the MCAP header's profile is ${JSON.stringify(reader.header.profile)}, not "vlink", yet the file holds a VLinkHeader: a damaged .vcap (open with tryToFix, or run fix)`,
+      `the MCAP header's profile is ${JSON.stringify(reader.header.profile)}, not "vlink", yet the file holds a VLinkHeader: a damaged .vcap, or an .mcap renamed .vcap (open with tryToFix, or run fix; an .mcap reads as one under its own name)`,
       { file: path, offset: MAGIC.length },
     );
   const vlink = reader.header.profile === VLINK_PROFILE || profileDamaged;
