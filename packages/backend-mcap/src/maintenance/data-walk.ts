@@ -285,13 +285,23 @@ const CANDIDATES = new Set<number>([Opcode.Chunk, Opcode.Metadata, Opcode.DataEn
 const CHUNK_ONLY = new Set<number>([Opcode.Chunk]);
 const KNOWN = new Set<number>(Object.values(Opcode));
 
+/** The summary section's own records: no writer puts one in the data section, so one found there is damage. */
+const SUMMARY_ONLY = new Set<number>([
+  Opcode.ChunkIndex,
+  Opcode.AttachmentIndex,
+  Opcode.Statistics,
+  Opcode.MetadataIndex,
+  Opcode.SummaryOffset,
+]);
+
 /**
  * Whether a record's stated length may be wrong (see walkDataSection): it does not parse, its opcode is none the
- * format defines (a damaged opcode byte, whose length is then as suspect), or it is a message index with bytes
- * beyond its entries (what the writer never leaves).
+ * format defines or one of the summary section's (a damaged opcode byte, whose length is then as suspect: found by
+ * fuzzing, a message index turned into a SummaryOffset swallowed the chunk after it), or it is a message index with
+ * bytes beyond its entries (what the writer never leaves).
  */
 function suspectLength(opcode: number, checked: McapRecord | undefined | BagError, length: number): boolean {
-  if (BagError.isInstance(checked) || !KNOWN.has(opcode)) return true;
+  if (BagError.isInstance(checked) || !KNOWN.has(opcode) || SUMMARY_ONLY.has(opcode)) return true;
   return checked?.type === 'MessageIndex' && length > RECORD_PREFIX + 6 + 16 * checked.records.length;
 }
 const SEARCH_BLOCK = 1024 * 1024;

@@ -54,6 +54,7 @@ const REPLAYED: Array<[FuzzFormat, number, number, string]> = [
     4855,
     'the same repaired by fix(): the header resealed with the wrong start, frames got absolute times',
   ],
+  ['.vcapx', 92, 7961, 'a message index turned into a SummaryOffset: the repair skipped the chunk after it (9 of 160)'],
   ['.vcapx', 41, 419, 'a record with an unknown opcode claiming the chunk after it: 7 readable messages lost'],
   ['foreign', 64, 849, 'a ROS 1 chunk info count made huge by one byte: 40 GiB of arrays allocated for one chunk'],
   ['foreign', 21, 29, 'a ULog info message whose key runs past it: an untyped RangeError'],
