@@ -102,6 +102,8 @@ def test_header_crc_matches_the_typescript_one_and_a_garbled_start_is_refused(tm
         "date": "2026/03/17 10:00:00:123", "timezone": "480", "start_timestamp": "1773712800123",
     }
     assert header_crc(entries) == "3237806072"
+    # Keys in code point order, as the TypeScript writer sorts them (UTF-16 order would differ here).
+    assert header_crc({"\U00010000": "b", "\ue000": "a", "tag": "x"}) == "1232498351"
     path = tmp_path / "g.vcap"
     write_sample(path, compress="zstd")
     data = bytearray(path.read_bytes())

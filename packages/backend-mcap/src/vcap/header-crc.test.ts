@@ -53,6 +53,15 @@ describe('VLinkHeader header_crc32 (format reference §5.6)', () => {
     // python3 -c "import zlib; print(zlib.crc32(b'compress=zstd\ndate=2026/03/17 10:00:00:123\n…version=2.1.0\n'))"
     assert.equal(headerCrc(entries), '3237806072');
     assert.equal(headerCrc([['tag', 'Ünïcode ✓']]), '2355903273'); // UTF-8, as the record stores it
+    // Keys in code point order (Python's sorted), where UTF-16 order would put U+10000 before U+E000.
+    assert.equal(
+      headerCrc([
+        ['\u{10000}', 'b'],
+        ['\u{E000}', 'a'],
+        ['tag', 'x'],
+      ]),
+      '1232498351',
+    );
     // Its own entry and the order of the others do not count.
     assert.equal(headerCrc([...entries].reverse().concat([[HEADER_CRC_KEY, '1']])), '3237806072');
     const sealed = new Map(withHeaderCrc(entries));

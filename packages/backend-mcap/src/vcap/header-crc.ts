@@ -12,13 +12,31 @@ export const HEADER_CRC_KEY = 'header_crc32';
 
 const encoder = new TextEncoder();
 
-/** The CRC-32 of `entries` but {@link HEADER_CRC_KEY}: `key=value\n` for each, in key order, as UTF-8; in decimal. */
+/**
+ * The CRC-32 of `entries` but {@link HEADER_CRC_KEY}: `key=value\n` for each, keys in code point order, as UTF-8; in
+ * decimal.
+ */
 export function headerCrc(entries: Iterable<readonly [string, string]>): string {
   const lines = [...entries]
     .filter(([key]) => key !== HEADER_CRC_KEY)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(([a], [b]) => byCodePoint(a, b))
     .map(([key, value]) => `${key}=${value}\n`);
   return String(crc32(encoder.encode(lines.join(''))));
+}
+
+/**
+ * Code point order: the order of the keys' UTF-8 bytes and of Python's `sorted` (the Python client computes the same
+ * CRC). JavaScript's `<` compares UTF-16 code units, which puts a key beyond U+FFFF before one in U+E000–U+FFFF.
+ */
+function byCodePoint(a: string, b: string): number {
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    const x = a.codePointAt(i)!;
+    const y = b.codePointAt(j)!;
+    if (x !== y) return x - y;
+    i += x > 0xffff ? 2 : 1;
+    j += y > 0xffff ? 2 : 1;
+  }
+  return a.length - b.length;
 }
 
 /** `entries` with their {@link HEADER_CRC_KEY} entry appended (replacing one they had). */
