@@ -25,6 +25,11 @@ describe('CBOR payloads (MCAP message encoding cbor)', () => {
     ['d82076687474703a2f2f7777772e6578616d706c652e636f6d', { tag: 32, value: 'http://www.example.com' }],
     ['a1a161610102', { '{"a":1}': 2 }], // a map key that is itself a map: its JSON
     ['62c3bc', 'ü'],
+    // Indefinite-length strings (RFC 8949 §3.2.3), which cborg refuses: their chunks joined.
+    ['5f42010243030405ff', [1, 2, 3, 4, 5]],
+    ['7f657374726561646d696e67ff', 'streaming'],
+    ['7fff', ''],
+    ['82d8207f626874ffbf7f616bff5f41014102ffff', [{ tag: 32, value: 'ht' }, { k: [1, 2] }]], // inside a tag, a map key
   ];
   for (const [bytes, value] of examples) {
     test(`${bytes}`, () => {
@@ -33,6 +38,14 @@ describe('CBOR payloads (MCAP message encoding cbor)', () => {
       assert.deepEqual(JSON.parse(JSON.stringify((decoded as { value: unknown }).value)), value);
     });
   }
+
+  test('a long indefinite-length text string is joined (a 4-byte length head)', () => {
+    const chunk = (n: number, byte: number) => [0x79, n >> 8, n & 0xff, ...new Array<number>(n).fill(byte)];
+    const bytes = Uint8Array.from([0x7f, ...chunk(40_000, 0x61), ...chunk(30_000, 0x62), 0xff]);
+    const decoded = decoder.decode(frame(bytes)) as { kind: string; value: string };
+    assert.equal(decoded.kind, 'cbor');
+    assert.equal(decoded.value, 'a'.repeat(40_000) + 'b'.repeat(30_000));
+  });
 
   test('a map key named __proto__ stays a key', () => {
     const decoded = decoder.decode(frame(hex('a1695f5f70726f746f5f5f01'))) as { kind: string; value: object };
@@ -48,8 +61,10 @@ describe('CBOR payloads (MCAP message encoding cbor)', () => {
       ['5bffffffffffffffff00', 'CORRUPT_DATA', 'a byte string claiming 2^64 bytes'],
       ['9bffffffffffffffff', 'CORRUPT_DATA', 'an array claiming 2^64 items'],
       ['', 'CORRUPT_DATA', 'nothing'],
-      // Valid CBOR that cborg does not read (no encoder we know writes it): said, not guessed.
-      ['5f42010243030405ff', 'CORRUPT_DATA', 'an indefinite-length byte string'],
+      ['5f4101', 'CORRUPT_DATA', 'an indefinite-length byte string without its break'],
+      ['5f6161ff', 'CORRUPT_DATA', 'a text chunk in an indefinite-length byte string'],
+      ['5f5f4101ffff', 'CORRUPT_DATA', 'an indefinite-length chunk in an indefinite-length byte string'],
+      ['5f4101ff00', 'CORRUPT_DATA', 'an indefinite-length byte string with bytes after it'],
       [`${'81'.repeat(300)}00`, 'LIMIT_REACHED', 'nested deeper than the limit'],
       [`${'81'.repeat(200_000)}00`, 'LIMIT_REACHED', 'nested deeper than the stack'],
     ];

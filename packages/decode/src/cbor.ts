@@ -1,4 +1,5 @@
 import { decode } from 'cborg';
+import { joinIndefiniteStrings } from './cbor-indefinite.js';
 import { TooDeepError } from './plain-value.js';
 
 /** Any tag: its number and its content, as `{ tag, value }` (no tag's meaning is assumed, none is refused). */
@@ -23,11 +24,20 @@ const OPTIONS = {
  * `cborg` (pure JavaScript, browser-safe, strict about lengths and trailing bytes): maps become objects with their
  * keys as text (a number key `1` as `"1"`, a composite key as its JSON), byte strings arrays of byte values (as every
  * decoder here shows `uint8[]`), tags `{ tag, value }`, `undefined` null; 64-bit integers stay bigints for the caller's
- * `plainValue`. Nested deeper than `maxDepth` throws `TooDeepError`; bytes that are not one CBOR item throw, and so
- * do indefinite-length byte and text strings, which cborg does not read (indefinite arrays and maps it does).
+ * `plainValue`. Nested deeper than `maxDepth` throws `TooDeepError`; bytes that are not one CBOR item throw.
+ * Indefinite-length byte and text strings, which cborg refuses, are joined first (only after a refusal, so the common
+ * payload is read once).
  */
 export function decodeCbor(data: Uint8Array, maxDepth: number): unknown {
-  return plain(decode(data, OPTIONS), maxDepth, 0);
+  let value: unknown;
+  try {
+    value = decode(data, OPTIONS);
+  } catch (error) {
+    const joined = joinIndefiniteStrings(data);
+    if (joined === undefined) throw error;
+    value = decode(joined, OPTIONS);
+  }
+  return plain(value, maxDepth, 0);
 }
 
 function plain(value: unknown, maxDepth: number, depth: number): unknown {
