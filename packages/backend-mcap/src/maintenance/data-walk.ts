@@ -16,6 +16,7 @@ import { parseRecord } from '../mcap/record-parser.js';
 import { RecordWindow } from '../mcap/record-window.js';
 import type { Chunk, McapRecord } from '../mcap/records.js';
 import { salvageChunk, type SalvagedChunk } from './chunk-salvage.js';
+import { KNOWN_OPCODES, pastZeroedRecords } from './record-starts.js';
 
 /** One record inside a decoded chunk: `records.bytes[at..at+length)`. */
 export interface InnerRecord {
@@ -170,11 +171,14 @@ export function walkDataSection(
         continue;
       }
       bad = corrupt(`unexpected opcode ${opcode} in the data section`, file, at);
-      // Only its opcode byte may be damaged: where its length leads to the start of a record, go on there, as a
-      // reader does (found by fuzzing: in a file without chunks, one zeroed opcode made the search for the next
-      // chunk skip every loose message after it, 42 a reader still read).
-      if (options.resync && startsRecord(readable, at + length, end)) {
-        visit({ kind: 'damaged', offset: at, length, chunk: false, reason: bad });
+      // Only its opcode byte may be damaged, or zeroed bytes hold whole records of opcode 0: where the lengths lead to
+      // the start of a record, go on there, as a reader steps over them (found by fuzzing, files without chunks: one
+      // zeroed opcode made the search for the next chunk skip every loose message after it, 42 a reader still read;
+      // 2,205 zeroed bytes, 245 empty records, lost 70).
+      const resume = options.resync && opcode === 0 ? pastZeroedRecords(readable, at + length, end) : -1;
+      if (resume >= 0) {
+        visit({ kind: 'damaged', offset: at, length: resume - at, chunk: false, reason: bad });
+        if (resume !== at + length) win = new RecordWindow(readable, resume, end, file);
         continue;
       }
     }
@@ -283,7 +287,6 @@ function checkRecord(
 
 const CANDIDATES = new Set<number>([Opcode.Chunk, Opcode.Metadata, Opcode.DataEnd]);
 const CHUNK_ONLY = new Set<number>([Opcode.Chunk]);
-const KNOWN = new Set<number>(Object.values(Opcode));
 
 /** The summary section's own records: no writer puts one in the data section, so one found there is damage. */
 const SUMMARY_ONLY = new Set<number>([
@@ -301,23 +304,10 @@ const SUMMARY_ONLY = new Set<number>([
  * bytes beyond its entries (what the writer never leaves).
  */
 function suspectLength(opcode: number, checked: McapRecord | undefined | BagError, length: number): boolean {
-  if (BagError.isInstance(checked) || !KNOWN.has(opcode) || SUMMARY_ONLY.has(opcode)) return true;
+  if (BagError.isInstance(checked) || !KNOWN_OPCODES.has(opcode) || SUMMARY_ONLY.has(opcode)) return true;
   return checked?.type === 'MessageIndex' && length > RECORD_PREFIX + 6 + 16 * checked.records.length;
 }
 const SEARCH_BLOCK = 1024 * 1024;
-
-/** Whether a record of a known opcode, whose length fits the data section, starts at `pos` (or the data ends there). */
-function startsRecord(readable: Readable, pos: number, end: number): boolean {
-  if (pos === end) return true;
-  if (end - pos < RECORD_PREFIX) return false;
-  const prefix = readable.read(pos, RECORD_PREFIX, new Uint8Array(RECORD_PREFIX));
-  const view = new DataView(prefix.buffer, prefix.byteOffset, RECORD_PREFIX);
-  const hi = view.getUint32(5, true);
-  const op = prefix[0]!;
-  return (
-    op !== 0 && KNOWN.has(op) && hi <= 0x1fffff && RECORD_PREFIX + hi * TWO_32 + view.getUint32(1, true) <= end - pos
-  );
-}
 
 /**
  * The offset of the next record in [from, end) that validates completely on its own: a chunk that decodes with all

@@ -63,8 +63,12 @@ const UNKNOWN = 'Unknown';
 export interface DescribeOptions {
   /** Whether a VLinkHeader's `header_crc32` is checked (ReaderOptions.verifyCrc; default true). */
   verifyCrc?: boolean;
-  /** Where a damaged VLinkHeader's values may be confirmed (with `tryToFix`), given the file's statistics. */
-  confirmedHeader?: (statistics: Statistics) => HeaderFallback | undefined;
+  /**
+   * Where a damaged VLinkHeader's values may be confirmed (with `tryToFix`), given the file's statistics: its own
+   * Statistics record (`fromSummary`), or what a scan of the data section counted when the summary was lost too,
+   * which lacks the messages the damage took.
+   */
+  confirmedHeader?: (statistics: Statistics, fromSummary: boolean) => HeaderFallback | undefined;
 }
 
 /**
@@ -75,7 +79,13 @@ export interface DescribeOptions {
 function trustedHeader(
   header: ReadonlyMap<string, string>,
   stats: Statistics,
-  context: { path: string; offset: number | undefined; tryToFix: boolean; options: DescribeOptions },
+  context: {
+    path: string;
+    offset: number | undefined;
+    tryToFix: boolean;
+    options: DescribeOptions;
+    fromSummary: boolean;
+  },
 ): ReadonlyMap<string, string> {
   if (!context.tryToFix)
     throw new BagError(
@@ -83,7 +93,7 @@ function trustedHeader(
       'VLinkHeader is damaged (its header_crc32 does not match its values): the recording start, and with it every frame time, cannot be trusted (open with tryToFix, or run fix)',
       { file: context.path, ...(context.offset === undefined ? {} : { offset: context.offset }) },
     );
-  const confirmed = context.options.confirmedHeader?.(stats);
+  const confirmed = context.options.confirmedHeader?.(stats, context.fromSummary);
   if (!confirmed) return header;
   const repaired = new Map(header);
   repaired.set('start_timestamp', String(confirmed.startMs));
@@ -148,7 +158,8 @@ export function describeVcap(
     if (header && headerIntact(header) === false && options.verifyCrc !== false) {
       const name = headerName ?? HEADER_METADATA;
       const offset = reader.metadataLocations.find((m) => m.name === name)?.offset;
-      header = trustedHeader(header, stats, { path, offset, tryToFix, options });
+      const fromSummary = reader.fileStatistics !== undefined;
+      header = trustedHeader(header, stats, { path, offset, tryToFix, options, fromSummary });
       complete = false;
     }
     const get = (key: string) => {

@@ -76,9 +76,16 @@ export class VcapReader implements BackendReader {
       });
       const layout = describeVcap(mcap, path, readable.size(), options.tryToFix === true, {
         verifyCrc: options.verifyCrc !== false,
-        // A damaged VLinkHeader's values, confirmed by the summary sidecar beside a local file (when it agrees).
-        confirmedHeader: (statistics) => {
-          const fallback = headerFallback({ sidecar: readSidecarFacts(path) }, statistics, undefined);
+        // A damaged VLinkHeader's values, confirmed by the summary sidecar beside a local file (when it agrees). A
+        // scan's statistics lack what the damage took, so the sidecar need only span the messages still read: its
+        // count and first message would not match them (fuzz `.vcap` seed 99 #7632: one lost chunk, and every frame
+        // came out 1 ms early, counted from the first message).
+        confirmedHeader: (statistics, fromSummary) => {
+          const sources = { sidecar: readSidecarFacts(path) };
+          const read = { firstNs: statistics.messageStartTime, lastNs: statistics.messageEndTime };
+          const fallback = fromSummary
+            ? headerFallback(sources, statistics, undefined)
+            : headerFallback(sources, undefined, statistics.messageCount > 0n ? read : undefined);
           return fallback.confirmed ? fallback : undefined;
         },
       });

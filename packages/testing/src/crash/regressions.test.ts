@@ -40,6 +40,8 @@ const REPLAYED: Array<[FuzzFormat, number, number, string]> = [
   ['.vcap', 55, 3633, 'a garbled digit of the VLinkHeader start_timestamp: every frame read 1 ms early, as sound'],
   ['.vcap', 62, 2366, 'the same in a file with a damaged chunk: the frames kept read with shifted times'],
   ['.vcap', 82, 3313, 'the MCAP profile garbled: the recording read as a foreign MCAP, every frame 1 ms early'],
+  ['.vcap', 99, 7632, 'start and summary garbled, a chunk lost: the sidecar unconfirmed, every frame 1 ms early'],
+  ['.vcap', 99, 18740, '2,205 zeroed bytes in a file without chunks: the repair kept 85 of 155 readable messages'],
   ['.vcapx', 52, 2390, 'a first segment cut inside its header: every later frame got its absolute time'],
   ['.vcapx', 52, 1069, 'the same, cut earlier: a manifest duration the repair then refused as its own (INTERNAL)'],
   [
