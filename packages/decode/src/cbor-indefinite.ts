@@ -30,7 +30,7 @@ export function joinIndefiniteStrings(data: Uint8Array): Uint8Array | undefined 
         parts.push(data.subarray(copiedTo, pos), ...joined.parts);
         pos = copiedTo = joined.end;
       } else if (major === BYTES || major === TEXT) {
-        if (count === INDEFINITE || end + count > data.length) return undefined;
+        if (end + count > data.length) return undefined;
         pos = end + count;
       } else if (major === ARRAY || major === MAP) {
         pos = end;
