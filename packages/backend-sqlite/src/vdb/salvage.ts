@@ -181,7 +181,8 @@ export function salvageVdb(
       urls.set(id, u);
       return u;
     };
-    const keep = (row: SqlRow) => {
+    // False: no row the writer wrote (the walk does not take its rowid as its position); true: kept, or dropped.
+    const keep = (row: SqlRow): boolean => {
       // Rows the writer wrote have an integer time and url id and a blob (NULL: empty); anything else is not a row.
       const blob = row['data'];
       if (!isInteger(row['elapsed']) || !isInteger(row['url']) || !(blob instanceof Uint8Array || blob === null)) {
@@ -191,7 +192,7 @@ export function salvageVdb(
         if (named) named.dropped++;
         else unattributed++;
         problem(`row ${String(row['rowid'])}: not a row the writer wrote (NULL or mistyped columns); dropped`);
-        return;
+        return false;
       }
       const id = Number(row['url']);
       if (cutCheck && !cutCheck.intact(row)) {
@@ -201,7 +202,7 @@ export function salvageVdb(
         const named = urls.get(id);
         if (named) named.dropped++;
         else unattributed++;
-        return;
+        return true;
       }
       const u = urls.get(id) ?? placeholderFor(id);
       let data = blob instanceof Uint8Array ? blob : new Uint8Array(0);
@@ -214,7 +215,7 @@ export function salvageVdb(
           u.dropped++;
           u.droppedBytes += frameOriginalSize(data) ?? data.length;
           problem(`row ${String(row['rowid'])} (${u.url}): its compressed payload does not decode; dropped`);
-          return;
+          return true;
         }
       }
       if (!(data instanceof Uint8Array) || data.constructor !== Uint8Array) data = new Uint8Array(data);
@@ -235,6 +236,7 @@ export function salvageVdb(
         out!.exec('COMMIT;');
         out!.exec('BEGIN;');
       }
+      return true;
     };
     const skipped = copyRows(src, keep, problem, onProgress);
     if (cutRows > 0) problem(`${cutRows} rows held bytes the cut took off: dropped`);
