@@ -2,11 +2,14 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, test } from '@vlink/fixtures/test';
 import { actionText } from '@vlink/bag';
+import { decodeFrames } from '@vlink/bag-decode';
 import {
   CLI,
   cliArgs,
   cliEnv,
   fixtureFrames,
+  hasScript,
+  PtySession,
   ndjson,
   pointDescriptor,
   runCli,
@@ -135,6 +138,42 @@ describe('vlink-bag cat', () => {
       rpc.stdout,
       /^0\.060000s {2}\/rpc {2}C\/Req {2}3B {2}test\.Req\|test\.Resp {2}04 01 02 {2}\(not decoded: .*test\.Req.*\)$/m,
     );
+  });
+
+  test("--format binary: the server's binary frame layout, every frame byte for byte", SLOW, async () => {
+    const { code, stdoutBytes, stderr } = await runCli(['cat', vdb, '--format', 'binary']);
+    assert.equal(code, 0, stderr);
+    const back = decodeFrames(new Uint8Array(stdoutBytes.buffer, stdoutBytes.byteOffset, stdoutBytes.byteLength));
+    assert.equal(back.length, frames.length);
+    back.forEach((frame, i) => {
+      const want = frames[i]!;
+      assert.equal(frame.timestamp, want.timestamp);
+      // The layout carries a publish time only where it differs from the log time.
+      assert.equal(frame.publishTime ?? frame.timestamp, want.publishTime ?? want.timestamp);
+      assert.equal(frame.url, want.url);
+      assert.equal(frame.serType, want.serType);
+      assert.equal(frame.actionType, want.actionType);
+      assert.equal(frame.schemaType, want.schemaType);
+      assert.deepEqual(frame.data, want.data);
+    });
+    // The filters apply as to the other formats.
+    const lidar = await runCli(['cat', vdb, '--format', 'binary', '-u', '/lidar']);
+    const only = decodeFrames(new Uint8Array(lidar.stdoutBytes));
+    assert.deepEqual(
+      only.map((f) => f.timestamp),
+      frames.filter((f) => f.url === '/lidar').map((f) => f.timestamp),
+    );
+  });
+
+  test('--format binary refuses --decode and a terminal, before reading the bag', SLOW, async () => {
+    const decode = await runCli(['cat', vdb, '--format', 'binary', '--decode']);
+    assert.equal(decode.code, 2);
+    assert.match(decode.stderr, /--decode is not available with --format binary/);
+    assert.equal(decode.stdout, '');
+    if (!hasScript()) return;
+    const pty = new PtySession(['cat', vdb, '--format', 'binary']);
+    await pty.waitFor(/redirect stdout to a file or a pipe/);
+    assert.equal(await pty.exit(), 2);
   });
 
   test('a closed stdout (`| head`) ends the process quietly', SLOW, async () => {

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
 import { ActionType, BagError, SchemaType, TriggerRecorder } from '@vlink/bag';
+import { Writable } from 'node:stream';
+import { decodeFrames } from '@vlink/bag-decode';
 import { errorLine } from './lib/errors.js';
+import { FrameOutput } from './lib/output.js';
 import { paramsOf } from './commands/trigger.js';
 import { compatMarkdown, COMPAT_ROWS } from './lib/compat.js';
 import { actionPredicate, parseActions, parseTimePoint, windowMs } from './lib/filter-flags.js';
@@ -206,5 +209,58 @@ describe('error lines', () => {
     assert.equal(errorLine(error), 'x (file y).vcap: bad record: short read (offset 7, url /a)');
     assert.equal(errorLine(new BagError('NOT_FOUND', 'no such url')), 'no such url');
     assert.equal(errorLine(new BagError('NOT_FOUND', 'no such url'), 'c.vdb'), 'c.vdb: no such url');
+  });
+});
+
+describe('binary frame output', () => {
+  test('frames fill slices, a frame bigger than a slice goes alone, a full stream is waited for', async () => {
+    const chunks: Uint8Array[] = [];
+    let waits = 0;
+    // A stream that takes 100 bytes before it asks to wait, and takes its time: every slice meets a full stream.
+    const stream = new Writable({
+      highWaterMark: 100,
+      write(chunk: Uint8Array, _encoding, done) {
+        chunks.push(Uint8Array.from(chunk));
+        setTimeout(done, 1);
+      },
+    });
+    const out = new FrameOutput(stream, 256);
+    const frames = [10, 200, 30, 1000, 0, 180, 70].map((size, i) => ({
+      timestamp: i * 1000,
+      publishTime: i % 2 ? i * 1000 - 5 : undefined,
+      url: `/u${i % 3}`,
+      serType: 'raw',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+      data: Uint8Array.from({ length: size }, (_, k) => (k * 7 + i) & 0xff),
+    }));
+    for (const frame of frames) {
+      const pending = out.write(frame);
+      // The frame's bytes are copied at once: the caller may reuse them before waiting.
+      frame.data.fill(0xee);
+      if (pending) {
+        waits++;
+        await pending;
+      }
+    }
+    await out.end();
+    assert.ok(waits > 0, 'the stream was full at least once');
+    // Only the 1000-byte frame (with its header: 8 + 14 + url, ser and a publish time) came in a buffer of its own.
+    assert.deepEqual(
+      chunks.filter((c) => c.byteLength > 256).map((c) => c.byteLength),
+      [8 + 14 + 3 + 3 + 8 + 1000],
+    );
+    const all = Buffer.concat(chunks);
+    const back = decodeFrames(new Uint8Array(all.buffer, all.byteOffset, all.byteLength));
+    assert.deepEqual(
+      back.map((f) => [f.timestamp, f.publishTime, f.url, f.data.byteLength, f.data[1]]),
+      [10, 200, 30, 1000, 0, 180, 70].map((size, i) => [
+        i * 1000,
+        i % 2 ? i * 1000 - 5 : undefined,
+        `/u${i % 3}`,
+        size,
+        size > 1 ? (7 + i) & 0xff : undefined,
+      ]),
+    );
   });
 });

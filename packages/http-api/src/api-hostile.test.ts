@@ -6,7 +6,7 @@ import { after, before, describe, test } from '@vlink/fixtures/test';
 import { ActionType, BagError, BagWriter, registerBackend, SchemaType, type Frame } from '@vlink/bag';
 import { memoryBackend, sampleFrames } from '@vlink/bag-core/testing';
 import { createApp, serve, type RunningServer } from './index.js';
-import { decodeFrames } from './messages/binary-frame.js';
+import { decodeFrames } from '@vlink/bag-decode';
 import { hangBackend } from './testing/hang-backend.js';
 import {
   corruptMidwayVcap,

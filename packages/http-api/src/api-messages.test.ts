@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from '@vlink/fixtures/test';
 import { serve } from './index.js';
-import { decodeFrames, FrameEncoder } from './messages/binary-frame.js';
+import { decodeFrames, FrameEncoder } from '@vlink/bag-decode';
 import { readAll } from './testing/fixtures.js';
 import { publishTimeOf, writePublishTimeBag } from './testing/publish-time-bag.js';
 import { expectedLine as lineOf, serveFixtureRoot } from './testing/fixture-server.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
-import { decodeFrameAt } from './messages/binary-frame.js';
+import { decodeFrameAt } from '@vlink/bag-decode';
 import { replayServer } from './testing/replay-server.js';
 import type { QueuedSocket, Received } from './testing/ws-client.js';
 

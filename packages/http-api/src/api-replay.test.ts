@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { describe, test } from '@vlink/fixtures/test';
 import { serve } from './index.js';
-import { decodeFrameAt, FrameEncoder } from './messages/binary-frame.js';
+import { decodeFrameAt, FrameEncoder } from '@vlink/bag-decode';
 import { replayServer } from './testing/replay-server.js';
 import { writePublishTimeBag } from './testing/publish-time-bag.js';
 import { QueuedSocket } from './testing/ws-client.js';

@@ -12,8 +12,8 @@ export {
   BINARY_FRAMES_CONTENT_TYPE,
   FRAME_PREFIX_BYTES,
   FRAME_FIXED_HEADER_BYTES,
-} from './messages/binary-frame.js';
-export type { DecodedFrame } from './messages/binary-frame.js';
+} from '@vlink/bag-decode';
+export type { DecodedFrame } from '@vlink/bag-decode';
 export type { MessageJson } from './messages/frame-json.js';
 export type { StatusEvent, ReplayStatus } from './replay/replay-session.js';
 export type { ControlId } from './replay/answers.js';

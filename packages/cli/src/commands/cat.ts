@@ -7,13 +7,14 @@ import { actionPredicate, addFilterOptions, examples, windowMs, type FilterFlags
 import { formatSeconds, formatSize } from '../lib/format.js';
 import { toBase64 } from '@vlink/bag-decode';
 import { frameLine, metaLine, schemaLine } from '../lib/ndjson.js';
-import { exitQuietlyOnEpipe, LineOutput } from '../lib/output.js';
+import { exitQuietlyOnEpipe, FrameOutput, LineOutput } from '../lib/output.js';
+import { usageError } from '../lib/errors.js';
 import { cursorFrames } from '../lib/read.js';
 import { liveOutput, Progress } from '../lib/progress.js';
 import { bagUrls, selectUrls, warnSelection } from '../lib/url-filter.js';
 import { formatWallTime } from '../lib/wall-time.js';
 
-type Format = 'ndjson' | 'csv' | 'text';
+type Format = 'ndjson' | 'csv' | 'text' | 'binary';
 
 interface CatFlags extends FilterFlags, RecoveryFlags {
   format: Format;
@@ -29,9 +30,16 @@ interface CatFlags extends FilterFlags, RecoveryFlags {
 export function registerCat(program: Command): void {
   const command = program
     .command('cat')
-    .description('write the frames of a bag to stdout (NDJSON, CSV or text)')
+    .description('write the frames of a bag to stdout (NDJSON, CSV, text or binary frames)')
     .argument('<path>', 'bag file (.vdb, .vdbx, .vcap, .vcapx)')
-    .addOption(new Option('--format <format>', 'output format').choices(['ndjson', 'csv', 'text']).default('ndjson'))
+    .addOption(
+      new Option(
+        '--format <format>',
+        "output format; binary: the server's binary frame layout (GET …/messages?format=binary), to a file or pipe",
+      )
+        .choices(['ndjson', 'csv', 'text', 'binary'])
+        .default('ndjson'),
+    )
     .addOption(new Option('--json', 'NDJSON, one frame object per line (same as --format ndjson)').conflicts('format'))
     .option(
       '--decode',
@@ -51,10 +59,17 @@ export function registerCat(program: Command): void {
     .option('-q, --quiet', 'no warnings and no progress bar on stderr');
   addRecoveryOption(command);
   addFilterOptions(command).action(async (path: string, flags: CatFlags) => {
+    if (flags.json) flags.format = 'ndjson';
+    if (flags.format === 'binary') {
+      // Checked before the bag is opened: nothing is read for a command that cannot run.
+      if (flags.decode)
+        throw usageError('--decode is not available with --format binary (the payloads go out as they are)');
+      if (process.stdout.isTTY === true)
+        throw usageError('--format binary writes bytes, not text: redirect stdout to a file or a pipe');
+    }
     const reader = await openBag(path, recoveryReaderOptions(flags));
     try {
       exitQuietlyOnEpipe();
-      if (flags.json) flags.format = 'ndjson';
       const info = reader.getInfo();
       const selection = selectUrls(bagUrls(info), flags);
       const window = windowMs(flags, info);
@@ -62,28 +77,21 @@ export function registerCat(program: Command): void {
       const keepAction = actionPredicate(flags.actions);
       // A bar only when the frames go to a file or pipe and stderr is a terminal (never over the frames themselves).
       const progress = new Progress(liveOutput(flags.quiet) && process.stdout.isTTY !== true, 'cat');
-      const out = new LineOutput();
       const decoder = flags.decode
         ? await payloadDecoder(reader.getInfo(), reader.getSchemas(), flags.jsonNames === true)
         : undefined;
-      if (flags.format === 'ndjson' && flags.meta) {
-        out.write(metaLine(info));
-        for (const schema of reader.getSchemas()) out.write(schemaLine(schema));
-      }
-      if (flags.format === 'csv') out.write(`${CSV_HEADER + (decoder ? ',decoded' : '')}\n`);
+      const out =
+        flags.format === 'binary'
+          ? new FrameOutput()
+          : lineSink(flags.format, flags, info, reader.getSchemas(), decoder);
       if (!selection.none) {
         const config = { ...window, ...(selection.filterUrls ? { filterUrls: selection.filterUrls } : {}) };
-        const clock =
-          flags.localTime || flags.utcTime
-            ? (us: number) => formatWallTime(info.startTimestamp + us / 1000, flags.utcTime === true)
-            : formatSeconds;
-        const render = renderer(flags.format, decoder, clock);
         const endMs = window.endTime > 0 ? Math.min(window.endTime, info.totalDuration) : info.totalDuration;
         progress.start(Math.max(1, endMs - window.beginTime));
         let frames = 0;
         for (const frame of cursorFrames(reader, config)) {
           if (keepAction && !keepAction(frame)) continue;
-          const pending = out.write(render(frame));
+          const pending = out.write(frame);
           if ((++frames & 1023) === 0) progress.update(frame.timestamp / 1000 - window.beginTime, frames);
           if (pending) await pending;
         }
@@ -100,11 +108,41 @@ export function registerCat(program: Command): void {
     'vlink-bag cat /tmp/bag.vdb --format text --decode -u dds://imu,dds://gps',
     'vlink-bag cat /tmp/bag.vdb --format text -i camera -s Pub --utc-time',
     'vlink-bag cat /tmp/bag.vcap --format csv -b 10 -e 20 > frames.csv',
+    'vlink-bag cat /tmp/bag.vcap --format binary -u dds://camera > camera.frames',
     'vlink-bag cat /tmp/bag.vdb --meta | vlink-bag record --stdin /tmp/copy.vcap',
   ]);
 }
 
 const CSV_HEADER = 'timestamp,publishTime,url,action,serType,schemaType,size,data';
+
+/** Where `cat` sends the frames it reads. */
+interface FrameSink {
+  /** A promise when the caller should wait (stdout is full). */
+  write(frame: Frame): Promise<void> | undefined;
+  end(): Promise<void>;
+}
+
+/** The text formats: their header lines at once (CSV's header, NDJSON's `--meta` lines), then a line per frame. */
+function lineSink(
+  format: Exclude<Format, 'binary'>,
+  flags: CatFlags,
+  info: Info,
+  schemas: readonly SchemaData[],
+  decoder: PayloadDecoder | undefined,
+): FrameSink {
+  const out = new LineOutput();
+  if (format === 'ndjson' && flags.meta) {
+    out.write(metaLine(info));
+    for (const schema of schemas) out.write(schemaLine(schema));
+  }
+  if (format === 'csv') out.write(`${CSV_HEADER + (decoder ? ',decoded' : '')}\n`);
+  const clock =
+    flags.localTime || flags.utcTime
+      ? (us: number) => formatWallTime(info.startTimestamp + us / 1000, flags.utcTime === true)
+      : formatSeconds;
+  const render = renderer(format, decoder, clock);
+  return { write: (frame) => out.write(render(frame)), end: () => out.end() };
+}
 
 /**
  * `@vlink/bag-decode`, the decoder the server and the web player use, loaded only with `--decode` (it brings the
@@ -117,7 +155,7 @@ async function payloadDecoder(info: Info, schemas: readonly SchemaData[], jsonNa
 }
 
 function renderer(
-  format: Format,
+  format: Exclude<Format, 'binary'>,
   decoder: PayloadDecoder | undefined,
   clock: (us: number) => string,
 ): (frame: Frame) => string {

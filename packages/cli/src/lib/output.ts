@@ -1,4 +1,6 @@
 import { once } from 'node:events';
+import type { Frame } from '@vlink/bag';
+import { FrameEncoder } from '@vlink/bag-decode';
 
 let epipeInstalled = false;
 
@@ -48,5 +50,60 @@ export class LineOutput {
   async end(): Promise<void> {
     await this.flush();
     await new Promise<void>((resolve) => this.stream.write('', () => resolve()));
+  }
+}
+
+/**
+ * Writes frames to stdout in the server's binary frame layout (`GET …/messages?format=binary`, `FrameEncoder` of
+ * `@vlink/bag-decode`), gathered into slices: each frame is encoded straight into the slice (no string, no base64),
+ * and a slice handed to the stream is never written into again, since a stream may hold it until the bytes are out.
+ */
+export class FrameOutput {
+  private readonly encoder = new FrameEncoder();
+  private slice: Uint8Array;
+  private view: DataView;
+  private used = 0;
+
+  constructor(
+    private readonly stream: NodeJS.WritableStream = process.stdout,
+    private readonly sliceBytes = 1024 * 1024,
+  ) {
+    this.slice = new Uint8Array(sliceBytes);
+    this.view = new DataView(this.slice.buffer);
+  }
+
+  /** Queues a frame (copied now: its data is valid only until the reader's next frame); a promise when to wait. */
+  write(frame: Frame): Promise<void> | undefined {
+    const size = this.encoder.sizeOf(frame);
+    if (size <= this.sliceBytes - this.used) {
+      this.used = this.encoder.writeInto(frame, this.slice, this.view, this.used);
+      return undefined;
+    }
+    const pending = this.flush();
+    // A frame bigger than a slice goes out alone, in one buffer of its own.
+    if (size > this.sliceBytes) return this.send(this.encoder.encode(frame)) ?? pending;
+    this.used = this.encoder.writeInto(frame, this.slice, this.view, 0);
+    return pending;
+  }
+
+  /** Hands the slice to the stream and starts a new one. */
+  flush(): Promise<void> | undefined {
+    if (this.used === 0) return undefined;
+    const full = this.slice.subarray(0, this.used);
+    this.slice = new Uint8Array(this.sliceBytes);
+    this.view = new DataView(this.slice.buffer);
+    this.used = 0;
+    return this.send(full);
+  }
+
+  /** Flushes and resolves once the stream has taken every byte (before the process exits). */
+  async end(): Promise<void> {
+    await this.flush();
+    await new Promise<void>((resolve) => this.stream.write(new Uint8Array(0), () => resolve()));
+  }
+
+  private send(bytes: Uint8Array): Promise<void> | undefined {
+    if (this.stream.write(bytes)) return undefined;
+    return once(this.stream, 'drain').then(() => undefined);
   }
 }

@@ -1,5 +1,5 @@
-// The layout lives in one place: the server's encoder module (its import of @vlink/bag is type-only).
-import { decodeFrameAt, type DecodedFrame } from '../../src/messages/binary-frame.js';
+// The layout lives in one place: the wire module of @vlink/bag-decode (its imports are type-only).
+import { decodeFrameAt, type DecodedFrame } from '../../../decode/src/binary-frame.js';
 import { replayUrl } from './api.js';
 
 /** While only frames arrive, the page hears about them this often. */

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { BINARY_FRAMES_CONTENT_TYPE } from '../messages/binary-frame.js';
+import { BINARY_FRAMES_CONTENT_TYPE } from '@vlink/bag-decode';
 import {
   AttachmentParams,
   BagListSchema,

@@ -1,6 +1,6 @@
 import type { Frame } from '@vlink/bag';
 import type { Lease } from '../store/bag-store.js';
-import { FrameEncoder } from './binary-frame.js';
+import { FrameEncoder } from '@vlink/bag-decode';
 import type { MessageJsonWriter } from './frame-json.js';
 import type { QueryCursor } from './query-cursor.js';
 
@@ -109,7 +109,7 @@ export function ndjsonStream(options: FrameStreamOptions, json: MessageJsonWrite
   });
 }
 
-/** `format=binary`: frames back to back in the layout of `binary-frame.ts`. */
+/** `format=binary`: frames back to back in the layout of `@vlink/bag-decode`'s `binary-frame.ts`. */
 export function binaryStream(options: FrameStreamOptions): ReadableStream<Uint8Array> {
   const encoder = new FrameEncoder();
   let chunk = new Uint8Array(CHUNK_BYTES);

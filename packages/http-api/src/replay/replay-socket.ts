@@ -1,7 +1,7 @@
 import { BagError } from '@vlink/bag';
 import type { WSContext, WSEvents } from 'hono/ws';
 import { z } from 'zod';
-import { FrameEncoder } from '../messages/binary-frame.js';
+import { FrameEncoder } from '@vlink/bag-decode';
 import { messageText, sendIfOpen } from '../ws/socket.js';
 import type { ControlId } from './answers.js';
 import { ReplaySession, type ReplayConfig, type ReplaySource } from './replay-session.js';
@@ -45,9 +45,10 @@ export interface ReplaySocketOptions {
 
 /**
  * `WS /v1/bags/{id}/replay`: one ReplaySession per connection. Frames go out as binary messages in the layout of
- * `binary-frame.ts`; status, finished and error events as JSON text. A bad command answers an error event and keeps
- * the connection. A command's `id` is echoed on the status that answers it, or on the error event if it fails (also
- * when only the rest of the command is malformed, so a client waiting for that id hears back).
+ * `@vlink/bag-decode`'s `binary-frame.ts`; status, finished and error events as JSON text. A bad command answers an
+ * error event and keeps the connection. A command's `id` is echoed on the status that answers it, or on the error
+ * event if it fails (also when only the rest of the command is malformed, so a client waiting for that id hears
+ * back).
  */
 export function replaySocket(options: ReplaySocketOptions): WSEvents<unknown> {
   let session: ReplaySession | undefined;

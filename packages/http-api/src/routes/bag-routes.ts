@@ -13,7 +13,7 @@ import {
 } from '../http/routes.js';
 import type { ReportRequest } from '../work/bag-work.js';
 import { toBase64 } from '@vlink/bag-decode';
-import { BINARY_FRAMES_CONTENT_TYPE } from '../messages/binary-frame.js';
+import { BINARY_FRAMES_CONTENT_TYPE } from '@vlink/bag-decode';
 import { decodeCursor, sameQuery, type Position } from '../messages/cursor-token.js';
 import { loudStream } from '../messages/loud-stream.js';
 import type { BagStore } from '../store/bag-store.js';

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { DecodedFrame } from '../../../src/messages/binary-frame.js';
+import type { DecodedFrame } from '../../../../decode/src/binary-frame.js';
 import { hexDump, serForAction, type Decoded, type InspectorDecoder } from '../decode.js';
 import { formatBytes, formatTime, type Clock } from '../time-format.js';
 import { SCHEMA_LABELS } from './url-table.js';

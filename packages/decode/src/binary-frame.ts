@@ -1,4 +1,4 @@
-import type { ActionType, Frame, SchemaType } from '@vlink/bag';
+import type { ActionType, Frame, SchemaType } from '@vlink/bag-core/model';
 
 /**
  * The binary frame layout shared by `GET …/messages?format=binary` (frames back to back) and the replay WebSocket
