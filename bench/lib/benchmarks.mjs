@@ -200,7 +200,7 @@ export const SECTIONS = [
     id: 'export',
     title: 'Message export (lake)',
     about:
-      '`vlink-bag export --format parquet` (`exportMessages`, @vlink/bag-lake) of 4 synthetic recordings (JSON and raw urls), with and without the decoded `data` STRUCT, vs the reader loop writing binary frames (`cat --format binary`) on the same bags in the same process.',
+      '`vlink-bag export --format parquet` (`exportMessages`, @vlink/bag-lake) of 4 synthetic recordings (JSON and raw urls), with and without the decoded `data` STRUCT, vs `vlink-bag cat --format binary` (its frame loop: the cursor and the CLI’s binary frame output) on the same bags in the same process, and, for reference, a hand-written reader loop (the floor).',
   },
   {
     id: 'memory',
