@@ -171,6 +171,46 @@ describe('PayloadDecoder: ROS 1, CDR', () => {
     assert.equal(cut.kind === 'hex' && cut.error?.code, 'CORRUPT_DATA');
   });
 
+  test('omgidl: a payload longer than its definition is refused (up to 3 bytes of padding kept), XCDR2 and unions too', () => {
+    const idl = `module fleet {
+  struct Pose { double x; double y; };
+  @appendable struct Cell { uint8 kind; };
+  union Reading switch (uint8) { case 0: float temperature; case 1: string error; };
+  struct Sample { uint8 flag; };
+};`;
+    const omg = new PayloadDecoder({
+      schemas: ['fleet::Pose', 'fleet::Cell', 'fleet::Reading', 'fleet::Sample'].map((name) => ({
+        name,
+        encoding: 'omgidl',
+        schemaType: SchemaType.Cdr,
+        data: utf8(idl),
+      })),
+      urls: [{ url: '/x', encoding: 'cdr' }],
+    });
+    const decode = (type: string, bytes: Uint8Array) => omg.decode(frame('/x', type, bytes));
+    const longer = (bytes: Uint8Array, n: number) => new Uint8Array([...bytes, ...new Array<number>(n).fill(0)]);
+    // Plain CDR little-endian: header 00 01 00 00, two doubles (8-aligned after the header) = 20 bytes.
+    const pose = new OmgIdlWriter('fleet::Pose', parseIDL(idl)).writeMessage({ x: 1.5, y: -2 });
+    assert.equal(pose.length, 20);
+    assert.deepEqual(asSent(decode('fleet::Pose', longer(pose, 3))), { kind: 'cdr', value: { x: 1.5, y: -2 } });
+    const refused = decode('fleet::Pose', longer(pose, 4));
+    assert.equal(refused.kind === 'hex' && refused.error?.code, 'CORRUPT_DATA');
+    assert.match((refused as { reason: string }).reason, /the definition of fleet::Pose describes 20 of its 24 bytes$/);
+    // A struct of one byte, as DDS pads it to 8 bytes: kept; one more word of bytes is not.
+    const sample = Uint8Array.of(0, 1, 0, 0, 1, 0, 0, 0);
+    assert.deepEqual(asSent(decode('fleet::Sample', sample)), { kind: 'cdr', value: { flag: 1 } });
+    assert.equal(decode('fleet::Sample', longer(sample, 4)).kind, 'hex');
+    // XCDR2, little-endian: a delimited (appendable) struct, DHEADER = 1, then its byte (kind 0x09: D_CDR2 LE).
+    const cell = Uint8Array.of(0, 0x09, 0, 0, 1, 0, 0, 0, 7);
+    assert.deepEqual(asSent(decode('fleet::Cell', cell)), { kind: 'cdr', value: { kind: 7 } });
+    assert.deepEqual(asSent(decode('fleet::Cell', longer(cell, 3))), { kind: 'cdr', value: { kind: 7 } });
+    assert.equal(decode('fleet::Cell', longer(cell, 4)).kind, 'hex');
+    // A union: the discriminator, then the case.
+    const reading = Uint8Array.of(0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x3f);
+    assert.deepEqual(asSent(decode('fleet::Reading', reading)), { kind: 'cdr', value: { temperature: 1 } });
+    assert.equal(decode('fleet::Reading', longer(reading, 4)).kind, 'hex');
+  });
+
   test('plainValue: bigints, typed arrays, nesting limit', () => {
     assert.deepEqual(plainValue({ a: [1n, new BigInt64Array([2n ** 63n - 1n])] }, 10), {
       a: [1, ['9223372036854775807']],

@@ -1,3 +1,4 @@
+import { CdrReader as CdrByteReader } from '@foxglove/cdr';
 import { parseIDL } from '@foxglove/omgidl-parser';
 import { MessageReader as OmgIdlReader } from '@foxglove/omgidl-serialization';
 import { parseRos2idl } from '@foxglove/ros2idl-parser';
@@ -67,12 +68,43 @@ export function cdrDecoder(type: string, schemaEncoding: string, definition: str
 }
 
 /**
+ * What `readMessage` of `@foxglove/omgidl-serialization`'s MessageReader does with the CDR reader it makes: a method
+ * its types call private, and the root type it was built for.
+ */
+interface OmgIdlReaderInternals {
+  rootDefinition: unknown;
+  readAggregatedType(
+    definition: unknown,
+    reader: CdrByteReader,
+    options: { usesDelimiterHeader: boolean; usesMemberHeader: boolean },
+  ): unknown;
+}
+
+/**
  * CDR payloads through an `omgidl` schema (OMG IDL, MCAP's well-known encoding for DDS types: the schema name is the
  * root type, `pkg::Type`), by `@foxglove/omgidl-parser` + `@foxglove/omgidl-serialization`, what Foxglove decodes
- * them with: CDR and XCDR2 (delimited and parameter-list types), unions, enums, bounded and nested sequences. The
- * library does not say how many bytes it read, so no left-over check here.
+ * them with: CDR and XCDR2 (delimited and parameter-list types), unions, enums, bounded and nested sequences.
+ *
+ * `readMessage` makes its own `CdrReader` and drops it, and with it how many bytes it read, which the left-over check
+ * needs (the same check as `cdrDecoder`'s). So the message is read as `readMessage` reads it, by the method it calls,
+ * with a reader kept here. Where a later version of the library lacks that method, payloads are still decoded, by
+ * `readMessage`, without the check (ros-decoders.test.ts then fails, so an upgrade that loses it is noticed).
  */
 function omgIdlDecoder(type: string, definition: string): MessageDecoder {
   const reader = new OmgIdlReader(type, parseIDL(definition));
-  return { decode: (data) => reader.readMessage(data) };
+  const internals = reader as unknown as Partial<OmgIdlReaderInternals>;
+  const readAggregatedType = internals.readAggregatedType;
+  const root = internals.rootDefinition;
+  if (typeof readAggregatedType !== 'function' || root === undefined)
+    return { decode: (data) => reader.readMessage(data) };
+  return {
+    decode(data) {
+      const cdr = new CdrByteReader(data);
+      const { usesDelimiterHeader, usesMemberHeader } = cdr;
+      const value = readAggregatedType.call(reader, root, cdr, { usesDelimiterHeader, usesMemberHeader });
+      const read = cdr.decodedBytes;
+      if (data.byteLength - read > CDR_PADDING) throw new LeftOverBytesError(type, read, data.byteLength);
+      return value;
+    },
+  };
 }
