@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { actionText, type Frame, type Info, type SchemaData } from '@vlink/bag';
+import { actionText, type BagReader, type Frame, type Info, type SchemaData } from '@vlink/bag';
 import { openBag } from '../lib/bag-io.js';
 import { addRecoveryOption, type RecoveryFlags, recoveryReaderOptions } from '../lib/recovery-flag.js';
 import type { Decoded, PayloadDecoder } from '@vlink/bag-decode';
@@ -80,10 +80,7 @@ export function registerCat(program: Command): void {
       const decoder = flags.decode
         ? await payloadDecoder(reader.getInfo(), reader.getSchemas(), flags.jsonNames === true)
         : undefined;
-      const out =
-        flags.format === 'binary'
-          ? new FrameOutput()
-          : lineSink(flags.format, flags, info, reader.getSchemas(), decoder);
+      const out = flags.format === 'binary' ? new FrameOutput() : lineSink(flags.format, flags, info, reader, decoder);
       if (!selection.none) {
         const config = { ...window, ...(selection.filterUrls ? { filterUrls: selection.filterUrls } : {}) };
         const endMs = window.endTime > 0 ? Math.min(window.endTime, info.totalDuration) : info.totalDuration;
@@ -127,13 +124,14 @@ function lineSink(
   format: Exclude<Format, 'binary'>,
   flags: CatFlags,
   info: Info,
-  schemas: readonly SchemaData[],
+  reader: Pick<BagReader, 'getSchemas'>,
   decoder: PayloadDecoder | undefined,
 ): FrameSink {
   const out = new LineOutput();
   if (format === 'ndjson' && flags.meta) {
     out.write(metaLine(info));
-    for (const schema of schemas) out.write(schemaLine(schema));
+    // Asked only here: of a split recording it opens every segment (a window reads only those it overlaps).
+    for (const schema of reader.getSchemas()) out.write(schemaLine(schema));
   }
   if (format === 'csv') out.write(`${CSV_HEADER + (decoder ? ',decoded' : '')}\n`);
   const clock =
