@@ -88,6 +88,7 @@ function displayExe(exe) {
 function command(bench, runtime) {
   const flag = mode === 'full' ? [] : [`--${mode}`];
   if (runtime === 'deno' && typeof bench.deno === 'string') return { skip: bench.deno };
+  if (bench.manual) return { skip: bench.manual };
   if (bench.python) {
     if (!existsSync(PYTHON)) return { skip: 'clients/python/.venv is missing (scripts/test-python.sh creates it)' };
     // Relative to the repository (the child runs there), so the run log names no path of this machine.

@@ -1,6 +1,7 @@
 // The benchmarks bench/run.mjs knows: how to run each, where it writes its results, and how to summarize them.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { summarize as abBuildsSummary } from './summaries/ab-builds.mjs';
 import { summarize as alignSummary } from './summaries/align.mjs';
 import { summarize as exportSummary } from './summaries/export.mjs';
 import { summarize as healthSummary } from './summaries/health.mjs';
@@ -30,7 +31,8 @@ const perRuntime = (name) => (dir, runtime) => ({
 /**
  * In the order of the goals in the issues (run order, and the order of the Goals table).
  * name: for --only and the results file; script: in bench/; python: run with the client's venv, once per server
- * runtime; deno: false plus a reason where it cannot run on Deno; load(dir, runtime) → { file, data }.
+ * runtime; deno: false plus a reason where it cannot run on Deno; manual: why run.mjs skips it (run by hand);
+ * load(dir, runtime) → { file, data }.
  */
 export const BENCHMARKS = [
   { name: 'vcap', script: 'vcap.bench.mjs', load: perRuntime('vcap'), summarize: vcapSummary },
@@ -79,6 +81,13 @@ export const BENCHMARKS = [
     summarize: lakeQuerySummary,
   },
   { name: 'export', script: 'export.bench.mjs', load: perRuntime('export'), summarize: exportSummary },
+  {
+    name: 'ab-builds',
+    script: 'ab-builds.mjs',
+    manual: 'run by hand: it needs --base <a second built checkout> to compare against',
+    load: perRuntime('ab-builds'),
+    summarize: abBuildsSummary,
+  },
 ];
 
 /** The sections of BENCHMARKS.md, one per row of issue 12's table (and its memory line), in order. */
@@ -201,6 +210,12 @@ export const SECTIONS = [
     title: 'Message export (lake)',
     about:
       '`vlink-bag export --format parquet` (`exportMessages`, @vlink/bag-lake) of 4 synthetic recordings (JSON and raw urls), with and without the decoded `data` STRUCT, vs `vlink-bag cat --format binary` (its frame loop: the cursor and the CLI’s binary frame output) on the same bags in the same process, and, for reference, a hand-written reader loop (the floor).',
+  },
+  {
+    id: 'ab-builds',
+    title: 'Two builds side by side',
+    about:
+      '`bench/ab-builds.mjs`, by hand: this checkout (head) against another built checkout (base, e.g. the commit before a redesign) loaded into the same process, timing the same `BagWriter` writes (`syncMode`, and worker mode with `await write()`) and cursor reads of `.vcap` and `.vdb` at 64 B / 4 KiB / 1 MiB, the builds taking turns in every repetition; files on /dev/shm, so the code’s work is compared, not the disk’s.',
   },
   {
     id: 'memory',

@@ -1,0 +1,197 @@
+#!/usr/bin/env node
+// Two builds of this repository side by side (issue 27: a redesign must keep the benchmarks within 5 %).
+//
+// Loads `@vlink/bag` from this checkout ("head") and from another built checkout ("base", e.g. a `git worktree` of
+// the commit before a change, after `npm ci && npm run build` there) into one process, and times the same work
+// through each: write N frames with `BagWriter` (`syncMode`, and the default worker mode with `await write()` per
+// frame), then read them back with the cursor, for `.vcap` and `.vdb`, 64 B / 4 KiB / 1 MiB payloads. The two builds
+// take turns within every repetition (the order alternates), so drifts of the machine (load, page cache, CPU clock)
+// hit both alike; the verdict is on the median speed ratio of pairs of repetitions, with a bootstrap 95 % interval.
+// Files go to /dev/shm where it exists (fsync is free there): what is compared is the code's work, not the disk's.
+//
+//   node bench/ab-builds.mjs --base /path/to/other/checkout [--reps 20] [--quick] [--only write:vcap:sync:64,…]
+//   bun …      deno run -A --node-modules-dir=manual bench/ab-builds.mjs --base …
+// Results: bench/results/ab-builds-<runtime>.json (bench/tmp/ with --only or --quick). Speed = base time / head time
+// (> 1: head is faster).
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { execFileSync } from 'node:child_process';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const args = process.argv.slice(2);
+const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const baseDir = option('--base');
+if (!baseDir) {
+  console.error('usage: ab-builds.mjs --base <built checkout> [--reps N] [--quick]');
+  process.exit(2);
+}
+const quick = args.includes('--quick');
+// An even number: the repetitions pair up (see speed()).
+const REPS = 2 * Math.ceil(Number(option('--reps') ?? (quick ? 6 : 20)) / 2);
+const runtime = typeof Bun !== 'undefined' ? 'bun' : typeof Deno !== 'undefined' ? 'deno' : 'node';
+const runtimeVersion = runtime === 'bun' ? Bun.version : runtime === 'deno' ? Deno.version.deno : process.versions.node;
+const scale = quick ? 0.25 : 1;
+const SIZES = [
+  { size: 64, frames: Math.round(200_000 * scale) },
+  { size: 4096, frames: Math.round(20_000 * scale) },
+  { size: 1024 * 1024, frames: Math.round(256 * scale) },
+];
+const FORMATS = ['vcap', 'vdb'];
+const MODES = ['sync', 'worker'];
+const round = (x, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+// Each build, and each format of it, gets its own instance of the timed loops (the module loaded under several
+// urls): a call site shared by both builds sees two sets of classes and frame objects, and the JIT slows it unevenly
+// (measured on Deno: a read loop shared by the builds made one build's 64 B reads 25 % slower than in a process of its
+// own). One instance per format keeps each loop as monomorphic as a user's loop over one bag.
+const bags = {
+  head: await import(pathToFileURL(join(here, '../packages/bag/dist/index.js')).href),
+  base: await import(pathToFileURL(join(resolve(baseDir), 'packages/bag/dist/index.js')).href),
+};
+const works = new Map();
+for (const name of ['head', 'base']) {
+  for (const format of FORMATS) {
+    const url = `${pathToFileURL(join(here, 'lib/ab-work.mjs')).href}?build=${name}&format=${format}`;
+    works.set(`${name}.${format}`, await import(url));
+  }
+}
+const commitOf = (dir) => {
+  try {
+    return execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+};
+
+/** Half pattern, half noise (as vcap.bench.mjs): compressible like sensor data, never constant. */
+function payload(size, seed) {
+  const out = new Uint8Array(size);
+  let x = seed * 2654435761 || 1;
+  for (let i = 0; i < size; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = (i >> 5) & 1 ? x & 0xff : i & 0x3f;
+  }
+  return out;
+}
+
+const root = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'vlink-ab-'));
+
+async function timed(fn) {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+}
+
+const cases = [];
+for (const format of FORMATS) {
+  for (const { size, frames } of SIZES) {
+    const variants = Array.from({ length: 8 }, (_, i) => payload(size, i + 1));
+    for (const mode of MODES) cases.push({ op: 'write', format, mode, size, frames, variants });
+    cases.push({ op: 'read', format, mode: 'cursor', size, frames, variants });
+  }
+}
+// --only op:format:mode:size[,…] keeps some cases (e.g. write:vcap:sync:64).
+const only = option('--only')?.split(',');
+if (only)
+  cases.splice(0, cases.length, ...cases.filter((c) => only.includes(`${c.op}:${c.format}:${c.mode}:${c.size}`)));
+const samples = new Map(cases.map((c) => [c, { head: [], base: [] }]));
+
+for (let rep = 0; rep < REPS; rep++) {
+  const order = rep % 2 === 0 ? ['head', 'base'] : ['base', 'head'];
+  for (const c of cases) {
+    for (const name of order) {
+      const bag = bags[name];
+      const work = works.get(`${name}.${c.format}`);
+      const path = join(root, `${name}-${c.size}.${c.format}`);
+      if (c.op === 'write') {
+        rmSync(path, { force: true, recursive: true });
+        samples.get(c)[name].push(await timed(() => work.write(bag, path, c.mode, c.frames, c.variants)));
+      } else {
+        // Each build reads the file it wrote in sync mode (written again when a later repetition replaced it).
+        if (!existsSync(path)) await work.write(bag, path, 'sync', c.frames, c.variants);
+        samples.get(c)[name].push(await timed(() => work.read(bag, path, c.frames)));
+      }
+    }
+  }
+  process.stdout.write(`rep ${rep + 1}/${REPS}\r`);
+}
+rmSync(root, { recursive: true, force: true });
+
+/**
+ * Speed (base ms / head ms) per pair of repetitions, one with head first and one with base first, as the geometric
+ * mean of the two ratios: whatever running first or second costs cancels out within the pair. Returns the median of
+ * those and its bootstrap 95 % interval.
+ */
+function speed(head, base) {
+  const ratios = [];
+  for (let i = 0; i + 1 < head.length; i += 2)
+    ratios.push(Math.sqrt((base[i] / head[i]) * (base[i + 1] / head[i + 1])));
+  const boot = [];
+  let seed = 12345;
+  const rand = () => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed / 0x80000000;
+  };
+  for (let b = 0; b < 2000; b++) boot.push(median(ratios.map(() => ratios[Math.floor(rand() * ratios.length)])));
+  boot.sort((a, b) => a - b);
+  return {
+    median: median(ratios),
+    low: boot[Math.floor(0.025 * boot.length)],
+    high: boot[Math.floor(0.975 * boot.length)],
+  };
+}
+
+const results = [];
+for (const c of cases) {
+  const { head, base } = samples.get(c);
+  const s = speed(head, base);
+  // Within 5 % or better: the interval's low end is at least 0.95 (a slower head would have shown below it).
+  const verdict =
+    REPS < 10
+      ? 'too few repetitions'
+      : s.low >= 0.95
+        ? 'within 5 % or better'
+        : s.high < 0.95
+          ? 'slower by more than 5 %'
+          : 'not resolved';
+  results.push({
+    op: c.op,
+    format: c.format,
+    mode: c.mode,
+    size: c.size,
+    frames: c.frames,
+    headMs: round(median(head), 2),
+    baseMs: round(median(base), 2),
+    speed: round(s.median),
+    speed95: [round(s.low), round(s.high)],
+    verdict,
+  });
+  console.log(
+    `${c.op} ${c.format} ${c.mode} ${c.size} B × ${c.frames}: head ${round(median(head), 1)} ms, base ${round(median(base), 1)} ms, speed ${round(s.median, 2)} [${round(s.low, 2)}, ${round(s.high, 2)}] ${verdict}`,
+  );
+}
+
+const out = {
+  bench: 'ab-builds',
+  runtime,
+  runtimeVersion,
+  date: new Date().toISOString(),
+  reps: REPS,
+  quick,
+  head: commitOf(join(here, '..')),
+  base: commitOf(resolve(baseDir)),
+  files: root.startsWith('/dev/shm') ? '/dev/shm' : 'tmpdir',
+  results,
+};
+// A run of some cases (--only) or of quick sizes does not replace the committed results.
+const resultsDir = only || quick ? join(here, 'tmp') : join(here, 'results');
+mkdirSync(resultsDir, { recursive: true });
+writeFileSync(join(resultsDir, `ab-builds-${runtime}.json`), `${JSON.stringify(out, null, 2)}\n`);
