@@ -11,8 +11,8 @@
 //
 //   node bench/ab-builds.mjs --base /path/to/other/checkout [--reps 20] [--quick] [--only write:vcap:sync:64,…]
 //   bun …      deno run -A --node-modules-dir=manual bench/ab-builds.mjs --base …
-// Results: bench/results/ab-builds-<runtime>.json (bench/tmp/ with --only or --quick). Speed = base time / head time
-// (> 1: head is faster).
+// Results: bench/results/ab-builds-<runtime>.json (bench/tmp/ with --only, --quick or under 10 repetitions).
+// Speed = base time / head time (> 1: head is faster).
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -61,9 +61,12 @@ for (const name of ['head', 'base']) {
     works.set(`${name}.${format}`, await import(url));
   }
 }
+/** The checkout's commit, marked when its packages have changes not committed (the build is then not the commit's). */
 const commitOf = (dir) => {
   try {
-    return execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const git = (...a) => execFileSync('git', ['-C', dir, ...a], { encoding: 'utf8' }).trim();
+    const changed = git('status', '--porcelain', '--untracked-files=no', '--', 'packages') !== '';
+    return `${git('rev-parse', '--short', 'HEAD')}${changed ? '+changes' : ''}`;
   } catch {
     return 'unknown';
   }
@@ -191,7 +194,7 @@ const out = {
   files: root.startsWith('/dev/shm') ? '/dev/shm' : 'tmpdir',
   results,
 };
-// A run of some cases (--only) or of quick sizes does not replace the committed results.
-const resultsDir = only || quick ? join(here, 'tmp') : join(here, 'results');
+// A run of some cases (--only), of quick sizes or of too few repetitions does not replace the committed results.
+const resultsDir = only || quick || REPS < 10 ? join(here, 'tmp') : join(here, 'results');
 mkdirSync(resultsDir, { recursive: true });
 writeFileSync(join(resultsDir, `ab-builds-${runtime}.json`), `${JSON.stringify(out, null, 2)}\n`);
