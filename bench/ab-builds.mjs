@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execFileSync } from 'node:child_process';
+import { payload } from './lib/payload.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -71,19 +72,6 @@ const commitOf = (dir) => {
     return 'unknown';
   }
 };
-
-/** Half pattern, half noise (as vcap.bench.mjs): compressible like sensor data, never constant. */
-function payload(size, seed) {
-  const out = new Uint8Array(size);
-  let x = seed * 2654435761 || 1;
-  for (let i = 0; i < size; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = (i >> 5) & 1 ? x & 0xff : i & 0x3f;
-  }
-  return out;
-}
 
 const root = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'vlink-ab-'));
 

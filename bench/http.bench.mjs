@@ -18,6 +18,7 @@ import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ActionType, BagWriter, SchemaType } from '../packages/bag/dist/index.js';
+import { payload } from './lib/payload.mjs';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -35,18 +36,6 @@ const SOAK_S = smoke ? 2 : quick ? 3 : 30;
 // Bags (cached in bench/tmp/http between runs)
 const dir = join(here, 'tmp', `http-${SMALL_FRAMES}-${BIG_FRAMES}`);
 mkdirSync(dir, { recursive: true });
-
-function payload(size, seed) {
-  const out = new Uint8Array(size);
-  let x = seed * 2654435761 || 1;
-  for (let i = 0; i < size; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = (i >> 5) & 1 ? x & 0xff : i & 0x3f;
-  }
-  return out;
-}
 
 async function writeBag(name, count, make) {
   const path = join(dir, name);

@@ -17,6 +17,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { payload } from './lib/payload.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -45,18 +46,6 @@ const STREAMS = [
   { url: 'dds://camera/front', hz: 30, size: 4096 },
   { url: 'shm://lidar', hz: 10, size: 16384 },
 ];
-
-function payload(size, seed) {
-  const out = new Uint8Array(size);
-  let x = seed * 2654435761 || 1;
-  for (let i = 0; i < size; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = (i >> 5) & 1 ? x & 0xff : i & 0x3f;
-  }
-  return out;
-}
 
 async function makeBag(path, seconds) {
   const frames = [];

@@ -32,6 +32,7 @@ import { loadCodecs, mcapBackend } from '../packages/backend-mcap/dist/index.js'
 import { CRC32_IMPLEMENTATION } from '../packages/backend-mcap/dist/mcap/crc32.js';
 import { ActionType, resolveWriterConfig, SchemaType } from '../packages/core/dist/index.js';
 import { createTestContext } from '../packages/core/dist/testing/index.js';
+import { payload } from './lib/payload.mjs';
 
 const bag = await import('../packages/bag/dist/index.js').catch(() => undefined);
 const BagWriter = bag?.BagWriter;
@@ -58,19 +59,6 @@ const CASES = [
   { size: MiB, frames: smoke ? 4 : quick ? 48 : 192 },
 ];
 const COMPRESSIONS = ['none', 'zstd'];
-
-/** Half pattern, half noise: zstd shrinks it to roughly 55 %, like real sensor payloads. */
-function payload(size, seed) {
-  const out = new Uint8Array(size);
-  let x = seed * 2654435761 || 1;
-  for (let i = 0; i < size; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = (i >> 5) & 1 ? x & 0xff : i & 0x3f;
-  }
-  return out;
-}
 
 const context = createTestContext();
 const URL = 'dds://bench/topic';

@@ -21,6 +21,7 @@ import { loadDriver, sqliteBackend, VDB_SQL } from '../packages/backend-sqlite/d
 import { ActionType, resolveWriterConfig, SchemaType } from '../packages/core/dist/index.js';
 import { CompressionDecider, decompressFrame, isCompressionFrame } from '../packages/core/dist/internal.js';
 import { createTestContext } from '../packages/core/dist/testing/index.js';
+import { payload } from './lib/payload.mjs';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -41,19 +42,6 @@ const CASES = [
   { size: 4096, frames: smoke ? 500 : quick ? 15_000 : 60_000 },
   { size: MiB, frames: smoke ? 4 : quick ? 40 : 150 },
 ];
-
-/** Half pattern, half noise: LZAV compresses it to roughly 60 %, like real sensor payloads. */
-function payload(size, seed) {
-  const out = new Uint8Array(size);
-  let x = seed * 2654435761 || 1;
-  for (let i = 0; i < size; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = (i >> 5) & 1 ? x & 0xff : i & 0x3f;
-  }
-  return out;
-}
 
 function makeFrames(size) {
   // A few distinct payloads reused round-robin: realistic bytes without gigabytes of input in memory.
