@@ -48,9 +48,9 @@ const median = (xs) => {
 };
 
 // Each build, and each format of it, gets its own instance of the timed loops (the module loaded under several
-// urls): a call site shared by both builds sees two sets of classes and frame objects, and the JIT slows it unevenly
-// (measured on Deno: a read loop shared by the builds made one build's 64 B reads 25 % slower than in a process of its
-// own). One instance per format keeps each loop as monomorphic as a user's loop over one bag.
+// urls): a call site shared by both builds would see two sets of classes and frame objects, and the JIT would tune it
+// for the mix rather than for either build. One instance per build and format keeps each loop as monomorphic as a
+// user's loop over one bag.
 const bags = {
   head: await import(pathToFileURL(join(here, '../packages/bag/dist/index.js')).href),
   base: await import(pathToFileURL(join(resolve(baseDir), 'packages/bag/dist/index.js')).href),
