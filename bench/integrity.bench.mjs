@@ -17,6 +17,7 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ActionType, BagReader, BagWriter, SchemaType } from '../packages/bag/dist/index.js';
+import { payload } from './lib/payload.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -33,17 +34,7 @@ const nextPath = (ext) => join(dir, `f${fileNo++}${ext}`);
 const yieldNow = () => new Promise((resolve) => setImmediate(resolve));
 
 function payloads(size, count = 8) {
-  return Array.from({ length: count }, (_, k) => {
-    const out = new Uint8Array(size);
-    let x = (k + 1) * 2654435761;
-    for (let i = 0; i < size; i++) {
-      x ^= x << 13;
-      x ^= x >>> 17;
-      x ^= x << 5;
-      out[i] = (i >> 5) & 1 ? x & 0xff : i & 0x3f;
-    }
-    return out;
-  });
+  return Array.from({ length: count }, (_, k) => payload(size, k + 1));
 }
 
 const frameOf = (data, i) => ({
