@@ -1,4 +1,5 @@
 import { BagError } from '../errors.js';
+import type { InflightGauge } from './inflight-gauge.js';
 import { PostedBatches } from './posted-batches.js';
 import type { DropReason } from './writer-stats.js';
 
@@ -211,4 +212,95 @@ function limit(name: string, field: string, value: number | undefined): number {
 /** The error of a frame refused because its queue is full (`stats().lastError`, a `write()`/`pushDurable` rejection). */
 export function queueFullError(refusal: Refusal, url: string): BagError {
   return new BagError('QUEUE_FULL', `${refusal.message} reached; frame dropped`, { url });
+}
+
+// --- a worker writer's view of its queue ----------------------------------------------------------------------
+
+/** The batch being built, as far as the queue limits see it. */
+export interface BuildingBatch {
+  readonly count: number;
+  readonly bytes: number;
+}
+
+/**
+ * Where a worker writer's queue stands against its limits, seen from the producer: the batches in flight (the
+ * gauge), the batch being built, and each source's share. Cheap figures first (the last ack or read, fields only);
+ * the live ones, which read shared memory, only near a limit. `write()`'s high-water mark is half of each limit.
+ */
+export class WorkerQueueRoom {
+  private readonly sharedQueue: SharedQueue = { frames: 0, bytes: 0, depth: 0, maxBytes: 0 };
+
+  constructor(
+    private readonly batch: BuildingBatch,
+    private readonly gauge: InflightGauge,
+    private readonly sources: SourceQueues,
+  ) {}
+
+  /** In flight: the batches handed over (see inflight-gauge.ts) and the one being built. */
+  queuedFrames(): number {
+    return this.gauge.queuedFrames() + this.batch.count;
+  }
+
+  queuedBytes(): number {
+    return this.gauge.queuedBytes() + this.batch.bytes;
+  }
+
+  /**
+   * Below the mark by the cheap figures alone, the source below half its own limits too: what both `hasRoomIn` and
+   * `withinLimits` would answer for it, asked once (a frame bigger than half the source's bytes takes the full
+   * path, which may refuse it). Every `write()` of a steady producer is answered here.
+   */
+  belowMarkNow(source: SourceQueue, size: number): boolean {
+    const { batch, gauge } = this;
+    return (
+      batch.count < gauge.markFrames &&
+      batch.bytes + size <= gauge.markBytes &&
+      source.frames < source.maxFrames / 2 &&
+      source.bytes + size <= source.maxBytes / 2
+    );
+  }
+
+  /** Whether the whole queue is below its high-water mark for a frame of `size`. */
+  hasRoom(size: number): boolean {
+    const { batch, gauge } = this;
+    if (batch.count < gauge.markFrames && batch.bytes + size <= gauge.markBytes) return true;
+    return this.queuedFrames() < gauge.depth / 2 && this.queuedBytes() + size <= gauge.maxBytes / 2;
+  }
+
+  /** Whether `source` is below its high-water mark for a frame of `size` (see `SourceQueues.hasRoomIn`). */
+  hasRoomIn(source: SourceQueue, size: number): boolean {
+    const { batch, gauge } = this;
+    const below = batch.count < gauge.markFrames && batch.bytes + size <= gauge.markBytes;
+    return this.sources.hasRoomIn(
+      source,
+      size,
+      below ? this.shared(0, 0) : this.shared(this.queuedFrames(), this.queuedBytes()),
+    );
+  }
+
+  /** True when the cheap figures leave room for the frame below every limit (no admission needed). */
+  withinLimits(source: SourceQueue, size: number): boolean {
+    const { batch, gauge } = this;
+    return (
+      source.frames < source.maxFrames &&
+      source.bytes + size <= source.maxBytes &&
+      batch.count < gauge.roomFrames &&
+      batch.bytes + size <= gauge.roomBytes
+    );
+  }
+
+  /** The shared queue now (live figures), with the gauge's limits: what `SourceQueues.admit` weighs a source against. */
+  live(): SharedQueue {
+    return this.shared(this.queuedFrames(), this.queuedBytes());
+  }
+
+  /** The shared queue holding `frames`, `bytes`: one object refilled (asked per `write()`). */
+  private shared(frames: number, bytes: number): SharedQueue {
+    const shared = this.sharedQueue;
+    shared.frames = frames;
+    shared.bytes = bytes;
+    shared.depth = this.gauge.depth;
+    shared.maxBytes = this.gauge.maxBytes;
+    return shared;
+  }
 }

@@ -12,7 +12,7 @@ import { BatchBuilder, withoutFrames } from './frame-batch.js';
 import { InflightGauge, lastRate, rememberRate } from './inflight-gauge.js';
 import { SlabPool } from './slab-pool.js';
 import { SchemaForwarder } from './schema-forwarder.js';
-import { queueFullError, type SharedQueue, type SourceQueue, type SourceQueues } from './source-queues.js';
+import { queueFullError, WorkerQueueRoom, type SourceQueues } from './source-queues.js';
 import { openInWorker, openMessage, takeWriterWorker, type WorkerEngineOptions } from './worker-handshake.js';
 import { UrlEntries, type UrlEntry } from './frame-admission.js';
 import type { DropReason } from './writer-stats.js';
@@ -46,7 +46,7 @@ export class WorkerEngine implements WriteEngine {
   private readonly gauge: InflightGauge;
   private readonly transfer: boolean;
   private readonly sources: SourceQueues;
-  private readonly sharedQueue: SharedQueue = { frames: 0, bytes: 0, depth: 0, maxBytes: 0 };
+  private readonly room: WorkerQueueRoom;
   private readonly forwarder: SchemaForwarder;
   private readonly durables = new DurableTable();
   private seq = 0;
@@ -85,6 +85,7 @@ export class WorkerEngine implements WriteEngine {
     this.batchBytes = clamp(Math.floor(maxMemorySize / 8), MiB, 64 * MiB);
     this.pool = new SlabPool(clamp(Math.floor(maxMemorySize / 8), MiB, 32 * MiB), () => this.reclaim());
     this.batch = new BatchBuilder(this.pool);
+    this.room = new WorkerQueueRoom(this.batch, this.gauge, this.sources);
     this.forwarder = new SchemaForwarder(
       options.schemas,
       (schema) => this.batch.addSchema(schema),
@@ -108,13 +109,12 @@ export class WorkerEngine implements WriteEngine {
     return this.link.runtime;
   }
 
-  /** In flight: the batches handed over (see inflight-gauge.ts) and the one being built. */
   queuedFrames(): number {
-    return this.gauge.queuedFrames() + this.batch.count;
+    return this.room.queuedFrames();
   }
 
   queuedBytes(): number {
-    return this.gauge.queuedBytes() + this.batch.bytes;
+    return this.room.queuedBytes();
   }
 
   start(): void {}
@@ -127,26 +127,28 @@ export class WorkerEngine implements WriteEngine {
   submitBelowMark(frame: Frame): boolean | undefined {
     if (this.gone) return this.refuseGone(frame, undefined);
     const entry = this.urls.of(frame);
-    if (!this.roomIn(entry.source, frame.data.byteLength)) return undefined;
+    const size = frame.data.byteLength;
+    // One check for the mark and the limits where the cheap figures answer both (issue 20: the producer of an `await
+    // write()` loop of 64 B frames used about 12 % less CPU than with the two checks, Node, measured per thread).
+    if (this.room.belowMarkNow(entry.source, size)) return this.add(frame, entry, size, undefined, true);
+    if (!this.room.hasRoomIn(entry.source, size)) return undefined;
     return this.enqueue(frame, entry, undefined, true);
   }
 
   /** Checks the queue limits and adds the frame to the batch being built; false when refused (reported). */
   private enqueue(frame: Frame, entry: UrlEntry, durable: Durable | undefined, lazy: boolean): boolean {
     const size = frame.data.byteLength;
-    const { source } = entry;
-    const { batch, gauge } = this;
     // Cheap check against what the last ack or read said; only near a limit ask the shared counters for the live figure.
-    if (
-      source.frames >= source.maxFrames ||
-      source.bytes + size > source.maxBytes ||
-      batch.count >= gauge.roomFrames ||
-      batch.bytes + size > gauge.roomBytes
-    ) {
+    if (!this.room.withinLimits(entry.source, size)) {
       this.reclaim();
-      const refusal = this.sources.admit(source, size, this.shared(this.queuedFrames(), this.queuedBytes()));
+      const refusal = this.sources.admit(entry.source, size, this.room.live());
       if (refusal) return this.refuse(refusal.reason, queueFullError(refusal, frame.url), durable, frame.url);
     }
+    return this.add(frame, entry, size, durable, lazy);
+  }
+
+  /** Adds an admitted frame to the batch being built, and hands the batch over when it is full or the task ends. */
+  private add(frame: Frame, entry: UrlEntry, size: number, durable: Durable | undefined, lazy: boolean): true {
     const index = this.batch.add(
       frame.timestamp,
       entry.id,
@@ -157,7 +159,7 @@ export class WorkerEngine implements WriteEngine {
       this.transfer,
       frame.publishTime,
     );
-    this.sources.add(source, size, true);
+    this.sources.add(entry.source, size, true);
     if (durable) this.batch.markDurable(index, this.durables.hold(durable, frame.timestamp));
     if (this.batch.count >= this.batchFrames || this.batch.bytes >= this.batchBytes) this.flush();
     else if (!this.flushScheduled && lazy) {
@@ -177,29 +179,7 @@ export class WorkerEngine implements WriteEngine {
   }
 
   hasRoom(size: number, url?: string): boolean {
-    if (url !== undefined) return this.roomIn(this.sources.of(url), size);
-    if (this.batch.count < this.gauge.markFrames && this.batch.bytes + size <= this.gauge.markBytes) return true;
-    return this.queuedFrames() < this.gauge.depth / 2 && this.queuedBytes() + size <= this.gauge.maxBytes / 2;
-  }
-
-  /** Whether `source` is below its high-water mark for a frame of `size` (see `SourceQueues.hasRoomIn`). */
-  private roomIn(source: SourceQueue, size: number): boolean {
-    const { batch, gauge } = this;
-    // What the last ack or read said first (no shared-memory read); only near the mark the live figures.
-    const below = batch.count < gauge.markFrames && batch.bytes + size <= gauge.markBytes;
-    const frames = below ? 0 : this.queuedFrames();
-    const bytes = below ? 0 : this.queuedBytes();
-    return this.sources.hasRoomIn(source, size, this.shared(frames, bytes));
-  }
-
-  /** The shared queue holding `frames`, `bytes`, with the gauge's limits: one object refilled (asked per `write()`). */
-  private shared(frames: number, bytes: number): SharedQueue {
-    const shared = this.sharedQueue;
-    shared.frames = frames;
-    shared.bytes = bytes;
-    shared.depth = this.gauge.depth;
-    shared.maxBytes = this.gauge.maxBytes;
-    return shared;
+    return url === undefined ? this.room.hasRoom(size) : this.room.hasRoomIn(this.sources.of(url), size);
   }
 
   /** The schema callback changed: pairs it could not answer before are asked again. */
