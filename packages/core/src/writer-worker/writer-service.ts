@@ -163,8 +163,18 @@ function writerSession(link: ParentLink): (message: ToWorker) => void {
     let stored = 0;
     let storedBytes = 0;
     let rejected = 0;
-    // One frame object for the whole batch: like `data`, a backend may not keep it after `write` returns.
-    const frame: Frame = { timestamp: 0, url: '', serType: '', schemaType: 0, actionType: 0, data: EMPTY };
+    // One frame object for the whole batch: like `data`, a backend may not keep it after `write` returns. Every field
+    // it will have from the start (`publishTime` too): added at the first frame, it changed the object's shape in
+    // each batch, and the loop cost about 10 ns more per frame (Node, the loop alone against a no-op storage).
+    const frame: Frame = {
+      timestamp: 0,
+      url: '',
+      serType: '',
+      schemaType: 0,
+      actionType: 0,
+      data: EMPTY,
+      publishTime: undefined,
+    };
     // A writer that failed before this batch drops it at the first frame (`write` says storageError, the loop ends).
     for (let i = 0; i < batch.count; i++) {
       const base = i * FIELDS;
