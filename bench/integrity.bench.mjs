@@ -2,7 +2,7 @@
 // Issue 20's writer and check figures, one process, results to bench/results/integrity-<runtime>.json:
 //   awaitWrite  1,000,000 × 64 B .vcap frames through `await writer.write()` (the default worker BagWriter, lossless
 //               backpressure) against a `syncMode` push loop of the same frames, in steady state (two full-size
-//               warm-up loops each, then 5 interleaved repetitions, medians); throughput and drops.
+//               warm-up loops each, then 15 interleaved repetitions, medians); throughput and drops.
 //   burst       frames dropped by plain `push()` (worker mode, default limits) for bursts fed at 50 %, 90 % and 150 % of
 //               the writer's sustained rate (measured first, lossless, per size). 64 B: bursts of 100k and 1M frames;
 //               16 KiB and 1 MiB: bursts capped at 256 MiB and 1 GiB of payload (1M frames of 16 KiB or 1 MiB would not
@@ -12,6 +12,8 @@
 //
 //   node bench/integrity.bench.mjs [--quick]       bun …       deno run -A --node-modules-dir=manual bench/integrity.bench.mjs
 //   --quick: 200k awaited writes, the small bursts only, a 256 MiB check bag; --smoke: tiny, harness check only.
+//   --only awaitWrite[,burst,check]: runs the named sections and keeps the others of the last results file (whose
+//   dates stay with them: `dates` says when each section ran).
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -23,6 +25,10 @@ const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const smoke = args.includes('--smoke');
+const SECTIONS = ['awaitWrite', 'burst', 'check'];
+const onlyArg = args.indexOf('--only');
+const only = onlyArg >= 0 ? args[onlyArg + 1].split(',') : SECTIONS;
+for (const name of only) if (!SECTIONS.includes(name)) throw new Error(`--only: no section ${name} (${SECTIONS})`);
 const runtime = typeof Bun !== 'undefined' ? 'bun' : typeof Deno !== 'undefined' ? 'deno' : 'node';
 const runtimeVersion = runtime === 'bun' ? Bun.version : runtime === 'deno' ? Deno.version.deno : process.versions.node;
 const dir = mkdtempSync(join(tmpdir(), 'vlink-integrity-bench-'));
@@ -126,7 +132,11 @@ async function awaitWrite() {
     await syncLoop(n, data);
   }
   const runs = { awaitWrite: [], sync: [] };
-  for (let rep = 0; rep < (smoke ? 1 : 5); rep++) {
+  // 15, not 5: on a 2-core VM single runs of either contender vary by up to 1.5×, and with 5 the ratio moved by
+  // 0.1–0.15 from one run of the benchmark to the next (2026-12-04: Bun 0.90 then 0.78, Node 0.78 then 0.63). With 15
+  // and paired ratios Node still moved between 0.66 and 0.78: the machine's load changes over seconds, and it slows
+  // the two threads of `await write()` more than the one of syncMode.
+  for (let rep = 0; rep < (smoke ? 1 : 15); rep++) {
     const order = rep % 2 ? ['sync', 'awaitWrite'] : ['awaitWrite', 'sync'];
     for (const name of order) runs[name].push(await (name === 'sync' ? syncLoop : awaitLoop)(n, data));
   }
@@ -139,7 +149,10 @@ async function awaitWrite() {
     size: 64,
     awaitWriteFramesPerS: Math.round(a),
     syncFramesPerS: Math.round(s),
-    ratio: round(a / s),
+    // The median of each repetition's pair (the two loops ran back to back): a drift in the machine's load over the
+    // benchmark's seconds then moves both sides of a pair alike instead of the two medians apart.
+    ratio: round(median(runs.awaitWrite.map((r, i) => r.framesPerS / runs.sync[i].framesPerS))),
+    ratioOfMedians: round(a / s),
     awaitWriteDrops: Math.max(...runs.awaitWrite.map((r) => r.drops)),
     // Medians of CPU ms per run: await write()'s producer thread and writer worker, syncMode's one thread.
     cpuMs: {
@@ -296,11 +309,22 @@ const out = {
       'BagReader.verify(): every CRC, every chunk decompressed / every LZAV row decoded, the metadata against the data',
     read: 'BagReader cursor reading every payload (touching one byte of each), CRCs verified (the default)',
   },
-  awaitWrite: await awaitWrite(),
-  burst: await burst(),
-  check: await checkVsRead(),
 };
 const resultsDir = join(here, 'results', smoke ? 'smoke' : '');
+const resultsFile = join(resultsDir, `integrity-${runtime}.json`);
+// With --only, the sections not run come from the last results (a section runs for minutes: burst, check).
+const last = only.length < SECTIONS.length ? JSON.parse(readFileSync(resultsFile, 'utf8')) : undefined;
+const runners = { awaitWrite, burst, check: checkVsRead };
+out.dates = {};
+for (const name of SECTIONS) {
+  if (only.includes(name)) {
+    out[name] = await runners[name]();
+    out.dates[name] = new Date().toISOString();
+  } else {
+    out[name] = last[name];
+    out.dates[name] = last.dates?.[name] ?? last.date;
+  }
+}
 mkdirSync(resultsDir, { recursive: true });
-writeFileSync(join(resultsDir, `integrity-${runtime}.json`), `${JSON.stringify(out, null, 2)}\n`);
+writeFileSync(resultsFile, `${JSON.stringify(out, null, 2)}\n`);
 rmSync(dir, { recursive: true, force: true });

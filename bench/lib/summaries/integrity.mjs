@@ -3,13 +3,25 @@ import { sig, times } from '../format.mjs';
 
 const size = (b) => (b >= 1024 * 1024 ? `${b / (1024 * 1024)} MiB` : b >= 1024 ? `${b / 1024} KiB` : `${b} B`);
 
+/** ` (run <date>)` for a section run apart from the others (`--only`): results may then come from different days. */
+function ranOn(r, section) {
+  const dates = r.dates ?? {};
+  const distinct = new Set(Object.values(dates));
+  return distinct.size > 1 && dates[section] ? ` (run ${dates[section]})` : '';
+}
+
 export function summarize(r) {
   const a = r.awaitWrite;
   const tables = [
     {
       section: 'writer',
-      title: `\`await writer.write()\` loop vs syncMode push loop, ${a.frames.toLocaleString('en-US')} × 64 B .vcap frames (${r.contenders.awaitWrite}; baseline: ${r.contenders.sync})`,
-      columns: ['await write() frames/s', 'syncMode frames/s', 'ratio', 'drops (await write)'],
+      title: `\`await writer.write()\` loop vs syncMode push loop, ${a.frames.toLocaleString('en-US')} × 64 B .vcap frames (${r.contenders.awaitWrite}; baseline: ${r.contenders.sync})${ranOn(r, 'awaitWrite')}`,
+      columns: [
+        'await write() frames/s',
+        'syncMode frames/s',
+        'ratio (median of paired repetitions)',
+        'drops (await write)',
+      ],
       rows: [[sig(a.awaitWriteFramesPerS), sig(a.syncFramesPerS), times(a.ratio), String(a.awaitWriteDrops)]],
     },
     ...(a.cpuMs?.producer === undefined
@@ -25,7 +37,7 @@ export function summarize(r) {
         ]),
     {
       section: 'writer',
-      title: `frames dropped by plain push() in bursts fed at a fraction of the writer's sustained rate (${r.contenders.burst})`,
+      title: `frames dropped by plain push() in bursts fed at a fraction of the writer's sustained rate (${r.contenders.burst})${ranOn(r, 'burst')}`,
       columns: ['payload', 'burst frames', 'fed at', 'frames/s', 'dropped', 'written'],
       rows: r.burst.map((b) => [
         size(b.size),
@@ -38,7 +50,7 @@ export function summarize(r) {
     },
     {
       section: 'read',
-      title: `check (${r.contenders.check}) vs reading every payload (${r.contenders.read}), page cache warm`,
+      title: `check (${r.contenders.check}) vs reading every payload (${r.contenders.read}), page cache warm${ranOn(r, 'check')}`,
       columns: ['format', 'bag', 'compression', 'read ms', 'check ms', 'check speed / read speed'],
       rows: r.check.map((c) => [
         `.${c.format}`,
