@@ -215,7 +215,7 @@ export const SECTIONS = [
     id: 'ab-builds',
     title: 'Two builds side by side',
     about:
-      '`bench/ab-builds.mjs`, by hand: this checkout (head) against another built checkout (base, e.g. the commit before a redesign) loaded into the same process, timing the same `BagWriter` writes (`syncMode`, and worker mode with `await write()`) and cursor reads of `.vcap` and `.vdb` at 64 B / 4 KiB / 1 MiB, the builds taking turns in every repetition; files on /dev/shm, so the code’s work is compared, not the disk’s.',
+      '`bench/ab-builds.mjs`, by hand: this checkout (head) against another built checkout (base, e.g. the commit before a redesign) loaded into the same process, timing the same `BagWriter` writes (`syncMode`, and worker mode with `await write()`) and cursor reads of `.vcap` and `.vdb` at 64 B / 4 KiB / 1 MiB, the builds taking turns in every repetition; files on /dev/shm, so the code’s work is compared, not the disk’s. A verdict also depends on which cases share the process (2026-12-04, 449cd65 as base): the sync `.vcap` write of 64 B came out at 0.65× and 0.88× in two full Node runs and at 0.93–0.99× alone or beside one to five other cases (Bun: 0.84× full, 0.85× alone); Deno’s `.vcap` read of 64 B at 0.77× in the full run and 0.90–0.99× in smaller ones, where its 4 KiB and 1 MiB reads came out at 0.81–0.83× beside each other, 0.91–0.95× in the full run.',
   },
   {
     id: 'memory',
