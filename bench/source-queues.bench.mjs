@@ -2,14 +2,19 @@
 // Issue 23's writer figure, one process, results to bench/results/source-queues-<runtime>.json: the writer's
 // throughput with per-source queues against one queue. The same frames (8 urls in turn, 64 B and 4 KiB, .vcap) go
 // through the default worker BagWriter with `await writer.write()` per frame (lossless: every frame is written, so
-// the figure is the writer's throughput, not how much it drops), three ways, alternating, median of the repetitions:
+// the figure is the writer's throughput, not how much it drops), three ways, alternating within each repetition; a
+// ratio is the median over the repetitions of that repetition's own ratio (a pair run back to back shares the
+// machine's state, where medians taken apart did not: on a loaded machine they moved a ratio by 0.3–0.4 run to run):
 //   oneQueue    `sources: { all: { urls: ['dds://*'] } }`: the 8 urls are one source, one queue (baseline)
 //   perSource   no `sources`: every url is a source of its own (the default)
 //   perLimits   every url a named source with its own frame and byte limits (checked, not reached)
 //
 //   node bench/source-queues.bench.mjs [--quick]       bun …       deno run -A --node-modules-dir=manual bench/source-queues.bench.mjs
 //   --quick: fewer frames and repetitions; --smoke: tiny, harness check only.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// Files go to /dev/shm where it exists, as in ab-builds.mjs: the three differ only in the producer's and the worker's
+// bookkeeping, and the 600 MiB of each 4 KiB run going through the disk's write-back is the same for all three, only
+// noise here. The earlier 5 repetitions of 500k × 64 B on disk gave 4 KiB ratios of 0.58–1.50 between runs.
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,17 +26,20 @@ const quick = args.includes('--quick');
 const smoke = args.includes('--smoke');
 const runtime = typeof Bun !== 'undefined' ? 'bun' : typeof Deno !== 'undefined' ? 'deno' : 'node';
 const runtimeVersion = runtime === 'bun' ? Bun.version : runtime === 'deno' ? Deno.version.deno : process.versions.node;
-const dir = mkdtempSync(join(tmpdir(), 'vlink-sources-bench-'));
+const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'vlink-sources-bench-'));
 const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
 let fileNo = 0;
 
 const URLS = Array.from({ length: 8 }, (_, i) => `dds://bench/source${i}`);
 const CASES = [
-  { size: 64, frames: smoke ? 20_000 : quick ? 200_000 : 500_000 },
+  { size: 64, frames: smoke ? 20_000 : quick ? 200_000 : 1_500_000 },
   { size: 4096, frames: smoke ? 5_000 : quick ? 50_000 : 150_000 },
 ];
-const REPS = smoke ? 1 : quick ? 3 : 5;
+const REPS = smoke ? 1 : quick ? 3 : 9;
 
 const CONTENDERS = {
   oneQueue: () => ({ sources: { all: { urls: ['dds://*'] } } }),
@@ -69,7 +77,8 @@ async function run(name, size, n) {
 const rows = [];
 for (const { size, frames: n } of CASES) {
   const rates = Object.fromEntries(Object.keys(CONTENDERS).map((k) => [k, []]));
-  await run('oneQueue', size, Math.min(n, 20_000)); // warm-up (JIT, worker pool)
+  // Warm-up (JIT, worker pool): each contender once, since each takes its own paths (named sources, limits).
+  for (const name of Object.keys(CONTENDERS)) await run(name, size, Math.min(n, 50_000));
   for (let rep = 0; rep < REPS; rep++) {
     // Alternating, so drift in the machine's load touches every contender alike.
     const order = rep % 2 ? Object.keys(CONTENDERS).reverse() : Object.keys(CONTENDERS);
@@ -83,8 +92,10 @@ for (const { size, frames: n } of CASES) {
     perSourceFramesPerS: round(median(rates.perSource), 0),
     perLimitsFramesPerS: round(median(rates.perLimits), 0),
   };
-  row.perSourceRatio = round(row.perSourceFramesPerS / row.oneQueueFramesPerS, 3);
-  row.perLimitsRatio = round(row.perLimitsFramesPerS / row.oneQueueFramesPerS, 3);
+  const pairedRatio = (name) => round(median(rates[name].map((rate, rep) => rate / rates.oneQueue[rep])), 3);
+  row.perSourceRatio = pairedRatio('perSource');
+  row.perLimitsRatio = pairedRatio('perLimits');
+  row.runs = Object.fromEntries(Object.entries(rates).map(([k, v]) => [k, v.map((x) => round(x, 0))]));
   rows.push(row);
   console.log(
     `${size} B × ${n}: one queue ${row.oneQueueFramesPerS} frames/s, per source ${row.perSourceFramesPerS} (${row.perSourceRatio}×), own limits ${row.perLimitsFramesPerS} (${row.perLimitsRatio}×)`,
@@ -97,14 +108,14 @@ const out = {
   runtimeVersion,
   date: new Date().toISOString(),
   quick,
-  machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, tmpdir: tmpdir() },
+  machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, dir },
   contenders: {
     oneQueue:
-      "BagWriter defaults (worker mode, .vcap, 4 MiB uncompressed chunks, fsync at close) with the 8 urls grouped into one source (`sources: { all: { urls: ['dds://*'] } }`): one queue",
+      "BagWriter defaults (worker mode, .vcap, 4 MiB uncompressed chunks, fsync at close; files on /dev/shm) with the 8 urls grouped into one source (`sources: { all: { urls: ['dds://*'] } }`): one queue",
     perSource: 'the same, without `sources`: each url its own source (the default)',
     perLimits:
       'the same, each url a named source with its own limits (1,000,000 frames, 1 GiB: checked on every push, never reached, so only their cost shows)',
-    loop: '`await writer.write(frame)` per frame, 8 urls in turn',
+    loop: '`await writer.write(frame)` per frame, 8 urls in turn; ratio: median of each repetition’s ratio',
   },
   rows,
 };
