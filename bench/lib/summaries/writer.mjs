@@ -95,7 +95,7 @@ export function summarize(r) {
   const throughput = {
     section: 'writer',
     title:
-      'end-to-end throughput, push everything until close() resolves (MB/s, median of alternating runs; older results: better of two)',
+      'end-to-end throughput, push everything until close() resolves (MB/s, median of alternating runs; worker / sync: the median of the pairs’ ratios where the results have `workerVsSyncOfMedians`, else the ratio of the medians; older results: better of two)',
     columns: ['workload', 'syncMode', 'worker', 'worker / sync', 'syncMode runs', 'worker runs'],
     rows: r.throughput.map((x) => [
       x.workload,
