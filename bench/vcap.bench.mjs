@@ -10,7 +10,8 @@
 // mcap "Default" → zstd 1), and ends with fsync. "ours" is the Backend writer (`mcapBackend.createWriter`) driven
 // directly; "bag" is `BagWriter.create(path, { syncMode: true })` from @vlink/bag, i.e. ours plus the core's frame
 // checks and bookkeeping. Reads: `mcapBackend.openReader(path).frames({})` vs `McapIndexedReader.readMessages()` over
-// the same file (written by us), both touching every payload.
+// the same file (written by us), both touching every payload. For zstd, each case also times the compression alone
+// (`zstdAlone`, see compressionAlone): the floor it sets on our time, as a cap on the ratio against McapWriter.
 import {
   closeSync,
   fsyncSync,
@@ -41,7 +42,8 @@ const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const smoke = args.includes('--smoke');
 const repsArg = args.indexOf('--reps');
-const REPS = repsArg >= 0 ? Number(args[repsArg + 1]) : smoke ? 1 : quick ? 3 : 5;
+// Nine: each run ends with an fsync, whose time on this machine's disk moves a 64 B run by up to 40 ms (runs of 60 or 100 ms).
+const REPS = repsArg >= 0 ? Number(args[repsArg + 1]) : smoke ? 1 : quick ? 3 : 9;
 const runtime = typeof Bun !== 'undefined' ? 'bun' : typeof Deno !== 'undefined' ? 'deno' : 'node';
 const runtimeVersion = runtime === 'bun' ? Bun.version : runtime === 'deno' ? Deno.version.deno : process.versions.node;
 const here = dirname(fileURLToPath(import.meta.url));
@@ -238,6 +240,43 @@ async function mcapRead(path) {
   return { ms: performance.now() - t0, count, bytes };
 }
 
+// --- compression alone --------------------------------------------------------------------------------------------
+
+/**
+ * The floor zstd sets on a writer's time: the case's payload bytes, in chunks of CHUNK bytes filled as the writers
+ * fill theirs, compressed at ZSTD_LEVEL on this thread and nothing else (median of REPS), with our codec (native zstd
+ * where the runtime has one, see zstd-compress.ts) and with McapWriter's (@foxglove/wasm-zstd). Our writers compress on
+ * at most two threads (the caller's and the compressor thread), so no writer of ours can take less than `oursMs / 2`
+ * on a machine with two cores or more: `zstdCeilingVsMcapWriter` is how far above McapWriter that floor is, the most
+ * any of our contenders could reach.
+ */
+async function compressionAlone(variants, payloadBytes) {
+  const codec = (await loadCodecs()).zstd;
+  const chunk = new Uint8Array(CHUNK);
+  for (let at = 0, i = 0; at < CHUNK; i++) {
+    const v = variants[i % variants.length].subarray(0, CHUNK - at);
+    chunk.set(v, at);
+    at += v.length;
+  }
+  const chunks = Math.ceil(payloadBytes / CHUNK);
+  const scale = payloadBytes / (chunks * CHUNK);
+  const time = (compressChunk) => {
+    compressChunk(chunk); // warm
+    const runs = [];
+    for (let rep = 0; rep < REPS; rep++) {
+      const t0 = performance.now();
+      for (let c = 0; c < chunks; c++) compressChunk(chunk);
+      runs.push((performance.now() - t0) * scale);
+    }
+    return round(median(runs));
+  };
+  return {
+    oursMs: time((data) => codec.compress(data, ZSTD_LEVEL)),
+    mcapCodecMs: time((data) => zstd.compress(data, ZSTD_LEVEL)),
+    threads: Math.min(2, cpus().length),
+  };
+}
+
 // --- driver ------------------------------------------------------------------------------------------------------
 
 const median = (xs) => {
@@ -288,6 +327,7 @@ for (const { size, frames } of CASES) {
         rmSync(p, { force: true });
       }
     }
+    const zstdAlone = compress === 'zstd' ? await compressionAlone(variants, payloadBytes) : undefined;
     const readPath = nextPath('read');
     await oursWrite(variants, frames, compress, readPath);
     const readNames = Object.keys(readers);
@@ -333,8 +373,11 @@ for (const { size, frames } of CASES) {
           }
         : {}),
       oursReadVsMcapIndexedReader: round(read.mcapIndexedReader.ms / read.ours.ms),
+      ...(zstdAlone
+        ? { zstdCeilingVsMcapWriter: round(write.mcapWriter.ms / (zstdAlone.oursMs / zstdAlone.threads)) }
+        : {}),
     };
-    const entry = { size, compress, frames, payloadBytes, write, read, ratios };
+    const entry = { size, compress, frames, payloadBytes, write, read, ratios, ...(zstdAlone ? { zstdAlone } : {}) };
     results.push(entry);
     console.log(
       `${String(size).padStart(7)} B ${compress.padEnd(4)} ${String(frames).padStart(7)} frames | write ms: ` +

@@ -100,9 +100,9 @@ export const SECTIONS = [
     contenders: [
       [
         'BagWriter, Backend writer (ours)',
-        'summary CRC only: no chunk CRC (`enableChunkCrc` off by default), no data-section CRC (0 = not computed, as MCAP allows)',
+        'each chunk’s uncompressed CRC and the data-section CRC (`enableChunkCrc`, on by default), with a native CRC-32 (`@node-rs/crc32` on Node, `Bun.hash.crc32`, `zlib.crc32` on Deno; crc32.ts); the summary CRC',
         'records built in one reusable 4 MiB chunk buffer; an uncompressed chunk hands big payloads to the OS as they are (writev)',
-        'none, or zstd level 1 per chunk (the same WebAssembly zstd as McapWriter)',
+        'none, or zstd level 1 per chunk: the runtime’s own zstd where it has one (Bun, Deno), else the same WebAssembly zstd as McapWriter (Node 20); in worker mode every other chunk on a compressor thread',
         'one fsync at close',
       ],
       [
