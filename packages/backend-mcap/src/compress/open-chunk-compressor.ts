@@ -26,5 +26,5 @@ export function openChunkCompressor(
     !canWaitOnSharedMemory()
   )
     return undefined;
-  return new ThreadedCompressor(chunkSize + Math.ceil(chunkSize / 4), file);
+  return ThreadedCompressor.open(chunkSize + Math.ceil(chunkSize / 4), file);
 }

@@ -114,6 +114,69 @@ describe('ThreadedCompressor (zstd on a thread of its own)', () => {
   });
 });
 
+describe('ThreadedCompressor.open: the compressor of a file that closed cleanly serves the next file of its thread', () => {
+  /** `open` until its thread has started (the first of a capacity starts one). */
+  async function opened(capacity: number): Promise<ThreadedCompressor> {
+    const c = ThreadedCompressor.open(capacity, 'a.vcap');
+    for (let i = 0; !c.ready; i++) {
+      if (i > 3000) throw new Error('the compressor thread did not start within 30 s');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return c;
+  }
+
+  test('the next open of the same capacity gets it back, started, and it compresses as before', async () => {
+    const codecs = await loadCodecs();
+    const capacity = 48 * KiB + 1;
+    const first = await opened(capacity);
+    first.start(records(40 * KiB, 1), 1);
+    first.finish();
+    first.close();
+    assert.throws(() => first.start(records(10, 1), 1), { code: 'CLOSED' });
+    const second = ThreadedCompressor.open(capacity, 'b.vcap');
+    try {
+      assert.equal(second, first, 'the same compressor, and so the same thread');
+      assert.equal(second.ready, true, 'no start-up to wait for');
+      const chunk = records(30 * KiB, 2);
+      assert.equal(second.start(chunk, 1), true);
+      const { compressed } = second.finish();
+      assert.deepEqual(compressed, codecs.zstd!.compress!(chunk, 1));
+    } finally {
+      second.close();
+    }
+  });
+
+  test('one is kept per thread: another capacity gets a new one, and the newest closed is the one kept', async () => {
+    const a = await opened(40 * KiB + 3);
+    a.close();
+    const b = ThreadedCompressor.open(40 * KiB + 5);
+    assert.notEqual(b, a, 'another capacity');
+    b.close();
+    const a2 = ThreadedCompressor.open(40 * KiB + 3);
+    const b2 = ThreadedCompressor.open(40 * KiB + 5);
+    try {
+      assert.notEqual(a2, a, 'b, closed last, replaced it (and its thread ended)');
+      assert.equal(b2, b);
+    } finally {
+      a2.close();
+      b2.close();
+    }
+  });
+
+  test('a compressor closed with a chunk in flight is not kept (its thread ends)', async () => {
+    const capacity = 40 * KiB + 7;
+    const c = await opened(capacity);
+    assert.equal(c.start(records(30 * KiB, 3), 1), true);
+    c.close();
+    const next = ThreadedCompressor.open(capacity);
+    try {
+      assert.notEqual(next, c);
+    } finally {
+      next.close();
+    }
+  });
+});
+
 describe('McapWriter with a ThreadedCompressor writes the very same file', () => {
   async function write(
     compressor: boolean,

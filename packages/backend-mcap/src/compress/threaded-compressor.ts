@@ -1,5 +1,5 @@
 import { BagError } from '@vlink/bag-core';
-import { HelperThread } from '@vlink/bag-core/internal';
+import { HelperThread, unrefTimer } from '@vlink/bag-core/internal';
 import { createThreadControl } from '@vlink/bag-core/internal/thread-control';
 import type { PipelinedCompressor } from './pipelined-compressor.js';
 
@@ -13,6 +13,18 @@ export const lengthAt = (slot: number): number => slot * FIELDS;
 export const levelAt = (slot: number): number => slot * FIELDS + 1;
 /** The compressed length, or −1 when the result did not fit into the slot's output (thread → writer). */
 export const resultAt = (slot: number): number => slot * FIELDS + 2;
+
+/**
+ * How long a compressor whose file closed cleanly waits for the next file of its thread before its thread ends. A
+ * compressor thread takes 0.1 s to start, and 0.6 s when a worker starts it on Deno (hand-measured), while a recording
+ * of a few hundred MiB of 1 MiB frames takes about 0.5 s: every file a writer opened (each split segment too)
+ * compressed alone on the writer's thread until then. As with the writer worker that holds it (idle-writers.ts in
+ * core), one is kept per thread: its four slots of 1.25 × the chunk size stay allocated meanwhile.
+ */
+const IDLE_MS = 10_000;
+
+/** The compressor kept for the next file of this thread, if any, and the timer that ends it. */
+let parked: { compressor: ThreadedCompressor; timer: ReturnType<typeof setTimeout> } | undefined;
 
 /** What the compressor thread is started with (structured-cloned; the SharedArrayBuffers are shared, not copied). */
 export interface CompressorThreadData {
@@ -38,9 +50,26 @@ export class ThreadedCompressor implements PipelinedCompressor {
   private collected = 0;
   private closed = false;
 
+  /**
+   * A compressor for the file `file`: the one the last file of this thread left (see {@link IDLE_MS}) when it has
+   * this capacity, its thread started or starting already; else a new one.
+   */
+  static open(capacity: number, file?: string): ThreadedCompressor {
+    const kept = parked;
+    if (kept !== undefined && kept.compressor.capacity === capacity) {
+      parked = undefined;
+      clearTimeout(kept.timer);
+      kept.compressor.closed = false;
+      kept.compressor.file = file;
+      return kept.compressor;
+    }
+    return new ThreadedCompressor(capacity, file);
+  }
+
   constructor(
     readonly capacity: number,
-    file?: string,
+    /** Named in the errors of its thread: the file it works for now. */
+    private file?: string,
   ) {
     const { shared, control } = createThreadControl();
     const data: CompressorThreadData = {
@@ -56,10 +85,10 @@ export class ThreadedCompressor implements PipelinedCompressor {
         module: new URL('./compressor-thread.js', import.meta.url),
         control,
         workerData: data,
-        failure: (message) => new BagError('INTERNAL', `zstd compression failed: ${message}`, { file }),
+        failure: (message) => new BagError('INTERNAL', `zstd compression failed: ${message}`, { file: this.file }),
       });
     } catch (error) {
-      throw BagError.wrap(error, 'INTERNAL', 'cannot start the compressor thread', { file });
+      throw BagError.wrap(error, 'INTERNAL', 'cannot start the compressor thread', { file: this.file });
     }
   }
 
@@ -103,9 +132,28 @@ export class ThreadedCompressor implements PipelinedCompressor {
     return this.collected !== this.thread.handed && ((this.thread.done - this.collected) | 0) > 0;
   }
 
+  /**
+   * Ends its work for this file. With nothing in flight and its thread sound, it is kept for the next file of this
+   * thread ({@link open}), replacing any kept before; otherwise, and once {@link IDLE_MS} pass unused, its thread ends.
+   */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.thread.stop();
+    if (this.collected !== this.thread.handed || this.thread.failed) {
+      this.thread.stop();
+      return;
+    }
+    const before = parked;
+    const timer = setTimeout(() => {
+      if (parked?.compressor !== this) return;
+      parked = undefined;
+      this.thread.stop();
+    }, IDLE_MS);
+    unrefTimer(timer);
+    parked = { compressor: this, timer };
+    if (before !== undefined) {
+      clearTimeout(before.timer);
+      before.compressor.thread.stop();
+    }
   }
 }

@@ -97,8 +97,13 @@ export class HelperThread {
     }
   }
 
+  /** Whether the helper failed (its error is what `throwIfFailed` throws). */
+  get failed(): boolean {
+    return Atomics.load(this.control, STATE) === FAILED;
+  }
+
   throwIfFailed(): void {
-    if (Atomics.load(this.control, STATE) === FAILED) throw this.options.failure(threadError(this.options.control));
+    if (this.failed) throw this.options.failure(threadError(this.options.control));
   }
 
   /**
