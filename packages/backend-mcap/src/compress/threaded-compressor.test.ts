@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
 import { resolveWriterConfig, type RecordingContext } from '@vlink/bag-core';
+import type { HelperThreadOptions } from '@vlink/bag-core/internal';
+import { failThread } from '@vlink/bag-core/internal/thread-control';
 import { noiseBytes, patternBytes } from '@vlink/bag-core/testing';
 import { loadCodecs } from '../codecs.js';
 import { MemoryWritable } from '../io/memory-writable.js';
@@ -160,6 +162,27 @@ describe('ThreadedCompressor.open: the compressor of a file that closed cleanly 
     } finally {
       a2.close();
       b2.close();
+    }
+  });
+
+  test('a kept compressor whose thread failed meanwhile is not handed out', async () => {
+    const capacity = 40 * KiB + 9;
+    const c = await opened(capacity);
+    c.close();
+    // What compressor-thread.ts does when it fails: the state says FAILED (and the thread ends at its next look).
+    failThread((c as unknown as { thread: { options: HelperThreadOptions } }).thread.options.control, 'gone');
+    const next = ThreadedCompressor.open(capacity);
+    try {
+      assert.notEqual(next, c);
+      const chunk = records(20 * KiB, 4);
+      for (let i = 0; !next.ready; i++) {
+        if (i > 3000) throw new Error('the compressor thread did not start within 30 s');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.equal(next.start(chunk, 1), true);
+      assert.ok(next.finish().compressed, 'the new one works');
+    } finally {
+      next.close();
     }
   });
 

@@ -56,12 +56,16 @@ export class ThreadedCompressor implements PipelinedCompressor {
    */
   static open(capacity: number, file?: string): ThreadedCompressor {
     const kept = parked;
-    if (kept !== undefined && kept.compressor.capacity === capacity) {
+    if (kept !== undefined && (kept.compressor.capacity === capacity || kept.compressor.thread.failed)) {
       parked = undefined;
       clearTimeout(kept.timer);
-      kept.compressor.closed = false;
-      kept.compressor.file = file;
-      return kept.compressor;
+      // A thread that failed while it waited (only its state says so) is ended, never handed out.
+      if (kept.compressor.thread.failed) kept.compressor.thread.stop();
+      else {
+        kept.compressor.closed = false;
+        kept.compressor.file = file;
+        return kept.compressor;
+      }
     }
     return new ThreadedCompressor(capacity, file);
   }
