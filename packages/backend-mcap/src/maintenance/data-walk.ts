@@ -1,7 +1,7 @@
 import { BagError } from '@vlink/bag-core';
 import type { Codecs } from '../codecs.js';
 import type { Readable } from '../io/readable.js';
-import { ChunkLoader, type ChunkRecords } from '../mcap/chunk-loader.js';
+import { ChunkLoader, chunkRecordLength, type ChunkRecords } from '../mcap/chunk-loader.js';
 import {
   CHUNK_FIXED,
   DATA_END_RECORD,
@@ -248,21 +248,16 @@ function decodeChunk(
     const inner: InnerRecord[] = [];
     const { bytes, view: v, end } = records;
     for (let p = records.start; p < end; ) {
-      if (end - p < RECORD_PREFIX) throw corrupt('chunk ends in the middle of a record', file, offset);
-      const lo = v.getUint32(p + 1, true);
-      if (v.getUint32(p + 5, true) !== 0 || lo > end - p - RECORD_PREFIX)
-        throw corrupt('chunk record runs past the chunk', file, offset);
+      const length = chunkRecordLength(bytes, v, p, end, file, offset);
       const op = bytes[p]!;
-      if (op === Opcode.Message) {
-        if (lo < MESSAGE_FIXED) throw corrupt('message record is too short', file, offset);
-      } else if (op === Opcode.Schema || op === Opcode.Channel) {
-        parseRecord(bytes, v, p, p + RECORD_PREFIX + lo);
-      } else if (op < 0x80) {
+      if (op === Opcode.Schema || op === Opcode.Channel) parseRecord(bytes, v, p, p + length);
+      else if (op !== Opcode.Message && op < 0x80) {
         // Chunks hold schemas, channels and messages; anything else is damage (private opcodes ≥ 0x80 are allowed).
+        // Stricter than reading, which skips them: `check` reports what a reader passes over.
         throw corrupt(`opcode ${op} inside a chunk`, file, offset);
       }
-      inner.push({ opcode: op, at: p, length: RECORD_PREFIX + lo });
-      p += RECORD_PREFIX + lo;
+      inner.push({ opcode: op, at: p, length });
+      p += length;
     }
     return { chunk: records.chunk, records, inner };
   } catch (error) {

@@ -5,7 +5,7 @@ import { patternBytes } from '@vlink/bag-core/testing';
 import { loadCodecs, type Codecs } from '../codecs.js';
 import { MemoryReadable } from '../io/memory-readable.js';
 import { ByteWriter } from './byte-writer.js';
-import { ChunkLoader } from './chunk-loader.js';
+import { ChunkLoader, chunkRecordLength } from './chunk-loader.js';
 import { Opcode } from './constants.js';
 import { crc32 } from './crc32.js';
 
@@ -263,5 +263,48 @@ describe('ChunkLoader.decode: compressed chunks', () => {
       'lz4 chunk decompressed to 3 bytes, not 4',
       0,
     );
+  });
+});
+
+describe('chunkRecordLength: one rule for every walk over a chunk’s records', () => {
+  /** Records as they stand in a decompressed chunk: opcode, u64 content length, content. */
+  function records(...list: Array<[opcode: number, content: number, lengthHigh?: number]>): Uint8Array {
+    const w = new ByteWriter(256);
+    for (const [opcode, content, high = 0] of list) {
+      w.u8(opcode);
+      w.u32(content);
+      w.u32(high);
+      w.raw(patternBytes(content, opcode));
+    }
+    return w.view8().slice();
+  }
+  const walk = (bytes: Uint8Array, end = bytes.length) => {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const lengths: number[] = [];
+    for (let p = 0; p < end; ) {
+      const length = chunkRecordLength(bytes, view, p, end, 'c.vcap', 4096);
+      lengths.push(length);
+      p += length;
+    }
+    return lengths;
+  };
+
+  test('whole records give their length, prefix included; other records may be empty, private opcodes too', () => {
+    assert.deepEqual(
+      walk(records([Opcode.Message, 22], [Opcode.Channel, 0], [0x90, 5], [Opcode.Message, 30])),
+      [31, 9, 14, 39],
+    );
+  });
+
+  test('a record cut inside its prefix or its content, or longer than 2^32, is refused at the chunk’s offset', () => {
+    const two = records([Opcode.Message, 22], [Opcode.Message, 22]);
+    refused(() => walk(two, two.length - 1), 'CORRUPT_FILE', 'chunk record runs past the chunk', 4096);
+    refused(() => walk(two, 31 + 8), 'CORRUPT_FILE', 'chunk ends in the middle of a record', 4096);
+    refused(() => walk(records([Opcode.Message, 22, 1])), 'CORRUPT_FILE', 'chunk record runs past the chunk', 4096);
+  });
+
+  test('a message shorter than its fixed fields is refused; any other record of that size is not', () => {
+    refused(() => walk(records([Opcode.Message, 21])), 'CORRUPT_FILE', 'message record is too short', 4096);
+    assert.deepEqual(walk(records([Opcode.Schema, 21])), [30]);
   });
 });

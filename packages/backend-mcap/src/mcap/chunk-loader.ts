@@ -1,7 +1,7 @@
 import { BagError } from '@vlink/bag-core';
 import type { Codecs } from '../codecs.js';
 import type { Readable } from '../io/readable.js';
-import { Opcode } from './constants.js';
+import { MESSAGE_FIXED, Opcode, RECORD_PREFIX } from './constants.js';
 import { asBagError, corrupt } from './corruption.js';
 import { crc32 } from './crc32.js';
 import { parseRecord } from './record-parser.js';
@@ -15,6 +15,29 @@ export interface ChunkRecords {
   start: number;
   end: number;
   chunk: Chunk;
+}
+
+/**
+ * The length (prefix included) of the record at `p` of a chunk's records that end at `end`, once it is known to fit
+ * in them and, for a message, to hold its fixed fields: what every walk over a chunk's records asks first (the
+ * message cursor, the scan at open, `check`/`fix`), one rule for all of them. Throws `CORRUPT_FILE` at `offset`, the
+ * chunk's offset in the file (a position inside decompressed records means nothing in the file).
+ */
+export function chunkRecordLength(
+  bytes: Uint8Array,
+  view: DataView,
+  p: number,
+  end: number,
+  file: string | undefined,
+  offset: number,
+): number {
+  if (end - p < RECORD_PREFIX) throw corrupt('chunk ends in the middle of a record', file, offset);
+  const content = view.getUint32(p + 1, true);
+  if (view.getUint32(p + 5, true) !== 0 || content > end - p - RECORD_PREFIX)
+    throw corrupt('chunk record runs past the chunk', file, offset);
+  if (bytes[p] === Opcode.Message && content < MESSAGE_FIXED)
+    throw corrupt('message record is too short', file, offset);
+  return RECORD_PREFIX + content;
 }
 
 /** No real compressed chunk is this big uncompressed; a larger claim is corruption, not a reason to allocate. */

@@ -2,7 +2,7 @@ import { BagError } from '@vlink/bag-core';
 import type { Codecs } from '../codecs.js';
 import type { Readable } from '../io/readable.js';
 import { joinTime, type Block } from './blocks.js';
-import { ChunkLoader } from './chunk-loader.js';
+import { ChunkLoader, chunkRecordLength } from './chunk-loader.js';
 import { MESSAGE_FIXED, Opcode, RECORD_PREFIX } from './constants.js';
 import { asBagError, corrupt } from './corruption.js';
 import { FieldReader, parseRecord } from './record-parser.js';
@@ -185,16 +185,11 @@ export function scanDataSection(readable: Readable, start: number, end: number, 
           resetBlock();
           const { bytes, view: rv, end: rend } = records;
           for (let p = records.start; p < rend; ) {
-            if (rend - p < RECORD_PREFIX) throw corrupt('chunk ends in the middle of a record', file, at);
-            const lo = rv.getUint32(p + 1, true);
-            if (rv.getUint32(p + 5, true) !== 0 || lo > rend - p - RECORD_PREFIX)
-              throw corrupt('chunk record runs past the chunk', file, at);
+            const recordLength = chunkRecordLength(bytes, rv, p, rend, file, at);
             const op = bytes[p]!;
-            if (op === Opcode.Message) {
-              if (lo < MESSAGE_FIXED) throw corrupt('message record is too short', file, at);
-              message(rv, p);
-            } else if (op === Opcode.Schema || op === Opcode.Channel) collect(bytes, rv, p, RECORD_PREFIX + lo);
-            p += RECORD_PREFIX + lo;
+            if (op === Opcode.Message) message(rv, p);
+            else if (op === Opcode.Schema || op === Opcode.Channel) collect(bytes, rv, p, recordLength);
+            p += recordLength;
           }
           const chunk = records.chunk;
           blocks.push({

@@ -1,6 +1,6 @@
 import type { Readable } from '../io/readable.js';
 import { joinTime, type Block } from './blocks.js';
-import type { ChunkLoader, ChunkRecords } from './chunk-loader.js';
+import { chunkRecordLength, type ChunkLoader, type ChunkRecords } from './chunk-loader.js';
 import { MESSAGE_FIXED, Opcode, RECORD_PREFIX } from './constants.js';
 import { corrupt } from './corruption.js';
 import type { MessageFilter } from './message-filter.js';
@@ -128,15 +128,9 @@ export class MessageCursor extends CursorFields {
     const end = this.end;
     let pos = this.pos;
     while (pos < end) {
-      if (end - pos < RECORD_PREFIX) throw corrupt('chunk ends in the middle of a record', this.file, this.blockOffset);
-      const len = v.getUint32(pos + 1, true);
-      if (v.getUint32(pos + 5, true) !== 0 || len > end - pos - RECORD_PREFIX) {
-        throw corrupt('chunk record runs past the chunk', this.file, this.blockOffset);
-      }
       const rec = pos;
-      pos += RECORD_PREFIX + len;
+      pos += chunkRecordLength(bytes, v, rec, end, this.file, this.blockOffset);
       if (bytes[rec] !== Opcode.Message) continue;
-      if (len < MESSAGE_FIXED) throw corrupt('message record is too short', this.file, this.blockOffset);
       if (this.accept(v, rec)) {
         this.data = bytes.subarray(rec + 31, pos);
         this.pos = pos;
