@@ -300,6 +300,69 @@ describe('PayloadDecoder: JSON, text, bytes', () => {
   });
 });
 
+describe('PayloadDecoder: a url’s own schema (UrlMeta.schemaIndex)', () => {
+  // Two ROS 1 definitions of one type name with the same byte layout: only the schema says which fields they are.
+  const schemas = [
+    schema('pkg/Reading', utf8('int32 a'), SchemaType.Unknown, 'ros1msg'),
+    schema('pkg/Reading', utf8('float32 z'), SchemaType.Unknown, 'ros1msg'),
+  ];
+  const bytes = new Uint8Array(new Float32Array([1.5]).buffer);
+  const reading = (url: string) => frame('pkg/Reading', SchemaType.Unknown, bytes, ActionType.Publish, url);
+  /** The decoded value as plain JSON data (the ROS decoders return objects of their own classes). */
+  const decoded = (decoder: PayloadDecoder, f: DecodableFrame) => JSON.parse(JSON.stringify(decoder.decodeOrThrow(f)));
+
+  test('each url decodes with its own schema, not with the first of its type name', () => {
+    const decoder = new PayloadDecoder({
+      schemas,
+      urls: [
+        { url: '/v1', encoding: 'ros1', schemaIndex: 0 },
+        { url: '/v2', encoding: 'ros1', schemaIndex: 1 },
+      ],
+    });
+    assert.deepEqual(decoded(decoder, reading('/v2')), { z: 1.5 });
+    assert.deepEqual(decoded(decoder, reading('/v1')), { a: 1069547520 });
+    assert.equal(decoder.builtDecoders, 2);
+  });
+
+  test('without an index, with one that disagrees between the url’s channels, or one of another name: by name', () => {
+    const decoder = new PayloadDecoder({
+      schemas: [...schemas, schema('other/Type', utf8('float32 z'), SchemaType.Unknown, 'ros1msg')],
+      urls: [
+        { url: '/plain', encoding: 'ros1' },
+        { url: '/two', encoding: 'ros1', schemaIndex: 1 },
+        { url: '/two', encoding: 'ros1', schemaIndex: 0 },
+        { url: '/other', encoding: 'ros1', schemaIndex: 2 },
+      ],
+    });
+    for (const url of ['/plain', '/two', '/other'])
+      assert.deepEqual(decoded(decoder, reading(url)), { a: 1069547520 }, url);
+  });
+
+  test('protobuf: the url’s own descriptor set, although another set defines the same full name', () => {
+    const v2 = file('test/v2.proto', 'test', [{ name: 'Point', fields: [field('label', 1, STRING)] }]);
+    const sets = [schema('test.Point', fds(TEST_FILE)), schema('test.Point', fds(v2))];
+    const decoder = new PayloadDecoder({
+      schemas: sets,
+      urls: [
+        { url: '/p1', encoding: 'protobuf', schemaIndex: 0 },
+        { url: '/p2', encoding: 'protobuf', schemaIndex: 1 },
+      ],
+    });
+    const payload = encode('test.Point', { x: 2, label: 'p' });
+    assert.deepEqual(
+      decoder.decodeOrThrow(frame('test.Point', SchemaType.Protobuf, payload, ActionType.Publish, '/p1')),
+      {
+        x: 2,
+        label: 'p',
+      },
+    );
+    const text = new Uint8Array([0x0a, 0x02, 0x68, 0x69]); // field 1, length 2: "hi"
+    assert.deepEqual(decoder.decodeOrThrow(frame('test.Point', SchemaType.Protobuf, text, ActionType.Publish, '/p2')), {
+      label: 'hi',
+    });
+  });
+});
+
 describe('PayloadDecoder: garbage', () => {
   test('garbage of every encoding and option never throws', () => {
     const schemas = [

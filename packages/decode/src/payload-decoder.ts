@@ -26,6 +26,11 @@ export interface DecoderChannel {
   url: string;
   /** The channel's message encoding (foreign formats, and `.vcap` files that declare one). */
   encoding?: string | undefined;
+  /**
+   * The position in `schemas` of the channel's own schema (`UrlMeta.schemaIndex`): its payloads are decoded with it
+   * even when another schema has the same name. Without one, the schema is found by the payload's type name.
+   */
+  schemaIndex?: number | undefined;
 }
 
 /** What a payload decoded as: the encoding that decoded it (`text` for Raw payloads shown as text). */
@@ -82,6 +87,8 @@ type Built = MessageDecoder | { error: BagError };
 export class PayloadDecoder {
   private readonly schemas: readonly DecoderSchema[];
   private readonly encodings = new Map<string, string | undefined>();
+  /** Per url, the index of its own schema; null where its channels name different ones (the type name decides). */
+  private readonly ownSchemas = new Map<string, number | null>();
   private readonly options: ProtobufOptions;
   private readonly rawAsText: boolean;
   private readonly maxBytes: number;
@@ -93,6 +100,9 @@ export class PayloadDecoder {
     this.schemas = options.schemas ?? [];
     for (const channel of options.urls ?? []) {
       if (!this.encodings.has(channel.url)) this.encodings.set(channel.url, channel.encoding);
+      const own = channel.schemaIndex ?? null;
+      const known = this.ownSchemas.get(channel.url);
+      this.ownSchemas.set(channel.url, known === undefined || known === own ? own : null);
     }
     this.options = {
       ...(options.jsonNames === undefined ? {} : { jsonNames: options.jsonNames }),
@@ -137,7 +147,8 @@ export class PayloadDecoder {
       case 'cdr':
       case 'ulog':
       case 'flatbuffer': {
-        const decoder = this.decoderFor(type, encoding);
+        const own = frame.url === undefined ? undefined : (this.ownSchemas.get(frame.url) ?? undefined);
+        const decoder = this.decoderFor(type, encoding, own);
         if ('error' in decoder)
           return { kind: 'hex', reason: decoder.error.reason, error: withUrl(decoder.error, frame.url) };
         let value: unknown;
@@ -202,29 +213,34 @@ export class PayloadDecoder {
     return value === undefined ? fail('CORRUPT_DATA', 'payload is not UTF-8') : { kind: 'text', value };
   }
 
-  /** The decoder of one (type, encoding), built on first use from the schema of that name, and cached. */
-  private decoderFor(type: string, encoding: SchemaEncoding): Built {
-    const key = `${encoding}\u0000${type}`;
+  /**
+   * The decoder of one (type, encoding), built on first use and cached: from the url's own schema (`own`, an index
+   * into the schemas) when it has one of that name and encoding, else from the schema of that name.
+   */
+  private decoderFor(type: string, encoding: SchemaEncoding, own: number | undefined): Built {
+    const schema = own === undefined ? undefined : this.schemas[own];
+    const ownFits = schema !== undefined && schema.name === type && fitsEncoding(schema, encoding);
+    const key = ownFits ? `${encoding}\u0000${type}\u0000${own}` : `${encoding}\u0000${type}`;
     let built = this.built.get(key);
     if (built === undefined) {
-      built = this.build(type, encoding);
+      built = this.build(type, encoding, ownFits ? schema : undefined);
       this.built.set(key, built);
     }
     return built;
   }
 
-  private build(type: string, encoding: SchemaEncoding): Built {
+  private build(type: string, encoding: SchemaEncoding, own: DecoderSchema | undefined): Built {
     if (encoding === 'protobuf') {
-      this.protobuf ??= new ProtobufRegistry(
-        this.schemas.filter((s) => s.schemaType === SchemaType.Protobuf || s.encoding === 'protobuf'),
-        this.options,
-      );
-      const desc = this.protobuf.message(type);
+      // A url's own descriptor set stands alone (MCAP's protobuf schemas carry their dependencies); the shared
+      // registry of every descriptor keeps one message per full name, the last one registered.
+      const registry = own
+        ? new ProtobufRegistry([own], this.options)
+        : (this.protobuf ??= new ProtobufRegistry(this.schemas.filter(isProtobufSchema), this.options));
+      const desc = registry.message(type);
       if (typeof desc === 'string') return { error: decodeError('NOT_FOUND', desc, undefined) };
-      const registry = this.protobuf;
       return { decode: (data) => registry.decode(desc, data) };
     }
-    const schema = this.schemaFor(type, encoding);
+    const schema = own ?? this.schemas.find((s) => s.name === type && fitsEncoding(s, encoding));
     // ULog's logging, dropout and parameter messages have the format's own layout (ulog-messages.ts).
     const builtin = !schema && encoding === 'ulog' ? ulogMessageDecoder(type) : undefined;
     if (builtin) return builtin;
@@ -250,25 +266,29 @@ export class PayloadDecoder {
     }
   }
 
-  /** The schema of a type whose encoding fits: ros1msg for ros1; ros2msg/ros2idl/omgidl (or VLink's untagged) for cdr. */
-  private schemaFor(type: string, encoding: Exclude<SchemaEncoding, 'protobuf'>): DecoderSchema | undefined {
-    const fits = (schema: DecoderSchema) => {
-      const schemaEncoding = (schema.encoding ?? '').toLowerCase();
-      if (encoding === 'flatbuffer')
-        return (
-          FLATBUFFER_SCHEMAS.has(schemaEncoding) ||
-          (schemaEncoding === '' && schema.schemaType === SchemaType.Flatbuffers)
-        );
-      if (encoding === 'ros1') return schemaEncoding === 'ros1msg' || schemaEncoding === '';
-      if (encoding === 'cdr') return ['ros2msg', 'ros2idl', 'omgidl', 'cdr', ''].includes(schemaEncoding);
-      return schemaEncoding === 'ulog';
-    };
-    return this.schemas.find((s) => s.name === type && fits(s));
-  }
-
   private tooDeep(): string {
     return `nested deeper than ${this.maxDepth} levels`;
   }
+}
+
+function isProtobufSchema(schema: DecoderSchema): boolean {
+  return schema.schemaType === SchemaType.Protobuf || schema.encoding === 'protobuf';
+}
+
+/**
+ * Whether a schema can decode payloads of an encoding: protobuf descriptors for protobuf, ros1msg for ros1;
+ * ros2msg/ros2idl/omgidl (or VLink's untagged) for cdr, bfbs for flatbuffers, ULog formats for ulog.
+ */
+function fitsEncoding(schema: DecoderSchema, encoding: SchemaEncoding): boolean {
+  const schemaEncoding = (schema.encoding ?? '').toLowerCase();
+  if (encoding === 'protobuf') return isProtobufSchema(schema);
+  if (encoding === 'flatbuffer')
+    return (
+      FLATBUFFER_SCHEMAS.has(schemaEncoding) || (schemaEncoding === '' && schema.schemaType === SchemaType.Flatbuffers)
+    );
+  if (encoding === 'ros1') return schemaEncoding === 'ros1msg' || schemaEncoding === '';
+  if (encoding === 'cdr') return ['ros2msg', 'ros2idl', 'omgidl', 'cdr', ''].includes(schemaEncoding);
+  return schemaEncoding === 'ulog';
 }
 
 function checkDepth(value: unknown, maxDepth: number): unknown {

@@ -20,6 +20,8 @@ export interface ForeignUrl {
   count: number;
   /** Payload bytes, 0 where the format does not tell without reading every message. */
   size: number;
+  /** The position of the url's own schema in the reader's schemas, where the format names one (UrlMeta.schemaIndex). */
+  schemaIndex?: number;
 }
 
 export interface ForeignFacts {
@@ -64,6 +66,7 @@ export function foreignInfo(f: ForeignFacts): Info {
     loss: -1,
     freq: 0,
     encoding: u.encoding,
+    ...(u.schemaIndex === undefined ? {} : { schemaIndex: u.schemaIndex }),
   }));
   const info: Info = {
     path: f.path,

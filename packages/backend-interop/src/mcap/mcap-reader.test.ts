@@ -21,6 +21,8 @@ const FILES = [
   'unchunked.mcap',
   'out-of-order.mcap',
   'cbor.mcap',
+  // Two schemas per type name (two versions of a message), one topic each: decoded with each topic's own schema.
+  'same-name.mcap',
 ];
 
 describe('plain MCAP files written by the mcap Python writers read as mcap.reader reads them', () => {

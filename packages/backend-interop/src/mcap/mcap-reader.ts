@@ -128,10 +128,13 @@ export class McapForeignReader extends ForeignReader {
     const base = header?.startMs !== undefined ? new TimeBase(header.startMs) : TimeBase.fromFirstNs(firstNs);
     const channels = new Map<number, ChannelTemplate>();
     const urls: ForeignUrl[] = [];
+    const sortedSchemas = [...mcap.schemas.values()].sort((a, b) => a.id - b.id);
+    const schemaIndexOf = new Map(sortedSchemas.map((s, index) => [s.id, index]));
     const ordered = [...mcap.channels.values()].sort((a, b) => a.id - b.id);
     for (const channel of ordered) {
       const t = template(mcap, channel);
       channels.set(channel.id, t);
+      const schemaIndex = schemaIndexOf.get(channel.schemaId);
       urls.push({
         url: t.url,
         ser: t.serType,
@@ -139,11 +142,15 @@ export class McapForeignReader extends ForeignReader {
         encoding: channel.messageEncoding,
         count: Number(stats.channelMessageCounts.get(channel.id) ?? 0n),
         size: 0,
+        ...(schemaIndex === undefined ? {} : { schemaIndex }),
       });
     }
-    const schemas: SchemaData[] = [...mcap.schemas.values()]
-      .sort((a, b) => a.id - b.id)
-      .map((s) => ({ name: s.name, encoding: s.encoding, schemaType: familyOf('', s.encoding), data: s.data }));
+    const schemas: SchemaData[] = sortedSchemas.map((s) => ({
+      name: s.name,
+      encoding: s.encoding,
+      schemaType: familyOf('', s.encoding),
+      data: s.data,
+    }));
     const attachments = findAttachments(mcap, readable, path);
     // The header, each channel's own metadata (e.g. rosbag2's QoS profiles), then the file's metadata records.
     const metadata: InfoMetadata[] = [

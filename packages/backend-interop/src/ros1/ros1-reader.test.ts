@@ -54,6 +54,25 @@ describe('ROS 1 bags written by rosbags read as rosbags reads them', () => {
     });
   }
 
+  test('same-name.bag: two versions of one type, each topic decoded with its own connection definition', async () => {
+    // The second version has the first's byte layout (int32 a / float32 z): picked by name, it decodes without error
+    // into the wrong field. checkFixture decodes the sampled messages of both topics as rosbags did.
+    const { reader, info, schemas } = await checkFixture('ros1/same-name.bag');
+    try {
+      const [v1, v2] = ['/reading/v1', '/reading/v2'].map((topic) => info.urls.find((u) => u.url === topic)!);
+      assert.equal(schemas.length, 2);
+      assert.deepEqual(
+        schemas.map((s) => s.name),
+        ['vlink_test/Reading', 'vlink_test/Reading'],
+      );
+      assert.notEqual(v1!.schemaIndex, v2!.schemaIndex);
+      assert.match(new TextDecoder().decode(schemas[v1!.schemaIndex!]!.data), /int32 a/);
+      assert.match(new TextDecoder().decode(schemas[v2!.schemaIndex!]!.data), /float32 z/);
+    } finally {
+      reader.close();
+    }
+  });
+
   test('a bag closed without a message: its empty index at the end of the file', async () => {
     const path = foreignPath('ros1', 'empty.bag');
     assert.equal(loadExpected('ros1/empty.bag').messages.length, 0);

@@ -70,11 +70,28 @@ export class Ros1Reader extends ForeignReader {
     const urls = new Map<string, ForeignUrl>();
     const counts = new Map<number, number>();
     for (const chunk of bag.chunks) for (const [id, n] of chunk.connections) counts.set(id, (counts.get(id) ?? 0) + n);
-    const schemas = new Map<string, SchemaData>();
+    // One schema per distinct (type, definition): two versions of a message recorded together share the type name
+    // but not the layout, and each topic's payloads decode only with their own connection's definition.
+    const schemas = new Map<string, SchemaData & { index: number }>();
     for (const c of bag.connections.values()) {
+      const key = `${c.type}\u0000${c.definition}`;
+      let schema = schemas.get(key);
+      if (schema === undefined) {
+        schema = {
+          index: schemas.size,
+          name: c.type,
+          encoding: 'ros1msg',
+          schemaType: SchemaType.Unknown,
+          data: new TextEncoder().encode(c.definition),
+        };
+        schemas.set(key, schema);
+      }
       const url = urls.get(c.topic);
-      if (url) url.count += counts.get(c.id) ?? 0;
-      else
+      if (url) {
+        url.count += counts.get(c.id) ?? 0;
+        // Connections of one topic with different definitions: no single schema is the topic's.
+        if (url.schemaIndex !== schema.index) delete url.schemaIndex;
+      } else
         urls.set(c.topic, {
           url: c.topic,
           ser: c.type,
@@ -82,13 +99,7 @@ export class Ros1Reader extends ForeignReader {
           encoding: 'ros1',
           count: counts.get(c.id) ?? 0,
           size: 0,
-        });
-      if (!schemas.has(c.type))
-        schemas.set(c.type, {
-          name: c.type,
-          encoding: 'ros1msg',
-          schemaType: SchemaType.Unknown,
-          data: new TextEncoder().encode(c.definition),
+          schemaIndex: schema.index,
         });
     }
     const facts = foreignInfo({
@@ -121,7 +132,11 @@ export class Ros1Reader extends ForeignReader {
           : []),
       ],
     });
-    super(path, facts, [...schemas.values()]);
+    super(
+      path,
+      facts,
+      [...schemas.values()].map(({ index: _index, ...schema }) => schema),
+    );
     this.base = base;
     for (const c of bag.connections.values()) this.urlOf.set(c.id, c.topic);
   }

@@ -59,7 +59,10 @@ export async function checkFixture(relative: string, options: FixtureOptions = {
     assert.equal(url.encoding, topic.encoding, `${topic.topic} encoding`);
     assert.equal(url.count, topic.count, `${topic.topic} count`);
     if (topic.type && topic.schema_encoding) {
-      const schema = schemas.find((s) => s.name === topic.type);
+      // The url's own schema where the format names one (two schemas may share a type name), else the one of its name.
+      const schema =
+        url.schemaIndex !== undefined ? schemas[url.schemaIndex] : schemas.find((s) => s.name === topic.type);
+      if (url.schemaIndex !== undefined) assert.equal(schema?.name, topic.type, `${topic.topic} schema index`);
       assert.ok(schema, `schema ${topic.type}`);
       assert.equal(schema.encoding, topic.schema_encoding, `${topic.type} schema encoding`);
       if (topic.schema_sha256) assert.equal(sha256(schema.data), topic.schema_sha256, `${topic.type} schema bytes`);

@@ -23,6 +23,12 @@ export interface UrlMeta {
    * the format's own, e.g. `ulog`). The family in `schemaType` is coarser (ROS 1 and ULog have none of their own).
    */
   encoding?: string;
+  /**
+   * Foreign formats whose channels name their own schema record (MCAP, ROS 1 connections): the position in
+   * `BagReader.getSchemas()` of the schema this url's messages use. Two schemas may share a type name (two versions
+   * of a message recorded together); the name alone would pick the wrong one for one of them.
+   */
+  schemaIndex?: number;
 }
 
 /** One key/value record of a foreign file (an MCAP metadata record, rosbag2's `custom_data`, ULog info, …). */

@@ -29,7 +29,7 @@ export class InspectorDecoder {
 
   constructor(
     private readonly schemas: SchemaJson[],
-    private readonly urls: readonly Pick<UrlMeta, 'url' | 'encoding'>[] = [],
+    private readonly urls: readonly Pick<UrlMeta, 'url' | 'encoding' | 'schemaIndex'>[] = [],
   ) {}
 
   async decode(frame: DecodableFrame): Promise<Decoded> {

@@ -49,6 +49,10 @@ export const UrlMetaSchema = z
       description:
         'Foreign formats (and `.vcap` files that declare one): the payload encoding under MCAP’s well-known name (`ros1`, `cdr`, `protobuf`, `json`, …, or the format’s own, e.g. `ulog`)',
     }),
+    schemaIndex: z.number().optional().openapi({
+      description:
+        'Foreign formats whose channels name their own schema (MCAP, ROS 1): its position in the bag’s schemas (`/schemas`), which decides how payloads decode when two schemas share a type name',
+    }),
   })
   .openapi('UrlMeta');
 
