@@ -101,6 +101,27 @@ describe('PayloadDecoder: ROS 1, CDR', () => {
     });
   });
 
+  test('ros2idl: the struct named by the type is the root, although the IDL defines the one it uses first', () => {
+    // rosbag2 stores a type's .idl as is; an IDL may declare its nested struct before the type itself.
+    const idl = `module pkg { module msg {
+      struct Sub { int32 x; int32 y; };
+      struct Pair { pkg::msg::Sub sub; string label; };
+    }; };`;
+    const definitions = parseRos2idl(idl);
+    const root = definitions.find((d) => d.name === 'pkg/msg/Pair')!;
+    const bytes = new CdrWriter([root, ...definitions.filter((d) => d !== root)] as never).writeMessage({
+      sub: { x: 1, y: 2 },
+      label: 'pair',
+    });
+    for (const name of ['pkg/msg/Pair', 'pkg::msg::Pair']) {
+      const own = new PayloadDecoder({
+        schemas: [{ name, encoding: 'ros2idl', schemaType: SchemaType.Cdr, data: utf8(idl) }],
+        urls: [{ url: '/idl', encoding: 'cdr' }],
+      });
+      assert.deepEqual(asSent(own.decodeOrThrow(frame('/idl', name, bytes))), { sub: { x: 1, y: 2 }, label: 'pair' });
+    }
+  });
+
   test('truncated payloads, missing and broken schemas: typed errors naming url and type', () => {
     const bytes = new Ros1Writer(parse(ROS1_DEF)).writeMessage(message({ sec: 3, nsec: 4 }));
     const cut = decoder.decode(frame('/ros1', 'pkg/Thing', bytes.subarray(0, 10)));

@@ -46,6 +46,18 @@ export function ros1Decoder(type: string, definition: string): MessageDecoder {
 const CDR_PADDING = 3;
 
 /**
+ * The definitions of a `ros2idl` schema with the type's own struct first, where the reader looks for the root: an IDL
+ * file may define the structs it uses before the one it is about (`struct Sub` before `struct Thing`), and read from
+ * the first struct every payload would be decoded as `Sub`. Names compare as `pkg/msg/Type` (the parser's) whether
+ * the schema says `pkg/msg/Type` or `pkg::msg::Type`.
+ */
+function rootFirst<D extends { name?: string }>(definitions: D[], type: string): D[] {
+  const name = type.replaceAll('::', '/');
+  const root = definitions.findIndex((d) => d.name === name);
+  return root <= 0 ? definitions : [definitions[root]!, ...definitions.filter((_, i) => i !== root)];
+}
+
+/**
  * CDR payloads through a `ros2msg` (concatenated .msg text, as rosbag2 and MCAP store it) or `ros2idl` schema, by
  * `@foxglove/rosmsg2-serialization`. Times are `{sec, nanosec}` as in ROS 2. A service event type (`pkg/srv/X_Event`)
  * whose schema is the service's own text, as rosbag2 records it, is decoded as the event message it is.
@@ -54,7 +66,7 @@ export function cdrDecoder(type: string, schemaEncoding: string, definition: str
   if (schemaEncoding === 'omgidl') return omgIdlDecoder(type, definition);
   const definitions: ReturnType<typeof parseRosmsg> =
     schemaEncoding === 'ros2idl'
-      ? (parseRos2idl(definition) as unknown as ReturnType<typeof parseRosmsg>)
+      ? rootFirst(parseRos2idl(definition) as unknown as ReturnType<typeof parseRosmsg>, type)
       : parseRosmsg(serviceEventDefinition(type, definition) ?? definition, { ros2: true });
   const reader = new CdrReader(definitions);
   return {
