@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { McapWriter, TempBuffer } from '@mcap/core';
 import { after, describe, test } from '@vlink/fixtures/test';
 import { BagReader, BagWriter, SchemaType } from '@vlink/bag-core';
+import { loadMcapCodecs } from '../common/lz4.js';
 import { checkFixture } from '../testing/check-fixture.js';
 import { foreignPath } from '../testing/expected.js';
 import { readAll, sha256 } from '../testing/read-all.js';
@@ -80,6 +82,46 @@ describe('plain MCAP files written by the mcap Python writers read as mcap.reade
     assert.equal(families.get('protobuf.mcap /pb/pose'), SchemaType.Protobuf);
     assert.equal(families.get('ros2.mcap /imu'), SchemaType.Cdr);
     assert.equal(families.get('ros1.mcap /imu'), SchemaType.Unknown);
+  });
+});
+
+describe('the compression a file names', () => {
+  test('is that of its chunks, also when the summary has no chunk indexes (the chunks are scanned)', async () => {
+    const codecs = await loadMcapCodecs();
+    for (const useChunkIndex of [true, false]) {
+      const buffer = new TempBuffer();
+      const writer = new McapWriter({
+        writable: buffer,
+        useChunkIndex,
+        useMessageIndex: useChunkIndex,
+        compressChunk: (data) => ({ compression: 'zstd', compressedData: codecs['zstd']!.compress!(data, 1) }),
+      });
+      await writer.start({ profile: '', library: 'test' });
+      const channelId = await writer.registerChannel({
+        topic: '/t',
+        messageEncoding: 'json',
+        schemaId: 0,
+        metadata: new Map(),
+      });
+      for (let i = 0; i < 3; i++)
+        await writer.addMessage({
+          channelId,
+          sequence: i,
+          logTime: 1_000_000_000n + BigInt(i),
+          publishTime: 0n,
+          data: Uint8Array.of(0x31),
+        });
+      await writer.end();
+      const path = join(dir, `zstd-${useChunkIndex}.mcap`);
+      writeFileSync(path, buffer.get());
+      const reader = await BagReader.create(path);
+      try {
+        assert.equal(reader.getInfo().compressionType, 'zstd', `chunk indexes: ${useChunkIndex}`);
+        assert.equal(reader.getInfo().messageCount, 3);
+      } finally {
+        reader.close();
+      }
+    }
   });
 });
 

@@ -160,7 +160,8 @@ export class McapForeignReader extends ForeignReader {
         .map((c) => ({ name: `mcap.channel.${c.topic}`, values: Object.fromEntries(c.metadata) })),
       ...mcap.metadata().map((m) => ({ name: m.name, values: Object.fromEntries(m.metadata) })),
     ];
-    const compressions = new Set(mcap.chunkIndexes.map((c) => c.compression || 'none'));
+    // From the chunks found, indexed or scanned: a summary without chunk indexes says nothing of them.
+    const compressions = new Set(mcap.blocks.filter((b) => b.kind === 'chunk').map((b) => b.compression || 'none'));
     const facts = foreignInfo({
       path,
       format: 'mcap',

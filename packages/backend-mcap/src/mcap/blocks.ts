@@ -13,6 +13,8 @@ export interface Block {
   endTime: bigint;
   /** Channel ids with messages inside, when known (lets url filters skip whole blocks). */
   channels: ReadonlySet<number> | undefined;
+  /** A chunk's compression (`''` for none), from its index or its record: what the file says it uses. */
+  compression?: string;
 }
 
 export function joinTime(hi: number, lo: number): bigint {

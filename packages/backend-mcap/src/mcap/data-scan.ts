@@ -199,6 +199,7 @@ export function scanDataSection(readable: Readable, start: number, end: number, 
             startTime: bCount ? joinTime(bMinHi, bMinLo) : chunk.messageStartTime,
             endTime: bCount ? joinTime(bMaxHi, bMaxLo) : chunk.messageEndTime,
             channels: bChannels,
+            compression: chunk.compression,
           });
           resetBlock();
           chunkCount++;

@@ -218,6 +218,7 @@ function blocksFromIndexes(indexes: readonly ChunkIndex[]): Block[] {
         startTime: c.messageStartTime,
         endTime: c.messageEndTime,
         channels: c.messageIndexOffsets.size > 0 ? new Set(c.messageIndexOffsets.keys()) : undefined,
+        compression: c.compression,
       }),
     )
     .sort((a, b) => a.offset - b.offset);
