@@ -31,6 +31,7 @@ interface Session {
   times: bigint[];
   statuses: string[];
   client: InstanceType<typeof FoxgloveClient>;
+  ws: TestSocket;
 }
 
 async function connect(id: string, query: string): Promise<Session> {
@@ -46,6 +47,7 @@ async function connect(id: string, query: string): Promise<Session> {
     times: [],
     statuses: [],
     client,
+    ws,
   };
   client.on('message', (m) =>
     session.messages.push({
@@ -130,6 +132,28 @@ describe('Foxglove WebSocket', () => {
         s.statuses.some((m) => m.includes('unknown channel 9999')) &&
         s.statuses.some((m) => m.includes('unsupported operation')),
     );
+  });
+
+  test('a channel takes one subscription per client: more are refused in one status, each frame goes out once', async () => {
+    const s = await connect('proto.vdb', 'rate=0');
+    const pb = s.channels.find((c) => c.topic === 'pb/point')!;
+    // A client asking for the same channel thousands of times would have each frame copied once per subscription.
+    const first = s.client.subscribe(pb.id);
+    const statuses = s.statuses.length;
+    s.ws.send(
+      JSON.stringify({
+        op: 'subscribe',
+        subscriptions: Array.from({ length: 5000 }, (_, i) => ({ id: first + 1 + i, channelId: pb.id })),
+      }),
+    );
+    await waitFor(() => s.statuses.includes('end of recording'));
+    const refusals = s.statuses.slice(statuses).filter((m) => m !== 'end of recording');
+    assert.equal(refusals.length, 1, 'one status for the whole subscribe message');
+    assert.match(refusals[0]!, new RegExp(`channel ${pb.id} is already subscribed \\(subscription ${first}\\)`));
+    assert.match(refusals[0]!, /4992 more refused/);
+    const want = (await readAll(join(fx.root, 'proto.vdb'))).filter((f) => f.url === 'pb/point');
+    assert.equal(s.messages.length, want.length);
+    assert.ok(s.messages.every((m) => m.subscriptionId === first));
   });
 
   test('the subprotocol is required', async () => {

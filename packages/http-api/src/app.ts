@@ -7,6 +7,7 @@ import { registerDensity } from './density/density-route.js';
 import { bearerAuth } from './http/auth.js';
 import { corsAnyOrigin, corsMiddleware, corsOrigins, type CorsOptions } from './http/cors.js';
 import { DOCS_HTML } from './http/docs-page.js';
+import { headRequests } from './http/head-requests.js';
 import { badParameter, pathScrubber, toErrorResponse } from './http/errors.js';
 import { normalizeOrigin, parseHostName, requestGuard, type HostName } from './http/guard.js';
 import { healthRoute } from './http/routes.js';
@@ -129,6 +130,7 @@ export function createApp(options: AppOptions): BagApp {
     c.json({ error: { code: 'ROUTE_NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}` } }, 404),
   );
 
+  app.use('*', headRequests());
   // Who may ask: the Host and Origin checks first, then CORS (which answers preflights), then the token.
   const allowOrigins = [...(options.allowOrigins ?? []), ...corsOrigins(options.cors)];
   const origins = new Set<string>();

@@ -1,7 +1,8 @@
 import { BagError } from '@vlink/bag';
-import { upgradeWebSocket, websocket } from 'hono/bun';
+import { websocket } from 'hono/bun';
 import { internalErrorResponse } from '../http/internal-error.js';
 import { DEFAULT_DEADLINES } from '../work/limits.js';
+import { upgradeBunWebSocket } from './bun-upgrade.js';
 import { boundHostNames, serverUrl, type Listener } from './contract.js';
 
 /** The parts of Bun's API this listener uses (no bun-types dependency). */
@@ -16,13 +17,13 @@ interface BunGlobal {
 /** Bytes Bun may queue per socket before `send` starts dropping; well above the replay's own 8 MiB bound. */
 const BACKPRESSURE_LIMIT = 64 * 1024 * 1024;
 
-/** Bun: `Bun.serve` with hono's Bun WebSocket handler. */
+/** Bun: `Bun.serve` with hono's Bun WebSocket handler (and our upgrade: `bun-upgrade.ts`). */
 export const listenBun: Listener = async (build, options) => {
   const Bun = (globalThis as unknown as { Bun: BunGlobal }).Bun;
   let port = options.port;
   const app = build({
     websocket: {
-      upgradeWebSocket,
+      upgradeWebSocket: upgradeBunWebSocket,
       bufferedAmount: (ws) => (ws.raw as { getBufferedAmount?: () => number } | undefined)?.getBufferedAmount?.() ?? 0,
     },
     boundHosts: boundHostNames(options.host, () => port),

@@ -1,24 +1,21 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import { createNodeWebSocket } from '@hono/node-ws';
 import { BagError } from '@vlink/bag';
-import type { Hono } from 'hono';
-import { internalErrorResponse } from '../http/internal-error.js';
 import { boundHostNames, serverUrl, type Listener, type RunningServer, type ServedApp } from './contract.js';
+import { nodeErrorResponse } from './node-request-error.js';
+import { nodeWebSockets } from './node-upgrade.js';
 
 /**
  * Node: `@hono/node-server`'s request listener on our own `http.Server` (so its error handler is ours: node-server's
- * default answers `Error: <message>` as text), `@hono/node-ws` (the `ws` package) for WebSockets.
+ * default answers `Error: <message>` as text; see `node-request-error.ts`), `@hono/node-ws` (the `ws` package) for
+ * WebSockets, with our own upgrade handling (`node-upgrade.ts`).
  */
 export const listenNode: Listener = async (build, options) => {
   let app: ServedApp | undefined;
   let port = options.port;
   // node-ws needs the app to route upgrades, and the app needs node-ws's upgrader: bind late.
-  const lateApp = {
-    request: (input: string | URL | Request, init?: RequestInit, env?: object) => app!.request(input, init, env),
-  };
-  const nodeWs = createNodeWebSocket({ app: lateApp as unknown as Hono });
+  const nodeWs = nodeWebSockets(() => app!);
   app = build({
     websocket: {
       upgradeWebSocket: nodeWs.upgradeWebSocket,
@@ -29,7 +26,7 @@ export const listenNode: Listener = async (build, options) => {
   const served = app;
   const listener = getRequestListener(served.fetch, {
     hostname: options.host,
-    errorHandler: () => internalErrorResponse(),
+    errorHandler: nodeErrorResponse,
   });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = createServer(listener);
@@ -39,7 +36,7 @@ export const listenNode: Listener = async (build, options) => {
     );
     s.listen(options.port, options.host);
   });
-  nodeWs.injectWebSocket(server);
+  nodeWs.inject(server);
   port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
   const close = () =>

@@ -4,7 +4,9 @@ import type { WSContext } from 'hono/ws';
 import { runtimeListener } from '../adapters/runtime.js';
 import { defaultBufferedAmount } from '../ws/socket.js';
 import { foxgloveOffer } from './channels.js';
-import { FOXGLOVE_SUBPROTOCOL, FoxgloveConnection, offersFoxgloveProtocol } from './foxglove-connection.js';
+import { errorResponse, HttpError } from '../http/errors.js';
+import { assertHandshake, upgradeOptionsFor } from '../ws/handshake.js';
+import { assertFoxgloveProtocol, FOXGLOVE_SUBPROTOCOL, FoxgloveConnection } from './foxglove-connection.js';
 
 export interface FoxgloveFeedOptions {
   host: string;
@@ -72,13 +74,18 @@ export async function serveFoxgloveFeed(options: FoxgloveFeedOptions): Promise<F
       bufferedAmount = runtime.websocket.bufferedAmount ?? defaultBufferedAmount;
       const app = new Hono();
       app.get('*', (c) => {
-        if (c.req.header('upgrade')?.toLowerCase() !== 'websocket')
-          return c.text(
-            `this is a Foxglove WebSocket server (${FOXGLOVE_SUBPROTOCOL}): open it in Foxglove Studio\n`,
-            426,
-          );
-        if (!offersFoxgloveProtocol(c.req.header('sec-websocket-protocol')))
-          return c.text(`this WebSocket needs the subprotocol ${FOXGLOVE_SUBPROTOCOL}\n`, 400);
+        // Refusals are the API's typed JSON errors, as on the server's own `…/foxglove` socket.
+        try {
+          if (c.req.header('upgrade')?.toLowerCase() !== 'websocket')
+            throw new HttpError(
+              'UPGRADE_REQUIRED',
+              `this is a Foxglove WebSocket server (${FOXGLOVE_SUBPROTOCOL}): open it in Foxglove Studio`,
+            );
+          assertHandshake(c.req.method, (name) => c.req.header(name));
+          assertFoxgloveProtocol(c.req.header('sec-websocket-protocol'));
+        } catch (error) {
+          return errorResponse(error);
+        }
         let connection: FoxgloveConnection | undefined;
         const gone = () => {
           if (connection) connections.delete(connection);
@@ -97,7 +104,7 @@ export async function serveFoxgloveFeed(options: FoxgloveFeedOptions): Promise<F
             onClose: gone,
             onError: gone,
           },
-          runtime.websocket.upgradeOptions,
+          upgradeOptionsFor(runtime.websocket, FOXGLOVE_SUBPROTOCOL),
         );
       });
       // The listener's close calls this first; `close()` below has already said goodbye.

@@ -10,6 +10,8 @@ const MESSAGE_DATA = 1;
 const TIME = 2;
 export const StatusLevel = { INFO: 0, WARNING: 1, ERROR: 2 } as const;
 export type StatusLevel = (typeof StatusLevel)[keyof typeof StatusLevel];
+/** A `subscribe` refused in part names this many refusals and counts the rest. */
+const MAX_LISTED_REFUSALS = 8;
 
 /**
  * One client of the server side of the Foxglove WebSocket protocol (`foxglove.websocket.v1`, as in
@@ -19,8 +21,8 @@ export type StatusLevel = (typeof StatusLevel)[keyof typeof StatusLevel];
  * a `ReplaySession` (`foxglove-socket.ts`), `vlink-bag play --serve` from the CLI's player (`feed-server.ts`).
  */
 export class FoxgloveConnection {
-  /** channel id → subscription ids */
-  private readonly subscribers = new Map<number, Set<number>>();
+  /** channel id → the client's one subscription id for it */
+  private readonly subscribers = new Map<number, number>();
   private readonly subscriptionChannel = new Map<number, number>();
   private lastTimestamp = -1;
 
@@ -51,14 +53,14 @@ export class FoxgloveConnection {
   /** Whether a subscription of this client would receive a frame of `url`. */
   subscribesTo(url: string): boolean {
     const channel = this.offer.channelOf(url);
-    return channel !== undefined && (this.subscribers.get(channel.id)?.size ?? 0) > 0;
+    return channel !== undefined && this.subscribers.has(channel.id);
   }
 
-  /** Sends the frame to each subscription of its url's channel; nothing when none. */
+  /** Sends the frame to the subscription of its url's channel (one copy: see `subscribe`); nothing when none. */
   sendFrame(frame: Frame): void {
     const channel = this.offer.channelOf(frame.url);
-    const subs = channel && this.subscribers.get(channel.id);
-    if (!subs || subs.size === 0) return;
+    const sub = channel && this.subscribers.get(channel.id);
+    if (sub === undefined) return;
     const ns = this.offer.timeNs(frame.timestamp);
     if (frame.timestamp !== this.lastTimestamp) {
       this.lastTimestamp = frame.timestamp;
@@ -67,15 +69,13 @@ export class FoxgloveConnection {
       new DataView(time.buffer).setBigUint64(1, ns, true);
       sendIfOpen(this.ws, time);
     }
-    for (const sub of subs) {
-      const message = new Uint8Array(13 + frame.data.length);
-      const view = new DataView(message.buffer);
-      message[0] = MESSAGE_DATA;
-      view.setUint32(1, sub, true);
-      view.setBigUint64(5, ns, true);
-      message.set(frame.data, 13);
-      sendIfOpen(this.ws, message);
-    }
+    const message = new Uint8Array(13 + frame.data.length);
+    const view = new DataView(message.buffer);
+    message[0] = MESSAGE_DATA;
+    view.setUint32(1, sub, true);
+    view.setBigUint64(5, ns, true);
+    message.set(frame.data, 13);
+    sendIfOpen(this.ws, message);
   }
 
   status(level: StatusLevel, message: string): void {
@@ -99,39 +99,44 @@ export class FoxgloveConnection {
     }
     if (message['op'] === 'subscribe') this.subscribe(message);
     else if (message['op'] === 'unsubscribe') this.unsubscribe(message);
-    else this.status(StatusLevel.ERROR, `unsupported operation ${JSON.stringify(message['op'])}`);
+    // The op is echoed cut short: a client must not make the server send back what it sent, however long.
+    else this.status(StatusLevel.ERROR, `unsupported operation ${JSON.stringify(message['op'])?.slice(0, 64)}`);
   }
 
+  /**
+   * Each channel takes one subscription per client, as in the ws-protocol's reference server: a frame is sent once
+   * per subscription, so a client subscribing one channel thousands of times under different ids would make the
+   * server copy every frame thousands of times in one go, past any backpressure bound. A second subscription to a
+   * channel, a reused id and an unknown channel are refused; the refusals of one message go out as one `status`, so
+   * a long list of them costs the server one message too.
+   */
   private subscribe(message: Record<string, unknown>): void {
     const list = message['subscriptions'];
     if (!Array.isArray(list)) {
       this.status(StatusLevel.ERROR, 'subscribe: "subscriptions" must be an array');
       return;
     }
+    const refused: string[] = [];
+    let refusedCount = 0;
+    const refuse = (why: string) => {
+      if (++refusedCount <= MAX_LISTED_REFUSALS) refused.push(why);
+    };
     for (const item of list as Array<{ id?: unknown; channelId?: unknown }>) {
       const { id, channelId } = item ?? {};
-      if (
-        typeof id !== 'number' ||
-        !Number.isInteger(id) ||
-        id < 0 ||
-        id > 0xffffffff ||
-        typeof channelId !== 'number'
-      ) {
-        this.status(StatusLevel.ERROR, 'subscribe: each subscription needs integer "id" and "channelId"');
-        continue;
+      if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id > 0xffffffff || typeof channelId !== 'number')
+        refuse('each subscription needs integer "id" and "channelId"');
+      else if (!this.offer.hasChannel(channelId)) refuse(`unknown channel ${channelId}`);
+      else if (this.subscriptionChannel.has(id)) refuse(`subscription id ${id} is already in use`);
+      else if (this.subscribers.has(channelId))
+        refuse(`channel ${channelId} is already subscribed (subscription ${this.subscribers.get(channelId)})`);
+      else {
+        this.subscriptionChannel.set(id, channelId);
+        this.subscribers.set(channelId, id);
       }
-      if (!this.offer.hasChannel(channelId)) {
-        this.status(StatusLevel.ERROR, `subscribe: unknown channel ${channelId}`);
-        continue;
-      }
-      if (this.subscriptionChannel.has(id)) {
-        this.status(StatusLevel.ERROR, `subscribe: subscription id ${id} is already in use`);
-        continue;
-      }
-      this.subscriptionChannel.set(id, channelId);
-      let subs = this.subscribers.get(channelId);
-      if (!subs) this.subscribers.set(channelId, (subs = new Set()));
-      subs.add(id);
+    }
+    if (refusedCount > 0) {
+      const more = refusedCount > refused.length ? `; ${refusedCount - refused.length} more refused` : '';
+      this.status(StatusLevel.ERROR, `subscribe: ${refused.join('; ')}${more}`);
     }
     if (this.subscriptionChannel.size > 0) this.subscribed();
   }
@@ -146,7 +151,7 @@ export class FoxgloveConnection {
       const channelId = this.subscriptionChannel.get(id as number);
       if (channelId === undefined) continue;
       this.subscriptionChannel.delete(id as number);
-      this.subscribers.get(channelId)?.delete(id as number);
+      this.subscribers.delete(channelId);
     }
   }
 

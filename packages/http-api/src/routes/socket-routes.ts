@@ -1,14 +1,15 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { BagError } from '@vlink/bag';
 import type { WSContext } from 'hono/ws';
-import { assertFoxgloveProtocol, foxgloveSocket } from '../foxglove/foxglove-socket.js';
-import { badParameter, HttpError } from '../http/errors.js';
+import { assertFoxgloveProtocol, FOXGLOVE_SUBPROTOCOL, foxgloveSocket } from '../foxglove/foxglove-socket.js';
+import { badParameter } from '../http/errors.js';
 import { optionalNumber } from '../http/query.js';
 import type { ReplaySource } from '../replay/replay-session.js';
 import { replaySocket } from '../replay/replay-socket.js';
 import type { BagStore } from '../store/bag-store.js';
 import type { ResolvedBag } from '../store/resolve-id.js';
 import type { BagWork } from '../work/bag-work.js';
+import { assertHandshake, upgradeOptionsFor } from '../ws/handshake.js';
 import { defaultBufferedAmount, type WebSocketSupport } from '../ws/socket.js';
 
 export interface SocketRouteContext {
@@ -33,10 +34,9 @@ export function registerSocketRoutes(app: OpenAPIHono, context: SocketRouteConte
     lease: () => store.lease(b),
     durationMs: async () => (await work.info(b)).totalDuration,
   });
-  const needsUpgrade = (c: { req: { header(name: string): string | undefined } }) => {
+  const needsUpgrade = (c: { req: { method: string; header(name: string): string | undefined } }) => {
     if (!ws) throw new BagError('NOT_SUPPORTED', 'WebSockets need a runtime adapter: start the server with serve()');
-    if (c.req.header('upgrade')?.toLowerCase() !== 'websocket')
-      throw new HttpError('UPGRADE_REQUIRED', 'this is a WebSocket endpoint');
+    assertHandshake(c.req.method, (name) => c.req.header(name));
     return ws;
   };
 
@@ -74,6 +74,7 @@ export function registerSocketRoutes(app: OpenAPIHono, context: SocketRouteConte
       track,
       ...(endMs === undefined ? {} : { endMs }),
     });
-    return support.upgradeWebSocket(c, events, support.upgradeOptions);
+    // The client may offer other protocols first (`x, foxglove.websocket.v1`): answer with the one spoken here.
+    return support.upgradeWebSocket(c, events, upgradeOptionsFor(support, FOXGLOVE_SUBPROTOCOL));
   });
 }

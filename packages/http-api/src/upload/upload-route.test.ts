@@ -113,6 +113,20 @@ describe('PUT /v1/bags/{id} (upload)', () => {
     noTempFiles();
   });
 
+  test('takes names up to the filesystem limit (255 bytes), refuses longer ones with 400, never a 500', async () => {
+    // The temporary file used to be named after the bag: a legal 250-byte name then made one too long to create.
+    const longest = `${'b'.repeat(250)}.vcap`;
+    const stored = await put(app, longest, vcap);
+    assert.equal(stored.status, 201);
+    assert.deepEqual(new Uint8Array(readFileSync(join(fx.root, longest))), vcap);
+    for (const id of [`${'c'.repeat(251)}.vcap`, `${'d'.repeat(300)}%2Fx.vcap`, `${'é'.repeat(126)}.vcap`]) {
+      const res = await put(app, id, vcap);
+      assert.equal(res.status, 400, id);
+      assert.equal(await code(res), 'INVALID_ARGUMENT');
+    }
+    noTempFiles();
+  });
+
   test('keeps only what opens as a bag', async () => {
     const res = await put(app, 'garbage.vcap', new TextEncoder().encode('not an mcap file at all'));
     assert.equal(res.status, 422);

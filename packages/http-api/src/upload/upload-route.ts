@@ -24,6 +24,9 @@ export interface UploadOptions {
   maxBytes?: number;
 }
 
+/** The longest file name (bytes, one path component) the common filesystems take. */
+const MAX_NAME_BYTES = 255;
+
 type Failure = { status: number; code: string; message: string };
 const fail = (status: number, code: string, message: string): Failure => ({ status, code, message });
 
@@ -38,6 +41,10 @@ function checkId(id: string): Failure | undefined {
     !/^[a-zA-Z]:/.test(id) &&
     id.split('/').every((part) => part !== '' && part !== '.' && part !== '..' && !part.startsWith('.'));
   if (!plain) return fail(400, 'INVALID_ARGUMENT', `id "${id}" is not a relative path of plain names`);
+  // Longer names than the filesystems take (255 bytes per name on Linux, macOS and Windows) would fail deep in mkdir
+  // or link as a server error; they are the client's to fix.
+  if (id.split('/').some((part) => new TextEncoder().encode(part).length > MAX_NAME_BYTES))
+    return fail(400, 'INVALID_ARGUMENT', `id "${id}" has a name longer than ${MAX_NAME_BYTES} bytes`);
   if (!UPLOAD_EXTENSIONS.has(bagExtensionOf(id)))
     return fail(400, 'INVALID_ARGUMENT', `id must end with ${[...UPLOAD_EXTENSIONS].join(', ')}`);
   return undefined;
@@ -101,9 +108,10 @@ export function registerUpload(app: OpenAPIHono, options: UploadOptions): void {
       }
     };
     if (exists()) return answer(fail(409, 'ALREADY_EXISTS', `"${id}" exists already; uploads never overwrite`));
-    // The temporary name ends with the bag extension (`.record` for `x.record.00000` too), so it opens as the id would.
+    // The temporary name ends with the bag extension (`.record` for `x.record.00000` too), so it opens as the id would,
+    // and is short whatever the id: a name of the longest legal length plus a suffix would be too long to create.
     const extension = bagExtensionOf(name);
-    const temp = join(dir, `.${name}.upload-${randomBytes(6).toString('hex')}${extension}`);
+    const temp = join(dir, `.upload-${randomBytes(8).toString('hex')}${extension}`);
     const fd = openSync(temp, 'wx', 0o644);
     let size = 0;
     try {
