@@ -12,6 +12,7 @@ import { zstdLevelFor, type Codecs } from '../codecs.js';
 import { messageEncodingFor, wellKnownSchemaEncoding } from '../encodings/well-known.js';
 import type { Writable } from '../io/writable.js';
 import { McapWriter } from '../mcap/mcap-writer.js';
+import { logTimeOutOfRange, MAX_LOG_OFFSET_US, publishTimeNs } from '../mcap/message-times.js';
 import {
   COUNTERS_METADATA,
   HEADER_METADATA,
@@ -103,6 +104,7 @@ export class PlainMcapWriter {
     const ts = frame.timestamp;
     if (!(ts >= 0) || !Number.isFinite(ts))
       throw new BagError('INVALID_ARGUMENT', `bad timestamp ${ts}`, { file: this.file, url: frame.url });
+    if (ts > MAX_LOG_OFFSET_US) throw logTimeOutOfRange(ts, this.file, frame.url);
     const action = frame.actionType;
     const ser = frame.serType ?? '';
     const key = `${frame.url}${KEY_SEPARATOR}${action}${KEY_SEPARATOR}${ser}`;
@@ -111,21 +113,12 @@ export class PlainMcapWriter {
     const logNs = Math.floor(ts) * NS_PER_US;
     const publish = frame.publishTime;
     const publishNs =
-      publish === undefined || !Number.isFinite(publish) ? logNs : this.publishNs(Math.floor(publish), logNs);
+      publish === undefined || !Number.isFinite(publish)
+        ? logNs
+        : publishTimeNs(Math.floor(publish), logNs, this.startNs);
     const seq = frame.sequence;
     const sequence = seq !== undefined && Number.isInteger(seq) && seq >= 0 && seq <= 0xffffffff ? seq : ch.count;
     this.mcap.addMessage(ch.id, sequence, logNs, frame.data, publishNs);
-  }
-
-  /**
-   * A publish time given in µs from the start: as an offset when it is near the log time (exact), else as an absolute
-   * bigint (a zero ROS header stamp lies ~1.7e18 ns before the start); times before the epoch are stored as 0 (u64).
-   */
-  private publishNs(us: number, logNs: number): number | bigint {
-    const ns = us * NS_PER_US;
-    if (Math.abs(ns - logNs) < 2 ** 52 && Math.abs(ns) < 2 ** 52) return ns;
-    const absolute = this.startNs + BigInt(us) * 1000n;
-    return absolute < 0n ? 0n : absolute;
   }
 
   /** Embeds a schema now (its Schema record), whatever channels use it. */

@@ -15,6 +15,7 @@ import type { PipelinedCompressor } from '../compress/pipelined-compressor.js';
 import type { Writable } from '../io/writable.js';
 import { isDecodableSchemaEncoding, messageEncodingFor, wellKnownSchemaEncoding } from '../encodings/well-known.js';
 import { McapWriter } from '../mcap/mcap-writer.js';
+import { logTimeOutOfRange, MAX_LOG_OFFSET_US, publishTimeNs } from '../mcap/message-times.js';
 import {
   CHANNEL_METADATA_PREFIX,
   COUNTERS_METADATA,
@@ -89,6 +90,8 @@ export class VcapFileWriter {
   private readonly schemaIds = new Map<string, number>();
   private readonly losses = new Map<string, number>();
   private readonly compressor: PipelinedCompressor | undefined;
+  /** The recording start in ns since the epoch: the base of every time in the file. */
+  private readonly startNs: bigint;
   private closed = false;
   private maxTimestamp = -1;
   private minTimestamp = -1;
@@ -103,6 +106,7 @@ export class VcapFileWriter {
     const chunkSize = config.cacheSize > 0 ? Math.min(config.cacheSize, MAX_CHUNK_SIZE) : 0;
     const zstd = writesZstdChunks(config);
     this.compressor = openChunkCompressor(chunkSize, config, context, options.file);
+    this.startNs = BigInt(Math.trunc(context.startTimestamp)) * 1_000_000n;
     try {
       // enableLimit is not supported for .vcap (VLink only logs a warning): there is nothing to evict in MCAP.
       this.mcap = new McapWriter({
@@ -115,7 +119,7 @@ export class VcapFileWriter {
         compressionLevel: zstdLevelFor(config.compressLevel),
         ...(this.compressor ? { compressor: this.compressor } : {}),
         chunkCrc: config.enableChunkCrc,
-        timeBase: BigInt(Math.trunc(context.startTimestamp)) * 1_000_000n,
+        timeBase: this.startNs,
         file: options.file,
       });
       this.mcap.start();
@@ -135,10 +139,12 @@ export class VcapFileWriter {
   write(frame: Frame, urlId: number): void {
     if (this.closed) throw new BagError('CLOSED', 'writer is closed', { file: this.file, url: frame.url });
     // Core hands over resolved timestamps only, but this class is also driven directly (tools, tests); a NaN or
-    // negative time would become an MCAP log time no reader can place, so the file keeps its own guard (2 compares).
+    // negative time would become an MCAP log time no reader can place, so the file keeps its own guard (2 compares);
+    // one past what the format stores exactly is refused before anything of the frame is counted (message-times.ts).
     const ts = frame.timestamp;
     if (!(ts >= 0) || !Number.isFinite(ts))
       throw new BagError('INVALID_ARGUMENT', `bad timestamp ${ts}`, { file: this.file, url: frame.url });
+    if (ts > MAX_LOG_OFFSET_US) throw logTimeOutOfRange(ts, this.file, frame.url);
     // No default parameter for a caller's action: it cost 5-10 % per frame (hand-measured, Node, 2026-12-02).
     const action = channelAction(frame.actionType);
     let channels = this.channelsById[urlId];
@@ -158,9 +164,9 @@ export class VcapFileWriter {
     if (us > this.maxTimestamp) this.maxTimestamp = us;
     if (this.minTimestamp < 0 || us < this.minTimestamp) this.minTimestamp = us;
     // MCAP publish_time: the frame's publish time, else its log time (VLink's mapping). A publish time before the
-    // Unix epoch cannot be stored (publish_time is unsigned): it is clamped to it.
+    // Unix epoch cannot be stored (publish_time is unsigned): it is clamped to it; a far one is written exactly.
     const p = frame.publishTime;
-    const publishNs = p === undefined || p === us ? us * 1000 : Math.max(p * 1000, -this.context.startTimestamp * 1e6);
+    const publishNs = p === undefined || p === us ? us * 1000 : publishTimeNs(p, us * 1000, this.startNs);
     this.mcap.addMessage(ch.id, ch.count, us * 1000, data, publishNs);
     // New counters (handed over at most once a second) reach the file with the next frame, also in sync mode.
     if (this.countersDirty) {

@@ -154,10 +154,15 @@ export class VcapReader implements BackendReader {
       const t = byId[cursor.channelId];
       if (t === undefined) continue;
       const rel = (cursor.timeHi - baseHi) * TWO_32 + (cursor.timeLo - baseLo);
-      frame.timestamp = (rel - (rel % 1000)) / 1000;
+      // The ns offset is an exact double below 2^53 (104 days), what our writers store; past it, from the halves.
+      frame.timestamp =
+        rel < EXACT_NS && rel > -EXACT_NS
+          ? (rel - (rel % 1000)) / 1000
+          : truncUs(cursor.timeHi - baseHi, cursor.timeLo - baseLo);
       // MCAP publish_time (µs, floored: a sample may predate the start); equal to the log time unless a writer set it.
       const publishRel = (cursor.publishHi - baseHi) * TWO_32 + (cursor.publishLo - baseLo);
-      frame.publishTime = publishRel === rel ? frame.timestamp : Math.floor(publishRel / 1000);
+      frame.publishTime =
+        publishRel === rel ? frame.timestamp : floorUs(cursor.publishHi - baseHi, cursor.publishLo - baseLo);
       frame.url = t.url;
       frame.data = cursor.data;
       frame.serType = t.serType;
@@ -272,4 +277,19 @@ function quickCheck(mcap: McapFileReader, layout: VcapLayout, problems: ProblemL
         url: meta.url,
       });
   }
+}
+
+const EXACT_NS = 2 ** 53;
+
+/**
+ * floor((hi * 2^32 + lo) / 1000) for the difference of two u64 times given as 32-bit halves, exact where the double
+ * `hi * 2^32 + lo` is not (past 2^53 ns): 2^32 = 4294967 * 1000 + 296, so no term leaves the exact range.
+ */
+function floorUs(hi: number, lo: number): number {
+  return hi * 4294967 + Math.floor((hi * 296 + lo) / 1000);
+}
+
+/** The same truncated toward zero (C++ integer division: VLink's log time to µs). */
+function truncUs(hi: number, lo: number): number {
+  return hi >= 0 ? floorUs(hi, lo) : -floorUs(-hi, -lo);
 }

@@ -3,6 +3,7 @@ import { describe, test } from '@vlink/fixtures/test';
 import { ActionType, BagError, SchemaType } from '@vlink/bag-core';
 import type { Frame } from '@vlink/bag-core';
 import { patternBytes, writeFrame } from '@vlink/bag-core/testing';
+import { MAX_LOG_OFFSET_US } from '../mcap/message-times.js';
 import { openBytes, readFrames, recordToBytes, testContext } from './vcap.test.helper.js';
 
 // The rules the .vcap writer follows (what it stores for urls, actions, times and schemas), read back; split from
@@ -128,6 +129,29 @@ describe('vcap writer rules', () => {
       [[7, ActionType.Unknown]],
     );
     assert.equal(reader.info().urls[0]!.type, 'Unknown');
+    reader.close();
+  });
+
+  test('times up to what MCAP stores exactly come back exact; a later one is refused (LIMIT_REACHED), nothing of it kept', async () => {
+    // Up to ~104 days after the start the ns offset is an exact double; past it times came back 1-2 µs off, and near
+    // 2^53 µs wrapped. Far publish times are written as absolute ns and read back from the halves, exact too (9e15 + 21
+    // µs came back as + 22).
+    const times = [1, 1e9, 7_777_777_777_777, MAX_LOG_OFFSET_US - 1, MAX_LOG_OFFSET_US];
+    const bytes = await recordToBytes([], {}, testContext(), (w) => {
+      for (const t of times) writeFrame(w, raw(t, { publishTime: t === 1 ? 9e15 + 21 : t - 7 }));
+      for (const late of [MAX_LOG_OFFSET_US + 1, 1e14, 2 ** 53 - 1])
+        assert.throws(
+          () => writeFrame(w, raw(late)),
+          (e: unknown) =>
+            BagError.isInstance(e) && e.code === 'LIMIT_REACHED' && e.url === 'dds://a' && /104 days/.test(e.message),
+        );
+    });
+    const reader = await openBytes(bytes);
+    assert.deepEqual(
+      readFrames(reader).map((f) => [f.timestamp, f.publishTime]),
+      times.map((t) => [t, t === 1 ? 9e15 + 21 : t - 7]),
+    );
+    assert.equal(reader.info().urls[0]!.count, times.length);
     reader.close();
   });
 

@@ -32,6 +32,20 @@ export function refusalOf(frame: Frame, file: string, closed: boolean): Refusal 
       error: new BagError('INVALID_ARGUMENT', 'frame data must be a Uint8Array (not detached)', { url: frame.url }),
     };
   }
+  const ts = frame.timestamp;
+  const p = frame.publishTime;
+  // Past 2^53 µs (285 years) a time is no exact integer: .vdb would store it as a REAL no reader takes, .vcap wrap it.
+  // Non-finite times are not refused: they mean "now" (timestamp) and "none" (publishTime).
+  const tooLate = ts > Number.MAX_SAFE_INTEGER && ts !== Number.POSITIVE_INFINITY;
+  if (tooLate || (p !== undefined && Math.abs(p) > Number.MAX_SAFE_INTEGER && Number.isFinite(p))) {
+    const which = tooLate ? 'timestamp' : 'publishTime';
+    return {
+      reason: 'limit',
+      error: new BagError('LIMIT_REACHED', `${which} ${frame[which]} µs is past the largest exact time (2^53 − 1 µs)`, {
+        url: frame.url,
+      }),
+    };
+  }
   return undefined;
 }
 
