@@ -3,6 +3,7 @@ import type { SqlRow, SqliteStatement } from '../driver/driver.js';
 import { decompressFrame, isCompressionFrame } from './compression.js';
 import { plain, type VdbFacts } from './facts.js';
 import { sqliteError } from './sqlite-errors.js';
+import { INT64_LIMIT, integerOf, storedType } from './stored-types.js';
 
 /** A hand-written iterator (not a generator) to keep the per-row cost at one driver step and one object. */
 export class FrameCursor implements IterableIterator<Frame> {
@@ -16,6 +17,8 @@ export class FrameCursor implements IterableIterator<Frame> {
    * (whose `node:sqlite` rows are not plain objects): 270 ns a row, 64 B rows read 12 % slower than the raw loop.
    */
   private readonly withPublish: boolean;
+  /** Rows stepped so far (1-based number of the current row in read order), to name a damaged row. */
+  private rowNumber = 0;
 
   constructor(
     private readonly rows: IterableIterator<SqlRow>,
@@ -55,6 +58,7 @@ export class FrameCursor implements IterableIterator<Frame> {
         return { done: true, value: undefined };
       }
       const row = step.value;
+      this.rowNumber++;
       const id = row['url'] as number;
       const entry = byIndex !== undefined ? byIndex[id] : byId.get(id);
       if (entry === undefined) continue; // a row of an unknown url is skipped, as VLink's readers do
@@ -65,7 +69,19 @@ export class FrameCursor implements IterableIterator<Frame> {
       }
       let data = row['data'] as Uint8Array | null;
       if (data === null) data = EMPTY;
-      else if (data.constructor !== Uint8Array) data = plain(data);
+      else if (data.constructor !== Uint8Array) {
+        // A driver's Buffer (better-sqlite3), or a TEXT/INTEGER/REAL value a hand-made file stored as the payload.
+        if (!(data instanceof Uint8Array)) return this.damaged(entry.url, `data is ${storedType(data)}, not a BLOB`);
+        data = plain(data);
+      }
+      // One typeof and one remainder per row (the fast path): an INTEGER column as SQLite hands it to a driver. NULL,
+      // TEXT (which the NDJSON writer would print unquoted) and a REAL that no INTEGER can hold are damage.
+      let elapsed = row['elapsed'] as number;
+      if (typeof elapsed !== 'number' || elapsed % 1 !== 0 || elapsed > INT64_LIMIT || elapsed < -INT64_LIMIT) {
+        const asNumber = integerOf(elapsed);
+        if (asNumber === undefined) return this.damaged(entry.url, `elapsed is ${storedType(elapsed)}, not an INTEGER`);
+        elapsed = asNumber;
+      }
       if (this.facts.compressed && isCompressionFrame(data)) {
         try {
           data = decompressFrame(data);
@@ -86,9 +102,14 @@ export class FrameCursor implements IterableIterator<Frame> {
           throw bagError;
         }
       }
+      let publish = this.withPublish ? row['publish'] : undefined;
+      // The side table is the file's too: its publish time obeys the rule of elapsed (NULL: none was stored).
+      if (publish != null && (typeof publish !== 'number' || publish % 1 !== 0 || Math.abs(publish) > INT64_LIMIT)) {
+        publish = integerOf(publish);
+        if (publish === undefined)
+          return this.damaged(entry.url, `publish is ${storedType(row['publish'])}, not an INTEGER`);
+      }
       // One result object per cursor: for-of and spread read `value` before the next step, and each frame is new.
-      const elapsed = row['elapsed'] as number;
-      const publish = this.withPublish ? row['publish'] : undefined;
       this.result.value = {
         timestamp: elapsed,
         url: entry.url,
@@ -97,7 +118,7 @@ export class FrameCursor implements IterableIterator<Frame> {
         schemaType: entry.schemaType,
         actionType: this.lastAction,
         // NULL (no side-table entry, or no side table): the log time; drivers may return a bigint.
-        publishTime: publish == null ? elapsed : Number(publish),
+        publishTime: publish == null ? elapsed : (publish as number),
       };
       return this.result;
     }
@@ -111,6 +132,22 @@ export class FrameCursor implements IterableIterator<Frame> {
         this.finish();
       }
     }
+    return { done: true, value: undefined };
+  }
+
+  /**
+   * A row whose stored types no VLink writer produces (a hand-made or damaged file): `CORRUPT_DATA`, thrown, or with
+   * `tryToFix` reported to `onDamage` and the end of the cursor, as a payload that fails to decompress is. Never a
+   * frame: a text timestamp would be pasted into NDJSON as it is, and a non-bytes payload fails far from the file.
+   */
+  private damaged(url: string, what: string): IteratorResult<Frame> {
+    this.release();
+    const error = new BagError('CORRUPT_DATA', `row ${this.rowNumber} in read order: ${what}`, {
+      file: this.path,
+      url,
+    });
+    if (!this.onDamage) throw error;
+    this.onDamage(error);
     return { done: true, value: undefined };
   }
 

@@ -14,6 +14,7 @@ import { assertRegularVdb } from './regular-file.js';
 import { assertNoExecutableSchema } from './schema-guard.js';
 import * as SQL from './sql.js';
 import { sqliteError } from './sqlite-errors.js';
+import { integerOf, storedType } from './stored-types.js';
 
 /**
  * VLink `check()` for one `.vdb` (format reference §2.12), with what failed where: a file flagged broken at open fails
@@ -95,8 +96,17 @@ function verifyRows(
       if (progress && frames % PROGRESS_ROWS === 0) progress.at(frames);
       const id = Number(row['url']);
       const entry = facts.byId.get(id);
-      const where = { row: Number(row['rowid']), timeUs: Number(row['elapsed']), ...(entry ? { url: entry.url } : {}) };
+      const timeUs = integerOf(row['elapsed']);
+      const where = {
+        row: Number(row['rowid']),
+        ...(timeUs === undefined ? {} : { timeUs }),
+        ...(entry ? { url: entry.url } : {}),
+      };
       if (!entry) problems.add(`url id ${id} is not in VLinkUrls`, where);
+      // What the reader refuses as CORRUPT_DATA (`frame-cursor.ts`), so a check never passes a file that cannot be read.
+      if (timeUs === undefined) problems.add(`elapsed is ${storedType(row['elapsed'])}, not an INTEGER`, where);
+      if (row['data'] !== null && !(row['data'] instanceof Uint8Array))
+        problems.add(`data is ${storedType(row['data'])}, not a BLOB`, where);
       let data = row['data'] as Uint8Array | null;
       if (data !== null && !(data instanceof Uint8Array)) data = bytes(data);
       let size = data?.length ?? 0;

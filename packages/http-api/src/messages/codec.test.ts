@@ -23,8 +23,11 @@ describe('codecs', () => {
     assert.throws(() => decodeCursor(token, 'b.vdb'), /another bag/);
     assert.throws(() => decodeCursor(`${token.slice(0, -3)}!!!`, 'a.vdb'), /cursor/);
     const forged = toBase64Url(
-      new TextEncoder().encode(JSON.stringify({ v: 1, id: 'a.vdb', q: {}, p: { t: -1, k: 0, n: 0 } })),
+      new TextEncoder().encode(JSON.stringify({ v: 1, id: 'a.vdb', q: {}, p: { t: 1, k: -1, n: 0 } })),
     );
     assert.throws(() => decodeCursor(forged, 'a.vdb'), /malformed/);
+    // A bag may hold times before its start (a foreign or hand-made file): the position keeps them.
+    const negative = encodeCursor('a.vdb', {}, { t: -5, k: 1, n: 3 });
+    assert.deepEqual(decodeCursor(negative, 'a.vdb').position, { t: -5, k: 1, n: 3 });
   });
 });

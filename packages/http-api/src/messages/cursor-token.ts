@@ -13,14 +13,15 @@ export interface MessageQuery {
 /**
  * Where a page ended, as data rather than server memory, so a token survives restarts and works on any replica:
  * the last timestamp returned, how many frames with exactly that timestamp were returned (frames sharing a timestamp
- * are read in a stable order), and the running count.
+ * are read in a stable order), and the running count, which is the position in the query's read order: a query not
+ * read in timestamp order (an MCAP file in file order) resumes by it (`QueryCursor`).
  */
 export interface Position {
-  /** Last timestamp returned (µs). */
+  /** Last timestamp returned (µs; negative in a bag that holds times before its start). */
   t: number;
   /** Frames with timestamp `t` already returned. */
   k: number;
-  /** Frames returned so far by this query (informational). */
+  /** Frames returned so far by this query: the position in its read order. */
   n: number;
 }
 
@@ -43,6 +44,8 @@ export function encodeCursor(id: string, query: MessageQuery, position: Position
 
 const isCount = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
 const isTime = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0;
+/** A position's time may be negative: readers return the times a file holds, and paging must get past them. */
+const isTimestamp = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 
 export function decodeCursor(token: string, id: string): { query: MessageQuery; position: Position } {
   let body: TokenBody;
@@ -63,7 +66,7 @@ export function decodeCursor(token: string, id: string): { query: MessageQuery; 
     (q.timeBase === undefined || q.timeBase === 'publish') &&
     typeof p === 'object' &&
     p !== null &&
-    isTime(p.t) &&
+    isTimestamp(p.t) &&
     isCount(p.k) &&
     isCount(p.n);
   if (!valid) throw badParameter('cursor', 'malformed token');
