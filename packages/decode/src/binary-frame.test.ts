@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
+import { BagError } from '@vlink/bag-core/errors';
 import { ActionType, SchemaType } from '@vlink/bag-core/model';
 import { decodeFrameAt, decodeFrames, FrameEncoder } from './binary-frame.js';
 
@@ -43,5 +44,27 @@ describe('binary frames', () => {
     );
     assert.equal(decodeFrameAt(all.subarray(0, parts[0]!.length + 3), parts[0]!.length), undefined);
     assert.throws(() => decodeFrames(all.subarray(0, all.length - 1)), RangeError);
+  });
+
+  test('a url or ser type longer than the u16 length is refused (LIMIT_REACHED), never cut to another name', () => {
+    const encoder = new FrameEncoder();
+    const frame = (url: string, serType = 'raw') => ({
+      timestamp: 1,
+      url,
+      serType,
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+      data: new Uint8Array(1),
+    });
+    const longest = `/${'u'.repeat(0xffff - 1)}`;
+    assert.equal(decodeFrames(encoder.encode(frame(longest)))[0]!.url, longest);
+    for (const [url, ser] of [
+      [`${longest}x`, 'raw'],
+      ['/a', 'é'.repeat(0x8000)],
+    ] as const)
+      assert.throws(
+        () => encoder.encode(frame(url, ser)),
+        (e: unknown) => BagError.isInstance(e) && e.code === 'LIMIT_REACHED' && /65535/.test(e.message),
+      );
   });
 });

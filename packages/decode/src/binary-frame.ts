@@ -1,4 +1,5 @@
 import type { ActionType, Frame, SchemaType } from '@vlink/bag-core/model';
+import { BagError } from '@vlink/bag-core/errors';
 
 /**
  * The binary frame layout shared by `GET …/messages?format=binary` (frames back to back) and the replay WebSocket
@@ -91,8 +92,12 @@ export class FrameEncoder {
     let bytes = this.strings.get(text);
     if (!bytes) {
       bytes = encoder.encode(text);
-      // Longer names cannot be framed; they are truncated rather than corrupting the stream (VLink urls are short).
-      if (bytes.length > MAX_U16) bytes = bytes.subarray(0, MAX_U16);
+      // The layout has a u16 length: a longer name cannot be framed, and cutting it would hand out another url.
+      if (bytes.length > MAX_U16)
+        throw new BagError(
+          'LIMIT_REACHED',
+          `a url or ser type of ${bytes.length} bytes is longer than a binary frame holds (65535): use the JSON formats`,
+        );
       if (this.strings.size > 4096) this.strings.clear();
       this.strings.set(text, bytes);
     }
