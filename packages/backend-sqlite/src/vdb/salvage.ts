@@ -7,7 +7,6 @@ import {
   SchemaType,
   type ProgressCallback,
   type SalvageResult,
-  type UrlRepair,
   urlKindOf,
 } from '@vlink/bag-core';
 import { decompressFrame, isCompressionFrame } from '@vlink/bag-core/internal';
@@ -19,37 +18,12 @@ import { recoverInterrupted, needsRecovery } from './recover.js';
 import * as SQL from './sql.js';
 import { fsyncPath } from './fsync.js';
 import { copyRows, CutPageCheck, padToHeaderSize } from './salvage-rows.js';
+import { measureLoss } from './salvage-loss.js';
+import { emptyUrl, placeholderUrl, readUrls, type UrlRow } from './salvage-urls.js';
+
+export { placeholderUrl } from './salvage-urls.js';
 
 const MAX_PROBLEMS = 100;
-
-interface UrlRow {
-  id: number;
-  url: string;
-  type: string;
-  ser: string;
-  encoding: string;
-  /** What the file said (its last metadata refresh): the measure of what was lost. */
-  saidCount: number;
-  saidSize: number;
-  loss: number;
-  count: number;
-  size: number;
-  /** Rows dropped because their payload did not decode. */
-  dropped: number;
-  droppedBytes: number;
-  firstTs: number;
-  lastTs: number;
-  /** No `VLinkUrls` row names this id (damaged table): the rows are kept under a placeholder url. */
-  placeholder?: boolean;
-}
-
-/**
- * The url under which rows are kept whose url id no readable `VLinkUrls` row names. Their payloads are intact; only
- * the name is lost, and dropping them would lose data a reader could still use (the report names the placeholder).
- */
-export function placeholderUrl(id: number): string {
-  return `/vlink-bag/unnamed-url-${id}`;
-}
 
 /**
  * `Backend.salvage` for a `.vdb`: copies into a new file at `target` everything SQLite can read of `source` — the
@@ -68,6 +42,9 @@ export function salvageVdb(
   const problem = (textLine: string) => {
     if (problems.length < MAX_PROBLEMS) problems.push(textLine);
   };
+  // What of the file's bookkeeping the copy cannot keep (url names, schemas, …): the repair is not lossless then.
+  const lostMetadata = new Set<string>();
+  const lose = (what: string) => lostMetadata.add(what);
   const work = `${target}.source`;
   const twin = `${target}.twin`;
   const copies: string[] = [];
@@ -109,19 +86,39 @@ export function salvageVdb(
     const header = tryRead(() => src!.prepare(SQL.SELECT_HEADER).get(), problem, 'VLinkHeader');
     if (!header)
       throw new BagError('CORRUPT_FILE', 'VLinkHeader cannot be read: nothing to rebuild from', { file: source });
-    const urls = readUrls(src, problem);
-    const schemas = tryRead(() => src!.prepare(SQL.SELECT_SCHEMAS).all(), problem, 'VLinkSchemas') ?? [];
-    const counters = tryRead(
-      () => src!.prepare('SELECT url, cause, count FROM VLinkBagCounters;').all(),
-      () => {},
-      '',
+    // Read padded with zeros, a header row the cut went through is all zeros and NULLs (format version 0): nothing
+    // to rebuild from, said of the user's file rather than of a copy that would not open.
+    if (
+      cutTwin &&
+      !sameRow(
+        header,
+        tryRead(
+          () => cutTwin!.prepare(SQL.SELECT_HEADER).get(),
+          () => {},
+          '',
+        ),
+      )
+    )
+      throw new BagError('CORRUPT_FILE', 'the file is cut short inside VLinkHeader: nothing to rebuild from', {
+        file: source,
+      });
+    const salvaged = readUrls(src, cutTwin, problem, lose);
+    const urls = salvaged.byId;
+    const schemas = tryRead(() => src!.prepare(SQL.SELECT_SCHEMAS).all(), problem, 'VLinkSchemas');
+    if (!schemas) lose('VLinkSchemas (the schemas)');
+    const counters = readSideTable(
+      src,
+      'SELECT url, cause, count FROM VLinkBagCounters;',
+      lose,
+      'VLinkBagCounters (the counts of frames that never reached the file)',
     );
     // Publish times (§2.14) by old rowid; the copies get new rowids, so the entries are rekeyed as rows are copied.
     const publishTimes = new Map<number, SqlValue>();
-    for (const row of tryRead(
-      () => src!.prepare('SELECT id, publish FROM VLinkBagPublishTimes;').all(),
-      () => {},
-      '',
+    for (const row of readSideTable(
+      src,
+      'SELECT id, publish FROM VLinkBagPublishTimes;',
+      lose,
+      'VLinkBagPublishTimes (the publish times of frames)',
     ) ?? [])
       if (isInteger(row['id']) && isInteger(row['publish'])) publishTimes.set(Number(row['id']), row['publish']!);
     const compressed = !['', 'None', 'NONE', 'none'].includes(text(header['compress']));
@@ -154,13 +151,14 @@ export function salvageVdb(
     out.exec(SQL.CREATE_URLS);
     out.exec(SQL.CREATE_DATAS);
     const insertSchema = out.prepare(SQL.INSERT_SCHEMA);
-    for (const s of schemas) {
+    for (const s of schemas ?? []) {
       const name = text(s['ser']);
       const encoding = text(s['encoding']);
       // A schema row that damage left without a name or a known family describes nothing a reader can use, and the
       // copy would fail check for it: left out, and said.
       if (!name || !encoding || parseSchemaType(encoding) === SchemaType.Unknown) {
         problem(`schema "${name}" (${encoding || 'no encoding'}) has no name or known family: left out`);
+        lose(`schema "${name}"`);
         continue;
       }
       insertSchema.run(s['ser'] ?? null, s['encoding'] ?? null, bytes(s['data']));
@@ -171,7 +169,6 @@ export function salvageVdb(
     const insertPublish = publishTimes.size > 0 ? out.prepare(SQL.INSERT_PUBLISH_TIME) : undefined;
     let rows = 0;
     let lastTs = 0;
-    let lostRows = 0;
     /** Rows dropped that no url can be named for (mistyped columns). */
     let unattributed = 0;
     // Types the file had, to report the ones taken from the first kept message instead (format reference §2.4 rule).
@@ -179,6 +176,7 @@ export function salvageVdb(
     const placeholderFor = (id: number): UrlRow => {
       const u: UrlRow = { ...emptyUrl(id, placeholderUrl(id)), ser: 'raw', encoding: 'raw', placeholder: true };
       urls.set(id, u);
+      lose(`the name of url id ${id} (kept as ${u.url})`);
       return u;
     };
     // False: no row the writer wrote (the walk does not take its rowid as its position); true: kept, or dropped.
@@ -186,7 +184,6 @@ export function salvageVdb(
       // Rows the writer wrote have an integer time and url id and a blob (NULL: empty); anything else is not a row.
       const blob = row['data'];
       if (!isInteger(row['elapsed']) || !isInteger(row['url']) || !(blob instanceof Uint8Array || blob === null)) {
-        lostRows++;
         mistypedRows++;
         const named = isInteger(row['url']) ? urls.get(Number(row['url'])) : undefined;
         if (named) named.dropped++;
@@ -197,7 +194,6 @@ export function salvageVdb(
       const id = Number(row['url']);
       if (cutCheck && !cutCheck.intact(row)) {
         // Bytes of this row were cut off; the zeros in their place would pass for its payload.
-        lostRows++;
         cutRows++;
         const named = urls.get(id);
         if (named) named.dropped++;
@@ -211,7 +207,6 @@ export function salvageVdb(
         try {
           size = decompressFrame(data).length;
         } catch {
-          lostRows++;
           u.dropped++;
           u.droppedBytes += frameOriginalSize(data) ?? data.length;
           problem(`row ${String(row['rowid'])} (${u.url}): its compressed payload does not decode; dropped`);
@@ -283,29 +278,19 @@ export function salvageVdb(
     out = undefined;
     fsyncPath(target);
 
-    const saidTotal = Math.trunc(Number(header['count']) || 0);
-    // Lost: what the file's own bookkeeping (its last metadata refresh) said beyond what was kept, and at least the
-    // rows dropped for a payload that does not decode.
-    const result: UrlRepair[] = [...urls.values()].map((u) => ({
-      url: u.url,
-      recoveredFrames: u.count,
-      recoveredBytes: u.size,
-      lostFrames: Math.max(u.dropped, u.saidCount - u.count),
-      lostBytes: Math.max(u.droppedBytes, u.saidSize - u.size),
-    }));
-    // A dropped row no url can be named for is, most likely, one of the rows a url's bookkeeping counts beyond what
-    // was kept; only what those shortfalls do not explain is lost on top.
-    const shortfall = [...urls.values()].reduce((n, u) => n + Math.max(0, u.saidCount - u.count - u.dropped), 0);
-    const unattributedLost = Math.max(0, unattributed - shortfall);
-    const lostFrames = unattributedLost + result.reduce((n, u) => n + u.lostFrames, 0);
     if (skipped > 0) problem(`${skipped} rowids past damaged pages could not be read`);
-    if (saidTotal > rows + lostRows && lostFrames < saidTotal - rows)
-      problem(`the header counted ${saidTotal} rows; ${rows} could be kept`);
-    const lost = result.reduce((n, u) => n + u.lostBytes, 0);
+    const saidTotal = Number(header['count']);
+    const loss = measureLoss(
+      salvaged,
+      { rows, unattributed, saidTotal: Number.isSafeInteger(saidTotal) && saidTotal > 0 ? saidTotal : 0 },
+      problem,
+    );
+    const lost = loss.urls.reduce((n, u) => n + u.lostBytes, 0);
     return {
-      urls: result,
-      unattributedLostFrames: unattributedLost,
+      urls: loss.urls,
+      unattributedLostFrames: loss.unattributedLostFrames,
       lostBytes: lost > 0 || skipped === 0 ? lost : skipped,
+      lostMetadata: [...lostMetadata],
       problems,
       madeUpFrames: cutRows + mistypedRows,
     };
@@ -335,51 +320,23 @@ function tryRead<T>(read: () => T, problem: (line: string) => void, what: string
   }
 }
 
-function readUrls(db: SqliteConnection, problem: (line: string) => void): Map<number, UrlRow> {
-  const out = new Map<number, UrlRow>();
-  for (const row of tryRead(() => db.prepare(SQL.SELECT_URLS).all(), problem, 'VLinkUrls') ?? []) {
-    const id = Number(row['id']);
-    if (!Number.isSafeInteger(id) || out.has(id)) continue;
-    const loss = Number(row['loss']);
-    const said = Number(row['count']);
-    const saidSize = Number(row['size']);
-    // Damage can blank a name or garble the loss ratio; check refuses either, so the copy gets what a lost row gets.
-    let name = text(row['url']);
-    if (!name) {
-      name = placeholderUrl(id);
-      problem(`url id ${id} has no name in VLinkUrls: its rows are kept under ${name}`);
-    }
-    const validLoss = loss === -1 || (loss >= 0 && loss <= 1);
-    if (!validLoss)
-      problem(`url ${name}: loss ratio ${String(row['loss'])} is not −1 or in [0, 1]: stored as −1 (unknown)`);
-    out.set(id, {
-      ...emptyUrl(id, name),
-      type: text(row['type']),
-      ser: text(row['ser']),
-      encoding: text(row['encoding']),
-      saidCount: Number.isSafeInteger(said) && said > 0 ? said : 0,
-      saidSize: Number.isSafeInteger(saidSize) && saidSize > 0 ? saidSize : 0,
-      loss: validLoss ? loss : -1,
-    });
-  }
-  return out;
+/** Two reads of one row give the same values (the header read padded with zeros and with 0xff). */
+function sameRow(a: SqlRow, b: SqlRow | undefined): boolean {
+  return b !== undefined && Object.keys(a).every((k) => Object.is(a[k], b[k]));
 }
 
-function emptyUrl(id: number, url: string): UrlRow {
-  return {
-    id,
-    url,
-    type: '',
-    ser: '',
-    encoding: '',
-    saidCount: 0,
-    saidSize: 0,
-    loss: 0,
-    count: 0,
-    size: 0,
-    dropped: 0,
-    droppedBytes: 0,
-    firstTs: -1,
-    lastTs: -1,
-  };
+/** A vlink-bag side table (§2.13, §2.14): undefined when it cannot be read, and lost unless the file never had it. */
+function readSideTable(
+  db: SqliteConnection,
+  sql: string,
+  lose: (what: string) => void,
+  what: string,
+): SqlRow[] | undefined {
+  try {
+    return db.prepare(sql).all();
+  } catch (error) {
+    // Only files that had something to store get the table (SQLite says so alike in every driver).
+    if (!/no such table/i.test((error as Error).message)) lose(what);
+    return undefined;
+  }
 }

@@ -26,11 +26,15 @@ export async function repairFile(
   const temp = fs.siblingTemp(destination, extensionOf(path));
   try {
     const readableFrames = await countReadable(path);
-    const salvage = await backend.salvage(path, temp, {
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-      ...(options.recordingStart === undefined ? {} : { recordingStart: options.recordingStart }),
-    });
-    const verified = await verifyCopy(temp);
+    const salvage = await backend
+      .salvage(path, temp, {
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        ...(options.recordingStart === undefined ? {} : { recordingStart: options.recordingStart }),
+      })
+      .catch((error: unknown) => {
+        throw ofInput(error, temp, path);
+      });
+    const verified = await verifyCopy(temp, path);
     const frames = verified.frames;
     const report: RepairReport = {
       path,
@@ -43,11 +47,12 @@ export async function repairFile(
       bytes: salvage.urls.reduce((n, u) => n + u.recoveredBytes, 0),
       lostFrames: (salvage.unattributedLostFrames ?? 0) + salvage.urls.reduce((n, u) => n + u.lostFrames, 0),
       lostBytes: salvage.lostBytes,
+      lostMetadata: salvage.lostMetadata ?? [],
       lossless: false,
       urls: salvage.urls,
       problems: salvage.problems,
     };
-    report.lossless = report.lostFrames === 0 && report.lostBytes === 0;
+    report.lossless = report.lostFrames === 0 && report.lostBytes === 0 && report.lostMetadata.length === 0;
     if (frames < readableFrames - report.madeUpFrames && options.output === undefined) {
       throw new BagError(
         'CORRUPT_DATA',
@@ -86,13 +91,27 @@ export async function countReadable(path: string): Promise<number> {
   return n;
 }
 
-/** The repaired copy must open without `tryToFix` and pass the full check. */
-async function verifyCopy(temp: string): Promise<{ frames: number }> {
+/**
+ * An error about the copy being built, said of the bag being repaired: the copy is a temporary file the user never
+ * named, and it is removed before they read the message. A BagError keeps its code; anything else is INTERNAL.
+ */
+function ofInput(error: unknown, temp: string, path: string): BagError {
+  if (!BagError.isInstance(error)) return BagError.wrap(error, 'INTERNAL', 'the repair failed', { file: path });
+  if (error.file === undefined || !error.file.startsWith(temp)) return error;
+  return new BagError(error.code, `the repaired copy: ${error.detail}`, {
+    file: path,
+    ...(error.url === undefined ? {} : { url: error.url }),
+    cause: error,
+  });
+}
+
+/** The repaired copy must open without `tryToFix` and pass the full check; failures name the input, `path`. */
+async function verifyCopy(temp: string, path: string): Promise<{ frames: number }> {
   let reader: BagReader;
   try {
     reader = await BagReader.create(temp);
   } catch (error) {
-    throw BagError.wrap(error, 'INTERNAL', 'the repaired copy does not open', { file: temp });
+    throw ofInput(BagError.wrap(error, 'INTERNAL', 'does not open', { file: temp }), temp, path);
   }
   try {
     const check = await reader.verify();
@@ -100,7 +119,7 @@ async function verifyCopy(temp: string): Promise<{ frames: number }> {
       throw new BagError(
         'INTERNAL',
         `the repaired copy does not pass check: ${check.problems[0]?.message ?? 'unknown problem'}`,
-        { file: temp },
+        { file: path },
       );
     }
     return { frames: check.frames };

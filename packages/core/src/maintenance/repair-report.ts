@@ -24,6 +24,11 @@ export interface SalvageResult {
   unattributedLostFrames?: number;
   /** Bytes of the input that could not be used (damaged or cut records, garbage, unreadable pages). */
   lostBytes: number;
+  /**
+   * What of the input's bookkeeping the copy does not have, one line each (a url's name, kept under a placeholder; a
+   * schema; a table of the format): frames can all be there and the repair still lose something a reader needs.
+   */
+  lostMetadata?: string[];
   /** What went wrong where, one line each (capped). */
   problems: string[];
   /**
@@ -56,9 +61,15 @@ export interface RepairReport {
   madeUpFrames: number;
   /** Payload bytes in the repaired copy. */
   bytes: number;
+  /**
+   * Frames known to be lost: those of `urls`, and those no url can be named for (the header counted more rows than
+   * the urls account for, rows whose url id is unreadable).
+   */
   lostFrames: number;
   lostBytes: number;
-  /** Nothing was lost: no frame and no byte of data. */
+  /** What of the bag's bookkeeping the repaired copy does not have (url names, schemas), one line each. */
+  lostMetadata: string[];
+  /** Nothing was lost: no frame, no byte of data, nothing of `lostMetadata` (and, split, no segment). */
   lossless: boolean;
   urls: UrlRepair[];
   problems: string[];

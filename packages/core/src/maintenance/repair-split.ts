@@ -111,12 +111,14 @@ export async function repairSplit(path: string, options: RepairOptions, fs: Repa
     bytes: segments.reduce((n, s) => n + s.bytes, 0),
     lostFrames: segments.reduce((n, s) => n + s.lostFrames, 0),
     lostBytes: segments.reduce((n, s) => n + s.lostBytes, 0),
+    lostMetadata: segments.flatMap((s) => s.lostMetadata.map((m) => `${splitPath(s.path).name}: ${m}`)),
     lossless: false,
     urls,
     problems: [...problems, ...segments.flatMap((s) => s.problems.map((p) => `${splitPath(s.path).name}: ${p}`))],
     segments,
   };
-  report.lossless = report.lostFrames === 0 && report.lostBytes === 0 && problems.length === 0;
+  // A segment that lost only bookkeeping (a url's name) is not lossless, nor is the recording.
+  report.lossless = problems.length === 0 && segments.every((s) => s.lossless);
   return report;
 }
 
