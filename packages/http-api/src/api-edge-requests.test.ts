@@ -65,6 +65,22 @@ describe('requests at the edge of HTTP', () => {
     }
   });
 
+  test('requests the HTTP parser refuses (headers too large, a malformed header) are 4xx; on Node with a JSON body', async () => {
+    // Node's parser answered them with an empty body; Bun's and Deno's parsers still do (they never reach the app).
+    const node = typeof process !== 'undefined' && !('Bun' in globalThis) && !('Deno' in globalThis);
+    for (const [path, headers, status] of [
+      ['/v1/health', { 'X-Big': 'a'.repeat(100_000) }, 431],
+      [`/v1/health?x=${'a'.repeat(100_000)}`, {}, 431],
+      ['/v1/health', { 'Content-Length': 'abc' }, 400],
+    ] as const) {
+      const response = await raw(path, { Host: host(), ...headers });
+      assert.ok(response.status >= 400 && response.status < 500, `${response.status}`);
+      if (!node) continue;
+      assert.equal(response.status, status);
+      assert.equal(errorOf(response).code, 'INVALID_ARGUMENT');
+    }
+  });
+
   test('the Foxglove socket answers with its subprotocol when a client offers others first', async () => {
     const response = await raw(
       '/v1/bags/drive.vdb/foxglove',

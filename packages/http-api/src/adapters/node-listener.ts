@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { BagError } from '@vlink/bag';
 import { boundHostNames, serverUrl, type Listener, type RunningServer, type ServedApp } from './contract.js';
+import { answerClientError } from './node-client-error.js';
 import { nodeErrorResponse } from './node-request-error.js';
 import { nodeWebSockets } from './node-upgrade.js';
 
@@ -30,6 +31,7 @@ export const listenNode: Listener = async (build, options) => {
   });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = createServer(listener);
+    s.on('clientError', answerClientError);
     s.once('listening', () => resolve(s));
     s.once('error', (error) =>
       reject(BagError.wrap(error, 'IO_ERROR', `cannot listen on ${options.host}:${options.port}`)),
