@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { flushStdio } from './lib/flush-stdio.js';
+
 // Loaded dynamically so a broken installation (a missing build of a dependency) is one line too, not a stack trace.
 let code: number;
 try {
@@ -10,5 +12,6 @@ try {
   code = 1;
 }
 // Exit explicitly: a closed recording or server may leave handles (stdin, timers) that would keep the process alive.
-// Writes to stdout/stderr are flushed first.
-process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+// Everything written to stdout/stderr is delivered first (flush-stdio.ts: Bun would cut a pipe's output short).
+await flushStdio();
+process.exit(code);

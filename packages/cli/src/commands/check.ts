@@ -5,6 +5,7 @@ import { printJson } from '../lib/json-schemas.js';
 import { Activity, liveOutput, StepBar } from '../lib/progress.js';
 import { openBag } from '../lib/bag-io.js';
 import { CliError } from '../lib/errors.js';
+import { isVerdict, unopenedCheckReport } from '../lib/open-failure.js';
 import { examples } from '../lib/filter-flags.js';
 import { checkPayloads, type NotDecoded } from '../lib/payload-check.js';
 
@@ -32,7 +33,14 @@ export function registerCheck(program: Command): void {
     .option('-l, --detail', "VLink's detail: the counts per url and every problem, also when the bag is ok")
     .option('-q, --quiet', 'print nothing when the bag is ok')
     .action(async (path: string, flags: CheckFlags) => {
-      const reader = await openForCheck(path);
+      let reader: BagReader;
+      try {
+        reader = await openForCheck(path);
+      } catch (error) {
+        // A bag that does not even open is the worst verdict, not a missing one: --json still prints its report.
+        if (flags.json && isVerdict(error)) printJson(unopenedCheckReport(error, path, flags.quick === true));
+        throw error;
+      }
       try {
         // The full check reports rows/bytes/segments read (a bar); the quick one only says it is busy.
         const live = liveOutput(flags.quiet || flags.json);

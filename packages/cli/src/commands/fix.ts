@@ -4,6 +4,7 @@ import { openBag, prepareOutput } from '../lib/bag-io.js';
 import { confirm } from '../lib/confirm.js';
 import { CliError, usageError } from '../lib/errors.js';
 import { printJson } from '../lib/json-schemas.js';
+import { failedFixReport, isVerdict } from '../lib/open-failure.js';
 import { liveOutput, StepBar } from '../lib/progress.js';
 import { examples } from '../lib/filter-flags.js';
 import { formatSize } from '../lib/format.js';
@@ -64,6 +65,16 @@ async function fixBag(path: string, flags: FixFlags): Promise<void> {
     throw usageError(
       "-y is not accepted: in VLink's fix it means rebuild (here --rebuild), here it used to mean --yes; write the one you mean",
     );
+  try {
+    await repairOrCheck(path, flags);
+  } catch (error) {
+    // A bag that cannot be repaired (or opened) still gets its --json verdict, with where it failed.
+    if (flags.json && isVerdict(error)) printJson(failedFixReport(error, path));
+    throw error;
+  }
+}
+
+async function repairOrCheck(path: string, flags: FixFlags): Promise<void> {
   if (flags.output !== undefined)
     await prepareOutput(flags.output, { inputs: [path], force: flags.force === true, quiet: flags.quiet === true });
   else if (!flags.rebuild && (await passesCheck(path))) {

@@ -62,6 +62,16 @@ const frameLine: Schema = {
 const copyResult = (inputs: Schema): Schema =>
   object({ ...inputs, output: str, frames: int, bytes: int, warnings: { type: 'array', items: str } });
 
+const checkProblems: Schema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['file', 'message'],
+    properties: { file: str, message: str, offset: int, row: int, url: str, timeUs: num },
+    additionalProperties: false,
+  },
+};
+
 const checkReport: Schema = object(
   {
     ok: bool,
@@ -69,13 +79,8 @@ const checkReport: Schema = object(
     quick: bool,
     frames: int,
     problems: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['file', 'message'],
-        properties: { file: str, message: str, offset: int, row: int, url: str, timeUs: num },
-        additionalProperties: false,
-      },
+      ...checkProblems,
+      description: 'where the bag is damaged; a bag that does not even open has one, the reason it does not (frames 0)',
     },
     moreProblems: int,
     notDecoded: {
@@ -99,6 +104,10 @@ const repairReport: Schema = {
     {
       description: 'the bag passed check: nothing was rewritten',
       ...object({ path: str, ok: { const: true }, rewritten: { const: false } }),
+    },
+    {
+      description: 'the repair failed (the bag could not be opened or salvaged): nothing was rewritten, exit 1',
+      ...object({ path: str, ok: { const: false }, rewritten: { const: false }, problems: checkProblems }),
     },
     {
       description: "core's RepairReport",
