@@ -103,6 +103,7 @@ async function repairOrCheck(path: string, flags: FixFlags): Promise<void> {
   // The sidecar summary of the repaired bag, with what the repair found as its errors.
   await rewriteSummary(report.output, [
     ...(report.lossless ? [] : [`LOST: ${report.lostFrames} frames, ${report.lostBytes} bytes`]),
+    ...report.lostMetadata.map((what) => `LOST: ${what}`),
     ...report.problems.map((p) => `REPAIRED: ${p}`),
   ]);
   if (flags.json) printJson(report);
@@ -150,6 +151,10 @@ export function describe(r: RepairReport): string {
     : ` into ${r.output}`;
   const lost = r.lossless ? 'nothing lost' : `${r.lostFrames} frames and ${formatSize(r.lostBytes)} lost`;
   const lines = [`${r.path}: fixed: ${r.frames} frames (${formatSize(r.bytes)}) recovered, ${lost}${where}`];
+  // Frames the file's own counts say it held, of no url the copy can name (its url rows were cut too).
+  const unattributed = r.lostFrames - r.urls.reduce((n, u) => n + u.lostFrames, 0);
+  if (unattributed > 0) lines.push(`  ${unattributed} frames lost of urls the file no longer names`);
+  for (const what of r.lostMetadata) lines.push(`  lost: ${what}`);
   for (const u of r.urls) {
     if (u.lostFrames === 0 && u.lostBytes === 0) continue;
     const name = u.action ? `${u.url} [${u.action}]` : u.url;

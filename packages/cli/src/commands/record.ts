@@ -117,18 +117,22 @@ export function registerRecord(program: Command): void {
         frames: result.frames,
         bytes: result.bytes,
         dropped: result.dropped,
+        droppedBy: result.droppedBy,
         oversize: session.oversize,
         skippedWhilePaused: session.skippedWhilePaused,
         reason: result.reason,
       });
     } else if (!flags.quiet) {
       const oversize = session.oversize > 0 ? `, ${session.oversize} over --max-packet-size left out` : '';
-      const drops = (result.dropped > 0 ? `, ${result.dropped} dropped` : '') + oversize;
+      const causes = Object.entries(result.droppedBy).map(([cause, n]) => `${cause} ${n}`);
+      const drops = (result.dropped > 0 ? `, ${result.dropped} dropped (${causes.join(', ')})` : '') + oversize;
       const skipped = session.skippedWhilePaused > 0 ? `, ${session.skippedWhilePaused} skipped while paused` : '';
       process.stderr.write(
         `${out}: ${result.frames} frames (${formatSize(result.bytes)}) recorded${drops}${skipped} (${result.reason})\n`,
       );
     }
+    // Nothing is dropped for a full queue (`write` waits): a dropped frame was refused, and the recording is not whole.
+    if (result.dropped > 0) process.exitCode = 1;
   });
   examples(command, [
     'vlink-bag cat in.vdb | vlink-bag record --stdin out.vcap',

@@ -138,8 +138,11 @@ export class RecordSession {
         this.frames++;
         this.bytes += size;
       },
-      () => {
-        this.refused++;
+      (error: unknown) => {
+        // `write` waits instead of dropping, so a refusal is the frame's own fault (a time past what the file holds,
+        // an empty url): said at once, counted by cause at the end, and the exit status says it (record.ts).
+        if (this.refused++ === 0)
+          this.status.log(`warning: a frame was refused: ${error instanceof Error ? error.message : String(error)}`);
       },
     );
   }
@@ -163,7 +166,13 @@ export class RecordSession {
   }
 
   /** Closes the file and tears down keys, signals and timers; throws when storage failed. */
-  async finish(): Promise<{ frames: number; bytes: number; dropped: number; reason: string }> {
+  async finish(): Promise<{
+    frames: number;
+    bytes: number;
+    dropped: number;
+    droppedBy: Record<string, number>;
+    reason: string;
+  }> {
     for (const cleanup of this.cleanups.splice(0)) cleanup();
     const reason = this.stopReason ?? 'source ended';
     if (this.writer) await this.writer.close();
@@ -171,6 +180,7 @@ export class RecordSession {
     const stats = this.writer?.stats();
     // The writer counts every refusal (queue full, limits, closed) by reason; ours are among them.
     const dropped = stats ? Object.values(stats.dropped).reduce((a, b) => a + b, 0) : this.refused;
+    const droppedBy = Object.fromEntries(Object.entries(stats?.dropped ?? {}).filter(([, n]) => n > 0));
     if (this.writer?.fail()) {
       throw new CliError(
         `recording failed: ${this.firstError?.message ?? 'storage error'}`,
@@ -179,7 +189,7 @@ export class RecordSession {
         { cause: this.firstError },
       );
     }
-    return { frames: stats?.writtenFrames ?? 0, bytes: stats?.writtenBytes ?? 0, dropped, reason };
+    return { frames: stats?.writtenFrames ?? 0, bytes: stats?.writtenBytes ?? 0, dropped, droppedBy, reason };
   }
 
   log(message: string): void {
