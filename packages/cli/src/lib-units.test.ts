@@ -100,7 +100,11 @@ describe('windows, actions and url filters', () => {
       assert.equal(parse(good), value);
       assert.throws(() => parse(bad), { message: refusal });
       assert.throws(() => parse(' '), { message: 'not a number' });
+      // Decimal only: `Number` would read these as 16, 1, 8 and Infinity.
+      for (const other of ['0x10', '0b1', '0o10', 'Infinity'])
+        assert.throws(() => parse(other), { message: 'not a number' });
     }
+    assert.deepEqual(['.5', '1e3', '+2', '2.'].map(parseSeconds), [0.5, 1000, 2, 2]);
   });
 
   test('source urls: ws, wss and rosbridge (with a port)', () => {

@@ -5,9 +5,12 @@ import { InvalidArgumentError } from 'commander';
  * flag and the value, e.g. `option '-r, --rate <x>' argument '500' is invalid. must be between 0.01 and 100`.
  */
 
+/** A decimal number as people write one (`1.5`, `-2`, `.5`, `1e3`): `Number` also reads `0x10` as 16 and `0b1` as 1. */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
 function finite(value: string): number {
   const trimmed = value.trim();
-  const n = trimmed === '' ? Number.NaN : Number(trimmed);
+  const n = DECIMAL.test(trimmed) ? Number(trimmed) : Number.NaN;
   if (!Number.isFinite(n)) throw new InvalidArgumentError('not a number');
   return n;
 }
