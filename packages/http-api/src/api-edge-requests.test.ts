@@ -90,6 +90,23 @@ describe('requests at the edge of HTTP', () => {
     assert.equal(response.headers['sec-websocket-protocol'], FOXGLOVE_SUBPROTOCOL);
   });
 
+  test('the Foxglove socket reads its query as the HTTP routes do: each parameter once, end not before begin', async () => {
+    for (const [query, name] of [
+      ['begin=5&end=1', 'end'],
+      ['rate=1&rate=2', 'rate'],
+      ['begin=1&begin=2', 'begin'],
+    ]) {
+      const response = await raw(
+        `/v1/bags/drive.vdb/foxglove?${query}`,
+        upgradeHeaders(host(), { 'Sec-WebSocket-Protocol': FOXGLOVE_SUBPROTOCOL }),
+      );
+      assert.equal(response.status, 400, query);
+      const error = errorOf(response);
+      assert.equal(error.code, 'INVALID_ARGUMENT');
+      assert.match(error.message, new RegExp(`"${name}"`), query);
+    }
+  });
+
   test('refused WebSocket handshakes answer typed JSON errors (4xx), on every runtime alike', async () => {
     const cases: Array<[string, Record<string, string>, number, string]> = [
       [

@@ -55,10 +55,17 @@ export function registerSocketRoutes(app: OpenAPIHono, context: SocketRouteConte
     const support = needsUpgrade(c);
     assertFoxgloveProtocol(c.req.header('sec-websocket-protocol'));
     const b = store.resolve(c.req.param('id'));
-    const rate = optionalNumber(c.req.query('rate'), 'rate') ?? 1;
-    const beginMs = optionalNumber(c.req.query('begin'), 'begin') ?? 0;
-    const endMs = optionalNumber(c.req.query('end'), 'end');
-    const loop = c.req.query('loop');
+    // As the HTTP routes read theirs: each parameter once, a window whose end is not before its begin.
+    const once = (name: string) => {
+      const all = c.req.queries(name);
+      if (all !== undefined && all.length > 1) throw badParameter(name, 'given more than once');
+      return all?.[0];
+    };
+    const rate = optionalNumber(once('rate'), 'rate') ?? 1;
+    const beginMs = optionalNumber(once('begin'), 'begin') ?? 0;
+    const endMs = optionalNumber(once('end'), 'end');
+    if (endMs !== undefined && endMs < beginMs) throw badParameter('end', 'before begin');
+    const loop = once('loop');
     if (loop !== undefined && !['true', 'false', '1', '0'].includes(loop)) throw badParameter('loop', 'true or false');
     const [info, schemas] = await Promise.all([work.info(b), work.schemas(b)]);
     const events = foxgloveSocket({
