@@ -2,18 +2,18 @@ import { BagError } from '@vlink/bag-core';
 
 /**
  * The largest log time, in µs from the recording start, the MCAP writers store exactly. A message's time is written as
- * the start (two 32-bit halves) plus an offset in ns, a double (`setTime`): exact while the offset and the start's low
- * half stay below 2^53, i.e. up to about 104 days after the start. Past it the ns offset is rounded (times came back
- * 1–2 µs off) and, near 2^53 µs, wrapped; such a frame is refused (`LIMIT_REACHED`: that frame only) rather than
- * stored wrong.
+ * the start (two 32-bit halves) plus an offset in ns, a double (`setTime`). The offset (µs × 1000) is a multiple of 8
+ * and the start's low half a multiple of 64 (whole ms), and doubles hold every multiple of 8 below 2^56: exact up to
+ * about 834 days after the start. Past it the sum is rounded (times of 1e14 µs came back 1–2 µs off) and, near 2^53
+ * µs, wrapped; such a frame is refused (`LIMIT_REACHED`: that frame only) rather than stored wrong.
  */
-export const MAX_LOG_OFFSET_US = Math.floor((2 ** 53 - 2 ** 33) / 1000);
+export const MAX_LOG_OFFSET_US = Math.floor((2 ** 56 - 2 ** 33) / 1000);
 
 /** The refusal of a frame whose log time is past {@link MAX_LOG_OFFSET_US}. */
 export function logTimeOutOfRange(us: number, file: string, url: string): BagError {
   return new BagError(
     'LIMIT_REACHED',
-    `timestamp ${us} µs is past the last time an MCAP file stores exactly (${MAX_LOG_OFFSET_US} µs, about 104 days after the recording start)`,
+    `timestamp ${us} µs is past the last time an MCAP file stores exactly (${MAX_LOG_OFFSET_US} µs, about 834 days after the recording start)`,
     { file, url },
   );
 }

@@ -154,7 +154,8 @@ export class VcapReader implements BackendReader {
       const t = byId[cursor.channelId];
       if (t === undefined) continue;
       const rel = (cursor.timeHi - baseHi) * TWO_32 + (cursor.timeLo - baseLo);
-      // The ns offset is an exact double below 2^53 (104 days), what our writers store; past it, from the halves.
+      // Any ns offset below 2^53 is an exact double; past it (our writers' up to 2^56 are too, another writer's need not
+      // be) the µs come from the halves.
       frame.timestamp =
         rel < EXACT_NS && rel > -EXACT_NS
           ? (rel - (rel % 1000)) / 1000

@@ -133,17 +133,17 @@ describe('vcap writer rules', () => {
   });
 
   test('times up to what MCAP stores exactly come back exact; a later one is refused (LIMIT_REACHED), nothing of it kept', async () => {
-    // Up to ~104 days after the start the ns offset is an exact double; past it times came back 1-2 µs off, and near
+    // Up to ~834 days after the start the ns offset is an exact double; past it times came back 1-2 µs off, and near
     // 2^53 µs wrapped. Far publish times are written as absolute ns and read back from the halves, exact too (9e15 + 21
     // µs came back as + 22).
-    const times = [1, 1e9, 7_777_777_777_777, MAX_LOG_OFFSET_US - 1, MAX_LOG_OFFSET_US];
+    const times = [1, 1e9, 7_777_777_777_777, 65_432_109_876_543, MAX_LOG_OFFSET_US - 1, MAX_LOG_OFFSET_US];
     const bytes = await recordToBytes([], {}, testContext(), (w) => {
       for (const t of times) writeFrame(w, raw(t, { publishTime: t === 1 ? 9e15 + 21 : t - 7 }));
-      for (const late of [MAX_LOG_OFFSET_US + 1, 1e14, 2 ** 53 - 1])
+      for (const late of [MAX_LOG_OFFSET_US + 1, 1e14 + 1, 2 ** 53 - 1])
         assert.throws(
           () => writeFrame(w, raw(late)),
           (e: unknown) =>
-            BagError.isInstance(e) && e.code === 'LIMIT_REACHED' && e.url === 'dds://a' && /104 days/.test(e.message),
+            BagError.isInstance(e) && e.code === 'LIMIT_REACHED' && e.url === 'dds://a' && /834 days/.test(e.message),
         );
     });
     const reader = await openBytes(bytes);
