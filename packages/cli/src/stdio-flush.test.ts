@@ -61,4 +61,22 @@ describe('large output into a slow pipe', () => {
     assert.equal(text.match(/^ {2}\/many\/\d+ /gm)?.length, URLS);
     assert.match(text, new RegExp(`^ {2}/many/${URLS - 1} .*\\n$`, 'm'));
   });
+
+  test('stdout shared with the process that started the CLI stays open for it after the CLI exits', SLOW, async () => {
+    // A script starting `vlink-bag serve` and writing on: the CLI inherits its stdout (a socket when the script's own
+    // parent spawned it with pipes), and ending it there shut the socket down for the script too (SIGPIPE, exit 1).
+    const command = [CLI[0], ...cliArgs(['--version'])].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
+    const { code, stdout } = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
+      const shell = spawn('sh', ['-c', `${command}; echo after the cli`], {
+        env: cliEnv(),
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      const out: Buffer[] = [];
+      shell.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+      shell.on('error', reject);
+      shell.on('close', (exit) => resolve({ code: exit, stdout: Buffer.concat(out).toString('utf8') }));
+    });
+    assert.equal(code, 0);
+    assert.match(stdout, /after the cli\n$/);
+  });
 });
