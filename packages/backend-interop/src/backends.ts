@@ -6,7 +6,8 @@ import { loadMcapCodecs } from './common/lz4.js';
 import { McapForeignReader } from './mcap/mcap-reader.js';
 import { createPlainMcapWriter } from './mcap/mcap-writer-backend.js';
 import { Ros1Reader } from './ros1/ros1-reader.js';
-import { ROS2_STORAGE_FILE, Ros2Reader } from './ros2/ros2-reader.js';
+import { ROS2_STORAGE_FILE } from './ros2/locate.js';
+import { Ros2Reader } from './ros2/ros2-reader.js';
 import { UlogReader } from './ulog/ulog-reader.js';
 
 /** MCAP's magic, the first 8 bytes of every MCAP file (any profile). */

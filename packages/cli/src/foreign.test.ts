@@ -29,6 +29,44 @@ describe('vlink-bag on foreign bags', () => {
     });
   });
 
+  test(
+    'a rosbag2 bag from before Iron: info names the borrowed definitions, cat decodes, clone keeps them',
+    SLOW,
+    async () => {
+      const humble = fixturePath('foreign', 'ros2', 'sqlite3-humble');
+      const info = await runCli(['info', humble]);
+      assert.equal(info.code, 0, info.stderr);
+      assert.match(
+        info.stdout,
+        /^Definitions: +not in the bag, humble's from @foxglove\/rosmsg-msgs-common: std_msgs\/msg\/String, sensor_msgs\/msg\/Imu, shape_msgs\/msg\/SolidPrimitive$/m,
+      );
+      const cat = await runCli(['cat', '--decode', humble]);
+      assert.equal(cat.code, 0, cat.stderr);
+      const lines = cat.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      assert.deepEqual(lines.find((l) => l.url === '/chatter').decoded, { data: 'hello 0' });
+      assert.equal(lines.find((l) => l.url === '/imu').decoded.linear_acceleration.z, 9.81);
+      assert.match(
+        lines.find((l) => l.url === '/custom').decodeError,
+        /no cdr schema embedded for vlink_test\/msg\/Reading/,
+      );
+      // The copy carries the definitions it was decoded with: it decodes alike wherever it is read.
+      const out = tmp.path('humble.vcap');
+      const clone = await runCli(['clone', '-q', humble, out]);
+      assert.equal(clone.code, 0, clone.stderr);
+      const again = await runCli(['cat', '--decode', out]);
+      assert.deepEqual(
+        again.stdout
+          .trimEnd()
+          .split('\n')
+          .map((l) => JSON.parse(l).decoded),
+        lines.map((l) => l.decoded),
+      );
+    },
+  );
+
   test('check reads every message of a foreign bag and says so', SLOW, async () => {
     const text = await runCli(['check', bag]);
     assert.equal(text.code, 0, text.stderr);

@@ -43,6 +43,9 @@ export class CopiedStorage implements Ros2Storage {
   get embeddedMetadata() {
     return this.inner.embeddedMetadata;
   }
+  get rosDistro() {
+    return this.inner.rosDistro;
+  }
 
   messages(window: MessageWindow, base: TimeBase): IterableIterator<StorageMessage> {
     return this.inner.messages(window, base);

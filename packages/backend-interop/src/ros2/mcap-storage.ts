@@ -20,6 +20,8 @@ export class McapStorage implements Ros2Storage {
   readonly lastNs: bigint | undefined;
   readonly complete: boolean;
   readonly embeddedMetadata: string | undefined;
+  /** MCAP storages carry every type's schema: the distro is not needed to decode them. */
+  readonly rosDistro = undefined;
 
   private constructor(
     readonly file: string,

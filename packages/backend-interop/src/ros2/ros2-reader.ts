@@ -1,5 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename } from 'node:path';
 import {
   BagError,
   guardFile,
@@ -23,8 +22,10 @@ import { TimeBase } from '../common/time-base.js';
 import { compressionOf, DecompressedCopy, messagePayload } from './compression.js';
 import { CopiedStorage } from './copied-storage.js';
 import { McapStorage } from './mcap-storage.js';
-import { parseMetadataYaml, parseStorageMetadata, type Ros2Metadata } from './metadata-yaml.js';
+import { parseStorageMetadata, type Ros2Metadata } from './metadata-yaml.js';
 import { SqliteStorage } from './sqlite-storage.js';
+import { locate } from './locate.js';
+import { distroOf, STANDARD_DEFINITIONS_PACKAGE, StandardDefinitions } from './standard-definitions.js';
 import { openLeavingFolderAsIs } from './wal-copy.js';
 import type { Ros2Storage } from './storage.js';
 import { reusableFrame } from '../common/reader-helpers.js';
@@ -65,12 +66,24 @@ export class Ros2Reader extends ForeignReader {
     const schemas = new Map<string, SchemaData>();
     const templates = storages.map(() => new Map<number, TopicTemplate>());
     const described = new Map((metadata?.topics ?? []).map((t) => [t.name, t]));
+    const standard = new StandardDefinitions(
+      distroOf([metadata?.rosDistro, ...storages.map((s) => s.rosDistro)], metadata?.version),
+    );
+    const fromStandard = new Set<string>();
     storages.forEach((storage, s) => {
       for (const storageTopic of storage.topics) {
         // A topic metadata.yaml lists has the type it states there, as rosbag2 and rosbags read it (a storage may
         // name it otherwise where the yaml was edited); a definition is only taken when it is of that type.
         const topic = { ...storageTopic, type: described.get(storageTopic.name)?.type || storageTopic.type };
-        const definition = storage.definitions.get(topic.type);
+        let definition = usable(storage.definitions.get(topic.type));
+        if (!definition && topic.encoding.toLowerCase() === 'cdr') {
+          // A bag from before Iron (or a type rosbag2 could not find): the distro's own definition, and it is told.
+          const text = standard.textOf(topic.type);
+          if (text !== undefined) {
+            definition = { encoding: 'ros2msg', text };
+            fromStandard.add(topic.type);
+          }
+        }
         const schemaType = familyOf(topic.encoding, definition?.encoding);
         templates[s]!.set(topic.key, {
           url: topic.name,
@@ -121,6 +134,14 @@ export class Ros2Reader extends ForeignReader {
       if (Object.keys(metadata.customData).length > 0)
         info.push({ name: 'rosbag2.custom_data', values: { ...metadata.customData } });
     }
+    if (fromStandard.size > 0)
+      info.push(
+        metadataEntry('rosbag2.standard_definitions', {
+          distro: standard.distro,
+          source: STANDARD_DEFINITIONS_PACKAGE,
+          types: [...fromStandard].join(','),
+        }),
+      );
     if (problems.length > 0)
       info.push({ name: 'rosbag2.problems', values: Object.fromEntries(problems.map((p, i) => [String(i), p])) });
     for (const url of urls.values()) {
@@ -240,6 +261,12 @@ export class Ros2Reader extends ForeignReader {
   }
 }
 
+/** A stored definition that describes something: rosbag2 writes encoding `unknown` and no text for a type it lacked. */
+function usable(definition: { encoding: string; text: string } | undefined) {
+  if (!definition || definition.text.trim() === '') return undefined;
+  return ['ros2msg', 'ros2idl'].includes(definition.encoding) ? definition : undefined;
+}
+
 /**
  * Messages a storage holds under a topic id it does not define (a sqlite3 `messages.topic_id` missing from `topics`):
  * no url, type or definition can be given to them, so the frames skip them, and they are told, never dropped silently.
@@ -300,82 +327,4 @@ async function onCopy(file: string, open: (file: string, immutable: boolean) => 
     copy.remove();
     throw error;
   }
-}
-
-/**
- * Where a storage file listed in `relative_file_paths` is. rosbag2 resolves the paths of metadata versions 1–3
- * against the folder's parent (they start with the folder's name, `bag/bag_0.db3`), later ones against the folder.
- * A bag folder that was renamed, or a later file with such a path (rosbag2's reindexer wrote them), still holds the
- * file under its own name: that is where it is looked for when the path rosbag2 would take does not exist.
- */
-function storageFile(folder: string, relative: string, version: number): string {
-  const stated = join(version < 4 ? dirname(folder) : folder, relative);
-  if (existsSync(stated)) return stated;
-  return join(folder, basename(relative));
-}
-
-/**
- * The names rosbag2 gives storage files, `<bag>_<n>.db3` / `.mcap` (`.zstd` after them where compressed as files):
- * what a folder without metadata.yaml is read from, as `ros2 bag reindex` finds them.
- */
-export const ROS2_STORAGE_FILE = /^.+_(\d+)\.(db3|mcap)(\.zstd)?$/i;
-
-interface Located {
-  metadata: Ros2Metadata | undefined;
-  files: string[];
-  identifier: string;
-  /** A folder without metadata.yaml (a recording that crashed before rosbag2 wrote it): its files were listed. */
-  unindexed: boolean;
-}
-
-/** The storage files of a bag folder or a single `.db3`, with the folder's `metadata.yaml` when there is one. */
-async function locate(path: string, confineTo: string | undefined): Promise<Located> {
-  let directory: boolean;
-  try {
-    directory = statSync(path).isDirectory();
-  } catch (error) {
-    throw new BagError('NOT_FOUND', 'no such bag', { file: path, cause: error });
-  }
-  const folder = directory ? path : dirname(path);
-  const yamlPath = join(folder, 'metadata.yaml');
-  let metadata: Ros2Metadata | undefined;
-  if (existsSync(yamlPath)) {
-    // Served (`confineTo`): what the metadata says reaches clients, so it must not be a link out of the folder.
-    if (confineTo !== undefined) await guardFile(yamlPath, { confineTo, role: 'sidecar' });
-    metadata = parseMetadataYaml(readFileSync(yamlPath, 'utf8'), yamlPath);
-  } else if (directory) return unindexedFolder(path);
-  if (!directory) {
-    // A single storage file: the folder's metadata describes it only when it lists it.
-    if (metadata && !metadata.relativeFilePaths.some((p) => basename(p) === basename(path))) metadata = undefined;
-    const identifier = path.toLowerCase().endsWith('.mcap') ? 'mcap' : 'sqlite3';
-    return { metadata, files: [path], identifier, unindexed: false };
-  }
-  const m = metadata!;
-  const files = m.relativeFilePaths.map((name) => storageFile(folder, name, m.version));
-  for (const file of files)
-    if (!existsSync(file)) throw new BagError('NOT_FOUND', `storage file ${basename(file)} is missing`, { file: path });
-  if (files.length === 0)
-    throw new BagError('CORRUPT_FILE', 'metadata.yaml lists no storage files', { file: yamlPath });
-  return { metadata: m, files, identifier: m.storageIdentifier || 'sqlite3', unindexed: false };
-}
-
-/**
- * A folder without metadata.yaml: rosbag2 writes it only when a recording closes. Its storage files, in the order of
- * their numbers (`bag_2` before `bag_10`), as `ros2 bag reindex` orders them to rebuild it.
- */
-function unindexedFolder(path: string): Located {
-  const names = readdirSync(path).filter((name) => ROS2_STORAGE_FILE.test(name));
-  if (names.length === 0)
-    throw new BagError('NOT_FOUND', 'a rosbag2 folder needs its metadata.yaml (and this one holds no storage file)', {
-      file: path,
-    });
-  const numberOf = (name: string) => Number(ROS2_STORAGE_FILE.exec(name)![1]);
-  names.sort((a, b) => numberOf(a) - numberOf(b) || (a < b ? -1 : a > b ? 1 : 0));
-  const kinds = new Set(names.map((name) => ROS2_STORAGE_FILE.exec(name)![2]!.toLowerCase()));
-  if (kinds.size > 1)
-    throw new BagError('CORRUPT_FILE', 'a rosbag2 folder without metadata.yaml holds both .db3 and .mcap files', {
-      file: path,
-    });
-  const identifier = kinds.has('mcap') ? 'mcap' : 'sqlite3';
-  return { metadata: undefined, files: names.map((name) => join(path, name)), identifier, unindexed: true };
 }

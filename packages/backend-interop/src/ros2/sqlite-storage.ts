@@ -20,6 +20,7 @@ export class SqliteStorage implements Ros2Storage {
   readonly fileSize: number;
   readonly complete = true;
   readonly embeddedMetadata: string | undefined;
+  readonly rosDistro: string | undefined = undefined;
 
   private constructor(
     readonly file: string,
@@ -35,12 +36,7 @@ export class SqliteStorage implements Ros2Storage {
     if (!tables.has('topics') || !tables.has('messages'))
       throw new BagError('CORRUPT_FILE', 'not a rosbag2 sqlite3 storage (no topics/messages tables)', { file });
     // The first rosbag2 storages (2018) have no serialization_format column: their messages are CDR.
-    const columns = new Set(
-      db
-        .prepare('PRAGMA table_info(topics)')
-        .all()
-        .map((r) => String(r['name'])),
-    );
+    const columns = columnsOf(db, 'topics');
     const format = columns.has('serialization_format') ? 'serialization_format' : "'cdr'";
     // Foxy on keeps each topic's QoS profiles, Iron on its type hash, in the storage too.
     const qos = columns.has('offered_qos_profiles') ? 'offered_qos_profiles' : 'NULL';
@@ -68,6 +64,11 @@ export class SqliteStorage implements Ros2Storage {
     if (tables.has('metadata')) {
       const row = db.prepare('SELECT metadata FROM metadata ORDER BY id DESC LIMIT 1').get();
       this.embeddedMetadata = typeof row?.['metadata'] === 'string' ? row['metadata'] : undefined;
+    }
+    // Humble (rosbag2 0.15.4) on: `schema(schema_version, ros_distro)`, the distro whose definitions fit its types.
+    if (tables.has('schema') && columnsOf(db, 'schema').has('ros_distro')) {
+      const row = db.prepare('SELECT ros_distro FROM schema ORDER BY schema_version DESC LIMIT 1').get();
+      this.rosDistro = typeof row?.['ros_distro'] === 'string' ? row['ros_distro'] : undefined;
     }
     for (const row of db.prepare('SELECT topic_id, COUNT(*) AS n FROM messages GROUP BY topic_id').all())
       this.counts.set(Number(row['topic_id']), Number(row['n']));
@@ -141,3 +142,12 @@ export class SqliteStorage implements Ros2Storage {
 }
 
 const EMPTY = new Uint8Array(0);
+
+function columnsOf(db: SqliteConnection, table: string): Set<string> {
+  return new Set(
+    db
+      .prepare(`PRAGMA table_info(${table})`)
+      .all()
+      .map((r) => String(r['name'])),
+  );
+}

@@ -43,6 +43,8 @@ export interface Ros2Storage {
   readonly complete: boolean;
   /** The copy of metadata.yaml rosbag2 (Iron on) writes into the storage file, as YAML text; undefined if none. */
   readonly embeddedMetadata: string | undefined;
+  /** The ROS distro the storage says it was recorded on (rosbag2's sqlite3 `schema` table, Humble on); else undefined. */
+  readonly rosDistro: string | undefined;
   messages(window: MessageWindow, base: TimeBase): IterableIterator<StorageMessage>;
   close(): void;
 }

@@ -176,6 +176,12 @@ export function summary(info: Info): string[] {
     .filter((m) => m.name.endsWith('.problems'))
     .flatMap((m) => Object.values(m.values).map(String));
   for (const [i, problem] of problems.entries()) lines.push(`${(i === 0 ? 'Problems:' : '').padEnd(15)}${problem}`);
+  // Definitions the bag lacks, taken from a distro's standard set (ROS 2 before Iron): decoded values rest on them.
+  const borrowed = info.metadata?.find((m) => m.name === 'rosbag2.standard_definitions')?.values;
+  if (borrowed)
+    lines.push(
+      `${'Definitions:'.padEnd(15)}not in the bag, ${borrowed['distro']}'s from ${borrowed['source']}: ${borrowed['types']?.split(',').join(', ')}`,
+    );
   return lines;
 }
 
