@@ -1,5 +1,6 @@
 import type { BagError } from '@vlink/bag-core/errors';
-import { DEFAULT_MAX_DEPTH, jsonDepthExceeds, valueDepthExceeds } from './depth.js';
+import { DEFAULT_MAX_DEPTH, scanJson, valueDepthExceeds } from './depth.js';
+import { parseJsonKeepingIntegers } from './json-integers.js';
 import { decodeCbor } from './cbor.js';
 import { payloadEncoding, type PayloadEncoding } from './encodings.js';
 import { decodeError, messageOf } from './errors.js';
@@ -188,9 +189,10 @@ export class PayloadDecoder {
     const value = utf8Text(data);
     if (value === undefined) return fail('CORRUPT_DATA', 'payload is not UTF-8');
     if (value.length === 0) return { kind: 'json', value: null };
-    if (jsonDepthExceeds(value, this.maxDepth)) return fail('LIMIT_REACHED', this.tooDeep());
+    const scan = scanJson(value, this.maxDepth);
+    if (scan.tooDeep) return fail('LIMIT_REACHED', this.tooDeep());
     try {
-      return { kind: 'json', value: JSON.parse(value) };
+      return { kind: 'json', value: scan.unsafeInteger ? parseJsonKeepingIntegers(value) : JSON.parse(value) };
     } catch {
       // A json url with a payload that is not JSON still reads better as text than as bytes.
       return { kind: 'text', value };
