@@ -2,6 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { BINARY_FRAMES_CONTENT_TYPE } from '@vlink/bag-decode';
 import {
   AttachmentParams,
+  BagListQuery,
   BagListSchema,
   HealthSchema,
   IdParams,
@@ -29,11 +30,14 @@ export const healthRoute = createRoute({
 export const bagsRoute = createRoute({
   method: 'get',
   path: '/v1/bags',
-  summary: 'Every supported bag under the root, recursively',
-  description: 'Split recordings are listed by their manifest (.vdbx/.vcapx); their segments are left out.',
+  summary: 'Every supported bag under the root, recursively; paged with `limit` and `cursor`',
+  description:
+    'Split recordings are listed by their manifest (.vdbx/.vcapx); their segments are left out.\n' +
+    'Bags come in a stable order: by id, folder by folder (a folder’s bags at the place of its name). Without `limit` the answer holds every bag and `next` is null; with it, a page of at most `limit` bags and `next`, the token of the following page (pass it as `cursor`; it resumes after the last id returned, so it survives restarts). Each bag is opened once per file version (size and mtime) for its message count and the answer remembered: a bag that changed is opened again, an unchanged one is not.',
+  request: { query: BagListQuery },
   responses: {
     200: { description: 'Bags', content: { 'application/json': { schema: BagListSchema } } },
-    ...errorResponses(401, 403, 421),
+    ...errorResponses(400, 401, 403, 421),
   },
 });
 

@@ -31,7 +31,30 @@ export const BagSummarySchema = z
   })
   .openapi('BagSummary');
 
-export const BagListSchema = z.object({ bags: z.array(BagSummarySchema) }).openapi('BagList');
+export const BagListSchema = z
+  .object({
+    bags: z.array(BagSummarySchema),
+    next: z.string().nullable().openapi({
+      description: 'Opaque cursor for the next page (pass it as `cursor`), null at the end (always, without `limit`)',
+    }),
+  })
+  .openapi('BagList');
+
+export const BagListQuery = z.object({
+  limit: z
+    .string()
+    .regex(/^\d{1,9}$/, 'an integer ≥ 1')
+    .optional()
+    .openapi({
+      param: { name: 'limit', in: 'query' },
+      description: 'Bags per page, clamped to [1, 100000]; default every bag (the walk stops at 100,000 files)',
+    }),
+  cursor: z
+    .string()
+    .max(8192)
+    .optional()
+    .openapi({ param: { name: 'cursor', in: 'query' }, description: 'The `next` token of the previous page' }),
+});
 
 export const UrlMetaSchema = z
   .object({

@@ -15,6 +15,13 @@ export interface RunOptions {
   deadlineMs: number;
   /** The bag the job is about: for quarantine, worker affinity and the timeout message. */
   bag?: ResolvedBag;
+  /** A job about many bags: the one it is on, asked when its deadline passes (quarantined as `bag` would be). */
+  suspect?: () => ResolvedBag | undefined;
+  /**
+   * Work no client is watching bag by bag (the listing's opens): it waits while other jobs do, so a listing of
+   * thousands of bags queued ahead does not delay a player's page.
+   */
+  background?: boolean;
   /** Run on this worker (a stream's pulls go to the worker holding the stream). */
   worker?: PoolWorker;
   /** The client went away: the job is cancelled and fails with `ABORTED`. */
@@ -128,9 +135,9 @@ export class BagPool {
 
   /**
    * Hands queued jobs to idle workers: a worker's own queue (stream pulls) first; then the shared jobs in arrival
-   * order, each to the idle worker its bag hashes to when that one is free (its readers are cached there), else to
-   * the idle worker with the fewest open streams. A new stream always goes to the latter, so concurrent streams of
-   * one bag spread over the cores instead of sharing a thread.
+   * order (background jobs after all others), each to the idle worker its bag hashes to when that one is free (its
+   * readers are cached there), else to the idle worker with the fewest open streams. A new stream always goes to the
+   * latter, so concurrent streams of one bag spread over the cores instead of sharing a thread.
    */
   private pump(): void {
     if (this.closed) return;
@@ -145,7 +152,8 @@ export class BagPool {
       if (own) this.start(worker, own);
     }
     for (let free = idle(); free.length > 0 && this.waiting.length > 0; free = idle()) {
-      const queued = this.waiting.shift()!;
+      const first = this.waiting.findIndex((q) => !q.options.background);
+      const queued = this.waiting.splice(Math.max(0, first), 1)[0]!;
       const bag = queued.options.bag;
       const preferred =
         bag && queued.job.k !== 'stream' ? this.workers[hash(bag.path) % this.workers.length] : undefined;
@@ -175,8 +183,9 @@ export class BagPool {
     });
     deadline = setTimeout(() => {
       finish();
-      queued.reject(timeout(options));
-      this.giveUp(worker, running.jid, options.bag);
+      const bag = options.bag ?? options.suspect?.();
+      queued.reject(timeout(bag ? { ...options, bag } : options));
+      this.giveUp(worker, running.jid, bag);
     }, options.deadlineMs);
     if (options.signal) {
       onAbort = () => {
@@ -208,7 +217,8 @@ export class BagPool {
     (check as { unref?: () => void }).unref?.();
   }
 
-  private quarantined(bag: ResolvedBag): HttpError | undefined {
+  /** The refusal of a bag that hung a worker (until its file changes or the quarantine ends); undefined otherwise. */
+  quarantined(bag: ResolvedBag): HttpError | undefined {
     const entry = this.quarantine.get(bag.path);
     if (!entry) return undefined;
     if (entry.size !== bag.size || entry.mtimeMs !== bag.mtimeMs || entry.until < Date.now()) {
@@ -290,7 +300,7 @@ function remove<T>(list: T[], item: T): void {
 }
 
 function subject(options: RunOptions): string {
-  return options.bag ? ` bag "${options.bag.id}"` : ' the stream';
+  return options.bag ? ` bag "${options.bag.id}"` : options.suspect ? ' bags for the listing' : ' the stream';
 }
 
 function seconds(options: RunOptions): number {

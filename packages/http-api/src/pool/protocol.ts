@@ -28,6 +28,11 @@ export interface InitMessage {
 export type Job =
   | { k: 'info'; bag: ResolvedBag }
   | { k: 'schemas'; bag: ResolvedBag }
+  /**
+   * The facts of `bags` in order, as `FactsData`; fewer (at least one) once `budgetMs` has passed. `progress` (an
+   * Int32Array's buffer) gets the index of the bag being opened, so a job that hangs says which bag did it.
+   */
+  | { k: 'facts'; bags: ResolvedBag[]; budgetMs: number; progress?: SharedArrayBuffer }
   /** Answers the attachment's bytes as a transferred ArrayBuffer. */
   | { k: 'attachment'; bag: ResolvedBag; index: number }
   | { k: 'timing'; bag: ResolvedBag; request: TimingRequest }
@@ -58,6 +63,9 @@ export type FromWorker =
   | { k: 'done'; jid: number; value: unknown }
   | { k: 'failed'; jid: number; error: ErrorData }
   | { k: 'alive'; jid: number };
+
+/** One bag's facts (`BagFacts`) as posted back: the error flattened. */
+export type FactsData = { messageCount: number; fileSize: number } | { error: ErrorData };
 
 /** Bytes a pull gathers before answering: large enough to amortise a message, small enough to keep pace. */
 export const PULL_BYTES = 256 * 1024;

@@ -5,6 +5,7 @@ import { lowerThreadPriority, WORKER_NICE } from './priority.js';
 import { LocalBagWork } from '../work/local-work.js';
 import {
   errorToData,
+  type FactsData,
   PULL_BYTES,
   type BackendModule,
   type FromWorker,
@@ -37,6 +38,13 @@ export function serveBagWork(link: ParentLink): void {
         return { value: await work.info(job.bag) };
       case 'schemas':
         return { value: await work.schemas(job.bag) };
+      case 'facts': {
+        const progress = job.progress ? new Int32Array(job.progress) : undefined;
+        const onBag = progress ? (index: number) => Atomics.store(progress, 0, index) : undefined;
+        const facts = await work.facts(job.bags, { budgetMs: job.budgetMs, signal, ...(onBag ? { onBag } : {}) });
+        const value: FactsData[] = facts.map((f) => (f.error ? { error: errorToData(f.error) } : f));
+        return { value };
+      }
       case 'attachment': {
         const buffer = ownBuffer(await work.attachment(job.bag, job.index));
         return { value: buffer, transfer: [buffer] };

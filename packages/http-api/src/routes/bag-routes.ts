@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { BagError, bagExtensionOf, DEFAULT_GAP_FACTOR } from '@vlink/bag';
+import { BagError, DEFAULT_GAP_FACTOR } from '@vlink/bag';
 import { badParameter, HttpError, toErrorResponse, type PathScrubber } from '../http/errors.js';
 import { messageQuery } from '../http/query.js';
 import {
@@ -15,16 +15,15 @@ import type { ReportRequest } from '../work/bag-work.js';
 import { toBase64 } from '@vlink/bag-decode';
 import { BINARY_FRAMES_CONTENT_TYPE } from '@vlink/bag-decode';
 import { decodeCursor, sameQuery, type Position } from '../messages/cursor-token.js';
+import { BagListing } from '../listing/bag-listing.js';
+import type { ListedFacts } from '../listing/summary-cache.js';
 import { loudStream } from '../messages/loud-stream.js';
 import type { BagStore } from '../store/bag-store.js';
-import type { ResolvedBag } from '../store/resolve-id.js';
 import type { BagWork } from '../work/bag-work.js';
 import type { WorkLimits } from '../work/limits.js';
 
 const DEFAULT_PAGE = 1000;
 const MAX_PAGE = 10_000;
-/** Bags opened at once for `/v1/bags` (each open runs in a worker; the listing waits for all). */
-const LIST_CONCURRENCY = 8;
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 export interface BagRouteContext {
@@ -43,31 +42,22 @@ export function registerBagRoutes(app: OpenAPIHono, { store, work, scrub, limits
   const encoder = new TextEncoder();
   const errorLine = (error: unknown) => encoder.encode(`${JSON.stringify(toErrorResponse(error, scrub).body)}\n`);
 
-  app.openapi(bagsRoute, async (c) => {
-    const bags = await store.place.list();
-    const out: Array<Record<string, unknown>> = new Array(bags.length);
-    let next = 0;
-    const lister = async () => {
-      for (let i = next++; i < bags.length; i = next++) out[i] = await summary(bags[i]!);
-    };
-    await Promise.all(Array.from({ length: Math.min(LIST_CONCURRENCY, bags.length) }, lister));
-    return c.json({ bags: out } as never, 200);
-  });
+  // One per app: the message counts it keeps by file version live as long as the server (see BagListing).
+  const listing = new BagListing(store.place, async (bags) =>
+    (await work.facts(bags)).map(
+      (facts): ListedFacts => (facts.error ? { error: toErrorResponse(facts.error, scrub).body.error } : facts),
+    ),
+  );
 
-  async function summary(b: ResolvedBag): Promise<Record<string, unknown>> {
-    const base = {
-      id: b.id,
-      format: b.format ?? bagExtensionOf(b.path).slice(1),
-      size: b.size,
-      modified: new Date(b.mtimeMs).toISOString(),
-    };
-    try {
-      const info = await work.info(b);
-      return { ...base, size: Math.max(b.size, info.fileSize || 0), messageCount: info.messageCount };
-    } catch (error) {
-      return { ...base, messageCount: null, error: toErrorResponse(error, scrub).body.error };
-    }
-  }
+  app.openapi(bagsRoute, async (c) => {
+    const q = c.req.valid('query');
+    const page = await listing.page({
+      ...(q.limit === undefined ? {} : { limit: Number(q.limit) }),
+      ...(q.cursor === undefined ? {} : { cursor: q.cursor }),
+      signal: c.req.raw.signal,
+    });
+    return c.json(page as never, 200);
+  });
 
   app.openapi(infoRoute, async (c) => c.json((await work.info(bag(c.req.valid('param').id))) as never, 200));
 

@@ -10,7 +10,7 @@ import {
   type ReaderOptions,
   registeredExtensions,
 } from '@vlink/bag';
-import { findBags } from './list-bags.js';
+import { findBags, type NotManifests } from './list-bags.js';
 import { isSafeRelative, resolveBagId, type ResolvedBag } from './resolve-id.js';
 
 /**
@@ -43,11 +43,12 @@ export function placeOf(root: string): BagPlace {
 }
 
 function localPlace(realRoot: string): BagPlace {
+  const notManifests: NotManifests = new Map();
   return {
     root: realRoot,
     writable: true,
     inWorkers: true,
-    list: () => findBags(realRoot),
+    list: () => findBags(realRoot, notManifests),
     resolve: (id) => resolveBagId(realRoot, id),
     readerOptions: { confineTo: realRoot },
   };

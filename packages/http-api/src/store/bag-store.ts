@@ -91,6 +91,18 @@ export class BagStore {
     return { ...info, path: bag.id };
   }
 
+  /**
+   * The bag's message count and size for a listing, keeping nothing: a listing opens every bag of the tree, and
+   * keeping them would push the readers and info of the bags clients are reading out of the LRU. A bag whose entry is
+   * cached answers from it.
+   */
+  async facts(bag: ResolvedBag): Promise<{ messageCount: number; fileSize: number }> {
+    const known = this.entries.get(bag.path);
+    const cached = known && known.mtimeMs === bag.mtimeMs && known.size === bag.size ? known.info : undefined;
+    const info = cached ? await cached : await this.readInfo(bag);
+    return { messageCount: info.messageCount, fileSize: info.fileSize };
+  }
+
   schemas(bag: ResolvedBag): Promise<SchemaData[]> {
     return this.memo(this.entry(bag), 'schemas', () => this.withReader(bag, (r) => r.getSchemas()));
   }
@@ -108,6 +120,15 @@ export class BagStore {
           urls: (await this.info(bag)).urls,
         }),
     );
+  }
+
+  private async readInfo(bag: ResolvedBag): Promise<Info> {
+    const reader = await BagReader.create(bag.path, this.place.readerOptions);
+    try {
+      return await reader.getInfo();
+    } finally {
+      reader.close();
+    }
   }
 
   close(): void {

@@ -43,6 +43,9 @@ export interface ReportRequest {
   toleranceUs?: number;
 }
 
+/** What the listing shows of a bag: its message count and size, or the error its open failed with. */
+export type BagFacts = { messageCount: number; fileSize: number; error?: undefined } | { error: Error };
+
 /**
  * Everything the HTTP routes ask of a bag, as one seam with two implementations: `LocalBagWork` does the work on the
  * calling thread (inside the pool's workers, and for backends that cannot run in a worker), `PooledBagWork` sends it
@@ -54,6 +57,12 @@ export interface BagWork {
   /** The bag's Info with `path` = the id (server paths never leave the server). */
   info(bag: ResolvedBag): Promise<Info>;
   schemas(bag: ResolvedBag): Promise<SchemaData[]>;
+  /**
+   * The facts of each bag, in order, a failure in its place (the call itself does not fail). Many bags per call: a
+   * worker opens them one after the other instead of costing a round trip each, and keeps no reader or info of
+   * theirs (a listing must not push out of the caches the bags clients are reading).
+   */
+  facts(bags: readonly ResolvedBag[]): Promise<BagFacts[]>;
   /** The bytes of attachment `index` of `info().attachments` (foreign formats that have them: MCAP). */
   attachment(bag: ResolvedBag, index: number): Promise<Uint8Array>;
   /** `{ factor, urls: [...] }` as JSON text. A long pass stops (`ABORTED`) when `signal` aborts. */

@@ -15,7 +15,15 @@ import { binaryStream, ndjsonStream } from '../messages/frame-stream.js';
 import { QueryCursor } from '../messages/query-cursor.js';
 import type { BagStore } from '../store/bag-store.js';
 import type { ResolvedBag } from '../store/resolve-id.js';
-import type { BagWork, DensityRequest, PageRequest, ReportRequest, StreamRequest, TimingRequest } from './bag-work.js';
+import type {
+  BagFacts,
+  BagWork,
+  DensityRequest,
+  PageRequest,
+  ReportRequest,
+  StreamRequest,
+  TimingRequest,
+} from './bag-work.js';
 import type { WorkLimits } from './limits.js';
 
 /** A JSON page is built in memory: it also ends once it holds this much payload (the `next` token continues). */
@@ -41,6 +49,29 @@ export class LocalBagWork implements BagWork {
 
   schemas(bag: ResolvedBag): Promise<SchemaData[]> {
     return this.store.schemas(bag);
+  }
+
+  /**
+   * One bag after the other. In a worker, `budgetMs` ends the job once that much time has passed (after at least one
+   * bag), so a batch never holds a worker for long while other clients' jobs wait; the caller asks for the rest.
+   */
+  async facts(
+    bags: readonly ResolvedBag[],
+    options: { budgetMs?: number; signal?: AbortSignal; onBag?: (index: number) => void } = {},
+  ): Promise<BagFacts[]> {
+    const started = performance.now();
+    const budget = options.budgetMs ?? Number.POSITIVE_INFINITY;
+    const out: BagFacts[] = [];
+    for (const bag of bags) {
+      if (out.length > 0 && (options.signal?.aborted || performance.now() - started > budget)) break;
+      options.onBag?.(out.length);
+      try {
+        out.push(await this.store.facts(bag));
+      } catch (error) {
+        out.push({ error: error instanceof Error ? error : new Error(String(error)) });
+      }
+    }
+    return out;
   }
 
   attachment(bag: ResolvedBag, index: number): Promise<Uint8Array> {

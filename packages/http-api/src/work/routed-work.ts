@@ -1,6 +1,14 @@
 import { bagExtensionOf, findBackend, type Info, type SchemaData } from '@vlink/bag';
 import type { ResolvedBag } from '../store/resolve-id.js';
-import type { BagWork, DensityRequest, PageRequest, ReportRequest, StreamRequest, TimingRequest } from './bag-work.js';
+import type {
+  BagFacts,
+  BagWork,
+  DensityRequest,
+  PageRequest,
+  ReportRequest,
+  StreamRequest,
+  TimingRequest,
+} from './bag-work.js';
 
 /** Bags whose info and schemas the server keeps (LRU); both are small and asked for on every player visit. */
 const MEMO_ENTRIES = 256;
@@ -35,6 +43,20 @@ export class RoutedWork implements BagWork {
 
   schemas(bag: ResolvedBag): Promise<SchemaData[]> {
     return this.remember(bag, 'schemas', () => this.of(bag).schemas(bag));
+  }
+
+  /** The bags of the pool in one call to it, the others on this thread, each answer in its bag's place. */
+  async facts(bags: readonly ResolvedBag[]): Promise<BagFacts[]> {
+    const inPool = bags.map((bag) => this.isPooled(bag));
+    const pooled = bags.filter((_, i) => inPool[i]);
+    const local = bags.filter((_, i) => !inPool[i]);
+    const [fromPool, fromHere] = await Promise.all([
+      pooled.length > 0 ? this.pooled!.facts(pooled) : [],
+      local.length > 0 ? this.local.facts(local) : [],
+    ]);
+    let p = 0;
+    let l = 0;
+    return inPool.map((pool) => (pool ? fromPool[p++]! : fromHere[l++]!));
   }
 
   attachment(bag: ResolvedBag, index: number): Promise<Uint8Array> {
