@@ -2,7 +2,7 @@ import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import { badParameter, HttpError } from '../http/errors.js';
 import { bagJsonRoute } from '../http/bag-json-route.js';
 import { messageQuery } from '../http/query.js';
-import { msParam, urlsParam } from '../http/schemas.js';
+import { msParam, urlParam, urlsParam } from '../http/schemas.js';
 import type { BagStore } from '../store/bag-store.js';
 import type { BagWork } from '../work/bag-work.js';
 
@@ -25,6 +25,7 @@ const DensityQuery = z.object({
   begin: msParam('begin', 'Window start, ms since recording start; default 0'),
   end: msParam('end', 'Window end, ms since recording start (inclusive); default the last message'),
   urls: urlsParam('Urls to count'),
+  url: urlParam('Url to count'),
 });
 
 export const DensitySchema = z
@@ -91,7 +92,7 @@ export function registerDensity(app: OpenAPIHono, { store, work, maxCells }: Den
     const q = c.req.valid('query');
     const buckets = q.buckets === undefined ? DEFAULT_BUCKETS : Number(q.buckets);
     if (!(buckets >= 1 && buckets <= MAX_BUCKETS)) throw badParameter('buckets', `an integer in [1, ${MAX_BUCKETS}]`);
-    const { urls } = messageQuery({ urls: q.urls });
+    const { urls } = messageQuery({ urls: q.urls, url: q.url });
     const info = await work.info(b);
     const urlCount = urls?.length ?? new Set(info.urls.map((u) => u.url)).size;
     if (urlCount * buckets > maxCells) {

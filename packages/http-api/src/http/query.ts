@@ -2,11 +2,12 @@ import { badParameter } from './errors.js';
 import type { MessageQuery } from '../messages/cursor-token.js';
 
 /**
- * urls (repeated and/or comma-separated), begin/end ms, timeBase → a query in µs; end before begin is a 400 naming
- * `end`.
+ * urls (repeated and/or comma-separated, trimmed), url (repeated, each exact), begin/end ms, timeBase → a query in µs;
+ * end before begin is a 400 naming `end`.
  */
 export function messageQuery(q: {
   urls?: string | string[] | undefined;
+  url?: string | string[] | undefined;
   begin?: string | undefined;
   end?: string | undefined;
   timeBase?: string | undefined;
@@ -22,6 +23,8 @@ export function messageQuery(q: {
       .filter((u) => u.length > 0);
     if (urls.length > 0) query.urls = urls;
   }
+  if (q.url !== undefined)
+    query.urls = [...new Set([...(query.urls ?? []), ...(Array.isArray(q.url) ? q.url : [q.url])])];
   if (q.begin !== undefined) query.beginUs = Math.round(Number(q.begin) * 1000);
   if (q.end !== undefined) query.endUs = Math.round(Number(q.end) * 1000);
   if (query.beginUs !== undefined && query.endUs !== undefined && query.endUs < query.beginUs)

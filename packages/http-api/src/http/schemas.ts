@@ -211,6 +211,20 @@ export const urlsParam = (purpose: string) =>
       type: 'string',
     });
 
+/**
+ * The exact url to keep, repeatable: taken as it is, neither split at commas nor trimmed, for urls `urls` cannot name
+ * (`a,b`, ` padded `). Both may be given; a message of any url named either way is kept.
+ */
+export const urlParam = (purpose: string) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .openapi({
+      param: { name: 'url', in: 'query' },
+      description: `${purpose}, one exact url per parameter (repeat it; not split at commas, not trimmed)`,
+      type: 'string',
+    });
+
 /** An optional query parameter holding a decimal number ≥ 0; `rule` is what its error says it must be. */
 export const decimalParam = (name: string, description: string, rule: string) =>
   z
@@ -224,6 +238,7 @@ export const msParam = (name: string, description: string) => decimalParam(name,
 
 export const MessagesQuery = z.object({
   urls: urlsParam('Urls to keep'),
+  url: urlParam('Url to keep'),
   begin: msParam('begin', 'Window start, ms since recording start (inclusive)'),
   end: msParam('end', 'Window end, ms since recording start (inclusive); default the end'),
   timeBase: z
@@ -273,6 +288,7 @@ export const MessagesQuery = z.object({
 
 export const TimingQuery = z.object({
   urls: urlsParam('Urls to analyse'),
+  url: urlParam('Url to analyse'),
   factor: decimalParam(
     'factor',
     'A gap is an interval longer than factor × the url’s median interval (default 1.5)',

@@ -99,7 +99,7 @@ export function registerBagRoutes(app: OpenAPIHono, { store, work, scrub, limits
     const q = c.req.valid('query');
     const factor = q.factor === undefined ? DEFAULT_GAP_FACTOR : Number(q.factor);
     if (!(factor > 0)) throw badParameter('factor', 'a number > 0');
-    const { urls } = messageQuery({ urls: q.urls });
+    const { urls } = messageQuery({ urls: q.urls, url: q.url });
     const text = await work.timing(b, urls ? { factor, urls } : { factor }, c.req.raw.signal);
     return c.body(text, 200, { 'content-type': JSON_TYPE }) as never;
   });
@@ -137,7 +137,12 @@ export function registerBagRoutes(app: OpenAPIHono, { store, work, scrub, limits
     let position: Position | undefined;
     if (q.cursor !== undefined) {
       const token = decodeCursor(q.cursor, b.id);
-      const explicit = q.urls !== undefined || q.begin !== undefined || q.end !== undefined || q.timeBase !== undefined;
+      const explicit =
+        q.urls !== undefined ||
+        q.url !== undefined ||
+        q.begin !== undefined ||
+        q.end !== undefined ||
+        q.timeBase !== undefined;
       if (explicit && !sameQuery(token.query, query))
         throw badParameter('cursor', 'the token was issued for other urls/begin/end/timeBase');
       query = token.query;
