@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { after, before, describe, test } from '@vlink/fixtures/test';
 import Ajv2020Module from 'ajv/dist/2020.js';
-import { queryFormatOf } from './commands/query.js';
+import { QUERY_ANSWER_BYTES, queryFormatOf } from './commands/query.js';
 import { JSON_SCHEMAS } from './lib/json-schemas.js';
 import { type Fleet, lakeFleet } from '@vlink/fixtures/lake';
 import { runCli, tempDir } from './testing/harness.js';
@@ -140,6 +140,15 @@ describe('vlink-bag query', () => {
     const check = ajv.compile(JSON_SCHEMAS['query']!);
     assert.ok(check(doc), JSON.stringify(check.errors));
     assert.equal(check({ ...doc, truncated: 'no' }), false);
+  });
+
+  test('a text answer past QUERY_ANSWER_BYTES of JSON stops with the reason, before filling the heap', async () => {
+    const rows = Math.ceil(QUERY_ANSWER_BYTES / 1_000_000) + 6;
+    const sql = `SELECT repeat('x', 1000000) AS s FROM range(${rows})`;
+    const r = await runCli(['query', sql, '--catalog', folders.catalog, '--format', 'csv']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, new RegExp(`the answer is over ${QUERY_ANSWER_BYTES} bytes of JSON \\(at row \\d+\\)`));
+    assert.equal(r.stdout, '');
   });
 
   test('the format follows --format, else the extension of -o', () => {

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from '@vlink/fixtures/test';
+import { BagError } from '@vlink/bag';
 import { createApp, type BagApp, type QueryableLake, serve, type RunningServer } from './index.js';
 import { buildFixtureRoot, type FixtureRoot } from './testing/fixtures.js';
 import { type Fleet, lakeFleet } from '@vlink/fixtures/lake';
@@ -97,9 +98,20 @@ describe('POST /v1/query', () => {
     assert.match(e1.message, /Parser Error: syntax error at or near "SELEC"/);
     const outside = await errorOf(await post({ sql: "SELECT * FROM read_csv('/etc/passwd')" }));
     assert.deepEqual([outside.code, /Permission Error/.test(outside.message)], ['QUERY_ERROR', true]);
-    const copy = await errorOf(await post({ sql: `COPY (SELECT 1) TO '${folders.export}/x.csv'` }));
+    const copy = await errorOf(await post({ sql: `COPY (SELECT 1) TO '${folders.export}/messages/x.csv'` }));
     assert.equal(copy.code, 'QUERY_ERROR');
     assert.match(copy.message, /only SELECT \(and EXPLAIN\) run on a lake; this is a COPY statement/);
+    // EXPLAIN ANALYZE would run the statement: a forged view for every later client, a file in the catalog
+    for (const sql of [
+      "EXPLAIN ANALYZE CREATE OR REPLACE VIEW bags AS SELECT 'forged' AS bag_id",
+      `EXPLAIN ANALYZE COPY (SELECT 'pwned' AS bag_id) TO '${folders.catalog}/bags.parquet' (FORMAT parquet)`,
+    ]) {
+      const res = await post({ sql });
+      assert.equal(res.status, 400, sql);
+      assert.match((await errorOf(res)).message, /EXPLAIN ANALYZE runs the statement it explains/);
+    }
+    const count = (await (await post({ sql: 'SELECT count(*) AS n FROM bags' })).json()) as { rows: unknown };
+    assert.deepEqual(count.rows, [[BAGS]]);
     // an error naming a lake file shows it relative to its folder
     const inside = await errorOf(await post({ sql: `SELECT * FROM read_csv('${folders.catalog}/bags.parquet')` }));
     assert.equal(inside.code, 'QUERY_ERROR');
@@ -114,12 +126,58 @@ describe('POST /v1/query', () => {
       });
     const big = await request('SELECT payload FROM messages');
     assert.equal(big.status, 413);
-    assert.match((await errorOf(big)).message, /the answer is over 2000 bytes of JSON \(1000 rows\)/);
+    assert.match((await errorOf(big)).message, /^the answer is over 2000 bytes of JSON \(at row \d+\): ask fewer rows/);
+    // rows of 4 MB each: refused at the first one, not made whole and measured after JSON.stringify
+    const huge = await request("SELECT repeat('x', 4000000) AS big FROM range(12)");
+    assert.equal(huge.status, 413);
+    assert.deepEqual(await errorOf(huge), {
+      code: 'TOO_LARGE',
+      message: 'the answer is over 2000 bytes of JSON (at row 1): ask fewer rows or columns',
+    });
     const slow = await request('SELECT sum(a.range * b.range) FROM range(200000) a, range(200000) b');
     assert.equal(slow.status, 503);
     assert.deepEqual(await errorOf(slow), { code: 'TIMEOUT', message: 'the query ran past its 150 ms timeout' });
     const ok = await request('SELECT count(*) AS n FROM bags');
     assert.deepEqual(((await ok.json()) as { rows: unknown }).rows, [[BAGS]]);
+  });
+
+  test('the lake is asked for the byte limit; its LIMIT_REACHED is 413, the server’s timeout 503', async () => {
+    const asked: unknown[] = [];
+    const injected: QueryableLake = {
+      async query(sql, options) {
+        asked.push({ ...options, signal: options.signal instanceof AbortSignal });
+        if (sql === 'big') throw new BagError('LIMIT_REACHED', 'the answer is over 1234 bytes of JSON (at row 2): …');
+        // a lake that only stops when the signal says so
+        await new Promise((_, reject) => options.signal?.addEventListener('abort', () => reject(new Error('stopped'))));
+        return { columns: [], rows: [], truncated: false };
+      },
+      close() {},
+    };
+    const app = createApp({
+      root: fx.root,
+      workers: 0,
+      lake: { catalog: folders.catalog, maxAnswerBytes: 1234, timeoutMs: 50, open: async () => injected },
+    });
+    try {
+      const ask = (sql: string) =>
+        app.request('/v1/query', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ sql, limit: 3 }),
+        });
+      const big = await ask('big');
+      assert.equal(big.status, 413);
+      assert.deepEqual(await errorOf(big), {
+        code: 'TOO_LARGE',
+        message: 'the answer is over 1234 bytes of JSON (at row 2): …',
+      });
+      assert.deepEqual(asked, [{ limit: 3, signal: true, maxBytes: 1234 }]);
+      const slow = await ask('slow');
+      assert.equal(slow.status, 503);
+      assert.deepEqual(await errorOf(slow), { code: 'TIMEOUT', message: 'the query ran past its 50 ms timeout' });
+    } finally {
+      await app.close();
+    }
   });
 
   test('too many at once is 503 QUEUE_FULL; an injected lake is used; no lake, no route', async () => {

@@ -40,9 +40,9 @@ export class S3Client {
     });
   }
 
-  /** The object's https url (path or virtual-hosted style), its key's segments percent-encoded. */
+  /** The object's https url (path or virtual-hosted style), naming exactly its key (`keyPath`). */
   objectUrl({ bucket, key }: S3Location): string {
-    const path = key.split('/').map(encodeURIComponent).join('/');
+    const path = keyPath(key, `s3://${bucket}/${key}`);
     const base = new URL(this.options.endpoint);
     if (this.options.pathStyle) return `${base.origin}${trimSlash(base.pathname)}/${bucket}/${path}`;
     return `${base.protocol}//${bucket}.${base.host}${trimSlash(base.pathname)}/${path}`;
@@ -164,6 +164,27 @@ function askedPart(response: Response, bytes: Uint8Array, offset: number, length
   if (response.status !== 200) return bytes;
   if (offset >= 0) return bytes.subarray(offset, offset + length);
   return bytes.subarray(Math.max(0, bytes.length + offset));
+}
+
+/**
+ * A key as a url path that S3 reads back as exactly that key: each segment percent-encoded, and a `.` or `..`
+ * segment joined to its neighbours with `%2F` instead of `/`. URL parsing (`new URL`, and `fetch` itself) removes
+ * dot segments, `%2E` spellings included, so `p/./x.vcap` would ask for `p/x.vcap`; S3 decodes `%2F` to `/`, and a
+ * segment such as `p%2F.%2Fx.vcap` is not a dot segment. The signature is computed over the decoded key, as S3 does.
+ * A key that is only `.` or `..` has no neighbour to join and cannot be asked for over HTTP at all.
+ */
+function keyPath(key: string, file: string): string {
+  if (key === '.' || key === '..') {
+    throw new BagError('INVALID_ARGUMENT', `the S3 key "${key}" cannot be named in a request url`, { file });
+  }
+  const segments = key.split('/');
+  const dot = segments.map((segment) => segment === '.' || segment === '..');
+  let path = '';
+  for (let i = 0; i < segments.length; i++) {
+    if (i > 0) path += dot[i] || dot[i - 1] ? '%2F' : '/';
+    path += encodeURIComponent(segments[i]!);
+  }
+  return path;
 }
 
 function trimSlash(path: string): string {

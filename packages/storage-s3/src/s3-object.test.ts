@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from '@vlink/fixtures/test';
 import { BagError } from '@vlink/bag-core';
 import { S3Client } from './s3-client.js';
+import { listObjects } from './s3-list.js';
 import { parseS3Url } from './s3-location.js';
 import { S3Object } from './s3-object.js';
 import { resolveS3Options } from './s3-options.js';
@@ -76,6 +77,27 @@ describe('S3Object over a real S3 server', { skip }, () => {
     }
   });
 
+  test('keys with `.`, `..` and empty segments or a backslash are written, listed and read exactly', async () => {
+    const keys = [
+      'p/./dot.vcap',
+      'p/../up.vcap',
+      './lead.vcap',
+      'p/..',
+      'p//double.vcap',
+      'p/back\\slash.vcap',
+      'p/.x/..y',
+    ];
+    await client.createBucket('odd');
+    for (const [i, key] of keys.entries()) await client.put({ bucket: 'odd', key }, object.subarray(i, i + 100));
+    // url normalisation would have stored `p/./dot.vcap` as `p/dot.vcap` and `p/../up.vcap` as `up.vcap`
+    assert.deepEqual((await listObjects(client, 'odd', '')).map((o) => o.key).sort(), [...keys].sort());
+    const reader = new S3Client(s3Options());
+    for (const [i, key] of keys.entries()) {
+      const s3 = await S3Object.open(`s3://odd/${key}`, { client: reader });
+      assert.deepEqual(await s3.read(0, 100), object.subarray(i, i + 100), key);
+    }
+  });
+
   test('a missing key is NOT_FOUND, a missing bucket too', async () => {
     for (const url of ['s3://bags/nothing.vcap', 's3://no-such-bucket/x.vcap']) {
       await assert.rejects(
@@ -124,6 +146,24 @@ describe('S3 options and urls', () => {
       client.objectUrl({ bucket: 'bk', key: 'a b/c.vcap' }),
       'https://bk.s3.us-east-1.amazonaws.com/a%20b/c.vcap',
     );
+    // a dot segment is joined to its neighbours with %2F: `new URL` and fetch would drop it (`%2E` too)
+    for (const [key, path] of [
+      ['p/./x.vcap', 'p%2F.%2Fx.vcap'],
+      ['a/b/../c', 'a/b%2F..%2Fc'],
+      ['./x', '.%2Fx'],
+      ['x/..', 'x%2F..'],
+      ['a//b/.hidden', 'a//b/.hidden'],
+    ]) {
+      const url = client.objectUrl({ bucket: 'bk', key });
+      assert.equal(url, `https://bk.s3.us-east-1.amazonaws.com/${path}`);
+      assert.equal(new URL(url).href, url, 'a url fetch leaves as it is');
+    }
+    for (const key of ['.', '..']) {
+      assert.throws(() => client.objectUrl({ bucket: 'bk', key }), {
+        code: 'INVALID_ARGUMENT',
+        message: `the S3 key "${key}" cannot be named in a request url (file s3://bk/${key})`,
+      });
+    }
     assert.throws(() => resolveS3Options({}, { AWS_ACCESS_KEY_ID: 'only-id' }), {
       code: 'INVALID_ARGUMENT',
       message: /AWS_SECRET_ACCESS_KEY/,

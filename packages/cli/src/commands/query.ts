@@ -8,6 +8,13 @@ import { parseNonNegativeInteger, parsePositive } from '../lib/parse.js';
 const QUERY_FORMATS = ['table', 'csv', 'json', 'ndjson', 'parquet'] as const;
 type QueryFormat = (typeof QUERY_FORMATS)[number];
 
+/**
+ * The most rows, as JSON bytes, a text answer holds: it is made in memory and printed as one string, so past this a
+ * query stops (LIMIT_REACHED) instead of running the process out of heap or past a JS string's length. Larger
+ * answers go to Parquet (`-o x.parquet`), which DuckDB writes itself.
+ */
+export const QUERY_ANSWER_BYTES = 128 * 1024 * 1024;
+
 interface QueryFlags {
   catalog?: string;
   export?: string;
@@ -92,6 +99,7 @@ async function runQuery(sql: string, flags: QueryFlags): Promise<void> {
     }
     const result = await opened.query(sql, {
       ...options,
+      maxBytes: QUERY_ANSWER_BYTES,
       ...(flags.limit === undefined ? {} : { limit: flags.limit }),
     });
     const text = flags.json

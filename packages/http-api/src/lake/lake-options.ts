@@ -1,11 +1,13 @@
 /**
  * What the query route needs of a lake, structurally, so this package does not import @vlink/bag-lake (and DuckDB)
- * unless a lake is served: `openLake` of @vlink/bag-lake fits.
+ * unless a lake is served: `openLake` of @vlink/bag-lake fits. The route stops a query through `signal` (the client
+ * went away, or the server's `timeoutMs` passed) and asks for at most `maxBytes` of rows as JSON: past them the lake
+ * throws a BagError `LIMIT_REACHED`, which the client gets as 413 TOO_LARGE.
  */
 export interface QueryableLake {
   query(
     sql: string,
-    options: { limit?: number; timeoutMs?: number; signal?: AbortSignal },
+    options: { limit?: number; timeoutMs?: number; signal?: AbortSignal; maxBytes?: number },
   ): Promise<{
     columns: readonly { name: string; type: string }[];
     rows: unknown[][];

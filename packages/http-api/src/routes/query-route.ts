@@ -4,6 +4,7 @@ import { BagError } from '@vlink/bag';
 import { HttpError } from '../http/errors.js';
 import { errorResponses } from '../http/error-responses.js';
 import { LAKE_DEFAULTS, type LakeServerOptions, type QueryableLake } from '../lake/lake-options.js';
+import { answerQuery } from '../lake/query-answer.js';
 
 export const QueryRequestSchema = z
   .object({
@@ -87,24 +88,17 @@ export function registerQueryRoute(app: OpenAPIHono, options: LakeServerOptions)
       throw new HttpError('QUEUE_FULL', `${running} queries are running; try again when one has ended`);
     }
     running++;
-    const started = performance.now();
     try {
       lake ??= open(folders).catch((error: unknown) => {
         lake = undefined;
         throw error;
       });
-      const result = await (await lake).query(body.sql, {
+      const text = await answerQuery(await lake, body.sql, {
         limit,
         timeoutMs: limits.timeoutMs,
+        maxAnswerBytes: limits.maxAnswerBytes,
         signal: c.req.raw.signal,
       });
-      const text = JSON.stringify({ ...result, elapsedMs: Math.round(performance.now() - started) });
-      if (text.length > limits.maxAnswerBytes) {
-        throw new HttpError(
-          'TOO_LARGE',
-          `the answer is over ${limits.maxAnswerBytes} bytes of JSON (${result.rows.length} rows): ask fewer rows or columns`,
-        );
-      }
       return c.body(text, 200, {
         'content-type': 'application/json; charset=utf-8',
         'cache-control': 'no-store',

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from '@vlink/fixtures/test';
@@ -22,6 +22,12 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A connection of the lake's DuckDB without the statement check: what the lock-down holds without it. */
+const rawConnection = () =>
+  (
+    lake as unknown as { instance: { connect(): Promise<import('@duckdb/node-api').DuckDBConnection> } }
+  ).instance.connect();
+
 const refused = (sql: string, message: RegExp) =>
   assert.rejects(lake.query(sql), (error: { code?: string; message?: string }) => {
     assert.equal(error.code, 'QUERY_ERROR', `${sql}: ${error.message}`);
@@ -43,11 +49,14 @@ describe('lake safety', () => {
     const target = join(outside, 'x.csv');
     await refused(`COPY (SELECT 1) TO '${target}'`, /Permission Error|only SELECT/);
     await refused(
-      `COPY (SELECT 1) TO '${folders.export}/x.csv'`,
+      `COPY (SELECT 1) TO '${folders.export}/messages/x.csv'`,
       /only SELECT \(and EXPLAIN\) run on a lake; this is a COPY/,
     );
+    // outside the files the views read, DuckDB refuses even to prepare it
+    await refused(`COPY (SELECT 1) TO '${folders.export}/x.csv'`, /Permission Error|only SELECT/);
     assert.equal(existsSync(target), false);
     assert.equal(existsSync(join(folders.export, 'x.csv')), false);
+    assert.equal(existsSync(join(folders.export, 'messages', 'x.csv')), false);
     await refused('INSTALL httpfs', /only SELECT \(and EXPLAIN\) run on a lake; this is a LOAD statement/);
     await refused('LOAD httpfs', /only SELECT.*LOAD|Permission Error/);
     await refused('SET enable_external_access = true', /only SELECT.*SET/);
@@ -57,12 +66,62 @@ describe('lake safety', () => {
     assert.deepEqual((await lake.query('SELECT count(*) FROM bags')).rows, [[3]]);
   });
 
+  test('EXPLAIN runs nothing: ANALYZE, options and EXPLAIN of anything but a SELECT are refused', async () => {
+    const bags = join(folders.catalog, 'bags.parquet');
+    const before = readFileSync(bags);
+    const evil = join(folders.export, 'messages', 'evil.csv');
+    for (const sql of [
+      `EXPLAIN ANALYZE COPY (SELECT 'pwned' AS bag_id) TO '${bags}' (FORMAT parquet)`,
+      `explain analyse COPY (SELECT 1) TO '${evil}'`,
+      "EXPLAIN ANALYZE CREATE OR REPLACE VIEW bags AS SELECT 'forged' AS bag_id, 999 AS message_count",
+      `EXPLAIN (ANALYZE) COPY (SELECT 1) TO '${evil}'`,
+      `EXPLAIN (ANALYZE true, FORMAT json) COPY (SELECT 1) TO '${evil}'`,
+      `EXPLAIN /* x */ ANALYZE COPY (SELECT 1) TO '${evil}'`,
+      `/* x */ EXPLAIN ANALYZE COPY (SELECT 1) TO '${evil}'`,
+      `EXPLAIN\nANALYZE\tCOPY (SELECT 1) TO '${evil}'`,
+      'EXPLAIN ANALYZE SELECT 1',
+    ]) {
+      await refused(sql, /EXPLAIN ANALYZE runs|EXPLAIN options|write EXPLAIN first/);
+    }
+    await refused(`EXPLAIN COPY (SELECT 1) TO '${evil}'`, /this explains a COPY statement/);
+    await refused('EXPLAIN CREATE OR REPLACE VIEW bags AS SELECT 1', /this explains a CREATE statement/);
+    await refused('EXPLAIN SELECT 1; SELECT 2', /one SQL statement; this text has 2/);
+    await refused("EXPLAIN SELECT 1; COPY (SELECT 1) TO 'x.csv'", /one SQL statement/);
+    assert.deepEqual(readFileSync(bags), before);
+    assert.equal(existsSync(evil), false);
+    // plain EXPLAIN of a SELECT still answers, and the views are the lake's own
+    const plan = await lake.query('  EXPLAIN SELECT count(*) FROM bags');
+    assert.deepEqual(
+      plan.columns.map((c) => c.name),
+      ['explain_key', 'explain_value'],
+    );
+    assert.deepEqual((await lake.query('SELECT count(*) FROM bags')).rows, [[3]]);
+  });
+
+  test('the views cannot be replaced, and the export’s own state cannot be written, even past the check', async () => {
+    mkdirSync(join(folders.export, '_export'), { recursive: true });
+    const raw = await rawConnection();
+    try {
+      for (const sql of [
+        "CREATE OR REPLACE VIEW bags AS SELECT 'forged' AS bag_id",
+        'DROP VIEW urls',
+        'CREATE TABLE t AS SELECT 1',
+      ]) {
+        await assert.rejects(raw.run(sql), /read-only mode/, sql);
+      }
+      for (const file of [join(folders.export, '_export', 'x.json'), join(folders.catalog, 'evil.csv')]) {
+        await assert.rejects(raw.run(`COPY (SELECT 1) TO '${file}'`), /Permission Error/, file);
+        assert.equal(existsSync(file), false);
+      }
+    } finally {
+      raw.closeSync();
+    }
+    assert.deepEqual((await lake.query('SELECT count(*) FROM bags')).rows, [[3]]);
+  });
+
   test('DuckDB itself is locked: a connection past the statement check cannot undo the lock', async () => {
     // what the statement check stops is also refused by DuckDB's own configuration (defence in depth)
-    const instance = (
-      lake as unknown as { instance: { connect(): Promise<import('@duckdb/node-api').DuckDBConnection> } }
-    ).instance;
-    const raw = await instance.connect();
+    const raw = await rawConnection();
     try {
       for (const [sql, message] of [
         ['SET enable_external_access = true', /configuration has been locked/],

@@ -1,17 +1,9 @@
-import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { BagError } from '@vlink/bag-core';
-import { toLakeValue, type LakeValue } from './values.js';
-import {
-  catalogViews,
-  createViewSql,
-  exportViews,
-  LAKE_VIEWS,
-  type LakeView,
-  type LakeViewName,
-  sqlFolderList,
-  sqlPathList,
-  sqlString,
-} from './views.js';
+import { cellOf, JsonMeter, OverBudget } from './cells.js';
+import { type LockedInstance, openLockedInstance, prepareRead } from './lock-down.js';
+import type { LakeValue } from './values.js';
+import { catalogViews, exportViews, LAKE_VIEWS, type LakeView, type LakeViewName, sqlString } from './views.js';
 
 export interface OpenLakeOptions {
   /** A catalog folder (`bags.parquet`, `urls.parquet`): the views `bags` and `urls`. */
@@ -33,6 +25,11 @@ export interface LakeQueryOptions {
   timeoutMs?: number;
   /** Interrupts the statement (ABORTED). */
   signal?: AbortSignal;
+  /**
+   * The kept rows, as JSON (`JSON.stringify(rows)`, UTF-8), stay within this many bytes: the query stops with
+   * LIMIT_REACHED as soon as a value passes it, before the rest is made. Default: no limit.
+   */
+  maxBytes?: number;
 }
 
 export interface LakeColumnInfo {
@@ -52,96 +49,96 @@ export interface LakeResult {
 /** How often a stopped query's connection is interrupted again (an interrupt between two steps is lost). */
 const INTERRUPT_REPEAT_MS = 20;
 
-/** Statements a lake runs: reads. Everything else (COPY, CREATE, SET, ATTACH, INSTALL …) is refused before it runs. */
-const READ_STATEMENTS = new Set<number>([StatementType.SELECT, StatementType.EXPLAIN]);
-
 /**
- * DuckDB in-process over a catalog and an export, locked down: once the views exist, DuckDB may read only the lake's
- * folders (enable_external_access=false with allowed_directories), write only `outputFiles`, load no extension, and
- * no statement can change that (lock_configuration). Each query runs on a connection of its own, on DuckDB's threads
- * (the event loop only converts the kept rows), so queries may run side by side and each can be interrupted.
+ * DuckDB in-process over a catalog and an export, locked down (lock-down.ts): only reads run (a SELECT, or a plain
+ * EXPLAIN of one), the views live in a read-only database, DuckDB may read only the lake's files, write only
+ * `outputFiles`, load no extension, and no statement can change that. Each query runs on a connection of its own, on
+ * DuckDB's threads (the event loop only converts the kept rows), so queries may run side by side and each can be
+ * interrupted.
  */
 export class Lake {
   private closed = false;
+  private readonly instance: DuckDBInstance;
 
   private constructor(
-    private readonly instance: DuckDBInstance,
+    private readonly locked: LockedInstance,
     /** The views this lake has. */
     readonly views: readonly LakeViewName[],
     private readonly outputFiles: ReadonlySet<string>,
-  ) {}
+  ) {
+    this.instance = locked.instance;
+  }
 
   static async open(options: OpenLakeOptions = {}): Promise<Lake> {
     const views: LakeView[] = [
       ...(options.catalog === undefined ? [] : catalogViews(options.catalog)),
       ...(options.export === undefined ? [] : exportViews(options.export)),
     ];
-    const instance = await DuckDBInstance.create(':memory:', {
-      autoinstall_known_extensions: 'false',
-      autoload_known_extensions: 'false',
-      allow_community_extensions: 'false',
-      memory_limit: options.memoryLimit ?? '2GB',
-      ...(options.threads === undefined ? {} : { threads: String(options.threads) }),
+    const locked = await openLockedInstance(views, {
+      outputFiles: options.outputFiles ?? [],
+      memoryLimit: options.memoryLimit ?? '2GB',
+      ...(options.threads === undefined ? {} : { threads: options.threads }),
     });
-    const connection = await instance.connect();
-    try {
-      for (const view of views) await connection.run(createViewSql(view));
-      // no spilling: a temp directory would be a place SQL could fill
-      await connection.run("SET temp_directory = ''");
-      const folders = views.map((view) => view.folder);
-      if (folders.length > 0) await connection.run(`SET allowed_directories = ${sqlFolderList(folders)}`);
-      const outputs = [...(options.outputFiles ?? [])];
-      if (outputs.length > 0) await connection.run(`SET allowed_paths = ${sqlPathList(outputs)}`);
-      await connection.run('SET enable_external_access = false');
-      await connection.run('SET lock_configuration = true');
-    } catch (error) {
-      connection.closeSync();
-      instance.closeSync();
-      throw BagError.wrap(error, 'QUERY_ERROR', 'cannot open the lake');
-    }
-    connection.closeSync();
     return new Lake(
-      instance,
+      locked,
       views.map((view) => view.name),
       new Set(options.outputFiles ?? []),
     );
   }
 
-  /** Runs one SELECT (or EXPLAIN) and keeps its first `limit` rows. */
+  /** Runs one SELECT (or EXPLAIN) and keeps its first `limit` rows (within `maxBytes` of JSON). */
   async query(sql: string, options: LakeQueryOptions = {}): Promise<LakeResult> {
     const limit = options.limit ?? Number.POSITIVE_INFINITY;
     if (!(limit >= 0)) throw new BagError('INVALID_ARGUMENT', `limit must be ≥ 0, not ${options.limit}`);
+    const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+    if (!(maxBytes > 0)) throw new BagError('INVALID_ARGUMENT', `maxBytes must be > 0, not ${options.maxBytes}`);
     return this.withConnection(options, async (connection) => {
-      const statement = await this.prepareRead(connection, sql);
+      const statement = await prepareRead(connection, sql, { explain: true });
       const result = await statement.stream();
       const names = result.columnNames();
       const types = result.columnTypes();
       const columns = names.map((name, i) => ({ name, type: String(types[i]) }));
       const rows: LakeValue[][] = [];
+      const meter = new JsonMeter(maxBytes);
       let truncated = false;
-      for (;;) {
-        const chunk = await result.fetchChunk();
-        if (chunk === null || chunk.rowCount === 0) break;
-        const take = Math.min(chunk.rowCount, limit - rows.length);
-        if (take < chunk.rowCount) truncated = true;
-        if (take > 0) {
-          const values = chunk.getColumns();
-          for (let r = 0; r < take; r++) rows.push(values.map((column) => toLakeValue(column[r] ?? null)));
+      try {
+        meter.add(2); // the rows' brackets
+        for (;;) {
+          const chunk = await result.fetchChunk();
+          if (chunk === null || chunk.rowCount === 0) break;
+          const take = Math.min(chunk.rowCount, limit - rows.length);
+          if (take < chunk.rowCount) truncated = true;
+          const vectors = columns.map((_, c) => chunk.getColumnVector(c));
+          for (let r = 0; r < take; r++) {
+            // brackets and commas of the row, and the comma before it
+            meter.add(2 + Math.max(0, vectors.length - 1) + (rows.length > 0 ? 1 : 0));
+            rows.push(vectors.map((vector) => cellOf(vector, r, meter)));
+          }
+          if (truncated) break;
+          if (rows.length >= limit) {
+            // exactly `limit` so far: one more chunk says whether anything was left out
+            const next = await result.fetchChunk();
+            truncated = next !== null && next.rowCount > 0;
+            break;
+          }
         }
-        if (truncated) break;
-        if (rows.length >= limit) {
-          // exactly `limit` so far: one more chunk says whether anything was left out
-          const next = await result.fetchChunk();
-          truncated = next !== null && next.rowCount > 0;
-          break;
-        }
+      } catch (error) {
+        if (!(error instanceof OverBudget)) throw error;
+        throw new BagError(
+          'LIMIT_REACHED',
+          `the answer is over ${maxBytes} bytes of JSON (at row ${rows.length + 1}): ask fewer rows or columns`,
+        );
       }
       return { columns, rows, truncated };
     });
   }
 
   /** Writes the answer of one SELECT to a Parquet file named in `outputFiles` (DuckDB's COPY … TO). */
-  async writeParquet(sql: string, file: string, options: Omit<LakeQueryOptions, 'limit'> = {}): Promise<number> {
+  async writeParquet(
+    sql: string,
+    file: string,
+    options: Omit<LakeQueryOptions, 'limit' | 'maxBytes'> = {},
+  ): Promise<number> {
     if (!this.outputFiles.has(file)) {
       throw new BagError(
         'INVALID_ARGUMENT',
@@ -150,7 +147,7 @@ export class Lake {
     }
     return this.withConnection(options, async (connection) => {
       // the SQL must be one read on its own before it is wrapped, so it cannot close the parenthesis and add options
-      await this.prepareRead(connection, sql);
+      await prepareRead(connection, sql, { explain: false });
       const copied = await connection.run(`COPY (${sql}) TO ${sqlString(file)} (FORMAT parquet)`);
       return Number(copied.rowsChanged);
     });
@@ -159,24 +156,11 @@ export class Lake {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.instance.closeSync();
+    this.locked.close();
   }
 
   [Symbol.dispose](): void {
     this.close();
-  }
-
-  private async prepareRead(connection: DuckDBConnection, sql: string) {
-    const extracted = await connection.extractStatements(sql);
-    if (extracted.count !== 1) {
-      throw new BagError('QUERY_ERROR', `a query is one SQL statement; this text has ${extracted.count}`);
-    }
-    const statement = await extracted.prepare(0);
-    if (!READ_STATEMENTS.has(statement.statementType)) {
-      const kind = StatementType[statement.statementType] ?? String(statement.statementType);
-      throw new BagError('QUERY_ERROR', `only SELECT (and EXPLAIN) run on a lake; this is a ${kind} statement`);
-    }
-    return statement;
   }
 
   private async withConnection<T>(

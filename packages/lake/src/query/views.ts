@@ -11,11 +11,15 @@ export const LAKE_VIEWS = {
 } as const;
 export type LakeViewName = keyof typeof LAKE_VIEWS;
 
-/** One view to create: its name, the SQL behind it, and the folder DuckDB may read for it. */
+/**
+ * One view to create: its name, the SQL behind it, and what DuckDB may read for it: one file, or one folder (DuckDB
+ * may write wherever it may read, so nothing wider: not the catalog folder, not the export's own state in `_export/`).
+ */
 export interface LakeView {
   readonly name: LakeViewName;
   readonly sql: string;
-  readonly folder: string;
+  readonly file?: string;
+  readonly folder?: string;
 }
 
 const quote = (text: string) => `'${text.replaceAll("'", "''")}'`;
@@ -50,7 +54,7 @@ export function catalogViews(dir: string): LakeView[] {
     } catch {
       throw new BagError('NOT_FOUND', `the catalog folder ${dir} has no ${file} (write it with vlink-bag index)`);
     }
-    return { name, sql: `SELECT * FROM read_parquet(${quote(path)})`, folder };
+    return { name, sql: `SELECT * FROM read_parquet(${quote(path)})`, file: path };
   });
 }
 
@@ -70,7 +74,7 @@ export function exportViews(dir: string): LakeView[] {
   }
   const glob = quote(join(messages, '**', '*.parquet'));
   const options = "hive_partitioning = true, union_by_name = true, hive_types = {'url': VARCHAR, 'date': VARCHAR}";
-  return [{ name: 'messages', sql: `SELECT * FROM read_parquet(${glob}, ${options})`, folder }];
+  return [{ name: 'messages', sql: `SELECT * FROM read_parquet(${glob}, ${options})`, folder: messages }];
 }
 
 function hasParquet(dir: string): boolean {
