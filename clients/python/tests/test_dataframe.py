@@ -181,7 +181,7 @@ def test_clashing_field_names_are_prefixed_and_failures_reported() -> None:
             return httpx.Response(200, json={"startTimestamp": 0, "totalDuration": 0, "messageCount": 2, "urls": []})
         if path.endswith("/schemas"):
             return httpx.Response(200, json={"schemas": [{"name": "c.C", "encoding": "protobuf", "schemaType": 3, "data": base64.b64encode(fds).decode()}]})
-        return httpx.Response(200, content=body)
+        return httpx.Response(200, content=body, headers={"content-type": "application/vnd.vlink.frames", "x-vlink-frame-layout": "1"})
 
     with Client("http://mock", transport=httpx.MockTransport(handler)) as client:
         df = client.bag("c.vdb").to_dataframe()

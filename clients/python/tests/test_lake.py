@@ -9,6 +9,7 @@ import subprocess
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -131,3 +132,47 @@ def test_async_query(lake_server: Server) -> None:
 def test_server_without_lake_has_no_query_route(client: Client) -> None:
     with pytest.raises(NotFound):
         client.query("SELECT 1")
+
+
+TYPED_SQL = [
+    "SELECT x FROM (VALUES (1::BIGINT), (9007199254740993::BIGINT)) t(x) ORDER BY x",  # ints past 2^53 come as text
+    "SELECT 9223372036854775807::BIGINT AS big, -9223372036854775807::BIGINT AS neg, 18446744073709551615::UBIGINT AS u, "
+    "7::INTEGER AS i, 3::SMALLINT AS s, 2::TINYINT AS t, 5::UINTEGER AS ui, 9::USMALLINT AS us",
+    "SELECT 'nan'::DOUBLE AS n, 'inf'::DOUBLE AS i, '-inf'::FLOAT AS f, 1.5::DOUBLE AS ok, 12.345::DECIMAL(10,3) AS d",
+    "SELECT DATE '2026-12-04' AS day, DATE '1500-01-01' AS old, INTERVAL 90 MINUTE AS iv, "
+    "INTERVAL '1 year 2 months 3 days 04:05:06.5' AS long_iv, -INTERVAL 90 MINUTE AS neg_iv, '\\x00\\xff'::BLOB AS b, "
+    "TIME '01:02:03.25' AS t, true AS yes",
+    "SELECT x::BIGINT AS a, x::UBIGINT AS u, x::INTEGER AS i, x::DOUBLE AS d, x::BOOLEAN AS flag, "
+    "CASE WHEN x IS NULL THEN NULL ELSE DATE '2026-12-04' END AS day, CASE WHEN x IS NULL THEN NULL ELSE '\\x01'::BLOB END AS b "
+    "FROM (VALUES (1), (NULL)) t(x) ORDER BY x NULLS LAST",
+    "SELECT epoch_ns(log_time) AS ns, seq, url FROM messages WHERE url = '/lidar' ORDER BY log_time LIMIT 3",
+    "SELECT x, 'a' AS s FROM (VALUES (1::BIGINT)) t(x) WHERE x > 5",  # no rows: the dtypes still follow the types
+]
+
+
+def test_remote_query_values_and_dtypes_match_local(lake_server: Server, lake: dict[str, Path]) -> None:
+    with Client(lake_server.url, token=TOKEN) as client:
+        for sql in TYPED_SQL:
+            remote = client.query(sql)
+            local = vlink_bag.query(sql, catalog=lake["catalog"], export=lake["export"])
+            assert remote.attrs["types"] == local.attrs["types"], sql
+            for i, kind in enumerate(local.attrs["types"]):
+                if kind == "BLOB":  # bytes here; the local DuckDB gives bytearray (and <NA> for NULL): same bytes
+                    assert all(isinstance(v, bytes) or v is None for v in remote.iloc[:, i])
+                    assert [None if v is None else bytes(v) for v in remote.iloc[:, i]] == [None if v is pd.NA or v is None else bytes(v) for v in local.iloc[:, i]]
+                    remote.isetitem(i, local.iloc[:, i])
+            pd.testing.assert_frame_equal(remote, local, check_exact=True, obj=sql)
+        big = client.query("SELECT x FROM (VALUES (1::BIGINT), (9007199254740993::BIGINT)) t(x) ORDER BY x")
+        assert str(big["x"].dtype) == "int64" and big["x"].sum() == 9007199254740994
+        # HUGEINT past 64 bits: exact Python ints (the local DuckDB conversion gives float64 there, and loses digits).
+        huge = client.query("SELECT 170141183460469231731687303715884105727::HUGEINT AS h, 5::HUGEINT AS small")
+        assert huge["h"].tolist() == [2**127 - 1] and str(huge["h"].dtype) == "object"
+        assert huge["small"].tolist() == [5] and str(huge["small"].dtype) == "int64"
+
+    async def run() -> Any:
+        async with AsyncClient(lake_server.url, token=TOKEN) as client:
+            return await client.query(TYPED_SQL[3])
+
+    got, want = asyncio.run(run()), vlink_bag.query(TYPED_SQL[3], catalog=lake["catalog"])
+    assert got["b"].tolist() == [b"\x00\xff"]
+    pd.testing.assert_frame_equal(got.drop(columns="b"), want.drop(columns="b"), check_exact=True)

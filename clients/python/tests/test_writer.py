@@ -191,3 +191,32 @@ def test_apollo_record_writer_and_reader(tmp_path: Path) -> None:
     assert reader.get_protodesc("/apollo/stamp") == proto_desc
     assert ts_read(path)["check"] is True
     reader.close()
+
+
+def test_json_payloads_refuse_nan_and_infinity(tmp_path: Path) -> None:
+    """JSON has no NaN/Infinity: Python's json would write bare words every other tool reads as text, not objects."""
+    import numpy as np
+
+    path = tmp_path / "nan.vcap"
+    with Writer(path, start_time=START_MS, timezone=0) as w:
+        for data, where, shown in (
+            ({"x": float("nan"), "y": 2.0}, "data['x']", "nan"),
+            ({"x": 1.0, "v": [0.0, {"y": float("-inf")}]}, "data['v'][1]['y']", "-inf"),
+            ([1, np.float64("inf")], "data[1]", "inf"),
+        ):
+            with pytest.raises(BadRequest) as error:
+                w.write("sensor", data, timestamp=1_000)
+            assert error.value.code == "INVALID_ARGUMENT"
+            assert where in str(error.value) and shown in str(error.value) and "'sensor'" in str(error.value)
+        with pytest.raises(BadRequest, match="not JSON-serializable"):
+            w.write("sensor", {"when": {1, 2}}, timestamp=1_000)
+        # Integers past 2^63 are fine: the TypeScript decoder keeps integers past 2^53 exact (as decimal strings).
+        w.write("sensor", {"x": 1.5, "y": None, "id": 2**63 + 5}, timestamp=2_000)
+    with vlink_bag.open(path) as bag:
+        assert [bag.decode(m) for m in bag.read_messages()] == [{"x": 1.5, "y": None, "id": 2**63 + 5}]
+    frames = ts_read(path)["frames"]
+    assert [f["bytes"] for f in frames] == [b'{"x":1.5,"y":null,"id":9223372036854775813}']
+    if CLI.exists():
+        out = subprocess.run([node_binary(), str(CLI), "cat", "--decode", "-q", str(path)], capture_output=True, text=True, cwd=REPO, timeout=60)
+        decoded = json.loads(out.stdout.splitlines()[0])["decoded"]
+        assert isinstance(decoded, dict) and decoded["x"] == 1.5  # an object, not the payload as a string

@@ -24,6 +24,7 @@ from .decode import PayloadDecoder
 from . import errors
 from .errors import (
     BadRequest,
+    BadResponse,
     Conflict,
     ConnectionFailed,
     CorruptBag,

@@ -1,23 +1,23 @@
 """The client for asyncio programs: :class:`AsyncClient` and :class:`AsyncRemoteBag` offer every route of the sync
 client as coroutines (``await bag.info()``, ``async for m in bag.read_messages()``, ``await bag.to_dataframe()``),
-over ``httpx.AsyncClient``. Parameters, times and results are those of :class:`~vlink_bag.Client`."""
+over ``httpx.AsyncClient``. Parameters, times, results and errors are those of :class:`~vlink_bag.Client`: both
+build the same requests and check the same answers."""
 
 from __future__ import annotations
 
-import base64
+import asyncio
 import os
 from collections.abc import AsyncIterator, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+from typing import IO, TYPE_CHECKING, Any
 
 import httpx
 
+from .answers import bags_shape, check_frames, check_status, info_shape, parse_json, schemas_shape
 from .bagbase import check_time_base, url_list
-from .client import DEFAULT_TIMEOUT, _query_body, connection_error
+from .client import DEFAULT_TIMEOUT, _object, _query_body, connection_error, open_upload, upload_path
 from .dataframe import build_dataframe
 from .decode import PayloadDecoder
-from .errors import BadRequest, StreamError, VlinkBagError, error_from_response
+from .errors import StreamError, VlinkBagError
 from .frames import Message, iter_frames
 from .remote import Page, RemoteBag
 
@@ -26,6 +26,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["AsyncClient", "AsyncRemoteBag"]
 
+#: Bytes read from a file per chunk of an upload.
+UPLOAD_CHUNK = 1024 * 1024
+
 
 class AsyncClient:
     """``async with AsyncClient(url, token) as client: bag = await client.bag("drive.vdb")``."""
@@ -33,12 +36,15 @@ class AsyncClient:
     def __init__(self, base_url: str, token: str | None = None, timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT, *, headers: dict[str, str] | None = None, transport: httpx.AsyncBaseTransport | None = None) -> None:
         from .client import Client
 
-        # The sync client's header and URL rules, without opening its connection pool.
+        # The sync client's header, token and URL rules, without opening its connection pool.
         template = Client(base_url, token, timeout, headers=headers, transport=httpx.MockTransport(lambda r: httpx.Response(500)))
         template.close()
         self.base_url = template.base_url
-        self.token = token
+        self.display_url = template.display_url
+        self.token = template.token
+        self.timeout = timeout
         self._headers = template._headers
+        self._secrets = template._secrets
         self._http = httpx.AsyncClient(base_url=self.base_url, headers=self._headers, timeout=timeout, transport=transport)
 
     async def aclose(self) -> None:
@@ -50,42 +56,41 @@ class AsyncClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    def _url(self, path: str) -> str:
-        return self.base_url + path
+    def __repr__(self) -> str:
+        return f"AsyncClient({self.display_url!r}{', token=***' if self.token else ''})"
 
-    async def _json(self, path: str, params: Any = None) -> Any:
+    def _url(self, path: str) -> str:
+        return self.display_url + path
+
+    def _transport_error(self, path: str, error: httpx.TransportError) -> VlinkBagError:
+        return connection_error(self._url(path), error, secrets=self._secrets)
+
+    async def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         try:
-            response = await self._http.get(path, params=params)
+            response = await self._http.request(method, path, **kwargs)
         except httpx.TransportError as error:
-            raise connection_error(self._url(path), error) from error
-        if response.status_code >= 400:
-            raise error_from_response(response.status_code, response.content, str(response.url))
-        try:
-            return response.json()
-        except ValueError as error:
-            raise VlinkBagError(f"the server answered {path} with something that is not JSON", code="BAD_RESPONSE", status=response.status_code) from error
+            raise self._transport_error(path, error) from error
+        check_status(response, path)
+        return response
+
+    async def _json(self, path: str, params: Any = None, parse: Any = None) -> Any:
+        return parse_json(await self._send("GET", path, params=params), path, parse)
 
     async def query(self, sql: str, limit: int | None = None) -> pd.DataFrame:
         """As :meth:`Client.query`: SQL over the server's lake, as a DataFrame."""
         from .lake import frame_from_answer
 
-        body = _query_body(sql, limit)
-        try:
-            response = await self._http.post("/v1/query", json=body)
-        except httpx.TransportError as error:
-            raise connection_error(self._url("/v1/query"), error) from error
-        if response.status_code >= 400:
-            raise error_from_response(response.status_code, response.content, str(response.url))
-        return frame_from_answer(response.json())
+        response = await self._send("POST", "/v1/query", json=_query_body(sql, limit))
+        return parse_json(response, "/v1/query", frame_from_answer)
 
     async def health(self) -> dict[str, Any]:
-        return dict(await self._json("/v1/health"))
+        return await self._json("/v1/health", parse=_object)
 
     async def bags(self) -> list[dict[str, Any]]:
-        return list((await self._json("/v1/bags"))["bags"])
+        return await self._json("/v1/bags", parse=bags_shape)
 
     async def openapi(self) -> dict[str, Any]:
-        return dict(await self._json("/v1/openapi.json"))
+        return await self._json("/v1/openapi.json", parse=_object)
 
     async def bag(self, bag_id: str) -> AsyncRemoteBag:
         bag = AsyncRemoteBag(self, bag_id)
@@ -93,16 +98,28 @@ class AsyncClient:
         return bag
 
     async def upload(self, source: str | os.PathLike[str] | bytes, bag_id: str) -> dict[str, Any]:
-        """``PUT /v1/bags/{id}``: see :meth:`vlink_bag.Client.upload`."""
-        path = f"/v1/bags/{quote(bag_id, safe='')}"
-        content = bytes(source) if isinstance(source, (bytes, bytearray, memoryview)) else Path(source).read_bytes()
+        """``PUT /v1/bags/{id}``: see :meth:`vlink_bag.Client.upload`. A file is streamed in chunks of
+        :data:`UPLOAD_CHUNK` bytes (read in a worker thread), never held in memory whole."""
+        path = upload_path(bag_id)
+        headers = {"content-type": "application/octet-stream"}
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            response = await self._send("PUT", path, content=bytes(source), headers=headers)
+            return parse_json(response, path, _object)
+        handle = open_upload(source)
         try:
-            response = await self._http.put(path, content=content, headers={"content-type": "application/octet-stream"})
-        except httpx.TransportError as error:
-            raise connection_error(self._url(path), error) from error
-        if response.status_code >= 400:
-            raise error_from_response(response.status_code, response.content, str(response.url))
-        return dict(response.json())
+            headers["content-length"] = str(os.fstat(handle.fileno()).st_size)
+            response = await self._send("PUT", path, content=_file_chunks(handle), headers=headers)
+        finally:
+            handle.close()
+        return parse_json(response, path, _object)
+
+
+async def _file_chunks(handle: IO[bytes]) -> AsyncIterator[bytes]:
+    while True:
+        chunk = await asyncio.to_thread(handle.read, UPLOAD_CHUNK)
+        if not chunk:
+            return
+        yield chunk
 
 
 class AsyncRemoteBag(RemoteBag):
@@ -115,7 +132,7 @@ class AsyncRemoteBag(RemoteBag):
         super().__init__(client, bag_id)  # type: ignore[arg-type]
 
     async def info(self) -> dict[str, Any]:  # type: ignore[override]
-        info = dict(await self.client._json(self._path + "/info"))
+        info = await self.client._json(self._path + "/info", parse=info_shape)
         self._info = info
         return info
 
@@ -126,8 +143,7 @@ class AsyncRemoteBag(RemoteBag):
 
     async def schemas(self) -> list[dict[str, Any]]:  # type: ignore[override]
         if self._schemas is None:
-            raw = (await self.client._json(self._path + "/schemas"))["schemas"]
-            self._schemas = [{**s, "data": base64.b64decode(s.get("data") or "")} for s in raw]
+            self._schemas = await self.client._json(self._path + "/schemas", parse=schemas_shape)
         return self._schemas
 
     async def get_decoder(self) -> PayloadDecoder:
@@ -136,25 +152,15 @@ class AsyncRemoteBag(RemoteBag):
         return self._decoder
 
     async def timing(self, factor: float | None = None, urls: str | Sequence[str] | None = None) -> list[dict[str, Any]]:  # type: ignore[override]
-        params = [("factor", repr(float(factor)))] if factor is not None else []
-        if factor is not None and not factor > 0:
-            raise BadRequest(f"factor must be a positive number, not {factor!r}", code="INVALID_ARGUMENT")
-        url_params, local = self._url_params(urls)
-        body = await self.client._json(self._path + "/timing", params + url_params or None)
-        results = list(body["urls"])
-        return results if local is None else [r for r in results if r.get("url") in set(local)]
+        return await self.client._json(*self._timing_request(factor, urls))
 
     async def density(self, buckets: int = 100, start_time: Any = 0, end_time: Any = None, urls: str | Sequence[str] | None = None, **window: Any) -> dict[str, Any]:  # type: ignore[override]
-        from .remote import ms_text
-
-        begin, end = self.window_us(start_time, end_time, **window)
-        params = [("buckets", str(buckets))] + ([("begin", ms_text(begin))] if begin else []) + ([("end", ms_text(max(end, 0)))] if end is not None else [])
-        url_params, _ = self._url_params(urls)
-        return dict(await self.client._json(self._path + "/density", params + url_params))
+        return await self.client._json(*self._density_request(buckets, start_time, end_time, urls, window))
 
     async def read_messages(self, start_time: Any = 0, end_time: Any = None, urls: str | Sequence[str] | None = None, **window: Any) -> AsyncIterator[Message]:  # type: ignore[override]
         """``async for m in bag.read_messages(...)``: the binary stream, parsed as it arrives (``time_base="publish"``:
-        the window applies to publish times)."""
+        the window applies to publish times). Memory and work stay linear in the stream: a message spread over many
+        chunks is joined once, when its last byte has come."""
         publish = check_time_base(window.pop("time_base", "log"))
         begin, end = self.window_us(start_time, end_time, **window)
         wanted = url_list(urls)
@@ -164,50 +170,77 @@ class AsyncRemoteBag(RemoteBag):
         url_params, local = self._url_params(wanted)
         params = self._window_params(begin, end) + url_params + [("format", "binary")] + ([("timeBase", "publish")] if publish else [])
         path = self._path + "/messages"
+        url = self.client._url(path)
         keep = None if local is None else frozenset(local)
         start_us = self.start_timestamp_us
         seen = False
         try:
             async with self.client._http.stream("GET", path, params=httpx.QueryParams(tuple(params))) as response:
-                if response.status_code >= 400:
+                if response.status_code != 200:
                     await response.aread()
-                    raise error_from_response(response.status_code, response.content, str(response.url))
-                pending: list[bytes] = []
-                async for chunk in response.aiter_bytes():
-                    pending.append(chunk)
-                    # Parse every complete frame received so far; keep the incomplete tail.
-                    data = b"".join(pending)
+                check_frames(response, path)
+                # Chunks are kept as they come until the frame being received is complete (`need` bytes, once its
+                # head is known): then its chunks go to the frame parser (which joins a big payload from them in one
+                # copy), the whole frames that follow in the last chunk are parsed from it, and the tail is kept.
+                parts: list[bytes] = []
+                have = 0
+                need = 8
+                sized = False  # whether `need` is the size of the frame at parts[0] (else: its 8-byte head)
+                chunks = response.aiter_bytes()
+                while True:
+                    try:
+                        chunk = await chunks.__anext__()
+                    except StopAsyncIteration:
+                        break
+                    except httpx.RemoteProtocolError as error:
+                        raise StreamError(f"the server ended the message stream early ({error})", url=url) from error
+                    if not chunk:
+                        continue
+                    parts.append(chunk)
+                    have += len(chunk)
+                    if have < need:
+                        continue
+                    if len(parts) > 1 and sized:
+                        # The frame ends inside the last chunk (it was incomplete before that chunk came).
+                        last = parts[-1]
+                        split = len(last) - (have - need)
+                        for m in iter_frames([*parts[:-1], last[:split]], start_us, source=url):
+                            if keep is None or m.topic in keep:
+                                seen = True
+                                yield m
+                        data = last[split:]
+                    else:
+                        data = parts[0] if len(parts) == 1 else b"".join(parts)  # one chunk, or a head split over two
                     cut = _complete_prefix(data)
-                    pending = [data[cut:]] if cut < len(data) else []
-                    for m in iter_frames((data[:cut],), start_us, source=self.client._url(path)):
-                        if keep is None or m.topic in keep:
-                            seen = True
-                            yield m
-                if pending and pending[0]:
-                    raise StreamError("the server ended the message stream inside a frame", url=self.client._url(path))
+                    if cut:
+                        for m in iter_frames((data[:cut],), start_us, source=url):
+                            if keep is None or m.topic in keep:
+                                seen = True
+                                yield m
+                    tail = data[cut:]
+                    parts = [tail] if tail else []
+                    have = len(tail)
+                    sized = have >= 8
+                    need = _frame_size(tail) if sized else 8
+                if have:
+                    raise StreamError(f"the stream ended inside a frame ({have} of {need} bytes)", url=url)
         except httpx.TransportError as error:
-            raise connection_error(self.client._url(path), error) from error
+            raise self.client._transport_error(path, error) from error
         if not seen:
             self._warn_empty(begin, end)
 
     async def page(self, start_time: Any = 0, end_time: Any = None, urls: str | Sequence[str] | None = None, *, limit: int = 1000, cursor: str | None = None, **window: Any) -> Page:  # type: ignore[override]
-        from .frames import data_type_for
-        from .remote import _ACTION_VALUES
+        """As :meth:`RemoteBag.page`."""
+        request = self._page_request(start_time, end_time, urls, limit, cursor, window)
+        return request if isinstance(request, Page) else await self.client._json(*request)
 
-        params: list[tuple[str, str]] = []
-        if cursor is None:
-            begin, end = self.window_us(start_time, end_time, **window)
-            params = self._window_params(begin, end) + [("urls", u) for u in url_list(urls) or ()]
-        params += [("limit", str(limit)), ("format", "json")] + ([("cursor", cursor)] if cursor else [])
-        body = await self.client._json(self._path + "/messages", params)
-        start_us = self.start_timestamp_us
-        return Page(
-            [
-                Message(m["url"], base64.b64decode(m.get("data") or ""), data_type_for(m.get("serType", ""), _ACTION_VALUES.get(m.get("action", ""), 0)), int(m["timestamp"]), start_us + int(m["timestamp"]), m.get("action", "Unknown"), int(m.get("schemaType", 0)), int(m["publishTime"]) if m.get("publishTime") is not None else None)
-                for m in body["messages"]
-            ],
-            body.get("next"),
-        )
+    async def iter_pages(self, start_time: Any = 0, end_time: Any = None, urls: str | Sequence[str] | None = None, *, limit: int = 1000, **window: Any) -> AsyncIterator[Page]:  # type: ignore[override]
+        """``async for page in bag.iter_pages(...)``: every page of the window, following the cursors."""
+        page = await self.page(start_time, end_time, urls, limit=limit, **window)
+        yield page
+        while page.next is not None:
+            page = await self.page(limit=limit, cursor=page.next)
+            yield page
 
     async def to_dataframe(self, urls: str | Sequence[str] | None = None, start_time: Any = 0, end_time: Any = None, decode: bool = True, **window: Any) -> pd.DataFrame:  # type: ignore[override]
         decoder = await self.get_decoder() if decode else None
@@ -215,12 +248,17 @@ class AsyncRemoteBag(RemoteBag):
         return build_dataframe(rows, decoder, self.timezone, self.start_timestamp_us)
 
 
+def _frame_size(data: bytes) -> int:
+    """The size of the frame that starts ``data`` (8-byte head: header length, payload length)."""
+    return 8 + int.from_bytes(data[0:4], "little") + int.from_bytes(data[4:8], "little")
+
+
 def _complete_prefix(data: bytes) -> int:
-    """Bytes of ``data`` that hold whole frames (8-byte head: header length, payload length)."""
+    """Bytes of ``data`` that hold whole frames."""
     pos = 0
     n = len(data)
     while pos + 8 <= n:
-        end = pos + 8 + int.from_bytes(data[pos : pos + 4], "little") + int.from_bytes(data[pos + 4 : pos + 8], "little")
+        end = pos + _frame_size(data[pos : pos + 8])
         if end > n:
             break
         pos = end

@@ -18,6 +18,7 @@ __all__ = [
     "ServerUnavailable",
     "ConnectionFailed",
     "StreamError",
+    "BadResponse",
     "ReplayError",
 ]
 
@@ -122,6 +123,14 @@ class StreamError(VlinkBagError):
     default_code = "STREAM_ERROR"
 
 
+class BadResponse(VlinkBagError):
+    """``BAD_RESPONSE``: an answer that is not what the API defines: not JSON, JSON of another shape, a redirect (the
+    message names its ``Location``), or a message stream without the frame layout's headers. Usually a proxy, a login
+    page or another web server at the URL, or a server of another version."""
+
+    default_code = "BAD_RESPONSE"
+
+
 class ReplayError(VlinkBagError):
     """An ``error`` event from the replay WebSocket that is not one of the codes above."""
 
@@ -148,6 +157,7 @@ _BY_CODE: dict[str, type[VlinkBagError]] = {
     "DRIVER_MISSING": ServerUnavailable,
     "IO_ERROR": ServerError,
     "INTERNAL": ServerError,
+    "BAD_RESPONSE": BadResponse,
 }
 
 _BY_STATUS: dict[int, type[VlinkBagError]] = {

@@ -4,24 +4,76 @@
 from __future__ import annotations
 
 import base64
+import binascii
+import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from decimal import Decimal
+from numbers import Real
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import httpx
 
-from .bagbase import BagBase, url_list
-from .errors import BadRequest, StreamError, error_from_response
+from .answers import ShapeError, check_frames, check_status, field, info_shape, obj, objects, schemas_shape, text
+from .bagbase import BagBase, check_time_base, url_list
+from .errors import BadRequest, StreamError
 from .frames import ACTIONS, Message, data_type_for, iter_frames
 
 if TYPE_CHECKING:  # pragma: no cover
     from .client import Client
     from .replay import Replay
 
-__all__ = ["RemoteBag", "Page", "ms_text"]
+__all__ = ["RemoteBag", "Page", "ms_text", "needs_local_filter"]
 
-_ACTION_VALUES = {text: i for i, text in enumerate(ACTIONS)}
+_ACTION_VALUES = {name: i for i, name in enumerate(ACTIONS)}
+#: A page cursor of this client (a server cursor plus the urls filtered here): ``vpy1.`` + base64url of JSON. Server
+#: cursors are plain base64url, so the dot tells them apart.
+_CURSOR_PREFIX = "vpy1."
+
+#: A request: (path, query parameters, the parser of the JSON answer). The sync and the async bag send the same ones.
+Request = tuple[str, Any, Callable[[Any], Any]]
+
+
+def needs_local_filter(url: str) -> bool:
+    """Whether the server's ``urls=`` parameter cannot carry ``url`` as it is: the server splits that parameter at
+    commas, trims each url (JavaScript's ``trim()``) and drops empty ones. Such urls are sent as exact ``url=``
+    parameters, and filtered by the client as well (for servers from before ``url=``)."""
+    return url == "" or "," in url or url[0].isspace() or url[-1].isspace() or url[0] == "\ufeff" or url[-1] == "\ufeff"
+
+
+def factor_text(factor: Any) -> str:
+    """A timing factor as the server's ``factor`` parameter takes it (``^\\d+(\\.\\d+)?$``: no exponent)."""
+    if isinstance(factor, bool) or not isinstance(factor, Real) or not math.isfinite(float(factor)) or not float(factor) > 0:
+        raise BadRequest(f"factor must be a positive number, not {factor!r}", code="INVALID_ARGUMENT")
+    return format(Decimal(repr(float(factor))), "f")
+
+
+def _check_limit(limit: Any) -> None:
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise BadRequest(f"limit must be a positive integer, not {limit!r}", code="INVALID_ARGUMENT")
+
+
+def _wrap_cursor(cursor: str, urls: list[str]) -> str:
+    data = json.dumps({"cursor": cursor, "urls": urls}, separators=(",", ":")).encode("utf-8")
+    return _CURSOR_PREFIX + base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
+
+
+def _unwrap_cursor(cursor: str) -> tuple[str, list[str] | None]:
+    """(the server's cursor, the urls this client filters) of a cursor ``page()`` returned."""
+    if not isinstance(cursor, str) or not cursor:
+        raise BadRequest(f"cursor must be the non-empty string a page's `next` holds, not {cursor!r}", code="INVALID_ARGUMENT")
+    if not cursor.startswith(_CURSOR_PREFIX):
+        return cursor, None
+    try:
+        raw = cursor[len(_CURSOR_PREFIX) :]
+        body = json.loads(base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)))
+        inner, urls = body["cursor"], body["urls"]
+        if not isinstance(inner, str) or not isinstance(urls, list) or not all(isinstance(u, str) for u in urls):
+            raise TypeError("wrong shape")
+    except (ValueError, KeyError, TypeError, binascii.Error):
+        raise BadRequest("invalid query parameter \"cursor\": not a cursor this client issued", code="INVALID_ARGUMENT") from None
+    return inner, urls
 
 
 def ms_text(us: int) -> str:
@@ -61,12 +113,13 @@ class RemoteBag(BagBase):
         self._decoder = None
 
     def __repr__(self) -> str:
-        return f"RemoteBag({self.id!r} on {self.client.base_url})"
+        return f"RemoteBag({self.id!r} on {self.client.display_url})"
 
     def info(self) -> dict[str, Any]:
         """The bag's Info (as ``vlink-bag info --json``). Always asks the server (a bag may still be recording); the
-        Apollo-style getters use the copy fetched last."""
-        info = dict(self.client._json(self._path + "/info"))
+        Apollo-style getters use the copy fetched last. An info without ``startTimestamp``, ``totalDuration`` or
+        ``urls`` (not a vlink-bag server, or a proxy's page) is a :class:`BadResponse` here, not at the first read."""
+        info = self.client._json(self._path + "/info", parse=info_shape)
         self._info = info
         return info
 
@@ -77,8 +130,7 @@ class RemoteBag(BagBase):
     def schemas(self) -> list[dict[str, Any]]:
         """Embedded schemas: ``name``, ``encoding``, ``schemaType`` and ``data`` (bytes, e.g. a FileDescriptorSet)."""
         if self._schemas is None:
-            raw = self.client._json(self._path + "/schemas")["schemas"]
-            self._schemas = [{**s, "data": base64.b64decode(s.get("data") or "")} for s in raw]
+            self._schemas = self.client._json(self._path + "/schemas", parse=schemas_shape)
         return self._schemas
 
     def attachments(self) -> list[dict[str, Any]]:
@@ -92,31 +144,38 @@ class RemoteBag(BagBase):
 
     # -- analyses ------------------------------------------------------------------------------------------------
     def _url_params(self, urls: str | Sequence[str] | None) -> tuple[list[tuple[str, str]], list[str] | None]:
-        """The urls as query parameters; urls with a comma (which the server splits at) are filtered here instead."""
+        """The urls as query parameters, and the urls to filter here too (None: the server's filter is exact).
+
+        ``urls=`` is split at commas and trimmed by the server, so when one url cannot travel that way
+        (:func:`needs_local_filter`: a comma, surrounding whitespace, empty) every url goes as an exact ``url=``
+        parameter (the server's, repeatable, taken as it is). A server from before ``url=`` ignores it and answers
+        every url: the client keeps the wanted ones itself, so the result is exact either way."""
         wanted = url_list(urls)
-        if wanted is not None and any("," in u for u in wanted):
+        if wanted is None:
+            return [], None
+        if not wanted:
             return [], wanted
-        return [("urls", u) for u in wanted or ()], None
+        if any(needs_local_filter(u) for u in wanted):
+            return [("url", u) for u in wanted], wanted
+        return [("urls", u) for u in wanted], None
+
+    def _timing_request(self, factor: Any, urls: str | Sequence[str] | None) -> Request:
+        params: list[tuple[str, str]] = [] if factor is None else [("factor", factor_text(factor))]
+        url_params, local = self._url_params(urls)
+        keep = None if local is None else frozenset(local)
+
+        def parse(body: Any) -> list[dict[str, Any]]:
+            results = list(objects(field(body, "urls") if isinstance(body, dict) else body, "urls"))
+            return results if keep is None else [r for r in results if r.get("url") in keep]
+
+        return self._path + "/timing", params + url_params or None, parse
 
     def timing(self, factor: float | None = None, urls: str | Sequence[str] | None = None) -> list[dict[str, Any]]:
         """``GET …/timing``: per url ``count``, ``rateHz``, ``intervalUs`` {min, p50, p99, max} and ``gaps``
         [{startUs, lengthUs}], a gap being an interval longer than ``factor`` × the median (server default 1.5)."""
-        params: list[tuple[str, str]] = []
-        if factor is not None:
-            if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not factor > 0 or not math.isfinite(factor):
-                raise BadRequest(f"factor must be a positive number, not {factor!r}", code="INVALID_ARGUMENT")
-            text = repr(float(factor))
-            params.append(("factor", text if "e" not in text else f"{factor:.12f}".rstrip("0")))
-        url_params, local = self._url_params(urls)
-        body = self.client._json(self._path + "/timing", params + url_params or None)
-        results = list(body["urls"] if isinstance(body, dict) else body)
-        if local is not None:
-            results = [r for r in results if r.get("url") in set(local)]
-        return results
+        return self.client._json(*self._timing_request(factor, urls))
 
-    def density(self, buckets: int = 100, start_time: Any = 0, end_time: Any = None, urls: str | Sequence[str] | None = None, **window: Any) -> dict[str, Any]:
-        """``GET …/density``: messages per url and time bucket: ``beginMs``, ``endMs``, ``buckets``, ``bucketMs``,
-        ``total``, ``urls`` [{url, count, max, counts}]."""
+    def _density_request(self, buckets: Any, start_time: Any, end_time: Any, urls: str | Sequence[str] | None, window: dict[str, Any]) -> Request:
         if isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1:
             raise BadRequest(f"buckets must be a positive integer, not {buckets!r}", code="INVALID_ARGUMENT")
         begin, end = self.window_us(start_time, end_time, **window)
@@ -126,11 +185,22 @@ class RemoteBag(BagBase):
         if end is not None:
             params.append(("end", ms_text(max(end, 0))))
         url_params, local = self._url_params(urls)
-        body = dict(self.client._json(self._path + "/density", params + url_params))
-        if local is not None:
-            body["urls"] = [u for u in body["urls"] if u["url"] in set(local)]
-            body["total"] = sum(u["count"] for u in body["urls"])
-        return body
+        keep = None if local is None else frozenset(local)
+
+        def parse(body: Any) -> dict[str, Any]:
+            answer = dict(obj(body))
+            rows = objects(field(answer, "urls"), "urls")
+            if keep is not None:
+                answer["urls"] = [u for u in rows if u.get("url") in keep]
+                answer["total"] = sum(int(u.get("count") or 0) for u in answer["urls"])
+            return answer
+
+        return self._path + "/density", params + url_params, parse
+
+    def density(self, buckets: int = 100, start_time: Any = 0, end_time: Any = None, urls: str | Sequence[str] | None = None, **window: Any) -> dict[str, Any]:
+        """``GET …/density``: messages per url and time bucket: ``beginMs``, ``endMs``, ``buckets``, ``bucketMs``,
+        ``total``, ``urls`` [{url, count, max, counts}]."""
+        return self.client._json(*self._density_request(buckets, start_time, end_time, urls, window))
 
     # -- messages -----------------------------------------------------------------------------------------------
     def _window_params(self, begin: int, end: int | None) -> list[tuple[str, str]]:
@@ -160,6 +230,42 @@ class RemoteBag(BagBase):
         url = self.client._url(self._path + "/messages")
         return iter_frames(self._body(params, "/messages", "message"), start_us, source=url)
 
+    def _page_request(self, start_time: Any, end_time: Any, urls: str | Sequence[str] | None, limit: Any, cursor: str | None, window: dict[str, Any]) -> Request | Page:
+        """The request of one JSON page, or the page itself when there is nothing to ask (``urls=[]``)."""
+        _check_limit(limit)
+        publish = check_time_base(window.pop("time_base", "log"))
+        params: list[tuple[str, str]] = []
+        if cursor is None:
+            begin, end = self.window_us(start_time, end_time, **window)
+            wanted = url_list(urls)
+            if wanted is not None and not wanted:
+                return Page([], None)
+            url_params, local = self._url_params(wanted)
+            params = self._window_params(begin, end) + url_params + ([("timeBase", "publish")] if publish else [])
+            server_cursor = None
+        else:
+            server_cursor, local = _unwrap_cursor(cursor)
+        params.append(("limit", str(limit)))
+        params.append(("format", "json"))
+        if server_cursor is not None:
+            params.append(("cursor", server_cursor))
+        start_us = self.start_timestamp_us
+        keep = None if local is None else frozenset(local)
+
+        def parse(body: Any) -> Page:
+            answer = obj(body)
+            messages = [_page_message(m, i, start_us) for i, m in enumerate(objects(field(answer, "messages"), "messages"))]
+            following = answer.get("next")
+            if following is not None:
+                text(following, "next")
+            if keep is not None:
+                messages = [m for m in messages if m.topic in keep]
+                if following is not None:
+                    following = _wrap_cursor(following, sorted(keep))
+            return Page(messages, following)
+
+        return self._path + "/messages", params, parse
+
     def page(
         self,
         start_time: Any = 0,
@@ -171,33 +277,12 @@ class RemoteBag(BagBase):
         **window: Any,
     ) -> Page:
         """One JSON page (``limit`` ≤ 10 000 messages). Pass the returned ``next`` as ``cursor`` for the following
-        page (the cursor carries the window and urls, and stays valid across server restarts)."""
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise BadRequest(f"limit must be a positive integer, not {limit!r}", code="INVALID_ARGUMENT")
-        params: list[tuple[str, str]] = []
-        if cursor is None:
-            begin, end = self.window_us(start_time, end_time, **window)
-            params = self._window_params(begin, end) + [("urls", u) for u in url_list(urls) or ()]
-        params.append(("limit", str(limit)))
-        params.append(("format", "json"))
-        if cursor is not None:
-            params.append(("cursor", cursor))
-        body = self.client._json(self._path + "/messages", params)
-        start_us = self.start_timestamp_us
-        messages = [
-            Message(
-                m["url"],
-                base64.b64decode(m.get("data") or ""),
-                data_type_for(m.get("serType", ""), _ACTION_VALUES.get(m.get("action", ""), 0)),
-                int(m["timestamp"]),
-                start_us + int(m["timestamp"]),
-                m.get("action", "Unknown"),
-                int(m.get("schemaType", 0)),
-                int(m["publishTime"]) if m.get("publishTime") is not None else None,
-            )
-            for m in body["messages"]
-        ]
-        return Page(messages, body.get("next"))
+        page (the cursor carries the window, urls and time base, and stays valid across server restarts). Times as
+        :meth:`read_messages`, ``time_base="publish"`` included. Urls with a comma or surrounding whitespace go as
+        exact ``url=`` parameters; a server from before that parameter answers every url, and the client keeps the
+        wanted ones: its pages may then hold fewer than ``limit`` messages (even none) while ``next`` goes on."""
+        request = self._page_request(start_time, end_time, urls, limit, cursor, window)
+        return request if isinstance(request, Page) else self.client._json(*request)
 
     def iter_pages(self, start_time: Any = 0, end_time: Any = None, urls: str | Sequence[str] | None = None, *, limit: int = 1000, **window: Any) -> Iterator[Page]:
         """Every page of the window, following the cursors."""
@@ -244,22 +329,25 @@ class RemoteBag(BagBase):
 
     def _body(self, params: list[tuple[str, str]], route: str, what: str) -> Iterator[bytes]:
         """The body of ``GET <bag><route>`` as it arrives: no answer or a dropped connection is
-        :class:`ConnectionFailed`, an error status the server's error, a body cut short :class:`StreamError`."""
-        from .client import connection_error
-
+        :class:`ConnectionFailed`, an error status the server's error, any other answer than a 200 (a redirect) or,
+        for ``/messages``, one without the frame stream's headers :class:`BadResponse`, a body cut short
+        :class:`StreamError`."""
         path = self._path + route
         url = self.client._url(path)
         try:
             with self.client._http.stream("GET", path, params=httpx.QueryParams(tuple(params))) as response:
-                if response.status_code >= 400:
+                if response.status_code != 200:
                     response.read()
-                    raise error_from_response(response.status_code, response.content, str(response.url))
+                if route == "/messages":
+                    check_frames(response, path)
+                else:
+                    check_status(response, path, exact=200)
                 try:
                     yield from response.iter_bytes()
                 except httpx.RemoteProtocolError as error:
                     raise StreamError(f"the server ended the {what} stream early ({error})", url=url) from error
         except httpx.TransportError as error:
-            raise connection_error(url, error) from error
+            raise self.client._transport_error(path, error) from error
 
     # -- replay -------------------------------------------------------------------------------------------------
     def replay(
@@ -281,3 +369,25 @@ class RemoteBag(BagBase):
 
         begin, end = self.window_us(start_time, end_time, **window)
         return Replay(self, rate=rate, urls=url_list(urls), start_time=begin, end_time=end, times=times, paused=paused, open_timeout=open_timeout)
+
+
+def _page_message(m: dict[str, Any], i: int, start_us: int) -> Message:
+    """One message of a JSON page."""
+    where = f"messages[{i}]"
+    url = text(field(m, "url", where), f"{where}.url")
+    timestamp = field(m, "timestamp", where)
+    if isinstance(timestamp, bool) or not isinstance(timestamp, (int, str)):
+        raise ShapeError(f"{where}.timestamp is not an integer")
+    ts = int(timestamp)
+    data = m.get("data") or ""
+    publish = m.get("publishTime")
+    return Message(
+        url,
+        base64.b64decode(text(data, f"{where}.data")),
+        data_type_for(str(m.get("serType", "")), _ACTION_VALUES.get(m.get("action", ""), 0)),
+        ts,
+        start_us + ts,
+        str(m.get("action", "Unknown")),
+        int(m.get("schemaType", 0)),
+        int(publish) if publish is not None else None,
+    )

@@ -6,7 +6,9 @@ import asyncio
 import json
 from typing import TYPE_CHECKING, Any
 
-from .errors import BadRequest, ConnectionFailed, ReplayError, VlinkBagError, error_class, error_from_response
+from .errors import BadRequest, ConnectionFailed, ReplayError, VlinkBagError, error_class
+from .answers import mask_url, websocket_url
+from .websocket import open_websocket
 from .frames import Message, parse_frame
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -61,7 +63,9 @@ class Replay:
         open_timeout: float | None = 10.0,
     ) -> None:
         self.bag = bag
-        self.url = bag.client.base_url.replace("http://", "ws://", 1).replace("https://", "wss://", 1) + bag._path + "/replay"
+        self._connect_url = websocket_url(bag.client.base_url, bag._path + "/replay")
+        #: The WebSocket URL as messages show it (a password in it masked).
+        self.url = mask_url(self._connect_url)
         self._settings: dict[str, Any] = {"rate": rate, "urls": urls, "start_time": start_time, "end_time": end_time, "times": times, "paused": paused}
         self._open_timeout = open_timeout
         self._ws: Any = None
@@ -93,34 +97,17 @@ class Replay:
             return self
         if self._closed:
             raise VlinkBagError("this replay is closed", code="CLOSED", url=self.url)
-        from websockets.asyncio.client import connect
-        from websockets.exceptions import InvalidHandshake, InvalidStatus
-
         # The start time for abs_timestamp (fresh: a bag may grow).
         loop = asyncio.get_running_loop()
         try:
-            info = await loop.run_in_executor(None, self.bag.info)
+            # An AsyncRemoteBag's info() is a coroutine; a RemoteBag's blocks, so it runs in a thread.
+            info = await self.bag.info() if asyncio.iscoroutinefunction(self.bag.info) else await loop.run_in_executor(None, self.bag.info)
         except VlinkBagError:
             info = self.bag._cached_info()
         self._start_us = int(info["startTimestamp"]) * 1000
         headers = {k: v for k, v in self.bag.client._headers.items() if k.lower() in ("authorization", "user-agent")}
-        try:
-            self._ws = await connect(
-                self.url,
-                additional_headers=headers,
-                max_size=MAX_MESSAGE_BYTES,
-                compression=None,
-                open_timeout=self._open_timeout,
-                ping_interval=None,
-                user_agent_header=None,
-            )
-        except InvalidStatus as error:
-            response = error.response
-            raise error_from_response(response.status_code, bytes(response.body or b""), self.url) from error
-        except InvalidHandshake as error:
-            raise ConnectionFailed(f"WebSocket handshake with {self.url} failed: {error}", url=self.url) from error
-        except (OSError, asyncio.TimeoutError) as error:
-            raise ConnectionFailed(f"cannot connect to {self.url}: {error or type(error).__name__}", url=self.url) from error
+        secrets = getattr(self.bag.client, "_secrets", ())
+        self._ws = await open_websocket(self._connect_url, self.url, headers, self._open_timeout, secrets, MAX_MESSAGE_BYTES)
         self._queue = asyncio.Queue()
         self._room = asyncio.Event()
         self._pump_task = asyncio.ensure_future(self._pump(self._ws, self._queue))

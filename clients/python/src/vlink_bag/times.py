@@ -11,14 +11,17 @@ Accepted, for a bag whose recording started at ``start_us`` (µs since the Unix 
   the recording's timezone (the one its ``time`` column shows); a naive ``np.datetime64`` is UTC, as numpy means it.
 * ``timedelta``/``pd.Timedelta``/``np.timedelta64``: **relative** to recording start.
 
-Window starts round up and ends round down to whole µs, so both ends stay inclusive on the stored µs.
+Window starts round up and ends round down to whole µs, so both ends stay inclusive on the stored µs. A float is
+taken as the decimal number it prints as (``1.001`` s is 1 001 000 µs, although ``1.001 * 1e6`` is 1000999.99…), so
+a window's ends are what was typed, as ``vlink-bag cat -b 1.001 -e 1.001`` takes them.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import math
-from numbers import Integral, Real
+from fractions import Fraction
+from numbers import Integral, Rational, Real
 from typing import Any
 
 from .errors import BadRequest
@@ -26,6 +29,8 @@ from .errors import BadRequest
 __all__ = ["to_relative_us", "window", "UNITS", "APOLLO_NS_MIN", "OPEN_END_US", "recording_tz"]
 
 UNITS = {"us": 1, "µs": 1, "ms": 1_000, "s": 1_000_000, "ns": 0.001}
+#: The same factors as exact fractions (what conversions use: ``0.001`` is not exact in binary).
+_EXACT_UNITS = {"us": Fraction(1), "µs": Fraction(1), "ms": Fraction(1_000), "s": Fraction(1_000_000), "ns": Fraction(1, 1000)}
 #: Integers at or above this are absolute ns (Apollo), not µs since start.
 APOLLO_NS_MIN = 10**17
 #: An end at or beyond this (µs) means "to the end" (Apollo's default end is 2**64 - 1).
@@ -43,8 +48,16 @@ def _bad(name: str, value: Any, why: str) -> BadRequest:
     return BadRequest(f"{name}: {why}, not {value!r}", code="INVALID_ARGUMENT")
 
 
-def _round(us: float, *, up: bool) -> int:
-    return int(math.ceil(us)) if up else int(math.floor(us))
+def _round(us: Fraction, *, up: bool) -> int:
+    return math.ceil(us) if up else math.floor(us)
+
+
+def _exact(number: Real) -> Fraction:
+    """A float as the decimal it prints as (its shortest repr: ``1.001`` → 1001/1000, not the binary double just
+    below it); exact rationals (``Fraction``) as they are."""
+    if isinstance(number, Rational):
+        return Fraction(number.numerator, number.denominator)
+    return Fraction(str(float(number)) if type(number).__module__ != "numpy" else str(number))
 
 
 def _ns_to_us(ns: int, *, up: bool) -> int:
@@ -94,8 +107,7 @@ def to_relative_us(value: Any, *, name: str, start_us: int, tz: dt.tzinfo, unit:
             if not is_start and number >= 2**63:
                 return None
             return _ns_to_us(number, up=is_start) - start_us
-        scaled = number * UNITS[unit]
-        return _round(scaled, up=is_start) if isinstance(scaled, float) else int(scaled)
+        return _round(number * _EXACT_UNITS[unit], up=is_start)
     if isinstance(value, Real):
         number = float(value)
         if not math.isfinite(number):
@@ -104,7 +116,7 @@ def to_relative_us(value: Any, *, name: str, start_us: int, tz: dt.tzinfo, unit:
             raise _bad(name, value, "a finite time")
         if number < 0:
             raise _bad(name, value, "a time since recording start, ≥ 0")
-        return _round(number * UNITS[unit], up=is_start)
+        return _round(_exact(value) * _EXACT_UNITS[unit], up=is_start)
     raise _bad(name, value, "µs since start (int), seconds (float with unit='s'), a datetime, a timedelta or a pandas/numpy time")
 
 

@@ -198,7 +198,7 @@ class Writer:
             raise VlinkBagError("the writer is closed", code="CLOSED")
         if not isinstance(url, str) or not url:
             raise BadRequest("url must be a non-empty string", code="INVALID_ARGUMENT")
-        payload, ser, family = self._payload(data, ser, schema_type)
+        payload, ser, family = self._payload(url, data, ser, schema_type)
         act = action if isinstance(action, int) and 0 <= action <= 8 else parse_action(str(action))
         if isinstance(action, str) and act == 0 and action != "Unknown":
             raise BadRequest(f"action must be one of {ACTIONS}, not {action!r}", code="INVALID_ARGUMENT")
@@ -218,7 +218,7 @@ class Writer:
             self._account(ch, us, len(payload))
         return us
 
-    def _payload(self, data: Any, ser: str | None, schema_type: int | str | None) -> tuple[bytes, str, int]:
+    def _payload(self, url: str, data: Any, ser: str | None, schema_type: int | str | None) -> tuple[bytes, str, int]:
         family = schema_type if isinstance(schema_type, int) else parse_schema_type(schema_type) if schema_type else UNKNOWN
         if isinstance(data, (bytes, bytearray, memoryview)):
             return bytes(data), ser or "", family
@@ -228,7 +228,7 @@ class Writer:
         if isinstance(data, str):
             return data.encode("utf-8"), ser or "text", family or RAW
         if isinstance(data, (dict, list)):
-            return json.dumps(data, separators=(",", ":")).encode("utf-8"), ser or "json", family or RAW
+            return json_payload(url, data), ser or "json", family or RAW
         raise BadRequest(f"data must be bytes, a protobuf message, a str or a dict/list, not {type(data).__name__}", code="INVALID_ARGUMENT")
 
     # -- split recordings (.vcapx) --------------------------------------------------------------------------------
@@ -304,3 +304,37 @@ class Writer:
         temp = self.path.with_name(self.path.name + ".tmp")
         temp.write_text(json.dumps(manifest, indent=4, ensure_ascii=False))
         os.replace(temp, self.path)
+
+
+def json_payload(url: str, data: Any) -> bytes:
+    """``data`` as compact JSON text. JSON has no NaN or Infinity: Python's ``json`` would write them as bare words
+    that every other vlink-bag tool (the TypeScript decoder behind ``cat --decode``, the server's ``decode=true``,
+    export, align) cannot parse, so the url's payloads would stop decoding to objects. They are refused here with the
+    place of the value (write ``None``, JSON's null, for a missing value). Integers of any size are kept exact (the
+    TypeScript side keeps those past 2^53 as decimal strings)."""
+    try:
+        return json.dumps(data, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    except ValueError:
+        where, value = _non_finite(data, "data")
+        raise BadRequest(
+            f"url {url!r}: {where} is {value!r}, which JSON cannot hold (other tools would read the payload as text, "
+            "not JSON): write None (null) or a finite number",
+            code="INVALID_ARGUMENT",
+        ) from None
+    except (TypeError, RecursionError) as error:
+        raise BadRequest(f"url {url!r}: the payload is not JSON-serializable: {error}", code="INVALID_ARGUMENT") from None
+
+
+def _non_finite(value: Any, where: str) -> tuple[str, Any]:
+    """The first NaN/Infinity inside ``value`` and where it is (``data['x'][2]``)."""
+    stack = [(value, where)]
+    while stack:
+        item, place = stack.pop()
+        if isinstance(item, float):
+            if item != item or item in (float("inf"), float("-inf")):
+                return place, item
+        elif isinstance(item, dict):
+            stack.extend(reversed([(v, f"{place}[{k!r}]") for k, v in item.items()]))
+        elif isinstance(item, (list, tuple)):
+            stack.extend(reversed([(v, f"{place}[{i}]") for i, v in enumerate(item)]))
+    return where, "a non-finite number"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,27 +22,29 @@ __all__ = ["LocalBag", "open_bag", "FORMATS"]
 FORMATS = (".vdb", ".vdbx", ".vcap", ".vcapx", ".mcap")
 
 
-def _open_file(path: Path, display: str | None = None) -> Any:
+def _open_file(path: Path, display: str | None = None, *, validate_crcs: bool = True) -> Any:
     ext = path.suffix.lower()
     if ext == ".vdb":
         return VdbFile(path, display_path=display)
     if ext in (".vcap", ".mcap"):
-        return VcapFile(path, display_path=display)
+        return VcapFile(path, display_path=display, validate_crcs=validate_crcs)
     if ext == ".vdbx":
         return SplitRecording(path, "vdbx", VdbFile, display_path=display)
     if ext == ".vcapx":
-        return SplitRecording(path, "vcapx", VcapFile, display_path=display)
+        return SplitRecording(path, "vcapx", functools.partial(VcapFile, validate_crcs=validate_crcs), display_path=display)
     raise UnsupportedFormat(f"{path}: not a bag format this client reads ({', '.join(FORMATS)})", url=str(path))
 
 
 class LocalBag(BagBase):
     """A ``.vdb``, ``.vdbx``, ``.vcap``, ``.vcapx`` or ``.mcap`` file opened read-only. Use as a context manager (or
-    call :meth:`close`) to release the file."""
+    call :meth:`close`) to release the file. ``validate_crcs=False`` skips the check of MCAP chunk CRCs (the
+    TypeScript reader's ``validateCrcs`` option): a damaged chunk is then read as it is instead of raising
+    :class:`CorruptBag`."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, validate_crcs: bool = True) -> None:
         self.path = Path(path)
         self.id = str(path)
-        self._file = _open_file(self.path, str(path))
+        self._file = _open_file(self.path, str(path), validate_crcs=validate_crcs)
         self._info = None
 
     def __repr__(self) -> str:
@@ -102,6 +105,8 @@ class LocalBag(BagBase):
         return density(self, buckets, begin, end, urls)
 
 
-def open_bag(path: str | os.PathLike[str]) -> LocalBag:
-    """Opens a bag file on disk (``.vdb``, ``.vdbx``, ``.vcap``, ``.vcapx``, ``.mcap``) without a server."""
-    return LocalBag(path)
+def open_bag(path: str | os.PathLike[str], *, validate_crcs: bool = True) -> LocalBag:
+    """Opens a bag file on disk (``.vdb``, ``.vdbx``, ``.vcap``, ``.vcapx``, ``.mcap``) without a server. MCAP chunks
+    are checked against their CRCs as they are read (a mismatch is :class:`CorruptBag`, as on the server);
+    ``validate_crcs=False`` skips that check."""
+    return LocalBag(path, validate_crcs=validate_crcs)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import os
 import struct
+import zlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,8 +36,9 @@ _MESSAGE_OPCODE = 0x05
 class VcapFile:
     """One MCAP file (VLink profile or foreign) opened read-only."""
 
-    def __init__(self, path: str | os.PathLike[str], *, display_path: str | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, display_path: str | None = None, validate_crcs: bool = True) -> None:
         self.path = Path(path)
+        self.validate_crcs = validate_crcs
         if not self.path.is_file():
             raise NotFound(f"no such file: {self.path}", url=str(self.path))
         self.file = open(self.path, "rb")
@@ -162,8 +164,6 @@ class VcapFile:
             yield from self._unchunked(lo, hi, keep, start_ns, rel_start_us)
             return
         f = self.file
-        unpack_msg = _MSG.unpack_from
-        unpack_rec = _REC.unpack_from
         for ci in chunk_indexes:
             if ci.message_end_time < lo or ci.message_start_time > hi:
                 continue
@@ -175,45 +175,70 @@ class VcapFile:
                 data = _chunk_records(chunk)
             except (McapError, EOFError, ValueError, RuntimeError) as error:
                 raise CorruptBag(f"{self.path}: damaged chunk at offset {ci.chunk_start_offset}: {error}", code="CORRUPT_FILE") from error
-            pos = 0
-            n = len(data)
-            while pos + 9 <= n:
-                opcode, rec_len = unpack_rec(data, pos)
-                body = pos + 9
-                pos = body + rec_len
-                if opcode != _MESSAGE_OPCODE:
-                    continue
-                if pos > n:
-                    raise CorruptBag(f"{self.path}: a message record overruns its chunk at offset {ci.chunk_start_offset}", code="CORRUPT_FILE")
-                cid, _seq, log_time, pub = unpack_msg(data, body)
-                if log_time < lo or log_time > hi:
-                    continue
-                t = templates.get(cid)
-                if t is None or (keep is not None and cid not in keep):
-                    continue
-                ts = (log_time - start_ns) // 1000
-                publish = ts if pub == log_time else (pub - start_ns) // 1000
-                yield Message(t[0], data[body + 22 : pos], t[1], ts, rel_start_us + ts, t[2], t[3], publish)
+            self._check_crc(chunk, data, ci.chunk_start_offset)
+            yield from self._chunk_messages(data, ci.chunk_start_offset, lo, hi, keep, start_ns, rel_start_us)
+
+    def _check_crc(self, chunk: Chunk, data: bytes, offset: int) -> None:
+        """A chunk's records against its CRC (when it has one), as the TypeScript reader checks them: a flipped bit in
+        a payload is a :class:`CorruptBag`, not a wrong value (``validate_crcs=False`` skips it, as there)."""
+        if self.validate_crcs and chunk.uncompressed_crc != 0 and zlib.crc32(data) != chunk.uncompressed_crc:
+            raise CorruptBag(f"chunk CRC mismatch (offset {offset})", code="CORRUPT_FILE", url=str(self.path))
+
+    def _chunk_messages(self, data: bytes, offset: int, lo: int, hi: int, keep: set[int] | None, start_ns: int, rel_start_us: int) -> Iterator[Message]:
+        """The message records of one chunk's records in the window, in file order."""
+        templates = self.templates
+        unpack_msg = _MSG.unpack_from
+        unpack_rec = _REC.unpack_from
+        pos = 0
+        n = len(data)
+        while pos + 9 <= n:
+            opcode, rec_len = unpack_rec(data, pos)
+            body = pos + 9
+            pos = body + rec_len
+            if opcode != _MESSAGE_OPCODE:
+                continue
+            if pos > n or rec_len < _MSG.size:
+                raise CorruptBag(f"{self.path}: a message record overruns its chunk at offset {offset}", code="CORRUPT_FILE")
+            cid, _seq, log_time, pub = unpack_msg(data, body)
+            if log_time < lo or log_time > hi:
+                continue
+            t = templates.get(cid)
+            if t is None or (keep is not None and cid not in keep):
+                continue
+            ts = (log_time - start_ns) // 1000
+            publish = ts if pub == log_time else (pub - start_ns) // 1000
+            yield Message(t[0], data[body + 22 : pos], t[1], ts, rel_start_us + ts, t[2], t[3], publish)
 
     def _unchunked(self, lo: int, hi: int, keep: set[int] | None, start_ns: int, rel_start_us: int) -> Iterator[Message]:
-        """Files without chunks (or without a summary): the official reader's linear pass, in file order."""
-        from mcap.reader import NonSeekingReader
-
-        self.file.seek(0)
-        for _schema, channel, record in NonSeekingReader(self.file).iter_messages(log_time_order=False):
-            if record.log_time < lo or record.log_time > hi or (keep is not None and channel.id not in keep):
-                continue
-            t = self.templates.get(channel.id)
-            if t is None:
-                continue
-            ts = (record.log_time - start_ns) // 1000
-            publish = ts if record.publish_time == record.log_time else (record.publish_time - start_ns) // 1000
-            yield Message(t[0], bytes(record.data), t[1], ts, rel_start_us + ts, t[2], t[3], publish)
+        """Files without chunk indexes (or without a summary): one pass over the records, in file order; chunks met
+        on the way are checked and cut like indexed ones."""
+        f = self.file
+        f.seek(0)
+        start = 8  # after the magic: where the record being read begins
+        try:
+            for record in StreamReader(f, skip_magic=False, emit_chunks=True).records:
+                end = f.tell()
+                if isinstance(record, Chunk):
+                    if record.message_end_time >= lo and record.message_start_time <= hi:
+                        data = _chunk_records(record)
+                        self._check_crc(record, data, start)
+                        yield from self._chunk_messages(data, start, lo, hi, keep, start_ns, rel_start_us)
+                elif isinstance(record, McapMessage):
+                    if lo <= record.log_time <= hi and (keep is None or record.channel_id in keep):
+                        t = self.templates.get(record.channel_id)
+                        if t is not None:
+                            ts = (record.log_time - start_ns) // 1000
+                            publish = ts if record.publish_time == record.log_time else (record.publish_time - start_ns) // 1000
+                            yield Message(t[0], bytes(record.data), t[1], ts, rel_start_us + ts, t[2], t[3], publish)
+                start = end
+        except (McapError, struct.error, EOFError, ValueError, RuntimeError) as error:
+            raise CorruptBag(f"{self.path}: damaged record at offset {start}: {error or type(error).__name__}", code="CORRUPT_FILE", url=str(self.path)) from error
 
 
 def _chunk_records(chunk: Chunk) -> bytes:
     """A chunk's records, decompressed. Uncompressed chunks are used as read (no copy); zstd and lz4 go through the
-    libraries the ``mcap`` package uses, and anything else through its own ``get_chunk_data_stream``."""
+    libraries the ``mcap`` package uses, and anything else through its own ``get_chunk_data_stream``. The CRC is
+    checked by the caller (:meth:`VcapFile._check_crc`)."""
     if not chunk.compression:
         return chunk.data if isinstance(chunk.data, bytes) else bytes(chunk.data)
     if chunk.compression == "zstd":

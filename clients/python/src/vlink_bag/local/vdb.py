@@ -163,7 +163,9 @@ class VdbFile:
         try:
             rows = self.db.execute("SELECT ser, encoding, data FROM VLinkSchemas;").fetchall()
         except sqlite3.OperationalError:
-            return []
+            return []  # no schema table (an older file)
+        except sqlite3.DatabaseError as error:
+            raise self._read_error("reading its schemas", error) from error
         out: list[dict[str, Any]] = []
         seen: set[tuple[str, int]] = set()
         for ser, encoding, data in rows:
@@ -207,7 +209,24 @@ class VdbFile:
             return None
         return int(first[0]), int(last[0])
 
+    def _read_error(self, what: str, error: sqlite3.DatabaseError) -> VlinkBagError:
+        """A sqlite error while reading, as the client's error: a lock is ``IO_ERROR``, anything else (a damaged page:
+        "database disk image is malformed") :class:`CorruptBag` naming the file and what failed."""
+        text = str(error) or type(error).__name__
+        if "locked" in text or "busy" in text:
+            return VlinkBagError(f"the .vdb is locked by a writer: {what} failed ({text})", code="IO_ERROR", url=str(self.path))
+        return CorruptBag(f"the .vdb is damaged: {what} failed ({text})", code="CORRUPT_FILE", url=str(self.path))
+
     def messages(self, begin_us: int, end_us: int | None, urls: Sequence[str] | None, start_us: int) -> Iterator[Message]:
+        """The rows of the window in VLink's reading order, as Messages. A damaged file that opened (its header and
+        url table are fine) but fails on a row page is a :class:`CorruptBag` here, not a bare ``sqlite3`` error."""
+        try:
+            yield from self._rows(begin_us, end_us, urls, start_us)
+        except sqlite3.DatabaseError as error:
+            window = f"[{begin_us}, {'end' if end_us is None else end_us}] µs"
+            raise self._read_error(f"reading the messages of {window}", error) from error
+
+    def _rows(self, begin_us: int, end_us: int | None, urls: Sequence[str] | None, start_us: int) -> Iterator[Message]:
         where: list[str] = []
         params: list[Any] = []
         if urls is not None:

@@ -1,0 +1,126 @@
+"""Damaged local files raise CorruptBag while they are read, as the server and the CLI refuse them: a flipped bit in a
+.vcap/.mcap payload (the chunk CRC), a .vdb whose row pages are damaged after its header opened fine."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import vlink_bag
+from vlink_bag import CorruptBag
+
+from .conftest import CLI, REPO, node_binary
+
+START_MS = 1_773_712_800_123
+
+
+def payload(i: int) -> bytes:
+    return i.to_bytes(4, "little") + b"PAYLOAD!"
+
+
+def flip_payload(path: Path, i: int, out: Path) -> None:
+    data = bytearray(path.read_bytes())
+    at = data.find(payload(i))
+    assert at > 0 and data.count(payload(i)) == 1
+    data[at + 5] ^= 0x01
+    out.write_bytes(bytes(data))
+
+
+def write_payloads(path: Path, compress: str = "none") -> None:
+    with vlink_bag.Writer(path, start_time=START_MS, timezone=0, compress=compress) as w:
+        for i in range(300):
+            w.write("u", payload(i), timestamp=i * 1000, ser="raw")
+
+
+def test_a_flipped_payload_bit_is_a_chunk_crc_mismatch(tmp_path: Path) -> None:
+    good = tmp_path / "good.vcap"
+    write_payloads(good)  # chunks uncompressed: the payloads are there to flip
+    bad = tmp_path / "bad.vcap"
+    flip_payload(good, 123, bad)
+    with vlink_bag.open(bad) as bag:
+        assert bag.info()["messageCount"] == 300  # opens: the summary is intact
+        with pytest.raises(CorruptBag) as error:
+            list(bag.read_messages())
+        assert error.value.code == "CORRUPT_FILE"
+        assert "chunk CRC mismatch" in str(error.value) and error.value.url == str(bad)
+        with pytest.raises(CorruptBag, match="chunk CRC mismatch"):
+            bag.to_dataframe()
+    # The CLI refuses the same file with the same words.
+    if not CLI.exists():
+        pytest.fail(f"{CLI.relative_to(REPO)} missing: run `npm run build` first")
+    cat = subprocess.run([node_binary(), str(CLI), "cat", str(bad), "-q"], capture_output=True, text=True, timeout=60)
+    assert cat.returncode != 0 and "chunk CRC mismatch" in cat.stderr
+    # validate_crcs=False (the TypeScript reader's validateCrcs option) reads it as it is.
+    with vlink_bag.open(bad, validate_crcs=False) as bag:
+        changed = [m.timestamp for m in bag.read_messages() if m.message != payload(m.timestamp // 1000)]
+        assert changed == [123_000]
+
+
+def test_a_zstd_chunk_is_checked_after_decompression(tmp_path: Path) -> None:
+    from mcap.reader import make_reader
+
+    good = tmp_path / "z.vcap"
+    write_payloads(good, "zstd")
+    with open(good, "rb") as f:
+        (index,) = make_reader(f).get_summary().chunk_indexes
+    assert index.compression == "zstd"
+    data = bytearray(good.read_bytes())
+    data[index.chunk_start_offset + 1 + 8 + 8 + 8 + 8] ^= 0xFF  # the CRC field (after opcode, length, times, size)
+    bad = tmp_path / "zbad.vcap"
+    bad.write_bytes(bytes(data))
+    with vlink_bag.open(bad) as bag, pytest.raises(CorruptBag, match="chunk CRC mismatch"):
+        list(bag.read_messages())
+    with vlink_bag.open(bad, validate_crcs=False) as bag:
+        assert [m.message for m in bag.read_messages()] == [payload(i) for i in range(300)]
+
+
+def test_a_chunk_without_index_is_checked_too(tmp_path: Path) -> None:
+    """A foreign MCAP file without chunk indexes or statistics is read in one pass: its chunks are checked as well."""
+    from mcap.writer import CompressionType, IndexType, Writer
+
+    good = tmp_path / "plain.mcap"
+    with open(good, "wb") as f:
+        w = Writer(f, index_types=IndexType.NONE, use_statistics=False, use_summary_offsets=False, chunk_size=1024, compression=CompressionType.NONE)
+        w.start(profile="", library="test")
+        channel = w.register_channel(topic="t", message_encoding="", schema_id=0)
+        for i in range(200):
+            w.add_message(channel_id=channel, log_time=10**15 + i * 10**6, publish_time=10**15 + i * 10**6, data=payload(i), sequence=i)
+        w.finish()
+    with vlink_bag.open(good) as bag:
+        assert len(list(bag.read_messages())) == 200
+    bad = tmp_path / "bad.mcap"
+    flip_payload(good, 77, bad)
+    with vlink_bag.open(bad) as bag, pytest.raises(CorruptBag, match="chunk CRC mismatch"):
+        list(bag.read_messages())
+    with vlink_bag.open(bad, validate_crcs=False) as bag:
+        assert len(list(bag.read_messages())) == 200
+
+
+def damage_row_pages(source: Path, out: Path) -> None:
+    """A copy of a .vdb with one page of its VLinkDatas table made unreadable (its b-tree page type byte), so the
+    header and url table open and a read fails."""
+    data = bytearray(source.read_bytes())
+    page_size = int.from_bytes(data[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as db:
+        root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'VLinkDatas'").fetchone()[0]
+    at = (root - 1) * page_size
+    victim = int.from_bytes(data[at + 8 : at + 12], "big") if data[at] == 0x05 else root  # interior: its right child
+    data[(victim - 1) * page_size] = 0xFF
+    out.write_bytes(bytes(data))
+
+
+def test_a_damaged_vdb_page_is_corrupt_bag_mid_read(bag_dir: Path, tmp_path: Path) -> None:
+    damaged = tmp_path / "damaged.vdb"
+    damage_row_pages(bag_dir / "drive.vdb", damaged)
+    with vlink_bag.open(damaged) as bag:
+        assert bag.info()["messageCount"] == 396  # the header opens
+        for read in (lambda: list(bag.read_messages()), bag.to_dataframe, lambda: list(bag.read_messages(urls=["imu"], start_s=1.5))):
+            with pytest.raises(CorruptBag) as error:
+                read()
+            assert error.value.code == "CORRUPT_FILE"
+            assert error.value.url == str(damaged)
+            assert "database disk image is malformed" in str(error.value) and "reading the messages" in str(error.value)
