@@ -8,6 +8,8 @@
  *   <catalog>/urls.parquet   one row per bag × url  (URL_COLUMNS)
  * An export is a folder of hive-partitioned Parquet files, one row per message (MESSAGE_COLUMNS):
  *   <export>/messages/url=<url; ASCII specials percent-encoded>/date=<YYYY-MM-DD of log_time, UTC>/part-<bag hash>-<n>.parquet
+ * (a `url=…` name over 255 bytes is cut to fit and ends in `~<16 hex digits of the url's SHA-256>`; the rows' `url`
+ * column holds the whole url).
  * Times are TIMESTAMP holding UTC microseconds (Parquet TIMESTAMP(MICROS) as DuckDB writes it, isAdjustedToUTC
  * false: TIMESTAMPTZ would read back as TIMESTAMP WITH TIME ZONE and Spark as a session-zone instant), so DuckDB,
  * pyarrow and pandas read them as naive UTC times and Spark (3.4+) as TIMESTAMP_NTZ; durations and gaps are BIGINT
@@ -101,7 +103,12 @@ export const URL_COLUMNS: readonly LakeColumn[] = [
   { name: 'ser', type: 'VARCHAR', nullable: true, description: 'serialization (protobuf, json, cdr, ros1, raw, …)' },
   { name: 'action', type: 'VARCHAR', nullable: true, description: 'pub | sub | req | res … as `info --json` gives it' },
   { name: 'message_count', type: 'BIGINT', nullable: false, description: 'messages of this url' },
-  { name: 'bytes', type: 'BIGINT', nullable: false, description: 'payload bytes of this url' },
+  {
+    name: 'bytes',
+    type: 'BIGINT',
+    nullable: false,
+    description: "payload bytes of this url: the sum of its messages' payload sizes, as read when indexing",
+  },
   { name: 'start_time', type: 'TIMESTAMP', nullable: true, description: 'first message of this url (log time)' },
   { name: 'end_time', type: 'TIMESTAMP', nullable: true, description: 'last message of this url (log time)' },
   {

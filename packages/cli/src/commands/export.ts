@@ -44,10 +44,18 @@ export function registerExport(program: Command): void {
           ...(rowGroupRows !== undefined ? { rowGroupRows } : {}),
           onBag: (bag) => {
             if (flags.quiet || flags.json) return;
-            const what = bag.skipped ? 'already exported' : `${bag.messages} messages, ${bag.files} files`;
+            let what = bag.skipped ? 'already exported' : `${bag.messages} messages, ${bag.files} files`;
+            if (bag.replaced)
+              what += ` (replacing its earlier export, ${bag.discardedFiles} files: the bag or its id changed since)`;
             process.stderr.write(`${bag.bagId}: ${what}\n`);
           },
         });
+        const stale = report.staleLock;
+        if (stale && !flags.quiet) {
+          process.stderr.write(
+            `warning: took over the lock of an export that no longer runs (pid ${stale.pid} on ${stale.host}, started ${stale.started}); what it left unfinished was exported again\n`,
+          );
+        }
         if (flags.json) printJson(report);
         else if (!flags.quiet) {
           process.stdout.write(
@@ -60,6 +68,14 @@ export function registerExport(program: Command): void {
             .map(([url, entry]) => `${url} (${entry.decodeFailures})`);
           process.stderr.write(
             `warning: ${report.decodeFailures} messages did not decode (exported with data NULL): ${urls.join(', ')}\n`,
+          );
+        }
+        if (report.droppedFields > 0 && !flags.quiet) {
+          const urls = Object.entries(report.perUrl)
+            .filter(([, url]) => url.droppedFields > 0)
+            .map(([url, entry]) => `${url} (${entry.droppedFields})`);
+          process.stderr.write(
+            `warning: ${report.droppedFields} messages had decoded fields their url's data STRUCT could not take (kept in payload): ${urls.join(', ')}\n`,
           );
         }
         if (report.textReplaced > 0 && !flags.quiet) {

@@ -183,11 +183,22 @@ const triggerEvent: Schema = {
   ],
 };
 
-const exportUrl = object({ messages: int, payloadBytes: int, files: int, decodeFailures: int, textReplaced: int });
+const exportUrl = object({
+  messages: int,
+  payloadBytes: int,
+  files: int,
+  decodeFailures: int,
+  textReplaced: int,
+  droppedFields: int,
+});
 const exportBag = object({
   bagId: str,
   location: str,
   skipped: bool,
+  replaced: {
+    ...bool,
+    description: 'an earlier export of another version of the bag (or under another bag_id) was deleted first',
+  },
   messages: int,
   files: int,
   discardedFiles: int,
@@ -206,6 +217,14 @@ const exportReport = object({
     ...int,
     description:
       'messages whose decoded strings held lone UTF-16 surrogates, written to data with U+FFFD in their place',
+  },
+  droppedFields: {
+    ...int,
+    description: 'messages with a decoded field their url’s data STRUCT has no place for (the payload has it)',
+  },
+  staleLock: {
+    description: 'the export whose lock was taken over because its process no longer ran; null when none',
+    oneOf: [{ type: 'null' }, object({ pid: int, host: str, started: str })],
   },
   perUrl: { type: 'object', additionalProperties: exportUrl },
   perBag: { type: 'array', items: exportBag },

@@ -15,6 +15,13 @@ export interface CatalogedBag {
 }
 
 /**
+ * The in-memory urls table's extra column: the location of the bag each row belongs to. A bag is its location;
+ * `bag_id` is only unique per catalog once indexing is done (a run may meet two bags with one id and refuse the
+ * second, whose old rows must go without touching the first's), so rows are removed by location. Never written out.
+ */
+const LOCATION = '_bag_location';
+
+/**
  * The catalog while it is being indexed: the two tables in an in-memory DuckDB, typed exactly as the layout says,
  * loaded from the existing Parquet files and written back whole (temporary file, then rename).
  */
@@ -29,7 +36,7 @@ export class CatalogTables {
     const connection = await instance.connect();
     const tables = new CatalogTables(instance, connection);
     await connection.run(createTable('bags', BAG_COLUMNS));
-    await connection.run(createTable('urls', URL_COLUMNS));
+    await connection.run(createTable('urls', [...URL_COLUMNS, LOCATION_COLUMN]));
     return tables;
   }
 
@@ -40,7 +47,7 @@ export class CatalogTables {
     if (!existsSync(bags)) return [];
     try {
       await this.connection.run(insertFromParquet('bags', BAG_COLUMNS, bags));
-      if (existsSync(urls)) await this.connection.run(insertFromParquet('urls', URL_COLUMNS, urls));
+      if (existsSync(urls)) await this.connection.run(insertUrlsFromParquet(urls));
     } catch (error) {
       throw BagError.wrap(error, 'CORRUPT_FILE', `the existing catalog in ${dir} cannot be read`, { file: bags });
     }
@@ -56,15 +63,20 @@ export class CatalogTables {
     }));
   }
 
-  /** Drops the rows of a bag (its row in `bags`, its urls). */
-  async remove(bagId: string): Promise<void> {
-    await this.connection.run('DELETE FROM bags WHERE bag_id = $1', [bagId]);
-    await this.connection.run('DELETE FROM urls WHERE bag_id = $1', [bagId]);
+  /** Drops the rows of the bag at `location` (its row in `bags`, its urls). */
+  async remove(location: string): Promise<void> {
+    await this.connection.run('DELETE FROM bags WHERE location = $1', [location]);
+    await this.connection.run(`DELETE FROM urls WHERE ${LOCATION} = $1`, [location]);
   }
 
   async add(bag: BagRow, urls: readonly UrlRow[]): Promise<void> {
     await append(this.connection, 'bags', BAG_COLUMNS, [bag as unknown as Record<string, unknown>]);
-    await append(this.connection, 'urls', URL_COLUMNS, urls as unknown as Record<string, unknown>[]);
+    await append(
+      this.connection,
+      'urls',
+      [...URL_COLUMNS, LOCATION_COLUMN],
+      urls.map((url) => ({ ...url, [LOCATION]: bag.location })),
+    );
   }
 
   /** Writes both files into `dir`, each whole: to a temporary name first, renamed over the old file. */
@@ -77,7 +89,7 @@ export class CatalogTables {
       const temporary = join(dir, `.${file}.${process.pid}.tmp`);
       try {
         await this.connection.run(
-          `COPY (SELECT * FROM ${table} ORDER BY ${table === 'bags' ? 'bag_id' : 'bag_id, url, action'}) TO ${quote(temporary)} (FORMAT parquet)`,
+          `COPY (SELECT * ${table === 'bags' ? 'FROM bags ORDER BY bag_id' : `EXCLUDE (${LOCATION}) FROM urls ORDER BY bag_id, url, action`}) TO ${quote(temporary)} (FORMAT parquet)`,
         );
         renameSync(temporary, target);
       } catch (error) {
@@ -107,11 +119,26 @@ function createTable(name: string, columns: readonly LakeColumn[]): string {
   return `CREATE TABLE ${name} (${list.join(', ')})`;
 }
 
+const LOCATION_COLUMN: LakeColumn = { name: LOCATION, type: 'VARCHAR', nullable: false, description: '' };
+
 /** Copies an existing file's rows by column name, cast to the layout's types (a file of an older layout fails). */
 function insertFromParquet(table: string, columns: readonly LakeColumn[], file: string): string {
   const names = columns.map((c) => ident(c.name)).join(', ');
   const casts = columns.map((c) => `CAST(${ident(c.name)} AS ${c.type})`).join(', ');
   return `INSERT INTO ${table} (${names}) SELECT ${casts} FROM read_parquet(${quote(file)})`;
+}
+
+/**
+ * The existing urls file's rows, each with its bag's location from the bags just loaded (ids are unique in a written
+ * catalog); rows of no bag are left out, as they would be dropped with a bag no one has any more.
+ */
+function insertUrlsFromParquet(file: string): string {
+  const names = [...URL_COLUMNS.map((c) => ident(c.name)), LOCATION].join(', ');
+  const casts = URL_COLUMNS.map((c) => `CAST(u.${ident(c.name)} AS ${c.type})`).join(', ');
+  return (
+    `INSERT INTO urls (${names}) SELECT ${casts}, b.location FROM read_parquet(${quote(file)}) AS u ` +
+    'JOIN bags AS b ON b.bag_id = CAST(u.bag_id AS VARCHAR)'
+  );
 }
 
 async function append(

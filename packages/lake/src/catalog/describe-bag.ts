@@ -58,9 +58,10 @@ const NOT_HEADER = new Set(['path', 'urls', 'streams', 'counters', 'metadata', '
 
 /**
  * The catalog rows of one bag, from the very document `vlink-bag info --json` prints (core's `summarizeBag`: one pass
- * over the messages) plus the per-url gaps, computed in the same pass from the log times it sees (the frames' payloads
- * are not looked at; the readers have no payload-free pass, so `info --json` reads them too). A read error met
- * part-way is thrown with its code: a catalog row never counts half a bag.
+ * over the messages) plus the per-url gaps, computed in the same pass from the log times it sees, and the per-url
+ * payload bytes, from the sizes of the payloads that pass reads (the readers have no payload-free pass, so `info
+ * --json` reads them too; their bytes are not looked at). A read error met part-way is thrown with its code: a
+ * catalog row never counts half a bag.
  */
 export async function describeBag(
   reader: DescribedSource,
@@ -68,6 +69,8 @@ export async function describeBag(
   indexedAtUs: number,
 ): Promise<{ bag: BagRow; urls: UrlRow[]; summary: BagSummary }> {
   const logTimes = new Map<string, number[]>();
+  // Payload bytes per stream, summed here: `info`'s per-url size is 0 ("unknown") for MCAP, ROS 1 and 2, Apollo …
+  const payloadBytes = new Map<string, number>();
   let readError: BagError | undefined;
   const source = {
     getInfo: () => reader.getInfo(),
@@ -78,6 +81,7 @@ export async function describeBag(
           let times = logTimes.get(key);
           if (!times) logTimes.set(key, (times = []));
           times.push(frame.timestamp);
+          payloadBytes.set(key, (payloadBytes.get(key) ?? 0) + frame.data.byteLength);
           yield frame;
         }
       } catch (error) {
@@ -124,7 +128,9 @@ export async function describeBag(
     // Gaps per stream (an RPC url's requests and responses interleave): the largest interval, and every gap counted.
     let maxGap: number | null = null;
     let gaps = 0;
+    let bytes = 0;
     for (const s of own) {
+      bytes += payloadBytes.get(streamKey(s.url, s.action)) ?? 0;
       const timing = urlTiming(s.url, logTimes.get(streamKey(s.url, s.action)) ?? [], GAP_FACTOR);
       if (timing.intervalUs) maxGap = Math.max(maxGap ?? 0, Math.round(timing.intervalUs.max));
       gaps += timing.gaps.length;
@@ -136,7 +142,7 @@ export async function describeBag(
       ser: meta.ser,
       action: meta.action ?? null,
       message_count: meta.count,
-      bytes: meta.size,
+      bytes,
       start_time: from === undefined ? null : absolute(from),
       end_time: to === undefined ? null : absolute(to),
       rate_hz: count >= 2 && span > 0 ? (count - 1) / (span / 1e6) : null,

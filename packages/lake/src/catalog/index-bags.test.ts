@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BagReader, type BagSummary, summarizeBag } from '@vlink/bag';
+import { actionText, BagReader, type BagSummary, summarizeBag } from '@vlink/bag';
 import { after, before, describe, test } from '@vlink/fixtures/test';
 import { BAG_COLUMNS, CATALOG_BAGS_FILE, CATALOG_URLS_FILE, URL_COLUMNS } from '../layout.js';
 import { type IndexEvent, indexBags } from './index-bags.js';
@@ -43,6 +43,21 @@ async function summaryOf(path: string): Promise<BagSummary> {
   } finally {
     reader.close();
   }
+}
+
+/** Payload bytes per url (key `url\x1f`) and per url + action (`url\x1faction`), read frame by frame. */
+async function payloadBytesOf(path: string): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  const reader = await BagReader.create(path);
+  try {
+    for await (const frame of reader.frames()) {
+      for (const key of [`${frame.url}\x1f`, `${frame.url}\x1f${actionText(frame.actionType)}`])
+        out.set(key, (out.get(key) ?? 0) + frame.data.byteLength);
+    }
+  } finally {
+    reader.close();
+  }
+  return out;
 }
 
 const us = (value: unknown) => (value instanceof Date ? value.getTime() * 1000 : value);
@@ -139,6 +154,7 @@ describe('indexBags: a catalog of a local folder', () => {
     const ids = [...written.keys(), MCAP_ID];
     for (const id of ids) {
       const summary = await summaryOf(join(root, id));
+      const payload = await payloadBytesOf(join(root, id));
       const own = rows.filter((r) => r['bag_id'] === id);
       assert.equal(own.length, summary.urls.length, id);
       for (const meta of summary.urls) {
@@ -147,7 +163,11 @@ describe('indexBags: a catalog of a local folder', () => {
         assert.equal(row['type'], meta.type);
         assert.equal(row['ser'], meta.ser);
         assert.equal(Number(row['message_count']), meta.count);
-        assert.equal(Number(row['bytes']), meta.size);
+        // The payload bytes read; info knows them for VLink formats only (its size is 0 for the MCAP).
+        const read = payload.get(`${meta.url}\x1f${meta.action ?? ''}`) ?? 0;
+        assert.ok(read > 0, `${id} ${meta.url} has payloads`);
+        assert.equal(Number(row['bytes']), read, `${id} ${meta.url} bytes`);
+        if (meta.size > 0) assert.equal(read, meta.size);
         const streams = summary.streams.filter((s) => s.url === meta.url);
         const startUs = Math.round(summary.startTimestamp * 1000);
         assert.equal(Number(row['start_us']), startUs + Math.min(...streams.map((s) => s.firstLogUs)));

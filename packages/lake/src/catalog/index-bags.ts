@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BagError, BagReader } from '@vlink/bag';
 import { type RegisterS3Options, registerS3, S3Client } from '@vlink/bag-s3';
-import { CatalogTables } from './catalog-tables.js';
+import { type CatalogedBag, CatalogTables } from './catalog-tables.js';
 import { describeBag } from './describe-bag.js';
 import { discoverLocal } from './discover-local.js';
 import { discoverS3 } from './discover-s3.js';
@@ -85,9 +85,9 @@ export async function indexBags(
       urls: 0,
     };
     const seen = new Set(found.map((bag) => bag.location));
-    for (const [location, old] of previous) {
+    for (const location of previous.keys()) {
       if (seen.has(location)) continue;
-      await tables.remove(old.bagId);
+      await tables.remove(location);
       report.removed++;
     }
     const ids = new Map<string, string>();
@@ -102,8 +102,9 @@ export async function indexBags(
       };
       const other = ids.get(bag.bagId);
       if (other !== undefined) {
-        // `bag_id` keys the urls table: two roots with the same relative path cannot share one catalog.
-        if (old) await tables.remove(old.bagId);
+        // `bag_id` keys the urls table: two roots with the same relative path cannot share one catalog. Its old row
+        // goes by location: the first bag's row, just added under the same id, stays.
+        if (old) await tables.remove(old.location);
         fail(
           new BagError(
             'INVALID_ARGUMENT',
@@ -118,7 +119,7 @@ export async function indexBags(
         options.onBag?.({ bagId: bag.bagId, location: bag.location, outcome: 'unchanged' });
         continue;
       }
-      if (old) await tables.remove(old.bagId);
+      if (old) await tables.remove(old.location);
       let rows: Awaited<ReturnType<typeof describeBag>>;
       try {
         const reader = await BagReader.create(bag.location);
@@ -146,8 +147,12 @@ export async function indexBags(
   }
 }
 
-function unchanged(old: { size: number; modifiedUs: number | null; etag: string | null }, now: FoundBag): boolean {
-  return old.size === now.size && old.modifiedUs === now.modifiedUs && old.etag === now.etag;
+/**
+ * True when the old row still describes the bag: same file facts and the same id (a bag found under another root
+ * than before has another `bag_id`, which the row must say, and which the duplicate check above went by).
+ */
+function unchanged(old: CatalogedBag, now: FoundBag): boolean {
+  return old.bagId === now.bagId && old.size === now.size && old.modifiedUs === now.modifiedUs && old.etag === now.etag;
 }
 
 async function discover(sources: readonly string[], options: IndexOptions): Promise<FoundBag[]> {

@@ -1,15 +1,15 @@
 /**
  * The `data` STRUCT of a url's exported messages: its DuckDB type, taken from the first decoded message of the url in
- * the bag (as packages/align/src/columns.ts takes its columns), written as a `json_transform` structure so DuckDB
- * turns each message's JSON into the typed STRUCT in C++ (one appended string per message instead of one JavaScript
- * value object per field). Decoded numbers are JavaScript numbers, so every number is a DOUBLE (64-bit integers
+ * the bag (as packages/align/src/columns.ts takes its columns) and widened by the fields later messages add
+ * (structure-fit.ts), written as a `json_transform` structure so DuckDB turns each message's JSON into the typed
+ * STRUCT in C++ (one appended string per message instead of one JavaScript value object per field). Decoded numbers are JavaScript numbers, so every number is a DOUBLE (64-bit integers
  * beyond 2^53 arrive as decimal strings from the decoder and are converted by DuckDB; integers up to 2^53 stay exact);
  * nulls and empty arrays or objects of the first message are `JSON` (the value as JSON text). A message that is not
  * an object (a JSON number, a text) is wrapped as `{value: …}`, so `data` is a STRUCT for every url.
  */
 export type Structure = string | Structure[] | { [field: string]: Structure };
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
+export const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
 
 /** The decoded value as the row's `data`: objects as they are, anything else as `{value}`. */
@@ -28,12 +28,12 @@ function fieldsOf(value: Record<string, unknown>): Structure {
   // DuckDB's STRUCT field names are case-insensitive: two keys equal but for case cannot be two fields.
   const lower = new Set(keys.map((k) => k.toLowerCase()));
   if (keys.length === 0 || lower.size !== keys.length || lower.has('')) return 'JSON';
-  const out: Record<string, Structure> = {};
-  for (const key of keys) out[key] = leafOf(value[key]);
-  return out;
+  // Own data properties: `out[key] = …` with the key `__proto__` would set the object's prototype instead.
+  return Object.fromEntries(keys.map((key) => [key, leafOf(value[key])]));
 }
 
-function leafOf(value: unknown): Structure {
+/** The structure of one value (a field's): DOUBLE, VARCHAR, BOOLEAN, a list, a nested object's fields, or JSON. */
+export function leafOf(value: unknown): Structure {
   if (typeof value === 'number') return 'DOUBLE';
   if (typeof value === 'string') return 'VARCHAR';
   if (typeof value === 'boolean') return 'BOOLEAN';

@@ -6,7 +6,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { after, before, describe, test } from '@vlink/fixtures/test';
 import { s3TestServer } from '@vlink/fixtures/s3';
 import { parseS3Url, S3Client } from '@vlink/bag-s3';
-import { exportFrames, START_MS, writeExportBag } from '../testing/export-bags.js';
+import { exportedRows, exportFrames, START_MS, writeExportBag } from '../testing/export-bags.js';
 import { exportMessages } from './export-messages.js';
 
 /** Bags in the four formats on a real S3 server (moto on loopback), exported from their `s3://` urls. */
@@ -55,5 +55,31 @@ describe('exportMessages from s3:// urls', { skip }, () => {
         assert.deepEqual(new Uint8Array(got[i]!['payload'] as Uint8Array), frame.data);
       });
     }
+  });
+});
+
+describe('exportMessages from s3://: a rerun compares the object with its done marker', { skip }, () => {
+  test('an unchanged object is skipped, a rewritten one exported again (its ETag and size differ)', async () => {
+    const client = new S3Client(s3Options());
+    const local = join(dir, 'changing.vcap');
+    await writeExportBag(local, exportFrames(12));
+    await client.put(parseS3Url('s3://fleet/car-2/run.vcap'), readFileSync(local));
+    const out = join(dir, 'lake-changing');
+    const bag = 's3://fleet/car-2/run.vcap';
+    assert.equal((await exportMessages([bag], out, { s3: s3Options() })).messages, 12);
+    const again = await exportMessages([bag], out, { s3: s3Options() });
+    assert.deepEqual(
+      again.perBag.map((b) => [b.skipped, b.replaced]),
+      [[true, false]],
+    );
+    await writeExportBag(local, exportFrames(20));
+    await client.put(parseS3Url('s3://fleet/car-2/run.vcap'), readFileSync(local));
+    const changed = await exportMessages([bag], out, { s3: s3Options() });
+    assert.deepEqual(
+      changed.perBag.map((b) => [b.skipped, b.replaced, b.messages]),
+      [[false, true, 20]],
+    );
+    const rows = await exportedRows(out);
+    assert.equal(rows.length, 20);
   });
 });

@@ -70,11 +70,15 @@ function build(structure: Structure): Built | undefined {
     fields.push(field);
   }
   const writers = fields.map((field) => field.write);
+  // A record without its own `__proto__` field would give Object.prototype for it (a STRUCT of NULLs where
+  // json_transform gives NULL): that one name is read as an own property only, the others as they are (fast).
+  const protoAt = names.indexOf('__proto__');
   const write: Writer = (vector, row, value) => {
     if (!isObject(value)) return false;
     const struct = vector as DuckDBStructVector;
     for (let i = 0; i < writers.length; i++) {
-      if (!put(writers[i]!, struct.entryVectorAt(i), row, value[names[i]!])) return false;
+      const field = i === protoAt && !Object.hasOwn(value, '__proto__') ? undefined : value[names[i]!];
+      if (!put(writers[i]!, struct.entryVectorAt(i), row, field)) return false;
     }
     return true;
   };

@@ -1,13 +1,14 @@
 import { mkdirSync, renameSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import { actionText } from '@vlink/bag';
+import { BagError } from '@vlink/bag-core';
 import type { DecodableFrame, PayloadDecoder } from '@vlink/bag-decode';
 import { sqlString } from './duckdb.js';
 import type { BagExportState } from './export-state.js';
 import { recordJson, type Structure, withoutLoneSurrogates } from './data-structure.js';
 import type { UrlExportReport } from './export-messages.js';
 import { partName, partitionDir, utcDate } from './paths.js';
-import { temporaryName } from './export-state.js';
 import { type RawJsonCheck, rawJsonCheck } from './raw-json.js';
 import { DataSource, STAGING_COLUMNS, StagingChunk } from './staging-chunk.js';
 import { type TypedData, typedData } from './typed-data.js';
@@ -17,6 +18,7 @@ let stagingTables = 0;
 
 /** Where a url's batch goes and how its row groups are sized. */
 export interface PartTarget {
+  /** Absolute. */
   outDir: string;
   bagId: string;
   hash: string;
@@ -92,6 +94,8 @@ export class UrlBatch {
     url: string,
     /** The url's entry of the export report (counted by the caller). */
     readonly report: UrlExportReport,
+    /** How many batches of the url in this bag came before this one, each ended by widening its structure. */
+    readonly widenings = 0,
   ) {
     this.url = url;
     // Unique per process: the batches of the previous bag may still be written out while this bag's are filled.
@@ -198,11 +202,14 @@ export class UrlBatch {
    */
   async flush(target: PartTarget): Promise<void> {
     if (this.rows === 0) return;
+    const previous = this.pending;
     const written = this.seal(target);
-    await this.settle();
-    // Awaited by the next flush or finish; a failure surfaces there (and is not reported as unhandled meanwhile).
+    // Awaited by the next flush, finish or discard; a failure surfaces there. Handled before anything is awaited: when
+    // the previous write-out failed, the await below throws, and this one's failure must not be an unhandled
+    // rejection (Node ends the process on one).
     written.catch(() => undefined);
     this.pending = written;
+    if (previous) await previous;
     this.appender = await this.connection.createAppender(this.tables[this.current]!);
   }
 
@@ -244,18 +251,22 @@ export class UrlBatch {
       for (const [day] of [...days].sort((a, b) => a[0] - b[0])) {
         const date = utcDate(day * DAY_US);
         const dir = partitionDir(target.outDir, this.url, date);
-        const path = `${dir}/${partName(target.hash, target.nextPart())}`;
-        target.state.willWrite(path);
-        mkdirSync(dir, { recursive: true });
-        const temporary = temporaryName(path);
-        const query =
-          `SELECT ${sqlString(target.bagId)} AS bag_id, ${sqlString(this.url)} AS url, ${sqlString(date)} AS date, ${select} ` +
-          `FROM ${table} WHERE log_us >= ${day * DAY_US} AND log_us < ${(day + 1) * DAY_US}`;
-        await copier.run(
-          `COPY (${query}) TO ${sqlString(temporary)} (FORMAT parquet, ROW_GROUP_SIZE ${target.rowGroupRows})`,
-        );
-        renameSync(temporary, path);
-        target.written(this.url, path, statSync(path).size);
+        const path = join(dir, partName(target.hash, target.nextPart()));
+        try {
+          const temporary = target.state.willWrite(path);
+          mkdirSync(dir, { recursive: true });
+          const query =
+            `SELECT ${sqlString(target.bagId)} AS bag_id, ${sqlString(this.url)} AS url, ${sqlString(date)} AS date, ${select} ` +
+            `FROM ${table} WHERE log_us >= ${day * DAY_US} AND log_us < ${(day + 1) * DAY_US}`;
+          await copier.run(
+            `COPY (${query}) TO ${sqlString(temporary)} (FORMAT parquet, ROW_GROUP_SIZE ${target.rowGroupRows})`,
+          );
+          renameSync(temporary, path);
+          target.written(this.url, path, statSync(path).size);
+        } catch (error) {
+          // A full disk, a file where a folder must go, DuckDB's own failure: one typed error naming the part.
+          throw BagError.wrap(error, 'IO_ERROR', `cannot write the part file of url ${this.url}`, { file: path });
+        }
       }
       await copier.run(`TRUNCATE ${table}`);
     });
@@ -281,21 +292,19 @@ export class UrlBatch {
     );
   }
 
-  /** Waits for the write-out under way, if any (rethrowing its failure). */
-  private async settle(): Promise<void> {
-    const pending = this.pending;
-    this.pending = undefined;
-    if (pending) await pending;
-  }
-
   /** Drops the staged rows without writing them (after a failure: waits for a write-out under way first). */
   async discard(): Promise<void> {
     await this.pending?.catch(() => undefined);
     this.pending = undefined;
     this.staging?.clear();
-    this.appender?.closeSync();
+    try {
+      this.appender?.closeSync();
+    } catch {
+      // its table is dropped next anyway
+    }
     this.appender = undefined;
-    for (const table of this.tables) await this.connection.run(`DROP TABLE IF EXISTS ${table}`);
+    // Never thrown: the caller is handling the failure that made it discard, which is the one to report.
+    for (const table of this.tables) await this.connection.run(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
   }
 }
 

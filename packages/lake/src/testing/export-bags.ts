@@ -7,6 +7,9 @@ import {
 } from '@bufbuild/protobuf/wkt';
 import { parse } from '@foxglove/rosmsg';
 import { MessageWriter as CdrWriter } from '@foxglove/rosmsg2-serialization';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { ActionType, BagWriter, type Frame, SchemaType } from '@vlink/bag';
 
 /** 23:59:59.990 UTC: the messages of the test bags cross midnight, so each url spans two date partitions. */
@@ -120,6 +123,7 @@ export function exportFrames(count: number): PushedFrame[] {
 
 /** Writes the frames, with the protobuf and ros2msg schemas, to `path` (any of the four formats). */
 export async function writeExportBag(path: string, frames: readonly PushedFrame[]): Promise<void> {
+  mkdirSync(dirname(path), { recursive: true });
   const writer = await BagWriter.create(path, { syncMode: true, startTimestamp: START_MS });
   writer.pushSchema({
     name: 'test.Pose',
@@ -148,4 +152,24 @@ export function jsonFrames(payloads: readonly Uint8Array[]): PushedFrame[] {
     },
     data: undefined,
   }));
+}
+
+/**
+ * Rows of an export read back with DuckDB over all its part files (hive partitions, union_by_name), in (bag_id, seq)
+ * order: `columns` is a SELECT list over the `messages` columns.
+ */
+export async function exportedRows(outDir: string, columns = 'bag_id, seq, url'): Promise<Record<string, unknown>[]> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    const glob = join(outDir, 'messages', '**', '*.parquet').replaceAll("'", "''");
+    const result = await connection.runAndReadAll(
+      `SELECT ${columns} FROM read_parquet('${glob}', hive_partitioning = true, union_by_name = true, ` +
+        'hive_types_autocast = false) ORDER BY bag_id, seq',
+    );
+    return result.getRowObjectsJS() as Record<string, unknown>[];
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
 }
