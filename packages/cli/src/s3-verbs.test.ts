@@ -26,6 +26,8 @@ async function ok(args: string[]): Promise<string> {
   return r.stdout;
 }
 
+const ODD_KEYS = ['odd/./dot.vcap', 'odd//double.vcap', 'odd/back\\slash.vcap'];
+
 describe('vlink-bag verbs on s3://', { skip }, () => {
   const vcap = tmp.path('drive.vcap');
   const vdb = tmp.path('drive.vdb');
@@ -39,6 +41,8 @@ describe('vlink-bag verbs on s3://', { skip }, () => {
     await client.createBucket('bags');
     await client.put({ bucket: 'bags', key: 'car-1/drive.vcap' }, readFileSync(vcap));
     await client.put({ bucket: 'bags', key: 'car-1/drive.vdb' }, readFileSync(vdb));
+    // Keys that are names, not paths: listed and read by index, cat and serve alike.
+    for (const key of ODD_KEYS) await client.put({ bucket: 'bags', key: `car-1/${key}` }, readFileSync(vcap));
     for (const name of readdirSync(tmp.path('split')))
       await client.put({ bucket: 'bags', key: `car-1/split/${name}` }, readFileSync(tmp.path(`split/${name}`)));
   });
@@ -154,8 +158,11 @@ describe('vlink-bag verbs on s3://', { skip }, () => {
         const listing = (await (await fetch(`${base}/v1/bags`)).json()) as {
           bags: Array<{ id: string; messageCount: number }>;
         };
-        assert.deepEqual(listing.bags.map((b) => b.id).sort(), ['drive.vcap', 'drive.vdb', 'split/drive.vcapx']);
-        for (const [url, local] of pairs()) {
+        assert.deepEqual(
+          listing.bags.map((b) => b.id).sort(),
+          ['drive.vcap', 'drive.vdb', ...ODD_KEYS, 'split/drive.vcapx'].sort(),
+        );
+        for (const [url, local] of [...pairs(), ...ODD_KEYS.map((key) => [`s3://bags/car-1/${key}`, vcap] as const)]) {
           const id = url.slice('s3://bags/car-1/'.length);
           const answer = await fetch(`${base}/v1/bags/${encodeURIComponent(id)}/info`);
           const served = (await answer.json()) as Record<string, unknown>;

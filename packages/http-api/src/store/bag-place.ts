@@ -78,13 +78,18 @@ function urlPlace(root: string): BagPlace {
       }));
       const segments = new Set<string>();
       for (const bag of bags) for (const segment of await listedSegmentUrls(bag.path)) segments.add(segment);
-      const found = bags.filter((bag) => !segments.has(bag.path) && isSafeRelative(bag.id));
+      // Every key the listing found is a bag, `a/./b.vcap` and `a//b.vcap` too (an object store's keys are names, not
+      // paths, and `index` catalogs them alike); such an id is served because the listing named it.
+      const found = bags.filter((bag) => !segments.has(bag.path));
       known = new Map(found.map((bag) => [bag.id, bag]));
       return found;
     },
     resolve(id) {
+      const listed = known.get(id);
+      if (listed) return listed;
+      // An id the last listing did not name must be a plain relative path: no client-made `..` walks the bucket.
       if (!isSafeRelative(id)) throw new BagError('NOT_FOUND', `no such bag "${id}"`);
-      return known.get(id) ?? { id, path: `${root}/${id}`, size: 0, mtimeMs: 0 };
+      return { id, path: `${root}/${id}`, size: 0, mtimeMs: 0 };
     },
     readerOptions: {},
   };
