@@ -29,6 +29,10 @@ const WRITER = {
     '',
     'Split recordings: name segments by local time (`YYYY-MM-DD_hh-mm-ss-mmm.vdb`) instead of `<stem>.<n>.vdb`.',
   ],
+  overwriteSegments: [
+    '',
+    'Split recordings: a new segment replaces a file already at its name (VLink). `false` refuses it instead: opening that segment fails with `IO_ERROR` naming the file, which is left as it was (the CLI without `-f`).',
+  ],
   syncMode: [
     '',
     "Write on the caller's stack: no queue, no worker, no commit timer; `push()` returns after the frame is stored.",

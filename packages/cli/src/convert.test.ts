@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { symlinkSync, writeFileSync } from 'node:fs';
 import { describe, test } from '@vlink/fixtures/test';
-import { ActionType, SchemaType, type Frame } from '@vlink/bag';
+import { ActionType, BagWriter, SchemaType, type Frame } from '@vlink/bag';
 import { ndjson, runCli, START_MS, writeBag, SLOW } from './testing/harness.js';
 import { sampleBags, withReader } from './testing/sample-bags.js';
 
@@ -181,6 +181,51 @@ describe('clone', () => {
       assert.equal(r.code, 1);
       assert.match(r.stderr, /: refusing to overwrite the source bag\n$/);
     }
+  });
+});
+
+describe("the source's counters by cause", () => {
+  /** A bag that dropped frames and whose application counted its own misses (`writer.count`). */
+  async function countedBag(path: string, counts: ReadonlyArray<[string, string, number]>): Promise<void> {
+    const writer = await BagWriter.create(path, { syncMode: true, startTimestamp: START_MS });
+    for (let i = 0; i < 20; i++)
+      writer.push({
+        timestamp: i * 10_000,
+        url: i % 2 ? '/state' : '/cam',
+        data: new Uint8Array([i]),
+        serType: 'raw',
+        schemaType: SchemaType.Raw,
+        actionType: ActionType.Publish,
+      });
+    for (const [url, cause, n] of counts) writer.count(url, cause, n);
+    await writer.close();
+  }
+  const countersOf = async (path: string) =>
+    (JSON.parse((await runCli(['info', path, '--json'])).stdout) as { counters?: unknown }).counters;
+
+  test('clone, split and merge carry them (merge sums them per url and cause)', SLOW, async () => {
+    const [a, b] = [tmp.path('counted-a.vdb'), tmp.path('counted-b.vcap')];
+    await countedBag(a, [
+      ['/state', 'missedSlot', 3],
+      ['/cam', 'readTimeout', 2],
+    ]);
+    await countedBag(b, [['/state', 'missedSlot', 4]]);
+    const whole = { '/state': { missedSlot: 3 }, '/cam': { readTimeout: 2 } };
+    assert.deepEqual(await countersOf(a), whole);
+    for (const ext of ['.vcap', '.vdb', '.vdbx', '.vcapx']) {
+      const out = tmp.path(`counted-clone${ext}`);
+      assert.equal((await runCli(['clone', a, out, '-q'])).code, 0);
+      assert.deepEqual(await countersOf(out), whole, ext);
+    }
+    const onlyState = tmp.path('counted-state.vdb');
+    assert.equal((await runCli(['clone', a, onlyState, '-u', '/state', '-q'])).code, 0);
+    assert.deepEqual(await countersOf(onlyState), { '/state': { missedSlot: 3 } }, 'the urls the copy keeps');
+    const cut = tmp.path('counted-split.vdb');
+    assert.equal((await runCli(['split', '-f', a, '-o', cut, '-e', '0.1', '-q'])).code, 0);
+    assert.deepEqual(await countersOf(cut), whole);
+    const merged = tmp.path('counted-merged.vcap');
+    assert.equal((await runCli(['merge', a, b, '-o', merged, '-q'])).code, 0);
+    assert.deepEqual(await countersOf(merged), { '/state': { missedSlot: 7 }, '/cam': { readTimeout: 2 } });
   });
 });
 

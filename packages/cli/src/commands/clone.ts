@@ -7,7 +7,8 @@ import { printJson } from '../lib/json-schemas.js';
 import { addPluginOptions, applyToWriter, loadPlugin, loadSchemas, type PluginFlags } from '../lib/plugins.js';
 import { liveOutput, Progress } from '../lib/progress.js';
 import { cursorFrames } from '../lib/read.js';
-import { carriedRecords, headerOptions, warnUncarried } from '../lib/header-copy.js';
+import { carriedRecords, carryCounters, headerOptions, warnUncarried } from '../lib/header-copy.js';
+import { refuseLeftOut } from '../lib/left-out.js';
 import { CopySink } from '../lib/sink.js';
 import { bagUrls, selectUrls, warnSelection } from '../lib/url-filter.js';
 import { addWriterOptions, writerOptions, type WriterFlags } from '../lib/writer-flags.js';
@@ -50,7 +51,8 @@ export async function cloneBag(verb: string, src: string, dst: string, flags: Cl
     const info = reader.getInfo();
     const selection = selectUrls(bagUrls(info), flags);
     const window = windowMs(flags, info);
-    await prepareOutput(dst, {
+    await refuseLeftOut(src, info, flags);
+    const { overwrite } = await prepareOutput(dst, {
       inputs: [src],
       force: flags.force === true,
       quiet: flags.quiet === true || flags.json === true,
@@ -65,6 +67,7 @@ export async function cloneBag(verb: string, src: string, dst: string, flags: Cl
     const sink = await CopySink.open(dst, {
       ...headerOptions(info, flags.header !== false),
       ...options,
+      overwriteSegments: overwrite,
       startTimestamp: info.startTimestamp,
       carry: carriedRecords(reader, info, keepUrl),
     });
@@ -75,6 +78,7 @@ export async function cloneBag(verb: string, src: string, dst: string, flags: Cl
       const keep = new Set(selection.filterUrls ?? bagUrls(info));
       for (const meta of info.urls)
         if (meta.loss >= 0 && keep.has(meta.url)) sink.writer.setUrlLoss(meta.url, meta.loss);
+      carryCounters(sink.writer, info, keepUrl);
       if (!selection.none) {
         const endMs = window.endTime > 0 ? Math.min(window.endTime, info.totalDuration) : info.totalDuration;
         progress.start(Math.max(1, endMs - window.beginTime));
@@ -88,9 +92,11 @@ export async function cloneBag(verb: string, src: string, dst: string, flags: Cl
         }
         progress.update(endMs - window.beginTime, sink.frames, formatSize(sink.bytes));
       }
-    } finally {
       progress.stop();
       await sink.close();
+    } catch (error) {
+      progress.stop();
+      throw await sink.abandon(error);
     }
     if (flags.json)
       printJson({ source: src, output: dst, frames: sink.frames, bytes: sink.bytes, warnings: selection.warnings });

@@ -9,12 +9,14 @@ import { formatSize } from '../lib/format.js';
 import { parseNonNegative } from '../lib/parse.js';
 import { liveOutput, Progress } from '../lib/progress.js';
 import { cursorFrames } from '../lib/read.js';
-import { carriedRecords, headerOptions, warnUncarried } from '../lib/header-copy.js';
+import { carriedRecords, carryCounters, headerOptions, warnUncarried } from '../lib/header-copy.js';
+import { refuseLeftOut } from '../lib/left-out.js';
+import { addRecoveryOption, type RecoveryFlags, recoveryReaderOptions } from '../lib/recovery-flag.js';
 import { CopySink } from '../lib/sink.js';
 import { selectUrls, warnSelection } from '../lib/url-filter.js';
 import { addWriterOptions, writerOptions, type WriterFlags } from '../lib/writer-flags.js';
 
-export interface MergeFlags extends FilterFlags, WriterFlags, PluginFlags {
+export interface MergeFlags extends FilterFlags, WriterFlags, PluginFlags, RecoveryFlags {
   output: string;
   checkGap: number;
   json?: boolean;
@@ -37,6 +39,7 @@ export function registerMerge(program: Command): void {
     .option('--json', 'print the result (sources, output, frames, bytes, warnings) as JSON')
     .option('-q, --quiet', 'no progress bar and no summary')
     .option('--no-header', "do not copy the first input's header (tag, process name, timezone)");
+  addRecoveryOption(command);
   addFilterOptions(command);
   addWriterOptions(command, { splitNameShort: false });
   addPluginOptions(command, 'write');
@@ -55,7 +58,7 @@ export function registerMerge(program: Command): void {
 export async function mergeFiles(sources: string[], flags: MergeFlags): Promise<void> {
   const readers: BagReader[] = [];
   try {
-    for (const src of sources) readers.push(await openBag(src));
+    for (const src of sources) readers.push(await openBag(src, recoveryReaderOptions(flags)));
     await mergeInto(sources, readers, flags);
   } finally {
     for (const reader of readers) reader.close();
@@ -80,7 +83,8 @@ async function mergeInto(sources: string[], readers: BagReader[], flags: MergeFl
   const lastMs = Math.max(...infos.map((info, i) => starts[i]! - outStart + info.totalDuration));
   const window = windowMs(flags, { startTimestamp: outStart, totalDuration: lastMs });
   const [plugin, schemas] = [await loadPlugin(flags.plugin), await loadSchemas(flags.importSchema)];
-  await prepareOutput(dst, {
+  for (const [i, src] of sources.entries()) await refuseLeftOut(src, infos[i]!, flags);
+  const { overwrite } = await prepareOutput(dst, {
     inputs: sources,
     force: flags.force === true,
     quiet: flags.quiet === true || flags.json === true,
@@ -99,6 +103,7 @@ async function mergeInto(sources: string[], readers: BagReader[], flags: MergeFl
   const sink = await CopySink.open(dst, {
     ...headerOptions(infos[0]!, flags.header !== false),
     ...writerOptions(flags),
+    overwriteSegments: overwrite,
     startTimestamp: outStart,
     carry: {
       metadata: carried.flatMap((c) => c.metadata ?? []),
@@ -107,7 +112,6 @@ async function mergeInto(sources: string[], readers: BagReader[], flags: MergeFl
     },
   });
   const progress = new Progress(liveOutput(flags.quiet || flags.json), 'merge');
-  applyToWriter(sink.writer, plugin, schemas);
   // BagProcessor (format reference §8) with data time = the merged timeline: the k-way merge below already delivers frames in
   // order, the processor adds VLink's output rule (strictly increasing: equal instants 1 µs apart). A failed write
   // inside its output callback is kept and rethrown here (the processor itself would only report it and go on).
@@ -122,6 +126,7 @@ async function mergeInto(sources: string[], readers: BagReader[], flags: MergeFl
     }
   });
   try {
+    applyToWriter(sink.writer, plugin, schemas);
     for (const reader of readers) for (const schema of reader.getSchemas()) sink.pushSchema(schema);
     const keep = new Set(selection.filterUrls ?? allUrls);
     const withLoss = new Set<string>();
@@ -130,6 +135,8 @@ async function mergeInto(sources: string[], readers: BagReader[], flags: MergeFl
       withLoss.add(meta.url);
       sink.writer.setUrlLoss(meta.url, meta.loss);
     }
+    // Counted per url and cause over every input (the same url's drops in two bags add up).
+    for (const info of infos) carryCounters(sink.writer, info, keepUrl);
     if (!selection.none) {
       const lastUs = Math.max(...infos.map((info, i) => (starts[i]! - outStart + info.totalDuration) * 1000));
       const totalUs = Math.min(endUs, lastUs) - beginUs;
@@ -148,10 +155,13 @@ async function mergeInto(sources: string[], readers: BagReader[], flags: MergeFl
       if (writeError !== undefined) throw writeError;
       progress.update(totalUs / 1000, sink.frames, formatSize(sink.bytes));
     }
-  } finally {
     processor.close();
     progress.stop();
     await sink.close();
+  } catch (error) {
+    processor.close();
+    progress.stop();
+    throw await sink.abandon(error);
   }
   if (flags.json)
     printJson({ sources, output: dst, frames: sink.frames, bytes: sink.bytes, warnings: selection.warnings });

@@ -14,7 +14,7 @@ import type { FoxgloveFeedServer } from '@vlink/bag-server/internal';
 import { serveFoxglove } from '../lib/foxglove-server.js';
 import { listenKeys, type KeyName } from '../lib/keyboard.js';
 import { frameLine } from '../lib/ndjson.js';
-import { exitQuietlyOnEpipe, LineOutput } from '../lib/output.js';
+import { exitQuietlyOnEpipe, PacedLineOutput } from '../lib/output.js';
 import { collect, parseHostPort, parseInteger, parseNonNegative, parseRate, type HostPort } from '../lib/parse.js';
 import { liveOutput } from '../lib/progress.js';
 import { StatusLine } from '../lib/status-line.js';
@@ -130,7 +130,8 @@ async function play(reader: BagReader, path: string, flags: PlayFlags): Promise<
   if (selection.none) throw new CliError('the url filters leave nothing to play', path);
   const keepAction = actionPredicate(flags.actions);
   const status = new StatusLine(liveOutput(flags.quiet));
-  const out = flags.stdout ? new LineOutput() : undefined;
+  // Paced: each frame reaches the pipe at its replay time (`cat`'s batching writer would hold it for 64 KiB).
+  const out = flags.stdout ? new PacedLineOutput() : undefined;
   if (out) exitQuietlyOnEpipe();
   const address = flags.serve === DEFAULT_SERVE ? parseHostPort(DEFAULT_SERVE) : flags.serve;
   let interrupted = false;

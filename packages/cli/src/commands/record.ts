@@ -83,7 +83,12 @@ export function registerRecord(program: Command): void {
       throw usageError('record needs a source: --stdin, --from ws://host:port or --from rosbridge://host:port');
     const writer = writerOptions(flags);
     const [plugin, schemas] = [await loadPlugin(flags.plugin), await loadSchemas(flags.importSchema)];
-    await prepareOutput(out, { force: flags.force === true, quiet: flags.quiet === true || flags.json === true });
+    const { overwrite } = await prepareOutput(out, {
+      force: flags.force === true,
+      quiet: flags.quiet === true || flags.json === true,
+    });
+    // A split recording's segments are named as they open: one that would land on an existing file stops it there.
+    writer.overwriteSegments = overwrite;
     if (flags.sync) writer.syncMode = true;
     if (flags.maxTaskDepth !== undefined) writer.maxTaskDepth = flags.maxTaskDepth;
     if (flags.maxMemorySize !== undefined) writer.maxMemorySize = Math.round(flags.maxMemorySize * 1024 ** 3);

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { addFilterOptions, examples } from '../lib/filter-flags.js';
 import { listOption } from '../lib/list-option.js';
 import { parseCompressChoice } from '../lib/parse.js';
+import { addRecoveryOption } from '../lib/recovery-flag.js';
 import { cloneBag, type CloneFlags } from './clone.js';
 
 interface SplitFlags extends CloneFlags {
@@ -32,6 +33,7 @@ export function registerSplit(program: Command): void {
     .option('--force', 'overwrite an existing output')
     .option('--json', 'print the result as JSON (the clone schema)')
     .option('-q, --quiet', 'no progress bar and no summary');
+  addRecoveryOption(command);
   addFilterOptions(command);
   command.action((flags: SplitFlags) => {
     const { file, output, whiteChannel, ...rest } = flags;

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
   BagError,
@@ -10,9 +10,11 @@ import {
   registeredExtensions,
   type ReaderOptions,
 } from '@vlink/bag';
-import { listedSegments, stemOf } from '@vlink/bag-core/internal';
+import { stemOf } from '@vlink/bag-core/internal';
 import { confirm } from './confirm.js';
 import { CliError } from './errors.js';
+import { realPathOf } from './real-path.js';
+import { isSplit, numberedSegmentFiles, segmentExtension, segmentsOf } from './split-output.js';
 
 let s3Registered = false;
 
@@ -89,19 +91,7 @@ function isBagDirectory(path: string, backend: { directoryMarker?: string; direc
   return files !== undefined && readdirSync(path).some((name) => files.test(name));
 }
 
-/** The real path of a file or, when it does not exist yet, of its directory joined with its name. */
-export function realPathOf(path: string): string {
-  const absolute = resolve(path);
-  try {
-    return realpathSync(absolute);
-  } catch {
-    try {
-      return resolve(realpathSync(dirname(absolute)), basename(absolute));
-    } catch {
-      return absolute;
-    }
-  }
-}
+export { realPathOf };
 
 export interface OutputOptions {
   force?: boolean;
@@ -112,65 +102,90 @@ export interface OutputOptions {
   quiet?: boolean;
 }
 
+/** What `prepareOutput` settled: `overwrite` is true when the user allowed replacing files (`--force`, a yes). */
+export interface PreparedOutput {
+  overwrite: boolean;
+}
+
 /**
  * Checks an output path before anything is written: a supported extension, an existing directory, never one of the
  * inputs or their split segments (even with `--force`: a bag cannot be read while it is rewritten), and no silent
- * overwrite (`--force`, or a yes on a terminal).
+ * overwrite (`--force`, or a yes on a terminal). A split output counts every file it would delete or overwrite: the
+ * segments an old manifest at its path lists (the writer deletes them, format reference §4.2) and the files at its
+ * segments' names. Time-named segments have no name before they are opened: the writer is given `overwriteSegments`
+ * = the returned `overwrite`, so one that would land on an existing file fails there instead of replacing it.
  */
-export async function prepareOutput(path: string, options: OutputOptions = {}): Promise<void> {
+export async function prepareOutput(path: string, options: OutputOptions = {}): Promise<PreparedOutput> {
   assertSupported(path);
   // An object is replaced whole when its upload completes (the inputs are read before): nothing to check locally.
   if (isUrl(path)) {
     if ((options.inputs ?? []).includes(path)) throw new CliError('refusing to overwrite the source bag', path);
-    return ensureUrlSchemes(path);
+    await ensureUrlSchemes(path);
+    return { overwrite: true };
   }
   const dir = dirname(resolve(path));
   if (!existsSync(dir)) throw new CliError(`directory ${dir} does not exist`, path);
   const target = realPathOf(path);
-  const protectedFiles = (options.inputs ?? []).flatMap((input) => [realPathOf(input), ...segmentsOf(input)]);
+  const inputs = options.inputs ?? [];
+  const protectedFiles = inputs.flatMap((input) => [realPathOf(input), ...segmentsOf(input)]);
   if (protectedFiles.includes(target)) throw new CliError('refusing to overwrite the source bag', path);
-  if (isSplit(path)) {
-    // A split output names its segments `<stem>.N.<ext>` (or by time with -o) next to its manifest; none of them
-    // may land on a segment being read.
-    const realDir = realPathOf(dir);
-    const segmentExt = extensionOf(path).slice(0, -1);
-    const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const ownName = options.splitNameByTime
-      ? new RegExp(`^\\d{4}-\\d{2}-\\d{2}_.*${escapeRegExp(segmentExt)}$`, 'i')
-      : new RegExp(`^${escapeRegExp(stemOf(basename(path)))}\\.\\d+${escapeRegExp(segmentExt)}$`, 'i');
-    for (const file of protectedFiles) {
-      const name = basename(file);
-      if (dirname(file) === realDir && ownName.test(name)) {
-        throw new CliError(
-          `its segments could overwrite ${name} of a source bag; write to another directory${options.splitNameByTime ? ' or drop --split-name-by-time' : ''}`,
-          path,
-        );
-      }
-    }
-  }
-  if (!existsSync(path)) return;
-  if (statSync(path).isDirectory()) throw new CliError('is a directory', path);
-  if (options.force) return;
+  if (isSplit(path)) refuseSplitOverInputs(path, protectedFiles, inputs, options.splitNameByTime === true);
+  if (existsSync(path) && statSync(path).isDirectory()) throw new CliError('is a directory', path);
+  // What writing `path` replaces: the file itself, and the files at its numbered segment names.
+  const replaced = [
+    ...(existsSync(path) ? [path] : []),
+    ...(options.splitNameByTime ? [] : numberedSegmentFiles(path).map((file) => basename(file))),
+  ];
+  if (replaced.length === 0 || options.force) return { overwrite: options.force === true };
+  const what = replaced.length === 1 ? `${replaced[0]} exists` : `${replaced.join(', ')} exist`;
   if (process.stdin.isTTY && process.stderr.isTTY && !options.quiet) {
-    if (await confirm(`${path} exists. Overwrite? [y/N] `)) return;
+    if (await confirm(`${what}. Overwrite? [y/N] `)) return { overwrite: true };
     throw new CliError('not overwritten', path);
   }
-  throw new CliError('already exists (pass -f/--force to overwrite)', path);
+  if (replaced[0] === path) throw new CliError('already exists (pass -f/--force to overwrite)', path);
+  throw new CliError(
+    `${what} and a segment of it would overwrite ${replaced.length === 1 ? 'it' : 'them'} (pass -f/--force to overwrite)`,
+    path,
+  );
 }
 
-function isSplit(path: string): boolean {
-  return extensionOf(path).endsWith('x');
-}
-
-/** Real paths of the segments a split bag's manifest lists (none for single files or unreadable manifests). */
-function segmentsOf(path: string): string[] {
-  if (!isSplit(path)) return [];
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return [];
+/**
+ * A split output never deletes or overwrites a file being read: neither the segments an old manifest at its path
+ * lists (deleted when the new recording starts) nor the names its own segments get.
+ */
+function refuseSplitOverInputs(
+  path: string,
+  protectedFiles: readonly string[],
+  inputs: readonly string[],
+  byTime: boolean,
+): void {
+  for (const old of segmentsOf(path)) {
+    if (!protectedFiles.includes(old)) continue;
+    // The input itself, or one of its segments (then named with the input it belongs to).
+    const owner = inputs.some((input) => realPathOf(input) === old)
+      ? undefined
+      : inputs.find((input) => segmentsOf(input).includes(old));
+    const of = owner === undefined ? '' : ` (a segment of ${owner})`;
+    throw new CliError(
+      `refusing to overwrite the source bag: the existing ${basename(path)} lists ${basename(old)}${of}, which writing ${basename(path)} would delete; write to another name`,
+      path,
+    );
   }
-  const dir = dirname(realPathOf(path));
-  return (listedSegments(text)?.names ?? []).map((name) => realPathOf(resolve(dir, name)));
+  // A split output names its segments `<stem>.N.<ext>` (or by time with -o) next to its manifest; none of them
+  // may land on a segment being read.
+  const realDir = realPathOf(dirname(resolve(path)));
+  const segmentExt = segmentExtension(path);
+  const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const ownName = byTime
+    ? new RegExp(`^\\d{4}-\\d{2}-\\d{2}_.*${escapeRegExp(segmentExt)}$`, 'i')
+    : new RegExp(`^${escapeRegExp(stemOf(basename(path)))}\\.\\d+${escapeRegExp(segmentExt)}$`, 'i');
+  for (const file of protectedFiles) {
+    const name = basename(file);
+    if (dirname(file) === realDir && ownName.test(name)) {
+      throw new CliError(
+        `its segments could overwrite ${name} of a source bag; write to another directory${byTime ? ' or drop --split-name-by-time' : ''}`,
+        path,
+      );
+    }
+  }
 }

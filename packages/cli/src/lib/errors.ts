@@ -31,6 +31,24 @@ export function usageError(message: string): CliError {
  * working on when the error itself does not.
  */
 export function errorLine(error: unknown, fallbackFile?: string): string {
+  const { file: named, reason } = errorParts(error);
+  const file = named ?? fallbackFile;
+  const line = file !== undefined && !reason.includes(file) ? `${file}: ${reason}` : reason;
+  return line.replace(/\s*\n\s*/g, ' ').trim();
+}
+
+/**
+ * The error with what became of the command's output said after its reason (`…; the partial output x.vdb was
+ * removed`): the same file leads the line, the same exit status, the error itself kept as the cause.
+ */
+export function withNote(error: unknown, note: string): CliError {
+  const { file, reason } = errorParts(error);
+  const exitCode = error instanceof CliError ? error.exitCode : EXIT_FAILURE;
+  return new CliError(`${reason}; ${note}`, file, exitCode, { cause: error });
+}
+
+/** The file an error names (if any) and its reason, as `errorLine` prints them. */
+function errorParts(error: unknown): { file: string | undefined; reason: string } {
   let file: string | undefined;
   let reason: string;
   if (error instanceof CliError) {
@@ -51,9 +69,7 @@ export function errorLine(error: unknown, fallbackFile?: string): string {
   } else {
     reason = String(error);
   }
-  file ??= fallbackFile;
-  const line = file !== undefined && !reason.includes(file) ? `${file}: ${reason}` : reason;
-  return line.replace(/\s*\n\s*/g, ' ').trim();
+  return { file, reason };
 }
 
 /** The stack and cause chain, for `--verbose`. */

@@ -1,4 +1,11 @@
-import { type BagReader, type BagWriterOptions, type CarriedRecords, extensionOf, type Info } from '@vlink/bag';
+import {
+  type BagReader,
+  type BagWriter,
+  type BagWriterOptions,
+  type CarriedRecords,
+  extensionOf,
+  type Info,
+} from '@vlink/bag';
 
 /**
  * What `clone` and `merge` copy from a source besides its frames: the recording header (tag, process name,
@@ -21,6 +28,19 @@ export function carriedRecords(reader: BagReader, info: Info, keepUrl: (url: str
       : {}),
     urlEncodings,
   };
+}
+
+/**
+ * The source's counters by cause (`Info.counters`: frames it dropped, and what its application counted with
+ * `writer.count`), added to the copy's for the urls it keeps. Added, so that a merge sums them per url and cause;
+ * a time window keeps the recording's counts (they say what its recording lost, not when).
+ */
+export function carryCounters(writer: BagWriter, info: Info, keepUrl: (url: string) => boolean): void {
+  for (const [url, causes] of Object.entries(info.counters ?? {})) {
+    if (!keepUrl(url)) continue;
+    for (const [cause, n] of Object.entries(causes))
+      if (Number.isSafeInteger(n) && n > 0 && url && cause) writer.count(url, cause, n);
+  }
 }
 
 /** Tells the user what a target other than `.mcap` does not store (nothing is dropped silently). */

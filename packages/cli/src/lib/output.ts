@@ -54,6 +54,58 @@ export class LineOutput {
 }
 
 /**
+ * Text for stdout in real time (`play --stdout`): a line goes out when the event loop turns after it was queued, so a
+ * reader of the pipe sees each frame at its replay time, and the frames due together (a burst, or a replay as fast as
+ * possible) leave in one write of up to 64 KiB. A full pipe makes `write` return the promise to wait for, so a slow
+ * consumer paces the replay instead of piling lines up in memory.
+ */
+export class PacedLineOutput {
+  private parts: string[] = [];
+  private size = 0;
+  private scheduled = false;
+  private draining: Promise<void> | undefined;
+
+  constructor(
+    private readonly stream: NodeJS.WritableStream = process.stdout,
+    private readonly sliceBytes = 64 * 1024,
+  ) {}
+
+  write(text: string): Promise<void> | undefined {
+    this.parts.push(text);
+    this.size += text.length;
+    if (this.size >= this.sliceBytes) return this.flush();
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        void this.flush();
+      });
+    }
+    return this.draining;
+  }
+
+  /** Hands what is queued to the stream; resolves once the stream can take more. */
+  flush(): Promise<void> {
+    if (this.parts.length > 0) {
+      const text = this.parts.join('');
+      this.parts = [];
+      this.size = 0;
+      if (!this.stream.write(text) && !this.draining)
+        this.draining = once(this.stream, 'drain').then(() => {
+          this.draining = undefined;
+        });
+    }
+    return this.draining ?? Promise.resolve();
+  }
+
+  /** Flushes and resolves once the stream has taken every byte (before the process exits). */
+  async end(): Promise<void> {
+    await this.flush();
+    await new Promise<void>((resolve) => this.stream.write('', () => resolve()));
+  }
+}
+
+/**
  * Writes frames to stdout in the server's binary frame layout (`GET …/messages?format=binary`, `FrameEncoder` of
  * `@vlink/bag-decode`), gathered into slices: each frame is encoded straight into the slice (no string, no base64),
  * and a slice handed to the stream is never written into again, since a stream may hold it until the bytes are out.

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { ReaderOptions } from '@vlink/bag';
 
-/** `--try-to-fix`: the reader option `tryToFix` of the verbs that read a bag through (info, cat, clone). */
+/** `--try-to-fix`: the reader option `tryToFix` of the verbs that read a bag through (info, cat, clone, merge, split). */
 export interface RecoveryFlags {
   tryToFix?: boolean;
 }

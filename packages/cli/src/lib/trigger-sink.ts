@@ -39,7 +39,10 @@ export class TriggerSink implements LiveSink {
   }
 
   async write(frame: Frame): Promise<void> {
-    if (this.recorder.ingest({ ...frame, timestamp: -1 })) this.frames++;
+    // The publish time counts from the source's start, which the recorder clock does not share: kept, it would be
+    // moved with the arrival time's base and give latencies of seconds. Left out, it reads back as the log time.
+    const { publishTime: _sourceBase, ...arrived } = frame;
+    if (this.recorder.ingest({ ...arrived, timestamp: -1 })) this.frames++;
     else this.refused++;
   }
 

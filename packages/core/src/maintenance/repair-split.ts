@@ -11,6 +11,7 @@ import { unlistedSegmentNames } from '../split/segment-recovery.js';
 import { BagReader } from '../reader/bag-reader.js';
 import { repairFile, sumUrls } from './repair-file.js';
 import { replaceFile, type RepairFs } from './repair-fs.js';
+import { addManifestLoss, type SplitTotals } from './split-loss.js';
 import type { RepairOptions, RepairReport } from './repair-report.js';
 
 /**
@@ -33,7 +34,9 @@ export async function repairSplit(path: string, options: RepairOptions, fs: Repa
   // A damaged manifest may list a segment many times: each is repaired (and listed) once.
   const names = [...new Set([...listed, ...unlisted])].filter((n) => fs.exists(dir + n));
   const problems: string[] = [];
-  for (const missing of listed.filter((n) => !fs.exists(dir + n))) problems.push(`segment ${missing} is missing`);
+  // Listed segments the repair does not bring back: what the manifest says they held is lost (split-loss.ts).
+  const gone = listed.filter((n) => !fs.exists(dir + n));
+  for (const missing of gone) problems.push(`segment ${missing} is missing`);
 
   const output = options.output;
   const outDir = output === undefined ? dir : splitPath(output).dir;
@@ -71,6 +74,7 @@ export async function repairSplit(path: string, options: RepairOptions, fs: Repa
       problems.push(
         `segment ${segment} could not be repaired: ${error instanceof Error ? error.message : String(error)}`,
       );
+      gone.push(segment);
       continue;
     }
     progress?.({ done: index + 1, total: names.length, unit: 'segments' });
@@ -99,26 +103,33 @@ export async function repairSplit(path: string, options: RepairOptions, fs: Repa
   } finally {
     fs.remove(temp);
   }
-  const urls = sumUrls(segments.map((s) => s.urls));
+  const totals: SplitTotals = {
+    urls: sumUrls(segments.map((s) => s.urls)),
+    frames: segments.reduce((n, s) => n + s.frames, 0),
+    lostFrames: segments.reduce((n, s) => n + s.lostFrames, 0),
+    lostBytes: segments.reduce((n, s) => n + s.lostBytes, 0),
+  };
+  addManifestLoss(text, path, flavor, gone, totals);
   const report: RepairReport = {
     path,
     output: destination,
     backup,
     replaced: output === undefined,
     readableFrames: segments.reduce((n, s) => n + s.readableFrames, 0),
-    frames: segments.reduce((n, s) => n + s.frames, 0),
+    frames: totals.frames,
     madeUpFrames: segments.reduce((n, s) => n + s.madeUpFrames, 0),
     bytes: segments.reduce((n, s) => n + s.bytes, 0),
-    lostFrames: segments.reduce((n, s) => n + s.lostFrames, 0),
-    lostBytes: segments.reduce((n, s) => n + s.lostBytes, 0),
+    lostFrames: totals.lostFrames,
+    lostBytes: totals.lostBytes,
     lostMetadata: segments.flatMap((s) => s.lostMetadata.map((m) => `${splitPath(s.path).name}: ${m}`)),
     lossless: false,
-    urls,
+    urls: totals.urls,
     problems: [...problems, ...segments.flatMap((s) => s.problems.map((p) => `${splitPath(s.path).name}: ${p}`))],
     segments,
   };
   // A segment that lost only bookkeeping (a url's name) is not lossless, nor is the recording.
-  report.lossless = problems.length === 0 && segments.every((s) => s.lossless);
+  report.lossless =
+    problems.length === 0 && segments.every((s) => s.lossless) && totals.lostFrames === 0 && totals.lostBytes === 0;
   return report;
 }
 

@@ -38,6 +38,12 @@ export interface WriterConfig {
   /** `.vdb`: evict the oldest rows once a limit is hit instead of rejecting new ones. */
   enableLimit: boolean;
   splitNameByTime: boolean;
+  /**
+   * Split recordings: a new segment may replace a file already at its name (VLink, the default). `false` (beyond
+   * VLink, for tools that promise not to overwrite, such as the CLI without `--force`) makes opening such a segment
+   * fail with `IO_ERROR` naming the file, which is left as it was; the recording then stops there.
+   */
+  overwriteSegments: boolean;
   /** Write on the caller's thread (no queue, no commit timer). */
   syncMode: boolean;
   optimizeOnExit: boolean;
@@ -98,6 +104,7 @@ export const DEFAULT_WRITER_CONFIG: Readonly<WriterConfig> = Object.freeze({
   walMode: false,
   enableLimit: false,
   splitNameByTime: false,
+  overwriteSegments: true,
   syncMode: false,
   optimizeOnExit: false,
   enableChunkCrc: true,

@@ -31,7 +31,7 @@ export interface Frame {
 
 /** Builds a frame with VLink's defaults (auto timestamp, Pub, unknown family). */
 export function createFrame(init: Partial<Frame> & Pick<Frame, 'url' | 'data'>): Frame {
-  return {
+  const frame: Frame = {
     timestamp: init.timestamp ?? -1,
     url: init.url,
     data: init.data,
@@ -39,6 +39,11 @@ export function createFrame(init: Partial<Frame> & Pick<Frame, 'url' | 'data'>):
     schemaType: init.schemaType ?? SchemaType.Unknown,
     actionType: init.actionType ?? ActionType.Publish,
   };
+  // The optional times are part of `Frame` too: a caller who gives them means them (absent keys stay absent, so a
+  // frame without a publish time still reads back with publish = log time).
+  if (init.publishTime !== undefined) frame.publishTime = init.publishTime;
+  if (init.sequence !== undefined) frame.sequence = init.sequence;
+  return frame;
 }
 
 /** A schema to embed in a bag (e.g. a protobuf FileDescriptorSet or a flatbuffers bfbs). */

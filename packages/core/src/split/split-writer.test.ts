@@ -182,6 +182,36 @@ describe('SplitWriter', () => {
     );
   });
 
+  test('overwriteSegments: false refuses a file at a new segment name and leaves it as it was', () => {
+    // At the first segment: the writer does not open, and takes its manifest back.
+    const first = setup({ splitBySize: 5, overwriteSegments: false });
+    first.files.data.set('/rec/drive.1.seg', 'unrelated');
+    assert.throws(
+      () => first.open(),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'IO_ERROR' && e.file === '/rec/drive.1.seg',
+    );
+    assert.equal(first.files.data.get('/rec/drive.1.seg'), 'unrelated');
+    assert.equal(first.files.exists('/rec/drive.vdbx'), false);
+    // At a split: the writer fails there, the segments it wrote stay listed, the recording is not complete.
+    const { files, open } = setup({ splitBySize: 5, overwriteSegments: false });
+    files.data.set('/rec/drive.2.seg', 'unrelated');
+    const writer = open();
+    writeFrame(writer, frame(1));
+    assert.throws(
+      () => writeFrame(writer, frame(2)),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'IO_ERROR' && /not overwritten/.test(e.message),
+    );
+    writer.close();
+    assert.equal(files.data.get('/rec/drive.2.seg'), 'unrelated');
+    assert.deepEqual(manifestOf(files).VLinkFiles, ['drive.1.seg']);
+    assert.equal(manifestOf(files).VLinkHeader.complete, false);
+    // The default is VLink's: the file is replaced.
+    const vlink = setup({ splitBySize: 5 });
+    vlink.files.data.set('/rec/drive.1.seg', 'unrelated');
+    vlink.open().close();
+    assert.equal(vlink.files.data.get('/rec/drive.1.seg'), '[]');
+  });
+
   test('a throwing split callback is reported, the split goes on', () => {
     const { files, format, warnings } = setup({});
     const context = createTestContext({

@@ -4,7 +4,7 @@ import type { ResolvedWriterConfig } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import { formatVlinkDate } from '../model/time-format.js';
 import { serializeManifest, type ManifestFlavor, type ManifestUrl, type SplitManifest } from './manifest.js';
-import { listedSegments } from './manifest-parse.js';
+import { refuseExistingSegment, removeOldRecording } from './existing-files.js';
 import { entryFacts, SegmentLedger, urlFrequency, type SegmentStats } from './segment-ledger.js';
 import type { SegmentFacts } from './segment-facts.js';
 import { sanitizeCounterTable } from '../writer/drop-counters.js';
@@ -278,7 +278,7 @@ export class SplitWriter implements BackendWriter {
   private start(): void {
     try {
       this.files.ensureDir(directoryOf(this.path));
-      this.removeOldRecording();
+      removeOldRecording(this.files, this.path, this.dir, this.warn, (path) => this.removeQuietly(path));
       this.writeManifest(false);
     } catch (error) {
       throw BagError.wrap(error, 'IO_ERROR', 'cannot create the manifest', { file: this.path });
@@ -287,6 +287,7 @@ export class SplitWriter implements BackendWriter {
     const name = this.namer.name(0, start);
     const path = this.dir + name;
     try {
+      refuseExistingSegment(this.files, path, this.config.overwriteSegments);
       this.current = this.format.openSegment(path, start);
     } catch (error) {
       this.files.remove(this.path);
@@ -294,25 +295,6 @@ export class SplitWriter implements BackendWriter {
     }
     this.lastFile = path;
     this.ledger.open(name, path, start);
-  }
-
-  /** Spec §4.2 step 5: delete the old manifest's bare-named segments from its directory, then the manifest. */
-  private removeOldRecording(): void {
-    if (!this.files.exists(this.path)) return;
-    let listed: ReturnType<typeof listedSegments>;
-    try {
-      listed = listedSegments(this.files.readText(this.path));
-    } catch (error) {
-      listed = undefined;
-      this.warn(`cannot read the old manifest ${this.path}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    if (listed === undefined) this.warn(`the old manifest ${this.path} does not parse; its segments are left in place`);
-    else {
-      for (const name of listed.names) this.removeQuietly(this.dir + name);
-      for (const entry of listed.skipped)
-        this.warn(`old manifest ${this.path} lists ${JSON.stringify(entry)}, not a plain file name; not deleted`);
-    }
-    this.files.remove(this.path);
   }
 
   /** The split sequence of format reference §4.3. */
@@ -335,6 +317,12 @@ export class SplitWriter implements BackendWriter {
     this.ledger.close(stats, this.storedCounters());
 
     let segment: SegmentWriter;
+    try {
+      refuseExistingSegment(this.files, path, this.config.overwriteSegments);
+    } catch (error) {
+      // Not ours to remove: the file that is there stays as it was.
+      throw this.fail(error as BagError);
+    }
     try {
       segment = this.format.openSegment(path, openedAt);
     } catch (error) {

@@ -204,10 +204,15 @@ export class TriggerRecorder {
         for (const path of rotated) this.hooks.onFileRotated?.(path);
       }
       const plan = { file, reason, triggerUs, entries, losses, wallAnchorUs: this.wallAnchorUs };
-      const written = await writeDump(plan, this.config, this.hooks, (ms) => this.wait(ms), this.schemas);
+      const written = await writeDump(plan, this.config, this.hooks, (ms) => this.wait(ms), this.schemas, this.files);
       const result: DumpResult = { file, reason, triggerUs, rotated, ...written };
       this.dumps.finished++;
-      this.hooks.onDumpFinished?.(result);
+      try {
+        this.hooks.onDumpFinished?.(result);
+      } catch (error) {
+        // The dump is written and whole; the rejection is the hook's doing, and says so (not an I/O error).
+        throw BagError.wrap(error, 'ABORTED', 'the onDumpFinished hook threw', { file });
+      }
       return result;
     } catch (caught) {
       const error = BagError.wrap(caught, 'IO_ERROR', 'dump failed', { file });
