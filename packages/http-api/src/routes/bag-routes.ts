@@ -54,7 +54,8 @@ export function registerBagRoutes(app: OpenAPIHono, { store, work, scrub, limits
     const page = await listing.page({
       ...(q.limit === undefined ? {} : { limit: Number(q.limit) }),
       ...(q.cursor === undefined ? {} : { cursor: q.cursor }),
-      signal: c.req.raw.signal,
+      // No `c.req.raw.signal`: Deno warns on stderr the first time a request's signal is read (its legacy abort), and
+      // listing is what every client does first; a listing whose client left finishes and fills the cache.
     });
     return c.json(page as never, 200);
   });
