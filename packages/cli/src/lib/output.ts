@@ -24,6 +24,8 @@ export function exitQuietlyOnEpipe(): void {
 export class LineOutput {
   private parts: string[] = [];
   private size = 0;
+  /** Set while the stream is full: what a writer waits for. */
+  protected draining: Promise<void> | undefined;
 
   constructor(
     private readonly stream: NodeJS.WritableStream = process.stdout,
@@ -36,52 +38,6 @@ export class LineOutput {
     this.size += text.length;
     if (this.size < this.sliceBytes) return undefined;
     return this.flush();
-  }
-
-  async flush(): Promise<void> {
-    if (this.parts.length === 0) return;
-    const text = this.parts.join('');
-    this.parts = [];
-    this.size = 0;
-    if (!this.stream.write(text)) await once(this.stream, 'drain');
-  }
-
-  /** Flushes and resolves once the stream has taken every byte (before the process exits). */
-  async end(): Promise<void> {
-    await this.flush();
-    await new Promise<void>((resolve) => this.stream.write('', () => resolve()));
-  }
-}
-
-/**
- * Text for stdout in real time (`play --stdout`): a line goes out when the event loop turns after it was queued, so a
- * reader of the pipe sees each frame at its replay time, and the frames due together (a burst, or a replay as fast as
- * possible) leave in one write of up to 64 KiB. A full pipe makes `write` return the promise to wait for, so a slow
- * consumer paces the replay instead of piling lines up in memory.
- */
-export class PacedLineOutput {
-  private parts: string[] = [];
-  private size = 0;
-  private scheduled = false;
-  private draining: Promise<void> | undefined;
-
-  constructor(
-    private readonly stream: NodeJS.WritableStream = process.stdout,
-    private readonly sliceBytes = 64 * 1024,
-  ) {}
-
-  write(text: string): Promise<void> | undefined {
-    this.parts.push(text);
-    this.size += text.length;
-    if (this.size >= this.sliceBytes) return this.flush();
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => {
-        this.scheduled = false;
-        void this.flush();
-      });
-    }
-    return this.draining;
   }
 
   /** Hands what is queued to the stream; resolves once the stream can take more. */
@@ -102,6 +58,29 @@ export class PacedLineOutput {
   async end(): Promise<void> {
     await this.flush();
     await new Promise<void>((resolve) => this.stream.write('', () => resolve()));
+  }
+}
+
+/**
+ * Text for stdout in real time (`play --stdout`): a line goes out when the event loop turns after it was queued, so a
+ * reader of the pipe sees each frame at its replay time, and the frames due together (a burst, or a replay as fast as
+ * possible) leave in one write of up to 64 KiB. A full pipe makes `write` return the promise to wait for, so a slow
+ * consumer paces the replay instead of piling lines up in memory.
+ */
+export class PacedLineOutput extends LineOutput {
+  private scheduled = false;
+
+  override write(text: string): Promise<void> | undefined {
+    const full = super.write(text);
+    if (full) return full;
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        void this.flush();
+      });
+    }
+    return this.draining;
   }
 }
 
