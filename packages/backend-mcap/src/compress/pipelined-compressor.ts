@@ -5,10 +5,12 @@
  * the writer. `McapWriter` takes one (injected, like its codecs) next to the synchronous codec it falls back on.
  */
 export interface PipelinedCompressor {
+  /** Chunks it holds at once (started and not yet collected by `finish`). */
+  readonly depth: number;
   /**
    * Starts compressing `records` (copied before this returns, so the caller may reuse them). False when it cannot
-   * take them (larger than its buffers, or not started yet): the caller then compresses them itself. Throws when two
-   * chunks are in it already.
+   * take them (larger than its buffers, or not started yet): the caller then compresses them itself. Throws when
+   * `depth` chunks are in it already.
    */
   start(records: Uint8Array, level: number): boolean;
   /**

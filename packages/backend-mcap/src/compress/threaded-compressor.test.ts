@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
-import { resolveWriterConfig, type RecordingContext } from '@vlink/bag-core';
+import { resolveWriterConfig } from '@vlink/bag-core';
 import type { HelperThreadOptions } from '@vlink/bag-core/internal';
 import { failThread } from '@vlink/bag-core/internal/thread-control';
 import { noiseBytes, patternBytes } from '@vlink/bag-core/testing';
@@ -10,6 +10,7 @@ import { MemoryReadable } from '../io/memory-readable.js';
 import { McapFileReader } from '../mcap/mcap-reader.js';
 import { McapWriter } from '../mcap/mcap-writer.js';
 import { openChunkCompressor } from './open-chunk-compressor.js';
+import type { PipelinedCompressor } from './pipelined-compressor.js';
 import { ThreadedCompressor } from './threaded-compressor.js';
 
 const KiB = 1024;
@@ -202,14 +203,14 @@ describe('ThreadedCompressor.open: the compressor of a file that closed cleanly 
 
 describe('McapWriter with a ThreadedCompressor writes the very same file', () => {
   async function write(
-    compressor: boolean,
+    compressor: boolean | PipelinedCompressor,
     chunkSize: number,
     plan: (w: McapWriter, channels: number[]) => void,
   ): Promise<Uint8Array> {
     const writable = new MemoryWritable();
     // Not waited for: the chunks that come while its thread starts are compressed by the writer, the rest by the
     // thread, and the file must be the same either way.
-    const threaded = compressor ? new ThreadedCompressor(chunkSize + chunkSize / 4) : undefined;
+    const threaded = compressor === true ? new ThreadedCompressor(chunkSize + chunkSize / 4) : compressor || undefined;
     try {
       const w = new McapWriter({
         writable,
@@ -273,6 +274,42 @@ describe('McapWriter with a ThreadedCompressor writes the very same file', () =>
     );
   });
 
+  test('chunks compressed on the writer thread while the compressor is busy queue behind its chunks, in file order', async () => {
+    const codec = (await loadCodecs()).zstd!;
+    let started = 0;
+    // Always busy until waited for: the writer fills its two slots, then compresses the next chunks itself and
+    // queues them (at most one beyond the slots), so both kinds interleave in `pending`.
+    const jobs: Uint8Array[] = [];
+    const busy: PipelinedCompressor = {
+      depth: 2,
+      start(chunk, level) {
+        if (jobs.length >= 2) throw new Error('slots full');
+        started++;
+        jobs.push(chunk.slice());
+        void level;
+        return true;
+      },
+      finish() {
+        const chunk = jobs.shift()!;
+        return { records: chunk, compressed: codec.compress!(chunk, 1) };
+      },
+      finished: () => false,
+      close() {},
+    };
+    const plan = (w: McapWriter, [a, b]: number[]) => {
+      for (let i = 0; i < 400; i++) {
+        const data = i % 50 === 7 ? noiseBytes(40 * KiB, i) : records(1 + ((i * 7919) % 9000), i);
+        w.addMessage(i % 3 === 0 ? b! : a!, i, i * 1000, data);
+        if (i % 97 === 0) w.addMetadata(`m${i}`, [['i', String(i)]]);
+        if (i % 151 === 0) w.flush();
+      }
+    };
+    const plain = await write(false, 64 * KiB, plan);
+    const queued = await write(busy, 64 * KiB, plan);
+    assert.ok(started > 3, `${started} chunks went to the compressor`);
+    assert.deepEqual(queued, plain);
+  });
+
   test('pendingAgeMs and position count the chunk in compression', async () => {
     const writable = new MemoryWritable();
     const threaded = await startedCompressor(80 * KiB);
@@ -307,27 +344,20 @@ describe('McapWriter with a ThreadedCompressor writes the very same file', () =>
   });
 });
 
-describe('openChunkCompressor: a compressor thread only on the writer thread, for zstd chunks of 1 MiB or more', () => {
-  const context = (writerThread: boolean) => ({ writerThread }) as unknown as RecordingContext;
-  const cases: Array<
-    [writerThread: boolean, cacheSize: number, compress: 'zstd' | 'none' | 'auto', threaded: boolean]
-  > = [
+describe('openChunkCompressor: a compressor thread for zstd chunks of 1 MiB or more, syncMode too', () => {
+  const cases: Array<[syncMode: boolean, cacheSize: number, compress: 'zstd' | 'none' | 'auto', threaded: boolean]> = [
+    [false, 4 * MiB, 'zstd', true],
+    [false, 4 * MiB, 'auto', true],
+    [false, MiB, 'zstd', true],
+    [false, 4 * MiB, 'none', false],
+    [false, 512 * KiB, 'zstd', false],
+    [false, 0, 'zstd', false],
     [true, 4 * MiB, 'zstd', true],
-    [true, 4 * MiB, 'auto', true],
-    [true, MiB, 'zstd', true],
-    [true, 4 * MiB, 'none', false],
     [true, 512 * KiB, 'zstd', false],
-    [true, 0, 'zstd', false],
-    [false, 4 * MiB, 'zstd', false],
   ];
-  for (const [writerThread, cacheSize, compress, threaded] of cases) {
-    test(`writerThread ${writerThread}, cacheSize ${cacheSize}, compress ${compress} → ${threaded ? 'ThreadedCompressor' : 'none'}`, () => {
-      const c = openChunkCompressor(
-        cacheSize,
-        resolveWriterConfig({ cacheSize, compress }),
-        context(writerThread),
-        'x.vcap',
-      );
+  for (const [syncMode, cacheSize, compress, threaded] of cases) {
+    test(`syncMode ${syncMode}, cacheSize ${cacheSize}, compress ${compress} → ${threaded ? 'ThreadedCompressor' : 'none'}`, () => {
+      const c = openChunkCompressor(cacheSize, resolveWriterConfig({ cacheSize, compress, syncMode }), 'x.vcap');
       try {
         assert.equal(c instanceof ThreadedCompressor, threaded);
         if (c instanceof ThreadedCompressor)

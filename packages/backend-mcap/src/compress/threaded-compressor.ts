@@ -42,6 +42,7 @@ export interface CompressorThreadData {
  * are refused (`start` → false) and compressed by the caller. Blocking waits: only for the writer's own thread (`RecordingContext.writerThread`).
  */
 export class ThreadedCompressor implements PipelinedCompressor {
+  readonly depth = SLOTS;
   private readonly inputs: Uint8Array[];
   private readonly outputs: Uint8Array[];
   private readonly extra: Int32Array;
