@@ -208,7 +208,7 @@ class VcapSegment extends McapFileBackendWriter<VcapFileWriter> implements Segme
     this.path = writer.file;
   }
 
-  override write(frame: Frame, urlId: number): void {
+  override write = (frame: Frame, urlId: number): void => {
     // The action is normalised once per frame, by the segment's writer: a pair found under the frame's own action
     // that names that action proves it a valid slot; anything else (a new pair, or an action outside the enum) takes
     // the slow path, which normalises it to find the pair.
@@ -229,7 +229,7 @@ class VcapSegment extends McapFileBackendWriter<VcapFileWriter> implements Segme
     this.writer.write(target, urlId);
     this.rows++;
     this.payloadBytes += frame.data.length;
-  }
+  };
 
   /** Channels are never removed from a `.vcap`, so "holds a url" is "holds a message". */
   urlCount(): number {
