@@ -1,5 +1,6 @@
-import { BLOB, type DuckDBConnection, DuckDBDataChunk, DuckDBScalarFunction, UINTEGER } from '@duckdb/node-api';
+import { BLOB, type DuckDBConnection, DuckDBDataChunk, type DuckDBScalarFunction } from '@duckdb/node-api';
 import duckdb from '@duckdb/node-bindings';
+import { registerRefFunction, uint32s } from './scalar-functions.js';
 
 /**
  * Bytes of a block of staged payloads. Blocks are reused from store to store: a fresh block's pages are faulted in as
@@ -176,22 +177,9 @@ export class PayloadSource {
 
   /** Registers {@link PAYLOAD_FUNCTION} in the database of `connection` (for all its connections). */
   register(connection: DuckDBConnection): void {
-    const wrapper = new DuckDBScalarFunction();
-    const fn = wrapper.scalar_function;
-    duckdb.scalar_function_set_name(fn, PAYLOAD_FUNCTION);
-    duckdb.scalar_function_add_parameter(fn, UINTEGER.toLogicalType().logical_type);
-    duckdb.scalar_function_add_parameter(fn, UINTEGER.toLogicalType().logical_type);
-    duckdb.scalar_function_set_return_type(fn, BLOB.toLogicalType().logical_type);
-    // The bindings' callback itself: node-api's would wrap each call's chunk and vector in objects first.
-    duckdb.scalar_function_set_function(fn, (info, input, output) => {
-      try {
-        this.fill(input, output);
-      } catch (error) {
-        duckdb.scalar_function_set_error(info, error instanceof Error ? error.message : String(error));
-      }
-    });
-    connection.registerScalarFunction(wrapper);
-    this.functions.push(wrapper);
+    this.functions.push(
+      registerRefFunction(connection, PAYLOAD_FUNCTION, BLOB, (input, output) => this.fill(input, output)),
+    );
   }
 
   /** A new, empty store. */
@@ -252,10 +240,4 @@ export class PayloadSource {
     }
     duckdb.copy_data_to_vector(output, 0, result.buffer as ArrayBuffer, 0, rows * STRING_BYTES);
   }
-}
-
-/** The first `count` 32-bit numbers of a vector's data (the bindings give a copy, aligned or not). */
-function uint32s(data: Uint8Array, count: number): Uint32Array {
-  if (data.byteOffset % 4 === 0) return new Uint32Array(data.buffer, data.byteOffset, count);
-  return new Uint32Array(data.slice(0, count * 4).buffer);
 }

@@ -3,14 +3,14 @@ import {
   BOOLEAN,
   DOUBLE,
   type DuckDBConnection,
-  DuckDBScalarFunction,
+  type DuckDBScalarFunction,
   STRUCT,
-  UINTEGER,
   USMALLINT,
   VARCHAR,
 } from '@duckdb/node-api';
 import duckdb from '@duckdb/node-bindings';
 import type { PayloadSource, PayloadStore } from './payload-store.js';
+import { registerRefFunction, uint32s } from './scalar-functions.js';
 
 /** The SQL function that gives a row of a {@link StagedRows}: `vlink_row(rows, ref)`, a STRUCT of its columns. */
 export const ROW_FUNCTION = 'vlink_row';
@@ -190,11 +190,6 @@ export class StagedRowsSet {
 
   /** Registers {@link ROW_FUNCTION} in the database of `connection` (for all its connections). */
   register(connection: DuckDBConnection): void {
-    const wrapper = new DuckDBScalarFunction();
-    const fn = wrapper.scalar_function;
-    duckdb.scalar_function_set_name(fn, ROW_FUNCTION);
-    duckdb.scalar_function_add_parameter(fn, UINTEGER.toLogicalType().logical_type);
-    duckdb.scalar_function_add_parameter(fn, UINTEGER.toLogicalType().logical_type);
     const type = STRUCT({
       payload: BLOB,
       seq: DOUBLE,
@@ -204,16 +199,9 @@ export class StagedRowsSet {
       data_in_payload: BOOLEAN,
       data_json: VARCHAR,
     });
-    duckdb.scalar_function_set_return_type(fn, type.toLogicalType().logical_type);
-    duckdb.scalar_function_set_function(fn, (info, input, output) => {
-      try {
-        this.fill(input, output);
-      } catch (error) {
-        duckdb.scalar_function_set_error(info, error instanceof Error ? error.message : String(error));
-      }
-    });
-    connection.registerScalarFunction(wrapper);
-    this.functions.push(wrapper);
+    this.functions.push(
+      registerRefFunction(connection, ROW_FUNCTION, type, (input, output) => this.fill(input, output)),
+    );
   }
 
   /** New, empty staged rows. */
@@ -238,10 +226,4 @@ export class StagedRowsSet {
     if (rows === undefined) throw new Error(`the staged rows ${ids[0]} are gone`);
     rows.fill(refs, count, output, this.scratch);
   }
-}
-
-/** The first `count` 32-bit numbers of a vector's data (the bindings give a copy, aligned or not). */
-function uint32s(data: Uint8Array, count: number): Uint32Array {
-  if (data.byteOffset % 4 === 0) return new Uint32Array(data.buffer, data.byteOffset, count);
-  return new Uint32Array(data.slice(0, count * 4).buffer);
 }
