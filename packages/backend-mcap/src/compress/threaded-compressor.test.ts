@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
-import { resolveWriterConfig } from '@vlink/bag-core';
+import { resolveWriterConfig, type RecordingContext } from '@vlink/bag-core';
 import type { HelperThreadOptions } from '@vlink/bag-core/internal';
 import { failThread } from '@vlink/bag-core/internal/thread-control';
 import { noiseBytes, patternBytes } from '@vlink/bag-core/testing';
@@ -344,20 +344,27 @@ describe('McapWriter with a ThreadedCompressor writes the very same file', () =>
   });
 });
 
-describe('openChunkCompressor: a compressor thread for zstd chunks of 1 MiB or more, syncMode too', () => {
-  const cases: Array<[syncMode: boolean, cacheSize: number, compress: 'zstd' | 'none' | 'auto', threaded: boolean]> = [
-    [false, 4 * MiB, 'zstd', true],
-    [false, 4 * MiB, 'auto', true],
-    [false, MiB, 'zstd', true],
-    [false, 4 * MiB, 'none', false],
-    [false, 512 * KiB, 'zstd', false],
-    [false, 0, 'zstd', false],
+describe('openChunkCompressor: a compressor thread only on the writer thread, for zstd chunks of 1 MiB or more', () => {
+  const context = (writerThread: boolean) => ({ writerThread }) as unknown as RecordingContext;
+  const cases: Array<
+    [writerThread: boolean, cacheSize: number, compress: 'zstd' | 'none' | 'auto', threaded: boolean]
+  > = [
     [true, 4 * MiB, 'zstd', true],
+    [true, 4 * MiB, 'auto', true],
+    [true, MiB, 'zstd', true],
+    [true, 4 * MiB, 'none', false],
     [true, 512 * KiB, 'zstd', false],
+    [true, 0, 'zstd', false],
+    [false, 4 * MiB, 'zstd', false],
   ];
-  for (const [syncMode, cacheSize, compress, threaded] of cases) {
-    test(`syncMode ${syncMode}, cacheSize ${cacheSize}, compress ${compress} → ${threaded ? 'ThreadedCompressor' : 'none'}`, () => {
-      const c = openChunkCompressor(cacheSize, resolveWriterConfig({ cacheSize, compress, syncMode }), 'x.vcap');
+  for (const [writerThread, cacheSize, compress, threaded] of cases) {
+    test(`writerThread ${writerThread}, cacheSize ${cacheSize}, compress ${compress} → ${threaded ? 'ThreadedCompressor' : 'none'}`, () => {
+      const c = openChunkCompressor(
+        cacheSize,
+        resolveWriterConfig({ cacheSize, compress }),
+        context(writerThread),
+        'x.vcap',
+      );
       try {
         assert.equal(c instanceof ThreadedCompressor, threaded);
         if (c instanceof ThreadedCompressor)

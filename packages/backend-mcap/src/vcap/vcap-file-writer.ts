@@ -105,7 +105,7 @@ export class VcapFileWriter {
     // Chunk size = cacheSize (VLink), capped so compressed chunks stay readable (readers refuse > 1 GiB claims).
     const chunkSize = config.cacheSize > 0 ? Math.min(config.cacheSize, MAX_CHUNK_SIZE) : 0;
     const zstd = writesZstdChunks(config);
-    this.compressor = openChunkCompressor(chunkSize, config, options.file);
+    this.compressor = openChunkCompressor(chunkSize, config, context, options.file);
     this.startNs = BigInt(Math.trunc(context.startTimestamp)) * 1_000_000n;
     try {
       // enableLimit is not supported for .vcap (VLink only logs a warning): there is nothing to evict in MCAP.
