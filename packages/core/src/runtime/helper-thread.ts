@@ -37,9 +37,8 @@ export interface HelperThreadOptions {
 
 /**
  * The writer's side of a helper thread: hands work over by moving `HEAD` and waits with `Atomics` until `TAIL` says
- * it is done. Its owner blocks while it waits, so it belongs to threads that block anyway while they do the same work
- * themselves (a writer's synchronous backend calls) and that may wait (`canWaitOnSharedMemory`). A helper's failure is
- * thrown by the writer's next wait or `throwIfFailed`.
+ * it is done. Blocking waits are only allowed because this runs on the writer's own thread
+ * (`RecordingContext.writerThread`). A helper's failure is thrown by the writer's next wait or `throwIfFailed`.
  */
 export class HelperThread {
   private readonly control: Int32Array;
@@ -137,21 +136,6 @@ export class HelperThread {
   }
 }
 
-let canWait: boolean | undefined;
-
-/**
- * Whether this thread may block in `Atomics.wait` (what a {@link HelperThread}'s owner does). A browser's main thread
- * has the function but throws when it is called; a wait on a value that is not there returns at once elsewhere, so
- * one such call tells.
- */
 export function canWaitOnSharedMemory(): boolean {
-  if (canWait === undefined) {
-    try {
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 1, 0);
-      canWait = true;
-    } catch {
-      canWait = false;
-    }
-  }
-  return canWait;
+  return typeof SharedArrayBuffer === 'function' && typeof Atomics === 'object' && typeof Atomics.wait === 'function';
 }
