@@ -1,5 +1,4 @@
 import { setImmediate } from 'node:timers/promises';
-import type { DuckDBConnection } from '@duckdb/node-api';
 import { BagReader } from '@vlink/bag';
 import { BagError } from '@vlink/bag-core';
 import { PayloadDecoder } from '@vlink/bag-decode';
@@ -11,16 +10,14 @@ import type { BagExportReport, ExportOptions, ExportReport, UrlExportReport } fr
 import { BagExportState, type DoneMarker, markerFacts } from './export-state.js';
 import { bagHash } from './paths.js';
 import { fits, widen } from './structure-fit.js';
-import { type CopyQueue, type PartTarget, UrlBatch } from './url-batch.js';
+import { type BatchContext, type PartTarget, UrlBatch } from './url-batch.js';
 
-/** What the bags of one export share. */
-export interface ExportRun {
+/** What the bags of one export share (and its batches: the connection, write-outs, payloads and tables). */
+export interface ExportRun extends BatchContext {
   /** Absolute. */
   outDir: string;
   /** Unique to this run (temporary names). */
   run: string;
-  connection: DuckDBConnection;
-  copies: CopyQueue;
   options: ExportOptions;
   report: ExportReport;
   /** The S3 client for `s3://` bags' facts, made when first needed. */
@@ -44,6 +41,13 @@ const VARYING = new Set(['protobuf', 'flatbuffer', 'json', 'cbor']);
 const MAX_WIDENINGS = 8;
 
 /**
+ * The reading loop turns the event loop every this + 1 frames while write-outs are under way, each turn serving at
+ * most one chunk of 2048 payloads to a write-out (measured on Bun: every 1024 frames, the write-outs fell behind the
+ * reading, which then waited for them; every 64, they keep up).
+ */
+const YIELD_EVERY = 63;
+
+/**
  * Exports one bag: skipped when its done marker says it was exported as it is now (same id, size, mtime, ETag);
  * when the marker is of another version (or id), that export's parts are deleted first and it is exported again.
  * Returns once the bag is read; `finished` settles when its last parts are written and its marker is in place.
@@ -52,7 +56,7 @@ export async function exportBag(
   ref: BagRef,
   run: ExportRun,
 ): Promise<{ bag: BagExportReport; finished: Promise<void> }> {
-  const { outDir, connection, copies, options, report, rowGroupRows, maxUrlBytes, maxBufferBytes } = run;
+  const { outDir, copies, options, report, rowGroupRows, maxUrlBytes, maxBufferBytes } = run;
   const hash = bagHash(ref.key);
   const state = new BagExportState(outDir, hash, run.run);
   const facts = await bagFacts(ref, run.s3);
@@ -126,17 +130,18 @@ export async function exportBag(
     let batch: UrlBatch | undefined;
     if (reader.openCursor({})) {
       for (let frame = reader.next(); frame; frame = reader.next()) {
-        if ((seq & 1023) === 0) {
-          checkAborted(options.signal);
-          // Lets the write-outs under way go on to their next statement (measured: without it, DuckDB waited for
-          // most of a bag's reading and the reader then for DuckDB; an event-loop turn costs some 20-100 µs).
+        if ((seq & YIELD_EVERY) === 0) {
+          if ((seq & 1023) === 0) checkAborted(options.signal);
+          // Lets the write-outs under way go on: to their next statement, and to the next chunk of the payloads they
+          // read from this thread (payload-store.ts). Measured: without it, DuckDB waited for most of a bag's reading
+          // and the reader then for DuckDB; an idle event-loop turn costs about a microsecond.
           if (copies.busy) await setImmediate();
         }
         if (frame.url !== lastUrl || batch === undefined) {
           lastUrl = frame.url;
           batch = batches.get(frame.url);
           if (batch === undefined) {
-            batch = new UrlBatch(connection, copies, frame.url, urlReport(report, frame.url));
+            batch = new UrlBatch(run, frame.url, urlReport(report, frame.url));
             batches.set(frame.url, batch);
           }
         }
@@ -169,7 +174,7 @@ export async function exportBag(
                 const written = old.finish(target);
                 written.catch(() => undefined);
                 retired.push(written);
-                batch = new UrlBatch(connection, copies, frame.url, perUrl, old.widenings + 1);
+                batch = new UrlBatch(run, frame.url, perUrl, old.widenings + 1);
                 batch.structure = wider;
                 batches.set(frame.url, batch);
               }
@@ -186,7 +191,7 @@ export async function exportBag(
         }
         // Opened after the first message is decoded, so the staging tables know the url's `data` structure.
         if (!batch.ready) {
-          await batch.open();
+          await batch.open(plain);
           // Its first message too, so a url's chunks usually hold no typed rows (cheaper NULLs, staging-chunk.ts).
           if (plain && batch.rawJson?.(frame.data)) {
             record = undefined;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, test } from '@vlink/fixtures/test';
+import { PAYLOAD_FUNCTION, PayloadSource } from './payload-store.js';
 import { DataSource, STAGING_COLUMNS, StagingChunk } from './staging-chunk.js';
 
 /** A payload whose length and bytes depend on the row: empty, inlined (≤ 12 bytes) and heap-held ones in turn. */
@@ -21,6 +22,9 @@ describe('staging chunk', () => {
     const instance = await DuckDBInstance.create(':memory:');
     const connection = await instance.connect();
     try {
+      const source = new PayloadSource();
+      source.register(connection);
+      const payloads = source.store();
       await connection.run(`CREATE TABLE staged (${STAGING_COLUMNS})`);
       const appender = await connection.createAppender('staged');
       const types = Array.from({ length: appender.columnCount }, (_, i) => appender.columnType(i));
@@ -30,15 +34,18 @@ describe('staging chunk', () => {
         const pubUs = hasPublishTime(i) ? i * 10 - 3 : undefined;
         const source = sourceOf(i);
         const record = source === DataSource.Record ? { i } : undefined;
-        if (chunk.add(i, i * 10, pubUs, i % 2, payloadOf(i), source, record, (r) => JSON.stringify(r))) {
+        const ref = payloads.add(payloadOf(i));
+        if (chunk.add(i, i * 10, pubUs, i % 2, ref, source, record, (r) => JSON.stringify(r))) {
           chunk.appendTo(appender);
         }
       }
       chunk.appendTo(appender);
       appender.closeSync();
+      payloads.seal();
       const rows = (
         await connection.runAndReadAll(
-          'SELECT seq, log_us, pub_us, kind, payload.p AS payload, data_json, data_in_payload FROM staged',
+          `SELECT seq, log_us, pub_us, kind, ${PAYLOAD_FUNCTION}(${payloads.id}::UINTEGER, payload_ref) AS payload, ` +
+            'data_json, data_in_payload FROM staged',
         )
       ).getRowObjectsJS();
       assert.equal(rows.length, count);

@@ -14,13 +14,12 @@ const CHUNK_ROWS = 2048;
 
 /**
  * The columns of a staging table, as {@link StagingChunk} fills them (a typed `data` STRUCT may follow). The payload
- * is wrapped in a STRUCT only because DuckDB keeps no distinct-count statistics of nested columns: of a BLOB column it
- * hashes every value appended, on the appending (JavaScript) thread, which cost as much as copying the payloads. The
- * write-out reads it back as `payload.p`. `data_in_payload` says the row's `data` is its payload's own JSON text
+ * is not in the table: `payload_ref` is the row's payload in the batch's PayloadStore, which the write-out reads with
+ * `vlink_payload` (payload-store.ts). `data_in_payload` says the row's `data` is its payload's own JSON text
  * (raw-json.ts), which the write-out converts with `json_transform`; `data_json` is the JSON text of a decoded record.
  */
 export const STAGING_COLUMNS =
-  'seq DOUBLE, log_us DOUBLE, pub_us DOUBLE, kind USMALLINT, payload STRUCT(p BLOB), data_json VARCHAR, data_in_payload BOOLEAN';
+  'seq DOUBLE, log_us DOUBLE, pub_us DOUBLE, kind USMALLINT, payload_ref UINTEGER, data_json VARCHAR, data_in_payload BOOLEAN';
 
 /**
  * Where `data` comes from for a staged row: nowhere (NULL), the decoded record (typed into `data` when it fits, else
@@ -31,25 +30,24 @@ export type DataSource = (typeof DataSource)[keyof typeof DataSource];
 
 /**
  * The staged rows of a url on their way into its staging table, a DuckDB data chunk of 2048 rows at a time
- * (`appendDataChunk`), instead of one appender call per value: the numbers go into the chunk's typed arrays in
- * JavaScript, the payloads are copied into the chunk as they come, and the JSON texts when the chunk is full. Columns: {@link STAGING_COLUMNS}
- * and, when the url's `data` has a typed writer, data (its STRUCT).
+ * (`appendDataChunk`), instead of one appender call per value: the numbers go into typed arrays in JavaScript, copied
+ * into the chunk with the JSON texts when it is full. Columns: {@link STAGING_COLUMNS} and, when the url's `data` has
+ * a typed writer, data (its STRUCT).
  */
 export class StagingChunk {
-  /**
-   * One chunk for all the url's rows, reset after each append: a new chunk per 2048 rows left its payload memory to
-   * the garbage collector, so every payload was copied into freshly faulted-in pages (measured on Bun: a third of
-   * the staging time was page faults).
-   */
+  /** One chunk for all the url's rows, reset after each append (its memory reused). */
   private readonly chunk: DuckDBDataChunk;
-  private seq!: Float64Array;
-  private logUs!: Float64Array;
-  private pubUs!: Float64Array;
-  private kind!: Uint16Array;
+  /**
+   * The number columns, written here and copied into the chunk when it is full (the bindings' views of a vector's
+   * data are copies on Node, Bun and Deno, so they are not taken at all).
+   */
+  private readonly seq = new Float64Array(CHUNK_ROWS);
+  private readonly logUs = new Float64Array(CHUNK_ROWS);
+  private readonly pubUs = new Float64Array(CHUNK_ROWS);
+  private readonly kind = new Uint16Array(CHUNK_ROWS);
+  private readonly payloadRef = new Uint32Array(CHUNK_ROWS);
   /** DuckDB's BOOLEAN is one byte, 0 or 1. */
-  private dataInPayload!: Uint8Array;
-  /** The payload column's native vector: each payload is copied into it at once (see {@link add}). */
-  private payload!: duckdb.Vector;
+  private readonly dataInPayload = new Uint8Array(CHUNK_ROWS);
   private dataJson!: DuckDBVarCharVector;
   /**
    * node-api's writer of the typed `data` column, made for a chunk's first typed row: until then every row's `data`
@@ -73,16 +71,16 @@ export class StagingChunk {
   }
 
   /**
-   * Stages one row. `payload` is copied (a frame's data is valid only until the reader's next frame). With `source`
-   * Record, `record` is written into the typed `data` column when it fits, else `json(record)` gives the row's JSON
-   * text. Returns true when the chunk is full (call {@link appendTo}).
+   * Stages one row; `payloadRef` is its payload's row in the batch's PayloadStore. With `source` Record, `record` is
+   * written into the typed `data` column when it fits, else `json(record)` gives the row's JSON text. Returns true
+   * when the chunk is full (call {@link appendTo}).
    */
   add(
     seq: number,
     logUs: number,
     pubUs: number | undefined,
     kind: number,
-    payload: Uint8Array,
+    payloadRef: number,
     source: DataSource,
     record: unknown,
     json: (record: unknown) => string,
@@ -93,9 +91,7 @@ export class StagingChunk {
     if (pubUs === undefined) this.pubUsNulls.set(row);
     else this.pubUs[row] = pubUs;
     this.kind[row] = kind;
-    // Copied into DuckDB now: a frame's data is valid only until the reader's next frame, and a JavaScript copy
-    // kept until the chunk is full cost more (allocation and garbage collection) than all the rest of the row.
-    duckdb.vector_assign_string_element_len(this.payload, row, payload);
+    this.payloadRef[row] = payloadRef;
     this.dataInPayload[row] = source === DataSource.Payload ? 1 : 0;
     if (
       source === DataSource.Record &&
@@ -115,13 +111,13 @@ export class StagingChunk {
   /** Hands the staged rows to the appender and starts an empty chunk. */
   appendTo(appender: DuckDBAppender): void {
     if (this.rows === 0) return;
-    // The numbers were written into views of the vectors' data; copied in as node-api's flush does, in case a
-    // runtime's view is a copy.
-    for (const [i, items] of [this.seq, this.logUs, this.pubUs, this.kind].entries()) {
-      duckdb.copy_data_to_vector(this.native(i), 0, items.buffer as ArrayBuffer, items.byteOffset, items.byteLength);
+    const numbers = [this.seq, this.logUs, this.pubUs, this.kind, this.payloadRef];
+    for (const [i, items] of numbers.entries()) {
+      const bytes = this.rows * items.BYTES_PER_ELEMENT;
+      duckdb.copy_data_to_vector(this.native(i), 0, items.buffer as ArrayBuffer, items.byteOffset, bytes);
     }
     const flags = this.dataInPayload;
-    duckdb.copy_data_to_vector(this.native(6), 0, flags.buffer as ArrayBuffer, flags.byteOffset, flags.byteLength);
+    duckdb.copy_data_to_vector(this.native(6), 0, flags.buffer as ArrayBuffer, flags.byteOffset, this.rows);
     this.dataJson.flush();
     if (this.data !== undefined) this.data.flush();
     else if (this.typed !== undefined) nullEverywhere(this.native(7), this.dataType!);
@@ -150,26 +146,12 @@ export class StagingChunk {
     if (this.rows > 0) this.fresh();
   }
 
-  /** Empties the chunk (its validity masks and string memory too) and takes new views of its vectors. */
+  /** Empties the chunk (its validity masks and string memory too). */
   private fresh(): void {
     this.chunk.reset();
     // Also drops node-api's vector wrappers, whose string caches and validity belong to the last rows.
     this.chunk.rowCount = CHUNK_ROWS;
-    const vector = (i: number) => this.chunk.getColumnVector(i);
-    // Views of the vectors' data, as node-api's number vectors take them (without their per-row validity upkeep).
-    const data = (i: number, bytes: number) => duckdb.vector_get_data(this.native(i), CHUNK_ROWS * bytes);
-    const doubles = (i: number) => {
-      const bytes = data(i, 8);
-      return new Float64Array(bytes.buffer, bytes.byteOffset, CHUNK_ROWS);
-    };
-    this.seq = doubles(0);
-    this.logUs = doubles(1);
-    this.pubUs = doubles(2);
-    const kinds = data(3, 2);
-    this.kind = new Uint16Array(kinds.buffer, kinds.byteOffset, CHUNK_ROWS);
-    this.dataInPayload = data(6, 1);
-    this.payload = duckdb.struct_vector_get_child(this.native(4), 0);
-    this.dataJson = vector(5) as DuckDBVarCharVector;
+    this.dataJson = this.chunk.getColumnVector(5) as DuckDBVarCharVector;
     this.data = undefined;
     this.pubUsNulls.clear();
     this.dataJsonNulls.clear();

@@ -4,17 +4,20 @@ import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import { actionText } from '@vlink/bag';
 import { BagError } from '@vlink/bag-core';
 import type { DecodableFrame, PayloadDecoder } from '@vlink/bag-decode';
+import type { CopyQueue } from './copy-queue.js';
 import { sqlString } from './duckdb.js';
 import type { BagExportState } from './export-state.js';
 import { recordJson, type Structure, withoutLoneSurrogates } from './data-structure.js';
 import type { UrlExportReport } from './export-messages.js';
 import { partName, partitionDir, utcDate } from './paths.js';
+import { PAYLOAD_FUNCTION, type PayloadSource, type PayloadStore } from './payload-store.js';
 import { type RawJsonCheck, rawJsonCheck } from './raw-json.js';
 import { DataSource, STAGING_COLUMNS, StagingChunk } from './staging-chunk.js';
+import { type StagedRows, type StagedRowsSet, stagedRowsSql } from './staged-rows.js';
+import type { StagingTables } from './staging-tables.js';
 import { type TypedData, typedData } from './typed-data.js';
 
 const DAY_US = 86_400_000_000;
-let stagingTables = 0;
 
 /** Where a url's batch goes and how its row groups are sized. */
 export interface PartTarget {
@@ -30,12 +33,26 @@ export interface PartTarget {
   written: (url: string, path: string, bytes: number) => void;
 }
 
+/** What the batches of an export share: the reader's connection, the write-outs, the payloads, the tables. */
+export interface BatchContext {
+  connection: DuckDBConnection;
+  copies: CopyQueue;
+  payloads: PayloadSource;
+  /** Where the rows of batches without a typed `data` column are staged instead of in tables (staged-rows.ts). */
+  rows: StagedRowsSet;
+  tables: StagingTables;
+}
+
+const encoder = new TextEncoder();
+
 /**
- * The staged messages of one url of one bag: a DuckDB table filled through an appender with only what varies per
- * message (seq, times as µs, an index into the url's (action, ser) pairs, the payload, the decoded fields as JSON);
- * the constant columns and the typed `data` STRUCT are made by the `COPY … TO parquet` that writes it out, one part
- * file per UTC date the batch spans (usually one). Two tables take turns: while DuckDB writes one out (on its own
- * connection, in its own threads) the reader fills the other, so reading and decoding overlap the Parquet writing.
+ * The staged messages of one url of one bag, only what varies per message (seq, times as µs, an index into the url's
+ * (action, ser) pairs, the payload, the decoded fields as JSON): in a StagedRows (staged-rows.ts), or, when the url's
+ * `data` has a typed writer (typed-data.ts), in a DuckDB table filled through an appender, with the typed `data` and
+ * the payloads in a PayloadStore (payload-store.ts). The constant columns and the `data` STRUCT are made by the
+ * `COPY … TO parquet` that writes them out, one part file per UTC date the batch spans (usually one). Two sets of
+ * rows (tables) take turns: while DuckDB writes one out (on its own connection, in its own threads) the reader fills
+ * the other, so reading and decoding overlap the Parquet writing.
  */
 export class UrlBatch {
   readonly url: string;
@@ -43,11 +60,17 @@ export class UrlBatch {
   bytes = 0;
   /** The `data` structure; undefined until a message decodes, then fixed for the url in this bag. */
   structure: Structure | undefined;
-  private readonly tables: [string, string];
+  /** Its two staging tables, taken when it is opened. */
+  private tables: [string, string] | undefined;
   private current = 0;
   private appender: DuckDBAppender | undefined;
   /** Rows on their way into the current table, a data chunk at a time. */
   private staging: StagingChunk | undefined;
+  /** The payloads of the current table's rows, made with its first row. */
+  private payloads: PayloadStore | undefined;
+  /** Without a typed `data` column the rows are staged here, not in tables (made with the first row). */
+  private tableless = false;
+  private staged: StagedRows | undefined;
   /** The typed writer of the `data` STRUCT, when the structure was known at {@link open} and has one. */
   private typed: TypedData | undefined;
   /**
@@ -88,9 +111,12 @@ export class UrlBatch {
   /** The write-out of the other table, if one is under way. */
   private pending: Promise<void> | undefined;
 
+  private readonly connection: DuckDBConnection;
+  private readonly writer: CopyQueue;
+  private readonly source: PayloadSource;
+
   constructor(
-    private readonly connection: DuckDBConnection,
-    private readonly writer: CopyQueue,
+    private readonly context: BatchContext,
     url: string,
     /** The url's entry of the export report (counted by the caller). */
     readonly report: UrlExportReport,
@@ -98,19 +124,27 @@ export class UrlBatch {
     readonly widenings = 0,
   ) {
     this.url = url;
-    // Unique per process: the batches of the previous bag may still be written out while this bag's are filled.
-    const id = stagingTables++;
-    this.tables = [`staged_${id}_a`, `staged_${id}_b`];
+    this.connection = context.connection;
+    this.writer = context.copies;
+    this.source = context.payloads;
   }
 
-  /** Creates the staging tables; with the url's {@link structure} known, they get a typed `data` column too. */
-  async open(): Promise<void> {
-    this.typed = this.structure === undefined ? undefined : typedData(this.structure);
+  /**
+   * Readies the staging: with the url's {@link structure} known and a typed writer for it, two tables with a typed
+   * `data` column; else StagedRows. JSON payloads (`jsonPayloads`) that {@link rawJson} can check need no typed
+   * writer: those rows are their own `data`, and the few the check refuses are staged as JSON text, which gives the
+   * same `data` (typed-data.ts). (A typed column of NULLs cost the appender as much as the rest of the row.)
+   */
+  async open(jsonPayloads = false): Promise<void> {
     this.rawJson = this.structure === undefined ? undefined : rawJsonCheck(this.structure);
-    const data = this.typed === undefined ? '' : `, data ${this.typed.type}`;
-    for (const table of this.tables) {
-      await this.connection.run(`CREATE OR REPLACE TABLE ${table} (${STAGING_COLUMNS}${data})`);
+    const typed = jsonPayloads && this.rawJson !== undefined;
+    this.typed = this.structure === undefined || typed ? undefined : typedData(this.structure);
+    if (this.typed === undefined) {
+      this.tableless = true;
+      return;
     }
+    const data = `, data ${this.typed.type}`;
+    this.tables = await this.context.tables.take(`${STAGING_COLUMNS}${data}`);
     const appender = await this.connection.createAppender(this.tables[this.current]!);
     this.appender = appender;
     const types = Array.from({ length: appender.columnCount }, (_, i) => appender.columnType(i));
@@ -118,7 +152,7 @@ export class UrlBatch {
   }
 
   get ready(): boolean {
-    return this.appender !== undefined;
+    return this.appender !== undefined || this.tableless;
   }
 
   /**
@@ -141,8 +175,14 @@ export class UrlBatch {
     this.plain = plain;
     this.jsonLength = 0;
     const source = dataInPayload ? DataSource.Payload : record === undefined ? DataSource.None : DataSource.Record;
-    if (this.staging!.add(seq, logUs, pubUs, kind, payload, source, record, this.json)) {
-      this.staging!.appendTo(this.appender!);
+    if (this.tableless) {
+      const text = source === DataSource.Record ? encoder.encode(this.json(record)) : undefined;
+      (this.staged ??= this.context.rows.rows()).add(seq, logUs, pubUs, kind, payload, dataInPayload, text);
+    } else {
+      const ref = (this.payloads ??= this.source.store()).add(payload);
+      if (this.staging!.add(seq, logUs, pubUs, kind, ref, source, record, this.json)) {
+        this.staging!.appendTo(this.appender!);
+      }
     }
     this.rows++;
     const data = record === undefined ? 0 : this.jsonLength > 0 ? this.jsonLength : (this.typed?.rowBytes ?? 0);
@@ -210,7 +250,7 @@ export class UrlBatch {
     written.catch(() => undefined);
     this.pending = written;
     if (previous) await previous;
-    this.appender = await this.connection.createAppender(this.tables[this.current]!);
+    if (!this.tableless) this.appender = await this.connection.createAppender(this.tables![this.current]!);
   }
 
   /**
@@ -220,10 +260,13 @@ export class UrlBatch {
   finish(target: PartTarget): Promise<void> {
     const previous = this.pending;
     this.pending = undefined;
-    const written = this.rows > 0 ? this.seal(target) : undefined;
+    const written = this.rows > 0 ? this.seal(target, false) : undefined;
     this.appender?.closeSync();
     this.appender = undefined;
+    this.payloads?.release();
+    this.payloads = undefined;
     const tables = this.tables;
+    if (tables === undefined) return Promise.all([previous, written]).then(() => undefined);
     // Queued now (so the queue's close waits for it) but dropping only after both tables' write-outs, which are queued
     // before it and may still run on another lane (CopyQueue.addLane).
     const writes = Promise.all([previous, written]);
@@ -234,42 +277,81 @@ export class UrlBatch {
     return Promise.all([writes, dropped]).then(() => undefined);
   }
 
-  /** Closes the appender of the current table, queues its write-out and switches tables (no new appender yet). */
-  private seal(target: PartTarget): Promise<void> {
-    this.staging!.appendTo(this.appender!);
-    this.appender!.closeSync();
-    this.appender = undefined;
-    const table = this.tables[this.current]!;
+  /**
+   * Queues the write-out of the staged rows: the current StagedRows, or the current table (its appender closed; the
+   * next rows go to the other table, with no appender yet). The table is emptied after its write-out when it is to be
+   * filled again (`reused`), else it is dropped (finish).
+   */
+  private seal(target: PartTarget, reused = true): Promise<void> {
     this.countDay();
     const days = this.days;
     const select = this.selectList();
     this.days = new Map();
     this.rows = 0;
     this.bytes = 0;
+    if (this.tableless) {
+      // The rows, for the write-out to read and let go of when it is over.
+      const rows = this.staged!;
+      rows.seal();
+      this.staged = undefined;
+      return this.writer.run(async (copier) => {
+        try {
+          await this.writeOut(copier, target, days, select, stagedRowsSql(rows));
+        } finally {
+          rows.release();
+        }
+      });
+    }
+    this.staging!.appendTo(this.appender!);
+    this.appender!.closeSync();
+    this.appender = undefined;
+    const table = this.tables![this.current]!;
+    // The rows' payloads, for the write-out to read and let go of when it is over (its table is the next but one).
+    const payloads = this.payloads!;
+    payloads.seal();
+    this.payloads = undefined;
+    const staged = `(SELECT *, ${PAYLOAD_FUNCTION}(${payloads.id}::UINTEGER, payload_ref) AS payload_bytes FROM ${table})`;
     this.current = 1 - this.current;
     return this.writer.run(async (copier) => {
-      for (const [day] of [...days].sort((a, b) => a[0] - b[0])) {
-        const date = utcDate(day * DAY_US);
-        const dir = partitionDir(target.outDir, this.url, date);
-        const path = join(dir, partName(target.hash, target.nextPart()));
-        try {
-          const temporary = target.state.willWrite(path);
-          mkdirSync(dir, { recursive: true });
-          const query =
-            `SELECT ${sqlString(target.bagId)} AS bag_id, ${sqlString(this.url)} AS url, ${sqlString(date)} AS date, ${select} ` +
-            `FROM ${table} WHERE log_us >= ${day * DAY_US} AND log_us < ${(day + 1) * DAY_US}`;
-          await copier.run(
-            `COPY (${query}) TO ${sqlString(temporary)} (FORMAT parquet, ROW_GROUP_SIZE ${target.rowGroupRows})`,
-          );
-          renameSync(temporary, path);
-          target.written(this.url, path, statSync(path).size);
-        } catch (error) {
-          // A full disk, a file where a folder must go, DuckDB's own failure: one typed error naming the part.
-          throw BagError.wrap(error, 'IO_ERROR', `cannot write the part file of url ${this.url}`, { file: path });
-        }
+      try {
+        await this.writeOut(copier, target, days, select, staged);
+        if (reused) await copier.run(`TRUNCATE ${table}`);
+      } finally {
+        payloads.release();
       }
-      await copier.run(`TRUNCATE ${table}`);
     });
+  }
+
+  /** Writes the staged rows of each day of `days` into a part file of that day. */
+  private async writeOut(
+    copier: DuckDBConnection,
+    target: PartTarget,
+    days: Map<number, number>,
+    select: string,
+    staged: string,
+  ): Promise<void> {
+    for (const [day] of [...days].sort((a, b) => a[0] - b[0])) {
+      const date = utcDate(day * DAY_US);
+      const dir = partitionDir(target.outDir, this.url, date);
+      const path = join(dir, partName(target.hash, target.nextPart()));
+      try {
+        const temporary = target.state.willWrite(path);
+        mkdirSync(dir, { recursive: true });
+        // All the rows are of this day when the batch spans one (a filter would evaluate vlink_row twice).
+        const where = days.size > 1 ? ` WHERE log_us >= ${day * DAY_US} AND log_us < ${(day + 1) * DAY_US}` : '';
+        const query =
+          `SELECT ${sqlString(target.bagId)} AS bag_id, ${sqlString(this.url)} AS url, ${sqlString(date)} AS date, ${select} ` +
+          `FROM ${staged}${where}`;
+        await copier.run(
+          `COPY (${query}) TO ${sqlString(temporary)} (FORMAT parquet, ROW_GROUP_SIZE ${target.rowGroupRows})`,
+        );
+        renameSync(temporary, path);
+        target.written(this.url, path, statSync(path).size);
+      } catch (error) {
+        // A full disk, a file where a folder must go, DuckDB's own failure: one typed error naming the part.
+        throw BagError.wrap(error, 'IO_ERROR', `cannot write the part file of url ${this.url}`, { file: path });
+      }
+    }
   }
 
   /** The columns after bag_id, url and date, as SELECT items over a staging table. */
@@ -279,7 +361,7 @@ export class UrlBatch {
     // Rows whose payload is their JSON text are converted from it; rows the typed writer filled have no JSON text;
     // the others are converted from their record's JSON text as json_transform does.
     const structure = this.structure === undefined ? '' : sqlString(JSON.stringify(this.structure));
-    const fromPayload = `WHEN data_in_payload THEN json_transform(decode(payload.p), ${structure})`;
+    const fromPayload = `WHEN data_in_payload THEN json_transform(decode(payload_bytes), ${structure})`;
     const data =
       this.structure === undefined
         ? ''
@@ -288,7 +370,7 @@ export class UrlBatch {
     return (
       `${actions}[kind + 1] AS action, ${sers}[kind + 1] AS ser, seq::BIGINT AS seq, ` +
       'make_timestamp(log_us::BIGINT) AS log_time, make_timestamp(pub_us::BIGINT) AS publish_time, ' +
-      `octet_length(payload.p)::INTEGER AS size, payload.p AS payload${data}`
+      `octet_length(payload_bytes)::INTEGER AS size, payload_bytes AS payload${data}`
     );
   }
 
@@ -303,82 +385,13 @@ export class UrlBatch {
       // its table is dropped next anyway
     }
     this.appender = undefined;
+    this.payloads?.release();
+    this.payloads = undefined;
+    this.staged?.release();
+    this.staged = undefined;
     // Never thrown: the caller is handling the failure that made it discard, which is the one to report.
-    for (const table of this.tables) await this.connection.run(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
-  }
-}
-
-interface CopyTask {
-  task: (copier: DuckDBConnection) => Promise<void>;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
-/**
- * Runs the Parquet write-outs on their own connections (a connection runs one query at a time): in the order queued,
- * one at a time on one lane; with more lanes ({@link addLane}) as many at once. Tasks that must follow one another
- * (a url's write-outs and the DROP of its tables) are queued only once the earlier ones ended (UrlBatch).
- */
-export class CopyQueue {
-  private readonly waiting: CopyTask[] = [];
-  private readonly idle: DuckDBConnection[];
-  private readonly lanes: DuckDBConnection[];
-  private running = 0;
-  private drained: (() => void) | undefined;
-
-  constructor(copier: DuckDBConnection) {
-    this.idle = [copier];
-    this.lanes = [copier];
-  }
-
-  run(task: (copier: DuckDBConnection) => Promise<void>): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ task, resolve, reject });
-      this.pump();
-    });
-  }
-
-  /**
-   * Adds a connection that runs queued tasks alongside the others: for the write-outs left once the reading is over,
-   * when the reader no longer needs its core (while it reads, a second DuckDB thread only contends with it).
-   */
-  addLane(copier: DuckDBConnection): void {
-    this.lanes.push(copier);
-    this.idle.push(copier);
-    this.pump();
-  }
-
-  private pump(): void {
-    while (this.idle.length > 0 && this.waiting.length > 0) {
-      const copier = this.idle.shift()!;
-      const { task, resolve, reject } = this.waiting.shift()!;
-      this.running++;
-      task(copier)
-        .then(resolve, reject)
-        .finally(() => {
-          this.running--;
-          this.idle.push(copier);
-          this.pump();
-        });
+    for (const table of this.tables ?? []) {
+      await this.connection.run(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
     }
-    if (!this.busy) this.drained?.();
-  }
-
-  /**
-   * True while tasks are queued or under way. Each step of a task (the next statement of a write-out, the next
-   * write-out) starts only when the JavaScript thread handles the last one's completion: a long synchronous read
-   * loop must let the event loop run now and then (see exportBag), or DuckDB sits idle until the loop ends.
-   */
-  get busy(): boolean {
-    return this.running > 0 || this.waiting.length > 0;
-  }
-
-  /**
-   * Closes the connections once every queued task has ended: a task still queued behind a failed one (the DROP after
-   * a failed COPY) would otherwise run on a closed connection, which crashes the process inside DuckDB.
-   */
-  async close(): Promise<void> {
-    if (this.busy) await new Promise<void>((resolve) => (this.drained = resolve));
-    for (const copier of this.lanes) copier.closeSync();
   }
 }
