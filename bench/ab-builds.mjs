@@ -7,6 +7,8 @@
 // frame), then read them back with the cursor, for `.vcap` and `.vdb`, 64 B / 4 KiB / 1 MiB payloads. The two builds
 // take turns within every repetition (the order alternates), so drifts of the machine (load, page cache, CPU clock)
 // hit both alike; the verdict is on the median speed ratio of pairs of repetitions, with a bootstrap 95 % interval.
+// Each case is timed twice in a row per build: its first run, after the other cases, and a warm run right after it
+// (the steady state of a long recording); each has its own verdict.
 // Files go to /dev/shm where it exists (fsync is free there): what is compared is the code's work, not the disk's.
 //
 //   node bench/ab-builds.mjs --base /path/to/other/checkout [--reps 20] [--quick] [--only write:vcap:sync:64,…]
@@ -94,6 +96,12 @@ const only = option('--only')?.split(',');
 if (only)
   cases.splice(0, cases.length, ...cases.filter((c) => only.includes(`${c.op}:${c.format}:${c.mode}:${c.size}`)));
 const samples = new Map(cases.map((c) => [c, { head: [], base: [] }]));
+// Each timed run is followed at once by a second one of the same case and build ("warm"). The first is the case as it
+// comes after the others; the second measures the steady state of a long recording. They can differ by much: after
+// the other cases' major GCs, V8 has flushed the bytecode of code not run meanwhile, and the first run pays for
+// compiling and optimizing it again (Node 20, full run, 2026-12-05: the sync `.vcap` write of 64 B took 62.6 ms for
+// 449cd65's 54.5, and 35.5 ms for its 36.5 with `--no-flush-bytecode`).
+const warmSamples = new Map(cases.map((c) => [c, { head: [], base: [] }]));
 
 for (let rep = 0; rep < REPS; rep++) {
   const order = rep % 2 === 0 ? ['head', 'base'] : ['base', 'head'];
@@ -102,13 +110,15 @@ for (let rep = 0; rep < REPS; rep++) {
       const bag = bags[name];
       const work = works.get(`${name}.${c.format}`);
       const path = join(root, `${name}-${c.size}.${c.format}`);
-      if (c.op === 'write') {
-        rmSync(path, { force: true, recursive: true });
-        samples.get(c)[name].push(await timed(() => work.write(bag, path, c.mode, c.frames, c.variants)));
-      } else {
-        // Each build reads the file it wrote in sync mode (written again when a later repetition replaced it).
-        if (!existsSync(path)) await work.write(bag, path, 'sync', c.frames, c.variants);
-        samples.get(c)[name].push(await timed(() => work.read(bag, path, c.frames)));
+      for (const into of [samples, warmSamples]) {
+        if (c.op === 'write') {
+          rmSync(path, { force: true, recursive: true });
+          into.get(c)[name].push(await timed(() => work.write(bag, path, c.mode, c.frames, c.variants)));
+        } else {
+          // Each build reads the file it wrote in sync mode (written again when a later repetition replaced it).
+          if (!existsSync(path)) await work.write(bag, path, 'sync', c.frames, c.variants);
+          into.get(c)[name].push(await timed(() => work.read(bag, path, c.frames)));
+        }
       }
     }
   }
@@ -140,9 +150,8 @@ function speed(head, base) {
   };
 }
 
-const results = [];
-for (const c of cases) {
-  const { head, base } = samples.get(c);
+/** Medians, speed and verdict of one case's samples. */
+function compare({ head, base }) {
   const s = speed(head, base);
   // Within 5 % or better: the interval's low end is at least 0.95 (a slower head would have shown below it).
   const verdict =
@@ -153,21 +162,23 @@ for (const c of cases) {
         : s.high < 0.95
           ? 'slower by more than 5 %'
           : 'not resolved';
-  results.push({
-    op: c.op,
-    format: c.format,
-    mode: c.mode,
-    size: c.size,
-    frames: c.frames,
+  return {
     headMs: round(median(head), 2),
     baseMs: round(median(base), 2),
     speed: round(s.median),
     speed95: [round(s.low), round(s.high)],
     verdict,
-  });
-  console.log(
-    `${c.op} ${c.format} ${c.mode} ${c.size} B × ${c.frames}: head ${round(median(head), 1)} ms, base ${round(median(base), 1)} ms, speed ${round(s.median, 2)} [${round(s.low, 2)}, ${round(s.high, 2)}] ${verdict}`,
-  );
+  };
+}
+const line = (r) =>
+  `head ${round(r.headMs, 1)} ms, base ${round(r.baseMs, 1)} ms, speed ${round(r.speed, 2)} [${round(r.speed95[0], 2)}, ${round(r.speed95[1], 2)}] ${r.verdict}`;
+
+const results = [];
+for (const c of cases) {
+  const first = compare(samples.get(c));
+  const warm = compare(warmSamples.get(c));
+  results.push({ op: c.op, format: c.format, mode: c.mode, size: c.size, frames: c.frames, ...first, warm });
+  console.log(`${c.op} ${c.format} ${c.mode} ${c.size} B × ${c.frames}: ${line(first)}; warm: ${line(warm)}`);
 }
 
 const out = {
