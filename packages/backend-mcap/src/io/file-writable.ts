@@ -1,5 +1,6 @@
 import { closeSync, fsyncSync, openSync, writeSync, writevSync } from 'node:fs';
 import { BagError } from '@vlink/bag-core';
+import { verifyTrailingMagic } from '../vcap/verify-tail.js';
 import type { Writable } from './writable.js';
 
 const SLOW_WRITEV = typeof (globalThis as { Deno?: unknown }).Deno !== 'undefined';
@@ -91,6 +92,10 @@ export class FileWritable implements Writable {
     } catch (error) {
       throw BagError.wrap(error, 'IO_ERROR', 'close failed', { file: this.path });
     }
+  }
+
+  verifyMagicEnd(): void {
+    verifyTrailingMagic(this.path);
   }
 
   private open(): number {

@@ -16,4 +16,9 @@ export interface Writable {
   /** Makes everything written so far durable (fsync). */
   sync(): void;
   close(): void;
+  /**
+   * After `close`: throws `IO_ERROR` unless the stored bytes end with the MCAP magic, as VLink re-reads them after
+   * close, so a close that did not reach the storage is an error. Optional: a writable that cannot read back skips it.
+   */
+  verifyMagicEnd?(): void;
 }

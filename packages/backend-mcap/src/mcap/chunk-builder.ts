@@ -23,6 +23,16 @@ export interface SealedChunk {
 }
 
 /**
+ * One channel's message index in the open chunk: log time offsets and record offsets, interleaved, `length` numbers
+ * of `entries` used; kept (and grown) from chunk to chunk. One object per channel, not two arrays by channel id (the
+ * entries and their lengths): one lookup a message instead of two.
+ */
+class ChannelIndex {
+  entries = new Float64Array(64);
+  length = 0;
+}
+
+/**
  * The open chunk of an MCAP writer, as `@mcap/core` keeps its `ChunkBuilder` apart from the writer: the records
  * collected so far (encoded straight into one reusable buffer), the time range, the CRC of records already sent to
  * disk, and each channel's message index. What becomes of a sealed chunk (compressed, written whole, or finished
@@ -45,9 +55,8 @@ export class ChunkBuilder {
   private crc = 0;
   /** Channels with messages in the open chunk, in first-message order. */
   private channelIds: number[] = [];
-  /** Per channel id: log time offsets and record offsets, interleaved; `indexLengths` used. */
-  private readonly indexes: Float64Array[] = [];
-  private readonly indexLengths: number[] = [];
+  /** Per channel id, its message index (one lookup a message; see `ChannelIndex`). */
+  private readonly indexes: (ChannelIndex | undefined)[] = [];
 
   constructor(
     capacity: number,
@@ -88,18 +97,19 @@ export class ChunkBuilder {
     else if (timeNs < this.startRel) this.startRel = timeNs;
     else if (timeNs > this.endRel) this.endRel = timeNs;
     this.messages++;
-    let n = this.indexLengths[channelId] ?? 0;
     let index = this.indexes[channelId];
-    if (index === undefined) index = this.indexes[channelId] = new Float64Array(64);
+    if (index === undefined) index = this.indexes[channelId] = new ChannelIndex();
+    let n = index.length;
+    let entries = index.entries;
     if (n === 0) this.channelIds.push(channelId);
-    else if (n === index.length) {
+    else if (n === entries.length) {
       const grown = new Float64Array(n * 2);
-      grown.set(index);
-      index = this.indexes[channelId] = grown;
+      grown.set(entries);
+      entries = index.entries = grown;
     }
-    index[n++] = timeNs;
-    index[n++] = this.size;
-    this.indexLengths[channelId] = n;
+    entries[n++] = timeNs;
+    entries[n++] = this.size;
+    index.length = n;
     encodeMessageHeader(this.records, this.baseHi, this.baseLo, channelId, sequence, timeNs, size, publishNs);
     this.size += MESSAGE_HEADER + size;
     return this.size >= limit;
@@ -126,8 +136,9 @@ export class ChunkBuilder {
     const offsets: number[] = [];
     for (const id of ids) {
       offsets.push(idx.length);
-      writeMessageIndex(idx, id, this.indexes[id]!, this.indexLengths[id]!, this.baseHi, this.baseLo);
-      this.indexLengths[id] = 0;
+      const index = this.indexes[id]!;
+      writeMessageIndex(idx, id, index.entries, index.length, this.baseHi, this.baseLo);
+      index.length = 0;
     }
     this.channelIds = [];
     return {

@@ -157,6 +157,11 @@ export class PlainMcapWriter {
     } finally {
       this.writable.close();
     }
+    this.writable.verifyMagicEnd?.();
+  }
+
+  currentFile(): string {
+    return this.file;
   }
 
   private openChannel(key: string, frame: Frame, action: ActionType, ser: string): PlainChannel {

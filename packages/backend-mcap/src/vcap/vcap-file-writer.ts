@@ -266,7 +266,10 @@ export class VcapFileWriter {
     }));
   }
 
-  /** Writes the `VLinkChannel_*` records, the summary and the footer, then closes the writable. Idempotent. */
+  /**
+   * Writes the `VLinkChannel_*` records, the summary and the footer, then closes the writable and checks that the file
+   * ends with the MCAP magic (where the writable can read back). Idempotent.
+   */
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -293,6 +296,11 @@ export class VcapFileWriter {
         this.writable.close();
       }
     }
+    this.writable.verifyMagicEnd?.();
+  }
+
+  currentFile(): string {
+    return this.file;
   }
 
   // --- channels and schemas --------------------------------------------------------------------------------------

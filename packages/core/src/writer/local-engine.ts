@@ -3,7 +3,7 @@ import type { BagError } from '../errors.js';
 import type { ResolvedWriterConfig } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import { scheduleSoon } from '../util/schedule.js';
-import type { Durable, EngineHost, WriteEngine } from './engine.js';
+import type { Durable, EngineHost, WriteEngine, WrittenTally } from './engine.js';
 import { queueFullError, type SharedQueue, type SourceQueue, type SourceQueues } from './source-queues.js';
 import { StorageLoop } from './storage-loop.js';
 import { UrlIds } from './frame-admission.js';
@@ -38,6 +38,8 @@ export class LocalEngine implements WriteEngine {
   private readonly storage: StorageLoop;
   /** Worker frames cross with their url's id; here core assigns them (`BackendWriter.write`). */
   private readonly urlIds = new UrlIds();
+  /** The host's tally, in a field of its own: read once per stored frame. */
+  private readonly written: WrittenTally;
 
   constructor(
     private readonly backend: BackendWriter,
@@ -48,6 +50,7 @@ export class LocalEngine implements WriteEngine {
     private readonly sources: SourceQueues,
   ) {
     this.mode = config.syncMode ? 'sync' : 'queue';
+    this.written = host.written;
     this.storage = new StorageLoop(backend, {
       path,
       counters: () => host.counters(),
@@ -196,7 +199,9 @@ export class LocalEngine implements WriteEngine {
   private writeNow(frame: Frame): boolean {
     const storage = this.storage;
     if (storage.write(frame, this.urlIds.of(frame.url))) {
-      this.host.written(1, frame.data.length);
+      const written = this.written;
+      written.frames++;
+      written.bytes += frame.data.length;
       return true;
     }
     const reason = storage.dropReason;

@@ -293,7 +293,10 @@ export class WorkerEngine implements WriteEngine {
     this.gauge.done(ack.count, ack.bytes);
     this.releaseSlabs(ack.seq);
     if (ack.currentFile !== undefined) this.file = ack.currentFile;
-    if (ack.written > 0) this.host.written(ack.written, ack.writtenBytes);
+    if (ack.written > 0) {
+      this.host.written.frames += ack.written;
+      this.host.written.bytes += ack.writtenBytes;
+    }
     const fatal = ack.fatal ? this.reportFatal(dataToError(ack.fatal)) : undefined;
     const errors = ack.errors.map(dataToError);
     this.gauge.measure(ack.count, ack.busyMs);

@@ -1,6 +1,6 @@
 import { BagError } from '../errors.js';
 import { DropCounters } from './drop-counters.js';
-import type { WriteEngine } from './engine.js';
+import type { WriteEngine, WrittenTally } from './engine.js';
 import { WriterDropEvent, WriterErrorEvent } from './writer-options.js';
 import { emptyDropCounters, type DropReason, type WriterStats } from './writer-stats.js';
 
@@ -15,9 +15,10 @@ export type WriterErrorCallback = (error: BagError) => void;
 export class WriterAccounting {
   /** Frames handed to the engine, and those it reported back as written or dropped (for `waitForIdle`). */
   handedOver = 0;
-  private settled = 0;
-  writtenFrames = 0;
-  writtenBytes = 0;
+  /** Frames dropped after they were handed to the engine (written ones are in `written`). */
+  private settledDrops = 0;
+  /** Frames and bytes stored, added to in place by the engine (see `WrittenTally`). */
+  readonly written: WrittenTally = { frames: 0, bytes: 0 };
   commits = 0;
   lastError: BagError | undefined;
   /** Why the last frame was refused: what a rejected `write()` / `pushDurable()` rejects with. */
@@ -38,20 +39,14 @@ export class WriterAccounting {
     private readonly producerCountersChanged: () => void,
   ) {}
 
-  written(frames: number, bytes: number): void {
-    this.settled += frames;
-    this.writtenFrames += frames;
-    this.writtenBytes += bytes;
-  }
-
   /** The engine dropped `count` frames it was handed (`drop()` counts them). */
   settleDropped(count: number): void {
-    this.settled += count;
+    this.settledDrops += count;
   }
 
   /** Frames handed to the engine that it has not yet reported as written or dropped. */
   unsettled(): boolean {
-    return this.settled < this.handedOver;
+    return this.written.frames + this.settledDrops < this.handedOver;
   }
 
   /**
@@ -106,8 +101,8 @@ export class WriterAccounting {
       mode: engine.mode,
       queuedFrames: engine.queuedFrames(),
       queuedBytes: engine.queuedBytes(),
-      writtenFrames: this.writtenFrames,
-      writtenBytes: this.writtenBytes,
+      writtenFrames: this.written.frames,
+      writtenBytes: this.written.bytes,
       dropped: { ...this.dropped },
       droppedByUrl: this.counters.table(),
       commits: this.commits,

@@ -29,7 +29,7 @@ export function engineHostFor(w: HostedWriter): EngineHost {
   /** The segment being written, as the last split notice named it (the first notice names the first segment). */
   let openSegment: string | undefined;
   return {
-    written: (frames, bytes) => accounting.written(frames, bytes),
+    written: accounting.written,
     committed: () => void accounting.commits++,
     dropped: (reason, error, report, count = 1, url, storageSide = false) => {
       accounting.settleDropped(count);
