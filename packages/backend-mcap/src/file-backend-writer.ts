@@ -12,7 +12,10 @@ export interface McapFileWriterLike extends BackendWriter {
   setCounters(table: Record<string, Record<string, number>>): void;
 }
 
-/** A `BackendWriter` for one MCAP file at `path`: `make` builds the writer on a `FileWritable` (closed again if `make` throws). */
+/**
+ * A `BackendWriter` for one MCAP file at `path`: `make` builds the writer on a `FileWritable` (closed again if `make`
+ * throws).
+ */
 export async function openMcapFileWriter(
   path: string,
   make: (writable: FileWritable, codecs: Codecs) => McapFileWriterLike,

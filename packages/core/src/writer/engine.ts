@@ -12,10 +12,6 @@ export interface Durable {
 }
 
 /**
- * What an engine reports back to its `BagWriter`. The writer owns the counters, callbacks and the quit promise, so
- * the three engines only move frames and say what happened to them.
- */
-/**
  * The frames and payload bytes an engine stored, which it adds to in place: a same-thread engine stores frame by frame,
  * and a call per frame into the host cost more than the counting (Bun, 200k `syncMode` pushes of 64 B to `.vcap`: ~1 ms
  * of ~32, hand-measured).
@@ -25,6 +21,10 @@ export interface WrittenTally {
   bytes: number;
 }
 
+/**
+ * What an engine reports back to its `BagWriter`. The writer owns the counters, callbacks and the quit promise, so
+ * the three engines only move frames and say what happened to them.
+ */
 export interface EngineHost {
   /** What the engine stored so far: it adds each stored frame (or each acknowledged batch) here. */
   readonly written: WrittenTally;
