@@ -34,13 +34,13 @@ export async function openMcapFileWriter(
  * A `.vcapx` segment's writer seen through the writer seam: its file writer, with the split bookkeeping in front of
  * `write` (`VcapSegment`); the other calls go straight through, and closing happens once.
  */
-export class McapFileBackendWriter<W extends McapFileWriterLike = McapFileWriterLike> implements BackendWriter {
+export abstract class McapFileBackendWriter<W extends McapFileWriterLike = McapFileWriterLike>
+  implements BackendWriter
+{
   private closed = false;
-  /** The file writer's own `write`, bound once; a `.vcapx` segment puts its split bookkeeping in front of it. */
-  write: (frame: Frame, urlId: number) => void;
-  constructor(protected readonly writer: W) {
-    this.write = writer.write.bind(writer);
-  }
+  /** The segment's bookkeeping, then the file writer's own `write`. */
+  abstract write: (frame: Frame, urlId: number) => void;
+  constructor(protected readonly writer: W) {}
   writeSchema(schema: SchemaData): void {
     this.writer.writeSchema(schema);
   }
