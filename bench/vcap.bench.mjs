@@ -293,7 +293,7 @@ const writers = {
 };
 /** What each contender does, for the results and BENCHMARKS.md. */
 const CONTENDERS = {
-  ours: 'Backend writer (mcapBackend.createWriter) driven directly: chunk + data-section CRCs (the default; see crc32 for the implementation), 4 MiB chunks, big payloads written around the chunk buffer, zstd on the caller’s thread, fsync at close',
+  ours: 'Backend writer (mcapBackend.createWriter) driven directly: chunk + data-section CRCs (the default; see crc32 for the implementation), 4 MiB chunks, big payloads written around the chunk buffer, zstd chunks (≥ 1 MiB) compressed on the caller thread’s compressor thread and on the caller’s thread while its two slots are taken, fsync at close',
   bag: 'BagWriter { syncMode: true, summary: false }: the Backend writer plus the core’s frame checks, same CRCs/chunks/compression, fsync at close',
   bagWorker:
     'BagWriter default (worker) mode but no summary sidecar, `await writer.write()` per frame: payloads copied to the writer thread, same CRCs/chunks, zstd chunks compressed on a thread of their own, fsync at close',

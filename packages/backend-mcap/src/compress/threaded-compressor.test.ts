@@ -344,7 +344,7 @@ describe('McapWriter with a ThreadedCompressor writes the very same file', () =>
   });
 });
 
-describe('openChunkCompressor: a compressor thread only on the writer thread, for zstd chunks of 1 MiB or more', () => {
+describe('openChunkCompressor: a compressor thread for zstd chunks of 1 MiB or more, syncMode too', () => {
   const context = (writerThread: boolean) => ({ writerThread }) as unknown as RecordingContext;
   const cases: Array<
     [writerThread: boolean, cacheSize: number, compress: 'zstd' | 'none' | 'auto', threaded: boolean]
@@ -355,7 +355,10 @@ describe('openChunkCompressor: a compressor thread only on the writer thread, fo
     [true, 4 * MiB, 'none', false],
     [true, 512 * KiB, 'zstd', false],
     [true, 0, 'zstd', false],
-    [false, 4 * MiB, 'zstd', false],
+    [false, 4 * MiB, 'zstd', true],
+    [false, MiB, 'auto', true],
+    [false, 4 * MiB, 'none', false],
+    [false, 512 * KiB, 'zstd', false],
   ];
   for (const [writerThread, cacheSize, compress, threaded] of cases) {
     test(`writerThread ${writerThread}, cacheSize ${cacheSize}, compress ${compress} → ${threaded ? 'ThreadedCompressor' : 'none'}`, () => {
@@ -374,4 +377,29 @@ describe('openChunkCompressor: a compressor thread only on the writer thread, fo
       }
     });
   }
+
+  test('the caller thread has one, lent to one file at a time; the writer thread one per file', () => {
+    const config = resolveWriterConfig({ cacheSize: MiB, compress: 'zstd' });
+    const first = openChunkCompressor(MiB, config, context(false), 'a.vcap');
+    const second = openChunkCompressor(MiB, config, context(false), 'b.vcap');
+    const own = [
+      openChunkCompressor(MiB, config, context(true), 'c.vcap'),
+      openChunkCompressor(MiB, config, context(true), 'd.vcap'),
+    ];
+    try {
+      assert.ok(first instanceof ThreadedCompressor);
+      assert.equal(second, undefined, 'lent to a.vcap: b.vcap compresses on its own thread');
+      assert.ok(own[0] instanceof ThreadedCompressor && own[1] instanceof ThreadedCompressor);
+      assert.notEqual(own[0], own[1]);
+      assert.notEqual(own[0], first);
+      first.close();
+      const third = openChunkCompressor(MiB, config, context(false), 'e.vcap');
+      assert.equal(third, first, 'back from a.vcap: the next caller-side file gets the same one (its thread kept)');
+      third?.close();
+    } finally {
+      first?.close();
+      second?.close();
+      for (const c of own) c?.close();
+    }
+  });
 });

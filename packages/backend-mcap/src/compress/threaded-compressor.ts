@@ -25,6 +25,8 @@ const IDLE_MS = 10_000;
 
 /** The compressor kept for the next file of this thread, if any, and the timer that ends it. */
 let parked: { compressor: ThreadedCompressor; timer: ReturnType<typeof setTimeout> } | undefined;
+/** The compressor this thread lends to the files written on the caller's thread ({@link ThreadedCompressor.lend}). */
+let lent: ThreadedCompressor | undefined;
 
 /** What the compressor thread is started with (structured-cloned; the SharedArrayBuffers are shared, not copied). */
 export interface CompressorThreadData {
@@ -39,7 +41,8 @@ export interface CompressorThreadData {
  * chunk's frames together while the last one is compressed. Two slots: a chunk is handed over before the result of
  * the one before is collected, so the thread goes straight from one chunk to the next while the writer waits for and
  * writes the earlier result. Chunks larger than `capacity`, and chunks that come while the thread is still starting,
- * are refused (`start` → false) and compressed by the caller. Blocking waits: only for the writer's own thread (`RecordingContext.writerThread`).
+ * are refused (`start` → false) and compressed by the caller. It blocks its caller while waiting (`finish`): only
+ * where waiting on shared memory is allowed (`openChunkCompressor`).
  */
 export class ThreadedCompressor implements PipelinedCompressor {
   readonly depth = SLOTS;
@@ -69,6 +72,19 @@ export class ThreadedCompressor implements PipelinedCompressor {
       }
     }
     return new ThreadedCompressor(capacity, file);
+  }
+
+  /**
+   * The compressor of a file written on the caller's thread (`syncMode`), or undefined while another such file of
+   * this thread has it: one per thread, lent to one file at a time, so a process that opens many sync recordings at
+   * once starts one thread and one set of buffers, not one per file (four of 1.25 × the chunk size: 20 MiB for 4 MiB
+   * chunks); the files without it compress on their own thread, as without a compressor. It is `open`'s compressor,
+   * kept meanwhile for the next file like any other once the file closes.
+   */
+  static lend(capacity: number, file?: string): ThreadedCompressor | undefined {
+    if (lent !== undefined) return undefined;
+    lent = ThreadedCompressor.open(capacity, file);
+    return lent;
   }
 
   constructor(
@@ -144,6 +160,7 @@ export class ThreadedCompressor implements PipelinedCompressor {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    if (lent === this) lent = undefined;
     if (this.collected !== this.thread.handed || this.thread.failed) {
       this.thread.stop();
       return;

@@ -89,7 +89,8 @@ export interface RecordingContext {
   onSplit?(index: number, file: string, before: boolean): void;
   /**
    * True when the backend runs on the async writer's own thread, not on a caller's: it may then block that thread
-   * (`Atomics.wait`, e.g. for a compressor thread of its own) without stalling anyone's event loop.
+   * (`Atomics.wait`, e.g. for a compressor thread of its own) without stalling anyone's event loop, and give each file
+   * resources of its own (on a caller's thread, a backend shares such resources among its files: one per thread).
    */
   readonly writerThread?: boolean;
 }

@@ -37,8 +37,9 @@ export interface HelperThreadOptions {
 
 /**
  * The writer's side of a helper thread: hands work over by moving `HEAD` and waits with `Atomics` until `TAIL` says
- * it is done. Blocking waits are only allowed because this runs on the writer's own thread
- * (`RecordingContext.writerThread`). A helper's failure is thrown by the writer's next wait or `throwIfFailed`.
+ * it is done. Blocking waits are allowed on the async writer's own thread (`RecordingContext.writerThread`), and on
+ * the caller of a `syncMode` writer, whose `push` blocks while it writes anyway (waiting for a chunk takes no longer
+ * than compressing it there would). A helper's failure is thrown by the writer's next wait or `throwIfFailed`.
  */
 export class HelperThread {
   private readonly control: Int32Array;

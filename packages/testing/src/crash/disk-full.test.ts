@@ -292,20 +292,27 @@ describe(`disk full (${currentRuntime()})`, () => {
     }
   }
 
-  // With zstd chunks of 1 MiB or more, an async .vcap compresses on a thread of its own (ThreadedCompressor) and
-  // writes each chunk once the next one is full: ENOSPC must surface the same way, the chunk in compression dropped.
-  test('.vcap on a full 2 MiB tmpfs, worker mode with the compressor thread (zstd, cacheSize 1 MiB)', {
-    skip: skip || !formats.includes('.vcap'),
-  }, async () => {
-    const sub = join(mountPoint, 'vcap-compressor');
-    mkdirSync(sub, { recursive: true });
-    try {
-      const path = join(sub, 'full.vcap');
-      const o = await fillUp(path, { syncMode: false, worker: true, cacheSize: MiB, compress: 'zstd' });
-      assertFailedCleanly(o, '.vcap tmpfs (compressor thread)', /ENOSPC|no space|full/i);
-      await readBack(path, o.committed);
-    } finally {
-      rmSync(sub, { recursive: true, force: true });
-    }
-  });
+  // With zstd chunks of 1 MiB or more, a .vcap compresses on a thread of its own (ThreadedCompressor), in worker and
+  // in sync mode, and writes each chunk once later ones are full: ENOSPC must surface the same way, the chunks in
+  // compression dropped.
+  for (const mode of ['worker', 'sync'] as const) {
+    test(`.vcap on a full 2 MiB tmpfs, ${mode} mode with the compressor thread (zstd, cacheSize 1 MiB)`, {
+      skip: skip || !formats.includes('.vcap'),
+    }, async () => {
+      const sub = join(mountPoint, `vcap-compressor-${mode}`);
+      mkdirSync(sub, { recursive: true });
+      try {
+        const path = join(sub, 'full.vcap');
+        const o = await fillUp(path, {
+          ...(mode === 'sync' ? { syncMode: true } : { syncMode: false, worker: true }),
+          cacheSize: MiB,
+          compress: 'zstd',
+        });
+        assertFailedCleanly(o, `.vcap tmpfs (compressor thread, ${mode})`, /ENOSPC|no space|full/i);
+        await readBack(path, o.committed);
+      } finally {
+        rmSync(sub, { recursive: true, force: true });
+      }
+    });
+  }
 });

@@ -60,9 +60,11 @@ describe(`kill -9 while recording (${currentRuntime()})`, () => {
   for (const ext of formats) {
     test(`${ext}: 2 kills, worker mode`, () => runs(ext, 'worker', 2));
   }
-  // zstd chunks of 1 MiB: an async .vcap/.vcapx then compresses chunks on a thread of its own while the next ones fill.
+  // zstd chunks of 1 MiB: a .vcap/.vcapx then compresses chunks on a thread of its own while the next ones fill.
   for (const ext of formats.filter((e) => e.startsWith('.vcap'))) {
     test(`${ext}: 2 kills, worker mode with the compressor thread (zstd, cacheSize 1 MiB)`, () =>
       runs(ext, 'worker', 2, { cacheSize: 1024 * 1024, compress: 'zstd' }));
+    test(`${ext}: 2 kills, sync mode with the compressor thread (zstd, cacheSize 1 MiB)`, () =>
+      runs(ext, 'sync', 2, { cacheSize: 1024 * 1024, compress: 'zstd' }));
   }
 });

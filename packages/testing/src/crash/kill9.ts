@@ -48,16 +48,13 @@ export interface KillRunResult {
 /**
  * What a kill may lose of the frames reported written: the commit window (plus one frame in flight); for split
  * recordings too: tryToFix reads the segment the manifest does not list yet (format reference §4.2), and a split closes the old
- * segment before the manifest names it. An async `.vcap`/`.vcapx` with zstd chunks of ≥ 1 MiB compresses chunks on a
- * thread of its own while the next one fills (`ThreadedCompressor`, two chunks deep), and one more chunk compressed on
- * the writer's thread meanwhile waits behind them (`DataSection`): those three may be lost as well.
+ * segment before the manifest names it. A `.vcap`/`.vcapx` with zstd chunks of ≥ 1 MiB (worker and sync mode) compresses
+ * chunks on a thread of its own while the next one fills (`ThreadedCompressor`, two chunks deep), and one more chunk
+ * compressed on the writer's thread meanwhile waits behind them (`DataSection`): those three may be lost as well.
  */
 export function allowedLoss(options: Pick<KillRunOptions, 'ext' | 'mode' | 'cacheSize' | 'compress'>): number {
   const compressorThread =
-    options.mode === 'worker' &&
-    options.ext.startsWith('.vcap') &&
-    options.compress === 'zstd' &&
-    options.cacheSize >= MIN_THREADED_CHUNK_SIZE;
+    options.ext.startsWith('.vcap') && options.compress === 'zstd' && options.cacheSize >= MIN_THREADED_CHUNK_SIZE;
   return options.cacheSize * (compressorThread ? 4 : 1) + 2048;
 }
 
