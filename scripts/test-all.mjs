@@ -9,7 +9,17 @@
 // and how many files a frame passes through (scripts/frame-path.mjs; `frame-path` alone).
 // The long stages run in two lanes at once (see `lanes` below); VLINK_TEST_LANES=1 runs them one after the other.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -166,6 +176,27 @@ const laneOf = {
 };
 const logDir = mkdtempSync(join(tmpdir(), 'vlink-test-logs-'));
 
+/**
+ * Free disk space of the temporary folder, watched through the run: the suites write bags of up to a few hundred MiB
+ * at once in both lanes, and a disk that fills up fails them in ways that look like bugs (a native build that npm
+ * drops as a failed optional dependency, a short write). The lowest value seen is printed with the stage times, and
+ * a failed stage says when the disk was nearly full during it.
+ */
+const GiB = 1024 ** 3;
+const freeBytes = () => {
+  const fs = statfsSync(tmpdir());
+  return fs.bavail * fs.bsize;
+};
+const disk = { lowest: freeBytes(), start: freeBytes() };
+const LOW_DISK = 2 * GiB;
+console.log(`free disk in ${tmpdir()}: ${(disk.start / GiB).toFixed(1)} GiB`);
+if (disk.start < 10 * GiB)
+  console.log(`warning: under 10 GiB free in ${tmpdir()}; the suites may fail for want of space, not for a bug`);
+const diskWatch = setInterval(() => {
+  disk.lowest = Math.min(disk.lowest, freeBytes());
+}, 2000);
+diskWatch.unref();
+
 async function runStage(runtime, streamed) {
   // The Python stage needs the background pyspark install finished (a failed one is retried by the stage itself).
   if (runtime === 'python' && sparkInstall) await sparkInstall;
@@ -200,6 +231,10 @@ async function runStage(runtime, streamed) {
       if (!streamed)
         console.log(`=== ${runtime}: ${status === 0 ? 'passed' : 'FAILED'} in ${seconds.toFixed(0)} s ===`);
       if (status !== 0) failed.push(runtime === 'coverage' ? 'node (coverage)' : runtime);
+      if (status !== 0 && disk.lowest < LOW_DISK)
+        console.log(
+          `=== ${runtime}: note: free disk in ${tmpdir()} fell to ${(disk.lowest / GiB).toFixed(2)} GiB during the run ===`,
+        );
       took.push([runtime, seconds]);
       done();
     });
@@ -222,6 +257,8 @@ if (laned.length > 0) {
   );
   took.push(['(lanes wall)', (performance.now() - started) / 1000]);
 }
+clearInterval(diskWatch);
+disk.lowest = Math.min(disk.lowest, freeBytes());
 rmSync(watchdogDir, { recursive: true, force: true });
 rmSync(logDir, { recursive: true, force: true });
 if (took.length > 1) {
@@ -235,6 +272,9 @@ if (took.length > 1) {
       .reduce((n, [, s]) => n + s, 0)
       .toFixed(0)
       .padStart(5)} s (wall)`,
+  );
+  console.log(
+    `  free disk: ${(disk.start / GiB).toFixed(1)} GiB at the start, lowest ${(disk.lowest / GiB).toFixed(1)} GiB (${((disk.start - disk.lowest) / GiB).toFixed(1)} GiB used at the peak)`,
   );
 }
 if (failed.length > 0) {

@@ -3,7 +3,17 @@
 // `bun add` on Bun, and Deno over an npm-installed node_modules — then runs the same example and `vlink-bag info`.
 // No workspace links can leak in: the projects live outside the repo and only see the tarballs and the registry.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PUBLIC } from './public-packages.mjs';
@@ -64,12 +74,41 @@ function project(name) {
   return dir;
 }
 
+/**
+ * better-sqlite3 is an optional dependency (Node 20 has no node:sqlite; it builds from source here, as its prebuilt
+ * binaries come from GitHub), and npm drops an optional dependency whose build failed without a word, so the example
+ * would fail later with DRIVER_MISSING and no reason. When it is missing, this builds it again in the open and fails
+ * with the build's own output and the free disk space, or says that the second build worked.
+ */
+function explainMissingSqlite(dir) {
+  if (existsSync(join(dir, 'node_modules', 'better-sqlite3'))) return;
+  if (run('node', ['-p', 'Number(process.versions.node.split(".")[0]) >= 22'], dir).trim() === 'true') return;
+  const range = JSON.parse(readFileSync(join(root, 'packages', 'backend-sqlite', 'package.json'), 'utf8'))
+    .optionalDependencies['better-sqlite3'];
+  const fs = statfsSync(dir);
+  const free = `${((fs.bavail * fs.bsize) / 1024 ** 3).toFixed(1)} GiB free in ${dir}`;
+  try {
+    run(
+      'npm',
+      ['install', '--no-save', '--foreground-scripts', '--no-audit', '--no-fund', `better-sqlite3@${range}`],
+      dir,
+    );
+  } catch (error) {
+    throw new Error(
+      `npm dropped the optional dependency better-sqlite3 (its build failed; ${free}); building it again:\n` +
+        `${String(error.stdout ?? '').slice(-4000)}${String(error.stderr ?? '').slice(-4000)}`,
+    );
+  }
+  console.log(`note: npm dropped better-sqlite3 (its build failed; ${free}); a second build worked`);
+}
+
 const npmDir = project('npm-node');
 step('npm install of the tarballs (Node)', () => {
   writeFileSync(join(npmDir, 'package.json'), manifest(fileDeps));
   run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], npmDir);
   const linked = readdirSync(join(npmDir, 'node_modules', '@vlink'));
   if (linked.length !== PUBLIC.length) throw new Error(`expected ${PUBLIC.length} @vlink packages, got ${linked}`);
+  explainMissingSqlite(npmDir);
 });
 step('example on Node', () => process.stdout.write(run('node', ['example.mjs'], npmDir)));
 step('npx vlink-bag info (Node)', () => {
