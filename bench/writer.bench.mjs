@@ -514,7 +514,10 @@ async function slowDisk() {
 
 // Inside workerAlone's worker: run the loop, report, and wait to be terminated (the code below is the parent's).
 if (!isMainThread && workerData?.syncLoopBytes) {
-  parentPort.postMessage(await syncLoopMBps(workerData.syncLoopBytes));
+  const result = await syncLoopMBps(workerData.syncLoopBytes);
+  // This thread made a folder of its own when it loaded this module; it is terminated, never reaching the parent's rm.
+  rmSync(dir, { recursive: true, force: true });
+  parentPort.postMessage(result);
   await new Promise(() => {});
 }
 

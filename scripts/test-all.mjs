@@ -175,6 +175,8 @@ const laneOf = {
   bench: 1,
 };
 const logDir = mkdtempSync(join(tmpdir(), 'vlink-test-logs-'));
+// The S3 read cache of every stage (tests that do not pick one would fill `<tmpdir>/vlink-s3-cache`), removed at the end.
+const s3CacheDir = mkdtempSync(join(tmpdir(), 'vlink-test-s3-cache-'));
 
 /**
  * Free disk space of the temporary folder, watched through the run: the suites write bags of up to a few hundred MiB
@@ -215,6 +217,7 @@ async function runStage(runtime, streamed) {
     env: {
       ...process.env,
       ...command[2],
+      VLINK_S3_CACHE_DIR: process.env.VLINK_S3_CACHE_DIR ?? s3CacheDir,
       VLINK_TEST_RUNTIME: runtime,
       VLINK_TEST_WATCHDOG_LOG: join(watchdogDir, runtime),
     },
@@ -261,6 +264,7 @@ clearInterval(diskWatch);
 disk.lowest = Math.min(disk.lowest, freeBytes());
 rmSync(watchdogDir, { recursive: true, force: true });
 rmSync(logDir, { recursive: true, force: true });
+rmSync(s3CacheDir, { recursive: true, force: true });
 if (took.length > 1) {
   console.log('\nStage times:');
   for (const [stage, s] of took) console.log(`  ${stage.padEnd(12)} ${s.toFixed(0).padStart(5)} s`);
