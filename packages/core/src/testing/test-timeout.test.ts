@@ -1,37 +1,24 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative } from 'node:path';
 import { fixturePath } from '@vlink/fixtures';
 import { describe, test } from '@vlink/fixtures/test';
+import { repoRoot, runTestFile } from './test-file.test.helper.js';
 
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
 // Spelled so that this file does not match itself.
 const DIRECT_IMPORT = new RegExp(`from '${'node'}:test'`);
 const fixture = fixturePath('test', 'hanging.fixture.test.js');
 
-/** The command that runs one test file under the runtime running this suite. */
-function runnerFor(file: string): [string, string[]] {
-  if (process.versions.bun) return [process.execPath, ['test', `./${relative(repoRoot, file)}`]];
-  if ('Deno' in globalThis) return [process.execPath, ['test', '-A', '--no-check', file]];
-  return [process.execPath, ['--test', file]];
-}
-
 function runHanging(mode: 'async' | 'sync') {
-  const [command, args] = runnerFor(fixture);
-  // NODE_TEST_CONTEXT would make the child `node --test` believe it is a file of this run and skip its file.
-  const { NODE_TEST_CONTEXT: _, ...env } = process.env;
   const started = Date.now();
   const dir = mkdtempSync(join(tmpdir(), 'vlink-hang-'));
   const log = join(dir, 'watchdog.log');
   try {
-    const run = spawnSync(command, args, {
-      cwd: repoRoot,
-      encoding: 'utf8',
-      timeout: 60_000,
-      env: { ...env, VLINK_HANG: mode, VLINK_TEST_TIMEOUT_MS: '1000', VLINK_TEST_WATCHDOG_LOG: log, NO_COLOR: '1' },
+    const run = runTestFile(fixture, {
+      VLINK_HANG: mode,
+      VLINK_TEST_TIMEOUT_MS: '1000',
+      VLINK_TEST_WATCHDOG_LOG: log,
     });
     const logged = existsSync(log) ? readFileSync(log, 'utf8') : '';
     return { ...run, output: `${run.stdout}\n${run.stderr}`, logged, elapsed: Date.now() - started };
