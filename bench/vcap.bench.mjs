@@ -31,6 +31,7 @@ import zstd from '@foxglove/wasm-zstd';
 import { McapIndexedReader, McapWriter } from '@mcap/core';
 import { loadCodecs, mcapBackend } from '../packages/backend-mcap/dist/index.js';
 import { CRC32_IMPLEMENTATION } from '../packages/backend-mcap/dist/mcap/crc32.js';
+import { ZSTD_IMPLEMENTATION } from '../packages/backend-mcap/dist/compress/zstd-compress.js';
 import { ActionType, resolveWriterConfig, SchemaType } from '../packages/core/dist/index.js';
 import { createTestContext } from '../packages/core/dist/testing/index.js';
 import { payload } from './lib/payload.mjs';
@@ -412,6 +413,7 @@ const out = {
   date: new Date().toISOString(),
   machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, tmpdir: tmpdir() },
   crc32: CRC32_IMPLEMENTATION, // which CRC-32 our writer used (mcap/crc32.ts)
+  zstd: ZSTD_IMPLEMENTATION, // which zstd compressed our chunks (compress/zstd-compress.ts)
   reps: REPS,
   quick,
   chunkSize: CHUNK,

@@ -102,7 +102,7 @@ export const SECTIONS = [
         'BagWriter, Backend writer (ours)',
         'each chunk’s uncompressed CRC and the data-section CRC (`enableChunkCrc`, on by default), with a native CRC-32 (`@node-rs/crc32` on Node, `Bun.hash.crc32`, `zlib.crc32` on Deno; crc32.ts); the summary CRC',
         'records built in one reusable 4 MiB chunk buffer; an uncompressed chunk hands big payloads to the OS as they are (writev)',
-        'none, or zstd level 1 per chunk: the runtime’s own zstd where it has one (Bun, Deno), else the same WebAssembly zstd as McapWriter (Node 20); chunks of ≥ 1 MiB also on a compressor thread (one per file in worker mode, the thread’s one in `syncMode`)',
+        'none, or zstd level 1 per chunk: `Bun.zstdCompressSync` on Bun, libzstd through the optional `zstd-napi` on Node 20 and Deno (where it is faster than Deno’s zlib zstd), else the runtime’s zlib zstd or the same WebAssembly zstd as McapWriter (zstd-compress.ts); chunks of ≥ 1 MiB also on a compressor thread (one per file in worker mode, the thread’s one in `syncMode`)',
         'one fsync at close',
       ],
       [
