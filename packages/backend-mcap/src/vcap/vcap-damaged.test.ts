@@ -133,6 +133,9 @@ describe('damaged .vcap files', () => {
     );
     reader.close();
     assert.ok(bytes.length > 0);
+    // The "crash" is over: closing frees what the writer holds, the zstd compressor thread it borrowed from this
+    // thread among it, which the tests after this one (in this process, on Bun) expect to find free.
+    writer.close();
   });
 
   test('tick() flushes a chunk open for more than 3 s; a crash mid-chunk of big payloads loses only that chunk', async () => {
@@ -161,6 +164,7 @@ describe('damaged .vcap files', () => {
     for (const f of reader.frames({})) got.push(key(f));
     reader.close();
     assert.deepEqual(got, frames.slice(0, 20).map(key));
+    writer.close(); // the "crash" is over: free what the writer holds for the tests after this one
   });
 
   test('not MCAP, empty, missing, header only', async () => {
