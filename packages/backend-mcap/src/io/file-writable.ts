@@ -1,7 +1,6 @@
 import { closeSync, fsyncSync, openSync, writeSync, writevSync } from 'node:fs';
 import { BagError } from '@vlink/bag-core';
 import { verifyTrailingMagic } from '../vcap/verify-tail.js';
-import { BackgroundFlush, type Datasync } from './background-flush.js';
 import type { Writable } from './writable.js';
 
 const SLOW_WRITEV = typeof (globalThis as { Deno?: unknown }).Deno !== 'undefined';
@@ -9,32 +8,18 @@ const SLOW_WRITEV = typeof (globalThis as { Deno?: unknown }).Deno !== 'undefine
 /**
  * A writable over a file descriptor (node:fs, so Node, Bun and Deno). Every write passes its position explicitly
  * (pwrite/pwritev), so `writeAt` never disturbs appends whatever the runtime does with the file offset. Unbuffered:
- * the MCAP writer already batches small records into its chunk buffer. What it writes starts reaching the disk
- * while it writes (`BackgroundFlush`), so that `sync` has less left to wait for.
+ * the MCAP writer already batches small records into its chunk buffer.
  */
 export class FileWritable implements Writable {
   private fd: number;
   private pos = 0;
-  private readonly flushes: BackgroundFlush;
 
-  constructor(
-    readonly path: string,
-    /** What flushes in the background (`fs.fdatasync`; tests pass one that fails). */
-    datasync?: Datasync,
-  ) {
+  constructor(readonly path: string) {
     try {
       // 'w' truncates: an existing bag is replaced by the new recording.
       this.fd = openSync(path, 'w');
     } catch (error) {
       throw BagError.wrap(error, 'IO_ERROR', 'cannot create bag', { file: path });
-    }
-    try {
-      this.flushes = new BackgroundFlush(path, datasync);
-    } catch (error) {
-      closeSync(this.fd);
-      throw BagError.wrap(error, 'IO_ERROR', 'cannot open the bag a second time for background flushes', {
-        file: path,
-      });
     }
   }
 
@@ -45,7 +30,6 @@ export class FileWritable implements Writable {
   write(bytes: Uint8Array): void {
     this.pwrite(bytes, this.pos);
     this.pos += bytes.length;
-    this.flushes.wrote(bytes.length);
   }
 
   writev(chunks: readonly Uint8Array[]): void {
@@ -80,7 +64,6 @@ export class FileWritable implements Writable {
       }
     }
     this.pos += total;
-    this.flushes.wrote(total);
   }
 
   writeAt(bytes: Uint8Array, position: number): void {
@@ -98,15 +81,12 @@ export class FileWritable implements Writable {
     } catch (error) {
       throw BagError.wrap(error, 'IO_ERROR', 'fsync failed', { file: this.path });
     }
-    const failure = this.flushes.takeFailure();
-    if (failure) throw BagError.wrap(failure, 'IO_ERROR', 'fsync failed (a background flush)', { file: this.path });
   }
 
   close(): void {
     if (this.fd < 0) return;
     const fd = this.fd;
     this.fd = -1;
-    this.flushes.close();
     try {
       closeSync(fd);
     } catch (error) {
