@@ -18,7 +18,7 @@ export function summarize(r) {
             .map(([k, v]) => `**${k}**: ${v}`)
             .join('; ')}`
         : ''
-    }${r.zstd ? `. Our zstd: ${r.zstd}` : ''}`,
+    }`,
     columns: [
       'payload',
       'compression',
