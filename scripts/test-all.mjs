@@ -22,6 +22,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { failureDigest } from './failure-digest.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
@@ -106,6 +107,8 @@ const scriptOf = {
 // test ends, so a killed Deno run would otherwise not say which test it was.
 const watchdogDir = mkdtempSync(join(tmpdir(), 'vlink-watchdog-'));
 const failed = [];
+/** [stage, lines]: each failed laned stage's failing tests, printed again at the very end (scripts/failure-digest.mjs). */
+const digests = [];
 // The node run's coverage is checked right after it, and the import graph right after the linter.
 const suites = ['node', 'bun', 'deno'];
 const firstSuite = runtimes.find((r) => suites.includes(r));
@@ -227,7 +230,9 @@ async function runStage(runtime, streamed) {
       if (!streamed) {
         closeSync(out);
         console.log(title);
-        process.stdout.write(readFileSync(log));
+        const text = readFileSync(log, 'utf8');
+        process.stdout.write(text);
+        if (status !== 0) digests.push([runtime, failureDigest(runtime, text)]);
       }
       if (existsSync(join(watchdogDir, runtime))) console.error(readFileSync(join(watchdogDir, runtime), 'utf8'));
       const seconds = (performance.now() - started) / 1000;
@@ -281,6 +286,8 @@ if (took.length > 1) {
     `  free disk: ${(disk.start / GiB).toFixed(1)} GiB at the start, lowest ${(disk.lowest / GiB).toFixed(1)} GiB (${((disk.start - disk.lowest) / GiB).toFixed(1)} GiB used at the peak)`,
   );
 }
+for (const [stage, lines] of digests)
+  console.error(`\n=== ${stage}: what failed (again, from its output above) ===\n${lines.join('\n')}`);
 if (failed.length > 0) {
   console.error(`\nFailed runtimes: ${failed.join(', ')}`);
   process.exit(1);
