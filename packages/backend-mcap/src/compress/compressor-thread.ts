@@ -10,7 +10,7 @@ import {
   TAIL,
   waitForWork,
 } from '@vlink/bag-core/internal/thread-control';
-import { zstdCompress } from './zstd-compress.js';
+import { zstdCompressInto } from './zstd-compress.js';
 import { lengthAt, levelAt, resultAt, SLOTS, type CompressorThreadData } from './threaded-compressor.js';
 
 /**
@@ -30,15 +30,13 @@ try {
   Atomics.store(t.control, READY, 1);
   while (waitForWork(t, tail) !== undefined) {
     const slot = tail & (SLOTS - 1);
-    const output = outputs[slot]!;
-    const compressed = zstdCompress(
+    // A result that does not fit (−1) is no smaller than the input: the writer stores the chunk uncompressed then.
+    const length = zstdCompressInto(
       inputs[slot]!.subarray(0, Atomics.load(t.extra, lengthAt(slot))),
       Atomics.load(t.extra, levelAt(slot)),
+      outputs[slot]!,
     );
-    // A result that does not fit is no smaller than the input: the writer stores the chunk uncompressed then.
-    const fits = compressed.length <= output.length;
-    if (fits) output.set(compressed);
-    Atomics.store(t.extra, resultAt(slot), fits ? compressed.length : -1);
+    Atomics.store(t.extra, resultAt(slot), length);
     tail = (tail + 1) | 0;
     reportDone(t, tail);
   }

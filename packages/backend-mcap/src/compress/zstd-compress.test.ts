@@ -4,7 +4,7 @@ import { decompress } from 'fzstd';
 import { describe, test } from '@vlink/fixtures/test';
 import { patternBytes } from '@vlink/bag-core/testing';
 import { zstdContentSize } from '../mcap/zstd-frame.js';
-import { ZSTD_IMPLEMENTATION, zstdCompress } from './zstd-compress.js';
+import { ZSTD_IMPLEMENTATION, zstdCompress, zstdCompressInto } from './zstd-compress.js';
 
 // The negative levels use the WebAssembly codec, loaded asynchronously.
 await wasmZstd.isLoaded;
@@ -44,5 +44,43 @@ describe('zstd chunk compression', () => {
       sizes.set(level, size);
     }
     assert.ok(sizes.get(9)! < sizes.get(1)!, `level 9 (${sizes.get(9)} B) smaller than level 1 (${sizes.get(1)} B)`);
+  });
+
+  test('each result is its own: a later call leaves the bytes of an earlier one as they were', () => {
+    const first = zstdCompress(patternBytes(200_000, 3), 1);
+    const kept = first.slice();
+    zstdCompress(patternBytes(400_000, 4), 1);
+    assert.deepEqual(first, kept);
+  });
+
+  test('into a buffer: the same frame, in place, and −1 when it does not fit', () => {
+    const data = patternBytes(1_000_003, 9);
+    for (const level of [1, 3, -3]) {
+      const expected = zstdCompress(data, level);
+      // A shared buffer, as the compressor thread's output is, with room to spare and bytes before the result.
+      const into = new Uint8Array(new SharedArrayBuffer(data.length + 100), 7);
+      const length = zstdCompressInto(data, level, into);
+      assert.deepEqual(into.subarray(0, length), expected, `level ${level}`);
+      // libzstd may want some slack beyond the result while it writes (an exact fit is not promised).
+      assert.equal(
+        zstdCompressInto(data, level, into.subarray(0, expected.length + 1024)),
+        expected.length,
+        'a tight fit',
+      );
+      assert.equal(zstdCompressInto(data, level, into.subarray(0, expected.length - 1)), -1, 'one byte short');
+    }
+    // Bytes that do not compress need more room than they take: into a buffer of their own size they do not fit.
+    const noise = new Uint8Array(65_536);
+    let x = 0x9e3779b9;
+    for (let i = 0; i < noise.length; i++) {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      noise[i] = x & 0xff;
+    }
+    assert.equal(zstdCompressInto(noise, 1, new Uint8Array(noise.length)), -1);
+    const empty = new Uint8Array(64);
+    const length = zstdCompressInto(new Uint8Array(0), 1, empty);
+    assert.deepEqual(decompress(empty.subarray(0, length)), new Uint8Array(0));
   });
 });

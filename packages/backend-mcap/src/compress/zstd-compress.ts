@@ -2,7 +2,12 @@ import zstd from '@foxglove/wasm-zstd';
 import { createRequire } from 'node:module';
 import * as zlib from 'node:zlib';
 
-type NativeZstd = (data: Uint8Array, level: number) => Uint8Array;
+interface NativeZstd {
+  name: string;
+  compress(data: Uint8Array, level: number): Uint8Array;
+  /** Compresses into `into`: the length written, or −1 when the result does not fit. Where absent, `compress` + copy. */
+  compressInto?(data: Uint8Array, level: number, into: Uint8Array): number;
+}
 
 interface ZstdZlib {
   zstdCompressSync?: (
@@ -18,7 +23,7 @@ interface ZstdZlib {
  * bytes, measured: Bun 199 vs 103 MiB/s, Deno 200 vs 112 MiB/s), and chunk compression is what a zstd recording of
  * large frames spends its time on. Same format, same level; any zstd decoder reads either.
  */
-function pickRuntimeZstd(): { name: string; compress: NativeZstd } | undefined {
+function pickRuntimeZstd(): NativeZstd | undefined {
   const bun = (globalThis as { Bun?: { zstdCompressSync?: (data: Uint8Array, o: { level: number }) => Uint8Array } })
     .Bun;
   if (typeof bun?.zstdCompressSync === 'function') {
@@ -39,8 +44,14 @@ function pickRuntimeZstd(): { name: string; compress: NativeZstd } | undefined {
   return undefined;
 }
 
-interface ZstdNapi {
-  Compressor: new () => { setParameters(p: { compressionLevel: number }): void; compress(d: Uint8Array): Uint8Array };
+/** What is used of `zstd-napi`'s binding module (its documented low-level interface: libzstd's own calls). */
+interface ZstdNapiBinding {
+  CCtx: new () => {
+    setParameter(param: number, value: number): void;
+    compress2(dst: Uint8Array, src: Uint8Array): number;
+  };
+  CParameter: { compressionLevel: number };
+  compressBound(size: number): number;
 }
 
 /**
@@ -50,26 +61,42 @@ interface ZstdNapi {
  * 770–830 MiB/s against 610 for the WebAssembly build, and 192 × 1 MiB zstd frames written in 222 instead of 257 ms
  * (medians of 11); on Deno 2.9, 785 against 693 MiB/s for its zlib (medians of six rounds), and the same frames in
  * 207–223 instead of 232–236 ms. One compression context per thread, reused (`ZSTD_compress2` starts each frame
- * afresh and writes the content size into its header, as the others do). Npm drops an optional dependency whose
- * build failed: the runtime's zstd or the WebAssembly codec then serves, slower and otherwise the same.
+ * afresh and writes the content size into its header, as the others do). Its binding, not its `Compressor`: that
+ * allocates a buffer of the worst-case size for every call and copies the result out of it, where the compressor
+ * thread compresses straight into its shared output (`compressInto`). Npm drops an optional dependency whose build
+ * failed: the runtime's zstd or the WebAssembly codec then serves, slower and otherwise the same.
  */
-function loadZstdNapi(): { name: string; compress: NativeZstd } | undefined {
-  let loaded: ZstdNapi;
+function loadZstdNapi(): NativeZstd | undefined {
+  let binding: ZstdNapiBinding;
   try {
-    loaded = createRequire(import.meta.url)('zstd-napi') as ZstdNapi;
+    binding = createRequire(import.meta.url)('zstd-napi/binding') as ZstdNapiBinding;
   } catch {
     return undefined; // not installed (it is optional), or its build failed
   }
-  const context = new loaded.Compressor();
+  const context = new binding.CCtx();
   let contextLevel = Number.NaN;
+  /** Where `compress` compresses to before copying the result out: grown to the largest worst case seen. */
+  let scratch = new Uint8Array(0);
+  const compressInto = (data: Uint8Array, level: number, into: Uint8Array): number => {
+    if (level !== contextLevel) {
+      context.setParameter(binding.CParameter.compressionLevel, level);
+      contextLevel = level;
+    }
+    try {
+      return context.compress2(into, data);
+    } catch (error) {
+      // Smaller than the worst case, `into` may be too small for this data: the result would not be smaller than it.
+      if (into.length < binding.compressBound(data.length)) return -1;
+      throw error;
+    }
+  };
   return {
     name: 'zstd-napi',
+    compressInto,
     compress: (data, level) => {
-      if (level !== contextLevel) {
-        context.setParameters({ compressionLevel: level });
-        contextLevel = level;
-      }
-      return context.compress(data);
+      const bound = binding.compressBound(data.length);
+      if (scratch.length < bound) scratch = new Uint8Array(bound);
+      return scratch.slice(0, compressInto(data, level, scratch));
     },
   };
 }
@@ -88,7 +115,7 @@ function ffiGranted(): boolean {
   }
 }
 
-function pickZstd(): { name: string; compress: NativeZstd } | undefined {
+function pickZstd(): NativeZstd | undefined {
   if (deno !== undefined) return (ffiGranted() ? loadZstdNapi() : undefined) ?? pickRuntimeZstd();
   // Bun's own is as fast as the addon (209 ms for the frames above, against 214 for the addon on Node): never loaded.
   return pickRuntimeZstd() ?? loadZstdNapi();
@@ -107,4 +134,18 @@ export const ZSTD_IMPLEMENTATION = native?.name ?? '@foxglove/wasm-zstd';
 export function zstdCompress(data: Uint8Array, level: number): Uint8Array {
   const out = native !== undefined && level >= 1 ? native.compress(data, level) : zstd.compress(data, level);
   return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+}
+
+/**
+ * zstd-compresses `data` at `level` into `into`, as {@link zstdCompress} does: the compressed length, or −1 when the
+ * result does not fit into `into` (a chunk is stored uncompressed then; libzstd may want a little room beyond the
+ * result while it writes, so a result within a few bytes of `into`'s size may not fit). Straight into
+ * `into` where the native zstd can (libzstd through `zstd-napi`), else compressed and copied.
+ */
+export function zstdCompressInto(data: Uint8Array, level: number, into: Uint8Array): number {
+  if (native?.compressInto !== undefined && level >= 1) return native.compressInto(data, level, into);
+  const compressed = zstdCompress(data, level);
+  if (compressed.length > into.length) return -1;
+  into.set(compressed);
+  return compressed.length;
 }
