@@ -10,7 +10,7 @@ export { MemoryReadable } from './io/memory-readable.js';
 export { SourceReadable } from './io/source-readable.js';
 export { FileWritable } from './io/file-writable.js';
 export { MemoryWritable } from './io/memory-writable.js';
-export type { PipelinedCompressor } from './compress/pipelined-compressor.js';
+export type { CompressedChunk, PipelinedCompressor } from './compress/pipelined-compressor.js';
 export { ThreadedCompressor } from './compress/threaded-compressor.js';
 export { openChunkCompressor, MIN_THREADED_CHUNK_SIZE } from './compress/open-chunk-compressor.js';
 export { McapWriter } from './mcap/mcap-writer.js';

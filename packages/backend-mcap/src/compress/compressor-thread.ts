@@ -11,7 +11,17 @@ import {
   waitForWork,
 } from '@vlink/bag-core/internal/thread-control';
 import { zstdCompressInto } from './zstd-compress.js';
-import { lengthAt, levelAt, resultAt, SLOTS, type CompressorThreadData } from './threaded-compressor.js';
+import { crc32Append } from '../mcap/crc32.js';
+import {
+  compressedCrcAt,
+  crcsWantedAt,
+  lengthAt,
+  levelAt,
+  recordsCrcAt,
+  resultAt,
+  SLOTS,
+  type CompressorThreadData,
+} from './threaded-compressor.js';
 
 /**
  * The thread of a `ThreadedCompressor`: compresses each chunk the writer puts into a slot's input with zstd and
@@ -30,12 +40,15 @@ try {
   Atomics.store(t.control, READY, 1);
   while (waitForWork(t, tail) !== undefined) {
     const slot = tail & (SLOTS - 1);
+    const records = inputs[slot]!.subarray(0, Atomics.load(t.extra, lengthAt(slot)));
     // A result that does not fit (−1) is no smaller than the input: the writer stores the chunk uncompressed then.
-    const length = zstdCompressInto(
-      inputs[slot]!.subarray(0, Atomics.load(t.extra, lengthAt(slot))),
-      Atomics.load(t.extra, levelAt(slot)),
-      outputs[slot]!,
-    );
+    const length = zstdCompressInto(records, Atomics.load(t.extra, levelAt(slot)), outputs[slot]!);
+    if (Atomics.load(t.extra, crcsWantedAt(slot)) === 1) {
+      // Here, not on the writer's thread: with 1 MiB frames that thread is the busier one (both compress chunks).
+      Atomics.store(t.extra, recordsCrcAt(slot), crc32Append(0, records) | 0);
+      if (length >= 0)
+        Atomics.store(t.extra, compressedCrcAt(slot), crc32Append(0, outputs[slot]!.subarray(0, length)) | 0);
+    }
     Atomics.store(t.extra, resultAt(slot), length);
     tail = (tail + 1) | 0;
     reportDone(t, tail);

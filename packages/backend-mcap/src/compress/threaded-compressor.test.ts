@@ -7,6 +7,7 @@ import { noiseBytes, patternBytes } from '@vlink/bag-core/testing';
 import { loadCodecs } from '../codecs.js';
 import { MemoryWritable } from '../io/memory-writable.js';
 import { MemoryReadable } from '../io/memory-readable.js';
+import { crc32 } from '../mcap/crc32.js';
 import { McapFileReader } from '../mcap/mcap-reader.js';
 import { McapWriter } from '../mcap/mcap-writer.js';
 import { openChunkCompressor } from './open-chunk-compressor.js';
@@ -51,6 +52,31 @@ describe('ThreadedCompressor (zstd on a thread of its own)', () => {
         assert.deepEqual(codecs.zstd!.decompress(compressed.slice(), expected.length), expected);
         assert.deepEqual(compressed, codecs.zstd!.compress!(expected, 1), 'the same bytes as the codec on this thread');
       }
+    } finally {
+      c.close();
+    }
+  });
+
+  test('asked for, the CRCs of the records and of the compressed bytes come back with them (none when not asked)', async () => {
+    const c = await startedCompressor(64 * KiB);
+    try {
+      const compressible = records(60_000, 3);
+      assert.equal(c.start(compressible, 1, true), true);
+      const done = c.finish();
+      assert.ok(done.compressed);
+      assert.equal(done.recordsCrc, crc32(compressible));
+      assert.equal(done.compressedCrc, crc32(done.compressed));
+      // Noise does not fit: the records' CRC alone.
+      const noise = noiseBytes(64 * KiB, 4);
+      assert.equal(c.start(noise, 1, true), true);
+      const raw = c.finish();
+      assert.equal(raw.compressed, undefined);
+      assert.equal(raw.recordsCrc, crc32(noise));
+      assert.equal(raw.compressedCrc, undefined);
+      assert.equal(c.start(compressible, 1), true);
+      const plain = c.finish();
+      assert.equal(plain.recordsCrc, undefined);
+      assert.equal(plain.compressedCrc, undefined);
     } finally {
       c.close();
     }
@@ -259,6 +285,9 @@ describe('McapWriter with a ThreadedCompressor writes the very same file', () =>
     const plain = await write(false, 64 * KiB, plan);
     const threaded = await write(true, 64 * KiB, plan);
     assert.deepEqual(threaded, plain);
+    // Started first, so every chunk it has room for goes to its thread (and their CRCs are computed there).
+    const started = await startedCompressor(80 * KiB);
+    assert.deepEqual(await write(started, 64 * KiB, plan), plain, 'a started compressor');
     // position() estimates the file size (an open chunk at its uncompressed size): past the magic and header from
     // the first message on, and the same in both writers right after each flush(), when nothing is in compression.
     const flushed = (seen: number[]) => seen.filter((_, i) => i % 61 === 0);

@@ -1,18 +1,24 @@
 import { BagError } from '@vlink/bag-core';
 import { HelperThread, unrefTimer } from '@vlink/bag-core/internal';
 import { createThreadControl } from '@vlink/bag-core/internal/thread-control';
-import type { PipelinedCompressor } from './pipelined-compressor.js';
+import type { CompressedChunk, PipelinedCompressor } from './pipelined-compressor.js';
 
 /** Chunks that can be in the compressor at once: one compressed while the result of the one before is collected. */
 export const SLOTS = 2; // a power of two: job k uses slot k & (SLOTS − 1)
 /** `extra` ints of the control block per job slot. */
-const FIELDS = 3;
+const FIELDS = 6;
 /** The chunk's length (writer → thread). */
 export const lengthAt = (slot: number): number => slot * FIELDS;
 /** The zstd level (writer → thread). */
 export const levelAt = (slot: number): number => slot * FIELDS + 1;
 /** The compressed length, or −1 when the result did not fit into the slot's output (thread → writer). */
 export const resultAt = (slot: number): number => slot * FIELDS + 2;
+/** 1 when the writer asks for the CRCs of the records and of the result, else 0 (writer → thread). */
+export const crcsWantedAt = (slot: number): number => slot * FIELDS + 3;
+/** The CRC-32 of the records, as an int32 (thread → writer, when asked for). */
+export const recordsCrcAt = (slot: number): number => slot * FIELDS + 4;
+/** The CRC-32 of the compressed bytes, as an int32 (thread → writer, when asked for and they fit). */
+export const compressedCrcAt = (slot: number): number => slot * FIELDS + 5;
 
 /**
  * How long a compressor whose file closed cleanly waits for the next file of its thread before its thread ends. A
@@ -118,7 +124,7 @@ export class ThreadedCompressor implements PipelinedCompressor {
     return this.thread.ready;
   }
 
-  start(records: Uint8Array, level: number): boolean {
+  start(records: Uint8Array, level: number, crcs = false): boolean {
     if (this.closed) throw new BagError('CLOSED', 'compressor is closed');
     if (records.length > this.capacity) return false;
     const job = this.thread.handed;
@@ -132,21 +138,27 @@ export class ThreadedCompressor implements PipelinedCompressor {
     this.inputs[slot]!.set(records);
     Atomics.store(this.extra, lengthAt(slot), records.length);
     Atomics.store(this.extra, levelAt(slot), level);
+    Atomics.store(this.extra, crcsWantedAt(slot), crcs ? 1 : 0);
     this.thread.handOver(1);
     return true;
   }
 
-  finish(): { records: Uint8Array; compressed: Uint8Array | undefined } {
+  finish(): CompressedChunk {
     const job = this.collected;
     if (job === this.thread.handed) throw new BagError('INTERNAL', 'no chunk in the compressor');
     this.thread.waitFor((tail) => ((tail - job) | 0) > 0);
     this.collected = (job + 1) | 0;
     const slot = job & (SLOTS - 1);
     const result = Atomics.load(this.extra, resultAt(slot));
-    return {
+    const done: CompressedChunk = {
       records: this.inputs[slot]!.subarray(0, Atomics.load(this.extra, lengthAt(slot))),
       compressed: result < 0 ? undefined : this.outputs[slot]!.subarray(0, result),
     };
+    if (Atomics.load(this.extra, crcsWantedAt(slot)) === 1) {
+      done.recordsCrc = Atomics.load(this.extra, recordsCrcAt(slot)) >>> 0;
+      if (result >= 0) done.compressedCrc = Atomics.load(this.extra, compressedCrcAt(slot)) >>> 0;
+    }
+    return done;
   }
 
   finished(): boolean {

@@ -127,9 +127,10 @@ export class ChunkBuilder {
 
   /**
    * The chunk's header fields and message indexes (sorted by channel id); `records` are the pending records still
-   * in memory. Resets the channel indexes; the chunk stays open until `close()`.
+   * in memory. Resets the channel indexes; the chunk stays open until `close()`. With `recordsCrc` false the CRC
+   * covers the spilled records alone: the caller adds `records`' (`crc32Combine`), computed elsewhere.
    */
-  seal(records: Uint8Array): SealedChunk {
+  seal(records: Uint8Array, recordsCrc = true): SealedChunk {
     const idx = this.indexBuffer;
     idx.reset();
     const ids = this.channelIds.sort((a, b) => a - b);
@@ -145,7 +146,7 @@ export class ChunkBuilder {
       startRel: this.startRel,
       endRel: this.endRel,
       uncompressedSize: this.size,
-      crc: this.withCrc ? crc32Append(this.crc, records) : 0,
+      crc: this.withCrc && recordsCrc ? crc32Append(this.crc, records) : this.crc,
       index: idx.view8(),
       indexIds: ids,
       indexOffsets: offsets,

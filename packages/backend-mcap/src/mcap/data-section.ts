@@ -1,12 +1,13 @@
 import { BagError } from '@vlink/bag-core';
 import type { ChunkCodec } from '../codecs.js';
-import type { PipelinedCompressor } from '../compress/pipelined-compressor.js';
+import type { CompressedChunk, PipelinedCompressor } from '../compress/pipelined-compressor.js';
 import type { Writable } from '../io/writable.js';
 import { ByteWriter } from './byte-writer.js';
 import type { ChunkBuilder, SealedChunk } from './chunk-builder.js';
 import { PLAIN_CHUNK_HEADER, writeChunkHeader } from './chunk-encoders.js';
 import { Opcode } from './constants.js';
 import { crc32Append, crc32Combine } from './crc32.js';
+import { type ChunkEntry, chunkEntry, chunkIndexRecord } from './chunk-entry.js';
 import type { ChunkIndex } from './records.js';
 
 /** Records outside chunks are buffered up to this size before a write. */
@@ -40,18 +41,6 @@ interface PendingChunk extends SealedChunk {
 /** Whether a chunk is stored compressed: as mcap's C++ writer, only when that saves at least 2 %. */
 function storesCompressed(records: Uint8Array, compressed: Uint8Array | undefined): boolean {
   return compressed !== undefined && records.length / compressed.length >= MIN_COMPRESS_RATIO;
-}
-
-interface ChunkEntry {
-  startRel: number;
-  endRel: number;
-  offset: number;
-  length: number;
-  indexOffsets: Map<number, bigint>;
-  indexLength: number;
-  compression: string;
-  storedSize: number;
-  uncompressedSize: number;
 }
 
 /**
@@ -181,12 +170,16 @@ export class DataSection {
       return;
     }
     const records = chunk.records.view8();
-    const sealed = chunk.seal(records);
-    if (this.spilledAt >= 0) this.writeSpilled(sealed, records);
+    if (this.spilledAt >= 0) this.writeSpilled(chunk.seal(records), records);
     else {
       // The chunks done meanwhile are written first (no wait): the compressor then has room for this one.
       this.writeDone();
-      if (!this.handToCompressor(sealed, records)) this.compressHere(sealed, records);
+      // The records' CRC is left to whichever thread compresses them (none spilled: compressed chunks never spill).
+      const sealed = chunk.seal(records, false);
+      if (!this.handToCompressor(sealed, records)) {
+        if (this.opts.chunkCrc) sealed.crc = crc32Append(sealed.crc, records);
+        this.compressHere(sealed, records);
+      }
     }
     chunk.close();
     this.spilledAt = -1;
@@ -248,17 +241,7 @@ export class DataSection {
 
   /** The summary's chunk index records, times made absolute by `absTime`. */
   chunkIndexRecords(absTime: (rel: number) => bigint): Array<Omit<ChunkIndex, 'type'>> {
-    return this.chunkIndexes.map((c) => ({
-      messageStartTime: absTime(c.startRel),
-      messageEndTime: absTime(c.endRel),
-      chunkStartOffset: BigInt(c.offset),
-      chunkLength: BigInt(c.length),
-      messageIndexOffsets: c.indexOffsets,
-      messageIndexLength: BigInt(c.indexLength),
-      compression: c.compression,
-      compressedSize: BigInt(c.storedSize),
-      uncompressedSize: BigInt(c.uncompressedSize),
-    }));
+    return this.chunkIndexes.map((c) => chunkIndexRecord(c, absTime));
   }
 
   /** Adds bytes about to reach the writable (in file order) to the data-section CRC. */
@@ -274,7 +257,11 @@ export class DataSection {
   private handToCompressor(sealed: SealedChunk, records: Uint8Array): boolean {
     const compressor = this.opts.compressor;
     if (!compressor || !this.opts.codec || sealed.uncompressedSize < MIN_COMPRESS_SIZE) return false;
-    if (this.inCompressor >= compressor.depth || !compressor.start(records, this.opts.compressionLevel)) return false;
+    if (
+      this.inCompressor >= compressor.depth ||
+      !compressor.start(records, this.opts.compressionLevel, this.opts.chunkCrc)
+    )
+      return false;
     // Compressor jobs come back in the order they went in: `pending` keeps the file order across both kinds.
     this.inCompressor++;
     this.pending.push(this.detached(sealed));
@@ -302,23 +289,34 @@ export class DataSection {
       this.writeChunk(chunk, chunk.done.stored, chunk.done.useCompressed, chunk.before);
       return;
     }
-    let result: { records: Uint8Array; compressed: Uint8Array | undefined };
+    let result: CompressedChunk;
     this.inCompressor--;
     try {
       result = this.opts.compressor!.finish();
     } catch (error) {
       throw BagError.wrap(error, 'INTERNAL', `${this.opts.compression} compression failed`, { file: this.opts.file });
     }
-    const useCompressed = storesCompressed(result.records, result.compressed);
-    this.writeChunk(chunk, useCompressed ? result.compressed! : result.records, useCompressed, chunk.before);
+    const { records, compressed } = result;
+    if (this.opts.chunkCrc)
+      chunk.crc =
+        result.recordsCrc === undefined
+          ? crc32Append(chunk.crc, records)
+          : crc32Combine(chunk.crc, result.recordsCrc, records.length);
+    const useCompressed = storesCompressed(records, compressed);
+    if (useCompressed) this.writeChunk(chunk, compressed!, true, chunk.before, result.compressedCrc);
+    else this.writeChunk(chunk, records, false, chunk.before);
   }
 
-  /** Writes a chunk that is whole in memory, after `before`: header, records (`stored`), message indexes. */
+  /**
+   * Writes a chunk that is whole in memory, after `before`: header, records (`stored`), message indexes.
+   * `storedCrc`: the CRC-32 of `stored` when compressed, if the compressor computed it.
+   */
   private writeChunk(
     sealed: SealedChunk,
     stored: Uint8Array,
     useCompressed: boolean,
     before: Uint8Array | undefined,
+    storedCrc?: number,
   ): void {
     const compression = useCompressed ? this.opts.compression : '';
     const header = this.chunkHeader(sealed, compression, stored.length);
@@ -328,8 +326,9 @@ export class DataSection {
       if (before) this.trackData(before);
       this.trackData(header);
       // Stored uncompressed, the records are what the chunk CRC covers: no second pass over them.
-      if (useCompressed) this.trackData(stored);
-      else this.dataCrc = crc32Combine(this.dataCrc, sealed.crc, stored.length);
+      if (!useCompressed) this.dataCrc = crc32Combine(this.dataCrc, sealed.crc, stored.length);
+      else if (storedCrc !== undefined) this.dataCrc = crc32Combine(this.dataCrc, storedCrc, stored.length);
+      else this.trackData(stored);
       this.trackData(sealed.index);
     }
     if (this.w.writev) this.w.writev(parts);
@@ -371,24 +370,10 @@ export class DataSection {
   private addChunkEntry(
     sealed: SealedChunk,
     offset: number,
-    headerLength: number,
-    storedSize: number,
+    header: number,
+    stored: number,
     compression: string,
   ): void {
-    const length = headerLength + storedSize;
-    const indexOffsets = new Map<number, bigint>();
-    for (let i = 0; i < sealed.indexIds.length; i++)
-      indexOffsets.set(sealed.indexIds[i]!, BigInt(offset + length + sealed.indexOffsets[i]!));
-    this.chunkIndexes.push({
-      startRel: sealed.startRel,
-      endRel: sealed.endRel,
-      offset,
-      length,
-      indexOffsets,
-      indexLength: sealed.index.length,
-      compression,
-      storedSize,
-      uncompressedSize: sealed.uncompressedSize,
-    });
+    this.chunkIndexes.push(chunkEntry(sealed, offset, header, stored, compression));
   }
 }

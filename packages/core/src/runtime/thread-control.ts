@@ -21,7 +21,8 @@ export const READY = 4;
 export const SIGNAL = 5;
 /** Slots from here on are the user's (`extra`). */
 const FIRST_EXTRA = 6;
-const CONTROL_INTS = 16;
+// 26 extra ints: the compressor passes six per slot, two slots.
+const CONTROL_INTS = 32;
 const ERROR_OFFSET = CONTROL_INTS * 4;
 const ERROR_BYTES = 1024;
 
