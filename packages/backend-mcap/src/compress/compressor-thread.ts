@@ -25,9 +25,11 @@ import {
 
 /**
  * The thread of a `ThreadedCompressor`: compresses each chunk the writer puts into a slot's input with zstd and
- * leaves the result in that slot's output, in order, until told to stop. It has its own instance of the WebAssembly
- * codec (used where the runtime has no zstd of its own, see zstd-compress.ts). It imports core's thread control
- * alone, not `/internal`: that would load most of core into the thread (hand-measured: a 9 ms import instead of 33).
+ * leaves the result in that slot's output, in order, until told to stop; asked for them, it leaves the CRC-32s of the
+ * records and of the result beside it (the chunk CRC and the data-section CRC). It has its own instance of the
+ * WebAssembly codec (used where the runtime has no zstd of its own, see zstd-compress.ts). Of core it imports the
+ * thread control alone, not `/internal`: that would load most of core into the thread (hand-measured: a 9 ms import
+ * instead of 33).
  */
 const data = workerData as CompressorThreadData;
 const t = openThreadControl(data.control);

@@ -57,13 +57,14 @@ interface ZstdNapiBinding {
 /**
  * libzstd through Node-API: the optional dependency `zstd-napi`, built from its bundled sources at install. Used where
  * the runtime has no zstd of its own (Node 20 to 22.14) and on Deno, whose `node:zlib` zstd is slower (an output
- * `chunkSize` of the whole chunk instead of 16 KiB closed a quarter of the gap: 693 → 715 MiB/s). Hand-measured with the benchmarks' payload in 4 MiB chunks at level 1: on Node 20,
- * 770–830 MiB/s against 610 for the WebAssembly build, and 192 × 1 MiB zstd frames written in 222 instead of 257 ms
- * (medians of 11); on Deno 2.9, 785 against 693 MiB/s for its zlib (medians of six rounds), and the same frames in
- * 207–223 instead of 232–236 ms. One compression context per thread, reused (`ZSTD_compress2` starts each frame
- * afresh and writes the content size into its header, as the others do). Its binding, not its `Compressor`: that
- * allocates a buffer of the worst-case size for every call and copies the result out of it, where the compressor
- * thread compresses straight into its shared output (`compressInto`). Npm drops an optional dependency whose build
+ * `chunkSize` of the whole chunk instead of 16 KiB closed a quarter of the gap: 693 → 715 MiB/s). Hand-measured with
+ * the benchmarks' payload in 4 MiB chunks at level 1: on Node 20, 770–830 MiB/s against 610 for the WebAssembly
+ * build, and 192 × 1 MiB zstd frames written in 222 instead of 257 ms (medians of 11); on Deno 2.9, 785 against 693
+ * MiB/s for its zlib (medians of six rounds), and the same frames in 207–223 instead of 232–236 ms. One compression
+ * context per thread, reused (`ZSTD_compress2` starts each frame afresh and writes the content size into its header,
+ * as the others do). Its binding, not its `Compressor`: that allocates a buffer of the worst-case size for every call
+ * and copies the result out of it, where the compressor thread compresses straight into its shared output
+ * (`compressInto`; 192 MiB of those chunks: 250 → 200 ms on Node). Npm drops an optional dependency whose build
  * failed: the runtime's zstd or the WebAssembly codec then serves, slower and otherwise the same.
  */
 function loadZstdNapi(): NativeZstd | undefined {
