@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import wasmZstd from '@foxglove/wasm-zstd';
 import { decompress } from 'fzstd';
 import { describe, test } from '@vlink/fixtures/test';
-import { patternBytes } from '@vlink/bag-core/testing';
+import { noiseBytes, patternBytes } from '@vlink/bag-core/testing';
 import { zstdContentSize } from '../mcap/zstd-frame.js';
 import { ZSTD_IMPLEMENTATION, zstdCompress, zstdCompressInto } from './zstd-compress.js';
 
@@ -70,14 +70,7 @@ describe('zstd chunk compression', () => {
       assert.equal(zstdCompressInto(data, level, into.subarray(0, expected.length - 1)), -1, 'one byte short');
     }
     // Bytes that do not compress need more room than they take: into a buffer of their own size they do not fit.
-    const noise = new Uint8Array(65_536);
-    let x = 0x9e3779b9;
-    for (let i = 0; i < noise.length; i++) {
-      x ^= x << 13;
-      x ^= x >>> 17;
-      x ^= x << 5;
-      noise[i] = x & 0xff;
-    }
+    const noise = noiseBytes(65_536, 7);
     assert.equal(zstdCompressInto(noise, 1, new Uint8Array(noise.length)), -1);
     const empty = new Uint8Array(64);
     const length = zstdCompressInto(new Uint8Array(0), 1, empty);
