@@ -2,7 +2,9 @@
 // Issue 20's writer and check figures, one process, results to bench/results/integrity-<runtime>.json:
 //   awaitWrite  1,000,000 × 64 B .vcap frames through `await writer.write()` (the default worker BagWriter, lossless
 //               backpressure) against a `syncMode` push loop of the same frames, in steady state (two full-size
-//               warm-up loops each, then 15 interleaved repetitions, medians); throughput and drops.
+//               warm-up loops each, then 15 interleaved repetitions, medians); throughput and drops. Then syncMode
+//               beside a second busy core (bench/lib/busy-core.mjs: a core-time-only and a memory-streaming load),
+//               relative to alone: whether the two threads of `await write()` slow each other on this machine.
 //   burst       frames dropped by plain `push()` (worker mode, default limits) for bursts fed at 50 %, 90 % and 150 % of
 //               the writer's sustained rate (measured first, lossless, per size). 64 B: bursts of 100k and 1M frames;
 //               16 KiB and 1 MiB: bursts capped at 256 MiB and 1 GiB of payload (1M frames of 16 KiB or 1 MiB would not
@@ -19,6 +21,7 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ActionType, BagReader, BagWriter, SchemaType } from '../packages/bag/dist/index.js';
+import { startBusyCore } from './lib/busy-core.mjs';
 import { payload } from './lib/payload.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -161,11 +164,39 @@ async function awaitWrite() {
       sync: cpuOf(runs.sync, 'mainMs'),
     },
     runs,
+    syncBesideBusyCore: await syncBesideBusyCore(n, data, median),
   };
+  const beside = result.syncBesideBusyCore;
   console.log(
-    `awaitWrite: ${n} × 64 B: await write() ${result.awaitWriteFramesPerS} frames/s, syncMode ${result.syncFramesPerS} frames/s, ratio ${result.ratio}, drops ${result.awaitWriteDrops}; CPU ms producer ${result.cpuMs.producer}, worker ${result.cpuMs.worker}, syncMode ${result.cpuMs.sync}`,
+    `awaitWrite: ${n} × 64 B: await write() ${result.awaitWriteFramesPerS} frames/s, syncMode ${result.syncFramesPerS} frames/s, ratio ${result.ratio}, drops ${result.awaitWriteDrops}; CPU ms producer ${result.cpuMs.producer}, worker ${result.cpuMs.worker}, syncMode ${result.cpuMs.sync}; syncMode beside a busy core: alu ${beside.alu}, memory ${beside.memory}`,
   );
   return result;
+}
+
+/**
+ * syncMode's throughput while another core is busy, relative to alone (median of paired runs), for the two loads of
+ * bench/lib/busy-core.mjs. `await write()` runs on two cores, the writer worker being the second: what one busy core
+ * costs the other on this machine bounds how close two threads can come to one thread's speed. A core-time-only load
+ * (alu) should cost nothing where every thread has a core of its own; a load that streams memory (as the worker's
+ * copies do) shows what the cores share.
+ */
+async function syncBesideBusyCore(n, data, median) {
+  const out = {};
+  for (const kind of ['alu', 'memory']) {
+    const core = await startBusyCore(kind);
+    const ratios = [];
+    try {
+      for (let rep = 0; rep < (smoke ? 1 : 5); rep++) {
+        const alone = await syncLoop(n, data);
+        const beside = await core.during(() => syncLoop(n, data));
+        ratios.push(beside.framesPerS / alone.framesPerS);
+      }
+    } finally {
+      await core.stop();
+    }
+    out[kind] = round(median(ratios));
+  }
+  return out;
 }
 
 // --- burst ------------------------------------------------------------------------------------------------------

@@ -35,6 +35,20 @@ export function summarize(r) {
             rows: [[sig(a.cpuMs.producer), sig(a.cpuMs.worker), sig(a.cpuMs.sync)]],
           },
         ]),
+    ...(a.syncBesideBusyCore === undefined
+      ? []
+      : [
+          {
+            section: 'writer',
+            title:
+              "syncMode throughput while another core is busy, relative to alone (median of 5 paired runs; bench/lib/busy-core.mjs): `await write()` uses two cores, so this says whether its two threads slow each other on this machine (about 1: they do not, and the ratio above is set by each thread's own CPU per frame)",
+            columns: [
+              'beside a core-time-only load (alu)',
+              'beside a memory-streaming load (64 MiB, cache-line stride)',
+            ],
+            rows: [[times(a.syncBesideBusyCore.alu), times(a.syncBesideBusyCore.memory)]],
+          },
+        ]),
     {
       section: 'writer',
       title: `frames dropped by plain push() in bursts fed at a fraction of the writer's sustained rate (${r.contenders.burst})${ranOn(r, 'burst')}`,
