@@ -41,7 +41,7 @@ export function summarize(r) {
           {
             section: 'writer',
             title:
-              "syncMode throughput while another core is busy, relative to alone (median of 5 paired runs; bench/lib/busy-core.mjs): `await write()` uses two cores, so this says whether its two threads slow each other on this machine (about 1: they do not, and the ratio above is set by each thread's own CPU per frame)",
+              "syncMode throughput while another core is busy, relative to alone (median of 5 paired runs; bench/lib/busy-core.mjs): `await write()` uses two cores, so this says whether its two threads slow each other on this machine (1×: not at all, and the ratio above is then set by each thread's own CPU per frame; below 1×: by that much)",
             columns: [
               'beside a core-time-only load (alu)',
               'beside a memory-streaming load (64 MiB, cache-line stride)',
