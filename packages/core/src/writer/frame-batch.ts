@@ -68,7 +68,7 @@ export class BatchBuilder {
   ): number {
     const index = this.count;
     if ((index + 1) * FIELDS > this.meta.length) this.growMeta();
-    const length = data.byteLength;
+    const length = data.length;
     let chunk: number;
     let offset = 0;
     if (transfer && length >= TRANSFER_MIN && this.canTransfer(data)) {
@@ -77,7 +77,7 @@ export class BatchBuilder {
       this.transfer.push(buffer);
       this.chunks.push(buffer);
     } else if (length <= SMALL_PAYLOAD) {
-      if (!this.arena || this.arenaUsed + length > this.arena.byteLength) this.newArena(length);
+      if (!this.arena || this.arenaUsed + length > this.arena.length) this.newArena(length);
       this.arena!.set(data, this.arenaUsed);
       chunk = this.arenaChunk;
       offset = this.arenaUsed;
