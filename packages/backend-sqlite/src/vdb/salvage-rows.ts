@@ -175,7 +175,12 @@ function copyRowsFrom(
         try {
           const found = db.prepare(probe).get((from + step) as SqlValue);
           if (found === undefined) break;
-          next = Number(found['rowid']);
+          const rowid = Number(found['rowid']);
+          // A damaged page can answer with a cell whose key is not past the probe (rowid 0 from zeroed bytes): taken
+          // as the place to resume, it sent the walk back to the start, to copy every row again on each of its
+          // 10,000 attempts (fuzz .vdb seed 1205 #2774: 540,000 frames repaired out of a file of 160). Such an
+          // answer is more damage; the walk only ever moves forward.
+          if (rowid > from + step) next = rowid;
         } catch {
           // still inside the damage
         }

@@ -19,6 +19,8 @@ export interface FuzzBase {
   files: Map<string, Uint8Array>;
   /** Every message sits in a chunk with a CRC: no read may return a frame that differs from what was written. */
   checksummed: boolean;
+  /** How many frames were written into it, where the harness wrote it (not for the foreign fixtures). */
+  written?: number;
 }
 
 const START = 1_700_000_000_000;
@@ -114,7 +116,7 @@ export async function buildBases(format: FuzzFormat, dir: string): Promise<FuzzB
     const files = new Map<string, Uint8Array>();
     for (const name of readdirSync(sub).sort()) files.set(name, new Uint8Array(readFileSync(join(sub, name))));
     const checksummed = format.startsWith('.vcap') && (config.cacheSize ?? 1) > 0 && config.enableChunkCrc !== false;
-    bases.push({ name: `${format}#${n}`, main, files, checksummed });
+    bases.push({ name: `${format}#${n}`, main, files, checksummed, written: fuzzFrames().length });
   }
   return bases;
 }

@@ -15,6 +15,8 @@ export interface FuzzCase {
   main: string;
   files: Map<string, Uint8Array>;
   checksummed: boolean;
+  /** Frames written into the base, when known: no read or repair of a damaged copy can yield more. */
+  written?: number;
 }
 
 /** A deterministic PRNG (mulberry32). */
@@ -44,7 +46,16 @@ export function makeCase(bases: readonly FuzzBase[], seed: number, index: number
   else [mutation, bytes] = mutateBinary(original, target, rand);
   const files = new Map(base.files);
   files.set(target, bytes);
-  return { index, base: base.name, target, mutation, main: base.main, files, checksummed: base.checksummed };
+  return {
+    index,
+    base: base.name,
+    target,
+    mutation,
+    main: base.main,
+    files,
+    checksummed: base.checksummed,
+    ...(base.written === undefined ? {} : { written: base.written }),
+  };
 }
 
 function mutateBinary(original: Uint8Array, name: string, rand: () => number): [string, Uint8Array] {

@@ -20,7 +20,14 @@ export { makeCase, prng, type FuzzCase } from './fuzz-mutations.js';
 export interface CaseOutcome {
   /** `ok`: everything ran or failed with a `BagError`. */
   status: 'ok' | 'finding';
-  kind?: 'untyped-error' | 'internal-error' | 'fix-then-check' | 'memory' | 'corrupted-frame' | 'repair-lost-readable';
+  kind?:
+    | 'untyped-error'
+    | 'internal-error'
+    | 'fix-then-check'
+    | 'memory'
+    | 'corrupted-frame'
+    | 'repair-lost-readable'
+    | 'more-than-written';
   detail?: string;
   /** How many of the two opens (strict, tryToFix) succeeded, and the frames read by the tryToFix one. */
   opened: number;
@@ -49,6 +56,11 @@ export async function runCase(fuzzCase: FuzzCase, dir: string): Promise<CaseOutc
         `${where}: ${error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error)}`,
       );
     else if (error.code === 'INTERNAL') finding('internal-error', `${where}: ${error.message}`);
+  };
+  // Damage can lose frames, never add any: more than the base holds means rows or messages read twice.
+  const atMostWritten = (where: string, frames: number) => {
+    if (fuzzCase.written !== undefined && frames > fuzzCase.written)
+      finding('more-than-written', `${where}: ${frames} frames from a recording of ${fuzzCase.written}`);
   };
   const place = (sub: string): string => {
     const at = join(dir, sub);
@@ -83,6 +95,7 @@ export async function runCase(fuzzCase: FuzzCase, dir: string): Promise<CaseOutc
         untyped('frames()', error);
       }
       if (tryToFix) outcome.frames = n;
+      atMostWritten(tryToFix ? 'frames() with tryToFix' : 'frames()', n);
       try {
         // A window and a url filter take other paths (block skipping, index queries).
         for await (const _ of reader.frames({ beginTime: 100, endTime: 500, filterUrls: ['dds://imu'] })) void _;
@@ -110,9 +123,13 @@ export async function runCase(fuzzCase: FuzzCase, dir: string): Promise<CaseOutc
         .lastCheckReport;
       finding('fix-then-check', report?.problems.slice(0, 5).join('; ') ?? 'check() false after fix()');
     }
-    for await (const frame of fixer.frames())
+    let fixed = 0;
+    for await (const frame of fixer.frames()) {
+      fixed++;
       if (fuzzCase.checksummed && !isOriginal(frame))
         finding('corrupted-frame', `after fix(): ${frame.url} @${frame.timestamp}: bytes differ from what was written`);
+    }
+    atMostWritten('frames() after fix()', fixed);
   } catch (error) {
     untyped('fix', error);
   } finally {
@@ -128,6 +145,7 @@ export async function runCase(fuzzCase: FuzzCase, dir: string): Promise<CaseOutc
   try {
     const report = await repairBag(input, { output: join(dir, 'repair', `out${extensionOf(input)}`) });
     // Frames a reader returns with bytes the damaged file does not have (made up as zeros) are not readable ones.
+    atMostWritten('repairBag', report.frames);
     if (report.frames < report.readableFrames - report.madeUpFrames)
       finding(
         'repair-lost-readable',
