@@ -174,8 +174,9 @@ export function walkDataSection(
       // Only its opcode byte may be damaged, or zeroed bytes hold whole records of opcode 0: where the lengths lead to
       // the start of a record, go on there, as a reader steps over them (found by fuzzing, files without chunks: one
       // zeroed opcode made the search for the next chunk skip every loose message after it, 42 a reader still read;
-      // 2,205 zeroed bytes, 245 empty records, lost 70).
-      const resume = options.resync && opcode === 0 ? pastZeroedRecords(readable, at + length, end) : -1;
+      // 2,205 zeroed bytes, 245 empty records, lost 70). The same for a second Header: one flipped bit turns a
+      // Message (5) into one (1), and the repair lost the 12 loose messages after it (`.vcap --seed 1206`, case 2173).
+      const resume = options.resync ? pastZeroedRecords(readable, at + length, end) : -1;
       if (resume >= 0) {
         visit({ kind: 'damaged', offset: at, length: resume - at, chunk: false, reason: bad });
         if (resume !== at + length) win = new RecordWindow(readable, resume, end, file);

@@ -12,6 +12,7 @@ import { CHANNEL_METADATA_PREFIX, HEADER_METADATA, isHeaderMetadata, VLINK_PROFI
 import { BufferedSink } from './buffered-sink.js';
 import type { SalvagedChunk } from './chunk-salvage.js';
 import { walkDataSection, type WalkItem } from './data-walk.js';
+import { DuplicateChunks } from './duplicate-chunks.js';
 import { KeptDefinitions } from './kept-definitions.js';
 import { rebuildChunk, type ChunkRebuildContext } from './rebuild-chunk.js';
 import { channelRepairs, emptyFixReport, type VcapFixReport } from './fix-report.js';
@@ -81,6 +82,7 @@ class Rebuilder implements ChunkRebuildContext {
   /** The last item was a chunk dropped without its messages counted: the message indexes after it count them. */
   private countIndexesAsLost = false;
   readonly report: VcapFixReport = emptyFixReport();
+  private readonly duplicates = new DuplicateChunks();
 
   constructor(
     private readonly source: Readable,
@@ -214,6 +216,12 @@ class Rebuilder implements ChunkRebuildContext {
       case 'end':
         return;
       case 'chunk': {
+        const copy = this.duplicates.copyOf(this.source, item);
+        if (copy !== undefined) {
+          this.report.droppedBytes += item.length;
+          this.problem(copy);
+          return;
+        }
         const index = rebuildChunk(item, this);
         if (!index) return;
         if (index.compression) this.compressions.add(index.compression);

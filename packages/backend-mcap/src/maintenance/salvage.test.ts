@@ -261,3 +261,45 @@ describe('the VLinkHeader under a damaged name (found by fuzzing: every frame mo
     }
   });
 });
+
+describe('salvaging a .vcap whose bytes were copied over other bytes (found by fuzzing)', () => {
+  test('a whole chunk copied over a later one: the copy is left out, no message is kept twice', async () => {
+    const bytes = await recordToBytes(mixedFrames(60), { cacheSize: 1500 });
+    const original = readFrames(await openBytes(bytes)).map(key);
+    const l = layout(bytes);
+    const chunks = [...new Set(l.messageEnds.map((m) => m.chunk?.at))] as number[];
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const span = (at: number) => RECORD_PREFIX + Number(view.getBigUint64(at + 1, true));
+    // A chunk no longer than the one it is copied over: the copy decodes (its CRC is its own), the rest is garbage.
+    const [source, target] = [chunks[1]!, chunks.slice(2).find((c) => span(c) >= span(chunks[1]!))!];
+    assert.ok(target !== undefined, 'a later chunk at least as long as the second');
+    const damaged = bytes.slice();
+    damaged.copyWithin(target, source, source + span(source));
+    const inTarget = l.messageEnds.filter((m) => m.chunk?.at === target).length;
+    const { report, bytes: repaired } = salvage(damaged);
+    const got = readFrames(await openBytes(repaired)).map(key);
+    assert.equal(new Set(got).size, got.length, 'no frame twice');
+    assert.deepEqual(
+      got,
+      original.filter((_, i) => l.messageEnds[i]!.chunk?.at !== target),
+      'every frame but those of the overwritten chunk, once',
+    );
+    assert.equal(report.kept, 60 - inTarget);
+    assert.ok(
+      report.problems.some((p) => p.includes(`chunk at offset ${target}`) && p.includes('a copy of the chunk')),
+    );
+    assert.deepEqual(checkVcapReadable(new MemoryReadable(repaired), codecs).problems, []);
+  });
+
+  test('a loose message whose opcode one bit made Header (5 → 1): the repair steps over it and keeps the rest', async () => {
+    const bytes = await recordToBytes(mixedFrames(60), { cacheSize: 0 });
+    const original = readFrames(await openBytes(bytes)).map(key);
+    const victim = layout(bytes).boundaries.filter((b) => bytes[b] === Opcode.Message)[30]!;
+    const damaged = bytes.slice();
+    damaged[victim] = Opcode.Header;
+    const { report, bytes: repaired } = salvage(damaged);
+    assert.equal(report.kept, 59, 'every message but the damaged one');
+    assert.deepEqual(readFrames(await openBytes(repaired)).map(key), [...original.slice(0, 30), ...original.slice(31)]);
+    assert.deepEqual(checkVcapReadable(new MemoryReadable(repaired), codecs).problems, []);
+  });
+});
