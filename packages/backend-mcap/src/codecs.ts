@@ -2,7 +2,7 @@ import zstd from '@foxglove/wasm-zstd';
 import { Decompress as ZstdStream } from 'fzstd';
 import lz4 from '@foxglove/wasm-lz4';
 import { BagError } from '@vlink/bag-core';
-import { concatBytes } from '@vlink/bag-core/internal';
+import { checkZstdWindows, concatBytes } from '@vlink/bag-core/internal';
 import { zstdCompress } from './compress/zstd-compress.js';
 
 /**
@@ -57,6 +57,12 @@ export function loadCodecs(): Promise<Codecs> {
 function zstdPrefix(data: Uint8Array, limit: number): Uint8Array {
   const parts: Uint8Array[] = [];
   let total = 0;
+  try {
+    // A damaged header may ask for a window of up to 2 GiB, which the decoder would allocate: nothing decodes then.
+    checkZstdWindows((offset, length) => data.subarray(offset, offset + length), data.length);
+  } catch {
+    return new Uint8Array(0);
+  }
   const stream = new ZstdStream((chunk) => {
     if (total >= limit) return;
     const take = chunk.subarray(0, limit - total);

@@ -47,6 +47,8 @@ export type { SequencedSegment } from './split/segment-sequence.js';
 export { unlistedSegmentNames, addRecoveredTotals, repairedManifestText } from './split/segment-recovery.js';
 export type { RecoveredSegment, RecoveredTotals } from './split/segment-recovery.js';
 export * from './codecs/compression-frame.js';
+export { checkZstdWindows, MAX_ZSTD_WINDOW } from './codecs/zstd-windows.js';
+export type { ZstdSource } from './codecs/zstd-windows.js';
 export { DropCounters, mergeCounterTables, sanitizeCounterTable } from './writer/drop-counters.js';
 export type { CounterTable } from './writer/drop-counters.js';
 export { ProblemList, MAX_CHECK_PROBLEMS } from './maintenance/check-report.js';

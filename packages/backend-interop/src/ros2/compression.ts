@@ -3,7 +3,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { BagError } from '@vlink/bag-core';
-import { concatBytes } from '@vlink/bag-core/internal';
+import { checkZstdWindows, concatBytes } from '@vlink/bag-core/internal';
 import type { Codecs } from '@vlink/bag-mcap';
 import { Decompress } from 'fzstd';
 import type { Ros2Metadata } from './metadata-yaml.js';
@@ -68,7 +68,10 @@ export class DecompressedCopy {
     let output: number | undefined;
     try {
       input = openSync(file, 'r');
-      const limit = Math.max(limits.minLimit, limits.maxRatio * fstatSync(input).size);
+      const size = fstatSync(input).size;
+      const fd = input;
+      checkZstdWindows((offset, length) => readAt(fd, offset, length), size, undefined, file);
+      const limit = Math.max(limits.minLimit, limits.maxRatio * size);
       const out = (output = openSync(path, 'w'));
       let written = 0;
       let checkedFreeAt = 0;
@@ -159,6 +162,7 @@ const MAX_MESSAGE = 1024 * 1024 * 1024;
 
 /** A zstd payload of any declared size or none, decoded by fzstd's stream: at most `limit` bytes, else LIMIT_REACHED. */
 export function decompressUpTo(data: Uint8Array, limit: number): Uint8Array {
+  checkZstdWindows((offset, length) => data.subarray(offset, offset + length), data.length);
   const parts: Uint8Array[] = [];
   let total = 0;
   const stream = new Decompress((part) => {
@@ -186,6 +190,12 @@ export function declaredSize(data: Uint8Array): number | undefined {
   if (sizeBytes === 4) return view.getUint32(0, true);
   const big = view.getBigUint64(0, true);
   return big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : undefined;
+}
+
+/** Up to `length` bytes of the open file `fd` at `offset`. */
+function readAt(fd: number, offset: number, length: number): Uint8Array {
+  const bytes = new Uint8Array(length);
+  return bytes.subarray(0, readSync(fd, bytes, 0, length, offset));
 }
 
 /** Bytes free for an unprivileged writer on the file system of `path`; Infinity where the runtime cannot tell. */
