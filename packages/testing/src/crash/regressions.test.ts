@@ -32,11 +32,13 @@ const REPLAYED: Array<[FuzzFormat, number, number, string]> = [
   ['.vdb', 41, 1576, 'a file cut inside a page: the salvage dropped the 40 intact rows of that page'],
   ['.vdb', 105, 8422, 'a page whose cell count became 1,280: the rowid walk lost a row a reader read by the index'],
   ['.vdb', 112, 6581, 'the same, and a damaged cell of rowid 1,463 moved the walk past 80 readable rows'],
+  ['.vdb', 1205, 2774, 'a probe past damage answered rowid 0: the repair copied every row 10,000 times (540,000)'],
   ['.vcap', 41, 795, 'a message index grown to 4,118 bytes: the salvage walk skipped the chunk after it'],
   ['.vcap', 47, 1183, 'a message index turned into a DataEnd by one flipped bit: the repair lost 12 readable messages'],
   ['.vcap', 50, 1998, 'the VLinkHeader name garbled in a file cut before its summary: every frame time moved'],
   ['.vcap', 51, 3487, 'a zeroed opcode in a file without chunks: the repair skipped the 42 loose messages after it'],
   ['.vcap', 51, 488, 'flipped bits in a file without chunks: the repair kept 25 of 159 readable messages'],
+  ['.vcap', 1206, 2173, 'a Message made a Header by one bit, no chunks: the repair lost the 12 messages after it'],
   ['.vcap', 62, 1249, 'VLinkHeader unparsable, summary damaged: the repair moved every frame to the first'],
   ['.vcap', 63, 1761, 'MCAP header zeroed with the VLinkHeader: the repair wrote a plain MCAP, frames 41 ms early'],
   ['.vcap', 55, 3633, 'a garbled digit of the VLinkHeader start_timestamp: every frame read 1 ms early, as sound'],
@@ -60,8 +62,10 @@ const REPLAYED: Array<[FuzzFormat, number, number, string]> = [
   ],
   ['.vcapx', 92, 7961, 'a message index turned into a SummaryOffset: the repair skipped the chunk after it (9 of 160)'],
   ['.vcapx', 41, 419, 'a record with an unknown opcode claiming the chunk after it: 7 readable messages lost'],
+  ['.vcapx', 1206, 764, 'a chunk copied over other bytes: fix() kept its 5 messages twice (162 of 160)'],
   ['foreign', 64, 849, 'a ROS 1 chunk info count made huge by one byte: 40 GiB of arrays allocated for one chunk'],
   ['foreign', 21, 29, 'a ULog info message whose key runs past it: an untyped RangeError'],
+  ['foreign', 1207, 18, 'an 8-byte rosbag2 .db3.zstd whose frame header asks for a 480 MiB window: 963 MiB allocated'],
 ];
 
 describe('fuzz cases replayed', () => {
