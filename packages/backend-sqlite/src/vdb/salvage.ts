@@ -130,6 +130,15 @@ export function salvageVdb(
     out.exec('BEGIN;');
     out.exec(SQL.CREATE_HEADER);
     const h = (key: string) => header[key] ?? null;
+    // A start that is no time (negative, or not an integer: damage) is read as 0 and the file as broken (format
+    // reference, VLinkHeader), so the copy failed its own check (fuzz .vdb seed 1209 #574, a header row overwritten):
+    // written as the 0 the damaged file was read with, and said.
+    const start = header['start_timestamp'];
+    const startOk = isInteger(start) && Number(start) >= 0;
+    if (!startOk) {
+      problem(`start_timestamp ${String(start)} is no start time: written as 0, as readers took it`);
+      lose('the recording start (start_timestamp)');
+    }
     out
       .prepare(SQL.INSERT_HEADER)
       .run(
@@ -145,7 +154,7 @@ export function salvageVdb(
         h('tag'),
         0,
         h('timezone'),
-        h('start_timestamp'),
+        startOk ? start! : 0,
       );
     out.exec(SQL.CREATE_SCHEMAS);
     out.exec(SQL.CREATE_URLS);

@@ -33,6 +33,7 @@ const REPLAYED: Array<[FuzzFormat, number, number, string]> = [
   ['.vdb', 105, 8422, 'a page whose cell count became 1,280: the rowid walk lost a row a reader read by the index'],
   ['.vdb', 112, 6581, 'the same, and a damaged cell of rowid 1,463 moved the walk past 80 readable rows'],
   ['.vdb', 1205, 2774, 'a probe past damage answered rowid 0: the repair copied every row 10,000 times (540,000)'],
+  ['.vdb', 1209, 574, 'a header row overwritten, start_timestamp negative: the repaired copy failed check (INTERNAL)'],
   ['.vcap', 41, 795, 'a message index grown to 4,118 bytes: the salvage walk skipped the chunk after it'],
   ['.vcap', 47, 1183, 'a message index turned into a DataEnd by one flipped bit: the repair lost 12 readable messages'],
   ['.vcap', 50, 1998, 'the VLinkHeader name garbled in a file cut before its summary: every frame time moved'],
