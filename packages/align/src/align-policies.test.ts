@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BagReader } from '@vlink/bag';
 import { after, before, describe, test } from '@vlink/fixtures/test';
-import { type AlignOptions, alignTable, type MatchPolicy, type MissingPolicy } from './index.js';
+import { type AlignOptions, alignTable, type MatchPolicy, type MissingPolicy, openAlignment } from './index.js';
 import { type JsonMessage, writeJsonBag } from './testing/json-bag.js';
 
 // A base url /cam at 1000, 2000, 3000, 4000 µs and a /state url at 900, 1600, 2100, 2900 µs, tolerance 700 µs.
@@ -192,6 +192,37 @@ describe('align: a fixed-rate base', () => {
     assert.deepEqual(nearest.rows, [[1850, 1600, 16, 'b', 32]]); // 250 µs from 1600 and from 2100
     const linear = await table(logBag, { ...at1850, match: { '/state': 'linear' } });
     assert.deepEqual(linear.rows, [[1850, 1850, 18.5, 'b', 37]]);
+  });
+
+  test('a 1 MHz rate comes in batches of at most 4096 rows, and the event loop runs between them', async () => {
+    // 50 ms between two samples: 50,001 ticks, all ready at once when the bag ends. They once came as one batch
+    // (9 million rows for a 9 s bag: 430 MB of CSV, then "Invalid string length", the server's thread held).
+    const long = join(dir, 'long.vcap');
+    await writeJsonBag(long, [
+      { url: '/a', log: 1000, value: { x: 1 } },
+      { url: '/a', log: 51_000, value: { x: 2 } },
+    ]);
+    const reader = await BagReader.create(long);
+    try {
+      const alignment = await openAlignment(reader, { base: { rateHz: 1e6 }, match: { '/a': 'previous' } });
+      let turns = 0;
+      const timer = setInterval(() => turns++, 0);
+      let expected = 1000;
+      let largest = 0;
+      try {
+        for await (const batch of alignment.rows()) {
+          largest = Math.max(largest, batch.length);
+          for (const row of batch) assert.equal(row[0], expected++);
+        }
+      } finally {
+        clearInterval(timer);
+      }
+      assert.equal(expected, 51_001, 'every tick once, in order');
+      assert.ok(largest <= 4096, `largest batch ${largest}`);
+      assert.ok(turns > 0, 'timers ran while the rows were made');
+    } finally {
+      reader.close();
+    }
   });
 
   test('startUs and endUs bound the ticks', async () => {

@@ -55,5 +55,5 @@ export { ProblemList, MAX_CHECK_PROBLEMS } from './maintenance/check-report.js';
 export { HelperThread, canWaitOnSharedMemory } from './runtime/helper-thread.js';
 export { inheritedExecArgv } from './runtime/exec-argv.js';
 export { concatBytes } from './util/bytes.js';
-export { unrefTimer } from './util/schedule.js';
+export { unrefTimer, yieldToEventLoop } from './util/schedule.js';
 export type { HelperThreadOptions } from './runtime/helper-thread.js';
