@@ -156,8 +156,9 @@ export function registerAlignRoute(app: OpenAPIHono, store: BagStore): void {
           }
         },
         async cancel() {
-          finish();
+          // The alignment's read ends first: a reader closed under a running query fails (SQLite: "busy").
           await chunks.return(undefined as never).catch(() => undefined);
+          finish();
         },
       },
       { highWaterMark: 0 },
