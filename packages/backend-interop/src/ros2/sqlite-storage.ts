@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { BagError } from '@vlink/bag-core';
-import type { SqliteConnection, SqliteDriver, SqlValue } from '@vlink/bag-sqlite';
+import type { SqliteConnection, SqliteDriver, SqliteStatement, SqlRow, SqlValue } from '@vlink/bag-sqlite';
 import type { TimeBase } from '../common/time-base.js';
 import type { MessageWindow, Ros2Storage, StorageMessage, StorageTopic } from './storage.js';
 
@@ -119,10 +119,15 @@ export class SqliteStorage implements Ros2Storage {
       params.push(base.nsAtEndOfUs(window.endUs));
     }
     const sql = `SELECT topic_id, timestamp - ? AS rel, data FROM messages${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY timestamp, id`;
-    const statement = this.db.prepare(sql);
     const out: StorageMessage = { key: 0, timestamp: 0, publishTime: undefined, sequence: undefined, data: EMPTY };
+    let statement: SqliteStatement | undefined;
+    let rows: IterableIterator<SqlRow> | undefined;
     try {
-      for (const row of statement.iterate(...params)) {
+      // Inside the try: a damaged schema (a column name one bit off) fails here, and is the file's fault.
+      statement = this.db.prepare(sql);
+      rows = statement.iterate(...params);
+      this.cursors.add(rows);
+      for (const row of rows) {
         out.key = row['topic_id'] as number;
         out.timestamp = base.usFromRelativeNs(Number(row['rel']));
         const data = row['data'];
@@ -132,11 +137,17 @@ export class SqliteStorage implements Ros2Storage {
     } catch (error) {
       throw BagError.wrap(error, 'CORRUPT_FILE', 'reading the rosbag2 sqlite3 storage failed', { file: this.file });
     } finally {
-      statement.finalize();
+      if (rows) this.cursors.delete(rows);
+      statement?.finalize();
     }
   }
 
+  /** Row iterators not yet finished: closing ends them first (a driver cannot close a connection busy with one). */
+  private readonly cursors = new Set<IterableIterator<SqlRow>>();
+
   close(): void {
+    for (const rows of this.cursors) rows.return?.();
+    this.cursors.clear();
     this.db.close();
   }
 }
