@@ -63,7 +63,8 @@ test('a damaged frame is a RangeError at once, never a long loop over bytes that
     ['more output than the frame says', frameOf(new Uint8Array(1000).fill(3)), /more output|decompressed to/],
   ];
   for (const [name, frame, message] of cases) {
-    const size = name === 'more output than the frame says' ? 10 : 100_000;
+    // Sizes the frame could hold (a larger one is refused before decoding: see the next test).
+    const size = name === 'more output than the frame says' ? 10 : Math.min(100_000, 255 * frame.length);
     const started = performance.now();
     assert.throws(
       () => lz4Frame(frame, size),
@@ -72,6 +73,18 @@ test('a damaged frame is a RangeError at once, never a long loop over bytes that
     );
     assert.ok(performance.now() - started < 1000, `${name}: took ${performance.now() - started} ms`);
   }
+});
+
+test('a size no frame of its length can hold is refused before the output is allocated', () => {
+  // The most compressible input there is still decodes at its size (lz4js writes one long match per block).
+  const zeros = new Uint8Array(1 << 20);
+  const frame = frameOf(zeros);
+  assert.deepEqual(lz4Frame(frame, zeros.length), zeros);
+  // A ROS 1 chunk header damaged to claim 512 MiB (fuzz foreign seed 1212 #4299): refused, not allocated.
+  assert.throws(
+    () => lz4Frame(frame, 512 << 20),
+    (e: unknown) => e instanceof RangeError && /an lz4 frame of \d+ bytes cannot hold 536870912 bytes/.test(e.message),
+  );
 });
 
 test('a ROS 1 lz4 bag with a damaged chunk (found by fuzzing: it hung every read) fails typed, or reads around it', async () => {

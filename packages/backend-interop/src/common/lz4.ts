@@ -12,6 +12,10 @@ import { type Codecs, loadCodecs } from '@vlink/bag-mcap';
  * Returns exactly `size` bytes or throws a RangeError saying what is wrong (the readers report it as damage).
  */
 export function lz4Frame(data: Uint8Array, size: number): Uint8Array {
+  // The output is allocated before decoding: a size one damaged field made up is refused first (fuzz foreign seed
+  // 1212 #4299: a ROS 1 chunk of 19 KiB claiming 512 MiB, all of it allocated).
+  if (size > maxLz4Output(data.length))
+    throw new RangeError(`an lz4 frame of ${data.length} bytes cannot hold ${size} bytes`);
   const out = new Uint8Array(size);
   let at = frameHeaderEnd(data);
   let written = 0;
@@ -37,6 +41,15 @@ export function lz4Frame(data: Uint8Array, size: number): Uint8Array {
 }
 
 const MAGIC = 0x184d2204;
+
+/**
+ * The most bytes an lz4 frame of `length` bytes can decode to: a match's length grows by 255 per byte of its length
+ * field, and no sequence does better (lz4_Block_format.md). The same bound as the MCAP chunk loader's for lz4 chunks
+ * (backend-mcap `chunk-loader.ts`), with room for the smallest frames.
+ */
+function maxLz4Output(length: number): number {
+  return 256 * length + 4096;
+}
 
 function u32(data: Uint8Array, at: number): number {
   return (data[at]! | (data[at + 1]! << 8) | (data[at + 2]! << 16) | (data[at + 3]! << 24)) >>> 0;
