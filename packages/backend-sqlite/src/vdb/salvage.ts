@@ -191,13 +191,18 @@ export function salvageVdb(
     // False: no row the writer wrote (the walk does not take its rowid as its position); true: kept, or dropped.
     const keep = (row: SqlRow): boolean => {
       // Rows the writer wrote have an integer time and url id and a blob (NULL: empty); anything else is not a row.
+      // Nor is a time no writer stores (negative, or past 2^53 - 1 µs: refused as LIMIT_REACHED): copied, it became
+      // the copy's duration, which its own check then refused (fuzz .vdbx seed 1212 #14980: 1.7e18 µs).
       const blob = row['data'];
-      if (!isInteger(row['elapsed']) || !isInteger(row['url']) || !(blob instanceof Uint8Array || blob === null)) {
+      const mistyped =
+        !isInteger(row['elapsed']) || !isInteger(row['url']) || !(blob instanceof Uint8Array || blob === null);
+      if (mistyped || !isStorableTime(row['elapsed'])) {
         mistypedRows++;
         const named = isInteger(row['url']) ? urls.get(Number(row['url'])) : undefined;
         if (named) named.dropped++;
         else unattributed++;
-        problem(`row ${String(row['rowid'])}: not a row the writer wrote (NULL or mistyped columns); dropped`);
+        const why = mistyped ? 'NULL or mistyped columns' : `time ${String(row['elapsed'])} µs`;
+        problem(`row ${String(row['rowid'])}: not a row the writer wrote (${why}); dropped`);
         return false;
       }
       const id = Number(row['url']);
@@ -318,6 +323,12 @@ export function salvageVdb(
 
 function isInteger(value: SqlValue | undefined): boolean {
   return typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value));
+}
+
+/** An integer time a writer stores: 0 … 2^53 - 1 µs. */
+function isStorableTime(value: SqlValue | undefined): boolean {
+  const n = Number(value);
+  return n >= 0 && n <= Number.MAX_SAFE_INTEGER;
 }
 
 function tryRead<T>(read: () => T, problem: (line: string) => void, what: string): T | undefined {

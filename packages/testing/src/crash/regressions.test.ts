@@ -34,6 +34,12 @@ const REPLAYED: Array<[FuzzFormat, number, number, string]> = [
   ['.vdb', 112, 6581, 'the same, and a damaged cell of rowid 1,463 moved the walk past 80 readable rows'],
   ['.vdb', 1205, 2774, 'a probe past damage answered rowid 0: the repair copied every row 10,000 times (540,000)'],
   ['.vdb', 1209, 574, 'a header row overwritten, start_timestamp negative: the repaired copy failed check (INTERNAL)'],
+  [
+    '.vdbx',
+    1212,
+    14980,
+    'a damaged cell read as a row of time 1.7e18 µs: the repaired manifest failed check (INTERNAL)',
+  ],
   ['.vcap', 41, 795, 'a message index grown to 4,118 bytes: the salvage walk skipped the chunk after it'],
   ['.vcap', 47, 1183, 'a message index turned into a DataEnd by one flipped bit: the repair lost 12 readable messages'],
   ['.vcap', 50, 1998, 'the VLinkHeader name garbled in a file cut before its summary: every frame time moved'],
@@ -67,6 +73,7 @@ const REPLAYED: Array<[FuzzFormat, number, number, string]> = [
   ['foreign', 64, 849, 'a ROS 1 chunk info count made huge by one byte: 40 GiB of arrays allocated for one chunk'],
   ['foreign', 21, 29, 'a ULog info message whose key runs past it: an untyped RangeError'],
   ['foreign', 1207, 18, 'an 8-byte rosbag2 .db3.zstd whose frame header asks for a 480 MiB window: 963 MiB allocated'],
+  ['foreign', 1212, 24184, 'a rosbag2 .db3 whose messages table lost its id column: an untyped SqliteError'],
 ];
 
 describe('fuzz cases replayed', () => {
