@@ -173,6 +173,30 @@ describe('WS replay control ids', () => {
     );
   });
 
+  test('a malformed command is answered in its turn, after the answers owed to the commands before it', async () => {
+    // Its error went out at once, ahead of their answers (found by a fuzz of random control sequences).
+    const ws = await connect();
+    ws.send({ op: 'play', rate: 1, paused: true, id: 1 });
+    ws.send({ op: 'step', id: 2 });
+    ws.send({ op: 'rate', rate: -1, id: 3 });
+    ws.send('not json');
+    ws.send({ op: 'seek', time: 300, id: 4 });
+    ws.send({ op: 'play', begin: 500, end: 100, id: 5 });
+    ws.send({ op: 'stop', id: 6 });
+    const { before } = await answer(ws, 6);
+    const answered = events(before).flatMap((e) => ('id' in e ? [[e['id'], e['event']]] : []));
+    assert.deepEqual(answered, [
+      [1, 'status'],
+      [2, 'status'],
+      [3, 'error'],
+      [4, 'status'],
+      [5, 'error'],
+    ]);
+    // The id-less error of the text that is no JSON comes between 3's and 4's.
+    const order = events(before).flatMap((e) => (e['event'] === 'error' ? [e['id'] ?? 'no id'] : []));
+    assert.deepEqual(order, [3, 'no id', 5]);
+  });
+
   test('a bad id is refused like any bad command; a refused command echoes its id on the error event', async () => {
     const ws = await connect();
     const refused = async (command: unknown) => {

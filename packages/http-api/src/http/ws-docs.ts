@@ -16,7 +16,7 @@ export function documentWebSockets(app: OpenAPIHono): void {
       `Any command may carry an id (string ≤ ${CONTROL_ID_MAX_LENGTH} characters, or number): the one status event that shows ` +
       'the command in effect echoes it as id (play: the new pass has started; pause: paused; resume: playing; step: paused ' +
       'after its frame; seek, rate: at the new position; stop: stopped, before finished), or the error event does if the ' +
-      'command fails.\n' +
+      'command fails. Answers come in the order of the commands.\n' +
       'rate 0 = as fast as the client reads (the server waits for the socket to drain, nothing is lost); paced replay drops frames ' +
       'while more than 8 MiB are queued for the client and counts them in `dropped`. Auth: bearer header or ?token=.',
     failures: { 404: 'No such bag', 426: 'Not a WebSocket request' },

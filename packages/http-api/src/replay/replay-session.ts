@@ -246,11 +246,19 @@ export class ReplaySession {
     return this.rate === 0 ? UNBOUNDED_RATE : this.rate;
   }
 
+  /**
+   * A control that fails before it can run (a malformed command): its error, which the caller sends, comes after the
+   * answers of the controls before it, as a failing control's does (the replay fuzz of the HTTP API found errors sent
+   * ahead of them).
+   */
+  refuse(error: BagError): Promise<void> {
+    return this.inTurn(async () => {
+      throw error;
+    });
+  }
+
   private serial(run: (reader: BagReader) => Promise<void>): Promise<void> {
-    const next = this.queue.then(async () => {
-      if (this.closed) return;
-      // A control that has not taken effect yet is answered as the next one starts, so answers keep the controls' order.
-      this.answer(true);
+    return this.inTurn(async () => {
       try {
         await run(await this.open());
       } catch (error) {
@@ -258,6 +266,16 @@ export class ReplaySession {
         throw error;
       }
       this.answer();
+    });
+  }
+
+  /** Runs `step` after every control before it; an answer one of them still owes is paid first. */
+  private inTurn(step: () => Promise<void>): Promise<void> {
+    const next = this.queue.then(async () => {
+      if (this.closed) return;
+      // A control that has not taken effect yet is answered as the next one starts, so answers keep the controls' order.
+      this.answer(true);
+      await step();
     });
     this.queue = next.catch(() => undefined);
     return next;

@@ -69,8 +69,11 @@ export function replaySocket(options: ReplaySocketOptions): WSEvents<unknown> {
       sendJson(ws, { event: 'status', status: 'stopped', time: 0, rate: 1, dropped: 0 });
     },
     onMessage(event, ws) {
+      // Every error goes out in its command's turn, after the answers owed to the commands before it (`refuse`).
+      const refuse = (error: BagError, id?: ControlId) =>
+        void session!.refuse(error).catch((refused: BagError) => sendError(ws, refused, id));
       const text = messageText(event.data);
-      if (text === undefined) return sendError(ws, new BagError('INVALID_ARGUMENT', 'commands are JSON text messages'));
+      if (text === undefined) return refuse(new BagError('INVALID_ARGUMENT', 'commands are JSON text messages'));
       let parsed: ReplayCommand;
       let id: ControlId | undefined;
       try {
@@ -84,13 +87,13 @@ export function replaySocket(options: ReplaySocketOptions): WSEvents<unknown> {
         }
         parsed = result.data;
       } catch (error) {
-        return sendError(ws, BagError.wrap(error, 'INVALID_ARGUMENT', 'bad command: not JSON'), id);
+        return refuse(BagError.wrap(error, 'INVALID_ARGUMENT', 'bad command: not JSON'), id);
       }
       const failed = (error: unknown) => sendError(ws, BagError.wrap(error, 'INTERNAL', `${parsed.op} failed`), id);
       try {
         run(session!, parsed)?.catch(failed);
       } catch (error) {
-        failed(error);
+        refuse(BagError.wrap(error, 'INTERNAL', `${parsed.op} failed`), id);
       }
     },
     onClose(_event, ws) {
