@@ -15,7 +15,9 @@ import type { MessageDecoder } from './ros.js';
  * payload is an error of that frame, never a read outside it; vector lengths are checked here ({@link CheckedBuffer}).
  */
 export function flatbufferDecoder(type: string, bfbs: Uint8Array): MessageDecoder {
-  const schema = Schema.getRootAsSchema(new ByteBuffer(bfbs));
+  // The schema's vectors are checked too: a damaged field or object count made the reflection library loop over
+  // billions of zeros read past the schema (found by fuzzing the schemas of a flatbuffers MCAP: the decoder hung).
+  const schema = Schema.getRootAsSchema(new CheckedBuffer(bfbs));
   const typeIndex = objectIndex(schema, type);
   const object = schema.objects(typeIndex);
   if (object?.isStruct()) throw new Error(`${type} is a struct; a payload's root must be a table`);

@@ -84,3 +84,41 @@ describe(`damaged payloads through every decoder (${currentRuntime()})`, () => {
     });
   }
 });
+
+// Damaged schemas: a flatbuffers schema (bfbs) is itself a flatbuffer, and the reflection library trusted its vector
+// counts too: one count overwritten made it loop over billions of zeros read past the schema, and the decoder hung
+// (found by a fuzz of the schemas of flatbuffer.mcap). Every 4-byte position of each schema gets a huge count here:
+// each decoder must be built or refused, and each frame decoded or an error of its frame, at once.
+describe(`damaged flatbuffers schemas through the decoder (${currentRuntime()})`, () => {
+  test('flatbuffers/flatbuffer.mcap: a huge count at every position of each schema', async () => {
+    const reader = await BagReader.create(fixturePath('foreign', 'flatbuffers/flatbuffer.mcap'));
+    const schemas = reader.getSchemas();
+    const urls = reader.getInfo().urls;
+    const frames: Frame[] = [];
+    try {
+      for await (const frame of reader.frames())
+        if (frames.length < 4) frames.push({ ...frame, data: frame.data.slice() });
+    } finally {
+      reader.close();
+    }
+    let refused = 0;
+    for (const [index, schema] of schemas.entries()) {
+      for (let at = 0; at + 4 <= schema.data.length; at++) {
+        const data = schema.data.slice();
+        new DataView(data.buffer).setUint32(at, 0x7fffffff, true);
+        const damaged = schemas.map((s, i) => (i === index ? { ...s, data } : s));
+        const started = performance.now();
+        for (const frame of frames) {
+          const got = new PayloadDecoder({ schemas: damaged, urls }).decode(frame);
+          if (got.kind === 'hex' && got.error) {
+            refused++;
+            assert.ok(got.error.code, `${schema.name} @${at}: an untyped error`);
+          }
+        }
+        const ms = performance.now() - started;
+        assert.ok(ms < 2000, `${schema.name} with a huge count at ${at}: ${Math.round(ms)} ms`);
+      }
+    }
+    assert.ok(refused > 0, 'some damage is refused');
+  });
+});
