@@ -1,3 +1,4 @@
+import { prng } from '@vlink/fixtures/random';
 import type { FuzzBase } from './fuzz-bases.js';
 
 /**
@@ -19,17 +20,7 @@ export interface FuzzCase {
   written?: number;
 }
 
-/** A deterministic PRNG (mulberry32). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng };
 
 /** Case `index` of `seed`: a base, a file of it, a mutation. */
 export function makeCase(bases: readonly FuzzBase[], seed: number, index: number): FuzzCase {
