@@ -107,16 +107,12 @@ export class Aligner {
     this.finishIssues();
   }
 
-  /** `drain` stopped at `BATCH_TIMES`: more base times may be ready. */
-  private cut = false;
-
   /** Every row ready now, a batch at a time; between the batches of a long run the event loop gets its turn. */
   private async *drained(): AsyncGenerator<unknown[][], void, undefined> {
     for (;;) {
-      this.cut = false;
-      const batch = this.drain();
-      if (batch.length > 0) yield batch;
-      if (!this.cut) return;
+      const { rows, cut } = this.drain();
+      if (rows.length > 0) yield rows;
+      if (!cut) return;
       const { signal } = this.options;
       if (signal?.aborted) throw new BagError('ABORTED', 'alignment was aborted', { cause: signal.reason });
       await yieldToEventLoop();
@@ -135,17 +131,13 @@ export class Aligner {
     return true;
   }
 
-  /** The rows of at most `BATCH_TIMES` base times that are ready (`cut` says whether it stopped there). */
-  private drain(): unknown[][] {
+  /** The rows of at most `BATCH_TIMES` base times that are ready; `cut`: it stopped there, more may be ready. */
+  private drain(): { rows: unknown[][]; cut: boolean } {
     const out: unknown[][] = [];
     let examined = 0;
     if (this.base) {
       const base = this.base;
-      while (base.head < base.queue.length) {
-        if (examined === BATCH_TIMES) {
-          this.cut = true;
-          break;
-        }
+      while (examined < BATCH_TIMES && base.head < base.queue.length) {
         const sample = base.queue[base.head]!;
         if (!this.ready(sample.time)) break;
         base.head++;
@@ -158,19 +150,19 @@ export class Aligner {
         base.queue.splice(0, base.head);
         base.head = 0;
       }
-      return out;
+      return { rows: out, cut: examined === BATCH_TIMES };
     }
-    for (let t = this.firstTick(); t !== undefined && t <= this.lastTick(); t = this.advanceTick()) {
-      // before `t` is taken: the next drain starts at it (`firstTick` returns the pending tick)
-      if (examined === BATCH_TIMES) {
-        this.cut = true;
-        break;
-      }
+    // Stopped at BATCH_TIMES, the tick after the last one taken is pending: the next drain starts at it (`firstTick`).
+    for (
+      let t = this.firstTick();
+      examined < BATCH_TIMES && t !== undefined && t <= this.lastTick();
+      t = this.advanceTick()
+    ) {
       if (!this.ready(t)) break;
       examined++;
       this.emit(out, t, []);
     }
-    return out;
+    return { rows: out, cut: examined === BATCH_TIMES };
   }
 
   /** Fixed rate: the first tick, once known (`startUs`, else the earliest first sample of the aligned urls). */
