@@ -51,6 +51,21 @@ describe('InflightGauge: the queue sized in time', () => {
     assert.equal(slow.measuredRatePerMs, before);
   });
 
+  test("write()'s mark: 25 ms of the worker's rate, between half of maxTaskDepth and half of the depth", () => {
+    // 4,000 frames/ms: the depth holds 250 ms of it, the mark 25 ms.
+    const g = gauge(4000);
+    assert.equal(g.markDepth, 4000 * 25);
+    assert.equal(g.markFrames, 4000 * 25);
+    g.pushed(30_000, 30_000 * 64);
+    assert.equal(g.markFrames, 4000 * 25 - 30_000, 'what a batch may still take before the mark');
+    assert.equal(g.markBytes, (1 << 30) / 2 - 30_000 * 64, 'half of maxMemorySize in bytes');
+    // A slow writer (100 frames/ms: 2,500 frames in 25 ms) still gets half of maxTaskDepth.
+    assert.equal(gauge(100).markDepth, MAX_FRAMES / 2);
+    // A queue sized in frames only (maxQueueTimeMs 0), or in less time than the mark: half of it.
+    assert.equal(new InflightGauge(undefined, MAX_FRAMES, 1 << 30, 0, 4000).markDepth, MAX_FRAMES / 2);
+    assert.equal(new InflightGauge(undefined, MAX_FRAMES, 1 << 30, 20, 4000).markDepth, 4000 * 10);
+  });
+
   test('a recording starts from the rate the last one of its backend measured', () => {
     const g = gauge(4000);
     assert.equal(g.depth, 4000 * QUEUE_MS);

@@ -44,7 +44,12 @@ export class InflightGauge {
    */
   roomFrames = 0;
   roomBytes = 0;
-  /** The same before half the limits: `write()`'s high-water mark. */
+  /**
+   * `write()`'s high-water mark in frames: half of `depth`, but no more than the worker writes in `WRITE_MARK_MS`
+   * (and never below half of `maxFrames`). See `WRITE_MARK_MS`.
+   */
+  markDepth: number;
+  /** Like `roomFrames`, `roomBytes`, before the mark (`markDepth` frames, half of `maxBytes`). */
   markFrames = 0;
   markBytes = 0;
 
@@ -63,6 +68,7 @@ export class InflightGauge {
     startRatePerMs = 0,
   ) {
     this.depth = maxFrames;
+    this.markDepth = maxFrames / 2;
     this.measured = startRatePerMs > 0;
     this.setRate(this.measured ? startRatePerMs : ASSUMED_RATE_PER_MS);
   }
@@ -140,6 +146,7 @@ export class InflightGauge {
   private setRate(ratePerMs: number): void {
     this.ratePerMs = ratePerMs;
     this.depth = Math.max(this.maxFrames, Math.floor(ratePerMs * this.maxQueueTimeMs));
+    this.markDepth = Math.min(this.depth / 2, Math.max(this.maxFrames / 2, Math.floor(ratePerMs * WRITE_MARK_MS)));
     this.updateRoom();
   }
 
@@ -148,7 +155,7 @@ export class InflightGauge {
     const bytes = this.lastBytes();
     this.roomFrames = this.depth - frames;
     this.roomBytes = this.maxBytes - bytes;
-    this.markFrames = this.depth / 2 - frames;
+    this.markFrames = this.markDepth - frames;
     this.markBytes = this.maxBytes / 2 - bytes;
   }
 
@@ -161,6 +168,17 @@ export class InflightGauge {
     return lost;
   }
 }
+
+/**
+ * How far ahead of the worker an `await write()` producer runs before it waits: 25 ms of the worker's measured rate.
+ * The queue's limits are sized for `push()` (`maxQueueTimeMs`, 250 ms by default), so that a producer that cannot
+ * wait loses nothing to the writer's stalls; a producer that waits needs only enough in flight to keep the worker
+ * busy through one (a chunk flush, a GC) until its next ack. Half of 250 ms ran 900,000 frames of 64 B ahead, about
+ * 120 MB in shared slabs the pool could not keep, so nearly every batch took fresh pages, read back by the worker from
+ * memory rather than cache: `await write()` at 0.78–0.80 of `syncMode` (bench/integrity.bench.mjs awaitWrite, Node,
+ * 2 cores), 0.86–0.89 with a mark of 10–30 ms (both threads' CPU 310 → 280 ms per million frames).
+ */
+const WRITE_MARK_MS = 25;
 
 /**
  * The rate the queue of a process's first recording of a backend is sized for until it measures its own (frames per

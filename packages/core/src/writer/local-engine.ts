@@ -30,7 +30,7 @@ export class LocalEngine implements WriteEngine {
   private readonly queue: QueuedFrame[] = [];
   private head = 0;
   private bytes = 0;
-  private readonly sharedQueue: SharedQueue = { frames: 0, bytes: 0, depth: 0, maxBytes: 0 };
+  private readonly sharedQueue: SharedQueue = { frames: 0, bytes: 0, depth: 0, maxBytes: 0, markDepth: 0 };
   private running = false;
   private drainScheduled = false;
   private quitting = false;
@@ -76,6 +76,8 @@ export class LocalEngine implements WriteEngine {
     shared.bytes = this.bytes;
     shared.depth = this.config.maxTaskDepth;
     shared.maxBytes = this.config.maxMemorySize;
+    // Its queue is sized in frames only (no worker rate to size it in time): the mark is half of it.
+    shared.markDepth = this.config.maxTaskDepth / 2;
     return shared;
   }
 

@@ -3,8 +3,9 @@ import { describe, test } from '@vlink/fixtures/test';
 import { SourceQueues } from './source-queues.js';
 
 /** The shared queue holding `frames` frames of `bytes` bytes, with its limits. */
-function queue(frames: number, bytes: number, depth: number, maxBytes: number) {
-  return { frames, bytes, depth, maxBytes };
+/** The shared queue with `write()`'s mark at half its depth (`markDepth` to size it otherwise). */
+function queue(frames: number, bytes: number, depth: number, maxBytes: number, markDepth = depth / 2) {
+  return { frames, bytes, depth, maxBytes, markDepth };
 }
 
 describe('SourceQueues', () => {
@@ -65,6 +66,12 @@ describe('SourceQueues', () => {
     q.add(cam, 400, false);
     assert.equal(q.hasRoom('cam', 200, queue(1, 400, 100, 10_000)), false, 'over half its bytes');
     assert.equal(q.hasRoom('x', 10, queue(60, 400, 100, 10_000)), true, 'another source within its half share');
+    // The shared mark in frames as the engine sizes it (a worker's: 25 ms of its rate), not always half the depth.
+    const y = q.of('y');
+    for (let i = 0; i < 25; i++) q.add(y, 10, false);
+    assert.equal(q.hasRoom('y', 10, queue(39, 650, 100, 10_000, 40)), true);
+    assert.equal(q.hasRoom('y', 10, queue(40, 650, 100, 10_000)), true, 'below half the depth');
+    assert.equal(q.hasRoom('y', 10, queue(40, 650, 100, 10_000, 40)), false, 'at the mark, y over its share (40 / 2)');
   });
 
   test('batches: frames leave their source when the worker is done with the batch, or when it was lost', () => {

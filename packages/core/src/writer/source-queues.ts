@@ -41,6 +41,8 @@ export interface SharedQueue {
   bytes: number;
   depth: number;
   maxBytes: number;
+  /** `write()`'s high-water mark in frames: half of `depth`, or less where the engine sizes it in time. */
+  markDepth: number;
 }
 
 /** Why a frame was refused: the cause counted, and the message of its `QUEUE_FULL` error. */
@@ -140,8 +142,8 @@ export class SourceQueues {
   }
 
   /**
-   * `write()`'s high-water mark for a source: below half its own limits, and below half the shared limits or half
-   * its fair share of them.
+   * `write()`'s high-water mark for a source: below half its own limits, and below the shared mark (`markDepth`
+   * frames, half of `maxBytes`) or its fair share of it.
    */
   hasRoom(url: string, size: number, shared: SharedQueue): boolean {
     return this.hasRoomIn(this.of(url), size, shared);
@@ -151,9 +153,9 @@ export class SourceQueues {
   hasRoomIn(source: SourceQueue, size: number, shared: SharedQueue): boolean {
     if (source.frames >= source.maxFrames / 2 || (source.bytes > 0 && source.bytes + size > source.maxBytes / 2))
       return false;
-    const { frames: queuedFrames, bytes: queuedBytes, depth, maxBytes } = shared;
-    if (queuedFrames < depth / 2 && (queuedBytes === 0 || queuedBytes + size <= maxBytes / 2)) return true;
-    return this.withinShare(source, size, depth / 2, maxBytes / 2);
+    const { frames: queuedFrames, bytes: queuedBytes, markDepth, maxBytes } = shared;
+    if (queuedFrames < markDepth && (queuedBytes === 0 || queuedBytes + size <= maxBytes / 2)) return true;
+    return this.withinShare(source, size, markDepth, maxBytes / 2);
   }
 
   /** A frame of `source` was accepted. `batched`: it travels in the batch being built (worker mode). */
@@ -225,10 +227,11 @@ export interface BuildingBatch {
 /**
  * Where a worker writer's queue stands against its limits, seen from the producer: the batches in flight (the
  * gauge), the batch being built, and each source's share. Cheap figures first (the last ack or read, fields only);
- * the live ones, which read shared memory, only near a limit. `write()`'s high-water mark is half of each limit.
+ * the live ones, which read shared memory, only near a limit. `write()`'s high-water mark is the gauge's
+ * (`InflightGauge.markDepth`, half of `maxBytes`).
  */
 export class WorkerQueueRoom {
-  private readonly sharedQueue: SharedQueue = { frames: 0, bytes: 0, depth: 0, maxBytes: 0 };
+  private readonly sharedQueue: SharedQueue = { frames: 0, bytes: 0, depth: 0, maxBytes: 0, markDepth: 0 };
 
   constructor(
     private readonly batch: BuildingBatch,
@@ -264,7 +267,7 @@ export class WorkerQueueRoom {
   hasRoom(size: number): boolean {
     const { batch, gauge } = this;
     if (batch.count < gauge.markFrames && batch.bytes + size <= gauge.markBytes) return true;
-    return this.queuedFrames() < gauge.depth / 2 && this.queuedBytes() + size <= gauge.maxBytes / 2;
+    return this.queuedFrames() < gauge.markDepth && this.queuedBytes() + size <= gauge.maxBytes / 2;
   }
 
   /** Whether `source` is below its high-water mark for a frame of `size` (see `SourceQueues.hasRoomIn`). */
@@ -301,6 +304,7 @@ export class WorkerQueueRoom {
     shared.bytes = bytes;
     shared.depth = this.gauge.depth;
     shared.maxBytes = this.gauge.maxBytes;
+    shared.markDepth = this.gauge.markDepth;
     return shared;
   }
 }
