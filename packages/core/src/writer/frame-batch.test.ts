@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
-import { BatchPayloads, REUSED_VIEW_MAX } from './frame-batch.js';
+import { FIELDS, F_CHUNK, F_LENGTH, F_OFFSET, type ChunkRef } from '../writer-worker/protocol.js';
+import { BatchBuilder, BatchPayloads, REUSED_VIEW_MAX } from './frame-batch.js';
+import { SlabPool } from './slab-pool.js';
 
 /** A chunk whose byte i is (i * 31 + seed) & 0xff, so any misplaced byte shows. */
 function chunk(size: number, seed: number, shared = typeof SharedArrayBuffer === 'function'): ArrayBufferLike {
@@ -61,5 +63,31 @@ describe('BatchPayloads (writer worker payload views)', () => {
     const second = chunk(4096, 5);
     payloads.begin([second]);
     assert.deepEqual(Array.from(payloads.view(0, 128, 64)), expected(second, 128, 64));
+  });
+});
+
+describe('BatchBuilder (the producer side of a batch)', () => {
+  test('arena payloads start at multiples of 8 and read back through BatchPayloads byte for byte', () => {
+    const pool = new SlabPool(1 << 20);
+    const builder = new BatchBuilder(pool);
+    const sent: Uint8Array[] = [];
+    for (let i = 0; i < 40; i++) {
+      const data = new Uint8Array(i * 3 + 1).map((_, k) => (k * 7 + i) & 0xff);
+      sent.push(data);
+      builder.add(i, 0, 1, 0, 1, data, false, undefined);
+    }
+    const [message] = builder.take(1);
+    // Shared slabs travel by id, introduced in the batch that first uses them (as the worker learns them).
+    const slabs = new Map<number, ArrayBufferLike>(message.slabs);
+    const bytesOf = (ref: ChunkRef): ArrayBufferLike => (typeof ref === 'number' ? slabs.get(ref)! : ref);
+    const meta = new Float64Array(bytesOf(message.meta));
+    const payloads = new BatchPayloads();
+    payloads.begin(message.chunks.map(bytesOf));
+    for (let i = 0; i < sent.length; i++) {
+      const offset = meta[i * FIELDS + F_OFFSET]!;
+      assert.equal(offset % 8, 0, `frame ${i} at ${offset}`);
+      const view = payloads.view(meta[i * FIELDS + F_CHUNK]!, offset, meta[i * FIELDS + F_LENGTH]!);
+      assert.deepEqual(Array.from(view), Array.from(sent[i]!), `frame ${i}`);
+    }
   });
 });
