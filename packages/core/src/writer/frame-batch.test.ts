@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
 import { FIELDS, F_CHUNK, F_LENGTH, F_OFFSET, type ChunkRef } from '../writer-worker/protocol.js';
-import { BatchBuilder, BatchPayloads, REUSED_VIEW_MAX } from './frame-batch.js';
+import { BatchBuilder, BatchPayloads, REUSED_VIEW_MAX, SMALL_PAYLOAD } from './frame-batch.js';
 import { SlabPool } from './slab-pool.js';
 
 /** A chunk whose byte i is (i * 31 + seed) & 0xff, so any misplaced byte shows. */
@@ -37,8 +37,8 @@ describe('BatchPayloads (writer worker payload views)', () => {
     assert.deepEqual(Array.from(payloads.view(0, 4096, 3)), expected(odd, 4096, 3));
   });
 
-  test('unaligned offsets and payloads from REUSED_VIEW_MAX on get views of their own, on the chunk itself', () => {
-    const a = chunk(8192, 3);
+  test('unaligned offsets, and payloads from REUSED_VIEW_MAX on in plain buffers, get views of their own', () => {
+    const a = chunk(8192, 3, false);
     const payloads = new BatchPayloads();
     payloads.begin([a]);
     const unaligned = payloads.view(0, 1001, 64);
@@ -48,6 +48,21 @@ describe('BatchPayloads (writer worker payload views)', () => {
     assert.equal(large.buffer, a);
     assert.equal(large.byteOffset, 2048);
     assert.deepEqual(Array.from(large), expected(a, 2048, REUSED_VIEW_MAX));
+  });
+
+  test('arena payloads from REUSED_VIEW_MAX on in shared memory are staged in a plain buffer (V8 copies)', () => {
+    const arena = chunk(SMALL_PAYLOAD + 8192, 5);
+    const own = chunk(SMALL_PAYLOAD + 8, 6);
+    const payloads = new BatchPayloads();
+    payloads.begin([arena, own]);
+    for (const length of [REUSED_VIEW_MAX, 16 * 1024 + 3, SMALL_PAYLOAD]) {
+      const staged = payloads.view(0, 4096, length);
+      assert.equal(staged.buffer instanceof SharedArrayBuffer, false, `${length} B: not shared`);
+      assert.deepEqual(Array.from(staged), expected(arena, 4096, length), `${length} B`);
+    }
+    // Unaligned, or larger than any arena payload (a slab of its own, which backends may write as it is): views.
+    assert.equal(payloads.view(0, 4100, 2048).buffer, arena);
+    assert.equal(payloads.view(1, 0, SMALL_PAYLOAD + 8).buffer, own);
   });
 
   test('a reused view holds the latest payload; a new batch reads its own chunks', () => {

@@ -237,6 +237,12 @@ export const REUSED_VIEW_MAX = 1024;
  * therefore copied, a 32-bit word at a time (the producer starts every payload in an arena at a multiple of 8), into
  * a scratch buffer, and handed over in a view of that buffer kept per length. `BackendWriter.write` may not keep a
  * frame's data once it returns, so the next frame may reuse it.
+ *
+ * Larger arena payloads are copied whole into a staging buffer that is not shared. A backend that copies a payload
+ * (the MCAP chunk builder does) would otherwise copy out of shared memory, which V8 does with relaxed atomics, a word
+ * at a time only where source and target are aligned alike and byte by byte elsewhere: 16 KiB at an odd position of
+ * a chunk took 3.4 µs instead of 0.46 (Node 20; Deno alike). From an aligned offset to the start of the staging buffer
+ * the copy goes a word at a time, and the backend's own copy then is a plain one.
  */
 export class BatchPayloads {
   private chunks: ArrayBufferLike[] = [];
@@ -246,6 +252,8 @@ export class BatchPayloads {
   private readonly scratchWords = new Int32Array(this.scratch);
   /** Views of the scratch buffer by length. */
   private readonly views: Array<Uint8Array | undefined> = [];
+  /** Arena payloads from `REUSED_VIEW_MAX` on, out of shared memory (allocated at the first). */
+  private staging: Uint8Array | undefined;
 
   /** A new batch: `chunks` are its arenas and large payloads, by index. */
   begin(chunks: ArrayBufferLike[]): void {
@@ -266,11 +274,23 @@ export class BatchPayloads {
     const words = (length + 3) >> 2;
     // A whole-word copy reads up to 3 bytes past the payload: only where the chunk has them.
     if (length >= REUSED_VIEW_MAX || (offset & 3) !== 0 || from + words > source.length)
-      return new Uint8Array(this.chunks[index]!, offset, length);
+      return this.larger(this.chunks[index]!, offset, length);
     const target = this.scratchWords;
     for (let i = 0; i < words; i++) target[i] = source[from + i]!;
     let view = this.views[length];
     if (view === undefined) view = this.views[length] = new Uint8Array(this.scratch, 0, length);
     return view;
   }
+
+  /** A payload `view` does not copy by words: staged when it is an aligned arena payload in shared memory. */
+  private larger(chunk: ArrayBufferLike, offset: number, length: number): Uint8Array {
+    const payload = new Uint8Array(chunk, offset, length);
+    if (length > SMALL_PAYLOAD || (offset & 7) !== 0 || !isShared(chunk)) return payload;
+    this.staging ??= new Uint8Array(SMALL_PAYLOAD);
+    this.staging.set(payload);
+    return this.staging.subarray(0, length);
+  }
 }
+
+const isShared = (buffer: ArrayBufferLike): boolean =>
+  typeof SharedArrayBuffer === 'function' && buffer instanceof SharedArrayBuffer;
