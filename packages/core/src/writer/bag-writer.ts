@@ -214,10 +214,10 @@ export class BagWriter extends EventTarget {
    * Lossless `push` for producers that can wait (beyond VLink): resolves with the timestamp at once while the frame's
    * source queue is below its high-water mark (half its limits, and half the shared limits or of its fair share; in
    * worker mode at most what the worker writes in 25 ms, see `InflightGauge.markDepth`), and otherwise once it has
-   * drained below it, so a full queue never drops a frame. A source's frames keep their order,
-   * also when several `write()`s wait; a source that waits does not hold back another's. Rejects (and drops nothing
-   * silently) when the frame is refused for a reason waiting cannot fix: an empty url, a closed or failed writer. The
-   * payload must stay unchanged until the promise resolves (it is then copied, as `push` copies it).
+   * drained below it, so a full queue never drops a frame. A source's frames keep their order, also when several
+   * `write()`s wait; a source that waits does not hold back another's. Rejects (and drops nothing silently) when the
+   * frame is refused for a reason waiting cannot fix: an empty url, a closed or failed writer. The payload must stay
+   * unchanged until the promise resolves (it is then copied, as `push` copies it).
    */
   write(frame: Frame): Promise<number> {
     const accepted = this.accept(frame);

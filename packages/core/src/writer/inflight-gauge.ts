@@ -175,8 +175,9 @@ export class InflightGauge {
  * wait loses nothing to the writer's stalls; a producer that waits needs only enough in flight to keep the worker
  * busy through one (a chunk flush, a GC) until its next ack. Half of 250 ms ran 900,000 frames of 64 B ahead, about
  * 120 MB in shared slabs the pool could not keep, so nearly every batch took fresh pages, read back by the worker from
- * memory rather than cache: `await write()` at 0.78–0.80 of `syncMode` (bench/integrity.bench.mjs awaitWrite, Node,
- * 2 cores), 0.86–0.89 with a mark of 10–30 ms (both threads' CPU 310 → 280 ms per million frames).
+ * memory rather than cache: `await write()` at 0.76 of `syncMode` (an `awaitWrite` loop as in
+ * bench/integrity.bench.mjs, Node, 2 cores, 14 interleaved repetitions), 0.82 with a mark of 10, 25 or 50 ms (both
+ * threads' CPU 300 → 280 ms per million frames; 3 ms: 0.79).
  */
 const WRITE_MARK_MS = 25;
 

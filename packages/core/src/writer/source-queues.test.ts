@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
 import { SourceQueues } from './source-queues.js';
 
-/** The shared queue holding `frames` frames of `bytes` bytes, with its limits. */
-/** The shared queue with `write()`'s mark at half its depth (`markDepth` to size it otherwise). */
+/**
+ * The shared queue holding `frames` frames of `bytes` bytes, with its limits and `write()`'s mark at half its depth
+ * (`markDepth` to size it otherwise).
+ */
 function queue(frames: number, bytes: number, depth: number, maxBytes: number, markDepth = depth / 2) {
   return { frames, bytes, depth, maxBytes, markDepth };
 }
