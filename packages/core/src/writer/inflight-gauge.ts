@@ -175,7 +175,7 @@ export class InflightGauge {
  * wait loses nothing to the writer's stalls; a producer that waits needs only enough in flight to keep the worker
  * busy through one (a chunk flush, a GC) until its next ack. Half of 250 ms ran 900,000 frames of 64 B ahead, about
  * 120 MB in shared slabs the pool could not keep, so nearly every batch took fresh pages, read back by the worker from
- * memory rather than cache: `await write()` at 0.76 of `syncMode` (an `awaitWrite` loop as in
+ * memory rather than cache: `await write()` at 0.76 of `syncMode` (hand-measured: an `awaitWrite` loop as in
  * bench/integrity.bench.mjs, Node, 2 cores, 14 interleaved repetitions), 0.82 with a mark of 10, 25 or 50 ms (both
  * threads' CPU 300 → 280 ms per million frames; 3 ms: 0.79).
  */
