@@ -1,3 +1,4 @@
+import { unrefTimer } from '../util/schedule.js';
 import { PostedBatches } from './posted-batches.js';
 
 /**
@@ -10,7 +11,8 @@ import { PostedBatches } from './posted-batches.js';
  * and not reused.
  *
  * Slabs are pooled by capacity (`capacityFor` rounds to eighths of a power of two: ≤ 12.5 % slack); idle slabs
- * beyond `maxIdleBytes` are dropped on both sides.
+ * beyond `maxIdleBytes` are dropped on both sides. A recording that ends cleanly leaves its slabs to the next one
+ * (`retire`, `spareSlabs`).
  */
 export interface Slab {
   /** ≥ 0: a shared slab known to the worker by this id; −1: a plain buffer that travels by transfer. */
@@ -53,7 +55,7 @@ export class SlabPool {
       this.idleBytes -= capacity;
       return slab;
     }
-    const created: Slab = { id: this.nextId++, buffer: new SharedArrayBuffer(capacity) };
+    const created: Slab = { id: this.nextId++, buffer: spareSlabs.take(capacity) ?? new SharedArrayBuffer(capacity) };
     this.byId.set(created.id, created);
     this.announce.push([created.id, created.buffer as SharedArrayBuffer]);
     return created;
@@ -73,6 +75,17 @@ export class SlabPool {
     if (!list) this.free.set(size, (list = []));
     list.push(slab);
     this.idleBytes += size;
+  }
+
+  /**
+   * The recording is over and the worker let go of every slab (it closed its file): they go to `spareSlabs` for the
+   * next recording of this process. The pool is empty afterwards.
+   */
+  retire(): void {
+    for (const slab of this.byId.values()) spareSlabs.keep(slab.buffer as SharedArrayBuffer);
+    this.byId.clear();
+    this.free.clear();
+    this.idleBytes = 0;
   }
 
   /** A batch was posted: `[seq, slab ids…]` are the worker's until `returnUpTo(seq)`. */
@@ -99,6 +112,64 @@ export class SlabPool {
     return out;
   }
 }
+
+/** How long spare slabs wait for the next recording: as long as an idle writer worker does (idle-writers.ts). */
+const SPARE_MS = 10_000;
+/** At most this much shared memory is kept for the next recording. */
+const SPARE_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The shared slabs finished recordings left for the next one, by capacity. Fresh shared memory is not free: the
+ * kernel maps and zeroes it page by page at first touch, and a recording of small frames fills about 40 MiB of slabs
+ * before its first ones come back (`await write()` of 64 B frames, Node: 78 arenas of 256 KiB and their frame tables).
+ * Allocating and first touching that took 22 ms, touching it again 9 ms (hand-measured, Node 20, this 2-vCPU VM),
+ * on a recording of a million such frames that takes about 150 ms. A process that records one bag after another
+ * (a server, a CLI converting files, a trigger recorder's dumps) pays it once. Unused for `SPARE_MS`, they are
+ * dropped: an idle process holds no shared memory for long.
+ */
+class SpareSlabs {
+  private readonly byCapacity = new Map<number, SharedArrayBuffer[]>();
+  private bytes = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  /** Keeps `buffer` for a later recording, unless `SPARE_MAX_BYTES` are kept already. */
+  keep(buffer: SharedArrayBuffer): void {
+    const capacity = buffer.byteLength;
+    if (this.bytes + capacity > SPARE_MAX_BYTES) return;
+    let list = this.byCapacity.get(capacity);
+    if (!list) this.byCapacity.set(capacity, (list = []));
+    list.push(buffer);
+    this.bytes += capacity;
+    this.dropLater();
+  }
+
+  /** A kept buffer of exactly `capacity` bytes, if there is one. */
+  take(capacity: number): SharedArrayBuffer | undefined {
+    if (this.bytes === 0) return undefined;
+    const buffer = this.byCapacity.get(capacity)?.pop();
+    if (buffer) this.bytes -= capacity;
+    return buffer;
+  }
+
+  /** Bytes kept now (for tests). */
+  get keptBytes(): number {
+    return this.bytes;
+  }
+
+  /** Drops everything `SPARE_MS` after the last recording left slabs here. */
+  private dropLater(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.byCapacity.clear();
+      this.bytes = 0;
+    }, SPARE_MS);
+    unrefTimer(this.timer);
+  }
+}
+
+/** This process's spare slabs (module state: every writer of the process shares them). */
+export const spareSlabs = new SpareSlabs();
 
 const MIN_CAPACITY = 4096;
 

@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { describe, test } from '@vlink/fixtures/test';
+import { SlabPool, spareSlabs } from './slab-pool.js';
+
+describe('SlabPool', () => {
+  test('a released slab is taken again, announced once', () => {
+    const pool = new SlabPool(1 << 24);
+    const first = pool.take(8192);
+    assert.deepEqual(pool.takeAnnouncements(), [[first.id, first.buffer]]);
+    pool.release(first.id);
+    const again = pool.take(8192);
+    assert.equal(again, first);
+    assert.deepEqual(pool.takeAnnouncements(), []);
+  });
+
+  test('slabs beyond the idle limit are forgotten on release', () => {
+    const pool = new SlabPool(8192);
+    const a = pool.take(8192);
+    const b = pool.take(8192);
+    pool.release(a.id);
+    pool.release(b.id);
+    assert.deepEqual(pool.takeForgotten(), [b.id]);
+  });
+
+  test("a retired pool's slabs serve the next recording's pool under ids of its own", () => {
+    // A capacity no other test of this process uses: the spare store is the process's.
+    const capacity = 4096 * 37;
+    const before = spareSlabs.keptBytes;
+    const old = new SlabPool(1 << 24);
+    const lent = old.take(capacity);
+    const idle = old.take(capacity);
+    old.release(idle.id);
+    old.retire();
+    assert.equal(spareSlabs.keptBytes, before + 2 * capacity, 'both slabs kept, the lent one too (the worker is done)');
+
+    const next = new SlabPool(1 << 24);
+    next.take(4096); // a fresh slab first: ids count from 0 in each pool
+    const reused = [next.take(capacity), next.take(capacity)];
+    assert.deepEqual(new Set(reused.map((s) => s.buffer)), new Set([lent.buffer, idle.buffer]));
+    assert.deepEqual(
+      reused.map((s) => s.id),
+      [1, 2],
+    );
+    // The new recording's worker has never seen them: they are announced like fresh slabs.
+    assert.deepEqual(
+      next.takeAnnouncements().slice(1),
+      reused.map((s) => [s.id, s.buffer]),
+    );
+    assert.equal(spareSlabs.keptBytes, before);
+    assert.notEqual(next.take(capacity).buffer, lent.buffer, 'a third slab is new');
+  });
+});
