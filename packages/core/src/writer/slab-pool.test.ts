@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from '@vlink/fixtures/test';
-import { SlabPool, spareSlabs } from './slab-pool.js';
+import { SlabPool, SpareSlabs } from './slab-pool.js';
 
 describe('SlabPool', () => {
   test('a released slab is taken again, announced once', () => {
@@ -23,17 +23,16 @@ describe('SlabPool', () => {
   });
 
   test("a retired pool's slabs serve the next recording's pool under ids of its own", () => {
-    // A capacity no other test of this process uses: the spare store is the process's.
-    const capacity = 4096 * 37;
-    const before = spareSlabs.keptBytes;
-    const old = new SlabPool(1 << 24);
+    const spare = new SpareSlabs();
+    const capacity = 16384;
+    const old = new SlabPool(1 << 24, undefined, spare);
     const lent = old.take(capacity);
     const idle = old.take(capacity);
     old.release(idle.id);
     old.retire();
-    assert.equal(spareSlabs.keptBytes, before + 2 * capacity, 'both slabs kept, the lent one too (the worker is done)');
+    assert.equal(spare.keptBytes, 2 * capacity, 'both slabs kept, the lent one too (the worker is done with it)');
 
-    const next = new SlabPool(1 << 24);
+    const next = new SlabPool(1 << 24, undefined, spare);
     next.take(4096); // a fresh slab first: ids count from 0 in each pool
     const reused = [next.take(capacity), next.take(capacity)];
     assert.deepEqual(new Set(reused.map((s) => s.buffer)), new Set([lent.buffer, idle.buffer]));
@@ -46,7 +45,18 @@ describe('SlabPool', () => {
       next.takeAnnouncements().slice(1),
       reused.map((s) => [s.id, s.buffer]),
     );
-    assert.equal(spareSlabs.keptBytes, before);
+    assert.equal(spare.keptBytes, 0);
     assert.notEqual(next.take(capacity).buffer, lent.buffer, 'a third slab is new');
+  });
+
+  test('spare slabs are kept up to their limit, and dropped when no recording takes them in time', async () => {
+    const spare = new SpareSlabs(3 * 4096, 30);
+    const pool = new SlabPool(1 << 24, undefined, spare);
+    for (let i = 0; i < 4; i++) pool.take(4096);
+    pool.retire();
+    assert.equal(spare.keptBytes, 3 * 4096, 'the fourth slab is over the limit');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(spare.keptBytes, 0);
+    assert.equal(spare.take(4096), undefined);
   });
 });

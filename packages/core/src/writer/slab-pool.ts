@@ -41,6 +41,8 @@ export class SlabPool {
   constructor(
     private readonly maxIdleBytes: number,
     private readonly reclaim: () => void = () => {},
+    /** Where the slabs go when the recording ends, and where new ones come from first: the process's by default. */
+    private readonly spare: SpareSlabs = spareSlabs,
   ) {}
 
   /** A slab of exactly `capacity` bytes (a value from `capacityFor`): an idle one when there is one. */
@@ -55,7 +57,7 @@ export class SlabPool {
       this.idleBytes -= capacity;
       return slab;
     }
-    const created: Slab = { id: this.nextId++, buffer: spareSlabs.take(capacity) ?? new SharedArrayBuffer(capacity) };
+    const created: Slab = { id: this.nextId++, buffer: this.spare.take(capacity) ?? new SharedArrayBuffer(capacity) };
     this.byId.set(created.id, created);
     this.announce.push([created.id, created.buffer as SharedArrayBuffer]);
     return created;
@@ -78,11 +80,11 @@ export class SlabPool {
   }
 
   /**
-   * The recording is over and the worker let go of every slab (it closed its file): they go to `spareSlabs` for the
-   * next recording of this process. The pool is empty afterwards.
+   * The recording is over and the worker let go of every slab (it closed its file): they go to the spare slabs for
+   * the next recording of this process. The pool is empty afterwards.
    */
   retire(): void {
-    for (const slab of this.byId.values()) spareSlabs.keep(slab.buffer as SharedArrayBuffer);
+    for (const slab of this.byId.values()) this.spare.keep(slab.buffer as SharedArrayBuffer);
     this.byId.clear();
     this.free.clear();
     this.idleBytes = 0;
@@ -127,15 +129,20 @@ const SPARE_MAX_BYTES = 64 * 1024 * 1024;
  * (a server, a CLI converting files, a trigger recorder's dumps) pays it once. Unused for `SPARE_MS`, they are
  * dropped: an idle process holds no shared memory for long.
  */
-class SpareSlabs {
+export class SpareSlabs {
   private readonly byCapacity = new Map<number, SharedArrayBuffer[]>();
   private bytes = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
-  /** Keeps `buffer` for a later recording, unless `SPARE_MAX_BYTES` are kept already. */
+  constructor(
+    private readonly maxBytes = SPARE_MAX_BYTES,
+    private readonly keepMs = SPARE_MS,
+  ) {}
+
+  /** Keeps `buffer` for a later recording, unless `maxBytes` are kept already. */
   keep(buffer: SharedArrayBuffer): void {
     const capacity = buffer.byteLength;
-    if (this.bytes + capacity > SPARE_MAX_BYTES) return;
+    if (this.bytes + capacity > this.maxBytes) return;
     let list = this.byCapacity.get(capacity);
     if (!list) this.byCapacity.set(capacity, (list = []));
     list.push(buffer);
@@ -156,14 +163,18 @@ class SpareSlabs {
     return this.bytes;
   }
 
-  /** Drops everything `SPARE_MS` after the last recording left slabs here. */
+  /** Lets go of every kept buffer. */
+  drop(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.byCapacity.clear();
+    this.bytes = 0;
+  }
+
+  /** Drops everything `keepMs` after the last recording left slabs here. */
   private dropLater(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.byCapacity.clear();
-      this.bytes = 0;
-    }, SPARE_MS);
+    this.timer = setTimeout(() => this.drop(), this.keepMs);
     unrefTimer(this.timer);
   }
 }
