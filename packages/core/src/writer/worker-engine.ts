@@ -282,7 +282,7 @@ export class WorkerEngine implements WriteEngine {
         this.gone = true;
         this.file = '';
         rememberRate(this.options.backend.name, this.gauge.measuredRatePerMs);
-        // Every batch was acked before 'closed': no slab is the worker's any more.
+        // The worker takes messages in order: it wrote every batch before it closed the file, and holds no slab now.
         if (!message.error && !this.failure) this.pool.retire();
         // A worker that closed its file cleanly serves the next recording (see idle-writers.ts).
         void (message.error || this.failure ? this.link.exit() : this.link.release()).then(() => this.host.finished());
