@@ -1,6 +1,7 @@
 import type { WorkerLink, WorkerRuntime } from '../runtime/worker-link.js';
 import { spawnWorker, type WorkerEntries } from '../runtime/spawn-worker.js';
 import { unrefTimer } from '../util/schedule.js';
+import { SpareSlabs } from '../writer/slab-pool.js';
 
 /**
  * How long a writer worker that closed its file cleanly waits for the next recording before it ends. Starting a worker
@@ -9,6 +10,12 @@ import { unrefTimer } from '../util/schedule.js';
  * server) pays it once. Idle, the worker is unref'd and holds no file: it never keeps a process alive.
  */
 const IDLE_MS = 10_000;
+
+/**
+ * The shared slabs finished recordings of this process left for the next (module state: every writer shares them),
+ * at most 64 MiB, kept as long as an idle worker waits.
+ */
+export const spareSlabs = new SpareSlabs(64 * 1024 * 1024, IDLE_MS);
 
 /** The writer's worker program, one module per adapter (see `runtime/spawn-worker.ts`). */
 const WRITER_ENTRIES: WorkerEntries = {

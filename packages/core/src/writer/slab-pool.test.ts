@@ -23,7 +23,7 @@ describe('SlabPool', () => {
   });
 
   test("a retired pool's slabs serve the next recording's pool under ids of its own", () => {
-    const spare = new SpareSlabs();
+    const spare = new SpareSlabs(1 << 24, 10_000);
     const capacity = 16384;
     const old = new SlabPool(1 << 24, undefined, spare);
     const lent = old.take(capacity);

@@ -12,7 +12,7 @@ import { PostedBatches } from './posted-batches.js';
  *
  * Slabs are pooled by capacity (`capacityFor` rounds to eighths of a power of two: ≤ 12.5 % slack); idle slabs
  * beyond `maxIdleBytes` are dropped on both sides. A recording that ends cleanly leaves its slabs to the next one
- * (`retire`, `spareSlabs`).
+ * (`retire`, `SpareSlabs`).
  */
 export interface Slab {
   /** ≥ 0: a shared slab known to the worker by this id; −1: a plain buffer that travels by transfer. */
@@ -41,8 +41,8 @@ export class SlabPool {
   constructor(
     private readonly maxIdleBytes: number,
     private readonly reclaim: () => void = () => {},
-    /** Where the slabs go when the recording ends, and where new ones come from first: the process's by default. */
-    private readonly spare: SpareSlabs = spareSlabs,
+    /** Where the slabs go when the recording ends, and where new ones come from first (none: nothing is kept). */
+    private readonly spare?: SpareSlabs,
   ) {}
 
   /** A slab of exactly `capacity` bytes (a value from `capacityFor`): an idle one when there is one. */
@@ -57,7 +57,7 @@ export class SlabPool {
       this.idleBytes -= capacity;
       return slab;
     }
-    const created: Slab = { id: this.nextId++, buffer: this.spare.take(capacity) ?? new SharedArrayBuffer(capacity) };
+    const created: Slab = { id: this.nextId++, buffer: this.spare?.take(capacity) ?? new SharedArrayBuffer(capacity) };
     this.byId.set(created.id, created);
     this.announce.push([created.id, created.buffer as SharedArrayBuffer]);
     return created;
@@ -84,7 +84,7 @@ export class SlabPool {
    * the next recording of this process. The pool is empty afterwards.
    */
   retire(): void {
-    for (const slab of this.byId.values()) this.spare.keep(slab.buffer as SharedArrayBuffer);
+    if (this.spare) for (const slab of this.byId.values()) this.spare.keep(slab.buffer as SharedArrayBuffer);
     this.byId.clear();
     this.free.clear();
     this.idleBytes = 0;
@@ -115,19 +115,15 @@ export class SlabPool {
   }
 }
 
-/** How long spare slabs wait for the next recording: as long as an idle writer worker does (idle-writers.ts). */
-const SPARE_MS = 10_000;
-/** At most this much shared memory is kept for the next recording. */
-const SPARE_MAX_BYTES = 64 * 1024 * 1024;
-
 /**
  * The shared slabs finished recordings left for the next one, by capacity. Fresh shared memory is not free: the
  * kernel maps and zeroes it page by page at first touch, and a recording of small frames fills about 40 MiB of slabs
  * before its first ones come back (`await write()` of 64 B frames, Node: 78 arenas of 256 KiB and their frame tables).
  * Allocating and first touching that took 22 ms, touching it again 9 ms (hand-measured, Node 20, this 2-vCPU VM),
  * on a recording of a million such frames that takes about 150 ms. A process that records one bag after another
- * (a server, a CLI converting files, a trigger recorder's dumps) pays it once. Unused for `SPARE_MS`, they are
- * dropped: an idle process holds no shared memory for long.
+ * (a server, a CLI converting files, a trigger recorder's dumps) pays it once. Unused for `keepMs`, they are
+ * dropped: an idle process holds no shared memory for long. The process's store is `spareSlabs` in
+ * `writer-worker/idle-writers.ts`, beside the idle worker that waits as long.
  */
 export class SpareSlabs {
   private readonly byCapacity = new Map<number, SharedArrayBuffer[]>();
@@ -135,8 +131,8 @@ export class SpareSlabs {
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
-    private readonly maxBytes = SPARE_MAX_BYTES,
-    private readonly keepMs = SPARE_MS,
+    private readonly maxBytes: number,
+    private readonly keepMs: number,
   ) {}
 
   /** Keeps `buffer` for a later recording, unless `maxBytes` are kept already. */
@@ -178,9 +174,6 @@ export class SpareSlabs {
     unrefTimer(this.timer);
   }
 }
-
-/** This process's spare slabs (module state: every writer of the process shares them). */
-export const spareSlabs = new SpareSlabs();
 
 const MIN_CAPACITY = 4096;
 

@@ -2,7 +2,7 @@ import { BagError } from '../errors.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import { afterCurrentTask, scheduleSoon, unrefTimer } from '../util/schedule.js';
 import type { WorkerRuntime } from '../runtime/worker-link.js';
-import type { WriterWorker } from '../writer-worker/idle-writers.js';
+import { spareSlabs, type WriterWorker } from '../writer-worker/idle-writers.js';
 import { SharedProgress } from '../writer-worker/progress.js';
 import { dataToError, type AckMessage, type FromWorker } from '../writer-worker/protocol.js';
 import { dropErrorFor } from './ack-drops.js';
@@ -83,7 +83,7 @@ export class WorkerEngine implements WriteEngine {
     // batch is handed over once per task or when the queue is full, which keeps their refusals deterministic.
     this.batchFrames = clamp(maxTaskDepth >> 3, 64, 4096);
     this.batchBytes = clamp(Math.floor(maxMemorySize / 8), MiB, 64 * MiB);
-    this.pool = new SlabPool(clamp(Math.floor(maxMemorySize / 8), MiB, 32 * MiB), () => this.reclaim());
+    this.pool = new SlabPool(clamp(Math.floor(maxMemorySize / 8), MiB, 32 * MiB), () => this.reclaim(), spareSlabs);
     this.batch = new BatchBuilder(this.pool);
     this.room = new WorkerQueueRoom(this.batch, this.gauge, this.sources);
     this.forwarder = new SchemaForwarder(

@@ -11,7 +11,7 @@ import { memoryBackend } from '../testing/memory-backend.js';
 import { patternBytes } from '../testing/sample-frames.js';
 import { availableWorkerRuntimes } from '../runtime/spawn-worker.js';
 import { BagWriter, type WriterErrorEvent } from './bag-writer.js';
-import { spareSlabs } from './slab-pool.js';
+import { spareSlabs } from '../writer-worker/idle-writers.js';
 import { faultBackend, lostBackend } from './fault-backends.test.helper.js';
 
 registerBackend(memoryBackend);
@@ -76,17 +76,17 @@ describe('BagWriter in a worker', () => {
 
   test("a recording that closes cleanly leaves its shared slabs to the process's next recording", async () => {
     spareSlabs.drop();
-    const record = async (writer: BagWriter) => {
+    const record = (writer: BagWriter) => {
       for (let i = 0; i < 3000; i++)
         writer.push(createFrame({ timestamp: i, url: `dds://u${i % 3}`, data: patternBytes(sizeOf(i), i) }));
     };
     const first = await BagWriter.create(bag());
-    await record(first);
+    record(first);
     await first.close();
     const kept = spareSlabs.keptBytes;
     assert.ok(kept > 0, 'the first recording left slabs');
     const second = await BagWriter.create(bag());
-    await record(second);
+    record(second);
     assert.ok(spareSlabs.keptBytes < kept, 'the second recording took some of them');
     await second.close();
     assert.equal((await readAll(second.path)).length, 3000);
