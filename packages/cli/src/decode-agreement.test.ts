@@ -31,15 +31,20 @@ after(async () => {
 });
 
 interface Received {
+  /** Which surface sent it, and what it printed (for the failure message). */
+  surface: string;
   channels: Channel[];
   messages: Array<{ topic: string; data: Uint8Array }>;
 }
 
-/** Connects a FoxgloveClient, subscribes to every channel and collects until the server closes or says it ended. */
-async function foxgloveSession(url: string, ended: () => Promise<unknown>): Promise<Received> {
+/**
+ * Connects a FoxgloveClient, subscribes to every channel and collects until the server closes or says it ended.
+ * Not until the player's process exits: under load its exit can be seen before the frames it sent were read.
+ */
+async function foxgloveSession(url: string, surface: string): Promise<Received> {
   const ws = new WebSocket(url, [FoxgloveClient.SUPPORTED_SUBPROTOCOL]);
   const client = new FoxgloveClient({ ws: ws as never });
-  const got: Received = { channels: [], messages: [] };
+  const got: Received = { surface, channels: [], messages: [] };
   const topics = new Map<number, string>();
   let end!: () => void;
   const done = new Promise<void>((resolve) => (end = resolve));
@@ -55,15 +60,17 @@ async function foxgloveSession(url: string, ended: () => Promise<unknown>): Prom
   );
   client.on('status', (s) => s.message === 'end of recording' && end());
   client.on('close', () => end());
-  await Promise.race([done, ended()]);
+  await done;
   client.close();
   return got;
 }
 
 async function playServe(bag: string): Promise<Received> {
   const player = await startPlayServe([bag, '-r', '50']);
-  const got = await foxgloveSession(player.url, () => player.exit);
+  // `play --serve` closes every client (1001) before it exits, and a player that dies closes the socket with it.
+  const got = await foxgloveSession(player.url, 'play --serve');
   assert.equal(await player.exit, 0, player.stderr());
+  got.surface += `, which printed: ${player.stderr()}`;
   return got;
 }
 
@@ -134,7 +141,7 @@ describe('one decoder and one channel mapping on every surface', () => {
 
       const endpoint = await foxgloveSession(
         `${server.url.replace('http', 'ws')}/v1/bags/${encodeURIComponent(name)}/foxglove?token=${TOKEN}&rate=0`,
-        () => new Promise(() => undefined),
+        'the server',
       );
       const played = await playServe(path);
       assert.deepEqual(withoutIds(played.channels), withoutIds(endpoint.channels), 'the same channel list');
@@ -145,7 +152,12 @@ describe('one decoder and one channel mapping on every surface', () => {
         const rpc = new Set(http.filter((h) => String(h['serType']).includes('|')).map((h) => h['url']));
         const fox = decodeAsFoxgloveClient(received).filter((m) => !rpc.has(m.topic));
         const want = http.filter((h) => !rpc.has(h['url']));
-        assert.equal(fox.length, want.length);
+        const topics = (list: Array<{ topic: string }>) => list.map((m) => m.topic).join(' ');
+        assert.equal(
+          fox.length,
+          want.length,
+          `${received.surface}\ngot:  ${topics(fox)}\nwant: ${topics(want.map((h) => ({ topic: String(h['url']) })))}`,
+        );
         fox.forEach((m, i) => {
           assert.equal(m.topic, want[i]!['url']);
           if (want[i]!['decoded'] !== null) assert.deepEqual(m.value, want[i]!['data'], `${name} ${m.topic} #${i}`);
