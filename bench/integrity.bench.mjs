@@ -4,7 +4,9 @@
 //               backpressure) against a `syncMode` push loop of the same frames, in steady state (two full-size
 //               warm-up loops each, then 15 interleaved repetitions, medians); throughput and drops. Then syncMode
 //               beside a second busy core (bench/lib/busy-core.mjs: a core-time-only and a memory-streaming load),
-//               relative to alone: whether the two threads of `await write()` slow each other on this machine.
+//               relative to alone: whether the two threads of `await write()` slow each other on this machine. And
+//               the writer worker's own code on one thread against the syncMode loop (bench/lib/worker-code.mjs):
+//               syncMode / worker code is the best ratio `await write()` can reach while the worker sets the pace.
 //   burst       frames dropped by plain `push()` (worker mode, default limits) for bursts fed at 50 %, 90 % and 150 % of
 //               the writer's sustained rate (measured first, lossless, per size). 64 B: bursts of 100k and 1M frames;
 //               16 KiB and 1 MiB: bursts capped at 256 MiB and 1 GiB of payload (1M frames of 16 KiB or 1 MiB would not
@@ -22,6 +24,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ActionType, BagReader, BagWriter, SchemaType } from '../packages/bag/dist/index.js';
 import { startBusyCore } from './lib/busy-core.mjs';
+import { workerCodeAlone } from './lib/worker-code.mjs';
 import { payload } from './lib/payload.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -181,10 +184,18 @@ async function awaitWrite() {
     },
     runs,
     syncBesideBusyCore: await syncBesideBusyCore(n, data, median),
+    workerCodeAlone: await workerCodeAlone({
+      n,
+      data,
+      path: nextPath('.vcap'),
+      syncLoop,
+      median,
+      reps: smoke ? 1 : 9,
+    }),
   };
   const beside = result.syncBesideBusyCore;
   console.log(
-    `awaitWrite: ${n} × 64 B: await write() ${result.awaitWriteFramesPerS} frames/s, syncMode ${result.syncFramesPerS} frames/s, ratio ${result.ratio}, drops ${result.awaitWriteDrops}; CPU ms producer ${result.cpuMs.producer}, worker ${result.cpuMs.worker}, syncMode ${result.cpuMs.sync}, all threads ${result.cpuMs.awaitWriteAllThreads} vs ${result.cpuMs.syncAllThreads}; syncMode beside a busy core: alu ${beside.alu}, memory ${beside.memory}`,
+    `awaitWrite: ${n} × 64 B: await write() ${result.awaitWriteFramesPerS} frames/s, syncMode ${result.syncFramesPerS} frames/s, ratio ${result.ratio}, drops ${result.awaitWriteDrops}; CPU ms producer ${result.cpuMs.producer}, worker ${result.cpuMs.worker}, syncMode ${result.cpuMs.sync}, all threads ${result.cpuMs.awaitWriteAllThreads} vs ${result.cpuMs.syncAllThreads}; syncMode beside a busy core: alu ${beside.alu}, memory ${beside.memory}; the worker's code alone ${round(result.workerCodeAlone.workerCodeMs, 0)} ms vs syncMode ${round(result.workerCodeAlone.syncMs, 0)} ms (ceiling ${round(result.workerCodeAlone.ceiling)}), ${round(result.workerCodeAlone.workerCodeCpuMs ?? Number.NaN, 0)} ms of CPU`,
   );
   return result;
 }

@@ -43,7 +43,9 @@ function provenance(entry, data) {
     };
   const loadAverage =
     data.loadAverageAtStart ?? (Array.isArray(data.loadAverage) ? data.loadAverage : data.loadAverage?.start);
-  return { byRun: false, mode: data.quick ? 'quick' : 'full', date: data.date, loadAverage };
+  // The machine a result was taken on, where the benchmark records it (the sandbox's machine may change between days).
+  const cpu = typeof data.machine?.cpu === 'string' ? data.machine.cpu : undefined;
+  return { byRun: false, mode: data.quick ? 'quick' : 'full', date: data.date, loadAverage, cpu };
 }
 
 function label(runtime, p) {
@@ -140,7 +142,7 @@ export function generateReport(dir) {
   if (byHand.length) {
     say(
       '',
-      `Not from bench/run.mjs (results left by a benchmark run by hand; the load during it was not sampled): ${byHand.map((r) => `${r.bench.name} on ${r.runtime} (${r.p.date}${r.p.loadAverage ? `, load average ${fmtLoad(r.p.loadAverage)} at its start` : ''})`).join('; ')}.`,
+      `Not from bench/run.mjs (results left by a benchmark run by hand; the load during it was not sampled): ${byHand.map((r) => `${r.bench.name} on ${r.runtime} (${r.p.date}${r.p.cpu && r.p.cpu !== machine.cpu ? `, on another machine: ${r.p.cpu}` : ''}${r.p.loadAverage ? `, load average ${fmtLoad(r.p.loadAverage)} at its start` : ''})`).join('; ')}.`,
     );
   }
   const quick = ok.filter((r) => r.p.mode !== 'full');

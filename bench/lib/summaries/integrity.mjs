@@ -68,6 +68,29 @@ export function summarize(r) {
             rows: [[times(a.syncBesideBusyCore.alu), times(a.syncBesideBusyCore.memory)]],
           },
         ]),
+    ...(a.workerCodeAlone === undefined
+      ? []
+      : [
+          {
+            section: 'writer',
+            title:
+              "the writer worker's own code on one thread (bench/lib/worker-code.mjs: the worker's `serveWriter` fed the same frames in batches built beforehand, from open to closed) against the syncMode loop, medians of 9 interleaved pairs: where the worker sets the pace, syncMode / worker code bounds the `await write()` ratio above, however well its two threads overlap",
+            columns: [
+              'worker code, ms per run',
+              "its thread's CPU, ms (compare: the writer worker's CPU above)",
+              'syncMode, ms per run',
+              'syncMode / worker code (median of pairs)',
+            ],
+            rows: [
+              [
+                sig(a.workerCodeAlone.workerCodeMs),
+                a.workerCodeAlone.workerCodeCpuMs === undefined ? '–' : sig(a.workerCodeAlone.workerCodeCpuMs),
+                sig(a.workerCodeAlone.syncMs),
+                times(a.workerCodeAlone.ceiling),
+              ],
+            ],
+          },
+        ]),
     {
       section: 'writer',
       title: `frames dropped by plain push() in bursts fed at a fraction of the writer's sustained rate (${r.contenders.burst})${ranOn(r, 'burst')}`,
