@@ -16,7 +16,7 @@
 // Results: bench/results/ab-builds-<runtime>.json (bench/tmp/ with --only, --quick or under 10 repetitions).
 // Speed = base time / head time (> 1: head is faster).
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execFileSync } from 'node:child_process';
@@ -186,6 +186,7 @@ const out = {
   runtime,
   runtimeVersion,
   date: new Date().toISOString(),
+  machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length },
   reps: REPS,
   quick,
   head: commitOf(join(here, '..')),
