@@ -1,14 +1,13 @@
 import type { Backend } from '@vlink/bag-core';
 import { SourceReadable } from '@vlink/bag-mcap';
-import { ApolloReader } from './apollo/apollo-reader.js';
 import { readOnly } from './common/errors.js';
 import { loadMcapCodecs } from './common/lz4.js';
-import { McapForeignReader } from './mcap/mcap-reader.js';
 import { createPlainMcapWriter } from './mcap/mcap-writer-backend.js';
-import { Ros1Reader } from './ros1/ros1-reader.js';
-import { ROS2_STORAGE_FILE } from './ros2/locate.js';
-import { Ros2Reader } from './ros2/ros2-reader.js';
-import { UlogReader } from './ulog/ulog-reader.js';
+import { ROS2_STORAGE_FILE } from './ros2/storage-file.js';
+
+// Each reader is imported when a file of its format is opened, not with this module: `@vlink/bag` registers every
+// backend, and the readers' libraries (protobuf, YAML, ROS message definitions, ULog) took 190 ms of every start of
+// the CLI on Node, most of which never opens a foreign file.
 
 /** MCAP's magic, the first 8 bytes of every MCAP file (any profile). */
 export const MCAP_MAGIC = new Uint8Array([0x89, 0x4d, 0x43, 0x41, 0x50, 0x30, 0x0d, 0x0a]);
@@ -25,10 +24,16 @@ export const mcapInteropBackend: Backend = {
   // Async BagWriters import this module in a worker and pick the backend by name.
   workerModule: import.meta.url,
   createWriter: (path, config, context) => createPlainMcapWriter(path, config, context),
-  openReader: async (path, options) => McapForeignReader.open(path, options, await loadMcapCodecs()),
+  openReader: async (path, options) =>
+    (await import('./mcap/mcap-reader.js')).McapForeignReader.open(path, options, await loadMcapCodecs()),
   /** An `.mcap` behind a url (e.g. `s3://`): through its summary and indexes, a range at a time. */
   openSource: async (source, options) =>
-    McapForeignReader.open(source.name, options, await loadMcapCodecs(), new SourceReadable(source)),
+    (await import('./mcap/mcap-reader.js')).McapForeignReader.open(
+      source.name,
+      options,
+      await loadMcapCodecs(),
+      new SourceReadable(source),
+    ),
 };
 
 /** A backend that reads a foreign format and refuses to write it (`format` names it in that error). */
@@ -41,7 +46,7 @@ export const rosbagBackend = readOnlyBackend('ROS 1 .bag', {
   name: 'rosbag',
   extensions: ['.bag'],
   magic: [new TextEncoder().encode('#ROSBAG V2.0\n')],
-  openReader: (path, options) => Ros1Reader.open(path, options),
+  openReader: async (path, options) => (await import('./ros1/ros1-reader.js')).Ros1Reader.open(path, options),
 });
 
 /** ROS 2 bags: a bag folder (`metadata.yaml`; sqlite3 or mcap storage) or a single `.db3`. */
@@ -50,7 +55,7 @@ export const rosbag2Backend = readOnlyBackend('ROS 2 bag', {
   extensions: ['.db3'],
   directoryMarker: 'metadata.yaml',
   directoryFiles: ROS2_STORAGE_FILE,
-  openReader: (path, options) => Ros2Reader.open(path, options),
+  openReader: async (path, options) => (await import('./ros2/ros2-reader.js')).Ros2Reader.open(path, options),
 });
 
 /** Apollo Cyber RT records: `x.record`, and the numbered files `cyber_recorder` splits a recording into. */
@@ -58,7 +63,7 @@ export const cyberRecordBackend = readOnlyBackend('Apollo .record', {
   name: 'cyber-record',
   extensions: ['.record'],
   numberedSegments: true,
-  openReader: (path, options) => ApolloReader.open(path, options),
+  openReader: async (path, options) => (await import('./apollo/apollo-reader.js')).ApolloReader.open(path, options),
 });
 
 /** PX4 ULog (`ULog\x01\x12\x35`). */
@@ -66,7 +71,7 @@ export const ulogBackend = readOnlyBackend('PX4 .ulg', {
   name: 'ulog',
   extensions: ['.ulg'],
   magic: [new Uint8Array([0x55, 0x4c, 0x6f, 0x67, 0x01, 0x12, 0x35])],
-  openReader: (path, options) => UlogReader.open(path, options),
+  openReader: async (path, options) => (await import('./ulog/ulog-reader.js')).UlogReader.open(path, options),
 });
 
 /** Every backend of this package (all read-only but `.mcap`), in the order `@vlink/bag` registers them. */

@@ -4,7 +4,7 @@
  * (profile `vlink`), and read-only `.mcap`, ROS 1 `.bag`, ROS 2 bag folders/`.db3`, Apollo `.record`, PX4 `.ulg`.
  */
 import { registerBackend } from '@vlink/bag-core';
-import { interopBackends } from '@vlink/bag-interop';
+import { interopBackends } from '@vlink/bag-interop/backends';
 import { mcapBackend } from '@vlink/bag-mcap';
 import { sqliteBackend } from '@vlink/bag-sqlite';
 

@@ -15,15 +15,4 @@ export { payloadEncoding, wellKnownEncoding, type PayloadEncoding } from './enco
 export { foxgloveChannels, type ChannelSource, type FoxgloveChannel } from './foxglove-channels.js';
 export { DEFAULT_MAX_DEPTH } from './depth.js';
 export { serForAction } from '@vlink/bag-core/model';
-export { toBase64 } from './base64.js';
-export { FrameJsonWriter, type FrameJson, type JsonFrame } from './frame-json.js';
-export {
-  FrameEncoder,
-  decodeFrameAt,
-  decodeFrames,
-  BINARY_FRAMES_CONTENT_TYPE,
-  FRAME_PREFIX_BYTES,
-  FRAME_FIXED_HEADER_BYTES,
-  FRAME_PUBLISH_BYTES,
-  type DecodedFrame,
-} from './binary-frame.js';
+export * from './frames.js';

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { BagError, guardFile } from '@vlink/bag-core';
 import { parseMetadataYaml, type Ros2Metadata } from './metadata-yaml.js';
+import { ROS2_STORAGE_FILE } from './storage-file.js';
 
 /**
  * Where a storage file listed in `relative_file_paths` is. rosbag2 resolves the paths of metadata versions 1–3
@@ -14,12 +15,6 @@ function storageFile(folder: string, relative: string, version: number): string 
   if (existsSync(stated)) return stated;
   return join(folder, basename(relative));
 }
-
-/**
- * The names rosbag2 gives storage files, `<bag>_<n>.db3` / `.mcap` (`.zstd` after them where compressed as files):
- * what a folder without metadata.yaml is read from, as `ros2 bag reindex` finds them.
- */
-export const ROS2_STORAGE_FILE = /^.+_(\d+)\.(db3|mcap)(\.zstd)?$/i;
 
 export interface Located {
   metadata: Ros2Metadata | undefined;

@@ -1,18 +1,15 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import type { AlignDescription } from '@vlink/bag-align';
 import {
   ALIGN_FORMATS,
   type AlignBase,
-  type AlignDescription,
   type AlignFormat,
-  alignToFile,
-  descriptionPath,
-  formatOfPath,
   MATCH_POLICIES,
   type MatchPolicy,
   MISSING_POLICIES,
   type MissingPolicy,
-} from '@vlink/bag-align';
+} from '@vlink/bag-align/options';
 import { stemOf } from '@vlink/bag-core/internal';
 import { Option, type Command } from 'commander';
 import { openBag, realPathOf } from '../lib/bag-io.js';
@@ -119,6 +116,8 @@ function outputsFor(bags: readonly string[], output: string, format: AlignFormat
 }
 
 async function alignBags(bags: string[], flags: AlignFlags): Promise<void> {
+  // Loaded here, not with the CLI: the aligner brings the payload decoder and the Parquet writer.
+  const { alignToFile, descriptionPath, formatOfPath } = await import('@vlink/bag-align');
   const single = bags.length === 1 && !(existsSync(flags.output) && statSync(flags.output).isDirectory());
   const format = flags.format ?? (single ? formatOfPath(flags.output) : undefined) ?? 'parquet';
   const outputs = outputsFor(bags, flags.output, format);

@@ -5,7 +5,7 @@ import { addRecoveryOption, type RecoveryFlags, recoveryReaderOptions } from '..
 import type { Decoded, PayloadDecoder } from '@vlink/bag-decode';
 import { actionPredicate, addFilterOptions, examples, windowMs, type FilterFlags } from '../lib/filter-flags.js';
 import { formatSeconds, formatSize } from '../lib/format.js';
-import { toBase64 } from '@vlink/bag-decode';
+import { toBase64 } from '@vlink/bag-decode/frames';
 import { frameLine, metaLine, schemaLine } from '../lib/ndjson.js';
 import { exitQuietlyOnEpipe, FrameOutput, LineOutput } from '../lib/output.js';
 import { usageError } from '../lib/errors.js';

@@ -9,7 +9,7 @@ import {
   type SchemaData,
   type SchemaType,
 } from '@vlink/bag';
-import { type FrameJson as BaseFrameJson, FrameJsonWriter, toBase64 } from '@vlink/bag-decode';
+import { type FrameJson as BaseFrameJson, FrameJsonWriter, toBase64 } from '@vlink/bag-decode/frames';
 
 /**
  * The NDJSON frame shape shared by `cat --format ndjson`, `play --stdout` and `record --stdin`, one object per line,

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { Frame } from '@vlink/bag';
-import { FrameEncoder } from '@vlink/bag-decode';
+import { FrameEncoder } from '@vlink/bag-decode/frames';
 
 let epipeInstalled = false;
 
