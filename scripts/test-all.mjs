@@ -3,7 +3,8 @@
 // then the one compiled test suite (packages/*/dist-test/**/*.test.js: each package's test build, beside its product
 // build in dist, which holds no test) under Node, Bun and Deno, then the Python client's tests, the examples, the
 // browser tests of the web player, the install test of the packed tarballs, and a smoke run of the benchmarks.
-// Usage: node scripts/test-all.mjs [repository|lint|node|bun|deno|packaging|python|examples|browser|install|bench ...]   (default: all)
+// Usage: node scripts/test-all.mjs [--build] [repository|lint|node|bun|deno|packaging|python|examples|browser|install|bench ...]   (default: all)
+// `--build` (what `npm test` passes) builds everything first (`turbo run build`), making the Python venv beside it.
 // `node` also checks the coverage of its run (scripts/check-coverage.mjs); `coverage` alone re-checks the last run.
 // `lint` also checks the compiled import graph for cycles (scripts/check-cycles.mjs; `cycles` alone runs only that)
 // and how many files a frame passes through (scripts/frame-path.mjs; `frame-path` alone).
@@ -26,7 +27,8 @@ import { failureDigest } from './failure-digest.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
-const wanted = process.argv.slice(2);
+const withBuild = process.argv.includes('--build');
+const wanted = process.argv.slice(2).filter((arg) => arg !== '--build');
 const runtimes =
   wanted.length > 0
     ? wanted
@@ -47,7 +49,9 @@ const packageDirs = ['packages', 'examples']
   .map((d) => join(root, d))
   .filter(existsSync)
   .flatMap((d) => readdirSync(d).map((p) => join(d, p)));
-const testFiles = packageDirs.flatMap((p) => findTests(join(p, 'dist-test'))).sort();
+const findTestFiles = () => packageDirs.flatMap((p) => findTests(join(p, 'dist-test'))).sort();
+/** The compiled test files; found again after the `build` stage, which makes them. */
+let testFiles = findTestFiles();
 
 // Timeouts: every test takes describe/test/it from @vlink/fixtures/test, which gives each test a 120 s timeout that
 // all three runtimes honour and kills (naming it) a test that blocks its thread. On top of that, Node bounds each
@@ -55,21 +59,18 @@ const testFiles = packageDirs.flatMap((p) => findTests(join(p, 'dist-test'))).so
 // Coverage: the Node run is measured by c8 (V8's own coverage, mapped back to the TypeScript through the source
 // maps) and checked against per-package thresholds by scripts/check-coverage.mjs. c8 rather than Node's
 // --experimental-test-coverage, which on Node 20 has no thresholds, no include/exclude and no source maps.
-const commands = {
+/** The three runtime suites' commands over `files`. */
+const suiteCommands = (files) => ({
   node: [
     bin('c8'),
-    [
-      '--config',
-      join(root, '.c8rc.json'),
-      'node',
-      '--test',
-      '--test-concurrency=1',
-      '--test-timeout=900000',
-      ...testFiles,
-    ],
+    ['--config', join(root, '.c8rc.json'), 'node', '--test', '--test-concurrency=1', '--test-timeout=900000', ...files],
   ],
-  bun: [bin('bun'), ['test', '--timeout=120000', ...testFiles.map((f) => `./${f.slice(root.length + 1)}`)]],
-  deno: [bin('deno'), ['test', '-A', '--no-check', '--node-modules-dir=manual', ...testFiles]],
+  bun: [bin('bun'), ['test', '--timeout=120000', ...files.map((f) => `./${f.slice(root.length + 1)}`)]],
+  deno: [bin('deno'), ['test', '-A', '--no-check', '--node-modules-dir=manual', ...files]],
+});
+const commands = {
+  ...suiteCommands(testFiles),
+  build: [bin('turbo'), ['run', 'build']],
   coverage: ['node', [join(root, 'scripts', 'check-coverage.mjs')]],
   // The linter and formatter (Biome) first: a formatting slip fails in seconds, before the long suites.
   lint: [bin('biome'), ['check', '.']],
@@ -112,10 +113,13 @@ const digests = [];
 // The node run's coverage is checked right after it, and the import graph right after the linter.
 const suites = ['node', 'bun', 'deno'];
 const firstSuite = runtimes.find((r) => suites.includes(r));
-const stages = runtimes.flatMap((r) => [
-  ...(r === firstSuite && !process.env.VLINK_MOTO_SERVER ? ['python-env'] : []),
-  ...(r === 'node' ? ['node', 'coverage'] : r === 'lint' ? ['lint', 'cycles', 'frame-path'] : [r]),
-]);
+const stages = [
+  ...(withBuild ? ['build'] : []),
+  ...runtimes.flatMap((r) => [
+    ...(r === firstSuite && !process.env.VLINK_MOTO_SERVER ? ['python-env'] : []),
+    ...(r === 'node' ? ['node', 'coverage'] : r === 'lint' ? ['lint', 'cycles', 'frame-path'] : [r]),
+  ]),
+];
 /** Seconds per stage, printed at the end: CI has about 30 minutes on 2 cores, and this says where they go. */
 const took = [];
 
@@ -162,7 +166,9 @@ function startSparkInstall() {
  * Lanes: the stages after the short checks and the venv run in two lanes at once, because each suite keeps about
  * one core busy and CI has two; run one after the other they took 29 minutes. A lane's stage writes to a log file
  * that is printed whole when the stage ends, so the two lanes' output never interleaves. `VLINK_TEST_LANES=1` runs
- * everything in order with the output streamed, as a developer wants it locally.
+ * everything in order with the output streamed, as a developer wants it locally. The split evens the lanes' times
+ * as measured (stage times at the end of every run): the Node suite (under coverage, the longest stage) with the
+ * packaging, install and benchmark stages; Bun, Deno, Python, the examples and the browser in the other.
  */
 const lanes = Math.max(1, Number(process.env.VLINK_TEST_LANES ?? 2));
 const laneOf = {
@@ -175,7 +181,7 @@ const laneOf = {
   python: 1,
   examples: 1,
   browser: 1,
-  bench: 1,
+  bench: 0,
 };
 const logDir = mkdtempSync(join(tmpdir(), 'vlink-test-logs-'));
 // The S3 read cache of every stage (tests that do not pick one would fill `<tmpdir>/vlink-s3-cache`), removed at the end.
@@ -209,7 +215,8 @@ async function runStage(runtime, streamed) {
   if (!command) throw new Error(`unknown runtime ${runtime}`);
   if (scriptOf[runtime] && !existsSync(join(root, 'scripts', scriptOf[runtime])))
     throw new Error(`scripts/${scriptOf[runtime]} is missing`);
-  const title = `\n=== ${runtime}: ${scriptOf[runtime] ?? `${testFiles.length} test files`} ===`;
+  const what = runtime === 'build' ? 'turbo run build' : (scriptOf[runtime] ?? `${testFiles.length} test files`);
+  const title = `\n=== ${runtime}: ${what} ===`;
   const log = join(logDir, `${runtime}.log`);
   const started = performance.now();
   if (streamed) console.log(title);
@@ -251,9 +258,33 @@ async function runStage(runtime, streamed) {
 
 const serial = lanes === 1 ? stages : stages.filter((s) => laneOf[s] === undefined);
 const laned = lanes === 1 ? [] : stages.filter((s) => laneOf[s] !== undefined);
+/**
+ * The build and the Python venv at once: the venv (a pip install, mostly downloads) needs nothing the build makes, and
+ * the build, a chain of TypeScript compilations, leaves one of the two cores idle most of its time; one after the
+ * other they took about 90 s more. The venv's output is printed when it ends, its time shown in brackets (not added
+ * to the serial total).
+ */
+let venvBesideBuild;
 for (const stage of serial) {
-  await runStage(stage, true);
+  if (stage === 'python-env' && venvBesideBuild) {
+    const waited = performance.now();
+    await venvBesideBuild;
+    const entry = took.find(([name]) => name === 'python-env');
+    if (entry) entry[0] = '(python-env)';
+    took.push(['python-env (wait)', (performance.now() - waited) / 1000]);
+  } else if (stage === 'build') {
+    if (serial.includes('python-env')) venvBesideBuild = runStage('python-env', false);
+    await runStage(stage, true);
+    if (failed.includes('build')) break;
+    testFiles = findTestFiles();
+    Object.assign(commands, suiteCommands(testFiles));
+  } else await runStage(stage, true);
   if (stage === 'python-env' && withSpark && !failed.includes('python-env')) sparkInstall = startSparkInstall();
+}
+if (failed.includes('build')) {
+  await venvBesideBuild;
+  console.error('\nFailed: build (nothing tested)');
+  process.exit(1);
 }
 if (laned.length > 0) {
   const started = performance.now();
