@@ -22,7 +22,7 @@ import {
   statSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { failureDigest } from './failure-digest.mjs';
 
 const root = resolve(import.meta.dirname, '..');
@@ -215,7 +215,9 @@ async function runStage(runtime, streamed) {
   if (!command) throw new Error(`unknown runtime ${runtime}`);
   if (scriptOf[runtime] && !existsSync(join(root, 'scripts', scriptOf[runtime])))
     throw new Error(`scripts/${scriptOf[runtime]} is missing`);
-  const what = runtime === 'build' ? 'turbo run build' : (scriptOf[runtime] ?? `${testFiles.length} test files`);
+  const what = suites.includes(runtime)
+    ? `${testFiles.length} test files`
+    : (scriptOf[runtime] ?? [command[0], ...command[1]].map((part) => relative(root, part) || part).join(' '));
   const title = `\n=== ${runtime}: ${what} ===`;
   const log = join(logDir, `${runtime}.log`);
   const started = performance.now();
