@@ -13,7 +13,10 @@ import { checkVcapReadable } from './check.js';
 import { rebuildVcap } from './rebuild.js';
 
 const codecs = await loadCodecs();
-const key = (f: Frame) => `${f.timestamp} ${f.url} ${f.actionType} ${Array.from(f.data).join(',')}`;
+// The payload as base64 (exact, and native): a comma-joined list of its bytes made this file's zstd case take 39 s,
+// 88 % of it in this function (frames of up to 300 KB, read back after each of hundreds of cuts).
+const key = (f: Frame) =>
+  `${f.timestamp} ${f.url} ${f.actionType} ${Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength).toString('base64')}`;
 
 /** Every message of the file with the file offset where its bytes are complete (for a compressed chunk: its end). */
 interface Layout {
