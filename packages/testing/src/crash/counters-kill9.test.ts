@@ -51,10 +51,10 @@ let killings: Map<string, Promise<void>> | undefined;
  */
 function killed(path: string): Promise<void> {
   killings ??= new Map(
-    cases.map(({ mode, path }) => {
-      const killing = killAfterCounting(path, mode);
+    cases.map((c) => {
+      const killing = killAfterCounting(c.path, c.mode);
       killing.catch(() => {}); // its test reports it; until then it is not an unhandled rejection
-      return [path, killing];
+      return [c.path, killing];
     }),
   );
   return killings.get(path)!;
