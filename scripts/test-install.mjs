@@ -103,10 +103,33 @@ function explainMissingSqlite(dir) {
   console.log(`note: npm dropped better-sqlite3 (its build failed; ${free}); a second build worked`);
 }
 
+/**
+ * The better-sqlite3 binary `npm ci` built for this repository, offered to the installs below as a local prebuild
+ * (prebuild-install's own `npm_config_<package>_local_prebuilds` folder, looked up before any download): the
+ * projects' installs then unpack it instead of compiling SQLite again, which took about 130 s of the npm install and
+ * as long in `bun add` (on this 2-core machine). prebuild-install loads the binary before it accepts it, and the
+ * tarball's name carries the version and Node ABI, so another version or Node still builds from source. The build
+ * from source itself was what `npm ci` of the repository just did; VLINK_INSTALL_FROM_SOURCE=1 makes the installs
+ * build it again too.
+ */
+function localPrebuilds() {
+  const dir = join(root, 'node_modules', 'better-sqlite3');
+  const binary = join(dir, 'build', 'Release', 'better_sqlite3.node');
+  if (process.env.VLINK_INSTALL_FROM_SOURCE === '1' || !existsSync(binary)) return {};
+  const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const prebuilds = join(work, 'prebuilds');
+  mkdirSync(prebuilds);
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  run('tar', ['-czf', join(prebuilds, name), '-C', dir, 'build/Release/better_sqlite3.node'], root);
+  console.log(`note: installs reuse the better-sqlite3 ${version} binary npm ci built (${name})`);
+  return { npm_config_better_sqlite3_local_prebuilds: prebuilds };
+}
+const prebuildEnv = localPrebuilds();
+
 const npmDir = project('npm-node');
 step('npm install of the tarballs (Node)', () => {
   writeFileSync(join(npmDir, 'package.json'), manifest(fileDeps));
-  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], npmDir);
+  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], npmDir, prebuildEnv);
   const linked = readdirSync(join(npmDir, 'node_modules', '@vlink'));
   if (linked.length !== PUBLIC.length) throw new Error(`expected ${PUBLIC.length} @vlink packages, got ${linked}`);
   explainMissingSqlite(npmDir);
@@ -132,7 +155,7 @@ step('bun add of the tarballs and the example on Bun', () => {
     join(bunDir, 'package.json'),
     JSON.stringify({ name: 'vlink-install-bun', private: true, type: 'module', overrides: fileDeps }, null, 2),
   );
-  run(bin('bun'), ['add', ...Object.values(tarballs)], bunDir);
+  run(bin('bun'), ['add', ...Object.values(tarballs)], bunDir, prebuildEnv);
   process.stdout.write(run(bin('bun'), ['example.mjs'], bunDir));
   const out = run(bin('bun'), ['x', '--bun', 'vlink-bag', 'info', 'example.vcap', '--json'], bunDir);
   if (JSON.parse(out).messageCount !== 1000) throw new Error(out);
