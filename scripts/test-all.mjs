@@ -4,7 +4,8 @@
 // build in dist, which holds no test) under Node, Bun and Deno, then the Python client's tests, the examples, the
 // browser tests of the web player, the install test of the packed tarballs, and a smoke run of the benchmarks.
 // Usage: node scripts/test-all.mjs [--build] [repository|lint|node|bun|deno|packaging|python|examples|browser|install|bench ...]   (default: all)
-// `--build` (what `npm test` passes) builds everything first (`turbo run build`), making the Python venv beside it.
+// `--build` (what `npm test` passes) builds the packages first (`turbo run build`), making the Python venv beside it,
+// and the docs site in a lane (`docs`).
 // `node` also checks the coverage of its run (scripts/check-coverage.mjs); `coverage` alone re-checks the last run.
 // `lint` also checks the compiled import graph for cycles (scripts/check-cycles.mjs; `cycles` alone runs only that)
 // and how many files a frame passes through (scripts/frame-path.mjs; `frame-path` alone).
@@ -70,7 +71,10 @@ const suiteCommands = (files) => ({
 });
 const commands = {
   ...suiteCommands(testFiles),
-  build: [bin('turbo'), ['run', 'build']],
+  // The docs site is built in a lane of its own (`docs`, below): nothing the suites run needs it, and last in the
+  // chain of builds it held every lane back by about 40 s with one core idle.
+  build: [bin('turbo'), ['run', 'build', '--filter=!@vlink/docs']],
+  docs: ['npm', ['run', 'build', '-w', '@vlink/docs']],
   coverage: ['node', [join(root, 'scripts', 'check-coverage.mjs')]],
   // The linter and formatter (Biome) first: a formatting slip fails in seconds, before the long suites.
   lint: [bin('biome'), ['check', '.']],
@@ -120,12 +124,14 @@ const stages = [
     ...(r === 'node' ? ['node', 'coverage'] : r === 'lint' ? ['lint', 'cycles', 'frame-path'] : [r]),
   ]),
 ];
+// With `--build`, the docs site before the examples, which check it (or last).
+if (withBuild) stages.splice(stages.includes('examples') ? stages.indexOf('examples') : stages.length, 0, 'docs');
 /** Seconds per stage, printed at the end: CI has about 30 minutes on 2 cores, and this says where they go. */
 const took = [];
 
 /**
  * PySpark in CI: the Python stage runs the test that reads the export with Spark (local[2]) and fails when Spark
- * cannot run (`VLINK_PY_SPARK=1`). Installing pyspark takes about 150 s (a ~450 MB download), so when the venv is made
+ * cannot run (`VLINK_PY_SPARK=1`). Installing pyspark takes about 30 s (a ~450 MB download; 150 s with pip), so when the venv is made
  * before the suites (the `python-env` stage), the install starts right after it, in the background, while the lanes
  * run; the Python stage, hours of CPU later in its lane, waits for it (it is long done) and reinstalls only if it
  * failed. Outside CI set VLINK_TEST_SPARK=1 for the same; otherwise the Spark test is a named skip when pyspark is
@@ -150,7 +156,7 @@ function startSparkInstall() {
     const end = (status) => {
       closeSync(out);
       const seconds = (performance.now() - started) / 1000;
-      took.push(['(spark pip)', seconds]);
+      took.push(['(spark)', seconds]);
       console.log(
         `\n=== spark extra installed in the background: ${status === 0 ? 'done' : 'FAILED'} in ${seconds.toFixed(0)} s ===`,
       );
@@ -167,9 +173,10 @@ function startSparkInstall() {
  * one core busy and CI has two; run one after the other they took 29 minutes. A lane's stage writes to a log file
  * that is printed whole when the stage ends, so the two lanes' output never interleaves. `VLINK_TEST_LANES=1` runs
  * everything in order with the output streamed, as a developer wants it locally. The split evens the lanes by the
- * stage times printed at the end of every run (a fresh clone on 2 cores: 1,421 and 1,401 s, summed from one run's
- * stage times): the Node suite (under coverage, the longest stage) with the packaging and install stages; Bun, Deno,
- * Python, the examples, the browser and the benchmarks' smoke run in the other.
+ * stage times printed at the end of every run: the Node suite (under coverage, the longest stage) with the packaging,
+ * install, examples and browser stages; Bun, Deno, Python and the benchmarks' smoke run in the other. A fresh clone
+ * on 2 cores (2026-12-06, then the install stage's better-sqlite3 builds went, see test-install.mjs) summed to
+ * 1,440 and 1,469 s from that run's stage times.
  */
 const lanes = Math.max(1, Number(process.env.VLINK_TEST_LANES ?? 2));
 const laneOf = {
@@ -177,11 +184,12 @@ const laneOf = {
   coverage: 0,
   packaging: 0,
   install: 0,
+  docs: 0,
+  examples: 0,
+  browser: 0,
   bun: 1,
   deno: 1,
   python: 1,
-  examples: 1,
-  browser: 1,
   bench: 1,
 };
 const logDir = mkdtempSync(join(tmpdir(), 'vlink-test-logs-'));
@@ -262,7 +270,7 @@ async function runStage(runtime, streamed) {
 const serial = lanes === 1 ? stages : stages.filter((s) => laneOf[s] === undefined);
 const laned = lanes === 1 ? [] : stages.filter((s) => laneOf[s] !== undefined);
 /**
- * The build and the Python venv at once: the venv (a pip install, mostly downloads) needs nothing the build makes, and
+ * The build and the Python venv at once: the venv (a uv install, mostly downloads) needs nothing the build makes, and
  * the build, a chain of TypeScript compilations, leaves one of the two cores idle most of its time; one after the
  * other they took about 90 s more. The venv's output is printed when it ends, its time shown in brackets (not added
  * to the serial total).
@@ -308,7 +316,7 @@ if (took.length > 1) {
   console.log('\nStage times:');
   for (const [stage, s] of took) console.log(`  ${stage.padEnd(12)} ${s.toFixed(0).padStart(5)} s`);
   const wall = took.find(([stage]) => stage === '(lanes wall)');
-  // '(lanes wall)' and '(spark pip)' (in the background, during the lanes) are not serial stages.
+  // '(lanes wall)' and '(spark)' (in the background, during the lanes) are not serial stages.
   const serialSeconds = took.filter(([stage]) => laneOf[stage] === undefined && !stage.startsWith('('));
   console.log(
     `  ${'total'.padEnd(12)} ${[...serialSeconds, ...(wall ? [wall] : took.filter(([st]) => laneOf[st] !== undefined))]
