@@ -7,7 +7,7 @@
 // the same bytes in either folder. A second compilation of the product alone took about 40 % of every package's
 // build (core: 6.8 s of 14.6), on the chain of builds that `npm test` waits for.
 //
-//   node ../../scripts/build-package.mjs
+//   npm run build -w <package>      (each package's build script runs this script from the package's folder)
 //
 // Starts by removing `dist/` and `dist-test/`, so a file deleted or moved in `src` cannot live on in `dist` and be
 // packed. Fails when a copied module imports a relative path that is not in `dist/`: a product file that imports a
