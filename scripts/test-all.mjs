@@ -132,11 +132,11 @@ const took = [];
 
 /**
  * PySpark in CI: the Python stage runs the test that reads the export with Spark (local[2]) and fails when Spark
- * cannot run (`VLINK_PY_SPARK=1`). Installing pyspark takes about 30 s (a ~450 MB download; 150 s with pip), so when the venv is made
- * before the suites (the `python-env` stage), the install starts right after it, in the background, while the lanes
- * run; the Python stage, hours of CPU later in its lane, waits for it (it is long done) and reinstalls only if it
- * failed. Outside CI set VLINK_TEST_SPARK=1 for the same; otherwise the Spark test is a named skip when pyspark is
- * absent.
+ * cannot run (`VLINK_PY_SPARK=1`). Installing pyspark takes about 30 s (a ~450 MB download; 150 s with pip), so when
+ * the venv is made before the suites (the `python-env` stage), the install starts right after it, in the background,
+ * while the lanes run; the Python stage, much later in its lane, waits for it (it is long done) and reinstalls only
+ * if it failed. Outside CI set VLINK_TEST_SPARK=1 for the same; otherwise the Spark test is a named skip when pyspark
+ * is absent.
  */
 const ci = !['', '0', 'false', 'no'].includes((process.env.CI ?? '').trim().toLowerCase());
 const withSpark = stages.includes('python') && (ci || process.env.VLINK_TEST_SPARK === '1');
