@@ -9,8 +9,7 @@
 // `node` also checks the coverage of its run (scripts/check-coverage.mjs); `coverage` alone re-checks the last run.
 // `lint` also checks the compiled import graph for cycles (scripts/check-cycles.mjs; `cycles` alone runs only that)
 // and how many files a frame passes through (scripts/frame-path.mjs; `frame-path` alone).
-// The long stages run in lanes at once (two for the suites, one light; see `lanes` below); VLINK_TEST_LANES=1 runs
-// them one after the other.
+// The long stages run in two lanes at once (see `lanes` below); VLINK_TEST_LANES=1 runs them one after the other.
 import { spawn } from 'node:child_process';
 import {
   closeSync,
@@ -170,30 +169,29 @@ function startSparkInstall() {
 }
 
 /**
- * Lanes: the stages after the short checks and the venv run in lanes at once, because each suite keeps about one
- * core busy and CI has two; run one after the other they took 29 minutes. A lane's stage writes to a log file that is
- * printed whole when the stage ends, so the lanes' output never interleaves. `VLINK_TEST_LANES=1` runs everything in
- * order with the output streamed, as a developer wants it locally. Two lanes hold the suites and are evened by the
+ * Lanes: the stages after the short checks and the venv run in two lanes at once, because each suite keeps about
+ * one core busy and CI has two; run one after the other they took 29 minutes. A lane's stage writes to a log file
+ * that is printed whole when the stage ends, so the two lanes' output never interleaves. `VLINK_TEST_LANES=1` runs
+ * everything in order with the output streamed, as a developer wants it locally. The split evens the lanes by the
  * stage times printed at the end of every run: the Node suite (under coverage, the longest stage) with the packaging,
- * docs, examples and browser stages; Bun, Deno and Python in the other. A third, light lane runs the install test and
- * the benchmarks' smoke run beside them: both mostly wait (the registry, timers, the sleeps of paced loads; the
- * writer benchmark's smoke run used 11 s of CPU in 24 s), and in either suite lane they held that lane back by their
- * whole wall time. A fresh clone on 2 cores (2026-12-06, two lanes, install and bench in them) took 1,489 and 1,499 s;
- * its stage times sum to 1,384 and 1,387 s for the two suite lanes now and 217 s for the light one.
+ * install, docs, examples and browser stages; Bun, Deno, Python and the benchmarks' smoke run in the other. A fresh
+ * clone on 2 cores (2026-12-06) took 1,489 and 1,499 s in them (1,500 s of wall time). A third lane for the install
+ * test and the benchmarks' smoke run, which partly wait, gained nothing (1,503 s): they took 280 s instead of 217, and
+ * slowed the suites beside them by as much (Node 1,254 → 1,372 s, Bun 414 → 484, Deno 772 → 833).
  */
-const lanes = Math.max(1, Number(process.env.VLINK_TEST_LANES ?? 3));
+const lanes = Math.max(1, Number(process.env.VLINK_TEST_LANES ?? 2));
 const laneOf = {
   node: 0,
   coverage: 0,
   packaging: 0,
+  install: 0,
   docs: 0,
   examples: 0,
   browser: 0,
   bun: 1,
   deno: 1,
   python: 1,
-  install: 2,
-  bench: 2,
+  bench: 1,
 };
 const logDir = mkdtempSync(join(tmpdir(), 'vlink-test-logs-'));
 // The S3 read cache of every stage (tests that do not pick one would fill `<tmpdir>/vlink-s3-cache`), removed at the end.
