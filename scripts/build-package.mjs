@@ -4,7 +4,7 @@
 // compilation. `tsconfig.test.json` compiles everything under `src/` into `dist-test/`; the files of the product's
 // program (`tsconfig.json`, which leaves the tests out) are then copied from there into `dist/`. Both configurations
 // have the same compiler options and `rootDir`, so each file's output (its source maps' relative paths included) is
-// the same bytes in either folder. A second compilation of the product alone took about 40 % of every package's
+// the same bytes in either folder. A second compilation of the product alone took about half of every package's
 // build (core: 6.8 s of 14.6), on the chain of builds that `npm test` waits for.
 //
 //   npm run build -w <package>      (each package's build script runs this script from the package's folder)

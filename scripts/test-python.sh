@@ -69,9 +69,16 @@ PY
   )
 }
 
-# Whether uv is in the venv, installed from PyPI at the first call (see above); false when it cannot be had.
+# Whether uv is in the venv, installed from PyPI at the first call (see above); false when it cannot be had. The
+# answer is kept, so a failed install (no network to PyPI) is tried once, not before every install.
 have_uv() {
-  [ -x "$VENV/bin/uv" ] || "$VPY" -m pip install -q uv >/dev/null 2>&1
+  if [ -z "${uv_state:-}" ]; then
+    if [ -x "$VENV/bin/uv" ] || "$VPY" -m pip install -q uv >/dev/null 2>&1; then uv_state=1; else
+      uv_state=0
+      say "uv could not be installed; installing with pip"
+    fi
+  fi
+  [ "$uv_state" = 1 ]
 }
 
 # `pip install ARGS…` into the venv, through uv where it can be had. uv compiles the bytecode as pip does (pytest and
@@ -81,7 +88,6 @@ install_requirements() {
   if have_uv; then
     "$VENV/bin/uv" pip install -q --python "$VPY" --compile-bytecode "$@"
   else
-    say "uv could not be installed; installing with pip"
     "$VPY" -m pip install -q "$@"
   fi
 }
@@ -133,10 +139,9 @@ if [ "${VLINK_PY_REINSTALL:-0}" = 1 ] || [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")
     # the client's sources changed, so it is rebuilt and replaced (not its dependencies).
     (cd "$ROOT" && install_requirements --reinstall-package vlink-bag './clients/python[notebook,test]')
   else
-    say "uv could not be installed; installing with pip"
-    (cd "$ROOT" && "$VPY" -m pip install -q './clients/python[notebook,test]')
+    (cd "$ROOT" && install_requirements './clients/python[notebook,test]')
     # pip keeps an installed copy of the same version; the client's sources changed, so replace it (not its deps).
-    (cd "$ROOT" && "$VPY" -m pip install -q --no-deps --force-reinstall './clients/python')
+    (cd "$ROOT" && install_requirements --no-deps --force-reinstall './clients/python')
   fi
   say "installed in $((SECONDS - started)) s"
   echo "$WANT" >"$STAMP"
