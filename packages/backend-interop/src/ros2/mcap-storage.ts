@@ -47,7 +47,9 @@ export class McapStorage implements Ros2Storage {
     const span = mcapMessageSpan(mcap);
     this.firstNs = span?.firstNs;
     this.lastNs = span?.lastNs;
-    this.complete = mcap.mode !== 'recovered' || (mcap.stoppedAt === undefined && mcap.damagedChunks === 0);
+    this.complete =
+      mcap.mode !== 'recovered' ||
+      (mcap.stoppedAt === undefined && mcap.damagedChunks === 0 && mcap.copiedChunks === 0);
   }
 
   static open(file: string, codecs: Codecs, tryToFix: boolean): McapStorage {

@@ -3,6 +3,7 @@ import type { Codecs } from '../codecs.js';
 import type { Readable } from '../io/readable.js';
 import { Opcode } from '../mcap/constants.js';
 import { crc32, crc32Append } from '../mcap/crc32.js';
+import { DuplicateChunks } from '../mcap/duplicate-chunks.js';
 import { parseRecord } from '../mcap/record-parser.js';
 import type { Channel, McapRecord, MessageIndex, Metadata, Schema } from '../mcap/records.js';
 import { errorMessage, type ReportProblem } from './check-problems.js';
@@ -73,6 +74,7 @@ export function scanDataSection(
   // The data-section CRC, from the bytes the walk reads anyway (the file is not read a second time for it).
   let dataCrc: number | undefined = crc32(readable.read(0, headerEnd, new Uint8Array(headerEnd)));
   let crcDone = false;
+  const seenChunks = new DuplicateChunks();
   const count = (channelId: number, time: bigint, payload: number) => {
     if (!channels.has(channelId)) problem(`message on channel ${channelId} before its channel record`);
     if (messageCount === 0 || time < start) start = time;
@@ -130,6 +132,11 @@ export function scanDataSection(
             else problem('footer without a DataEnd record before it', item.offset);
             return;
           case 'chunk': {
+            const first = seenChunks.copyOf(readable, item);
+            if (first !== undefined) {
+              problem(`chunk (${item.length} bytes) repeats the chunk at ${first} byte for byte: damage`, item.offset);
+              return;
+            }
             const { chunk, records, inner } = item;
             const facts: ChunkFacts = {
               offset: item.offset,

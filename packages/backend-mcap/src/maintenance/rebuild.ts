@@ -12,7 +12,7 @@ import { CHANNEL_METADATA_PREFIX, HEADER_METADATA, isHeaderMetadata, VLINK_PROFI
 import { BufferedSink } from './buffered-sink.js';
 import type { SalvagedChunk } from './chunk-salvage.js';
 import { walkDataSection, type WalkItem } from './data-walk.js';
-import { DuplicateChunks } from './duplicate-chunks.js';
+import { DuplicateChunks } from '../mcap/duplicate-chunks.js';
 import { KeptDefinitions } from './kept-definitions.js';
 import { rebuildChunk, type ChunkRebuildContext } from './rebuild-chunk.js';
 import { channelRepairs, emptyFixReport, type VcapFixReport } from './fix-report.js';
@@ -216,10 +216,12 @@ class Rebuilder implements ChunkRebuildContext {
       case 'end':
         return;
       case 'chunk': {
-        const copy = this.duplicates.copyOf(this.source, item);
-        if (copy !== undefined) {
+        const first = this.duplicates.copyOf(this.source, item);
+        if (first !== undefined) {
           this.report.droppedBytes += item.length;
-          this.problem(copy);
+          this.problem(
+            `chunk at offset ${item.offset} (${item.length} bytes) dropped: a copy of the chunk at offset ${first}`,
+          );
           return;
         }
         const index = rebuildChunk(item, this);

@@ -1,3 +1,4 @@
+import { equalBytes } from '../mcap/equal-bytes.js';
 import type { Channel, Schema } from '../mcap/records.js';
 
 /** Two schema records with the same id say the same thing. */
@@ -11,12 +12,6 @@ export function sameChannel(a: Channel, b: Channel): boolean {
     return false;
   if (a.metadata.size !== b.metadata.size) return false;
   for (const [k, v] of a.metadata) if (b.metadata.get(k) !== v) return false;
-  return true;
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
 

@@ -5,6 +5,7 @@ import { joinTime, type Block } from './blocks.js';
 import { ChunkLoader, chunkRecordLength } from './chunk-loader.js';
 import { MESSAGE_FIXED, Opcode, RECORD_PREFIX } from './constants.js';
 import { asBagError, corrupt } from './corruption.js';
+import { DuplicateChunks } from './duplicate-chunks.js';
 import { FieldReader, parseRecord } from './record-parser.js';
 import { RecordWindow } from './record-window.js';
 import type { Channel, Schema, Statistics } from './records.js';
@@ -31,6 +32,8 @@ export interface ScanResult {
   damagedChunks: number;
   /** Loose message records skipped as damage ({@link ScanOptions.chunksHoldEveryMessage}; tolerant scans only). */
   strayMessages: number;
+  /** Chunks skipped because they repeat an earlier chunk byte for byte, damage that copied them (tolerant scans only). */
+  copiedChunks: number;
 }
 
 export interface ScanOptions {
@@ -70,6 +73,8 @@ export function scanDataSection(readable: Readable, start: number, end: number, 
   let chunkCount = 0;
   let damagedChunks = 0;
   let strayMessages = 0;
+  let copiedChunks = 0;
+  const seenChunks = tolerant ? new DuplicateChunks() : undefined;
   let dataEnd = end;
   let stoppedAt: number | undefined;
   let stopReason: BagError | undefined;
@@ -182,6 +187,11 @@ export function scanDataSection(readable: Readable, start: number, end: number, 
             damagedChunks++;
             break;
           }
+          // Its messages were read once already: reading the copy would yield each of them twice.
+          if (seenChunks?.copyOf(readable, { buf, at: i, length, offset: at }) !== undefined) {
+            copiedChunks++;
+            break;
+          }
           resetBlock();
           const { bytes, view: rv, end: rend } = records;
           for (let p = records.start; p < rend; ) {
@@ -259,6 +269,7 @@ export function scanDataSection(readable: Readable, start: number, end: number, 
     dataEnd,
     damagedChunks,
     strayMessages,
+    copiedChunks,
   };
   if (stoppedAt !== undefined) {
     result.stoppedAt = stoppedAt;

@@ -54,6 +54,8 @@ export class McapFileReader {
   readonly damagedChunks: number;
   /** Loose message records a recovery scan skipped as damage (see `ScanOptions.chunksHoldEveryMessage`). */
   readonly strayMessages: number;
+  /** Chunks a recovery scan skipped as byte-for-byte copies of earlier ones (damage; see `DuplicateChunks`). */
+  readonly copiedChunks: number;
   readonly schemas: ReadonlyMap<number, Schema>;
   readonly channels: ReadonlyMap<number, Channel>;
   /** The file's own Statistics record, if it has one. */
@@ -105,6 +107,7 @@ export class McapFileReader {
           : loneSpan(headerEnd, summary.dataEnd, summary.statistics!);
       this.damagedChunks = 0;
       this.strayMessages = 0;
+      this.copiedChunks = 0;
       this.stoppedAt = undefined;
       this.stopReason = undefined;
       return;
@@ -127,6 +130,7 @@ export class McapFileReader {
     this.metadataLocations = scan.metadata;
     this.damagedChunks = scan.damagedChunks;
     this.strayMessages = scan.strayMessages;
+    this.copiedChunks = scan.copiedChunks;
     this.stoppedAt = scan.stoppedAt;
     this.stopReason = scan.stopReason;
   }

@@ -230,6 +230,48 @@ describe('damaged .vcap files', () => {
     }
   });
 
+  test('a whole chunk copied a second time into the data section: read once, the copy reported', async () => {
+    // Found by fuzzing (`.vcapx --seed 1407`, case 958): bytes copied over a damaged chunk held a whole earlier chunk,
+    // CRC and all; with the summary damaged, the recovery scan read its 10 messages a second time.
+    const frames = mixedFrames(40);
+    const bytes = await recordToBytes(frames, { cacheSize: 1500 });
+    const original = readFrames(await openBytes(bytes));
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const chunks: Array<{ at: number; length: number }> = [];
+    let dataEnd = -1;
+    for (let at = 8; at + 9 <= bytes.length; ) {
+      const length = 9 + Number(view.getBigUint64(at + 1, true));
+      if (bytes[at] === 0x06) chunks.push({ at, length });
+      if (bytes[at] === 0x0f) {
+        dataEnd = at;
+        break;
+      }
+      at += length;
+    }
+    assert.ok(chunks.length >= 3 && dataEnd > 0);
+    // A copy of the second chunk after the last one, the summary gone: the scan meets the copy where a chunk may be.
+    const copied = chunks[1]!;
+    const damaged = new Uint8Array(dataEnd + copied.length);
+    damaged.set(bytes.subarray(0, dataEnd));
+    damaged.set(bytes.subarray(copied.at, copied.at + copied.length), dataEnd);
+    const reader = await openBytes(damaged, true);
+    try {
+      assert.deepEqual(readFrames(reader), original, 'every frame once');
+      assert.equal(reader.info().hasCompleted, false);
+      const quick = await reader.verify({ quick: true });
+      assert.ok(
+        quick.problems.some((p) => /1 chunks that repeat an earlier chunk byte for byte/.test(p.message)),
+        JSON.stringify(quick.problems),
+      );
+    } finally {
+      reader.close();
+    }
+    const full = checkVcapReadable(new MemoryReadable(damaged), await loadCodecs()).problems;
+    assert.ok(
+      full.some((p) => p.includes(`repeats the chunk at ${copied.at} byte for byte`)),
+      full.join('\n'),
+    );
+  });
   test('a garbled MCAP profile in a file holding a VLinkHeader: a damaged .vcap, not a foreign MCAP read 1 ms off', async () => {
     // Found by fuzzing (`.vcap` seed 82 #3313): four bytes over "vlin" and the recording read as a foreign MCAP, its
     // start the first message, every frame's time moved.

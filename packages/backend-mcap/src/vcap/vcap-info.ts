@@ -128,7 +128,11 @@ export function describeVcap(
     );
   const vlink = reader.header.profile === VLINK_PROFILE || profileDamaged;
   let complete =
-    !profileDamaged && reader.mode !== 'recovered' && reader.damagedChunks === 0 && reader.strayMessages === 0;
+    !profileDamaged &&
+    reader.mode !== 'recovered' &&
+    reader.damagedChunks === 0 &&
+    reader.strayMessages === 0 &&
+    reader.copiedChunks === 0;
 
   const stats: Statistics = reader.statistics;
   if (!reader.fileStatistics) {

@@ -265,6 +265,8 @@ function quickCheck(mcap: McapFileReader, layout: VcapLayout, problems: ProblemL
     problems.add(`no usable summary (${mcap.summaryError?.message ?? 'incomplete summary section'})`);
   if (mcap.damagedChunks > 0) problems.add(`${mcap.damagedChunks} damaged chunks`);
   if (mcap.strayMessages > 0) problems.add(`${mcap.strayMessages} loose message records among chunks (damage) skipped`);
+  if (mcap.copiedChunks > 0)
+    problems.add(`${mcap.copiedChunks} chunks that repeat an earlier chunk byte for byte (damage) skipped`);
   if (mcap.stopReason) problems.add(`the data ends early: ${mcap.stopReason.message}`, { offset: mcap.stoppedAt ?? 0 });
   if (layout.headerName !== undefined)
     problems.add(`the VLinkHeader record's name is damaged (${JSON.stringify(layout.headerName)}): read as the header`);

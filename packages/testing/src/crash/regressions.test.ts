@@ -70,6 +70,12 @@ const REPLAYED: Array<[FuzzFormat, number, number, string]> = [
   ['.vcapx', 92, 7961, 'a message index turned into a SummaryOffset: the repair skipped the chunk after it (9 of 160)'],
   ['.vcapx', 41, 419, 'a record with an unknown opcode claiming the chunk after it: 7 readable messages lost'],
   ['.vcapx', 1206, 764, 'a chunk copied over other bytes: fix() kept its 5 messages twice (162 of 160)'],
+  [
+    '.vcapx',
+    1407,
+    958,
+    'a chunk copied over a damaged one: a tryToFix read yielded its 10 messages twice (167 of 160)',
+  ],
   ['foreign', 64, 849, 'a ROS 1 chunk info count made huge by one byte: 40 GiB of arrays allocated for one chunk'],
   ['foreign', 21, 29, 'a ULog info message whose key runs past it: an untyped RangeError'],
   ['foreign', 1207, 18, 'an 8-byte rosbag2 .db3.zstd whose frame header asks for a 480 MiB window: 963 MiB allocated'],
