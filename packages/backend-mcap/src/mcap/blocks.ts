@@ -15,6 +15,8 @@ export interface Block {
   channels: ReadonlySet<number> | undefined;
   /** A chunk's compression (`''` for none), from its index or its record: what the file says it uses. */
   compression?: string;
+  /** A chunk located by a chunk index (`startTime`, `endTime` are the index's): its record must say the same. */
+  indexed?: boolean;
 }
 
 export function joinTime(hi: number, lo: number): bigint {

@@ -206,7 +206,7 @@ export class LogTimeCursor extends CursorFields {
       const cursor = new MessageCursor(this.readable, loader, [block], this.filter, this.file);
       return new StreamedBlock(cursor, block.offset, loader, 0);
     }
-    const records = loader.load(block.offset, block.length);
+    const records = loader.loadBlock(block);
     const cursor = new MessageCursor(this.readable, loader, [], this.filter, this.file);
     cursor.startChunk(records, block.offset);
     const bytes = records.end - records.start;

@@ -223,6 +223,7 @@ function blocksFromIndexes(indexes: readonly ChunkIndex[]): Block[] {
         endTime: c.messageEndTime,
         channels: c.messageIndexOffsets.size > 0 ? new Set(c.messageIndexOffsets.keys()) : undefined,
         compression: c.compression,
+        indexed: true,
       }),
     )
     .sort((a, b) => a.offset - b.offset);

@@ -114,7 +114,7 @@ export class MessageCursor extends CursorFields {
   }
 
   private openBlock(b: Block): void {
-    if (b.kind === 'chunk') this.startChunk(this.loader.load(b.offset, b.length), b.offset);
+    if (b.kind === 'chunk') this.startChunk(this.loader.loadBlock(b), b.offset);
     else {
       this.blockOffset = b.offset;
       this.window = new RecordWindow(this.readable, b.offset, b.offset + b.length, this.file, this.windowBuf);

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test, testSeed } from '@vlink/fixtures/test';
-import { BagError, resolveWriterConfig } from '@vlink/bag-core';
+import { ActionType, BagError, resolveWriterConfig, SchemaType } from '@vlink/bag-core';
 import type { Frame } from '@vlink/bag-core';
 import { mcapBackend } from '../backend.js';
 import { loadCodecs } from '../codecs.js';
@@ -11,6 +11,7 @@ import { FileWritable } from '../io/file-writable.js';
 import { MemoryReadable } from '../io/memory-readable.js';
 import { checkVcapReadable } from '../maintenance/check.js';
 import { fixVcap } from '../maintenance/fix-file.js';
+import { McapFileReader } from '../mcap/mcap-reader.js';
 import { VcapFileWriter } from './vcap-file-writer.js';
 import { mixedFrames, openBytes, readFrames, recordToBytes, testContext } from './vcap.test.helper.js';
 import { writeFrame } from '@vlink/bag-core/testing';
@@ -272,6 +273,58 @@ describe('damaged .vcap files', () => {
       full.join('\n'),
     );
   });
+  test('a chunk copied over another of the same length, the summary intact: CORRUPT_FILE there, not its messages twice', async () => {
+    // Frames of one size make chunks of one length: the copy sits exactly where the index points, and its CRC is its
+    // own. Before the reader compared the chunk's times with its index, it read 11 frames twice and lost 11, silently.
+    const frames: Frame[] = Array.from({ length: 100 }, (_, i) => ({
+      timestamp: 1_000 * i,
+      url: 'dds://fixed',
+      data: new Uint8Array(64).fill(i),
+      serType: 'raw',
+      schemaType: SchemaType.Raw,
+      actionType: ActionType.Publish,
+    }));
+    const bytes = await recordToBytes(frames, { cacheSize: 1000 });
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const chunks: Array<{ at: number; length: number }> = [];
+    for (let at = 8; at + 9 <= bytes.length && bytes[at] !== 0x0f; ) {
+      const length = 9 + Number(view.getBigUint64(at + 1, true));
+      if (bytes[at] === 0x06) chunks.push({ at, length });
+      at += length;
+    }
+    const [source, target] = [chunks[1]!, chunks[3]!];
+    assert.equal(source.length, target.length, 'two chunks of one length');
+    const damaged = bytes.slice();
+    damaged.copyWithin(target.at, source.at, source.at + source.length);
+    assert.equal(readFrames(await openBytes(bytes)).length, 100);
+    for (const tryToFix of [false, true]) {
+      const reader = await openBytes(damaged, tryToFix);
+      try {
+        assert.throws(
+          () => readFrames(reader),
+          (e: unknown) =>
+            isBagError('CORRUPT_FILE')(e) &&
+            (e as BagError).offset === target.at &&
+            /not the one its index describes/.test((e as BagError).message),
+        );
+      } finally {
+        reader.close();
+      }
+    }
+    // The log-time cursor (foreign .mcap files, rosbag2) loads chunks its own way: the same check.
+    const mcap = McapFileReader.open(new MemoryReadable(damaged), { codecs: await loadCodecs() });
+    try {
+      assert.throws(() => [...mcap.messages({ order: 'log-time' })], isBagError('CORRUPT_FILE'));
+    } finally {
+      mcap.close();
+    }
+    const full = checkVcapReadable(new MemoryReadable(damaged), await loadCodecs()).problems;
+    assert.ok(
+      full.some((p) => p.includes(`repeats the chunk at ${source.at} byte for byte`)),
+      full.join('\n'),
+    );
+  });
+
   test('a garbled MCAP profile in a file holding a VLinkHeader: a damaged .vcap, not a foreign MCAP read 1 ms off', async () => {
     // Found by fuzzing (`.vcap` seed 82 #3313): four bytes over "vlin" and the recording read as a foreign MCAP, its
     // start the first message, every frame's time moved.
