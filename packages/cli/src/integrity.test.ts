@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from '@vlink/fixtures/test';
 import { ActionType, type Frame, SchemaType } from '@vlink/bag';
-import { runCli, SLOW, tempDir, writeBag } from './testing/harness.js';
+import { ndjson, runCli, SLOW, tempDir, writeBag } from './testing/harness.js';
 
 const tmp = tempDir();
 after(() => tmp.cleanup());
@@ -134,6 +134,26 @@ describe('fix: salvage, report, never destroy', () => {
       assert.ok(repair.frames >= repair.readableFrames);
     },
   );
+
+  test('a damaged chunk after good ones: cat and info -l write the good frames, then fail', SLOW, async () => {
+    // The second (last) chunk holds the frames after the first ~226; its payload bytes lie in the file's last 1.3 MB.
+    const flipped = tmp.path('flipped-late.vcap');
+    const bytes = readFileSync(original);
+    for (let i = 0; i < 50; i++) bytes[bytes.length - 300_000 + i * 1_001]! ^= 0x20;
+    writeFileSync(flipped, bytes);
+    const whole = ndjson((await runCli(['cat', original])).stdout);
+    const cat = await runCli(['cat', flipped]);
+    assert.notEqual(cat.code, 0);
+    assert.match(cat.stderr, /CRC mismatch/);
+    // They were lost in the output buffer before: the error ended the process with the frames still queued.
+    const read = ndjson(cat.stdout);
+    assert.ok(read.length > 200 && read.length < whole.length, `${read.length} of ${whole.length} frames written`);
+    assert.deepEqual(read, whole.slice(0, read.length));
+    const list = await runCli(['info', flipped, '-l']);
+    assert.notEqual(list.code, 0);
+    assert.match(list.stderr, /CRC mismatch/);
+    assert.equal(list.stdout.split('\n').filter((line) => /\/(lidar|rpc) /.test(line)).length, read.length);
+  });
 
   for (const [name, cutBy] of [
     ['one byte', 1],

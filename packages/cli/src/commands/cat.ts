@@ -81,21 +81,26 @@ export function registerCat(program: Command): void {
         ? await payloadDecoder(reader.getInfo(), reader.getSchemas(), flags.jsonNames === true)
         : undefined;
       const out = flags.format === 'binary' ? new FrameOutput() : lineSink(flags.format, flags, info, reader, decoder);
-      if (!selection.none) {
-        const config = { ...window, ...(selection.filterUrls ? { filterUrls: selection.filterUrls } : {}) };
-        const endMs = window.endTime > 0 ? Math.min(window.endTime, info.totalDuration) : info.totalDuration;
-        progress.start(Math.max(1, endMs - window.beginTime));
-        let frames = 0;
-        for (const frame of cursorFrames(reader, config)) {
-          if (keepAction && !keepAction(frame)) continue;
-          const pending = out.write(frame);
-          if ((++frames & 1023) === 0) progress.update(frame.timestamp / 1000 - window.beginTime, frames);
-          if (pending) await pending;
+      try {
+        if (!selection.none) {
+          const config = { ...window, ...(selection.filterUrls ? { filterUrls: selection.filterUrls } : {}) };
+          const endMs = window.endTime > 0 ? Math.min(window.endTime, info.totalDuration) : info.totalDuration;
+          progress.start(Math.max(1, endMs - window.beginTime));
+          let frames = 0;
+          for (const frame of cursorFrames(reader, config)) {
+            if (keepAction && !keepAction(frame)) continue;
+            const pending = out.write(frame);
+            if ((++frames & 1023) === 0) progress.update(frame.timestamp / 1000 - window.beginTime, frames);
+            if (pending) await pending;
+          }
+          progress.update(endMs - window.beginTime, frames);
         }
-        progress.update(endMs - window.beginTime, frames);
+      } finally {
+        // The frames read before a failure (damage further on in the bag) are good ones: they go out before the
+        // error is reported, not lost in the output buffer.
+        progress.stop();
+        await out.end();
       }
-      progress.stop();
-      await out.end();
     } finally {
       reader.close();
     }

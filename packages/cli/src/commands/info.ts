@@ -219,11 +219,15 @@ async function listFrames(reader: BagReader, info: Info, wall: ((ms: number) => 
   const urlWidth = Math.max(10, ...info.urls.map((meta) => displayWidth(meta.url)));
   const time = wall ? (us: number) => wall(info.startTimestamp + us / 1000) : formatSeconds;
   const timeWidth = time(info.totalDuration * 1000).length;
-  for (const frame of cursorFrames(reader)) {
-    const pending = out.write(
-      `${time(frame.timestamp).padStart(timeWidth)}  ${frame.url}${' '.repeat(urlWidth - displayWidth(frame.url))}  ${actionText(frame.actionType).padEnd(6)}  ${formatSize(frame.data.byteLength)}\n`,
-    );
-    if (pending) await pending;
+  try {
+    for (const frame of cursorFrames(reader)) {
+      const pending = out.write(
+        `${time(frame.timestamp).padStart(timeWidth)}  ${frame.url}${' '.repeat(urlWidth - displayWidth(frame.url))}  ${actionText(frame.actionType).padEnd(6)}  ${formatSize(frame.data.byteLength)}\n`,
+      );
+      if (pending) await pending;
+    }
+  } finally {
+    // The lines of the frames read before a failure go out before the error (as `cat`'s do).
+    await out.end();
   }
-  await out.end();
 }
