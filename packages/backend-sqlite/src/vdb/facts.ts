@@ -87,6 +87,15 @@ export function readFacts(db: SqliteConnection, path: string, tolerant = false):
   let totalRawSize = 0;
   for (const row of soft([], () => db.prepare(SQL.SELECT_URLS).all())) {
     const index = int(row['id']);
+    // The column is TEXT: SQLite stores whatever a writer binds there as text, so a number (or nothing) is damage, e.g.
+    // a page of VLinkDatas copied over the table's (found by hand: the rows' url ids read as names, every frame's url
+    // unknown, and a strict read gave none of 3,000 frames without an error). `tryToFix` reads on as before.
+    if (!tolerant && (row['url'] === null || typeof row['url'] === 'number' || typeof row['url'] === 'bigint'))
+      throw new BagError(
+        'CORRUPT_FILE',
+        `VLinkUrls row of id ${String(row['id'])} holds ${row['url'] === null ? 'no url' : `the number ${String(row['url'])}`}, not a url: the table is damaged (open with tryToFix, or run fix)`,
+        { file: path },
+      );
     const url = text(row['url']);
     const ser = text(row['ser']);
     const schemaType = resolveSchemaType(parseSchemaType(text(row['encoding'])), ser);

@@ -63,12 +63,20 @@ export function readUrls(
   }
   const cut = twin && cutRows(twin, rows);
   let complete = true;
+  const numbered: number[] = [];
   for (const row of rows) {
     const id = Number(row['id']);
     if (cut?.has(Number(row['rowid']))) {
       complete = false;
       problem(`VLinkUrls row ${String(row['rowid'])} held bytes the cut took off: its url's name and counts are lost`);
       lost(`the name of a url (VLinkUrls row ${String(row['rowid'])}, cut off)`);
+      continue;
+    }
+    const stored = row['url'];
+    if (typeof stored === 'number' || typeof stored === 'bigint') {
+      // The column is TEXT, which SQLite keeps numbers out of: another table's row read as a url (a page copied over
+      // the table's), not a url with a strange name. Its id's rows, if any, get a placeholder as a lost name's do.
+      numbered.push(Number(row['rowid']));
       continue;
     }
     if (!Number.isSafeInteger(id) || out.has(id)) continue;
@@ -97,6 +105,11 @@ export function readUrls(
       saidSize: Number.isSafeInteger(saidSize) && saidSize > 0 ? saidSize : 0,
       loss: validLoss ? loss : -1,
     });
+  }
+  if (numbered.length > 0) {
+    complete = false;
+    const which = numbered.length === 1 ? `row ${numbered[0]}` : `rows ${numbered[0]}…${numbered.at(-1)}`;
+    problem(`${numbered.length} VLinkUrls rows (${which}) hold a number where a url belongs: left out`);
   }
   return { byId: out, complete };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { after, describe, test } from '@vlink/fixtures/test';
-import { ActionType, resolveWriterConfig, SchemaType, type Frame, type SalvageResult } from '@vlink/bag-core';
+import { ActionType, BagError, resolveWriterConfig, SchemaType, type Frame, type SalvageResult } from '@vlink/bag-core';
 import { createTestContext, writeFrame } from '@vlink/bag-core/testing';
 import { createSqliteBackend } from '../backend.js';
 import { loadDriver } from '../driver/driver.js';
@@ -105,6 +105,49 @@ describe('.vdb salvage with a damaged VLinkUrls', () => {
     );
     assert.deepEqual([...new Set(copy.frames.map((f) => copy.types.get(f.url)))].sort(), ['Event', 'Method']);
     assert.ok(result.problems.some((p) => p.startsWith('VLinkUrls cannot be read')));
+  });
+
+  test('a VLinkDatas page copied over VLinkUrls: a strict open refuses it, the salvage keeps every row', async () => {
+    // Found by hand: the data rows read as url rows (ids their times, names their url ids), no frame's url was known,
+    // and a strict read gave none of the frames without an error.
+    const path = await record('paged.vdb', 3000, 'none');
+    const roots = withDb(
+      driver,
+      path,
+      (db) => db.prepare("SELECT name, rootpage FROM sqlite_master WHERE type = 'table';").all(),
+      true,
+    );
+    const urlsRoot = Number(roots.find((r) => r['name'] === 'VLinkUrls')!['rootpage']);
+    const rootPages = new Set(roots.map((r) => Number(r['rootpage'])));
+    const bytes = readFileSync(path);
+    const pageSize = bytes.readUInt16BE(16);
+    let dataLeaf = -1;
+    for (let page = 2; page <= bytes.length / pageSize && dataLeaf < 0; page++)
+      if (!rootPages.has(page) && bytes[(page - 1) * pageSize] === 0x0d) dataLeaf = page; // a table leaf: VLinkDatas'
+    assert.ok(dataLeaf > 0, 'a leaf page of VLinkDatas');
+    bytes.copyWithin((urlsRoot - 1) * pageSize, (dataLeaf - 1) * pageSize, dataLeaf * pageSize);
+    writeFileSync(path, bytes);
+    assert.throws(
+      () => VdbReader.open(driver, path),
+      (e: unknown) =>
+        BagError.isInstance(e) &&
+        e.code === 'CORRUPT_FILE' &&
+        /VLinkUrls row of id \d+ holds the number/.test(e.message),
+    );
+    const { result, copy } = await salvage(path);
+    assert.equal(copy.ok, true);
+    const timesAndBytes = (frames: Frame[]) => bytesOf(frames).map((line) => line.slice(line.indexOf('@')));
+    assert.deepEqual(
+      timesAndBytes(copy.frames),
+      timesAndBytes(Array.from({ length: 3000 }, (_, i) => frame(i))),
+      'every payload, in order',
+    );
+    assert.ok(
+      result.problems.some((p) =>
+        /^\d+ VLinkUrls rows \(rows \d+…\d+\) hold a number where a url belongs: left out$/.test(p),
+      ),
+      result.problems.join('\n'),
+    );
   });
 
   test('a url without a type gets the one its first message decides, and the report says so', async () => {
