@@ -90,12 +90,20 @@ export function readFacts(db: SqliteConnection, path: string, tolerant = false):
     // The column is TEXT: SQLite stores whatever a writer binds there as text, so a number (or nothing) is damage, e.g.
     // a page of VLinkDatas copied over the table's (found by hand: the rows' url ids read as names, every frame's url
     // unknown, and a strict read gave none of 3,000 frames without an error). `tryToFix` reads on as before.
-    if (!tolerant && (row['url'] === null || typeof row['url'] === 'number' || typeof row['url'] === 'bigint'))
-      throw new BagError(
-        'CORRUPT_FILE',
-        `VLinkUrls row of id ${String(row['id'])} holds ${row['url'] === null ? 'no url' : `the number ${String(row['url'])}`}, not a url: the table is damaged (open with tryToFix, or run fix)`,
-        { file: path },
-      );
+    // The same for an id that is not an integer (an INTEGER column keeps text that does not read as a number as it is).
+    if (!tolerant) {
+      const stored = row['url'];
+      const bad =
+        stored === null || typeof stored === 'number' || typeof stored === 'bigint'
+          ? `a VLinkUrls row (id ${text(row['id'])}) holds ${stored === null ? 'no url' : `the number ${String(stored)}`}, not a url`
+          : typeof row['id'] === 'bigint' || Number.isSafeInteger(row['id'])
+            ? undefined
+            : `the VLinkUrls row of ${JSON.stringify(text(stored))} has the id ${JSON.stringify(text(row['id']))}, not an integer`;
+      if (bad)
+        throw new BagError('CORRUPT_FILE', `${bad}: the table is damaged (open with tryToFix, or run fix)`, {
+          file: path,
+        });
+    }
     const url = text(row['url']);
     const ser = text(row['ser']);
     const schemaType = resolveSchemaType(parseSchemaType(text(row['encoding'])), ser);

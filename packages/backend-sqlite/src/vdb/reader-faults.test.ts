@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { after, describe, test } from '@vlink/fixtures/test';
 import { ActionType, BagError, CompressType, SchemaType, type Frame, type WriterConfig } from '@vlink/bag-core';
 import { loadDriver } from '../driver/driver.js';
@@ -134,6 +135,75 @@ describe('.vdb reader: cursors', () => {
       expected,
     );
     reader.close();
+  });
+});
+
+describe('.vdb reader: a damaged elapsed index', () => {
+  // Whole pages copied over others (found by hand): SQLite trusts the index for `ORDER BY elapsed`, so what it hands
+  // out is what the damaged index says, without an error of its own.
+  function damagedIndex(copy: (pages: { root: number; leaves: number[] }) => [from: number, to: number]): string {
+    const frames = Array.from({ length: 3000 }, (_, i) => frame(i * 1000, `dds://u${i % 3}`));
+    const path = recorded(frames, { compress: CompressType.None });
+    const root = Number(
+      withDb(
+        driver,
+        path,
+        (db) => db.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'idx_elapsed_url';").get(),
+        true,
+      )!['rootpage'],
+    );
+    const bytes = readFileSync(path);
+    const pageSize = bytes.readUInt16BE(16);
+    const leaves: number[] = [];
+    for (let page = 2; page <= bytes.length / pageSize; page++)
+      if (page !== root && bytes[(page - 1) * pageSize] === 0x0a) leaves.push(page); // index b-tree leaves
+    assert.equal(bytes[(root - 1) * pageSize], 0x02, 'an index of more than one page');
+    const [from, to] = copy({ root, leaves });
+    bytes.copyWithin((to - 1) * pageSize, (from - 1) * pageSize, from * pageSize);
+    writeFileSync(path, bytes);
+    return path;
+  }
+
+  test('a leaf copied over another: CORRUPT_FILE where the times go back, not frames read twice', () => {
+    const path = damagedIndex(({ leaves }) => [leaves[0]!, leaves[1]!]);
+    const strict = VdbReader.open(driver, path);
+    try {
+      assert.throws(
+        () => [...strict.frames({})],
+        (e: unknown) =>
+          BagError.isInstance(e) && e.code === 'CORRUPT_FILE' && /elapsed index is out of order/.test(e.reason),
+      );
+    } finally {
+      strict.close();
+    }
+    const tolerant = VdbReader.open(driver, path, { tryToFix: true });
+    try {
+      const times = [...tolerant.frames({})].map((f) => f.timestamp);
+      assert.ok(times.length > 0 && times.length < 3000);
+      assert.equal(new Set(times).size, times.length, 'no frame twice');
+    } finally {
+      tolerant.close();
+    }
+  });
+
+  test('a leaf copied over the root: a whole read of a closed file fails at its end, short of the header count', () => {
+    const path = damagedIndex(({ root, leaves }) => [leaves[0]!, root]);
+    const reader = VdbReader.open(driver, path);
+    try {
+      const frames: Frame[] = [];
+      assert.throws(
+        () => {
+          for (const f of reader.frames({})) frames.push(f);
+        },
+        (e: unknown) =>
+          BagError.isInstance(e) &&
+          e.code === 'CORRUPT_FILE' &&
+          /VLinkDatas gave \d+ rows, the header counts 3000/.test(e.reason),
+      );
+      assert.ok(frames.length > 0 && frames.length < 3000, `${frames.length} frames before the error`);
+    } finally {
+      reader.close();
+    }
   });
 });
 

@@ -137,6 +137,9 @@ export class VdbReader implements BackendReader {
     } catch (error) {
       throw sqliteError(error, 'IO_ERROR', 'cannot query VLinkDatas', this.path);
     }
+    // A whole read of a closed file steps over every row its header counts (net of evictions, exact at close).
+    const whole = query.urls === undefined && query.beginUs === undefined && query.endUs === undefined;
+    const { hasCompleted, messageCount } = this.facts.info;
     const cursor = new FrameCursor(
       rows,
       statement,
@@ -144,6 +147,7 @@ export class VdbReader implements BackendReader {
       this.path,
       this.cursors,
       this.tryToFix ? (error) => (this.damage ??= error) : undefined,
+      whole && hasCompleted && !this.tryToFix ? messageCount : undefined,
     );
     this.cursors.add(cursor);
     return cursor;

@@ -132,7 +132,7 @@ describe('.vdb salvage with a damaged VLinkUrls', () => {
       (e: unknown) =>
         BagError.isInstance(e) &&
         e.code === 'CORRUPT_FILE' &&
-        /VLinkUrls row of id \d+ holds the number/.test(e.message),
+        /a VLinkUrls row \(id \d+\) holds the number \d+, not a url/.test(e.message),
     );
     const { result, copy } = await salvage(path);
     assert.equal(copy.ok, true);
