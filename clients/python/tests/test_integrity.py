@@ -124,3 +124,108 @@ def test_a_damaged_vdb_page_is_corrupt_bag_mid_read(bag_dir: Path, tmp_path: Pat
             assert error.value.code == "CORRUPT_FILE"
             assert error.value.url == str(damaged)
             assert "database disk image is malformed" in str(error.value) and "reading the messages" in str(error.value)
+
+
+def chunk_offsets(path: Path) -> list[tuple[int, int]]:
+    """(offset, length) of the top-level chunk records of an MCAP file, in file order."""
+    data = path.read_bytes()
+    out: list[tuple[int, int]] = []
+    at = 8
+    while at + 9 <= len(data) and data[at] != 0x0F:  # up to DataEnd
+        length = 9 + int.from_bytes(data[at + 1 : at + 9], "little")
+        if data[at] == 0x06:
+            out.append((at, length))
+        at += length
+    return out
+
+
+def test_a_chunk_copied_over_another_of_its_length_is_refused_not_read_in_its_place(tmp_path: Path) -> None:
+    """Found by hand (as in the TypeScript reader): frames of one size make chunks of one length, so a copy sits where
+    the index points and its CRC is its own; it used to be read in the other's place, its frames twice."""
+    good = tmp_path / "fixed.vcap"
+    with vlink_bag.Writer(good, start_time=START_MS, timezone=0, chunk_size=1000) as w:
+        for i in range(100):
+            w.write("u", bytes([i]) * 64, timestamp=i * 1000, ser="raw")
+    chunks = chunk_offsets(good)
+    (source, length), (target, other) = chunks[1], chunks[3]
+    assert length == other
+    data = bytearray(good.read_bytes())
+    data[target : target + length] = data[source : source + length]
+    bad = tmp_path / "copied.vcap"
+    bad.write_bytes(bytes(data))
+    with vlink_bag.open(bad) as bag, pytest.raises(CorruptBag, match="not the one its index describes") as error:
+        list(bag.read_messages())
+    assert error.value.code == "CORRUPT_FILE"
+
+
+def test_a_chunk_repeated_in_a_file_read_by_a_scan_is_refused(tmp_path: Path) -> None:
+    from mcap.writer import CompressionType, IndexType, Writer
+
+    good = tmp_path / "plain.mcap"
+    with open(good, "wb") as f:
+        w = Writer(f, index_types=IndexType.NONE, use_statistics=False, use_summary_offsets=False, chunk_size=1024, compression=CompressionType.NONE)
+        w.start(profile="", library="test")
+        channel = w.register_channel(topic="t", message_encoding="", schema_id=0)
+        for i in range(200):
+            w.add_message(channel_id=channel, log_time=10**15 + i * 10**6, publish_time=10**15 + i * 10**6, data=payload(i), sequence=i)
+        w.finish()
+    chunks = chunk_offsets(good)
+    at, length = chunks[1]
+    data = good.read_bytes()
+    after = chunks[2][0]
+    bad = tmp_path / "repeated.mcap"
+    bad.write_bytes(data[:after] + data[at : at + length] + data[after:])  # a second copy of chunk 1 before chunk 2
+    with vlink_bag.open(bad) as bag, pytest.raises(CorruptBag, match=f"chunk at offset {after} repeats the chunk at offset {at}"):
+        list(bag.read_messages())
+
+
+def vdb_by_hand(path: Path, times: list[int]) -> None:
+    """A .vdb in VLink's layout (format reference §2), one url, its rows at `times` (µs) in that order."""
+    with sqlite3.connect(path) as db:
+        db.executescript(
+            "PRAGMA page_size = 4096;"
+            "CREATE TABLE VLinkHeader(major INTEGER, minor INTEGER, patch INTEGER, count INTEGER, duration INTEGER, accuracy TEXT, compress TEXT, process TEXT, date TEXT, tag TEXT, complete INTEGER, timezone INTEGER, start_timestamp INTEGER);"
+            "CREATE TABLE VLinkSchemas(ser TEXT, encoding TEXT, data BLOB);"
+            "CREATE TABLE VLinkUrls(id INTEGER, url TEXT, type TEXT, ser TEXT, encoding TEXT, count INTEGER, loss REAL, size INTEGER, freq REAL);"
+            "CREATE TABLE VLinkDatas(elapsed INTEGER, url INTEGER, action TEXT, data BLOB);"
+        )
+        db.execute(
+            "INSERT INTO VLinkHeader VALUES (2, 1, 0, ?, ?, 'MicroSecond', 'None', 'p', '2026/03/17 10:00:00:123', 'Empty', 1, 0, ?)",
+            (len(times), max(times), START_MS),
+        )
+        db.execute("INSERT INTO VLinkUrls VALUES (0, 'dds://u', 'Event', 'raw', 'raw', ?, 0, ?, 0)", (len(times), 16 * len(times)))
+        db.executemany("INSERT INTO VLinkDatas VALUES (?, 0, 'Pub', ?)", [(t, t.to_bytes(16, "little")) for t in times])
+        db.execute("CREATE INDEX idx_elapsed_url ON VLinkDatas(elapsed, url)")
+
+
+def test_a_damaged_elapsed_index_is_corrupt_bag_not_frames_twice(tmp_path: Path) -> None:
+    """Rows out of time order make the reader go through the elapsed index, which SQLite trusts: an index page copied
+    over another used to give its rows twice."""
+    times = [i * 1000 for i in range(3000)]
+    times[10], times[11] = times[11], times[10]  # not in time order: read through the index
+    good = tmp_path / "good.vdb"
+    vdb_by_hand(good, times)
+    with vlink_bag.open(good) as bag:
+        assert [m.timestamp for m in bag.read_messages()] == sorted(times)
+    with sqlite3.connect(good) as db:
+        root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'idx_elapsed_url'").fetchone()[0]
+    data = bytearray(good.read_bytes())
+    size = int.from_bytes(data[16:18], "big")
+    assert data[(root - 1) * size] == 0x02, "an index of more than one page"
+    leaves = [p for p in range(2, len(data) // size + 1) if p != root and data[(p - 1) * size] == 0x0A]
+    a, b = leaves[0], leaves[1]
+    data[(b - 1) * size : b * size] = data[(a - 1) * size : a * size]
+    bad = tmp_path / "bad.vdb"
+    bad.write_bytes(bytes(data))
+    with vlink_bag.open(bad) as bag, pytest.raises(CorruptBag, match="elapsed index is out of order") as error:
+        list(bag.read_messages())
+    assert error.value.code == "CORRUPT_FILE"
+
+
+def test_a_url_row_without_a_url_is_corrupt_bag_at_open(tmp_path: Path) -> None:
+    path = tmp_path / "nourl.vdb"
+    vdb_by_hand(path, [i * 1000 for i in range(10)])
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE VLinkUrls SET url = NULL")
+    with pytest.raises(CorruptBag, match=r"a VLinkUrls row \(id 0\) holds no url"):
+        vlink_bag.open(path)

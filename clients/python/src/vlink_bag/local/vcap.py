@@ -176,6 +176,14 @@ class VcapFile:
             except (McapError, EOFError, ValueError, RuntimeError) as error:
                 raise CorruptBag(f"{self.path}: damaged chunk at offset {ci.chunk_start_offset}: {error}", code="CORRUPT_FILE") from error
             self._check_crc(chunk, data, ci.chunk_start_offset)
+            if chunk.message_start_time != ci.message_start_time or chunk.message_end_time != ci.message_end_time:
+                # Another chunk copied over this one (its CRC is its own) would be read in its place: as the TypeScript
+                # reader, the chunk header's times must be those of its index.
+                raise CorruptBag(
+                    f"{self.path}: the chunk at offset {ci.chunk_start_offset} is not the one its index describes: its messages span "
+                    f"{chunk.message_start_time}..{chunk.message_end_time} ns, the index says {ci.message_start_time}..{ci.message_end_time}",
+                    code="CORRUPT_FILE",
+                )
             yield from self._chunk_messages(data, ci.chunk_start_offset, lo, hi, keep, start_ns, rel_start_us)
 
     def _check_crc(self, chunk: Chunk, data: bytes, offset: int) -> None:
@@ -215,10 +223,29 @@ class VcapFile:
         f = self.file
         f.seek(0)
         start = 8  # after the magic: where the record being read begins
+        # No writer puts one chunk in a file twice; damage can (bytes copied over others): its messages would come
+        # twice. Told by the chunk's fields and its records' CRC, as the TypeScript scan tells them by their bytes.
+        seen: dict[tuple[Any, ...], int] = {}
         try:
             for record in StreamReader(f, skip_magic=False, emit_chunks=True).records:
                 end = f.tell()
                 if isinstance(record, Chunk):
+                    key = (
+                        record.message_start_time,
+                        record.message_end_time,
+                        record.uncompressed_size,
+                        record.uncompressed_crc,
+                        record.compression,
+                        len(record.data),
+                        zlib.crc32(record.data),
+                    )
+                    first = seen.setdefault(key, start)
+                    if first != start:
+                        raise CorruptBag(
+                            f"{self.path}: the chunk at offset {start} repeats the chunk at offset {first} (damage)",
+                            code="CORRUPT_FILE",
+                            url=str(self.path),
+                        )
                     if record.message_end_time >= lo and record.message_start_time <= hi:
                         data = _chunk_records(record)
                         self._check_crc(record, data, start)

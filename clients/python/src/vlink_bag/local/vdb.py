@@ -100,6 +100,11 @@ class VdbFile:
         self.by_id: dict[int, tuple[str, tuple[str, ...], int]] = {}
         self.ids_by_url: dict[str, list[int]] = {}
         for uid, url, kind, ser, encoding, n, loss, size, freq in db.execute("SELECT id, url, type, ser, encoding, count, loss, size, freq FROM VLinkUrls;"):
+            # The url column is TEXT, which SQLite keeps numbers out of: a number or NULL there, or an id that is not an
+            # integer, is damage (another table's page copied over this one's), as the TypeScript reader says.
+            if url is None or isinstance(url, (int, float)) or not isinstance(uid, int):
+                what = "no url" if url is None else f"the number {url}" if isinstance(url, (int, float)) else f"the id {uid!r}"
+                raise CorruptBag(f"a VLinkUrls row (id {uid!r}) holds {what}: the table is damaged", code="CORRUPT_FILE", url=str(self.path))
             index, url, ser = _int(uid), _text(url), _text(ser)
             family = resolve_schema_type(parse_schema_type(_text(encoding)), ser)
             kind = _text(kind)
@@ -260,6 +265,12 @@ class VdbFile:
         sql += " ORDER BY elapsed, VLinkDatas.rowid;" if self.indexed and not by_rowid else " ORDER BY VLinkDatas.rowid;"
         by_id = self.by_id
         compressed = self.compressed
+        # SQLite trusts the elapsed index for `ORDER BY elapsed`: a time going back is a damaged index, and a whole read
+        # of a closed file that steps over fewer or more rows than its header counts is too (as the TypeScript reader).
+        ordered = self.indexed and not by_rowid
+        last = float("-inf")
+        whole = urls is None and begin_us <= 0 and end_us is None and self.info["hasCompleted"]
+        stepped = 0
         head, foot = lzav.FRAME_HEAD, lzav.FRAME_FOOT
         unpack = lzav.unpack_frame
         action_of: dict[Any, int] = {}
@@ -269,8 +280,23 @@ class VdbFile:
             while True:
                 rows = cursor.fetchmany()
                 if not rows:
+                    if whole and stepped != self.info["messageCount"]:
+                        raise CorruptBag(
+                            f"VLinkDatas gave {stepped} rows, the header counts {self.info['messageCount']}: the table or its index is damaged",
+                            code="CORRUPT_FILE",
+                            url=str(self.path),
+                        )
                     return
+                stepped += len(rows)
                 for elapsed, uid, action_text, data, publish in rows:
+                    if ordered and isinstance(elapsed, int):
+                        if elapsed < last:
+                            raise CorruptBag(
+                                f"elapsed {elapsed} after {last}: the elapsed index is out of order (a damaged index)",
+                                code="CORRUPT_FILE",
+                                url=str(self.path),
+                            )
+                        last = elapsed
                     entry = by_id.get(uid)
                     if entry is None:
                         continue  # a row of an unknown url is skipped, as VLink's readers do
