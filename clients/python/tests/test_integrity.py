@@ -229,3 +229,12 @@ def test_a_url_row_without_a_url_is_corrupt_bag_at_open(tmp_path: Path) -> None:
         db.execute("UPDATE VLinkUrls SET url = NULL")
     with pytest.raises(CorruptBag, match=r"a VLinkUrls row \(id 0\) holds no url"):
         vlink_bag.open(path)
+
+
+def test_a_closed_vdb_with_rows_and_no_url_is_corrupt_bag_at_open(tmp_path: Path) -> None:
+    path = tmp_path / "nourls.vdb"
+    vdb_by_hand(path, [i * 1000 for i in range(10)])
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM VLinkUrls")
+    with pytest.raises(CorruptBag, match="the header counts 10 messages, but VLinkUrls names no url"):
+        vlink_bag.open(path)

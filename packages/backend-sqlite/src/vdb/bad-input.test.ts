@@ -83,6 +83,26 @@ describe('.vdb bad input gives typed errors', () => {
     await assert.rejects(backend.openReader(noRow, {}), is('CORRUPT_FILE'));
   });
 
+  test('VLinkUrls rows that name no url, or none at all in a closed file with rows → CORRUPT_FILE (tryToFix opens)', async () => {
+    // Found by hand, copying whole pages: another table's rows read as url rows, and a strict read gave no frame.
+    for (const [sql, words] of [
+      ['UPDATE VLinkUrls SET url = NULL WHERE id = 1;', /a VLinkUrls row \(id 1\) holds no url/],
+      [
+        "UPDATE VLinkUrls SET id = 'x' WHERE id = 2;",
+        /the VLinkUrls row of "dds:\/\/u2" has the id "x", not an integer/,
+      ],
+      ['DELETE FROM VLinkUrls;', /the header counts 400 messages, but VLinkUrls names no url/],
+    ] as const) {
+      const path = await good();
+      withDb(driver, path, (db) => db.exec(sql));
+      await assert.rejects(
+        backend.openReader(path, {}),
+        (e: unknown) => is('CORRUPT_FILE')(e) && words.test((e as BagError).reason),
+      );
+      (await backend.openReader(path, { tryToFix: true })).close();
+    }
+  });
+
   test('a damaged compressed row → CORRUPT_DATA while reading', async () => {
     const path = tmp.path('baddata.vdb');
     const writer = await backend.createWriter(path, resolveWriterConfig({ compress: 'lzav' }), createTestContext());

@@ -126,6 +126,15 @@ export function readFacts(db: SqliteConnection, path: string, tolerant = false):
     if (ids) ids.push(index);
     else idsByUrl.set(url, [index]);
   }
+  // A closed file with rows and no url names none of its frames: a strict read would give nothing, without an error
+  // (found by hand: VLinkSchemas' root page copied over VLinkUrls'). `check` says the same ("N messages but no url").
+  const counted = int(header['count']);
+  if (!tolerant && complete && counted > 0 && metas.length === 0)
+    throw new BagError(
+      'CORRUPT_FILE',
+      `the header counts ${counted} messages, but VLinkUrls names no url: the table is damaged (open with tryToFix, or run fix)`,
+      { file: path },
+    );
   // VLink sorts by transport priority first; that is a VLink middleware notion with no meaning here.
   metas.sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : a.index - b.index));
 

@@ -123,6 +123,9 @@ class VdbFile:
             )
             self.by_id[index] = (url, tuple(data_type_for(ser, a) for a in range(len(ACTIONS))), family)
             self.ids_by_url.setdefault(url, []).append(index)
+        if is_complete and _int(count) > 0 and not metas:
+            # Every row of a closed file has its url: none named means a damaged table, not a recording of nothing.
+            raise CorruptBag(f"the header counts {_int(count)} messages, but VLinkUrls names no url: the table is damaged", code="CORRUPT_FILE", url=str(self.path))
         metas.sort(key=lambda m: (m["url"], m["index"]))
         indexes = {_text(r[0]) for r in db.execute("SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='VLinkDatas';")}
         self.indexed = "idx_elapsed_url" in indexes or "idx_elapsed" in indexes
