@@ -77,18 +77,23 @@ def test_a_zstd_chunk_is_checked_after_decompression(tmp_path: Path) -> None:
         assert [m.message for m in bag.read_messages()] == [payload(i) for i in range(300)]
 
 
-def test_a_chunk_without_index_is_checked_too(tmp_path: Path) -> None:
-    """A foreign MCAP file without chunk indexes or statistics is read in one pass: its chunks are checked as well."""
+def write_plain_mcap(path: Path) -> None:
+    """A foreign MCAP file (the mcap library's writer) without chunk indexes or statistics: read in one pass."""
     from mcap.writer import CompressionType, IndexType, Writer
 
-    good = tmp_path / "plain.mcap"
-    with open(good, "wb") as f:
+    with open(path, "wb") as f:
         w = Writer(f, index_types=IndexType.NONE, use_statistics=False, use_summary_offsets=False, chunk_size=1024, compression=CompressionType.NONE)
         w.start(profile="", library="test")
         channel = w.register_channel(topic="t", message_encoding="", schema_id=0)
         for i in range(200):
             w.add_message(channel_id=channel, log_time=10**15 + i * 10**6, publish_time=10**15 + i * 10**6, data=payload(i), sequence=i)
         w.finish()
+
+
+def test_a_chunk_without_index_is_checked_too(tmp_path: Path) -> None:
+    """A foreign MCAP file without chunk indexes or statistics is read in one pass: its chunks are checked as well."""
+    good = tmp_path / "plain.mcap"
+    write_plain_mcap(good)
     with vlink_bag.open(good) as bag:
         assert len(list(bag.read_messages())) == 200
     bad = tmp_path / "bad.mcap"
@@ -126,6 +131,13 @@ def test_a_damaged_vdb_page_is_corrupt_bag_mid_read(bag_dir: Path, tmp_path: Pat
             assert "database disk image is malformed" in str(error.value) and "reading the messages" in str(error.value)
 
 
+def refused_on_read(path: Path, match: str) -> None:
+    """Opening works (what the damage spares is intact), reading the messages is a ``CORRUPT_FILE`` :class:`CorruptBag`."""
+    with vlink_bag.open(path) as bag, pytest.raises(CorruptBag, match=match) as error:
+        list(bag.read_messages())
+    assert error.value.code == "CORRUPT_FILE"
+
+
 def chunk_offsets(path: Path) -> list[tuple[int, int]]:
     """(offset, length) of the top-level chunk records of an MCAP file, in file order."""
     data = path.read_bytes()
@@ -153,30 +165,19 @@ def test_a_chunk_copied_over_another_of_its_length_is_refused_not_read_in_its_pl
     data[target : target + length] = data[source : source + length]
     bad = tmp_path / "copied.vcap"
     bad.write_bytes(bytes(data))
-    with vlink_bag.open(bad) as bag, pytest.raises(CorruptBag, match="not the one its index describes") as error:
-        list(bag.read_messages())
-    assert error.value.code == "CORRUPT_FILE"
+    refused_on_read(bad, "not the one its index describes")
 
 
 def test_a_chunk_repeated_in_a_file_read_by_a_scan_is_refused(tmp_path: Path) -> None:
-    from mcap.writer import CompressionType, IndexType, Writer
-
     good = tmp_path / "plain.mcap"
-    with open(good, "wb") as f:
-        w = Writer(f, index_types=IndexType.NONE, use_statistics=False, use_summary_offsets=False, chunk_size=1024, compression=CompressionType.NONE)
-        w.start(profile="", library="test")
-        channel = w.register_channel(topic="t", message_encoding="", schema_id=0)
-        for i in range(200):
-            w.add_message(channel_id=channel, log_time=10**15 + i * 10**6, publish_time=10**15 + i * 10**6, data=payload(i), sequence=i)
-        w.finish()
+    write_plain_mcap(good)
     chunks = chunk_offsets(good)
     at, length = chunks[1]
     data = good.read_bytes()
     after = chunks[2][0]
     bad = tmp_path / "repeated.mcap"
     bad.write_bytes(data[:after] + data[at : at + length] + data[after:])  # a second copy of chunk 1 before chunk 2
-    with vlink_bag.open(bad) as bag, pytest.raises(CorruptBag, match=f"chunk at offset {after} repeats the chunk at offset {at}"):
-        list(bag.read_messages())
+    refused_on_read(bad, f"chunk at offset {after} repeats the chunk at offset {at}")
 
 
 def vdb_by_hand(path: Path, times: list[int]) -> None:
@@ -217,9 +218,7 @@ def test_a_damaged_elapsed_index_is_corrupt_bag_not_frames_twice(tmp_path: Path)
     data[(b - 1) * size : b * size] = data[(a - 1) * size : a * size]
     bad = tmp_path / "bad.vdb"
     bad.write_bytes(bytes(data))
-    with vlink_bag.open(bad) as bag, pytest.raises(CorruptBag, match="elapsed index is out of order") as error:
-        list(bag.read_messages())
-    assert error.value.code == "CORRUPT_FILE"
+    refused_on_read(bad, "elapsed index is out of order")
 
 
 def test_a_url_row_without_a_url_is_corrupt_bag_at_open(tmp_path: Path) -> None:

@@ -39,6 +39,19 @@ async function attempt(
   }
 }
 
+/** The chunk records of a file's data section (offset, length with the prefix) and where its DataEnd is (−1: none). */
+function chunkRecords(bytes: Uint8Array): { chunks: Array<{ at: number; length: number }>; dataEnd: number } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const chunks: Array<{ at: number; length: number }> = [];
+  for (let at = 8; at + 9 <= bytes.length; ) {
+    if (bytes[at] === 0x0f) return { chunks, dataEnd: at };
+    const length = 9 + Number(view.getBigUint64(at + 1, true));
+    if (bytes[at] === 0x06) chunks.push({ at, length });
+    at += length;
+  }
+  return { chunks, dataEnd: -1 };
+}
+
 const key = (f: Frame) => `${f.timestamp} ${f.url} ${f.actionType} ${f.data.length}`;
 
 describe('damaged .vcap files', () => {
@@ -237,18 +250,7 @@ describe('damaged .vcap files', () => {
     const frames = mixedFrames(40);
     const bytes = await recordToBytes(frames, { cacheSize: 1500 });
     const original = readFrames(await openBytes(bytes));
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const chunks: Array<{ at: number; length: number }> = [];
-    let dataEnd = -1;
-    for (let at = 8; at + 9 <= bytes.length; ) {
-      const length = 9 + Number(view.getBigUint64(at + 1, true));
-      if (bytes[at] === 0x06) chunks.push({ at, length });
-      if (bytes[at] === 0x0f) {
-        dataEnd = at;
-        break;
-      }
-      at += length;
-    }
+    const { chunks, dataEnd } = chunkRecords(bytes);
     assert.ok(chunks.length >= 3 && dataEnd > 0);
     // A copy of the second chunk after the last one, the summary gone: the scan meets the copy where a chunk may be.
     const copied = chunks[1]!;
@@ -285,13 +287,7 @@ describe('damaged .vcap files', () => {
       actionType: ActionType.Publish,
     }));
     const bytes = await recordToBytes(frames, { cacheSize: 1000 });
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const chunks: Array<{ at: number; length: number }> = [];
-    for (let at = 8; at + 9 <= bytes.length && bytes[at] !== 0x0f; ) {
-      const length = 9 + Number(view.getBigUint64(at + 1, true));
-      if (bytes[at] === 0x06) chunks.push({ at, length });
-      at += length;
-    }
+    const { chunks } = chunkRecords(bytes);
     const [source, target] = [chunks[1]!, chunks[3]!];
     assert.equal(source.length, target.length, 'two chunks of one length');
     const damaged = bytes.slice();
