@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from '@vlink/fixtures/test';
-import { ActionType, BagWriter, repairBag, SchemaType } from './index.js';
+import { ActionType, BagReader, BagWriter, repairBag, SchemaType } from './index.js';
 
 // What repairBag reports lost for a split recording whose manifest lists a segment the repair cannot bring back: the
 // frames the manifest counted for it (it said "0 frames and 0B lost" while the manifest recorded them).
@@ -50,6 +50,60 @@ describe('repairBag of a split recording', () => {
       assert.equal(report.lossless, false);
       assert.deepEqual(lostOf(report.urls), { '/a': [10, 110], '/rpc': [10, 100] });
       assert.ok(report.problems.includes(`segment missing.2${seg} is missing`));
+    });
+
+    test(`${ext}: a segment file copied over another is left out, read and repaired, and its own frames are lost`, async () => {
+      // Found by hand: read with tryToFix, the copy gave segment 1's 21 frames twice; fix() kept them all, said nothing
+      // was lost, and the repaired recording passed check.
+      const path = join(dir, `copied${ext}`);
+      await record(path);
+      copyFileSync(join(dir, `copied.1${seg}`), join(dir, `copied.2${seg}`));
+      // Strict: the segment is held against the manifest when a read reaches it.
+      const strict = await BagReader.create(path);
+      try {
+        await assert.rejects(async () => {
+          for await (const _ of strict.frames()) void _;
+        }, /segment "copied\.2\.v(db|cap)" is not what the manifest says/);
+      } finally {
+        await strict.close();
+      }
+      const reader = await BagReader.create(path, { tryToFix: true });
+      try {
+        const times: number[] = [];
+        for await (const f of reader.frames()) times.push(f.timestamp);
+        assert.equal(times.length, 40, 'segments 1 and 3');
+        assert.equal(new Set(times).size, 40, 'no frame twice');
+        const report = await reader.verify({ quick: true });
+        assert.ok(
+          report.problems.some(
+            (p) =>
+              p.message ===
+              `segment "copied.2${seg}" repeats "copied.1${seg}" (its start, duration and count): skipped`,
+          ),
+          JSON.stringify(report.problems),
+        );
+      } finally {
+        await reader.close();
+      }
+      const out = join(dir, `copied-fixed${ext}`);
+      const report = await repairBag(path, { output: out });
+      assert.deepEqual([report.frames, report.lostFrames, report.lossless], [40, 20, false]);
+      assert.ok(
+        report.problems.includes(
+          `segment copied.2${seg} repeats copied.1${seg} (its start, duration and count): left out`,
+        ),
+        report.problems.join('\n'),
+      );
+      const fixed = await BagReader.create(out);
+      try {
+        assert.equal(await fixed.check(), true);
+        const times: number[] = [];
+        for await (const f of fixed.frames()) times.push(f.timestamp);
+        assert.equal(new Set(times).size, 40);
+        assert.equal(times.length, 40);
+      } finally {
+        await fixed.close();
+      }
     });
 
     test(`${ext}: without what each segment holds (a VLink manifest), its totals say what is lost`, async () => {

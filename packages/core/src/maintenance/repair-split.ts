@@ -6,6 +6,7 @@ import { MANIFEST_FLOAT_KEYS, type ManifestFlavor } from '../split/manifest.js';
 import { listedSegments } from '../split/manifest-parse.js';
 import { addRecoveredTotals, recoveredUrlsJson } from '../split/segment-recovery.js';
 import { recordingStart } from '../split/recording-start.js';
+import { repeatsSegment } from '../split/repeated-segment.js';
 import { splitPath, stemOf } from '../split/split-files.js';
 import { unlistedSegmentNames } from '../split/segment-recovery.js';
 import { BagReader } from '../reader/bag-reader.js';
@@ -42,7 +43,7 @@ export async function repairSplit(path: string, options: RepairOptions, fs: Repa
   const outDir = output === undefined ? dir : splitPath(output).dir;
   const outStem = output === undefined ? undefined : stemOf(splitPath(output).name);
   const segments: RepairReport[] = [];
-  const kept: Array<{ name: string; info: Info; offsetUs: number }> = [];
+  const kept: Array<{ name: string; source: string; info: Info; offsetUs: number }> = [];
   let firstStart: number | undefined;
   const oldStart = (root?.['VLinkHeader'] as Record<string, unknown> | undefined)?.['start_timestamp'];
   const manifestStart = typeof oldStart === 'number' && Number.isSafeInteger(oldStart) && oldStart > 0 ? oldStart : 0;
@@ -78,11 +79,24 @@ export async function repairSplit(path: string, options: RepairOptions, fs: Repa
       continue;
     }
     progress?.({ done: index + 1, total: names.length, unit: 'segments' });
-    segments.push(report);
     const info = await segmentInfo(outDir + outName);
+    const repeats = kept.find((k) => repeatsSegment(info, k.info));
+    if (repeats !== undefined) {
+      // A copy of a segment kept before it: its own frames are gone (what the manifest said it held counts as lost).
+      problems.push(`segment ${segment} repeats ${repeats.source} (its start, duration and count): left out`);
+      gone.push(segment);
+      if (output !== undefined) fs.remove(outDir + outName);
+      continue;
+    }
+    segments.push(report);
     // The same base as the reader's (recording-start.ts), or the rebuilt manifest would disagree with the segments.
     firstStart ??= recordingStart(info.startTimestamp, manifestStart);
-    kept.push({ name: outName, info, offsetUs: flavor === 'vcapx' ? (info.startTimestamp - firstStart) * 1000 : 0 });
+    kept.push({
+      name: outName,
+      source: segment,
+      info,
+      offsetUs: flavor === 'vcapx' ? (info.startTimestamp - firstStart) * 1000 : 0,
+    });
   }
   if (kept.length === 0)
     throw new BagError('CORRUPT_FILE', 'no segment of the recording could be repaired', { file: path });

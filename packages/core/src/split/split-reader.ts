@@ -17,8 +17,8 @@ import {
   buildInfo,
   buildInfoFromFacts,
   openEverySync,
+  openListed,
   openUnlisted,
-  segmentUnreadable,
   type OpenedSegment,
 } from './split-segments.js';
 import { segmentOpening, type SplitReaderFormat, type SplitReaderOptions } from './split-format.js';
@@ -63,7 +63,8 @@ export class SplitReader implements BackendReader {
     private opened: OpenedSegment[],
     /** Unlisted segments found at open but not opened (no `tryToFix`): `fix()` opens, repairs and lists them. */
     private pending: string[],
-    private readonly skipped: number,
+    /** Why each listed segment left out with `tryToFix` was (it did not open, or it repeats another). */
+    private readonly skipped: readonly string[],
     /**
      * Set while segments are opened only when a read reaches them (the manifest says what each holds); undefined
      * when all are open (`opened`), as after a maintenance verb needed them all.
@@ -119,22 +120,11 @@ export class SplitReader implements BackendReader {
       }
     }
     const lazy = await openLazily(path, dir, manifest, format, readerOptions);
-    if (lazy) return new SplitReader(path, format, files, readerOptions, manifest, [], unlisted, 0, lazy);
+    if (lazy) return new SplitReader(path, format, files, readerOptions, manifest, [], unlisted, [], lazy);
     const opened: OpenedSegment[] = [];
-    let skipped = 0;
+    const skipped: string[] = [];
     try {
-      for (const name of manifest.files) {
-        const segmentPath = dir + name;
-        try {
-          opened.push({ name, reader: await format.openSegment(segmentPath, readerOptions), unlisted: false });
-        } catch (error) {
-          if (tryToFix) {
-            skipped++;
-            continue;
-          }
-          throw segmentUnreadable(error, name, segmentPath);
-        }
-      }
+      await openListed(manifest.files, dir, format, readerOptions, opened, skipped);
       if (tryToFix) opened.push(...(await openUnlisted(unlisted, dir, format, readerOptions, manifest, opened)));
       if (opened.length === 0) {
         throw new BagError(
@@ -217,7 +207,7 @@ export class SplitReader implements BackendReader {
     const quick = options.quick === true;
     const problems = new ProblemList(this.path);
     for (const text of this.manifest.problems) problems.add(`manifest: ${text}`);
-    if (this.skipped > 0) problems.add(`${this.skipped} listed segment(s) could not be opened`);
+    for (const why of this.skipped) problems.add(`${why}: skipped`);
     for (const name of [...this.pending, ...this.opened.filter((o) => o.unlisted).map((o) => o.name)])
       problems.add(`segment ${name} of the interrupted recording is not listed in the manifest (fix adds it)`);
     let frames = 0;
@@ -374,7 +364,7 @@ export class SplitReader implements BackendReader {
       this.opened,
       this.sequence,
       this.files,
-      this.skipped,
+      this.skipped.length,
     );
   }
 

@@ -3,6 +3,7 @@ import { BagError } from '../errors.js';
 import type { ReaderOptions } from '../model/config.js';
 import type { Info } from '../model/info.js';
 import type { ParsedManifest } from './manifest-parse.js';
+import { repeatedSegment } from './repeated-segment.js';
 import type { SequencedSegment } from './segment-sequence.js';
 import { addRecoveredTotals } from './segment-recovery.js';
 import { deriveSegment, type SegmentFacts } from './segment-facts.js';
@@ -47,6 +48,38 @@ export function openEverySync(
     throw error;
   }
   return opened;
+}
+
+/**
+ * Opens the listed segments in manifest order into `opened` (the caller closes them if it fails later). Without
+ * `tryToFix` a segment that does not open fails the whole; with it, one that does not open, or that repeats an
+ * earlier one (`repeatedSegment`), is left out and why is added to `skipped`.
+ */
+export async function openListed(
+  names: readonly string[],
+  dir: string,
+  format: SplitReaderFormat,
+  options: ReaderOptions,
+  opened: OpenedSegment[],
+  skipped: string[],
+): Promise<void> {
+  const tryToFix = options.tryToFix === true;
+  for (const name of names) {
+    let reader: BackendReader;
+    try {
+      reader = await format.openSegment(dir + name, options);
+    } catch (error) {
+      if (!tryToFix) throw segmentUnreadable(error, name, dir + name);
+      skipped.push(`segment "${name}" could not be opened`);
+      continue;
+    }
+    const repeats = tryToFix ? repeatedSegment(opened, reader) : undefined;
+    if (repeats === undefined) opened.push({ name, reader, unlisted: false });
+    else {
+      reader.close();
+      skipped.push(`segment "${name}" repeats "${repeats}" (its start, duration and count)`);
+    }
+  }
 }
 
 /**
