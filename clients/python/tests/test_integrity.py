@@ -237,3 +237,15 @@ def test_a_closed_vdb_with_rows_and_no_url_is_corrupt_bag_at_open(tmp_path: Path
         db.execute("DELETE FROM VLinkUrls")
     with pytest.raises(CorruptBag, match="the header counts 10 messages, but VLinkUrls names no url"):
         vlink_bag.open(path)
+
+
+def test_a_segment_file_copied_over_another_is_corrupt_bag(tmp_path: Path) -> None:
+    path = tmp_path / "split.vcapx"
+    with vlink_bag.Writer(path, start_time=START_MS, timezone=0, segment_size=4000) as w:
+        for i in range(1000):
+            w.write("u", payload(i), timestamp=i * 1000, ser="raw")
+    segments = sorted(tmp_path.glob("split.*.vcap"))
+    assert len(segments) >= 3
+    segments[1].write_bytes(segments[0].read_bytes())
+    with pytest.raises(CorruptBag, match=f'segment "{segments[1].name}" repeats "{segments[0].name}"'):
+        vlink_bag.open(path)

@@ -45,7 +45,15 @@ class SplitRecording:
                 segment = self.path.parent / name
                 if not segment.is_file():
                     raise NotFound(f'segment "{name}" listed in the manifest does not exist', url=str(segment))
-                self.segments.append(open_segment(segment))
+                opened = open_segment(segment)
+                self.segments.append(opened)
+                # A copy of an earlier segment's file put in this one's place would give that segment's frames twice:
+                # the segments of one recording never share start, first frame, duration and count (as the TypeScript
+                # reader tells them).
+                same = ("startTimestamp", "blankDuration", "totalDuration", "messageCount")
+                for earlier_name, earlier in zip(names, self.segments[:-1]):
+                    if opened.info["messageCount"] > 0 and all(earlier.info[k] == opened.info[k] for k in same):
+                        raise CorruptBag(f'{self.path}: segment "{name}" repeats "{earlier_name}" (its start, duration and count)', code="CORRUPT_FILE", url=str(segment))
         except BaseException:
             self.close()
             raise
