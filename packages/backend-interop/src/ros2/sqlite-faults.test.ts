@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { after, describe, test } from '@vlink/fixtures/test';
@@ -48,6 +48,50 @@ describe('rosbag2 sqlite3 storage faults', () => {
       );
     } finally {
       reader.close();
+    }
+  });
+
+  test('a damaged timestamp index: CORRUPT_FILE, not messages twice or missing', async () => {
+    // Found by hand, copying whole pages of a .db3 of 3,048 messages: SQLite trusts timestamp_idx for the order, and an
+    // index page over another gave 263 messages twice, over the index's root 263 of 3,048, without an error.
+    const copy = join(dir, 'big.db3');
+    cpSync(join(foreignPath('ros2', 'sqlite3'), 'sqlite3.db3'), copy);
+    const db = (await loadDriver()).open(copy);
+    // In SQL: Deno's node:sqlite refuses to hand a nanosecond time to JavaScript as a number.
+    const n = Number(db.prepare('SELECT COUNT(*) AS n FROM messages').get()!['n']);
+    const insert = db.prepare(
+      'INSERT INTO messages(topic_id, timestamp, data) SELECT topic_id, (SELECT MAX(timestamp) FROM messages) + 1000, data FROM messages WHERE id = ?',
+    );
+    for (let k = 0; k < 3000; k++) insert.run((k % n) + 1);
+    const root = Number(
+      db.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'timestamp_idx'").get()!['rootpage'],
+    );
+    db.close();
+    const bytes = readFileSync(copy);
+    const pageSize = bytes.readUInt16BE(16);
+    assert.equal(bytes[(root - 1) * pageSize], 0x02, 'an index of more than one page');
+    const leaves: number[] = [];
+    for (let page = 2; page <= bytes.length / pageSize; page++)
+      if (page !== root && bytes[(page - 1) * pageSize] === 0x0a) leaves.push(page);
+    for (const [from, to, words] of [
+      [leaves[0]!, leaves[1]!, /goes back in time: the timestamp index is damaged/],
+      [leaves[0]!, root, /gave \d+ messages, the table holds 3\d{3}: the timestamp index is damaged/],
+    ] as const) {
+      const damaged = join(dir, `index-${from}-${to}.db3`);
+      const copyOf = Buffer.from(bytes);
+      copyOf.copyWithin((to - 1) * pageSize, (from - 1) * pageSize, from * pageSize);
+      writeFileSync(damaged, copyOf);
+      const reader = await BagReader.create(damaged);
+      try {
+        await assert.rejects(
+          async () => {
+            for await (const _ of reader.frames()) void _;
+          },
+          (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE' && words.test(e.message),
+        );
+      } finally {
+        reader.close();
+      }
     }
   });
 });
