@@ -92,9 +92,15 @@ export class BagFile {
       }
       at = record.end;
     }
-    for (const chunk of this.chunks)
+    const positions = new Set<number>();
+    for (const chunk of this.chunks) {
       for (const id of chunk.connections.keys())
         if (!this.connections.has(id)) throw corrupt(`chunk info names unknown connection ${id}`, path, chunk.position);
+      // Two chunk infos of one chunk (one copied over another's) would read that chunk twice and another never.
+      if (positions.has(chunk.position))
+        throw corrupt('two chunk infos describe the chunk at this offset', path, chunk.position);
+      positions.add(chunk.position);
+    }
     // Log-time order of chunks (rosbag's own readers merge by time); ties keep file order.
     this.chunks.sort((a, b) => compareTime(a.start, b.start) || a.position - b.position);
   }

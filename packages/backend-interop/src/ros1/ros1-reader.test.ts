@@ -134,3 +134,57 @@ describe('ROS 1 bags written by rosbags read as rosbags reads them', () => {
     }
   });
 });
+
+describe('ROS 1 records copied over others (no CRC says so)', () => {
+  /** Offset, length and op of every top-level record after the version line. */
+  function records(bytes: Uint8Array): Array<{ at: number; length: number; op: number }> {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const out: Array<{ at: number; length: number; op: number }> = [];
+    for (let at = 13; at + 8 <= bytes.length; ) {
+      const headerLength = view.getUint32(at, true);
+      const length = 8 + headerLength + view.getUint32(at + 4 + headerLength, true);
+      const header = Buffer.from(bytes.subarray(at + 4, at + 4 + headerLength)).toString('latin1');
+      out.push({ at, length, op: header.charCodeAt(header.indexOf('op=') + 3) });
+      at += length;
+    }
+    return out;
+  }
+
+  async function readAll(path: string): Promise<number> {
+    const reader = await BagReader.create(path);
+    try {
+      let n = 0;
+      for await (const _ of reader.frames()) n++;
+      return n;
+    } finally {
+      reader.close();
+    }
+  }
+
+  test('a chunk copied over another, or a chunk info over another: CORRUPT_FILE, not messages twice', async () => {
+    // Found by hand, copying every record of plain.bag (91 messages) over every other: 101 read, 16 of them twice.
+    const bytes = readFileSync(foreignPath('ros1', 'plain.bag'));
+    const all = records(bytes);
+    const chunks = all.filter((r) => r.op === 0x05);
+    const infos = all.filter((r) => r.op === 0x06);
+    const dir = mkdtempSync(join(tmpdir(), 'vlink-ros1-copied-'));
+    try {
+      assert.equal(await readAll(foreignPath('ros1', 'plain.bag')), 91);
+      for (const [from, to, words] of [
+        [chunks[1]!, chunks[0]!, /chunk is not the one its chunk info describes/],
+        [infos[0]!, infos[1]!, /two chunk infos describe the chunk at this offset/],
+      ] as const) {
+        const damaged = Buffer.from(bytes);
+        damaged.copyWithin(to.at, from.at, from.at + from.length);
+        const path = join(dir, `copied-${from.at}-${to.at}.bag`);
+        writeFileSync(path, damaged);
+        await assert.rejects(
+          readAll(path),
+          (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE' && words.test(e.message),
+        );
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -7,6 +7,7 @@ import { ForeignReader, keysForUrls } from '../common/reader-base.js';
 import { applyRos1Header } from '../common/ros-header.js';
 import { TimeBase } from '../common/time-base.js';
 import { BagFile, compareTime, type Ros1Connection } from './bag-file.js';
+import { checkAgainstInfo } from './chunk-info-check.js';
 import { ChunkMessages } from './chunk-messages.js';
 import { type ChunkDecompress, loadRos1Codecs } from './codecs.js';
 import { closingOnError, reusableFrame } from '../common/reader-helpers.js';
@@ -178,6 +179,7 @@ export class Ros1Reader extends ForeignReader {
           this.path,
           chunk.position,
         );
+        checkAgainstInfo(messages, chunk, this.path);
         return new OpenChunk(messages, i);
       },
       undefined,
