@@ -54,6 +54,6 @@ export type { CounterTable } from './writer/drop-counters.js';
 export { ProblemList, MAX_CHECK_PROBLEMS } from './maintenance/check-report.js';
 export { HelperThread, canWaitOnSharedMemory } from './runtime/helper-thread.js';
 export { inheritedExecArgv } from './runtime/exec-argv.js';
-export { concatBytes } from './util/bytes.js';
+export { concatBytes, equalBytes } from './util/bytes.js';
 export { unrefTimer, yieldToEventLoop } from './util/schedule.js';
 export type { HelperThreadOptions } from './runtime/helper-thread.js';

@@ -1,6 +1,8 @@
 import { BagError } from '@vlink/bag-core';
+import { equalBytes } from '@vlink/bag-core/internal';
 import type { Readable } from '@vlink/bag-mcap';
 import { asCorrupt, corrupt } from '../common/errors.js';
+import { type BodyMessage, bodyMismatch } from './chunk-check.js';
 import {
   type ChannelCache,
   type ChunkHeaderCache,
@@ -65,6 +67,9 @@ export class RecordFile {
         index = decodeIndex(section.bytes);
         if (index.chunkHeaders.length !== index.chunkBodies.length)
           throw new RangeError(`${index.chunkHeaders.length} chunk headers but ${index.chunkBodies.length} bodies`);
+        // Two entries of one body (one copied over another's) would read that chunk twice and another never.
+        if (new Set(index.chunkBodies).size !== index.chunkBodies.length)
+          throw new RangeError('two entries name the same chunk body');
       } catch (error) {
         problem = `bad index section (${(error as Error).message})`;
         index = undefined;
@@ -90,16 +95,27 @@ export class RecordFile {
     );
   }
 
-  /** Calls `visit` for each message of a chunk, in body order. */
+  /**
+   * Calls `visit` for each message of a chunk, in body order, once the body has been checked against its chunk
+   * header (`CORRUPT_FILE` when it is another chunk's; see chunk-check.ts).
+   */
   readChunk(chunk: RecordChunk, visit: (channel: string, time: bigint, content: Uint8Array) => void): void {
-    const section = this.section(chunk.body);
-    if (section.type !== SectionType.ChunkBody)
-      throw corrupt(`section at ${chunk.body} is not a chunk body`, this.path, chunk.body);
+    const messages = this.bodyMessages(this.section(chunk.body), chunk.body);
+    const mismatch = bodyMismatch(chunk, messages);
+    if (mismatch)
+      throw corrupt(`chunk body is not the one its chunk header describes: ${mismatch}`, this.path, chunk.body);
+    for (const m of messages) visit(m.channel, m.time, m.content);
+  }
+
+  private bodyMessages(section: { type: number; bytes: Uint8Array }, at: number): BodyMessage[] {
+    if (section.type !== SectionType.ChunkBody) throw corrupt(`section at ${at} is not a chunk body`, this.path, at);
+    const messages: BodyMessage[] = [];
     try {
-      eachSingleMessage(section.bytes, visit);
+      eachSingleMessage(section.bytes, (channel, time, content) => messages.push({ channel, time, content }));
     } catch (error) {
-      throw asCorrupt(error, 'bad chunk body', this.path, chunk.body);
+      throw asCorrupt(error, 'bad chunk body', this.path, at);
     }
+    return messages;
   }
 
   private section(at: number): { type: number; size: number; bytes: Uint8Array; end: number } {
@@ -133,17 +149,23 @@ export class RecordFile {
           const c = decodeChannel(section.bytes, false);
           if (!channels.has(c.name)) channels.set(c.name, c);
         } else if (section.type === SectionType.ChunkHeader) pending = decodeChunkHeader(section.bytes, at, false);
-        else if (section.type === SectionType.ChunkBody && pending) {
-          const chunk = { ...pending, body: at };
-          const counts = new Map<string, number>();
-          eachSingleMessage(section.bytes, (name) => counts.set(name, (counts.get(name) ?? 0) + 1));
-          for (const [name, n] of counts) {
-            const c = channels.get(name);
-            if (c) c.messageNumber += n;
-            else orphans += n; // readChunk skips them: no type to give them
-          }
-          chunks.push(chunk);
+        else if (section.type === SectionType.ChunkBody) {
+          const header = pending;
           pending = undefined;
+          const messages = this.bodyMessages(section, at);
+          const skipped = header
+            ? this.scannedBodyProblem(header, messages, section.bytes, chunks)
+            : 'has no chunk header before it';
+          if (skipped || !header)
+            lost.push(`chunk body at offset ${at} ${skipped}: its ${messages.length} messages skipped`);
+          else {
+            for (const m of messages) {
+              const c = channels.get(m.channel);
+              if (c) c.messageNumber++;
+              else orphans++; // readChunk skips them: no type to give them
+            }
+            chunks.push({ ...header, body: at });
+          }
         }
       } catch (error) {
         // Truncated or damaged: everything before it is kept.
@@ -155,5 +177,25 @@ export class RecordFile {
     }
     if (orphans > 0) lost.push(`${orphans} messages of channels without a channel section skipped`);
     return { channels: [...channels.values()], chunks, lost };
+  }
+
+  /**
+   * Why a body found by the scan is left out: it is not the chunk its header describes, or it repeats an earlier
+   * chunk byte for byte (a header and body copied whole over later ones, which the header check cannot see).
+   */
+  private scannedBodyProblem(
+    header: ChunkHeaderCache,
+    messages: readonly BodyMessage[],
+    bytes: Uint8Array,
+    earlier: readonly RecordChunk[],
+  ): string | undefined {
+    const mismatch = bodyMismatch(header, messages);
+    if (mismatch) return `is not the one its chunk header describes (${mismatch})`;
+    for (const c of earlier) {
+      const alike = c.messageNumber === header.messageNumber && c.beginTime === header.beginTime;
+      if (alike && c.endTime === header.endTime && equalBytes(this.section(c.body).bytes, bytes))
+        return `repeats the chunk body at offset ${c.body}`;
+    }
+    return undefined;
   }
 }

@@ -1,4 +1,4 @@
-import { equalBytes } from '../mcap/equal-bytes.js';
+import { equalBytes } from '@vlink/bag-core/internal';
 import type { Channel, Schema } from '../mcap/records.js';
 
 /** Two schema records with the same id say the same thing. */

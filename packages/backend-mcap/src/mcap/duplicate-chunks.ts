@@ -1,6 +1,6 @@
 import type { Readable } from '../io/readable.js';
 import { crc32 } from './crc32.js';
-import { equalBytes } from './equal-bytes.js';
+import { equalBytes } from '@vlink/bag-core/internal';
 
 /**
  * The chunks read so far, to tell a second copy of one of them. A writer never writes the same chunk record twice
