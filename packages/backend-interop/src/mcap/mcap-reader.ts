@@ -26,6 +26,7 @@ import {
 } from '@vlink/bag-mcap';
 import { familyOf } from '../common/encodings.js';
 import { damaged } from '../common/errors.js';
+import { endsWithMagic, recoveryProblems } from '../common/mcap-recovery.js';
 import { mcapMessageSpan } from '../common/mcap-span.js';
 import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-info.js';
 import { ForeignReader, keysForUrls } from '../common/reader-base.js';
@@ -87,11 +88,14 @@ export class McapForeignReader extends ForeignReader {
       const mcap = McapFileReader.open(readable, { codecs, file: path, allowScan: () => true });
       // A VLink file reads as one; the same readable serves it (a file, or a url's byte source).
       if (mcap.header.profile === VLINK_PROFILE) return VcapReader.open(path, options, codecs, readable);
-      const broken = mcap.mode === 'recovered' && (mcap.stoppedAt !== undefined || mcap.damagedChunks > 0);
-      if (broken && options.tryToFix !== true) {
-        const why = mcap.stopReason?.message ?? `${mcap.damagedChunks} damaged chunk(s)`;
-        throw damaged(path, `damaged MCAP file (${why})`, `the ${mcap.statistics.messageCount} intact messages`);
-      }
+      const problems = recoveryProblems(mcap, readable);
+      const broken = problems.length > 0;
+      if (broken && options.tryToFix !== true)
+        throw damaged(
+          path,
+          `damaged MCAP file (${problems.join('; ')})`,
+          `the ${mcap.statistics.messageCount} intact messages`,
+        );
       // The recording header a vlink-bag writer puts in a plain .mcap: its start is every frame's zero, so one whose
       // CRC does not match is damage (format reference §5.6); with tryToFix it is not used (frames count from the
       // first message) and the file is incomplete.
@@ -109,6 +113,7 @@ export class McapForeignReader extends ForeignReader {
         codecs,
         !broken && finished && !headerDamaged,
         headerDamaged,
+        problems,
       );
     });
   }
@@ -120,6 +125,7 @@ export class McapForeignReader extends ForeignReader {
     codecs: Codecs,
     complete: boolean,
     headerDamaged: boolean,
+    problems: readonly string[],
   ): McapForeignReader {
     const stats = mcap.statistics;
     const span = mcapMessageSpan(mcap);
@@ -159,6 +165,10 @@ export class McapForeignReader extends ForeignReader {
         .filter((c) => c.metadata.size > 0)
         .map((c) => ({ name: `mcap.channel.${c.topic}`, values: Object.fromEntries(c.metadata) })),
       ...mcap.metadata().map((m) => ({ name: m.name, values: Object.fromEntries(m.metadata) })),
+      // What a tryToFix read went around, under the name every foreign reader lists it by (`info` prints it).
+      ...(problems.length === 0
+        ? []
+        : [{ name: 'mcap.problems', values: Object.fromEntries(problems.map((p, i) => [String(i), p])) }]),
     ];
     // From the chunks found, indexed or scanned: a summary without chunk indexes says nothing of them.
     const compressions = new Set(mcap.blocks.filter((b) => b.kind === 'chunk').map((b) => b.compression || 'none'));
@@ -246,15 +256,6 @@ export class McapForeignReader extends ForeignReader {
     this.mcap.close();
   }
 }
-
-function endsWithMagic(readable: Readable): boolean {
-  const size = readable.size();
-  if (size < 16) return false;
-  const tail = readable.read(size - 8, 8);
-  return MAGIC.every((b, i) => tail[i] === b);
-}
-
-const MAGIC = [0x89, 0x4d, 0x43, 0x41, 0x50, 0x30, 0x0d, 0x0a];
 
 function template(mcap: McapFileReader, channel: Channel): ChannelTemplate {
   const schema = channel.schemaId === 0 ? undefined : mcap.schemas.get(channel.schemaId);

@@ -40,6 +40,9 @@ export class CopiedStorage implements Ros2Storage {
   get complete() {
     return this.inner.complete;
   }
+  get problems() {
+    return this.inner.problems;
+  }
   get embeddedMetadata() {
     return this.inner.embeddedMetadata;
   }

@@ -1,6 +1,7 @@
 import { BagError } from '@vlink/bag-core';
 import { type Codecs, FileReadable, McapFileReader } from '@vlink/bag-mcap';
 import { damaged } from '../common/errors.js';
+import { recoveryProblems } from '../common/mcap-recovery.js';
 import { mcapMessageSpan } from '../common/mcap-span.js';
 import type { TimeBase } from '../common/time-base.js';
 import type { MessageWindow, Ros2Storage, StorageMessage, StorageTopic } from './storage.js';
@@ -18,7 +19,6 @@ export class McapStorage implements Ros2Storage {
   readonly counts = new Map<number, number>();
   readonly firstNs: bigint | undefined;
   readonly lastNs: bigint | undefined;
-  readonly complete: boolean;
   readonly embeddedMetadata: string | undefined;
   /** MCAP storages carry every type's schema: the distro is not needed to decode them. */
   readonly rosDistro = undefined;
@@ -27,6 +27,8 @@ export class McapStorage implements Ros2Storage {
     readonly file: string,
     private readonly mcap: McapFileReader,
     readonly fileSize: number,
+    /** What a recovery scan of the file read around (see mcap-recovery.ts); empty when it read as written. */
+    readonly problems: readonly string[],
   ) {
     const stats = mcap.statistics;
     for (const channel of [...mcap.channels.values()].sort((a, b) => a.id - b.id)) {
@@ -47,23 +49,19 @@ export class McapStorage implements Ros2Storage {
     const span = mcapMessageSpan(mcap);
     this.firstNs = span?.firstNs;
     this.lastNs = span?.lastNs;
-    this.complete =
-      mcap.mode !== 'recovered' ||
-      (mcap.stoppedAt === undefined && mcap.damagedChunks === 0 && mcap.copiedChunks === 0);
+  }
+
+  get complete(): boolean {
+    return this.problems.length === 0;
   }
 
   static open(file: string, codecs: Codecs, tryToFix: boolean): McapStorage {
     const readable = new FileReadable(file);
     try {
       const mcap = McapFileReader.open(readable, { codecs, file, allowScan: () => true });
-      const storage = new McapStorage(file, mcap, readable.size());
-      if (!storage.complete && !tryToFix) {
-        throw damaged(
-          file,
-          `damaged mcap storage (${mcap.stopReason?.message ?? 'damaged chunks'})`,
-          'the intact messages',
-        );
-      }
+      const storage = new McapStorage(file, mcap, readable.size(), recoveryProblems(mcap, readable));
+      if (storage.problems.length > 0 && !tryToFix)
+        throw damaged(file, `damaged mcap storage (${storage.problems.join('; ')})`, 'the intact messages');
       return storage;
     } catch (error) {
       readable.close();

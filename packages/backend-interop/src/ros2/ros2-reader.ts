@@ -218,6 +218,7 @@ export class Ros2Reader extends ForeignReader {
       const base = TimeBase.fromFirstNs(minBig(storages.map((s) => s.firstNs)));
       const allCompressed = compressionOf(metadata, path) === 'message';
       problems.push(...undefinedTopics);
+      for (const s of storages) problems.push(...s.problems.map((p) => `${basename(s.file)}: ${p}`));
       return new Ros2Reader(path, storages, base, metadata, codecs, allCompressed, problems);
     } catch (error) {
       for (const storage of storages) storage.close();

@@ -19,6 +19,7 @@ export class SqliteStorage implements Ros2Storage {
   readonly lastNs: bigint | undefined;
   readonly fileSize: number;
   readonly complete = true;
+  readonly problems = [];
   readonly embeddedMetadata: string | undefined;
   readonly rosDistro: string | undefined = undefined;
 

@@ -41,6 +41,8 @@ export interface Ros2Storage {
   readonly fileSize: number;
   /** Whether the file was complete (an MCAP storage read by recovery scan is not). */
   readonly complete: boolean;
+  /** What the storage read around (an MCAP storage's recovery scan), in words; empty when it read as written. */
+  readonly problems: readonly string[];
   /** The copy of metadata.yaml rosbag2 (Iron on) writes into the storage file, as YAML text; undefined if none. */
   readonly embeddedMetadata: string | undefined;
   /** The ROS distro the storage says it was recorded on (rosbag2's sqlite3 `schema` table, Humble on); else undefined. */

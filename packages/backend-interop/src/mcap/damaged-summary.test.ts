@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from '@vlink/fixtures/test';
+import { BagError } from '@vlink/bag-core';
+import { foreignPath } from '../testing/expected.js';
+import { readAll } from '../testing/read-all.js';
+import { registerAll } from '../testing/register.js';
+
+// A finished MCAP file (it ends with its magic) whose summary cannot be used is damaged: the reader then scans the
+// data section, which reads on through the summary's own records and cannot tell what else is gone.
+registerAll();
+const dir = mkdtempSync(join(tmpdir(), 'vlink-interop-mcap-summary-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const CHUNK = 0x06;
+const FOOTER_FROM_END = 8 + 29;
+
+/** Top-level records after the magic: opcode, offset, length (prefix included). */
+function records(bytes: Uint8Array): Array<{ op: number; at: number; length: number }> {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out = [];
+  for (let at = 8; at + 9 <= bytes.length - 8; ) {
+    const length = 9 + Number(view.getBigUint64(at + 1, true));
+    out.push({ op: bytes[at]!, at, length });
+    at += length;
+  }
+  return out;
+}
+
+function summaryStart(bytes: Uint8Array): number {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return Number(view.getBigUint64(bytes.length - FOOTER_FROM_END + 9, true));
+}
+
+async function refusal(path: string): Promise<BagError> {
+  try {
+    (await readAll(path)).reader.close();
+  } catch (error) {
+    assert.ok(error instanceof BagError, String(error));
+    return error;
+  }
+  assert.fail(`${path} read without an error`);
+}
+
+function problemsOf(
+  reader: { getInfo(): { metadata?: Array<{ name: string; values: Record<string, string> }> } },
+  name: string,
+): string[] {
+  return Object.values(reader.getInfo().metadata?.find((m) => m.name === name)?.values ?? {});
+}
+
+test('a chunk copied over the last one and into the summary: CORRUPT_FILE, and tryToFix reads each message once', async () => {
+  // Found by hand: the second chunk (1,514 bytes) over the last (1,171) read 77 of 91 messages with no error.
+  const original = new Uint8Array(readFileSync(foreignPath('mcap', 'ros2.mcap')));
+  const chunks = records(original).filter((r) => r.op === CHUNK);
+  // This one ends where a summary record does: the scan reads on without a stop, and only the copy is left to see.
+  const copied = chunks[1]!;
+  const last = chunks.at(-1)!;
+  assert.ok(last.at + copied.length > summaryStart(original), 'the copy reaches the summary');
+  const damaged = original.slice();
+  damaged.copyWithin(last.at, copied.at, copied.at + copied.length);
+  const path = join(dir, 'copied-chunk.mcap');
+  writeFileSync(path, damaged);
+  const error = await refusal(path);
+  assert.equal(error.code, 'CORRUPT_FILE');
+  assert.match(
+    error.message,
+    /damaged MCAP file \(the summary cannot be used: summary CRC mismatch; 1 chunk\(s\) repeating an earlier one byte for byte skipped\); open with tryToFix/,
+  );
+  const whole = await readAll(foreignPath('mcap', 'ros2.mcap'));
+  whole.reader.close();
+  const { reader, frames } = await readAll(path, { tryToFix: true });
+  const info = reader.getInfo();
+  const problems = problemsOf(reader, 'mcap.problems');
+  reader.close();
+  assert.equal(info.hasCompleted, false);
+  assert.equal(problems.length, 2, problems.join('\n'));
+  const keys = frames.map((f) => `${f.url} ${f.timestamp} ${f.sha256}`);
+  assert.equal(new Set(keys).size, keys.length, 'no message twice');
+  const known = new Set(whole.frames.map((f) => `${f.url} ${f.timestamp} ${f.sha256}`));
+  assert.ok(keys.every((k) => known.has(k)));
+  assert.ok(frames.length < whole.frames.length, 'the overwritten chunk is lost');
+});
+
+test('a rosbag2 mcap storage whose summary was damaged: the folder is refused, tryToFix names the file', async () => {
+  const folder = join(dir, 'ros2-folder');
+  cpSync(foreignPath('ros2', 'mcap'), folder, { recursive: true });
+  const file = join(folder, 'mcap.mcap');
+  const bytes = new Uint8Array(readFileSync(file));
+  // The summary has no CRC (rosbag2 writes none): the length of its first record is made to run past the file.
+  bytes[summaryStart(bytes) + 8] = 0x7f;
+  writeFileSync(file, bytes);
+  const error = await refusal(folder);
+  assert.equal(error.code, 'CORRUPT_FILE');
+  assert.match(
+    error.message,
+    /damaged mcap storage \(the summary cannot be used: bad summary: record length is implausibly large\)/,
+  );
+  const { reader, frames } = await readAll(folder, { tryToFix: true });
+  const info = reader.getInfo();
+  const problems = problemsOf(reader, 'rosbag2.problems');
+  reader.close();
+  const whole = await readAll(foreignPath('ros2', 'mcap'));
+  whole.reader.close();
+  assert.equal(frames.length, whole.frames.length, 'the data section is intact');
+  assert.equal(info.hasCompleted, false);
+  assert.deepEqual(problems, [
+    'mcap.mcap: the summary cannot be used: bad summary: record length is implausibly large',
+  ]);
+});
