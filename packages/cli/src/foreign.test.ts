@@ -80,6 +80,27 @@ describe('vlink-bag on foreign bags', () => {
     });
   });
 
+  test(
+    'check of a damaged foreign bag points at a copy of what reads, not at fix (read-only formats)',
+    SLOW,
+    async () => {
+      // An Apollo record whose second chunk body was overwritten by its first (found by hand: read in its place).
+      const bytes = readFileSync(fixturePath('foreign', 'apollo', 'sensors.record'));
+      const damaged = tmp.path('copied-body.record');
+      writeFileSync(
+        damaged,
+        Buffer.concat([bytes.subarray(0, 5496), bytes.subarray(3443, 3443 + 2012), bytes.subarray(5496 + 2012)]),
+      );
+      const { code, stdout, stderr } = await runCli(['check', damaged]);
+      assert.equal(code, 1);
+      assert.match(stdout, /chunk body is not the one its chunk header describes/);
+      assert.equal(
+        stderr,
+        `vlink-bag check: check failed: 1 problem (listed above); this format is read-only here: vlink-bag clone --try-to-fix ${damaged} <copy> copies what can be read\n`,
+      );
+    },
+  );
+
   test('reindex and tag of a foreign bag say they are not supported, naming the format', SLOW, async () => {
     const mcap = fixturePath('foreign', 'mcap', 'json.mcap');
     const [reindexBag, reindexFolder, tagMcap] = await Promise.all([

@@ -158,7 +158,7 @@ export type { Histogram } from './analysis/histogram.js';
 export type { SplitManifest, ManifestHeader, ManifestUrl, ManifestFlavor } from './split/manifest.js';
 export { parseManifest } from './split/manifest-parse.js';
 export type { ParsedManifest } from './split/manifest-parse.js';
-export { repairBag } from './maintenance/repair.js';
+export { canRepair, repairBag } from './maintenance/repair.js';
 export type {
   RepairOptions,
   RepairReport,

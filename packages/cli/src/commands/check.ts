@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { BagError, extensionOf, formatCheckProblem, type BagReader, type CheckReport } from '@vlink/bag';
+import { BagError, canRepair, extensionOf, formatCheckProblem, type BagReader, type CheckReport } from '@vlink/bag';
 import { formatSize, table } from '../lib/format.js';
 import { printJson } from '../lib/json-schemas.js';
 import { Activity, liveOutput, StepBar } from '../lib/progress.js';
@@ -71,7 +71,11 @@ export function registerCheck(program: Command): void {
           const n = report.problems.length + report.moreProblems;
           // Payloads that do not fit their schemas are what was recorded: no repair changes them.
           const hint =
-            n === undecodable ? 'the bag holds payloads its schemas do not describe' : 'vlink-bag fix may repair it';
+            n === undecodable
+              ? 'the bag holds payloads its schemas do not describe'
+              : canRepair(path)
+                ? 'vlink-bag fix may repair it'
+                : `this format is read-only here: vlink-bag clone --try-to-fix ${path} <copy> copies what can be read`;
           throw new CliError(
             `check failed: ${n} problem${n === 1 ? '' : 's'}${flags.json ? '' : ' (listed above)'}; ${hint}`,
             path,

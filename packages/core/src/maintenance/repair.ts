@@ -1,4 +1,4 @@
-import { extensionOf } from '../backend/registry.js';
+import { backendFor, extensionOf } from '../backend/registry.js';
 import { BagError } from '../errors.js';
 import { repairFile } from './repair-file.js';
 import { repairSplit } from './repair-split.js';
@@ -19,4 +19,17 @@ export async function repairBag(path: string, options: RepairOptions = {}): Prom
   const ext = extensionOf(path);
   if (ext.endsWith('x')) return repairSplit(path, options, fs);
   return repairFile(path, options, fs);
+}
+
+/**
+ * Whether `repairBag` can repair a bag of this name: a split recording, or a file whose backend salvages. Read-only
+ * formats (ROS 1 and 2, Apollo, ULog, a plain `.mcap`) are mended by copying what their readers read with `tryToFix`.
+ */
+export function canRepair(path: string): boolean {
+  if (extensionOf(path).endsWith('x')) return true;
+  try {
+    return backendFor(path).salvage !== undefined;
+  } catch {
+    return false;
+  }
 }
