@@ -11,6 +11,7 @@ import {
 } from '@vlink/bag-core';
 import { sanitizeCounterTable } from '@vlink/bag-core/internal';
 import type { SqliteConnection, SqlValue } from '../driver/driver.js';
+import { placeholderUrl } from './placeholder-url.js';
 import { trustedIndexes } from './schema-guard.js';
 import * as SQL from './sql.js';
 
@@ -91,20 +92,22 @@ export function readFacts(db: SqliteConnection, path: string, tolerant = false):
     // a page of VLinkDatas copied over the table's (found by hand: the rows' url ids read as names, every frame's url
     // unknown, and a strict read gave none of 3,000 frames without an error). `tryToFix` reads on as before.
     // The same for an id that is not an integer (an INTEGER column keeps text that does not read as a number as it is).
+    const stored = row['url'];
+    const nameless = stored === null || typeof stored === 'number' || typeof stored === 'bigint';
     if (!tolerant) {
-      const stored = row['url'];
-      const bad =
-        stored === null || typeof stored === 'number' || typeof stored === 'bigint'
-          ? `a VLinkUrls row (id ${text(row['id'])}) holds ${stored === null ? 'no url' : `the number ${String(stored)}`}, not a url`
-          : typeof row['id'] === 'bigint' || Number.isSafeInteger(row['id'])
-            ? undefined
-            : `the VLinkUrls row of ${JSON.stringify(text(stored))} has the id ${JSON.stringify(text(row['id']))}, not an integer`;
+      const bad = nameless
+        ? `a VLinkUrls row (id ${text(row['id'])}) holds ${stored === null ? 'no url' : `the number ${String(stored)}`}, not a url`
+        : typeof row['id'] === 'bigint' || Number.isSafeInteger(row['id'])
+          ? undefined
+          : `the VLinkUrls row of ${JSON.stringify(text(stored))} has the id ${JSON.stringify(text(row['id']))}, not an integer`;
       if (bad)
         throw new BagError('CORRUPT_FILE', `${bad}: the table is damaged (open with tryToFix, or run fix)`, {
           file: path,
         });
     }
-    const url = text(row['url']);
+    // With tryToFix such a row's frames keep their payloads under the name `fix()` gives them: a number is no name
+    // (read as one, 1,000 frames of a `.vdb` whose VLinkUrls page a VLinkDatas page had overwritten came out as url "0").
+    const url = nameless ? placeholderUrl(index) : text(stored);
     const ser = text(row['ser']);
     const schemaType = resolveSchemaType(parseSchemaType(text(row['encoding'])), ser);
     const type = text(row['type']);

@@ -1,5 +1,6 @@
 import type { SqlRow, SqliteConnection, SqliteStatement, SqlValue } from '../driver/driver.js';
 import { text } from './facts.js';
+import { placeholderUrl } from './placeholder-url.js';
 import * as SQL from './sql.js';
 
 // The urls a .vdb salvage starts from: what VLinkUrls said of each (its last metadata refresh, the measure of what was
@@ -24,14 +25,6 @@ export interface UrlRow {
   lastTs: number;
   /** No `VLinkUrls` row names this id (damaged table): the rows are kept under a placeholder url. */
   placeholder?: boolean;
-}
-
-/**
- * The url under which rows are kept whose url id no readable `VLinkUrls` row names. Their payloads are intact; only
- * the name is lost, and dropping them would lose data a reader could still use (the report names the placeholder).
- */
-export function placeholderUrl(id: number): string {
-  return `/vlink-bag/unnamed-url-${id}`;
 }
 
 /** What `readUrls` found: the urls by id, and whether they are all the file had (VLinkUrls read whole and intact). */

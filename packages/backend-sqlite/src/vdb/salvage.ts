@@ -19,9 +19,10 @@ import * as SQL from './sql.js';
 import { fsyncPath } from './fsync.js';
 import { copyRows, CutPageCheck, padToHeaderSize } from './salvage-rows.js';
 import { measureLoss } from './salvage-loss.js';
-import { emptyUrl, placeholderUrl, readUrls, type UrlRow } from './salvage-urls.js';
+import { placeholderUrl } from './placeholder-url.js';
+import { emptyUrl, readUrls, type UrlRow } from './salvage-urls.js';
 
-export { placeholderUrl } from './salvage-urls.js';
+export { placeholderUrl } from './placeholder-url.js';
 
 const MAX_PROBLEMS = 100;
 
