@@ -24,3 +24,41 @@ export function bodyMismatch(header: ChunkHeaderCache, messages: readonly BodyMe
   if (!has(header.endTime)) return `no message of it has its header's end time, ${header.endTime} ns`;
   return undefined;
 }
+
+/** Why the scan of a record without its index left a chunk body out. */
+export type SkipKind = 'mismatch' | 'repeat' | 'headless';
+
+/** A chunk body the scan left out: where, why (its kind, and in its own words), and how many messages it held. */
+export interface SkippedBody {
+  at: number;
+  kind: SkipKind;
+  detail: string;
+  messages: number;
+}
+
+const MANY: Record<SkipKind, string> = {
+  mismatch: 'are not the ones their chunk headers describe',
+  repeat: 'repeat earlier chunk bodies byte for byte',
+  headless: 'have no chunk header before them',
+};
+
+/**
+ * One line per kind of skipped body: a body alone in its own words, several as a count with the first and last
+ * offsets and the first one's words. A damaged record can hold thousands (found by hand: 20,000 copies of one chunk
+ * made 1.9 MB of problems, a line each), which would bury everything else `info` says.
+ */
+export function skippedLines(bodies: readonly SkippedBody[]): string[] {
+  const out: string[] = [];
+  for (const kind of Object.keys(MANY) as SkipKind[]) {
+    const of = bodies.filter((b) => b.kind === kind);
+    const [first, last] = [of[0], of.at(-1)];
+    if (!first || !last) continue;
+    const messages = of.reduce((n, b) => n + b.messages, 0);
+    out.push(
+      of.length === 1
+        ? `chunk body at offset ${first.at} ${first.detail}: its ${messages} messages skipped`
+        : `${of.length} chunk bodies ${MANY[kind]} (offsets ${first.at} … ${last.at}; the first ${first.detail}): their ${messages} messages skipped`,
+    );
+  }
+  return out;
+}

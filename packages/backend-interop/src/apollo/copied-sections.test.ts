@@ -116,6 +116,20 @@ test('the scan of a record without its index skips a chunk repeated whole, and a
       `chunk body at offset ${first!.end + 41} repeats the chunk body at offset ${bodies[0]!.at}: its ${firstMessages} messages skipped`,
     ),
   );
+  // Many copies make one line, not one each: a count, the first and last offsets, and every message they held.
+  const many = join(dir, 'many.record');
+  writeFileSync(many, Buffer.concat([original.subarray(0, first!.end), firstPair, firstPair, firstPair]));
+  const manyRead = await readAll(many, { tryToFix: true });
+  const manyProblem = problemOf(manyRead.reader);
+  manyRead.reader.close();
+  assert.equal(manyRead.frames.length, firstMessages);
+  const copies = [1, 2, 3].map((k) => first!.end + k * firstPair.length - (firstPair.length - 41));
+  assert.match(
+    manyProblem,
+    new RegExp(
+      `^[^;]*; 3 chunk bodies repeat earlier chunk bodies byte for byte \\(offsets ${copies[0]} … ${copies[2]}; the first repeats the chunk body at offset ${bodies[0]!.at}\\): their ${3 * firstMessages} messages skipped$`,
+    ),
+  );
   // The second chunk without its header: its body's messages are counted as skipped, never read under another header.
   const headless = join(dir, 'headless.record');
   writeFileSync(

@@ -1,8 +1,8 @@
 import { BagError } from '@vlink/bag-core';
 import { equalBytes } from '@vlink/bag-core/internal';
-import type { Readable } from '@vlink/bag-mcap';
+import { crc32, type Readable } from '@vlink/bag-mcap';
 import { asCorrupt, corrupt } from '../common/errors.js';
-import { type BodyMessage, bodyMismatch } from './chunk-check.js';
+import { type BodyMessage, bodyMismatch, type SkippedBody, skippedLines } from './chunk-check.js';
 import {
   type ChannelCache,
   type ChunkHeaderCache,
@@ -138,6 +138,8 @@ export class RecordFile {
   private scan(): { channels: ChannelCache[]; chunks: RecordChunk[]; lost: string[] } {
     const channels = new Map<string, ChannelCache>();
     const chunks: RecordChunk[] = [];
+    const byBody = new Map<string, RecordChunk[]>();
+    const skipped: SkippedBody[] = [];
     const lost: string[] = [];
     let orphans = 0;
     let pending: ChunkHeaderCache | undefined;
@@ -153,18 +155,20 @@ export class RecordFile {
           const header = pending;
           pending = undefined;
           const messages = this.bodyMessages(section, at);
-          const skipped = header
-            ? this.scannedBodyProblem(header, messages, section.bytes, chunks)
-            : 'has no chunk header before it';
-          if (skipped || !header)
-            lost.push(`chunk body at offset ${at} ${skipped}: its ${messages.length} messages skipped`);
-          else {
+          const problem: Omit<SkippedBody, 'at' | 'messages'> | undefined = header
+            ? this.scannedBodyProblem(header, messages, section.bytes, byBody)
+            : { kind: 'headless', detail: 'has no chunk header before it' };
+          if (problem) skipped.push({ ...problem, at, messages: messages.length });
+          else if (header) {
             for (const m of messages) {
               const c = channels.get(m.channel);
               if (c) c.messageNumber++;
               else orphans++; // readChunk skips them: no type to give them
             }
-            chunks.push({ ...header, body: at });
+            const chunk = { ...header, body: at };
+            chunks.push(chunk);
+            const key = bodyKey(header, section.bytes);
+            byBody.set(key, [...(byBody.get(key) ?? []), chunk]);
           }
         }
       } catch (error) {
@@ -176,7 +180,7 @@ export class RecordFile {
       at = section.end;
     }
     if (orphans > 0) lost.push(`${orphans} messages of channels without a channel section skipped`);
-    return { channels: [...channels.values()], chunks, lost };
+    return { channels: [...channels.values()], chunks, lost: [...skippedLines(skipped), ...lost] };
   }
 
   /**
@@ -187,15 +191,23 @@ export class RecordFile {
     header: ChunkHeaderCache,
     messages: readonly BodyMessage[],
     bytes: Uint8Array,
-    earlier: readonly RecordChunk[],
-  ): string | undefined {
+    earlier: Map<string, RecordChunk[]>,
+  ): Omit<SkippedBody, 'at' | 'messages'> | undefined {
     const mismatch = bodyMismatch(header, messages);
-    if (mismatch) return `is not the one its chunk header describes (${mismatch})`;
-    for (const c of earlier) {
-      const alike = c.messageNumber === header.messageNumber && c.beginTime === header.beginTime;
-      if (alike && c.endTime === header.endTime && equalBytes(this.section(c.body).bytes, bytes))
-        return `repeats the chunk body at offset ${c.body}`;
-    }
+    if (mismatch) return { kind: 'mismatch', detail: `is not the one its chunk header describes (${mismatch})` };
+    const alike = earlier.get(bodyKey(header, bytes));
+    for (const c of alike ?? [])
+      if (equalBytes(this.section(c.body).bytes, bytes))
+        return { kind: 'repeat', detail: `repeats the chunk body at offset ${c.body}` };
     return undefined;
   }
+}
+
+/**
+ * What two chunks that are one chunk share: the header's count and times, and the body's length and CRC. Earlier
+ * chunks are looked up by it, so the scan stays linear in the chunks: a hostile record of many tiny chunks with one
+ * header would otherwise compare each body with every earlier one.
+ */
+function bodyKey(header: ChunkHeaderCache, bytes: Uint8Array): string {
+  return `${header.messageNumber} ${header.beginTime} ${header.endTime} ${bytes.length} ${crc32(bytes)}`;
 }
