@@ -239,6 +239,19 @@ def test_a_closed_vdb_with_rows_and_no_url_is_corrupt_bag_at_open(tmp_path: Path
         vlink_bag.open(path)
 
 
+def test_a_closed_vdb_with_another_appended_is_corrupt_bag_at_open(tmp_path: Path) -> None:
+    """SQLite does not read bytes after the last page: `cat a.vdb b.vdb` used to read as `a.vdb` alone."""
+    first, second = tmp_path / "a.vdb", tmp_path / "b.vdb"
+    vdb_by_hand(first, [i * 1000 for i in range(10)])
+    vdb_by_hand(second, [i * 1000 for i in range(20)])
+    both = tmp_path / "both.vdb"
+    both.write_bytes(first.read_bytes() + second.read_bytes())
+    with vlink_bag.open(first) as bag:
+        assert len(list(bag.read_messages())) == 10
+    with pytest.raises(CorruptBag, match=f"{second.stat().st_size} bytes follow the database's last page"):
+        vlink_bag.open(both)
+
+
 def test_a_segment_file_copied_over_another_is_corrupt_bag(tmp_path: Path) -> None:
     path = tmp_path / "split.vcapx"
     with vlink_bag.Writer(path, start_time=START_MS, timezone=0, segment_size=4000) as w:

@@ -13,6 +13,7 @@ import { sanitizeCounterTable } from '@vlink/bag-core/internal';
 import type { SqliteConnection, SqlValue } from '../driver/driver.js';
 import { placeholderUrl } from './placeholder-url.js';
 import { trustedIndexes } from './schema-guard.js';
+import { trailingBytes, trailingBytesProblem } from './trailing-bytes.js';
 import * as SQL from './sql.js';
 
 /** What the reader keeps per url id to fill frames (format reference §7.2: ser and family come from the url maps). */
@@ -42,6 +43,8 @@ export interface VdbFacts {
   idsByUrl: Map<string, number[]>;
   /** The `VLinkBagPublishTimes` table exists (vlink-bag, §2.14): the cursor joins it. */
   hasPublishTimes: boolean;
+  /** Bytes past the database's last page (see trailing-bytes.ts): damage when not 0. */
+  trailingBytes: number;
 }
 
 /** Header validation, url maps, index detection, blank and total duration (format reference §2.10). */
@@ -177,6 +180,15 @@ export function readFacts(db: SqliteConnection, path: string, tolerant = false):
     }
   }
 
+  // A closed file is all its pages: bytes after them are not read by SQLite, and a strict read would give only what
+  // comes before (an unfinished file may end in pages of a transaction its writer never committed).
+  const size = fileSize(path);
+  const trailing = soft(0, () => trailingBytes(db, size));
+  if (!tolerant && complete && trailing > 0)
+    throw new BagError('CORRUPT_FILE', `${trailingBytesProblem(trailing)} (open with tryToFix to read the database)`, {
+      file: path,
+    });
+
   const counters = soft(undefined, () => readCounters(db));
   const tag = header['tag'];
   const info: Info = {
@@ -200,7 +212,7 @@ export function readFacts(db: SqliteConnection, path: string, tolerant = false):
     splitByTime: 0,
     hasSchema,
     totalRawSize,
-    fileSize: fileSize(path),
+    fileSize: size,
     urls: metas,
     ...(counters ? { counters } : {}),
   };
@@ -223,6 +235,7 @@ export function readFacts(db: SqliteConnection, path: string, tolerant = false):
     byIndex,
     idsByUrl,
     hasPublishTimes,
+    trailingBytes: trailing,
   };
 }
 

@@ -13,6 +13,7 @@ import type { VdbFacts } from './facts.js';
 import { assertRegularVdb } from './regular-file.js';
 import { assertNoExecutableSchema } from './schema-guard.js';
 import * as SQL from './sql.js';
+import { trailingBytesProblem } from './trailing-bytes.js';
 import { sqliteError } from './sqlite-errors.js';
 import { integerOf, storedType } from './stored-types.js';
 
@@ -33,6 +34,7 @@ export function verifyVdb(
   const problems = new ProblemList(path);
   const info = facts.info;
   if (facts.broken) problems.add('start_timestamp is negative');
+  if (facts.trailingBytes > 0) problems.add(trailingBytesProblem(facts.trailingBytes));
   let emptyTypes = 0;
   try {
     const rows = db.prepare(SQL.INTEGRITY_CHECK).all();

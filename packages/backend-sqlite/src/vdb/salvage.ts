@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, rmSync, statSync } from 'node:fs';
 import {
   BagError,
   countsForFrequency,
@@ -20,6 +20,7 @@ import { fsyncPath } from './fsync.js';
 import { copyRows, CutPageCheck, padToHeaderSize } from './salvage-rows.js';
 import { measureLoss } from './salvage-loss.js';
 import { placeholderUrl } from './placeholder-url.js';
+import { trailingBytes, trailingBytesProblem } from './trailing-bytes.js';
 import { emptyUrl, readUrls, type UrlRow } from './salvage-urls.js';
 
 export { placeholderUrl } from './placeholder-url.js';
@@ -78,6 +79,12 @@ export function salvageVdb(
     }
     src = driver.open(work, { readOnly: true });
     src.exec(SQL.BUSY_TIMEOUT_READER);
+    // Bytes after the last page are not the database's (another file appended?): the copy cannot hold them.
+    const trailing = trailingBytes(src, statSync(source).size);
+    if (trailing > 0) {
+      problem(`${trailingBytesProblem(trailing)}: left out of the copy`);
+      lose(`${trailing} bytes after the database's last page (the input still has them)`);
+    }
     if (padded > 0) cutTwin = driver.open(twin, { readOnly: true });
     const cutCheck = cutTwin && CutPageCheck.open(cutTwin);
     if (cutTwin && !cutCheck) problem('the rows of the page the cut went through cannot be told from made-up ones');

@@ -126,6 +126,14 @@ class VdbFile:
         if is_complete and _int(count) > 0 and not metas:
             # Every row of a closed file has its url: none named means a damaged table, not a recording of nothing.
             raise CorruptBag(f"the header counts {_int(count)} messages, but VLinkUrls names no url: the table is damaged", code="CORRUPT_FILE", url=str(self.path))
+        if is_complete:
+            # SQLite does not read bytes after the last page: a closed file with more is two files in one (`cat a.vdb
+            # b.vdb > c.vdb`), which would read as the first alone (as the TypeScript reader refuses it).
+            pages = _int(db.execute("PRAGMA page_count;").fetchone()[0])
+            page_size = _int(db.execute("PRAGMA page_size;").fetchone()[0])
+            extra = os.path.getsize(self.path) - pages * page_size
+            if pages > 0 and page_size > 0 and extra > 0:
+                raise CorruptBag(f"{extra} bytes follow the database's last page, which SQLite does not read (another file appended to it?)", code="CORRUPT_FILE", url=str(self.path))
         metas.sort(key=lambda m: (m["url"], m["index"]))
         indexes = {_text(r[0]) for r in db.execute("SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='VLinkDatas';")}
         self.indexed = "idx_elapsed_url" in indexes or "idx_elapsed" in indexes
