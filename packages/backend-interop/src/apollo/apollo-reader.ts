@@ -67,7 +67,7 @@ export class ApolloReader extends ForeignReader {
       base,
       firstNs: first,
       lastNs: last,
-      hasCompleted: record.mode === 'indexed',
+      hasCompleted: record.mode === 'indexed' && record.problem === undefined,
       fileSize: readable.size(),
       hasSchema: schemas.size > 0,
       urls,

@@ -160,3 +160,20 @@ function problemOf(reader: {
 }): string {
   return reader.getInfo().metadata?.find((m) => m.name === 'record.header')?.values['problem'] ?? '';
 }
+
+test('a record with another appended: CORRUPT_FILE naming the bytes after the index; tryToFix reads the first', async () => {
+  // Found by hand: `cat a.record a.record` read as one record, complete, without a word of the second.
+  const path = join(dir, 'twice.record');
+  writeFileSync(path, Buffer.concat([original, original]));
+  const error = await failure(path, false);
+  assert.equal(error.code, 'CORRUPT_FILE');
+  assert.ok(
+    error.message.startsWith(`${original.length} bytes follow the index section, which no reader of the format reads`),
+    error.message,
+  );
+  const { reader, frames } = await readAll(path, { tryToFix: true });
+  const complete = reader.getInfo().hasCompleted;
+  reader.close();
+  assert.equal(frames.length, 64);
+  assert.equal(complete, false);
+});

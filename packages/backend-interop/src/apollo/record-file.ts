@@ -55,6 +55,7 @@ export class RecordFile {
     }
     let problem: string | undefined;
     let index: ReturnType<typeof decodeIndex> | undefined;
+    let trailing = 0;
     const at = Number(this.header.indexPosition);
     if (!this.header.isComplete) problem = 'the record was not closed (is_complete is false)';
     else if (at < SECTION + HEADER_LENGTH || at >= readable.size())
@@ -70,10 +71,17 @@ export class RecordFile {
         // Two entries of one body (one copied over another's) would read that chunk twice and another never.
         if (new Set(index.chunkBodies).size !== index.chunkBodies.length)
           throw new RangeError('two entries name the same chunk body');
+        // The index is the last section a writer writes: bytes after it (another record appended?) are not read.
+        trailing = readable.size() - section.end;
       } catch (error) {
         problem = `bad index section (${(error as Error).message})`;
         index = undefined;
       }
+    }
+    if (index && trailing > 0) {
+      problem = `${trailing} bytes follow the index section, which no reader of the format reads (another file appended to it?)`;
+      if (!tryToFix)
+        throw new BagError('CORRUPT_FILE', `${problem}; open with tryToFix to read the record`, { file: path });
     }
     if (index) {
       this.mode = 'indexed';

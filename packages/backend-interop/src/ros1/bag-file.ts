@@ -92,6 +92,12 @@ export class BagFile {
       }
       at = record.end;
     }
+    // The index is the last thing rosbag writes: bytes after it (another bag appended?) are read by no reader.
+    if (connectionCount + chunkCount > 0 && at < size) {
+      const what = `${size - at} bytes follow the bag's index, which rosbag does not read (another file appended to it?)`;
+      if (!codecs) throw damaged(path, what, 'the bag before them');
+      this.problems.push(what);
+    }
     const positions = new Set<number>();
     for (const chunk of this.chunks) {
       for (const id of chunk.connections.keys())

@@ -187,4 +187,32 @@ describe('ROS 1 records copied over others (no CRC says so)', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  test('a bag with another appended: CORRUPT_FILE naming the bytes after the index; tryToFix reads the first', async () => {
+    // Found by hand: `cat plain.bag plain.bag` read as one bag, complete, without a word of the second.
+    const bytes = readFileSync(foreignPath('ros1', 'plain.bag'));
+    const dir = mkdtempSync(join(tmpdir(), 'vlink-ros1-appended-'));
+    try {
+      const path = join(dir, 'twice.bag');
+      writeFileSync(path, Buffer.concat([bytes, bytes]));
+      await assert.rejects(
+        readAll(path),
+        (e: unknown) =>
+          BagError.isInstance(e) &&
+          e.code === 'CORRUPT_FILE' &&
+          e.message.startsWith(`${bytes.length} bytes follow the bag's index, which rosbag does not read`),
+      );
+      const reader = await BagReader.create(path, { tryToFix: true });
+      try {
+        let n = 0;
+        for await (const _ of reader.frames()) n++;
+        assert.equal(n, 91);
+        assert.equal(reader.getInfo().hasCompleted, false);
+      } finally {
+        reader.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
