@@ -11,6 +11,7 @@ export type { VdbFacts } from './vdb/reader.js';
 export { checkVdb, fixVdb, reindexVdb, tagVdb, verifyVdb } from './vdb/maintenance.js';
 export { salvageVdb } from './vdb/salvage.js';
 export { guardSqliteFiles } from './vdb/file-guard.js';
+export { trailingBytes, trailingBytesProblem } from './vdb/trailing-bytes.js';
 export * as VDB_SQL from './vdb/sql.js';
 export { loadDriver, loadNamedDriver, pickDriver, DRIVER_NAMES, isDriverName } from './driver/driver.js';
 export type {

@@ -217,8 +217,10 @@ export class Ros2Reader extends ForeignReader {
       if (!metadata && carrier && (storages.length === 1 || unindexed)) metadata = embeddedMetadata(carrier, tryToFix);
       const base = TimeBase.fromFirstNs(minBig(storages.map((s) => s.firstNs)));
       const allCompressed = compressionOf(metadata, path) === 'message';
-      problems.push(...undefinedTopics);
-      for (const s of storages) problems.push(...s.problems.map((p) => `${basename(s.file)}: ${p}`));
+      // What a storage read around (an MCAP storage refuses it already when strict).
+      const storageProblems = storages.flatMap((s) => s.problems.map((p) => `${basename(s.file)}: ${p}`));
+      if (storageProblems.length > 0 && !tryToFix) throw damaged(path, storageProblems.join('; '), 'what SQLite reads');
+      problems.push(...undefinedTopics, ...storageProblems);
       return new Ros2Reader(path, storages, base, metadata, codecs, allCompressed, problems);
     } catch (error) {
       for (const storage of storages) storage.close();

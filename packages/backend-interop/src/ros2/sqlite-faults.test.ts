@@ -94,4 +94,29 @@ describe('rosbag2 sqlite3 storage faults', () => {
       }
     }
   });
+
+  test('a storage with another file appended: CORRUPT_FILE naming the bytes; tryToFix reads the first', async () => {
+    // Found by hand: `cat a.db3 a.db3` read as one storage, complete, without a word of the rest.
+    const copy = join(dir, 'appended');
+    cpSync(foreignPath('ros2', 'sqlite3'), copy, { recursive: true });
+    const file = join(copy, 'sqlite3.db3');
+    const bytes = readFileSync(file);
+    writeFileSync(file, Buffer.concat([bytes, bytes]));
+    const words = `sqlite3.db3: ${bytes.length} bytes follow the database's last page, which SQLite does not read`;
+    await assert.rejects(
+      BagReader.create(copy),
+      (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE' && e.message.startsWith(words),
+    );
+    const reader = await BagReader.create(copy, { tryToFix: true });
+    try {
+      let n = 0;
+      for await (const _ of reader.frames()) n++;
+      assert.equal(n, 91);
+      const info = reader.getInfo();
+      assert.equal(info.hasCompleted, false);
+      assert.ok(info.metadata?.find((m) => m.name === 'rosbag2.problems')?.values['0']?.startsWith(words));
+    } finally {
+      reader.close();
+    }
+  });
 });

@@ -1,6 +1,14 @@
 import { statSync } from 'node:fs';
 import { BagError } from '@vlink/bag-core';
-import type { SqliteConnection, SqliteDriver, SqliteStatement, SqlRow, SqlValue } from '@vlink/bag-sqlite';
+import {
+  type SqliteConnection,
+  type SqliteDriver,
+  type SqliteStatement,
+  type SqlRow,
+  type SqlValue,
+  trailingBytes,
+  trailingBytesProblem,
+} from '@vlink/bag-sqlite';
 import type { TimeBase } from '../common/time-base.js';
 import type { MessageWindow, Ros2Storage, StorageMessage, StorageTopic } from './storage.js';
 
@@ -18,8 +26,8 @@ export class SqliteStorage implements Ros2Storage {
   readonly firstNs: bigint | undefined;
   readonly lastNs: bigint | undefined;
   readonly fileSize: number;
-  readonly complete = true;
-  readonly problems = [];
+  /** Bytes after the database's last page (another file appended?): SQLite does not read them. */
+  readonly problems: string[] = [];
   readonly embeddedMetadata: string | undefined;
   readonly rosDistro: string | undefined = undefined;
 
@@ -28,6 +36,8 @@ export class SqliteStorage implements Ros2Storage {
     private readonly db: SqliteConnection,
   ) {
     this.fileSize = statSync(file).size;
+    const trailing = trailingBytes(db, this.fileSize);
+    if (trailing > 0) this.problems.push(trailingBytesProblem(trailing));
     const tables = new Set(
       db
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -95,6 +105,10 @@ export class SqliteStorage implements Ros2Storage {
         : undefined;
     this.firstNs = exact(span?.['a'], span?.['b']);
     this.lastNs = exact(span?.['c'], span?.['d']);
+  }
+
+  get complete(): boolean {
+    return this.problems.length === 0;
   }
 
   /** `immutable`: SQLite creates nothing beside the file and reads no `-wal` (see openLeavingFolderAsIs). */
