@@ -7,8 +7,15 @@ import type { SqliteConnection } from '../driver/driver.js';
  * found by hand, 500 of 1,000 frames read and `check` passed.
  */
 export function trailingBytes(db: SqliteConnection, fileSize: number): number {
-  const pages = Number(db.prepare('PRAGMA page_count;').get()?.['page_count'] ?? 0);
-  const pageSize = Number(db.prepare('PRAGMA page_size;').get()?.['page_size'] ?? 0);
+  let pages: number;
+  let pageSize: number;
+  try {
+    pages = Number(db.prepare('PRAGMA page_count;').get()?.['page_count'] ?? 0);
+    pageSize = Number(db.prepare('PRAGMA page_size;').get()?.['page_size'] ?? 0);
+  } catch {
+    // A file whose pages SQLite cannot count is damaged in another way, which the reads that follow name.
+    return 0;
+  }
   if (!(pages > 0 && pageSize > 0)) return 0;
   return Math.max(0, fileSize - pages * pageSize);
 }

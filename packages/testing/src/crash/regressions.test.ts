@@ -40,6 +40,8 @@ const REPLAYED: Array<[FuzzFormat, number, number, string]> = [
     14980,
     'a damaged cell read as a row of time 1.7e18 µs: the repaired manifest failed check (INTERNAL)',
   ],
+  ['.vdb', 1420, 1475, 'a page count garbled in the header: the repair failed on PRAGMA page_count (INTERNAL)'],
+  ['.vdb', 1420, 1398, 'the page size garbled: the repair failed on PRAGMA page_count, "not a database" (INTERNAL)'],
   ['.vcap', 41, 795, 'a message index grown to 4,118 bytes: the salvage walk skipped the chunk after it'],
   ['.vcap', 47, 1183, 'a message index turned into a DataEnd by one flipped bit: the repair lost 12 readable messages'],
   ['.vcap', 50, 1998, 'the VLinkHeader name garbled in a file cut before its summary: every frame time moved'],
