@@ -26,7 +26,7 @@ import {
 } from '@vlink/bag-mcap';
 import { familyOf } from '../common/encodings.js';
 import { damaged } from '../common/errors.js';
-import { endsWithMagic, recoveryProblems } from '../common/mcap-recovery.js';
+import { recoveryProblems } from '../common/mcap-recovery.js';
 import { mcapMessageSpan } from '../common/mcap-span.js';
 import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-info.js';
 import { ForeignReader, keysForUrls } from '../common/reader-base.js';
@@ -88,7 +88,7 @@ export class McapForeignReader extends ForeignReader {
       const mcap = McapFileReader.open(readable, { codecs, file: path, allowScan: () => true });
       // A VLink file reads as one; the same readable serves it (a file, or a url's byte source).
       if (mcap.header.profile === VLINK_PROFILE) return VcapReader.open(path, options, codecs, readable);
-      const problems = recoveryProblems(mcap, readable);
+      const problems = recoveryProblems(mcap);
       const broken = problems.length > 0;
       if (broken && options.tryToFix !== true)
         throw damaged(
@@ -105,7 +105,7 @@ export class McapForeignReader extends ForeignReader {
       if (headerDamaged && options.tryToFix !== true)
         throw damaged(path, 'VLinkHeader is damaged (its header_crc32 does not match its values)', 'its frames');
       // Complete: nothing damaged, and the file was finished (a summary, or at least its footer and closing magic).
-      const finished = mcap.mode !== 'recovered' || endsWithMagic(readable);
+      const finished = mcap.mode !== 'recovered' || mcap.finished;
       return McapForeignReader.build(
         path,
         mcap,

@@ -59,7 +59,7 @@ export class McapStorage implements Ros2Storage {
     const readable = new FileReadable(file);
     try {
       const mcap = McapFileReader.open(readable, { codecs, file, allowScan: () => true });
-      const storage = new McapStorage(file, mcap, readable.size(), recoveryProblems(mcap, readable));
+      const storage = new McapStorage(file, mcap, readable.size(), recoveryProblems(mcap));
       if (storage.problems.length > 0 && !tryToFix)
         throw damaged(file, `damaged mcap storage (${storage.problems.join('; ')})`, 'the intact messages');
       return storage;

@@ -3,13 +3,13 @@ import type { Codecs } from '../codecs.js';
 import type { Readable } from '../io/readable.js';
 import type { Block } from './blocks.js';
 import { ChunkLoader } from './chunk-loader.js';
-import { Opcode } from './constants.js';
+import { MAGIC, Opcode } from './constants.js';
 import { asBagError, corrupt } from './corruption.js';
 import { scanDataSection, type MetadataLocation } from './data-scan.js';
 import { LogTimeCursor } from './log-time-cursor.js';
 import { MessageCursor, type MessageStream } from './message-cursor.js';
 import { MessageFilter, type MessageQuery } from './message-filter.js';
-import { parseRecord } from './record-parser.js';
+import { hasMagic, parseRecord } from './record-parser.js';
 import type { Channel, ChunkIndex, Footer, Header, Message, Metadata, Schema, Statistics } from './records.js';
 import { readHeader, readSummary, type Summary } from './summary.js';
 
@@ -48,6 +48,13 @@ export class McapFileReader {
   readonly mode: ReadMode;
   /** Why the summary could not be used (mode `recovered`). */
   readonly summaryError: BagError | undefined;
+  /** The file ends with MCAP's closing magic: its writer finished it (a crashed one leaves no footer). */
+  readonly finished: boolean;
+  /**
+   * Why a finished file's footer or summary cannot be read: damage, unlike a summary the writer did not write (a
+   * summary start of 0, which the format allows) or a file without its footer (unfinished).
+   */
+  readonly summaryDamage: BagError | undefined;
   /** Set when a recovery scan stopped at damaged or missing bytes: where, and why. */
   readonly stoppedAt: number | undefined;
   readonly stopReason: BagError | undefined;
@@ -78,13 +85,19 @@ export class McapFileReader {
     this.header = header;
     this.headerEnd = headerEnd;
 
+    const size = readable.size();
+    this.finished =
+      size >= 2 * MAGIC.length && hasMagic(readable.read(size - MAGIC.length, MAGIC.length).slice(), 0, MAGIC);
     let summary: Summary | undefined;
     let summaryError: BagError | undefined;
     try {
       summary = readSummary(readable, headerEnd, file);
-      if (summary.footer.summaryStart === 0n) throw corrupt('file has no summary section', file, summary.footerOffset);
     } catch (error) {
       summaryError = asBagError(error, file, 0, 'bad summary');
+    }
+    this.summaryDamage = this.finished ? summaryError : undefined;
+    if (summary && summary.footer.summaryStart === 0n) {
+      summaryError = corrupt('file has no summary section', file, summary.footerOffset);
       summary = undefined;
     }
     this.summaryError = summaryError;
