@@ -115,19 +115,16 @@ export class ApolloReader extends ForeignReader {
     for (const chunk of this.record.chunks) {
       if (beginUs !== undefined && base.usFromNs(chunk.endTime) < beginUs) continue;
       if (endUs !== undefined && base.usFromNs(chunk.beginTime) > endUs) continue;
-      // A chunk's messages are decoded together (one protobuf message), then handed out one by one.
-      const batch: Array<{ url: string; serType: string; timestamp: number; data: Uint8Array }> = [];
-      this.record.readChunk(chunk, (channel, time, content) => {
-        const serType = this.types.get(channel);
-        if (serType === undefined || (wanted && !wanted.has(channel))) return;
-        const timestamp = base.usFromNs(time);
-        if (inWindow(timestamp, beginUs, endUs)) batch.push({ url: channel, serType, timestamp, data: content });
-      });
-      for (const m of batch) {
-        frame.timestamp = m.timestamp;
-        frame.url = m.url;
-        frame.serType = m.serType;
-        frame.data = m.data;
+      // A chunk's messages are decoded (one protobuf message) and checked together, then handed out one by one.
+      for (const m of this.record.readChunk(chunk)) {
+        const serType = this.types.get(m.channel);
+        if (serType === undefined || (wanted && !wanted.has(m.channel))) continue;
+        const timestamp = base.usFromNs(m.time);
+        if (!inWindow(timestamp, beginUs, endUs)) continue;
+        frame.timestamp = timestamp;
+        frame.url = m.channel;
+        frame.serType = serType;
+        frame.data = m.content;
         yield frame;
         if (this.closed) return;
       }

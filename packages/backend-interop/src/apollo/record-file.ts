@@ -104,15 +104,15 @@ export class RecordFile {
   }
 
   /**
-   * Calls `visit` for each message of a chunk, in body order, once the body has been checked against its chunk
-   * header (`CORRUPT_FILE` when it is another chunk's; see chunk-check.ts).
+   * The messages of a chunk, in body order, once the body has been checked against its chunk header (`CORRUPT_FILE`
+   * when it is another chunk's; see chunk-check.ts).
    */
-  readChunk(chunk: RecordChunk, visit: (channel: string, time: bigint, content: Uint8Array) => void): void {
+  readChunk(chunk: RecordChunk): BodyMessage[] {
     const messages = this.bodyMessages(this.section(chunk.body), chunk.body);
     const mismatch = bodyMismatch(chunk, messages);
     if (mismatch)
       throw corrupt(`chunk body is not the one its chunk header describes: ${mismatch}`, this.path, chunk.body);
-    for (const m of messages) visit(m.channel, m.time, m.content);
+    return messages;
   }
 
   private bodyMessages(section: { type: number; bytes: Uint8Array }, at: number): BodyMessage[] {
@@ -176,7 +176,9 @@ export class RecordFile {
             const chunk = { ...header, body: at };
             chunks.push(chunk);
             const key = bodyKey(header, section.bytes);
-            byBody.set(key, [...(byBody.get(key) ?? []), chunk]);
+            const alike = byBody.get(key);
+            if (alike) alike.push(chunk);
+            else byBody.set(key, [chunk]);
           }
         }
       } catch (error) {
