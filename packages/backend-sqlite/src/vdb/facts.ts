@@ -183,7 +183,7 @@ export function readFacts(db: SqliteConnection, path: string, tolerant = false):
   // A closed file is all its pages: bytes after them are not read by SQLite, and a strict read would give only what
   // comes before (an unfinished file may end in pages of a transaction its writer never committed).
   const size = fileSize(path);
-  const trailing = soft(0, () => trailingBytes(db, size));
+  const trailing = trailingBytes(db, size);
   if (!tolerant && complete && trailing > 0)
     throw new BagError('CORRUPT_FILE', `${trailingBytesProblem(trailing)} (open with tryToFix to read the database)`, {
       file: path,
