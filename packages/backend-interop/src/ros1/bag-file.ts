@@ -1,5 +1,6 @@
 import { BagError } from '@vlink/bag-core';
-import type { Readable } from '@vlink/bag-mcap';
+import { equalBytes } from '@vlink/bag-core/internal';
+import { crc32, type Readable } from '@vlink/bag-mcap';
 import { asCorrupt, corrupt, damaged } from '../common/errors.js';
 import { startsWithHeader } from '../common/ros-header.js';
 import { ChunkMessages } from './chunk-messages.js';
@@ -77,8 +78,37 @@ export class BagFile {
       if (!codecs) throw damaged(path, what, 'the messages of its whole chunks');
       this.problems.push(`${what}: its chunks were found by scanning the file`);
       this.scan(header.end, codecs);
-      connectionCount = chunkCount = 0;
+    } else {
+      let indexEnd: number;
+      try {
+        indexEnd = this.readIndex(connectionCount, chunkCount);
+      } catch (error) {
+        // A bag cut off while rosbag wrote its index at close (or an index damaged since) still holds every chunk
+        // before it: found by scanning as `rosbag reindex` does (found by hand: ROS 1 bags cut in their index
+        // were refused even with tryToFix, all 91 messages in whole chunks before the cut).
+        if (!BagError.isInstance(error) || error.code !== 'CORRUPT_FILE') throw error;
+        const what = `the bag's index is damaged (${error.detail}${error.offset === undefined ? '' : ` at offset ${error.offset}`})`;
+        if (!codecs) throw damaged(path, what, 'the messages of its whole chunks');
+        this.connections.clear();
+        this.chunks.length = 0;
+        this.problems.push(`${what}: its chunks were found by scanning the file`);
+        this.scan(header.end, codecs);
+        indexEnd = size;
+      }
+      // The index is the last thing rosbag writes: bytes after it (another bag appended?) are read by no reader.
+      if (connectionCount + chunkCount > 0 && indexEnd < size) {
+        const what = `${size - indexEnd} bytes follow the bag's index, which rosbag does not read (another file appended to it?)`;
+        if (!codecs) throw damaged(path, what, 'the bag before them');
+        this.problems.push(what);
+      }
     }
+    // Log-time order of chunks (rosbag's own readers merge by time); ties keep file order.
+    this.chunks.sort((a, b) => compareTime(a.start, b.start) || a.position - b.position);
+  }
+
+  /** The connection and chunk-info records at `index_pos`, checked against each other; returns where they end. */
+  private readIndex(connectionCount: number, chunkCount: number): number {
+    const { path } = this;
     let at = this.indexPosition;
     for (let i = 0; i < connectionCount + chunkCount; i++) {
       const record = this.readRecord(at, false);
@@ -92,12 +122,6 @@ export class BagFile {
       }
       at = record.end;
     }
-    // The index is the last thing rosbag writes: bytes after it (another bag appended?) are read by no reader.
-    if (connectionCount + chunkCount > 0 && at < size) {
-      const what = `${size - at} bytes follow the bag's index, which rosbag does not read (another file appended to it?)`;
-      if (!codecs) throw damaged(path, what, 'the bag before them');
-      this.problems.push(what);
-    }
     const positions = new Set<number>();
     for (const chunk of this.chunks) {
       for (const id of chunk.connections.keys())
@@ -107,8 +131,7 @@ export class BagFile {
         throw corrupt('two chunk infos describe the chunk at this offset', path, chunk.position);
       positions.add(chunk.position);
     }
-    // Log-time order of chunks (rosbag's own readers merge by time); ties keep file order.
-    this.chunks.sort((a, b) => compareTime(a.start, b.start) || a.position - b.position);
+    return at;
   }
 
   /**
@@ -117,25 +140,37 @@ export class BagFile {
    */
   private scan(at: number, codecs: Record<string, ChunkDecompress>): void {
     const size = this.readable.size();
-    while (at < size) {
-      try {
+    const repeats = new RepeatedChunks();
+    try {
+      while (at < size) {
         const record = this.readRecord(at, false);
-        if (op(record.fields) === Op.Chunk) this.scanChunk(at, codecs);
+        if (op(record.fields) === Op.Chunk) this.scanChunk(at, codecs, repeats);
         at = record.end;
-      } catch (error) {
-        const why = error instanceof Error ? error.message : String(error);
-        this.problems.push(`${why} at offset ${at}: the last ${size - at} bytes of the file are not read`);
-        return;
       }
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      this.problems.push(`${why} at offset ${at}: the last ${size - at} bytes of the file are not read`);
+    } finally {
+      if (repeats.chunks > 0)
+        this.problems.push(
+          `${repeats.chunks} chunk(s) repeating an earlier one byte for byte skipped (${repeats.messages} messages)`,
+        );
     }
   }
 
-  private scanChunk(position: number, codecs: Record<string, ChunkDecompress>): void {
+  private scanChunk(position: number, codecs: Record<string, ChunkDecompress>, repeats: RepeatedChunks): void {
     const chunk: Ros1Chunk = { position, start: [0, 0], end: [0, 0], count: 0, connections: new Map() };
     const bytes = this.readChunk(chunk, codecs);
+    const messages = new ChunkMessages(bytes, 0, this.path, position);
+    // rosbag never writes one chunk twice (times move on), but damage can copy a whole one over later bytes; the
+    // index would not point at the copy, a scan finds it (found by hand: a chunk copied over the index of a lz4 bag
+    // read 16 messages twice).
+    if (repeats.isRepeat(position, this.readRecord(position, true).data, (at) => this.readRecord(at, true).data)) {
+      repeats.messages += messages.count;
+      return;
+    }
     for (const record of records(bytes))
       if (op(record.fields) === Op.Connection) this.addConnection(record.fields, record.data);
-    const messages = new ChunkMessages(bytes, 0, this.path, position);
     for (let i = 0; i < messages.count; i++) {
       const t: [number, number] = [messages.sec[i]!, messages.nsec[i]!];
       if (chunk.count === 0 || compareTime(t, chunk.start) < 0) chunk.start = t;
@@ -231,6 +266,28 @@ export class BagFile {
       latching: text(header, 'latching'),
       header: startsWithHeader(definition, false),
     });
+  }
+}
+
+/**
+ * The chunks a scan found so far, by the CRC-32 and length of their stored bytes, to tell a second copy of one
+ * (compared byte for byte), so the scan stays linear in the chunks.
+ */
+class RepeatedChunks {
+  chunks = 0;
+  messages = 0;
+  private readonly seen = new Map<string, number>();
+
+  isRepeat(position: number, data: Uint8Array, dataAt: (position: number) => Uint8Array): boolean {
+    const key = `${crc32(data)}:${data.length}`;
+    const first = this.seen.get(key);
+    if (first === undefined) {
+      this.seen.set(key, position);
+      return false;
+    }
+    if (!equalBytes(dataAt(first), data)) return false;
+    this.chunks++;
+    return true;
   }
 }
 

@@ -69,3 +69,76 @@ describe('a ROS 1 bag without its index (not closed)', () => {
     }
   });
 });
+
+/** lz4.bag with its index cut off or overwritten; `damage` gets the bytes and the index position. */
+function damagedIndex(name: string, damage: (bytes: Uint8Array, indexPosition: number) => Uint8Array): string {
+  const bytes = new Uint8Array(readFileSync(foreignPath('ros1', 'lz4.bag')));
+  const text = new TextDecoder('latin1').decode(bytes.subarray(0, 4096));
+  const field = text.indexOf('index_pos=') + 'index_pos='.length;
+  const indexPosition = Number(new DataView(bytes.buffer).getBigUint64(field, true));
+  const path = join(dir, name);
+  writeFileSync(path, damage(bytes, indexPosition));
+  return path;
+}
+
+const keysOf = (frames: Array<{ url: string; timestamp: number; sha256: string }>) =>
+  frames.map((f) => `${f.url} ${f.timestamp} ${f.sha256}`);
+
+describe('a ROS 1 bag whose index is damaged', () => {
+  test('cut in its index (closing stopped half way): refused naming tryToFix, which finds every chunk by scanning', async () => {
+    // Found by hand: cut at 95 % (inside the index, after every chunk) the bag was refused even with tryToFix.
+    const path = damagedIndex('cut-index.bag', (bytes, index) => bytes.subarray(0, index + 500));
+    await assert.rejects(
+      BagReader.create(path),
+      (e: unknown) =>
+        BagError.isInstance(e) &&
+        e.code === 'CORRUPT_FILE' &&
+        /the bag's index is damaged \(.*runs past the end at offset \d+\); open with tryToFix/.test(e.message),
+    );
+    const sound = await readAll(foreignPath('ros1', 'lz4.bag'));
+    const scanned = await readAll(path, { tryToFix: true });
+    try {
+      assert.deepEqual(keysOf(scanned.frames), keysOf(sound.frames));
+      assert.equal(scanned.reader.getInfo().hasCompleted, false);
+      const problems = Object.values(
+        scanned.reader.getInfo().metadata?.find((m) => m.name === 'rosbag.problems')?.values ?? {},
+      );
+      assert.match(problems[0] ?? '', /the bag's index is damaged .*: its chunks were found by scanning the file/);
+      assert.match(problems[1] ?? '', /the last \d+ bytes of the file are not read/);
+    } finally {
+      sound.reader.close();
+      scanned.reader.close();
+    }
+  });
+
+  test('a chunk copied over the index: the scan reads each message once and says what it skipped', async () => {
+    // Found by hand copying records over others: the scan read the copy too, 16 messages twice.
+    const chunkAt = 4109;
+    const path = damagedIndex('copied-chunk.bag', (bytes, index) => {
+      const view = new DataView(bytes.buffer);
+      const headerLength = view.getUint32(chunkAt, true);
+      const length = 8 + headerLength + view.getUint32(chunkAt + 4 + headerLength, true);
+      const out = bytes.slice();
+      out.copyWithin(index, chunkAt, chunkAt + length);
+      return out;
+    });
+    await assert.rejects(BagReader.create(path), (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE');
+    const sound = await readAll(foreignPath('ros1', 'lz4.bag'));
+    const scanned = await readAll(path, { tryToFix: true });
+    try {
+      const keys = keysOf(scanned.frames);
+      assert.equal(new Set(keys).size, keys.length, 'no message twice');
+      assert.deepEqual(keys, keysOf(sound.frames), 'every chunk is before the index');
+      const problems = Object.values(
+        scanned.reader.getInfo().metadata?.find((m) => m.name === 'rosbag.problems')?.values ?? {},
+      );
+      assert.ok(
+        problems.some((p) => /^1 chunk\(s\) repeating an earlier one byte for byte skipped \(\d+ messages\)$/.test(p)),
+        problems.join('\n'),
+      );
+    } finally {
+      sound.reader.close();
+      scanned.reader.close();
+    }
+  });
+});
