@@ -20,3 +20,14 @@ export function recoveryProblems(mcap: McapFileReader): string[] {
   if (mcap.strayMessages > 0) problems.push(`${mcap.strayMessages} message record(s) outside a chunk skipped`);
   return problems;
 }
+
+/**
+ * Why a file that read without damage is still not complete: it ends without MCAP's footer and closing magic, so its
+ * writer did not finish it (a recorder that crashed). The scan read it, so a strict open takes it, as the mcap
+ * libraries' stream readers do; `hasCompleted` and this note tell `check` and `info` (before, `check` passed such
+ * a file as "ok"). Undefined for a finished file.
+ */
+export function unfinishedNote(mcap: McapFileReader): string | undefined {
+  if (mcap.mode !== 'recovered' || mcap.finished) return undefined;
+  return 'the file ends without its footer and closing magic, so its writer did not finish it: its messages were found by a scan of the data section';
+}

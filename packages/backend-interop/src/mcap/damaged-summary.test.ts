@@ -10,7 +10,8 @@ import { readAll } from '../testing/read-all.js';
 import { registerAll } from '../testing/register.js';
 
 // A finished MCAP file (it ends with its magic) whose summary cannot be used is damaged: the reader then scans the
-// data section, which reads on through the summary's own records and cannot tell what else is gone.
+// data section, which reads on through the summary's own records and cannot tell what else is gone. An unfinished one
+// (no footer: a recorder that crashed, or a file cut in its summary) reads whole, but is not complete.
 registerAll();
 const dir = mkdtempSync(join(tmpdir(), 'vlink-interop-mcap-summary-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -129,5 +130,55 @@ test('every file of the MCAP conformance corpus reads strict and complete, those
     reader.close();
     assert.equal(info.hasCompleted, true, file);
     assert.deepEqual(problems, [], file);
+  }
+});
+
+const UNFINISHED = /the file ends without its footer and closing magic, so its writer did not finish it/;
+
+test('a file cut in its summary reads whole, but is not complete, and check says so', async () => {
+  // Found by hand: ros2.mcap cut at 95 % (inside its summary) passed `vlink-bag check` as "ok (91 frames checked)".
+  const original = new Uint8Array(readFileSync(foreignPath('mcap', 'ros2.mcap')));
+  const path = join(dir, 'cut-in-summary.mcap');
+  writeFileSync(path, original.subarray(0, summaryStart(original) + 20));
+  const whole = await readAll(foreignPath('mcap', 'ros2.mcap'));
+  const cut = await readAll(path);
+  try {
+    assert.deepEqual(
+      cut.frames.map((f) => `${f.url} ${f.timestamp} ${f.sha256}`),
+      whole.frames.map((f) => `${f.url} ${f.timestamp} ${f.sha256}`),
+    );
+    assert.equal(cut.reader.getInfo().hasCompleted, false);
+    const problems = problemsOf(cut.reader, 'mcap.problems');
+    assert.equal(problems.length, 1);
+    assert.match(problems[0]!, UNFINISHED);
+    const report = await cut.reader.verify();
+    assert.equal(report.ok, false);
+    assert.equal(report.frames, whole.frames.length);
+    assert.match(report.problems[0]?.message ?? '', /^the bag is not complete: the file ends without its footer/);
+    assert.equal((await whole.reader.verify()).ok, true, 'the sound file passes');
+  } finally {
+    whole.reader.close();
+    cut.reader.close();
+  }
+});
+
+test('a rosbag2 mcap storage cut in its summary: the bag reads whole, is not complete, and check names the file', async () => {
+  const folder = join(dir, 'ros2-cut');
+  cpSync(foreignPath('ros2', 'mcap'), folder, { recursive: true });
+  const file = join(folder, 'mcap.mcap');
+  const bytes = new Uint8Array(readFileSync(file));
+  writeFileSync(file, bytes.subarray(0, summaryStart(bytes) + 20));
+  const { reader, frames } = await readAll(folder);
+  try {
+    assert.equal(frames.length, 91);
+    assert.equal(reader.getInfo().hasCompleted, false);
+    const problems = problemsOf(reader, 'rosbag2.problems');
+    assert.equal(problems.length, 1);
+    assert.match(problems[0]!, /^mcap\.mcap: the file ends without its footer/);
+    const report = await reader.verify();
+    assert.equal(report.ok, false);
+    assert.match(report.problems[0]?.message ?? '', /^the bag is not complete: mcap\.mcap: the file ends without/);
+  } finally {
+    reader.close();
   }
 });

@@ -26,7 +26,7 @@ import {
 } from '@vlink/bag-mcap';
 import { familyOf } from '../common/encodings.js';
 import { damaged } from '../common/errors.js';
-import { recoveryProblems } from '../common/mcap-recovery.js';
+import { recoveryProblems, unfinishedNote } from '../common/mcap-recovery.js';
 import { mcapMessageSpan } from '../common/mcap-span.js';
 import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-info.js';
 import { ForeignReader, keysForUrls } from '../common/reader-base.js';
@@ -105,15 +105,15 @@ export class McapForeignReader extends ForeignReader {
       if (headerDamaged && options.tryToFix !== true)
         throw damaged(path, 'VLinkHeader is damaged (its header_crc32 does not match its values)', 'its frames');
       // Complete: nothing damaged, and the file was finished (a summary, or at least its footer and closing magic).
-      const finished = mcap.mode !== 'recovered' || mcap.finished;
+      const unfinished = unfinishedNote(mcap);
       return McapForeignReader.build(
         path,
         mcap,
         readable,
         codecs,
-        !broken && finished && !headerDamaged,
+        !broken && unfinished === undefined && !headerDamaged,
         headerDamaged,
-        problems,
+        unfinished === undefined ? problems : [...problems, unfinished],
       );
     });
   }
@@ -165,7 +165,8 @@ export class McapForeignReader extends ForeignReader {
         .filter((c) => c.metadata.size > 0)
         .map((c) => ({ name: `mcap.channel.${c.topic}`, values: Object.fromEntries(c.metadata) })),
       ...mcap.metadata().map((m) => ({ name: m.name, values: Object.fromEntries(m.metadata) })),
-      // What a tryToFix read went around, under the name every foreign reader lists it by (`info` prints it).
+      // What a tryToFix read went around, or why a file is not complete (unfinished), under the name every foreign
+      // reader lists it by (`info` prints it, `check` names it).
       ...(problems.length === 0
         ? []
         : [{ name: 'mcap.problems', values: Object.fromEntries(problems.map((p, i) => [String(i), p])) }]),

@@ -43,6 +43,9 @@ export class CopiedStorage implements Ros2Storage {
   get problems() {
     return this.inner.problems;
   }
+  get unfinished() {
+    return this.inner.unfinished;
+  }
   get embeddedMetadata() {
     return this.inner.embeddedMetadata;
   }

@@ -1,7 +1,7 @@
 import { BagError } from '@vlink/bag-core';
 import { type Codecs, FileReadable, McapFileReader } from '@vlink/bag-mcap';
 import { damaged } from '../common/errors.js';
-import { recoveryProblems } from '../common/mcap-recovery.js';
+import { recoveryProblems, unfinishedNote } from '../common/mcap-recovery.js';
 import { mcapMessageSpan } from '../common/mcap-span.js';
 import type { TimeBase } from '../common/time-base.js';
 import type { MessageWindow, Ros2Storage, StorageMessage, StorageTopic } from './storage.js';
@@ -52,7 +52,11 @@ export class McapStorage implements Ros2Storage {
   }
 
   get complete(): boolean {
-    return this.problems.length === 0;
+    return this.problems.length === 0 && this.unfinished === undefined;
+  }
+
+  get unfinished(): string | undefined {
+    return unfinishedNote(this.mcap);
   }
 
   static open(file: string, codecs: Codecs, tryToFix: boolean): McapStorage {

@@ -220,7 +220,9 @@ export class Ros2Reader extends ForeignReader {
       // What a storage read around (an MCAP storage refuses it already when strict).
       const storageProblems = storages.flatMap((s) => s.problems.map((p) => `${basename(s.file)}: ${p}`));
       if (storageProblems.length > 0 && !tryToFix) throw damaged(path, storageProblems.join('; '), 'what SQLite reads');
-      problems.push(...undefinedTopics, ...storageProblems);
+      // A storage its writer did not finish reads whole (a strict open takes it), but the bag is not complete.
+      const unfinished = storages.flatMap((s) => (s.unfinished ? [`${basename(s.file)}: ${s.unfinished}`] : []));
+      problems.push(...undefinedTopics, ...storageProblems, ...unfinished);
       return new Ros2Reader(path, storages, base, metadata, codecs, allCompressed, problems);
     } catch (error) {
       for (const storage of storages) storage.close();

@@ -39,10 +39,12 @@ export interface Ros2Storage {
   readonly firstNs: bigint | undefined;
   readonly lastNs: bigint | undefined;
   readonly fileSize: number;
-  /** Whether the file was complete (an MCAP storage read by recovery scan is not). */
+  /** Whether the file was complete: nothing read around, and finished (an MCAP storage without its footer is not). */
   readonly complete: boolean;
   /** What the storage read around (an MCAP storage's recovery scan), in words; empty when it read as written. */
   readonly problems: readonly string[];
+  /** Why a storage with no problems is still not complete (an MCAP storage its writer did not finish); else undefined. */
+  readonly unfinished?: string | undefined;
   /** The copy of metadata.yaml rosbag2 (Iron on) writes into the storage file, as YAML text; undefined if none. */
   readonly embeddedMetadata: string | undefined;
   /** The ROS distro the storage says it was recorded on (rosbag2's sqlite3 `schema` table, Humble on); else undefined. */

@@ -3,7 +3,7 @@ import { describe, test } from '@vlink/fixtures/test';
 import type { BackendReader } from '../backend/backend.js';
 import { BagError } from '../errors.js';
 import type { Frame } from '../model/frame.js';
-import type { Info } from '../model/info.js';
+import type { Info, InfoMetadata } from '../model/info.js';
 import type { MaintenanceProgress } from './check-report.js';
 import { readThroughCheck } from './read-through-check.js';
 
@@ -73,6 +73,28 @@ describe('readThroughCheck: the check of formats without one of their own', () =
     const first = await readThroughCheck(reader(10, 10, 0), false);
     assert.deepEqual(first.problems, [
       { file: 'bag.x', message: 'reading stopped before the first frame: chunk CRC mismatch', offset: 4096 },
+    ]);
+  });
+
+  test("a bag its reader says is not complete fails, in the reader's words, also when every frame reads", async () => {
+    const unfinished = (metadata: Info['metadata']) => {
+      const backend = reader(10, 10);
+      backend.info = () => ({ messageCount: 10, hasCompleted: false, ...(metadata ? { metadata } : {}) }) as Info;
+      return backend;
+    };
+    const notes: InfoMetadata[] = [
+      { name: 'mcap.header', values: { profile: '' } },
+      { name: 'mcap.problems', values: { '0': 'no footer', '1': 'scanned' } },
+    ];
+    for (const quick of [false, true]) {
+      const report = await readThroughCheck(unfinished(notes), quick);
+      assert.equal(report.ok, false);
+      assert.equal(report.frames, 10);
+      assert.deepEqual(report.problems, [{ file: 'bag.x', message: 'the bag is not complete: no footer; scanned' }]);
+    }
+    const bare = await readThroughCheck(unfinished(undefined), false);
+    assert.deepEqual(bare.problems, [
+      { file: 'bag.x', message: 'the bag is not complete: its reader found it unfinished or damaged' },
     ]);
   });
 

@@ -1,5 +1,6 @@
 import type { BackendReader } from '../backend/backend.js';
 import { BagError } from '../errors.js';
+import type { Info } from '../model/info.js';
 import { yieldToEventLoop } from '../util/schedule.js';
 import { type CheckReport, ProblemList, type ProgressCallback } from './check-report.js';
 
@@ -11,16 +12,21 @@ const SLICE = 8192;
  * bags, Apollo records, ULog): every frame read through the format's reader, which verifies what the format lets it
  * (record framing, chunk CRCs where the file has them, every compressed chunk and rosbag2 message decompressed), and
  * the frames read counted against the message count the file's summary gives. A reading error is the problem, at
- * the url and time of the last frame that read. `quick`: the file opened, so its structure and summary were read;
- * nothing more is done.
+ * the url and time of the last frame that read. A bag its reader says is not complete (`hasCompleted` false: not
+ * finished, or read around damage) fails too, with the reader's own words. `quick`: the file opened, so its structure
+ * and summary were read; nothing more is done.
  */
 export async function readThroughCheck(
   backend: BackendReader,
   quick: boolean,
   onProgress?: ProgressCallback,
 ): Promise<CheckReport> {
-  const expected = backend.info().messageCount;
+  const info = backend.info();
+  const expected = info.messageCount;
   const problems = new ProblemList(backend.path);
+  // A file its reader found unfinished (or read around damage in) is not sound, even when every frame in it reads:
+  // an MCAP file without its footer read whole, so check said "ok" (found by hand: .mcap files cut in their summary).
+  if (info.hasCompleted === false) problems.add(incompleteProblem(info));
   if (quick) return problems.report(backend.path, true, expected);
   let frames = 0;
   let lastUrl: string | undefined;
@@ -49,4 +55,14 @@ export async function readThroughCheck(
   onProgress?.({ done: frames, total: frames, unit: 'frames' });
   if (frames !== expected) problems.add(`the file's summary counts ${expected} messages, but ${frames} were read`);
   return problems.report(backend.path, false, frames);
+}
+
+/** Why a bag is not complete, as its reader says in its `*.problems` metadata (every foreign reader lists them so). */
+function incompleteProblem(info: Info): string {
+  const notes = (info.metadata ?? [])
+    .filter((m) => m.name.endsWith('.problems'))
+    .flatMap((m) => Object.values(m.values));
+  return notes.length > 0
+    ? `the bag is not complete: ${notes.join('; ')}`
+    : 'the bag is not complete: its reader found it unfinished or damaged';
 }
