@@ -24,6 +24,8 @@ export type { LogTimeCursor } from './mcap/log-time-cursor.js';
 export { streamRecords } from './mcap/record-stream.js';
 export type * from './mcap/records.js';
 export { crc32 } from './mcap/crc32.js';
+// Also what the ROS 1 scan tells a chunk copied whole by (@vlink/bag-interop): one rule for both formats.
+export { DuplicateChunks } from './mcap/duplicate-chunks.js';
 export { VcapFileWriter } from './vcap/vcap-file-writer.js';
 export type { VcapFileWriterOptions, VcapChannelSummary } from './vcap/vcap-file-writer.js';
 export { VcapReader } from './vcap/vcap-reader.js';

@@ -1,6 +1,5 @@
 import { BagError } from '@vlink/bag-core';
-import { equalBytes } from '@vlink/bag-core/internal';
-import { crc32, type Readable } from '@vlink/bag-mcap';
+import { DuplicateChunks, type Readable } from '@vlink/bag-mcap';
 import { asCorrupt, corrupt, damaged } from '../common/errors.js';
 import { startsWithHeader } from '../common/ros-header.js';
 import { ChunkMessages } from './chunk-messages.js';
@@ -140,11 +139,11 @@ export class BagFile {
    */
   private scan(at: number, codecs: Record<string, ChunkDecompress>): void {
     const size = this.readable.size();
-    const repeats = new RepeatedChunks();
+    const repeats = { of: new DuplicateChunks(), chunks: 0, messages: 0 };
     try {
       while (at < size) {
         const record = this.readRecord(at, false);
-        if (op(record.fields) === Op.Chunk) this.scanChunk(at, codecs, repeats);
+        if (op(record.fields) === Op.Chunk) this.scanChunk(at, record.end, codecs, repeats);
         at = record.end;
       }
     } catch (error) {
@@ -158,14 +157,22 @@ export class BagFile {
     }
   }
 
-  private scanChunk(position: number, codecs: Record<string, ChunkDecompress>, repeats: RepeatedChunks): void {
+  private scanChunk(
+    position: number,
+    end: number,
+    codecs: Record<string, ChunkDecompress>,
+    repeats: { of: DuplicateChunks; chunks: number; messages: number },
+  ): void {
     const chunk: Ros1Chunk = { position, start: [0, 0], end: [0, 0], count: 0, connections: new Map() };
     const bytes = this.readChunk(chunk, codecs);
     const messages = new ChunkMessages(bytes, 0, this.path, position);
     // rosbag never writes one chunk twice (times move on), but damage can copy a whole one over later bytes; the
     // index would not point at the copy, a scan finds it (found by hand: a chunk copied over the index of a lz4 bag
     // read 16 messages twice).
-    if (repeats.isRepeat(position, this.readRecord(position, true).data, (at) => this.readRecord(at, true).data)) {
+    const length = end - position;
+    const stored = this.readable.read(position, length, new Uint8Array(length));
+    if (repeats.of.copyOf(this.readable, { buf: stored, at: 0, length, offset: position }) !== undefined) {
+      repeats.chunks++;
       repeats.messages += messages.count;
       return;
     }
@@ -266,28 +273,6 @@ export class BagFile {
       latching: text(header, 'latching'),
       header: startsWithHeader(definition, false),
     });
-  }
-}
-
-/**
- * The chunks a scan found so far, by the CRC-32 and length of their stored bytes, to tell a second copy of one
- * (compared byte for byte), so the scan stays linear in the chunks.
- */
-class RepeatedChunks {
-  chunks = 0;
-  messages = 0;
-  private readonly seen = new Map<string, number>();
-
-  isRepeat(position: number, data: Uint8Array, dataAt: (position: number) => Uint8Array): boolean {
-    const key = `${crc32(data)}:${data.length}`;
-    const first = this.seen.get(key);
-    if (first === undefined) {
-      this.seen.set(key, position);
-      return false;
-    }
-    if (!equalBytes(dataAt(first), data)) return false;
-    this.chunks++;
-    return true;
   }
 }
 

@@ -7,8 +7,9 @@ import { equalBytes } from '@vlink/bag-core/internal';
  * (its messages' sequence numbers and times move on), but damage can: bytes copied over other bytes put a whole
  * chunk, CRC and all, a second time into the data section, and a walk that goes on after damage finds it there (fuzz
  * `.vcapx --seed 1206`, case 764: a repaired segment read 5 messages twice; `--seed 1407`, case 958: a recovery scan
- * read 10 twice). Used by the recovery scan, by `check` and by the repair. Chunks are told apart by the CRC-32 of
- * their record bytes and their length, then compared byte for byte.
+ * read 10 twice). Used by the recovery scan, by `check` and by the repair, and by the scan of a ROS 1 bag (its chunks
+ * are records too). Chunks are told apart by the CRC-32 of their record bytes and their length, then compared byte
+ * for byte.
  */
 export class DuplicateChunks {
   /** Offset of the first chunk seen per `crc:length`. */
