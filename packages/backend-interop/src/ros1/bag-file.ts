@@ -86,7 +86,8 @@ export class BagFile {
         // before it: found by scanning as `rosbag reindex` does (found by hand: ROS 1 bags cut in their index
         // were refused even with tryToFix, all 91 messages in whole chunks before the cut).
         if (!BagError.isInstance(error) || error.code !== 'CORRUPT_FILE') throw error;
-        const what = `the bag's index is damaged (${error.detail}${error.offset === undefined ? '' : ` at offset ${error.offset}`})`;
+        const where = error.offset === undefined ? '' : `; offset ${error.offset}`;
+        const what = `the bag's index is damaged (${error.detail}${where})`;
         if (!codecs) throw damaged(path, what, 'the messages of its whole chunks');
         this.connections.clear();
         this.chunks.length = 0;

@@ -93,7 +93,7 @@ describe('a ROS 1 bag whose index is damaged', () => {
       (e: unknown) =>
         BagError.isInstance(e) &&
         e.code === 'CORRUPT_FILE' &&
-        /the bag's index is damaged \(.*runs past the end at offset \d+\); open with tryToFix/.test(e.message),
+        /the bag's index is damaged \(.*runs past the end; offset \d+\); open with tryToFix/.test(e.message),
     );
     const sound = await readAll(foreignPath('ros1', 'lz4.bag'));
     const scanned = await readAll(path, { tryToFix: true });
