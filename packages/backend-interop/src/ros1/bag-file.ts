@@ -136,21 +136,36 @@ export class BagFile {
 
   /**
    * Every chunk from `at` to the end of the file, with the connections and messages inside it, as `rosbag reindex`
-   * finds them. A record cut off by the end of the file (or damaged) stops the scan: what follows is told, not read.
+   * finds them. A chunk that does not read is skipped; a record cut off by the end of the file (or whose framing is
+   * damaged) stops the scan: what follows is told, not read.
    */
   private scan(at: number, codecs: Record<string, ChunkDecompress>): void {
     const size = this.readable.size();
     const repeats = { of: new DuplicateChunks(), chunks: 0, messages: 0 };
+    // Chunks whose record is whole but whose content does not read: skipped, and the scan goes on after them (before,
+    // one such chunk ended the scan, and every chunk after it was lost). The first few are named.
+    const unread = { count: 0, named: [] as string[] };
     try {
       while (at < size) {
         const record = this.readRecord(at, false);
-        if (op(record.fields) === Op.Chunk) this.scanChunk(at, record.end, codecs, repeats);
+        if (op(record.fields) === Op.Chunk) {
+          try {
+            this.scanChunk(at, record.end, codecs, repeats);
+          } catch (error) {
+            if (!BagError.isInstance(error)) throw error;
+            if (unread.count++ < 5) unread.named.push(`${error.detail} (offset ${at})`);
+          }
+        }
         at = record.end;
       }
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
       this.problems.push(`${why} at offset ${at}: the last ${size - at} bytes of the file are not read`);
     } finally {
+      if (unread.count > 0)
+        this.problems.push(
+          `${unread.count} chunk(s) that do not read skipped: ${unread.named.join('; ')}${unread.count > 5 ? '; …' : ''}`,
+        );
       if (repeats.chunks > 0)
         this.problems.push(
           `${repeats.chunks} chunk(s) repeating an earlier one byte for byte skipped (${repeats.messages} messages)`,

@@ -55,6 +55,35 @@ describe('a ROS 1 bag without its index (not closed)', () => {
     }
   });
 
+  test('a chunk in the middle that does not read is skipped, and the scan goes on after it', async () => {
+    // Before, the first chunk that did not decompress ended the scan: every chunk after it was lost.
+    const second = 5791; // lz4.bag: the bag header record (13..4109), chunk 1, its index data, then chunk 2
+    const path = unindexed('bad-middle.bag', (index) => index);
+    const bytes = new Uint8Array(readFileSync(path));
+    const view = new DataView(bytes.buffer);
+    const dataAt = second + 4 + view.getUint32(second, true);
+    bytes.fill(0, dataAt + 4, dataAt + 4 + view.getUint32(dataAt, true));
+    writeFileSync(path, bytes);
+    const sound = await readAll(foreignPath('ros1', 'lz4.bag'));
+    const { reader, frames } = await readAll(path, { tryToFix: true });
+    try {
+      const known = new Set(sound.frames.map((f) => `${f.url} ${f.timestamp} ${f.sha256}`));
+      const keys = frames.map((f) => `${f.url} ${f.timestamp} ${f.sha256}`);
+      assert.ok(keys.every((k) => known.has(k)) && new Set(keys).size === keys.length);
+      assert.equal(frames.length, 91 - 16, 'every message but the 16 of the zeroed chunk');
+      const problems = Object.values(
+        reader.getInfo().metadata?.find((m) => m.name === 'rosbag.problems')?.values ?? {},
+      );
+      assert.ok(
+        problems.some((p) => p.startsWith(`1 chunk(s) that do not read skipped: `) && p.includes(`(offset ${second})`)),
+        problems.join('\n'),
+      );
+    } finally {
+      sound.reader.close();
+      reader.close();
+    }
+  });
+
   test('cut inside its last chunk: the whole chunks are read, and the bytes not read are told', async () => {
     const path = unindexed('cut.bag', (index) => index - 300);
     const { reader, frames } = await readAll(path, { tryToFix: true });
