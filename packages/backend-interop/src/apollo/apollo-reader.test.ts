@@ -64,6 +64,33 @@ test('a record cut short, read with tryToFix: the problem says where the section
   }
 });
 
+test('the scan of a record without its index skips a chunk body that does not decode, and reads on', async () => {
+  // Before, the first section that did not decode ended the scan: every chunk after it was lost.
+  const bytes = new Uint8Array(readFileSync(foreignPath('apollo', 'sensors.record')));
+  const whole = await readAll(foreignPath('apollo', 'sensors.record'));
+  whole.reader.close();
+  // The first three bytes of the second chunk body (its section at 5496) garbled, and the index cut off (95 %: a recorder that
+  // stopped while it closed the record).
+  for (const at of [5512, 5513, 5514]) bytes[at] = bytes[at]! ^ 0xff;
+  const path = join(dir, 'garbled-unindexed.record');
+  writeFileSync(path, bytes.subarray(0, Math.floor(bytes.length * 0.95)));
+  const { reader, frames } = await readAll(path, { tryToFix: true });
+  try {
+    const problem = reader.getInfo().metadata?.find((m) => m.name === 'record.problems')?.values['0'] ?? '';
+    assert.match(problem, /1 section\(s\) that do not decode skipped: bad chunk body: .* \(offset 5496\)/);
+    const key = (f: { url: string; timestamp: number; sha256: string }) => `${f.url} ${f.timestamp} ${f.sha256}`;
+    const known = new Set(whole.frames.map(key));
+    assert.ok(frames.length > 0 && frames.length < whole.frames.length);
+    assert.ok(
+      frames.every((f) => known.has(key(f))),
+      'no message made up',
+    );
+    assert.equal(key(frames.at(-1)!), key(whole.frames.at(-1)!), 'the chunk after the garbled one is read');
+  } finally {
+    reader.close();
+  }
+});
+
 async function readsAsCyberRecord(relative: string): Promise<void> {
   const { reader, info, schemas, expected } = await checkFixture(relative);
   try {

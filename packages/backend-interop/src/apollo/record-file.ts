@@ -86,7 +86,10 @@ export class RecordFile {
     if (index) {
       this.mode = 'indexed';
       this.channels = index.channels;
-      this.chunks = index.chunkHeaders.map((h, i) => ({ ...h, body: index.chunkBodies[i]! }));
+      const chunks = index.chunkHeaders.map((h, i) => ({ ...h, body: index.chunkBodies[i]! }));
+      const unread = tryToFix ? this.unreadable(chunks) : undefined;
+      this.chunks = unread ? chunks.filter((c) => !unread.chunks.has(c)) : chunks;
+      if (unread) problem = problem === undefined ? unread.line : `${problem}; ${unread.line}`;
     } else {
       if (!tryToFix)
         throw new BagError('CORRUPT_FILE', `${problem}; open with tryToFix to read the intact chunks`, { file: path });
@@ -101,6 +104,32 @@ export class RecordFile {
     this.chunks.sort((a, b) =>
       a.beginTime < b.beginTime ? -1 : a.beginTime > b.beginTime ? 1 : a.position - b.position,
     );
+  }
+
+  /**
+   * With `tryToFix`, the chunks of an indexed record are read once at open: a body that does not decode, or is not
+   * the chunk its header describes, is left out and named, where a read would stop at it (found by hand: a body
+   * overwritten by another made `clone --try-to-fix` copy nothing, which `check` pointed users to). Costs a read of
+   * the file at open. Undefined when every chunk reads.
+   */
+  private unreadable(chunks: readonly RecordChunk[]): { chunks: Set<RecordChunk>; line: string } | undefined {
+    const bad = new Set<RecordChunk>();
+    const named: string[] = [];
+    let messages = 0;
+    for (const chunk of chunks) {
+      try {
+        this.readChunk(chunk);
+      } catch (error) {
+        if (!BagError.isInstance(error)) throw error;
+        bad.add(chunk);
+        messages += chunk.messageNumber;
+        if (named.length < 5) named.push(`${error.detail} (offset ${chunk.body})`);
+      }
+    }
+    if (bad.size === 0) return undefined;
+    const more = bad.size > named.length ? '; …' : '';
+    const line = `${bad.size} chunk(s) that do not read skipped (${messages} messages, as their chunk headers count them): ${named.join('; ')}${more}`;
+    return { chunks: bad, line };
   }
 
   /**
@@ -140,8 +169,9 @@ export class RecordFile {
   }
 
   /**
-   * Channels and chunks from the sections themselves, up to the first one that does not parse; `lost` says what was
-   * not read: the bytes from that section on, and the messages of channels that have no channel section.
+   * Channels and chunks from the sections themselves, up to the first one whose framing does not hold (one whose
+   * content does not decode is skipped); `lost` says what was not read: the sections skipped, the bytes from the
+   * first broken framing on, and the messages of channels that have no channel section.
    */
   private scan(): { channels: ChannelCache[]; chunks: RecordChunk[]; lost: string[] } {
     const channels = new Map<string, ChannelCache>();
@@ -151,10 +181,21 @@ export class RecordFile {
     const lost: string[] = [];
     let orphans = 0;
     let pending: ChunkHeaderCache | undefined;
+    // Sections whose framing holds but whose content does not decode: skipped, and the scan goes on after them
+    // (before, the first one ended the scan and every chunk after it was lost).
+    let undecoded = 0;
+    const undecodedNamed: string[] = [];
     for (let at = SECTION + HEADER_LENGTH; at < this.readable.size(); ) {
       let section: ReturnType<RecordFile['section']>;
       try {
         section = this.section(at);
+      } catch (error) {
+        // Truncated or damaged: everything before it is kept.
+        const rest = this.readable.size() - at;
+        lost.push(`the sections end at offset ${at}: ${(error as Error).message} (${rest} bytes not read)`);
+        break;
+      }
+      try {
         if (section.type === SectionType.Channel) {
           const c = decodeChannel(section.bytes, false);
           if (!channels.has(c.name)) channels.set(c.name, c);
@@ -182,13 +223,15 @@ export class RecordFile {
           }
         }
       } catch (error) {
-        // Truncated or damaged: everything before it is kept.
-        const rest = this.readable.size() - at;
-        lost.push(`the sections end at offset ${at}: ${(error as Error).message} (${rest} bytes not read)`);
-        break;
+        const why = asCorrupt(error, `section of type ${section.type} does not decode`, this.path, at);
+        if (undecoded++ < 5) undecodedNamed.push(`${why.detail} (offset ${at})`);
       }
       at = section.end;
     }
+    if (undecoded > 0)
+      lost.push(
+        `${undecoded} section(s) that do not decode skipped: ${undecodedNamed.join('; ')}${undecoded > 5 ? '; …' : ''}`,
+      );
     if (orphans > 0) lost.push(`${orphans} messages of channels without a channel section skipped`);
     return { channels: [...channels.values()], chunks, lost: [...skippedLines(skipped), ...lost] };
   }

@@ -2,6 +2,7 @@ import { BagError } from '@vlink/bag-core';
 import { DuplicateChunks, type Readable } from '@vlink/bag-mcap';
 import { asCorrupt, corrupt, damaged } from '../common/errors.js';
 import { startsWithHeader } from '../common/ros-header.js';
+import { checkAgainstInfo } from './chunk-info-check.js';
 import { ChunkMessages } from './chunk-messages.js';
 import type { ChunkDecompress } from './codecs.js';
 import { type Fields, MAGIC, Op, op, parseFields, text, time, u32, u64 } from './records.js';
@@ -81,6 +82,7 @@ export class BagFile {
       let indexEnd: number;
       try {
         indexEnd = this.readIndex(connectionCount, chunkCount);
+        if (codecs) this.leaveOutUnreadable(codecs);
       } catch (error) {
         // A bag cut off while rosbag wrote its index at close (or an index damaged since) still holds every chunk
         // before it: found by scanning as `rosbag reindex` does (found by hand: ROS 1 bags cut in their index
@@ -135,6 +137,30 @@ export class BagFile {
   }
 
   /**
+   * With `tryToFix`, the chunks of an indexed bag are read once at open: one that does not decompress, or is not the
+   * chunk its chunk info describes, is left out and named, where a read would stop at it (found by hand: one zeroed
+   * chunk in the middle of a lz4 bag, and `clone --try-to-fix` copied nothing). Costs a read of the file at open.
+   */
+  private leaveOutUnreadable(codecs: Record<string, ChunkDecompress>): void {
+    const unread = new UnreadChunks();
+    let messages = 0;
+    const readable = this.chunks.filter((chunk) => {
+      try {
+        const read = new ChunkMessages(this.readChunk(chunk, codecs), chunk.count, this.path, chunk.position);
+        checkAgainstInfo(read, chunk, this.path);
+        return true;
+      } catch (error) {
+        unread.add(error, chunk.position);
+        messages += chunk.count;
+        return false;
+      }
+    });
+    if (unread.count === 0) return;
+    this.chunks.splice(0, this.chunks.length, ...readable);
+    this.problems.push(`${unread.line()} (${messages} messages, as their chunk infos count them)`);
+  }
+
+  /**
    * Every chunk from `at` to the end of the file, with the connections and messages inside it, as `rosbag reindex`
    * finds them. A chunk that does not read is skipped; a record cut off by the end of the file (or whose framing is
    * damaged) stops the scan: what follows is told, not read.
@@ -143,8 +169,8 @@ export class BagFile {
     const size = this.readable.size();
     const repeats = { of: new DuplicateChunks(), chunks: 0, messages: 0 };
     // Chunks whose record is whole but whose content does not read: skipped, and the scan goes on after them (before,
-    // one such chunk ended the scan, and every chunk after it was lost). The first few are named.
-    const unread = { count: 0, named: [] as string[] };
+    // one such chunk ended the scan, and every chunk after it was lost).
+    const unread = new UnreadChunks();
     try {
       while (at < size) {
         const record = this.readRecord(at, false);
@@ -152,8 +178,7 @@ export class BagFile {
           try {
             this.scanChunk(at, record.end, codecs, repeats);
           } catch (error) {
-            if (!BagError.isInstance(error)) throw error;
-            if (unread.count++ < 5) unread.named.push(`${error.detail} (offset ${at})`);
+            unread.add(error, at);
           }
         }
         at = record.end;
@@ -162,10 +187,7 @@ export class BagFile {
       const why = error instanceof Error ? error.message : String(error);
       this.problems.push(`${why} at offset ${at}: the last ${size - at} bytes of the file are not read`);
     } finally {
-      if (unread.count > 0)
-        this.problems.push(
-          `${unread.count} chunk(s) that do not read skipped: ${unread.named.join('; ')}${unread.count > 5 ? '; …' : ''}`,
-        );
+      if (unread.count > 0) this.problems.push(unread.line());
       if (repeats.chunks > 0)
         this.problems.push(
           `${repeats.chunks} chunk(s) repeating an earlier one byte for byte skipped (${repeats.messages} messages)`,
@@ -289,6 +311,22 @@ export class BagFile {
       latching: text(header, 'latching'),
       header: startsWithHeader(definition, false),
     });
+  }
+}
+
+/** Chunks that do not read, counted, the first few named with why and where (a hostile file may hold thousands). */
+class UnreadChunks {
+  count = 0;
+  private readonly named: string[] = [];
+
+  /** Counts a chunk at `at` whose read threw `error`; anything but a `BagError` is a bug and goes on up. */
+  add(error: unknown, at: number): void {
+    if (!BagError.isInstance(error)) throw error;
+    if (this.count++ < 5) this.named.push(`${error.detail} (offset ${at})`);
+  }
+
+  line(): string {
+    return `${this.count} chunk(s) that do not read skipped: ${this.named.join('; ')}${this.count > 5 ? '; …' : ''}`;
   }
 }
 

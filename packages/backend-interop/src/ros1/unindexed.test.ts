@@ -140,6 +140,36 @@ describe('a ROS 1 bag whose index is damaged', () => {
     }
   });
 
+  test('an indexed bag with a chunk that does not read: tryToFix leaves it out, names it, and reads the rest', async () => {
+    // Found by hand: one zeroed chunk, and `clone --try-to-fix` (which `check` points at) copied nothing.
+    const second = 5791;
+    const path = damagedIndex('zeroed-chunk.bag', (bytes) => {
+      const out = bytes.slice();
+      const view = new DataView(out.buffer);
+      const dataAt = second + 4 + view.getUint32(second, true);
+      out.fill(0, dataAt + 4, dataAt + 4 + view.getUint32(dataAt, true));
+      return out;
+    });
+    await assert.rejects(readAll(path), (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE');
+    const sound = await readAll(foreignPath('ros1', 'lz4.bag'));
+    const { reader, frames } = await readAll(path, { tryToFix: true });
+    try {
+      const known = new Set(keysOf(sound.frames));
+      assert.ok(keysOf(frames).every((k) => known.has(k)));
+      assert.equal(frames.length, 91 - 16);
+      const info = reader.getInfo();
+      assert.equal(info.messageCount, 91 - 16);
+      assert.equal(info.hasCompleted, false);
+      const problems = Object.values(info.metadata?.find((m) => m.name === 'rosbag.problems')?.values ?? {});
+      assert.deepEqual(problems, [
+        `1 chunk(s) that do not read skipped: lz4 chunk does not decompress: not an lz4 frame (magic) (offset ${second}) (16 messages, as their chunk infos count them)`,
+      ]);
+    } finally {
+      sound.reader.close();
+      reader.close();
+    }
+  });
+
   test('a chunk copied over the index: the scan reads each message once and says what it skipped', async () => {
     // Found by hand copying records over others: the scan read the copy too, 16 messages twice.
     const chunkAt = 4109;
