@@ -98,6 +98,20 @@ describe('vlink-bag on foreign bags', () => {
         stderr,
         `vlink-bag check: check failed: 1 problem (listed above); this format is read-only here: vlink-bag clone --try-to-fix ${damaged} <copy> copies what can be read\n`,
       );
+      // And it does: the chunks that read are copied, and the copy says which chunk it left out (before, it failed
+      // at that chunk and removed its partial output).
+      const copy = tmp.path('copied-body.vcap');
+      const clone = await runCli(['clone', '--try-to-fix', damaged, copy]);
+      assert.equal(clone.code, 0, clone.stderr);
+      assert.match(
+        clone.stderr,
+        /^vlink-bag clone: .*copied-body\.record: warning: read around damage: 1 chunk\(s\) that do not read skipped \((\d+) messages, as their chunk headers count them\): chunk body is not the one its chunk header describes/m,
+      );
+      const lost = Number(/\((\d+) messages, as their/.exec(clone.stderr)![1]);
+      assert.match(clone.stdout, new RegExp(`: ${64 - lost} frames \\(`));
+      const json = await runCli(['clone', '--try-to-fix', '--json', '-f', damaged, copy]);
+      assert.equal(json.code, 0, json.stderr);
+      assert.match(JSON.parse(json.stdout).warnings.join('\n'), /read around damage: 1 chunk\(s\) that do not read/);
     },
   );
 

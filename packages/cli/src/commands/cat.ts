@@ -1,13 +1,18 @@
 import { Option, type Command } from 'commander';
 import { actionText, type BagReader, type Frame, type Info, type SchemaData } from '@vlink/bag';
 import { openBag } from '../lib/bag-io.js';
-import { addRecoveryOption, type RecoveryFlags, recoveryReaderOptions } from '../lib/recovery-flag.js';
+import {
+  addRecoveryOption,
+  readAroundWarnings,
+  type RecoveryFlags,
+  recoveryReaderOptions,
+} from '../lib/recovery-flag.js';
 import type { Decoded, PayloadDecoder } from '@vlink/bag-decode';
 import { actionPredicate, addFilterOptions, examples, windowMs, type FilterFlags } from '../lib/filter-flags.js';
 import { formatSeconds, formatSize } from '../lib/format.js';
 import { toBase64 } from '@vlink/bag-decode/frames';
 import { frameLine, metaLine, schemaLine } from '../lib/ndjson.js';
-import { exitQuietlyOnEpipe, FrameOutput, LineOutput } from '../lib/output.js';
+import { exitQuietlyOnEpipe, FrameOutput, LineOutput, printWarnings } from '../lib/output.js';
 import { usageError } from '../lib/errors.js';
 import { cursorFrames } from '../lib/read.js';
 import { liveOutput, Progress } from '../lib/progress.js';
@@ -74,6 +79,7 @@ export function registerCat(program: Command): void {
       const selection = selectUrls(bagUrls(info), flags);
       const window = windowMs(flags, info);
       warnSelection('cat', path, selection, flags.quiet);
+      printWarnings('cat', path, readAroundWarnings(flags, info), flags.quiet);
       const keepAction = actionPredicate(flags.actions);
       // A bar only when the frames go to a file or pipe and stderr is a terminal (never over the frames themselves).
       const progress = new Progress(liveOutput(flags.quiet) && process.stdout.isTTY !== true, 'cat');

@@ -1,6 +1,12 @@
 import type { Command } from 'commander';
 import { openBag, prepareOutput } from '../lib/bag-io.js';
-import { addRecoveryOption, type RecoveryFlags, recoveryReaderOptions } from '../lib/recovery-flag.js';
+import {
+  addRecoveryOption,
+  readAroundWarnings,
+  type RecoveryFlags,
+  recoveryReaderOptions,
+} from '../lib/recovery-flag.js';
+import { printWarnings } from '../lib/output.js';
 import { actionPredicate, addFilterOptions, examples, windowMs, type FilterFlags } from '../lib/filter-flags.js';
 import { formatSize } from '../lib/format.js';
 import { printJson } from '../lib/json-schemas.js';
@@ -59,6 +65,8 @@ export async function cloneBag(verb: string, src: string, dst: string, flags: Cl
       splitNameByTime: flags.splitNameByTime === true,
     });
     warnSelection(verb, src, selection, flags.quiet);
+    const readAround = readAroundWarnings(flags, info);
+    printWarnings(verb, src, readAround, flags.quiet);
     const keepAction = actionPredicate(flags.actions);
     warnUncarried(verb, dst, info, flags.quiet || flags.json);
     const kept = selection.filterUrls ? new Set(selection.filterUrls) : undefined;
@@ -99,7 +107,13 @@ export async function cloneBag(verb: string, src: string, dst: string, flags: Cl
       throw await sink.abandon(error);
     }
     if (flags.json)
-      printJson({ source: src, output: dst, frames: sink.frames, bytes: sink.bytes, warnings: selection.warnings });
+      printJson({
+        source: src,
+        output: dst,
+        frames: sink.frames,
+        bytes: sink.bytes,
+        warnings: [...selection.warnings, ...readAround],
+      });
     else if (!flags.quiet)
       process.stdout.write(`${dst}: ${sink.frames} frames (${formatSize(sink.bytes)}) cloned from ${src}\n`);
   } finally {

@@ -3,6 +3,7 @@ import {
   DEFAULT_GAP_FACTOR,
   actionText,
   analyzeTiming,
+  infoProblems,
   summarizeBag,
   type BagReader,
   type Info,
@@ -172,10 +173,8 @@ export function summary(info: Info): string[] {
   }
   // What a reader opened with tryToFix read around (foreign readers list it as `<format>.problems` metadata): shown
   // here so that a recovered bag never looks whole.
-  const problems = (info.metadata ?? [])
-    .filter((m) => m.name.endsWith('.problems'))
-    .flatMap((m) => Object.values(m.values).map(String));
-  for (const [i, problem] of problems.entries()) lines.push(`${(i === 0 ? 'Problems:' : '').padEnd(15)}${problem}`);
+  for (const [i, problem] of infoProblems(info).entries())
+    lines.push(`${(i === 0 ? 'Problems:' : '').padEnd(15)}${problem}`);
   // Definitions the bag lacks, taken from a distro's standard set (ROS 2 before Iron): decoded values rest on them.
   const borrowed = info.metadata?.find((m) => m.name === 'rosbag2.standard_definitions')?.values;
   if (borrowed)

@@ -11,10 +11,16 @@ import { liveOutput, Progress } from '../lib/progress.js';
 import { cursorFrames } from '../lib/read.js';
 import { carriedRecords, carryCounters, headerOptions, warnUncarried } from '../lib/header-copy.js';
 import { refuseLeftOut } from '../lib/left-out.js';
-import { addRecoveryOption, type RecoveryFlags, recoveryReaderOptions } from '../lib/recovery-flag.js';
+import {
+  addRecoveryOption,
+  readAroundWarnings,
+  type RecoveryFlags,
+  recoveryReaderOptions,
+} from '../lib/recovery-flag.js';
 import { CopySink } from '../lib/sink.js';
 import { selectUrls, warnSelection } from '../lib/url-filter.js';
 import { addWriterOptions, writerOptions, type WriterFlags } from '../lib/writer-flags.js';
+import { printWarnings } from '../lib/output.js';
 
 export interface MergeFlags extends FilterFlags, WriterFlags, PluginFlags, RecoveryFlags {
   output: string;
@@ -91,6 +97,8 @@ async function mergeInto(sources: string[], readers: BagReader[], flags: MergeFl
     splitNameByTime: flags.splitNameByTime === true,
   });
   warnSelection('merge', sources.join(', '), selection, flags.quiet);
+  const readAround = sources.flatMap((src, i) => readAroundWarnings(flags, infos[i]!).map((w) => `${src}: ${w}`));
+  printWarnings('merge', sources.join(', '), readAround, flags.quiet);
   const keepAction = actionPredicate(flags.actions);
   const beginUs = window.beginTime * 1000;
   const endUs = window.endTime > 0 ? window.endTime * 1000 : Number.POSITIVE_INFINITY;
@@ -164,7 +172,13 @@ async function mergeInto(sources: string[], readers: BagReader[], flags: MergeFl
     throw await sink.abandon(error);
   }
   if (flags.json)
-    printJson({ sources, output: dst, frames: sink.frames, bytes: sink.bytes, warnings: selection.warnings });
+    printJson({
+      sources,
+      output: dst,
+      frames: sink.frames,
+      bytes: sink.bytes,
+      warnings: [...selection.warnings, ...readAround],
+    });
   else if (!flags.quiet)
     process.stdout.write(
       `${dst}: ${sink.frames} frames (${formatSize(sink.bytes)}) merged from ${sources.length} bags\n`,

@@ -138,3 +138,14 @@ export class FrameOutput {
     return once(this.stream, 'drain').then(() => undefined);
   }
 }
+
+/** Prints `warnings` on stderr as `vlink-bag <verb>: <file>: warning: …` unless quiet. */
+export function printWarnings(
+  verb: string,
+  file: string,
+  warnings: readonly string[],
+  quiet: boolean | undefined,
+): void {
+  if (quiet) return;
+  for (const warning of warnings) process.stderr.write(`vlink-bag ${verb}: ${file}: warning: ${warning}\n`);
+}

@@ -1,4 +1,5 @@
 import type { Info } from '@vlink/bag';
+import { printWarnings } from './output.js';
 
 /** What `-u/--urls` (whitelist), `-i/--filter` (keywords) and `-k/--skip-urls` (blacklist) select from a bag's urls. */
 export interface UrlSelection {
@@ -46,8 +47,7 @@ export function selectUrls(available: readonly string[], filters: UrlFilters): U
 
 /** Prints the selection's warnings on stderr as `vlink-bag <verb>: <file>: warning: …` unless quiet. */
 export function warnSelection(verb: string, file: string, selection: UrlSelection, quiet: boolean | undefined): void {
-  if (quiet) return;
-  for (const warning of selection.warnings) process.stderr.write(`vlink-bag ${verb}: ${file}: warning: ${warning}\n`);
+  printWarnings(verb, file, selection.warnings, quiet);
 }
 
 /** A frame filter for sources that are not bags (stdin, a WebSocket): same whitelist/keyword/blacklist semantics. */

@@ -1,6 +1,7 @@
 import type { BackendReader } from '../backend/backend.js';
 import { BagError } from '../errors.js';
 import type { Info } from '../model/info.js';
+import { infoProblems } from '../model/info-problems.js';
 import { yieldToEventLoop } from '../util/schedule.js';
 import { type CheckReport, ProblemList, type ProgressCallback } from './check-report.js';
 
@@ -57,11 +58,9 @@ export async function readThroughCheck(
   return problems.report(backend.path, false, frames);
 }
 
-/** Why a bag is not complete, as its reader says in its `*.problems` metadata (every foreign reader lists them so). */
+/** Why a bag is not complete, in its reader's words (its `*.problems`, see `infoProblems`). */
 function incompleteProblem(info: Info): string {
-  const notes = (info.metadata ?? [])
-    .filter((m) => m.name.endsWith('.problems'))
-    .flatMap((m) => Object.values(m.values));
+  const notes = infoProblems(info);
   return notes.length > 0
     ? `the bag is not complete: ${notes.join('; ')}`
     : 'the bag is not complete: its reader found it unfinished or damaged';
