@@ -1,4 +1,5 @@
-import type { McapFileReader } from '@vlink/bag-mcap';
+import { BagError } from '@vlink/bag-core';
+import type { McapFileReader, McapReaderOptions } from '@vlink/bag-mcap';
 
 /**
  * What a recovery scan of an MCAP file (no usable summary) read around, in words; empty when the file read as it was
@@ -30,4 +31,28 @@ export function recoveryProblems(mcap: McapFileReader): string[] {
 export function unfinishedNote(mcap: McapFileReader): string | undefined {
   if (mcap.mode !== 'recovered' || mcap.finished) return undefined;
   return 'the file ends without its footer and closing magic, so its writer did not finish it: its messages were found by a scan of the data section';
+}
+
+/**
+ * `mcap` itself, or with `tryToFix` a reader that can read all it holds: a file whose summary is usable is read through
+ * once, and when a chunk does not read (it does not decompress, or its CRC fails) the data section is scanned instead
+ * (`scanDespiteSummary`), which skips such a chunk and counts it (`damagedChunks`) where a read by the summary stops at
+ * it (found by hand: one flipped byte in a chunk of a ROS 2 `.mcap`, and `clone --try-to-fix`, which `check` points
+ * at, copied nothing). `fellBack` says why it scanned. Costs a read of the file at open, with `tryToFix` only.
+ */
+export function readableThroughout(
+  mcap: McapFileReader,
+  reopen: (options: Pick<McapReaderOptions, 'scanDespiteSummary'>) => McapFileReader,
+  tryToFix: boolean,
+): { mcap: McapFileReader; fellBack: string | undefined } {
+  if (!tryToFix || mcap.mode === 'recovered') return { mcap, fellBack: undefined };
+  try {
+    for (const _ of mcap.messages());
+    return { mcap, fellBack: undefined };
+  } catch (error) {
+    if (!BagError.isInstance(error) || error.code !== 'CORRUPT_FILE') throw error;
+    const where = error.offset === undefined ? '' : ` at offset ${error.offset}`;
+    const fellBack = `a chunk the summary points at does not read (${error.detail}${where}): the data section was scanned instead`;
+    return { mcap: reopen({ scanDespiteSummary: true }), fellBack };
+  }
 }

@@ -182,3 +182,34 @@ test('a rosbag2 mcap storage cut in its summary: the bag reads whole, is not com
     reader.close();
   }
 });
+
+test('a chunk that does not read in a file whose summary is sound: tryToFix scans, leaves it out, reads the rest', async () => {
+  // Found by hand: one flipped byte in a zstd chunk, and `clone --try-to-fix` (which `check` points at) copied nothing:
+  // the read by the summary stopped at that chunk, with tryToFix too.
+  const original = new Uint8Array(readFileSync(foreignPath('mcap', 'ros2.mcap')));
+  const chunk = records(original).filter((r) => r.op === CHUNK)[1]!;
+  const damaged = original.slice();
+  damaged[chunk.at + chunk.length - 40] = damaged[chunk.at + chunk.length - 40]! ^ 0xff;
+  const path = join(dir, 'flipped-chunk.mcap');
+  writeFileSync(path, damaged);
+  await assert.rejects(readAll(path), (e: unknown) => e instanceof BagError && e.code === 'CORRUPT_FILE');
+  const whole = await readAll(foreignPath('mcap', 'ros2.mcap'));
+  whole.reader.close();
+  const { reader, frames } = await readAll(path, { tryToFix: true });
+  const info = reader.getInfo();
+  const problems = problemsOf(reader, 'mcap.problems');
+  reader.close();
+  assert.match(
+    problems[0] ?? '',
+    new RegExp(
+      `^a chunk the summary points at does not read \\(.* at offset ${chunk.at}\\): the data section was scanned instead$`,
+    ),
+  );
+  assert.deepEqual(problems.slice(1), ['1 damaged chunk(s) skipped']);
+  const keys = frames.map((f) => `${f.url} ${f.timestamp} ${f.sha256}`);
+  const known = new Set(whole.frames.map((f) => `${f.url} ${f.timestamp} ${f.sha256}`));
+  assert.ok(keys.every((k) => known.has(k)) && new Set(keys).size === keys.length, 'each message once, none made up');
+  assert.ok(frames.length > 0 && frames.length < whole.frames.length, `${frames.length} of ${whole.frames.length}`);
+  assert.equal(info.messageCount, frames.length, 'counted from what the scan read');
+  assert.equal(info.hasCompleted, false);
+});

@@ -26,7 +26,7 @@ import {
 } from '@vlink/bag-mcap';
 import { familyOf } from '../common/encodings.js';
 import { damaged } from '../common/errors.js';
-import { recoveryProblems, unfinishedNote } from '../common/mcap-recovery.js';
+import { readableThroughout, recoveryProblems, unfinishedNote } from '../common/mcap-recovery.js';
 import { mcapMessageSpan } from '../common/mcap-span.js';
 import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-info.js';
 import { ForeignReader, keysForUrls } from '../common/reader-base.js';
@@ -85,10 +85,12 @@ export class McapForeignReader extends ForeignReader {
     readable: Readable = new FileReadable(path),
   ): McapForeignReader | VcapReader {
     return closingOnError(readable, () => {
-      const mcap = McapFileReader.open(readable, { codecs, file: path, allowScan: () => true });
+      const open = (more = {}) => McapFileReader.open(readable, { codecs, file: path, allowScan: () => true, ...more });
+      const first = open();
       // A VLink file reads as one; the same readable serves it (a file, or a url's byte source).
-      if (mcap.header.profile === VLINK_PROFILE) return VcapReader.open(path, options, codecs, readable);
-      const problems = recoveryProblems(mcap);
+      if (first.header.profile === VLINK_PROFILE) return VcapReader.open(path, options, codecs, readable);
+      const { mcap, fellBack } = readableThroughout(first, open, options.tryToFix === true);
+      const problems = fellBack === undefined ? recoveryProblems(mcap) : [fellBack, ...recoveryProblems(mcap)];
       const broken = problems.length > 0;
       if (broken && options.tryToFix !== true)
         throw damaged(

@@ -1,7 +1,7 @@
 import { BagError } from '@vlink/bag-core';
 import { type Codecs, FileReadable, McapFileReader } from '@vlink/bag-mcap';
 import { damaged } from '../common/errors.js';
-import { recoveryProblems, unfinishedNote } from '../common/mcap-recovery.js';
+import { readableThroughout, recoveryProblems, unfinishedNote } from '../common/mcap-recovery.js';
 import { mcapMessageSpan } from '../common/mcap-span.js';
 import type { TimeBase } from '../common/time-base.js';
 import type { MessageWindow, Ros2Storage, StorageMessage, StorageTopic } from './storage.js';
@@ -62,8 +62,10 @@ export class McapStorage implements Ros2Storage {
   static open(file: string, codecs: Codecs, tryToFix: boolean): McapStorage {
     const readable = new FileReadable(file);
     try {
-      const mcap = McapFileReader.open(readable, { codecs, file, allowScan: () => true });
-      const storage = new McapStorage(file, mcap, readable.size(), recoveryProblems(mcap));
+      const open = (more = {}) => McapFileReader.open(readable, { codecs, file, allowScan: () => true, ...more });
+      const { mcap, fellBack } = readableThroughout(open(), open, tryToFix);
+      const problems = recoveryProblems(mcap);
+      const storage = new McapStorage(file, mcap, readable.size(), fellBack ? [fellBack, ...problems] : problems);
       if (storage.problems.length > 0 && !tryToFix)
         throw damaged(file, `damaged mcap storage (${storage.problems.join('; ')})`, 'the intact messages');
       return storage;

@@ -24,6 +24,12 @@ export interface McapReaderOptions {
   chunksHoldEveryMessage?: (header: Header) => boolean;
   /** Check non-zero chunk CRCs (default true). */
   validateCrcs?: boolean;
+  /**
+   * Read the data section by a tolerant scan even though the summary is usable (mode `recovered`): what a salvage
+   * does when a chunk the summary points at does not read, since the scan skips such a chunk and counts it
+   * (`damagedChunks`) where a read by the summary stops at it.
+   */
+  scanDespiteSummary?: boolean;
   /** Path for error messages. */
   file?: string;
 }
@@ -34,7 +40,7 @@ export type ReadMode =
   | 'indexed'
   /** The summary was intact but incomplete (no channels, no chunk indexes, no statistics): data section scanned. */
   | 'scanned'
-  /** Footer or summary missing or damaged: recovered by a tolerant linear scan. */
+  /** Footer or summary missing or damaged (or `scanDespiteSummary`): recovered by a tolerant linear scan. */
   | 'recovered';
 
 /**
@@ -103,7 +109,8 @@ export class McapFileReader {
     this.summaryError = summaryError;
     this.footer = summary?.footer;
 
-    if (summary && isSufficient(summary)) {
+    const scanDespiteSummary = options.scanDespiteSummary === true;
+    if (summary && isSufficient(summary) && !scanDespiteSummary) {
       this.mode = 'indexed';
       this.schemas = summary.schemas;
       this.channels = summary.channels;
@@ -129,15 +136,16 @@ export class McapFileReader {
     const scan = scanDataSection(readable, headerEnd, summary ? summary.dataEnd : readable.size(), {
       codecs: options.codecs,
       validateCrcs,
-      tolerant: !summary,
+      tolerant: !summary || scanDespiteSummary,
       chunksHoldEveryMessage: options.chunksHoldEveryMessage?.(header) === true,
       ...(file === undefined ? {} : { file }),
     });
-    this.mode = summary ? 'scanned' : 'recovered';
+    this.mode = summary && !scanDespiteSummary ? 'scanned' : 'recovered';
     this.schemas = mergeMaps(summary?.schemas, scan.schemas);
     this.channels = mergeMaps(summary?.channels, scan.channels);
     this.fileStatistics = summary?.statistics;
-    this.statistics = summary?.statistics ?? scan.statistics;
+    // A scan despite the summary counts what it read: the summary's statistics also count the chunks it skipped.
+    this.statistics = (scanDespiteSummary ? undefined : summary?.statistics) ?? scan.statistics;
     this.chunkIndexes = summary?.chunkIndexes ?? [];
     this.blocks = scan.blocks;
     this.metadataLocations = scan.metadata;
