@@ -6,7 +6,7 @@ import { after, test } from '@vlink/fixtures/test';
 import { BagError } from '@vlink/bag-core';
 import { fixturePath } from '@vlink/fixtures';
 import { foreignPath } from '../testing/expected.js';
-import { readAll } from '../testing/read-all.js';
+import { type ReadFrame, readAll } from '../testing/read-all.js';
 import { registerAll } from '../testing/register.js';
 
 // A finished MCAP file (it ends with its magic) whose summary cannot be used is damaged: the reader then scans the
@@ -53,6 +53,29 @@ function problemsOf(
   return Object.values(reader.getInfo().metadata?.find((m) => m.name === name)?.values ?? {});
 }
 
+/** `path` (damaged ros2.mcap) read with tryToFix: its frames, info and `mcap.problems`, and the sound file's frames. */
+async function salvage(path: string) {
+  const whole = await readAll(foreignPath('mcap', 'ros2.mcap'));
+  whole.reader.close();
+  const { reader, frames } = await readAll(path, { tryToFix: true });
+  const info = reader.getInfo();
+  const problems = problemsOf(reader, 'mcap.problems');
+  reader.close();
+  return { whole, frames, info, problems };
+}
+
+/** Every frame read is one of the sound file's, and none is read twice. */
+function assertEachOnceAndKnown(frames: readonly ReadFrame[], sound: readonly ReadFrame[]): void {
+  const key = (f: ReadFrame) => `${f.url} ${f.timestamp} ${f.sha256}`;
+  const keys = frames.map(key);
+  assert.equal(new Set(keys).size, keys.length, 'no message twice');
+  const known = new Set(sound.map(key));
+  assert.ok(
+    keys.every((k) => known.has(k)),
+    'no message that is not in the file',
+  );
+}
+
 test('a chunk copied over the last one and into the summary: CORRUPT_FILE, and tryToFix reads each message once', async () => {
   // Found by hand: the second chunk (1,514 bytes) over the last (1,171) read 77 of 91 messages with no error.
   const original = new Uint8Array(readFileSync(foreignPath('mcap', 'ros2.mcap')));
@@ -71,18 +94,10 @@ test('a chunk copied over the last one and into the summary: CORRUPT_FILE, and t
     error.message,
     /damaged MCAP file \(the summary cannot be used: summary CRC mismatch; 1 chunk\(s\) repeating an earlier one byte for byte skipped\); open with tryToFix/,
   );
-  const whole = await readAll(foreignPath('mcap', 'ros2.mcap'));
-  whole.reader.close();
-  const { reader, frames } = await readAll(path, { tryToFix: true });
-  const info = reader.getInfo();
-  const problems = problemsOf(reader, 'mcap.problems');
-  reader.close();
+  const { whole, frames, info, problems } = await salvage(path);
   assert.equal(info.hasCompleted, false);
   assert.equal(problems.length, 2, problems.join('\n'));
-  const keys = frames.map((f) => `${f.url} ${f.timestamp} ${f.sha256}`);
-  assert.equal(new Set(keys).size, keys.length, 'no message twice');
-  const known = new Set(whole.frames.map((f) => `${f.url} ${f.timestamp} ${f.sha256}`));
-  assert.ok(keys.every((k) => known.has(k)));
+  assertEachOnceAndKnown(frames, whole.frames);
   assert.ok(frames.length < whole.frames.length, 'the overwritten chunk is lost');
 });
 
@@ -193,12 +208,7 @@ test('a chunk that does not read in a file whose summary is sound: tryToFix scan
   const path = join(dir, 'flipped-chunk.mcap');
   writeFileSync(path, damaged);
   await assert.rejects(readAll(path), (e: unknown) => e instanceof BagError && e.code === 'CORRUPT_FILE');
-  const whole = await readAll(foreignPath('mcap', 'ros2.mcap'));
-  whole.reader.close();
-  const { reader, frames } = await readAll(path, { tryToFix: true });
-  const info = reader.getInfo();
-  const problems = problemsOf(reader, 'mcap.problems');
-  reader.close();
+  const { whole, frames, info, problems } = await salvage(path);
   assert.match(
     problems[0] ?? '',
     new RegExp(
@@ -206,9 +216,7 @@ test('a chunk that does not read in a file whose summary is sound: tryToFix scan
     ),
   );
   assert.deepEqual(problems.slice(1), ['1 damaged chunk(s) skipped']);
-  const keys = frames.map((f) => `${f.url} ${f.timestamp} ${f.sha256}`);
-  const known = new Set(whole.frames.map((f) => `${f.url} ${f.timestamp} ${f.sha256}`));
-  assert.ok(keys.every((k) => known.has(k)) && new Set(keys).size === keys.length, 'each message once, none made up');
+  assertEachOnceAndKnown(frames, whole.frames);
   assert.ok(frames.length > 0 && frames.length < whole.frames.length, `${frames.length} of ${whole.frames.length}`);
   assert.equal(info.messageCount, frames.length, 'counted from what the scan read');
   assert.equal(info.hasCompleted, false);

@@ -362,11 +362,10 @@ class Rebuilder implements ChunkRebuildContext {
   }
 
   private writeMetadata(name: string, entries: Array<[string, string]>): void {
-    const w = this.scratch;
-    w.reset();
-    const length = writeMetadata(w, { name, metadata: new Map(entries) });
+    this.scratch.reset();
+    const length = writeMetadata(this.scratch, { name, metadata: new Map(entries) });
     this.metadataIndexes.push({ offset: BigInt(this.out.position()), length: BigInt(length), name });
-    this.out.write(w.view8());
+    this.out.write(this.scratch.view8());
   }
 
   /** DataEnd, the summary computed from what was kept, and the footer. */
