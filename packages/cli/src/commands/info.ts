@@ -171,8 +171,8 @@ export function summary(info: Info): string[] {
     lines.push(`${'Counters:'.padEnd(15)}${head}`);
     lines.push(...more.map((row) => ' '.repeat(15) + row));
   }
-  // What a reader opened with tryToFix read around (foreign readers list it as `<format>.problems` metadata): shown
-  // here so that a recovered bag never looks whole.
+  // What a reader read around, or why the bag is not complete (`infoProblems`: a tryToFix read of a damaged file, an
+  // unfinished `.mcap`): shown here so that a recovered or unfinished bag never looks whole.
   for (const [i, problem] of infoProblems(info).entries())
     lines.push(`${(i === 0 ? 'Problems:' : '').padEnd(15)}${problem}`);
   // Definitions the bag lacks, taken from a distro's standard set (ROS 2 before Iron): decoded values rest on them.
