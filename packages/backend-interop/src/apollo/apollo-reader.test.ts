@@ -91,6 +91,28 @@ test('the scan of a record without its index skips a chunk body that does not de
   }
 });
 
+test('a channel descriptor that does not decode: refused strict; tryToFix reads its messages without a schema', async () => {
+  // Found by probing: 64 zeroed bytes in the index's channel cache (its ProtoDesc), and tryToFix read nothing.
+  const bytes = new Uint8Array(readFileSync(foreignPath('apollo', 'sensors.record')));
+  bytes.fill(0, 8845, 8845 + 64);
+  const path = join(dir, 'descriptor.record');
+  writeFileSync(path, bytes);
+  await assert.rejects(readAll(path), /bad proto descriptor of channel \/apollo\/canbus\/chassis/);
+  const { reader, frames } = await readAll(path, { tryToFix: true });
+  try {
+    assert.equal(frames.length, 64);
+    const info = reader.getInfo();
+    assert.equal(info.hasCompleted, false);
+    assert.match(
+      info.metadata?.find((m) => m.name === 'record.problems')?.values['0'] ?? '',
+      /^the descriptors of 1 channel\(s\) do not decode, so their messages are read without a schema: \/apollo\/canbus\/chassis \(/,
+    );
+    assert.ok(!reader.getSchemas().some((s) => s.name === 'apollo.canbus.Chassis'));
+  } finally {
+    reader.close();
+  }
+});
+
 async function readsAsCyberRecord(relative: string): Promise<void> {
   const { reader, info, schemas, expected } = await checkFixture(relative);
   try {

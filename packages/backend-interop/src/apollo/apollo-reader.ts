@@ -1,4 +1,11 @@
-import { type CursorQuery, type Frame, type ReaderOptions, type SchemaData, SchemaType } from '@vlink/bag-core';
+import {
+  BagError,
+  type CursorQuery,
+  type Frame,
+  type ReaderOptions,
+  type SchemaData,
+  SchemaType,
+} from '@vlink/bag-core';
 import { FileReadable } from '@vlink/bag-mcap';
 import { maxBig, minBig } from '../common/bigints.js';
 import { asCorrupt } from '../common/errors.js';
@@ -33,6 +40,7 @@ export class ApolloReader extends ForeignReader {
     path: string,
     private readonly record: RecordFile,
     private readonly readable: FileReadable,
+    tryToFix: boolean,
   ) {
     const times = record.chunks.filter((c) => c.messageNumber > 0);
     const first = minBig(times.map((c) => c.beginTime));
@@ -40,6 +48,7 @@ export class ApolloReader extends ForeignReader {
     const base = TimeBase.fromFirstNs(first);
     const urls: ForeignUrl[] = [];
     const schemas = new Map<string, SchemaData>();
+    const undescribed: string[] = [];
     for (const c of record.channels) {
       urls.push({
         url: c.name,
@@ -49,14 +58,27 @@ export class ApolloReader extends ForeignReader {
         count: c.messageNumber,
         size: 0,
       });
-      if (!schemas.has(c.messageType) && c.protoDesc.length > 0)
-        schemas.set(c.messageType, {
-          name: c.messageType,
-          encoding: 'protobuf',
-          schemaType: SchemaType.Protobuf,
-          data: descriptorSet(c.protoDesc, c.name, path),
-        });
+      if (schemas.has(c.messageType) || c.protoDesc.length === 0) continue;
+      let data: Uint8Array;
+      try {
+        data = descriptorSet(c.protoDesc, c.name, path);
+      } catch (error) {
+        // With tryToFix a damaged descriptor costs its channel the schema, not the record its messages (found by
+        // probing: 64 zeroed bytes in the index's channel cache, and tryToFix read nothing).
+        if (!tryToFix || !BagError.isInstance(error)) throw error;
+        undescribed.push(`${c.name} (${error.detail})`);
+        continue;
+      }
+      schemas.set(c.messageType, { name: c.messageType, encoding: 'protobuf', schemaType: SchemaType.Protobuf, data });
     }
+    const problem = [
+      record.problem,
+      undescribed.length === 0
+        ? undefined
+        : `the descriptors of ${undescribed.length} channel(s) do not decode, so their messages are read without a schema: ${undescribed.join('; ')}`,
+    ]
+      .filter((p) => p !== undefined)
+      .join('; ');
     const h = record.header;
     const facts = foreignInfo({
       path,
@@ -67,7 +89,7 @@ export class ApolloReader extends ForeignReader {
       base,
       firstNs: first,
       lastNs: last,
-      hasCompleted: record.mode === 'indexed' && record.problem === undefined,
+      hasCompleted: record.mode === 'indexed' && problem === '',
       fileSize: readable.size(),
       hasSchema: schemas.size > 0,
       urls,
@@ -86,10 +108,10 @@ export class ApolloReader extends ForeignReader {
           begin_time_ns: h.beginTime,
           end_time_ns: h.endTime,
           is_complete: h.isComplete,
-          problem: record.problem,
+          problem: problem === '' ? undefined : problem,
         }),
         // The same under the name every foreign reader lists what it read around by (`<format>.problems`).
-        ...(record.problem === undefined ? [] : [{ name: 'record.problems', values: { '0': record.problem } }]),
+        ...(problem === '' ? [] : [{ name: 'record.problems', values: { '0': problem } }]),
       ],
     });
     super(path, facts, [...schemas.values()]);
@@ -99,10 +121,10 @@ export class ApolloReader extends ForeignReader {
 
   static async open(path: string, options: ReaderOptions): Promise<ApolloReader> {
     const readable = new FileReadable(path);
-    return closingOnError(
-      readable,
-      () => new ApolloReader(path, new RecordFile(path, readable, options.tryToFix === true), readable),
-    );
+    return closingOnError(readable, () => {
+      const tryToFix = options.tryToFix === true;
+      return new ApolloReader(path, new RecordFile(path, readable, tryToFix), readable, tryToFix);
+    });
   }
 
   *frames(query: CursorQuery = {}): IterableIterator<Frame> {

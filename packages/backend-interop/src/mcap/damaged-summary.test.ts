@@ -221,3 +221,25 @@ test('a chunk that does not read in a file whose summary is sound: tryToFix scan
   assert.equal(info.messageCount, frames.length, 'counted from what the scan read');
   assert.equal(info.hasCompleted, false);
 });
+
+test('a metadata record that does not read: refused strict; tryToFix leaves it out, names it, and reads every message', async () => {
+  // Found by probing: 64 zeroed bytes over the summary's metadata index of protobuf.mcap, and tryToFix read nothing.
+  const original = new Uint8Array(readFileSync(foreignPath('mcap', 'protobuf.mcap')));
+  const damaged = original.slice();
+  damaged.fill(0, 3294, 3294 + 64);
+  const path = join(dir, 'metadata-index.mcap');
+  writeFileSync(path, damaged);
+  const error = await refusal(path);
+  assert.equal(error.code, 'CORRUPT_FILE');
+  const whole = await readAll(foreignPath('mcap', 'protobuf.mcap'));
+  whole.reader.close();
+  const { reader, frames } = await readAll(path, { tryToFix: true });
+  const problems = problemsOf(reader, 'mcap.problems');
+  const info = reader.getInfo();
+  reader.close();
+  assert.equal(frames.length, whole.frames.length);
+  assert.equal(info.hasCompleted, false);
+  assert.deepEqual(problems, [
+    '1 metadata record(s) that do not read skipped: metadata index does not point at a metadata record (offset 3302)',
+  ]);
+});

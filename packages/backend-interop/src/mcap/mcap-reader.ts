@@ -18,6 +18,7 @@ import {
   HEADER_METADATA,
   headerIntact,
   McapFileReader,
+  type Metadata,
   PLAIN_ACTION_KEY,
   PLAIN_SER_KEY,
   type Readable,
@@ -26,7 +27,7 @@ import {
 } from '@vlink/bag-mcap';
 import { familyOf } from '../common/encodings.js';
 import { damaged } from '../common/errors.js';
-import { readableThroughout, recoveryProblems, unfinishedNote } from '../common/mcap-recovery.js';
+import { readableThroughout, readMetadata, recoveryProblems, unfinishedNote } from '../common/mcap-recovery.js';
 import { mcapMessageSpan } from '../common/mcap-span.js';
 import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-info.js';
 import { ForeignReader, keysForUrls } from '../common/reader-base.js';
@@ -90,7 +91,12 @@ export class McapForeignReader extends ForeignReader {
       // A VLink file reads as one; the same readable serves it (a file, or a url's byte source).
       if (first.header.profile === VLINK_PROFILE) return VcapReader.open(path, options, codecs, readable);
       const { mcap, fellBack } = readableThroughout(first, open, options.tryToFix === true);
-      const problems = fellBack === undefined ? recoveryProblems(mcap) : [fellBack, ...recoveryProblems(mcap)];
+      const metadata = readMetadata(mcap, options.tryToFix === true);
+      const problems = [
+        ...(fellBack === undefined ? [] : [fellBack]),
+        ...recoveryProblems(mcap),
+        ...(metadata.unread === undefined ? [] : [metadata.unread]),
+      ];
       const broken = problems.length > 0;
       if (broken && options.tryToFix !== true)
         throw damaged(
@@ -101,7 +107,7 @@ export class McapForeignReader extends ForeignReader {
       // The recording header a vlink-bag writer puts in a plain .mcap: its start is every frame's zero, so one whose
       // CRC does not match is damage (format reference §5.6); with tryToFix it is not used (frames count from the
       // first message) and the file is incomplete.
-      const header = mcap.metadata().find((m) => m.name === HEADER_METADATA);
+      const header = metadata.records.find((m) => m.name === HEADER_METADATA);
       const headerDamaged =
         header !== undefined && options.verifyCrc !== false && headerIntact(header.metadata) === false;
       if (headerDamaged && options.tryToFix !== true)
@@ -111,6 +117,7 @@ export class McapForeignReader extends ForeignReader {
       return McapForeignReader.build(
         path,
         mcap,
+        metadata.records,
         readable,
         codecs,
         !broken && unfinished === undefined && !headerDamaged,
@@ -123,6 +130,7 @@ export class McapForeignReader extends ForeignReader {
   private static build(
     path: string,
     mcap: McapFileReader,
+    records: readonly Metadata[],
     readable: Readable,
     codecs: Codecs,
     complete: boolean,
@@ -132,7 +140,7 @@ export class McapForeignReader extends ForeignReader {
     const stats = mcap.statistics;
     const span = mcapMessageSpan(mcap);
     const firstNs = span?.firstNs;
-    const header = headerDamaged ? undefined : recordingHeader(mcap, firstNs);
+    const header = headerDamaged ? undefined : recordingHeader(records, firstNs);
     const base = header?.startMs !== undefined ? new TimeBase(header.startMs) : TimeBase.fromFirstNs(firstNs);
     const channels = new Map<number, ChannelTemplate>();
     const urls: ForeignUrl[] = [];
@@ -166,7 +174,7 @@ export class McapForeignReader extends ForeignReader {
       ...ordered
         .filter((c) => c.metadata.size > 0)
         .map((c) => ({ name: `mcap.channel.${c.topic}`, values: Object.fromEntries(c.metadata) })),
-      ...mcap.metadata().map((m) => ({ name: m.name, values: Object.fromEntries(m.metadata) })),
+      ...records.map((m) => ({ name: m.name, values: Object.fromEntries(m.metadata) })),
       // What a tryToFix read went around, or why a file is not complete (unfinished), under the name every foreign
       // reader lists it by (`info` prints it, `check` names it).
       ...(problems.length === 0
@@ -194,9 +202,9 @@ export class McapForeignReader extends ForeignReader {
       metadata,
       attachments: attachments.map(({ offset: _o, length: _l, ...meta }) => meta),
     });
-    const counters = countersOf(mcap);
+    const counters = countersOf(records);
     if (counters) facts.counters = counters;
-    const allCompressed = compressedPerMessage(mcap, path);
+    const allCompressed = compressedPerMessage(records, path);
     return new McapForeignReader(
       path,
       mcap,
@@ -280,8 +288,8 @@ function template(mcap: McapFileReader, channel: Channel): ChannelTemplate {
  * format rosbag2 has no plugin for is refused by name (UNSUPPORTED_FORMAT). A copy that does not parse says nothing,
  * and then the payloads of `cdr` channels still tell (see messagePayload).
  */
-function compressedPerMessage(mcap: McapFileReader, path: string): boolean {
-  const text = serializedMetadata(mcap);
+function compressedPerMessage(records: readonly Metadata[], path: string): boolean {
+  const text = serializedMetadata(records);
   if (text === undefined) return false;
   let metadata: Ros2Metadata;
   try {
@@ -296,11 +304,8 @@ function compressedPerMessage(mcap: McapFileReader, path: string): boolean {
  * The counters by cause vlink-bag writes into a plain `.mcap` (the last `VLinkBagCounters` metadata record, as in
  * `.vcap`, format reference §5.5): url → JSON cause → count. Garbled entries are left out.
  */
-function countersOf(mcap: McapFileReader): Record<string, Record<string, number>> | undefined {
-  const record = mcap
-    .metadata()
-    .filter((m) => m.name === COUNTERS_METADATA)
-    .at(-1);
+function countersOf(records: readonly Metadata[]): Record<string, Record<string, number>> | undefined {
+  const record = records.filter((m) => m.name === COUNTERS_METADATA).at(-1);
   if (!record) return undefined;
   const table: Record<string, unknown> = {};
   for (const [url, json] of record.metadata) {
@@ -320,10 +325,10 @@ function countersOf(mcap: McapFileReader): Record<string, Record<string, number>
  * it is not after the first message (frames keep non-negative times).
  */
 function recordingHeader(
-  mcap: McapFileReader,
+  records: readonly Metadata[],
   firstNs: bigint | undefined,
 ): { tag?: string; process?: string; timezone?: number; startMs?: number } | undefined {
-  const record = mcap.metadata().find((m) => m.name === HEADER_METADATA);
+  const record = records.find((m) => m.name === HEADER_METADATA);
   if (!record) return undefined;
   const values = record.metadata;
   const timezone = Number(values.get('timezone'));

@@ -1,7 +1,7 @@
 import { BagError } from '@vlink/bag-core';
-import { type Codecs, FileReadable, McapFileReader } from '@vlink/bag-mcap';
+import { type Codecs, FileReadable, McapFileReader, type Metadata } from '@vlink/bag-mcap';
 import { damaged } from '../common/errors.js';
-import { readableThroughout, recoveryProblems, unfinishedNote } from '../common/mcap-recovery.js';
+import { readableThroughout, readMetadata, recoveryProblems, unfinishedNote } from '../common/mcap-recovery.js';
 import { mcapMessageSpan } from '../common/mcap-span.js';
 import type { TimeBase } from '../common/time-base.js';
 import type { MessageWindow, Ros2Storage, StorageMessage, StorageTopic } from './storage.js';
@@ -29,6 +29,7 @@ export class McapStorage implements Ros2Storage {
     readonly fileSize: number,
     /** What a recovery scan of the file read around (see mcap-recovery.ts); empty when it read as written. */
     readonly problems: readonly string[],
+    metadata: readonly Metadata[],
   ) {
     const stats = mcap.statistics;
     for (const channel of [...mcap.channels.values()].sort((a, b) => a.id - b.id)) {
@@ -45,7 +46,7 @@ export class McapStorage implements Ros2Storage {
         this.definitions.set(schema.name, { encoding: schema.encoding, text: decoder.decode(schema.data) });
       this.counts.set(channel.id, Number(stats.channelMessageCounts.get(channel.id) ?? 0n));
     }
-    this.embeddedMetadata = serializedMetadata(mcap);
+    this.embeddedMetadata = serializedMetadata(metadata);
     const span = mcapMessageSpan(mcap);
     this.firstNs = span?.firstNs;
     this.lastNs = span?.lastNs;
@@ -64,8 +65,13 @@ export class McapStorage implements Ros2Storage {
     try {
       const open = (more = {}) => McapFileReader.open(readable, { codecs, file, allowScan: () => true, ...more });
       const { mcap, fellBack } = readableThroughout(open(), open, tryToFix);
-      const problems = recoveryProblems(mcap);
-      const storage = new McapStorage(file, mcap, readable.size(), fellBack ? [fellBack, ...problems] : problems);
+      const metadata = readMetadata(mcap, tryToFix);
+      const problems = [
+        ...(fellBack === undefined ? [] : [fellBack]),
+        ...recoveryProblems(mcap),
+        ...(metadata.unread === undefined ? [] : [metadata.unread]),
+      ];
+      const storage = new McapStorage(file, mcap, readable.size(), problems, metadata.records);
       if (storage.problems.length > 0 && !tryToFix)
         throw damaged(file, `damaged mcap storage (${storage.problems.join('; ')})`, 'the intact messages');
       return storage;
@@ -103,8 +109,8 @@ export class McapStorage implements Ros2Storage {
  * The copy of the bag's metadata (YAML) a rosbag2 mcap storage keeps: rosbag2 writes one `rosbag2` record when it
  * opens the file and one when it closes it, and the last one holds. Undefined in a file without one.
  */
-export function serializedMetadata(mcap: McapFileReader): string | undefined {
-  const records = mcap.metadata().filter((m) => m.name === 'rosbag2' && m.metadata.has('serialized_metadata'));
+export function serializedMetadata(metadata: readonly Metadata[]): string | undefined {
+  const records = metadata.filter((m) => m.name === 'rosbag2' && m.metadata.has('serialized_metadata'));
   return records.at(-1)?.metadata.get('serialized_metadata');
 }
 
