@@ -2,6 +2,7 @@ import { BagError } from '@vlink/bag-core';
 import { equalBytes } from '@vlink/bag-core/internal';
 import { crc32, type Readable } from '@vlink/bag-mcap';
 import { asCorrupt, corrupt } from '../common/errors.js';
+import { SkippedParts } from '../common/skipped-parts.js';
 import { type BodyMessage, bodyMismatch, type SkippedBody, skippedLines } from './chunk-check.js';
 import {
   type ChannelCache,
@@ -114,21 +115,19 @@ export class RecordFile {
    */
   private unreadable(chunks: readonly RecordChunk[]): { chunks: Set<RecordChunk>; line: string } | undefined {
     const bad = new Set<RecordChunk>();
-    const named: string[] = [];
+    const skipped = new SkippedParts('chunk(s) that do not read');
     let messages = 0;
     for (const chunk of chunks) {
       try {
         this.readChunk(chunk);
       } catch (error) {
-        if (!BagError.isInstance(error)) throw error;
+        skipped.add(error, chunk.body);
         bad.add(chunk);
         messages += chunk.messageNumber;
-        if (named.length < 5) named.push(`${error.detail} (offset ${chunk.body})`);
       }
     }
-    if (bad.size === 0) return undefined;
-    const more = bad.size > named.length ? '; …' : '';
-    const line = `${bad.size} chunk(s) that do not read skipped (${messages} messages, as their chunk headers count them): ${named.join('; ')}${more}`;
+    const line = skipped.line(`${messages} messages, as their chunk headers count them`);
+    if (line === undefined) return undefined;
     return { chunks: bad, line };
   }
 
@@ -183,8 +182,7 @@ export class RecordFile {
     let pending: ChunkHeaderCache | undefined;
     // Sections whose framing holds but whose content does not decode: skipped, and the scan goes on after them
     // (before, the first one ended the scan and every chunk after it was lost).
-    let undecoded = 0;
-    const undecodedNamed: string[] = [];
+    const undecoded = new SkippedParts('section(s) that do not decode');
     for (let at = SECTION + HEADER_LENGTH; at < this.readable.size(); ) {
       let section: ReturnType<RecordFile['section']>;
       try {
@@ -224,14 +222,12 @@ export class RecordFile {
         }
       } catch (error) {
         const why = asCorrupt(error, `section of type ${section.type} does not decode`, this.path, at);
-        if (undecoded++ < 5) undecodedNamed.push(`${why.detail} (offset ${at})`);
+        undecoded.add(why, at);
       }
       at = section.end;
     }
-    if (undecoded > 0)
-      lost.push(
-        `${undecoded} section(s) that do not decode skipped: ${undecodedNamed.join('; ')}${undecoded > 5 ? '; …' : ''}`,
-      );
+    const undecodedLine = undecoded.line();
+    if (undecodedLine !== undefined) lost.push(undecodedLine);
     if (orphans > 0) lost.push(`${orphans} messages of channels without a channel section skipped`);
     return { channels: [...channels.values()], chunks, lost: [...skippedLines(skipped), ...lost] };
   }

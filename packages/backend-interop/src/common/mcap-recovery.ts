@@ -1,5 +1,6 @@
 import { BagError } from '@vlink/bag-core';
 import type { McapFileReader, McapReaderOptions, Metadata } from '@vlink/bag-mcap';
+import { SkippedParts } from './skipped-parts.js';
 
 /**
  * What a recovery scan of an MCAP file (no usable summary) read around, in words; empty when the file read as it was
@@ -66,17 +67,13 @@ export function readableThroughout(
 export function readMetadata(mcap: McapFileReader, tryToFix: boolean): { records: Metadata[]; unread?: string } {
   if (!tryToFix) return { records: mcap.metadata() };
   const records: Metadata[] = [];
-  const named: string[] = [];
-  let count = 0;
+  const skipped = new SkippedParts('metadata record(s) that do not read');
   for (const location of [...mcap.metadataLocations].sort((a, b) => a.offset - b.offset)) {
     try {
       records.push(mcap.readMetadata(location));
     } catch (error) {
-      if (!BagError.isInstance(error)) throw error;
-      if (count++ < 5) named.push(`${error.detail} (offset ${location.offset})`);
+      skipped.add(error, location.offset);
     }
   }
-  if (count === 0) return { records };
-  const more = count > named.length ? '; …' : '';
-  return { records, unread: `${count} metadata record(s) that do not read skipped: ${named.join('; ')}${more}` };
+  return { records, unread: skipped.line() };
 }

@@ -2,6 +2,7 @@ import { BagError } from '@vlink/bag-core';
 import { DuplicateChunks, type Readable } from '@vlink/bag-mcap';
 import { asCorrupt, corrupt, damaged } from '../common/errors.js';
 import { startsWithHeader } from '../common/ros-header.js';
+import { SkippedParts } from '../common/skipped-parts.js';
 import { checkAgainstInfo } from './chunk-info-check.js';
 import { ChunkMessages } from './chunk-messages.js';
 import type { ChunkDecompress } from './codecs.js';
@@ -142,7 +143,7 @@ export class BagFile {
    * chunk in the middle of a lz4 bag, and `clone --try-to-fix` copied nothing). Costs a read of the file at open.
    */
   private leaveOutUnreadable(codecs: Record<string, ChunkDecompress>): void {
-    const unread = new UnreadChunks();
+    const unread = new SkippedParts('chunk(s) that do not read');
     let messages = 0;
     const readable = this.chunks.filter((chunk) => {
       try {
@@ -155,9 +156,10 @@ export class BagFile {
         return false;
       }
     });
-    if (unread.count === 0) return;
+    const line = unread.line(`${messages} messages, as their chunk infos count them`);
+    if (line === undefined) return;
     this.chunks.splice(0, this.chunks.length, ...readable);
-    this.problems.push(`${unread.line()} (${messages} messages, as their chunk infos count them)`);
+    this.problems.push(line);
   }
 
   /**
@@ -170,7 +172,7 @@ export class BagFile {
     const repeats = { of: new DuplicateChunks(), chunks: 0, messages: 0 };
     // Chunks whose record is whole but whose content does not read: skipped, and the scan goes on after them (before,
     // one such chunk ended the scan, and every chunk after it was lost).
-    const unread = new UnreadChunks();
+    const unread = new SkippedParts('chunk(s) that do not read');
     try {
       while (at < size) {
         const record = this.readRecord(at, false);
@@ -187,7 +189,8 @@ export class BagFile {
       const why = error instanceof Error ? error.message : String(error);
       this.problems.push(`${why} at offset ${at}: the last ${size - at} bytes of the file are not read`);
     } finally {
-      if (unread.count > 0) this.problems.push(unread.line());
+      const skipped = unread.line();
+      if (skipped !== undefined) this.problems.push(skipped);
       if (repeats.chunks > 0)
         this.problems.push(
           `${repeats.chunks} chunk(s) repeating an earlier one byte for byte skipped (${repeats.messages} messages)`,
@@ -311,22 +314,6 @@ export class BagFile {
       latching: text(header, 'latching'),
       header: startsWithHeader(definition, false),
     });
-  }
-}
-
-/** Chunks that do not read, counted, the first few named with why and where (a hostile file may hold thousands). */
-class UnreadChunks {
-  count = 0;
-  private readonly named: string[] = [];
-
-  /** Counts a chunk at `at` whose read threw `error`; anything but a `BagError` is a bug and goes on up. */
-  add(error: unknown, at: number): void {
-    if (!BagError.isInstance(error)) throw error;
-    if (this.count++ < 5) this.named.push(`${error.detail} (offset ${at})`);
-  }
-
-  line(): string {
-    return `${this.count} chunk(s) that do not read skipped: ${this.named.join('; ')}${this.count > 5 ? '; …' : ''}`;
   }
 }
 

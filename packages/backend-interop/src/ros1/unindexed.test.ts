@@ -162,7 +162,7 @@ describe('a ROS 1 bag whose index is damaged', () => {
       assert.equal(info.hasCompleted, false);
       const problems = Object.values(info.metadata?.find((m) => m.name === 'rosbag.problems')?.values ?? {});
       assert.deepEqual(problems, [
-        `1 chunk(s) that do not read skipped: lz4 chunk does not decompress: not an lz4 frame (magic) (offset ${second}) (16 messages, as their chunk infos count them)`,
+        `1 chunk(s) that do not read skipped (16 messages, as their chunk infos count them): lz4 chunk does not decompress: not an lz4 frame (magic) (offset ${second})`,
       ]);
     } finally {
       sound.reader.close();
