@@ -115,6 +115,31 @@ describe('vlink-bag on foreign bags', () => {
     },
   );
 
+  test(
+    'a salvaged copy to .mcap carries the source records, not its account of the damage: the copy is whole',
+    SLOW,
+    async () => {
+      // A ROS 1 bag cut inside its index: tryToFix scans its chunks, and says so under rosbag.problems. Before, a clone
+      // to .mcap carried that record, and `info` of the whole copy listed the source's damage as its own problems.
+      const bytes = readFileSync(bag);
+      const cut = tmp.path('cut-index.bag');
+      writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length * 0.95)));
+      const copy = tmp.path('cut-index.mcap');
+      const clone = await runCli(['clone', '--try-to-fix', cut, copy]);
+      assert.equal(clone.code, 0, clone.stderr);
+      assert.match(clone.stderr, /warning: read around damage: the bag's index is damaged/);
+      const info = JSON.parse((await runCli(['info', copy, '--json'])).stdout);
+      const names = info.metadata.map((m: { name: string }) => m.name);
+      assert.ok(names.includes('rosbag.connection'), names.join());
+      assert.deepEqual(
+        names.filter((n: string) => n.endsWith('.problems')),
+        [],
+      );
+      const check = await runCli(['check', copy]);
+      assert.equal(check.code, 0, check.stderr);
+    },
+  );
+
   test('reindex and tag of a foreign bag say they are not supported, naming the format', SLOW, async () => {
     const mcap = fixturePath('foreign', 'mcap', 'json.mcap');
     const [reindexBag, reindexFolder, tagMcap] = await Promise.all([

@@ -32,7 +32,7 @@ export {
 export type { CompanionMeta } from './model/companion-meta.js';
 export type { Frame, SchemaData } from './model/frame.js';
 export type { Info, UrlMeta, InfoMetadata, AttachmentMeta } from './model/info.js';
-export { infoProblems } from './model/info-problems.js';
+export { infoProblems, isProblemsRecord, problemsRecord } from './model/info-problems.js';
 export {
   CompressType,
   DEFAULT_WRITER_CONFIG,

@@ -5,6 +5,7 @@ import {
   type ReaderOptions,
   type SchemaData,
   SchemaType,
+  problemsRecord,
 } from '@vlink/bag-core';
 import { FileReadable } from '@vlink/bag-mcap';
 import { maxBig, minBig } from '../common/bigints.js';
@@ -111,7 +112,7 @@ export class ApolloReader extends ForeignReader {
           problem: problem === '' ? undefined : problem,
         }),
         // The same under the name every foreign reader lists what it read around by (`<format>.problems`).
-        ...(problem === '' ? [] : [{ name: 'record.problems', values: { '0': problem } }]),
+        ...problemsRecord('record', problem === '' ? [] : [problem]),
       ],
     });
     super(path, facts, [...schemas.values()]);

@@ -1,4 +1,11 @@
-import { type CursorQuery, type Frame, type ReaderOptions, type SchemaData, SchemaType } from '@vlink/bag-core';
+import {
+  type CursorQuery,
+  type Frame,
+  type ReaderOptions,
+  type SchemaData,
+  SchemaType,
+  problemsRecord,
+} from '@vlink/bag-core';
 import { type MergeSource, TimeMerge } from '@vlink/bag-core/internal';
 import { FileReadable } from '@vlink/bag-mcap';
 import { corrupt } from '../common/errors.js';
@@ -128,9 +135,7 @@ export class Ros1Reader extends ForeignReader {
           }),
         ),
         // Opened with tryToFix despite damage: what was read around, so nothing is dropped silently.
-        ...(bag.problems.length > 0
-          ? [{ name: 'rosbag.problems', values: Object.fromEntries(bag.problems.map((p, i) => [String(i), p])) }]
-          : []),
+        ...problemsRecord('rosbag', bag.problems),
       ],
     });
     super(

@@ -8,6 +8,7 @@ import {
   type ReaderOptions,
   type SchemaData,
   type SchemaType,
+  problemsRecord,
 } from '@vlink/bag-core';
 import { guardSqliteFiles, loadDriver } from '@vlink/bag-sqlite';
 import { maxBig, minBig } from '../common/bigints.js';
@@ -142,8 +143,7 @@ export class Ros2Reader extends ForeignReader {
           types: [...fromStandard].join(','),
         }),
       );
-    if (problems.length > 0)
-      info.push({ name: 'rosbag2.problems', values: Object.fromEntries(problems.map((p, i) => [String(i), p])) });
+    info.push(...problemsRecord('rosbag2', problems));
     for (const url of urls.values()) {
       // metadata.yaml's word first; else what the first storage with the topic keeps of it.
       const t = described.get(url.url);

@@ -5,6 +5,7 @@ import {
   type ReaderOptions,
   type SchemaData,
   SchemaType,
+  problemsRecord,
 } from '@vlink/bag-core';
 import { FileReadable } from '@vlink/bag-mcap';
 import { damaged } from '../common/errors.js';
@@ -92,11 +93,12 @@ export class UlogReader extends ForeignReader {
       })),
     ];
     // Opened with tryToFix despite damage: what was skipped, so nothing is dropped silently.
-    if (file.problems.length > 0)
-      metadata.push({
-        name: 'ulog.problems',
-        values: Object.fromEntries(file.problems.map((p, i) => [String(i), `${p.message} at offset ${p.offset}`])),
-      });
+    metadata.push(
+      ...problemsRecord(
+        'ulog',
+        file.problems.map((p) => `${p.message} at offset ${p.offset}`),
+      ),
+    );
     const facts = foreignInfo({
       path,
       format: 'ulog',

@@ -5,6 +5,8 @@ import {
   type CarriedRecords,
   extensionOf,
   type Info,
+  type InfoMetadata,
+  isProblemsRecord,
 } from '@vlink/bag';
 
 /**
@@ -17,12 +19,19 @@ export function headerOptions(info: Info, keepHeader: boolean): Partial<BagWrite
   return { tagName: info.tagName, processName: info.processName, timezone: info.timezone };
 }
 
+/**
+ * The source's metadata records a copy carries: not its reader's account of the damage it read around (`*.problems`),
+ * which the copy's warnings told, and which would make the copy, holding what was read, look damaged to `info`.
+ */
+const carriedMetadata = (info: Info): InfoMetadata[] => (info.metadata ?? []).filter((m) => !isProblemsRecord(m));
+
 /** The source's metadata records, attachments (bytes read now) and url encodings, for a `.mcap` target. */
 export function carriedRecords(reader: BagReader, info: Info, keepUrl: (url: string) => boolean): CarriedRecords {
   const urlEncodings: Record<string, string> = {};
   for (const meta of info.urls) if (meta.encoding && keepUrl(meta.url)) urlEncodings[meta.url] ??= meta.encoding;
+  const metadata = carriedMetadata(info);
   return {
-    ...(info.metadata?.length ? { metadata: info.metadata } : {}),
+    ...(metadata.length > 0 ? { metadata } : {}),
     ...(info.attachments?.length
       ? { attachments: info.attachments.map((a) => ({ ...a, data: reader.getAttachment(a.index) })) }
       : {}),
@@ -46,7 +55,7 @@ export function carryCounters(writer: BagWriter, info: Info, keepUrl: (url: stri
 /** Tells the user what a target other than `.mcap` does not store (nothing is dropped silently). */
 export function warnUncarried(verb: string, dst: string, info: Info, quiet: boolean | undefined): void {
   if (quiet || extensionOf(dst) === '.mcap') return;
-  const records = info.metadata?.length ?? 0;
+  const records = carriedMetadata(info).length;
   const attachments = info.attachments?.length ?? 0;
   if (records === 0 && attachments === 0) return;
   process.stderr.write(
