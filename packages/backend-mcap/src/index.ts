@@ -26,6 +26,8 @@ export type * from './mcap/records.js';
 export { crc32 } from './mcap/crc32.js';
 // Also what the ROS 1 scan tells a chunk copied whole by (@vlink/bag-interop): one rule for both formats.
 export { DuplicateChunks } from './mcap/duplicate-chunks.js';
+// What a tryToFix read of any MCAP-based file read around, in one set of words (@vlink/bag-interop's readers too).
+export { readableThroughout, recoveryProblems, unfinishedNote } from './mcap/read-around.js';
 export { VcapFileWriter } from './vcap/vcap-file-writer.js';
 export type { VcapFileWriterOptions, VcapChannelSummary } from './vcap/vcap-file-writer.js';
 export { VcapReader } from './vcap/vcap-reader.js';

@@ -8,6 +8,7 @@ import {
   type ReaderOptions,
   type SchemaData,
   type SchemaType,
+  problemsRecord,
 } from '@vlink/bag-core';
 import { sanitizeCounterTable } from '@vlink/bag-core/internal';
 import {
@@ -22,12 +23,15 @@ import {
   PLAIN_ACTION_KEY,
   PLAIN_SER_KEY,
   type Readable,
+  readableThroughout,
+  recoveryProblems,
+  unfinishedNote,
   VLINK_PROFILE,
   VcapReader,
 } from '@vlink/bag-mcap';
 import { familyOf } from '../common/encodings.js';
 import { damaged } from '../common/errors.js';
-import { readableThroughout, readMetadata, recoveryProblems, unfinishedNote } from '../common/mcap-recovery.js';
+import { readMetadata } from '../common/mcap-recovery.js';
 import { mcapMessageSpan } from '../common/mcap-span.js';
 import { type ForeignUrl, foreignInfo, metadataEntry } from '../common/foreign-info.js';
 import { ForeignReader, keysForUrls } from '../common/reader-base.js';
@@ -177,9 +181,7 @@ export class McapForeignReader extends ForeignReader {
       ...records.map((m) => ({ name: m.name, values: Object.fromEntries(m.metadata) })),
       // What a tryToFix read went around, or why a file is not complete (unfinished), under the name every foreign
       // reader lists it by (`info` prints it, `check` names it).
-      ...(problems.length === 0
-        ? []
-        : [{ name: 'mcap.problems', values: Object.fromEntries(problems.map((p, i) => [String(i), p])) }]),
+      ...problemsRecord('mcap', problems),
     ];
     // From the chunks found, indexed or scanned: a summary without chunk indexes says nothing of them.
     const compressions = new Set(mcap.blocks.filter((b) => b.kind === 'chunk').map((b) => b.compression || 'none'));

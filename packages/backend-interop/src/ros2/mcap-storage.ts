@@ -1,7 +1,15 @@
 import { BagError } from '@vlink/bag-core';
-import { type Codecs, FileReadable, McapFileReader, type Metadata } from '@vlink/bag-mcap';
+import {
+  type Codecs,
+  FileReadable,
+  McapFileReader,
+  type Metadata,
+  readableThroughout,
+  recoveryProblems,
+  unfinishedNote,
+} from '@vlink/bag-mcap';
 import { damaged } from '../common/errors.js';
-import { readableThroughout, readMetadata, recoveryProblems, unfinishedNote } from '../common/mcap-recovery.js';
+import { readMetadata } from '../common/mcap-recovery.js';
 import { mcapMessageSpan } from '../common/mcap-span.js';
 import type { TimeBase } from '../common/time-base.js';
 import type { MessageWindow, Ros2Storage, StorageMessage, StorageTopic } from './storage.js';

@@ -162,8 +162,10 @@ export function describeVcap(
     if (header && headerIntact(header) === false && options.verifyCrc !== false) {
       const name = headerName ?? HEADER_METADATA;
       const offset = reader.metadataLocations.find((m) => m.name === name)?.offset;
+      // The summary's own Statistics where there are some: a scan despite the summary (a chunk that does not read)
+      // counts only what it read, which the sidecar's facts do not match (fuzz .vcap seed 62 #2366 again).
       const fromSummary = reader.fileStatistics !== undefined;
-      header = trustedHeader(header, stats, { path, offset, tryToFix, options, fromSummary });
+      header = trustedHeader(header, reader.fileStatistics ?? stats, { path, offset, tryToFix, options, fromSummary });
       complete = false;
     }
     const get = (key: string) => {
@@ -239,7 +241,9 @@ export function describeVcap(
         action: actionText(actionType),
         ser,
         schemaType: family,
-        count: toInt(m.get('count')) ?? Number(counts.get(id) ?? 0n),
+        // A file read by a recovery scan (with tryToFix) counts what the scan read: the record's count includes what
+        // the damage took, which `vcap.problems` tells.
+        count: (reader.mode === 'recovered' ? undefined : toInt(m.get('count'))) ?? Number(counts.get(id) ?? 0n),
         size: toNumber(m.get('size')),
         loss: toNumber(m.get('loss')),
         freq: toNumber(m.get('freq')),

@@ -1,4 +1,4 @@
-import { ActionType, BagError, parseSchemaType, SchemaType } from '@vlink/bag-core';
+import { ActionType, BagError, parseSchemaType, problemsRecord, SchemaType } from '@vlink/bag-core';
 import { ProblemList } from '@vlink/bag-core/internal';
 import type {
   BackendReader,
@@ -18,7 +18,8 @@ import { FileReadable } from '../io/file-readable.js';
 import type { Readable } from '../io/readable.js';
 import { splitTime } from '../mcap/blocks.js';
 import { TWO_32 } from '../mcap/constants.js';
-import { McapFileReader } from '../mcap/mcap-reader.js';
+import { McapFileReader, type McapReaderOptions } from '../mcap/mcap-reader.js';
+import { readableThroughout, recoveryProblems, unfinishedNote } from '../mcap/read-around.js';
 import { checkVcapReadable, type VcapCheckReport } from '../maintenance/check.js';
 import { fixVcap } from '../maintenance/fix-file.js';
 import type { VcapFixReport } from '../maintenance/fix-report.js';
@@ -36,6 +37,8 @@ export class VcapReader implements BackendReader {
   private byId: Array<ChannelTemplate | undefined> = [];
   private baseHi = 0;
   private baseLo = 0;
+  /** What the open read around (with `tryToFix`; see read-around.ts), listed by `info()` under `vcap.problems`. */
+  private problems: string[] = [];
   /** What the last `check()` found (problems listed), and what the last `fix()`/`reindex()` kept and dropped. */
   lastCheckReport: VcapCheckReport | undefined;
   lastFixReport: VcapFixReport | undefined;
@@ -56,8 +59,10 @@ export class VcapReader implements BackendReader {
     codecs: Codecs,
     readable: Readable = new FileReadable(path),
   ): VcapReader {
-    const { mcap, layout } = VcapReader.load(path, options, codecs, readable);
-    return new VcapReader(path, mcap, layout, { options, codecs, readable });
+    const { mcap, layout, problems } = VcapReader.load(path, options, codecs, readable);
+    const reader = new VcapReader(path, mcap, layout, { options, codecs, readable });
+    reader.problems = problems;
+    return reader;
   }
 
   private static load(
@@ -65,15 +70,28 @@ export class VcapReader implements BackendReader {
     options: ReaderOptions,
     codecs: Codecs,
     readable: Readable,
-  ): { mcap: McapFileReader; layout: VcapLayout } {
+  ): { mcap: McapFileReader; layout: VcapLayout; problems: string[] } {
     try {
-      const mcap = McapFileReader.open(readable, {
-        codecs,
-        file: path,
-        validateCrcs: options.verifyCrc !== false,
-        allowScan: (header) => header.profile !== VLINK_PROFILE || options.tryToFix === true,
-        chunksHoldEveryMessage: (header) => header.profile === VLINK_PROFILE,
-      });
+      const tryToFix = options.tryToFix === true;
+      const open = (more: Pick<McapReaderOptions, 'scanDespiteSummary'> = {}) =>
+        McapFileReader.open(readable, {
+          codecs,
+          file: path,
+          validateCrcs: options.verifyCrc !== false,
+          allowScan: (header) => header.profile !== VLINK_PROFILE || tryToFix,
+          chunksHoldEveryMessage: (header) => header.profile === VLINK_PROFILE,
+          ...more,
+        });
+      // With tryToFix, a chunk that does not read (its CRC fails, it does not decompress) is skipped by a scan, where
+      // a read by the summary would stop at it: before, `clone --try-to-fix` of a .vcap with one bad chunk copied
+      // nothing, while `fix` dropped only that chunk.
+      const { mcap, fellBack } = readableThroughout(open(), open, tryToFix);
+      const unfinished = unfinishedNote(mcap);
+      const problems = [
+        ...(fellBack === undefined ? [] : [fellBack]),
+        ...recoveryProblems(mcap),
+        ...(unfinished === undefined ? [] : [unfinished]),
+      ];
       const layout = describeVcap(mcap, path, readable.size(), options.tryToFix === true, {
         verifyCrc: options.verifyCrc !== false,
         // A damaged VLinkHeader's values, confirmed by the summary sidecar beside a local file (when it agrees). A
@@ -89,7 +107,7 @@ export class VcapReader implements BackendReader {
           return fallback.confirmed ? fallback : undefined;
         },
       });
-      return { mcap, layout };
+      return { mcap, layout, problems };
     } catch (error) {
       readable.close();
       throw error;
@@ -106,7 +124,9 @@ export class VcapReader implements BackendReader {
 
   info(): Info {
     const info = this.layout.info;
-    return { ...info, urls: info.urls.map((u) => ({ ...u })) };
+    // What a tryToFix read went around, as every reader of a damaged file lists it (`vcap.problems`).
+    const metadata = problemsRecord('vcap', this.problems);
+    return { ...info, urls: info.urls.map((u) => ({ ...u })), ...(metadata.length > 0 ? { metadata } : {}) };
   }
 
   schemas(): SchemaData[] {
@@ -246,9 +266,10 @@ export class VcapReader implements BackendReader {
     if (!this.lastFixReport.rewritten) return true;
     this.mcap.close();
     const readable = new FileReadable(this.path);
-    const { mcap, layout } = VcapReader.load(this.path, context.options, context.codecs, readable);
+    const { mcap, layout, problems } = VcapReader.load(this.path, context.options, context.codecs, readable);
     context.readable = readable;
     this.adopt(mcap, layout);
+    this.problems = problems;
     return true;
   }
 
