@@ -14,7 +14,7 @@ import { urlSplitFiles } from '@vlink/bag-core/internal';
 import { loadDriver, type SqliteDriver } from './driver/driver.js';
 import { VdbFileWriter } from './vdb/file-writer.js';
 import { tagVdb } from './vdb/maintenance.js';
-import { VdbReader } from './vdb/reader.js';
+import { openVdbReader } from './vdb/read-around.js';
 import { salvageVdb } from './vdb/salvage.js';
 import { guardSqliteFiles } from './vdb/file-guard.js';
 import { VdbRecording } from './vdb/recording.js';
@@ -50,7 +50,7 @@ export function createSqliteBackend(options: SqliteBackendOptions = {}): Backend
     async openReader(path: string, options: ReaderOptions): Promise<BackendReader> {
       if (assertVdb(path)) return openVdbx(await driver(), path, options);
       await guardSqliteFiles(path, options, 'bag');
-      return VdbReader.open(await driver(), path, options);
+      return openVdbReader(await driver(), path, options);
     },
     /**
      * Behind a url (e.g. `s3://`): a `.vdb` through the source's local copy (SQLite needs a file); a `.vdbx` with its
@@ -64,7 +64,7 @@ export function createSqliteBackend(options: SqliteBackendOptions = {}): Backend
           throw new BagError('NOT_SUPPORTED', 'a .vdb is read from local files, and this source has no local copy', {
             file: source.name,
           });
-        return await VdbReader.open(await driver(), await source.localCopy('.vdb'), options);
+        return openVdbReader(await driver(), await source.localCopy('.vdb'), options);
       } finally {
         source.close();
       }

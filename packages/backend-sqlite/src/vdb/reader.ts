@@ -1,6 +1,7 @@
 import {
   BagError,
   parseSchemaType,
+  problemsRecord,
   type BackendReader,
   type CursorQuery,
   type Frame,
@@ -22,6 +23,17 @@ import { assertVdbSchema } from './schema-guard.js';
 import { sqliteError } from './sqlite-errors.js';
 
 export { readFacts, type VdbFacts } from './facts.js';
+
+/** A damaged `.vdb` read from its salvaged copy: the file it stands for, and what the read went around. */
+export interface ReadAround {
+  /** The damaged file's path, which the reader names. */
+  name: string;
+  fileSize: number;
+  /** Listed by `info()` under `vdb.problems`. */
+  problems: string[];
+  /** Deletes the copy (at close). */
+  cleanup: () => void;
+}
 
 /**
  * Reads one `.vdb` file (format reference §2.10, §2.11, §7.5). Opens read-only unless `readOnly: false`, which the mutating
@@ -45,11 +57,19 @@ export class VdbReader implements BackendReader {
     readOnly: boolean,
     facts: VdbFacts,
     private readonly tryToFix = false,
+    /** A damaged file read from its salvaged copy (see read-around.ts): what the reader says of the file it stands for. */
+    private readonly readAround?: ReadAround,
   ) {
     this.db = db;
-    this.path = path;
+    this.path = readAround?.name ?? path;
     this.readOnly = readOnly;
     this.facts = facts;
+  }
+
+  /** Opens the salvaged copy at `copy` of a damaged file, to read in its place (see read-around.ts). */
+  static openCopy(driver: SqliteDriver, copy: string, readAround: ReadAround): VdbReader {
+    const { db, facts } = VdbReader.connect(driver, copy, true, false);
+    return new VdbReader(db, copy, true, facts, true, readAround);
   }
 
   static open(driver: SqliteDriver, path: string, options: ReaderOptions = {}): VdbReader {
@@ -58,6 +78,16 @@ export class VdbReader implements BackendReader {
     const tryToFix = options.tryToFix === true;
     // A crashed writer's unfinished transaction: only a read-write open can roll it back (see recover.ts).
     if (tryToFix && needsRecovery(path)) recoverInterrupted(driver, path);
+    const { db, facts } = VdbReader.connect(driver, path, readOnly, tryToFix);
+    return new VdbReader(db, path, readOnly, facts, tryToFix);
+  }
+
+  private static connect(
+    driver: SqliteDriver,
+    path: string,
+    readOnly: boolean,
+    tryToFix: boolean,
+  ): { db: SqliteConnection; facts: VdbFacts } {
     let db: SqliteConnection;
     try {
       db = driver.open(path, { readOnly });
@@ -67,7 +97,7 @@ export class VdbReader implements BackendReader {
     try {
       db.exec(SQL.BUSY_TIMEOUT_READER);
       assertVdbSchema(db, path);
-      return new VdbReader(db, path, readOnly, readFacts(db, path, tryToFix), tryToFix);
+      return { db, facts: readFacts(db, path, tryToFix) };
     } catch (error) {
       db.close();
       throw hotJournalError(error, path) ?? sqliteError(error, 'CORRUPT_FILE', 'cannot read .vdb file', path);
@@ -76,7 +106,29 @@ export class VdbReader implements BackendReader {
 
   info(): Info {
     this.assertOpen();
-    return this.facts.info;
+    const around = this.readAround;
+    if (!around) return this.facts.info;
+    // The file it stands for: its name and size, not complete, and what the read went around (`vdb.problems`).
+    const metadata = problemsRecord('vdb', around.problems);
+    return { ...this.facts.info, path: around.name, fileSize: around.fileSize, hasCompleted: false, metadata };
+  }
+
+  /**
+   * With `tryToFix`: reads every row once, and says why the read could not reach the end (SQLite stopped at a damaged
+   * page, a row no writer wrote, a payload that does not decode, or fewer rows than a closed file's header counts: a
+   * damaged index); undefined when it read whole.
+   */
+  readThrough(): string | undefined {
+    const cursor = this.openCursor({}, true);
+    try {
+      for (const _ of cursor);
+    } catch (error) {
+      if (!BagError.isInstance(error) || error.code !== 'CORRUPT_FILE') throw error;
+      return error.detail;
+    }
+    const damage = this.damage;
+    this.damage = undefined;
+    return damage?.detail;
   }
 
   /** The facts derived at open (index presence, url maps); for the split layer and maintenance. */
@@ -108,6 +160,11 @@ export class VdbReader implements BackendReader {
    * else `ORDER BY rowid`. Payloads are decompressed; frames are fresh objects, `data` is the driver's own buffer.
    */
   frames(query: CursorQuery = {}): IterableIterator<Frame> {
+    return this.openCursor(query, !this.tryToFix);
+  }
+
+  /** The frames of `query`; `expectWhole`: a whole read of a closed file must step over every row its header counts. */
+  private openCursor(query: CursorQuery, expectWhole: boolean): FrameCursor {
     this.assertOpen();
     const where: string[] = [];
     const params: SqlValue[] = [];
@@ -147,7 +204,7 @@ export class VdbReader implements BackendReader {
       this.path,
       this.cursors,
       this.tryToFix ? (error) => (this.damage ??= error) : undefined,
-      whole && hasCompleted && !this.tryToFix ? messageCount : undefined,
+      whole && hasCompleted && expectWhole ? messageCount : undefined,
     );
     this.cursors.add(cursor);
     return cursor;
@@ -187,7 +244,11 @@ export class VdbReader implements BackendReader {
     if (this.closed) return;
     this.closed = true;
     for (const cursor of this.cursors) cursor.return();
-    this.db.close();
+    try {
+      this.db.close();
+    } finally {
+      this.readAround?.cleanup();
+    }
   }
 
   private refresh(): void {

@@ -2,7 +2,7 @@ import { BagError, isRemotePath, openByteSourceSync, type ReaderOptions, type Ur
 import { SplitReader, type SplitFiles } from '@vlink/bag-core/internal';
 import type { SqliteDriver } from '../driver/driver.js';
 import { guardSqliteFiles } from '../vdb/file-guard.js';
-import { VdbReader } from '../vdb/reader.js';
+import { openVdbReader } from '../vdb/read-around.js';
 
 /**
  * Opens a `.vdbx` as one bag (format reference §4.4): core's `SplitReader` over one `VdbReader` per segment, so each segment's
@@ -21,11 +21,11 @@ export function openVdbx(
       segmentExtension: '.vdb',
       openSegment: async (segment, segmentOptions) => {
         await guardSqliteFiles(segment, segmentOptions, 'segment');
-        return VdbReader.open(driver, segment, segmentOptions);
+        return openVdbReader(driver, segment, segmentOptions);
       },
       // Opening a segment when a read reaches it: behind a url through its local copy (SQLite needs a file).
       openSegmentSync: (segment, segmentOptions) =>
-        VdbReader.open(driver, isRemotePath(segment) ? localCopySync(segment) : segment, segmentOptions),
+        openVdbReader(driver, isRemotePath(segment) ? localCopySync(segment) : segment, segmentOptions),
       guardSegment: (segment, segmentOptions) => guardSqliteFiles(segment, segmentOptions, 'segment'),
       sortUrls: byUrlThenIndex,
     },

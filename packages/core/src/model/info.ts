@@ -84,9 +84,10 @@ export interface Info {
   fileSize: number;
   urls: UrlMeta[];
   /**
-   * Foreign formats only: the file's own key/value records, in file order, after the reader's description of the
-   * file's header under a `<format>.` name (e.g. `mcap.header`, `rosbag2.metadata`, `ulog.parameters`). See the
-   * format guide for what each reader lists.
+   * Foreign formats: the file's own key/value records, in file order, after the reader's description of the file's
+   * header under a `<format>.` name (e.g. `mcap.header`, `rosbag2.metadata`, `ulog.parameters`). See the format guide
+   * for what each reader lists. A `.vcap` or `.vdb` read with `tryToFix` lists here only what it read around (`vcap.problems`,
+   * `vdb.problems`; see `infoProblems`).
    */
   metadata?: InfoMetadata[];
   /** Foreign formats only: the file's attachments (MCAP). */
