@@ -364,7 +364,7 @@ export class SplitReader implements BackendReader {
       this.opened,
       this.sequence,
       this.files,
-      this.skipped.length,
+      this.skipped,
     );
   }
 

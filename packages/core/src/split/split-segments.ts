@@ -2,6 +2,7 @@ import type { BackendReader } from '../backend/backend.js';
 import { BagError } from '../errors.js';
 import type { ReaderOptions } from '../model/config.js';
 import type { Info } from '../model/info.js';
+import { infoProblems, problemsRecord } from '../model/info-problems.js';
 import type { ParsedManifest } from './manifest-parse.js';
 import { repeatedSegment } from './repeated-segment.js';
 import type { SequencedSegment } from './segment-sequence.js';
@@ -129,16 +130,24 @@ export function buildInfo(
   opened: readonly OpenedSegment[],
   sequence: readonly SequencedSegment[],
   files: SplitFiles,
-  skipped: number,
+  skipped: readonly string[],
 ): Info {
   const { dir } = splitPath(path);
   const segmentInfos = opened.map((o) => o.reader.info());
+  // What a tryToFix read went around, segment by segment (a segment's reader lists its own: a `.vcap` chunk that
+  // does not read, a damaged `.vdb` read from its salvaged copy), and the segments it left out: before, a copy of a
+  // split recording with one damaged segment lost frames without a word (126 of 3,000 in a .vcapx, 256 in a .vdbx).
+  const readAround = [
+    ...skipped.map((why) => `${why}: skipped`),
+    ...opened.flatMap((o, i) => infoProblems(segmentInfos[i]!).map((problem) => `${o.name}: ${problem}`)),
+  ];
   const recovered = opened
     .map((o, i) => ({ name: o.name, info: segmentInfos[i]!, offsetUs: sequence[i]!.offsetUs, unlisted: o.unlisted }))
     .filter((r) => r.unlisted);
   // A manifest whose bookkeeping cannot be true is not believed: the totals come from the segments themselves.
+  // Nor when a segment was read around: the segments then count what they read.
   const totals =
-    m.problems.length > 0
+    m.problems.length > 0 || readAround.length > 0
       ? segmentTotals(m, opened, segmentInfos, sequence, format)
       : recovered.length > 0
         ? addRecoveredTotals(m, recovered, format.flavor)
@@ -148,12 +157,13 @@ export function buildInfo(
   return assembleInfo(path, format, m, totals, {
     version: segmentInfos[0]!.version,
     blankDuration: withMessages.length > 0 ? Math.min(...withMessages.map((i) => i.blankDuration)) : 0,
-    hasCompleted: m.complete && skipped === 0 && m.problems.length === 0,
+    hasCompleted: m.complete && readAround.length === 0 && m.problems.length === 0,
     splitCount: opened.length,
     hasSchema: segmentInfos.some((i) => i.hasSchema),
     fileSize: opened.reduce((sum, o) => sum + Math.max(0, files.size(dir + o.name)), 0),
     // The recording's drop counters are stored in the segment open at close: the last one that has them.
     counters: lastCounters(segmentInfos.map((i) => i.counters)),
+    metadata: problemsRecord(format.flavor, readAround),
   });
 }
 
@@ -200,6 +210,8 @@ interface SegmentsPart {
   hasSchema: boolean;
   fileSize: number;
   counters: Info['counters'];
+  /** The `<flavor>.problems` record of what a tryToFix read went around (none from a manifest's facts alone). */
+  metadata?: Info['metadata'];
 }
 
 function assembleInfo(
@@ -234,6 +246,7 @@ function assembleInfo(
     fileSize: part.fileSize,
     urls,
     ...(part.counters ? { counters: part.counters } : {}),
+    ...(part.metadata?.length ? { metadata: part.metadata } : {}),
   };
 }
 
