@@ -27,9 +27,14 @@ async function record(path: string): Promise<void> {
   await writer.close();
 }
 
+function flipMiddleByte(bytes: Buffer): Buffer {
+  bytes[bytes.length >> 1] = bytes[bytes.length >> 1]! ^ 0xff;
+  return bytes;
+}
+
 describe('a tryToFix read of a split recording with a damaged segment', () => {
   for (const [ext, seg, damage] of [
-    ['.vcapx', '.vcap', (b: Buffer) => ((b[b.length >> 1] = b[b.length >> 1]! ^ 0xff), b)],
+    ['.vcapx', '.vcap', flipMiddleByte],
     ['.vdbx', '.vdb', (b: Buffer) => b.fill(0, b.length >> 1, (b.length >> 1) + 4096)],
   ] as const) {
     test(`${ext}: the frames read are counted, and the loss is named with its segment`, async () => {
