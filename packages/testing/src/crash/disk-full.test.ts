@@ -196,10 +196,16 @@ async function fillUp(
   assert.equal(refused, 2000, 'a failed writer refuses frames');
   await new Promise((resolve) => setTimeout(resolve, 50));
   const writesAfter = options.counter?.writes ?? 0;
-  // No retry loop: the process stays (nearly) idle after the failure.
-  const cpu = process.cpuUsage();
-  await new Promise((resolve) => setTimeout(resolve, 250));
-  const used = process.cpuUsage(cpu);
+  // No retry loop: the process stays (nearly) idle after the failure. The least of up to three 250 ms windows: a loop
+  // spins in every one, a one-off burst (a collection, a thread's exit) lands in one (Deno, the compressor thread's
+  // case: 113 ms in one run, well under 100 in the reruns).
+  let cpuIdleMs = Number.POSITIVE_INFINITY;
+  for (let window = 0; window < 3 && cpuIdleMs >= 100; window++) {
+    const cpu = process.cpuUsage();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const used = process.cpuUsage(cpu);
+    cpuIdleMs = Math.min(cpuIdleMs, (used.user + used.system) / 1000);
+  }
   const closeStart = performance.now();
   await writer.close();
   return {
@@ -208,7 +214,7 @@ async function fillUp(
     errors,
     writesAtFailure,
     writesAfter,
-    cpuIdleMs: (used.user + used.system) / 1000,
+    cpuIdleMs,
     closeMs: performance.now() - closeStart,
   };
 }
