@@ -7,8 +7,9 @@ import { ActionType, BagReader, BagWriter, infoProblems, SchemaType } from './in
 
 // A tryToFix read of a split recording with one damaged segment: the segment's reader reads around the damage and
 // says what it lost, and the recording's info says it too (`<flavor>.problems`, each line naming its segment), with
-// the totals the segments read. Before, a copy of such a recording lost frames without a word (found by hand: a
-// .vcapx with one flipped byte in a chunk of its first segment, 126 of 3,000 frames; a .vdbx with 4 KiB zeroed, 256).
+// the totals the segments read. Without it, a copy of such a recording lost frames without a word (found by hand once
+// the segments read around their damage: a .vcapx with one flipped byte in a chunk of its first segment, 126 of 3,000
+// frames; a .vdbx with 4 KiB zeroed, 256).
 const dir = mkdtempSync(join(tmpdir(), 'vlink-read-around-split-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const COUNT = 3000;

@@ -135,8 +135,9 @@ export function buildInfo(
   const { dir } = splitPath(path);
   const segmentInfos = opened.map((o) => o.reader.info());
   // What a tryToFix read went around, segment by segment (a segment's reader lists its own: a `.vcap` chunk that
-  // does not read, a damaged `.vdb` read from its salvaged copy), and the segments it left out: before, a copy of a
-  // split recording with one damaged segment lost frames without a word (126 of 3,000 in a .vcapx, 256 in a .vdbx).
+  // does not read, a damaged `.vdb` read from its salvaged copy), and the segments it left out: without them, a copy
+  // of a split recording with one damaged segment lost frames without a word (126 of 3,000 in a .vcapx, 256 in a
+  // .vdbx, found by hand once the segments read around their damage).
   const readAround = [
     ...skipped.map((why) => `${why}: skipped`),
     ...opened.flatMap((o, i) => infoProblems(segmentInfos[i]!).map((problem) => `${o.name}: ${problem}`)),
