@@ -1,9 +1,9 @@
-import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, statfsSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statfsSync, writeSync } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { BagError } from '@vlink/bag-core';
-import { checkZstdWindows, concatBytes } from '@vlink/bag-core/internal';
+import { checkZstdWindows, concatBytes, type PrivateTempDir, privateTempDir } from '@vlink/bag-core/internal';
 import type { Codecs } from '@vlink/bag-mcap';
 import { Decompress } from 'fzstd';
 import type { Ros2Metadata } from './metadata-yaml.js';
@@ -58,12 +58,12 @@ const COPY_LIMITS: CopyLimits = { maxRatio: 250, minLimit: 4 * 1024 ** 3, minFre
 export class DecompressedCopy {
   private constructor(
     readonly path: string,
-    private readonly folder: string,
+    private readonly folder: PrivateTempDir,
   ) {}
 
   static async of(file: string, limits: CopyLimits = COPY_LIMITS): Promise<DecompressedCopy> {
-    const folder = mkdtempSync(join(tmpdir(), 'vlink-rosbag2-'));
-    const path = join(folder, basename(file).replace(/\.zstd$/i, ''));
+    const folder = privateTempDir('vlink-rosbag2-');
+    const path = join(folder.path, basename(file).replace(/\.zstd$/i, ''));
     let input: number | undefined;
     let output: number | undefined;
     try {
@@ -81,7 +81,7 @@ export class DecompressedCopy {
           throw new BagError('LIMIT_REACHED', `decompresses to more than ${limit} bytes: refused as a copy`, { file });
         if (written - checkedFreeAt > 64 * 1024 * 1024) {
           checkedFreeAt = written;
-          if (freeBytes(folder) < limits.minFreeBytes)
+          if (freeBytes(folder.path) < limits.minFreeBytes)
             throw new BagError('LIMIT_REACHED', `the temporary directory ${tmpdir()} is running out of space`, {
               file,
             });
@@ -100,7 +100,7 @@ export class DecompressedCopy {
     } catch (error) {
       if (output !== undefined) closeSync(output);
       output = undefined;
-      rmSync(folder, { recursive: true, force: true });
+      folder.remove();
       throw BagError.wrap(error, 'CORRUPT_FILE', 'cannot decompress this zstd-compressed rosbag2 storage file', {
         file,
       });
@@ -112,7 +112,7 @@ export class DecompressedCopy {
   }
 
   remove(): void {
-    rmSync(this.folder, { recursive: true, force: true });
+    this.folder.remove();
   }
 }
 

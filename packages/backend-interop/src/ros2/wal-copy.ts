@@ -1,7 +1,8 @@
-import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { BagError } from '@vlink/bag-core';
+import { type PrivateTempDir, privateTempDir } from '@vlink/bag-core/internal';
 import { freeBytes } from './compression.js';
 import { CopiedStorage } from './copied-storage.js';
 import type { Ros2Storage } from './storage.js';
@@ -103,28 +104,28 @@ export function isWalDatabase(file: string): boolean {
 class StorageCopy {
   private constructor(
     readonly path: string,
-    private readonly folder: string,
+    private readonly folder: PrivateTempDir,
   ) {}
 
   static of(file: string): StorageCopy {
     const size = statSync(file).size + (isFile(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
     if (freeBytes(tmpdir()) < size + MIN_FREE_AFTER)
       throw new BagError('LIMIT_REACHED', `no room for a copy of this WAL-mode storage in ${tmpdir()}`, { file });
-    const folder = mkdtempSync(join(tmpdir(), 'vlink-rosbag2-'));
-    const path = join(folder, basename(file));
+    const folder = privateTempDir('vlink-rosbag2-');
+    const path = join(folder.path, basename(file));
     try {
       copyFileSync(file, path);
       // Transactions not yet checkpointed into the file are in its -wal: they belong to the bag as well.
       if (isFile(`${file}-wal`)) copyFileSync(`${file}-wal`, `${path}-wal`);
     } catch (error) {
-      rmSync(folder, { recursive: true, force: true });
+      folder.remove();
       throw BagError.wrap(error, 'IO_ERROR', 'cannot copy this WAL-mode storage to the temporary directory', { file });
     }
     return new StorageCopy(path, folder);
   }
 
   remove(): void {
-    rmSync(this.folder, { recursive: true, force: true });
+    this.folder.remove();
   }
 }
 

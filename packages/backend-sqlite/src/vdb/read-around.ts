@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { BagError, type ReaderOptions, type SalvageResult } from '@vlink/bag-core';
+import { privateTempDir } from '@vlink/bag-core/internal';
 import type { SqliteDriver } from '../driver/driver.js';
 import { VdbReader } from './reader.js';
 import { salvageVdb } from './salvage.js';
@@ -14,7 +14,7 @@ const SALVAGE_LINES = 5;
  * reach the end (SQLite stops at a damaged page, a row no writer wrote or a payload that does not decode ends it, a
  * closed file's index gives fewer rows than its header counts) or the file does not open at all (cut short), it is
  * read as `fix` would repair it: salvaged (`salvageVdb`, which walks past damaged pages by rowid) into a private copy
- * in the temp directory, deleted at close, and read from there; `info()` says what was read around and lost under
+ * in the temp directory, deleted at close (or as the process exits), and read from there; `info()` says what was read around and lost under
  * `vdb.problems`, with `hasCompleted: false`. Before, such a read ended at the damage without a word (found by hand:
  * 4 KiB zeroed in the middle of a 2,000-frame `.vdb`, and `clone --try-to-fix` copied 730 frames and said nothing of
  * the others). Costs a read of the file at open, and for a damaged file a copy of it on disk.
@@ -46,10 +46,10 @@ function readThroughOrClose(reader: VdbReader): string | undefined {
 }
 
 function openSalvaged(driver: SqliteDriver, path: string, why: string): VdbReader {
-  const dir = mkdtempSync(join(tmpdir(), 'vlink-vdb-read-around-'));
-  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  const dir = privateTempDir('vlink-vdb-read-around-');
+  const cleanup = () => dir.remove();
   try {
-    const copy = join(dir, basename(path).endsWith('.vdb') ? basename(path) : 'salvaged.vdb');
+    const copy = join(dir.path, basename(path).endsWith('.vdb') ? basename(path) : 'salvaged.vdb');
     const result = salvageVdb(driver, path, copy);
     const problems = [`${why}: read as fix would repair it, from a salvaged copy`, ...lossLines(result)];
     return VdbReader.openCopy(driver, copy, { name: path, fileSize: statSync(path).size, problems, cleanup });

@@ -1,9 +1,8 @@
 import { Option, type Command } from 'commander';
 import { PlayStatus, type BagError, type BagReader, type Frame, type Info } from '@vlink/bag';
+import { privateTempDir } from '@vlink/bag-core/internal';
 import { openBag } from '../lib/bag-io.js';
 import { CliError, usageError } from '../lib/errors.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { actionPredicate, addFilterOptions, examples, windowMs, type FilterFlags } from '../lib/filter-flags.js';
 import { printJson } from '../lib/json-schemas.js';
@@ -225,9 +224,9 @@ async function play(reader: BagReader, path: string, flags: PlayFlags): Promise<
 
 /** Several `-f` bags: merged in absolute time into a temporary .vdb (removed after playing), as Apollo plays them. */
 async function mergeToTemp(files: string[]): Promise<{ path: string; cleanup(): void }> {
-  const dir = mkdtempSync(join(tmpdir(), 'vlink-play-'));
-  const path = join(dir, 'merged.vdb');
-  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  const dir = privateTempDir('vlink-play-');
+  const path = join(dir.path, 'merged.vdb');
+  const cleanup = () => dir.remove();
   try {
     await mergeFiles(files, { output: path, checkGap: 3600, quiet: true, force: true });
     return { path, cleanup };

@@ -1,0 +1,51 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import process from 'node:process';
+
+/** A folder of our own under the temporary directory, for a copy a reader works from. */
+export interface PrivateTempDir {
+  readonly path: string;
+  /** Removes the folder and what is in it (again: nothing happens). */
+  remove(): void;
+}
+
+/** The folders not yet removed, removed when the process exits. */
+const live = new Set<string>();
+let sweepArmed = false;
+
+function sweep(): void {
+  for (const path of live) removeQuietly(path);
+  live.clear();
+}
+
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { recursive: true, force: true });
+  } catch {
+    // the process is going away, or the folder is already gone: nothing to tell anyone
+  }
+}
+
+/**
+ * Makes `<tmpdir>/<prefix>XXXXXX`, removed by `remove()` or, when nobody calls it, as the process exits. The readers
+ * that work from a private copy (a salvaged `.vdb`, a decompressed or WAL-mode rosbag2 storage, a merged bag to play)
+ * remove it when they close; one that is never closed used to leave the copy, as large as the bag or more, in the
+ * temporary directory. The exit sweep runs on a normal exit and on `process.exit()` (what the CLI's signal handlers
+ * call), not on a crash or a `kill -9`: nothing runs then.
+ */
+export function privateTempDir(prefix: string): PrivateTempDir {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  if (!sweepArmed) {
+    sweepArmed = true;
+    process.once('exit', sweep);
+  }
+  live.add(path);
+  return {
+    path,
+    remove() {
+      if (!live.delete(path)) return;
+      rmSync(path, { recursive: true, force: true });
+    },
+  };
+}
