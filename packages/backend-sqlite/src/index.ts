@@ -10,6 +10,8 @@ export { VdbReader, readFacts } from './vdb/reader.js';
 export type { VdbFacts } from './vdb/reader.js';
 export { checkVdb, fixVdb, reindexVdb, tagVdb, verifyVdb } from './vdb/maintenance.js';
 export { salvageVdb } from './vdb/salvage.js';
+export { salvageSqliteTables } from './vdb/salvage-tables.js';
+export type { SalvagedTable, TableSalvage, TableSalvageOptions } from './vdb/salvage-tables.js';
 export { guardSqliteFiles } from './vdb/file-guard.js';
 export { trailingBytes, trailingBytesProblem } from './vdb/trailing-bytes.js';
 export * as VDB_SQL from './vdb/sql.js';

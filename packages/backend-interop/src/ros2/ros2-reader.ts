@@ -24,7 +24,7 @@ import { compressionOf, DecompressedCopy, messagePayload } from './compression.j
 import { CopiedStorage } from './copied-storage.js';
 import { McapStorage } from './mcap-storage.js';
 import { parseStorageMetadata, type Ros2Metadata } from './metadata-yaml.js';
-import { SqliteStorage } from './sqlite-storage.js';
+import { openSqliteStorage } from './sqlite-read-around.js';
 import { locate } from './locate.js';
 import { distroOf, STANDARD_DEFINITIONS_PACKAGE, StandardDefinitions } from './standard-definitions.js';
 import { openLeavingFolderAsIs } from './wal-copy.js';
@@ -223,6 +223,8 @@ export class Ros2Reader extends ForeignReader {
       // A storage its writer did not finish reads whole (a strict open takes it), but the bag is not complete.
       const unfinished = storages.flatMap((s) => (s.unfinished ? [`${basename(s.file)}: ${s.unfinished}`] : []));
       problems.push(...undefinedTopics, ...storageProblems, ...unfinished);
+      // What a damaged storage lost past its last readable row, no storage can say: metadata.yaml's count can.
+      if (storageProblems.length > 0 && metadata) problems.push(...countedNotRead(metadata, storages));
       return new Ros2Reader(path, storages, base, metadata, codecs, allCompressed, problems);
     } catch (error) {
       for (const storage of storages) storage.close();
@@ -266,6 +268,15 @@ export class Ros2Reader extends ForeignReader {
   }
 }
 
+/** The messages metadata.yaml counts that the storage files do not hold (none when they hold as many or more). */
+function countedNotRead(metadata: Ros2Metadata, storages: readonly Ros2Storage[]): string[] {
+  const held = storages.reduce((n, s) => n + [...s.counts.values()].reduce((a, b) => a + b, 0), 0);
+  if (!(metadata.messageCount > held)) return [];
+  return [
+    `metadata.yaml counts ${metadata.messageCount} messages, the storage files hold ${held}: ${metadata.messageCount - held} not read`,
+  ];
+}
+
 /** A stored definition that describes something: rosbag2 writes encoding `unknown` and no text for a type it lacked. */
 function usable(definition: { encoding: string; text: string } | undefined) {
   if (!definition || definition.text.trim() === '') return undefined;
@@ -294,7 +305,7 @@ function embeddedMetadata(storage: Ros2Storage, tryToFix: boolean): Ros2Metadata
   }
 }
 
-/** How the storage files of this bag open (`tryToFix`: an MCAP storage without a summary is scanned). */
+/** How the storage files of this bag open (`tryToFix`: an MCAP storage without a summary is scanned, a damaged sqlite3 one salvaged). */
 async function storageOpener(
   identifier: string,
   path: string,
@@ -303,7 +314,7 @@ async function storageOpener(
 ): Promise<(file: string, immutable: boolean) => Ros2Storage> {
   if (identifier === 'sqlite3') {
     const driver = await loadDriver();
-    return (file, immutable) => SqliteStorage.open(driver, file, immutable);
+    return (file, immutable) => openSqliteStorage(driver, file, immutable, tryToFix);
   }
   if (identifier === 'mcap') return (file) => McapStorage.open(file, codecs, tryToFix);
   throw new BagError('UNSUPPORTED_FORMAT', `rosbag2 storage "${identifier}" is not supported (sqlite3, mcap)`, {

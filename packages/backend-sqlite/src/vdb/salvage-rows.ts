@@ -3,8 +3,18 @@ import type { ProgressCallback } from '@vlink/bag-core';
 import type { SqlRow, SqliteConnection, SqliteStatement, SqlValue } from '../driver/driver.js';
 import * as SQL from './sql.js';
 
-// How the salvage of a .vdb reaches rows past damage: a cut file is padded so SQLite opens it at all, and the row
-// walk steps over damaged pages by rowid. Apart from salvage.ts, which decides what to keep of each row.
+// How a salvage reaches rows past damage: a cut file is padded so SQLite opens it at all, and the row walk steps over
+// damaged pages by rowid. Apart from what decides what to keep of each row: salvage.ts for a .vdb, salvage-tables.ts
+// for the tables of any SQLite file (a rosbag2 sqlite3 storage).
+
+/** The table a row walk goes through, and the query of its rows: `select` names the rowid `rowid`, has no WHERE. */
+export interface WalkedTable {
+  name: string;
+  select: string;
+}
+
+/** A .vdb's frames, as its salvage reads them. */
+export const VDB_FRAMES: WalkedTable = { name: 'VLinkDatas', select: SQL.SALVAGE_FRAMES };
 
 /** The most rows a probe skips at once looking for readable rows after damaged pages. */
 const MAX_SKIP = 1 << 24;
@@ -58,9 +68,9 @@ export class CutPageCheck {
   private constructor(private readonly select: SqliteStatement) {}
 
   /** The check, or undefined when the twin cannot even prepare the query (the cut reached the schema). */
-  static open(twin: SqliteConnection): CutPageCheck | undefined {
+  static open(twin: SqliteConnection, table: WalkedTable = VDB_FRAMES): CutPageCheck | undefined {
     try {
-      return new CutPageCheck(twin.prepare(`${SQL.SALVAGE_FRAMES} WHERE rowid = ?;`));
+      return new CutPageCheck(twin.prepare(`${table.select} WHERE rowid = ?;`));
     } catch {
       return undefined;
     }
@@ -75,13 +85,15 @@ export class CutPageCheck {
       return false;
     }
     if (!other) return false;
-    for (const column of ['elapsed', 'url', 'action'] as const) if (other[column] !== row[column]) return false;
-    const a = row['data'];
-    const b = other['data'];
-    if (a instanceof Uint8Array && b instanceof Uint8Array)
-      return a.length === b.length && a.every((byte, i) => byte === b[i]);
-    return a === b;
+    for (const column of Object.keys(row)) if (!sameValue(row[column], other[column])) return false;
+    return true;
   }
+}
+
+function sameValue(a: SqlValue | undefined, b: SqlValue | undefined): boolean {
+  if (a instanceof Uint8Array && b instanceof Uint8Array)
+    return a.length === b.length && a.every((byte, i) => byte === b[i]);
+  return a === b;
 }
 
 /**
@@ -92,6 +104,7 @@ export class CutPageCheck {
  */
 export function copyRows(
   db: SqliteConnection,
+  table: WalkedTable,
   keep: (row: SqlRow) => boolean,
   problem: (line: string) => void,
   onProgress: ProgressCallback | undefined,
@@ -100,7 +113,7 @@ export function copyRows(
   let total = 0;
   if (onProgress) {
     try {
-      total = Number(db.prepare('SELECT MAX(rowid) AS n FROM VLinkDatas;').get()?.['n'] ?? 0);
+      total = Number(db.prepare(`SELECT MAX(rowid) AS n FROM ${table.name};`).get()?.['n'] ?? 0);
     } catch {
       // a damaged table: no steps, only the end
     }
@@ -111,7 +124,7 @@ export function copyRows(
     if (done > reported) onProgress?.({ done: (reported = done), total, unit: 'rows' });
   };
   try {
-    return copyRowsFrom(db, keep, problem, onProgress ? report : undefined);
+    return copyRowsFrom(db, table, keep, problem, onProgress ? report : undefined);
   } finally {
     onProgress?.({ done: total, total, unit: 'rows' });
   }
@@ -119,13 +132,14 @@ export function copyRows(
 
 function copyRowsFrom(
   db: SqliteConnection,
+  table: WalkedTable,
   keep: (row: SqlRow) => boolean,
   problem: (line: string) => void,
   report: ((rowid: number) => void) | undefined,
 ): number {
-  const select = `${SQL.SALVAGE_FRAMES} WHERE rowid > ? ORDER BY rowid;`;
-  const seekSql = `${SQL.SALVAGE_FRAMES} WHERE rowid = ?;`;
-  const probe = 'SELECT rowid FROM VLinkDatas WHERE rowid > ? ORDER BY rowid LIMIT 1;';
+  const select = `${table.select} WHERE rowid > ? ORDER BY rowid;`;
+  const seekSql = `${table.select} WHERE rowid = ?;`;
+  const probe = `SELECT rowid FROM ${table.name} WHERE rowid > ? ORDER BY rowid LIMIT 1;`;
   let last = 0;
   let skipped = 0;
   let disordered = 0;
@@ -154,7 +168,7 @@ function copyRowsFrom(
         progressed = true;
         if (report && (last & 1023) === 0) report(last);
       }
-      noteDisordered(disordered, problem);
+      noteDisordered(table, disordered, problem);
       return skipped;
     } catch (error) {
       // The rows after `last` may still be found by their rowid (a seek) where the scan through a damaged page is
@@ -162,7 +176,7 @@ function copyRowsFrom(
       // count made 1,280 of 39, and the walk lost a row the reader read). The writer's rowids follow each other.
       const sought = seekRows(db, seekSql, last, keep, refused);
       if (sought > 0) {
-        problem(`VLinkDatas after row ${last}: ${(error as Error).message}; ${sought} rows read one by one past it`);
+        problem(`${table.name} after row ${last}: ${(error as Error).message}; ${sought} rows read one by one past it`);
         last += sought;
         if (report) report(last);
         continue;
@@ -186,14 +200,14 @@ function copyRowsFrom(
         }
       }
       problem(
-        `VLinkDatas after row ${from}: ${(error as Error).message}${next === undefined ? '; nothing readable after it' : `; rows resume at ${next}`}`,
+        `${table.name} after row ${from}: ${(error as Error).message}${next === undefined ? '; nothing readable after it' : `; rows resume at ${next}`}`,
       );
       if (next === undefined) break;
       skipped += next - last - 1;
       last = next - 1;
     }
   }
-  noteDisordered(disordered, problem);
+  noteDisordered(table, disordered, problem);
   return skipped;
 }
 
@@ -232,6 +246,6 @@ function seekRows(
   return n;
 }
 
-function noteDisordered(count: number, problem: (line: string) => void): void {
-  if (count > 0) problem(`VLinkDatas: ${count} cells out of rowid order (damaged pages) left out`);
+function noteDisordered(table: WalkedTable, count: number, problem: (line: string) => void): void {
+  if (count > 0) problem(`${table.name}: ${count} cells out of rowid order (damaged pages) left out`);
 }

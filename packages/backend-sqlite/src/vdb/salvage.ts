@@ -17,7 +17,7 @@ import { frequency } from './recording.js';
 import { recoverInterrupted, needsRecovery } from './recover.js';
 import * as SQL from './sql.js';
 import { fsyncPath } from './fsync.js';
-import { copyRows, CutPageCheck, padToHeaderSize } from './salvage-rows.js';
+import { copyRows, CutPageCheck, padToHeaderSize, VDB_FRAMES } from './salvage-rows.js';
 import { measureLoss } from './salvage-loss.js';
 import { placeholderUrl } from './placeholder-url.js';
 import { trailingBytes, trailingBytesProblem } from './trailing-bytes.js';
@@ -255,7 +255,7 @@ export function salvageVdb(
       }
       return true;
     };
-    const skipped = copyRows(src, keep, problem, onProgress);
+    const skipped = copyRows(src, VDB_FRAMES, keep, problem, onProgress);
     if (cutRows > 0) problem(`${cutRows} rows held bytes the cut took off: dropped`);
 
     const insertUrl = out.prepare(SQL.INSERT_URL);

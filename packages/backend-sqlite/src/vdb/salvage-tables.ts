@@ -1,0 +1,230 @@
+import { copyFileSync, existsSync, rmSync } from 'node:fs';
+import { BagError } from '@vlink/bag-core';
+import type { SqlRow, SqliteConnection, SqliteDriver, SqlValue } from '../driver/driver.js';
+import { recoverInterrupted, needsRecovery } from './recover.js';
+import { copyRows, CutPageCheck, padToHeaderSize, type WalkedTable } from './salvage-rows.js';
+
+const MAX_PROBLEMS = 100;
+/** The largest integer a JavaScript number holds exactly; larger ones cross the driver seam as text (see `select`). */
+const EXACT = 9007199254740991;
+
+export interface SalvagedTable {
+  name: string;
+  /** Rows copied. */
+  rows: number;
+  /** Rowids the walk stepped over inside damage (a table whose rowids follow each other lost about this many rows). */
+  skipped: number;
+  /** Rows read but not copied: `accept` refused them, the copy's constraints did, or a cut made them up. */
+  refused: number;
+}
+
+export interface TableSalvage {
+  tables: SalvagedTable[];
+  /** The tables that could not be read at all, with why. */
+  unreadable: string[];
+  /** What was read around, in the words of a `.vdb` salvage (at most 100 lines). */
+  problems: string[];
+}
+
+export interface TableSalvageOptions {
+  /** False for a row no writer of the format wrote (a damaged cell read as a row): left out and counted. */
+  accept?(table: string, row: SqlRow): boolean;
+  /** Runs on the copy once its rows are in: its indexes (the source's own DDL is not taken over). */
+  finish?(copy: SqliteConnection, tables: readonly SalvagedTable[]): void;
+}
+
+/**
+ * Copies into a new file at `target` every row SQLite can read of each table of `source`, walking past damaged pages
+ * by rowid as the salvage of a `.vdb` does (salvage-rows.ts), for SQLite files of other formats (a rosbag2 sqlite3
+ * storage). The copy's tables have the source's columns and declared types, with `INTEGER PRIMARY KEY` and `NOT NULL`
+ * kept, built from `PRAGMA table_info`: not the source's own `CREATE` text, which a hostile file could make any SQL
+ * of. No index, view or trigger is taken over (`finish` adds what the format needs). A cut file is padded as for a
+ * `.vdb`, and the rows of the page the cut went through are kept only where they read the same padded two ways.
+ * `source` is never written (a hot journal is rolled back on a private copy beside `target`). For a copy to be read
+ * from: nothing is synced.
+ */
+export function salvageSqliteTables(
+  driver: SqliteDriver,
+  source: string,
+  target: string,
+  options: TableSalvageOptions = {},
+): TableSalvage {
+  const problems: string[] = [];
+  const problem = (line: string) => {
+    if (problems.length < MAX_PROBLEMS) problems.push(line);
+  };
+  const work = `${target}.source`;
+  const twin = `${target}.twin`;
+  const copies: string[] = [];
+  const copy = (to: string) => {
+    for (const suffix of ['', '-journal', '-wal']) {
+      if (!existsSync(source + suffix)) continue;
+      copyFileSync(source + suffix, to + suffix);
+      copies.push(to + suffix);
+    }
+  };
+  const connections: SqliteConnection[] = [];
+  try {
+    copy(work);
+    const padded = padToHeaderSize(work);
+    if (padded > 0) {
+      problem(`the file is ${padded} bytes shorter than its header says (cut short): the rest reads as zeros`);
+      copy(twin);
+      padToHeaderSize(twin, 0xff);
+    }
+    for (const path of padded > 0 ? [work, twin] : [work]) {
+      if (!needsRecovery(path)) continue;
+      try {
+        recoverInterrupted(driver, path);
+      } catch (error) {
+        if (path === work) problem(`the unfinished transaction could not be rolled back: ${(error as Error).message}`);
+      }
+    }
+    const open = (path: string, readOnly: boolean) => {
+      const db = driver.open(path, { readOnly });
+      connections.push(db);
+      return db;
+    };
+    const src = open(work, true);
+    const cutTwin = padded > 0 ? open(twin, true) : undefined;
+    let names: string[];
+    try {
+      names = src
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+        .all()
+        .map((row) => String(row['name']));
+    } catch (error) {
+      throw new BagError('CORRUPT_FILE', `its schema does not read (${(error as Error).message}): nothing to copy`, {
+        file: source,
+      });
+    }
+    rmSync(target, { force: true });
+    const out = open(target, false);
+    const result: TableSalvage = { tables: [], unreadable: [], problems };
+    for (const name of names) {
+      const columns = columnsOf(src, name);
+      if (columns === undefined || columns.length === 0) {
+        result.unreadable.push(`${name}: its columns do not read`);
+        continue;
+      }
+      out.exec(createTable(name, columns));
+      result.tables.push(copyTable(src, out, cutTwin, name, columns, options, problem, result.unreadable));
+    }
+    options.finish?.(out, result.tables);
+    return result;
+  } finally {
+    for (const db of connections.reverse()) {
+      try {
+        db.close();
+      } catch {
+        // a damaged source may refuse even that; the files go below
+      }
+    }
+    for (const path of copies) rmSync(path, { force: true });
+  }
+}
+
+interface Column {
+  name: string;
+  type: string;
+  notNull: boolean;
+  integerKey: boolean;
+}
+
+function columnsOf(db: SqliteConnection, table: string): Column[] | undefined {
+  try {
+    const rows = db.prepare(`PRAGMA table_info(${quote(table)})`).all();
+    const keys = rows.filter((row) => Number(row['pk']) > 0).length;
+    return rows.map((row) => {
+      // The declared type decides the column's affinity (what an integer read as text turns back into); anything
+      // beyond a plain type name is not needed for that and is not carried into the copy's DDL.
+      const type = /^[A-Za-z][A-Za-z0-9 _]*(\([0-9, ]*\))?$/.test(String(row['type'] ?? '')) ? String(row['type']) : '';
+      return {
+        name: String(row['name']),
+        type,
+        notNull: Number(row['notnull']) === 1,
+        integerKey: keys === 1 && Number(row['pk']) === 1 && type.toUpperCase() === 'INTEGER',
+      };
+    });
+  } catch {
+    return undefined;
+  }
+}
+
+function createTable(table: string, columns: readonly Column[]): string {
+  const parts = columns.map(
+    (c) =>
+      `${quote(c.name)}${c.type ? ` ${c.type}` : ''}${c.integerKey ? ' PRIMARY KEY' : ''}${c.notNull ? ' NOT NULL' : ''}`,
+  );
+  return `CREATE TABLE ${quote(table)} (${parts.join(', ')});`;
+}
+
+function copyTable(
+  src: SqliteConnection,
+  out: SqliteConnection,
+  cutTwin: SqliteConnection | undefined,
+  name: string,
+  columns: readonly Column[],
+  options: TableSalvageOptions,
+  problem: (line: string) => void,
+  unreadable: string[],
+): SalvagedTable {
+  // An integer past 2^53 (a rosbag2 time in ns) comes as text: the drivers hand no exact bigint to every runtime
+  // (Deno's node:sqlite refuses such a number), and text turns back into the integer in a column of integer affinity.
+  const select = `SELECT rowid AS rowid, ${columns
+    .map(
+      (c) =>
+        `CASE WHEN typeof(${quote(c.name)}) = 'integer' AND abs(${quote(c.name)}) > ${EXACT} THEN CAST(${quote(c.name)} AS TEXT) ELSE ${quote(c.name)} END AS ${quote(c.name)}`,
+    )
+    .join(', ')} FROM ${quote(name)}`;
+  const salvaged: SalvagedTable = { name, rows: 0, skipped: 0, refused: 0 };
+  try {
+    src.prepare(`${select} LIMIT 0`).finalize();
+  } catch (error) {
+    // A table without rowids (`WITHOUT ROWID`), which the walk cannot step through; no format of ours has one.
+    unreadable.push(`${name}: ${(error as Error).message}`);
+    return salvaged;
+  }
+  const walked: WalkedTable = { name: /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : quote(name), select };
+  const insert = out.prepare(
+    `INSERT INTO ${quote(name)} (${columns.map((c) => quote(c.name)).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+  );
+  const cutCheck = cutTwin && CutPageCheck.open(cutTwin, walked);
+  let cut = 0;
+  const keep = (row: SqlRow): boolean => {
+    if (options.accept && !options.accept(name, row)) return refuse();
+    if (cutTwin && !cutCheck?.intact(row)) {
+      cut++;
+      return refuse();
+    }
+    try {
+      insert.run(...columns.map((c) => (row[c.name] ?? null) as SqlValue));
+    } catch {
+      return refuse(); // a constraint of the table (NOT NULL, a key twice): no row its writer wrote
+    }
+    salvaged.rows++;
+    if ((salvaged.rows & 8191) === 0) {
+      out.exec('COMMIT;');
+      out.exec('BEGIN;');
+    }
+    return true;
+  };
+  const refuse = () => {
+    salvaged.refused++;
+    return false;
+  };
+  out.exec('BEGIN;');
+  try {
+    salvaged.skipped = copyRows(src, walked, keep, problem, undefined);
+  } catch (error) {
+    unreadable.push(`${name}: ${(error as Error).message}`);
+  } finally {
+    out.exec('COMMIT;');
+  }
+  if (cut > 0) problem(`${name}: ${cut} rows held bytes the cut took off: dropped`);
+  return salvaged;
+}
+
+function quote(identifier: string): string {
+  return `"${identifier.replaceAll('"', '""')}"`;
+}
