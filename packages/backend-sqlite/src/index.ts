@@ -13,6 +13,7 @@ export { salvageVdb } from './vdb/salvage.js';
 export { salvageSqliteTables } from './vdb/salvage-tables.js';
 export type { SalvagedTable, TableSalvage, TableSalvageOptions } from './vdb/salvage-tables.js';
 export { guardSqliteFiles } from './vdb/file-guard.js';
+export { assertPlainTables } from './vdb/schema-guard.js';
 export { trailingBytes, trailingBytesProblem } from './vdb/trailing-bytes.js';
 export * as VDB_SQL from './vdb/sql.js';
 export { loadDriver, loadNamedDriver, pickDriver, DRIVER_NAMES, isDriverName } from './driver/driver.js';

@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { after, describe, test } from '@vlink/fixtures/test';
-import { BagError, BagReader } from '@vlink/bag-core';
+import { BagError, BagReader, infoProblems } from '@vlink/bag-core';
 import { loadDriver } from '@vlink/bag-sqlite';
 import { foreignPath } from '../testing/expected.js';
 import { registerAll } from '../testing/register.js';
@@ -120,6 +120,49 @@ describe('rosbag2 sqlite3 storage faults', () => {
       assert.ok(info.metadata?.find((m) => m.name === 'rosbag2.problems')?.values['0']?.startsWith(words));
     } finally {
       reader.close();
+    }
+  });
+
+  test('a generated column, a view or a trigger: refused before a query runs it; tryToFix reads the tables only', async () => {
+    // Found by hand: three messages whose `data` was `zeroblob(400000000 + x)`, a generated column SQLite evaluates
+    // on each row read, took 8 s and 3 GiB to read (and rosbag2 bags are read on the HTTP server's own thread).
+    const cases: Array<[string, string, RegExp]> = [
+      [
+        'generated',
+        'ALTER TABLE messages ADD COLUMN huge BLOB GENERATED ALWAYS AS (zeroblob(400000000 + id)) VIRTUAL;',
+        /messages\.huge is a generated column/,
+      ],
+      ['view', 'CREATE VIEW every_message AS SELECT * FROM messages;', /defines the view "every_message"/],
+      [
+        'trigger',
+        'CREATE TRIGGER on_insert AFTER INSERT ON topics BEGIN SELECT 1; END;',
+        /defines the trigger "on_insert"/,
+      ],
+    ];
+    for (const [name, sql, words] of cases) {
+      const copy = join(dir, `hostile-${name}`);
+      cpSync(foreignPath('ros2', 'sqlite3'), copy, { recursive: true });
+      const db = (await loadDriver()).open(join(copy, 'sqlite3.db3'));
+      db.exec(sql);
+      db.close();
+      const started = performance.now();
+      await assert.rejects(
+        BagReader.create(copy),
+        (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE' && words.test(e.message),
+      );
+      // With tryToFix, the salvage copies the tables' stored columns and nothing else: every message, and why.
+      const reader = await BagReader.create(copy, { tryToFix: true });
+      try {
+        let n = 0;
+        for await (const _ of reader.frames()) n++;
+        assert.equal(n, 91, name);
+        const problems = infoProblems(reader.getInfo());
+        assert.ok(problems[0] && words.test(problems[0]), `${name}: ${problems.join('\n')}`);
+      } finally {
+        reader.close();
+      }
+      // Nothing evaluated 400 MB per row.
+      assert.ok(performance.now() - started < 5000, `${name}: ${Math.round(performance.now() - started)} ms`);
     }
   });
 });

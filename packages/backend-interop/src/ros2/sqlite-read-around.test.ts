@@ -62,7 +62,7 @@ async function frameKeys(path: string, tryToFix: boolean) {
   }
 }
 
-const salvageDirs = () => readdirSync(tmpdir()).filter((name) => name.startsWith('vlink-rosbag2-salvage-')).length;
+const salvageDirs = () => readdirSync(tmpdir()).filter((name) => name.startsWith('vlink-ros2-salvage-')).length;
 
 /** The bag and its frames as a strict read gives them, made once (by the first test that asks). */
 let prepared: Promise<{ whole: { path: string; total: number }; original: { keys: string[] } }> | undefined;

@@ -54,7 +54,7 @@ function readThrough(storage: SqliteStorage): string | undefined {
 }
 
 function openSalvaged(driver: SqliteDriver, file: string, why: string): Ros2Storage {
-  const dir = privateTempDir('vlink-rosbag2-salvage-');
+  const dir = privateTempDir('vlink-ros2-salvage-');
   try {
     const copy = join(dir.path, basename(file));
     const result = salvageSqliteTables(driver, file, copy, {
@@ -66,11 +66,28 @@ function openSalvaged(driver: SqliteDriver, file: string, why: string): Ros2Stor
       },
     });
     const storage = SqliteStorage.open(driver, copy);
+    // What the copy cannot give either (a messages table without the columns rosbag2 reads) is said of the bag's file
+    // now, not of the copy in the middle of a read.
+    const stopped = readThrough(storage);
+    if (stopped !== undefined)
+      throw new BagError('CORRUPT_FILE', `${why}, and what SQLite can read of it does not read either (${stopped})`, {
+        file,
+      });
     storage.problems.push(`${why}: read from a copy of what SQLite can read of it`, ...lossLines(result));
     return new CopiedStorage(storage, file, dir);
   } catch (error) {
     dir.remove();
-    throw BagError.wrap(error, 'CORRUPT_FILE', 'cannot salvage the rosbag2 sqlite3 storage', { file });
+    if (BagError.isInstance(error) && error.file === file) throw error;
+    // Said of the bag's file, never of the copy (a salvage whose copy lacks the tables rosbag2 reads).
+    const detail = BagError.isInstance(error) ? error.detail : (error as Error).message;
+    throw new BagError(
+      BagError.isInstance(error) ? error.code : 'CORRUPT_FILE',
+      `${why}, and its salvage failed (${detail})`,
+      {
+        file,
+        cause: error,
+      },
+    );
   }
 }
 

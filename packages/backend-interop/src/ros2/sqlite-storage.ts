@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { BagError } from '@vlink/bag-core';
 import {
+  assertPlainTables,
   type SqliteConnection,
   type SqliteDriver,
   type SqliteStatement,
@@ -36,6 +37,8 @@ export class SqliteStorage implements Ros2Storage {
     private readonly db: SqliteConnection,
   ) {
     this.fileSize = statSync(file).size;
+    // Before any query of the tables: a file from anywhere must not make a read run its SQL (see assertPlainTables).
+    assertPlainTables(db, file, ROSBAG2, ['topics', 'messages', 'message_definitions', 'metadata', 'schema']);
     const trailing = trailingBytes(db, this.fileSize);
     if (trailing > 0) this.problems.push(trailingBytesProblem(trailing));
     const tables = new Set(
@@ -205,6 +208,7 @@ export class SqliteStorage implements Ros2Storage {
 }
 
 const EMPTY = new Uint8Array(0);
+const ROSBAG2 = { name: 'a rosbag2 sqlite3 storage', plural: 'rosbag2 storages' };
 
 function columnsOf(db: SqliteConnection, table: string): Set<string> {
   return new Set(

@@ -37,8 +37,9 @@ export interface TableSalvageOptions {
  * Copies into a new file at `target` every row SQLite can read of each table of `source`, walking past damaged pages
  * by rowid as the salvage of a `.vdb` does (salvage-rows.ts), for SQLite files of other formats (a rosbag2 sqlite3
  * storage). The copy's tables have the source's columns and declared types, with `INTEGER PRIMARY KEY` and `NOT NULL`
- * kept, built from `PRAGMA table_info`: not the source's own `CREATE` text, which a hostile file could make any SQL
- * of. No index, view or trigger is taken over (`finish` adds what the format needs). A cut file is padded as for a
+ * kept, built from `PRAGMA table_xinfo`: not the source's own `CREATE` text, which a hostile file could make any SQL
+ * of. No index, view, trigger, virtual table or generated column is taken over, nor read (`finish` adds the indexes
+ * the format needs). A cut file is padded as for a
  * `.vdb`, and the rows of the page the cut went through are kept only where they read the same padded two ways.
  * `source` is never written (a hot journal is rolled back on a private copy beside `target`). For a copy to be read
  * from: nothing is synced.
@@ -87,12 +88,11 @@ export function salvageSqliteTables(
     };
     const src = open(work, true);
     const cutTwin = padded > 0 ? open(twin, true) : undefined;
-    let names: string[];
+    let tables: SqlRow[];
     try {
-      names = src
-        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
-        .all()
-        .map((row) => String(row['name']));
+      tables = src
+        .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+        .all();
     } catch (error) {
       throw new BagError('CORRUPT_FILE', `its schema does not read (${(error as Error).message}): nothing to copy`, {
         file: source,
@@ -101,7 +101,14 @@ export function salvageSqliteTables(
     rmSync(target, { force: true });
     const out = open(target, false);
     const result: TableSalvage = { tables: [], unreadable: [], problems };
-    for (const name of names) {
+    for (const table of tables) {
+      const name = String(table['name']);
+      // A virtual table's rows come from its module's code, not from pages of the file: nothing to salvage, and
+      // reading it would run that code.
+      if (/^\s*CREATE\s+VIRTUAL\s+TABLE\b/i.test(String(table['sql'] ?? ''))) {
+        result.unreadable.push(`${name}: a virtual table, not copied`);
+        continue;
+      }
       const columns = columnsOf(src, name);
       if (columns === undefined || columns.length === 0) {
         result.unreadable.push(`${name}: its columns do not read`);
@@ -133,7 +140,12 @@ interface Column {
 
 function columnsOf(db: SqliteConnection, table: string): Column[] | undefined {
   try {
-    const rows = db.prepare(`PRAGMA table_info(${quote(table)})`).all();
+    // Generated columns (hidden 2, 3) are left out: reading them evaluates the file's expressions on every row, and
+    // their values follow from the others.
+    const rows = db
+      .prepare(`PRAGMA table_xinfo(${quote(table)})`)
+      .all()
+      .filter((row) => Number(row['hidden'] ?? 0) === 0);
     const keys = rows.filter((row) => Number(row['pk']) > 0).length;
     return rows.map((row) => {
       // The declared type decides the column's affinity (what an integer read as text turns back into); anything

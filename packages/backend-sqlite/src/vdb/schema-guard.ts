@@ -68,24 +68,51 @@ export function assertVdbSchema(db: SqliteConnection, path: string): void {
  * The part of `assertVdbSchema` that maintenance needs before writing to a file (`tag` adds a column older files
  * lack): no view, trigger (an UPDATE would run it) or virtual table. Returns the tables, lower-case name → name.
  */
-export function assertNoExecutableSchema(db: SqliteConnection, path: string): Map<string, string> {
+export function assertNoExecutableSchema(db: SqliteConnection, path: string, format = VDB): Map<string, string> {
   const tables = new Map<string, string>();
   for (const row of db.prepare('SELECT type, name, sql FROM sqlite_master;').all()) {
     const type = String(row['type']);
     const name = String(row['name']);
-    if (type === 'view' || type === 'trigger') throw refusal(`it defines the ${type} "${name}"`, path);
+    if (type === 'view' || type === 'trigger') throw refusal(`it defines the ${type} "${name}"`, path, format);
     if (type !== 'table') continue;
     if (/^\s*CREATE\s+VIRTUAL\s+TABLE\b/i.test(String(row['sql'] ?? '')))
-      throw refusal(`it defines the virtual table "${name}"`, path);
+      throw refusal(`it defines the virtual table "${name}"`, path, format);
     tables.set(name.toLowerCase(), name);
   }
   return tables;
 }
 
-function refusal(what: string, path: string): BagError {
-  return new BagError('CORRUPT_FILE', `not a VLink .vdb: ${what}; refused (a VLink file has only tables and indexes)`, {
-    file: path,
-  });
+/**
+ * For the SQLite files of other formats that are also only tables and indexes (a rosbag2 sqlite3 storage): what
+ * `assertVdbSchema` checks of a `.vdb`, for `tables` (the ones that will be read) — no view, trigger or virtual table,
+ * and no generated column, whose expression SQLite would evaluate on every row read (found by hand: three rows whose
+ * `data` was `zeroblob(400000000 + x)` took 8 s and 3 GiB to read). `format` names the file in the refusal.
+ */
+export function assertPlainTables(
+  db: SqliteConnection,
+  path: string,
+  format: { name: string; plural: string },
+  tables: readonly string[],
+): void {
+  const present = assertNoExecutableSchema(db, path, format);
+  for (const wanted of tables) {
+    const table = present.get(wanted.toLowerCase());
+    if (table === undefined) continue;
+    for (const column of db.prepare(`PRAGMA table_xinfo(${quote(table)});`).all())
+      if (Number(column['hidden'] ?? 0) !== 0)
+        throw refusal(`${table}.${String(column['name'])} is a generated column`, path, format);
+  }
+}
+
+/** How a refusal names the format: "not <name>: …; refused (<plural> have only tables and indexes)". */
+const VDB = { name: 'a VLink .vdb', plural: 'VLink files' };
+
+function refusal(what: string, path: string, format = VDB): BagError {
+  return new BagError(
+    'CORRUPT_FILE',
+    `not ${format.name}: ${what}; refused (${format.plural} have only tables and indexes)`,
+    { file: path },
+  );
 }
 
 /**
