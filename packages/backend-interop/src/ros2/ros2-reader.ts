@@ -305,7 +305,10 @@ function embeddedMetadata(storage: Ros2Storage, tryToFix: boolean): Ros2Metadata
   }
 }
 
-/** How the storage files of this bag open (`tryToFix`: an MCAP storage without a summary is scanned, a damaged sqlite3 one salvaged). */
+/**
+ * How the storage files of this bag open (`tryToFix`: an MCAP storage without a summary is scanned, a damaged sqlite3
+ * one read from a salvaged copy).
+ */
 async function storageOpener(
   identifier: string,
   path: string,

@@ -39,10 +39,10 @@ export interface TableSalvageOptions {
  * storage). The copy's tables have the source's columns and declared types, with `INTEGER PRIMARY KEY` and `NOT NULL`
  * kept, built from `PRAGMA table_xinfo`: not the source's own `CREATE` text, which a hostile file could make any SQL
  * of. No index, view, trigger, virtual table or generated column is taken over, nor read (`finish` adds the indexes
- * the format needs). A cut file is padded as for a
- * `.vdb`, and the rows of the page the cut went through are kept only where they read the same padded two ways.
- * `source` is never written (a hot journal is rolled back on a private copy beside `target`). For a copy to be read
- * from: nothing is synced.
+ * the format needs). A cut file is padded as for a `.vdb`, and the rows of the page the cut went through are kept
+ * only where they read the same padded two ways. `source` is never written (a hot journal is rolled back on a
+ * private copy beside `target`, so the salvage needs two to three times the file's size there). For a copy to be
+ * read from: nothing is synced.
  */
 export function salvageSqliteTables(
   driver: SqliteDriver,
