@@ -36,9 +36,17 @@ export const mcapInteropBackend: Backend = {
     ),
 };
 
-/** A backend that reads a foreign format and refuses to write it (`format` names it in that error). */
-function readOnlyBackend(format: string, backend: Omit<Backend, 'readOnly' | 'createWriter'>): Backend {
-  return { ...backend, readOnly: true, createWriter: (path) => readOnly(format, path) };
+/**
+ * A backend that reads a foreign format and refuses to write it (`format` names it in that error). `workerModule`:
+ * the HTTP server reads bags in worker threads only where their backend can be loaded there (see
+ * `Backend.workerModule`); without it these formats were read on the server's own thread, where one slow or hostile
+ * bag held every request, and no deadline could stop it.
+ */
+function readOnlyBackend(
+  format: string,
+  backend: Omit<Backend, 'readOnly' | 'createWriter' | 'workerModule'>,
+): Backend {
+  return { ...backend, readOnly: true, workerModule: import.meta.url, createWriter: (path) => readOnly(format, path) };
 }
 
 /** ROS 1 bags, format 2.0 (`#ROSBAG V2.0`). */
