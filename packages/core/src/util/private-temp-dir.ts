@@ -13,6 +13,17 @@ export interface PrivateTempDir {
 /** The folders not yet removed, removed when the process exits. */
 const live = new Set<string>();
 let sweepArmed = false;
+/** Where this thread makes its folders: the temporary directory, or a folder its parent thread owns. */
+let root: string | undefined;
+
+/**
+ * From now on this thread makes its private folders under `path`, a folder its parent made and removes when this
+ * thread ends. For worker threads that are terminated (the HTTP server's bag workers, at its close or when a job
+ * hangs one): neither their readers' `close()` nor an exit sweep runs then.
+ */
+export function usePrivateTempRoot(path: string): void {
+  root = path;
+}
 
 function sweep(): void {
   for (const path of live) removeQuietly(path);
@@ -32,10 +43,11 @@ function removeQuietly(path: string): void {
  * that work from a private copy (a salvaged `.vdb`, a decompressed or WAL-mode rosbag2 storage, a merged bag to play)
  * remove it when they close; one that is never closed used to leave the copy, as large as the bag or more, in the
  * temporary directory. The exit sweep runs on a normal exit and on `process.exit()` (what the CLI's signal handlers
- * call), not on a crash or a `kill -9`: nothing runs then.
+ * call), not on a crash or a `kill -9`: nothing runs then; nor in a worker thread that is terminated (see
+ * `usePrivateTempRoot`).
  */
 export function privateTempDir(prefix: string): PrivateTempDir {
-  const path = mkdtempSync(join(tmpdir(), prefix));
+  const path = mkdtempSync(join(root ?? tmpdir(), prefix));
   if (!sweepArmed) {
     sweepArmed = true;
     process.once('exit', sweep);

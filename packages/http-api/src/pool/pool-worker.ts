@@ -1,4 +1,5 @@
 import { spawnWorker, type WorkerLink, type WorkerRuntime } from '@vlink/bag';
+import { type PrivateTempDir, privateTempDir } from '@vlink/bag-core/internal';
 import { HttpError } from '../http/errors.js';
 import { dataToError, type FromWorker, type InitMessage, type Job, type ToWorker } from './protocol.js';
 
@@ -37,6 +38,8 @@ export class PoolWorker {
   private whenReady: () => void = () => undefined;
   private nextJob = 1;
   private link: WorkerLink | undefined;
+  /** The worker's private copies (`InitMessage.scratch`), removed once it has ended. */
+  private readonly scratch: PrivateTempDir = privateTempDir('vlink-bag-worker-');
 
   private constructor(
     private readonly onIdle: (worker: PoolWorker) => void,
@@ -67,11 +70,17 @@ export class PoolWorker {
       },
     );
     worker.whenReady = () => started();
-    const link = await spawnWorker(runtime, ENTRIES);
+    let link: WorkerLink;
+    try {
+      link = await spawnWorker(runtime, ENTRIES);
+    } catch (error) {
+      worker.scratch.remove();
+      throw error;
+    }
     worker.link = link;
     link.onMessage((message) => worker.receive(message as FromWorker));
     link.onFailure((error) => worker.onFailure(worker, error));
-    worker.post(init);
+    worker.post({ ...init, scratch: worker.scratch.path });
     const timer = setTimeout(
       () => started(new Error(`a bag worker did not start within ${STARTUP_MS / 1000} s`)),
       STARTUP_MS,
@@ -110,6 +119,7 @@ export class PoolWorker {
     this.current = undefined;
     settle?.(error);
     await this.link?.exit().catch(() => undefined);
+    this.scratch.remove();
   }
 
   private post(message: ToWorker, transfer?: ArrayBuffer[]): void {

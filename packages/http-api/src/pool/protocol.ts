@@ -23,6 +23,11 @@ export interface InitMessage {
   backends: BackendModule[];
   limits: WorkLimits;
   readerCache: number;
+  /**
+   * The folder the worker makes its private copies in (a decompressed or WAL-mode rosbag2 storage, a salvaged
+   * `.vdb`): made by the server, which removes it once the worker has ended, also when it terminated it.
+   */
+  scratch?: string;
 }
 
 export type Job =

@@ -1,4 +1,5 @@
 import { BagError, registerBackend, type Backend, type ParentLink } from '@vlink/bag';
+import { usePrivateTempRoot } from '@vlink/bag-core/internal';
 import { placeOf } from '../store/bag-place.js';
 import { BagStore } from '../store/bag-store.js';
 import { lowerThreadPriority, WORKER_NICE } from './priority.js';
@@ -140,6 +141,7 @@ export function serveBagWork(link: ParentLink): void {
 
 async function init(message: InitMessage): Promise<{ work: LocalBagWork; unavailable: string[] }> {
   lowerThreadPriority(WORKER_NICE);
+  if (message.scratch !== undefined) usePrivateTempRoot(message.scratch);
   const unavailable: string[] = [];
   for (const spec of message.backends) {
     try {
