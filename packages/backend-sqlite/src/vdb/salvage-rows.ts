@@ -1,6 +1,17 @@
-import { closeSync, openSync, readSync, statSync, truncateSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  openSync,
+  readSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeSync,
+} from 'node:fs';
 import type { ProgressCallback } from '@vlink/bag-core';
-import type { SqlRow, SqliteConnection, SqliteStatement, SqlValue } from '../driver/driver.js';
+import type { SqlRow, SqliteConnection, SqliteDriver, SqliteStatement, SqlValue } from '../driver/driver.js';
+import { needsRecovery, recoverInterrupted } from './recover.js';
 import * as SQL from './sql.js';
 
 // How a salvage reaches rows past damage: a cut file is padded so SQLite opens it at all, and the row walk steps over
@@ -15,6 +26,59 @@ export interface WalkedTable {
 
 /** A .vdb's frames, as its salvage reads them. */
 export const VDB_FRAMES: WalkedTable = { name: 'VLinkDatas', select: SQL.SALVAGE_FRAMES };
+
+/**
+ * The private copies a salvage reads `source` from, beside `target`, so that `source` is never written: `work` (with
+ * its journal or WAL), and for a cut file `twin`, the same padded with 0xff instead of zeros (`CutPageCheck`). An
+ * unfinished transaction is rolled back in each. `remove()` deletes them all, with the `-shm` SQLite may create.
+ */
+export class WorkCopies {
+  readonly work: string;
+  /** Bytes added to the cut file (0: it was whole); `twin` exists only then. */
+  readonly padded: number = 0;
+  readonly twin: string | undefined;
+  private readonly made: string[] = [];
+
+  constructor(driver: SqliteDriver, source: string, target: string, problem: (line: string) => void) {
+    this.work = `${target}.source`;
+    try {
+      this.copy(source, this.work);
+      this.padded = padToHeaderSize(this.work);
+      if (this.padded > 0) {
+        problem(`the file is ${this.padded} bytes shorter than its header says (cut short): the rest reads as zeros`);
+        // The same file padded with 0xff instead: a row that reads alike from both does not hold a missing byte.
+        this.twin = `${target}.twin`;
+        this.copy(source, this.twin);
+        padToHeaderSize(this.twin, 0xff);
+      }
+      for (const path of this.twin ? [this.work, this.twin] : [this.work]) {
+        if (!needsRecovery(path)) continue;
+        try {
+          recoverInterrupted(driver, path);
+        } catch (error) {
+          if (path === this.work)
+            problem(`the unfinished transaction could not be rolled back: ${(error as Error).message}`);
+        }
+      }
+    } catch (error) {
+      this.remove();
+      throw error;
+    }
+  }
+
+  remove(): void {
+    for (const path of this.made) rmSync(path, { force: true });
+    for (const path of this.twin ? [this.work, this.twin] : [this.work]) rmSync(`${path}-shm`, { force: true });
+  }
+
+  private copy(source: string, to: string): void {
+    for (const suffix of ['', '-journal', '-wal']) {
+      if (!existsSync(source + suffix)) continue;
+      this.made.push(to + suffix);
+      copyFileSync(source + suffix, to + suffix);
+    }
+  }
+}
 
 /** The most rows a probe skips at once looking for readable rows after damaged pages. */
 const MAX_SKIP = 1 << 24;

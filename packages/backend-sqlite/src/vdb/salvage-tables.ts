@@ -1,8 +1,7 @@
-import { copyFileSync, existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { BagError } from '@vlink/bag-core';
 import type { SqlRow, SqliteConnection, SqliteDriver, SqlValue } from '../driver/driver.js';
-import { recoverInterrupted, needsRecovery } from './recover.js';
-import { copyRows, CutPageCheck, padToHeaderSize, type WalkedTable } from './salvage-rows.js';
+import { copyRows, CutPageCheck, type WalkedTable, WorkCopies } from './salvage-rows.js';
 
 const MAX_PROBLEMS = 100;
 /** The largest integer a JavaScript number holds exactly; larger ones cross the driver seam as text (see `select`). */
@@ -54,40 +53,16 @@ export function salvageSqliteTables(
   const problem = (line: string) => {
     if (problems.length < MAX_PROBLEMS) problems.push(line);
   };
-  const work = `${target}.source`;
-  const twin = `${target}.twin`;
-  const copies: string[] = [];
-  const copy = (to: string) => {
-    for (const suffix of ['', '-journal', '-wal']) {
-      if (!existsSync(source + suffix)) continue;
-      copyFileSync(source + suffix, to + suffix);
-      copies.push(to + suffix);
-    }
-  };
+  const copies = new WorkCopies(driver, source, target, problem);
   const connections: SqliteConnection[] = [];
   try {
-    copy(work);
-    const padded = padToHeaderSize(work);
-    if (padded > 0) {
-      problem(`the file is ${padded} bytes shorter than its header says (cut short): the rest reads as zeros`);
-      copy(twin);
-      padToHeaderSize(twin, 0xff);
-    }
-    for (const path of padded > 0 ? [work, twin] : [work]) {
-      if (!needsRecovery(path)) continue;
-      try {
-        recoverInterrupted(driver, path);
-      } catch (error) {
-        if (path === work) problem(`the unfinished transaction could not be rolled back: ${(error as Error).message}`);
-      }
-    }
     const open = (path: string, readOnly: boolean) => {
       const db = driver.open(path, { readOnly });
       connections.push(db);
       return db;
     };
-    const src = open(work, true);
-    const cutTwin = padded > 0 ? open(twin, true) : undefined;
+    const src = open(copies.work, true);
+    const cutTwin = copies.twin ? open(copies.twin, true) : undefined;
     let tables: SqlRow[];
     try {
       tables = src
@@ -127,7 +102,7 @@ export function salvageSqliteTables(
         // a damaged source may refuse even that; the files go below
       }
     }
-    for (const path of copies) rmSync(path, { force: true });
+    copies.remove();
   }
 }
 

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import {
   BagError,
   countsForFrequency,
@@ -14,10 +14,9 @@ import type { SqlRow, SqliteConnection, SqliteDriver, SqlValue } from '../driver
 import { frameOriginalSize } from './compression.js';
 import { bytes, text } from './facts.js';
 import { frequency } from './recording.js';
-import { recoverInterrupted, needsRecovery } from './recover.js';
 import * as SQL from './sql.js';
 import { fsyncPath } from './fsync.js';
-import { copyRows, CutPageCheck, padToHeaderSize, VDB_FRAMES } from './salvage-rows.js';
+import { copyRows, CutPageCheck, VDB_FRAMES, WorkCopies } from './salvage-rows.js';
 import { measureLoss } from './salvage-loss.js';
 import { placeholderUrl } from './placeholder-url.js';
 import { trailingBytes, trailingBytesProblem } from './trailing-bytes.js';
@@ -47,37 +46,12 @@ export function salvageVdb(
   // What of the file's bookkeeping the copy cannot keep (url names, schemas, …): the repair is not lossless then.
   const lostMetadata = new Set<string>();
   const lose = (what: string) => lostMetadata.add(what);
-  const work = `${target}.source`;
-  const twin = `${target}.twin`;
-  const copies: string[] = [];
-  const copy = (to: string) => {
-    for (const suffix of ['', '-journal', '-wal']) {
-      if (!existsSync(source + suffix)) continue;
-      copyFileSync(source + suffix, to + suffix);
-      copies.push(to + suffix);
-    }
-  };
-  copy(work);
+  const copies = new WorkCopies(driver, source, target, problem);
   let src: SqliteConnection | undefined;
   let cutTwin: SqliteConnection | undefined;
   let out: SqliteConnection | undefined;
   try {
-    const padded = padToHeaderSize(work);
-    if (padded > 0) {
-      problem(`the file is ${padded} bytes shorter than its header says (cut short): the rest reads as zeros`);
-      // The same file padded with 0xff instead: a row that reads alike from both does not hold a missing byte.
-      copy(twin);
-      padToHeaderSize(twin, 0xff);
-    }
-    for (const path of padded > 0 ? [work, twin] : [work]) {
-      if (!needsRecovery(path)) continue;
-      try {
-        recoverInterrupted(driver, path);
-      } catch (error) {
-        if (path === work) problem(`the unfinished transaction could not be rolled back: ${(error as Error).message}`);
-      }
-    }
-    src = driver.open(work, { readOnly: true });
+    src = driver.open(copies.work, { readOnly: true });
     src.exec(SQL.BUSY_TIMEOUT_READER);
     // Bytes after the last page are not the database's (another file appended?): the copy cannot hold them.
     const trailing = trailingBytes(src, statSync(source).size);
@@ -85,7 +59,7 @@ export function salvageVdb(
       problem(`${trailingBytesProblem(trailing)}: left out of the copy`);
       lose(`${trailing} bytes after the database's last page (the input still has them)`);
     }
-    if (padded > 0) cutTwin = driver.open(twin, { readOnly: true });
+    if (copies.twin) cutTwin = driver.open(copies.twin, { readOnly: true });
     const cutCheck = cutTwin && CutPageCheck.open(cutTwin);
     if (cutTwin && !cutCheck) problem('the rows of the page the cut went through cannot be told from made-up ones');
     let cutRows = 0;
@@ -324,8 +298,7 @@ export function salvageVdb(
     }
     src?.close();
     cutTwin?.close();
-    for (const path of copies) rmSync(path, { force: true });
-    for (const path of [work, twin]) rmSync(`${path}-shm`, { force: true });
+    copies.remove();
   }
 }
 
