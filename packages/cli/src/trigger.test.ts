@@ -224,7 +224,9 @@ describe('vlink-bag trigger', () => {
     const pty = new PtySession(['trigger', dir, '--from', server.url, '--pre', '60']);
     try {
       await pty.waitFor(/Trigger daemon:/);
-      await sleep(800);
+      // Until the daemon has been sent 40 messages: a fixed 800 ms was too short once under Deno beside another suite
+      // (subscribed late, it dumped 0 frames).
+      for (let waited = 0; server.published < 40 && waited < 30_000; waited += 50) await sleep(50);
       pty.send(' ');
       const at = await pty.waitFor(/\.vdb: \d+ frames/);
       const match = /(\S+\.vdb): (\d+) frames/.exec(pty.screen.slice(0, at))!;

@@ -7,6 +7,8 @@ import { WebSocketServer, type WebSocket } from 'ws';
  */
 export class RosbridgeTestServer {
   readonly received: Array<Record<string, unknown>> = [];
+  /** Messages published so far, over every subscription. */
+  published = 0;
   private constructor(
     private readonly wss: WebSocketServer,
     readonly port: number,
@@ -44,6 +46,7 @@ export class RosbridgeTestServer {
           const timer = setInterval(() => {
             if (!options.repeat && i >= (options.count ?? 5)) return clearInterval(timer);
             socket.send(JSON.stringify({ op: 'publish', topic, msg: RosbridgeTestServer.message(topic, i++) }));
+            server.published++;
           }, options.intervalMs ?? 20);
           timers.push(timer);
         }
