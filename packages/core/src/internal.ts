@@ -56,6 +56,6 @@ export { HelperThread, canWaitOnSharedMemory } from './runtime/helper-thread.js'
 export { inheritedExecArgv } from './runtime/exec-argv.js';
 export { concatBytes, equalBytes } from './util/bytes.js';
 export { unrefTimer, yieldToEventLoop } from './util/schedule.js';
-export { privateTempDir, usePrivateTempRoot } from './util/private-temp-dir.js';
+export { privateTempDir, reservedTempDir, usePrivateTempRoot } from './util/private-temp-dir.js';
 export type { PrivateTempDir } from './util/private-temp-dir.js';
 export type { HelperThreadOptions } from './runtime/helper-thread.js';

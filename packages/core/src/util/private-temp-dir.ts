@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
@@ -47,7 +48,21 @@ function removeQuietly(path: string): void {
  * `usePrivateTempRoot`).
  */
 export function privateTempDir(prefix: string): PrivateTempDir {
-  const path = mkdtempSync(join(root ?? tmpdir(), prefix));
+  // A root handed down by the parent thread is made by the first copy that needs it (see `reservedTempDir`).
+  if (root !== undefined) mkdirSync(root, { recursive: true, mode: 0o700 });
+  return tracked(mkdtempSync(join(root ?? tmpdir(), prefix)));
+}
+
+/**
+ * Like `privateTempDir`, but the folder is only named, not made: whoever uses it makes it (a worker thread's
+ * `usePrivateTempRoot`), so a process killed by a signal, which runs no cleanup, leaves nothing when no copy was made
+ * (found in CI: every HTTP server the benchmarks kill left one empty folder per bag worker).
+ */
+export function reservedTempDir(prefix: string): PrivateTempDir {
+  return tracked(join(tmpdir(), `${prefix}${randomUUID().slice(0, 8)}`));
+}
+
+function tracked(path: string): PrivateTempDir {
   if (!sweepArmed) {
     sweepArmed = true;
     process.once('exit', sweep);

@@ -1,5 +1,5 @@
 import { spawnWorker, type WorkerLink, type WorkerRuntime } from '@vlink/bag';
-import { type PrivateTempDir, privateTempDir } from '@vlink/bag-core/internal';
+import { type PrivateTempDir, reservedTempDir } from '@vlink/bag-core/internal';
 import { HttpError } from '../http/errors.js';
 import { dataToError, type FromWorker, type InitMessage, type Job, type ToWorker } from './protocol.js';
 
@@ -38,8 +38,8 @@ export class PoolWorker {
   private whenReady: () => void = () => undefined;
   private nextJob = 1;
   private link: WorkerLink | undefined;
-  /** The worker's private copies (`InitMessage.scratch`), removed once it has ended. */
-  private readonly scratch: PrivateTempDir = privateTempDir('vlink-bag-worker-');
+  /** The worker's private copies (`InitMessage.scratch`, made by the worker when it needs it), removed once it has ended. */
+  private readonly scratch: PrivateTempDir = reservedTempDir('vlink-bag-worker-');
 
   private constructor(
     private readonly onIdle: (worker: PoolWorker) => void,

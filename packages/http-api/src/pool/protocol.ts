@@ -25,7 +25,8 @@ export interface InitMessage {
   readerCache: number;
   /**
    * The folder the worker makes its private copies in (a decompressed or WAL-mode rosbag2 storage, a salvaged
-   * `.vdb`): made by the server, which removes it once the worker has ended, also when it terminated it.
+   * `.vdb`): named by the server, made by the worker at its first copy, and removed by the server once the worker has
+   * ended, also when it terminated it.
    */
   scratch?: string;
 }
