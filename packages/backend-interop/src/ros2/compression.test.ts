@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from '@vlink/fixtures/test';
+import { after, describe, test, withOwnTempDir } from '@vlink/fixtures/test';
 import { BagError, BagReader } from '@vlink/bag-core';
 import { loadMcapCodecs } from '../common/lz4.js';
 import { foreignPath } from '../testing/expected.js';
@@ -68,27 +68,28 @@ describe('rosbag2 zstd compression', () => {
     }
   });
 
-  test('a file that decompresses far beyond its size is refused, and its partial copy removed', async () => {
-    const codecs = await loadMcapCodecs();
-    const bomb = join(dir, 'bomb.db3.zstd');
-    writeFileSync(bomb, codecs['zstd']!.compress!(new Uint8Array(8 * 1024 * 1024), 3));
-    const copies = () => readdirSync(tmpdir()).filter((name) => name.startsWith('vlink-rosbag2-')).length;
-    const before = copies();
-    await assert.rejects(
-      DecompressedCopy.of(bomb, { maxRatio: 250, minLimit: 0, minFreeBytes: 0 }),
-      (error: unknown) =>
-        BagError.isInstance(error) && error.code === 'LIMIT_REACHED' && /more than \d+ bytes/.test(error.message),
-    );
-    assert.equal(copies(), before);
-    // Within the limits the same file is copied whole.
-    const copy = await DecompressedCopy.of(bomb);
-    try {
-      assert.equal(statSync(copy.path).size, 8 * 1024 * 1024);
-    } finally {
-      copy.remove();
-    }
-    assert.equal(copies(), before);
-  });
+  test('a file that decompresses far beyond its size is refused, and its partial copy removed', () =>
+    withOwnTempDir(async (tmp) => {
+      const codecs = await loadMcapCodecs();
+      const bomb = join(dir, 'bomb.db3.zstd');
+      writeFileSync(bomb, codecs['zstd']!.compress!(new Uint8Array(8 * 1024 * 1024), 3));
+      const copies = () => readdirSync(tmp).filter((name) => name.startsWith('vlink-rosbag2-')).length;
+      await assert.rejects(
+        DecompressedCopy.of(bomb, { maxRatio: 250, minLimit: 0, minFreeBytes: 0 }),
+        (error: unknown) =>
+          BagError.isInstance(error) && error.code === 'LIMIT_REACHED' && /more than \d+ bytes/.test(error.message),
+      );
+      assert.equal(copies(), 0);
+      // Within the limits the same file is copied whole.
+      const copy = await DecompressedCopy.of(bomb);
+      try {
+        assert.equal(copies(), 1);
+        assert.equal(statSync(copy.path).size, 8 * 1024 * 1024);
+      } finally {
+        copy.remove();
+      }
+      assert.equal(copies(), 0);
+    }));
 
   test('a message that decompresses beyond the limit is refused', async () => {
     const codecs = await loadMcapCodecs();

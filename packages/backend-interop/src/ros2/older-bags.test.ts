@@ -13,7 +13,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from '@vlink/fixtures/test';
+import { after, describe, test, withOwnTempDir } from '@vlink/fixtures/test';
 import { BagError, BagReader } from '@vlink/bag-core';
 import { loadDriver } from '@vlink/bag-sqlite';
 import { loadMcapCodecs } from '../common/lz4.js';
@@ -175,29 +175,29 @@ describe('rosbag2 bags of the first releases', () => {
     }
   });
 
-  test('a WAL-mode storage that cannot be opened where it is (its -wal cannot be made) is read from a copy', async () => {
-    const copy = join(dir, 'wal-mode');
-    cpSync(foreignPath('ros2', 'sqlite3'), copy, { recursive: true });
-    const db = (await loadDriver()).open(join(copy, 'sqlite3.db3'));
-    db.exec('PRAGMA journal_mode = WAL');
-    db.close();
-    // What a read-only mount does to SQLite: no -wal file can be created beside the storage.
-    mkdirSync(join(copy, 'sqlite3.db3-wal'));
-    const { reader, frames } = await readAll(copy);
-    try {
-      assert.equal(frames.length, 91);
-      assert.equal(reader.getInfo().fileSize, statSync(join(copy, 'sqlite3.db3')).size);
-    } finally {
-      reader.close();
-    }
-    assert.equal(
-      readdirSync(tmpdir()).some(
-        (name) => name.startsWith('vlink-rosbag2-') && existsSync(join(tmpdir(), name, 'sqlite3.db3')),
-      ),
-      false,
-      'the copy is removed at close',
-    );
-  });
+  test('a WAL-mode storage that cannot be opened where it is (its -wal cannot be made) is read from a copy', () =>
+    withOwnTempDir(async (tmp) => {
+      const copy = join(dir, 'wal-mode');
+      cpSync(foreignPath('ros2', 'sqlite3'), copy, { recursive: true });
+      const db = (await loadDriver()).open(join(copy, 'sqlite3.db3'));
+      db.exec('PRAGMA journal_mode = WAL');
+      db.close();
+      // What a read-only mount does to SQLite: no -wal file can be created beside the storage.
+      mkdirSync(join(copy, 'sqlite3.db3-wal'));
+      const copies = () =>
+        readdirSync(tmp).filter(
+          (name) => name.startsWith('vlink-rosbag2-') && existsSync(join(tmp, name, 'sqlite3.db3')),
+        ).length;
+      const { reader, frames } = await readAll(copy);
+      try {
+        assert.equal(copies(), 1, 'read from a copy');
+        assert.equal(frames.length, 91);
+        assert.equal(reader.getInfo().fileSize, statSync(join(copy, 'sqlite3.db3')).size);
+      } finally {
+        reader.close();
+      }
+      assert.equal(copies(), 0, 'the copy is removed at close');
+    }));
 
   test('a .db3 opened on its own: the metadata rosbag2 keeps inside it, message compression included', async () => {
     const alone = join(dir, 'alone');

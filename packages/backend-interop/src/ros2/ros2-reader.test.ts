@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { describe, test } from '@vlink/fixtures/test';
+import { describe, test, withOwnTempDir } from '@vlink/fixtures/test';
 import { BagError, BagReader, SchemaType } from '@vlink/bag-core';
 import { checkFixture } from '../testing/check-fixture.js';
 import { expectedUs, foreignPath, loadExpected } from '../testing/expected.js';
@@ -117,25 +117,25 @@ describe('ROS 2 bag folders written by rosbags read as rosbags reads them', () =
     }
   });
 
-  test('zstd file compression (sqlite3): read from a decompressed copy, which is removed at close', async () => {
-    const copies = () => readdirSync(tmpdir()).filter((name) => name.startsWith('vlink-rosbag2-')).length;
-    const before = copies();
-    const { reader, info } = await checkFixture('ros2/sqlite3-zstd-file');
-    try {
-      assert.equal(copies(), before + 1);
-      checkBagMetadata(info, 'ros2/sqlite3-zstd-file');
-      assert.equal(info.storageType, 'rosbag2-sqlite3');
-      assert.equal(info.compressionType, 'zstd');
-      // The bag's own file, as it is on disk.
-      assert.equal(
-        info.fileSize,
-        statSync(foreignPath('ros2', 'sqlite3-zstd-file', 'sqlite3-zstd-file.db3.zstd')).size,
-      );
-    } finally {
-      reader.close();
-    }
-    assert.equal(copies(), before);
-  });
+  test('zstd file compression (sqlite3): read from a decompressed copy, which is removed at close', () =>
+    withOwnTempDir(async (tmp) => {
+      const copies = () => readdirSync(tmp).filter((name) => name.startsWith('vlink-rosbag2-')).length;
+      const { reader, info } = await checkFixture('ros2/sqlite3-zstd-file');
+      try {
+        assert.equal(copies(), 1);
+        checkBagMetadata(info, 'ros2/sqlite3-zstd-file');
+        assert.equal(info.storageType, 'rosbag2-sqlite3');
+        assert.equal(info.compressionType, 'zstd');
+        // The bag's own file, as it is on disk.
+        assert.equal(
+          info.fileSize,
+          statSync(foreignPath('ros2', 'sqlite3-zstd-file', 'sqlite3-zstd-file.db3.zstd')).size,
+        );
+      } finally {
+        reader.close();
+      }
+      assert.equal(copies(), 0);
+    }));
 
   test('zstd message compression (mcap): every payload decompressed, MCAP publish times and sequences kept', async () => {
     // The MCAP records hold the compressed payloads: match them by topic and log time.

@@ -14,7 +14,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from '@vlink/fixtures/test';
+import { after, describe, test, withOwnTempDir } from '@vlink/fixtures/test';
 import { BagError, BagReader, infoProblems, type Frame } from '@vlink/bag-core';
 import { loadDriver } from '@vlink/bag-sqlite';
 import { foreignPath } from '../testing/expected.js';
@@ -62,7 +62,8 @@ async function frameKeys(path: string, tryToFix: boolean) {
   }
 }
 
-const salvageDirs = () => readdirSync(tmpdir()).filter((name) => name.startsWith('vlink-ros2-salvage-')).length;
+/** The salvage folders in `tmp`: a temporary directory of the test's own (other runtimes' suites share the real one). */
+const salvageDirs = (tmp: string) => readdirSync(tmp).filter((name) => name.startsWith('vlink-ros2-salvage-')).length;
 
 /** The bag and its frames as a strict read gives them, made once (by the first test that asks). */
 let prepared: Promise<{ whole: { path: string; total: number }; original: { keys: string[] } }> | undefined;
@@ -99,9 +100,17 @@ describe('rosbag2 sqlite3 storage read around its damage (tryToFix)', () => {
       cpSync(whole.path, copy, { recursive: true });
       damage(join(copy, 'sqlite3.db3'));
       await assert.rejects(frameKeys(copy, false), (e: unknown) => BagError.isInstance(e) && e.code === 'CORRUPT_FILE');
-      const before = salvageDirs();
-      const read = await frameKeys(copy, true);
-      assert.equal(salvageDirs(), before, 'the salvaged copy is removed at close');
+      const read = await withOwnTempDir(async (tmp) => {
+        const reader = await BagReader.create(copy, { tryToFix: true });
+        try {
+          assert.equal(salvageDirs(tmp), 1, 'the reader works from a salvaged copy');
+        } finally {
+          reader.close();
+        }
+        const read = await frameKeys(copy, true);
+        assert.equal(salvageDirs(tmp), 0, 'the salvaged copy is removed at close');
+        return read;
+      });
       // Every message read is one of the bag's, exact to the nanosecond-derived µs, and none twice.
       const known = new Map<string, number>();
       for (const k of original.keys) known.set(k, (known.get(k) ?? 0) + 1);

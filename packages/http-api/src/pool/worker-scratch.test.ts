@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fixturePath } from '@vlink/fixtures';
-import { after, describe, test } from '@vlink/fixtures/test';
+import { after, describe, test, withOwnTempDir } from '@vlink/fixtures/test';
 import { loadDriver } from '@vlink/bag-sqlite';
 import { serve } from '../index.js';
 
@@ -32,30 +32,26 @@ async function crashedStorage(): Promise<void> {
   }
 }
 
-const scratchFolders = () => readdirSync(tmpdir()).filter((name) => name.startsWith('vlink-bag-worker-'));
-
 describe('bag workers’ private copies', () => {
-  test('are made in a folder of the worker’s own, which the server removes when it ends the worker', async () => {
-    await crashedStorage();
-    const before = new Set(scratchFolders());
-    const server = await serve({ root, port: 0, workers: 1 });
-    try {
-      const info = await fetch(`${server.url}/v1/bags/crashed.db3/info`);
-      assert.equal(info.status, 200, await info.text());
-      const made = scratchFolders().filter((name) => !before.has(name));
-      assert.equal(made.length, 1, `the worker's folder: ${made}`);
-      // The copy of the storage and its -wal, held by the reader the worker keeps open.
-      const inside = readdirSync(join(tmpdir(), made[0]!));
-      assert.ok(
-        inside.some((name) => name.startsWith('vlink-rosbag2-')),
-        `the copy is in it: ${inside}`,
-      );
-    } finally {
-      await server.close();
-    }
-    assert.deepEqual(
-      scratchFolders().filter((name) => !before.has(name)),
-      [],
-    );
-  });
+  test('are made in a folder of the worker’s own, which the server removes when it ends the worker', () =>
+    withOwnTempDir(async (tmp) => {
+      await crashedStorage();
+      const scratchFolders = () => readdirSync(tmp).filter((name) => name.startsWith('vlink-bag-worker-'));
+      const server = await serve({ root, port: 0, workers: 1 });
+      try {
+        const info = await fetch(`${server.url}/v1/bags/crashed.db3/info`);
+        assert.equal(info.status, 200, await info.text());
+        const made = scratchFolders();
+        assert.equal(made.length, 1, `the worker's folder: ${made}`);
+        // The copy of the storage and its -wal, held by the reader the worker keeps open.
+        const inside = readdirSync(join(tmp, made[0]!));
+        assert.ok(
+          inside.some((name) => name.startsWith('vlink-rosbag2-')),
+          `the copy is in it: ${inside}`,
+        );
+      } finally {
+        await server.close();
+      }
+      assert.deepEqual(scratchFolders(), []);
+    }));
 });
