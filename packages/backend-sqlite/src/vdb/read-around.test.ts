@@ -15,6 +15,7 @@ import {
   SchemaType,
 } from '@vlink/bag-core';
 import { sqliteBackend } from '../backend.js';
+import { loadDriver } from '../driver/driver.js';
 import { tempDir } from '../testing/util.js';
 
 // A tryToFix read of a damaged .vdb reads what `fix` would keep and says what it lost (found by hand: 4 KiB zeroed
@@ -22,6 +23,7 @@ import { tempDir } from '../testing/util.js';
 // word of the 1,270 others; a .vdb cut short did not open at all).
 
 registerBackend(sqliteBackend);
+const driver = await loadDriver();
 const tmp = tempDir('read-around');
 after(() => tmp.cleanup());
 const COUNT = 2000;
@@ -69,6 +71,15 @@ const copiesLeft = (path: string) =>
     (dir) => dir.startsWith('vlink-vdb-read-around-') && existsSync(join(tmpdir(), dir, basename(path))),
   );
 
+function rootPage(path: string, table: string): number {
+  const db = driver.open(path, { readOnly: true });
+  try {
+    return Number(db.prepare('SELECT rootpage FROM sqlite_master WHERE name = ?').get(table)!['rootpage']);
+  } finally {
+    db.close();
+  }
+}
+
 describe('a tryToFix read of a damaged .vdb', () => {
   test('4 KiB zeroed mid-file: the strict read fails, tryToFix reads what fix keeps and lists what it lost', async () => {
     const path = damaged(`zeroed-${randomUUID().slice(0, 8)}.vdb`, (b) =>
@@ -106,6 +117,40 @@ describe('a tryToFix read of a damaged .vdb', () => {
     assert.ok(frames.length > 0 && frames.length < COUNT, `${frames.length} of ${COUNT}`);
     for (const f of frames) assert.equal(f.first, (f.timestamp / 1000) & 255);
     assert.match(infoProblems(info)[0] ?? '', /^the file does not open \(.*malformed.*\): read as fix would repair it/);
+  });
+
+  test("the frames' b-tree root zeroed: tryToFix and fix read every frame from the leaf pages it cut off", async () => {
+    const bytes = readFileSync(whole);
+    const pageSize = bytes.readUInt16BE(16);
+    const root = rootPage(whole, 'VLinkDatas');
+    assert.equal(bytes[(root - 1) * pageSize], 5, 'the root is an interior page (the frames fill many pages)');
+    const path = damaged('root-zeroed.vdb', (b) => b.fill(0, (root - 1) * pageSize, root * pageSize));
+    await assert.rejects(readAll(path, false));
+    const { frames, info } = await readAll(path, true);
+    assert.equal(frames.length, COUNT);
+    frames.forEach((f, i) => {
+      assert.equal(f.timestamp, i * 1000, 'in their order');
+      assert.equal(f.first, i & 255, `frame ${i} as written`);
+    });
+    assert.ok(
+      infoProblems(info).includes(`VLinkDatas: ${COUNT} rows read from pages its b-tree no longer reaches`),
+      infoProblems(info).join('\n'),
+    );
+    const report = await repairBag(path, { output: tmp.path('root-zeroed-fixed.vdb') });
+    assert.deepEqual([report.frames, report.lostFrames], [COUNT, 0]);
+  });
+
+  test('a leaf page zeroed: the frames of that page are lost, and only those', async () => {
+    const bytes = readFileSync(whole);
+    const pageSize = bytes.readUInt16BE(16);
+    // A table leaf past the middle of the file: one of the frames' (the one table of many pages).
+    let leaf = Math.floor(bytes.length / pageSize / 2);
+    while (bytes[(leaf - 1) * pageSize] !== 13) leaf++;
+    const cells = bytes.readUInt16BE((leaf - 1) * pageSize + 3);
+    const path = damaged('leaf-zeroed.vdb', (b) => b.fill(0, (leaf - 1) * pageSize, leaf * pageSize));
+    const { frames } = await readAll(path, true);
+    assert.equal(frames.length, COUNT - cells);
+    for (const f of frames) assert.equal(f.first, (f.timestamp / 1000) & 255);
   });
 
   test('a whole file reads as it is, with nothing listed', async () => {

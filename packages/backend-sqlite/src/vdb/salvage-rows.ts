@@ -1,22 +1,15 @@
-import {
-  closeSync,
-  copyFileSync,
-  existsSync,
-  openSync,
-  readSync,
-  rmSync,
-  statSync,
-  truncateSync,
-  writeSync,
-} from 'node:fs';
+import { copyFileSync, existsSync, rmSync, statSync } from 'node:fs';
 import type { ProgressCallback } from '@vlink/bag-core';
 import type { SqlRow, SqliteConnection, SqliteDriver, SqliteStatement, SqlValue } from '../driver/driver.js';
+import { type OrphanRows, type OrphanShape, scanOrphanRows } from './orphan-rows.js';
+import { padToHeaderSize } from './cut-file.js';
 import { needsRecovery, recoverInterrupted } from './recover.js';
 import * as SQL from './sql.js';
 
-// How a salvage reaches rows past damage: a cut file is padded so SQLite opens it at all, and the row walk steps over
-// damaged pages by rowid. Apart from what decides what to keep of each row: salvage.ts for a .vdb, salvage-tables.ts
-// for the tables of any SQLite file (a rosbag2 sqlite3 storage).
+// How a salvage reaches rows past damage: a cut file is padded so SQLite opens it at all (cut-file.ts), the row walk
+// steps over damaged pages by rowid, and the rows of leaf pages damage cut off from their b-tree fill the gaps it
+// steps over (orphan-rows.ts). Apart from what decides what to keep of each row: salvage.ts for a .vdb,
+// salvage-tables.ts for the tables of any SQLite file (a rosbag2 sqlite3 storage).
 
 /** The table a row walk goes through, and the query of its rows: `select` names the rowid `rowid`, has no WHERE. */
 export interface WalkedTable {
@@ -26,6 +19,20 @@ export interface WalkedTable {
 
 /** A .vdb's frames, as its salvage reads them. */
 export const VDB_FRAMES: WalkedTable = { name: 'VLinkDatas', select: SQL.SALVAGE_FRAMES };
+
+/** How the rows of `VLinkDatas` are recognised on pages its b-tree no longer reaches, as `SALVAGE_FRAMES` reads them. */
+export const VDB_FRAMES_SHAPE: OrphanShape = {
+  table: 'VLinkDatas',
+  columns: [
+    { name: 'elapsed', affinity: 'INTEGER' },
+    { name: 'url', affinity: 'INTEGER' },
+    { name: 'action', affinity: 'TEXT' },
+    { name: 'data', affinity: 'BLOB', textAsBlob: true },
+  ],
+};
+
+/** The cut-off rows of a salvage's tables (orphan-rows.ts), scanned when a walk first meets damage. */
+export type OrphanSource = () => OrphanRows | undefined;
 
 /**
  * The private copies a salvage reads `source` from, beside `target`, so that `source` is never written: `work` (with
@@ -66,6 +73,35 @@ export class WorkCopies {
     }
   }
 
+  /**
+   * The scan for rows of `shapes` on pages the b-trees no longer reach, made once, at its first call; its notes go
+   * to `problem`. None while the work copy still has a journal or WAL it could not be rid of: its pages are then not
+   * what SQLite reads.
+   */
+  orphanSource(db: SqliteConnection, shapes: readonly OrphanShape[], problem: (line: string) => void): OrphanSource {
+    let scanned: OrphanRows | undefined;
+    let tried = false;
+    return () => {
+      if (tried) return scanned;
+      tried = true;
+      if (needsRecovery(this.work)) {
+        problem('pages its b-trees no longer reach not scanned: the unfinished transaction was not rolled back');
+        return undefined;
+      }
+      try {
+        const roots = db
+          .prepare('SELECT rootpage FROM sqlite_master WHERE rootpage > 0;')
+          .all()
+          .map((row) => Number(row['rootpage']));
+        scanned = scanOrphanRows(this.work, statSync(this.work).size - this.padded, roots, shapes);
+        for (const note of scanned.notes) problem(note);
+      } catch (error) {
+        problem(`pages its b-trees no longer reach not scanned: ${(error as Error).message}`);
+      }
+      return scanned;
+    };
+  }
+
   remove(): void {
     for (const path of this.made) rmSync(path, { force: true });
     for (const path of this.twin ? [this.work, this.twin] : [this.work]) rmSync(`${path}-shm`, { force: true });
@@ -84,94 +120,19 @@ export class WorkCopies {
 const MAX_SKIP = 1 << 24;
 
 /**
- * A cut file: SQLite refuses every query when the file is shorter than the page count in its header says, so the
- * private copy is extended with `fill` bytes to that size. The pages that are there read as before; the missing ones
- * read as `fill`, which SQLite reports as damage where a b-tree reaches them (and the row walk steps past). The page
- * the cut went through keeps its surviving bytes: its cells that lie wholly before the cut are intact rows, and the
- * salvage tells them from the others by reading the file padded twice (see `CutPageCheck`). Returns the bytes added.
- */
-export function padToHeaderSize(path: string, fill = 0): number {
-  const head = new Uint8Array(100);
-  const fd = openSync(path, 'r');
-  let n: number;
-  try {
-    n = readSync(fd, head, 0, 100, 0);
-  } finally {
-    closeSync(fd);
-  }
-  if (n < 100) return 0;
-  const view = new DataView(head.buffer);
-  const rawPageSize = view.getUint16(16, false);
-  const pageSize = rawPageSize === 1 ? 65536 : rawPageSize;
-  const pages = view.getUint32(28, false);
-  if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0 || pages === 0) return 0;
-  const want = pageSize * pages;
-  const size = statSync(path).size;
-  const target = Math.max(want, Math.ceil(size / pageSize) * pageSize);
-  if (target <= size || target > size + 1024 * 1024 * 1024) return 0;
-  if (fill === 0) truncateSync(path, target);
-  else {
-    const block = new Uint8Array(Math.min(target - size, 1024 * 1024)).fill(fill);
-    const out = openSync(path, 'r+');
-    try {
-      for (let at = size; at < target; at += block.length)
-        writeSync(out, block, 0, Math.min(block.length, target - at), at);
-    } finally {
-      closeSync(out);
-    }
-  }
-  return target - size;
-}
-
-/**
- * For a cut file, whether a row read from the copy padded with zeros reads the same from a twin padded with 0xff: a
- * row that differs (or that the twin cannot read) holds bytes the cut took, which the padding made up. Without it a
- * cell of the cut page would be copied with zeros where its payload was.
- */
-export class CutPageCheck {
-  private constructor(private readonly select: SqliteStatement) {}
-
-  /** The check, or undefined when the twin cannot even prepare the query (the cut reached the schema). */
-  static open(twin: SqliteConnection, table: WalkedTable = VDB_FRAMES): CutPageCheck | undefined {
-    try {
-      return new CutPageCheck(twin.prepare(`${table.select} WHERE rowid = ?;`));
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** True when `row` (with its rowid) reads the same, whatever the missing bytes are. */
-  intact(row: SqlRow): boolean {
-    let other: SqlRow | undefined;
-    try {
-      other = this.select.get(row['rowid'] as SqlValue);
-    } catch {
-      return false;
-    }
-    if (!other) return false;
-    for (const column of Object.keys(row)) if (!sameValue(row[column], other[column])) return false;
-    return true;
-  }
-}
-
-function sameValue(a: SqlValue | undefined, b: SqlValue | undefined): boolean {
-  if (a instanceof Uint8Array && b instanceof Uint8Array)
-    return a.length === b.length && a.every((byte, i) => byte === b[i]);
-  return a === b;
-}
-
-/**
  * Every row SQLite can reach, in rowid order. When a step fails (a damaged page), the walk seeks the rows after it one
- * by one, else probes forward by growing rowid steps for the next row it can read and goes on from there. `keep`
- * returns false for a row that is none the writer wrote (a damaged cell), which does not move the walk on. Returns
- * how many rowids were jumped over.
+ * by one, else probes forward by growing rowid steps for the next row it can read and goes on from there; the rows
+ * of the rowids it jumps over that `orphans` finds on pages the b-tree no longer reaches are handed in their place
+ * (with `orphan` true: no cut check can find them by rowid). `keep` returns false for a row that is none the writer
+ * wrote (a damaged cell), which does not move the walk on. Returns how many rowids were jumped over and not found.
  */
 export function copyRows(
   db: SqliteConnection,
   table: WalkedTable,
-  keep: (row: SqlRow) => boolean,
+  keep: (row: SqlRow, orphan?: boolean) => boolean,
   problem: (line: string) => void,
   onProgress: ProgressCallback | undefined,
+  orphans?: OrphanSource,
 ): number {
   // Progress by rowid against the largest one (the writer's rowids are dense; skipped damage still moves it on).
   let total = 0;
@@ -188,7 +149,7 @@ export function copyRows(
     if (done > reported) onProgress?.({ done: (reported = done), total, unit: 'rows' });
   };
   try {
-    return copyRowsFrom(db, table, keep, problem, onProgress ? report : undefined);
+    return copyRowsFrom(db, table, keep, problem, onProgress ? report : undefined, orphans);
   } finally {
     onProgress?.({ done: total, total, unit: 'rows' });
   }
@@ -197,13 +158,15 @@ export function copyRows(
 function copyRowsFrom(
   db: SqliteConnection,
   table: WalkedTable,
-  keep: (row: SqlRow) => boolean,
+  keep: (row: SqlRow, orphan?: boolean) => boolean,
   problem: (line: string) => void,
   report: ((rowid: number) => void) | undefined,
+  orphans: OrphanSource | undefined,
 ): number {
-  const select = `${table.select} WHERE rowid > ? ORDER BY rowid;`;
+  const select = `${table.select} WHERE rowid >= ? ORDER BY rowid;`; // from `last + 1`: see `nextReadable`
   const seekSql = `${table.select} WHERE rowid = ?;`;
-  const probe = `SELECT rowid FROM ${table.name} WHERE rowid > ? ORDER BY rowid LIMIT 1;`;
+  // Named: in a table with an INTEGER PRIMARY KEY (rosbag2's messages), a bare `rowid` comes back under that column's name.
+  const probe = `SELECT rowid AS rowid FROM ${table.name} WHERE rowid >= ? ORDER BY rowid LIMIT 1;`;
   let last = 0;
   let skipped = 0;
   let disordered = 0;
@@ -211,10 +174,59 @@ function copyRowsFrom(
   // its rowid as the walk's position skipped every row between (fuzz .vdb seed 112 #6581: a cell of rowid 1,463 in a
   // file of 160 rows, and the repair kept 80). Remembered so that no walk hands one to `keep` twice.
   const refused = new Set<number>();
+  // Rows of the rowids after `last` and before `before` found on cut-off pages: handed to `keep` in order.
+  let found = 0;
+  let damaged = false;
+  let scanned: OrphanRows | undefined;
+  let sought = 0;
+  // The rowids after `last` and before `before`: those of cut-off pages, and (`seek`: up to MAX_SOUGHT) those a
+  // seek by rowid reads, which a scan led astray by a damaged child pointer passed by. Returns how many it read.
+  const fillGap = (before: number, seek: boolean): number => {
+    scanned ??= orphans?.();
+    const cutOff = scanned?.take(table.name, last, before) ?? [];
+    const seekRow = seek ? db.prepare(seekSql) : undefined;
+    const seekEnd = seek ? Math.min(before, last + 1 + MAX_SOUGHT) : 0;
+    let read = 0;
+    let i = 0;
+    const takeCutOff = (upTo: number) => {
+      for (; i < cutOff.length && Number(cutOff[i]!['rowid']) <= upTo; i++)
+        if (keep(cutOff[i]!, true)) {
+          read++;
+          found++;
+        }
+    };
+    for (let rowid = last + 1; rowid < seekEnd; rowid++) {
+      takeCutOff(rowid);
+      if (refused.has(rowid) || Number(cutOff[i - 1]?.['rowid']) === rowid) continue;
+      let row: SqlRow | undefined;
+      try {
+        row = seekRow!.get(rowid as SqlValue);
+      } catch {
+        continue; // a damaged page
+      }
+      if (row === undefined || Number(row['rowid']) !== rowid) continue;
+      if (keep(row)) {
+        read++;
+        sought++;
+      } else refused.add(rowid);
+    }
+    takeCutOff(Number.POSITIVE_INFINITY);
+    return read;
+  };
+  const finish = () => {
+    // A walk that met damage ends with the cut-off rows past its last one; those among rows it read are left out.
+    if (damaged) fillGap(Number.POSITIVE_INFINITY, false);
+    const among = scanned?.left(table.name) ?? 0;
+    if (among > 0)
+      problem(`${table.name}: ${among} rows on pages its b-tree no longer reaches lie among rows read: left out`);
+    if (found > 0) problem(`${table.name}: ${found} rows read from pages its b-tree no longer reaches`);
+    if (sought > 0) problem(`${table.name}: ${sought} rows the scan passed by read one by one`);
+    noteDisordered(table, disordered, problem);
+  };
   for (let attempts = 0; attempts < 10_000; attempts++) {
     let progressed = false;
     try {
-      for (const row of db.prepare(select).iterate(last as SqlValue)) {
+      for (const row of db.prepare(select).iterate((last + 1) as SqlValue)) {
         const rowid = Number(row['rowid']);
         // A damaged b-tree page can hand out a cell whose key is not above the last one (zeroed bytes read as rowid
         // 0): such a row is no row of the walk, and keeping it would copy rows twice and send the walk back to the
@@ -224,6 +236,14 @@ function copyRowsFrom(
           continue;
         }
         if (refused.has(rowid)) continue;
+        // Rowids missing from a scan that met no error: a damaged child pointer can lead the scan past leaves (to
+        // another one, read twice: the rows out of order above) without SQLite noticing. The rows of the leaf it no
+        // longer reaches are on a cut-off page; those it passed by are found by rowid (divider keys lead there).
+        if (rowid > last + 1) {
+          damaged = true;
+          fillGap(rowid, true);
+          last = rowid - 1; // the gap is done with, whatever this row turns out to be
+        }
         if (!keep(row)) {
           refused.add(rowid);
           continue;
@@ -232,9 +252,10 @@ function copyRowsFrom(
         progressed = true;
         if (report && (last & 1023) === 0) report(last);
       }
-      noteDisordered(table, disordered, problem);
+      finish();
       return skipped;
     } catch (error) {
+      damaged = true;
       // The rows after `last` may still be found by their rowid (a seek) where the scan through a damaged page is
       // not: a reader that goes by the elapsed index reads them (found by fuzzing, .vdb seed 105 #8422: a page's cell
       // count made 1,280 of 39, and the walk lost a row the reader read). The writer's rowids follow each other.
@@ -248,31 +269,60 @@ function copyRowsFrom(
       // No row since the last resume: the row right after `last` is the unreadable one; look past it. Every attempt
       // thus moves on by at least one rowid.
       const from = progressed ? last : last + 1;
-      let next: number | undefined;
-      for (let step = 1; step <= MAX_SKIP && next === undefined; step *= 2) {
-        try {
-          const found = db.prepare(probe).get((from + step) as SqlValue);
-          if (found === undefined) break;
-          const rowid = Number(found['rowid']);
-          // A damaged page can answer with a cell whose key is not past the probe (rowid 0 from zeroed bytes): taken
-          // as the place to resume, it sent the walk back to the start, to copy every row again on each of its
-          // 10,000 attempts (fuzz .vdb seed 1205 #2774: 540,000 frames repaired out of a file of 160). Such an
-          // answer is more damage; the walk only ever moves forward.
-          if (rowid > from + step) next = rowid;
-        } catch {
-          // still inside the damage
-        }
-      }
+      const next = nextReadable(db, probe, from);
       problem(
         `${table.name} after row ${from}: ${(error as Error).message}${next === undefined ? '; nothing readable after it' : `; rows resume at ${next}`}`,
       );
       if (next === undefined) break;
-      skipped += next - last - 1;
+      skipped += next - last - 1 - fillGap(next, true);
       last = next - 1;
     }
   }
-  noteDisordered(table, disordered, problem);
+  finish();
   return skipped;
+}
+
+/**
+ * The first rowid after `from` that the table's b-tree reads, past the damage right after `from`: probed at growing
+ * steps, then narrowed down between the last step inside the damage and the first past it. Without the narrowing,
+ * the rows between the damage's end and the probe that found them were lost (a zeroed leaf of 22 rows in a rosbag2
+ * storage cost 32). Undefined: nothing readable after it.
+ */
+function nextReadable(db: SqliteConnection, probe: string, from: number): number | undefined {
+  // The row after `at`, null when there is none, undefined while inside the damage. A damaged page can answer with a
+  // cell whose key is not past the probe (rowid 0 from zeroed bytes): taken as the place to resume, it sent the walk
+  // back to the start, to copy every row again on each of its 10,000 attempts (fuzz .vdb seed 1205 #2774: 540,000
+  // frames repaired out of a file of 160). Such an answer is more damage; the walk only ever moves forward.
+  const after = (at: number): number | null | undefined => {
+    try {
+      // `>= at + 1`, not `> at`: SQLite seeks the key it is given, and seeking the last key of a damaged leaf went into
+      // that leaf (the row right after it was lost).
+      const found = db.prepare(probe).get((at + 1) as SqlValue);
+      if (found === undefined) return null;
+      const rowid = Number(found['rowid']);
+      return rowid > at ? rowid : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  for (let step = 1; step <= MAX_SKIP; step *= 2) {
+    let next = after(from + step);
+    if (next === null) return undefined;
+    if (next === undefined) continue;
+    // The probe at half the step was inside the damage: the first readable row lies in between.
+    let inside = from + step / 2;
+    let outside = from + step;
+    while (outside - inside > 1) {
+      const middle = Math.floor((inside + outside) / 2);
+      const found = after(middle);
+      if (typeof found === 'number') {
+        outside = middle;
+        next = found;
+      } else inside = middle;
+    }
+    return next;
+  }
+  return undefined;
 }
 
 /** The most rows taken one by one past a damaged stretch before the scan is tried again. */
@@ -311,5 +361,6 @@ function seekRows(
 }
 
 function noteDisordered(table: WalkedTable, count: number, problem: (line: string) => void): void {
-  if (count > 0) problem(`${table.name}: ${count} cells out of rowid order (damaged pages) left out`);
+  if (count > 0)
+    problem(`${table.name}: ${count} cells out of rowid order left out (read twice, or cells of damaged pages)`);
 }

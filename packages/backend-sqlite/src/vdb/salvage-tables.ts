@@ -1,7 +1,9 @@
 import { rmSync } from 'node:fs';
 import { BagError } from '@vlink/bag-core';
 import type { SqlRow, SqliteConnection, SqliteDriver, SqlValue } from '../driver/driver.js';
-import { copyRows, CutPageCheck, type WalkedTable, WorkCopies } from './salvage-rows.js';
+import type { OrphanColumn, OrphanShape } from './orphan-rows.js';
+import { CutPageCheck } from './cut-file.js';
+import { copyRows, type OrphanSource, type WalkedTable, WorkCopies } from './salvage-rows.js';
 
 const MAX_PROBLEMS = 100;
 /** The largest integer a JavaScript number holds exactly; larger ones cross the driver seam as text (see `select`). */
@@ -76,6 +78,7 @@ export function salvageSqliteTables(
     rmSync(target, { force: true });
     const out = open(target, false);
     const result: TableSalvage = { tables: [], unreadable: [], problems };
+    const plain: Array<{ name: string; columns: Columns }> = [];
     for (const table of tables) {
       const name = String(table['name']);
       // A virtual table's rows come from its module's code, not from pages of the file: nothing to salvage, and
@@ -85,12 +88,15 @@ export function salvageSqliteTables(
         continue;
       }
       const columns = columnsOf(src, name);
-      if (columns === undefined || columns.length === 0) {
-        result.unreadable.push(`${name}: its columns do not read`);
-        continue;
-      }
+      if (columns === undefined || columns.length === 0) result.unreadable.push(`${name}: its columns do not read`);
+      else plain.push({ name, columns });
+    }
+    // One scan of the pages no b-tree reaches serves every table: each such page goes to the one table its rows fit.
+    const shapes = plain.filter((t) => !t.columns.hidden).map((t) => orphanShape(t.name, t.columns));
+    const orphans = copies.orphanSource(src, shapes, problem);
+    for (const { name, columns } of plain) {
       out.exec(createTable(name, columns));
-      result.tables.push(copyTable(src, out, cutTwin, name, columns, options, problem, result.unreadable));
+      result.tables.push(copyTable(src, out, cutTwin, name, columns, options, problem, result.unreadable, orphans));
     }
     options.finish?.(out, result.tables);
     return result;
@@ -113,16 +119,17 @@ interface Column {
   integerKey: boolean;
 }
 
-function columnsOf(db: SqliteConnection, table: string): Column[] | undefined {
+/** A table's stored columns; `hidden`: it has others (generated), so its records hold more than these. */
+type Columns = Column[] & { hidden?: boolean };
+
+function columnsOf(db: SqliteConnection, table: string): Columns | undefined {
   try {
     // Generated columns (hidden 2, 3) are left out: reading them evaluates the file's expressions on every row, and
     // their values follow from the others.
-    const rows = db
-      .prepare(`PRAGMA table_xinfo(${quote(table)})`)
-      .all()
-      .filter((row) => Number(row['hidden'] ?? 0) === 0);
+    const all = db.prepare(`PRAGMA table_xinfo(${quote(table)})`).all();
+    const rows = all.filter((row) => Number(row['hidden'] ?? 0) === 0);
     const keys = rows.filter((row) => Number(row['pk']) > 0).length;
-    return rows.map((row) => {
+    const columns: Columns = rows.map((row) => {
       // The declared type decides the column's affinity (what an integer read as text turns back into); anything
       // beyond a plain type name is not needed for that and is not carried into the copy's DDL.
       const type = /^[A-Za-z][A-Za-z0-9 _]*(\([0-9, ]*\))?$/.test(String(row['type'] ?? '')) ? String(row['type']) : '';
@@ -133,9 +140,34 @@ function columnsOf(db: SqliteConnection, table: string): Column[] | undefined {
         integerKey: keys === 1 && Number(row['pk']) === 1 && type.toUpperCase() === 'INTEGER',
       };
     });
+    columns.hidden = rows.length < all.length;
+    return columns;
   } catch {
     return undefined;
   }
+}
+
+/** How the rows of `table` are recognised on pages no b-tree reaches, and read as `copyTable`'s select reads them. */
+function orphanShape(table: string, columns: readonly Column[]): OrphanShape {
+  return {
+    table,
+    columns: columns.map((c) => ({
+      name: c.name,
+      affinity: affinity(c.type),
+      integerKey: c.integerKey,
+      bigAsText: true,
+    })),
+  };
+}
+
+/** SQLite's rules for the affinity of a declared type (https://www.sqlite.org/datatype3.html, §3.1). */
+function affinity(type: string): OrphanColumn['affinity'] {
+  const t = type.toUpperCase();
+  if (t.includes('INT')) return 'INTEGER';
+  if (/CHAR|CLOB|TEXT/.test(t)) return 'TEXT';
+  if (t === '' || t.includes('BLOB')) return 'BLOB';
+  if (/REAL|FLOA|DOUB/.test(t)) return 'REAL';
+  return 'NUMERIC';
 }
 
 function createTable(table: string, columns: readonly Column[]): string {
@@ -155,14 +187,17 @@ function copyTable(
   options: TableSalvageOptions,
   problem: (line: string) => void,
   unreadable: string[],
+  orphans: OrphanSource,
 ): SalvagedTable {
   // An integer past 2^53 (a rosbag2 time in ns) comes as text: the drivers hand no exact bigint to every runtime
   // (Deno's node:sqlite refuses such a number), and text turns back into the integer in a column of integer affinity.
+  // Not `abs(x) > 2^53`: abs() of the smallest integer (-2^63) fails the whole query with "integer overflow", and the
+  // walk took each such row for damage (found by the orphan-rows test).
   const select = `SELECT rowid AS rowid, ${columns
-    .map(
-      (c) =>
-        `CASE WHEN typeof(${quote(c.name)}) = 'integer' AND abs(${quote(c.name)}) > ${EXACT} THEN CAST(${quote(c.name)} AS TEXT) ELSE ${quote(c.name)} END AS ${quote(c.name)}`,
-    )
+    .map((c) => {
+      const x = quote(c.name);
+      return `CASE WHEN typeof(${x}) = 'integer' AND (${x} > ${EXACT} OR ${x} < -${EXACT}) THEN CAST(${x} AS TEXT) ELSE ${x} END AS ${x}`;
+    })
     .join(', ')} FROM ${quote(name)}`;
   const salvaged: SalvagedTable = { name, rows: 0, skipped: 0, refused: 0 };
   try {
@@ -178,9 +213,10 @@ function copyTable(
   );
   const cutCheck = cutTwin && CutPageCheck.open(cutTwin, walked);
   let cut = 0;
-  const keep = (row: SqlRow): boolean => {
+  const keep = (row: SqlRow, orphan = false): boolean => {
     if (options.accept && !options.accept(name, row)) return refuse();
-    if (cutTwin && !cutCheck?.intact(row)) {
+    // A row of a page no b-tree reaches was read from the file's own bytes: no cut made it up.
+    if (cutTwin && !orphan && !cutCheck?.intact(row)) {
       cut++;
       return refuse();
     }
@@ -202,7 +238,7 @@ function copyTable(
   };
   out.exec('BEGIN;');
   try {
-    salvaged.skipped = copyRows(src, walked, keep, problem, undefined);
+    salvaged.skipped = copyRows(src, walked, keep, problem, undefined, orphans);
   } catch (error) {
     unreadable.push(`${name}: ${(error as Error).message}`);
   } finally {

@@ -16,7 +16,8 @@ import { bytes, text } from './facts.js';
 import { frequency } from './recording.js';
 import * as SQL from './sql.js';
 import { fsyncPath } from './fsync.js';
-import { copyRows, CutPageCheck, VDB_FRAMES, WorkCopies } from './salvage-rows.js';
+import { CutPageCheck } from './cut-file.js';
+import { copyRows, VDB_FRAMES, VDB_FRAMES_SHAPE, WorkCopies } from './salvage-rows.js';
 import { measureLoss } from './salvage-loss.js';
 import { placeholderUrl } from './placeholder-url.js';
 import { trailingBytes, trailingBytesProblem } from './trailing-bytes.js';
@@ -60,7 +61,7 @@ export function salvageVdb(
       lose(`${trailing} bytes after the database's last page (the input still has them)`);
     }
     if (copies.twin) cutTwin = driver.open(copies.twin, { readOnly: true });
-    const cutCheck = cutTwin && CutPageCheck.open(cutTwin);
+    const cutCheck = cutTwin && CutPageCheck.open(cutTwin, VDB_FRAMES);
     if (cutTwin && !cutCheck) problem('the rows of the page the cut went through cannot be told from made-up ones');
     let cutRows = 0;
     /** Rows with columns the writer cannot have written (a NULL url, …): a reader still returns them, guessing. */
@@ -170,8 +171,9 @@ export function salvageVdb(
       lose(`the name of url id ${id} (kept as ${u.url})`);
       return u;
     };
-    // False: no row the writer wrote (the walk does not take its rowid as its position); true: kept, or dropped.
-    const keep = (row: SqlRow): boolean => {
+    // False: no row the writer wrote (the walk does not take its rowid as its position); true: kept, or dropped. An
+    // orphan (a row of a page the b-tree no longer reaches) was read from the file's own bytes: no cut made it up.
+    const keep = (row: SqlRow, orphan = false): boolean => {
       // Rows the writer wrote have an integer time and url id and a blob (NULL: empty); anything else is not a row.
       // Nor is a time no writer stores (negative, or past 2^53 - 1 µs: refused as LIMIT_REACHED): copied, it became
       // the copy's duration, which its own check then refused (fuzz .vdbx seed 1212 #14980: 1.7e18 µs).
@@ -188,7 +190,7 @@ export function salvageVdb(
         return false;
       }
       const id = Number(row['url']);
-      if (cutCheck && !cutCheck.intact(row)) {
+      if (cutCheck && !orphan && !cutCheck.intact(row)) {
         // Bytes of this row were cut off; the zeros in their place would pass for its payload.
         cutRows++;
         const named = urls.get(id);
@@ -229,7 +231,8 @@ export function salvageVdb(
       }
       return true;
     };
-    const skipped = copyRows(src, VDB_FRAMES, keep, problem, onProgress);
+    const orphans = copies.orphanSource(src, [VDB_FRAMES_SHAPE], problem);
+    const skipped = copyRows(src, VDB_FRAMES, keep, problem, onProgress, orphans);
     if (cutRows > 0) problem(`${cutRows} rows held bytes the cut took off: dropped`);
 
     const insertUrl = out.prepare(SQL.INSERT_URL);

@@ -1,0 +1,163 @@
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+
+// A SQLite file read as the pages its file format lays out (https://www.sqlite.org/fileformat2.html): which pages its
+// b-trees and its free-page list reach, for the salvage's scan of the leaf pages damage cut off from their tree
+// (orphan-rows.ts). Only what that scan needs; SQLite itself reads everything else.
+
+export const TABLE_LEAF = 13;
+const TABLE_INTERIOR = 5;
+const INDEX_INTERIOR = 2;
+const MAGIC = 'SQLite format 3\0';
+/** Bytes read at once by the pass over every page. */
+const BLOCK = 1 << 20;
+
+/** Which pages of a file its b-trees and free-page list reach, and the page type of each page. */
+export interface PageMap {
+  /** Per page (index = page number): its first b-tree byte (the page type if it is a b-tree page). */
+  kind: Uint8Array;
+  /** Per page: 1 when a b-tree or the free-page list reaches it. */
+  reached: Uint8Array;
+  /** False when the free-page list does not read to its end (or counts other than the header says). */
+  freelistWhole: boolean;
+}
+
+export class SqlitePages {
+  private constructor(
+    private readonly fd: number,
+    readonly pageSize: number,
+    /** Bytes of each page b-trees use (the page size less the reserved bytes at its end). */
+    readonly usable: number,
+    readonly pageCount: number,
+    /** Bytes of the file that hold what was written: past them (a cut file's padding) nothing is the file's. */
+    readonly validBytes: number,
+    private readonly head: DataView,
+  ) {}
+
+  /** The file's pages, or undefined when it is no SQLite file with UTF-8 text (UTF-16 text is not decoded here). */
+  static open(path: string, validBytes: number): SqlitePages | undefined {
+    const fd = openSync(path, 'r');
+    try {
+      const head = new Uint8Array(100);
+      if (readSync(fd, head, 0, 100, 0) < 100 || new TextDecoder().decode(head.subarray(0, 16)) !== MAGIC) {
+        closeSync(fd);
+        return undefined;
+      }
+      const view = new DataView(head.buffer);
+      const raw = view.getUint16(16);
+      const pageSize = raw === 1 ? 65536 : raw;
+      const usable = pageSize - head[20]!;
+      const inFile = Math.floor(fstatSync(fd).size / pageSize);
+      const said = view.getUint32(28);
+      const pageCount = said > 0 ? Math.min(said, inFile) : inFile;
+      if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0 || usable < 480 || view.getUint32(56) !== 1) {
+        closeSync(fd);
+        return undefined;
+      }
+      return new SqlitePages(fd, pageSize, usable, pageCount, validBytes, view);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+  }
+
+  /** Page `n` (from 1), as many of its bytes as the file has (the rest zeros). */
+  page(n: number): Uint8Array {
+    const bytes = new Uint8Array(this.pageSize);
+    readSync(this.fd, bytes, 0, this.pageSize, (n - 1) * this.pageSize);
+    return bytes;
+  }
+
+  /** Where a page's b-tree header starts: after the file header on page 1. */
+  static headerAt(n: number): number {
+    return n === 1 ? 100 : 0;
+  }
+
+  /**
+   * One pass over the file for each page's type and every interior page's children, then what the b-trees of
+   * `roots` (page 1's schema tree included) and the free-page list reach. A damaged interior page reaches nothing
+   * below it: the pages under it are the ones the scan looks at.
+   */
+  map(roots: readonly number[]): PageMap {
+    const kind = new Uint8Array(this.pageCount + 1);
+    const children = new Map<number, number[]>();
+    const block = new Uint8Array(Math.max(BLOCK, this.pageSize));
+    const perBlock = block.length / this.pageSize;
+    for (let first = 1; first <= this.pageCount; first += perBlock) {
+      const n = Math.min(perBlock, this.pageCount - first + 1);
+      readSync(this.fd, block, 0, n * this.pageSize, (first - 1) * this.pageSize);
+      for (let i = 0; i < n; i++) {
+        const page = block.subarray(i * this.pageSize, (i + 1) * this.pageSize);
+        const at = SqlitePages.headerAt(first + i);
+        kind[first + i] = page[at]!;
+        if (page[at] === TABLE_INTERIOR || page[at] === INDEX_INTERIOR)
+          children.set(first + i, this.childrenOf(page, at));
+      }
+    }
+    const reached = new Uint8Array(this.pageCount + 1);
+    // Marked as they are found, so that each page is on the stack once however many pages point at it.
+    const stack: number[] = [];
+    const reach = (n: number) => {
+      if (n >= 1 && n <= this.pageCount && !reached[n]) {
+        reached[n] = 1;
+        stack.push(n);
+      }
+    };
+    for (const root of [1, ...roots]) reach(root);
+    while (stack.length > 0) for (const child of children.get(stack.pop()!) ?? []) reach(child);
+    return { kind, reached, freelistWhole: this.markFreelist(reached) };
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+
+  private childrenOf(page: Uint8Array, at: number): number[] {
+    const view = new DataView(page.buffer, page.byteOffset, page.byteLength);
+    const cells = view.getUint16(at + 3);
+    const out = [view.getUint32(at + 8)];
+    for (let i = 0; i < cells; i++) {
+      const pointerAt = at + 12 + 2 * i;
+      if (pointerAt + 2 > this.usable) break;
+      const cell = view.getUint16(pointerAt);
+      if (cell + 4 <= this.usable) out.push(view.getUint32(cell));
+    }
+    return out;
+  }
+
+  /** Marks the free-page list's trunk and leaf pages; false when it does not read whole. */
+  private markFreelist(reached: Uint8Array): boolean {
+    const said = this.head.getUint32(36);
+    let trunk = this.head.getUint32(32);
+    let count = 0;
+    for (let trunks = 0; trunk !== 0; trunks++) {
+      if (trunk > this.pageCount || trunks > this.pageCount) return false;
+      const page = this.page(trunk);
+      const view = new DataView(page.buffer);
+      reached[trunk] = 1;
+      count++;
+      const leaves = view.getUint32(4);
+      if (leaves > (this.usable - 8) / 4) return false;
+      for (let i = 0; i < leaves; i++) {
+        const leaf = view.getUint32(8 + 4 * i);
+        if (leaf < 2 || leaf > this.pageCount) return false;
+        reached[leaf] = 1;
+        count++;
+      }
+      trunk = view.getUint32(0);
+    }
+    return count === said;
+  }
+}
+
+/** A SQLite varint at `at`: its value (past 2^53 not exact: callers refuse such values) and its length. */
+export function readVarint(bytes: Uint8Array, at: number): [value: number, length: number] {
+  let value = 0;
+  for (let i = 0; i < 8; i++) {
+    const byte = bytes[at + i];
+    if (byte === undefined) return [Number.NaN, i + 1];
+    value = value * 128 + (byte & 0x7f);
+    if ((byte & 0x80) === 0) return [value, i + 1];
+  }
+  const last = bytes[at + 8];
+  return last === undefined ? [Number.NaN, 9] : [value * 256 + last, 9];
+}
