@@ -13,24 +13,10 @@ import type { WalkedTable } from './salvage-rows.js';
  * salvage tells them from the others by reading the file padded twice (see `CutPageCheck`). Returns the bytes added.
  */
 export function padToHeaderSize(path: string, fill = 0): number {
-  const head = new Uint8Array(100);
-  const fd = openSync(path, 'r');
-  let n: number;
-  try {
-    n = readSync(fd, head, 0, 100, 0);
-  } finally {
-    closeSync(fd);
-  }
-  if (n < 100) return 0;
-  const view = new DataView(head.buffer);
-  const rawPageSize = view.getUint16(16, false);
-  const pageSize = rawPageSize === 1 ? 65536 : rawPageSize;
-  const pages = view.getUint32(28, false);
-  if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0 || pages === 0) return 0;
-  const want = pageSize * pages;
+  const missing = bytesShort(path);
+  if (missing === 0) return 0;
   const size = statSync(path).size;
-  const target = Math.max(want, Math.ceil(size / pageSize) * pageSize);
-  if (target <= size || target > size + 1024 * 1024 * 1024) return 0;
+  const target = size + missing;
   if (fill === 0) truncateSync(path, target);
   else {
     const block = new Uint8Array(Math.min(target - size, 1024 * 1024)).fill(fill);
@@ -43,6 +29,36 @@ export function padToHeaderSize(path: string, fill = 0): number {
     }
   }
   return target - size;
+}
+
+/** The bytes a file lacks of the size its header says (0: none, or no SQLite header to tell). */
+export function bytesShort(path: string): number {
+  const head = readHeader(path);
+  if (!head) return 0;
+  const view = new DataView(head.buffer);
+  const rawPageSize = view.getUint16(16, false);
+  const pageSize = rawPageSize === 1 ? 65536 : rawPageSize;
+  const pages = view.getUint32(28, false);
+  if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0 || pages === 0) return 0;
+  const size = statSync(path).size;
+  const target = Math.max(pageSize * pages, Math.ceil(size / pageSize) * pageSize);
+  return target <= size || target > size + 1024 * 1024 * 1024 ? 0 : target - size;
+}
+
+/** Whether the file's header says WAL mode (read and write versions 2): a read-only open needs its `-shm` then. */
+export function isWalMode(path: string): boolean {
+  const head = readHeader(path);
+  return head !== undefined && (head[18] === 2 || head[19] === 2);
+}
+
+function readHeader(path: string): Uint8Array | undefined {
+  const head = new Uint8Array(100);
+  const fd = openSync(path, 'r');
+  try {
+    return readSync(fd, head, 0, 100, 0) === 100 ? head : undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, rmSync, statSync } from 'node:fs';
 import type { ProgressCallback } from '@vlink/bag-core';
 import type { SqlRow, SqliteConnection, SqliteDriver, SqliteStatement, SqlValue } from '../driver/driver.js';
 import { type OrphanRows, type OrphanShape, scanOrphanRows } from './orphan-rows.js';
-import { padToHeaderSize } from './cut-file.js';
+import { bytesShort, isWalMode, padToHeaderSize } from './cut-file.js';
 import { needsRecovery, recoverInterrupted } from './recover.js';
 import * as SQL from './sql.js';
 
@@ -35,9 +35,12 @@ export const VDB_FRAMES_SHAPE: OrphanShape = {
 export type OrphanSource = () => OrphanRows | undefined;
 
 /**
- * The private copies a salvage reads `source` from, beside `target`, so that `source` is never written: `work` (with
- * its journal or WAL), and for a cut file `twin`, the same padded with 0xff instead of zeros (`CutPageCheck`). An
- * unfinished transaction is rolled back in each. `remove()` deletes them all, with the `-shm` SQLite may create.
+ * The files a salvage reads `source` through, so that `source` is never written. A file that SQLite can read in place
+ * as it is (whole, no journal or WAL to roll back, not in WAL mode) is read in place, read-only: `work` is `source`,
+ * and the salvage needs no more room than its copy (a private copy of a damaged 2 GiB file took 2 GiB more). Else
+ * private copies beside `target`: `work` (with its journal or WAL), and for a cut file `twin`, the same padded with
+ * 0xff instead of zeros (`CutPageCheck`), an unfinished transaction rolled back in each. `remove()` deletes the
+ * copies, with the `-shm` SQLite may create, and nothing of `source`.
  */
 export class WorkCopies {
   readonly work: string;
@@ -47,6 +50,10 @@ export class WorkCopies {
   private readonly made: string[] = [];
 
   constructor(driver: SqliteDriver, source: string, target: string, problem: (line: string) => void) {
+    if (readsInPlace(source)) {
+      this.work = source;
+      return;
+    }
     this.work = `${target}.source`;
     try {
       this.copy(source, this.work);
@@ -103,6 +110,7 @@ export class WorkCopies {
   }
 
   remove(): void {
+    if (this.made.length === 0) return; // read in place: nothing of ours
     for (const path of this.made) rmSync(path, { force: true });
     for (const path of this.twin ? [this.work, this.twin] : [this.work]) rmSync(`${path}-shm`, { force: true });
   }
@@ -114,6 +122,11 @@ export class WorkCopies {
       copyFileSync(source + suffix, to + suffix);
     }
   }
+}
+
+/** Whether a read-only SQLite connection reads the file as it is, writing nothing beside it. */
+function readsInPlace(path: string): boolean {
+  return statSync(path).size >= 100 && !needsRecovery(path) && !isWalMode(path) && bytesShort(path) === 0;
 }
 
 /** The most rows a probe skips at once looking for readable rows after damaged pages. */

@@ -41,9 +41,9 @@ export interface TableSalvageOptions {
  * kept, built from `PRAGMA table_xinfo`: not the source's own `CREATE` text, which a hostile file could make any SQL
  * of. No index, view, trigger, virtual table or generated column is taken over, nor read (`finish` adds the indexes
  * the format needs). A cut file is padded as for a `.vdb`, and the rows of the page the cut went through are kept
- * only where they read the same padded two ways. `source` is never written (a hot journal is rolled back on a
- * private copy beside `target`, so the salvage needs two to three times the file's size there). For a copy to be
- * read from: nothing is synced.
+ * only where they read the same padded two ways. `source` is never written: read in place when SQLite can read it
+ * as it is, else from private copies beside `target` (`WorkCopies`: a hot journal rolled back, a cut padded; two to
+ * three times the file's size there then). For a copy to be read from: nothing is synced.
  */
 export function salvageSqliteTables(
   driver: SqliteDriver,
