@@ -48,6 +48,8 @@ export class WorkCopies {
   readonly padded: number = 0;
   readonly twin: string | undefined;
   private readonly made: string[] = [];
+  /** The scan of pages no b-tree reaches, open until `remove()`. */
+  private scanned: OrphanRows | undefined;
 
   constructor(driver: SqliteDriver, source: string, target: string, problem: (line: string) => void) {
     if (readsInPlace(source)) {
@@ -86,10 +88,9 @@ export class WorkCopies {
    * what SQLite reads.
    */
   orphanSource(db: SqliteConnection, shapes: readonly OrphanShape[], problem: (line: string) => void): OrphanSource {
-    let scanned: OrphanRows | undefined;
     let tried = false;
     return () => {
-      if (tried) return scanned;
+      if (tried) return this.scanned;
       tried = true;
       if (needsRecovery(this.work)) {
         problem('pages its b-trees no longer reach not scanned: the unfinished transaction was not rolled back');
@@ -100,16 +101,17 @@ export class WorkCopies {
           .prepare('SELECT rootpage FROM sqlite_master WHERE rootpage > 0;')
           .all()
           .map((row) => Number(row['rootpage']));
-        scanned = scanOrphanRows(this.work, statSync(this.work).size - this.padded, roots, shapes);
-        for (const note of scanned.notes) problem(note);
+        this.scanned = scanOrphanRows(this.work, statSync(this.work).size - this.padded, roots, shapes);
+        for (const note of this.scanned.notes) problem(note);
       } catch (error) {
         problem(`pages its b-trees no longer reach not scanned: ${(error as Error).message}`);
       }
-      return scanned;
+      return this.scanned;
     };
   }
 
   remove(): void {
+    this.scanned?.close();
     if (this.made.length === 0) return; // read in place: nothing of ours
     for (const path of this.made) rmSync(path, { force: true });
     for (const path of this.twin ? [this.work, this.twin] : [this.work]) rmSync(`${path}-shm`, { force: true });
@@ -196,21 +198,25 @@ function copyRowsFrom(
   // seek by rowid reads, which a scan led astray by a damaged child pointer passed by. Returns how many it read.
   const fillGap = (before: number, seek: boolean): number => {
     scanned ??= orphans?.();
-    const cutOff = scanned?.take(table.name, last, before) ?? [];
+    const cutOff = (scanned?.take(table.name, last, before) ?? [])[Symbol.iterator]();
+    let pending = cutOff.next();
     const seekRow = seek ? db.prepare(seekSql) : undefined;
     const seekEnd = seek ? Math.min(before, last + 1 + MAX_SOUGHT) : 0;
     let read = 0;
-    let i = 0;
-    const takeCutOff = (upTo: number) => {
-      for (; i < cutOff.length && Number(cutOff[i]!['rowid']) <= upTo; i++)
-        if (keep(cutOff[i]!, true)) {
+    /** Hands on the cut-off rows up to `upTo`; true when the last of them was row `upTo`. */
+    const takeCutOff = (upTo: number): boolean => {
+      let at = false;
+      for (; !pending.done && Number(pending.value['rowid']) <= upTo; pending = cutOff.next()) {
+        at = Number(pending.value['rowid']) === upTo;
+        if (keep(pending.value, true)) {
           read++;
           found++;
         }
+      }
+      return at;
     };
     for (let rowid = last + 1; rowid < seekEnd; rowid++) {
-      takeCutOff(rowid);
-      if (refused.has(rowid) || Number(cutOff[i - 1]?.['rowid']) === rowid) continue;
+      if (takeCutOff(rowid) || refused.has(rowid)) continue;
       let row: SqlRow | undefined;
       try {
         row = seekRow!.get(rowid as SqlValue);
