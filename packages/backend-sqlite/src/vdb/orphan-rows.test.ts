@@ -157,6 +157,48 @@ describe('rows of pages no b-tree reaches (a damaged interior page)', () => {
     assert.deepEqual(rowsOf(target), expected, result.problems.join('\n'));
   });
 
+  test('two cut-off pages that hold the same rowids (a page copied over another): neither is taken, every other is', () => {
+    const source = makeFile('overlap.db');
+    const expected = rowsOf(source);
+    zeroPage(source, rootOf(source, 't'));
+    const bytes = readFileSync(source);
+    const pageSize = bytes.readUInt16BE(16);
+    // Two leaves of `t` in the middle of the file (no overflow page between them and no other table's).
+    const leaves: number[] = [];
+    for (let page = Math.floor(bytes.length / pageSize / 2); leaves.length < 2; page++)
+      if (bytes[(page - 1) * pageSize] === 13 && bytes.readUInt16BE((page - 1) * pageSize + 3) > 5) leaves.push(page);
+    const [a, b] = leaves as [number, number];
+    // A cell: its payload size, then its rowid, each a varint (7 bits a byte, high bit: more).
+    const varint = (at: number): [number, number] => {
+      let value = 0;
+      let i = 0;
+      for (; bytes[at + i]! >= 128; i++) value = value * 128 + (bytes[at + i]! - 128);
+      return [value * 128 + bytes[at + i]!, i + 1];
+    };
+    const rowidsOf = (page: number) => {
+      const at = (page - 1) * pageSize;
+      return Array.from({ length: bytes.readUInt16BE(at + 3) }, (_, i) => {
+        const cell = at + bytes.readUInt16BE(at + 8 + 2 * i);
+        return varint(cell + varint(cell)[1])[0];
+      });
+    };
+    const lost = new Set([...rowidsOf(a), ...rowidsOf(b)]);
+    const fd = openSync(source, 'r+');
+    writeSync(fd, bytes.subarray((a - 1) * pageSize, a * pageSize), 0, pageSize, (b - 1) * pageSize);
+    closeSync(fd);
+    const target = tmp.path('copy.db');
+    const result = salvageSqliteTables(driver, source, target);
+    assert.deepEqual(
+      rowsOf(target),
+      expected.filter((row) => !lost.has(Number(row.split(' ')[0]))),
+      result.problems.join('\n'),
+    );
+    assert.ok(
+      result.problems.includes('t: 2 pages no b-tree reaches hold rowids another such page holds: left out'),
+      result.problems.join('\n'),
+    );
+  });
+
   test('deleted rows (pages on the free-page list) are never taken; a free-page list that does not read: none is', () => {
     const source = makeFile('deleted.db');
     const db = driver.open(source);
