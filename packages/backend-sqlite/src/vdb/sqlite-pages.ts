@@ -73,28 +73,23 @@ export class SqlitePages {
   }
 
   /**
-   * One pass over the file for each page's type and every interior page's children, then what the b-trees of
+   * One pass over the file for each page's type, then what the b-trees of
    * `roots` (page 1's schema tree included) and the free-page list reach. A damaged interior page reaches nothing
    * below it: the pages under it are the ones the scan looks at.
    */
   map(roots: readonly number[]): PageMap {
     const kind = new Uint8Array(this.pageCount + 1);
-    const children = new Map<number, number[]>();
     const block = new Uint8Array(Math.max(BLOCK, this.pageSize));
     const perBlock = block.length / this.pageSize;
     for (let first = 1; first <= this.pageCount; first += perBlock) {
       const n = Math.min(perBlock, this.pageCount - first + 1);
       readSync(this.fd, block, 0, n * this.pageSize, (first - 1) * this.pageSize);
-      for (let i = 0; i < n; i++) {
-        const page = block.subarray(i * this.pageSize, (i + 1) * this.pageSize);
-        const at = SqlitePages.headerAt(first + i);
-        kind[first + i] = page[at]!;
-        if (page[at] === TABLE_INTERIOR || page[at] === INDEX_INTERIOR)
-          children.set(first + i, this.childrenOf(page, at));
-      }
+      for (let i = 0; i < n; i++) kind[first + i] = block[i * this.pageSize + SqlitePages.headerAt(first + i)]!;
     }
     const reached = new Uint8Array(this.pageCount + 1);
-    // Marked as they are found, so that each page is on the stack once however many pages point at it.
+    // Marked as they are found, so that each page is on the stack once however many pages point at it; an interior
+    // page's children read when it is taken off (kept for every interior page, a file of nothing else made of them
+    // a list as long as the file has pointers).
     const stack: number[] = [];
     const reach = (n: number) => {
       if (n >= 1 && n <= this.pageCount && !reached[n]) {
@@ -103,7 +98,11 @@ export class SqlitePages {
       }
     };
     for (const root of [1, ...roots]) reach(root);
-    while (stack.length > 0) for (const child of children.get(stack.pop()!) ?? []) reach(child);
+    while (stack.length > 0) {
+      const n = stack.pop()!;
+      if (kind[n] === TABLE_INTERIOR || kind[n] === INDEX_INTERIOR)
+        for (const child of this.childrenOf(this.page(n), SqlitePages.headerAt(n))) reach(child);
+    }
     return { kind, reached, freelistWhole: this.markFreelist(reached) };
   }
 
