@@ -3,8 +3,8 @@ import { type LeafCell, LeafCells, type RecordValue } from './leaf-cells.js';
 import { SqlitePages, TABLE_LEAF } from './sqlite-pages.js';
 
 // The rows of table leaf pages no b-tree of the file reaches any more: what a damaged interior page cuts off. SQLite
-// reaches rows only through their tree, so the row walk (salvage-rows.ts) lost every row under such a page (a zeroed
-// 4 KiB in a rosbag2 storage of 3,091 messages cost 1,620 of them). `sqlite3 .recover` reads such pages directly;
+// reaches rows only through their tree, so the row walk (salvage-rows.ts) lost every row under such a page (the
+// root page of a rosbag2 storage's messages zeroed: 0 of 3,091 read). `sqlite3 .recover` reads such pages directly;
 // none of the three drivers offers it, so this does the same for the tables a salvage walks: each leaf page that no
 // tree and no free-page list reaches is decoded cell by cell, and its rows are handed to the walk in the rowid gaps
 // it could not read. Pages on the free-page list hold rows that were deleted (a ring-buffer recording's evicted
