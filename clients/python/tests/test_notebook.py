@@ -25,12 +25,21 @@ def kernel_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     spec.mkdir(parents=True)
     argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
     (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "Python 3 (vlink-bag tests)", "language": "python"}))
+    isolate_kernel(tmp_path, monkeypatch)
+    return "python3"
+
+
+def isolate_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kernels found under, and writing into, the test's own folder, which pytest removes."""
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
     monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
     monkeypatch.setenv("JUPYTER_PLATFORM_DIRS", "1")
     monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mpl"))
-    return "python3"
+    # The notebook saves its gaps under tempfile.mkdtemp(), as a user's would: here inside the test's own folder
+    # (every CI run left one folder per notebook run in /tmp).
+    (tmp_path / "tmp").mkdir(exist_ok=True)
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
 
 
 def run_notebook(kernel: str, workdir: Path) -> Any:
@@ -97,11 +106,7 @@ def test_notebook_runs_with_only_the_notebook_extra(server: Server, tmp_path: Pa
     spec = tmp_path / "jupyter" / "kernels" / "notebook-extra"
     spec.mkdir(parents=True)
     (spec / "kernel.json").write_text(json.dumps({"argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"], "display_name": "only [notebook]", "language": "python"}))
-    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
-    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
-    monkeypatch.setenv("JUPYTER_PLATFORM_DIRS", "1")
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mpl"))
+    isolate_kernel(tmp_path, monkeypatch)
     monkeypatch.setenv("VLINK_BAG_URL", server.url)
     monkeypatch.setenv("VLINK_BAG_ID", "runs/drive.vcap")
     monkeypatch.setenv("VLINK_BAG_TOPIC", "gap/tick")
