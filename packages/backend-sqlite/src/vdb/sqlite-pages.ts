@@ -73,9 +73,9 @@ export class SqlitePages {
   }
 
   /**
-   * One pass over the file for each page's type, then what the b-trees of
-   * `roots` (page 1's schema tree included) and the free-page list reach. A damaged interior page reaches nothing
-   * below it: the pages under it are the ones the scan looks at.
+   * One pass over the file for each page's type, then what the b-trees of `roots` (page 1's schema tree included)
+   * and the free-page list reach. A damaged interior page reaches nothing below it: the pages under it are the ones
+   * the scan looks at.
    */
   map(roots: readonly number[]): PageMap {
     const kind = new Uint8Array(this.pageCount + 1);
