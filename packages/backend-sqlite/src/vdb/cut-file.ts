@@ -1,6 +1,7 @@
-import { closeSync, openSync, readSync, statSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, openSync, statSync, truncateSync, writeSync } from 'node:fs';
 import type { SqlRow, SqliteConnection, SqliteStatement, SqlValue } from '../driver/driver.js';
 import type { WalkedTable } from './salvage-rows.js';
+import { readSqliteHeader, type SqliteHeader } from './sqlite-header.js';
 
 // A file cut short, as a salvage reads it: padded to the size its header says, twice (zeros, 0xff), so that a row of
 // the page the cut went through is kept only where the missing bytes do not change it.
@@ -32,33 +33,12 @@ export function padToHeaderSize(path: string, fill = 0): number {
 }
 
 /** The bytes a file lacks of the size its header says (0: none, or no SQLite header to tell). */
-export function bytesShort(path: string): number {
-  const head = readHeader(path);
-  if (!head) return 0;
-  const view = new DataView(head.buffer);
-  const rawPageSize = view.getUint16(16, false);
-  const pageSize = rawPageSize === 1 ? 65536 : rawPageSize;
-  const pages = view.getUint32(28, false);
-  if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0 || pages === 0) return 0;
+export function bytesShort(path: string, header: SqliteHeader | undefined = readSqliteHeader(path)): number {
+  if (!header?.pageSize || header.pageCount === 0) return 0;
+  const { pageSize, pageCount } = header;
   const size = statSync(path).size;
-  const target = Math.max(pageSize * pages, Math.ceil(size / pageSize) * pageSize);
+  const target = Math.max(pageSize * pageCount, Math.ceil(size / pageSize) * pageSize);
   return target <= size || target > size + 1024 * 1024 * 1024 ? 0 : target - size;
-}
-
-/** Whether the file's header says WAL mode (read and write versions 2): a read-only open needs its `-shm` then. */
-export function isWalMode(path: string): boolean {
-  const head = readHeader(path);
-  return head !== undefined && (head[18] === 2 || head[19] === 2);
-}
-
-function readHeader(path: string): Uint8Array | undefined {
-  const head = new Uint8Array(100);
-  const fd = openSync(path, 'r');
-  try {
-    return readSync(fd, head, 0, 100, 0) === 100 ? head : undefined;
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /**

@@ -2,9 +2,10 @@ import { copyFileSync, existsSync, rmSync, statSync } from 'node:fs';
 import type { ProgressCallback } from '@vlink/bag-core';
 import type { SqlRow, SqliteConnection, SqliteDriver, SqliteStatement, SqlValue } from '../driver/driver.js';
 import { type OrphanRows, type OrphanShape, scanOrphanRows } from './orphan-rows.js';
-import { bytesShort, isWalMode, padToHeaderSize } from './cut-file.js';
+import { bytesShort, padToHeaderSize } from './cut-file.js';
 import { needsRecovery, recoverInterrupted } from './recover.js';
 import * as SQL from './sql.js';
+import { readSqliteHeader } from './sqlite-header.js';
 
 // How a salvage reaches rows past damage: a cut file is padded so SQLite opens it at all (cut-file.ts), the row walk
 // steps over damaged pages by rowid, and the rows of leaf pages damage cut off from their b-tree fill the gaps it
@@ -128,7 +129,8 @@ export class WorkCopies {
 
 /** Whether a read-only SQLite connection reads the file as it is, writing nothing beside it. */
 function readsInPlace(path: string): boolean {
-  return statSync(path).size >= 100 && !needsRecovery(path) && !isWalMode(path) && bytesShort(path) === 0;
+  const header = readSqliteHeader(path);
+  return header !== undefined && !header.walMode && !needsRecovery(path) && bytesShort(path, header) === 0;
 }
 
 /** The most rows a probe skips at once looking for readable rows after damaged pages. */

@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { readSqliteHeader, type SqliteHeader } from './sqlite-header.js';
 
 // A SQLite file read as the pages its file format lays out (https://www.sqlite.org/fileformat2.html): which pages its
 // b-trees and its free-page list reach, for the salvage's scan of the leaf pages damage cut off from their tree
@@ -7,7 +8,6 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 export const TABLE_LEAF = 13;
 const TABLE_INTERIOR = 5;
 const INDEX_INTERIOR = 2;
-const MAGIC = 'SQLite format 3\0';
 /** Bytes read at once by the pass over every page. */
 const BLOCK = 1 << 20;
 
@@ -22,42 +22,35 @@ export interface PageMap {
 }
 
 export class SqlitePages {
+  readonly pageSize: number;
+
   private constructor(
     private readonly fd: number,
-    readonly pageSize: number,
+    private readonly header: SqliteHeader,
     /** Bytes of each page b-trees use (the page size less the reserved bytes at its end). */
     readonly usable: number,
     readonly pageCount: number,
     /** Bytes of the file that hold what was written: past them (a cut file's padding) nothing is the file's. */
     readonly validBytes: number,
-    private readonly head: DataView,
-  ) {}
+  ) {
+    this.pageSize = header.pageSize;
+  }
 
   /** The file's pages, or undefined when it is no SQLite file with UTF-8 text (UTF-16 text is not decoded here). */
   static open(path: string, validBytes: number): SqlitePages | undefined {
+    const header = readSqliteHeader(path);
+    if (!header?.magic || !header.pageSize || header.pageSize - header.reserved < 480 || header.textEncoding !== 1)
+      return undefined;
     const fd = openSync(path, 'r');
+    let inFile: number;
     try {
-      const head = new Uint8Array(100);
-      if (readSync(fd, head, 0, 100, 0) < 100 || new TextDecoder().decode(head.subarray(0, 16)) !== MAGIC) {
-        closeSync(fd);
-        return undefined;
-      }
-      const view = new DataView(head.buffer);
-      const raw = view.getUint16(16);
-      const pageSize = raw === 1 ? 65536 : raw;
-      const usable = pageSize - head[20]!;
-      const inFile = Math.floor(fstatSync(fd).size / pageSize);
-      const said = view.getUint32(28);
-      const pageCount = said > 0 ? Math.min(said, inFile) : inFile;
-      if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0 || usable < 480 || view.getUint32(56) !== 1) {
-        closeSync(fd);
-        return undefined;
-      }
-      return new SqlitePages(fd, pageSize, usable, pageCount, validBytes, view);
+      inFile = Math.floor(fstatSync(fd).size / header.pageSize);
     } catch (error) {
       closeSync(fd);
       throw error;
     }
+    const pageCount = header.pageCount > 0 ? Math.min(header.pageCount, inFile) : inFile;
+    return new SqlitePages(fd, header, header.pageSize - header.reserved, pageCount, validBytes);
   }
 
   /** Page `n` (from 1), as many of its bytes as the file has (the rest zeros). */
@@ -125,8 +118,8 @@ export class SqlitePages {
 
   /** Marks the free-page list's trunk and leaf pages; false when it does not read whole. */
   private markFreelist(reached: Uint8Array): boolean {
-    const said = this.head.getUint32(36);
-    let trunk = this.head.getUint32(32);
+    const said = this.header.freelistCount;
+    let trunk = this.header.freelistTrunk;
     let count = 0;
     for (let trunks = 0; trunk !== 0; trunks++) {
       if (trunk > this.pageCount || trunks > this.pageCount) return false;
