@@ -72,6 +72,40 @@ for (const [mode, options] of MODES) {
       assert.equal(writer.stats().dropped.plugin, 1);
     });
 
+    // Callers in plain JavaScript: before, a missing serType threw a TypeError out of push() in worker mode and was
+    // stored as none in the others, and a string or BigInt timestamp was taken for "now".
+    test('a frame the types do not allow is refused (INVALID_ARGUMENT, counted as invalidFrame) by push and write', async () => {
+      const path = join(dir, `m${n++}.memjson`);
+      const writer = await BagWriter.create(path, options);
+      const good = { timestamp: 1, url: 'u', data: new Uint8Array(2), serType: 'raw', schemaType: 0, actionType: 0 };
+      const bad: Array<[unknown, RegExp]> = [
+        [{ ...good, serType: undefined }, /serType must be a string, not undefined/],
+        [{ ...good, serType: 5 }, /serType must be a string, not number/],
+        [{ ...good, timestamp: '1700000000' }, /timestamp must be a number \(µs\), not string/],
+        [{ ...good, timestamp: 10n }, /timestamp must be a number \(µs\), not bigint/],
+        [{ ...good, publishTime: null }, /publishTime must be a number \(µs\), not null/],
+        [{ ...good, schemaType: 'json' }, /schemaType must be a number, not string/],
+        [{ ...good, actionType: 'publish' }, /actionType must be a number, not string/],
+        [{ ...good, data: [1, 2] }, /data must be a Uint8Array/],
+        [null, /a frame must be an object, not null/],
+      ];
+      for (const [frame, message] of bad) {
+        assert.equal(writer.push(frame as Frame), -1, String(message));
+        await assert.rejects(writer.write(frame as Frame), (e: BagError) => {
+          assert.equal(e.code, 'INVALID_ARGUMENT');
+          assert.match(e.message, message);
+          return true;
+        });
+      }
+      assert.equal(await writer.write(good), 1);
+      await writer.close();
+      assert.equal(writer.stats().dropped.invalidFrame, bad.length * 2);
+      assert.deepEqual(
+        (await readAll(path)).map((f) => [f.url, f.timestamp]),
+        [['u', 1]],
+      );
+    });
+
     test('pushDurable resolves after the commit', async () => {
       const path = join(dir, `m${n++}.memjson`);
       const writer = await BagWriter.create(path, options);

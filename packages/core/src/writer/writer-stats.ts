@@ -1,6 +1,8 @@
 /** Why a push did not reach the file. */
 export type DropReason =
   | 'emptyUrl'
+  /** Not a frame the types allow: data not a (live) Uint8Array, a time not a number, serType not a string, … */
+  | 'invalidFrame'
   | 'closed'
   | 'queueDepth'
   | 'queueMemory'
@@ -32,6 +34,7 @@ export interface WriterStats {
 export function emptyDropCounters(): Record<DropReason, number> {
   return {
     emptyUrl: 0,
+    invalidFrame: 0,
     closed: 0,
     queueDepth: 0,
     queueMemory: 0,
