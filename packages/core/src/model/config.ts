@@ -1,3 +1,6 @@
+import { BagError } from '../errors.js';
+import { checkWriterSettings } from './config-check.js';
+
 /** VLink `BagWriter::CompressType` (format reference §10.3). */
 export enum CompressType {
   None = 0,
@@ -20,9 +23,17 @@ const NAMES: Record<CompressName, CompressType> = {
 
 export function parseCompress(value: CompressType | CompressName | undefined): CompressType {
   if (value === undefined) return CompressType.None;
-  if (typeof value === 'number') return value;
-  const found = NAMES[value.toLowerCase() as CompressName];
-  if (found === undefined) throw new TypeError(`unknown compression "${value}" (none, auto, zstd, lz4, lzav)`);
+  const found =
+    typeof value === 'number'
+      ? Object.values(NAMES).find((type) => type === value)
+      : typeof value === 'string'
+        ? NAMES[value.toLowerCase() as CompressName]
+        : undefined;
+  if (found === undefined)
+    throw new BagError(
+      'INVALID_ARGUMENT',
+      `unknown compression ${JSON.stringify(value) ?? String(value)} (none, auto, zstd, lz4, lzav or 0–4)`,
+    );
   return found;
 }
 
@@ -130,6 +141,7 @@ export interface ResolvedWriterConfig extends Omit<WriterConfig, 'compress' | 'i
 }
 
 export function resolveWriterConfig(config: Partial<WriterConfig> = {}): ResolvedWriterConfig {
+  checkWriterSettings(config);
   const merged = { ...DEFAULT_WRITER_CONFIG, ...stripUndefined(config) };
   return {
     ...merged,

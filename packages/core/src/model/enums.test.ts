@@ -68,7 +68,9 @@ test('writer config defaults are VLink defaults', () => {
   assert.equal(c.compress, CompressType.None);
   assert.equal(resolveWriterConfig({ compress: 'zstd', cacheSize: undefined }).compress, CompressType.Zstd);
   assert.equal(resolveWriterConfig({ cacheSize: undefined }).cacheSize, 4 * 1024 * 1024);
-  assert.throws(() => parseCompress('brotli' as never), TypeError);
+  for (const wrong of ['brotli', 7, -1, 1.5, null])
+    assert.throws(() => parseCompress(wrong as never), { name: 'BagError', code: 'INVALID_ARGUMENT' }, String(wrong));
+  assert.equal(parseCompress(4), CompressType.Lzav);
 });
 
 test('dates use VLink formats and parse back', () => {

@@ -1,6 +1,6 @@
 import type { TimeBase } from '../backend/backend.js';
 import { BagError } from '../errors.js';
-import { checkTimeBase } from '../reader/cursor-config.js';
+import { checkFilterUrls, checkTimeBase } from '../reader/cursor-config.js';
 
 /**
  * Playback configuration (VLink `BagReader::Config`, format reference §7.1, camelCase). Times are ms since recording start.
@@ -63,6 +63,7 @@ export function resolvePlayConfig(config: PlayConfig = {}): ResolvedPlayConfig {
   merged.times = Math.trunc(merged.times);
   merged.beginTime = Math.max(0, merged.beginTime);
   merged.endTime = Math.max(0, merged.endTime);
+  checkFilterUrls(merged.filterUrls ?? undefined);
   merged.filterUrls = [...(merged.filterUrls ?? [])];
   merged.timeBase = checkTimeBase(merged.timeBase);
   return merged;

@@ -84,4 +84,38 @@ describe('BagReader', () => {
     assert.equal(reader.getLastError()?.code, 'INVALID_ARGUMENT');
     reader.close();
   });
+
+  // Options as plain JavaScript can pass them. Before: null options threw TypeErrors, `filterUrls: 'a'` filtered by
+  // the string's characters, a number `filterUrls` or `signal` was ignored (every frame read), `confineTo: 5` came
+  // back as an IO_ERROR about a "path" argument and a string `tryToFix` was taken for true.
+  test('options of the wrong type are INVALID_ARGUMENT naming the option, for create, frames() and the cursor', async () => {
+    for (const [options, message] of [
+      [null, /^reader options must be an object, not null$/],
+      [{ tryToFix: 'yes' }, /^reader option tryToFix must be true or false$/],
+      [{ verifyCrc: 0 }, /^reader option verifyCrc must be true or false$/],
+      [{ confineTo: 5 }, /^reader option confineTo must be a folder path$/],
+    ] as const)
+      await assert.rejects(BagReader.create(path, options as never), { code: 'INVALID_ARGUMENT', message });
+    const reader = await BagReader.create(path);
+    const readAll = async (options: unknown) => {
+      for await (const _ of reader.frames(options as never));
+    };
+    for (const [options, message] of [
+      [null, /^a read's options must be an object, not null$/],
+      [5, /^a read's options must be an object, not number$/],
+      [{ filterUrls: 'a' }, /^filterUrls must be an array of url strings$/],
+      [{ filterUrls: ['a', 5] }, /^filterUrls must be an array of url strings$/],
+      [{ signal: 5 }, /^signal must be an AbortSignal$/],
+    ] as const) {
+      await assert.rejects(readAll(options), { code: 'INVALID_ARGUMENT', message }, String(message));
+      if (message.source.startsWith('^signal')) continue; // the cursor has no signal
+      assert.equal(reader.openCursor(options as never), false);
+      assert.match(reader.getLastError()?.message ?? '', message);
+      assert.equal(reader.getLastError()?.code, 'INVALID_ARGUMENT');
+    }
+    let n = 0;
+    for await (const _ of reader.frames({ filterUrls: [] })) n++;
+    assert.equal(n, input.length, 'an empty list still means every url');
+    reader.close();
+  });
 });

@@ -25,6 +25,7 @@ import { PluginDirection, type BagPluginInterface } from '../plugins/bag-plugin.
 import { yieldToEventLoop } from '../util/schedule.js';
 import { SyncCursor } from './cursor.js';
 import { toCursorQuery, type CursorConfig } from './cursor-config.js';
+import { checkReaderOptions } from './reader-options-check.js';
 import { openFrames } from './frame-stream.js';
 import { ReadUrlMap } from './url-map.js';
 
@@ -67,6 +68,7 @@ export class BagReader {
   static async create(path: string, options: ReaderOptions = {}): Promise<BagReader> {
     if (typeof path !== 'string' || path.length === 0)
       throw new BagError('INVALID_ARGUMENT', 'bag path must not be empty');
+    checkReaderOptions(options);
     const resolved: ReaderOptions = {
       readOnly: options.readOnly ?? true,
       tryToFix: options.tryToFix ?? false,
@@ -152,8 +154,12 @@ export class BagReader {
   /** Async iterator over frames, unpaced; a separate cursor, independent of `openCursor`. Errors are thrown. */
   async *frames(options: FramesOptions = {}): AsyncGenerator<Frame, void, undefined> {
     this.ensureOpen();
+    const query = toCursorQuery(options);
     const { signal } = options;
-    const iterator = this.open(toCursorQuery(options));
+    // By shape, not instanceof: a signal from another realm or an AbortController polyfill is still one.
+    if (signal !== undefined && typeof (signal as { aborted?: unknown } | null)?.aborted !== 'boolean')
+      throw new BagError('INVALID_ARGUMENT', 'signal must be an AbortSignal');
+    const iterator = this.open(query);
     let sinceYield = 0;
     try {
       for (;;) {

@@ -20,11 +20,26 @@ export function checkTimeBase(timeBase: unknown): TimeBase {
   throw new BagError('INVALID_ARGUMENT', `timeBase must be 'log' or 'publish', got ${JSON.stringify(timeBase)}`);
 }
 
+/**
+ * Checks a url filter given by a caller: a string would be read as its characters, anything else not iterable
+ * ignored (every url read).
+ */
+export function checkFilterUrls(filterUrls: unknown): void {
+  if (filterUrls !== undefined && (!Array.isArray(filterUrls) || filterUrls.some((url) => typeof url !== 'string')))
+    throw new BagError('INVALID_ARGUMENT', 'filterUrls must be an array of url strings');
+}
+
 export function toCursorQuery(config: CursorConfig = {}): CursorQuery {
+  if (typeof config !== 'object' || config === null)
+    throw new BagError(
+      'INVALID_ARGUMENT',
+      `a read's options must be an object, not ${config === null ? 'null' : typeof config}`,
+    );
   const { filterUrls, beginTime = 0, endTime = 0 } = config;
   if (!Number.isFinite(beginTime) || !Number.isFinite(endTime)) {
     throw new BagError('INVALID_ARGUMENT', 'beginTime and endTime must be finite numbers of ms');
   }
+  checkFilterUrls(filterUrls);
   const query: CursorQuery = {};
   if (filterUrls && filterUrls.length > 0) query.urls = filterUrls;
   if (beginTime > 0) query.beginUs = Math.round(beginTime * 1000);

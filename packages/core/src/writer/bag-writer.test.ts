@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, describe, test } from '@vlink/fixtures/test';
 import { registerBackend } from '../backend/registry.js';
 import { BagError } from '../errors.js';
-import { createFrame } from '../model/frame.js';
+import { createFrame, type SchemaData } from '../model/frame.js';
 import { SchemaType } from '../model/schema-type.js';
 import { BagReader } from '../reader/bag-reader.js';
 import { memoryBackend } from '../testing/memory-backend.js';
@@ -141,6 +141,32 @@ describe('BagWriter', () => {
     assert.deepEqual(writer.context.resolveSchema('pb.B', SchemaType.Protobuf)?.data, new Uint8Array([9]));
     assert.deepEqual(asked, ['pb.B']);
     await writer.close();
+  });
+
+  // Before: a string `data` was stored as text, a schema without a number schemaType under a key no frame finds, and
+  // `null` reported as a SCHEMA_CONFLICT about a TypeError.
+  test('pushSchema refuses a schema of the wrong shape (INVALID_ARGUMENT, reported) and keeps recording', async () => {
+    const path = bag();
+    const writer = await BagWriter.create(path, { syncMode: true });
+    const errors: BagError[] = [];
+    writer.registerErrorCallback((error) => errors.push(error));
+    const good = { name: 'pb.A', encoding: 'protobuf', schemaType: SchemaType.Protobuf, data: new Uint8Array([1]) };
+    const wrong: Array<[unknown, string]> = [
+      [null, 'a schema must be an object'],
+      [{ ...good, name: 7 }, 'schema name must not be empty'],
+      [{ ...good, data: 'syntax = "proto3";' }, 'schema "pb.A": data must be a Uint8Array'],
+      [{ ...good, schemaType: undefined }, 'schema "pb.A": schemaType must be a number'],
+      [{ ...good, encoding: 5 }, 'schema "pb.A": encoding must be a string'],
+    ];
+    for (const [schema] of wrong) assert.equal(writer.pushSchema(schema as SchemaData), false);
+    assert.deepEqual(
+      errors.map((e) => [e.code, e.message.replace(/^pushSchema failed: /, '')]),
+      wrong.map(([, message]) => ['INVALID_ARGUMENT', message]),
+    );
+    assert.equal(writer.pushSchema(good), true);
+    writer.push(createFrame({ timestamp: 3, url: 'a', data: new Uint8Array(1) }));
+    await writer.close();
+    assert.equal(writer.stats().writtenFrames, 1);
   });
 
   test('await using closes the writer', async () => {

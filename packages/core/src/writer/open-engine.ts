@@ -1,6 +1,7 @@
 import type { Backend, RecordingContext } from '../backend/backend.js';
 import { backendFor } from '../backend/registry.js';
 import { BagError } from '../errors.js';
+import { checkWriterSettings } from '../model/config-check.js';
 import { resolveWriterConfig, type ResolvedWriterConfig } from '../model/config.js';
 import type { EngineHost, WriteEngine } from './engine.js';
 import { LocalEngine } from './local-engine.js';
@@ -26,6 +27,7 @@ export interface RecordingSetup {
 export async function prepareRecording(path: string, options: BagWriterOptions): Promise<RecordingSetup> {
   if (typeof path !== 'string' || path.length === 0)
     throw new BagError('INVALID_ARGUMENT', 'bag path must not be empty');
+  checkWriterSettings(options);
   const { worker, transferPayloads, maxQueueTimeMs, summary, sources: sourceLimits, ...config } = options;
   const sources = new SourceQueues(sourceLimits);
   const backend = backendFor(path, 'write');

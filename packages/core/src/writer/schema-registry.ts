@@ -20,7 +20,8 @@ export class SchemaRegistry {
 
   /** Adds a schema; a different encoding/data for a known (name, family) is a `SCHEMA_CONFLICT`. */
   add(schema: SchemaData): SchemaData {
-    if (!schema.name) throw new BagError('INVALID_ARGUMENT', 'schema name must not be empty');
+    const problem = schemaProblem(schema);
+    if (problem) throw new BagError('INVALID_ARGUMENT', problem);
     const normalised: SchemaData = {
       ...schema,
       encoding: schema.encoding || schemaTypeLabel(schema.schemaType),
@@ -47,6 +48,20 @@ export class SchemaRegistry {
     if (!fromCallback || fromCallback.data.length === 0) return undefined;
     return this.add({ ...fromCallback, name, schemaType });
   }
+}
+
+/**
+ * What is wrong with a schema as plain JavaScript can pass it: a string `data` was stored as text, a schema without a
+ * number `schemaType` was kept under a key no frame's family finds, a `null` threw a TypeError reported as a conflict.
+ */
+function schemaProblem(schema: SchemaData): string | undefined {
+  if (typeof schema !== 'object' || schema === null) return 'a schema must be an object';
+  if (typeof schema.name !== 'string' || schema.name === '') return 'schema name must not be empty';
+  if (!(schema.data instanceof Uint8Array)) return `schema "${schema.name}": data must be a Uint8Array`;
+  if (typeof schema.schemaType !== 'number') return `schema "${schema.name}": schemaType must be a number`;
+  if (schema.encoding !== undefined && typeof schema.encoding !== 'string')
+    return `schema "${schema.name}": encoding must be a string`;
+  return undefined;
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
