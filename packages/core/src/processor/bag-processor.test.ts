@@ -179,4 +179,22 @@ describe('BagProcessor (format reference §8)', () => {
   test('bad config is a typed error', () => {
     assert.throws(() => new BagProcessor({ minCacheTime: -1 }), { code: 'INVALID_ARGUMENT' });
   });
+
+  // Before: a null frame or a missing payload threw TypeErrors, a string payload or a number url was queued and
+  // emitted as if valid, a string data timestamp was taken for "unknown".
+  test('a frame a writer would refuse as malformed is INVALID_ARGUMENT, and nothing is queued', () => {
+    const { processor } = make();
+    const good = frame(1, 'a');
+    for (const [bad, ts, message] of [
+      [null, 1, /^a frame must be an object, not null$/],
+      [{ ...good, data: 'x' }, 1, /^frame data must be a Uint8Array/],
+      [{ ...good, data: undefined }, 1, /^frame data must be a Uint8Array/],
+      [{ ...good, url: 5 }, 1, /^frame url must not be empty$/],
+      [{ ...good, serType: 5 }, 1, /^frame serType must be a string, not number/],
+      [good, '5', /^the data timestamp must be a number of µs/],
+    ] as const)
+      assert.throws(() => processor.push(ts as never, bad as never), { code: 'INVALID_ARGUMENT', message });
+    assert.deepEqual(processor.stats(), { frames: 0, bytes: 0 });
+    processor.close();
+  });
 });

@@ -1,6 +1,7 @@
 import { BagError } from '../errors.js';
 import type { Frame } from '../model/frame.js';
 import { scheduleSoon } from '../util/schedule.js';
+import { refusalOf } from '../writer/frame-admission.js';
 import { resolveProcessorConfig, type ProcessorConfig } from './processor-config.js';
 import { ReorderQueue, type QueueEntry } from './reorder-queue.js';
 
@@ -62,10 +63,18 @@ export class BagProcessor {
 
   /**
    * Queues a frame by its data timestamp (µs; negative = unknown, filled from the last one). Returns false when the
-   * cache is at or over `maxCacheSize`: the frame is taken, but await `waitForRoom()` before pushing more.
+   * cache is at or over `maxCacheSize`: the frame is taken, but await `waitForRoom()` before pushing more. Throws
+   * `INVALID_ARGUMENT` for a frame `BagWriter.push` would refuse as malformed, a non-finite frame timestamp or a data
+   * timestamp that is not a number.
    */
   push(dataTimestamp: number, frame: Frame): boolean {
     if (this.closed) throw new BagError('CLOSED', 'processor is closed');
+    // The writer's own checks: a frame that passes here is one a BagWriter takes (a null frame or a missing payload
+    // threw a TypeError, a string payload came out of the reorder queue as if it were bytes).
+    const refusal = refusalOf(frame, '', false);
+    if (refusal) throw refusal.error;
+    if (typeof dataTimestamp !== 'number')
+      throw new BagError('INVALID_ARGUMENT', 'the data timestamp must be a number of µs', { url: frame.url });
     if (!Number.isFinite(frame.timestamp))
       throw new BagError('INVALID_ARGUMENT', 'frame timestamp must be finite', { url: frame.url });
     const entry = this.resolve(Number.isFinite(dataTimestamp) ? dataTimestamp : -1, frame);

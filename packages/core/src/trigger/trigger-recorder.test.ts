@@ -350,6 +350,12 @@ describe('TriggerRecorder (format reference §9)', () => {
       },
       { code: 'INVALID_ARGUMENT' },
     );
+    // A field of the wrong type is refused when offered, not when the dump writes the frame.
+    assert.throws(() => recorder.ingest({ ...frame('x'), serType: undefined } as never), {
+      code: 'INVALID_ARGUMENT',
+      message: /^frame serType must be a string, not undefined/,
+    });
+    assert.throws(() => recorder.ingest(null as never), { code: 'INVALID_ARGUMENT' });
     await recorder.quit();
   });
 

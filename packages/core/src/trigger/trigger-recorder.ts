@@ -8,6 +8,7 @@ import { MAX_WINDOW_MS, resolveTriggerConfig, type TriggerConfig, type TriggerPa
 import type { DumpResult, TriggerEnvironment, TriggerHooks, TriggerStats, TriggerTimers } from './trigger-types.js';
 import { selectUrls, triggerWindow } from './url-rules.js';
 import { UrlStore } from './url-store.js';
+import { refusalOf } from '../writer/frame-admission.js';
 import { SchemaRegistry, type SchemaCallback } from '../writer/schema-registry.js';
 
 const realTimers: TriggerTimers = {
@@ -75,16 +76,18 @@ export class TriggerRecorder {
 
   /**
    * Offers one frame; true when it was kept (false: not running, disabled, too big, busy, or over a cap; counted).
-   * The payload is copied. A frame without a url or bytes is an `INVALID_ARGUMENT`.
+   * The payload is copied. A frame `BagWriter.push` would refuse as malformed (no url, no `Uint8Array` data, a field
+   * of the wrong type) is an `INVALID_ARGUMENT`; a time past 2^53 µs a `LIMIT_REACHED`.
    */
   ingest(frame: Frame): boolean {
     if (!this.running) {
       this.store.drops.notRunning++;
       return false;
     }
-    if (!frame || typeof frame.url !== 'string' || frame.url.length === 0 || !(frame.data instanceof Uint8Array)) {
-      throw new BagError('INVALID_ARGUMENT', 'an ingested frame needs a url and Uint8Array data');
-    }
+    // The writer's own checks, here rather than at the dump, where a frame of the wrong type would be refused long
+    // after it was offered.
+    const refusal = refusalOf(frame, '', false);
+    if (refusal) throw refusal.error;
     const now = this.clock();
     const captureUs = frame.timestamp >= 0 ? frame.timestamp : now;
     return this.store.add(frame, captureUs, now, this.config.busySkipData && this.writing);
