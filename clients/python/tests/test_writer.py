@@ -163,7 +163,23 @@ def test_writer_refuses_bad_input(tmp_path: Path) -> None:
             w.write("", b"1", timestamp=0)
         with pytest.raises(BadRequest):
             w.write("a", object(), timestamp=0)  # type: ignore[arg-type]
-    assert [m.timestamp for m in vlink_bag.open(tmp_path / "x.vcap").read_messages()] == [0]
+        # Before: a label no family has was taken for "unknown" without a word, and a time past 2^64 ns raised
+        # struct.error out of the record encoder.
+        with pytest.raises(BadRequest, match="schema_type must be a family number") as bad_family:
+            w.write("b", b"1", timestamp=0, schema_type="protobuff")
+        assert bad_family.value.code == "INVALID_ARGUMENT"
+        with pytest.raises(BadRequest, match=r"past the largest exact time \(2\^53 − 1 µs\)"):
+            w.write("b", b"1", timestamp=2**53)
+        with pytest.raises(BadRequest, match="past the largest exact time"):
+            w.write("b", b"1", timestamp=2**70)
+        w.write("b", b"1", timestamp=2**53 - 1, ser="raw")
+        # Numbers outside the families are VLink's resolve_type's to guess from the ser (as the TypeScript writer
+        # does); they were stored as they came.
+        w.write("c", b"1", timestamp=1, ser="raw", schema_type=99)
+        w.write("d", b"1", timestamp=2, schema_type="CDR")
+    families = {f["url"]: f["schemaType"] for f in ts_read(tmp_path / "x.vcap")["frames"]}
+    assert families == {"a": 1, "b": 1, "c": 1, "d": 5}
+    assert [m.timestamp for m in vlink_bag.open(tmp_path / "x.vcap").read_messages()] == [0, 2**53 - 1, 1, 2]
 
 
 def test_apollo_record_writer_and_reader(tmp_path: Path) -> None:

@@ -29,6 +29,8 @@ _ACCEPTED = {
     "ros2msg": CDR,
     "ros2idl": CDR,
 }
+#: The labels ``parse_schema_type`` knows, for messages.
+SCHEMA_TYPE_LABELS = frozenset(_ACCEPTED)
 _RAW_SERS = frozenset({"raw", "string", "std::string", "text", "json", "application/json", "text/json"})
 _ACTION_VALUES = {text: i for i, text in enumerate(ACTIONS)}
 

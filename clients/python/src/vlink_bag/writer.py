@@ -20,7 +20,7 @@ from typing import Any
 from .apollo_types import to_file_descriptor_set
 from .errors import BadRequest, VlinkBagError
 from .frames import ACTIONS
-from .model import PROTOBUF, RAW, UNKNOWN, parse_action, parse_schema_type, resolve_schema_type, ser_for_action
+from .model import CDR, PROTOBUF, RAW, SCHEMA_TYPE_LABELS, UNKNOWN, parse_action, parse_schema_type, resolve_schema_type, ser_for_action
 from .times import recording_tz, to_relative_us
 from .vcap_segment import FORMAT_VERSION, VcapSegment, vlink_date
 
@@ -52,6 +52,24 @@ def descriptor_set_of(message_or_class: Any) -> tuple[str, bytes]:
 def _local_tz_minutes(epoch_ms: int) -> int:
     offset = dt.datetime.fromtimestamp(epoch_ms / 1000).astimezone().utcoffset()
     return int(offset.total_seconds() // 60) if offset else 0
+
+
+MAX_EXACT_US = 2**53 - 1
+
+
+def _explicit_family(schema_type: Any) -> int:
+    """The family ``schema_type`` names: a number as VLink's ``resolve_type`` takes it (one outside the enum is no
+    family, guessed from the ser as the TypeScript writer does; it was stored as it came), a label case-insensitively.
+    A label no family has, or another type, is an ``INVALID_ARGUMENT`` (it was taken for "unknown" without a word)."""
+    if schema_type is None or schema_type == "":
+        return UNKNOWN
+    if isinstance(schema_type, int) and not isinstance(schema_type, bool):
+        return schema_type if UNKNOWN < schema_type <= CDR else UNKNOWN
+    if isinstance(schema_type, str):
+        found = parse_schema_type(schema_type)
+        if found != UNKNOWN or schema_type.strip().lower() == "unknown":
+            return found
+    raise BadRequest(f"schema_type must be a family number (0–{CDR}) or one of {sorted(SCHEMA_TYPE_LABELS)}, not {schema_type!r}", code="INVALID_ARGUMENT")
 
 
 class Writer:
@@ -205,6 +223,10 @@ class Writer:
         us = self.elapsed_us() if timestamp is None else to_relative_us(timestamp, name="timestamp", start_us=self.start_ms * 1000, tz=recording_tz(self.timezone), unit=unit)
         if us is None or us < 0:
             raise BadRequest(f"timestamp {timestamp!r} is before the recording start", code="INVALID_ARGUMENT")
+        if us > MAX_EXACT_US:
+            # As the TypeScript writer refuses it: past 2^53 µs no reader holds the time exactly (and past 2^64 ns the
+            # record's field cannot hold it: struct.error).
+            raise BadRequest(f"timestamp {us} µs is past the largest exact time (2^53 − 1 µs)", code="INVALID_ARGUMENT")
         if self.split:
             self._maybe_split(us, len(payload))
         found = self._schemas.get(ser_for_action(ser, act))
@@ -219,7 +241,7 @@ class Writer:
         return us
 
     def _payload(self, url: str, data: Any, ser: str | None, schema_type: int | str | None) -> tuple[bytes, str, int]:
-        family = schema_type if isinstance(schema_type, int) else parse_schema_type(schema_type) if schema_type else UNKNOWN
+        family = _explicit_family(schema_type)
         if isinstance(data, (bytes, bytearray, memoryview)):
             return bytes(data), ser or "", family
         if hasattr(data, "SerializeToString") and hasattr(data, "DESCRIPTOR"):
