@@ -98,3 +98,35 @@ def test_protodesc_with_dependencies_round_trips() -> None:
     assert descriptor_pb2.FileDescriptorProto.FromString(nested[0][2]).name == "google/protobuf/timestamp.proto"
     assert [f.name for f in descriptor_pb2.FileDescriptorSet.FromString(to_file_descriptor_set(desc)).file] == ["google/protobuf/timestamp.proto", "ev.proto"]
     assert vlink_bag.PayloadDecoder([{"name": "ev.Event", "schemaType": 3, "data": to_file_descriptor_set(desc)}]).message_class("ev.Event") is not None
+
+
+def test_record_writer_refuses_what_apollo_would_not_take(tmp_path: Path) -> None:
+    """Before: a string time raised a bare ValueError from int(), a float was truncated without a word, and a
+    write_channel of the wrong types or with bytes that are no descriptor a bare "truncated varint" ValueError."""
+    import numpy as np
+
+    from vlink_bag import BadRequest, RecordWriter
+
+    writer = RecordWriter()
+    assert writer.open(str(tmp_path / "w.vcap"))
+    t0 = 1_700_000_000_000_000_000
+    for wrong, message in (("t", "not str"), (1.5e18, "not float"), (True, "not bool")):
+        with pytest.raises(BadRequest, match=f"time must be an integer of ns since the epoch, {message}") as error:
+            writer.write_message("/a", b"x", wrong)
+        assert error.value.code == "INVALID_ARGUMENT"
+    with pytest.raises(BadRequest, match="write_channel takes a channel name and a type name"):
+        writer.write_channel(5, "T", b"")  # type: ignore[arg-type]
+    with pytest.raises(BadRequest, match="proto_desc must be bytes, not int"):
+        writer.write_channel("/a", "T", 7)  # type: ignore[arg-type]
+    with pytest.raises(BadRequest, match="/a: proto_desc is neither Apollo's ProtoDesc nor a FileDescriptorSet"):
+        writer.write_channel("/a", "T", b"\x0a\xff")
+    assert writer.write_message("/a", b"x", np.int64(t0))  # numpy's integers are times too
+    with pytest.raises(BadRequest, match="before the recording start"):
+        writer.write_message("/a", b"y", t0 - 1)
+    writer.close()
+    bag = vlink_bag.open(tmp_path / "w.vcap")
+    assert [m.message for m in bag.read_messages()] == [b"x"]
+    with pytest.raises(BadRequest, match="decode takes a Message of read_messages\\(\\), not int"):
+        bag.decode(5)  # type: ignore[arg-type]
+    with pytest.raises(BadRequest, match="a bag path is a str or os.PathLike, not int"):
+        vlink_bag.open(5)  # type: ignore[arg-type]

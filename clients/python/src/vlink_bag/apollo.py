@@ -4,17 +4,29 @@ written for Apollo records run on ``.vcap``/``.vdb`` bags. The README's "Apollo 
 
 from __future__ import annotations
 
+import operator
 import os
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from .apollo_types import to_file_descriptor_set
 from .bagbase import BagBase
-from .errors import VlinkBagError
+from .errors import BadRequest, VlinkBagError
 
 __all__ = ["RecordReader", "RecordWriter", "RecordMessage"]
 
 _END = 18446744073709551615  # Apollo's default end_time (uint64 max)
+
+
+def _ns(time: Any) -> int:
+    """Apollo's time, a uint64 of ns: an int (numpy's too). int("t") raised a bare ValueError, and a float was
+    truncated without a word."""
+    try:
+        if not isinstance(time, bool):
+            return operator.index(time)
+    except TypeError:
+        pass
+    raise BadRequest(f"time must be an integer of ns since the epoch, not {type(time).__name__}", code="INVALID_ARGUMENT")
 
 
 class RecordMessage(NamedTuple):
@@ -106,8 +118,17 @@ class RecordWriter:
 
     def write_channel(self, channel_name: str, type_name: str, proto_desc: bytes) -> bool:
         """Declares a channel's type; ``proto_desc`` is Apollo's ``ProtoDesc`` or a ``FileDescriptorSet`` (embedded
-        as the type's schema), or ``b""``."""
-        self._channels[channel_name] = (type_name, to_file_descriptor_set(bytes(proto_desc)) if proto_desc else b"")
+        as the type's schema), or ``b""``. Anything else is a :class:`BadRequest` (it was a bare ``ValueError`` from the
+        descriptor's parser)."""
+        if not isinstance(channel_name, str) or not channel_name or not isinstance(type_name, str):
+            raise BadRequest("write_channel takes a channel name and a type name (str)", code="INVALID_ARGUMENT")
+        if not isinstance(proto_desc, (bytes, bytearray, memoryview)):
+            raise BadRequest(f"proto_desc must be bytes, not {type(proto_desc).__name__}", code="INVALID_ARGUMENT")
+        try:
+            fds = to_file_descriptor_set(bytes(proto_desc)) if proto_desc else b""
+        except ValueError as error:
+            raise BadRequest(f"{channel_name}: proto_desc is neither Apollo's ProtoDesc nor a FileDescriptorSet ({error})", code="INVALID_ARGUMENT") from None
+        self._channels[channel_name] = (type_name, fds)
         if self._writer is not None and proto_desc:
             self._writer.add_schema(type_name, self._channels[channel_name][1])
         return True
@@ -116,6 +137,7 @@ class RecordWriter:
         """Writes a message at ``time`` (absolute ns). ``raw=False``: ``data`` is a protobuf message to serialize."""
         if self._path is None:
             raise VlinkBagError("open() the writer first", code="CLOSED")
+        time = _ns(time)
         if not raw:
             if not self._channels.get(channel_name, ("", b""))[1] and hasattr(data, "DESCRIPTOR"):
                 from .writer import descriptor_set_of
@@ -137,7 +159,7 @@ class RecordWriter:
         type_name = self._channels.get(channel_name, ("", b""))[0]
         start_ns = self._writer.start_ms * 1_000_000
         if int(time) < start_ns:
-            raise VlinkBagError(f"time {time} ns is before the recording start {start_ns} ns", code="INVALID_ARGUMENT")
+            raise BadRequest(f"time {time} ns is before the recording start {start_ns} ns", code="INVALID_ARGUMENT")
         family = 3 if self._channels.get(channel_name, ("", b""))[1] else None
         self._writer.write(channel_name, bytes(data), (int(time) - start_ns) // 1000, ser=type_name, schema_type=family)
         self._counts[channel_name] = self._counts.get(channel_name, 0) + 1

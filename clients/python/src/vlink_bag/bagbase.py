@@ -159,6 +159,8 @@ class BagBase:
 
     def decode(self, message: Message) -> Any:
         """The payload decoded (protobuf message, JSON value, text, CDR as dict); the bytes when it does not decode."""
+        if not isinstance(message, Message):
+            raise BadRequest(f"decode takes a Message of read_messages(), not {type(message).__name__}", code="INVALID_ARGUMENT")
         kind, value, _ = self.decoder.decode(message)
         return message.message if kind is None else value
 

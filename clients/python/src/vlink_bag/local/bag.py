@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bagbase import BagBase
-from ..errors import NotFound, UnsupportedFormat
+from ..errors import BadRequest, NotFound, UnsupportedFormat
 from ..frames import Message
 from .split import SplitRecording
 from .timing import analyze_timing, density
@@ -42,6 +42,8 @@ class LocalBag(BagBase):
     :class:`CorruptBag`."""
 
     def __init__(self, path: str | os.PathLike[str], *, validate_crcs: bool = True) -> None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise BadRequest(f"a bag path is a str or os.PathLike, not {type(path).__name__}", code="INVALID_ARGUMENT")
         self.path = Path(path)
         self.id = str(path)
         self._file = _open_file(self.path, str(path), validate_crcs=validate_crcs)
