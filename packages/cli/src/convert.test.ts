@@ -63,14 +63,19 @@ describe('cat | record --stdin', () => {
     const info = await withReader(out, (r) => r.getInfo());
     assert.equal(info.hasCompleted, true);
     assert.equal(info.messageCount, 1);
-    const [wrongSize, badAction] = await Promise.all([
+    const [wrongSize, badAction, emptyLossUrl] = await Promise.all([
       runCli(['record', '--stdin', tmp.path('bad-size.vdb')], { input: '{"url":"/x","size":3,"data":"AAE="}\n' }),
       runCli(['record', '--stdin', tmp.path('bad-action.vdb')], {
         input: '{"url":"/x","action":"Publish","data":""}\n',
       }),
+      // The writer refuses a loss for no url (INVALID_ARGUMENT): the line is refused where it is read.
+      runCli(['record', '--stdin', tmp.path('bad-loss.vdb')], {
+        input: '{"meta":{"startTimestamp":1700000000000,"losses":{"":0.5}}}\n',
+      }),
     ]);
     assert.match(wrongSize.stderr, /line 1: "size" is 3 but "data" holds 2 bytes/);
     assert.match(badAction.stderr, /line 1: "action" must be one of Pub, Sub/);
+    assert.match(emptyLossUrl.stderr, /line 1: "meta.losses" names an empty url/);
   });
 
   test('record needs a source and refuses to overwrite without -f', SLOW, async () => {

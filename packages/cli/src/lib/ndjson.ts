@@ -174,6 +174,7 @@ function parseMeta(value: unknown): MetaJson {
     if (typeof losses !== 'object' || losses === null) throw new LineError('"meta.losses" must be an object');
     result.losses = {};
     for (const [url, loss] of Object.entries(losses)) {
+      if (url === '') throw new LineError('"meta.losses" names an empty url');
       if (typeof loss !== 'number' || !Number.isFinite(loss))
         throw new LineError(`"meta.losses" of ${url} must be a number`);
       result.losses[url] = loss;

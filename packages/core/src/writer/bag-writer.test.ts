@@ -169,6 +169,21 @@ describe('BagWriter', () => {
     assert.equal(writer.stats().writtenFrames, 1);
   });
 
+  // Before: a string, NaN or null loss was stored as a loss of 0 in a .vcap ("nothing lost") and as unknown in a .vdb.
+  test('setUrlLoss refuses a loss that is not a number, or an empty url (INVALID_ARGUMENT)', async () => {
+    const writer = await BagWriter.create(bag(), { syncMode: true });
+    for (const [url, loss, message] of [
+      ['a', '0.5', /^setUrlLoss: loss must be a ratio \(a number\), got 0\.5/],
+      ['a', Number.NaN, /got NaN/],
+      ['a', null, /got null/],
+      ['', 0.5, /^setUrlLoss: url must be a non-empty string$/],
+    ] as const)
+      assert.throws(() => writer.setUrlLoss(url, loss as never), { code: 'INVALID_ARGUMENT', message });
+    writer.setUrlLoss('a', 0.25);
+    writer.setUrlLoss('a', 7); // VLink's: stored as unknown
+    await writer.close();
+  });
+
   test('await using closes the writer', async () => {
     const path = bag();
     {

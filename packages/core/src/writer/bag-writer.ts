@@ -17,7 +17,12 @@ import type { SourceQueues } from './source-queues.js';
 import { SplitNotifications } from './split-notifications.js';
 import { WorkerEngine } from './worker-engine.js';
 import { engineHostFor } from './writer-engine-host.js';
-import { checkCountArguments, WriterAccounting, type WriterErrorCallback } from './writer-accounting.js';
+import {
+  checkCountArguments,
+  checkLossArguments,
+  WriterAccounting,
+  type WriterErrorCallback,
+} from './writer-accounting.js';
 import type { BagWriterOptions } from './writer-options.js';
 import { WritePluginStage } from './write-plugin-stage.js';
 import { WriteWaiters } from './write-waiters.js';
@@ -276,8 +281,12 @@ export class BagWriter extends EventTarget {
     if (this.engine instanceof WorkerEngine) this.engine.schemasChanged();
   }
 
-  /** Loss ratio of a url in [0, 1] (> 1 is stored as −1, unknown), written when the file closes. */
+  /**
+   * Loss ratio of a url in [0, 1] (> 1 is stored as −1, unknown), written when the file closes. Throws
+   * `INVALID_ARGUMENT` for an empty url or a loss that is not a number (or NaN).
+   */
   setUrlLoss(url: string, loss: number): void {
+    checkLossArguments(url, loss);
     if (!this.quitting) this.engine.setUrlLoss(url, loss);
     this.plugins.setLoss(url, loss);
   }

@@ -112,6 +112,17 @@ export class WriterAccounting {
   }
 }
 
+/**
+ * The checks of `BagWriter.setUrlLoss`'s arguments. A number keeps VLink's meaning (> 1: unknown); anything else was
+ * stored as a loss of 0 in a `.vcap` and as unknown in a `.vdb`.
+ */
+export function checkLossArguments(url: string, loss: number): void {
+  if (typeof url !== 'string' || url.length === 0)
+    throw new BagError('INVALID_ARGUMENT', 'setUrlLoss: url must be a non-empty string');
+  if (typeof loss !== 'number' || Number.isNaN(loss))
+    throw new BagError('INVALID_ARGUMENT', `setUrlLoss: loss must be a ratio (a number), got ${String(loss)}`, { url });
+}
+
 /** The checks of `BagWriter.count`'s arguments (the writer checks that it is still open). */
 export function checkCountArguments(url: string, cause: string, n: number): void {
   if (typeof url !== 'string' || url.length === 0)
