@@ -31,7 +31,14 @@ export { openSourceReader, openUrlReader } from './backend/open-source.js';
 export { UrlIdCache } from './backend/url-id-cache.js';
 export { DEFAULT_MERGE_LIMITS, TimeMerge } from './reader/time-merge.js';
 export type { MergeLimits, MergeSource } from './reader/time-merge.js';
-export { channelFamily, keptFamily, keptSer, schemaKey, urlFamilyOfSer } from './model/url-identity.js';
+export {
+  channelFamily,
+  checkStorableNames,
+  keptFamily,
+  keptSer,
+  schemaKey,
+  urlFamilyOfSer,
+} from './model/url-identity.js';
 export type { UrlPlace } from './model/url-identity.js';
 export {
   bagFolderFacts,

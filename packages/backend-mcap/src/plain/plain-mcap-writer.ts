@@ -8,6 +8,7 @@ import {
   SchemaType,
 } from '@vlink/bag-core';
 import type { Frame, RecordingContext, ResolvedWriterConfig, SchemaData } from '@vlink/bag-core';
+import { checkStorableNames } from '@vlink/bag-core/internal';
 import { zstdLevelFor, type Codecs } from '../codecs.js';
 import { messageEncodingFor, wellKnownSchemaEncoding } from '../encodings/well-known.js';
 import type { Writable } from '../io/writable.js';
@@ -165,6 +166,7 @@ export class PlainMcapWriter {
   }
 
   private openChannel(key: string, frame: Frame, action: ActionType, ser: string): PlainChannel {
+    checkStorableNames(frame.url, ser, { file: this.file, url: frame.url });
     const schema = ser ? this.schemaFor(serForAction(ser, action), frame.schemaType) : undefined;
     const family = resolveSchemaType(
       frame.schemaType,

@@ -28,7 +28,14 @@ import {
   writesZstdChunks,
 } from './vcap-format.js';
 import { writtenHeader } from '../maintenance/vlink-header.js';
-import { channelFamily, keptFamily, keptSer, schemaKey, UrlIdCache } from '@vlink/bag-core/internal';
+import {
+  channelFamily,
+  checkStorableNames,
+  keptFamily,
+  keptSer,
+  schemaKey,
+  UrlIdCache,
+} from '@vlink/bag-core/internal';
 import { ChannelState, UrlChannels, type VcapChannelSummary } from './vcap-channels.js';
 
 export type { VcapChannelSummary } from './vcap-channels.js';
@@ -307,6 +314,7 @@ export class VcapFileWriter {
 
   private openChannel(frame: Frame, action: ActionType, channels: UrlChannels): ChannelState {
     const ser = frame.serType ?? '';
+    checkStorableNames(frame.url, ser, { file: this.file, url: frame.url });
     const kind = urlKindOf(action);
     const { family, schema } = this.resolve(ser, frame.schemaType, action);
     // MCAP's well-known names (`flatbuffer`, `json`, `cdr`, …) and, unlike VLink, a schema and a declared encoding for
@@ -346,6 +354,7 @@ export class VcapFileWriter {
   /** A frame whose (ser, family) differs from the channel's last one: accept, update, or reject. */
   private reconcile(ch: ChannelState, frame: Frame): void {
     const place = { file: this.file, url: ch.url };
+    checkStorableNames(ch.url, frame.serType ?? '', place);
     const nextSer = keptSer(ch.ser, frame.serType ?? '', place);
     const { family, schema } = this.resolve(nextSer, frame.schemaType, ch.action);
     ch.family = keptFamily(ch.family, family, place);

@@ -18,6 +18,7 @@ import {
   type SplitFormat,
   type UrlCounters,
   channelFamily,
+  checkStorableNames,
   keptFamily,
   keptSer,
   UrlIdCache,
@@ -142,6 +143,7 @@ class VcapxFormat implements SplitFormat {
    */
   check(pair: Pair | undefined, frame: Frame, action: ActionType, segment: number, file: string): Frame {
     const inSer = frame.serType ?? '';
+    if (pair === undefined || pair.lastSer !== inSer) checkStorableNames(frame.url, inSer, { file, url: frame.url });
     if (pair === undefined) {
       pair = this.pairFor(frame.url, action);
       pair.ser = inSer;

@@ -15,7 +15,7 @@ import type { SqliteConnection, SqliteStatement } from '../driver/driver.js';
 import type { FileState, FileUrl } from './file-state.js';
 import type { VdbRecording } from './recording.js';
 import * as SQL from './sql.js';
-import { keptFamily, keptSer, schemaKey, urlFamilyOfSer } from '@vlink/bag-core/internal';
+import { checkStorableNames, keptFamily, keptSer, schemaKey, urlFamilyOfSer } from '@vlink/bag-core/internal';
 
 /** How the writer turns a failed statement into its error (rolling back the open batch first). */
 export type WriterFailure = (error: unknown, message: string, url?: string) => BagError;
@@ -50,6 +50,7 @@ export class VdbUrlRegistry {
     const rec0 = fu?.rec ?? this.recording.urls.get(url);
     const inSer = frame.serType;
     const place = { file: this.path, url };
+    checkStorableNames(url, inSer, place);
     const ser = keptSer(rec0 ? rec0.ser : '', inSer, place);
     const type = keptFamily(
       rec0 ? rec0.schemaType : SchemaType.Unknown,

@@ -1,4 +1,5 @@
 import { BagError } from '../errors.js';
+import { storableName } from './url-identity.js';
 
 /*
  * The writer's settings as a caller in plain JavaScript (or a config file) can pass them: each is checked once, when
@@ -10,7 +11,9 @@ import { BagError } from '../errors.js';
 type Rule = (value: unknown) => string | undefined;
 
 const boolean: Rule = (v) => (typeof v === 'boolean' ? undefined : 'must be true or false');
-const string: Rule = (v) => (typeof v === 'string' ? undefined : 'must be a string');
+// Stored as UTF-8 (a header, a split recording's manifest): a lone surrogate would come back as U+FFFD.
+const string: Rule = (v) =>
+  typeof v !== 'string' ? 'must be a string' : storableName(v) === v ? undefined : 'must be well-formed Unicode';
 const number: Rule = (v) => (typeof v === 'number' && Number.isFinite(v) ? undefined : 'must be a finite number');
 const atLeastZero: Rule = (v) =>
   typeof v === 'number' && Number.isFinite(v) && v >= 0 ? undefined : 'must be a number ≥ 0';

@@ -16,6 +16,43 @@ export interface UrlPlace {
   url: string;
 }
 
+/**
+ * Throws `INVALID_ARGUMENT` when a url or ser, met by a writer for the first time, is not well-formed Unicode (it
+ * holds a lone surrogate). Every format stores names as UTF-8, where a lone surrogate becomes U+FFFD: the frames were
+ * stored under another url than the one pushed, and a split recording's manifest (JSON, which escapes the surrogate)
+ * and its segments then disagreed, so the recording did not open. Checked where a backend first meets a url or a
+ * ser, so frames after the first pay nothing.
+ */
+export function checkStorableNames(url: string, ser: string, place: UrlPlace): void {
+  if (!isWellFormed(url))
+    throw new BagError(
+      'INVALID_ARGUMENT',
+      'url is not well-formed Unicode (a lone surrogate): UTF-8 cannot store it',
+      place,
+    );
+  if (!isWellFormed(ser))
+    throw new BagError(
+      'INVALID_ARGUMENT',
+      'ser type is not well-formed Unicode (a lone surrogate): UTF-8 cannot store it',
+      place,
+    );
+}
+
+/** The name as UTF-8 stores it (each lone surrogate as U+FFFD): the key a drop of an ill-formed url is counted under. */
+export function storableName(name: string): string {
+  return isWellFormed(name) ? name : name.replace(LONE_SURROGATES, '\ufffd');
+}
+
+// String.prototype.isWellFormed is ES2024 (Node 20, Bun and Deno have it); the pattern serves where it is missing.
+const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+function isWellFormed(text: string): boolean {
+  const own = (text as { isWellFormed?(): boolean }).isWellFormed;
+  if (own) return own.call(text);
+  LONE_SURROGATES.lastIndex = 0;
+  return !LONE_SURROGATES.test(text);
+}
+
 /** The per-file schema dedupe key: name + 0x1F + family label (format reference §2.5). */
 export function schemaKey(name: string, family: SchemaType): string {
   return `${name}\x1f${schemaTypeLabel(family)}`;

@@ -235,6 +235,43 @@ export function runBackendConformance({ backend, extension, config = {} }: Confo
       );
     });
 
+    // UTF-8 stores a lone surrogate as U+FFFD: the frames were stored under another url, and a split recording whose
+    // manifest (JSON) and segments then named the url differently did not open.
+    test('refuses a url or ser that is not well-formed Unicode (INVALID_ARGUMENT) and keeps the frames around it', async () => {
+      const path = pathFor('surrogate');
+      const writer = await backend.createWriter(path, resolveWriterConfig(config), createTestContext());
+      const frame: Frame = {
+        timestamp: 10,
+        url: 'dds://a',
+        data: patternBytes(8, 1),
+        serType: 'raw',
+        schemaType: SchemaType.Raw,
+        actionType: 5,
+      };
+      writeFrame(writer, frame);
+      for (const wrong of [
+        { url: 'dds://\ud800' },
+        { url: 'dds://b\udc00x' },
+        { url: 'dds://c', serType: 'pb.\ud83d' },
+      ])
+        assert.throws(
+          () => writeFrame(writer, { ...frame, timestamp: 20, ...wrong }),
+          (e: unknown) =>
+            BagError.isInstance(e) && e.code === 'INVALID_ARGUMENT' && /well-formed Unicode/.test(e.message),
+        );
+      writeFrame(writer, { ...frame, timestamp: 30, url: 'dds://😀' });
+      writer.close();
+      const { reader, frames } = await readAll(path);
+      reader.close();
+      assert.deepEqual(
+        frames.map((f) => [f.url, f.timestamp]),
+        [
+          ['dds://a', 10],
+          ['dds://😀', 30],
+        ],
+      );
+    });
+
     test('stores loss ratios', async () => {
       const path = pathFor('loss');
       const writer = await backend.createWriter(path, resolveWriterConfig(config), createTestContext());

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Backend, BackendReader, BackendWriter, CursorQuery, RecordingContext } from '../backend/backend.js';
 import { BagError } from '../errors.js';
 import { countsForFrequency, urlKindOf } from '../model/action-type.js';
+import { checkStorableNames } from '../model/url-identity.js';
 import type { ResolvedWriterConfig } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
 import type { Info, UrlMeta } from '../model/info.js';
@@ -82,8 +83,8 @@ class MemoryWriter implements BackendWriter {
   write(frame: Frame, urlId: number): void {
     const entry = this.urls[urlId] ?? this.enter(frame.url, urlId);
     // A test backend holds core to the id contract: one id per url, never shared (a storage error fails the writer).
-    if (entry.url !== frame.url)
-      throw new BagError('INVALID_ARGUMENT', `url id ${urlId} is ${entry.url}`, { url: frame.url });
+    if (entry.url !== frame.url) throw new BagError('INTERNAL', `url id ${urlId} is ${entry.url}`, { url: frame.url });
+    if (frame.serType !== entry.ser) checkStorableNames(frame.url, frame.serType, { url: frame.url });
     const known = entry.ser;
     if (known && frame.serType && known !== frame.serType)
       throw new BagError('SCHEMA_CONFLICT', 'ser changed', { url: frame.url });
@@ -102,8 +103,9 @@ class MemoryWriter implements BackendWriter {
   }
   private enter(url: string, urlId: number): { url: string; ser: string } {
     const known = this.idOfUrl.get(url);
-    if (known !== undefined) throw new BagError('INVALID_ARGUMENT', `url id ${urlId}, was ${known}`, { url });
-    if (!Number.isInteger(urlId) || urlId < 0) throw new BagError('INVALID_ARGUMENT', `bad url id ${urlId}`, { url });
+    if (known !== undefined) throw new BagError('INTERNAL', `url id ${urlId}, was ${known}`, { url });
+    if (!Number.isInteger(urlId) || urlId < 0) throw new BagError('INTERNAL', `bad url id ${urlId}`, { url });
+    checkStorableNames(url, '', { url });
     this.idOfUrl.set(url, urlId);
     const entry = { url, ser: '' };
     this.urls[urlId] = entry;

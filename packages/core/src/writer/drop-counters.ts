@@ -1,3 +1,5 @@
+import { storableName } from '../model/url-identity.js';
+
 /**
  * Frames that did not reach the file, counted per url and cause: `url → cause → count`. The causes the writer sees are
  * its `DropReason`s (`queueDepth`, `queueMemory`, `schemaConflict`, `limit`, `storageError`, `plugin`, `closed`,
@@ -13,8 +15,11 @@ export class DropCounters {
 
   add(url: string, cause: string, n = 1): void {
     if (!(n > 0)) return;
-    let causes = this.byUrl.get(url);
-    if (!causes) this.byUrl.set(url, (causes = new Map()));
+    // Under the url as the file can store it: a url with a lone surrogate (refused, `checkStorableNames`) is stored
+    // with U+FFFD, and a split recording's manifest and segment must agree on the key.
+    const key = storableName(url);
+    let causes = this.byUrl.get(key);
+    if (!causes) this.byUrl.set(key, (causes = new Map()));
     causes.set(cause, (causes.get(cause) ?? 0) + n);
     this.sum += n;
   }

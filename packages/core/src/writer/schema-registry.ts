@@ -1,7 +1,7 @@
 import { BagError } from '../errors.js';
 import type { SchemaData } from '../model/frame.js';
 import { schemaTypeLabel, type SchemaType } from '../model/schema-type.js';
-import { schemaKey } from '../model/url-identity.js';
+import { schemaKey, storableName } from '../model/url-identity.js';
 
 /** Asked for a schema the recording does not know yet (VLink `SchemaCallback(ser_type, schema_type)`). */
 export type SchemaCallback = (name: string, schemaType: SchemaType) => SchemaData | undefined | null;
@@ -57,6 +57,7 @@ export class SchemaRegistry {
 function schemaProblem(schema: SchemaData): string | undefined {
   if (typeof schema !== 'object' || schema === null) return 'a schema must be an object';
   if (typeof schema.name !== 'string' || schema.name === '') return 'schema name must not be empty';
+  if (storableName(schema.name) !== schema.name) return 'schema name is not well-formed Unicode (a lone surrogate)';
   if (!(schema.data instanceof Uint8Array)) return `schema "${schema.name}": data must be a Uint8Array`;
   if (typeof schema.schemaType !== 'number') return `schema "${schema.name}": schemaType must be a number`;
   if (schema.encoding !== undefined && typeof schema.encoding !== 'string')

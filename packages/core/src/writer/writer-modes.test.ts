@@ -106,6 +106,21 @@ for (const [mode, options] of MODES) {
       );
     });
 
+    test('a url with a lone surrogate is dropped as invalidFrame, counted under the url as UTF-8 stores it', async () => {
+      const path = join(dir, `m${n++}.memjson`);
+      const writer = await BagWriter.create(path, options);
+      writer.push(createFrame({ timestamp: 1, url: 'u', data: new Uint8Array(1) }));
+      writer.push(createFrame({ timestamp: 2, url: 'u\ud800', data: new Uint8Array(1) }));
+      writer.push(createFrame({ timestamp: 3, url: 'u', data: new Uint8Array(1) }));
+      await writer.close();
+      assert.deepEqual(
+        (await readAll(path)).map((f) => f.timestamp),
+        [1, 3],
+      );
+      assert.equal(writer.stats().dropped.invalidFrame, 1);
+      assert.deepEqual(writer.stats().droppedByUrl, { 'u\ufffd': { invalidFrame: 1 } });
+    });
+
     test('pushDurable resolves after the commit', async () => {
       const path = join(dir, `m${n++}.memjson`);
       const writer = await BagWriter.create(path, options);
