@@ -22,6 +22,7 @@ import {
 } from './player-state.js';
 import { runSession } from './session-loop.js';
 import { newSession, type Session } from './session.js';
+import { checkCallback } from '../util/callback-check.js';
 
 export type {
   FinishCallback,
@@ -62,18 +63,23 @@ export class Player {
   }
 
   registerOutputCallback(callback: OutputCallback | undefined): void {
+    checkCallback('the output callback', callback);
     this.state.output = callback;
   }
   registerStatusCallback(callback: StatusCallback | undefined): void {
+    checkCallback('the status callback', callback);
     this.state.onStatus = callback;
   }
   registerReadyCallback(callback: ReadyCallback | undefined): void {
+    checkCallback('the ready callback', callback);
     this.state.onReady = callback;
   }
   registerFinishCallback(callback: FinishCallback | undefined): void {
+    checkCallback('the finish callback', callback);
     this.state.onFinish = callback;
   }
   registerErrorCallback(callback: PlaybackErrorCallback | undefined): void {
+    checkCallback('the error callback', callback);
     this.state.onError = callback;
   }
 

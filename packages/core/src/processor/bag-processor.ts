@@ -4,6 +4,7 @@ import { scheduleSoon } from '../util/schedule.js';
 import { refusalOf } from '../writer/frame-admission.js';
 import { resolveProcessorConfig, type ProcessorConfig } from './processor-config.js';
 import { ReorderQueue, type QueueEntry } from './reorder-queue.js';
+import { checkCallback } from '../util/callback-check.js';
 
 /** Longest a worker turn releases frames back to back before yielding to the event loop (ms). */
 const SLICE_MS = 8;
@@ -44,11 +45,13 @@ export class BagProcessor {
 
   /** Where released frames go; `frame.timestamp` is the output timestamp. Runs outside `push`. */
   registerOutputCallback(callback: ((frame: Frame) => void) | undefined): void {
+    checkCallback('the output callback', callback);
     this.output = callback;
   }
 
   /** A throwing output callback does not stop the processor; the error is reported here and kept. */
   registerErrorCallback(callback: ((error: BagError) => void) | undefined): void {
+    checkCallback('the error callback', callback);
     this.errorCallback = callback;
   }
 

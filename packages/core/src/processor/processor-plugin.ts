@@ -2,6 +2,7 @@ import type { Frame } from '../model/frame.js';
 import { BagPluginInterface } from '../plugins/bag-plugin.js';
 import { BagProcessor } from './bag-processor.js';
 import type { ProcessorConfig } from './processor-config.js';
+import { checkCallback } from '../util/callback-check.js';
 
 /** Picks a frame's data-plane timestamp (µs), e.g. a header stamp decoded from the payload; negative = unknown. */
 export type DataTimestampFn = (frame: Frame) => number;
@@ -23,6 +24,7 @@ export class BagProcessorPlugin extends BagPluginInterface {
     config: Partial<ProcessorConfig> = {},
   ) {
     super();
+    checkCallback('the data timestamp function', dataTimestamp, false);
     this.processor = new BagProcessor(config);
     this.processor.registerOutputCallback((frame) => this.doCallback(frame));
   }

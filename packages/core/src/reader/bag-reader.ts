@@ -28,6 +28,7 @@ import { toCursorQuery, type CursorConfig } from './cursor-config.js';
 import { checkReaderOptions } from './reader-options-check.js';
 import { openFrames } from './frame-stream.js';
 import { ReadUrlMap } from './url-map.js';
+import { checkCallback, checkPlugin } from '../util/callback-check.js';
 
 export interface FramesOptions extends CursorConfig {
   signal?: AbortSignal;
@@ -108,6 +109,7 @@ export class BagReader {
    * for cursors and playback (`filterUrls` then name playback urls); `onRead`, `onReset` and `flush` run in playback.
    */
   bindPluginInterface(plugin: BagPluginInterface | undefined): void {
+    checkPlugin(plugin);
     this.plugin?.detach();
     this.plugin = plugin;
     this.urls = undefined;
@@ -284,6 +286,7 @@ export class BagReader {
    */
   async verify(options: CheckOptions = {}): Promise<CheckReport> {
     this.ensureOpen();
+    checkCallback('onProgress', options.onProgress);
     const quick = options.quick === true;
     if (this.backend.verify)
       return this.backend.verify(quick || !options.onProgress ? { quick } : { quick, onProgress: options.onProgress });

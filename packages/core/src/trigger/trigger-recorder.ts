@@ -10,6 +10,7 @@ import { selectUrls, triggerWindow } from './url-rules.js';
 import { UrlStore } from './url-store.js';
 import { refusalOf } from '../writer/frame-admission.js';
 import { SchemaRegistry, type SchemaCallback } from '../writer/schema-registry.js';
+import { checkCallback, checkHooks } from '../util/callback-check.js';
 
 const realTimers: TriggerTimers = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
@@ -63,6 +64,7 @@ export class TriggerRecorder {
 
   /** Replaces the hooks. */
   registerHooks(hooks: TriggerHooks): void {
+    checkHooks('hooks', hooks);
     this.hooks = hooks;
   }
 
@@ -109,6 +111,7 @@ export class TriggerRecorder {
 
   /** Answers schemas the dumps need and `pushSchema` did not give (as `BagWriter.registerSchemaCallback`). */
   registerSchemaCallback(callback: SchemaCallback | undefined): void {
+    checkCallback('the schema callback', callback);
     this.schemas.setCallback(callback);
   }
 

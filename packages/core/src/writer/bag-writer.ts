@@ -27,6 +27,7 @@ import type { BagWriterOptions } from './writer-options.js';
 import { WritePluginStage } from './write-plugin-stage.js';
 import { WriteWaiters } from './write-waiters.js';
 import type { WriterStats } from './writer-stats.js';
+import { checkCallback } from '../util/callback-check.js';
 
 export { WriterDropEvent, WriterErrorEvent } from './writer-options.js';
 export type { BagWriterOptions } from './writer-options.js';
@@ -277,6 +278,7 @@ export class BagWriter extends EventTarget {
 
   /** Answers schemas the recording does not know yet; runs on this thread, also in worker mode. */
   registerSchemaCallback(callback: SchemaCallback | undefined): void {
+    checkCallback('the schema callback', callback);
     this.schemas.setCallback(callback);
     if (this.engine instanceof WorkerEngine) this.engine.schemasChanged();
   }
@@ -293,11 +295,13 @@ export class BagWriter extends EventTarget {
 
   /** Error callback for storage errors and rejected frames; errors are never swallowed silently. */
   registerErrorCallback(callback: WriterErrorCallback): void {
+    checkCallback('the error callback', callback, false);
     this.accounting.onError(callback);
   }
 
   /** Split callback `(index, file, before)` for split recordings; see format reference §4.3. In worker mode it is a notification. */
   registerSplitCallback(callback: (index: number, file: string) => void, before = false): void {
+    checkCallback('the split callback', callback, false);
     this.splits.register(callback, before);
   }
 

@@ -1,5 +1,6 @@
 import type { Frame } from '../model/frame.js';
 import { type BagPluginInterface, PluginDirection, UrlRemapCache } from '../plugins/bag-plugin.js';
+import { checkPlugin } from '../util/callback-check.js';
 
 /**
  * A writer's write plugin: it sees every accepted frame first (`onWrite`; what it emits is stored as emitted), and
@@ -18,6 +19,7 @@ export class WritePluginStage {
 
   /** Binds `plugin` (undefined unbinds); what it emits goes to `store`. */
   bind(plugin: BagPluginInterface | undefined, store: (frame: Frame) => void): void {
+    checkPlugin(plugin);
     this.plugin?.detach();
     this.plugin = plugin;
     this.remap = plugin ? new UrlRemapCache(plugin) : undefined;
