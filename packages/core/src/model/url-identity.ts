@@ -24,18 +24,19 @@ export interface UrlPlace {
  * ser, so frames after the first pay nothing.
  */
 export function checkStorableNames(url: string, ser: string, place: UrlPlace): void {
-  if (!isWellFormed(url))
-    throw new BagError(
-      'INVALID_ARGUMENT',
-      'url is not well-formed Unicode (a lone surrogate): UTF-8 cannot store it',
-      place,
-    );
-  if (!isWellFormed(ser))
-    throw new BagError(
-      'INVALID_ARGUMENT',
-      'ser type is not well-formed Unicode (a lone surrogate): UTF-8 cannot store it',
-      place,
-    );
+  const error = unstorableNames(url, ser, place);
+  if (error) throw error;
+}
+
+/** What `checkStorableNames` throws, returned instead (undefined when both names can be stored). */
+export function unstorableNames(url: string, ser: string, place: UrlPlace): BagError | undefined {
+  const which = !isWellFormed(url) ? 'url' : !isWellFormed(ser) ? 'ser type' : undefined;
+  if (which === undefined) return undefined;
+  return new BagError(
+    'INVALID_ARGUMENT',
+    `${which} is not well-formed Unicode (a lone surrogate): UTF-8 cannot store it`,
+    place,
+  );
 }
 
 /** The name as UTF-8 stores it (each lone surrogate as U+FFFD): the key a drop of an ill-formed url is counted under. */

@@ -1,5 +1,6 @@
 import { BagError } from '../errors.js';
 import type { Frame } from '../model/frame.js';
+import { unstorableNames } from '../model/url-identity.js';
 import type { SchemaForwarder } from './schema-forwarder.js';
 import type { SourceQueue, SourceQueues } from './source-queues.js';
 import type { DropReason } from './writer-stats.js';
@@ -169,13 +170,23 @@ export class UrlEntries {
   ) {}
 
   private nextString = 0;
+  /** Why `of` last returned undefined. */
+  refusal: BagError | undefined;
 
-  /** The frame's url entry; a url's first frame, or a new (ser, family) pair of it, forwards the schemas first. */
-  of(frame: Frame): UrlEntry {
+  /**
+   * The frame's url entry; a url's first frame, or a new (ser, family) pair of it, forwards the schemas first. A url
+   * or ser UTF-8 cannot store is refused here, on the producer's thread, so that `write()` rejects and `push()`
+   * returns -1 for it as in the other modes (the backend in the worker would drop it only once it came to it):
+   * undefined, with the reason in `refusal`.
+   */
+  of(frame: Frame): UrlEntry | undefined {
     let entry = this.last;
     if (entry === undefined || entry.url !== frame.url) entry = this.byUrl.get(frame.url);
-    if (entry === undefined || entry.serType !== frame.serType || entry.schemaType !== frame.schemaType)
+    if (entry === undefined || entry.serType !== frame.serType || entry.schemaType !== frame.schemaType) {
+      this.refusal = unstorableNames(frame.url, frame.serType, { url: frame.url });
+      if (this.refusal) return undefined;
       entry = this.enter(frame, entry);
+    }
     this.last = entry;
     return entry;
   }

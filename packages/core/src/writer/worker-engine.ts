@@ -121,12 +121,15 @@ export class WorkerEngine implements WriteEngine {
 
   submit(frame: Frame, durable?: Durable, lazy = false): boolean {
     if (this.gone) return this.refuseGone(frame, durable);
-    return this.enqueue(frame, this.urls.of(frame), durable, lazy);
+    const entry = this.urls.of(frame);
+    if (entry === undefined) return this.refuse('invalidFrame', this.urls.refusal!, durable, frame.url);
+    return this.enqueue(frame, entry, durable, lazy);
   }
 
   submitBelowMark(frame: Frame): boolean | undefined {
     if (this.gone) return this.refuseGone(frame, undefined);
     const entry = this.urls.of(frame);
+    if (entry === undefined) return this.refuse('invalidFrame', this.urls.refusal!, undefined, frame.url);
     const size = frame.data.length;
     // One check for the mark and the limits where the cheap figures answer both (issue 20: the producer of an `await
     // write()` loop of 64 B frames used about 10 % less CPU than with the two checks, Node and Bun, per thread).

@@ -110,7 +110,15 @@ for (const [mode, options] of MODES) {
       const path = join(dir, `m${n++}.memjson`);
       const writer = await BagWriter.create(path, options);
       writer.push(createFrame({ timestamp: 1, url: 'u', data: new Uint8Array(1) }));
-      writer.push(createFrame({ timestamp: 2, url: 'u\ud800', data: new Uint8Array(1) }));
+      const lone = createFrame({ timestamp: 2, url: 'u\ud800', data: new Uint8Array(1) });
+      // Refused where the url is first met: on the caller's thread in sync and worker mode, so write() rejects; the
+      // same-thread queue meets it when it writes the frame, after write() resolved.
+      if (mode === 'queue') await writer.write(lone);
+      else
+        await assert.rejects(writer.write(lone), {
+          code: 'INVALID_ARGUMENT',
+          message: /^url is not well-formed Unicode/,
+        });
       writer.push(createFrame({ timestamp: 3, url: 'u', data: new Uint8Array(1) }));
       await writer.close();
       assert.deepEqual(
