@@ -3,9 +3,9 @@ import { storableName } from '../model/url-identity.js';
 /**
  * Frames that did not reach the file, counted per url and cause: `url → cause → count`. The causes the writer sees are
  * its `DropReason`s (`queueDepth`, `queueMemory`, `schemaConflict`, `limit`, `storageError`, `plugin`, `closed`,
- * `emptyUrl`, `invalidFrame`); the table takes any other cause name too, so causes only an application knows can join it. A backend
- * stores the table in the file (`BackendWriter.setCounters`: `.vcap` a `VLinkBagCounters` metadata record, `.vdb` a
- * `VLinkBagCounters` table; format reference §2.13, §5.5) and readers return it as `Info.counters`.
+ * `emptyUrl`, `invalidFrame`); the table takes any other cause name too, so causes only an application knows can join
+ * it. A backend stores the table in the file (`BackendWriter.setCounters`: `.vcap` a `VLinkBagCounters` metadata
+ * record, `.vdb` a `VLinkBagCounters` table; format reference §2.13, §5.5) and readers return it as `Info.counters`.
  */
 export type CounterTable = Record<string, Record<string, number>>;
 
