@@ -2,6 +2,7 @@ import type { BackendWriter } from '../backend/backend.js';
 import type { BagError } from '../errors.js';
 import type { ResolvedWriterConfig } from '../model/config.js';
 import type { Frame, SchemaData } from '../model/frame.js';
+import { unstorableNames } from '../model/url-identity.js';
 import { scheduleSoon } from '../util/schedule.js';
 import type { Durable, EngineHost, WriteEngine, WrittenTally } from './engine.js';
 import { queueFullError, type SharedQueue, type SourceQueue, type SourceQueues } from './source-queues.js';
@@ -40,11 +41,14 @@ export class LocalEngine implements WriteEngine {
   private readonly urlIds = new UrlIds();
   /** The host's tally, in a field of its own: read once per stored frame. */
   private readonly written: WrittenTally;
+  /** The url and ser of the last frame queued, known storable (`submit`). */
+  private storableUrl: string | undefined;
+  private storableSer: string | undefined;
 
   constructor(
     private readonly backend: BackendWriter,
     private readonly host: EngineHost,
-    path: string,
+    private readonly path: string,
     private readonly config: Pick<ResolvedWriterConfig, 'syncMode' | 'maxTaskDepth' | 'maxMemorySize'>,
     /** Per-source limits of the queue mode; sync mode has no queue, so nothing waits in it and they do not apply. */
     private readonly sources: SourceQueues,
@@ -107,6 +111,18 @@ export class LocalEngine implements WriteEngine {
       }
       if (durable) this.commitFor([{ frame, durable }]);
       return true;
+    }
+    // A url or ser UTF-8 cannot store is refused while the producer still hears of it (push() returns -1, write()
+    // rejects), as sync mode and a worker's producer refuse it, not once the frame is written after write() resolved.
+    // Checked again only where the pair differs from the last frame's: two compares for a run of one url.
+    if (frame.url !== this.storableUrl || frame.serType !== this.storableSer) {
+      const unstorable = unstorableNames(frame.url, frame.serType, { file: this.path, url: frame.url });
+      if (unstorable) {
+        durable?.reject(unstorable);
+        return this.drop('invalidFrame', unstorable, false, frame.url);
+      }
+      this.storableUrl = frame.url;
+      this.storableSer = frame.serType;
     }
     const size = frame.data.length;
     const source = this.sources.of(frame.url);

@@ -111,22 +111,27 @@ for (const [mode, options] of MODES) {
       const writer = await BagWriter.create(path, options);
       writer.push(createFrame({ timestamp: 1, url: 'u', data: new Uint8Array(1) }));
       const lone = createFrame({ timestamp: 2, url: 'u\ud800', data: new Uint8Array(1) });
-      // Refused where the url is first met: on the caller's thread in sync and worker mode, so write() rejects; the
-      // same-thread queue meets it when it writes the frame, after write() resolved.
-      if (mode === 'queue') await writer.write(lone);
-      else
-        await assert.rejects(writer.write(lone), {
-          code: 'INVALID_ARGUMENT',
-          message: /^url is not well-formed Unicode/,
-        });
-      writer.push(createFrame({ timestamp: 3, url: 'u', data: new Uint8Array(1) }));
+      // Refused on the caller's thread in every mode, so write() rejects and push() returns -1 (the same-thread queue
+      // once met it only when it wrote the frame, after write() resolved).
+      await assert.rejects(writer.write(lone), {
+        code: 'INVALID_ARGUMENT',
+        message: /^url is not well-formed Unicode/,
+      });
+      assert.equal(writer.push(lone), -1);
+      // A ser is checked too.
+      const loneSer = createFrame({ timestamp: 3, url: 'v', serType: 'raw\udc00', data: new Uint8Array(1) });
+      await assert.rejects(writer.write(loneSer), {
+        code: 'INVALID_ARGUMENT',
+        message: /^ser type is not well-formed Unicode/,
+      });
+      writer.push(createFrame({ timestamp: 4, url: 'u', data: new Uint8Array(1) }));
       await writer.close();
       assert.deepEqual(
         (await readAll(path)).map((f) => f.timestamp),
-        [1, 3],
+        [1, 4],
       );
-      assert.equal(writer.stats().dropped.invalidFrame, 1);
-      assert.deepEqual(writer.stats().droppedByUrl, { 'u\ufffd': { invalidFrame: 1 } });
+      assert.equal(writer.stats().dropped.invalidFrame, 3);
+      assert.deepEqual(writer.stats().droppedByUrl, { 'u\ufffd': { invalidFrame: 2 }, v: { invalidFrame: 1 } });
     });
 
     test('pushDurable resolves after the commit', async () => {
