@@ -10,8 +10,10 @@
 // Each case is timed twice in a row per build: its first run, after the other cases, and a warm run right after it
 // (the steady state of a long recording); each has its own verdict.
 // Files go to /dev/shm where it exists (fsync is free there): what is compared is the code's work, not the disk's.
+// --isolate runs each build's part of every repetition in a child process that loads that build only (see
+// childRepetition: two builds in one process can interfere).
 //
-//   node bench/ab-builds.mjs --base /path/to/other/checkout [--reps 20] [--quick] [--only write:vcap:sync:64,…]
+//   node bench/ab-builds.mjs --base /path/to/other/checkout [--reps 20] [--quick] [--isolate] [--warm 1] [--only write:vcap:sync:64,…]
 //   bun …      deno run -A --node-modules-dir=manual bench/ab-builds.mjs --base …
 // Results: bench/results/ab-builds-<runtime>.json (bench/tmp/ with --only, --quick or under 10 repetitions).
 // Speed = base time / head time (> 1: head is faster).
@@ -36,6 +38,8 @@ const REPS = 2 * Math.ceil(Number(option('--reps') ?? (quick ? 6 : 20)) / 2);
 const runtime = typeof Bun !== 'undefined' ? 'bun' : typeof Deno !== 'undefined' ? 'deno' : 'node';
 const runtimeVersion = runtime === 'bun' ? Bun.version : runtime === 'deno' ? Deno.version.deno : process.versions.node;
 const scale = quick ? 0.25 : 1;
+// Warm runs after each case's first run, timed as their median (--warm N; more of them steady a noisy machine).
+const WARM_RUNS = Math.max(1, Number(option('--warm') ?? 1));
 const SIZES = [
   { size: 64, frames: Math.round(200_000 * scale) },
   { size: 4096, frames: Math.round(20_000 * scale) },
@@ -52,17 +56,20 @@ const median = (xs) => {
 // Each build, and each format of it, gets its own instance of the timed loops (the module loaded under several
 // urls): a call site shared by both builds would see two sets of classes and frame objects, and the JIT would tune it
 // for the mix rather than for either build. One instance per build and format keeps each loop as monomorphic as a
-// user's loop over one bag.
-const bags = {
-  head: await import(pathToFileURL(join(here, '../packages/bag/dist/index.js')).href),
-  base: await import(pathToFileURL(join(resolve(baseDir), 'packages/bag/dist/index.js')).href),
-};
-const works = new Map();
-for (const name of ['head', 'base']) {
-  for (const format of FORMATS) {
-    const url = `${pathToFileURL(join(here, 'lib/ab-work.mjs')).href}?build=${name}&format=${format}`;
-    works.set(`${name}.${format}`, await import(url));
+// user's loop over one bag. Loaded on first use: with --isolate, each child process loads one build only.
+const buildDirs = { head: join(here, '..'), base: resolve(baseDir) };
+const builds = new Map();
+async function buildOf(name) {
+  if (!builds.has(name)) {
+    const bag = await import(pathToFileURL(join(buildDirs[name], 'packages/bag/dist/index.js')).href);
+    const works = {};
+    for (const format of FORMATS)
+      works[format] = await import(
+        `${pathToFileURL(join(here, 'lib/ab-work.mjs')).href}?build=${name}&format=${format}`
+      );
+    builds.set(name, { bag, works });
   }
+  return builds.get(name);
 }
 /** The checkout's commit, marked when its packages have changes not committed (the build is then not the commit's). */
 const commitOf = (dir) => {
@@ -75,7 +82,8 @@ const commitOf = (dir) => {
   }
 };
 
-const root = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'vlink-ab-'));
+// A child process (--isolate) writes into its parent's folder (--files).
+const root = option('--files') ?? mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'vlink-ab-'));
 
 async function timed(fn) {
   const t0 = performance.now();
@@ -103,23 +111,77 @@ const samples = new Map(cases.map((c) => [c, { head: [], base: [] }]));
 // 449cd65's 54.5, and 35.5 ms for its 36.5 with `--no-flush-bytecode`).
 const warmSamples = new Map(cases.map((c) => [c, { head: [], base: [] }]));
 
-for (let rep = 0; rep < REPS; rep++) {
-  const order = rep % 2 === 0 ? ['head', 'base'] : ['base', 'head'];
-  for (const c of cases) {
+/** Runs every case once for each build of `order`, in turn: [first ms, warm ms] per case index and build. */
+async function repetition(order) {
+  const times = cases.map(() => ({}));
+  for (const [index, c] of cases.entries()) {
     for (const name of order) {
-      const bag = bags[name];
-      const work = works.get(`${name}.${c.format}`);
+      const { bag, works } = await buildOf(name);
+      const work = works[c.format];
       const path = join(root, `${name}-${c.size}.${c.format}`);
-      for (const into of [samples, warmSamples]) {
+      const runs = [];
+      for (let run = 0; run < 1 + WARM_RUNS; run++) {
         if (c.op === 'write') {
           rmSync(path, { force: true, recursive: true });
-          into.get(c)[name].push(await timed(() => work.write(bag, path, c.mode, c.frames, c.variants)));
+          runs.push(await timed(() => work.write(bag, path, c.mode, c.frames, c.variants)));
         } else {
           // Each build reads the file it wrote in sync mode (written again when a later repetition replaced it).
           if (!existsSync(path)) await work.write(bag, path, 'sync', c.frames, c.variants);
-          into.get(c)[name].push(await timed(() => work.read(bag, path, c.frames)));
+          runs.push(await timed(() => work.read(bag, path, c.frames)));
         }
       }
+      times[index][name] = [runs[0], median(runs.slice(1))];
+    }
+  }
+  return times;
+}
+
+/**
+ * With --isolate, each build's part of a repetition runs in a child process of the same runtime that loads that build
+ * only (`--child head|base` prints its times as one JSON line): two builds in one process can interfere, as the A/A
+ * check in bench/README.md shows, and then a child per build and repetition is the cleaner comparison.
+ */
+function childRepetition(name) {
+  const runtimeArgs =
+    runtime === 'deno' ? ['run', '-A', '--node-modules-dir=manual'] : runtime === 'node' ? process.execArgv : [];
+  const passed = [
+    '--base',
+    baseDir,
+    '--files',
+    root,
+    ...(only ? ['--only', only.join(',')] : []),
+    ...(quick ? ['--quick'] : []),
+  ];
+  const out = execFileSync(
+    process.execPath,
+    [...runtimeArgs, fileURLToPath(import.meta.url), '--child', name, ...passed],
+    {
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+    },
+  );
+  return JSON.parse(out.trim().split('\n').at(-1));
+}
+
+const child = option('--child');
+if (child) {
+  // A first pass that is not timed: as in one process after the first repetition, each case then comes after the
+  // others with its code compiled, not at the cold start of a process.
+  await repetition([child]);
+  console.log(JSON.stringify(await repetition([child])));
+  process.exit(0);
+}
+const isolate = args.includes('--isolate');
+for (let rep = 0; rep < REPS; rep++) {
+  const order = rep % 2 === 0 ? ['head', 'base'] : ['base', 'head'];
+  const times = isolate ? cases.map(() => ({})) : await repetition(order);
+  if (isolate)
+    for (const name of order)
+      for (const [index, runs] of childRepetition(name).entries()) times[index][name] = runs[name];
+  for (const [index, c] of cases.entries()) {
+    for (const name of order) {
+      samples.get(c)[name].push(times[index][name][0]);
+      warmSamples.get(c)[name].push(times[index][name][1]);
     }
   }
   process.stdout.write(`rep ${rep + 1}/${REPS}\r`);
@@ -188,6 +250,8 @@ const out = {
   date: new Date().toISOString(),
   machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length },
   reps: REPS,
+  isolated: isolate,
+  warmRuns: WARM_RUNS,
   quick,
   head: commitOf(join(here, '..')),
   base: commitOf(resolve(baseDir)),

@@ -18,7 +18,7 @@ function goal(r, which, pick) {
         .join('; ')})`
     : '';
   return {
-    goal: `write and read paths of ${r.head} vs ${r.base}, ${which} (issue 27: a redesign stays within 5 %)`,
+    goal: `write and read paths of ${r.head} vs ${r.base}, ${which}${r.isolated ? ', a process per build' : ''} (issue 27: a redesign stays within 5 %)`,
     target: 'no case slower by more than 5 % (95 % interval)',
     measured: `${resolved.length} of ${all.length} cases within 5 % or faster, ${slower.length} slower${named}, ${all.length - resolved.length - slower.length} not resolved`,
     met: slower.length === 0 && resolved.length === all.length,
@@ -41,7 +41,7 @@ export function summarize(r) {
     tables: [
       {
         section: 'ab-builds',
-        title: `${r.head} (head) against ${r.base} (base), one process, ${r.reps} alternating repetitions, files on ${r.files}; speed = base ms / head ms per pair of repetitions (median, bootstrap 95 % interval)${warm ? '; first run of a case after the others, then a warm run right after it' : ''}`,
+        title: `${r.head} (head) against ${r.base} (base), ${r.isolated ? 'a child process per build and repetition (after an untimed pass)' : 'one process'}, ${r.reps} alternating repetitions, files on ${r.files}; speed = base ms / head ms per pair of repetitions (median, bootstrap 95 % interval)${warm ? `; first run of a case after the others, then ${(r.warmRuns ?? 1) > 1 ? `the median of ${r.warmRuns} warm runs` : 'a warm run'} right after it` : ''}`,
         columns: [
           'case',
           'frames',
