@@ -149,6 +149,8 @@ function childRepetition(name) {
     baseDir,
     '--files',
     root,
+    '--warm',
+    String(WARM_RUNS),
     ...(only ? ['--only', only.join(',')] : []),
     ...(quick ? ['--quick'] : []),
   ];
