@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import {
   copyFileSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -139,6 +141,17 @@ describe('repairBag', () => {
     for await (const f of unchecked.frames()) got.push(`${f.url}@${f.timestamp}:${f.data.length}:${f.data[100]}`);
     unchecked.close();
     assert.equal(got.length, 300);
+  });
+
+  // Before, a directory named like a .vdb got to SQLite and failed with "the repair failed: EISDIR".
+  test('what is no bag file is refused before anything is read or written: missing, a directory', async () => {
+    await assert.rejects(repairBag(join(dir, 'missing.vdb')), { code: 'NOT_FOUND', message: /no such bag file/ });
+    for (const ext of ['.vdb', '.vcap']) {
+      const folder = join(dir, `folder${ext}`);
+      mkdirSync(folder);
+      await assert.rejects(repairBag(folder), { code: 'INVALID_ARGUMENT', message: /is a directory, not a regular/ });
+      assert.deepEqual(readdirSync(folder), []);
+    }
   });
 
   test('a whole .vcap repairs losslessly: every frame, nothing lost', async () => {

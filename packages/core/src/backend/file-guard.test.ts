@@ -56,6 +56,13 @@ describe('guardFile / guardSidecars', () => {
     );
   });
 
+  test('a path that is there but cannot be followed is not called missing (IO_ERROR with the cause)', async () => {
+    const loop = join(root, 'loop.vdb');
+    symlinkSync(loop, loop);
+    await assert.rejects(guardFile(loop), rejectsWith('IO_ERROR', /cannot open the bag file \(ELOOP\)/));
+    await assert.rejects(guardFile(loop, { role: 'segment' }), rejectsWith('CORRUPT_FILE', /cannot open the segment/));
+  });
+
   test('a FIFO is refused without being opened (opening one blocks)', {
     skip: !fifo && 'mkfifo is missing',
   }, async () => {

@@ -24,8 +24,9 @@ function loadFs(): Promise<Fs | undefined> {
 /**
  * Refuses a file a reader must not open: anything but a regular file (opening a FIFO blocks forever, a device reads
  * without end) and, with `confineTo`, a file whose real path (symbolic links resolved) leaves that directory. The
- * bag itself that is missing or outside answers `NOT_FOUND` and a non-regular one `INVALID_ARGUMENT`; a segment or
- * sidecar that is either makes the bag unreadable as stored (`CORRUPT_FILE`).
+ * bag itself that is missing or outside answers `NOT_FOUND`, one that cannot be reached (a symbolic link loop)
+ * `IO_ERROR` and a non-regular one `INVALID_ARGUMENT`; a segment or sidecar that is either makes the bag unreadable
+ * as stored (`CORRUPT_FILE`).
  */
 export async function guardFile(path: string, options: FileGuardOptions = {}): Promise<void> {
   const fs = await loadFs();
@@ -35,10 +36,14 @@ export async function guardFile(path: string, options: FileGuardOptions = {}): P
   try {
     stats = fs.statSync(path);
   } catch (error) {
-    throw new BagError(role === 'bag' ? 'NOT_FOUND' : 'CORRUPT_FILE', `no such ${role} file`, {
-      file: path,
-      cause: error,
-    });
+    // A path that is there but cannot be followed (a symlink loop, no permission) is not called missing.
+    const code = (error as { code?: string }).code;
+    const missing = code === 'ENOENT' || code === 'ENOTDIR';
+    throw new BagError(
+      role === 'bag' ? (missing ? 'NOT_FOUND' : 'IO_ERROR') : 'CORRUPT_FILE',
+      missing ? `no such ${role} file` : `cannot open the ${role} file (${code ?? 'unknown error'})`,
+      { file: path, cause: error },
+    );
   }
   if (!stats.isFile()) {
     throw new BagError(

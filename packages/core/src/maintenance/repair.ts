@@ -1,3 +1,4 @@
+import { guardFile } from '../backend/file-guard.js';
 import { backendFor, extensionOf } from '../backend/registry.js';
 import { BagError } from '../errors.js';
 import { repairFile } from './repair-file.js';
@@ -15,9 +16,13 @@ import { repairFs } from './repair-fs.js';
  */
 export async function repairBag(path: string, options: RepairOptions = {}): Promise<RepairReport> {
   const fs = await repairFs();
-  if (!fs.exists(path)) throw new BagError('NOT_FOUND', 'no such bag', { file: path });
   const ext = extensionOf(path);
-  if (ext.endsWith('x')) return repairSplit(path, options, fs);
+  if (ext.endsWith('x')) {
+    if (!fs.exists(path)) throw new BagError('NOT_FOUND', 'no such bag', { file: path });
+    return repairSplit(path, options, fs);
+  }
+  // A directory, FIFO or device is refused as every reader refuses it, before anything is read or written.
+  await guardFile(path);
   return repairFile(path, options, fs);
 }
 
