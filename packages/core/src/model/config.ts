@@ -142,6 +142,11 @@ export interface ResolvedWriterConfig extends Omit<WriterConfig, 'compress' | 'i
 
 export function resolveWriterConfig(config: Partial<WriterConfig> = {}): ResolvedWriterConfig {
   checkWriterSettings(config);
+  return resolveCheckedWriterConfig(config);
+}
+
+/** `resolveWriterConfig` for settings `checkWriterSettings` passed already (`BagWriter.create` checks them once). */
+export function resolveCheckedWriterConfig(config: Partial<WriterConfig>): ResolvedWriterConfig {
   const merged = { ...DEFAULT_WRITER_CONFIG, ...stripUndefined(config) };
   return {
     ...merged,

@@ -2,7 +2,7 @@ import type { Backend, RecordingContext } from '../backend/backend.js';
 import { backendFor } from '../backend/registry.js';
 import { BagError } from '../errors.js';
 import { checkWriterSettings } from '../model/config-check.js';
-import { resolveWriterConfig, type ResolvedWriterConfig } from '../model/config.js';
+import { resolveCheckedWriterConfig, type ResolvedWriterConfig } from '../model/config.js';
 import type { EngineHost, WriteEngine } from './engine.js';
 import { LocalEngine } from './local-engine.js';
 import type { SchemaRegistry } from './schema-registry.js';
@@ -31,7 +31,8 @@ export async function prepareRecording(path: string, options: BagWriterOptions):
   const { worker, transferPayloads, maxQueueTimeMs, summary, sources: sourceLimits, ...config } = options;
   const sources = new SourceQueues(sourceLimits);
   const backend = backendFor(path, 'write');
-  const resolved = resolveWriterConfig(config);
+  // Every setting was checked above, the engine's own with the config's: resolved without checking them twice.
+  const resolved = resolveCheckedWriterConfig(config);
   const output = await RecordingOutput.prepare(path, summary !== false);
   return { backend, config: resolved, sources, output, options: { worker, transferPayloads, maxQueueTimeMs } };
 }
