@@ -57,10 +57,14 @@ export interface Summary {
 }
 
 /**
- * Reads the footer and the summary section, checking the summary CRC when there is one and that every index points
- * inside the file. Throws `CORRUPT_FILE` for anything missing or inconsistent.
+ * Reads the Footer record and the closing magic at the end of the file (`bytes`: both, as stored): there only when the
+ * writer finished it (a file cut short has neither). Throws `CORRUPT_FILE` when either is missing or damaged.
  */
-export function readSummary(readable: Readable, headerEnd: number, file: string | undefined): Summary {
+export function readFooter(
+  readable: Readable,
+  headerEnd: number,
+  file: string | undefined,
+): { footer: Footer; footerOffset: number; bytes: Uint8Array } {
   const size = readable.size();
   const footerOffset = size - MAGIC.length - FOOTER_RECORD;
   if (footerOffset < headerEnd) throw corrupt('no room for a footer', file, size);
@@ -69,14 +73,21 @@ export function readSummary(readable: Readable, headerEnd: number, file: string 
     throw corrupt('missing trailing magic (truncated or unfinished file)', file, size - MAGIC.length);
   if (tail[0] !== Opcode.Footer) throw corrupt('missing footer record', file, footerOffset);
   const tv = new DataView(tail.buffer);
-  let footer: Footer;
   try {
     const { record, length } = parseRecord(tail, tv, 0, FOOTER_RECORD);
     if (record.type !== 'Footer' || length !== FOOTER_RECORD) throw corrupt('bad footer record', file, footerOffset);
-    footer = record;
+    return { footer: record, footerOffset, bytes: tail };
   } catch (error) {
     throw asBagError(error, file, footerOffset, 'bad footer');
   }
+}
+
+/**
+ * Reads the footer and the summary section, checking the summary CRC when there is one and that every index points
+ * inside the file. Throws `CORRUPT_FILE` for anything missing or inconsistent.
+ */
+export function readSummary(readable: Readable, headerEnd: number, file: string | undefined): Summary {
+  const { footer, footerOffset, bytes: tail } = readFooter(readable, headerEnd, file);
   const summary: Summary = {
     footer,
     footerOffset,

@@ -55,6 +55,12 @@ const REPLAYED: Array<[FuzzFormat, number, number, string]> = [
   ['.vcap', 82, 3313, 'the MCAP profile garbled: the recording read as a foreign MCAP, every frame 1 ms early'],
   ['.vcap', 99, 7632, 'start and summary garbled, a chunk lost: the sidecar unconfirmed, every frame 1 ms early'],
   ['.vcap', 99, 18740, '2,205 zeroed bytes in a file without chunks: the repair kept 85 of 155 readable messages'],
+  [
+    '.vcap',
+    1479,
+    1298,
+    "a chunk copied over the next, its length past a finished file's end: fix kept a message with foreign bytes",
+  ],
   ['.vcapx', 52, 2390, 'a first segment cut inside its header: every later frame got its absolute time'],
   ['.vcapx', 52, 1069, 'the same, cut earlier: a manifest duration the repair then refused as its own (INTERNAL)'],
   [
