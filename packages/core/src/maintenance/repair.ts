@@ -1,3 +1,4 @@
+import { checkBagPath } from '../backend/bag-path.js';
 import { guardFile } from '../backend/file-guard.js';
 import { backendFor, extensionOf } from '../backend/registry.js';
 import { BagError } from '../errors.js';
@@ -15,6 +16,7 @@ import { repairFs } from './repair-fs.js';
  * manifest computed from the repaired segments. The report says what was recovered and lost, per url.
  */
 export async function repairBag(path: string, options: RepairOptions = {}): Promise<RepairReport> {
+  checkBagPath(path);
   const fs = await repairFs();
   const ext = extensionOf(path);
   if (ext.endsWith('x')) {

@@ -1,3 +1,4 @@
+import { checkBagPath } from '../backend/bag-path.js';
 import type { BackendReader, CursorQuery } from '../backend/backend.js';
 import { openByteSource, urlScheme } from '../backend/byte-source.js';
 import { openSourceReader } from '../backend/open-source.js';
@@ -67,8 +68,7 @@ export class BagReader {
   }
 
   static async create(path: string, options: ReaderOptions = {}): Promise<BagReader> {
-    if (typeof path !== 'string' || path.length === 0)
-      throw new BagError('INVALID_ARGUMENT', 'bag path must not be empty');
+    checkBagPath(path);
     checkReaderOptions(options);
     const resolved: ReaderOptions = {
       readOnly: options.readOnly ?? true,

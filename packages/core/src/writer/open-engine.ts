@@ -1,6 +1,6 @@
+import { checkBagPath } from '../backend/bag-path.js';
 import type { Backend, RecordingContext } from '../backend/backend.js';
 import { backendFor } from '../backend/registry.js';
-import { BagError } from '../errors.js';
 import { checkWriterSettings } from '../model/config-check.js';
 import { resolveCheckedWriterConfig, type ResolvedWriterConfig } from '../model/config.js';
 import type { EngineHost, WriteEngine } from './engine.js';
@@ -25,8 +25,7 @@ export interface RecordingSetup {
  * and prepares the output (a url's staging copy): everything that can fail before a file is created.
  */
 export async function prepareRecording(path: string, options: BagWriterOptions): Promise<RecordingSetup> {
-  if (typeof path !== 'string' || path.length === 0)
-    throw new BagError('INVALID_ARGUMENT', 'bag path must not be empty');
+  checkBagPath(path);
   checkWriterSettings(options);
   const { worker, transferPayloads, maxQueueTimeMs, summary, sources: sourceLimits, ...config } = options;
   const sources = new SourceQueues(sourceLimits);
