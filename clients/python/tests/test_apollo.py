@@ -130,3 +130,23 @@ def test_record_writer_refuses_what_apollo_would_not_take(tmp_path: Path) -> Non
         bag.decode(5)  # type: ignore[arg-type]
     with pytest.raises(BadRequest, match="a bag path is a str or os.PathLike, not int"):
         vlink_bag.open(5)  # type: ignore[arg-type]
+
+
+def test_bag_paths_no_file_can_have_are_refused(tmp_path: Path) -> None:
+    """A path with a NUL character (Python's os raised a bare ValueError "embedded null byte", and open() said "no
+    such file" for the name with a space), an empty one, bytes; RecordWriter given a path where Apollo's API takes
+    segmentation sizes (it raised "invalid literal for int()"). Nothing is created."""
+    from vlink_bag import BadRequest, RecordWriter, Writer
+
+    nul = str(tmp_path / "a\0b.vcap")
+    for open_it in (vlink_bag.open, RecordReader, Writer, lambda p: RecordWriter().open(p)):
+        for path, message in ((nul, "must not contain a NUL character"), ("", "must not be empty"), (b"x.vcap", "not bytes")):
+            with pytest.raises(BadRequest, match=message) as error:
+                open_it(path)
+            assert error.value.code == "INVALID_ARGUMENT"
+    for wrong in ("w.vcap", -1, 1.5, None):
+        with pytest.raises(BadRequest, match="file_segmentation_size_kb must be an integer ≥ 0"):
+            RecordWriter(wrong)  # type: ignore[arg-type]
+    with pytest.raises(BadRequest, match="time_sec must be an integer ≥ 0"):
+        RecordWriter().set_intervaltime_fileseg("60")  # type: ignore[arg-type]
+    assert list(tmp_path.iterdir()) == []

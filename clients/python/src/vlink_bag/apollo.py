@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 from .apollo_types import to_file_descriptor_set
 from .bagbase import BagBase
 from .errors import BadRequest, VlinkBagError
+from .paths import bag_path
 
 __all__ = ["RecordReader", "RecordWriter", "RecordMessage"]
 
@@ -27,6 +28,18 @@ def _ns(time: Any) -> int:
     except TypeError:
         pass
     raise BadRequest(f"time must be an integer of ns since the epoch, not {type(time).__name__}", code="INVALID_ARGUMENT")
+
+
+def _count(value: Any, name: str) -> int:
+    """A segmentation size or interval: an integer ≥ 0 (0: none), as Apollo's uint64 settings."""
+    if not isinstance(value, bool):
+        try:
+            number = operator.index(value)
+            if number >= 0:
+                return number
+        except TypeError:
+            pass
+    raise BadRequest(f"{name} must be an integer ≥ 0, not {value!r}", code="INVALID_ARGUMENT")
 
 
 class RecordMessage(NamedTuple):
@@ -97,23 +110,24 @@ class RecordWriter:
     (its ms), so absolute times become VLink's relative µs exactly."""
 
     def __init__(self, file_segmentation_size_kb: int = 0, file_segmentation_interval_sec: int = 0) -> None:
-        self._size_kb = int(file_segmentation_size_kb)
-        self._interval_s = int(file_segmentation_interval_sec)
+        # The path goes to open(): RecordWriter("x.vcap") raised "invalid literal for int()".
+        self._size_kb = _count(file_segmentation_size_kb, "file_segmentation_size_kb")
+        self._interval_s = _count(file_segmentation_interval_sec, "file_segmentation_interval_sec")
         self._path: str | None = None
         self._writer: Any = None
         self._channels: dict[str, tuple[str, bytes]] = {}
         self._counts: dict[str, int] = {}
 
     def open(self, path: str | os.PathLike[str]) -> bool:
-        self._path = os.fspath(path)
+        self._path = str(bag_path(path))
         return True
 
     def set_size_fileseg(self, size_kilobytes: int) -> bool:
-        self._size_kb = int(size_kilobytes)
+        self._size_kb = _count(size_kilobytes, "size_kilobytes")
         return True
 
     def set_intervaltime_fileseg(self, time_sec: int) -> bool:
-        self._interval_s = int(time_sec)
+        self._interval_s = _count(time_sec, "time_sec")
         return True
 
     def write_channel(self, channel_name: str, type_name: str, proto_desc: bytes) -> bool:

@@ -21,6 +21,7 @@ from .apollo_types import to_file_descriptor_set
 from .errors import BadRequest, VlinkBagError
 from .frames import ACTIONS
 from .model import CDR, PROTOBUF, RAW, SCHEMA_TYPE_LABELS, UNKNOWN, parse_action, parse_schema_type, resolve_schema_type, ser_for_action
+from .paths import bag_path
 from .times import recording_tz, to_relative_us
 from .vcap_segment import FORMAT_VERSION, VcapSegment, vlink_date
 
@@ -101,7 +102,7 @@ class Writer:
         segment_size: int | None = None,
         segment_interval: float | dt.timedelta | None = None,
     ) -> None:
-        self.path = Path(path)
+        self.path = bag_path(path)
         ext = self.path.suffix.lower()
         if ext not in (".vcap", ".vcapx"):
             raise BadRequest(f"Writer writes .vcap or .vcapx files, not {self.path.name}", code="UNSUPPORTED_FORMAT")

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ..bagbase import BagBase
-from ..errors import BadRequest, NotFound, UnsupportedFormat
+from ..errors import NotFound, UnsupportedFormat
+from ..paths import bag_path
 from ..frames import Message
 from .split import SplitRecording
 from .timing import analyze_timing, density
@@ -42,9 +43,7 @@ class LocalBag(BagBase):
     :class:`CorruptBag`."""
 
     def __init__(self, path: str | os.PathLike[str], *, validate_crcs: bool = True) -> None:
-        if not isinstance(path, (str, os.PathLike)):
-            raise BadRequest(f"a bag path is a str or os.PathLike, not {type(path).__name__}", code="INVALID_ARGUMENT")
-        self.path = Path(path)
+        self.path = bag_path(path)
         self.id = str(path)
         self._file = _open_file(self.path, str(path), validate_crcs=validate_crcs)
         self._info = None
