@@ -332,6 +332,30 @@ describe('damaged .vcap files', () => {
     );
   });
 
+  test('a VLinkHeader lost whole (its opcode flipped): a tryToFix read says the start is not known', async () => {
+    // Found by fuzzing (`.vcap` seed 1484 #4399): the header read as an unknown record and was skipped, and every
+    // frame came out early by the recording's lead without a word (with its sidecar beside it, the start is taken
+    // from there: that case is replayed in regressions.test.ts).
+    const frames = mixedFrames(120);
+    const bytes = await recordToBytes(frames, { cacheSize: 900, compress: 'zstd' });
+    const damaged = bytes.slice();
+    const at = 8 + 9 + Number(new DataView(damaged.buffer).getBigUint64(9, true)); // the record after the MCAP header
+    assert.equal(damaged[at], 0x0c, 'a Metadata record (the VLinkHeader) follows the MCAP header');
+    damaged[at] = 0x8c;
+    await assert.rejects(openBytes(damaged), isBagError('CORRUPT_FILE'));
+    const reader = await openBytes(damaged, true);
+    try {
+      assert.equal(readFrames(reader).length, frames.length);
+      assert.equal(reader.info().hasCompleted, false);
+      assert.ok(
+        infoProblems(reader.info()).some((p) => /VLinkHeader is lost: the recording start is not known/.test(p)),
+        infoProblems(reader.info()).join('; '),
+      );
+    } finally {
+      reader.close();
+    }
+  });
+
   test('a garbled MCAP profile in a file holding a VLinkHeader: a damaged .vcap, not a foreign MCAP read 1 ms off', async () => {
     // Found by fuzzing (`.vcap` seed 82 #3313): four bytes over "vlin" and the recording read as a foreign MCAP, its
     // start the first message, every frame's time moved.

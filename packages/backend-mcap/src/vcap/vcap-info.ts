@@ -15,16 +15,11 @@ import { sanitizeCounterTable } from '@vlink/bag-core/internal';
 import type { Info, UrlKind, UrlMeta } from '@vlink/bag-core';
 import type { McapFileReader } from '../mcap/mcap-reader.js';
 import { MAGIC } from '../mcap/constants.js';
-import type { Channel, Metadata, Statistics } from '../mcap/records.js';
+import type { Channel, Statistics } from '../mcap/records.js';
 import type { HeaderFallback } from '../maintenance/vlink-header.js';
 import { headerIntact } from './header-crc.js';
-import {
-  CHANNEL_METADATA_PREFIX,
-  COUNTERS_METADATA,
-  HEADER_METADATA,
-  isHeaderMetadata,
-  VLINK_PROFILE,
-} from './vcap-format.js';
+import { headerRecord, missingHeader, renamedHeader, trustedHeader } from './header-recovery.js';
+import { CHANNEL_METADATA_PREFIX, COUNTERS_METADATA, HEADER_METADATA, VLINK_PROFILE } from './vcap-format.js';
 
 /** What frames of one channel carry besides data and time. */
 export interface ChannelTemplate {
@@ -44,18 +39,8 @@ export interface VcapLayout {
   vlink: boolean;
   /** The damaged name the VLinkHeader was found under (see `isHeaderMetadata`), when not its own. */
   headerName?: string;
-}
-
-/** The file's first metadata record when it is a VLinkHeader under a damaged name (undefined when it is not). */
-function renamedHeader(reader: McapFileReader): Metadata | undefined {
-  const first = [...reader.metadataLocations].sort((a, b) => a.offset - b.offset)[0];
-  if (!first) return undefined;
-  try {
-    const record = reader.readMetadata(first);
-    return isHeaderMetadata(record.name, record.metadata) ? record : undefined;
-  } catch {
-    return undefined; // a damaged record is no header
-  }
+  /** Where a tryToFix read took the start from when the file has no VLinkHeader (`missingHeader`). */
+  headerProblem?: string;
 }
 
 const UNKNOWN = 'Unknown';
@@ -69,39 +54,6 @@ export interface DescribeOptions {
    * which lacks the messages the damage took.
    */
   confirmedHeader?: (statistics: Statistics, fromSummary: boolean) => HeaderFallback | undefined;
-}
-
-/**
- * A VLinkHeader whose CRC says it is damaged (see header-crc.ts): without `tryToFix` a typed error, since every frame
- * time counts from its start; with it, the values confirmed from outside the file where there are some (else its own,
- * which may be wrong: the file is then incomplete and `check` says why).
- */
-function trustedHeader(
-  header: ReadonlyMap<string, string>,
-  stats: Statistics,
-  context: {
-    path: string;
-    offset: number | undefined;
-    tryToFix: boolean;
-    options: DescribeOptions;
-    fromSummary: boolean;
-  },
-): ReadonlyMap<string, string> {
-  if (!context.tryToFix)
-    throw new BagError(
-      'CORRUPT_FILE',
-      'VLinkHeader is damaged (its header_crc32 does not match its values): the recording start, and with it every frame time, cannot be trusted (open with tryToFix, or run fix)',
-      { file: context.path, ...(context.offset === undefined ? {} : { offset: context.offset }) },
-    );
-  const confirmed = context.options.confirmedHeader?.(stats, context.fromSummary);
-  if (!confirmed) return header;
-  const repaired = new Map(header);
-  repaired.set('start_timestamp', String(confirmed.startMs));
-  if (confirmed.tag !== undefined) repaired.set('tag', confirmed.tag);
-  if (confirmed.process !== undefined) repaired.set('process', confirmed.process);
-  if (confirmed.timezone !== undefined) repaired.set('timezone', String(confirmed.timezone));
-  if (confirmed.date !== undefined) repaired.set('date', confirmed.date);
-  return repaired;
 }
 
 /**
@@ -152,12 +104,14 @@ export function describeVcap(
   let timezone = 0;
   let startTimestamp: number | undefined;
   let headerName: string | undefined;
+  let headerProblem: string | undefined;
   if (vlink) {
-    let header: ReadonlyMap<string, string> | undefined = reader.metadata(HEADER_METADATA)[0]?.metadata;
+    let header: ReadonlyMap<string, string> | undefined = headerRecord(reader, tryToFix);
     if (!header) {
       complete = false;
       const first = renamedHeader(reader);
       if (first) [headerName, header] = [first.name, first.metadata];
+      else if (tryToFix) ({ header, problem: headerProblem } = missingHeader(reader, stats, options));
     }
     if (header && headerIntact(header) === false && options.verifyCrc !== false) {
       const name = headerName ?? HEADER_METADATA;
@@ -332,6 +286,7 @@ export function describeVcap(
     templates,
     vlink,
     ...(headerName === undefined ? {} : { headerName }),
+    ...(headerProblem === undefined ? {} : { headerProblem }),
   };
 }
 

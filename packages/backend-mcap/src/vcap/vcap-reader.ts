@@ -107,6 +107,7 @@ export class VcapReader implements BackendReader {
           return fallback.confirmed ? fallback : undefined;
         },
       });
+      if (layout.headerProblem !== undefined) problems.push(layout.headerProblem);
       return { mcap, layout, problems };
     } catch (error) {
       readable.close();

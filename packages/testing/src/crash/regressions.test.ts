@@ -61,6 +61,7 @@ const REPLAYED: Array<[FuzzFormat, number, number, string]> = [
     1298,
     "a chunk copied over the next, its length past a finished file's end: fix kept a message with foreign bytes",
   ],
+  ['.vcap', 1484, 4399, 'the VLinkHeader opcode flipped: a tryToFix read moved every frame 1 ms early, as sound'],
   ['.vcapx', 52, 2390, 'a first segment cut inside its header: every later frame got its absolute time'],
   ['.vcapx', 52, 1069, 'the same, cut earlier: a manifest duration the repair then refused as its own (INTERNAL)'],
   [
