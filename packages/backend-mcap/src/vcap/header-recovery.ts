@@ -8,7 +8,8 @@ import type { DescribeOptions } from './vcap-info.js';
 /*
  * A `.vcap`'s VLinkHeader when its record is damaged: every frame time counts from its `start_timestamp`, so a
  * header that cannot be trusted, or none at all, moves every frame. Where a source outside the file (the summary
- * sidecar, a split recording's manifest) confirms the values, they are taken; else the reader says what it guessed.
+ * sidecar, a split recording's manifest) confirms the values, they are taken; else the file reads as incomplete, and
+ * the reader's problems (a lost header) or `check` (a damaged one) say why.
  */
 
 /** The VLinkHeader's values; with `tryToFix`, none where the record the summary points at does not read. */
@@ -16,7 +17,7 @@ export function headerRecord(reader: McapFileReader, tryToFix: boolean): Readonl
   try {
     return reader.metadata(HEADER_METADATA)[0]?.metadata;
   } catch (error) {
-    if (!tryToFix) throw error;
+    if (!tryToFix || !BagError.isInstance(error) || error.code !== 'CORRUPT_FILE') throw error;
     return undefined;
   }
 }

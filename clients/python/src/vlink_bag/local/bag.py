@@ -10,8 +10,8 @@ from typing import Any
 
 from ..bagbase import BagBase
 from ..errors import NotFound, UnsupportedFormat
-from ..paths import bag_path
 from ..frames import Message
+from ..paths import bag_path
 from .split import SplitRecording
 from .timing import analyze_timing, density
 from .vcap import VcapFile
