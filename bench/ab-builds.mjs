@@ -13,7 +13,8 @@
 // --isolate runs each build's part of every repetition in a child process that loads that build only (see
 // childRepetition: two builds in one process can interfere).
 //
-//   node bench/ab-builds.mjs --base /path/to/other/checkout [--reps 20] [--quick] [--isolate] [--warm 1] [--only write:vcap:sync:64,…]
+//   node bench/ab-builds.mjs --base /path/to/other/checkout [--reps 20] [--quick] [--isolate] [--warm 1]
+//                            [--only write:vcap:sync:64,…]
 //   bun …      deno run -A --node-modules-dir=manual bench/ab-builds.mjs --base …
 // Results: bench/results/ab-builds-<runtime>.json (bench/tmp/ with --only, --quick or under 10 repetitions).
 // Speed = base time / head time (> 1: head is faster).
@@ -111,7 +112,10 @@ const samples = new Map(cases.map((c) => [c, { head: [], base: [] }]));
 // 449cd65's 54.5, and 35.5 ms for its 36.5 with `--no-flush-bytecode`).
 const warmSamples = new Map(cases.map((c) => [c, { head: [], base: [] }]));
 
-/** Runs every case once for each build of `order`, in turn: [first ms, warm ms] per case index and build. */
+/**
+ * Runs every case once for each build of `order`, in turn: [first ms, warm ms] per case index and build (warm: the
+ * median of the --warm runs right after the first).
+ */
 async function repetition(order) {
   const times = cases.map(() => ({}));
   for (const [index, c] of cases.entries()) {
@@ -165,6 +169,14 @@ function childRepetition(name) {
   return JSON.parse(out.trim().split('\n').at(-1));
 }
 
+/** `repetition(order)` with each build's part run by `childRepetition`. */
+function isolatedRepetition(order) {
+  const times = cases.map(() => ({}));
+  for (const name of order)
+    for (const [index, runs] of childRepetition(name).entries()) times[index][name] = runs[name];
+  return times;
+}
+
 const child = option('--child');
 if (child) {
   // A first pass that is not timed: as in one process after the first repetition, each case then comes after the
@@ -176,10 +188,7 @@ if (child) {
 const isolate = args.includes('--isolate');
 for (let rep = 0; rep < REPS; rep++) {
   const order = rep % 2 === 0 ? ['head', 'base'] : ['base', 'head'];
-  const times = isolate ? cases.map(() => ({})) : await repetition(order);
-  if (isolate)
-    for (const name of order)
-      for (const [index, runs] of childRepetition(name).entries()) times[index][name] = runs[name];
+  const times = isolate ? isolatedRepetition(order) : await repetition(order);
   for (const [index, c] of cases.entries()) {
     for (const name of order) {
       samples.get(c)[name].push(times[index][name][0]);

@@ -24,8 +24,8 @@ export interface StorageLoopOptions {
  * How frames reach a `BackendWriter`, wherever it runs: on the producer's thread (`LocalEngine`) or in the writer
  * worker (`writer-worker/writer-service.ts`). One rule for both: a write that fails with `SCHEMA_CONFLICT`,
  * `LIMIT_REACHED` or `INVALID_ARGUMENT` drops that frame only; any other failure is a storage error, which fails the
- * writer, and every frame after it is dropped for the same reason. Durable pushes resolve on a successful commit only. The engines keep
- * what differs between them: where frames wait, how outcomes are reported, and the acks.
+ * writer, and every frame after it is dropped for the same reason. Durable pushes resolve on a successful commit only.
+ * The engines keep what differs between them: where frames wait, how outcomes are reported, and the acks.
  */
 export class StorageLoop {
   /** The storage error that failed the writer; undefined while it works. */
