@@ -9,6 +9,8 @@ import type { Writable } from '../io/writable.js';
 import { crc32 } from './crc32.js';
 import { McapFileReader } from './mcap-reader.js';
 import { McapWriter, type McapWriterOptions } from './mcap-writer.js';
+import { MAX_LOG_OFFSET_US } from './message-times.js';
+import { mcapStream } from '../vcap/vcap.test.helper.js';
 
 /** A writable with only the required methods: the writer must fall back to copying big payloads. */
 class PlainWritable implements Writable {
@@ -99,6 +101,65 @@ describe('McapWriter', () => {
       got,
       messages.map(([c, t, d]) => [c + 1, 1_773_712_800_123_000_000n + BigInt(t), d.length]),
     );
+  });
+
+  test('log and publish times are exact for every time base, offsets across 2^31 ns and to the last exact one', async () => {
+    // The writer biases offsets by 2^32 inside (mcap-writer.ts): bases below and at 2^32 and the largest offsets are
+    // where a slip would show. Read back by @mcap/core, chunked and not, with and without compression.
+    const lastNs = MAX_LOG_OFFSET_US * 1000;
+    const offsets = [0, 8000, 2 ** 31 - 1000, 2 ** 31 + 1000, 2 ** 32 - 1000, 2 ** 32, 2 ** 32 + 1000, 1e15, lastNs];
+    const bases = [0n, 1_000n, 2n ** 32n - 1_000_000n, 2n ** 32n, 1_773_712_800_123_000_000n];
+    for (const timeBase of bases) {
+      for (const options of [{}, { chunkSize: 0 }, { compression: 'zstd' }] as Array<Partial<McapWriterOptions>>) {
+        const writable = new MemoryWritable();
+        const w = new McapWriter({
+          writable,
+          codecs: await loadCodecs(),
+          profile: 'p',
+          library: 'l',
+          chunkSize: 4096,
+          compression: '',
+          compressionLevel: 1,
+          chunkCrc: true,
+          timeBase,
+          ...options,
+        });
+        w.start();
+        const c = w.addChannel('/t', '', 0);
+        const expected: Array<[bigint, bigint]> = [];
+        offsets.forEach((ns, i) => {
+          // Publish: the log time, an offset before it (before the base too where the base allows), or a bigint.
+          const publish = i % 3 === 0 ? undefined : i % 3 === 1 ? -Math.min(Number(timeBase), 5e8) : 7n;
+          w.addMessage(c, i + 1, ns, patternBytes(8, i), publish);
+          const log = timeBase + BigInt(ns);
+          expected.push([
+            log,
+            publish === undefined ? log : typeof publish === 'bigint' ? publish : timeBase + BigInt(publish),
+          ]);
+        });
+        w.end();
+        const records = await mcapStream(writable.bytes());
+        const messages = records.filter((r) => r.type === 'Message');
+        const label = `base ${timeBase}, ${JSON.stringify(options)}`;
+        assert.deepEqual(
+          messages.map((m) => [m.logTime, m.publishTime]),
+          expected,
+          label,
+        );
+        const statistics = records.find((r) => r.type === 'Statistics');
+        assert.equal(statistics?.messageStartTime, timeBase, label);
+        assert.equal(statistics?.messageEndTime, timeBase + BigInt(lastNs), label);
+        for (const index of records.filter((r) => r.type === 'ChunkIndex')) {
+          assert.ok(index.messageStartTime >= timeBase && index.messageEndTime <= timeBase + BigInt(lastNs), label);
+        }
+        const reader = McapFileReader.open(new MemoryReadable(writable.bytes()), { codecs: await loadCodecs() });
+        assert.deepEqual(
+          [...reader.messages()].map((m) => m.logTime),
+          expected.map(([log]) => log),
+          label,
+        );
+      }
+    }
   });
 
   test('chunks close at chunkSize; flush() empties the open chunk; pendingAgeMs tracks it', async () => {

@@ -15,6 +15,15 @@ import {
 import type { AttachmentIndex, MetadataIndex } from './records.js';
 import { writeFileTail } from './summary-writer.js';
 
+/**
+ * Added to every time offset inside the writer and taken off the time base, so an offset is never a small integer.
+ * JavaScriptCore (Bun) compiles a function for the number kind it has seen: the offsets of a recording's first 2.1 s
+ * fit an int32, the later ones are doubles, so each writer's first frames and its crossing made the chunk builder's
+ * optimized code exit and be compiled again, hundreds of exits per writer (hand-measured, 2026-12-07). A multiple of
+ * 8, so offsets stay exact (message-times.ts).
+ */
+const OFFSET_BIAS = 2 ** 32;
+
 export interface McapWriterOptions {
   writable: Writable;
   codecs: Codecs;
@@ -128,7 +137,8 @@ export class McapWriter {
     this.direct = options.directWriteThreshold ?? 64 * 1024;
     if (options.timeBase < 0n || options.timeBase >= 1n << 63n)
       throw new BagError('INVALID_ARGUMENT', 'time base out of range');
-    this.baseHi = Number(options.timeBase >> 32n);
+    // The base less the bias: the low half is the same, the high one 1 less (-1 for a base below 2^32: setTime adds).
+    this.baseHi = Number(options.timeBase >> 32n) - 1;
     this.baseLo = Number(options.timeBase & 0xffffffffn);
     this.chunk = new ChunkBuilder(
       this.chunking ? Math.min(Math.max(options.chunkSize + 1024, 64 * 1024), 64 * 1024 * 1024) : 1024,
@@ -195,9 +205,10 @@ export class McapWriter {
   }
 
   /**
-   * Adds one message. `timeNs` (log time) is an offset from `timeBase` in ns (an integer, |value| < 2^53).
-   * `publishNs` defaults to the log time: a number is an offset from `timeBase` like `timeNs` (may be negative, |n| <
-   * 2^53), a bigint an absolute time in ns (for publish times far from the recording, e.g. a zero ROS header stamp).
+   * Adds one message. `timeNs` (log time) is an offset from `timeBase` in ns: whole µs (a multiple of 8, so exact with
+   * the bias), at most `MAX_LOG_OFFSET_US` µs (message-times.ts). `publishNs` defaults to the log time: a number is an
+   * offset from `timeBase` like `timeNs` (may be negative, |n| < 2^52), a bigint an absolute time in ns (for publish
+   * times far from the recording, e.g. a zero ROS header stamp).
    * The payload is copied or written before this returns: the caller may reuse it afterwards.
    */
   addMessage(
@@ -207,27 +218,29 @@ export class McapWriter {
     data: Uint8Array,
     publishNs: number | bigint = timeNs,
   ): void {
+    const logRel = timeNs + OFFSET_BIAS;
+    const publishRel = typeof publishNs === 'number' ? publishNs + OFFSET_BIAS : publishNs;
     const ch = this.channels[channelId - 1];
     if (!ch) throw new BagError('INTERNAL', `unknown channel id ${channelId}`);
     if (this.ended) throw new BagError('CLOSED', 'writer is closed', { file: this.opts.file });
     if (!ch.written) this.writeChannelRecord(ch);
-    if (this.messageCount === 0) this.startRel = this.endRel = timeNs;
-    else if (timeNs < this.startRel) this.startRel = timeNs;
-    else if (timeNs > this.endRel) this.endRel = timeNs;
+    if (this.messageCount === 0) this.startRel = this.endRel = logRel;
+    else if (logRel < this.startRel) this.startRel = logRel;
+    else if (logRel > this.endRel) this.endRel = logRel;
     this.messageCount++;
     ch.count++;
 
     const size = data.length;
     if (!this.chunking) {
       this.data.markOut();
-      encodeMessageHeader(this.data.out, this.baseHi, this.baseLo, channelId, sequence, timeNs, size, publishNs);
+      encodeMessageHeader(this.data.out, this.baseHi, this.baseLo, channelId, sequence, logRel, size, publishRel);
       this.data.appendLoose(data, size >= this.direct);
       return;
     }
 
     const chunk = this.chunk;
     if (!chunk.isOpen) chunk.open();
-    const full = chunk.addMessage(channelId, sequence, timeNs, size, publishNs, this.opts.chunkSize);
+    const full = chunk.addMessage(channelId, sequence, logRel, size, publishRel, this.opts.chunkSize);
     if (size >= this.direct && this.data.canSpill) this.data.spill(chunk, data);
     else chunk.records.raw(data);
     if (full) this.data.closeChunk(chunk);
@@ -329,8 +342,9 @@ export class McapWriter {
     };
   }
 
+  /** The absolute time of an offset of this writer (one with the bias). */
   private absTime(rel: number): bigint {
-    return this.opts.timeBase + BigInt(rel);
+    return this.opts.timeBase + BigInt(rel - OFFSET_BIAS);
   }
 
   private writeChannelRecord(ch: ChannelSlot): void {
