@@ -23,11 +23,8 @@ class PlainWritable implements Writable {
   bytes = () => this.inner.bytes();
 }
 
-async function build(
-  writable: Writable,
-  options: Partial<McapWriterOptions>,
-  messages: Array<[channel: number, timeNs: number, data: Uint8Array]>,
-) {
+/** A started writer: 4 KiB uncompressed chunks with CRCs, a time base in 2026, unless `options` say otherwise. */
+async function startWriter(writable: Writable, options: Partial<McapWriterOptions>): Promise<McapWriter> {
   const w = new McapWriter({
     writable,
     codecs: await loadCodecs(),
@@ -41,6 +38,15 @@ async function build(
     ...options,
   });
   w.start();
+  return w;
+}
+
+async function build(
+  writable: Writable,
+  options: Partial<McapWriterOptions>,
+  messages: Array<[channel: number, timeNs: number, data: Uint8Array]>,
+) {
+  const w = await startWriter(writable, options);
   const s = w.addSchema('S', 'protobuf', patternBytes(10, 1));
   const a = w.addChannel('/a', 'protobuf', s);
   const b = w.addChannel('/b', '', 0);
@@ -112,19 +118,7 @@ describe('McapWriter', () => {
     for (const timeBase of bases) {
       for (const options of [{}, { chunkSize: 0 }, { compression: 'zstd' }] as Array<Partial<McapWriterOptions>>) {
         const writable = new MemoryWritable();
-        const w = new McapWriter({
-          writable,
-          codecs: await loadCodecs(),
-          profile: 'p',
-          library: 'l',
-          chunkSize: 4096,
-          compression: '',
-          compressionLevel: 1,
-          chunkCrc: true,
-          timeBase,
-          ...options,
-        });
-        w.start();
+        const w = await startWriter(writable, { timeBase, ...options });
         const c = w.addChannel('/t', '', 0);
         const expected: Array<[bigint, bigint]> = [];
         offsets.forEach((ns, i) => {
