@@ -11,7 +11,9 @@
 // (the steady state of a long recording); each has its own verdict.
 // Files go to /dev/shm where it exists (fsync is free there): what is compared is the code's work, not the disk's.
 // --isolate runs each build's part of every repetition in a child process that loads that build only (see
-// childRepetition: two builds in one process can interfere).
+// childRepetition: two builds in one process can interfere). Processes differ among themselves far more than 5 % on
+// a VM (lib/process-speed.mjs), so each child also times a fixed memory-copy loop, and the verdict is given a second
+// time at equal copy speed (lib/ab-stats.mjs, adjustedSpeed).
 //
 //   node bench/ab-builds.mjs --base /path/to/other/checkout [--reps 20] [--quick] [--isolate] [--warm 1]
 //                            [--only write:vcap:sync:64,…]
@@ -23,7 +25,9 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execFileSync } from 'node:child_process';
+import { adjustedSpeed, median, pairedSpeed, verdictOf } from './lib/ab-stats.mjs';
 import { payload } from './lib/payload.mjs';
+import { processSpeed } from './lib/process-speed.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -49,10 +53,6 @@ const SIZES = [
 const FORMATS = ['vcap', 'vdb'];
 const MODES = ['sync', 'worker'];
 const round = (x, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 // Each build, and each format of it, gets its own instance of the timed loops (the module loaded under several
 // urls): a call site shared by both builds would see two sets of classes and frame objects, and the JIT would tune it
@@ -111,6 +111,8 @@ const samples = new Map(cases.map((c) => [c, { head: [], base: [] }]));
 // compiling and optimizing it again (Node 20, full run, 2026-12-05: the sync `.vcap` write of 64 B took 62.6 ms for
 // 449cd65's 54.5, and 35.5 ms for its 36.5 with `--no-flush-bytecode`).
 const warmSamples = new Map(cases.map((c) => [c, { head: [], base: [] }]));
+// With --isolate: each child's memory-copy time (lib/process-speed.mjs), per build, in the order of the samples.
+const copyMs = { head: [], base: [] };
 
 /**
  * Runs every case once for each build of `order`, in turn: [first ms, warm ms] per case index and build (warm: the
@@ -169,20 +171,30 @@ function childRepetition(name) {
   return JSON.parse(out.trim().split('\n').at(-1));
 }
 
-/** `repetition(order)` with each build's part run by `childRepetition`. */
+/** `repetition(order)` with each build's part run by `childRepetition`; records each child's copy time. */
 function isolatedRepetition(order) {
   const times = cases.map(() => ({}));
-  for (const name of order)
-    for (const [index, runs] of childRepetition(name).entries()) times[index][name] = runs[name];
+  for (const name of order) {
+    const child = childRepetition(name);
+    copyMs[name].push(child.copyMs);
+    for (const [index, runs] of child.times.entries()) times[index][name] = runs[name];
+  }
   return times;
 }
 
 const child = option('--child');
 if (child) {
+  // The files the read cases read are written again by each child: kept from one child to the next, a file's pages
+  // would stay where they first landed for the whole run, one build's in fast memory and the other's perhaps in slow
+  // (an A/A run read one copy 6–10 % slower than the other, 2026-12-07, Bun, cursor reads of 4 KiB frames).
+  for (const c of cases) if (c.op === 'read') rmSync(join(root, `${child}-${c.size}.${c.format}`), { force: true });
   // A first pass that is not timed: as in one process after the first repetition, each case then comes after the
   // others with its code compiled, not at the cold start of a process.
   await repetition([child]);
-  console.log(JSON.stringify(await repetition([child])));
+  // The process's memory state, timed on both sides of the timed pass (it rarely changes within a process).
+  const before = processSpeed();
+  const times = await repetition([child]);
+  console.log(JSON.stringify({ copyMs: Math.sqrt(before * processSpeed()), times }));
   process.exit(0);
 }
 const isolate = args.includes('--isolate');
@@ -200,57 +212,42 @@ for (let rep = 0; rep < REPS; rep++) {
 rmSync(root, { recursive: true, force: true });
 
 /**
- * Speed (base ms / head ms) per pair of repetitions, one with head first and one with base first, as the geometric
- * mean of the two ratios: whatever running first or second costs cancels out within the pair. Returns the median of
- * those and its bootstrap 95 % interval.
+ * Medians, speed and verdict of one case's samples; with --isolate also the speed adjusted for each process's copy
+ * speed (`adjusted`, see adjustedSpeed).
  */
-function speed(head, base) {
-  const ratios = [];
-  for (let i = 0; i + 1 < head.length; i += 2)
-    ratios.push(Math.sqrt((base[i] / head[i]) * (base[i + 1] / head[i + 1])));
-  const boot = [];
-  let seed = 12345;
-  const rand = () => {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-    return seed / 0x80000000;
-  };
-  for (let b = 0; b < 2000; b++) boot.push(median(ratios.map(() => ratios[Math.floor(rand() * ratios.length)])));
-  boot.sort((a, b) => a - b);
-  return {
-    median: median(ratios),
-    low: boot[Math.floor(0.025 * boot.length)],
-    high: boot[Math.floor(0.975 * boot.length)],
-  };
-}
-
-/** Medians, speed and verdict of one case's samples. */
 function compare({ head, base }) {
-  const s = speed(head, base);
-  // Within 5 % or better: the interval's low end is at least 0.95 (a slower head would have shown below it).
-  const verdict =
-    REPS < 10
-      ? 'too few repetitions'
-      : s.low >= 0.95
-        ? 'within 5 % or better'
-        : s.high < 0.95
-          ? 'slower by more than 5 %'
-          : 'not resolved';
+  const s = pairedSpeed(head, base);
+  const enough = REPS >= 10;
+  const adjusted = isolate ? adjustedSpeed(head, base, copyMs) : undefined;
   return {
     headMs: round(median(head), 2),
     baseMs: round(median(base), 2),
     speed: round(s.median),
     speed95: [round(s.low), round(s.high)],
-    verdict,
+    verdict: verdictOf(s, enough),
+    ...(adjusted && {
+      adjusted: {
+        speed: round(adjusted.median),
+        speed95: [round(adjusted.low), round(adjusted.high)],
+        slope: round(adjusted.slope, 2),
+        verdict: verdictOf(adjusted, enough),
+      },
+    }),
   };
 }
+const interval = (x) => `${round(x.speed, 2)} [${round(x.speed95[0], 2)}, ${round(x.speed95[1], 2)}] ${x.verdict}`;
 const line = (r) =>
-  `head ${round(r.headMs, 1)} ms, base ${round(r.baseMs, 1)} ms, speed ${round(r.speed, 2)} [${round(r.speed95[0], 2)}, ${round(r.speed95[1], 2)}] ${r.verdict}`;
+  `head ${round(r.headMs, 1)} ms, base ${round(r.baseMs, 1)} ms, speed ${interval(r)}` +
+  (r.adjusted ? `, at equal copy speed ${interval(r.adjusted)} (slope ${r.adjusted.slope})` : '');
 
 const results = [];
 for (const c of cases) {
   const first = compare(samples.get(c));
   const warm = compare(warmSamples.get(c));
-  results.push({ op: c.op, format: c.format, mode: c.mode, size: c.size, frames: c.frames, ...first, warm });
+  // Every repetition's ms, so a reader can redo the analysis (in repetition order; with --isolate, as copyMs).
+  const ms = ({ head, base }) => ({ head: head.map((x) => round(x, 2)), base: base.map((x) => round(x, 2)) });
+  const times = { first: ms(samples.get(c)), warm: ms(warmSamples.get(c)) };
+  results.push({ op: c.op, format: c.format, mode: c.mode, size: c.size, frames: c.frames, ...first, warm, times });
   console.log(`${c.op} ${c.format} ${c.mode} ${c.size} B × ${c.frames}: ${line(first)}; warm: ${line(warm)}`);
 }
 
@@ -267,6 +264,7 @@ const out = {
   head: commitOf(join(here, '..')),
   base: commitOf(resolve(baseDir)),
   files: root.startsWith('/dev/shm') ? '/dev/shm' : 'tmpdir',
+  ...(isolate && { copyMs: { head: copyMs.head.map((x) => round(x, 1)), base: copyMs.base.map((x) => round(x, 1)) } }),
   results,
 };
 // A run of some cases (--only), of quick sizes or of too few repetitions does not replace the committed results.
