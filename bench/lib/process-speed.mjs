@@ -1,11 +1,12 @@
 // How fast the current process copies memory, as a covariate for bench/ab-builds.mjs.
 //
 // On this project's 2-vCPU VM a process settles for its whole life in a fast or a slow state for memory-bound loops,
-// whatever runs in it (2026-12-07: the loop below took 25–30 ms in some processes and 50–56 ms in others, on Node and
-// Bun alike; a C memcpy loop varied 7–12 ms by process; a loop of arithmetic alone did not vary). The same process's
-// 200k-frame `.vcap` write followed it (Bun: about 50 ms beside a fast loop, 85–95 beside a slow one), so the spread
-// between two builds' processes is mostly this state, not the builds. Timing this loop in every child process lets
-// the harness compare the builds at the same state (see `adjustedSpeed` in ab-builds.mjs).
+// whatever runs in it (2026-12-07: the loop below, run twice as long, took 25–30 ms in some processes and 50–56 ms in
+// others, on Node and Bun alike; it takes 11–12 and 18–23 ms as it is; a C memcpy loop varied 7–12 ms by process; a
+// loop of arithmetic alone did not vary). The same process's 200k-frame `.vcap` write followed it (Bun: about 50 ms
+// beside a fast loop, 85–95 beside a slow one), so much of the spread between two builds' processes is this state, not
+// the builds. Timing this loop in every child process lets the harness compare the builds at the same state
+// (`adjustedSpeed` in ab-stats.mjs).
 
 const SOURCES = Array.from({ length: 8 }, (_, i) => new Uint8Array(64).fill(i + 1));
 const TARGET = new Uint8Array(4 << 20);
