@@ -25,7 +25,8 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execFileSync } from 'node:child_process';
-import { adjustedSpeed, median, pairedSpeed, verdictOf } from './lib/ab-stats.mjs';
+import { adjustedSpeed, pairedSpeed, verdictOf } from './lib/ab-stats.mjs';
+import { median } from './lib/format.mjs';
 import { payload } from './lib/payload.mjs';
 import { processSpeed } from './lib/process-speed.mjs';
 
@@ -240,12 +241,12 @@ const line = (r) =>
   `head ${round(r.headMs, 1)} ms, base ${round(r.baseMs, 1)} ms, speed ${interval(r)}` +
   (r.adjusted ? `, at equal copy speed ${interval(r.adjusted)} (slope ${r.adjusted.slope})` : '');
 
+// Every repetition's ms, so a reader can redo the analysis (in repetition order; with --isolate, as copyMs).
+const ms = ({ head, base }) => ({ head: head.map((x) => round(x, 2)), base: base.map((x) => round(x, 2)) });
 const results = [];
 for (const c of cases) {
   const first = compare(samples.get(c));
   const warm = compare(warmSamples.get(c));
-  // Every repetition's ms, so a reader can redo the analysis (in repetition order; with --isolate, as copyMs).
-  const ms = ({ head, base }) => ({ head: head.map((x) => round(x, 2)), base: base.map((x) => round(x, 2)) });
   const times = { first: ms(samples.get(c)), warm: ms(warmSamples.get(c)) };
   results.push({ op: c.op, format: c.format, mode: c.mode, size: c.size, frames: c.frames, ...first, warm, times });
   console.log(`${c.op} ${c.format} ${c.mode} ${c.size} B × ${c.frames}: ${line(first)}; warm: ${line(warm)}`);
@@ -264,7 +265,7 @@ const out = {
   head: commitOf(join(here, '..')),
   base: commitOf(resolve(baseDir)),
   files: root.startsWith('/dev/shm') ? '/dev/shm' : 'tmpdir',
-  ...(isolate && { copyMs: { head: copyMs.head.map((x) => round(x, 1)), base: copyMs.base.map((x) => round(x, 1)) } }),
+  ...(isolate && { copyMs: ms(copyMs) }),
   results,
 };
 // A run of some cases (--only), of quick sizes or of too few repetitions does not replace the committed results.

@@ -3,10 +3,7 @@
 // Samples come as two arrays of ms per build, in repetition order; repetitions pair up (one with head first, one with
 // base first), and a pair is the unit the bootstrap resamples.
 
-export const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
+import { median } from './format.mjs';
 
 /**
  * 2,000 bootstrap estimates of `estimate(pairs)` over pairs drawn with replacement, from a fixed seed (the same data
@@ -70,7 +67,7 @@ export function adjustedSpeed(head, base, copy) {
     const det = shh * sxx - shx * shx;
     // A resample with one build only, or copy times all alike, leaves nothing to adjust by: the plain difference.
     if (shh === 0) return { d: 0, b: 0 };
-    if (!(Math.abs(det) > 1e-12 * shh * sxx) || sxx === 0) return { d: shy / shh, b: 0 };
+    if (!(Math.abs(det) > 1e-12 * shh * sxx)) return { d: shy / shh, b: 0 };
     return { d: (shy * sxx - sxy * shx) / det, b: (sxy * shh - shy * shx) / det };
   };
   const pairCount = Math.floor(head.length / 2);

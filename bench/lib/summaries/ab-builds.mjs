@@ -1,7 +1,6 @@
 // bench/results/ab-builds-<runtime>.json (bench/ab-builds.mjs, run by hand against a second built checkout) → a table
 // and the goal of issue 27: a redesign keeps the write and read paths within 5 % of the build before it.
-import { median } from '../ab-stats.mjs';
-import { num, sig } from '../format.mjs';
+import { median, num, sig } from '../format.mjs';
 
 const size = (bytes) => (bytes >= 1 << 20 ? `${bytes >> 20} MiB` : bytes >= 1024 ? `${bytes >> 10} KiB` : `${bytes} B`);
 
