@@ -214,17 +214,12 @@ const CHECKS: Record<string, Check> = {
   'play-delay': async (r, _out, args) => {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(ndjson(r.stdout).length, frames.length);
-    const undelayed = args.filter((arg, i) => arg !== '-d' && args[i - 1] !== '-d');
-    const t0 = Date.now();
-    await runCli(undelayed);
-    const plain = Date.now() - t0;
-    const t1 = Date.now();
-    const delayed = await runCli(args.map((arg, i) => (args[i - 1] === '-d' ? '2' : arg)));
-    assert.equal(delayed.code, 0, delayed.stderr);
-    // 2 s of delay against none, each a whole CLI process: a process's start alone varies by several hundred ms on a
-    // loaded machine (Deno in CI: 2,543 ms against 1,058 ms), so the margin is half the delay, which no playback that
-    // ignored -d could reach.
-    assert.ok(Date.now() - t1 - plain >= 1000, `-d 2 took ${Date.now() - t1} ms, without ${plain} ms`);
+    // Timed inside the delayed process, from its "Serving" line (written just before the delay starts) to its first
+    // frame: comparing two whole CLI runs also timed their start, which varies by a second on a loaded 2-core machine.
+    const delayed = args.map((arg, i) => (args[i - 1] === '-d' ? '2' : arg));
+    const gap = await readyToFirstFrame([...delayed, '--serve=127.0.0.1:0', '--no-wait']);
+    // 2 s of delay; the margin is for the test's own event loop reading the "Serving" line late.
+    assert.ok(gap >= 1500, `-d 2: the first frame came ${gap} ms after the server was ready`);
   },
   'play-loop': () => {
     // checked by a streaming run below (the example never ends by itself)
@@ -247,6 +242,29 @@ const CHECKS: Record<string, Check> = {
   'fix-y': (r) => usage(r, /-y is not accepted: .*--rebuild.*--yes/),
   'play-no-output': (r) => usage(r, /nothing to play to: .*--stdout.*--serve/),
 };
+
+/** Milliseconds from a `play --serve` run's "Serving …" line on stderr to its first NDJSON frame on stdout. */
+async function readyToFirstFrame(args: string[]): Promise<number> {
+  const child = spawn(CLI[0], cliArgs(args), { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  let ready: number | undefined;
+  return await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out; stderr: ${stderr}`)), 60_000);
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      if (ready === undefined && stderr.includes('Serving foxglove.websocket.v1')) ready = Date.now();
+    });
+    child.stdout.once('data', () => {
+      clearTimeout(timer);
+      if (ready === undefined) reject(new Error(`a frame came before the "Serving" line; stderr: ${stderr}`));
+      else resolve(Date.now() - ready);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`ended with ${code} before its first frame; stderr: ${stderr}`));
+    });
+  }).finally(() => child.kill('SIGKILL'));
+}
 
 describe('compatibility table: every VLink and Apollo example behaves as documented', () => {
   test('every row with an example has a check, and every check a row', () => {

@@ -193,7 +193,7 @@ export const COMPAT_ROWS: readonly CompatRow[] = [
     apollo: 'wait before playing',
     ours: 'same',
     example: ['play', 'drive.vdb', '-d', '0.5', '--stdout', '--force-delay', '0'],
-    behaviour: 'playback starts that much later (the test compares -d 2 with no delay)',
+    behaviour: 'playback starts that much later (the test times -d 2 from the ready line to the first frame)',
   },
   {
     id: 'play-loop',
