@@ -16,11 +16,13 @@
 // time at equal copy speed (lib/ab-stats.mjs, adjustedSpeed).
 //
 //   node bench/ab-builds.mjs --base /path/to/other/checkout [--reps 20] [--quick] [--isolate] [--warm 1]
-//                            [--only write:vcap:sync:64,…]
+//                            [--only write:vcap:sync:64,…] [--pool earlier-results.json]
 //   bun …      deno run -A --node-modules-dir=manual bench/ab-builds.mjs --base …
 // Results: bench/results/ab-builds-<runtime>.json (bench/tmp/ with --only, --quick or under 10 repetitions).
+// --pool adds an earlier results file's repetitions to this run's (same base, cases and settings, and a head whose
+// packages have not changed since): more repetitions narrow the intervals without one run of hours.
 // Speed = base time / head time (> 1: head is faster).
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -51,6 +53,12 @@ const SIZES = [
   { size: 4096, frames: Math.round(20_000 * scale) },
   { size: 1024 * 1024, frames: Math.round(256 * scale) },
 ];
+// What the timed work loads: the code of `@vlink/bag` and of the packages it depends on (their READMEs can change).
+const TIMED_CODE = ['bag', 'core', 'backend-sqlite', 'backend-mcap', 'backend-interop'].flatMap((p) => [
+  `packages/${p}/src`,
+  `packages/${p}/package.json`,
+]);
+
 const FORMATS = ['vcap', 'vdb'];
 const MODES = ['sync', 'worker'];
 const round = (x, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
@@ -199,6 +207,7 @@ if (child) {
   process.exit(0);
 }
 const isolate = args.includes('--isolate');
+const pooled = option('--pool') ? earlierRun(option('--pool')) : undefined;
 for (let rep = 0; rep < REPS; rep++) {
   const order = rep % 2 === 0 ? ['head', 'base'] : ['base', 'head'];
   const times = isolate ? isolatedRepetition(order) : await repetition(order);
@@ -211,6 +220,45 @@ for (let rep = 0; rep < REPS; rep++) {
   process.stdout.write(`rep ${rep + 1}/${REPS}\r`);
 }
 rmSync(root, { recursive: true, force: true });
+if (pooled) addEarlierRun(pooled);
+
+/**
+ * An earlier results file whose repetitions can join this run's: the same runtime, base, cases and settings, and a
+ * head whose timed code is the same as this checkout's (a commit that changed only bench/, docs or the CLI pools).
+ */
+function earlierRun(file) {
+  const earlier = JSON.parse(readFileSync(file, 'utf8'));
+  const refuse = (why) => {
+    console.error(`--pool ${file}: ${why}`);
+    process.exit(2);
+  };
+  if (earlier.runtime !== runtime) refuse(`ran on ${earlier.runtime}, this run on ${runtime}`);
+  if (earlier.base !== commitOf(resolve(baseDir)))
+    refuse(`its base is ${earlier.base}, not ${commitOf(resolve(baseDir))}`);
+  if (earlier.isolated !== isolate || earlier.warmRuns !== WARM_RUNS || earlier.quick !== quick)
+    refuse('ran with other --isolate, --warm or --quick settings');
+  const key = (c) => `${c.op}:${c.format}:${c.mode}:${c.size}:${c.frames}`;
+  if (earlier.results.map(key).join() !== cases.map(key).join()) refuse('ran other cases');
+  if (earlier.head.endsWith('+changes')) refuse('its head had changes not committed');
+  try {
+    execFileSync('git', ['-C', join(here, '..'), 'diff', '--quiet', earlier.head, '--', ...TIMED_CODE]);
+  } catch {
+    refuse(`the timed code changed since its head ${earlier.head}`);
+  }
+  return earlier;
+}
+
+/** Puts an earlier run's repetitions before this run's (each run has an even number, so pairs stay whole). */
+function addEarlierRun(earlier) {
+  for (const [index, c] of cases.entries()) {
+    const { first, warm } = earlier.results[index].times;
+    for (const name of ['head', 'base']) {
+      samples.get(c)[name].unshift(...first[name]);
+      warmSamples.get(c)[name].unshift(...warm[name]);
+    }
+  }
+  if (isolate) for (const name of ['head', 'base']) copyMs[name].unshift(...earlier.copyMs[name]);
+}
 
 /**
  * Medians, speed and verdict of one case's samples; with --isolate also the speed adjusted for each process's copy
@@ -218,7 +266,7 @@ rmSync(root, { recursive: true, force: true });
  */
 function compare({ head, base }) {
   const s = pairedSpeed(head, base);
-  const enough = REPS >= 10;
+  const enough = head.length >= 10;
   const adjusted = isolate ? adjustedSpeed(head, base, copyMs) : undefined;
   return {
     headMs: round(median(head), 2),
@@ -258,7 +306,13 @@ const out = {
   runtimeVersion,
   date: new Date().toISOString(),
   machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length },
-  reps: REPS,
+  reps: REPS + (pooled?.reps ?? 0),
+  ...(pooled && {
+    pooled: [
+      ...(pooled.pooled ?? [{ head: pooled.head, date: pooled.date, reps: pooled.reps }]),
+      { head: commitOf(join(here, '..')), date: new Date().toISOString(), reps: REPS },
+    ],
+  }),
   isolated: isolate,
   warmRuns: WARM_RUNS,
   quick,
@@ -269,6 +323,6 @@ const out = {
   results,
 };
 // A run of some cases (--only), of quick sizes or of too few repetitions does not replace the committed results.
-const resultsDir = only || quick || REPS < 10 ? join(here, 'tmp') : join(here, 'results');
+const resultsDir = only || quick || out.reps < 10 ? join(here, 'tmp') : join(here, 'results');
 mkdirSync(resultsDir, { recursive: true });
 writeFileSync(join(resultsDir, `ab-builds-${runtime}.json`), `${JSON.stringify(out, null, 2)}\n`);

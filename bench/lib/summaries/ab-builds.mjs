@@ -69,7 +69,7 @@ export function summarize(r) {
     tables: [
       {
         section: 'ab-builds',
-        title: `${r.head} (head) against ${r.base} (base), ${r.isolated ? 'a child process per build and repetition (after an untimed pass)' : 'one process'}, ${r.reps} alternating repetitions, files on ${r.files}; speed = base ms / head ms per pair of repetitions (median, bootstrap 95 % interval)${adjusted ? `, and at equal copy speed (a fit over every process against its memory-copy time, with its slope; copy ms, median of the processes: head ${median(r.copyMs.head).toFixed(1)}, base ${median(r.copyMs.base).toFixed(1)})` : ''}${warm ? `; first run of a case after the others, then ${(r.warmRuns ?? 1) > 1 ? `the median of ${r.warmRuns} warm runs` : 'a warm run'} right after it` : ''}`,
+        title: `${r.head} (head) against ${r.base} (base), ${r.isolated ? 'a child process per build and repetition (after an untimed pass)' : 'one process'}, ${r.reps} alternating repetitions${r.pooled ? ` (runs pooled: ${r.pooled.map((p) => `${p.reps} at ${p.head}`).join(', ')})` : ''}, files on ${r.files}; speed = base ms / head ms per pair of repetitions (median, bootstrap 95 % interval)${adjusted ? `, and at equal copy speed (a fit over every process against its memory-copy time, with its slope; copy ms, median of the processes: head ${median(r.copyMs.head).toFixed(1)}, base ${median(r.copyMs.base).toFixed(1)})` : ''}${warm ? `; first run of a case after the others, then ${(r.warmRuns ?? 1) > 1 ? `the median of ${r.warmRuns} warm runs` : 'a warm run'} right after it` : ''}`,
         columns: [
           'case',
           'frames',
