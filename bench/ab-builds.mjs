@@ -81,11 +81,11 @@ async function buildOf(name) {
   }
   return builds.get(name);
 }
-/** The checkout's commit, marked when its packages have changes not committed (the build is then not the commit's). */
+/** The checkout's commit, marked when its timed code has changes not committed (the build is then not the commit's). */
 const commitOf = (dir) => {
   try {
     const git = (...a) => execFileSync('git', ['-C', dir, ...a], { encoding: 'utf8' }).trim();
-    const changed = git('status', '--porcelain', '--untracked-files=no', '--', 'packages') !== '';
+    const changed = git('status', '--porcelain', '--untracked-files=no', '--', ...TIMED_CODE) !== '';
     return `${git('rev-parse', '--short', 'HEAD')}${changed ? '+changes' : ''}`;
   } catch {
     return 'unknown';
