@@ -20,7 +20,7 @@
 //   bun …      deno run -A --node-modules-dir=manual bench/ab-builds.mjs --base …
 // Results: bench/results/ab-builds-<runtime>.json (bench/tmp/ with --only, --quick or under 10 repetitions).
 // --pool adds an earlier results file's repetitions to this run's (same base, cases and settings, and a head whose
-// packages have not changed since): more repetitions narrow the intervals without one run of hours.
+// timed code has not changed since): more repetitions narrow the intervals without one run of hours.
 // Speed = base time / head time (> 1: head is faster).
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
